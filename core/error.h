@@ -1,0 +1,29 @@
+// core/error.h: the two kinds of failure terrazo reports.
+//
+// UsageError: the user asked for something impossible (bad flag, bad value, out-of-range source);
+//   the CLI prints one line and exits 2.
+// Error: the run failed (corrupt file, budget too small, I/O error, nodata everywhere); exit 1.
+// Cancelled: the progress callback asked to stop; exit 1, outputs are not published.
+// Messages say what is wrong and what to do, in one line, naming the flag or file.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace terrazo {
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+class UsageError : public Error {
+ public:
+  explicit UsageError(const std::string& message) : Error(message) {}
+};
+
+class Cancelled : public Error {
+ public:
+  Cancelled() : Error("cancelled") {}
+};
+
+}  // namespace terrazo

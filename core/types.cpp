@@ -1,0 +1,16 @@
+#include "core/types.h"
+
+namespace terrazo {
+
+const char* to_string(WeightModel model) {
+  switch (model) {
+    case WeightModel::Max: return "max";
+    case WeightModel::AbsDiff: return "absdiff";
+    case WeightModel::Friction: return "friction";
+  }
+  return "?";
+}
+
+const char* to_string(Connectivity connectivity) { return connectivity == Connectivity::Four ? "4" : "8"; }
+
+}  // namespace terrazo

@@ -1,0 +1,27 @@
+// core/types.h: the few types every layer of terrazo shares.
+//
+// Contract (DESIGN.md, "Data model"):
+//  - cell (x, y) of a W x H raster has global id y*W + x, 64-bit;
+//  - edge weights are non-negative 32-bit fixed-point integers, kNoEdge (UINT32_MAX) is reserved
+//    to mean "no edge" (a nodata endpoint, or outside the raster), so the largest weight is kMaxWeight;
+//  - path lengths are 64-bit, kUnreached marks a cell no source reaches.
+#pragma once
+#include <cstdint>
+
+namespace terrazo {
+
+using CellId = std::uint64_t;
+using Weight = std::uint32_t;
+using PathLength = std::uint64_t;
+
+constexpr Weight kNoEdge = 0xFFFFFFFFu;
+constexpr Weight kMaxWeight = 0xFFFFFFFEu;
+constexpr PathLength kUnreached = ~PathLength{0};
+
+enum class WeightModel : std::uint8_t { Max = 0, AbsDiff = 1, Friction = 2 };
+enum class Connectivity : std::uint8_t { Four = 4, Eight = 8 };
+
+const char* to_string(WeightModel model);
+const char* to_string(Connectivity connectivity);
+
+}  // namespace terrazo

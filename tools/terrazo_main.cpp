@@ -1,0 +1,2 @@
+// Temporary entry point; the CLI helper replaces this file.
+int main() { return 0; }
