@@ -15,7 +15,8 @@
 namespace terrazo {
 
 // Opens band 1 of a GDAL raster; also ESRI ASCII grids compressed with gzip (.asc.gz), read
-// through Boost.Iostreams. Throws Error with the file name and GDAL's reason when it cannot.
+// through Boost.Iostreams, and terrazo tile stores. Throws Error with the file name and GDAL's
+// reason when it cannot. GDAL's messages never reach the terminal: they become the Error's text.
 class RasterReader {
  public:
   static std::unique_ptr<RasterReader> open(const std::string& path);
@@ -23,8 +24,19 @@ class RasterReader {
   // Size, type, nodata, geotransform, CRS. has_stats is false: statistics are computed, never trusted.
   virtual const RasterInfo& info() const = 0;
   // Cells [x0, x0+w) x [y0, y0+h) as doubles, row-major w*h; nodata cells become NaN.
+  // A gzip-compressed ASCII grid is decompressed in one forward pass: its windows must come with
+  // non-decreasing y0 (as import reads them); asking for a row already passed is an Error.
   virtual void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) = 0;
   virtual std::uint64_t bytes_read() const = 0;
+  // Memory the reader itself holds to serve windows up to `rows` rows high, GDAL's block cache
+  // aside (GdalCacheLimit caps that): 0 for GDAL rasters, the parsed rows of a .asc.gz, one tile
+  // for a tile store. Callers reserve it from the budget.
+  virtual std::uint64_t resident_bytes(std::uint32_t rows) const {
+    (void)rows;
+    return 0;
+  }
+  // Format name for summaries: GDAL's driver ("GTiff", "AAIGrid", ...), "AAIGrid+gzip", "terrazo tile store".
+  virtual std::string format() const { return "raster"; }
 };
 
 // Writes a tiled (block x block), DEFLATE-compressed, BIGTIFF=IF_SAFER GeoTIFF of `type`, with the
