@@ -26,6 +26,25 @@ std::uint64_t block_sssp_cpu(const double* values, std::uint32_t t, const Weight
                              Connectivity connectivity, PathLength max_cost, PathLength* dist,
                              std::uint8_t* changed, bool* overflow);
 
+// Optional lexicographic labels (CPU only; the pipeline uses them for backlinks and allocation).
+// Every cell with a finite distance carries the label (dist, source, hops), compared
+// lexicographically; an absent array counts as all zeros. Extending a path by an edge of weight w
+// maps (d, s, h) to (d + w, s, h + 1), so labels strictly increase along paths and the minimum
+// label of a cell is attained by a neighbour whose label is (d - w, s, h - 1): following such
+// neighbours ends at a seed with hops 0 without cycles, even on zero-weight plateaus.
+//   out    interior label[u] = min( label_in[u], min over seeds s and paths s -> u as above:
+//          (dist_in[s] + W(path), source_in[s], hops_in[s] + edges(path)) ); changed[u] = 1 where the
+//          label decreased. With both arrays absent this is exactly block_sssp_cpu.
+//   pre    hops_in[s] + t*t < 2^32 for every seed s (the pipeline checks it).
+struct SsspLabels {
+  std::uint32_t* source = nullptr;  // (t+2)^2 like dist: the id of the source the label comes from
+  std::uint32_t* hops = nullptr;    // (t+2)^2: edges on the label's path
+};
+
+std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, const WeightParams& params,
+                                      Connectivity connectivity, PathLength max_cost, PathLength* dist,
+                                      const SsspLabels& labels, std::uint8_t* changed, bool* overflow);
+
 // CUDA: tile_count tiles back to back ((t+2)^2 values and distances, t*t changed flags each), host
 // pointers; one thread block per tile, relaxation sweeps until the tile converges.
 std::uint64_t block_sssp_cuda(const double* values, std::uint64_t tile_count, std::uint32_t t,

@@ -1,0 +1,227 @@
+// tests/test_block_sssp.cpp: the CPU block solver (kernels/block_sssp.h) against the in-memory
+// Dijkstra reference (tests/reference/sssp_reference.h) on random tiles with random halos.
+//
+// The reference runs on the (t+2) x (t+2) window with the halo ring frozen (never entered), which is
+// the contract's "halo cells are never intermediate cells of a path and are never written".
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/block_sssp.h"
+#include "tests/reference/sssp_reference.h"
+
+namespace terrazo {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct RandomTile {
+  std::uint32_t t = 0;
+  std::vector<double> values;
+  std::vector<PathLength> dist;
+  std::vector<std::uint32_t> source, hops;
+  WeightParams params;
+  Connectivity connectivity = Connectivity::Eight;
+  PathLength max_cost = kUnreached;
+};
+
+RandomTile make_tile(std::mt19937_64& rng, bool labelled) {
+  RandomTile tile;
+  const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 8, 16, 32};
+  tile.t = sizes[rng() % 8];
+  const std::uint32_t s = tile.t + 2;
+  const std::size_t cells = static_cast<std::size_t>(s) * s;
+  const int model = static_cast<int>(rng() % 3);
+  tile.params.model = model == 0 ? WeightModel::Max : model == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
+  tile.params.scale = (rng() % 2) ? 1.0 : 1000.0;
+  tile.connectivity = (rng() % 3 == 0) ? Connectivity::Four : Connectivity::Eight;
+  // Small integer ranges make ties and zero-weight edges common (plateaus); real values otherwise.
+  const bool integral = rng() % 2;
+  const double range = (rng() % 2) ? 3.0 : 1000.0;
+  const double nodata_fraction = (rng() % 3 == 0) ? 0.0 : 0.05 * static_cast<double>(rng() % 8);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  tile.values.resize(cells);
+  for (auto& v : tile.values) {
+    v = unit(rng) * range;
+    if (integral) v = std::floor(v);
+    if (tile.params.model == WeightModel::Max && rng() % 4 == 0) v = -v;  // negative heights, offset below
+    if (unit(rng) < nodata_fraction) v = kNaN;
+  }
+  if (tile.params.model == WeightModel::Max) tile.params.offset = -range;
+  // Halo: finite with some probability, sometimes all unreached; interior: mostly unreached, some
+  // finite (a previous solve's distances) and a few zeros (sources).
+  const double halo_finite = (rng() % 4 == 0) ? 0.0 : unit(rng);
+  const double interior_finite = (rng() % 2) ? 0.0 : 0.3 * unit(rng);
+  const PathLength spread = 1 + rng() % 200000;
+  tile.dist.assign(cells, kUnreached);
+  tile.source.assign(cells, 0);
+  tile.hops.assign(cells, 0);
+  for (std::uint32_t y = 0; y < s; ++y)
+    for (std::uint32_t x = 0; x < s; ++x) {
+      const std::size_t i = static_cast<std::size_t>(y) * s + x;
+      const bool halo = x == 0 || y == 0 || x == s - 1 || y == s - 1;
+      const double p = halo ? halo_finite : interior_finite;
+      if (unit(rng) < p) {
+        tile.dist[i] = (rng() % 10 == 0) ? 0 : rng() % spread;
+        if (labelled) {
+          tile.source[i] = static_cast<std::uint32_t>(rng() % 4);
+          tile.hops[i] = static_cast<std::uint32_t>(rng() % 50);
+        }
+      }
+    }
+  if (rng() % 4 == 0) tile.max_cost = rng() % spread;
+  return tile;
+}
+
+testing::SsspReferenceProblem reference_of(const RandomTile& tile) {
+  testing::SsspReferenceProblem p;
+  const std::uint32_t s = tile.t + 2;
+  p.width = p.height = s;
+  p.values = tile.values.data();
+  p.params = tile.params;
+  p.connectivity = tile.connectivity;
+  p.max_cost = tile.max_cost;
+  p.dist = tile.dist;
+  p.source = tile.source;
+  p.hops = tile.hops;
+  p.frozen.assign(static_cast<std::size_t>(s) * s, 0);
+  for (std::uint32_t y = 0; y < s; ++y)
+    for (std::uint32_t x = 0; x < s; ++x)
+      if (x == 0 || y == 0 || x == s - 1 || y == s - 1) p.frozen[static_cast<std::size_t>(y) * s + x] = 1;
+  return p;
+}
+
+// Which label arrays the solver gets: none, source only, hops only, both.
+enum class LabelMode { kNone, kSource, kHops, kBoth };
+
+void check_tile(std::uint64_t seed, LabelMode mode) {
+  std::mt19937_64 rng(seed);
+  RandomTile tile = make_tile(rng, mode != LabelMode::kNone);
+  const std::uint32_t t = tile.t, s = t + 2;
+  testing::SsspReferenceProblem ref = reference_of(tile);
+  if (mode == LabelMode::kHops) std::fill(ref.source.begin(), ref.source.end(), 0u);
+  if (mode == LabelMode::kSource) std::fill(ref.hops.begin(), ref.hops.end(), 0u);
+  const bool ref_ok = testing::sssp_reference(ref);
+
+  std::vector<PathLength> dist = tile.dist;
+  std::vector<std::uint32_t> source = tile.source, hops = tile.hops;
+  if (mode == LabelMode::kHops) std::fill(source.begin(), source.end(), 0u);
+  if (mode == LabelMode::kSource) std::fill(hops.begin(), hops.end(), 0u);
+  std::vector<std::uint8_t> changed(static_cast<std::size_t>(t) * t, 7);
+  bool overflow = false;
+  std::uint64_t count;
+  SsspLabels labels;
+  if (mode == LabelMode::kSource || mode == LabelMode::kBoth) labels.source = source.data();
+  if (mode == LabelMode::kHops || mode == LabelMode::kBoth) labels.hops = hops.data();
+  if (mode == LabelMode::kNone)
+    count = block_sssp_cpu(tile.values.data(), t, tile.params, tile.connectivity, tile.max_cost, dist.data(),
+                           changed.data(), &overflow);
+  else
+    count = block_sssp_cpu_labelled(tile.values.data(), t, tile.params, tile.connectivity, tile.max_cost,
+                                    dist.data(), labels, changed.data(), &overflow);
+  ASSERT_EQ(overflow, !ref_ok) << "seed " << seed;
+
+  std::uint64_t expected_count = 0;
+  for (std::uint32_t y = 0; y < s; ++y)
+    for (std::uint32_t x = 0; x < s; ++x) {
+      const std::size_t i = static_cast<std::size_t>(y) * s + x;
+      const bool halo = x == 0 || y == 0 || x == s - 1 || y == s - 1;
+      ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " cell " << x << "," << y << " t " << t;
+      if (halo) continue;
+      bool label_changed = ref.dist[i] != tile.dist[i];
+      if (mode == LabelMode::kSource || mode == LabelMode::kBoth) {
+        ASSERT_EQ(source[i], ref.source[i]) << "seed " << seed << " cell " << x << "," << y;
+        label_changed = label_changed || ref.source[i] != tile.source[i];
+      }
+      if (mode == LabelMode::kHops || mode == LabelMode::kBoth) {
+        ASSERT_EQ(hops[i], ref.hops[i]) << "seed " << seed << " cell " << x << "," << y;
+        label_changed = label_changed || ref.hops[i] != tile.hops[i];
+      }
+      ASSERT_EQ(changed[static_cast<std::size_t>(y - 1) * t + (x - 1)], label_changed ? 1 : 0)
+          << "seed " << seed << " cell " << x << "," << y;
+      expected_count += label_changed ? 1 : 0;
+    }
+  // Halo labels are never written.
+  for (std::uint32_t y = 0; y < s; ++y)
+    for (std::uint32_t x = 0; x < s; ++x)
+      if (x == 0 || y == 0 || x == s - 1 || y == s - 1) {
+        const std::size_t i = static_cast<std::size_t>(y) * s + x;
+        ASSERT_EQ(dist[i], tile.dist[i]);
+        ASSERT_EQ(source[i], mode == LabelMode::kHops ? 0u : tile.source[i]);
+      }
+  ASSERT_EQ(count, expected_count) << "seed " << seed;
+}
+
+TEST(BlockSssp, RandomTilesDistancesOnly) {
+  for (std::uint64_t seed = 1; seed <= 600; ++seed) check_tile(seed, LabelMode::kNone);
+}
+
+TEST(BlockSssp, RandomTilesWithSourceAndHops) {
+  for (std::uint64_t seed = 1001; seed <= 1400; ++seed) check_tile(seed, LabelMode::kBoth);
+}
+
+TEST(BlockSssp, RandomTilesWithOneLabelArray) {
+  for (std::uint64_t seed = 2001; seed <= 2200; ++seed) check_tile(seed, LabelMode::kSource);
+  for (std::uint64_t seed = 3001; seed <= 3200; ++seed) check_tile(seed, LabelMode::kHops);
+}
+
+// A hand-made 3x3 tile: friction 1 everywhere, the halo cell west of (0,1) at distance 10.
+TEST(BlockSssp, HandMadeFrictionTile) {
+  const std::uint32_t t = 3, s = 5;
+  std::vector<double> values(s * s, 1.0);
+  std::vector<PathLength> dist(s * s, kUnreached);
+  dist[2 * s + 0] = 10;  // halo (-1, 1)
+  WeightParams params;
+  params.model = WeightModel::Friction;
+  params.scale = 100.0;
+  std::vector<std::uint8_t> changed(t * t);
+  bool overflow = false;
+  EXPECT_EQ(block_sssp_cpu(values.data(), t, params, Connectivity::Eight, kUnreached, dist.data(), changed.data(),
+                           &overflow),
+            9u);
+  EXPECT_FALSE(overflow);
+  // Column 0: 10 + 100 (orthogonal) or 10 + 141 (diagonal); column 1: + 100; column 2: + 100.
+  EXPECT_EQ(dist[2 * s + 1], 110u);
+  EXPECT_EQ(dist[1 * s + 1], 151u);
+  EXPECT_EQ(dist[3 * s + 1], 151u);
+  EXPECT_EQ(dist[2 * s + 3], 310u);
+  EXPECT_EQ(dist[1 * s + 3], 351u);  // 151 + 100 + 100 or 110 + 141 + 100
+  // The halo is never an intermediate cell: the halo row above is unreached and stays so.
+  EXPECT_EQ(dist[0 * s + 1], kUnreached);
+}
+
+TEST(BlockSssp, MaxCostStopsExpansion) {
+  const std::uint32_t t = 4, s = 6;
+  std::vector<double> values(s * s, 1.0);
+  std::vector<PathLength> dist(s * s, kUnreached);
+  dist[1 * s + 1] = 0;  // a source at (0, 0)
+  WeightParams params;
+  params.model = WeightModel::Friction;
+  std::vector<std::uint8_t> changed(t * t);
+  bool overflow = false;
+  block_sssp_cpu(values.data(), t, params, Connectivity::Four, 2, dist.data(), changed.data(), &overflow);
+  EXPECT_EQ(dist[1 * s + 3], 2u);
+  EXPECT_EQ(dist[1 * s + 4], kUnreached);
+  EXPECT_EQ(dist[2 * s + 2], 2u);
+  EXPECT_EQ(dist[3 * s + 2], kUnreached);
+}
+
+TEST(BlockSssp, OverflowIsReported) {
+  const std::uint32_t t = 2, s = 4;
+  std::vector<double> values(s * s, 1e9);
+  std::vector<PathLength> dist(s * s, kUnreached);
+  dist[1 * s + 1] = 0;
+  WeightParams params;
+  params.model = WeightModel::Friction;
+  params.scale = 100.0;
+  std::vector<std::uint8_t> changed(t * t);
+  bool overflow = false;
+  block_sssp_cpu(values.data(), t, params, Connectivity::Eight, kUnreached, dist.data(), changed.data(), &overflow);
+  EXPECT_TRUE(overflow);
+}
+
+}  // namespace
+}  // namespace terrazo
