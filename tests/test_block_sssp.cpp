@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/backlink.h"
 #include "kernels/block_sssp.h"
 #include "tests/reference/sssp_reference.h"
 
@@ -221,6 +222,62 @@ TEST(BlockSssp, OverflowIsReported) {
   bool overflow = false;
   block_sssp_cpu(values.data(), t, params, Connectivity::Eight, kUnreached, dist.data(), changed.data(), &overflow);
   EXPECT_TRUE(overflow);
+}
+
+// Backlinks of a tile from final labels (the ring holds the neighbours' final labels) equal the
+// reference rule on the whole window, and following them reaches a hops-0 cell without cycles.
+TEST(Backlink, MatchesReferenceRuleOnRandomWindows) {
+  for (std::uint64_t seed = 5001; seed <= 5300; ++seed) {
+    std::mt19937_64 rng(seed);
+    RandomTile tile = make_tile(rng, true);
+    const std::uint32_t t = tile.t, s = t + 2;
+    testing::SsspReferenceProblem ref;
+    ref.width = ref.height = s;
+    ref.values = tile.values.data();
+    ref.params = tile.params;
+    ref.connectivity = tile.connectivity;
+    ref.max_cost = tile.max_cost;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
+    const int count = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < count; ++k) {
+      const std::uint64_t cell = rng() % (static_cast<std::uint64_t>(s) * s);
+      if (tile.values[cell] == tile.values[cell]) sources.push_back({cell, static_cast<std::uint32_t>(rng() % 3)});
+    }
+    testing::set_reference_sources(ref, sources);
+    if (!testing::sssp_reference(ref)) continue;
+    const std::vector<std::uint8_t> expected = testing::backlinks_reference(ref);
+    std::vector<std::uint8_t> back(static_cast<std::size_t>(t) * t);
+    bool overflow = false;
+    EXPECT_EQ(backlinks_cpu(tile.values.data(), t, tile.params, tile.connectivity, ref.dist.data(), ref.source.data(),
+                            ref.hops.data(), back.data(), &overflow),
+              0u);
+    for (std::uint32_t ly = 0; ly < t; ++ly)
+      for (std::uint32_t lx = 0; lx < t; ++lx) {
+        const std::size_t u = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+        ASSERT_EQ(back[static_cast<std::size_t>(ly) * t + lx], expected[u]) << "seed " << seed;
+        if (ref.dist[u] != kUnreached && ref.hops[u] > 0) {
+          ASSERT_NE(expected[u], kNoBacklink) << "seed " << seed;
+        }
+      }
+  }
+}
+
+// Labels that are not final: the cell is reported, not given a wrong direction.
+TEST(Backlink, ReportsCellsWithoutPredecessor) {
+  const std::uint32_t t = 1, s = 3;
+  std::vector<double> values(s * s, 1.0);
+  std::vector<PathLength> dist(s * s, kUnreached);
+  std::vector<std::uint32_t> hops(s * s, 0);
+  dist[4] = 5;
+  hops[4] = 2;
+  WeightParams params;
+  params.model = WeightModel::Friction;
+  std::uint8_t back = 0;
+  bool overflow = false;
+  EXPECT_EQ(backlinks_cpu(values.data(), t, params, Connectivity::Eight, dist.data(), nullptr, hops.data(), &back,
+                          &overflow),
+            1u);
+  EXPECT_EQ(back, kNoBacklink);
 }
 
 }  // namespace
