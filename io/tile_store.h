@@ -30,11 +30,14 @@ struct TileGrid {
   std::uint64_t tile_count() const { return static_cast<std::uint64_t>(tiles_x()) * tiles_y(); }
   // Tiles of the grid in Z-order (row-major tile indices ty * tiles_x + tx), the store's layout order.
   std::vector<std::uint64_t> z_order() const;
+  // Position of tile (tx, ty) in z_order() (its slot in the store), in O(log tiles) without the list.
+  std::uint64_t z_rank(std::uint32_t tx, std::uint32_t ty) const;
 };
 
 class TileStore {
  public:
   // Opens and validates (magic, version, header CRC, index CRC, index offsets, file size).
+  // Holds the tile index in memory: 16 bytes per tile of the grid (256 KiB for 16384 tiles).
   static std::unique_ptr<TileStore> open(const std::string& path);
   static bool looks_like_tile_store(const std::string& path);  // magic check only
   ~TileStore();
@@ -66,10 +69,15 @@ class TileStoreWriter {
   ~TileStoreWriter();
   const TileGrid& grid() const;
   // `cells` is t*t values of info.type, row-major; a tile with no valid cell is not stored.
+  // Cells outside the raster (padding of edge tiles) are ignored and stored as nodata (0 for an
+  // integer type without one). Thread-safe: tiles may be written from several threads.
+  // Transient memory: one tile in the store's type (t*t*cell size bytes) for edge tiles.
   void write_tile_raw(std::uint32_t tx, std::uint32_t ty, const void* cells);
-  // Same from doubles (NaN = nodata, converted to the store's nodata value); for generators and results.
+  // Same from doubles (NaN = nodata, converted to the store's nodata value, integers rounded;
+  // io/cell_values.h); for generators and results. Transient memory: one tile in the store's type.
   void write_tile(std::uint32_t tx, std::uint32_t ty, const double* cells);
-  // Sets the statistics recorded in the header (importers compute them while streaming).
+  // Sets the statistics recorded in the header (importers compute them while streaming). Without
+  // it the writer records the statistics of the tiles written, unless a tile was written twice.
   void set_stats(double min, double max, std::uint64_t valid_cells);
   void finish();
   std::uint64_t bytes_written() const;
