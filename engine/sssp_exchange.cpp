@@ -72,8 +72,7 @@ SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const Sss
   std::uint64_t wanted = options_.cache_bytes;
   if (wanted == 0) {
     const std::uint64_t left = budget.available();
-    const std::uint64_t margin = std::min<std::uint64_t>(left / 8, 64ull << 20);
-    wanted = left > margin ? left - margin : 0;
+    wanted = left > options_.keep_free_bytes ? left - options_.keep_free_bytes : 0;
   }
   wanted = std::min(wanted, entry_bytes * std::max<std::uint64_t>(tiles, options_.batch));
   if (wanted < minimum)

@@ -72,7 +72,8 @@ struct SsspExchangeOptions {
   SsspSolverDevice device = SsspSolverDevice::Cpu;
   unsigned threads = 1;              // CPU solver threads (tiles of one batch in parallel)
   std::uint32_t batch = 1;           // tiles popped per round (>= threads; the GPU batch)
-  std::uint64_t cache_bytes = 0;     // tile cache; 0: all the budget has left, less a margin
+  std::uint64_t cache_bytes = 0;     // tile cache; 0: all the budget has left but keep_free_bytes
+  std::uint64_t keep_free_bytes = 0; // with cache_bytes 0: left unreserved for the caller (masks, GDAL)
 };
 
 struct SsspExchangeStats {
