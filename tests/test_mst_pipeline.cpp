@@ -1,0 +1,578 @@
+// tests/test_mst_pipeline.cpp: run_mst (engine/mst_pipeline.h) against the in-memory Kruskal
+// reference (tests/reference/mst_reference.h), edge for edge.
+//
+//  - hundreds of small random rasters written as tile stores: sizes 1x1, 1xN, Nx1, odd; tiles 16/32
+//    not dividing W or H; continuous, tied, flat and negative values; nodata holes; 4 and 8
+//    connectivity; all three weight models; some with a tiny record buffer forcing external runs;
+//  - every shipped DEM in datasets/real through the GDAL import, the edge raster read back;
+//  - properties: edges = vertices - components, no cycle, cut and cycle property spot checks;
+//  - bad inputs: nodata everywhere, one cell, overflow at a huge --scale, friction on negative costs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <iterator>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <sys/wait.h>
+
+#include "core/error.h"
+#include "core/memory_budget.h"
+#include "engine/external_sorter.h"
+#include "engine/mst_pipeline.h"
+#include "io/gdal_raster.h"
+#include "io/tile_store.h"
+#include "kernels/tile_geometry.h"
+#include "reference/mst_reference.h"
+#include "reference/test_support.h"
+
+namespace terrazo {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Raster {
+  std::uint64_t width = 0, height = 0;
+  std::vector<double> values;  // NaN = nodata
+  CellType type = CellType::Float64;
+};
+
+RasterInfo info_of(const Raster& r) {
+  RasterInfo info;
+  info.width = r.width;
+  info.height = r.height;
+  info.type = r.type;
+  info.has_nodata = true;
+  info.nodata = -99999.0;
+  info.has_stats = true;
+  info.min = std::numeric_limits<double>::infinity();
+  info.max = -std::numeric_limits<double>::infinity();
+  for (double v : r.values) {
+    if (v != v) continue;
+    info.min = std::min(info.min, v);
+    info.max = std::max(info.max, v);
+    ++info.valid_cells;
+  }
+  if (info.valid_cells == 0) info.min = info.max = 0.0;
+  return info;
+}
+
+void write_store(const Raster& r, std::uint32_t tile, const std::string& path) {
+  const RasterInfo info = info_of(r);
+  TileStoreWriter writer(path, info, tile);
+  const TileGrid& grid = writer.grid();
+  std::vector<double> cells(static_cast<std::size_t>(tile) * tile);
+  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty) {
+    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+      for (std::uint32_t ly = 0; ly < tile; ++ly)
+        for (std::uint32_t lx = 0; lx < tile; ++lx) {
+          const std::uint64_t x = std::uint64_t{tx} * tile + lx, y = std::uint64_t{ty} * tile + ly;
+          cells[ly * tile + lx] = x < r.width && y < r.height ? r.values[y * r.width + x] : kNaN;
+        }
+      writer.write_tile(tx, ty, cells.data());
+    }
+  }
+  writer.set_stats(info.min, info.max, info.valid_cells);
+  writer.finish();
+}
+
+// The edge list as an edge raster (255 where the input is nodata).
+std::vector<std::uint8_t> read_edge_list(const std::string& path, const Raster& r, std::uint64_t* weight_sum) {
+  std::vector<std::uint8_t> bits(r.values.size(), 0);
+  for (std::size_t i = 0; i < bits.size(); ++i)
+    if (r.values[i] != r.values[i]) bits[i] = 255;
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  unsigned char record[20];
+  *weight_sum = 0;
+  while (in.read(reinterpret_cast<char*>(record), 20)) {
+    std::uint64_t a, b;
+    std::uint32_t w;
+    std::memcpy(&a, record, 8);
+    std::memcpy(&b, record + 8, 8);
+    std::memcpy(&w, record + 16, 4);
+    EXPECT_LT(a, b);
+    const std::int64_t dx = static_cast<std::int64_t>(b % r.width) - static_cast<std::int64_t>(a % r.width);
+    const std::int64_t dy = static_cast<std::int64_t>(b / r.width) - static_cast<std::int64_t>(a / r.width);
+    int dir = -1;
+    for (int d = 0; d < 4; ++d)
+      if (kDirDx[d] == dx && kDirDy[d] == dy) dir = d;
+    EXPECT_GE(dir, 0) << a << " " << b;
+    if (dir < 0) continue;
+    EXPECT_FALSE(bits[a] & (1u << dir)) << "edge listed twice";
+    bits[a] |= static_cast<std::uint8_t>(1u << dir);
+    *weight_sum += w;
+  }
+  return bits;
+}
+
+std::vector<std::uint8_t> read_edge_raster(const std::string& path, std::uint64_t width, std::uint64_t height) {
+  auto reader = RasterReader::open(path);
+  EXPECT_EQ(reader->info().width, width);
+  EXPECT_EQ(reader->info().height, height);
+  EXPECT_EQ(reader->info().type, CellType::UInt8);
+  std::vector<double> cells(width * height);
+  reader->read_window(0, 0, static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height), cells.data());
+  std::vector<std::uint8_t> bits(cells.size());
+  for (std::size_t i = 0; i < cells.size(); ++i) bits[i] = cells[i] != cells[i] ? 255 : static_cast<std::uint8_t>(cells[i]);
+  return bits;
+}
+
+// First cell where two edge rasters differ, described; "" when identical.
+std::string first_difference(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want,
+                             std::uint64_t width) {
+  if (got.size() != want.size()) return "sizes differ";
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != want[i]) {
+      return "cell (" + std::to_string(i % width) + ", " + std::to_string(i / width) + "): got " +
+             std::to_string(got[i]) + ", reference " + std::to_string(want[i]);
+    }
+  }
+  return "";
+}
+
+Raster random_raster(std::mt19937_64& rng, std::uint64_t width, std::uint64_t height, int flavour, double holes) {
+  Raster r;
+  r.width = width;
+  r.height = height;
+  r.values.resize(width * height);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double constant = std::floor(u(rng) * 50.0);
+  // Blob holes: a few discs of nodata, so components really split.
+  std::vector<std::tuple<double, double, double>> discs;
+  if (holes > 0) {
+    for (int i = 0; i < 1 + static_cast<int>(rng() % 6); ++i)
+      discs.emplace_back(u(rng) * width, u(rng) * height, 1.0 + u(rng) * std::max<double>(2.0, std::min(width, height) / 4.0));
+  }
+  for (std::uint64_t y = 0; y < height; ++y) {
+    for (std::uint64_t x = 0; x < width; ++x) {
+      double v;
+      switch (flavour % 5) {
+        case 0: v = u(rng) * 1000.0; break;
+        case 1: v = std::floor(u(rng) * 3.0); break;
+        case 2: v = constant; break;
+        case 3: v = std::floor(u(rng) * 200.0) - 120.0; break;
+        default: v = std::sin(x * 0.3) * 40.0 + std::cos(y * 0.2) * 30.0 + 100.0; break;
+      }
+      if (holes > 0 && u(rng) < holes * 0.3) v = kNaN;
+      for (auto [cx, cy, radius] : discs)
+        if ((x - cx) * (x - cx) + (y - cy) * (y - cy) < radius * radius) v = kNaN;
+      r.values[y * width + x] = v;
+    }
+  }
+  return r;
+}
+
+struct Case {
+  std::uint64_t seed;
+  Raster raster;
+  std::uint32_t tile;
+  WeightModel model;
+  Connectivity connectivity;
+  bool tiny_records;
+};
+
+Case make_case(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Case c;
+  c.seed = seed;
+  std::uint64_t w, h;
+  switch (seed % 6) {
+    case 0: w = 1; h = 1 + rng() % 90; break;       // 1 x N
+    case 1: w = 1 + rng() % 90; h = 1; break;       // N x 1
+    case 2: w = 1 + rng() % 3; h = 1 + rng() % 3; break;  // tiny, 1x1 included
+    default: w = 2 + rng() % 75; h = 2 + rng() % 75; break;  // odd sizes, several tiles
+  }
+  if (seed % 50 == 7) {  // a few larger ones with many merge levels
+    w = 150 + rng() % 60;
+    h = 130 + rng() % 60;
+  }
+  const double holes = rng() % 3 == 0 ? 0.0 : (rng() % 2 ? 0.2 : 0.6);
+  c.raster = random_raster(rng, w, h, static_cast<int>(rng() % 5), holes);
+  c.tile = rng() % 2 ? 16 : 32;
+  c.model = static_cast<WeightModel>(rng() % 3);
+  if (c.model == WeightModel::Friction)
+    for (double& v : c.raster.values)
+      if (v == v) v = std::fabs(v);
+  c.connectivity = rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
+  c.tiny_records = rng() % 4 == 0;
+  return c;
+}
+
+struct PipelineRun {
+  MstResult result;
+  std::vector<std::uint8_t> bits;  // from the edge list
+  std::uint64_t list_weight = 0;
+};
+
+PipelineRun run_on_store(const Case& c, testing::TempDir& dir, std::uint64_t memory = 256ull << 20) {
+  const std::string store = dir.file("in.tzs");
+  write_store(c.raster, c.tile, store);
+  MstOptions options;
+  options.input = store;
+  options.edge_list = dir.file("edges.bin");
+  options.weight = c.model;
+  options.connectivity = c.connectivity;
+  options.device = "cpu";
+  options.threads = 2;
+  options.tmpdir = dir.path();
+  if (c.tiny_records) options.record_buffer_bytes = 1;  // raised to the sorter's minimum
+  MemoryBudget budget(memory);
+  PipelineRun run;
+  run.result = run_mst(options, budget, Progress::silent());
+  run.bits = read_edge_list(options.edge_list, c.raster, &run.list_weight);
+  return run;
+}
+
+TEST(MstPipeline, RandomRastersMatchReference) {
+  int spilled = 0, multi_level = 0;
+  for (std::uint64_t seed = 1; seed <= 240; ++seed) {
+    const Case c = make_case(seed);
+    testing::TempDir dir;
+    const PipelineRun run = run_on_store(c, dir);
+    const RasterInfo info = info_of(c.raster);
+    const WeightParams params = mst_weight_params(c.model, 0.0, info, c.connectivity);
+    const auto ref = testing::reference_mst(c.raster.values, c.raster.width, c.raster.height, params, c.connectivity);
+    ASSERT_FALSE(ref.overflow);
+    const std::string where = "seed " + std::to_string(seed) + ": " + std::to_string(c.raster.width) + "x" +
+                              std::to_string(c.raster.height) + " tile " + std::to_string(c.tile) + " " +
+                              to_string(c.model) + " " + to_string(c.connectivity);
+    ASSERT_EQ(first_difference(run.bits, ref.bits, c.raster.width), "") << where;
+    EXPECT_EQ(run.result.edges, ref.edges) << where;
+    EXPECT_EQ(run.result.vertices, ref.vertices) << where;
+    EXPECT_EQ(run.result.components, ref.components) << where;
+    EXPECT_EQ(run.result.total_weight, ref.total_weight) << where;
+    EXPECT_EQ(run.list_weight, ref.total_weight) << where;
+    if (c.tiny_records && run.result.expansion_records > ExternalSorter::kMinimumBufferBytes / sizeof(SortRecord)) {
+      EXPECT_GT(run.result.expansion_record_runs, 0u) << where;
+    }
+    if (run.result.expansion_record_runs > 0) ++spilled;
+    if (run.result.merge_levels >= 3) ++multi_level;
+  }
+  // The cases must really exercise the external records and deep merges.
+  EXPECT_GE(spilled, 10);
+  EXPECT_GE(multi_level, 3);
+}
+
+// Union-find over cell ids, for the property checks.
+struct Sets {
+  explicit Sets(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), std::size_t{0}); }
+  std::size_t find(std::size_t v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  }
+  bool join(std::size_t a, std::size_t b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return false;
+    parent[a] = b;
+    return true;
+  }
+  std::vector<std::size_t> parent;
+};
+
+using EdgeOrder = std::tuple<Weight, std::uint64_t, std::uint64_t>;  // DESIGN.md's total order
+
+TEST(MstPipeline, ForestPropertiesAndCutAndCycleSpotChecks) {
+  std::mt19937_64 rng(99);
+  Case c;
+  c.raster = random_raster(rng, 123, 97, 1, 0.3);  // heavy ties and holes
+  c.tile = 16;
+  c.model = WeightModel::Max;
+  c.connectivity = Connectivity::Eight;
+  c.tiny_records = true;
+  testing::TempDir dir;
+  const PipelineRun run = run_on_store(c, dir);
+  const Raster& r = c.raster;
+  const WeightParams params = mst_weight_params(c.model, 0.0, info_of(r), c.connectivity);
+  const std::uint64_t n = r.width * r.height;
+
+  // Grid edges and tree edges.
+  struct GridEdge {
+    std::uint64_t a, b;
+    int dir;
+    EdgeOrder key;
+    bool tree;
+  };
+  std::vector<GridEdge> grid_edges;
+  std::vector<std::vector<std::pair<std::uint64_t, EdgeOrder>>> tree(n);
+  Sets grid_sets(n), tree_sets(n);
+  std::uint64_t tree_edges = 0, vertices = 0;
+  for (std::uint64_t y = 0; y < r.height; ++y)
+    for (std::uint64_t x = 0; x < r.width; ++x) {
+      const std::uint64_t a = y * r.width + x;
+      if (r.values[a] == r.values[a]) ++vertices;
+      for (int dir = 0; dir < 4; ++dir) {
+        if (!testing::reference_edge_exists(r.values, r.width, r.height, x, y, dir, c.connectivity)) continue;
+        const std::uint64_t b = (y + kDirDy[dir]) * r.width + x + kDirDx[dir];
+        bool overflow = false;
+        const Weight w = edge_weight(params, r.values[a], r.values[b], is_diagonal(dir), &overflow);
+        const bool in_tree = run.bits[a] != 255 && (run.bits[a] & (1u << dir));
+        grid_edges.push_back(GridEdge{a, b, dir, EdgeOrder{w, a, b}, in_tree});
+        grid_sets.join(a, b);
+        if (in_tree) {
+          ASSERT_TRUE(tree_sets.join(a, b)) << "the output has a cycle through " << a << "-" << b;
+          tree[a].push_back({b, EdgeOrder{w, a, b}});
+          tree[b].push_back({a, EdgeOrder{w, a, b}});
+          ++tree_edges;
+        }
+      }
+    }
+  EXPECT_EQ(tree_edges, run.result.edges);
+  EXPECT_EQ(vertices, run.result.vertices);
+  EXPECT_EQ(run.result.edges, run.result.vertices - run.result.components);
+  // Spanning: the forest connects exactly what the grid graph connects.
+  for (const GridEdge& e : grid_edges) ASSERT_EQ(tree_sets.find(e.a), tree_sets.find(e.b));
+  std::uint64_t components = 0;
+  for (std::uint64_t v = 0; v < n; ++v)
+    if (r.values[v] == r.values[v] && grid_sets.find(v) == v) ++components;
+  EXPECT_EQ(components, run.result.components);
+
+  // Cycle property: every non-tree edge is the maximum of the tree path between its ends.
+  auto tree_path_max = [&](std::uint64_t from, std::uint64_t to) {
+    std::vector<std::int64_t> previous(n, -1);
+    std::vector<EdgeOrder> via(n);
+    std::vector<std::uint64_t> queue = {from};
+    previous[from] = static_cast<std::int64_t>(from);
+    for (std::size_t i = 0; i < queue.size() && previous[to] < 0; ++i)
+      for (auto [u, key] : tree[queue[i]])
+        if (previous[u] < 0) {
+          previous[u] = static_cast<std::int64_t>(queue[i]);
+          via[u] = key;
+          queue.push_back(u);
+        }
+    EdgeOrder best{0, 0, 0};
+    for (std::uint64_t v = to; v != from; v = static_cast<std::uint64_t>(previous[v])) best = std::max(best, via[v]);
+    return best;
+  };
+  int checked = 0;
+  for (std::size_t i = 0; i < grid_edges.size() && checked < 60; i += 1 + rng() % 97) {
+    const GridEdge& e = grid_edges[i];
+    if (e.tree) continue;
+    EXPECT_LT(tree_path_max(e.a, e.b), e.key) << "non-tree edge " << e.a << "-" << e.b << " is not a path maximum";
+    ++checked;
+  }
+  EXPECT_GE(checked, 30);
+
+  // Cut property: a tree edge is the minimum of the cut its removal makes.
+  checked = 0;
+  for (std::size_t i = 0; i < grid_edges.size() && checked < 25; i += 1 + rng() % 301) {
+    const GridEdge& e = grid_edges[i];
+    if (!e.tree) continue;
+    std::vector<char> side(n, 0);
+    std::vector<std::uint64_t> queue = {e.a};
+    side[e.a] = 1;
+    for (std::size_t q = 0; q < queue.size(); ++q)
+      for (auto [u, key] : tree[queue[q]]) {
+        if (side[u] || key == e.key) continue;
+        side[u] = 1;
+        queue.push_back(u);
+      }
+    ASSERT_FALSE(side[e.b]);
+    for (const GridEdge& f : grid_edges) {
+      if (side[f.a] != side[f.b]) {
+        EXPECT_LE(e.key, f.key) << "tree edge " << e.a << "-" << e.b << " is not the cut minimum";
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
+MstResult run_simple(const Raster& raster, testing::TempDir& dir, WeightModel model, double scale,
+                     std::vector<std::uint8_t>* bits = nullptr) {
+  write_store(raster, 16, dir.file("in.tzs"));
+  MstOptions options;
+  options.input = dir.file("in.tzs");
+  options.edge_list = dir.file("edges.bin");
+  options.weight = model;
+  options.scale = scale;
+  options.device = "cpu";
+  options.tmpdir = dir.path();
+  MemoryBudget budget(64ull << 20);
+  MstResult result = run_mst(options, budget, Progress::silent());
+  if (bits) {
+    std::uint64_t sum = 0;
+    *bits = read_edge_list(options.edge_list, raster, &sum);
+  }
+  return result;
+}
+
+TEST(MstPipeline, NodataEverywhereGivesAnEmptyForest) {
+  testing::TempDir dir;
+  Raster r;
+  r.width = 37;
+  r.height = 21;
+  r.values.assign(r.width * r.height, kNaN);
+  std::vector<std::uint8_t> bits;
+  const MstResult result = run_simple(r, dir, WeightModel::Max, 0.0, &bits);
+  EXPECT_EQ(result.edges, 0u);
+  EXPECT_EQ(result.vertices, 0u);
+  EXPECT_EQ(result.components, 0u);
+  EXPECT_EQ(result.total_weight, 0u);
+  EXPECT_EQ(std::filesystem::file_size(dir.file("edges.bin")), 0u);
+}
+
+TEST(MstPipeline, OneCell) {
+  testing::TempDir dir;
+  Raster r;
+  r.width = r.height = 1;
+  r.values = {42.5};
+  const MstResult result = run_simple(r, dir, WeightModel::Max, 0.0);
+  EXPECT_EQ(result.edges, 0u);
+  EXPECT_EQ(result.vertices, 1u);
+  EXPECT_EQ(result.components, 1u);
+}
+
+TEST(MstPipeline, OverflowAtHugeScaleIsAClearError) {
+  testing::TempDir dir;
+  Raster r;
+  r.width = 20;
+  r.height = 10;
+  r.values.assign(200, 1000.0);
+  r.values[17] = 2000.0;
+  try {
+    run_simple(r, dir, WeightModel::Max, 1e9);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--scale"), std::string::npos) << e.what();
+  }
+  // The default scale for this float raster fits: largest power of 10 with 2000 x scale <= 2^31.
+  const MstResult ok = run_simple(r, dir, WeightModel::Max, 0.0);
+  EXPECT_EQ(ok.params.scale, 1e6);
+  EXPECT_EQ(ok.edges, 199u);
+}
+
+TEST(MstPipeline, FrictionOnNegativeCostsIsAClearError) {
+  testing::TempDir dir;
+  Raster r;
+  r.width = 4;
+  r.height = 4;
+  r.values.assign(16, 3.0);
+  r.values[5] = -1.0;
+  EXPECT_THROW(run_simple(r, dir, WeightModel::Friction, 0.0), Error);
+}
+
+TEST(MstPipeline, NegativeValuesUseAnOffsetAndTotalsAddItBack) {
+  testing::TempDir dir;
+  Raster r;
+  r.width = 3;
+  r.height = 1;
+  r.type = CellType::Int32;
+  r.values = {-5.0, -2.0, 4.0};
+  // max model, offset -5: weights max(h) + 5 = 3 (cells 0-1) and 9 (cells 1-2); input units: -2 + 4 = 2.
+  const MstResult result = run_simple(r, dir, WeightModel::Max, 0.0);
+  EXPECT_EQ(result.params.offset, -5.0);
+  EXPECT_EQ(result.params.scale, 1.0);
+  EXPECT_EQ(result.total_weight, 12u);
+  EXPECT_DOUBLE_EQ(result.total_weight_input_units, 2.0);
+}
+
+TEST(MstPipeline, BudgetTooSmallIsAClearError) {
+  testing::TempDir dir;
+  std::mt19937_64 rng(5);
+  const Raster r = random_raster(rng, 40, 40, 0, 0.0);
+  write_store(r, 32, dir.file("in.tzs"));
+  MstOptions options;
+  options.input = dir.file("in.tzs");
+  options.edge_list = dir.file("edges.bin");
+  options.device = "cpu";
+  options.tmpdir = dir.path();
+  MemoryBudget budget(64ull << 10);
+  EXPECT_THROW(run_mst(options, budget, Progress::silent()), Error);
+}
+
+// Every shipped DEM: the GDAL import, the edge raster written and read back, against the reference.
+TEST(MstPipeline, RealDemsMatchReference) {
+  std::vector<std::string> inputs;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(TERRAZO_DATASETS) + "/real")) {
+    const std::string path = entry.path().string();
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".hdr" || ext == ".aux" || ext == ".xml" || ext == ".prj") continue;
+    inputs.push_back(path);
+  }
+  std::sort(inputs.begin(), inputs.end());
+  ASSERT_GE(inputs.size(), 9u);
+  int index = 0;
+  for (const std::string& input : inputs) {
+    SCOPED_TRACE(input);
+    auto reader = RasterReader::open(input);
+    Raster r;
+    r.width = reader->info().width;
+    r.height = reader->info().height;
+    r.type = reader->info().type;
+    r.values.resize(r.width * r.height);
+    reader->read_window(0, 0, static_cast<std::uint32_t>(r.width), static_cast<std::uint32_t>(r.height), r.values.data());
+    reader.reset();
+    // Rotate models and connectivity over the files; max / 8 on every other one (the default).
+    const WeightModel model = index % 2 == 0 ? WeightModel::Max : static_cast<WeightModel>((index / 2) % 3);
+    const Connectivity connectivity = index % 3 == 2 ? Connectivity::Four : Connectivity::Eight;
+    ++index;
+    if (model == WeightModel::Friction && info_of(r).min < 0) continue;
+    testing::TempDir dir;
+    MstOptions options;
+    options.input = input;
+    options.output = dir.file("edges.tif");
+    options.weight = model;
+    options.connectivity = connectivity;
+    options.tile = index % 2 ? 64 : 128;
+    options.device = "cpu";
+    options.threads = 2;
+    options.tmpdir = dir.path();
+    MemoryBudget budget(512ull << 20);
+    const MstResult result = run_mst(options, budget, Progress::silent());
+    RasterInfo info = info_of(r);
+    info.type = r.type;
+    const WeightParams params = mst_weight_params(model, 0.0, info, connectivity);
+    EXPECT_EQ(result.params.scale, params.scale);
+    EXPECT_EQ(result.params.offset, params.offset);
+    const auto ref = testing::reference_mst(r.values, r.width, r.height, params, connectivity);
+    const auto bits = read_edge_raster(options.output, r.width, r.height);
+    EXPECT_EQ(first_difference(bits, ref.bits, r.width), "") << to_string(model) << " " << to_string(connectivity);
+    EXPECT_EQ(result.edges, ref.edges);
+    EXPECT_EQ(result.vertices, ref.vertices);
+    EXPECT_EQ(result.components, ref.components);
+    EXPECT_EQ(result.total_weight, ref.total_weight);
+  }
+}
+
+// The command line: --json summary last on stdout, --help, a usage error.
+TEST(MstCommand, JsonSummaryAndExitCodes) {
+  testing::TempDir dir;
+  const std::string binary = TERRAZO_BINARY;
+  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
+  const std::string out = dir.file("stdout.txt");
+  const std::string command = binary + " mst --json -q --memory 128M --tmpdir " + dir.path() + " " + input + " " +
+                              dir.file("edges.tif") + " > " + out;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream in(out);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  EXPECT_EQ(last.front(), '{');
+  EXPECT_EQ(last.back(), '}');
+  for (const char* key : {"\"total_weight\":", "\"edges\":", "\"vertices\":", "\"components\":", "\"phases\":",
+                          "\"peak_rss_bytes\":", "\"bytes_read\":", "\"bytes_written\":"})
+    EXPECT_NE(last.find(key), std::string::npos) << key << " in " << last;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("edges.tif")));
+
+  EXPECT_EQ(std::system((binary + " mst --help > " + out).c_str()), 0);
+  std::ifstream help(out);
+  const std::string text((std::istreambuf_iterator<char>(help)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("Example"), std::string::npos);
+  const int status = std::system((binary + " mst --weight bogus " + input + " " + dir.file("x.tif") + " 2>/dev/null").c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+}  // namespace
+}  // namespace terrazo
