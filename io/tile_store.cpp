@@ -526,6 +526,11 @@ TileStoreWriter::~TileStoreWriter() {
 const TileGrid& TileStoreWriter::grid() const { return impl_->grid; }
 std::uint64_t TileStoreWriter::bytes_written() const { return impl_->bytes_written.load(); }
 
+std::uint64_t TileStoreWriter::present_tiles() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->present;
+}
+
 void TileStoreWriter::write_tile_raw(std::uint32_t tx, std::uint32_t ty, const void* cells) {
   Impl& w = *impl_;
   if (w.finished) throw Error("tile written to '" + w.path + "' after finish()");

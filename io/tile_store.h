@@ -81,6 +81,7 @@ class TileStoreWriter {
   void set_stats(double min, double max, std::uint64_t valid_cells);
   void finish();
   std::uint64_t bytes_written() const;
+  std::uint64_t present_tiles() const;  // tiles stored so far (with at least one valid cell)
 
   struct Impl;
  private:

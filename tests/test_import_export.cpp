@@ -1,0 +1,507 @@
+// Tests of engine/import_export.h over io/gdal_raster.h and io/ascii_grid.h: import -> export
+// round trips on every raster in datasets/real (values, nodata, geotransform, CRS identical to
+// what GDAL reads from the original), run_info statistics computed from the data (not from
+// metadata), the .asc.gz stream reader, budgets, cancellation and atomic publication.
+#include <gdal.h>
+#include <gtest/gtest.h>
+#include <ogr_srs_api.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <dirent.h>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "engine/import_export.h"
+#include "engine/run_directory.h"
+#include "io/gdal_raster.h"
+#include "io/tile_store.h"
+#include "reference/test_support.h"
+
+using namespace terrazo;
+using terrazo::testing::TempDir;
+
+namespace {
+
+const std::string kReal = std::string(TERRAZO_DATASETS) + "/real";
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Every raster of datasets/real (ENVI .bil through its .bil, not its .hdr).
+std::vector<std::string> real_rasters() {
+  std::vector<std::string> names;
+  DIR* dir = opendir(kReal.c_str());
+  if (!dir) return names;
+  while (dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (ends_with(name, ".tif") || ends_with(name, ".hgt") || ends_with(name, ".bil") || ends_with(name, ".asc") ||
+        ends_with(name, ".asc.gz"))
+      names.push_back(name);
+  }
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// What GDAL itself reads from a file (the reference), independent of terrazo's readers.
+struct GdalRaster {
+  std::uint64_t width = 0, height = 0;
+  GDALDataType type = GDT_Unknown;
+  bool has_nodata = false;
+  double nodata = 0.0;
+  bool has_geotransform = false;
+  double geotransform[6] = {0, 1, 0, 0, 0, 1};
+  std::string wkt;
+  std::vector<double> cells;  // raw values as doubles
+  std::vector<bool> valid;    // GDAL's nodata semantics: NaN or equal to the nodata value as the type holds it
+  std::string compression;
+  int block_x = 0, block_y = 0;
+};
+
+GdalRaster read_with_gdal(const std::string& path) {
+  GDALAllRegister();
+  GdalRaster r;
+  GDALDatasetH ds = GDALOpen(path.c_str(), GA_ReadOnly);
+  if (!ds) {
+    ADD_FAILURE() << "GDAL cannot open " << path;
+    return r;
+  }
+  GDALRasterBandH band = GDALGetRasterBand(ds, 1);
+  r.width = static_cast<std::uint64_t>(GDALGetRasterXSize(ds));
+  r.height = static_cast<std::uint64_t>(GDALGetRasterYSize(ds));
+  r.type = GDALGetRasterDataType(band);
+  int has = 0;
+  r.nodata = GDALGetRasterNoDataValue(band, &has);
+  r.has_nodata = has != 0;
+  r.has_geotransform = GDALGetGeoTransform(ds, r.geotransform) == CE_None;
+  r.wkt = GDALGetProjectionRef(ds);
+  const char* compression = GDALGetMetadataItem(ds, "COMPRESSION", "IMAGE_STRUCTURE");
+  r.compression = compression ? compression : "";
+  GDALGetBlockSize(band, &r.block_x, &r.block_y);
+  r.cells.resize(r.width * r.height);
+  EXPECT_EQ(GDALRasterIO(band, GF_Read, 0, 0, static_cast<int>(r.width), static_cast<int>(r.height), r.cells.data(),
+                         static_cast<int>(r.width), static_cast<int>(r.height), GDT_Float64, 0, 0),
+            CE_None);
+  const double match = r.type == GDT_Float32 ? static_cast<double>(static_cast<float>(r.nodata)) : r.nodata;
+  r.valid.resize(r.cells.size());
+  for (std::size_t i = 0; i < r.cells.size(); ++i)
+    r.valid[i] = !std::isnan(r.cells[i]) && !(r.has_nodata && r.cells[i] == match);
+  GDALClose(ds);
+  return r;
+}
+
+bool same_crs(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return a.empty() && b.empty();
+  OGRSpatialReferenceH sa = OSRNewSpatialReference(a.c_str()), sb = OSRNewSpatialReference(b.c_str());
+  const bool same = sa && sb && OSRIsSame(sa, sb);
+  OSRDestroySpatialReference(sa);
+  OSRDestroySpatialReference(sb);
+  return same;
+}
+
+// Expects `got` to hold the same raster as `want`: size, type, nodata, georeferencing, cells.
+void expect_same_raster(const GdalRaster& want, const GdalRaster& got, const std::string& what) {
+  ASSERT_EQ(got.width, want.width) << what;
+  ASSERT_EQ(got.height, want.height) << what;
+  EXPECT_EQ(got.type, want.type) << what;
+  EXPECT_EQ(got.has_nodata, want.has_nodata) << what;
+  if (want.has_nodata) {
+    if (std::isnan(want.nodata)) EXPECT_TRUE(std::isnan(got.nodata)) << what;
+    else EXPECT_EQ(got.nodata, want.nodata) << what;
+  }
+  EXPECT_EQ(got.has_geotransform, want.has_geotransform) << what;
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(got.geotransform[i], want.geotransform[i]) << what << " geotransform " << i;
+  EXPECT_TRUE(same_crs(want.wkt, got.wkt)) << what << "\nwant: " << want.wkt << "\ngot:  " << got.wkt;
+  std::uint64_t wrong = 0, first = 0;
+  for (std::size_t i = 0; i < want.cells.size(); ++i) {
+    const bool bad = want.valid[i] != got.valid[i] || (want.valid[i] && want.cells[i] != got.cells[i]);
+    if (bad && wrong++ == 0) first = i;
+  }
+  EXPECT_EQ(wrong, 0u) << what << ": first wrong cell " << first % want.width << "," << first / want.width;
+}
+
+struct DataStats {
+  std::uint64_t valid = 0;
+  double min = INFINITY, max = -INFINITY;
+};
+
+DataStats stats_of(const GdalRaster& r) {
+  DataStats s;
+  for (std::size_t i = 0; i < r.cells.size(); ++i)
+    if (r.valid[i]) {
+      ++s.valid;
+      s.min = std::min(s.min, r.cells[i]);
+      s.max = std::max(s.max, r.cells[i]);
+    }
+  return s;
+}
+
+// The GDAL path of a dataset: .asc.gz through GDAL's own gzip reader, for the reference only.
+std::string gdal_path(const std::string& name) {
+  return ends_with(name, ".gz") ? "/vsigzip/" + kReal + "/" + name : kReal + "/" + name;
+}
+
+}  // namespace
+
+// ---- the round trip on every real raster -----------------------------------------------------
+
+class RealRasterRoundTrip : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealRasterRoundTrip, ImportExportKeepsEverything) {
+  const std::string name = GetParam();
+  TempDir dir;
+  const GdalRaster original = read_with_gdal(gdal_path(name));
+  MemoryBudget budget(64ull << 20);
+
+  ImportOptions import;
+  import.input = kReal + "/" + name;
+  import.output = dir.file("dem.tzs");
+  import.tile = 128;
+  const ImportResult imported = run_import(import, budget, Progress::silent());
+  EXPECT_EQ(budget.reserved(), 0u) << "reservations must be returned";
+  EXPECT_FALSE(file_exists(import.output + ".partial"));
+  EXPECT_EQ(imported.info.width, original.width);
+  EXPECT_GT(imported.bytes_read, 0u);
+  EXPECT_GT(imported.bytes_written, 0u);
+  EXPECT_LE(imported.buffer_bytes, budget.total());
+
+  const DataStats data = stats_of(original);
+  {
+    auto store = TileStore::open(import.output);
+    const RasterInfo& info = store->info();
+    EXPECT_EQ(info.crs_wkt, original.wkt) << "the store keeps GDAL's CRS text exactly";
+    EXPECT_TRUE(info.has_stats);
+    EXPECT_EQ(info.valid_cells, data.valid);
+    EXPECT_EQ(info.min, data.min);
+    EXPECT_EQ(info.max, data.max);
+    EXPECT_EQ(imported.present_tiles, store->present_tiles());
+  }
+
+  ExportOptions exp;
+  exp.input = import.output;
+  exp.output = dir.file("dem.tif");
+  const ExportResult exported = run_export(exp, budget, Progress::silent());
+  EXPECT_FALSE(file_exists(exp.output + ".partial"));
+  EXPECT_GT(exported.bytes_written, 0u);
+  const GdalRaster back = read_with_gdal(exp.output);
+  expect_same_raster(original, back, name + " after import and export");
+  EXPECT_EQ(back.compression, "DEFLATE");
+  EXPECT_EQ(back.block_x, 128);
+  EXPECT_EQ(back.block_y, 128);
+
+  // info, on the original, the store and the export: statistics from the data.
+  for (const std::string& path : {import.input, import.output, exp.output}) {
+    const RasterSummary summary = run_info(path, budget, Progress::silent());
+    EXPECT_EQ(summary.info.width, original.width) << path;
+    EXPECT_EQ(summary.info.valid_cells, data.valid) << path;
+    EXPECT_EQ(summary.nodata_cells, original.width * original.height - data.valid) << path;
+    EXPECT_EQ(summary.info.min, data.min) << path;
+    EXPECT_EQ(summary.info.max, data.max) << path;
+    EXPECT_EQ(summary.is_tile_store, path == import.output) << path;
+    EXPECT_EQ(summary.crs_name.empty(), original.wkt.empty()) << path;
+    const std::string json = to_json(summary);
+    EXPECT_NE(json.find("\"valid_cells\":" + std::to_string(data.valid)), std::string::npos) << json;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DatasetsReal, RealRasterRoundTrip, ::testing::ValuesIn(real_rasters()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+TEST(RealRasters, AllShippedFormatsAreCovered) {
+  const auto names = real_rasters();
+  EXPECT_GE(names.size(), 10u);
+  for (const char* needed : {"N44W072.hgt", "Mega_divide.bil", "nz_elev.tif", "hugo_site.asc.gz"})
+    EXPECT_NE(std::find(names.begin(), names.end(), needed), names.end()) << needed;
+}
+
+// ---- statistics are computed, not trusted --------------------------------------------------------
+
+TEST(Info, NzElevStatisticsComeFromTheData) {
+  // nz_elev.tif carries STATISTICS_* metadata that is wrong (mean -9999, a rounded maximum).
+  const std::string path = kReal + "/nz_elev.tif";
+  const GdalRaster original = read_with_gdal(path);
+  const DataStats data = stats_of(original);
+  GDALDatasetH ds = GDALOpen(path.c_str(), GA_ReadOnly);
+  ASSERT_NE(ds, nullptr);
+  const char* stored_max = GDALGetMetadataItem(GDALGetRasterBand(ds, 1), "STATISTICS_MAXIMUM", nullptr);
+  ASSERT_NE(stored_max, nullptr);
+  const double metadata_max = std::atof(stored_max);
+  GDALClose(ds);
+  ASSERT_NE(metadata_max, data.max) << "the dataset no longer has wrong metadata; pick another";
+
+  MemoryBudget budget(32ull << 20);
+  const RasterSummary summary = run_info(path, budget, Progress::silent());
+  EXPECT_EQ(summary.info.max, data.max);
+  EXPECT_EQ(summary.info.min, data.min);
+  EXPECT_NEAR(summary.nodata_share, 0.834, 0.001);
+  EXPECT_EQ(summary.format, "GTiff");
+  EXPECT_TRUE(std::isnan(summary.info.nodata));
+}
+
+TEST(Info, NamesTheCrs) {
+  MemoryBudget budget(32ull << 20);
+  const RasterSummary utm = run_info(kReal + "/srtm_bigtujunga30m_utm11.tif", budget, Progress::silent());
+  EXPECT_EQ(utm.crs_name, "WGS 84 / UTM zone 11N");
+  EXPECT_EQ(utm.crs_authority, "EPSG:32611");
+  const RasterSummary none = run_info(kReal + "/hugo_site.asc", budget, Progress::silent());
+  EXPECT_EQ(none.crs_name, "");
+  EXPECT_EQ(none.format, "AAIGrid");
+}
+
+// ---- the gzip ASCII reader -------------------------------------------------------------------
+
+TEST(GzipAsciiGrid, MatchesGdalOnThePlainFile) {
+  auto gz = RasterReader::open(kReal + "/hugo_site.asc.gz");
+  auto plain = RasterReader::open(kReal + "/hugo_site.asc");
+  EXPECT_EQ(gz->format(), "AAIGrid+gzip");
+  const RasterInfo& a = gz->info();
+  const RasterInfo& b = plain->info();
+  ASSERT_EQ(a.width, b.width);
+  ASSERT_EQ(a.height, b.height);
+  EXPECT_EQ(a.type, b.type);
+  EXPECT_EQ(a.has_nodata, b.has_nodata);
+  EXPECT_EQ(a.nodata, b.nodata);
+  EXPECT_EQ(a.geotransform, b.geotransform);
+  EXPECT_FALSE(a.has_stats);
+  std::vector<double> x(a.width * a.height), y(a.width * a.height);
+  // In strips, top to bottom, and two column halves of each strip (the importer's access pattern).
+  const auto half = static_cast<std::uint32_t>(a.width / 2);
+  for (std::uint64_t y0 = 0; y0 < a.height; y0 += 16) {
+    const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(16, a.height - y0));
+    std::vector<double> left(half * h), right((a.width - half) * h);
+    gz->read_window(0, y0, half, h, left.data());
+    gz->read_window(half, y0, static_cast<std::uint32_t>(a.width - half), h, right.data());
+    for (std::uint32_t r = 0; r < h; ++r) {
+      std::copy(left.begin() + r * half, left.begin() + (r + 1) * half, x.begin() + (y0 + r) * a.width);
+      std::copy(right.begin() + r * (a.width - half), right.begin() + (r + 1) * (a.width - half),
+                x.begin() + (y0 + r) * a.width + half);
+    }
+  }
+  plain->read_window(0, 0, static_cast<std::uint32_t>(b.width), static_cast<std::uint32_t>(b.height), y.data());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(std::isnan(x[i]), std::isnan(y[i])) << i;
+    if (!std::isnan(x[i])) {
+      ASSERT_EQ(x[i], y[i]) << i;
+    }
+  }
+  EXPECT_GT(gz->resident_bytes(16), a.width * 16 * sizeof(double) - 1);
+  // One forward pass: going back up is refused with a clear message.
+  EXPECT_THROW(gz->read_window(0, 0, 1, 1, x.data()), Error);
+}
+
+namespace {
+
+std::string gzip_text(const TempDir& dir, const std::string& name, const std::string& text) {
+  const std::string plain = dir.file(name);
+  {
+    std::ofstream out(plain);
+    out << text;
+  }
+  const std::string command = "gzip -f '" + plain + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  return plain + ".gz";
+}
+
+}  // namespace
+
+TEST(GzipAsciiGrid, TypesCentersAndBadFiles) {
+  TempDir dir;
+  const std::string floats = gzip_text(dir, "f.asc",
+                                       "NCOLS 3\nNROWS 2\nXLLCENTER 10.5\nYLLCENTER 20.5\nCELLSIZE 1\n"
+                                       "NODATA_VALUE -1\n1.5 2 -1\n4 5 6\n");
+  auto reader = RasterReader::open(floats);
+  EXPECT_EQ(reader->info().type, CellType::Float32);
+  EXPECT_EQ(reader->info().geotransform, (std::array<double, 6>{10.0, 1.0, 0.0, 22.0, 0.0, -1.0}));
+  std::vector<double> cells(6);
+  reader->read_window(0, 0, 3, 2, cells.data());
+  EXPECT_EQ(cells[0], 1.5);
+  EXPECT_TRUE(std::isnan(cells[2]));
+  EXPECT_EQ(cells[5], 6.0);
+
+  const std::string big = gzip_text(dir, "b.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n3000000000 1\n");
+  EXPECT_EQ(RasterReader::open(big)->info().type, CellType::Float64) << "integers beyond Int32 must not wrap";
+
+  const std::string short_file =
+      gzip_text(dir, "s.asc", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n4 5\n");
+  EXPECT_THROW(RasterReader::open(short_file), Error);
+  const std::string no_size = gzip_text(dir, "n.asc", "ncols 3\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n");
+  EXPECT_THROW(RasterReader::open(no_size), Error);
+  const std::string junk = gzip_text(dir, "j.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 x\n");
+  auto junk_reader = RasterReader::open(junk);
+  EXPECT_THROW(junk_reader->read_window(0, 0, 2, 1, cells.data()), Error);
+
+  // A truncated gzip stream.
+  std::ifstream in(kReal + "/hugo_site.asc.gz", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = dir.file("cut.asc.gz");
+  std::ofstream(cut, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  EXPECT_THROW(RasterReader::open(cut), Error);
+}
+
+// ---- readers, budgets, cancellation, publication ---------------------------------------------
+
+TEST(RasterReader, MissingAndForeignFilesAreOneLineErrors) {
+  TempDir dir;
+  for (const std::string& path : {dir.file("missing.tif"), std::string(TERRAZO_DATASETS) + "/real/Mega_divide.hdr"}) {
+    try {
+      RasterReader::open(path);
+      ADD_FAILURE() << path << " opened";
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(path), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+}
+
+TEST(Import, RetilesAStoreAndOpensAsTileStore) {
+  TempDir dir;
+  MemoryBudget budget(32ull << 20);
+  ImportOptions first;
+  first.input = kReal + "/pysheds_dem.tif";
+  first.output = dir.file("a.tzs");
+  first.tile = 64;
+  run_import(first, budget, Progress::silent());
+  ImportOptions second;
+  second.input = first.output;
+  second.output = dir.file("b.tzs");
+  second.tile = 16;
+  run_import(second, budget, Progress::silent());
+  ExportOptions exp;
+  exp.input = second.output;
+  exp.output = dir.file("b.tif");
+  run_export(exp, budget, Progress::silent());
+  expect_same_raster(read_with_gdal(first.input), read_with_gdal(exp.output), "retiled");
+
+  RunDirectory run(dir.path());
+  auto same = open_as_tile_store(first.output, run, 0, budget, Progress::silent());
+  EXPECT_EQ(same->tile(), 64u);
+  auto imported = open_as_tile_store(first.input, run, 32, budget, Progress::silent());
+  EXPECT_EQ(imported->tile(), 32u);
+  EXPECT_EQ(imported->info().width, 367u);
+  auto retiled = open_as_tile_store(first.output, run, 128, budget, Progress::silent());
+  EXPECT_EQ(retiled->tile(), 128u);
+  EXPECT_EQ(budget.reserved(), 0u);
+}
+
+TEST(Export, AnyRasterStraightToGeoTiff) {
+  TempDir dir;
+  MemoryBudget budget(32ull << 20);
+  ExportOptions exp;
+  exp.input = kReal + "/Mega_divide.bil";
+  exp.output = dir.file("mega.tif");
+  exp.block = 512;
+  run_export(exp, budget, Progress::silent());
+  const GdalRaster back = read_with_gdal(exp.output);
+  expect_same_raster(read_with_gdal(exp.input), back, "ENVI to GeoTIFF");
+  EXPECT_EQ(back.block_x, 512);
+}
+
+TEST(Import, TooSmallBudgetIsAClearErrorUpFront) {
+  TempDir dir;
+  MemoryBudget budget(64ull << 10);
+  ImportOptions options;
+  options.input = kReal + "/rhine_elv0.tif";
+  options.output = dir.file("r.tzs");
+  try {
+    run_import(options, budget, Progress::silent());
+    ADD_FAILURE() << "import ran in 64 KiB";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("memory budget too small"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(file_exists(options.output));
+  EXPECT_FALSE(file_exists(options.output + ".partial"));
+  EXPECT_EQ(budget.reserved(), 0u);
+}
+
+TEST(Import, CancelledRunPublishesNothing) {
+  TempDir dir;
+  MemoryBudget budget(32ull << 20);
+  std::vector<ProgressEvent> events;
+  Progress progress([&](const ProgressEvent& event) {
+    events.push_back(event);
+    return event.done < 2;
+  });
+  ImportOptions options;
+  options.input = kReal + "/N44W072.hgt";
+  options.output = dir.file("n.tzs");
+  options.tile = 64;
+  EXPECT_THROW(run_import(options, budget, progress), Cancelled);
+  EXPECT_FALSE(file_exists(options.output));
+  EXPECT_FALSE(file_exists(options.output + ".partial"));
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events.front().done, 0u);
+  EXPECT_EQ(events.front().total, (1201u + 63) / 64);
+  EXPECT_EQ(events.front().phase, "import");
+}
+
+TEST(Import, ProgressRunsFromZeroToOne) {
+  TempDir dir;
+  MemoryBudget budget(32ull << 20);
+  std::vector<ProgressEvent> events;
+  Progress progress([&](const ProgressEvent& event) {
+    events.push_back(event);
+    return true;
+  });
+  ImportOptions options;
+  options.input = kReal + "/west_bijou_gully.asc";
+  options.output = dir.file("w.tzs");
+  options.tile = 16;
+  run_import(options, budget, progress);
+  ASSERT_EQ(events.size(), 1u + (89 + 15) / 16);
+  EXPECT_EQ(events.front().done, 0u);
+  EXPECT_EQ(events.back().done, events.back().total);
+  EXPECT_EQ(events.back().cells, 43u * 89u);
+}
+
+TEST(Import, RefusesBadArguments) {
+  TempDir dir;
+  MemoryBudget budget(32ull << 20);
+  ImportOptions options;
+  options.input = kReal + "/pysheds_dem.tif";
+  options.output = dir.file("p.tzs");
+  options.tile = 100;
+  EXPECT_THROW(run_import(options, budget, Progress::silent()), UsageError);
+  options.tile = 64;
+  options.output = options.input;
+  EXPECT_THROW(run_import(options, budget, Progress::silent()), UsageError);
+}
+
+TEST(GeoTiffWriter, UnfinishedWriterLeavesNothingAndRangesAreChecked) {
+  TempDir dir;
+  RasterInfo georef;
+  const std::string path = dir.file("o.tif");
+  {
+    GeoTiffWriter writer(path, 40, 30, CellType::Int16, georef, true, -9999.0, 16);
+    std::vector<double> cells(40 * 30, 7.0);
+    writer.write_window(0, 0, 40, 30, cells.data());
+    cells[5] = 40000.0;
+    EXPECT_THROW(writer.write_window(0, 0, 40, 30, cells.data()), Error);
+    EXPECT_TRUE(file_exists(path + ".partial"));
+  }
+  EXPECT_FALSE(file_exists(path + ".partial"));
+  EXPECT_FALSE(file_exists(path));
+  GeoTiffWriter bytes(dir.file("b.tif"), 16, 16, CellType::UInt8, georef, false, 0.0, 16);
+  std::vector<double> nan(256, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_THROW(bytes.write_window(0, 0, 16, 16, nan.data()), Error);
+  EXPECT_THROW(bytes.write_window(8, 8, 16, 16, nan.data()), Error);
+}
