@@ -32,13 +32,13 @@ std::string format_coordinate(double v) {
 
 }  // namespace
 
-SourcePoint parse_source_point(const std::string& text) {
+SourcePoint parse_source_point(const std::string& text, const std::string& flag) {
   const auto comma = text.find(',');
   SourcePoint p;
-  p.text = "--source " + text;
+  p.text = flag + " " + text;
   if (comma == std::string::npos || !parse_number(text.substr(0, comma), &p.x) ||
       !parse_number(text.substr(comma + 1), &p.y))
-    throw UsageError("invalid --source '" + text + "': expected x,y (column,row; or map coordinates with --map-coords)");
+    throw UsageError("invalid " + flag + " '" + text + "': expected x,y (column,row; or map coordinates with --map-coords)");
   return p;
 }
 

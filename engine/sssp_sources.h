@@ -30,8 +30,8 @@ struct SourcePoint {
   std::string text;  // as the user gave it, for messages ("--source 120,45", "points.gpkg feature 3")
 };
 
-// "x,y" -> SourcePoint; UsageError naming --source on anything else.
-SourcePoint parse_source_point(const std::string& text);
+// "x,y" -> SourcePoint; UsageError naming `flag` on anything else.
+SourcePoint parse_source_point(const std::string& text, const std::string& flag = "--source");
 
 // Points of an OGR vector file, in the file's CRS, and that CRS as WKT (empty when none).
 std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt);
