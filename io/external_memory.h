@@ -11,11 +11,13 @@
 //    Using STXXL in a process before any ExternalMemory is an Error (it would have fallen back to
 //    STXXL's default disk).
 //  - STXXL containers size their internal memory at construction (vector: pages x blocks per page x
-//    block bytes of cache; sorter and stxxl::sort: a byte argument). An ExternalMemory reserves
+//    block bytes of cache, the page count a constructor argument; sorter and stxxl::sort: a byte
+//    argument). An ExternalMemory reserves
 //    `internal_bytes` from the MemoryBudget ("STXXL internal memory"); containers take slices of it
 //    with take(), which throws Error when the slices would exceed it. The formulas below give each
 //    container's share; the block manager's own bookkeeping (a few KiB per disk) is not reserved.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -47,11 +49,22 @@ class ExternalMemory {
   static std::string disk_path();
   static std::string log_path();
 
-  // Internal memory of an stxxl::vector type: n_pages x page_size (blocks) x block_size (bytes).
+  // stxxl::vector: its cache is numpages() pages of page_size blocks of block_size bytes, the page
+  // count being a constructor argument: `Vector v(0, ExternalMemory::vector_pages<Vector>(em.take(bytes, "...")))`.
   template <class StxxlVector>
-  static constexpr std::uint64_t vector_bytes() {
-    return static_cast<std::uint64_t>(StxxlVector::pager_type::n_pages) *
-           static_cast<std::uint64_t>(StxxlVector::page_size) * static_cast<std::uint64_t>(StxxlVector::block_size);
+  static constexpr std::uint64_t vector_page_bytes() {
+    return static_cast<std::uint64_t>(StxxlVector::page_size) * static_cast<std::uint64_t>(StxxlVector::block_size);
+  }
+  // Pages that fit in `bytes` (at least 1: a vector needs one page).
+  template <class StxxlVector>
+  static std::size_t vector_pages(std::uint64_t bytes) {
+    const std::uint64_t pages = bytes / vector_page_bytes<StxxlVector>();
+    return static_cast<std::size_t>(pages == 0 ? 1 : (pages > 1u << 30 ? 1u << 30 : pages));
+  }
+  // What a constructed vector holds in memory: numpages() x page bytes.
+  template <class StxxlVector>
+  static std::uint64_t vector_bytes(const StxxlVector& vector) {
+    return static_cast<std::uint64_t>(vector.numpages()) * vector_page_bytes<StxxlVector>();
   }
   // The smallest byte argument to give STXXL's sorter / stxxl::sort with `block_bytes` blocks:
   // run formation needs 2 blocks x the parallel-sort factor (up to 2), the merger 2 x 2 prefetch
