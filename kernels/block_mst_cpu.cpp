@@ -4,8 +4,8 @@
 //  1. Emit every edge of the tile whose two ends are valid, in increasing local edge id
 //     (owner l ascending, then rank E < SW < S < SE), as key = weight << 32 | edge id.
 //  2. Sort the keys. Because they were emitted in edge-id order, a stable LSD radix sort on the
-//     weight bytes alone (bits 32..63) yields the full key order; byte passes whose digit is the
-//     same for every key are skipped, so a raster with weights below 2^16 costs two passes.
+//     weight alone (bits 32..63) yields the full key order; 11-bit digits of (weight - the tile's
+//     smallest weight), only as many passes as the tile's weight range needs.
 //  3. Scan the sorted keys; an edge joining two different union-find sets is a forest edge
 //     (union by size, path halving). With distinct keys the result is the unique minimum spanning
 //     forest, whatever union-find does internally, so any correct implementation is bit-identical.
@@ -36,24 +36,28 @@ std::uint32_t find_root(std::uint32_t* parent, std::uint32_t v) {
 }
 
 // Stable LSD radix sort of `count` keys on bits 32..63 (the weight); keys[] holds the result.
+// Digits of 11 bits of (weight - smallest weight): a tile whose weights span less than 2^11 costs
+// one pass, 2^22 two, the full 32-bit range three.
 void sort_by_weight(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& tmp, std::size_t count) {
   if (count < 2) return;
-  Weight all_or = 0, all_and = ~Weight{0};
+  constexpr int kDigitBits = 11;
+  constexpr std::uint32_t kBuckets = 1u << kDigitBits;
+  Weight lowest = ~Weight{0}, highest = 0;
   for (std::size_t i = 0; i < count; ++i) {
     const Weight w = static_cast<Weight>(keys[i] >> 32);
-    all_or |= w;
-    all_and &= w;
+    lowest = std::min(lowest, w);
+    highest = std::max(highest, w);
   }
-  const Weight varying = all_or ^ all_and;  // bits that differ between at least two keys
+  const std::uint32_t range = highest - lowest;
   std::uint64_t* src = keys.data();
   std::uint64_t* dst = tmp.data();
-  for (int byte = 0; byte < 4; ++byte) {
-    if (((varying >> (8 * byte)) & 0xffu) == 0) continue;
-    const int shift = 32 + 8 * byte;
-    std::size_t counts[257] = {0};
-    for (std::size_t i = 0; i < count; ++i) ++counts[((src[i] >> shift) & 0xffu) + 1];
-    for (int d = 0; d < 256; ++d) counts[d + 1] += counts[d];
-    for (std::size_t i = 0; i < count; ++i) dst[counts[(src[i] >> shift) & 0xffu]++] = src[i];
+  for (int shift = 0; shift < 32 && (range >> shift) != 0; shift += kDigitBits) {
+    std::uint32_t counts[kBuckets + 1] = {0};
+    for (std::size_t i = 0; i < count; ++i)
+      ++counts[((static_cast<Weight>(src[i] >> 32) - lowest) >> shift & (kBuckets - 1)) + 1];
+    for (std::uint32_t d = 0; d < kBuckets; ++d) counts[d + 1] += counts[d];
+    for (std::size_t i = 0; i < count; ++i)
+      dst[counts[(static_cast<Weight>(src[i] >> 32) - lowest) >> shift & (kBuckets - 1)]++] = src[i];
     std::swap(src, dst);
   }
   if (src != keys.data()) std::memcpy(keys.data(), src, count * sizeof(std::uint64_t));
