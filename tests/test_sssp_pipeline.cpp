@@ -15,7 +15,15 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "core/error.h"
 #include "engine/distance_store.h"
+#include "engine/sssp_pipeline.h"
 #include "engine/sssp_exchange.h"
 #include "engine/sssp_output.h"
 #include "kernels/tile_geometry.h"
@@ -298,6 +306,375 @@ TEST(SsspCore, ZeroWeightPlateauBacklinksReachTheSource) {
     }
     EXPECT_EQ(u, 3 * c.width + 30);
   }
+}
+
+
+// ---- Part 2: the file-based pipeline (engine/sssp_pipeline.h) ---------------------------------
+
+// Runs run_sssp and checks cost (exactly, through the fixed point), backlinks and allocation
+// against the reference on the input's values. Point sources must be pixel coordinates.
+SsspResult check_file_run(const SsspOptions& options, std::uint64_t memory, const std::string& what) {
+  MemoryBudget budget(memory);
+  const SsspResult result = run_sssp(options, budget, Progress::silent());
+  RasterInfo info;
+  const std::vector<double> values = testing::read_raster_values(options.input, &info);
+  testing::SsspReferenceProblem ref;
+  ref.width = info.width;
+  ref.height = info.height;
+  ref.values = values.data();
+  ref.params = result.params;
+  ref.connectivity = options.connectivity;
+  ref.max_cost = result.max_cost_fixed;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
+  std::uint32_t id = 1;
+  for (const SourcePoint& p : options.sources)
+    sources.push_back({static_cast<std::uint64_t>(p.y) * info.width + static_cast<std::uint64_t>(p.x),
+                       options.allocation.empty() ? 0u : id++});
+  testing::set_reference_sources(ref, sources);
+  EXPECT_TRUE(testing::sssp_reference(ref)) << what;
+  const std::vector<PathLength> dist =
+      testing::fixed_distances(testing::read_raster_values(options.output), result.params.scale);
+  std::uint64_t reached = 0;
+  for (std::uint64_t i = 0; i < dist.size(); ++i) {
+    if (dist[i] != ref.dist[i]) {
+      ADD_FAILURE() << what << ": distance at " << i % info.width << "," << i / info.width << " is " << dist[i]
+                    << ", reference " << ref.dist[i];
+      return result;
+    }
+    reached += dist[i] != kUnreached;
+  }
+  EXPECT_EQ(result.reached_cells, reached) << what;
+  if (!options.backlink.empty()) {
+    const std::vector<std::uint8_t> expected = testing::backlinks_reference(ref);
+    const std::vector<double> back = testing::read_raster_values(options.backlink);
+    for (std::uint64_t i = 0; i < back.size(); ++i) {
+      const int got = back[i] != back[i] ? 255 : static_cast<int>(back[i]);
+      if (got != expected[i]) {
+        ADD_FAILURE() << what << ": backlink at " << i % info.width << "," << i / info.width << " is " << got
+                      << ", reference " << int(expected[i]);
+        return result;
+      }
+    }
+  }
+  if (!options.allocation.empty()) {
+    const std::vector<double> alloc = testing::read_raster_values(options.allocation);
+    for (std::uint64_t i = 0; i < alloc.size(); ++i) {
+      const std::uint32_t got = alloc[i] != alloc[i] ? 0u : static_cast<std::uint32_t>(alloc[i]);
+      const std::uint32_t want = ref.dist[i] == kUnreached ? 0u : ref.source[i];
+      if (got != want) {
+        ADD_FAILURE() << what << ": allocation at " << i % info.width << "," << i / info.width << " is " << got
+                      << ", reference " << want;
+        return result;
+      }
+    }
+  }
+  return result;
+}
+
+SourcePoint pixel(std::uint64_t x, std::uint64_t y) {
+  return parse_source_point(std::to_string(x) + "," + std::to_string(y));
+}
+
+// A valid cell near (fx * W, fy * H), searched outwards.
+SourcePoint valid_cell_near(const std::vector<double>& values, const RasterInfo& info, double fx, double fy) {
+  const auto cx = static_cast<std::int64_t>(fx * static_cast<double>(info.width - 1));
+  const auto cy = static_cast<std::int64_t>(fy * static_cast<double>(info.height - 1));
+  for (std::int64_t r = 0; r < 4096; ++r)
+    for (std::int64_t dy = -r; dy <= r; ++dy)
+      for (std::int64_t dx = -r; dx <= r; ++dx) {
+        const std::int64_t x = cx + dx, y = cy + dy;
+        if (x < 0 || y < 0 || x >= static_cast<std::int64_t>(info.width) || y >= static_cast<std::int64_t>(info.height))
+          continue;
+        const double v = values[static_cast<std::uint64_t>(y) * info.width + static_cast<std::uint64_t>(x)];
+        if (v == v) return pixel(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
+      }
+  throw Error("no valid cell");
+}
+
+// Every shipped DEM: friction (absdiff where elevations go negative), tiles of 64 so the exchange
+// crosses many tile borders; every other DEM with a cache of 6 tiles, backlinks and allocation.
+TEST(SsspPipeline, EveryShippedDemMatchesReference) {
+  const std::vector<std::string> dems = {"N44W072.hgt", "Mega_divide.bil", "Mandakini.bil", "nz_elev.tif",
+                                         "srtm_bigtujunga30m_utm11.tif", "rhine_elv0.tif", "pysheds_dem.tif",
+                                         "hugo_site.asc", "hugo_site.asc.gz", "west_bijou_gully.asc"};
+  testing::TempDir dir;
+  int k = 0;
+  for (const std::string& name : dems) {
+    SCOPED_TRACE(name);
+    SsspOptions o;
+    o.input = std::string(TERRAZO_DATASETS) + "/real/" + name;
+    RasterInfo info;
+    const std::vector<double> values = testing::read_raster_values(o.input, &info);
+    double min = 1e300;
+    for (double v : values)
+      if (v == v) min = std::min(min, v);
+    o.weight = min >= 0 ? WeightModel::Friction : WeightModel::AbsDiff;
+    o.sources = {valid_cell_near(values, info, 0.5, 0.5)};
+    o.tile = info.width * info.height > 100000 ? 64 : 16;
+    o.output = dir.file("cost" + std::to_string(k) + ".tif");
+    if (k % 2 == 1) {
+      o.sources.push_back(valid_cell_near(values, info, 0.1, 0.9));
+      o.backlink = dir.file("back" + std::to_string(k) + ".tif");
+      o.allocation = dir.file("alloc" + std::to_string(k) + ".tif");
+      const std::uint64_t entry = static_cast<std::uint64_t>(o.tile + 2) * (o.tile + 2) * 24 + o.tile * o.tile + 128;
+      o.cache_bytes = 6 * entry;
+      o.threads = 2;
+    }
+    const SsspResult r = check_file_run(o, 1ull << 30, name);
+    EXPECT_GE(r.sources, 1u);
+    if (k % 2 == 1 && r.tiles > 6) {
+      EXPECT_GT(r.cache_evictions, 0u);
+    }
+    ++k;
+  }
+}
+
+// Random rasters through files: all models, 4/8 connectivity, max cost, several sources, tile
+// sizes not dividing W or H, small caches.
+TEST(SsspPipeline, RandomRasterFilesMatchReference) {
+  testing::TempDir dir;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    std::mt19937_64 rng(seed * 7919);
+    const std::uint64_t w = 20 + rng() % 90, h = 20 + rng() % 90;
+    std::vector<double> values(w * h);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (auto& v : values) v = unit(rng) < 0.08 ? kNaN : std::floor(unit(rng) * 50);
+    const std::string input = dir.file("in" + std::to_string(seed) + ".tif");
+    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
+    SsspOptions o;
+    o.input = input;
+    o.output = dir.file("cost" + std::to_string(seed) + ".tif");
+    o.weight = seed % 3 == 0 ? WeightModel::Max : seed % 3 == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
+    o.connectivity = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
+    o.tile = 16;
+    const int count = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < count; ++i) {
+      std::uint64_t c;
+      do c = rng() % (w * h);
+      while (values[c] != values[c]);
+      o.sources.push_back(pixel(c % w, c / w));
+    }
+    if (seed % 2 == 0) {
+      o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
+      o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
+    }
+    if (seed % 5 == 0) o.max_cost = 40.0;
+    if (seed % 3 == 0) o.cache_bytes = 3 * (18 * 18 * 24 + 256 + 128);
+    if (seed % 7 == 0) o.scale = 3.0;
+    check_file_run(o, 64ull << 20, "seed " + std::to_string(seed));
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// The same input in core (one tile, plenty of memory) and out of core (tiny tiles and cache).
+TEST(SsspPipeline, InCoreAndOutOfCoreAgree) {
+  testing::TempDir dir;
+  SsspOptions o;
+  o.input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  o.sources = {pixel(10, 300), pixel(350, 20)};
+  o.output = dir.file("a.tif");
+  o.tile = 512;
+  MemoryBudget big(1ull << 30);
+  run_sssp(o, big, Progress::silent());
+  SsspOptions small = o;
+  small.output = dir.file("b.tif");
+  small.tile = 16;
+  small.cache_bytes = 2 * (18 * 18 * 16 + 256 + 128);
+  MemoryBudget tiny(24ull << 20);
+  const SsspResult r = run_sssp(small, tiny, Progress::silent());
+  EXPECT_GT(r.cache_evictions, 100u);
+  EXPECT_GT(r.resolves, 0u);
+  EXPECT_EQ(testing::read_raster_values(o.output), testing::read_raster_values(small.output));
+}
+
+// Friction against scikit-image MCP_Geometric (datasets/make_golden_friction.py), at the default scale.
+TEST(GoldenFriction, MatchesScikitImageMcpGeometric) {
+  testing::TempDir dir;
+  SsspOptions o;
+  o.input = std::string(TERRAZO_DATASETS) + "/golden/pysheds_crop.tif";
+  o.sources = {pixel(17, 23)};
+  o.output = dir.file("cost.tif");
+  o.tile = 16;
+  MemoryBudget budget(256ull << 20);
+  const SsspResult r = run_sssp(o, budget, Progress::silent());
+  EXPECT_EQ(r.params.model, WeightModel::Friction);
+  const std::vector<double> got = testing::read_raster_values(o.output);
+  const std::vector<double> golden =
+      testing::read_raster_values(std::string(TERRAZO_DATASETS) + "/golden/pysheds_crop_mcp_cost.tif");
+  ASSERT_EQ(got.size(), golden.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (golden[i] == 0) {
+      EXPECT_EQ(got[i], 0.0);
+      continue;
+    }
+    worst = std::max(worst, std::abs(got[i] - golden[i]) / golden[i]);
+  }
+  EXPECT_LT(worst, 1e-5);
+  // The stated bound (docs/sssp.md): |error| <= 0.5 / scale per step; paths here have < 200 steps.
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_LE(std::abs(got[i] - golden[i]), 200 * 0.5 / r.params.scale);
+}
+
+TEST(SsspPipeline, DefaultScaleIsLargestPowerOfTenUnderTwoToThe30) {
+  RasterInfo info;
+  info.has_stats = true;
+  info.min = 147;
+  info.max = 298;
+  const WeightParams p = sssp_weight_params(WeightModel::Friction, 0, info, Connectivity::Eight);
+  const double largest = 298 * kSqrt2;
+  EXPECT_LE(largest * p.scale, 1073741824.0);
+  EXPECT_GT(largest * p.scale * 10, 1073741824.0);
+  EXPECT_EQ(p.scale, 1e6);
+  info.min = -5;
+  EXPECT_THROW(sssp_weight_params(WeightModel::Friction, 0, info, Connectivity::Eight), UsageError);
+  const WeightParams m = sssp_weight_params(WeightModel::Max, 0, info, Connectivity::Eight);
+  EXPECT_EQ(m.offset, -5);
+  EXPECT_THROW(sssp_weight_params(WeightModel::AbsDiff, 1e9, info, Connectivity::Eight), Error);
+}
+
+// Sources given as map coordinates, as a vector file and as a raster mask give the same distances
+// as the same cells in pixel coordinates.
+TEST(SsspPipeline, SourcesFromMapCoordinatesVectorFileAndMask) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  RasterInfo info;
+  const std::vector<double> values = testing::read_raster_values(dem, &info);
+  const auto& g = info.geotransform;
+  auto map_of = [&](std::uint64_t x, std::uint64_t y) {
+    char text[128];
+    std::snprintf(text, sizeof text, "%.12f,%.12f", g[0] + (x + 0.5) * g[1], g[3] + (y + 0.5) * g[5]);
+    return std::string(text);
+  };
+  SsspOptions base;
+  base.input = dem;
+  base.tile = 64;
+  base.sources = {pixel(30, 40), pixel(300, 250)};
+  base.output = dir.file("pixel.tif");
+  base.allocation = dir.file("pixel_alloc.tif");
+  check_file_run(base, 256ull << 20, "pixel");
+  const auto expected = testing::read_raster_values(base.output);
+  const auto expected_alloc = testing::read_raster_values(base.allocation);
+
+  SsspOptions map = base;
+  map.sources = {parse_source_point(map_of(30, 40)), parse_source_point(map_of(300, 250))};
+  map.map_coords = true;
+  map.output = dir.file("map.tif");
+  map.allocation = dir.file("map_alloc.tif");
+  MemoryBudget b1(256ull << 20);
+  run_sssp(map, b1, Progress::silent());
+  EXPECT_EQ(testing::read_raster_values(map.output), expected);
+
+  SsspOptions crs = map;  // the same points, declared in EPSG:4326 (the raster's CRS)
+  crs.map_coords = false;
+  crs.source_crs = "EPSG:4326";
+  crs.output = dir.file("crs.tif");
+  crs.allocation = dir.file("crs_alloc.tif");
+  MemoryBudget b2(256ull << 20);
+  run_sssp(crs, b2, Progress::silent());
+  EXPECT_EQ(testing::read_raster_values(crs.output), expected);
+
+  const std::string points = dir.file("points.geojson");
+  {
+    std::ofstream f(points);
+    f << R"({"type":"FeatureCollection","features":[)"
+      << R"({"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[)" << map_of(30, 40)
+      << "]}},"
+      << R"({"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[)" << map_of(300, 250)
+      << "]}}]}";
+  }
+  SsspOptions file = base;
+  file.sources.clear();
+  file.sources_file = points;
+  file.output = dir.file("file.tif");
+  file.allocation = dir.file("file_alloc.tif");
+  MemoryBudget b3(256ull << 20);
+  run_sssp(file, b3, Progress::silent());
+  EXPECT_EQ(testing::read_raster_values(file.output), expected);
+  EXPECT_EQ(testing::read_raster_values(file.allocation), expected_alloc);
+
+  std::vector<double> mask(values.size(), 0.0);
+  mask[40 * info.width + 30] = 1;
+  mask[250 * info.width + 300] = 2;
+  const std::string mask_path = dir.file("mask.tif");
+  testing::write_raster_values(mask_path, info.width, info.height, mask, CellType::UInt16, 65535, info);
+  SsspOptions raster = base;
+  raster.sources.clear();
+  raster.source_raster = mask_path;
+  raster.output = dir.file("mask_cost.tif");
+  raster.allocation = dir.file("mask_alloc.tif");
+  MemoryBudget b4(256ull << 20);
+  const SsspResult r = run_sssp(raster, b4, Progress::silent());
+  EXPECT_EQ(r.sources, 2u);
+  EXPECT_EQ(testing::read_raster_values(raster.output), expected);
+  EXPECT_EQ(testing::read_raster_values(raster.allocation), expected_alloc);
+}
+
+// Bad input: one clear line and a non-zero exit (2 for the user's choices, 1 for the data).
+struct CliRun {
+  int code;
+  std::string err;
+};
+CliRun run_cli(const std::string& arguments, const testing::TempDir& dir) {
+  const std::string err = dir.file("stderr.txt");
+  const std::string command = std::string(TERRAZO_BINARY) + " " + arguments + " > /dev/null 2> " + err;
+  const int status = std::system(command.c_str());
+  std::ifstream f(err);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+TEST(SsspCli, BadInputGetsOneClearLine) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string out = dir.file("cost.tif");
+  struct Case {
+    std::string args;
+    int code;
+    std::string needle;
+  };
+  // A raster with a nodata cell, one with negative values, one with nodata everywhere.
+  std::vector<double> holes(100, 3.0);
+  holes[55] = kNaN;
+  testing::write_raster_values(dir.file("holes.tif"), 10, 10, holes, CellType::Float32, -9999);
+  std::vector<double> negative(100, 3.0);
+  negative[7] = -2;
+  testing::write_raster_values(dir.file("negative.tif"), 10, 10, negative, CellType::Float32, -9999);
+  testing::write_raster_values(dir.file("empty.tif"), 10, 10, std::vector<double>(100, kNaN), CellType::Float32, -9999);
+  const std::vector<Case> cases = {
+      {"sssp -q " + dem + " " + out, 2, "no source"},
+      {"sssp -q --source 400,20 " + dem + " " + out, 2, "outside the raster"},
+      {"sssp -q --source 5,5 " + dir.file("holes.tif") + " " + out, 2, "nodata"},
+      {"sssp -q --source 1,1 " + dir.file("negative.tif") + " " + out, 2, "non-negative"},
+      {"sssp -q --source 1,1 " + dir.file("empty.tif") + " " + out, 1, "nodata everywhere"},
+      {"sssp -q --source 'ab,1' " + dem + " " + out, 2, "expected x,y"},
+      {"cost-distance -q --source 400,20 " + dem + " " + out, 2, "outside the raster"},
+  };
+  for (const Case& c : cases) {
+    const CliRun r = run_cli(c.args, dir);
+    EXPECT_EQ(r.code, c.code) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
+    EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+    std::ifstream published(out);
+    EXPECT_FALSE(published.good()) << "an output was published by a failed run: " << c.args;
+  }
+}
+
+TEST(SsspCli, JsonSummaryIsTheLastLine) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string command = std::string(TERRAZO_BINARY) + " sssp -q --json --tile 64 --source 100,100 " + dem +
+                              " " + dir.file("cost.tif") + " > " + dir.file("out.txt");
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream f(dir.file("out.txt"));
+  std::string line, last;
+  while (std::getline(f, line))
+    if (!line.empty()) last = line;
+  EXPECT_EQ(last.front(), '{');
+  EXPECT_EQ(last.back(), '}');
+  for (const char* key : {"\"reached_cells\":131753", "\"tiles_solved\":", "\"resolves\":", "\"peak_rss_bytes\":",
+                          "\"bytes_read\":", "\"phases\":{"})
+    EXPECT_NE(last.find(key), std::string::npos) << key << " in " << last;
 }
 
 }  // namespace

@@ -7,10 +7,12 @@
 // Run with all source ids 0 to get the labels of a run without an allocation output.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "core/types.h"
+#include "io/raster_info.h"
 #include "kernels/edge_weight.h"
 
 namespace terrazo::testing {
@@ -41,5 +43,16 @@ void set_reference_sources(SsspReferenceProblem& problem,
 // clockwise from east, kernels/tile_geometry.h) whose neighbour v is reached with
 // dist(v) + w(v, u) == dist(u), source(v) == source(u), hops(v) + 1 == hops(u).
 std::vector<std::uint8_t> backlinks_reference(const SsspReferenceProblem& solved);
+
+// Test helpers around the file-based pipeline.
+// Band 1 of any raster RasterReader opens, whole, as doubles (nodata -> NaN).
+std::vector<double> read_raster_values(const std::string& path, RasterInfo* info = nullptr);
+// Writes `values` (NaN = nodata) as a GeoTIFF of `type` with nodata `nodata`, georeferenced like `georef`.
+void write_raster_values(const std::string& path, std::uint64_t width, std::uint64_t height,
+                         const std::vector<double>& values, CellType type, double nodata,
+                         const RasterInfo& georef = RasterInfo{});
+// Fixed-point distances back from a cost raster written by run_sssp: llround(cost * scale), exact
+// below 2^52; kUnreached where the raster has nodata.
+std::vector<PathLength> fixed_distances(const std::vector<double>& cost, double scale);
 
 }  // namespace terrazo::testing
