@@ -143,8 +143,10 @@ void CliProgress::draw_bar(const ProgressEvent& event, double elapsed) {
   const std::string label = event.phase;
   const std::string tail = describe(event, elapsed, "  ", phase_end, true);
   const int width = terminal_width();
-  // label, space, [bar], two spaces, tail; the bar takes what is left, at least 10 columns.
-  const int bar_width = std::max(10, width - 1 - static_cast<int>(label.size()) - 1 - 2 - 2 - static_cast<int>(tail.size()));
+  // label, space, [bar], two spaces, tail; the bar takes what is left, at least 10 columns, with
+  // room kept for the longest usual tail so the bar does not change width while it fills.
+  const int tail_room = std::max(static_cast<int>(tail.size()), 40);
+  const int bar_width = std::max(10, width - 1 - static_cast<int>(label.size()) - 1 - 2 - 2 - tail_room);
   const int filled = event.total ? static_cast<int>(std::lround(event.fraction() * bar_width)) : 0;
   std::string bar(static_cast<std::size_t>(std::clamp(filled, 0, bar_width)), '#');
   bar.resize(static_cast<std::size_t>(bar_width), ' ');

@@ -56,7 +56,9 @@ void print_overview(std::FILE* out) {
                "       terrazo --version\n"
                "\n"
                "Commands:\n");
-  for (const auto& command : sorted_commands()) std::fprintf(out, "  %-10s %s\n", command.name, command.summary);
+  int width = 10;
+  for (const auto& command : command_registry()) width = std::max(width, static_cast<int>(std::string(command.name).size()));
+  for (const auto& command : sorted_commands()) std::fprintf(out, "  %-*s  %s\n", width, command.name, command.summary);
   std::fprintf(out,
                "\n"
                "Inputs are any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs).\n"

@@ -1,0 +1,386 @@
+// tests/test_cli.cpp: the terrazo program as a user meets it, run as a subprocess (TERRAZO_BINARY):
+// --help of every registered command, exit codes and one-line messages for bad flags and bad
+// inputs, `gen` determinism across tile sizes and threads, gen -> info --json, import/export of a
+// real DEM, --json and progress output, and no partial output after failures or Ctrl-C.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "io/tile_store.h"
+#include "reference/test_support.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Starts terrazo with `args`, stdout and stderr into files of `dir`; returns the pid.
+pid_t start(const std::vector<std::string>& args, const std::string& dir) {
+  std::vector<std::string> argv_storage{TERRAZO_BINARY};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string out = dir + "/stdout.txt", err = dir + "/stderr.txt";
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error(std::string("cannot start ") + TERRAZO_BINARY + ": " + std::strerror(rc));
+  return pid;
+}
+
+RunResult finish(pid_t pid, const std::string& dir) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  RunResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = slurp(dir + "/stdout.txt");
+  result.err = slurp(dir + "/stderr.txt");
+  return result;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  RunResult run(const std::vector<std::string>& args) { return finish(start(args, logs_.path()), logs_.path()); }
+  std::string file(const std::string& name) const { return work_.file(name); }
+  // Files left in the work directory (outputs, partial outputs).
+  std::vector<std::string> work_files() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(work_.path())) names.push_back(entry.path().filename().string());
+    return names;
+  }
+
+  terrazo::testing::TempDir logs_, work_;
+};
+
+// What a failed run must look like: the exit code, "terrazo CMD: error: ..." naming `parts` on one
+// line, at most a --help hint after it.
+void expect_error(const RunResult& r, int code, const std::string& command, const std::vector<std::string>& parts) {
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_LE(lines.size(), 2u) << r.err;
+  EXPECT_EQ(lines[0].rfind("terrazo " + command + ": error: ", 0), 0u) << r.err;
+  for (const auto& part : parts) EXPECT_TRUE(contains(lines[0], part)) << "missing '" << part << "' in: " << r.err;
+  if (code == 2) {
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_TRUE(contains(lines[1], "terrazo " + command + " --help"));
+  }
+}
+
+// The command names listed under "Commands:" by `terrazo --help`.
+std::vector<std::string> listed_commands(const std::string& help) {
+  std::vector<std::string> names;
+  bool in_list = false;
+  for (const auto& line : lines_of(help)) {
+    if (line == "Commands:") {
+      in_list = true;
+      continue;
+    }
+    if (in_list) {
+      if (line.empty()) break;
+      std::istringstream words(line);
+      std::string name;
+      words >> name;
+      names.push_back(name);
+    }
+  }
+  return names;
+}
+
+// The whole store, row-major doubles (NaN = nodata).
+std::vector<double> read_store(const std::string& path) {
+  auto store = terrazo::TileStore::open(path);
+  const auto& info = store->info();
+  const std::uint32_t t = store->tile();
+  std::vector<double> cells(info.width * info.height), tile(static_cast<std::size_t>(t) * t);
+  for (std::uint32_t ty = 0; ty < store->grid().tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < store->grid().tiles_x(); ++tx) {
+      store->read_tile(tx, ty, tile.data());
+      for (std::uint32_t r = 0; r < t; ++r)
+        for (std::uint32_t c = 0; c < t; ++c) {
+          const std::uint64_t x = std::uint64_t{tx} * t + c, y = std::uint64_t{ty} * t + r;
+          if (x < info.width && y < info.height) cells[y * info.width + x] = tile[std::size_t{r} * t + c];
+        }
+    }
+  return cells;
+}
+
+bool same_cells(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) return false;
+  }
+  return true;
+}
+
+std::string last_line(const std::string& text) {
+  const auto lines = lines_of(text);
+  return lines.empty() ? "" : lines.back();
+}
+
+}  // namespace
+
+TEST_F(Cli, HelpListsCommandsAndEachHasUsageWithExample) {
+  const RunResult help = run({"--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  const auto names = listed_commands(help.out);
+  for (const char* expected : {"export", "gen", "import", "info"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected << " not in:\n" << help.out;
+  for (const auto& name : names) {
+    for (const char* flag : {"--help", "-h"}) {
+      const RunResult usage = run({name, flag});
+      EXPECT_EQ(usage.exit_code, 0) << name;
+      EXPECT_TRUE(contains(usage.out, "Usage: terrazo ")) << name << ":\n" << usage.out;
+      EXPECT_TRUE(contains(usage.out, name)) << name << ":\n" << usage.out;
+      EXPECT_TRUE(contains(usage.out, "Example")) << name << " --help has no example:\n" << usage.out;
+      EXPECT_TRUE(usage.err.empty()) << usage.err;
+    }
+    const RunResult via_help = run({"help", name});
+    EXPECT_EQ(via_help.exit_code, 0);
+    EXPECT_EQ(via_help.out, run({name, "--help"}).out);
+  }
+}
+
+TEST_F(Cli, VersionAndDispatchErrors) {
+  const RunResult version = run({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("terrazo ", 0), 0u) << version.out;
+
+  const RunResult none = run({});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_TRUE(contains(none.err, "Usage: terrazo <command>"));
+
+  const RunResult unknown = run({"inport", "a.tif", "b.tzs"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_TRUE(contains(unknown.err, "unknown command 'inport'")) << unknown.err;
+  EXPECT_TRUE(contains(unknown.err, "did you mean 'import'")) << unknown.err;
+}
+
+TEST_F(Cli, UnknownFlagsAreUsageErrors) {
+  expect_error(run({"import", "--bogus", "a.tif", "b.tzs"}), 2, "import", {"unknown flag", "--bogus"});
+  expect_error(run({"info", "--bogus=1", "a.tif"}), 2, "info", {"--bogus"});
+  expect_error(run({"export", "-z", "a.tzs", "b.tif"}), 2, "export", {"-z"});
+  expect_error(run({"gen", "--width", "8", "--height", "8", "--colour", "red", "g.tzs"}), 2, "gen", {"--colour"});
+}
+
+TEST_F(Cli, NonsenseValuesNameFlagAndValue) {
+  const std::string out = file("g.tzs");
+  expect_error(run({"gen", "--width", "abc", "--height", "8", out}), 2, "gen", {"--width", "abc"});
+  expect_error(run({"gen", "--width", "0", "--height", "8", out}), 2, "gen", {"--width", "0"});
+  expect_error(run({"gen", "--height", "8", out}), 2, "gen", {"--width"});
+  expect_error(run({"gen", "--width", "8", "--height", "8", "--tile", "100", out}), 2, "gen", {"--tile", "100"});
+  expect_error(run({"gen", "--width", "8", "--height", "8", "--nodata-holes", "1.5", out}), 2, "gen",
+               {"--nodata-holes", "1.5"});
+  expect_error(run({"gen", "--width", "8", "--height", "8", "--type", "Float16", out}), 2, "gen",
+               {"--type", "Float16"});
+  expect_error(run({"gen", "--width", "8", "--height", "8", "--threads", "-2", out}), 2, "gen", {"--threads", "-2"});
+  expect_error(run({"gen", "--width", "8", "--height", "8", "--crs", "EPSG:nonsense", out}), 2, "gen",
+               {"--crs", "EPSG:nonsense"});
+  expect_error(run({"gen", "--width", "8", "--height", "8", file("g.png")}), 2, "gen", {"g.png", ".tzs"});
+  expect_error(run({"import", "--memory", "12X", "a.tif", "b.tzs"}), 2, "import", {"--memory", "12X"});
+  expect_error(run({"import", "--device", "gpu", "a.tif", "b.tzs"}), 2, "import", {"--device", "gpu"});
+  expect_error(run({"import", "--memory"}), 2, "import", {"--memory needs a value"});
+  expect_error(run({"import", "a.tif"}), 2, "import", {"INPUT OUTPUT"});
+  expect_error(run({"export", "a.tzs", "b.tif", "c.tif"}), 2, "export", {"too many arguments"});
+  expect_error(run({"export", "--block", "100", "a.tzs", "b.tif"}), 2, "export", {"--block", "100"});
+  EXPECT_TRUE(work_files().empty());
+}
+
+TEST_F(Cli, MissingAndBadInputsAreRuntimeErrors) {
+  const std::string missing = file("missing.tif");
+  expect_error(run({"info", missing}), 1, "info", {missing, "does not exist"});
+  expect_error(run({"import", missing, file("out.tzs")}), 1, "import", {missing});
+  expect_error(run({"export", missing, file("out.tif")}), 1, "export", {missing});
+
+  const std::string text = file("not_a_raster.tif");
+  std::ofstream(text) << "this is not a raster\n";
+  expect_error(run({"info", text}), 1, "info", {"not_a_raster.tif"});
+  expect_error(run({"import", text, file("out.tzs")}), 1, "import", {"not_a_raster.tif"});
+  expect_error(run({"info", work_.path()}), 1, "info", {"directory"});
+
+  // A truncated tile store.
+  const std::string store = file("whole.tzs");
+  ASSERT_EQ(run({"gen", "-q", "--width", "100", "--height", "100", "--tile", "32", store}).exit_code, 0);
+  const std::string cut = file("cut.tzs");
+  const std::string bytes = slurp(store);
+  std::ofstream(cut, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  expect_error(run({"info", cut}), 1, "info", {"cut.tzs"});
+  expect_error(run({"export", cut, file("cut.tif")}), 1, "export", {"cut.tzs"});
+
+  for (const auto& name : work_files()) {
+    EXPECT_EQ(name.find(".partial"), std::string::npos) << name;
+    EXPECT_NE(name, "out.tzs");
+    EXPECT_NE(name, "out.tif");
+    EXPECT_NE(name, "cut.tif");
+  }
+}
+
+TEST_F(Cli, UnwritableOutputsAreRuntimeErrors) {
+  const std::string store = file("in.tzs");
+  ASSERT_EQ(run({"gen", "-q", "--width", "40", "--height", "40", store}).exit_code, 0);
+  expect_error(run({"gen", "--width", "8", "--height", "8", file("no/such/dir/g.tzs")}), 1, "gen", {"no/such/dir"});
+  expect_error(run({"import", store, file("no/such/dir/g.tzs")}), 1, "import", {"no/such/dir"});
+  expect_error(run({"export", store, file("no/such/dir/g.tif")}), 1, "export", {"no/such/dir"});
+  expect_error(run({"export", store, work_.path()}), 2, "export", {});  // a directory: not a .tif name
+  expect_error(run({"gen", "--width", "8", "--height", "8", "/proc/terrazo-test.tzs"}), 1, "gen", {"/proc"});
+  if (geteuid() != 0) {  // root writes anywhere: permissions only bind other users
+    const std::string locked = file("locked");
+    fs::create_directory(locked);
+    fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+    expect_error(run({"gen", "--width", "8", "--height", "8", locked + "/g.tzs"}), 1, "gen", {"not writable"});
+    fs::permissions(locked, fs::perms::owner_all);
+  }
+  EXPECT_FALSE(fs::exists("/proc/terrazo-test.tzs.partial"));
+}
+
+TEST_F(Cli, GenIsDeterministicAcrossTilesAndThreads) {
+  const std::vector<std::string> common{"gen", "-q", "--width", "333", "--height", "201", "--seed", "42",
+                                        "--nodata-holes", "0.1", "--type", "Int16"};
+  auto gen = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(file(name));
+    const RunResult r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.out.empty() && r.err.empty()) << "-q prints nothing: " << r.out << r.err;
+  };
+  gen("a.tzs", {"--tile", "32", "--threads", "1"});
+  gen("b.tzs", {"--tile", "32", "--threads", "3"});
+  gen("c.tzs", {"--tile", "128"});
+  gen("d.tzs", {"--tile", "16", "--threads", "2"});
+  EXPECT_EQ(slurp(file("a.tzs")), slurp(file("b.tzs"))) << "same seed and tile: byte-identical stores";
+  const auto a = read_store(file("a.tzs"));
+  EXPECT_TRUE(same_cells(a, read_store(file("c.tzs"))));
+  EXPECT_TRUE(same_cells(a, read_store(file("d.tzs"))));
+  std::size_t holes = 0;
+  for (double v : a) holes += std::isnan(v);
+  EXPECT_GT(holes, 0u);
+
+  std::vector<std::string> other = common;
+  other[7] = "43";
+  other.push_back(file("e.tzs"));
+  ASSERT_EQ(run(other).exit_code, 0);
+  EXPECT_FALSE(same_cells(a, read_store(file("e.tzs"))));
+}
+
+TEST_F(Cli, GenThenInfoJsonReportsTheSize) {
+  const std::string store = file("g.tzs");
+  const RunResult gen = run({"gen", "--json", "--width", "157", "--height", "93", "--tile", "64", store});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const std::string gen_json = last_line(gen.out);
+  EXPECT_EQ(gen_json.front(), '{');
+  EXPECT_EQ(gen_json.back(), '}');
+  EXPECT_TRUE(contains(gen_json, "\"command\":\"gen\""));
+  EXPECT_TRUE(contains(gen_json, "\"width\":157"));
+  EXPECT_TRUE(contains(gen_json, "\"height\":93"));
+  // Progress is on stderr (plain lines: stderr is a file here), ending the phase at 100 %.
+  EXPECT_TRUE(contains(gen.err, "gen: 100.0%")) << gen.err;
+
+  const RunResult info = run({"info", "--json", store});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const std::string json = last_line(info.out);
+  EXPECT_EQ(json.front(), '{') << info.out;
+  EXPECT_EQ(json.back(), '}') << info.out;
+  EXPECT_TRUE(contains(json, "\"width\":157")) << json;
+  EXPECT_TRUE(contains(json, "\"height\":93")) << json;
+
+  const RunResult text = run({"info", store});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "157 x 93")) << text.out;
+  EXPECT_TRUE(contains(text.out, "Float32")) << text.out;
+}
+
+TEST_F(Cli, GenGeoTiffAndExportKeepSizeAndGeoreferencing) {
+  const std::string tif = file("g.tif"), store = file("g.tzs"), back = file("back.tif");
+  ASSERT_EQ(run({"gen", "-q", "--width", "90", "--height", "70", "--seed", "3", tif}).exit_code, 0);
+  ASSERT_EQ(run({"gen", "-q", "--width", "90", "--height", "70", "--seed", "3", store}).exit_code, 0);
+  const RunResult exported = run({"export", store, back});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_TRUE(contains(exported.out, back)) << "prints where the output went: " << exported.out;
+  for (const auto& path : {tif, back}) {
+    const RunResult info = run({"info", path});
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_TRUE(contains(info.out, "90 x 70")) << info.out;
+    EXPECT_TRUE(contains(info.out, "3857")) << info.out;
+  }
+  // The generated GeoTIFF imported again holds the same cells as the generated store.
+  const std::string again = file("again.tzs");
+  ASSERT_EQ(run({"import", "-q", tif, again}).exit_code, 0);
+  EXPECT_TRUE(same_cells(read_store(again), read_store(store)));
+}
+
+TEST_F(Cli, ImportInfoExportOfARealDem) {
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string store = file("dem.tzs"), tif = file("dem.tif");
+  const RunResult imported = run({"import", "--json", "--memory", "64M", dem, store});
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_TRUE(contains(last_line(imported.out), "\"command\":\"import\""));
+  const RunResult info = run({"info", "--json", store});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const RunResult original = run({"info", "--json", dem});
+  ASSERT_EQ(original.exit_code, 0) << original.err;
+  const RunResult exported = run({"export", "-q", store, tif});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_TRUE(exported.out.empty());
+  EXPECT_TRUE(fs::exists(tif));
+  const RunResult round_trip = run({"info", tif});
+  EXPECT_EQ(round_trip.exit_code, 0) << round_trip.err;
+}
+
+TEST_F(Cli, InterruptLeavesNoOutput) {
+  const std::string out = file("big.tzs");
+  // Large enough to run for seconds on one thread; interrupted once its partial file exists.
+  const pid_t pid = start({"gen", "--threads", "1", "--tile", "64", "--width", "16384", "--height", "16384", out},
+                          logs_.path());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(out + ".partial") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(fs::exists(out + ".partial")) << "the run never started writing";
+  kill(pid, SIGINT);
+  const RunResult r = finish(pid, logs_.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "terrazo gen: interrupted")) << r.err;
+  EXPECT_TRUE(work_files().empty()) << "left: " << (work_files().empty() ? "" : work_files()[0]);
+}
