@@ -86,6 +86,7 @@ SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const Sss
 
   queued_key_.assign(tiles, kUnreached);
   solved_once_.assign(tiles, false);
+  full_scan_.assign(tiles, false);
   read_buffer_.resize(cells);
   dist_buffer_.resize(cells);
   if (labelled_) {
@@ -275,6 +276,7 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
   }
   if (any) {
     e.dirty = true;
+    full_scan_[tile] = true;
     enqueue(tile, 0);
     push_borders(e, e.changed.data());
   }
@@ -414,6 +416,7 @@ void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
       Entry& e = *batch[k];
       bool local_overflow = false;
       SsspLabels labels;
+      labels.interior_consistent = !full_scan_[e.tile];
       if (labelled_) {
         labels.source = e.source.data();
         labels.hops = e.hops.data();
@@ -460,6 +463,7 @@ void SsspExchange::run(Progress& progress) {
     solve_batch(batch);
     for (Entry* e : batch) {
       e->dirty = true;
+      full_scan_[e->tile] = false;
       ++stats_.solves;
       if (!solved_once_[e->tile]) {
         solved_once_[e->tile] = true;

@@ -136,6 +136,7 @@ class SsspExchange {
   std::vector<PathLength> queued_key_;  // kUnreached: not queued
   std::set<std::pair<PathLength, std::uint64_t>> queue_;
   std::vector<bool> solved_once_;
+  std::vector<bool> full_scan_;  // interior labels set outside the solver (sources) since its last solve
   // GPU staging.
   std::vector<double> stage_values_;
   std::vector<PathLength> stage_dist_;

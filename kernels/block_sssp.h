@@ -39,6 +39,11 @@ std::uint64_t block_sssp_cpu(const double* values, std::uint32_t t, const Weight
 struct SsspLabels {
   std::uint32_t* source = nullptr;  // (t+2)^2 like dist: the id of the source the label comes from
   std::uint32_t* hops = nullptr;    // (t+2)^2: edges on the label's path
+  // Seeding hint (labels or not; the result is the same either way): true promises that every edge
+  // between two valid interior cells already satisfies label(v) <= extend(label(u), w(u, v)) for
+  // finite u (so after a previous solve of the tile, when only halo labels changed since). Then
+  // only halo cells are scanned for seeds, and a re-solve costs O(t + improved region).
+  bool interior_consistent = false;
 };
 
 std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, const WeightParams& params,

@@ -77,8 +77,8 @@ struct Labels<true> {
 
 template <bool kLabelled>
 std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
-                    PathLength max_cost, const Labels<kLabelled>& labels, std::uint8_t* changed, bool* overflow,
-                    RadixHeap<typename Labels<kLabelled>::Key>& heap) {
+                    PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
+                    std::uint8_t* changed, bool* overflow, RadixHeap<typename Labels<kLabelled>::Key>& heap) {
   using Key = typename Labels<kLabelled>::Key;
   const std::uint32_t s = t + 2;
   const std::uint64_t cells = static_cast<std::uint64_t>(s) * s;
@@ -100,9 +100,19 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
   std::int64_t offset[8];
   for (int d = 0; d < 8; ++d) offset[d] = static_cast<std::int64_t>(kDirDy[d]) * s + kDirDx[d];
 
-  // Queue the seeds that improve at least one interior neighbour.
+  // Queue the seeds that improve at least one interior neighbour: every finite cell, or only the
+  // halo ring when the interior is known to be consistent.
   heap.clear();
-  for (std::uint32_t u = 0; u < cells; ++u) {
+  const std::uint32_t ring = 4 * t + 4;
+  const std::uint32_t scan = interior_consistent ? ring : static_cast<std::uint32_t>(cells);
+  for (std::uint32_t k = 0; k < scan; ++k) {
+    std::uint32_t u = k;
+    if (interior_consistent) {  // ring position -> index: top row, bottom row, left, right column
+      if (k < s) u = k;
+      else if (k < 2 * s) u = (t + 1) * s + (k - s);
+      else if (k < 2 * s + t) u = (k - 2 * s + 1) * s;
+      else u = (k - 2 * s - t + 1) * s + t + 1;
+    }
     if (dist[u] == kUnreached || dist[u] > max_cost) continue;
     const double value = values[u];
     if (value != value) continue;
@@ -162,8 +172,9 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
                                       Connectivity connectivity, PathLength max_cost, PathLength* dist,
                                       const SsspLabels& labels, std::uint8_t* changed, bool* overflow) {
   Workspace& w = workspace();
-  if (labels.source == nullptr && labels.hops == nullptr) {
-    return solve<false>(values, t, params, connectivity, max_cost, Labels<false>{dist}, changed, overflow, w.heap64);
+  if (labels.source == nullptr && labels.hops == nullptr) {  // distances only
+    return solve<false>(values, t, params, connectivity, max_cost, Labels<false>{dist}, labels.interior_consistent,
+                        changed, overflow, w.heap64);
   }
   const std::size_t cells = static_cast<std::size_t>(t + 2) * (t + 2);
   std::uint32_t* source = labels.source;
@@ -179,8 +190,8 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
     w.scratch_hops.assign(cells, 0);
     hops = w.scratch_hops.data();
   }
-  return solve<true>(values, t, params, connectivity, max_cost, Labels<true>{dist, source, hops}, changed, overflow,
-                     w.heap128);
+  return solve<true>(values, t, params, connectivity, max_cost, Labels<true>{dist, source, hops},
+                     labels.interior_consistent, changed, overflow, w.heap128);
 }
 
 }  // namespace terrazo

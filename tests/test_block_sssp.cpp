@@ -280,5 +280,54 @@ TEST(Backlink, ReportsCellsWithoutPredecessor) {
   EXPECT_EQ(back, kNoBacklink);
 }
 
+// The seeding hint: after a solve, lower some halo labels and re-solve with interior_consistent;
+// the result equals the reference (and the solve without the hint).
+TEST(BlockSssp, InteriorConsistentHintAfterHaloImprovements) {
+  for (std::uint64_t seed = 7001; seed <= 7400; ++seed) {
+    std::mt19937_64 rng(seed);
+    const bool labelled = seed % 2;
+    RandomTile tile = make_tile(rng, labelled);
+    const std::uint32_t t = tile.t, s = t + 2;
+    std::vector<std::uint8_t> changed(static_cast<std::size_t>(t) * t);
+    bool overflow = false;
+    SsspLabels labels;
+    if (labelled) {
+      labels.source = tile.source.data();
+      labels.hops = tile.hops.data();
+    }
+    block_sssp_cpu_labelled(tile.values.data(), t, tile.params, tile.connectivity, tile.max_cost, tile.dist.data(),
+                            labels, changed.data(), &overflow);
+    if (overflow) continue;
+    for (std::uint32_t y = 0; y < s; ++y)
+      for (std::uint32_t x = 0; x < s; ++x) {
+        if (!(x == 0 || y == 0 || x == s - 1 || y == s - 1) || rng() % 3) continue;
+        const std::size_t i = static_cast<std::size_t>(y) * s + x;
+        tile.dist[i] = tile.dist[i] == kUnreached ? rng() % 100000 : tile.dist[i] / 2;
+        if (labelled) tile.hops[i] = static_cast<std::uint32_t>(rng() % 50);
+      }
+    testing::SsspReferenceProblem ref = reference_of(tile);
+    ASSERT_TRUE(testing::sssp_reference(ref));
+    std::vector<PathLength> plain = tile.dist;
+    std::vector<std::uint32_t> plain_source = tile.source, plain_hops = tile.hops;
+    SsspLabels hinted = labels;
+    hinted.interior_consistent = true;
+    block_sssp_cpu_labelled(tile.values.data(), t, tile.params, tile.connectivity, tile.max_cost, tile.dist.data(),
+                            hinted, changed.data(), &overflow);
+    SsspLabels unhinted;
+    if (labelled) {
+      unhinted.source = plain_source.data();
+      unhinted.hops = plain_hops.data();
+    }
+    block_sssp_cpu_labelled(tile.values.data(), t, tile.params, tile.connectivity, tile.max_cost, plain.data(),
+                            unhinted, changed.data(), &overflow);
+    ASSERT_EQ(tile.dist, ref.dist) << "seed " << seed;
+    ASSERT_EQ(plain, ref.dist) << "seed " << seed;
+    if (labelled) {
+      ASSERT_EQ(tile.source, ref.source) << "seed " << seed;
+      ASSERT_EQ(tile.hops, ref.hops) << "seed " << seed;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace terrazo
