@@ -546,6 +546,58 @@ TEST(MstPipeline, RealDemsMatchReference) {
   }
 }
 
+// The packed reference used on large stores agrees with the plain one.
+TEST(MstReference, PackedTotalsEqualPlainReference) {
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    const Case c = make_case(seed);
+    const WeightParams params = mst_weight_params(c.model, 0.0, info_of(c.raster), c.connectivity);
+    const auto plain = testing::reference_mst(c.raster.values, c.raster.width, c.raster.height, params, c.connectivity);
+    const auto packed =
+        testing::reference_mst_totals(c.raster.values, c.raster.width, c.raster.height, params, c.connectivity);
+    ASSERT_EQ(packed.total_weight, plain.total_weight) << seed;
+    ASSERT_EQ(packed.edges, plain.edges) << seed;
+    ASSERT_EQ(packed.components, plain.components) << seed;
+  }
+}
+
+// A large store (e.g. the 8192 x 8192 top-left crop of the benchmark's 4 G-cell terrain, `terrazo gen
+// --width 8192 --height 8192 --seed 7 --nodata-holes 0.02 crop.tzs`) against the packed in-memory
+// reference: identical totals. Runs only when TERRAZO_MST_LARGE_STORE names the store (minutes, ~3 GiB).
+TEST(MstPipelineLarge, StoreMatchesPackedReference) {
+  const char* path = std::getenv("TERRAZO_MST_LARGE_STORE");
+  if (!path || !*path) GTEST_SKIP() << "set TERRAZO_MST_LARGE_STORE to a tile store to run";
+  testing::TempDir dir;
+  MstOptions options;
+  options.input = path;
+  options.tmpdir = dir.path();
+  options.device = "cpu";
+  MemoryBudget budget(1ull << 30);
+  const MstResult result = run_mst(options, budget, Progress::silent());
+  auto store = TileStore::open(path);
+  const TileGrid& grid = store->grid();
+  std::vector<double> values(grid.width * grid.height), tile(static_cast<std::size_t>(grid.tile) * grid.tile);
+  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+      store->read_tile(tx, ty, tile.data());
+      for (std::uint32_t ly = 0; ly < grid.tile; ++ly)
+        for (std::uint32_t lx = 0; lx < grid.tile; ++lx) {
+          const std::uint64_t x = std::uint64_t{tx} * grid.tile + lx, y = std::uint64_t{ty} * grid.tile + ly;
+          if (x < grid.width && y < grid.height) values[y * grid.width + x] = tile[ly * grid.tile + lx];
+        }
+    }
+  const WeightParams params = mst_weight_params(WeightModel::Max, 0.0, store->info(), Connectivity::Eight);
+  store.reset();
+  const auto ref = testing::reference_mst_totals(values, grid.width, grid.height, params, Connectivity::Eight);
+  EXPECT_EQ(result.total_weight, ref.total_weight);
+  EXPECT_EQ(result.edges, ref.edges);
+  EXPECT_EQ(result.vertices, ref.vertices);
+  EXPECT_EQ(result.components, ref.components);
+  std::printf("large store %s: %llu x %llu, total_weight %llu (reference %llu), edges %llu, components %llu\n", path,
+              static_cast<unsigned long long>(grid.width), static_cast<unsigned long long>(grid.height),
+              static_cast<unsigned long long>(result.total_weight), static_cast<unsigned long long>(ref.total_weight),
+              static_cast<unsigned long long>(result.edges), static_cast<unsigned long long>(result.components));
+}
+
 // The command line: --json summary last on stdout, --help, a usage error.
 TEST(MstCommand, JsonSummaryAndExitCodes) {
   testing::TempDir dir;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 #include <tuple>
 
 #include "kernels/tile_geometry.h"
@@ -73,6 +74,52 @@ ReferenceMst reference_mst(const std::vector<double>& values, std::uint64_t widt
     result.bits[e.a] |= static_cast<std::uint8_t>(1u << e.dir);
     ++result.edges;
     result.total_weight += e.w;
+  }
+  result.components = result.vertices - result.edges;
+  return result;
+}
+
+ReferenceMst reference_mst_totals(const std::vector<double>& values, std::uint64_t width, std::uint64_t height,
+                                  const WeightParams& params, Connectivity connectivity) {
+  ReferenceMst result;
+  const std::uint64_t n = width * height;
+  if (n > (std::uint64_t{1} << 30)) throw std::runtime_error("reference_mst_totals: more than 2^30 cells");
+  static constexpr int kRankDirection[4] = {kEast, kSouthWest, kSouth, kSouthEast};
+  std::vector<std::uint64_t> keys;
+  keys.reserve(4 * n);
+  for (std::uint64_t y = 0; y < height; ++y) {
+    for (std::uint64_t x = 0; x < width; ++x) {
+      const std::uint64_t id = y * width + x;
+      if (values[id] != values[id]) continue;
+      ++result.vertices;
+      for (int rank = 0; rank < 4; ++rank) {
+        const int dir = kRankDirection[rank];
+        if (!reference_edge_exists(values, width, height, x, y, dir, connectivity)) continue;
+        const std::uint64_t other = (y + kDirDy[dir]) * width + (x + kDirDx[dir]);
+        bool overflow = false;
+        const Weight w = edge_weight(params, values[id], values[other], is_diagonal(dir), &overflow);
+        if (overflow) result.overflow = true;
+        keys.push_back(static_cast<std::uint64_t>(w) << 32 | (id * 4 + static_cast<std::uint64_t>(rank)));
+      }
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::uint32_t> parent(n);
+  std::iota(parent.begin(), parent.end(), std::uint32_t{0});
+  auto find = [&](std::uint32_t v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  for (const std::uint64_t key : keys) {
+    const std::uint64_t low = key & 0xffffffffu;
+    const std::uint64_t a = low >> 2;
+    const int dir = kRankDirection[low & 3];
+    const std::uint64_t b = (a / width + kDirDy[dir]) * width + a % width + kDirDx[dir];
+    const std::uint32_t ra = find(static_cast<std::uint32_t>(a)), rb = find(static_cast<std::uint32_t>(b));
+    if (ra == rb) continue;
+    parent[ra] = rb;
+    ++result.edges;
+    result.total_weight += key >> 32;
   }
   result.components = result.vertices - result.edges;
   return result;

@@ -25,6 +25,13 @@ struct ReferenceMst {
 ReferenceMst reference_mst(const std::vector<double>& values, std::uint64_t width, std::uint64_t height,
                            const WeightParams& params, Connectivity connectivity);
 
+// The same forest's totals only (edges, vertices, components, total weight), with one packed 64-bit
+// key per edge (weight << 32 | id * 4 + rank, rank E < SW < S < SE) and a 32-bit union-find: 8 bytes
+// per edge + 4 per cell besides the values, so a 64 M-cell crop fits in about 2.5 GiB. Requires
+// W * H <= 2^30. Same order, same forest as reference_mst.
+ReferenceMst reference_mst_totals(const std::vector<double>& values, std::uint64_t width, std::uint64_t height,
+                                  const WeightParams& params, Connectivity connectivity);
+
 // Whether the edge from cell (x, y) in owned direction d (0..3) exists in the grid graph.
 bool reference_edge_exists(const std::vector<double>& values, std::uint64_t width, std::uint64_t height,
                            std::uint64_t x, std::uint64_t y, int dir, Connectivity connectivity);
