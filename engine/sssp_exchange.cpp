@@ -306,11 +306,37 @@ bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std:
   return false;  // an overflowing weight is reported by the solver when the tile is solved anyway
 }
 
+// Whether interior cell (lx, ly) of `e` improves a cell of the neighbouring tile at tile offset
+// (dx, dy) next to it, judged on e's ring (the neighbour's border labels as last pushed, never
+// lower than its current labels). A neighbour cell never pushed (unreached in the ring, value
+// unknown) counts as improved.
+bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const {
+  const std::int64_t t = t_, s = t_ + 2;
+  const std::size_t u = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+  bool overflow = false;
+  for (int d = 0; d < 8; ++d) {
+    if (!direction_used(d, options_.connectivity)) continue;
+    const std::int64_t vx = static_cast<std::int64_t>(lx) + kDirDx[d], vy = static_cast<std::int64_t>(ly) + kDirDy[d];
+    if ((vx < 0 ? -1 : vx >= t ? 1 : 0) != dx || (vy < 0 ? -1 : vy >= t ? 1 : 0) != dy) continue;
+    const std::size_t v = static_cast<std::size_t>(vy + 1) * s + static_cast<std::size_t>(vx + 1);
+    if (e.dist[v] == kUnreached) return true;
+    const Weight w = edge_weight(options_.params, e.values[u], e.values[v], is_diagonal(d), &overflow);
+    if (w == kNoEdge) continue;
+    const PathLength nd = e.dist[u] + w;
+    if (nd < w || nd > options_.max_cost) continue;
+    Label candidate{nd, 0};
+    if (labelled_) candidate.second = (static_cast<std::uint64_t>(e.source[u]) << 32) | (e.hops[u] + 1u);
+    if (candidate < e.label(v)) return true;
+  }
+  return false;
+}
+
 // Pushes the changed border cells of `e` into the rings of its neighbours.
 void SsspExchange::push_borders(Entry& e, const std::uint8_t* changed) {
   const std::uint32_t t = t_, s = t_ + 2;
   const std::int64_t tiles_x = grid_.tiles_x(), tiles_y = grid_.tiles_y();
   std::vector<RingCell> cells;
+  std::vector<char> improves;
   for (int d = 0; d < 8; ++d) {
     if (!direction_used(d, options_.connectivity)) continue;
     const int dx = kDirDx[d], dy = kDirDy[d];
@@ -323,6 +349,7 @@ void SsspExchange::push_borders(Entry& e, const std::uint8_t* changed) {
     const std::uint32_t xa = dx == 0 ? 0 : x0, xb = dx == 0 ? t - 1 : x1;
     const std::uint32_t ya = dy == 0 ? 0 : y0, yb = dy == 0 ? t - 1 : y1;
     cells.clear();
+    improves.clear();
     std::uint32_t first = 0;
     bool any = false;
     for (std::uint32_t ly = ya; ly <= yb; ++ly)
@@ -332,7 +359,9 @@ void SsspExchange::push_borders(Entry& e, const std::uint8_t* changed) {
         if (cells.empty()) first = ring_index(t, hx, hy);
         const std::size_t i = static_cast<std::size_t>(ly + 1) * s + lx + 1;
         RingCell cell;  // unreached: "no news" for ring positions whose cell did not change
+        bool better = false;
         if (changed[static_cast<std::size_t>(ly) * t + lx]) {
+          better = improves_across(e, lx, ly, dx, dy);
           cell.dist = e.dist[i];
           cell.value = e.values[i];
           if (labelled_) {
@@ -345,12 +374,16 @@ void SsspExchange::push_borders(Entry& e, const std::uint8_t* changed) {
           any = true;
         }
         cells.push_back(cell);
+        improves.push_back(better ? 1 : 0);
       }
-    if (any) push_to_neighbour(static_cast<std::uint64_t>(nty) * tiles_x + static_cast<std::uint64_t>(ntx), first, cells);
+    if (any)
+      push_to_neighbour(static_cast<std::uint64_t>(nty) * tiles_x + static_cast<std::uint64_t>(ntx), first, cells,
+                        improves);
   }
 }
 
-void SsspExchange::push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells) {
+void SsspExchange::push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells,
+                                     const std::vector<char>& improves) {
   const std::uint32_t t = t_, s = t_ + 2;
   const auto count = static_cast<std::uint32_t>(cells.size());
   auto label_of = [&](const RingCell& c) {
@@ -381,14 +414,16 @@ void SsspExchange::push_to_neighbour(std::uint64_t tile, std::uint32_t first, co
   std::vector<RingCell> ring(count);
   store_.read_ring(tile, first, count, ring.data());
   PathLength key = kUnreached;
+  bool any = false;
   for (std::uint32_t k = 0; k < count; ++k) {
     if (cells[k].dist == kUnreached || !(label_of(cells[k]) < label_of(ring[k]))) continue;
     ring[k] = cells[k];
-    key = std::min(key, cells[k].dist);
+    any = true;
+    if (improves[k]) key = std::min(key, cells[k].dist);
   }
-  if (key == kUnreached) return;
+  if (!any) return;
   store_.write_ring(tile, first, count, ring.data());
-  enqueue(tile, key);
+  if (key != kUnreached) enqueue(tile, key);
 }
 
 // ---- solving ----------------------------------------------------------------------------------

@@ -13,10 +13,12 @@
 //   2. Pop the tiles of smallest key (a batch of up to `batch` tiles), solve each with the block
 //      solver (CPU Dijkstra, or the CUDA solver for distance-only runs).
 //   3. Push every border cell whose label changed to the ring of each neighbouring tile it touches
-//      (4 or 8 neighbours): ring label = min(ring label, pushed label). A cached neighbour is queued
-//      only if the improved halo cell improves one of its interior neighbours (exact check); an
-//      uncached one is updated on disk (read-modify-write of one ring side) and queued whenever a
-//      ring label decreased. Queue key = min over pending pushed distances (decrease-key).
+//      (4 or 8 neighbours): ring label = min(ring label, pushed label). The neighbour is queued only
+//      if the pushed cell improves one of the neighbour's cells next to it: checked on the
+//      neighbour's own labels when it is cached, else on this tile's ring, which holds the
+//      neighbour's border labels as last pushed (never lower than current, so the check never
+//      misses an improvement). An uncached neighbour's ring is updated on disk (read-modify-write of
+//      one ring side). Queue key = min over pending pushed distances (decrease-key).
 //   4. Repeat 2-3 until the queue is empty. Then every edge satisfies dist(v) <= dist(u) + w(u, v)
 //      (within tiles by the solver, across tiles because every change was pushed and re-solved),
 //      sources are 0 and every finite label is the label of a real path: the labels are the exact
@@ -112,8 +114,10 @@ class SsspExchange {
   void write_back(Entry& entry);
   void enqueue(std::uint64_t tile, PathLength key);
   void push_borders(Entry& entry, const std::uint8_t* changed);
-  void push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells);
+  void push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells,
+                         const std::vector<char>& improves);
   bool halo_improves_interior(const Entry& entry, std::uint32_t hx, std::uint32_t hy) const;
+  bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
   void solve_batch(const std::vector<Entry*>& batch);
 
   SsspTileInput& input_;
