@@ -163,14 +163,13 @@ struct GeoTiffWriter::Impl {
   std::uint64_t width = 0, height = 0;
   CellType type = CellType::Float32;
   NodataRule rule{CellType::Float32, false, 0.0};
-  std::vector<double> scratch;  // rows of a window with NaN replaced, at most kScratchCells
+  std::uint32_t block = 256;
+  std::vector<double> scratch;  // one block-aligned piece of a window, NaN replaced: <= block^2 cells
   bool finished = false;
   std::uint64_t bytes = 0;
 
   bool integer = false;
   double lowest = 0.0, highest = 0.0;  // range of the type (highest: FLT_MAX for Float32)
-
-  static constexpr std::uint64_t kScratchCells = 64 * 1024;
 
   [[noreturn]] void out_of_range(double value) const {
     throw Error("value " + std::to_string(value) + " does not fit the " + to_string(type) + " cells of '" + path + "'");
@@ -200,6 +199,7 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
   w.width = width;
   w.height = height;
   w.type = type;
+  w.block = block;
   w.rule = NodataRule(type, has_nodata, nodata);
   w.integer = cell_type_is_integer(type);
   switch (type) {
@@ -263,34 +263,46 @@ void GeoTiffWriter::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32
   Impl& s = *impl_;
   if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
   check_window(s.path, s.width, s.height, x0, y0, w, h);
-  // Convert by bands of rows through a bounded scratch buffer: NaN becomes the nodata value, and
-  // every value is checked against the type's range (GDAL would clamp silently).
-  const std::uint64_t rows_per_band = std::max<std::uint64_t>(1, Impl::kScratchCells / w);
-  s.scratch.resize(std::min<std::uint64_t>(rows_per_band, h) * w);
-  for (std::uint64_t r0 = 0; r0 < h; r0 += rows_per_band) {
-    const std::uint64_t rows = std::min<std::uint64_t>(rows_per_band, h - r0);
-    const double* src = cells + r0 * w;
-    for (std::uint64_t i = 0; i < rows * w; ++i) {
-      double value = src[i];
-      if (std::isnan(value)) {
-        if (!s.rule.can_store_nodata())
-          throw Error("cell (" + std::to_string(x0 + i % w) + ", " + std::to_string(y0 + r0 + i / w) + ") of '" +
-                      s.path + "' is nodata but its " + to_string(s.type) + " band has no nodata value to store");
-        value = s.rule.fill_value();
-      } else if (s.integer) {
-        value = std::nearbyint(value);
-        if (!(value >= s.lowest && value <= s.highest)) s.out_of_range(src[i]);
-      } else if (std::fabs(value) > s.highest && std::isfinite(value)) {
-        s.out_of_range(src[i]);
+  // Convert and write one block-aligned piece at a time (the window's intersection with each
+  // block), through a scratch buffer of one block: NaN becomes the nodata value and every value is
+  // checked against the type's range (GDAL would clamp silently). Each piece reaches GDAL in one
+  // call, so a block the window covers is complete when GDAL's cache evicts it and is compressed
+  // and written once (writing a block in slices would let a small cache flush it half-filled and
+  // then re-read, re-compress and append it again).
+  const std::uint64_t b = s.block;
+  s.scratch.resize(std::min<std::uint64_t>(b, w) * std::min<std::uint64_t>(b, h));
+  for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
+    const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
+    for (std::uint64_t px = x0; px < x0 + w; px = (px / b + 1) * b) {
+      const std::uint64_t cols = std::min((px / b + 1) * b, x0 + w) - px;
+      for (std::uint64_t r = 0; r < rows; ++r) {
+        const double* src = cells + (py - y0 + r) * w + (px - x0);
+        double* dst = s.scratch.data() + r * cols;
+        for (std::uint64_t c = 0; c < cols; ++c) {
+          double value = src[c];
+          if (std::isnan(value)) {
+            if (!s.rule.can_store_nodata())
+              throw Error("cell (" + std::to_string(px + c) + ", " + std::to_string(py + r) + ") of '" + s.path +
+                          "' is nodata but its " + to_string(s.type) + " band has no nodata value to store");
+            value = s.rule.fill_value();
+          } else if (s.integer) {
+            value = std::nearbyint(value);
+            if (!(value >= s.lowest && value <= s.highest)) s.out_of_range(src[c]);
+          } else if (std::fabs(value) > s.highest && std::isfinite(value)) {
+            s.out_of_range(src[c]);
+          }
+          dst[c] = value;
+        }
       }
-      s.scratch[i] = value;
+      reset_gdal_error();
+      const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(px), static_cast<int>(py), static_cast<int>(cols),
+                                      static_cast<int>(rows), s.scratch.data(), static_cast<int>(cols),
+                                      static_cast<int>(rows), GDT_Float64, 0, 0);
+      if (err != CE_None)
+        throw gdal_failure("cannot write window " +
+                           window_text(px, py, static_cast<std::uint32_t>(cols), static_cast<std::uint32_t>(rows)) +
+                           " of '" + s.path + "'");
     }
-    reset_gdal_error();
-    const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0 + r0), static_cast<int>(w),
-                                    static_cast<int>(rows), s.scratch.data(), static_cast<int>(w), static_cast<int>(rows),
-                                    GDT_Float64, 0, 0);
-    if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0 + r0, w, static_cast<std::uint32_t>(rows)) +
-                                           " of '" + s.path + "'");
   }
 }
 

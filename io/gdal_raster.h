@@ -46,7 +46,10 @@ class GeoTiffWriter {
   GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
                 const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block = 256);
   ~GeoTiffWriter();
-  // Row-major w*h doubles; NaN is written as the nodata value. Windows may come in any order.
+  // Row-major w*h doubles; NaN is written as the nodata value, integers are rounded, a value the
+  // type cannot hold is an Error. Windows may come in any order; each block should be covered by
+  // one call (a block filled by several calls may be compressed and stored more than once when
+  // GDAL's cache is small). Scratch memory: one block of doubles (block^2 x 8 bytes).
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* cells);
   void write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells);
   void finish();

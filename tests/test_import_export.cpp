@@ -505,3 +505,27 @@ TEST(GeoTiffWriter, UnfinishedWriterLeavesNothingAndRangesAreChecked) {
   EXPECT_THROW(bytes.write_window(0, 0, 16, 16, nan.data()), Error);
   EXPECT_THROW(bytes.write_window(8, 8, 16, 16, nan.data()), Error);
 }
+
+TEST(GeoTiffWriter, SmallCacheWritesEachBlockOnce) {
+  // Wide windows through a GDAL cache far smaller than one strip of blocks: every block must still
+  // be compressed and stored once, so the file is byte-for-byte the size written with a big cache.
+  TempDir dir;
+  RasterInfo georef;
+  const std::uint64_t width = 8192, height = 64;
+  std::vector<double> cells(width * height);
+  for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = static_cast<double>((i * 2654435761u) % 100000) * 0.25;
+  std::uint64_t sizes[2] = {0, 0};
+  const std::uint64_t caches[2] = {64ull << 10, 64ull << 20};
+  for (int k = 0; k < 2; ++k) {
+    MemoryBudget budget(128ull << 20);
+    GdalCacheLimit cache(budget, caches[k]);
+    const std::string path = dir.file("w" + std::to_string(k) + ".tif");
+    GeoTiffWriter writer(path, width, height, CellType::Float32, georef, true, -9999.0, 16);
+    for (std::uint64_t y0 = 0; y0 < height; y0 += 32)
+      writer.write_window(0, y0, static_cast<std::uint32_t>(width), 32, cells.data() + y0 * width);
+    writer.finish();
+    sizes[k] = writer.bytes_written();
+  }
+  EXPECT_GT(sizes[1], 0u);
+  EXPECT_EQ(sizes[0], sizes[1]);
+}

@@ -35,6 +35,14 @@ constexpr std::uint64_t kSide = 8192;             // 8192^2 Float32 cells = 256 
 constexpr std::uint64_t kBudget = 16ull << 20;    // 1/16 of the raster
 constexpr float kNodata = -9999.0f;
 
+// AddressSanitizer's shadow memory and quarantine of freed blocks inflate the resident set by
+// design, so under it the import and the store are checked but VmHWM is not.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
 // The cell at (x, y): a deterministic ramp pattern; nodata in the top-left 1024 x 1024 block (so
 // whole tiles are absent) and on every 97th diagonal.
 float cell_value(std::uint64_t x, std::uint64_t y) {
@@ -110,7 +118,8 @@ TEST(ImportRss, SixteenTimesTheBudget) {
               static_cast<unsigned long long>(kSide * kSide * 4 >> 20), static_cast<unsigned long long>(kBudget >> 20),
               hwm / 1048576.0, peak_reserved / 1048576.0, seconds);
   EXPECT_LE(peak_reserved, kBudget);
-  EXPECT_LE(hwm, kBudget + MemoryBudget::kFixedOverhead) << "VmHWM " << hwm << " over budget + 64 MiB";
+  if (kAddressSanitizer) std::printf("AddressSanitizer build: VmHWM not checked\n");
+  else EXPECT_LE(hwm, kBudget + MemoryBudget::kFixedOverhead) << "VmHWM " << hwm << " over budget + 64 MiB";
 
   // The store holds what was generated.
   auto store = TileStore::open(output);
