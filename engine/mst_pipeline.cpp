@@ -13,8 +13,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -376,62 +378,96 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   WorkerPool pool(use_cuda ? 0 : options.threads);
   const unsigned threads = pool.threads();
   auto scratch = budget.reserve(use_cuda ? 0 : threads * kSolverScratchPerCell * tile_cells, "MST block solver scratch");
+  // Two batches: one is read (by a loader thread) while the other is solved, so disk and CPU overlap.
   const std::uint64_t per_tile = tile_cells * (sizeof(double) + 1) + 64 * t * sizeof(double);
-  std::uint64_t batch = std::max<std::uint64_t>(1, budget.available() / 4 / per_tile);
+  std::uint64_t batch = std::max<std::uint64_t>(1, budget.available() / 8 / per_tile);
   batch = std::min<std::uint64_t>(batch, use_cuda ? 256 : 4 * threads);
   batch = std::min<std::uint64_t>(batch, order.size());
-  auto batch_reservation = budget.reserve(batch * per_tile + 2 * kFileBufferBytes, "MST tile batch");
-  std::vector<double> values(batch * tile_cells);
-  std::vector<std::uint8_t> bits(batch * tile_cells);
-  std::vector<TileJob> jobs(batch);
+  auto batch_reservation = budget.reserve(2 * batch * per_tile, "MST tile batches");
+  struct Batch {
+    std::uint64_t first = 0, count = 0;
+    std::vector<double> values;        // present tiles packed at the front (GPU batches are contiguous)
+    std::vector<std::uint8_t> bits;
+    std::vector<TileJob> jobs;
+    std::vector<std::uint64_t> present;  // batch slots of present tiles
+  };
+  Batch batches[2];
+  for (Batch& b : batches) {
+    b.values.resize(batch * tile_cells);
+    b.bits.resize(batch * tile_cells);
+    b.jobs.resize(batch);
+  }
+  auto load = [&](Batch& b, std::uint64_t first) {
+    b.first = first;
+    b.count = std::min<std::uint64_t>(batch, order.size() - first);
+    b.present.clear();
+    for (std::uint64_t i = 0; i < b.count; ++i) {
+      TileJob& job = b.jobs[i];
+      job = TileJob();
+      job.tx = static_cast<std::uint32_t>(order[first + i] % grid.tiles_x());
+      job.ty = static_cast<std::uint32_t>(order[first + i] / grid.tiles_x());
+      job.present = store->tile_present(job.tx, job.ty);
+      if (job.present) b.present.push_back(i);
+    }
+    for (std::uint64_t p = 0; p < b.present.size(); ++p)
+      store->read_tile(b.jobs[b.present[p]].tx, b.jobs[b.present[p]].ty, b.values.data() + p * tile_cells);
+  };
   std::uint64_t forest_edges = 0, valid = 0;
   unsigned __int128 forest_weight = 0;
   {
     SequentialWriter bits_out(run.file("mst_forest.bits"), budget, kFileBufferBytes, "MST forest bits buffer");
     SequentialWriter summaries_out(run.file("mst_tile_summaries"), budget, kFileBufferBytes, "MST summary buffer");
     progress.update("mst: block-local", 0, order.size());
-    for (std::uint64_t first = 0; first < order.size(); first += batch) {
-      const std::uint64_t count = std::min<std::uint64_t>(batch, order.size() - first);
-      std::vector<std::uint64_t> present;  // batch slots of present tiles
-      for (std::uint64_t i = 0; i < count; ++i) {
-        TileJob& job = jobs[i];
-        job = TileJob();
-        job.tx = static_cast<std::uint32_t>(order[first + i] % grid.tiles_x());
-        job.ty = static_cast<std::uint32_t>(order[first + i] / grid.tiles_x());
-        job.present = store->tile_present(job.tx, job.ty);
-        if (!job.present) continue;
-        present.push_back(i);
+    if (!order.empty()) load(batches[0], 0);
+    for (std::uint64_t first = 0, index = 0; first < order.size(); first += batch, index ^= 1) {
+      Batch& b = batches[index];
+      // Prefetch the next batch while this one is solved.
+      std::exception_ptr load_error;
+      std::thread loader;
+      if (first + batch < order.size()) {
+        loader = std::thread([&, next = first + batch] {
+          try {
+            load(batches[index ^ 1], next);
+          } catch (...) {
+            load_error = std::current_exception();
+          }
+        });
       }
-      // Read the present tiles, packed at the front of the batch buffers (GPU batches are contiguous).
-      for (std::uint64_t p = 0; p < present.size(); ++p)
-        store->read_tile(jobs[present[p]].tx, jobs[present[p]].ty, values.data() + p * tile_cells);
+      struct JoinOnExit {
+        std::thread& thread;
+        ~JoinOnExit() {
+          if (thread.joinable()) thread.join();
+        }
+      } join_on_exit{loader};
+      const std::vector<std::uint64_t>& present = b.present;
       if (use_cuda && !present.empty()) {
         bool overflow = false;
-        block_mst_cuda(values.data(), present.size(), t, params, options.connectivity, bits.data(), &overflow);
+        block_mst_cuda(b.values.data(), present.size(), t, params, options.connectivity, b.bits.data(), &overflow);
         if (overflow) throw Error(overflow_message(params));
         std::vector<std::vector<TileSummaryEdge>> summaries;
-        block_reduce_cuda(bits.data(), values.data(), present.size(), t, params, options.connectivity, &summaries);
-        for (std::uint64_t p = 0; p < present.size(); ++p) jobs[present[p]].summary = std::move(summaries[p]);
+        block_reduce_cuda(b.bits.data(), b.values.data(), present.size(), t, params, options.connectivity, &summaries);
+        for (std::uint64_t p = 0; p < present.size(); ++p) b.jobs[present[p]].summary = std::move(summaries[p]);
         pool.run(present.size(), [&](std::uint64_t p) {
-          finish_tile(grid, values.data() + p * tile_cells, bits.data() + p * tile_cells, params, &jobs[present[p]]);
+          finish_tile(grid, b.values.data() + p * tile_cells, b.bits.data() + p * tile_cells, params,
+                      &b.jobs[present[p]]);
         });
       } else {
         pool.run(present.size(), [&](std::uint64_t p) {
-          TileJob& job = jobs[present[p]];
-          const double* v = values.data() + p * tile_cells;
-          std::uint8_t* b = bits.data() + p * tile_cells;
-          block_mst_cpu(v, t, params, options.connectivity, b, &job.overflow);
+          TileJob& job = b.jobs[present[p]];
+          const double* v = b.values.data() + p * tile_cells;
+          std::uint8_t* bits = b.bits.data() + p * tile_cells;
+          block_mst_cpu(v, t, params, options.connectivity, bits, &job.overflow);
           if (job.overflow) return;
-          block_reduce_cpu(b, v, t, params, options.connectivity, &job.summary);
-          finish_tile(grid, v, b, params, &job);
+          block_reduce_cpu(bits, v, t, params, options.connectivity, &job.summary);
+          finish_tile(grid, v, bits, params, &job);
         });
       }
       std::uint64_t p = 0;
-      for (std::uint64_t i = 0; i < count; ++i) {
-        TileJob& job = jobs[i];
+      for (std::uint64_t i = 0; i < b.count; ++i) {
+        TileJob& job = b.jobs[i];
         if (job.overflow) throw Error(overflow_message(params));
         if (job.present) {
-          bits_out.write(bits.data() + p * tile_cells, tile_cells);
+          bits_out.write(b.bits.data() + p * tile_cells, tile_cells);
           ++p;
         } else {
           job.cluster.cx = job.tx;
@@ -444,15 +480,15 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
         valid += job.valid;
         job.cluster = ClusterSummary();
       }
-      progress.update("mst: block-local", first + count, order.size(), (first + count) * tile_cells);
+      if (loader.joinable()) loader.join();
+      if (load_error) std::rethrow_exception(load_error);
+      progress.update("mst: block-local", first + b.count, order.size(), (first + b.count) * tile_cells);
     }
     bits_out.finish();
     summaries_out.finish();
     result.bytes_written += bits_out.bytes_written() + summaries_out.bytes_written();
   }
-  values = std::vector<double>();
-  bits = std::vector<std::uint8_t>();
-  jobs = std::vector<TileJob>();
+  for (Batch& b : batches) b = Batch();
   batch_reservation.release();
   scratch.release();
   result.seconds.block_local = seconds_since(phase);
