@@ -56,7 +56,7 @@ SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const Sss
   const std::uint64_t tiles = grid_.tile_count();
   const std::uint64_t cells = static_cast<std::uint64_t>(t_) * t_;
 
-  // Fixed structures first, then the cache takes what is asked (or what is left, less a margin).
+  // Fixed structures first, then the cache takes what is asked (or what is left but keep_free_bytes).
   const std::uint64_t queue_bytes = tiles * 8 + tiles / 8 + 64;
   reservations_.push_back(budget.reserve(queue_bytes, "sssp tile queue"));
   // Solver heaps and masks per thread, plus this object's tile, label and ring buffers.
@@ -64,8 +64,17 @@ SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const Sss
                                      cells * (16 + (labelled_ ? 8 : 0)) + (4 * t_ + 4) * sizeof(RingCell);
   reservations_.push_back(budget.reserve(solver_bytes, "sssp block solver workspace"));
   if (options_.device == SsspSolverDevice::Cuda) {
-    const std::uint64_t stage_bytes = options_.batch * (halo_cells_ * 16 + cells);
-    reservations_.push_back(budget.reserve(stage_bytes, "sssp GPU staging buffers"));
+    BlockBatchOptions gpu;
+    gpu.t = t_;
+    gpu.params = options_.params;
+    gpu.connectivity = options_.connectivity;
+    gpu.reduce = false;
+    gpu.gpu_memory_bytes = options_.gpu_memory_bytes;
+    gpu.max_batch_tiles = options_.batch;
+    const std::uint64_t pinned = 2ull * options_.batch * (halo_cells_ * 16 + cells);
+    reservations_.push_back(budget.reserve(pinned, "sssp GPU pinned batch buffers"));
+    gpu_ = std::make_unique<CudaSsspBatchSolver>(gpu, options_.max_cost);
+    options_.batch = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.batch, gpu_->batch_tiles()));
   }
   const std::uint64_t entry_bytes = halo_cells_ * (16 + (labelled_ ? 8 : 0)) + cells + 128;
   const std::uint64_t minimum = entry_bytes * options_.batch;
@@ -94,11 +103,6 @@ SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const Sss
     hops_buffer_.resize(cells);
   }
   ring_buffer_.resize(store_.ring_cells());
-  if (options_.device == SsspSolverDevice::Cuda) {
-    stage_values_.resize(options_.batch * halo_cells_);
-    stage_dist_.resize(options_.batch * halo_cells_);
-    stage_changed_.resize(options_.batch * cells);
-  }
 }
 
 SsspExchange::~SsspExchange() = default;
@@ -432,17 +436,20 @@ void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
   const std::uint32_t t = t_;
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   bool overflow = false;
-  if (options_.device == SsspSolverDevice::Cuda) {
+  if (gpu_) {
+    double* values = gpu_->values();
+    PathLength* dist = gpu_->dist();
     for (std::size_t k = 0; k < batch.size(); ++k) {
-      std::memcpy(&stage_values_[k * halo_cells_], batch[k]->values.data(), halo_cells_ * sizeof(double));
-      std::memcpy(&stage_dist_[k * halo_cells_], batch[k]->dist.data(), halo_cells_ * sizeof(PathLength));
+      std::memcpy(values + k * halo_cells_, batch[k]->values.data(), halo_cells_ * sizeof(double));
+      std::memcpy(dist + k * halo_cells_, batch[k]->dist.data(), halo_cells_ * sizeof(PathLength));
     }
-    stats_.cells_improved += block_sssp_cuda(stage_values_.data(), batch.size(), t, options_.params,
-                                             options_.connectivity, options_.max_cost, stage_dist_.data(),
-                                             stage_changed_.data(), &overflow);
+    gpu_->submit(batch.size());
+    const CudaSsspBatchSolver::Batch& solved = gpu_->wait();
+    stats_.cells_improved += solved.changed_cells;
+    overflow = solved.overflow;
     for (std::size_t k = 0; k < batch.size(); ++k) {
-      std::memcpy(batch[k]->dist.data(), &stage_dist_[k * halo_cells_], halo_cells_ * sizeof(PathLength));
-      std::memcpy(batch[k]->changed.data(), &stage_changed_[k * cells], cells);
+      std::memcpy(batch[k]->dist.data(), solved.dist + k * halo_cells_, halo_cells_ * sizeof(PathLength));
+      std::memcpy(batch[k]->changed.data(), solved.changed + k * cells, cells);
     }
   } else {
     std::vector<std::uint64_t> improved(batch.size(), 0);

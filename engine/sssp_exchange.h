@@ -28,7 +28,7 @@
 //   queue      tile_count x 8 (keys) + 48 per queued tile (ordered set node)
 //   solver     per thread ~ (t+2)^2 x 40 (radix heap entries, valid mask)
 //   store      tile_count / 4 + t*t x 8 (engine/distance_store.h)
-//   GPU batch  batch x ((t+2)^2 x 16 + t*t) staging, when the CUDA solver is used
+//   GPU batch  2 x batch x ((t+2)^2 x 16 + t*t) pinned host memory (two slots of the CUDA batch solver)
 #pragma once
 #include <cstdint>
 #include <list>
@@ -42,6 +42,7 @@
 #include "core/progress.h"
 #include "engine/distance_store.h"
 #include "io/tile_store.h"
+#include "kernels/block_batch.h"
 #include "kernels/edge_weight.h"
 
 namespace terrazo {
@@ -73,7 +74,8 @@ struct SsspExchangeOptions {
   bool track_hops = false;           // backlink output (kernels/backlink.h needs hops)
   SsspSolverDevice device = SsspSolverDevice::Cpu;
   unsigned threads = 1;              // CPU solver threads (tiles of one batch in parallel)
-  std::uint32_t batch = 1;           // tiles popped per round (>= threads; the GPU batch)
+  std::uint32_t batch = 1;           // tiles popped per round (>= threads; the GPU batch, capped by GPU memory)
+  std::uint64_t gpu_memory_bytes = 0;  // CUDA: device memory for the batch solver; 0: its default share
   std::uint64_t cache_bytes = 0;     // tile cache; 0: all the budget has left but keep_free_bytes
   std::uint64_t keep_free_bytes = 0; // with cache_bytes 0: left unreserved for the caller (masks, GDAL)
 };
@@ -141,10 +143,8 @@ class SsspExchange {
   std::set<std::pair<PathLength, std::uint64_t>> queue_;
   std::vector<bool> solved_once_;
   std::vector<bool> full_scan_;  // interior labels set outside the solver (sources) since its last solve
-  // GPU staging.
-  std::vector<double> stage_values_;
-  std::vector<PathLength> stage_dist_;
-  std::vector<std::uint8_t> stage_changed_;
+  // GPU: the streamed batch solver (kernels/block_batch.h), its pinned buffers reserved from the budget.
+  std::unique_ptr<CudaSsspBatchSolver> gpu_;
   std::vector<MemoryBudget::Reservation> reservations_;
   SsspExchangeStats stats_;
 };

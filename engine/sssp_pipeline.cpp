@@ -271,6 +271,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   xo.threads = use_cuda ? 1 : (options.threads ? options.threads : cores);
   xo.batch = use_cuda ? kCudaBatchTiles : xo.threads;
   xo.cache_bytes = options.cache_bytes;
+  xo.gpu_memory_bytes = options.gpu_memory_bytes;
   // The source mask is read while the exchange holds its cache: open it first, keep its room free.
   std::unique_ptr<RasterReader> mask;
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;

@@ -51,6 +51,7 @@ struct SsspOptions {
   double max_cost = -1.0;            // cost units; < 0: no limit
   std::uint32_t tile = 0;            // 0: the store's own, or kDefaultTile when importing
   std::string device = "auto";       // auto | cpu | cuda
+  std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory; 0: the CUDA batch solver's default share
   unsigned threads = 0;              // CPU solver threads; 0: all cores
   std::string tmpdir;                // parent of the run directory
   std::uint64_t cache_bytes = 0;     // tile cache; 0: what the budget leaves (tests force evictions)

@@ -57,6 +57,7 @@ const char kUsage[] =
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --device auto|cpu|cuda  block solver (default auto: the GPU when there is one; --backlink and\n"
     "                        --allocation use the CPU solver)\n"
+    "  --gpu-memory SIZE     device memory for the CUDA batch solver (default: a quarter of the free memory)\n"
     "  --threads N           CPU solver threads (default: all cores)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
     "  --tmpdir DIR          scratch directory for the distance store (default $TMPDIR or /tmp)\n"
@@ -106,6 +107,7 @@ int run(const std::vector<std::string>& arguments) {
     throw UsageError("--map-coords applies to --source points, and none is given");
   options.tile = common.tile;
   options.device = common.device;
+  options.gpu_memory_bytes = common.gpu_memory_bytes;
   options.threads = common.threads;
   options.tmpdir = common.tmpdir;
 

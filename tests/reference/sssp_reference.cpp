@@ -1,12 +1,10 @@
 // tests/reference/sssp_reference.cpp: plain Dijkstra with a binary heap (see sssp_reference.h).
 #include "tests/reference/sssp_reference.h"
 
-#include <cmath>
 #include <functional>
 #include <queue>
 #include <tuple>
 
-#include "io/gdal_raster.h"
 #include "kernels/tile_geometry.h"
 
 namespace terrazo::testing {
@@ -86,30 +84,6 @@ std::vector<std::uint8_t> backlinks_reference(const SsspReferenceProblem& p) {
     }
   }
   return back;
-}
-
-std::vector<double> read_raster_values(const std::string& path, RasterInfo* info) {
-  auto reader = RasterReader::open(path);
-  const RasterInfo& i = reader->info();
-  if (info) *info = i;
-  std::vector<double> values(i.width * i.height);
-  for (std::uint64_t y = 0; y < i.height; ++y)
-    reader->read_window(0, y, static_cast<std::uint32_t>(i.width), 1, &values[y * i.width]);
-  return values;
-}
-
-void write_raster_values(const std::string& path, std::uint64_t width, std::uint64_t height,
-                         const std::vector<double>& values, CellType type, double nodata, const RasterInfo& georef) {
-  GeoTiffWriter writer(path, width, height, type, georef, true, nodata, 256);
-  writer.write_window(0, 0, static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height), values.data());
-  writer.finish();
-}
-
-std::vector<PathLength> fixed_distances(const std::vector<double>& cost, double scale) {
-  std::vector<PathLength> d(cost.size());
-  for (std::size_t i = 0; i < cost.size(); ++i)
-    d[i] = cost[i] != cost[i] ? kUnreached : static_cast<PathLength>(std::llround(cost[i] * scale));
-  return d;
 }
 
 }  // namespace terrazo::testing
