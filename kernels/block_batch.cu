@@ -80,7 +80,7 @@ CudaMstBatchSolver::CudaMstBatchSolver(const BlockBatchOptions& options) {
   s.cells = static_cast<std::uint64_t>(t) * t;
   s.capacity = static_cast<std::uint64_t>(kMaxSummaryEdgesPerSide) * t;
   const std::uint64_t per_tile = s.cells * 9 + cuda::block_mst_scratch_bytes_per_tile(t) +
-                                 (options.reduce ? s.capacity * sizeof(TileSummaryEdge) + 4 +
+                                 (options.reduce ? 2 * s.capacity * sizeof(TileSummaryEdge) + 4 +
                                                        cuda::block_reduce_scratch_bytes_per_tile(t)
                                                  : 0);
   s.batch_tiles = tiles_for_budget(default_budget(options.gpu_memory_bytes), 2 * per_tile, options.max_batch_tiles,
@@ -176,10 +176,15 @@ const CudaMstBatchSolver::Batch& CudaMstBatchSolver::wait() {
   batch.mst_ms = slot.mst_end.elapsed_since(slot.kernels_start);
   batch.kernel_ms = slot.kernels_end.elapsed_since(slot.kernels_start);
   batch.total_ms = slot.end.elapsed_since(slot.start);
-  batch.summaries.clear();
+  batch.summary_edges = nullptr;
+  batch.summary_counts = nullptr;
+  batch.summary_stride = 0;
   if (s.options.reduce) {
     if (slot.flags.get()[1]) throw Error("CudaMstBatchSolver: the block reduce met a cycle in a forest");
-    cuda::collect_block_summaries(slot.summary.get(), slot.counts.get(), slot.tiles, s.options.t, &batch.summaries);
+    cuda::check_summary_counts(slot.counts.get(), slot.tiles, s.options.t);
+    batch.summary_edges = slot.summary.get();
+    batch.summary_counts = slot.counts.get();
+    batch.summary_stride = s.capacity;
   }
   return batch;
 }
@@ -193,7 +198,7 @@ struct CudaSsspBatchSolver::Impl {
     PinnedBuffer<double> values;
     PinnedBuffer<PathLength> dist;
     PinnedBuffer<std::uint8_t> changed;
-    PinnedBuffer<unsigned long long> total;
+    PinnedBuffer<unsigned long long> total;  // [0] changed cells, [1] sweep rounds
     PinnedBuffer<int> overflow;
     DeviceBuffer<double> d_values;
     DeviceBuffer<PathLength> d_dist;
@@ -229,14 +234,15 @@ CudaSsspBatchSolver::CudaSsspBatchSolver(const BlockBatchOptions& options, PathL
     slot.values.resize(n * s.grid);
     slot.dist.resize(n * s.grid);
     slot.changed.resize(n * s.cells);
-    slot.total.resize(1);
+    slot.total.resize(2);
     slot.overflow.resize(1);
     slot.d_values.resize(n * s.grid);
     slot.d_dist.resize(n * s.grid);
     slot.d_changed.resize(n * s.cells);
-    slot.d_total.resize(1);
+    slot.d_total.resize(2);
     slot.d_overflow.resize(1);
     slot.workspace.shared_limit_bytes = options.shared_limit_bytes;
+    slot.workspace.sweep = options.sssp_sweep;
   }
   s.device_bytes = 2 * n * per_tile;
   s.pinned_bytes = 2 * n * (s.grid * 16 + s.cells);
@@ -277,18 +283,18 @@ void CudaSsspBatchSolver::submit(std::uint64_t tiles) {
                                      cudaMemcpyHostToDevice, stream));
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.d_dist.get(), slot.dist.get(), tiles * s.grid * sizeof(PathLength),
                                      cudaMemcpyHostToDevice, stream));
-  TERRAZO_CUDA_CHECK(cudaMemsetAsync(slot.d_total.get(), 0, sizeof(unsigned long long), stream));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(slot.d_total.get(), 0, 2 * sizeof(unsigned long long), stream));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(slot.d_overflow.get(), 0, sizeof(int), stream));
   slot.kernels_start.record(stream);
   cuda::launch_block_sssp(slot.d_values.get(), tiles, s.options.t, s.options.params, s.options.connectivity,
                           s.max_cost, slot.d_dist.get(), slot.d_changed.get(), slot.d_total.get(),
-                          slot.d_overflow.get(), slot.workspace, stream);
+                          slot.d_overflow.get(), slot.workspace, stream, slot.d_total.get() + 1);
   slot.kernels_end.record(stream);
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.dist.get(), slot.d_dist.get(), tiles * s.grid * sizeof(PathLength),
                                      cudaMemcpyDeviceToHost, stream));
   TERRAZO_CUDA_CHECK(
       cudaMemcpyAsync(slot.changed.get(), slot.d_changed.get(), tiles * s.cells, cudaMemcpyDeviceToHost, stream));
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.total.get(), slot.d_total.get(), sizeof(unsigned long long),
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.total.get(), slot.d_total.get(), 2 * sizeof(unsigned long long),
                                      cudaMemcpyDeviceToHost, stream));
   TERRAZO_CUDA_CHECK(
       cudaMemcpyAsync(slot.overflow.get(), slot.d_overflow.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
@@ -308,6 +314,7 @@ const CudaSsspBatchSolver::Batch& CudaSsspBatchSolver::wait() {
   batch.dist = slot.dist.get();
   batch.changed = slot.changed.get();
   batch.changed_cells = slot.total.get()[0];
+  batch.sweep_rounds = slot.total.get()[1];
   batch.overflow = slot.overflow.get()[0] != 0;
   batch.kernel_ms = slot.kernels_end.elapsed_since(slot.kernels_start);
   batch.total_ms = slot.end.elapsed_since(slot.start);

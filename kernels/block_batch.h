@@ -31,6 +31,12 @@
 
 namespace terrazo {
 
+// How the CUDA block SSSP sweeps a line of cells (kernels/block_sssp.cu): one thread per line, or
+// one warp per line with a min-plus scan. Results are identical; only the speed differs. Auto is
+// ThreadPerLine: measured on an H100 (docs/benchmarks.md) it converges in 2-5 rounds per tile on
+// terrain against 6-54 for WarpScan, and is 1.4x to 4.4x faster at every tile size from 32 to 512.
+enum class SsspSweep { Auto, ThreadPerLine, WarpScan };
+
 struct BlockBatchOptions {
   std::uint32_t t = 256;
   WeightParams params;
@@ -39,6 +45,7 @@ struct BlockBatchOptions {
   std::uint64_t gpu_memory_bytes = 0;  // device memory the solver may hold; 0: a quarter of the free memory
   std::uint64_t max_batch_tiles = 0;   // 0: no limit but the memory budget
   std::size_t shared_limit_bytes = 0;  // tuning: cap on shared memory per thread block (0: device maximum)
+  SsspSweep sssp_sweep = SsspSweep::Auto;  // tuning (SSSP only)
 };
 
 class CudaMstBatchSolver {
@@ -46,11 +53,18 @@ class CudaMstBatchSolver {
   struct Batch {
     std::uint64_t tiles = 0;
     const std::uint8_t* forest_bits = nullptr;              // tiles * t*t bytes (block_mst.h)
-    std::vector<std::vector<TileSummaryEdge>> summaries;    // per tile, sorted by key (when reduce)
+    // With reduce: tile i's summary (block_reduce.h) is summary_counts[i] edges sorted by key,
+    // starting at summary_edges + i * summary_stride (the stride is kMaxSummaryEdgesPerSide * t).
+    const TileSummaryEdge* summary_edges = nullptr;
+    const std::uint32_t* summary_counts = nullptr;
+    std::uint64_t summary_stride = 0;
     bool overflow = false;                                  // a weight did not fit (forests unspecified)
     double mst_ms = 0.0;                                    // GPU time of the block MST kernel (CUDA events)
     double kernel_ms = 0.0;                                 // GPU time of all solver kernels (MST + reduce)
     double total_ms = 0.0;                                  // GPU time from copy-in start to copy-out end
+
+    const TileSummaryEdge* summary(std::uint64_t i) const { return summary_edges + i * summary_stride; }
+    std::uint32_t summary_count(std::uint64_t i) const { return summary_counts[i]; }
   };
 
   explicit CudaMstBatchSolver(const BlockBatchOptions& options);
@@ -78,6 +92,7 @@ class CudaSsspBatchSolver {
     const PathLength* dist = nullptr;       // tiles * (t+2)^2: the input distances, solved in place
     const std::uint8_t* changed = nullptr;  // tiles * t*t (block_sssp.h)
     std::uint64_t changed_cells = 0;
+    std::uint64_t sweep_rounds = 0;         // sum over the tiles of their relaxation rounds
     bool overflow = false;
     double kernel_ms = 0.0;
     double total_ms = 0.0;

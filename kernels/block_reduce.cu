@@ -14,8 +14,10 @@
 //  3. Paths: kept vertices are those with >= 3 edges, or >= 1 edge on the tile's outer ring. From
 //     every kept vertex, along each of its edges, a thread walks through the degree-2 vertices to
 //     the next kept vertex, keeping the largest tile_edge_key; the walk from the smaller end emits
-//     the summary edge (atomicAdd on the tile's count). The host sorts each tile's edges by key.
-// Cost O(t^2) work per tile; the longest dead-end branch or path is walked by one thread.
+//     the summary edge (shared atomicAdd on the tile's count) into an unsorted scratch list.
+//  4. Key order: keys are distinct, so edge i goes to position rank(i) = #{j : key_j < key_i}
+//     (each thread counts over the tile's list; m <= 8t edges, typically a few per boundary cell).
+// Cost O(t^2 + m^2) work per tile; the longest dead-end branch or path is walked by one thread.
 #include <algorithm>
 #include <string>
 
@@ -75,8 +77,9 @@ static __global__ void __launch_bounds__(1024)
                         std::uint64_t first_tile, std::uint32_t t, WeightParams params,
                         TileSummaryEdge* __restrict__ d_summary, std::uint32_t* __restrict__ d_counts,
                         std::uint32_t capacity, int* __restrict__ d_error, unsigned char* __restrict__ d_scratch,
-                        std::uint64_t scratch_stride, bool scratch_in_shared) {
+                        std::uint64_t scratch_stride, bool scratch_in_shared, TileSummaryEdge* __restrict__ d_unsorted) {
   extern __shared__ unsigned int s_words[];
+  __shared__ std::uint32_t s_count;
   const std::uint64_t tile = first_tile + blockIdx.x;
   const std::uint32_t cells = t * t;
   const std::uint8_t* bits = d_forest_bits + tile * cells;
@@ -84,6 +87,7 @@ static __global__ void __launch_bounds__(1024)
   unsigned int* words = scratch_in_shared ? s_words
                                           : reinterpret_cast<unsigned int*>(d_scratch + (tile - first_tile) * scratch_stride);
   std::uint8_t* masks = reinterpret_cast<std::uint8_t*>(words);
+  TileSummaryEdge* unsorted = d_unsorted + (tile - first_tile) * capacity;
   const int ti = static_cast<int>(t);
 
   // 1. Incidence masks (only edges between cells of the tile; bits 4..7 are not edges).
@@ -102,6 +106,7 @@ static __global__ void __launch_bounds__(1024)
   // Pad the last word (t*t not a multiple of 4 only for t = 1).
   if (threadIdx.x == 0) {
     for (std::uint32_t l = cells; l % 4u != 0; ++l) masks[l] = 0;
+    s_count = 0;
   }
   __syncthreads();
 
@@ -141,10 +146,23 @@ static __global__ void __launch_bounds__(1024)
         continue;
       }
       if (v < current) {
-        const std::uint32_t slot = atomicAdd(&d_counts[tile], 1u);
-        if (slot < capacity) d_summary[tile * capacity + slot] = TileSummaryEdge{v, current, key};
+        const std::uint32_t slot = atomicAdd(&s_count, 1u);
+        if (slot < capacity) unsorted[slot] = TileSummaryEdge{v, current, key};
       }
     }
+  }
+  __syncthreads();
+
+  // 4. Key order.
+  const std::uint32_t count = s_count;
+  if (threadIdx.x == 0) d_counts[tile] = count;
+  if (count > capacity) return;  // the host reports it
+  TileSummaryEdge* sorted = d_summary + tile * capacity;
+  for (std::uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
+    const TileSummaryEdge edge = unsorted[i];
+    std::uint32_t rank = 0;
+    for (std::uint32_t j = 0; j < count; ++j) rank += unsorted[j].key < edge.key ? 1u : 0u;
+    sorted[rank] = edge;
   }
 }
 
@@ -185,14 +203,14 @@ void launch_block_reduce(const std::uint8_t* d_forest_bits, const double* d_valu
     workspace.error.resize(1);
   }
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(workspace.error.get(), 0, sizeof(int), stream));
-  TERRAZO_CUDA_CHECK(cudaMemsetAsync(d_counts, 0, tiles * sizeof(std::uint32_t), stream));
   const std::uint32_t capacity = kMaxSummaryEdgesPerSide * t;
+  workspace.unsorted.resize(static_cast<std::uint64_t>(capacity) * std::min<std::uint64_t>(tiles, max_launch));
   const unsigned threads = threads_for_cells(static_cast<std::uint64_t>(t) * t);
   for (std::uint64_t first = 0; first < tiles; first += max_launch) {
     const std::uint64_t count = std::min(max_launch, tiles - first);
     reduce_block_forest<<<static_cast<unsigned>(count), threads, shared_bytes, stream>>>(
         d_forest_bits, d_values, first, t, params, d_summary, d_counts, capacity, workspace.error.get(),
-        workspace.scratch.get(), per_tile, in_shared);
+        workspace.scratch.get(), per_tile, in_shared, workspace.unsorted.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
   }
 }
@@ -205,19 +223,13 @@ void check_block_reduce(ReduceWorkspace& workspace, cudaStream_t stream) {
   if (flag) throw Error("block reduce: the forest bits contain a cycle or a broken path (not a block_mst forest)");
 }
 
-void collect_block_summaries(const TileSummaryEdge* summary, const std::uint32_t* counts, std::uint64_t tiles,
-                             std::uint32_t t, std::vector<std::vector<TileSummaryEdge>>* summaries) {
+void check_summary_counts(const std::uint32_t* counts, std::uint64_t tiles, std::uint32_t t) {
   const std::uint32_t capacity = kMaxSummaryEdgesPerSide * t;
-  summaries->resize(tiles);
   for (std::uint64_t i = 0; i < tiles; ++i) {
     if (counts[i] > capacity) {
       throw Error("block reduce: tile " + std::to_string(i) + " has " + std::to_string(counts[i]) +
                   " summary edges, more than the capacity " + std::to_string(capacity));
     }
-    std::vector<TileSummaryEdge>& edges = (*summaries)[i];
-    edges.assign(summary + i * capacity, summary + i * capacity + counts[i]);
-    std::sort(edges.begin(), edges.end(),
-              [](const TileSummaryEdge& x, const TileSummaryEdge& y) { return x.key < y.key; });
   }
 }
 
@@ -232,7 +244,7 @@ void block_reduce_cuda(const std::uint8_t* forest_bits, const double* values, st
   if (tile_count == 0) return;
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t capacity = static_cast<std::uint64_t>(kMaxSummaryEdgesPerSide) * t;
-  const std::uint64_t per_tile = cells * 9 + capacity * sizeof(TileSummaryEdge) + 4 +
+  const std::uint64_t per_tile = cells * 9 + 2 * capacity * sizeof(TileSummaryEdge) + 4 +
                                  cuda::block_reduce_scratch_bytes_per_tile(t);
   const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(tile_count, (1ull << 30) / per_tile));
   cuda::DeviceBuffer<double> d_values(chunk * cells);
@@ -241,7 +253,6 @@ void block_reduce_cuda(const std::uint8_t* forest_bits, const double* values, st
   cuda::DeviceBuffer<std::uint32_t> d_counts(chunk);
   std::vector<TileSummaryEdge> summary(chunk * capacity);
   std::vector<std::uint32_t> counts(chunk);
-  std::vector<std::vector<TileSummaryEdge>> part;
   cuda::ReduceWorkspace workspace;
   for (std::uint64_t first = 0; first < tile_count; first += chunk) {
     const std::uint64_t count = std::min(chunk, tile_count - first);
@@ -254,8 +265,11 @@ void block_reduce_cuda(const std::uint8_t* forest_bits, const double* values, st
     TERRAZO_CUDA_CHECK(cudaMemcpy(counts.data(), d_counts.get(), count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
     TERRAZO_CUDA_CHECK(cudaMemcpy(summary.data(), d_summary.get(), count * capacity * sizeof(TileSummaryEdge),
                                   cudaMemcpyDeviceToHost));
-    cuda::collect_block_summaries(summary.data(), counts.data(), count, t, &part);
-    for (std::uint64_t i = 0; i < count; ++i) (*summaries)[first + i] = std::move(part[i]);
+    cuda::check_summary_counts(counts.data(), count, t);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      (*summaries)[first + i].assign(summary.begin() + static_cast<std::ptrdiff_t>(i * capacity),
+                                     summary.begin() + static_cast<std::ptrdiff_t>(i * capacity + counts[i]));
+    }
   }
 }
 

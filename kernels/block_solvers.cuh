@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "kernels/block_batch.h"
 #include "kernels/block_reduce.h"
 #include "kernels/cuda_support.cuh"
 #include "kernels/tile_geometry.h"
@@ -42,6 +43,7 @@ struct MstWorkspace {
 
 struct ReduceWorkspace {
   DeviceBuffer<unsigned char> scratch;  // per tile: 1 byte per cell when in global memory
+  DeviceBuffer<TileSummaryEdge> unsorted;  // per tile: kMaxSummaryEdgesPerSide * t edges before sorting
   DeviceBuffer<int> error;              // 1 when the forest bits held a cycle (precondition broken)
   std::size_t shared_limit_bytes = 0;
   ScratchPlacement last_placement = ScratchPlacement::Global;
@@ -50,12 +52,14 @@ struct ReduceWorkspace {
 struct SsspWorkspace {
   DeviceBuffer<unsigned char> scratch;  // per tile: edge weights (16 bytes per halo-grid cell)
   std::size_t shared_limit_bytes = 0;
+  SsspSweep sweep = SsspSweep::Auto;
   ScratchPlacement last_placement = ScratchPlacement::Global;
+  SsspSweep last_sweep = SsspSweep::Auto;
 };
 
 // Per-cell global scratch of each solver, for budgets: bytes per tile when nothing fits in shared memory.
 std::uint64_t block_mst_scratch_bytes_per_tile(std::uint32_t t);
-std::uint64_t block_reduce_scratch_bytes_per_tile(std::uint32_t t);
+std::uint64_t block_reduce_scratch_bytes_per_tile(std::uint32_t t);  // the masks; plus 16 * 8t for the unsorted list
 std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t);
 
 // d_values: tiles * t*t; d_forest_bits: tiles * t*t (written); *d_overflow set to 1 on overflow.
@@ -63,22 +67,23 @@ void launch_block_mst(const double* d_values, std::uint64_t tiles, std::uint32_t
                       Connectivity connectivity, std::uint8_t* d_forest_bits, int* d_overflow, MstWorkspace& workspace,
                       cudaStream_t stream);
 
-// d_summary: tiles * kMaxSummaryEdgesPerSide * t edges, unsorted within a tile; d_counts[tiles]
-// receives the number of summary edges of each tile (may exceed the capacity: the caller checks).
+// d_summary: tiles * kMaxSummaryEdgesPerSide * t edges, tile i's sorted by key from i * capacity;
+// d_counts[tiles] receives the number of summary edges of each tile (when it exceeds the capacity
+// the tile's edges are not written: check_summary_counts reports it).
 void launch_block_reduce(const std::uint8_t* d_forest_bits, const double* d_values, std::uint64_t tiles,
                          std::uint32_t t, const WeightParams& params, Connectivity connectivity,
                          TileSummaryEdge* d_summary, std::uint32_t* d_counts, ReduceWorkspace& workspace,
                          cudaStream_t stream);
 // Throws terrazo::Error when the last reduce on this workspace met a cycle (synchronizes the stream).
 void check_block_reduce(ReduceWorkspace& workspace, cudaStream_t stream);
-// Host side: checks the counts, sorts each tile's edges by key into summaries (kernels/block_reduce.h).
-void collect_block_summaries(const TileSummaryEdge* summary, const std::uint32_t* counts, std::uint64_t tiles,
-                             std::uint32_t t, std::vector<std::vector<TileSummaryEdge>>* summaries);
+// Host side: throws terrazo::Error when a tile's summary exceeded its capacity.
+void check_summary_counts(const std::uint32_t* counts, std::uint64_t tiles, std::uint32_t t);
 
-// d_values, d_dist: tiles * (t+2)^2; d_changed: tiles * t*t; *d_changed_total += changed cells.
+// d_values, d_dist: tiles * (t+2)^2; d_changed: tiles * t*t; *d_changed_total += changed cells;
+// *d_rounds (when not null) += the sweep rounds of all tiles (each tile's last round changes nothing).
 void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_t t, const WeightParams& params,
                        Connectivity connectivity, PathLength max_cost, PathLength* d_dist, std::uint8_t* d_changed,
                        unsigned long long* d_changed_total, int* d_overflow, SsspWorkspace& workspace,
-                       cudaStream_t stream);
+                       cudaStream_t stream, unsigned long long* d_rounds = nullptr);
 
 }  // namespace terrazo::cuda

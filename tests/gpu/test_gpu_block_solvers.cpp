@@ -340,16 +340,20 @@ TEST(GpuBlockSssp, ReportsWeightOverflow) {
 
 // ---- streamed batch solvers ------------------------------------------------------------------
 
+// Every scratch placement (shared memory where it fits / global memory) through the streamed solver.
 TEST(GpuBatchSolvers, MstBatchesMatchCpuTwins) {
   TERRAZO_REQUIRE_GPU();
   std::mt19937_64 rng(gpu_testing::run_seed() + 7);
+  for (const std::size_t shared_limit : {std::size_t{0}, std::size_t{1}})
   for (const std::uint32_t t : {16u, 64u, 256u}) {
+    SCOPED_TRACE("t " + std::to_string(t) + (shared_limit ? ", global scratch" : ", shared scratch where it fits"));
     const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
     const TileBatch all = random_batch(rng, t, 11, 0);
     BlockBatchOptions options;
     options.t = t;
     options.params = all.params;
     options.connectivity = all.connectivity;
+    options.shared_limit_bytes = shared_limit;
     options.max_batch_tiles = 4;  // 11 tiles: batches of 4, 4, 3 through both slots
     CudaMstBatchSolver solver(options);
     ASSERT_EQ(solver.batch_tiles(), 4u);
@@ -364,8 +368,12 @@ TEST(GpuBatchSolvers, MstBatchesMatchCpuTwins) {
         ASSERT_EQ(0, std::memcmp(bits.data(), batch.forest_bits + i * cells, cells)) << "tile " << checked;
         std::vector<TileSummaryEdge> summary;
         block_reduce_cpu(bits.data(), values, t, all.params, all.connectivity, &summary);
-        ASSERT_EQ(batch.summaries[i].size(), summary.size()) << "tile " << checked;
-        for (std::size_t e = 0; e < summary.size(); ++e) ASSERT_EQ(batch.summaries[i][e].key, summary[e].key);
+        ASSERT_EQ(batch.summary_count(i), summary.size()) << "tile " << checked;
+        for (std::size_t e = 0; e < summary.size(); ++e) {
+          ASSERT_EQ(batch.summary(i)[e].key, summary[e].key);
+          ASSERT_EQ(batch.summary(i)[e].a, summary[e].a);
+          ASSERT_EQ(batch.summary(i)[e].b, summary[e].b);
+        }
       }
     };
     while (next < all.count) {
@@ -383,10 +391,15 @@ TEST(GpuBatchSolvers, MstBatchesMatchCpuTwins) {
   }
 }
 
+// Both sweep methods and every placement of the distances and weights.
 TEST(GpuBatchSolvers, SsspBatchesMatchCpuTwin) {
   TERRAZO_REQUIRE_GPU();
   std::mt19937_64 rng(gpu_testing::run_seed() + 8);
-  for (const std::uint32_t t : {16u, 128u}) {
+  for (const SsspSweep sweep : {SsspSweep::ThreadPerLine, SsspSweep::WarpScan})
+  for (const std::size_t shared_limit : {std::size_t{0}, std::size_t{48 * 1024}, std::size_t{1}})
+  for (const std::uint32_t t : {1u, 16u, 45u, 64u, 128u}) {
+    SCOPED_TRACE("t " + std::to_string(t) + (sweep == SsspSweep::WarpScan ? ", warp scan" : ", thread per line") +
+                 ", shared limit " + std::to_string(shared_limit));
     const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
     const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
     const TileBatch all = random_batch(rng, t, 7, 2);
@@ -400,7 +413,10 @@ TEST(GpuBatchSolvers, SsspBatchesMatchCpuTwin) {
     options.params = all.params;
     options.connectivity = all.connectivity;
     options.max_batch_tiles = 3;
-    CudaSsspBatchSolver solver(options, kUnreached);
+    options.shared_limit_bytes = shared_limit;
+    options.sssp_sweep = sweep;
+    const PathLength max_cost = t == 45 ? 3000 : kUnreached;
+    CudaSsspBatchSolver solver(options, max_cost);
     std::uint64_t next = 0, checked = 0;
     auto consume = [&](const CudaSsspBatchSolver::Batch& batch) {
       ASSERT_FALSE(batch.overflow);
@@ -410,12 +426,13 @@ TEST(GpuBatchSolvers, SsspBatchesMatchCpuTwin) {
                                     dist_in.begin() + static_cast<std::ptrdiff_t>((checked + 1) * grid));
         std::vector<std::uint8_t> changed(cells);
         bool overflow = false;
-        changed_cells += block_sssp_cpu(all.values.data() + checked * grid, t, all.params, all.connectivity, kUnreached,
+        changed_cells += block_sssp_cpu(all.values.data() + checked * grid, t, all.params, all.connectivity, max_cost,
                                         cpu.data(), changed.data(), &overflow);
         ASSERT_EQ(0, std::memcmp(cpu.data(), batch.dist + i * grid, grid * sizeof(PathLength))) << "tile " << checked;
         ASSERT_EQ(0, std::memcmp(changed.data(), batch.changed + i * cells, cells)) << "tile " << checked;
       }
       EXPECT_EQ(batch.changed_cells, changed_cells);
+      EXPECT_GE(batch.sweep_rounds, batch.tiles);  // every tile ends with a round that changes nothing
     };
     while (next < all.count) {
       if (solver.pending() == 2) consume(solver.wait());

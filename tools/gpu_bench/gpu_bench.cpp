@@ -1,8 +1,10 @@
 // tools/gpu_bench/gpu_bench.cpp: phase-1 throughput of the CUDA block solvers against their CPU
 // twins (issues #3 and #4, "Measured on the GPU machine"). Kernels only: no GDAL/STXXL/Boost.
 //
-//   terrazo_gpu_bench [--cells N] [--mst-sizes 64,128,...] [--sssp-sizes 64,128,...] [--repeats R]
-//                     [--threads N] [--placements] [--quick] [--cpu-only]
+//   terrazo_gpu_bench [--cells N] [--mst-sizes 64,128,...|none] [--sssp-sizes 64,128,...|none]
+//                     [--repeats R] [--threads N] [--placements] [--sssp-variants] [--quick] [--cpu-only]
+// --placements: every scratch placement (shared where it fits, at most 48 KiB, global) for both
+// solvers; --sssp-variants: every placement times both sweep methods for SSSP only.
 //
 // Input: deterministic generated terrain (fractal value noise, 0.1 m steps, ~0..2000 m), cut into
 // t x t tiles (t+2 with the halo for SSSP), at least --cells cells and 256 tiles per size.
@@ -44,19 +46,22 @@ struct Options {
   int repeats = 5;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   bool placements = false;
+  bool sssp_variants = false;
   bool cpu_only = false;
 };
 
 [[noreturn]] void usage(const std::string& message) {
   std::fprintf(stderr,
-               "terrazo_gpu_bench: %s\nusage: terrazo_gpu_bench [--cells N] [--mst-sizes 64,128] [--sssp-sizes 64,128] "
-               "[--repeats R] [--threads N] [--placements] [--quick] [--cpu-only]\n",
+               "terrazo_gpu_bench: %s\nusage: terrazo_gpu_bench [--cells N] [--mst-sizes 64,128|none] "
+               "[--sssp-sizes 64,128|none] [--repeats R] [--threads N] [--placements] [--sssp-variants] [--quick] "
+               "[--cpu-only]\n",
                message.c_str());
   std::exit(2);
 }
 
 std::vector<std::uint32_t> parse_sizes(const std::string& text) {
   std::vector<std::uint32_t> sizes;
+  if (text == "none") return sizes;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = text.find(',', start);
@@ -85,6 +90,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--repeats") o.repeats = std::max(1, std::atoi(value().c_str()));
     else if (arg == "--threads") o.threads = static_cast<unsigned>(std::max(1, std::atoi(value().c_str())));
     else if (arg == "--placements") o.placements = true;
+    else if (arg == "--sssp-variants") o.sssp_variants = true;
     else if (arg == "--cpu-only") o.cpu_only = true;
     else if (arg == "--quick") {
       o.cells = 1ull << 22;
@@ -177,6 +183,7 @@ struct Row {
   std::uint32_t t = 0;
   std::uint64_t tiles = 0, cells = 0;
   double gpu_kernel_s = 0, gpu_e2e_s = 0, cpu_s = 0;
+  double rounds_per_tile = 0;  // SSSP: relaxation rounds per tile (GPU)
 };
 
 std::vector<Row> g_rows;
@@ -184,18 +191,18 @@ std::vector<Row> g_rows;
 double rate(std::uint64_t cells, double seconds) { return seconds > 0 ? static_cast<double>(cells) / seconds : 0.0; }
 
 void print_row(const Row& r) {
-  std::printf("%-12s %5u %7llu %11llu %-9s %10.2f %9.3f %10.2f %9.3f %10.1f %9.3f %8.1f %8.1f  %s\n", r.solver.c_str(), r.t,
+  std::printf("%-12s %5u %7llu %11llu %-14s %10.2f %9.3f %10.2f %9.3f %10.1f %9.3f %8.1f %8.1f  %-9s %6.1f\n", r.solver.c_str(), r.t,
               static_cast<unsigned long long>(r.tiles), static_cast<unsigned long long>(r.cells), r.placement.c_str(),
               r.gpu_kernel_s * 1e3, rate(r.cells, r.gpu_kernel_s) / 1e9, r.gpu_e2e_s * 1e3, rate(r.cells, r.gpu_e2e_s) / 1e9,
               r.cpu_s * 1e3, rate(r.cells, r.cpu_s) / 1e9, r.cpu_s > 0 && r.gpu_kernel_s > 0 ? r.cpu_s / r.gpu_kernel_s : 0.0,
-              r.cpu_s > 0 && r.gpu_e2e_s > 0 ? r.cpu_s / r.gpu_e2e_s : 0.0, r.identical.c_str());
+              r.cpu_s > 0 && r.gpu_e2e_s > 0 ? r.cpu_s / r.gpu_e2e_s : 0.0, r.identical.c_str(), r.rounds_per_tile);
   std::fflush(stdout);
 }
 
 void print_header() {
-  std::printf("%-12s %5s %7s %11s %-9s %10s %9s %10s %9s %10s %9s %8s %8s  %s\n", "solver", "t", "tiles", "cells",
-              "placement", "gpu_ms", "gpu_Gc/s", "e2e_ms", "e2e_Gc/s", "cpu_ms", "cpu_Gc/s", "kern_x", "e2e_x",
-              "identical");
+  std::printf("%-12s %5s %7s %11s %-14s %10s %9s %10s %9s %10s %9s %8s %8s  %-9s %6s\n", "solver", "t", "tiles", "cells",
+              "variant", "gpu_ms", "gpu_Gc/s", "e2e_ms", "e2e_Gc/s", "cpu_ms", "cpu_Gc/s", "kern_x", "e2e_x",
+              "identical", "rounds");
 }
 
 std::uint64_t tiles_for(const Options& o, std::uint32_t t) {
@@ -296,10 +303,10 @@ void bench_mst(const Options& o, std::uint32_t t) {
             for (std::uint64_t i = 0; i < n; ++i) {
               const std::uint64_t tile = first + i;
               bool same = std::memcmp(batch.forest_bits + i * cells, cpu_bits.data() + tile * cells, cells) == 0;
-              const auto& g = batch.summaries[i];
+              const TileSummaryEdge* g = batch.summary(i);
               const auto& c = cpu_summaries[tile];
-              same = same && g.size() == c.size();
-              for (std::size_t e = 0; same && e < g.size(); ++e)
+              same = same && batch.summary_count(i) == c.size();
+              for (std::size_t e = 0; same && e < c.size(); ++e)
                 same = g[e].a == c[e].a && g[e].b == c[e].b && g[e].key == c[e].key;
               if (!same) ++mismatches;
             }
@@ -316,16 +323,19 @@ void bench_mst(const Options& o, std::uint32_t t) {
       std::vector<double> runs;
       for (int rep = -1; rep < std::min(o.repeats, 3); ++rep) {
         const auto start = std::chrono::steady_clock::now();
-        std::uint64_t summary_edges = 0;
+        std::uint64_t summary_tiles = 0;
+        auto consume = [&](const CudaMstBatchSolver::Batch& batch) {
+          for (std::uint64_t i = 0; i < batch.tiles; ++i) summary_tiles += batch.summary_count(i) <= batch.summary_stride;
+        };
         for (std::uint64_t first = 0; first < tiles; first += solver.batch_tiles()) {
-          if (solver.pending() == 2) summary_edges += solver.wait().summaries.size();
+          if (solver.pending() == 2) consume(solver.wait());
           const std::uint64_t n = std::min(solver.batch_tiles(), tiles - first);
           std::memcpy(solver.input(), values.data() + first * cells, n * cells * sizeof(double));
           solver.submit(n);
         }
-        while (solver.pending()) summary_edges += solver.wait().summaries.size();
+        while (solver.pending()) consume(solver.wait());
         if (rep >= 0) runs.push_back(seconds_since(start));
-        if (summary_edges != tiles) throw Error("streamed MST lost tiles");
+        if (summary_tiles != tiles) throw Error("streamed MST lost tiles");
       }
       e2e_s = median(runs);
     }
@@ -394,17 +404,23 @@ void bench_sssp(const Options& o, std::uint32_t t) {
     g_rows.push_back(row);
     return;
   }
-  std::vector<std::size_t> limits{0};
-  if (o.placements) limits = {0, 48 * 1024, 1};
-  for (const std::size_t limit : limits) {
+  std::vector<std::pair<std::size_t, SsspSweep>> variants{{0, SsspSweep::Auto}};
+  if (o.placements) variants = {{0, SsspSweep::Auto}, {48 * 1024, SsspSweep::Auto}, {1, SsspSweep::Auto}};
+  if (o.sssp_variants) {
+    variants.clear();
+    for (const SsspSweep sweep : {SsspSweep::ThreadPerLine, SsspSweep::WarpScan})
+      for (const std::size_t limit : {std::size_t{0}, std::size_t{48 * 1024}, std::size_t{1}}) variants.push_back({limit, sweep});
+  }
+  for (const auto& [limit, sweep] : variants) {
     BlockBatchOptions options;
     options.t = t;
     options.params = params;
     options.connectivity = connectivity;
     options.shared_limit_bytes = limit;
+    options.sssp_sweep = sweep;
     options.gpu_memory_bytes = 16ull << 30;
     std::vector<double> kernel_ms;
-    std::uint64_t mismatches = 0, gpu_total = 0;
+    std::uint64_t mismatches = 0, gpu_total = 0, rounds = 0;
     {
       CudaSsspBatchSolver solver(options, kUnreached);
       const std::uint64_t per_batch = solver.batch_tiles();
@@ -419,6 +435,7 @@ void bench_sssp(const Options& o, std::uint32_t t) {
           else if (rep >= 0) kernel_ms.back() += batch.kernel_ms;
           if (rep == 0) {
             gpu_total += batch.changed_cells;
+            rounds += batch.sweep_rounds;
             for (std::uint64_t i = 0; i < n; ++i) {
               const std::uint64_t tile = first + i;
               const bool same =
@@ -450,7 +467,9 @@ void bench_sssp(const Options& o, std::uint32_t t) {
       }
       e2e_s = median(runs);
     }
-    row.placement = placement_name(limit);
+    row.placement = std::string(placement_name(limit)) +
+                    (sweep == SsspSweep::Auto ? "" : sweep == SsspSweep::WarpScan ? "/warp" : "/thread");
+    row.rounds_per_tile = static_cast<double>(rounds) / static_cast<double>(tiles);
     row.identical = mismatches == 0 && gpu_total == cpu_total ? "yes" : std::to_string(mismatches) + " tiles differ";
     row.gpu_kernel_s = median(kernel_ms) / 1e3;
     row.gpu_e2e_s = e2e_s;
