@@ -8,8 +8,8 @@
 //  - STXXL reads its disk list once per process, when its block manager is first used. The first
 //    ExternalMemory of a process therefore chooses the disk; later ones (another run in the same
 //    process, as in tests) reuse that disk, which, being unlinked, needs its directory no longer.
-//    Using STXXL in a process before any ExternalMemory is an Error (it would have fallen back to
-//    STXXL's default disk).
+//    No STXXL container may be made before the first ExternalMemory of the process: STXXL would
+//    then have fallen back to its default disk in /var/tmp (STXXL offers no way to tell).
 //  - STXXL containers size their internal memory at construction (vector: pages x blocks per page x
 //    block bytes of cache, the page count a constructor argument; sorter and stxxl::sort: a byte
 //    argument). An ExternalMemory reserves

@@ -72,7 +72,7 @@ class GdalRasterReader : public RasterReader {
   explicit GdalRasterReader(const std::string& path) : path_(path), rule_(CellType::Float32, false, 0.0) {
     ensure_gdal();
     reset_gdal_error();
-    dataset_ = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
+    dataset_ = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr, nullptr, nullptr);
     if (!dataset_) throw gdal_failure("cannot open '" + path + "' as a raster");
     try {
       if (GDALGetRasterCount(dataset_) < 1) throw Error("'" + path + "' has no raster band");

@@ -361,7 +361,15 @@ TEST(GzipAsciiGrid, TypesCentersAndBadFiles) {
 
 TEST(RasterReader, MissingAndForeignFilesAreOneLineErrors) {
   TempDir dir;
-  for (const std::string& path : {dir.file("missing.tif"), std::string(TERRAZO_DATASETS) + "/real/Mega_divide.hdr"}) {
+  std::ofstream(dir.file("garbage.tzs")) << "garbage\n";
+  try {
+    RasterReader::open(dir.file("garbage.tzs"));
+    ADD_FAILURE() << "garbage opened";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not recognized"), std::string::npos) << "GDAL's reason is kept: " << e.what();
+  }
+  for (const std::string& path : {dir.file("missing.tif"), std::string(TERRAZO_DATASETS) + "/real/Mega_divide.hdr",
+                                  dir.file("garbage.tzs")}) {
     try {
       RasterReader::open(path);
       ADD_FAILURE() << path << " opened";
