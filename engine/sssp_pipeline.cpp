@@ -71,7 +71,6 @@ class GeoTiffSink : public SsspResultSink {
   }
 
   void write_tile(const SsspTileResult& r) override {
-    const std::size_t n = static_cast<std::size_t>(r.width) * r.height;
     auto at = [&](std::uint32_t x, std::uint32_t y) { return static_cast<std::size_t>(y) * r.stride + x; };
     if (cost_) {
       for (std::uint32_t y = 0; y < r.height; ++y)
@@ -97,7 +96,6 @@ class GeoTiffSink : public SsspResultSink {
         }
       allocation_->write_window(r.x0, r.y0, r.width, r.height, window_.data());
     }
-    (void)n;
   }
 
   std::uint64_t finish() {
@@ -192,7 +190,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   if (options.input.empty()) throw UsageError("sssp: INPUT is missing");
   if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
     throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
-  if (options.max_cost == options.max_cost && options.max_cost >= 0 && !std::isfinite(options.max_cost))
+  if (options.max_cost >= 0 && !std::isfinite(options.max_cost))
     throw UsageError("invalid --max-cost: expected a finite number");
 
   // Device: the CUDA block solver computes distances only; backlinks and allocation need the

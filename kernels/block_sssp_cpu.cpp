@@ -1,8 +1,13 @@
 // kernels/block_sssp_cpu.cpp: the CPU block solver of kernels/block_sssp.h.
 //
-// Dijkstra from many seeds on one tile with its one-cell halo, keys in a radix heap
-// (kernels/radix_heap.h): 64-bit keys = distances; with labels, 128-bit keys
-// (dist << 64 | source << 32 | hops), which is the lexicographic label order of the contract.
+// Dijkstra from many seeds on one tile with its one-cell halo. Keys: 64-bit distances; with labels,
+// 128-bit (dist << 64 | source << 32 | hops), which is the lexicographic label order of the contract.
+// Queue: when every weight of the tile is known to lie in [delta, w_max] with delta >= 1 and
+// w_max / delta small (friction and max on values bounded away from 0), buckets of width delta
+// (kernels/bucket_queue.h, O(1) per operation); otherwise a radix heap (kernels/radix_heap.h).
+// The bounds come from the smallest and largest value in the window: both models' weights are
+// monotone in the values, so edge_weight(vmin, vmin, orthogonal) <= w <= edge_weight(vmax, vmax,
+// diagonal). Either queue gives the same labels (the result is unique).
 //
 // Only seeds that can improve a neighbour are queued: a finite cell s whose every valid interior
 // neighbour v already has label(v) <= extend(label(s), w(s, v)) contributes nothing, because labels
@@ -12,6 +17,7 @@
 #include <vector>
 
 #include "kernels/block_sssp.h"
+#include "kernels/bucket_queue.h"
 #include "kernels/radix_heap.h"
 
 namespace terrazo {
@@ -19,12 +25,17 @@ namespace {
 
 using Key128 = unsigned __int128;
 
+template <bool kLabelled>
+struct Labels;
+
 struct Workspace {
   std::vector<std::uint8_t> interior_valid;  // (t+2)^2: interior cell with a finite value
   std::vector<std::uint32_t> scratch_source;  // stands in for an absent label array (all zeros in)
   std::vector<std::uint32_t> scratch_hops;
   RadixHeap<std::uint64_t> heap64;
   RadixHeap<Key128> heap128;
+  BucketQueue<std::uint64_t, Labels<false>> buckets64;
+  BucketQueue<Key128, Labels<true>> buckets128;
 };
 
 Workspace& workspace() {
@@ -33,8 +44,6 @@ Workspace& workspace() {
 }
 
 // Label access: with kLabelled false only dist exists and the key is the distance.
-template <bool kLabelled>
-struct Labels;
 
 template <>
 struct Labels<false> {
@@ -75,10 +84,10 @@ struct Labels<true> {
   static PathLength dist_of(Key key) { return static_cast<PathLength>(key >> 64); }
 };
 
-template <bool kLabelled>
+template <bool kLabelled, class Queue>
 std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
                     PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
-                    std::uint8_t* changed, bool* overflow, RadixHeap<typename Labels<kLabelled>::Key>& heap) {
+                    std::uint8_t* changed, bool* overflow, Queue& heap) {
   using Key = typename Labels<kLabelled>::Key;
   const std::uint32_t s = t + 2;
   const std::uint64_t cells = static_cast<std::uint64_t>(s) * s;
@@ -101,8 +110,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
   for (int d = 0; d < 8; ++d) offset[d] = static_cast<std::int64_t>(kDirDy[d]) * s + kDirDx[d];
 
   // Queue the seeds that improve at least one interior neighbour: every finite cell, or only the
-  // halo ring when the interior is known to be consistent.
-  heap.clear();
+  // halo ring when the interior is known to be consistent. (The caller has emptied the queue.)
   const std::uint32_t ring = 4 * t + 4;
   const std::uint32_t scan = interior_consistent ? ring : static_cast<std::uint32_t>(cells);
   for (std::uint32_t k = 0; k < scan; ++k) {
@@ -160,6 +168,36 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
   return changed_count;
 }
 
+// Bucket width and count for the tile, or false when the radix heap must be used.
+bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
+                  std::uint64_t* delta, std::uint64_t* buckets) {
+  if (params.model == WeightModel::AbsDiff) return false;  // equal neighbours weigh 0
+  const std::size_t cells = static_cast<std::size_t>(t + 2) * (t + 2);
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < cells; ++i) {
+    const double v = values[i];
+    if (v != v) continue;
+    if (!any) {
+      lo = hi = v;
+      any = true;
+    } else {
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+  }
+  if (!any) return false;
+  bool overflow = false;
+  const Weight w_min = edge_weight(params, lo, lo, false, &overflow);
+  const Weight w_max = edge_weight(params, hi, hi, connectivity == Connectivity::Eight, &overflow);
+  if (overflow || w_min == 0 || w_min == kNoEdge || w_max == kNoEdge) return false;
+  const std::uint64_t n = w_max / w_min + 2;
+  if (n > 4096) return false;
+  *delta = w_min;
+  *buckets = n;
+  return true;
+}
+
 }  // namespace
 
 std::uint64_t block_sssp_cpu(const double* values, std::uint32_t t, const WeightParams& params,
@@ -172,9 +210,18 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
                                       Connectivity connectivity, PathLength max_cost, PathLength* dist,
                                       const SsspLabels& labels, std::uint8_t* changed, bool* overflow) {
   Workspace& w = workspace();
+  std::uint64_t delta = 0, buckets = 0;
+  const bool use_buckets = bucket_shape(values, t, params, connectivity, &delta, &buckets);
   if (labels.source == nullptr && labels.hops == nullptr) {  // distances only
-    return solve<false>(values, t, params, connectivity, max_cost, Labels<false>{dist}, labels.interior_consistent,
-                        changed, overflow, w.heap64);
+    const Labels<false> plain{dist};
+    if (use_buckets) {
+      w.buckets64.reset(delta, buckets);
+      return solve<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
+                          overflow, w.buckets64);
+    }
+    w.heap64.clear();
+    return solve<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
+                        overflow, w.heap64);
   }
   const std::size_t cells = static_cast<std::size_t>(t + 2) * (t + 2);
   std::uint32_t* source = labels.source;
@@ -190,8 +237,15 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
     w.scratch_hops.assign(cells, 0);
     hops = w.scratch_hops.data();
   }
-  return solve<true>(values, t, params, connectivity, max_cost, Labels<true>{dist, source, hops},
-                     labels.interior_consistent, changed, overflow, w.heap128);
+  const Labels<true> triple{dist, source, hops};
+  if (use_buckets) {
+    w.buckets128.reset(delta, buckets);
+    return solve<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed,
+                       overflow, w.buckets128);
+  }
+  w.heap128.clear();
+  return solve<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed, overflow,
+                     w.heap128);
 }
 
 }  // namespace terrazo

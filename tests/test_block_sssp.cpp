@@ -29,7 +29,7 @@ struct RandomTile {
   PathLength max_cost = kUnreached;
 };
 
-RandomTile make_tile(std::mt19937_64& rng, bool labelled) {
+RandomTile make_tile(std::mt19937_64& rng, bool labelled, bool narrow = false) {
   RandomTile tile;
   const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 8, 16, 32};
   tile.t = sizes[rng() % 8];
@@ -46,7 +46,7 @@ RandomTile make_tile(std::mt19937_64& rng, bool labelled) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   tile.values.resize(cells);
   for (auto& v : tile.values) {
-    v = unit(rng) * range;
+    v = narrow ? range * (1.0 + unit(rng)) : unit(rng) * range;  // narrow: values in [range, 2 range)
     if (integral) v = std::floor(v);
     if (tile.params.model == WeightModel::Max && rng() % 4 == 0) v = -v;  // negative heights, offset below
     if (unit(rng) < nodata_fraction) v = kNaN;
@@ -98,9 +98,9 @@ testing::SsspReferenceProblem reference_of(const RandomTile& tile) {
 // Which label arrays the solver gets: none, source only, hops only, both.
 enum class LabelMode { kNone, kSource, kHops, kBoth };
 
-void check_tile(std::uint64_t seed, LabelMode mode) {
+void check_tile(std::uint64_t seed, LabelMode mode, bool narrow = false) {
   std::mt19937_64 rng(seed);
-  RandomTile tile = make_tile(rng, mode != LabelMode::kNone);
+  RandomTile tile = make_tile(rng, mode != LabelMode::kNone, narrow);
   const std::uint32_t t = tile.t, s = t + 2;
   testing::SsspReferenceProblem ref = reference_of(tile);
   if (mode == LabelMode::kHops) std::fill(ref.source.begin(), ref.source.end(), 0u);
@@ -162,6 +162,13 @@ TEST(BlockSssp, RandomTilesDistancesOnly) {
 
 TEST(BlockSssp, RandomTilesWithSourceAndHops) {
   for (std::uint64_t seed = 1001; seed <= 1400; ++seed) check_tile(seed, LabelMode::kBoth);
+}
+
+// Values bounded away from 0: friction and max weights lie in [delta, w_max] with a small ratio,
+// so the solver uses its bucket queue (kernels/bucket_queue.h) instead of the radix heap.
+TEST(BlockSssp, RandomTilesOnTheBucketQueuePath) {
+  for (std::uint64_t seed = 4001; seed <= 4300; ++seed) check_tile(seed, LabelMode::kNone, true);
+  for (std::uint64_t seed = 4301; seed <= 4600; ++seed) check_tile(seed, LabelMode::kBoth, true);
 }
 
 TEST(BlockSssp, RandomTilesWithOneLabelArray) {
