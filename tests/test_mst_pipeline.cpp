@@ -503,7 +503,7 @@ TEST(MstPipeline, RealDemsMatchReference) {
   }
   std::sort(inputs.begin(), inputs.end());
   ASSERT_GE(inputs.size(), 9u);
-  int index = 0;
+  int file = 0, runs = 0;
   for (const std::string& input : inputs) {
     SCOPED_TRACE(input);
     auto reader = RasterReader::open(input);
@@ -514,35 +514,46 @@ TEST(MstPipeline, RealDemsMatchReference) {
     r.values.resize(r.width * r.height);
     reader->read_window(0, 0, static_cast<std::uint32_t>(r.width), static_cast<std::uint32_t>(r.height), r.values.data());
     reader.reset();
-    // Rotate models and connectivity over the files; max / 8 on every other one (the default).
-    const WeightModel model = index % 2 == 0 ? WeightModel::Max : static_cast<WeightModel>((index / 2) % 3);
-    const Connectivity connectivity = index % 3 == 2 ? Connectivity::Four : Connectivity::Eight;
-    ++index;
-    if (model == WeightModel::Friction && info_of(r).min < 0) continue;
-    testing::TempDir dir;
-    MstOptions options;
-    options.input = input;
-    options.output = dir.file("edges.tif");
-    options.weight = model;
-    options.connectivity = connectivity;
-    options.tile = index % 2 ? 64 : 128;
-    options.device = "cpu";
-    options.threads = 2;
-    options.tmpdir = dir.path();
-    MemoryBudget budget(512ull << 20);
-    const MstResult result = run_mst(options, budget, Progress::silent());
-    RasterInfo info = info_of(r);
-    info.type = r.type;
-    const WeightParams params = mst_weight_params(model, 0.0, info, connectivity);
-    EXPECT_EQ(result.params.scale, params.scale);
-    EXPECT_EQ(result.params.offset, params.offset);
-    const auto ref = testing::reference_mst(r.values, r.width, r.height, params, connectivity);
-    const auto bits = read_edge_raster(options.output, r.width, r.height);
-    EXPECT_EQ(first_difference(bits, ref.bits, r.width), "") << to_string(model) << " " << to_string(connectivity);
-    EXPECT_EQ(result.edges, ref.edges);
-    EXPECT_EQ(result.vertices, ref.vertices);
-    EXPECT_EQ(result.components, ref.components);
-    EXPECT_EQ(result.total_weight, ref.total_weight);
+    ++file;
+    // Every file with the defaults (max, 8-connected), and once more with absdiff or friction
+    // (alternating; friction only on non-negative costs) and 4 or 8 connectivity (alternating).
+    for (int variant = 0; variant < 2; ++variant) {
+      WeightModel model = WeightModel::Max;
+      Connectivity connectivity = Connectivity::Eight;
+      if (variant == 1) {
+        model = file % 2 == 0 ? WeightModel::AbsDiff : WeightModel::Friction;
+        if (model == WeightModel::Friction && info_of(r).min < 0) model = WeightModel::AbsDiff;
+        connectivity = (file / 2) % 2 == 0 ? Connectivity::Four : Connectivity::Eight;
+      }
+      ++runs;
+      testing::TempDir dir;
+      MstOptions options;
+      options.input = input;
+      options.output = dir.file("edges.tif");
+      options.weight = model;
+      options.connectivity = connectivity;
+      options.tile = runs % 3 == 0 ? 128 : 64;
+      options.device = "cpu";
+      options.threads = 2;
+      options.tmpdir = dir.path();
+      MemoryBudget budget(512ull << 20);
+      const MstResult result = run_mst(options, budget, Progress::silent());
+      RasterInfo info = info_of(r);
+      info.type = r.type;
+      const WeightParams params = mst_weight_params(model, 0.0, info, connectivity);
+      EXPECT_EQ(result.params.scale, params.scale);
+      EXPECT_EQ(result.params.offset, params.offset);
+      const auto ref = testing::reference_mst(r.values, r.width, r.height, params, connectivity);
+      const auto bits = read_edge_raster(options.output, r.width, r.height);
+      EXPECT_EQ(first_difference(bits, ref.bits, r.width), "") << to_string(model) << " " << to_string(connectivity);
+      EXPECT_EQ(result.edges, ref.edges);
+      EXPECT_EQ(result.vertices, ref.vertices);
+      EXPECT_EQ(result.components, ref.components);
+      EXPECT_EQ(result.total_weight, ref.total_weight);
+      std::printf("%s: %s, %s-connected, %llu edges, %llu components\n", input.c_str(), to_string(model),
+                  to_string(connectivity), static_cast<unsigned long long>(result.edges),
+                  static_cast<unsigned long long>(result.components));
+    }
   }
 }
 
