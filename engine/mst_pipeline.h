@@ -12,12 +12,13 @@
 //  - `edge_list` (optional): binary, little-endian, 20 bytes per edge: u64 a, u64 b, u32 weight with
 //    a < b global ids (y*W + x), in owner-tile Z-order, then owner cell row-major, then E, SE, S, SW;
 //  - MstResult: totals, counts, phase times, I/O bytes, peak RSS.
+// Phases 1-3 are engine/mst_phases.h (GDAL-free); this entry point adds the import and the GeoTIFF.
 // Phases (Progress phase names in quotes):
 //  0. "import": a non-store input (or a store of another tile size) is imported into the run
 //     directory (engine/import_export.h);
 //  1. "mst: block-local": per tile, in Z-order, in batches: block MST + reduce (kernels/, on the CPU
-//     with `threads` threads or on the GPU); forest bits (1 byte per cell of present tiles) and tile
-//     summaries (summary edges + ring values) go to scratch files;
+//     with `threads` threads or on the GPU through CudaMstBatchSolver); forest bits (1 byte per cell
+//     of present tiles) and tile summaries (summary edges + ring values) go to scratch files;
 //  2. "mst: merge": Z-order post-order merge of 2x2 sibling summaries (engine/mst_merge.h), at most
 //     4 summaries per level in memory; dropped summary reps ("out") and kept crossing edges ("in")
 //     go to an external sorter keyed by (owner tile Z-order, local edge id);
@@ -52,6 +53,7 @@ struct MstOptions {
   // Bytes for the expansion-record sorter; 0: min(budget / 8, 64 MiB). Tests set it small to force
   // the sorter's external runs.
   std::uint64_t record_buffer_bytes = 0;
+  std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory: device memory for the GPU batches; 0: its default
 };
 
 struct MstPhaseSeconds {
@@ -77,6 +79,8 @@ struct MstResult {
   std::uint64_t expansion_records = 0;    // "in" + "out" records
   std::uint64_t expansion_record_runs = 0;  // sorter runs written to disk (0: all in memory)
   std::uint32_t merge_levels = 0;
+  std::uint64_t gpu_batch_tiles = 0;      // tiles per GPU batch (0: CPU)
+  double gpu_kernel_seconds = 0;          // GPU kernel time of phase 1 (CUDA events)
 };
 
 // The weight parameters for a raster with statistics `info` (has_stats false or no valid cell:

@@ -40,6 +40,7 @@ const char kUsage[] =
     "                        little-endian, a < b)\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --device auto|cpu|cuda  where the block solvers run (default auto: the GPU when there is one)\n"
+    "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
     "  --threads N           CPU threads for the block solvers (default: all cores)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
     "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
@@ -77,6 +78,7 @@ int run(const std::vector<std::string>& arguments) {
   options.device = common.device;
   options.threads = common.threads;
   options.tmpdir = common.tmpdir;
+  options.gpu_memory_bytes = common.gpu_memory_bytes;
 
   check_input_file(options.input);
   if (!options.output.empty()) check_output_file(options.output, {options.input});
@@ -122,6 +124,8 @@ int run(const std::vector<std::string>& arguments) {
         .add("phases", phases)
         .add("seconds", r.seconds.total)
         .add("merge_levels", r.merge_levels)
+        .add("gpu_batch_tiles", r.gpu_batch_tiles)
+        .add("gpu_kernel_seconds", r.gpu_kernel_seconds)
         .add("summary_edges", r.summary_edges)
         .add("expansion_records", r.expansion_records)
         .add("memory_budget_bytes", budget.total())

@@ -1,0 +1,70 @@
+// engine/mst_phases.h: phases 1-3 of the MST pipeline (block-local, merge, expansion) on any source
+// of tiles, without GDAL. engine/mst_pipeline.h wraps them with the import and the GeoTIFF output;
+// tests/mst_gpu_check.cpp drives them directly on the GPU machine, where GDAL is not installed.
+//
+// Source and design: docs/mst.md; the expansion argument: engine/mst_merge.h.
+//
+// Contract: for the valid cells of `source` (NaN = nodata), weights from `options.params`, the MSF
+// under DESIGN.md's total order; `sink` (optional) receives every tile's window of the edge raster
+// (Byte, bits 0..3 = E, SE, S, SW, 255 = nodata) exactly once, in tile Z-order; `options.edge_list`
+// (optional) receives the binary edge list (mst_pipeline.h). Scratch files go to
+// `options.scratch_dir`, which must exist and outlive the call.
+// Phase 1 runs on the CPU (WorkerPool of `threads`, the next batch read while one is solved) or,
+// with `cuda`, through the streamed CudaMstBatchSolver (kernels/block_batch.h: tiles read straight
+// into its pinned input, two batches in flight).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "io/tile_store.h"
+#include "kernels/edge_weight.h"
+
+namespace terrazo {
+
+class MstTileSource {
+ public:
+  virtual ~MstTileSource() = default;
+  virtual const TileGrid& grid() const = 0;
+  virtual bool tile_present(std::uint32_t tx, std::uint32_t ty) const = 0;
+  // t*t values, NaN = nodata or padding. Called from several threads at once (disjoint tiles).
+  virtual void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const = 0;
+  virtual std::uint64_t bytes_read() const = 0;
+};
+
+class MstWindowSink {
+ public:
+  virtual ~MstWindowSink() = default;
+  // Cells [x0, x0+w) x [y0, y0+h) of the edge raster, row-major w*h.
+  virtual void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                            const std::uint8_t* cells) = 0;
+};
+
+struct MstPhaseOptions {
+  WeightParams params;
+  Connectivity connectivity = Connectivity::Eight;
+  bool cuda = false;                     // phase 1 on the GPU (caller checked cuda_device())
+  unsigned threads = 0;                  // CPU threads (0: all cores)
+  std::uint64_t gpu_memory_bytes = 0;    // CudaMstBatchSolver's device budget (0: its default)
+  std::uint64_t record_buffer_bytes = 0; // expansion record sorter; 0: min(budget / 8, 64 MiB)
+  std::string edge_list;                 // binary edge list path; empty: none
+  std::string scratch_dir;               // where the scratch files go
+};
+
+struct MstPhaseResult {
+  std::uint64_t total_weight = 0;
+  std::uint64_t edges = 0, vertices = 0, components = 0;
+  double block_local_seconds = 0, merge_seconds = 0, expansion_seconds = 0;
+  std::uint64_t bytes_read = 0;     // scratch files (the source's own reads: source.bytes_read())
+  std::uint64_t bytes_written = 0;  // scratch files and the edge list
+  std::uint64_t summary_edges = 0, expansion_records = 0, expansion_record_runs = 0;
+  std::uint32_t merge_levels = 0;
+  std::uint64_t gpu_batch_tiles = 0;  // tiles per GPU batch (0: CPU)
+  double gpu_kernel_ms = 0;           // sum of the batches' kernel times (CUDA events)
+};
+
+MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions& options, MemoryBudget& budget,
+                              Progress& progress, MstWindowSink* sink);
+
+}  // namespace terrazo
