@@ -677,5 +677,28 @@ TEST(SsspCli, JsonSummaryIsTheLastLine) {
     EXPECT_NE(last.find(key), std::string::npos) << key << " in " << last;
 }
 
+// VmHWM of a run on a raster whose cells (as doubles) are 10x the budget stays within the budget
+// plus MemoryBudget::kFixedOverhead (DESIGN.md "Memory budget"); the child process reports it.
+TEST(SsspCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
+  testing::TempDir dir;
+  const std::string dem = dir.file("gen.tif");
+  const std::string gen = std::string(TERRAZO_BINARY) + " gen -q --width 3000 --height 2000 --seed 5 " + dem;
+  ASSERT_EQ(std::system(gen.c_str()), 0);
+  const std::uint64_t budget = 24ull << 20;  // the raster holds 6 M cells = 46 MiB of doubles
+  const std::string command = std::string(TERRAZO_BINARY) + " sssp -q --json --memory 24M --tile 64 --source 100,1900 " +
+                              "--source 2900,50 --backlink " + dir.file("back.tif") + " " + dem + " " +
+                              dir.file("cost.tif") + " > " + dir.file("out.txt");
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream f(dir.file("out.txt"));
+  std::string line, last;
+  while (std::getline(f, line))
+    if (!line.empty()) last = line;
+  const auto key = last.find("\"peak_rss_bytes\":");
+  ASSERT_NE(key, std::string::npos) << last;
+  const std::uint64_t rss = std::stoull(last.substr(key + 17));
+  EXPECT_LE(rss, budget + MemoryBudget::kFixedOverhead) << last;
+  EXPECT_NE(last.find("\"reached_cells\":6000000"), std::string::npos) << last;
+}
+
 }  // namespace
 }  // namespace terrazo
