@@ -16,6 +16,8 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -85,12 +87,16 @@ ClusterSummary read_summary(SequentialReader& in) {
 }
 
 // ---- the merge pass -------------------------------------------------------------------------------
-class MergePass : public MergeSink {
+// Phase 2: the Z-order post-order merge. The clusters of the split level (about 4 x threads of them)
+// are merged in parallel, each from its own reader positioned at its first tile's summary, with its
+// own record buffer; the levels above them run on the calling thread.
+class MergePass {
  public:
-  MergePass(const TileGrid& grid, const WeightParams& params, Connectivity connectivity, SequentialReader& summaries,
-            ExternalSorter& records, MemoryBudget& budget, Progress& progress)
-      : grid_(grid), params_(params), connectivity_(connectivity), summaries_(summaries), records_(records),
-        budget_(budget), progress_(progress) {
+  MergePass(const TileGrid& grid, const WeightParams& params, Connectivity connectivity, std::string summaries_path,
+            const std::vector<std::uint64_t>& offsets, ExternalSorter& records, MemoryBudget& budget,
+            Progress& progress, WorkerPool& pool)
+      : grid_(grid), params_(params), connectivity_(connectivity), summaries_path_(std::move(summaries_path)),
+        offsets_(offsets), records_(records), budget_(budget), progress_(progress), pool_(pool) {
     const std::uint32_t t = grid.tile;
     shift_ = 2 * log2_exact(t) + 3;
     levels_ = log2_exact(std::max(grid.tiles_x(), grid.tiles_y()));
@@ -105,36 +111,150 @@ class MergePass : public MergeSink {
 
   void run() {
     progress_.update("mst: merge", 0, total_merges_);
-    if (levels_ == 0) {
-      read_summary(summaries_);  // the single tile's summary: nothing to merge
-    } else {
-      Held root = process(levels_, 0, 0);
-      (void)root;
+    if (levels_ > 0) {
+      // Split level: 4^d subtrees with 4^d >= 4 x threads (or the tiles themselves).
+      std::uint32_t depth = 1;
+      while ((std::uint64_t{1} << (2 * depth)) < 4ull * pool_.threads() && depth < levels_) ++depth;
+      split_ = levels_ - depth;
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> subtrees;
+      collect(levels_, 0, 0, &subtrees);
+      std::vector<Held> results(subtrees.size());
+      pool_.run(subtrees.size(), [&](std::uint64_t i) {
+        const auto [cx, cy] = subtrees[i];
+        Lane lane(*this, offsets_[(cy << split_) * grid_.tiles_x() + (cx << split_)]);
+        results[i] = lane.process(split_, cx, cy);
+        lane.finish();
+      });
+      Lane top(*this, std::nullopt);
+      std::size_t next = 0;
+      top.process_top(levels_, 0, 0, results, &next);
+      top.finish();
     }
     if (overflow_) throw Error("internal error: a crossing edge weight overflowed after the weight check passed");
     progress_.update("mst: merge", total_merges_, total_merges_);
   }
 
-  // MergeSink.
-  void dropped(const GlobalEdgeKey& rep) override {
-    records_.push(SortRecord{record_key(rep, 1), rep.weight});
-    ++out_edges_;
-    out_weight_ += rep.weight;
-  }
-  void kept_crossing(const GlobalEdgeKey& edge) override {
-    records_.push(SortRecord{record_key(edge, 0), edge.weight});
-    ++in_edges_;
-    in_weight_ += edge.weight;
-  }
-
   std::uint64_t in_edges_ = 0, out_edges_ = 0;
   unsigned __int128 in_weight_ = 0, out_weight_ = 0;
+  std::uint64_t bytes_read_ = 0;
 
  private:
   struct Held {
     std::unique_ptr<ClusterSummary> summary;
     MemoryBudget::Reservation reservation;
   };
+  static constexpr std::size_t kLaneRecords = 4096;  // records buffered per lane before the sorter
+
+  // One thread's merging: its summary reader, its records, its totals.
+  class Lane : public MergeSink {
+   public:
+    Lane(MergePass& pass, std::optional<std::uint64_t> offset) : pass_(pass) {
+      if (offset) {
+        reader_ = std::make_unique<SequentialReader>(pass.summaries_path_, pass.budget_, kFileBufferBytes,
+                                                     "MST summary buffer", *offset);
+      }
+      buffer_.reserve(kLaneRecords);
+    }
+    void dropped(const GlobalEdgeKey& rep) override {
+      add(SortRecord{pass_.record_key(rep, 1), rep.weight});
+      ++out_edges_;
+      out_weight_ += rep.weight;
+    }
+    void kept_crossing(const GlobalEdgeKey& edge) override {
+      add(SortRecord{pass_.record_key(edge, 0), edge.weight});
+      ++in_edges_;
+      in_weight_ += edge.weight;
+    }
+    void finish() {
+      std::lock_guard<std::mutex> lock(pass_.mutex_);
+      for (const SortRecord& r : buffer_) pass_.records_.push(r);
+      buffer_.clear();
+      pass_.in_edges_ += in_edges_;
+      pass_.out_edges_ += out_edges_;
+      pass_.in_weight_ += in_weight_;
+      pass_.out_weight_ += out_weight_;
+      pass_.overflow_ = pass_.overflow_ || overflow_;
+      if (reader_) pass_.bytes_read_ += reader_->bytes_read();
+    }
+
+    Held process(std::uint32_t level, std::uint64_t cx, std::uint64_t cy) {
+      if (level == 0) {
+        ClusterSummary s = read_summary(*reader_);
+        if (s.cx != cx || s.cy != cy) {
+          throw Error("internal error: tile summaries out of Z-order (expected tile " + std::to_string(cx) + "," +
+                      std::to_string(cy) + ")");
+        }
+        return pass_.hold(std::move(s));
+      }
+      Held children[4];
+      for (int q = 0; q < 4; ++q) {
+        const std::uint64_t ccx = 2 * cx + (q & 1), ccy = 2 * cy + (q >> 1);
+        if (pass_.exists(level - 1, ccx, ccy)) children[q] = process(level - 1, ccx, ccy);
+      }
+      return merge(level, cx, cy, children);
+    }
+
+    // Levels above the split: the subtrees' results are taken in Z-order.
+    Held process_top(std::uint32_t level, std::uint64_t cx, std::uint64_t cy, std::vector<Held>& results,
+                     std::size_t* next) {
+      if (level == pass_.split_) return std::move(results[(*next)++]);
+      Held children[4];
+      for (int q = 0; q < 4; ++q) {
+        const std::uint64_t ccx = 2 * cx + (q & 1), ccy = 2 * cy + (q >> 1);
+        if (pass_.exists(level - 1, ccx, ccy)) children[q] = process_top(level - 1, ccx, ccy, results, next);
+      }
+      return merge(level, cx, cy, children);
+    }
+
+   private:
+    void add(const SortRecord& r) {
+      buffer_.push_back(r);
+      if (buffer_.size() < kLaneRecords) return;
+      std::lock_guard<std::mutex> lock(pass_.mutex_);
+      for (const SortRecord& b : buffer_) pass_.records_.push(b);
+      buffer_.clear();
+    }
+
+    Held merge(std::uint32_t level, std::uint64_t cx, std::uint64_t cy, Held (&children)[4]) {
+      const ClusterSummary* child_ptrs[4] = {nullptr, nullptr, nullptr, nullptr};
+      for (int q = 0; q < 4; ++q) child_ptrs[q] = children[q].summary.get();
+      const bool root = level == pass_.levels_;
+      auto working = pass_.budget_.reserve(merge_working_bytes(child_ptrs), "MST merge graph");
+      ClusterSummary parent;
+      merge_clusters(pass_.grid_, level, cx, cy, child_ptrs, pass_.params_, pass_.connectivity_, root, *this, &parent,
+                     &overflow_);
+      working.release();
+      for (auto& c : children) {
+        c.summary.reset();
+        c.reservation.release();
+      }
+      pass_.merged();
+      return pass_.hold(std::move(parent));
+    }
+
+    MergePass& pass_;
+    std::unique_ptr<SequentialReader> reader_;
+    std::vector<SortRecord> buffer_;
+    std::uint64_t in_edges_ = 0, out_edges_ = 0;
+    unsigned __int128 in_weight_ = 0, out_weight_ = 0;
+    bool overflow_ = false;
+  };
+
+  bool exists(std::uint32_t level, std::uint64_t cx, std::uint64_t cy) const {
+    return (cx << level) < grid_.tiles_x() && (cy << level) < grid_.tiles_y();
+  }
+
+  void collect(std::uint32_t level, std::uint64_t cx, std::uint64_t cy,
+               std::vector<std::pair<std::uint64_t, std::uint64_t>>* out) const {
+    if (level == split_) {
+      out->push_back({cx, cy});
+      return;
+    }
+    for (int q = 0; q < 4; ++q) {
+      const std::uint64_t ccx = 2 * cx + (q & 1), ccy = 2 * cy + (q >> 1);
+      if (exists(level - 1, ccx, ccy)) collect(level - 1, ccx, ccy, out);
+    }
+  }
 
   std::uint64_t record_key(const GlobalEdgeKey& key, std::uint64_t kind) const {
     const CellId owner = key.owner();
@@ -151,44 +271,22 @@ class MergePass : public MergeSink {
     return h;
   }
 
-  Held process(std::uint32_t level, std::uint64_t cx, std::uint64_t cy) {
-    if (level == 0) {
-      ClusterSummary s = read_summary(summaries_);
-      if (s.cx != cx || s.cy != cy) {
-        throw Error("internal error: tile summaries out of Z-order (expected tile " + std::to_string(cx) + "," +
-                    std::to_string(cy) + ")");
-      }
-      return hold(std::move(s));
-    }
-    Held children[4];
-    const ClusterSummary* child_ptrs[4] = {nullptr, nullptr, nullptr, nullptr};
-    for (int q = 0; q < 4; ++q) {
-      const std::uint64_t ccx = 2 * cx + (q & 1), ccy = 2 * cy + (q >> 1);
-      if ((ccx << (level - 1)) >= grid_.tiles_x() || (ccy << (level - 1)) >= grid_.tiles_y()) continue;
-      children[q] = process(level - 1, ccx, ccy);
-      child_ptrs[q] = children[q].summary.get();
-    }
-    const bool root = level == levels_;
-    auto working = budget_.reserve(merge_working_bytes(child_ptrs), "MST merge graph");
-    ClusterSummary parent;
-    merge_clusters(grid_, level, cx, cy, child_ptrs, params_, connectivity_, root, *this, &parent, &overflow_);
-    working.release();
-    for (auto& c : children) {
-      c.summary.reset();
-      c.reservation.release();
-    }
+  void merged() {
+    std::lock_guard<std::mutex> lock(mutex_);
     progress_.update("mst: merge", ++merges_done_, total_merges_);
-    return hold(std::move(parent));
   }
 
   const TileGrid& grid_;
   const WeightParams& params_;
   Connectivity connectivity_;
-  SequentialReader& summaries_;
+  std::string summaries_path_;
+  const std::vector<std::uint64_t>& offsets_;
   ExternalSorter& records_;
   MemoryBudget& budget_;
   Progress& progress_;
-  std::uint32_t shift_ = 0, levels_ = 0;
+  WorkerPool& pool_;
+  std::mutex mutex_;
+  std::uint32_t shift_ = 0, levels_ = 0, split_ = 0;
   std::uint64_t total_merges_ = 0, merges_done_ = 0;
   bool overflow_ = false;
 };
@@ -252,6 +350,8 @@ struct Phase1Output {
   SequentialWriter& bits_out;
   SequentialWriter& summaries_out;
   MstPhaseResult& result;
+  std::vector<std::uint64_t>& offsets;  // byte offset of each tile's summary, row-major tile index
+  std::uint64_t tiles_x = 0;
   std::uint64_t forest_edges = 0, valid = 0;
   unsigned __int128 forest_weight = 0;
 
@@ -269,6 +369,7 @@ struct Phase1Output {
         job.cluster.cx = job.tx;
         job.cluster.cy = job.ty;
       }
+      offsets[static_cast<std::uint64_t>(job.ty) * tiles_x + job.tx] = summaries_out.bytes_written();
       write_summary(summaries_out, job.cluster);
       result.summary_edges += job.cluster.edges.size();
       forest_edges += job.forest_edges;
@@ -461,12 +562,13 @@ MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions
   // 1. Block-local MST and reduction.
   auto phase = Clock::now();
   WorkerPool pool(options.threads);
+  std::vector<std::uint64_t> summary_offsets(grid.tile_count());
   std::uint64_t forest_edges = 0, valid = 0;
   unsigned __int128 forest_weight = 0;
   {
     SequentialWriter bits_out(scratch_file("mst_forest.bits"), budget, kFileBufferBytes, "MST forest bits buffer");
     SequentialWriter summaries_out(scratch_file("mst_tile_summaries"), budget, kFileBufferBytes, "MST summary buffer");
-    Phase1Output out{bits_out, summaries_out, result};
+    Phase1Output out{bits_out, summaries_out, result, summary_offsets, grid.tiles_x()};
     progress.update("mst: block-local", 0, order.size());
     if (options.cuda) {
       block_local_cuda(source, order, options, pool, budget, progress, out);
@@ -492,8 +594,8 @@ MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions
   unsigned __int128 in_weight = 0, out_weight = 0;
   std::uint32_t shift = 0;
   {
-    SequentialReader summaries_in(scratch_file("mst_tile_summaries"), budget, kFileBufferBytes, "MST summary buffer");
-    MergePass merge(grid, params, options.connectivity, summaries_in, records, budget, progress);
+    MergePass merge(grid, params, options.connectivity, scratch_file("mst_tile_summaries"), summary_offsets, records,
+                    budget, progress, pool);
     merge.run();
     shift = merge.shift();
     result.merge_levels = merge.levels();
@@ -501,7 +603,7 @@ MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions
     out_edges = merge.out_edges_;
     in_weight = merge.in_weight_;
     out_weight = merge.out_weight_;
-    result.bytes_read += summaries_in.bytes_read();
+    result.bytes_read += merge.bytes_read_;
   }
   records.finish();
   result.expansion_records = records.size();

@@ -40,8 +40,9 @@ void SequentialWriter::finish() {
 }
 
 SequentialReader::SequentialReader(const std::string& path, MemoryBudget& budget, std::uint64_t buffer_bytes,
-                                   const char* what)
-    : file_(path, PosixFile::Mode::Read), reservation_(budget.reserve(buffer_bytes, what)), buffer_(buffer_bytes) {}
+                                   const char* what, std::uint64_t start)
+    : file_(path, PosixFile::Mode::Read), reservation_(budget.reserve(buffer_bytes, what)), buffer_(buffer_bytes),
+      offset_(start) {}
 
 void SequentialReader::read(void* data, std::uint64_t bytes) {
   char* p = static_cast<char*>(data);

@@ -35,7 +35,9 @@ class SequentialWriter {
 
 class SequentialReader {
  public:
-  SequentialReader(const std::string& path, MemoryBudget& budget, std::uint64_t buffer_bytes, const char* what);
+  // Reads from byte `start` on.
+  SequentialReader(const std::string& path, MemoryBudget& budget, std::uint64_t buffer_bytes, const char* what,
+                   std::uint64_t start = 0);
   // Reads exactly `bytes`; throws Error if the file ends first.
   void read(void* data, std::uint64_t bytes);
   void skip(std::uint64_t bytes);
