@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -698,6 +699,34 @@ TEST(SsspCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   const std::uint64_t rss = std::stoull(last.substr(key + 17));
   EXPECT_LE(rss, budget + MemoryBudget::kFixedOverhead) << last;
   EXPECT_NE(last.find("\"reached_cells\":6000000"), std::string::npos) << last;
+}
+
+// Large crop, run on request: TERRAZO_SSSP_LARGE=SIDE (e.g. 8192: 67 M cells) generates a SIDE x
+// SIDE terrain, runs the pipeline under --memory 256M (the distances alone are 2x that) and
+// compares every distance with the in-memory reference (needs ~40 bytes per cell of RAM).
+TEST(SsspPipeline, LargeCropMatchesReferenceOnRequest) {
+  const char* side_text = std::getenv("TERRAZO_SSSP_LARGE");
+  if (!side_text) GTEST_SKIP() << "set TERRAZO_SSSP_LARGE=8192 to run";
+  const std::uint64_t side = std::strtoull(side_text, nullptr, 10);
+  testing::TempDir dir;
+  const std::string dem = dir.file("large.tif");
+  const std::string gen = std::string(TERRAZO_BINARY) + " gen -q --width " + std::to_string(side) + " --height " +
+                          std::to_string(side) + " --seed 11 --nodata-holes 0.02 " + dem;
+  ASSERT_EQ(std::system(gen.c_str()), 0);
+  SsspOptions o;
+  o.input = dem;
+  o.output = dir.file("cost.tif");
+  o.sources = {pixel(side / 3, side / 2), pixel(side - 10, 7)};
+  o.tmpdir = dir.path();
+  const auto start = std::chrono::steady_clock::now();
+  const SsspResult r = check_file_run(o, 256ull << 20, "large crop");
+  std::printf("large crop %llu^2: %.1f s (reference included), %llu solves, %llu re-solves, %llu evictions, "
+              "peak RSS of the test process %.0f MiB\n",
+              static_cast<unsigned long long>(side),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+              static_cast<unsigned long long>(r.solves), static_cast<unsigned long long>(r.resolves),
+              static_cast<unsigned long long>(r.cache_evictions), r.peak_rss_bytes / 1048576.0);
+  EXPECT_GT(r.cache_evictions, 0u);
 }
 
 }  // namespace
