@@ -124,10 +124,11 @@ WeightParams mst_weight_params(WeightModel model, double scale, const RasterInfo
     if (!(top < static_cast<double>(kMaxWeight) + 0.5)) {
       char fits[64];
       std::snprintf(fits, sizeof fits, "%.6g", static_cast<double>(kMaxWeight) / largest);
-      char given[64];
+      char given[64], weight[64];
       std::snprintf(given, sizeof given, "%.6g", p.scale);
-      throw Error(std::string("edge weights overflow the 32-bit fixed point: the largest weight ") +
-                  std::to_string(largest) + " x --scale " + given + " exceeds " + std::to_string(kMaxWeight) +
+      std::snprintf(weight, sizeof weight, "%.9g", largest);
+      throw Error(std::string("edge weights overflow the 32-bit fixed point: the largest weight ") + weight +
+                  " x --scale " + given + " exceeds " + std::to_string(kMaxWeight) +
                   "; choose --scale " + fits + " or less");
     }
   }
