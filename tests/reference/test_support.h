@@ -1,21 +1,11 @@
-// tests/reference/test_support.h: helpers shared by the test suites (temporary directories).
+// tests/reference/test_support.h: helpers shared by the test suites.
 #pragma once
-#include <string>
+#include "engine/run_directory.h"
 
 namespace terrazo::testing {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it when destroyed.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it when destroyed: the
+// engine's own scratch-directory class, so tests exercise the same clean-up the runs rely on.
+using TempDir = RunDirectory;
 
 }  // namespace terrazo::testing
