@@ -170,8 +170,7 @@ void launch_block_mst(const double* d_values, std::uint64_t tiles, std::uint32_t
     throw Error("block MST: tile size " + std::to_string(t) + " is not a power of two in 1..32768");
   }
   const std::uint64_t per_tile = block_mst_scratch_bytes_per_tile(t);
-  const std::size_t limit = workspace.shared_limit_bytes ? std::min(workspace.shared_limit_bytes, max_shared_bytes_per_block())
-                                                         : max_shared_bytes_per_block();
+  const std::size_t limit = shared_scratch_limit(workspace.shared_limit_bytes);
   const bool in_shared = per_tile <= limit;
   workspace.last_placement = in_shared ? ScratchPlacement::Shared : ScratchPlacement::Global;
   const std::uint64_t max_launch = 0x7fffffffull;

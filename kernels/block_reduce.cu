@@ -186,8 +186,7 @@ void launch_block_reduce(const std::uint8_t* d_forest_bits, const double* d_valu
   if (tiles == 0) return;
   if (t == 0 || t > 32768) throw Error("block reduce: tile size " + std::to_string(t) + " is outside 1..32768");
   const std::uint64_t per_tile = block_reduce_scratch_bytes_per_tile(t);
-  const std::size_t limit = workspace.shared_limit_bytes ? std::min(workspace.shared_limit_bytes, max_shared_bytes_per_block())
-                                                         : max_shared_bytes_per_block();
+  const std::size_t limit = shared_scratch_limit(workspace.shared_limit_bytes);
   const bool in_shared = per_tile <= limit;
   workspace.last_placement = in_shared ? ScratchPlacement::Shared : ScratchPlacement::Global;
   const std::uint64_t max_launch = 0x7fffffffull;

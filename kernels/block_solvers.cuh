@@ -10,6 +10,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/block_batch.h"
@@ -34,6 +35,11 @@ static_assert(step_dy(0) == kDirDy[0] && step_dy(1) == kDirDy[1] && step_dy(2) =
 
 // Where a solver keeps its per-tile working arrays.
 enum class ScratchPlacement : int { Global = 0, Shared = 1, SharedDistance = 2 };
+
+// The shared memory a solver's block may use: the workspace's limit (0: none set) capped by the device's opt-in maximum.
+inline std::size_t shared_scratch_limit(std::size_t workspace_limit) {
+  return workspace_limit ? std::min(workspace_limit, max_shared_bytes_per_block()) : max_shared_bytes_per_block();
+}
 
 struct MstWorkspace {
   DeviceBuffer<unsigned char> scratch;  // per tile: 33 bytes per cell when in global memory

@@ -308,8 +308,7 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
   if (t == 0 || t > 16384) throw Error("block SSSP: tile size " + std::to_string(t) + " is outside 1..16384");
   const std::uint64_t dist_bytes = 8 * padded_plane(t);
   const std::uint64_t weight_bytes = block_sssp_scratch_bytes_per_tile(t);
-  const std::size_t limit = workspace.shared_limit_bytes ? std::min(workspace.shared_limit_bytes, max_shared_bytes_per_block())
-                                                         : max_shared_bytes_per_block();
+  const std::size_t limit = shared_scratch_limit(workspace.shared_limit_bytes);
   ScratchPlacement placement = ScratchPlacement::Global;
   std::size_t shared_bytes = 0;
   if (dist_bytes + weight_bytes <= limit) {
