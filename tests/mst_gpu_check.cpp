@@ -3,17 +3,10 @@
 // machine, where GDAL is not installed; then CPU vs GPU phase times on one large synthetic raster
 // (the shape of the thesis's table 3.8).
 //
-// Build here (GDAL-free: core, kernels with CUDA, the MST engine files, the tile grid math), carry
+// Build here (GDAL-free: CMake target terrazo_mst_gpu_check, also in the GPU-only build), carry
 // the binary, run it there:
-//   cmake -S . -B build-mst-gpu -G Ninja -DTERRAZO_GPU_ONLY=ON && ninja -C build-mst-gpu terrazo_kernels
-//   g++ -O2 -std=c++17 -ffp-contract=off -DTERRAZO_WITH_CUDA=1 -I. -Itests tests/mst_gpu_check.cpp
-//     engine/mst_phases.cpp engine/mst_merge.cpp engine/external_sorter.cpp engine/sequential_file.cpp
-//     engine/worker_pool.cpp io/tile_store.cpp io/posix_file.cpp io/cell_values.cpp io/raster_info.cpp
-//     tests/reference/mst_reference.cpp build-mst-gpu/libterrazo_kernels.a
-//     build-mst-gpu/libterrazo_kernels_cuda.a build-mst-gpu/libterrazo_core.a
-//     -L/usr/local/cuda/lib64 -lcudart_static -l:libz.a -ldl -lrt -lpthread -static-libstdc++ -static-libgcc
-//     -o build-mst-gpu/bin/mst_gpu_check
-//   mst_gpu_check [--cells N] [--tile T] [--threads N] [--scratch DIR]
+//   cmake -S . -B .devbuild -G Ninja -DTERRAZO_GPU_ONLY=ON && ninja -C .devbuild terrazo_mst_gpu_check
+//   terrazo_mst_gpu_check [--cells N] [--tile T] [--threads N] [--scratch DIR]
 // Exit status 0 when every comparison holds; one line per check, then the timing table.
 #include <algorithm>
 #include <chrono>

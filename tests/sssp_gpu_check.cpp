@@ -3,12 +3,10 @@
 // it drives engine/sssp_exchange.h and engine/sssp_output.h on rasters held in memory, like
 // test_sssp_pipeline's SsspCore tests, and times CPU vs CUDA on one larger raster.
 //
-// Build and run on the GPU machine (from the repository root; GPU-only build of the kernels):
-//   cmake -S . -B .devbuild-sssp -G Ninja -DTERRAZO_GPU_ONLY=ON && ninja -C .devbuild-sssp terrazo_kernels &&
-//   g++ -O2 -std=c++17 -ffp-contract=off -I. tests/sssp_gpu_check.cpp engine/sssp_exchange.cpp
-//     engine/distance_store.cpp engine/sssp_output.cpp tests/reference/sssp_reference.cpp
-//     .devbuild-sssp/libterrazo_kernels.a .devbuild-sssp/libterrazo_kernels_cuda.a .devbuild-sssp/libterrazo_core.a
-//     -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread -o /tmp/sssp_gpu_check && /tmp/sssp_gpu_check
+// Build here (GDAL-free: CMake target terrazo_sssp_gpu_check, also in the GPU-only build), carry
+// the binary, run it there:
+//   cmake -S . -B .devbuild -G Ninja -DTERRAZO_GPU_ONLY=ON && ninja -C .devbuild terrazo_sssp_gpu_check
+//   terrazo_sssp_gpu_check [RANDOM_CASES=60] [SIDE=4096]
 // Exit status 0 when every comparison holds; prints one line per check and the timings.
 #include <chrono>
 #include <cmath>
