@@ -2,6 +2,7 @@
 #include "engine/distance_store.h"
 
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -128,6 +129,21 @@ void DistanceStore::write_ring(std::uint64_t tile, std::uint32_t first, std::uin
     ring_present_[tile] = true;
     ++ring_count_;
   }
+}
+
+void DistanceStore::release(std::uint64_t tile) {
+  if (!interior_present_[tile] && !ring_present_[tile]) return;
+  if (interior_present_[tile]) {
+    interior_present_[tile] = false;
+    --interior_count_;
+  }
+  if (ring_present_[tile]) {
+    ring_present_[tile] = false;
+    --ring_count_;
+  }
+  // Best effort: the presence bits above already make the slot read as unreached.
+  (void)::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(slot_offset(tile)),
+                    static_cast<off_t>(slot_bytes_));
 }
 
 }  // namespace terrazo

@@ -14,6 +14,9 @@
 // bitmap in memory says which slots were ever written; absent slots are not read at all).
 // Memory: two bits per tile (tile_count / 4 bytes), reserved from the budget; I/O goes through
 // caller buffers with pread/pwrite. The file is removed when the store is destroyed.
+// release(tile) gives a slot's disk space back (a punched hole, read as unreached afterwards): the
+// final pass releases each tile once its outputs are written, so the store shrinks while the
+// output rasters grow and the run's disk peak is the store at the end of the exchange.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -71,9 +74,14 @@ class DistanceStore {
   void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out);
   void write_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, const RingCell* in);
 
+  // Forgets the tile: its slot reads as never written (unreached) and its disk blocks are freed
+  // (fallocate PUNCH_HOLE; where the file system cannot punch holes the bytes stay on disk, the
+  // slot still reads as unreached).
+  void release(std::uint64_t tile);
+
   std::uint64_t bytes_read() const { return bytes_read_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
-  // Disk space the slots written so far take (upper bound).
+  // Disk space the slots written and not released take (upper bound).
   std::uint64_t bytes_on_disk() const;
 
  private:

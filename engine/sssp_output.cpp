@@ -13,7 +13,8 @@
 namespace terrazo {
 
 SsspOutputStats write_sssp_results(SsspTileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
-                                   bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress) {
+                                   bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
+                                   bool release_tiles) {
   if (backlinks && !options.track_hops) throw Error("internal: backlinks need hop labels");
   const TileGrid& grid = store.grid();
   const std::uint32_t t = grid.tile, s = t + 2;
@@ -106,6 +107,7 @@ SsspOutputStats write_sssp_results(SsspTileInput& input, DistanceStore& store, c
         result.backlink = back.data();
       }
       sink.write_tile(result);
+      if (release_tiles) store.release(tile);
       progress.update(phase, tile + 1, tiles, (tile + 1) * cells);
     }
   }

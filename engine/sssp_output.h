@@ -4,7 +4,9 @@
 // DistanceStore (after SsspExchange::flush) and hands them to a sink: the GeoTIFF writers in the
 // pipeline (engine/sssp_pipeline.cpp), memory in tests. With backlinks, the tile's values and ring
 // are loaded too and kernels/backlink.h computes the directions from the FINAL labels.
-// Tiles no source reached are delivered as all-unreached without any read.
+// Tiles no source reached are delivered as all-unreached without any read. With release_tiles, each
+// tile's slot is released from the store (DistanceStore::release) once the sink has taken it, so
+// the store's disk space goes back while the outputs are written; the store then reads as empty.
 // Memory: one tile in the (t+2)^2 layout: (t+2)^2 x (8 value + 8 dist + 8 labels) + t*t backlinks
 // + the store's ring (24 bytes x (4t+4)), reserved from the budget.
 #pragma once
@@ -43,6 +45,7 @@ struct SsspOutputStats {
 // `options` are the exchange's (weights, connectivity, which labels exist). Backlinks need
 // options.track_hops. Throws Error when a reached cell has no predecessor (labels not final).
 SsspOutputStats write_sssp_results(SsspTileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
-                                   bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress);
+                                   bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
+                                   bool release_tiles = false);
 
 }  // namespace terrazo

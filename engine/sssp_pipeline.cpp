@@ -357,12 +357,14 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.cache_tiles = stats.cache_capacity;
   result.cache_evictions = stats.cache_evictions;
 
-  // 3. Outputs.
+  // 3. Outputs. The store is at its largest now; each tile's slot is released once written, so the
+  // outputs grow into the space the store gives back.
+  result.scratch_bytes = distances.bytes_on_disk();
   phase = Clock::now();
   {
     GeoTiffSink sink(options, info, grid, params.scale, budget);
     const SsspOutputStats out =
-        write_sssp_results(input, distances, xo, !options.backlink.empty(), sink, budget, progress);
+        write_sssp_results(input, distances, xo, !options.backlink.empty(), sink, budget, progress, true);
     result.bytes_written += sink.finish();
     result.reached_cells = out.reached_cells;
     result.max_distance_fixed = out.max_dist;
@@ -370,7 +372,6 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   }
   result.seconds.write = seconds_since(phase);
 
-  result.scratch_bytes = distances.bytes_on_disk();
   result.bytes_read += store->bytes_read() + distances.bytes_read();
   result.bytes_written += distances.bytes_written();
   result.seconds.total = seconds_since(start);

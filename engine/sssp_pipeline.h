@@ -81,7 +81,7 @@ struct SsspResult {
   SsspPhaseSeconds seconds;
   std::uint64_t bytes_read = 0;            // input cells, distance store, mask
   std::uint64_t bytes_written = 0;         // import, distance store, outputs
-  std::uint64_t scratch_bytes = 0;         // distance store on disk at the end
+  std::uint64_t scratch_bytes = 0;         // distance store on disk at the end of the exchange (its peak)
   std::uint64_t peak_rss_bytes = 0;
   std::uint64_t memory_peak_reserved = 0;
 };

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -107,6 +108,7 @@ struct CoreCase {
   std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;  // cell, id
   bool backlinks = false;
   std::uint64_t cache_tiles = 0;  // 0: plenty
+  bool release_tiles = false;     // the final pass releases each tile's slot (as the pipeline does)
 };
 
 struct CoreOutcome {
@@ -114,6 +116,7 @@ struct CoreOutcome {
   SsspExchangeStats stats;
   std::vector<std::uint64_t> rejected;  // source cells on nodata
   std::uint64_t input_tile_reads = 0;
+  std::uint64_t store_tiles_after = 0, store_bytes_after = 0;  // what the store holds after the final pass
 };
 
 std::unique_ptr<CoreOutcome> run_core(const CoreCase& c) {
@@ -126,7 +129,7 @@ std::unique_ptr<CoreOutcome> run_core(const CoreCase& c) {
   const std::uint64_t halo = static_cast<std::uint64_t>(c.t + 2) * (c.t + 2);
   const std::uint64_t entry = halo * (16 + (labelled ? 8 : 0)) + static_cast<std::uint64_t>(c.t) * c.t + 128;
   if (c.cache_tiles) options.cache_bytes = entry * c.cache_tiles;
-  auto outcome = std::make_unique<CoreOutcome>(CoreOutcome{CaptureSink(c.width, c.height), {}, {}, 0});
+  auto outcome = std::make_unique<CoreOutcome>(CoreOutcome{CaptureSink(c.width, c.height), {}, {}, 0, 0, 0});
   {
     SsspExchange exchange(input, store, options, budget);
     std::map<std::uint64_t, std::vector<TileSource>> by_tile;
@@ -146,8 +149,11 @@ std::unique_ptr<CoreOutcome> run_core(const CoreCase& c) {
     exchange.flush();
     outcome->stats = exchange.stats();
   }
-  write_sssp_results(input, store, options, c.backlinks, outcome->sink, budget, Progress::silent());
+  write_sssp_results(input, store, options, c.backlinks, outcome->sink, budget, Progress::silent(),
+                     c.release_tiles);
   outcome->input_tile_reads = input.reads();
+  outcome->store_tiles_after = store.tiles_with_interior();
+  outcome->store_bytes_after = store.bytes_on_disk();
   return outcome;
 }
 
@@ -205,6 +211,7 @@ CoreCase random_case(std::uint64_t seed) {
   c.options.threads = 1 + static_cast<unsigned>(rng() % 2);
   c.options.batch = c.options.threads + static_cast<std::uint32_t>(rng() % 3);
   c.cache_tiles = (rng() % 2) ? c.options.batch + rng() % 2 : 0;  // tiny caches force evictions
+  c.release_tiles = seed % 2 == 1;  // from the seed, so the cases above stay what they were
   return c;
 }
 
@@ -239,7 +246,7 @@ void compare(const CoreCase& c, const CoreOutcome& out, const std::string& what)
 }
 
 TEST(SsspCore, RandomRastersMatchReference) {
-  std::uint64_t evictions = 0, resolves = 0;
+  std::uint64_t evictions = 0, resolves = 0, released_runs = 0;
   for (std::uint64_t seed = 1; seed <= 400; ++seed) {
     const CoreCase c = random_case(seed);
     const auto out = run_core(c);
@@ -247,11 +254,75 @@ TEST(SsspCore, RandomRastersMatchReference) {
     compare(c, *out, "seed " + std::to_string(seed) + " " + std::to_string(c.width) + "x" +
                          std::to_string(c.height) + " t=" + std::to_string(c.t));
     if (::testing::Test::HasFatalFailure()) return;
+    if (c.release_tiles) {
+      ASSERT_EQ(out->store_tiles_after, 0u) << "seed " << seed << ": tiles left after a releasing final pass";
+      ASSERT_EQ(out->store_bytes_after, 0u) << "seed " << seed;
+      ++released_runs;
+    }
     evictions += out->stats.cache_evictions;
     resolves += out->stats.resolves;
   }
   EXPECT_GT(evictions, 100u);  // the tiny caches did force tiles out and back in
   EXPECT_GT(resolves, 100u);
+  EXPECT_EQ(released_runs, 200u);
+}
+
+// release(tile) frees the slot's disk blocks and the slot reads as never written; other slots keep
+// their labels.
+TEST(SsspCore, DistanceStoreReleaseFreesTheSlot) {
+  testing::TempDir dir;
+  MemoryBudget budget(64ull << 20);
+  TileGrid grid;
+  grid.width = 512;
+  grid.height = 256;
+  grid.tile = 256;
+  const std::string path = dir.file("dist");
+  DistanceStore store(path, grid, true, budget);
+  const std::uint64_t cells = 256 * 256;
+  std::vector<PathLength> dist(cells);
+  std::vector<std::uint32_t> source(cells), hops(cells);
+  for (std::uint64_t i = 0; i < cells; ++i) {
+    dist[i] = i * 3;
+    source[i] = static_cast<std::uint32_t>(i % 7);
+    hops[i] = static_cast<std::uint32_t>(i % 11);
+  }
+  std::vector<RingCell> ring(store.ring_cells());
+  for (std::uint32_t r = 0; r < store.ring_cells(); ++r) ring[r] = RingCell{r + 1u, 0.5 * r, r % 3, r % 5};
+  for (std::uint64_t tile = 0; tile < 2; ++tile) {
+    store.write_interior(tile, dist.data(), source.data(), hops.data());
+    store.write_ring(tile, 0, store.ring_cells(), ring.data());
+  }
+  const auto allocated = [&] {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0);
+    return static_cast<std::uint64_t>(st.st_blocks) * 512;
+  };
+  const std::uint64_t before = allocated(), on_disk_before = store.bytes_on_disk();
+  ASSERT_GE(before, 2 * cells * 16);
+  store.release(0);
+  EXPECT_FALSE(store.interior_present(0));
+  EXPECT_FALSE(store.ring_present(0));
+  EXPECT_EQ(store.tiles_with_interior(), 1u);
+  EXPECT_EQ(store.bytes_on_disk(), on_disk_before / 2);
+  EXPECT_LE(allocated() + cells * 16, before) << "the slot's blocks were not freed";
+  std::vector<PathLength> d(cells);
+  std::vector<std::uint32_t> s(cells), h(cells);
+  std::vector<RingCell> rg(store.ring_cells());
+  store.read_interior(0, d.data(), s.data(), h.data());
+  store.read_ring(0, 0, store.ring_cells(), rg.data());
+  for (std::uint64_t i = 0; i < cells; ++i) ASSERT_TRUE(d[i] == kUnreached && s[i] == 0 && h[i] == 0) << i;
+  for (const RingCell& r : rg) ASSERT_TRUE(r.dist == kUnreached && r.source == 0 && r.hops == 0);
+  store.read_interior(1, d.data(), s.data(), h.data());
+  store.read_ring(1, 0, store.ring_cells(), rg.data());
+  EXPECT_EQ(d, dist);
+  EXPECT_EQ(s, source);
+  EXPECT_EQ(h, hops);
+  for (std::uint32_t r = 0; r < store.ring_cells(); ++r) ASSERT_EQ(rg[r].dist, ring[r].dist);
+  // Written again after a release, the slot holds the new labels.
+  store.write_interior(0, dist.data(), source.data(), hops.data());
+  store.read_interior(0, d.data(), s.data(), h.data());
+  EXPECT_EQ(d, dist);
+  EXPECT_EQ(store.tiles_with_interior(), 2u);
 }
 
 // A raster with an unreachable island: its tiles are never loaded.
