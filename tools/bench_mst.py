@@ -13,8 +13,10 @@ of up to a few tens of millions of cells; --skip-scipy runs terrazo alone (any s
 
 Usage:
   tools/bench_mst.py [--terrazo BIN] [--memory 1G] [--weight max] [--connectivity 8] [--threads N]
+                     [--device cpu|cuda|cpu,cuda]
                      [--skip-scipy] [--tmpdir DIR] INPUT [INPUT ...]
-INPUT: any raster GDAL reads (a .tzs is exported to GeoTIFF for SciPy first, not timed).
+INPUT: any raster GDAL reads, or a terrazo tile store (.tzs), which SciPy's side reads with numpy alone
+(that is how it runs on the GPU machine, whose Python has SciPy but no GDAL).
 """
 import argparse
 import json
@@ -28,10 +30,10 @@ import time
 import numpy as np
 
 
-def run_terrazo(args, path, workdir):
+def run_terrazo(args, path, workdir, device):
     out = os.path.join(workdir, "edges.tif")
     cmd = [args.terrazo, "mst", "--json", "-q", "--memory", args.memory, "--weight", args.weight,
-           "--connectivity", str(args.connectivity), "--tmpdir", workdir, "--device", args.device]
+           "--connectivity", str(args.connectivity), "--tmpdir", workdir, "--device", device]
     if args.threads:
         cmd += ["--threads", str(args.threads)]
     cmd += [path, out]
@@ -46,13 +48,51 @@ def run_terrazo(args, path, workdir):
     return summary
 
 
+def read_tzs(path):
+    """A terrazo tile store (docs/tile_store_format.md) as float64 with NaN for nodata, in numpy alone
+    (the GPU machine has no GDAL for Python)."""
+    import struct
+    with open(path, "rb") as f:
+        head = f.read(16)
+        if head[:8] != b"\x89TZS\r\n\x1a\n":
+            sys.exit(f"{path}: not a terrazo tile store")
+        (hlen,) = struct.unpack_from("<I", head, 12)
+        h = f.read(hlen)
+        w, hgt, t, ctype, flags = struct.unpack_from("<QQIII", h, 0)
+        (nodata,) = struct.unpack_from("<d", h, 32)
+        (index_offset,) = struct.unpack_from("<Q", h, 120)
+        dtype = {1: "<u1", 2: "<i2", 3: "<u2", 4: "<i4", 5: "<u4", 6: "<f4", 7: "<f8"}[ctype]
+        tiles_x, tiles_y = (w + t - 1) // t, (hgt + t - 1) // t
+        f.seek(index_offset)
+        index = np.frombuffer(f.read(16 * tiles_x * tiles_y), dtype="<u8").reshape(-1, 2)
+        values = np.full((tiles_y * t, tiles_x * t), np.nan)
+        tile_bytes = t * t * np.dtype(dtype).itemsize
+        for i, (offset, _) in enumerate(index):
+            if offset == 0:
+                continue
+            f.seek(int(offset))
+            tile = np.frombuffer(f.read(tile_bytes), dtype=dtype).reshape(t, t).astype(np.float64)
+            if flags & 1:
+                if np.isnan(nodata):
+                    held = np.nan
+                elif dtype.endswith("f4") or dtype.endswith("f8"):
+                    held = float(np.array(nodata).astype(dtype))  # Float32: as the type holds it
+                elif float(nodata).is_integer() and np.iinfo(dtype).min <= nodata <= np.iinfo(dtype).max:
+                    held = float(nodata)
+                else:
+                    held = np.nan  # io/cell_values.h: such an integer raster has no nodata cells
+                if not np.isnan(held):
+                    tile[tile == held] = np.nan
+            ty, tx = divmod(i, tiles_x)
+            values[ty * t:(ty + 1) * t, tx * t:(tx + 1) * t] = tile
+    return values[:hgt, :w].copy()
+
+
 def read_values(args, path, workdir):
+    if path.endswith(".tzs"):
+        return read_tzs(path)
     from osgeo import gdal
     gdal.UseExceptions()
-    if path.endswith(".tzs"):
-        tif = os.path.join(workdir, "input.tif")
-        subprocess.run([args.terrazo, "export", "-q", path, tif], check=True)
-        path = tif
     ds = gdal.Open(path)
     band = ds.GetRasterBand(1)
     values = band.ReadAsArray().astype(np.float64)
@@ -132,7 +172,8 @@ def main():
     parser.add_argument("--weight", default="max", choices=["max", "absdiff", "friction"])
     parser.add_argument("--connectivity", type=int, default=8, choices=[4, 8])
     parser.add_argument("--threads", type=int, default=0)
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--device", default="cpu",
+                        help="terrazo's --device; a comma-separated list (e.g. cpu,cuda) runs each in turn")
     parser.add_argument("--skip-scipy", action="store_true")
     parser.add_argument("--tmpdir", default=None)
     parser.add_argument("--scipy-child", action="store_true", help=argparse.SUPPRESS)
@@ -144,17 +185,29 @@ def main():
         print(json.dumps(run_scipy(args, values, args.scale, args.offset)))
         return
 
-    print("| input | cells | terrazo s | terrazo Mcells/s | terrazo peak RSS MiB | scipy s (graph + mst) "
-          "| scipy Mcells/s | scipy peak RSS MiB | scipy/terrazo time | same forest |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    devices = args.device.split(",")
+    head = ["input", "cells"]
+    for d in devices:
+        head += [f"terrazo {d} s (block-local / merge / expansion)", f"terrazo {d} Mcells/s",
+                 f"terrazo {d} peak RSS MiB"]
+    head += ["scipy s (graph + mst)", "scipy Mcells/s", "scipy peak RSS MiB"]
+    head += [f"scipy/terrazo {d} time" for d in devices] + ["same forest"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
     for path in args.inputs:
         with tempfile.TemporaryDirectory(dir=args.tmpdir) as workdir:
-            t = run_terrazo(args, path, workdir)
+            runs = [run_terrazo(args, path, workdir, d) for d in devices]
+            t = runs[0]
             cells = t["width"] * t["height"]
-            row = [os.path.basename(path), f"{cells:,}", f"{t['seconds']:.2f}", f"{cells / t['seconds'] / 1e6:.1f}",
-                   f"{t['peak_rss_bytes'] / 2**20:.0f}"]
+            row = [os.path.basename(path), f"{cells:,}"]
+            for r in runs:
+                p = r["phases"]
+                row += [f"{r['seconds']:.2f} ({p['block_local']:.2f} / {p['merge']:.2f} / {p['expansion']:.2f})",
+                        f"{cells / r['seconds'] / 1e6:.1f}", f"{r['peak_rss_bytes'] / 2**20:.0f}"]
+            agree = all(r["edges"] == t["edges"] and r["total_weight"] == t["total_weight"] for r in runs)
             if args.skip_scipy:
-                row += ["-", "-", "-", "-", "-"]
+                row += ["-", "-", "-"] + ["-"] * len(runs)
+                row += ["yes (terrazo devices agree)" if agree else "NO (terrazo devices differ)"]
             else:
                 # A fresh process per input, so its peak RSS is this input's alone.
                 child = [sys.executable, os.path.abspath(__file__), "--scipy-child", "--terrazo", args.terrazo,
@@ -162,12 +215,12 @@ def main():
                          "--scale", repr(t["scale"]), "--offset", repr(t["offset"]), "--tmpdir", workdir, path]
                 proc = subprocess.run(child, stdout=subprocess.PIPE, text=True, check=True)
                 s = json.loads(proc.stdout.strip().splitlines()[-1])
-                same = s["edges"] == t["edges"] and s["total_weight"] == t["total_weight"]
+                same = agree and s["edges"] == t["edges"] and s["total_weight"] == t["total_weight"]
                 row += [f"{s['seconds']:.2f} ({s['build_seconds']:.2f} + {s['mst_seconds']:.2f})",
-                        f"{cells / s['seconds'] / 1e6:.1f}", f"{s['peak_rss_bytes'] / 2**20:.0f}",
-                        f"{s['seconds'] / t['seconds']:.2f}",
-                        "yes" if same else f"NO (edges {s['edges']} vs {t['edges']}, weight {s['total_weight']} "
-                                           f"vs {t['total_weight']})"]
+                        f"{cells / s['seconds'] / 1e6:.1f}", f"{s['peak_rss_bytes'] / 2**20:.0f}"]
+                row += [f"{s['seconds'] / r['seconds']:.2f}" for r in runs]
+                row += ["yes" if same else f"NO (edges {s['edges']} vs {[r['edges'] for r in runs]}, weight "
+                                           f"{s['total_weight']} vs {[r['total_weight'] for r in runs]})"]
             print("| " + " | ".join(row) + " |", flush=True)
 
 
