@@ -1,5 +1,5 @@
 // The CUDA block solvers in a build without CUDA (kernels/block_mst.h, block_reduce.h,
-// block_sssp.h, block_batch.h): they link, and every call says why it cannot run.
+// block_sssp.h, block_batch.h, graph_msf.h): they link, and every call says why it cannot run.
 #if !defined(TERRAZO_WITH_CUDA)
 #include <string>
 
@@ -8,6 +8,7 @@
 #include "kernels/block_mst.h"
 #include "kernels/block_reduce.h"
 #include "kernels/block_sssp.h"
+#include "kernels/graph_msf.h"
 
 namespace terrazo {
 namespace {
@@ -56,6 +57,28 @@ PathLength* CudaSsspBatchSolver::dist() { no_cuda("CudaSsspBatchSolver"); }
 void CudaSsspBatchSolver::submit(std::uint64_t) { no_cuda("CudaSsspBatchSolver"); }
 std::size_t CudaSsspBatchSolver::pending() const { return 0; }
 const CudaSsspBatchSolver::Batch& CudaSsspBatchSolver::wait() { no_cuda("CudaSsspBatchSolver"); }
+
+void graph_msf_cuda(const GraphEdge*, const std::uint8_t*, const GraphSpan*, std::uint64_t, std::uint8_t*,
+                    GraphSummaryEdge*, std::uint32_t*) {
+  no_cuda("graph_msf_cuda");
+}
+
+struct CudaGraphMsfBatchSolver::Impl {};
+CudaGraphMsfBatchSolver::CudaGraphMsfBatchSolver(const GraphBatchOptions&) { no_cuda("CudaGraphMsfBatchSolver"); }
+CudaGraphMsfBatchSolver::~CudaGraphMsfBatchSolver() = default;
+std::uint64_t CudaGraphMsfBatchSolver::edge_capacity() const { return 0; }
+std::uint64_t CudaGraphMsfBatchSolver::vertex_capacity() const { return 0; }
+std::uint64_t CudaGraphMsfBatchSolver::graph_capacity() const { return 0; }
+std::uint64_t CudaGraphMsfBatchSolver::device_bytes() const { return 0; }
+std::uint64_t CudaGraphMsfBatchSolver::pinned_bytes() const { return 0; }
+GraphEdge* CudaGraphMsfBatchSolver::edges() { no_cuda("CudaGraphMsfBatchSolver"); }
+std::uint8_t* CudaGraphMsfBatchSolver::boundary() { no_cuda("CudaGraphMsfBatchSolver"); }
+GraphSpan* CudaGraphMsfBatchSolver::graphs() { no_cuda("CudaGraphMsfBatchSolver"); }
+void CudaGraphMsfBatchSolver::submit(std::uint64_t, std::uint64_t, std::uint64_t) {
+  no_cuda("CudaGraphMsfBatchSolver");
+}
+std::size_t CudaGraphMsfBatchSolver::pending() const { return 0; }
+const CudaGraphMsfBatchSolver::Batch& CudaGraphMsfBatchSolver::wait() { no_cuda("CudaGraphMsfBatchSolver"); }
 
 }  // namespace terrazo
 #endif
