@@ -117,32 +117,6 @@ void reduce_forest(const std::vector<Candidate>& kept, const std::vector<CellId>
             [](const SummaryEdge& p, const SummaryEdge& q) { return p.rep < q.rep; });
 }
 
-// The parent's ring from its children's rings.
-ClusterRing assemble_ring(const ClusterExtent& parent, const ClusterSummary* const children[4]) {
-  ClusterRing ring;
-  bool any = false;
-  for (int c = 0; c < 4; ++c) any = any || (children[c] && !children[c]->ring.empty());
-  if (!any) return ring;
-  const std::uint64_t x_count = parent.x_end() - parent.x0, y_count = parent.y_end() - parent.y0;
-  ring.top.resize(x_count);
-  ring.left.resize(y_count);
-  if (parent.has_bottom()) ring.bottom.resize(x_count);
-  if (parent.has_right()) ring.right.resize(y_count);
-  auto value = [&](std::uint64_t x, std::uint64_t y) {
-    const int c = child_of(parent, x, y);
-    return children[c] ? children[c]->ring.at(child_extent(parent, c), x, y) : kNaN;
-  };
-  for (std::uint64_t i = 0; i < x_count; ++i) {
-    ring.top[i] = value(parent.x0 + i, parent.y0);
-    if (parent.has_bottom()) ring.bottom[i] = value(parent.x0 + i, parent.y0 + parent.side - 1);
-  }
-  for (std::uint64_t i = 0; i < y_count; ++i) {
-    ring.left[i] = value(parent.x0, parent.y0 + i);
-    if (parent.has_right()) ring.right[i] = value(parent.x0 + parent.side - 1, parent.y0 + i);
-  }
-  return ring;
-}
-
 }  // namespace
 
 ClusterExtent ClusterExtent::of(const TileGrid& grid, std::uint32_t level, std::uint64_t cx, std::uint64_t cy) {
@@ -167,6 +141,31 @@ double ClusterRing::at(const ClusterExtent& extent, std::uint64_t x, std::uint64
 std::uint64_t ClusterSummary::heap_bytes() const {
   return edges.capacity() * sizeof(SummaryEdge) +
          (ring.top.capacity() + ring.bottom.capacity() + ring.left.capacity() + ring.right.capacity()) * sizeof(double);
+}
+
+ClusterRing assemble_ring(const ClusterExtent& parent, const ClusterSummary* const children[4]) {
+  ClusterRing ring;
+  bool any = false;
+  for (int c = 0; c < 4; ++c) any = any || (children[c] && !children[c]->ring.empty());
+  if (!any) return ring;
+  const std::uint64_t x_count = parent.x_end() - parent.x0, y_count = parent.y_end() - parent.y0;
+  ring.top.resize(x_count);
+  ring.left.resize(y_count);
+  if (parent.has_bottom()) ring.bottom.resize(x_count);
+  if (parent.has_right()) ring.right.resize(y_count);
+  auto value = [&](std::uint64_t x, std::uint64_t y) {
+    const int c = child_of(parent, x, y);
+    return children[c] ? children[c]->ring.at(child_extent(parent, c), x, y) : kNaN;
+  };
+  for (std::uint64_t i = 0; i < x_count; ++i) {
+    ring.top[i] = value(parent.x0 + i, parent.y0);
+    if (parent.has_bottom()) ring.bottom[i] = value(parent.x0 + i, parent.y0 + parent.side - 1);
+  }
+  for (std::uint64_t i = 0; i < y_count; ++i) {
+    ring.left[i] = value(parent.x0, parent.y0 + i);
+    if (parent.has_right()) ring.right[i] = value(parent.x0 + parent.side - 1, parent.y0 + i);
+  }
+  return ring;
 }
 
 ClusterSummary make_tile_summary(const TileGrid& grid, std::uint32_t tx, std::uint32_t ty, const double* values,
@@ -201,6 +200,61 @@ ClusterSummary make_tile_summary(const TileGrid& grid, std::uint32_t tx, std::ui
     for (std::uint64_t i = 0; i < y_count; ++i) s.ring.right[i] = values[i * t + t - 1];
   }
   return s;
+}
+
+void append_crossing_edges(const TileGrid& grid, std::uint32_t level, std::uint64_t cx, std::uint64_t cy,
+                           const ClusterSummary* const children[4], const WeightParams& params,
+                           Connectivity connectivity, std::vector<CrossingEdge>* out, bool* overflow) {
+  const ClusterExtent extent = ClusterExtent::of(grid, level, cx, cy);
+  const std::uint64_t half = extent.side / 2;
+  // Crossing edges: owned by cells of the columns x0+half-1, x0+half and the row y0+half-1.
+  auto value = [&](std::uint64_t x, std::uint64_t y) {
+    const int c = child_of(extent, x, y);
+    return children[c] ? children[c]->ring.at(child_extent(extent, c), x, y) : kNaN;
+  };
+  const std::uint64_t x_end = extent.x_end(), y_end = extent.y_end();
+  auto add_crossings_from = [&](std::uint64_t x, std::uint64_t y) {
+    const double a = value(x, y);
+    if (a != a) return;
+    const int from = child_of(extent, x, y);
+    for (int dir = 0; dir < 4; ++dir) {
+      if (!direction_used(dir, connectivity)) continue;
+      if (x == 0 && kDirDx[dir] < 0) continue;
+      const std::uint64_t nx = x + static_cast<std::uint64_t>(static_cast<std::int64_t>(kDirDx[dir]));
+      const std::uint64_t ny = y + static_cast<std::uint64_t>(kDirDy[dir]);
+      if (nx < extent.x0 || nx >= x_end || ny >= y_end) continue;
+      if (child_of(extent, nx, ny) == from) continue;
+      const double b = value(nx, ny);
+      const Weight w = edge_weight(params, a, b, is_diagonal(dir), overflow);
+      if (w == kNoEdge) continue;
+      out->push_back(CrossingEdge{make_global_edge_key(w, y * extent.width + x, dir), y * extent.width + x,
+                                  ny * extent.width + nx});
+    }
+  };
+  const std::uint64_t mid_x = extent.x0 + half, mid_y = extent.y0 + half;
+  for (std::uint64_t x : {mid_x - 1, mid_x}) {
+    if (x >= x_end) continue;
+    for (std::uint64_t y = extent.y0; y < y_end; ++y) add_crossings_from(x, y);
+  }
+  if (mid_y - 1 < y_end) {
+    for (std::uint64_t x = extent.x0; x < x_end; ++x)
+      if (x != mid_x - 1 && x != mid_x) add_crossings_from(x, mid_y - 1);
+  }
+}
+
+std::uint32_t expansion_record_shift(std::uint32_t tile) {
+  std::uint32_t log2_tile = 0;
+  while ((std::uint64_t{1} << log2_tile) < tile) ++log2_tile;
+  return 2 * log2_tile + 3;
+}
+
+std::uint64_t expansion_record_key(const TileGrid& grid, std::uint32_t shift, const GlobalEdgeKey& edge,
+                                   std::uint64_t kind) {
+  const CellId owner = edge.owner();
+  const std::uint64_t x = owner % grid.width, y = owner / grid.width, t = grid.tile;
+  const std::uint32_t local = static_cast<std::uint32_t>((y % t) * t + x % t);
+  const std::uint64_t morton = morton_encode(static_cast<std::uint32_t>(x / t), static_cast<std::uint32_t>(y / t));
+  return morton << shift | static_cast<std::uint64_t>(tile_edge_id(local, edge.direction())) << 1 | kind;
 }
 
 std::uint64_t merge_working_bytes(const ClusterSummary* const children[4]) {
@@ -239,42 +293,17 @@ void merge_clusters(const TileGrid& grid, std::uint32_t level, std::uint64_t cx,
     }
   }
 
-  // Crossing edges: owned by cells of the columns x0+half-1, x0+half and the row y0+half-1.
-  auto value = [&](std::uint64_t x, std::uint64_t y) {
-    const int c = child_of(extent, x, y);
-    return children[c] ? children[c]->ring.at(child_extent(extent, c), x, y) : kNaN;
-  };
-  const std::uint64_t x_end = extent.x_end(), y_end = extent.y_end();
-  auto add_crossings_from = [&](std::uint64_t x, std::uint64_t y) {
-    const double a = value(x, y);
-    if (a != a) return;
-    const int from = child_of(extent, x, y);
-    for (int dir = 0; dir < 4; ++dir) {
-      if (!direction_used(dir, connectivity)) continue;
-      if (x == 0 && kDirDx[dir] < 0) continue;
-      const std::uint64_t nx = x + static_cast<std::uint64_t>(static_cast<std::int64_t>(kDirDx[dir]));
-      const std::uint64_t ny = y + static_cast<std::uint64_t>(kDirDy[dir]);
-      if (nx < extent.x0 || nx >= x_end || ny >= y_end) continue;
-      if (child_of(extent, nx, ny) == from) continue;
-      const double b = value(nx, ny);
-      const Weight w = edge_weight(params, a, b, is_diagonal(dir), overflow);
-      if (w == kNoEdge) continue;
-      Candidate cand;
-      cand.key = make_global_edge_key(w, y * extent.width + x, dir);
-      cand.ga = y * extent.width + x;
-      cand.gb = ny * extent.width + nx;
-      candidates.push_back(cand);
-    }
-  };
-  const std::uint64_t mid_x = extent.x0 + half, mid_y = extent.y0 + half;
-  for (std::uint64_t x : {mid_x - 1, mid_x}) {
-    if (x >= x_end) continue;
-    for (std::uint64_t y = extent.y0; y < y_end; ++y) add_crossings_from(x, y);
+  std::vector<CrossingEdge> crossing;
+  append_crossing_edges(grid, level, cx, cy, children, params, connectivity, &crossing, overflow);
+  for (const CrossingEdge& e : crossing) {
+    Candidate cand;
+    cand.key = e.key;
+    cand.ga = e.a;
+    cand.gb = e.b;
+    candidates.push_back(cand);
   }
-  if (mid_y - 1 < y_end) {
-    for (std::uint64_t x = extent.x0; x < x_end; ++x)
-      if (x != mid_x - 1 && x != mid_x) add_crossings_from(x, mid_y - 1);
-  }
+  crossing.clear();
+  crossing.shrink_to_fit();
 
   // Compact vertex ids.
   std::vector<CellId> ids;

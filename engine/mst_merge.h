@@ -126,6 +126,34 @@ class MergeSink {
   virtual void kept_crossing(const GlobalEdgeKey& edge) = 0;  // edge is in the MST (unless dropped later)
 };
 
+// A crossing edge of a merge step: a grid edge between two sibling children, with both ends valid.
+struct CrossingEdge {
+  GlobalEdgeKey key;  // its own key (weight, owner * 4 + rank)
+  CellId a = 0, b = 0;  // global ids: a = the owner (the end the key names), b = the other end
+};
+
+// Appends to *out the crossing edges of the merge of `children` (index dy*2+dx, nullptr where
+// absent) into cluster (level, cx, cy), level >= 1, weights from the children's ring values.
+// They are the edges owned by the cells of the columns x0+half-1 and x0+half (top to bottom) and
+// then of the row y0+half-1 (left to right, the two column cells skipped), half = side/2, in the
+// owned directions E, SE, S, SW (those of `connectivity`), whose other end lies in the cluster, in
+// another child, and is valid; all these cells are on their child's ring. The order is fixed (the
+// level merge relies on it for a deterministic vertex numbering). *overflow is set when a weight
+// does not fit. Shared by merge_clusters and engine/mst_merge_levels.cpp.
+void append_crossing_edges(const TileGrid& grid, std::uint32_t level, std::uint64_t cx, std::uint64_t cy,
+                           const ClusterSummary* const children[4], const WeightParams& params,
+                           Connectivity connectivity, std::vector<CrossingEdge>* out, bool* overflow);
+
+// The ring of cluster `parent` from its children's rings (empty when every child's ring is empty).
+ClusterRing assemble_ring(const ClusterExtent& parent, const ClusterSummary* const children[4]);
+
+// The expansion record of a merge decision (docs/mst.md "Expansion records"): key =
+// morton(owner tile) << shift | local edge id << 1 | kind (0 = in, 1 = out), shift =
+// expansion_record_shift(t) = 2 log2(t) + 3, so one tile's records are contiguous in tile Z-order.
+std::uint32_t expansion_record_shift(std::uint32_t tile);
+std::uint64_t expansion_record_key(const TileGrid& grid, std::uint32_t shift, const GlobalEdgeKey& edge,
+                                   std::uint64_t kind);
+
 // Level-0 summary of tile (tx, ty) from block_reduce's output and the tile's values (t*t, NaN = nodata).
 ClusterSummary make_tile_summary(const TileGrid& grid, std::uint32_t tx, std::uint32_t ty, const double* values,
                                  const std::vector<TileSummaryEdge>& tile_summary);
