@@ -3,6 +3,8 @@
 // Scratch files in the scratch directory:
 //   mst_forest.bits      1 byte per cell of each present tile, in Z-order: forest bits, 255 = nodata
 //   mst_tile_summaries   per tile in Z-order: header, summary edges (global ids and keys), ring values
+//   mst_level_summaries_<k>  level merges only: the level-k cluster summaries, same format (each
+//                        deleted once level k+1 has read it; mst_tile_summaries too)
 //   mst_records*         the expansion records' sorter runs (only when they exceed its buffer)
 // Expansion record: key = morton(owner tile) << shift | local edge id << 1 | kind (0 in, 1 out),
 // value = weight; shift = 2 log2(t) + 3, so one tile's records are contiguous in Z-order.
@@ -24,6 +26,7 @@
 #include "core/error.h"
 #include "engine/external_sorter.h"
 #include "engine/mst_merge.h"
+#include "engine/mst_merge_levels.h"
 #include "engine/sequential_file.h"
 #include "engine/worker_pool.h"
 #include "kernels/block_batch.h"
@@ -49,43 +52,6 @@ std::uint32_t log2_exact(std::uint64_t v) {
   return k;
 }
 
-// ---- tile summaries on disk ---------------------------------------------------------------------
-struct SummaryHeader {
-  std::uint64_t tx = 0, ty = 0, edges = 0;
-  std::uint64_t top = 0, bottom = 0, left = 0, right = 0;
-};
-
-void write_summary(SequentialWriter& out, const ClusterSummary& s) {
-  const SummaryHeader h{s.cx, s.cy, s.edges.size(), s.ring.top.size(), s.ring.bottom.size(), s.ring.left.size(),
-                        s.ring.right.size()};
-  out.write(&h, sizeof h);
-  out.write(s.edges.data(), s.edges.size() * sizeof(SummaryEdge));
-  out.write(s.ring.top.data(), h.top * sizeof(double));
-  out.write(s.ring.bottom.data(), h.bottom * sizeof(double));
-  out.write(s.ring.left.data(), h.left * sizeof(double));
-  out.write(s.ring.right.data(), h.right * sizeof(double));
-}
-
-ClusterSummary read_summary(SequentialReader& in) {
-  SummaryHeader h;
-  in.read(&h, sizeof h);
-  ClusterSummary s;
-  s.level = 0;
-  s.cx = h.tx;
-  s.cy = h.ty;
-  s.edges.resize(h.edges);
-  in.read(s.edges.data(), h.edges * sizeof(SummaryEdge));
-  s.ring.top.resize(h.top);
-  s.ring.bottom.resize(h.bottom);
-  s.ring.left.resize(h.left);
-  s.ring.right.resize(h.right);
-  in.read(s.ring.top.data(), h.top * sizeof(double));
-  in.read(s.ring.bottom.data(), h.bottom * sizeof(double));
-  in.read(s.ring.left.data(), h.left * sizeof(double));
-  in.read(s.ring.right.data(), h.right * sizeof(double));
-  return s;
-}
-
 // ---- the merge pass -------------------------------------------------------------------------------
 // Phase 2: the Z-order post-order merge. The clusters of the split level (about 4 x threads of them)
 // are merged in parallel, each from its own reader positioned at its first tile's summary, with its
@@ -97,8 +63,7 @@ class MergePass {
             Progress& progress, WorkerPool& pool)
       : grid_(grid), params_(params), connectivity_(connectivity), summaries_path_(std::move(summaries_path)),
         offsets_(offsets), records_(records), budget_(budget), progress_(progress), pool_(pool) {
-    const std::uint32_t t = grid.tile;
-    shift_ = 2 * log2_exact(t) + 3;
+    shift_ = expansion_record_shift(grid.tile);
     levels_ = log2_exact(std::max(grid.tiles_x(), grid.tiles_y()));
     for (std::uint32_t k = 1; k <= levels_; ++k) {
       const std::uint64_t side = std::uint64_t{1} << k;
@@ -107,7 +72,6 @@ class MergePass {
   }
 
   std::uint32_t levels() const { return levels_; }
-  std::uint32_t shift() const { return shift_; }
 
   void run() {
     progress_.update("mst: merge", 0, total_merges_);
@@ -179,7 +143,7 @@ class MergePass {
 
     Held process(std::uint32_t level, std::uint64_t cx, std::uint64_t cy) {
       if (level == 0) {
-        ClusterSummary s = read_summary(*reader_);
+        ClusterSummary s = read_cluster_summary(*reader_, 0);
         if (s.cx != cx || s.cy != cy) {
           throw Error("internal error: tile summaries out of Z-order (expected tile " + std::to_string(cx) + "," +
                       std::to_string(cy) + ")");
@@ -257,11 +221,7 @@ class MergePass {
   }
 
   std::uint64_t record_key(const GlobalEdgeKey& key, std::uint64_t kind) const {
-    const CellId owner = key.owner();
-    const std::uint64_t x = owner % grid_.width, y = owner / grid_.width, t = grid_.tile;
-    const std::uint32_t local = static_cast<std::uint32_t>((y % t) * t + x % t);
-    const std::uint64_t morton = morton_encode(static_cast<std::uint32_t>(x / t), static_cast<std::uint32_t>(y / t));
-    return morton << shift_ | static_cast<std::uint64_t>(tile_edge_id(local, key.direction())) << 1 | kind;
+    return expansion_record_key(grid_, shift_, key, kind);
   }
 
   Held hold(ClusterSummary&& s) {
@@ -370,7 +330,7 @@ struct Phase1Output {
         job.cluster.cy = job.ty;
       }
       offsets[static_cast<std::uint64_t>(job.ty) * tiles_x + job.tx] = summaries_out.bytes_written();
-      write_summary(summaries_out, job.cluster);
+      write_cluster_summary(summaries_out, job.cluster);
       result.summary_edges += job.cluster.edges.size();
       forest_edges += job.forest_edges;
       forest_weight += job.forest_weight;
@@ -545,6 +505,22 @@ void block_local_cuda(const MstTileSource& source, const std::vector<std::uint64
 
 }  // namespace
 
+const char* to_string(MstMergeMode mode) {
+  switch (mode) {
+    case MstMergeMode::Auto: return "auto";
+    case MstMergeMode::CpuPostOrder: return "cpu";
+    case MstMergeMode::CpuLevels: return "cpu-levels";
+    default: return "cuda";
+  }
+}
+
+MstMergeMode parse_merge_mode(const std::string& text) {
+  for (MstMergeMode mode :
+       {MstMergeMode::Auto, MstMergeMode::CpuPostOrder, MstMergeMode::CpuLevels, MstMergeMode::CudaLevels})
+    if (text == to_string(mode)) return mode;
+  throw UsageError("--merge must be auto, cpu, cpu-levels or cuda, not '" + text + "'");
+}
+
 MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions& options, MemoryBudget& budget,
                               Progress& progress, MstWindowSink* sink) {
   MstPhaseResult result;
@@ -592,18 +568,43 @@ MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions
   ExternalSorter records(scratch_file("mst_records"), budget, record_bytes);
   std::uint64_t in_edges = 0, out_edges = 0;
   unsigned __int128 in_weight = 0, out_weight = 0;
-  std::uint32_t shift = 0;
-  {
+  const std::uint32_t shift = expansion_record_shift(t);
+  result.merge_mode = options.merge_mode != MstMergeMode::Auto ? options.merge_mode
+                      : options.cuda                          ? MstMergeMode::CudaLevels
+                                                              : MstMergeMode::CpuPostOrder;
+  if (result.merge_mode == MstMergeMode::CpuPostOrder) {
     MergePass merge(grid, params, options.connectivity, scratch_file("mst_tile_summaries"), summary_offsets, records,
                     budget, progress, pool);
     merge.run();
-    shift = merge.shift();
     result.merge_levels = merge.levels();
     in_edges = merge.in_edges_;
     out_edges = merge.out_edges_;
     in_weight = merge.in_weight_;
     out_weight = merge.out_weight_;
     result.bytes_read += merge.bytes_read_;
+  } else {
+    summary_offsets = std::vector<std::uint64_t>();  // the level merge reads the summaries in one scan
+    LevelMergeOptions level_options;
+    level_options.params = params;
+    level_options.connectivity = options.connectivity;
+    level_options.cuda = result.merge_mode == MstMergeMode::CudaLevels;
+    level_options.gpu_memory_bytes = options.gpu_memory_bytes;
+    level_options.batch_edges = options.merge_batch_edges;
+    level_options.scratch_dir = options.scratch_dir;
+    const LevelMergeTotals merge = run_level_merge(grid, scratch_file("mst_tile_summaries"), level_options, records,
+                                                   budget, progress, pool);
+    result.merge_levels = merge.levels;
+    in_edges = merge.in_edges;
+    out_edges = merge.out_edges;
+    in_weight = merge.in_weight;
+    out_weight = merge.out_weight;
+    result.bytes_read += merge.bytes_read;
+    result.bytes_written += merge.bytes_written;
+    result.merge_batches = merge.batches;
+    result.merge_graphs = merge.graphs;
+    result.merge_oversized_graphs = merge.oversized_graphs;
+    result.merge_batch_edges = merge.batch_edges;
+    result.gpu_merge_kernel_ms = merge.kernel_ms;
   }
   records.finish();
   result.expansion_records = records.size();

@@ -11,7 +11,7 @@
 // `options.scratch_dir`, which must exist and outlive the call.
 // Phase 1 runs on the CPU (WorkerPool of `threads`, the next batch read while one is solved) or,
 // with `cuda`, through the streamed CudaMstBatchSolver (kernels/block_batch.h: tiles read straight
-// into its pinned input, two batches in flight).
+// into its pinned input, two batches in flight). Phase 2 runs as `merge_mode` says (MstMergeMode).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -41,6 +41,23 @@ class MstWindowSink {
                             const std::uint8_t* cells) = 0;
 };
 
+// How phase 2 (the hierarchical merge) runs. All modes make the same decisions: identical edge
+// rasters, totals and expansion records.
+//  CpuPostOrder: MergePass (mst_phases.cpp), the Z-order post-order recursion over the quadtree of
+//                tiles, subtrees below a split level in parallel on the WorkerPool; reads the tile
+//                summaries once.
+//  CpuLevels:    engine/mst_merge_levels.h, level by level, every merge step a graph of
+//                kernels/graph_msf.h solved in batches by graph_msf_cpu on the WorkerPool (the CPU
+//                twin of CudaLevels).
+//  CudaLevels:   the same on the GPU (CudaGraphMsfBatchSolver, two slots in flight, bounded by
+//                gpu_memory_bytes); the caller checked cuda_device().
+//  Auto:         CudaLevels when `cuda` (phase 1 on the GPU), else CpuPostOrder.
+enum class MstMergeMode { Auto, CpuPostOrder, CpuLevels, CudaLevels };
+// "auto", "cpu", "cpu-levels", "cuda" (the --merge values).
+const char* to_string(MstMergeMode mode);
+// Parses a --merge value; UsageError naming --merge and the value otherwise.
+MstMergeMode parse_merge_mode(const std::string& text);
+
 struct MstPhaseOptions {
   WeightParams params;
   Connectivity connectivity = Connectivity::Eight;
@@ -48,6 +65,9 @@ struct MstPhaseOptions {
   unsigned threads = 0;                  // CPU threads (0: all cores)
   std::uint64_t gpu_memory_bytes = 0;    // CudaMstBatchSolver's device budget (0: its default)
   std::uint64_t record_buffer_bytes = 0; // expansion record sorter; 0: min(budget / 8, 64 MiB)
+  MstMergeMode merge_mode = MstMergeMode::Auto;
+  std::uint64_t merge_batch_edges = 0;   // level merges: edges per batch slot; 0: from the budget
+                                         // (engine/mst_merge_levels.h); tests set it small
   std::string edge_list;                 // binary edge list path; empty: none
   std::string scratch_dir;               // where the scratch files go
 };
@@ -62,6 +82,13 @@ struct MstPhaseResult {
   std::uint32_t merge_levels = 0;
   std::uint64_t gpu_batch_tiles = 0;  // tiles per GPU batch (0: CPU)
   double gpu_kernel_ms = 0;           // sum of the batches' kernel times (CUDA events)
+  MstMergeMode merge_mode = MstMergeMode::CpuPostOrder;  // the merge that ran (never Auto)
+  // Level merges only (engine/mst_merge_levels.h):
+  std::uint64_t merge_batches = 0;           // batches solved by the batch solver
+  std::uint64_t merge_graphs = 0;            // merge steps with at least one edge
+  std::uint64_t merge_oversized_graphs = 0;  // larger than a slot, solved alone by graph_msf_cpu
+  std::uint64_t merge_batch_edges = 0;       // edge capacity of a batch slot
+  double gpu_merge_kernel_ms = 0;            // CudaLevels: sum of the batches' kernel times
 };
 
 MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions& options, MemoryBudget& budget,

@@ -151,6 +151,9 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
     throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
   }
   result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  if (options.merge_mode == MstMergeMode::CudaLevels && !cuda_device().available) {
+    throw Error("--merge cuda: " + cuda_device().reason + "; use --merge cpu or cpu-levels");
+  }
 
   RunDirectory run(options.tmpdir);
 
@@ -190,6 +193,8 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   phase_options.threads = options.threads;
   phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
   phase_options.record_buffer_bytes = options.record_buffer_bytes;
+  phase_options.merge_mode = options.merge_mode;
+  phase_options.merge_batch_edges = options.merge_batch_edges;
   phase_options.edge_list = options.edge_list;
   phase_options.scratch_dir = run.path();
   StoreSource source(*store);
@@ -215,6 +220,12 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   result.merge_levels = phases.merge_levels;
   result.gpu_batch_tiles = phases.gpu_batch_tiles;
   result.gpu_kernel_seconds = phases.gpu_kernel_ms / 1000.0;
+  result.merge_mode = phases.merge_mode;
+  result.merge_batches = phases.merge_batches;
+  result.merge_graphs = phases.merge_graphs;
+  result.merge_oversized_graphs = phases.merge_oversized_graphs;
+  result.merge_batch_edges = phases.merge_batch_edges;
+  result.gpu_merge_kernel_seconds = phases.gpu_merge_kernel_ms / 1000.0;
   result.bytes_read += phases.bytes_read + store->bytes_read() + import_read;
   result.bytes_written += phases.bytes_written + import_written;
   result.seconds.total = seconds_since(start);

@@ -19,9 +19,11 @@
 //  1. "mst: block-local": per tile, in Z-order, in batches: block MST + reduce (kernels/, on the CPU
 //     with `threads` threads or on the GPU through CudaMstBatchSolver); forest bits (1 byte per cell
 //     of present tiles) and tile summaries (summary edges + ring values) go to scratch files;
-//  2. "mst: merge": Z-order post-order merge of 2x2 sibling summaries (engine/mst_merge.h), at most
-//     4 summaries per level in memory; dropped summary reps ("out") and kept crossing edges ("in")
-//     go to an external sorter keyed by (owner tile Z-order, local edge id);
+//  2. "mst: merge": merge of 2x2 sibling summaries (engine/mst_merge.h), as a Z-order post-order
+//     recursion (at most 4 summaries per level in memory) or level by level in batches of graphs
+//     on the CPU or GPU (engine/mst_merge_levels.h), per `merge_mode`; dropped summary reps ("out")
+//     and kept crossing edges ("in") go to an external sorter keyed by (owner tile Z-order, local
+//     edge id);
 //  3. "mst: expansion": per tile in Z-order, forest bits + in - out, written window by window.
 // Memory: everything is reserved from `budget` before it is allocated; see docs/mst.md for the
 // formula. A budget that cannot hold one batch of one tile is an Error up front.
@@ -34,6 +36,7 @@
 #include "core/memory_budget.h"
 #include "core/progress.h"
 #include "core/types.h"
+#include "engine/mst_phases.h"
 #include "io/raster_info.h"
 #include "kernels/edge_weight.h"
 
@@ -54,6 +57,10 @@ struct MstOptions {
   // the sorter's external runs.
   std::uint64_t record_buffer_bytes = 0;
   std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory: device memory for the GPU batches; 0: its default
+  // --merge: how phase 2 runs (engine/mst_phases.h MstMergeMode); Auto: CudaLevels when phase 1
+  // runs on the GPU, else CpuPostOrder. CudaLevels without a CUDA device is an Error.
+  MstMergeMode merge_mode = MstMergeMode::Auto;
+  std::uint64_t merge_batch_edges = 0;  // level merges: edges per batch slot; 0: from the budget (tests)
 };
 
 struct MstPhaseSeconds {
@@ -81,6 +88,12 @@ struct MstResult {
   std::uint32_t merge_levels = 0;
   std::uint64_t gpu_batch_tiles = 0;      // tiles per GPU batch (0: CPU)
   double gpu_kernel_seconds = 0;          // GPU kernel time of phase 1 (CUDA events)
+  MstMergeMode merge_mode = MstMergeMode::CpuPostOrder;  // the merge that ran (never Auto)
+  std::uint64_t merge_batches = 0;        // level merges: batches solved
+  std::uint64_t merge_graphs = 0;         // level merges: merge steps with at least one edge
+  std::uint64_t merge_oversized_graphs = 0;  // level merges: graphs solved alone (larger than a slot)
+  std::uint64_t merge_batch_edges = 0;    // level merges: edge capacity of a batch slot
+  double gpu_merge_kernel_seconds = 0;    // CudaLevels: GPU kernel time of phase 2 (CUDA events)
 };
 
 // The weight parameters for a raster with statistics `info` (has_stats false or no valid cell:

@@ -40,6 +40,16 @@ const char kUsage[] =
     "                        little-endian, a < b)\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --device auto|cpu|cuda  where the block solvers run (default auto: the GPU when there is one)\n"
+    "  --merge auto|cpu|cpu-levels|cuda  how the hierarchical merge of tile summaries runs; every mode\n"
+    "                        gives the same tree, bit for bit (default auto: cuda when the block solvers run\n"
+    "                        on the GPU, else cpu):\n"
+    "                        cpu         post-order over the quadtree of tiles, subtrees in parallel on the\n"
+    "                                    CPU threads; reads the tile summaries once\n"
+    "                        cpu-levels  level by level: all merges of a level are packed as small graphs\n"
+    "                                    into batches, solved by the CPU threads (the CPU twin of cuda);\n"
+    "                                    writes and reads each level's summaries once more\n"
+    "                        cuda        level by level, the batches solved on the GPU, the next one packed\n"
+    "                                    while the GPU works; needs a CUDA device (an error without one)\n"
     "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
     "  --threads N           CPU threads for the block solvers (default: all cores)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
@@ -48,12 +58,14 @@ const char kUsage[] =
     "  -q, --quiet           no progress on stderr\n"
     "\n"
     "JSON keys: total_weight (fixed-point units), total_weight_input_units, edges, vertices, components,\n"
-    "scale, offset, weight, connectivity, tile, device, phases {import, block_local, merge, expansion},\n"
-    "seconds, peak_rss_bytes, bytes_read, bytes_written.\n"
+    "scale, offset, weight, connectivity, tile, device, merge (the mode that ran), phases {import,\n"
+    "block_local, merge, expansion}, seconds, gpu_kernel_seconds (phase 1), gpu_merge_kernel_seconds,\n"
+    "merge_batches, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
     "  terrazo mst --memory 1G --json dem.tif mst_edges.tif\n"
-    "  terrazo mst --weight absdiff --connectivity 4 --edge-list tree.bin dem.tzs -\n";
+    "  terrazo mst --weight absdiff --connectivity 4 --edge-list tree.bin dem.tzs -\n"
+    "  terrazo mst --device cuda --merge cuda --json dem.tzs mst_edges.tif\n";
 
 int run(const std::vector<std::string>& arguments) {
   ArgParser args("mst", arguments);
@@ -68,6 +80,7 @@ int run(const std::vector<std::string>& arguments) {
   }
   if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
   if (auto edge_list = args.value("--edge-list")) options.edge_list = *edge_list;
+  if (auto merge = args.value("--merge")) options.merge_mode = parse_merge_mode(*merge);
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT EDGES.tif");
   options.input = files[0];
   if (files[1] != "-") options.output = files[1];
@@ -112,6 +125,7 @@ int run(const std::vector<std::string>& arguments) {
         .add("height", r.height)
         .add("tile", r.tile)
         .add("device", r.device)
+        .add("merge", to_string(r.merge_mode))
         .add("weight", to_string(r.params.model))
         .add("connectivity", static_cast<int>(options.connectivity))
         .add("scale", r.params.scale)
@@ -126,6 +140,8 @@ int run(const std::vector<std::string>& arguments) {
         .add("merge_levels", r.merge_levels)
         .add("gpu_batch_tiles", r.gpu_batch_tiles)
         .add("gpu_kernel_seconds", r.gpu_kernel_seconds)
+        .add("gpu_merge_kernel_seconds", r.gpu_merge_kernel_seconds)
+        .add("merge_batches", r.merge_batches)
         .add("summary_edges", r.summary_edges)
         .add("expansion_records", r.expansion_records)
         .add("memory_budget_bytes", budget.total())
