@@ -1,13 +1,18 @@
-// tests/mst_gpu_check.cpp: the MST phases (engine/mst_phases.h) with phase 1 on the GPU
-// (CudaMstBatchSolver) against the in-memory Kruskal reference and against the CPU path, on the GPU
-// machine, where GDAL is not installed; then CPU vs GPU phase times on one large synthetic raster
-// (the shape of the thesis's table 3.8).
+// tests/mst_gpu_check.cpp: the MST phases (engine/mst_phases.h) with the GPU paths against the
+// in-memory Kruskal reference and against the CPU paths, on the GPU machine, where GDAL is not
+// installed: phase 1 on the GPU (CudaMstBatchSolver) and phase 2 on the GPU (the level-synchronous
+// merge, engine/mst_merge_levels.h, --merge cuda); then the phase times of every path on one large
+// synthetic raster (the shape of the thesis's table 3.8), CPU merge against GPU merge.
 //
 // Build here (GDAL-free: CMake target terrazo_mst_gpu_check, also in the GPU-only build), carry
 // the binary, run it there:
 //   cmake -S . -B .devbuild -G Ninja -DTERRAZO_GPU_ONLY=ON && ninja -C .devbuild terrazo_mst_gpu_check
-//   terrazo_mst_gpu_check [--cells N] [--tile T] [--threads N] [--scratch DIR]
+//   terrazo_mst_gpu_check [--cells N] [--tile T] [--threads N] [--scratch DIR] [--seeds N]
 // Exit status 0 when every comparison holds; one line per check, then the timing table.
+// Paths (phase 1 + phase 2): "CPU" = CPU + post-order merge (--device cpu --merge cpu), "GPU p1" =
+// GPU + post-order merge (--device cuda --merge cpu), "GPU" = GPU + GPU level merge (--device cuda,
+// --merge auto = cuda), "CPU levels" = CPU + CPU level merge (--merge cpu-levels, the GPU merge's
+// CPU twin). All must give the same edge raster and totals, bit for bit.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -114,17 +119,23 @@ std::vector<float> synthetic(std::uint64_t width, std::uint64_t height, unsigned
 }
 
 struct Run {
+  std::string path;
   MstPhaseResult result;
   std::vector<std::uint8_t> bits;
   double seconds = 0;
 };
 
-Run run(const MemorySource& source, const WeightParams& params, Connectivity connectivity, bool cuda, unsigned threads,
-        const std::string& scratch, std::uint64_t memory) {
+// One whole run of the phases: phase 1 on the GPU when `cuda`, phase 2 as `merge` says;
+// `merge_batch_edges` > 0 sets the level merge's slot (small: batches of one graph, graphs alone).
+Run run(const MemorySource& source, const WeightParams& params, Connectivity connectivity, bool cuda,
+        MstMergeMode merge, unsigned threads, const std::string& scratch, std::uint64_t memory,
+        std::uint64_t merge_batch_edges = 0) {
   MstPhaseOptions options;
   options.params = params;
   options.connectivity = connectivity;
   options.cuda = cuda;
+  options.merge_mode = merge;
+  options.merge_batch_edges = merge_batch_edges;
   options.threads = threads;
   options.scratch_dir = scratch;
   MemoryBudget budget(memory);
@@ -132,6 +143,7 @@ Run run(const MemorySource& source, const WeightParams& params, Connectivity con
   const auto start = std::chrono::steady_clock::now();
   Run r;
   r.result = run_mst_phases(source, options, budget, Progress::silent(), &sink);
+  r.path = std::string(cuda ? "GPU" : "CPU") + " + merge " + to_string(r.result.merge_mode);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.bits = sink.bits();
   return r;
@@ -140,7 +152,16 @@ Run run(const MemorySource& source, const WeightParams& params, Connectivity con
 int failures = 0;
 void check(bool ok, const std::string& what) {
   std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  std::fflush(stdout);
   if (!ok) ++failures;
+}
+
+// Bit for bit: the edge raster, and every total the phases report that does not depend on the path.
+bool same_forest(const Run& a, const Run& b) {
+  return a.bits == b.bits && a.result.total_weight == b.result.total_weight && a.result.edges == b.result.edges &&
+         a.result.vertices == b.result.vertices && a.result.components == b.result.components &&
+         a.result.summary_edges == b.result.summary_edges && a.result.expansion_records == b.result.expansion_records &&
+         a.result.merge_levels == b.result.merge_levels;
 }
 
 }  // namespace
@@ -152,12 +173,18 @@ int main(int argc, char** argv) {
   std::uint32_t tile = 256;
   unsigned threads = std::thread::hardware_concurrency();
   std::string scratch = "/tmp";
+  std::uint64_t seeds = 60;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--cells") cells = std::strtoull(argv[i + 1], nullptr, 10);
     else if (flag == "--tile") tile = static_cast<std::uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
     else if (flag == "--threads") threads = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
     else if (flag == "--scratch") scratch = argv[i + 1];
+    else if (flag == "--seeds") seeds = std::strtoull(argv[i + 1], nullptr, 10);
+    else {
+      std::printf("unknown flag %s (flags: --cells N --tile T --threads N --scratch DIR --seeds N)\n", argv[i]);
+      return 2;
+    }
   }
   if (!cuda_device().available) {
     std::printf("no CUDA device: %s\n", cuda_device().reason.c_str());
@@ -165,8 +192,9 @@ int main(int argc, char** argv) {
   }
   std::printf("device: %s, %u CPU threads\n", cuda_device().name.c_str(), threads);
 
-  // 1. Random rasters: GPU path = reference = CPU path, edge for edge.
-  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+  // 1. Random rasters: every path = reference, edge for edge; the level merges also with slots of
+  //    1 and 64 edges (batches of one graph, graphs solved alone) and under a small budget.
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
     std::mt19937_64 rng(seed);
     const std::uint64_t w = 1 + rng() % 300, h = 1 + rng() % 300;
     const std::uint32_t t = std::uint32_t{16} << (rng() % 4);
@@ -177,6 +205,14 @@ int main(int argc, char** argv) {
       v = flavour == 0 ? static_cast<float>(u(rng) * 1000) : flavour == 1 ? static_cast<float>(std::floor(u(rng) * 3)) : 5.0f;
       if (u(rng) < 0.15) v = std::numeric_limits<float>::quiet_NaN();
     }
+    if (seed % 4 == 0) {  // whole tiles of nodata: absent tiles
+      for (std::uint64_t ty = 0; ty * t < h; ++ty)
+        for (std::uint64_t tx = 0; tx * t < w; ++tx)
+          if (rng() % 3 == 0)
+            for (std::uint64_t y = ty * t; y < std::min<std::uint64_t>(h, (ty + 1) * t); ++y)
+              for (std::uint64_t x = tx * t; x < std::min<std::uint64_t>(w, (tx + 1) * t); ++x)
+                values[y * w + x] = std::numeric_limits<float>::quiet_NaN();
+    }
     const MemorySource source(values, w, h, t);
     WeightParams params;
     params.model = static_cast<WeightModel>(rng() % 3);
@@ -184,16 +220,41 @@ int main(int argc, char** argv) {
     const Connectivity connectivity = rng() % 2 ? Connectivity::Eight : Connectivity::Four;
     std::vector<double> as_double(values.begin(), values.end());
     const auto ref = testing::reference_mst(as_double, w, h, params, connectivity);
-    const Run gpu = run(source, params, connectivity, true, threads, scratch, 256ull << 20);
-    const Run cpu = run(source, params, connectivity, false, threads, scratch, 256ull << 20);
+    const std::uint64_t memory = 256ull << 20;
+    const std::uint64_t slot = seed % 3 == 0 ? 1 : seed % 3 == 1 ? 64 : 0;
+    // A small budget: phase 1's solver scratch and two tile batches (mst_phases.cpp) plus 3 MiB for
+    // the file buffers, the record sorter and ~100-edge merge slots.
+    const std::uint64_t cells_per_tile = std::uint64_t{t} * t;
+    const std::uint64_t small = (3ull << 20) + threads * 80 * cells_per_tile + 2 * (9 * cells_per_tile + 512 * t);
+    const Run gpu = run(source, params, connectivity, true, MstMergeMode::Auto, threads, scratch, memory);
+    const Run gpu_p1 = run(source, params, connectivity, true, MstMergeMode::CpuPostOrder, threads, scratch, memory);
+    const Run cpu = run(source, params, connectivity, false, MstMergeMode::CpuPostOrder, threads, scratch, memory);
+    const Run cuda_small = run(source, params, connectivity, false, MstMergeMode::CudaLevels, threads, scratch,
+                               slot ? memory : small, slot);
+    const Run cpu_small = run(source, params, connectivity, false, MstMergeMode::CpuLevels, threads, scratch,
+                              slot ? memory : small, slot);
     const std::string what = "seed " + std::to_string(seed) + ": " + std::to_string(w) + "x" + std::to_string(h) +
                              " t " + std::to_string(t) + " " + to_string(params.model) + " " + to_string(connectivity);
+    check(gpu.result.merge_mode == MstMergeMode::CudaLevels, what + ": --merge auto with phase 1 on the GPU is cuda");
     check(gpu.bits == ref.bits && gpu.result.total_weight == ref.total_weight && gpu.result.edges == ref.edges,
-          what + ": GPU path = reference");
-    check(cpu.bits == gpu.bits, what + ": CPU path = GPU path");
+          what + ": GPU + GPU merge = reference");
+    check(same_forest(gpu_p1, gpu), what + ": GPU + CPU merge = GPU + GPU merge");
+    check(same_forest(cpu, gpu), what + ": CPU + CPU merge = GPU + GPU merge");
+    const std::string slot_text =
+        slot ? "slot " + std::to_string(slot) + " edges" : "budget " + std::to_string(small >> 10) + " KiB";
+    check(same_forest(cuda_small, gpu), what + ": CPU + GPU merge, " + slot_text + " (" +
+                                            std::to_string(cuda_small.result.merge_batches) + " batches, " +
+                                            std::to_string(cuda_small.result.merge_oversized_graphs) +
+                                            " alone) = GPU + GPU merge");
+    // With the same slot the two level merges form the same batches (the budget sizes their slots
+    // differently).
+    check(same_forest(cpu_small, gpu) &&
+              (!slot || (cpu_small.result.merge_batches == cuda_small.result.merge_batches &&
+                         cpu_small.result.merge_oversized_graphs == cuda_small.result.merge_oversized_graphs)),
+          what + ": CPU + CPU level merge, " + slot_text + " = GPU + GPU merge");
   }
 
-  // 2. One large synthetic raster: CPU vs GPU phase times (max, 8-connected, scale 10).
+  // 2. One large synthetic raster: phase times of every path (max, 8-connected, scale 10).
   const std::uint64_t side = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(cells)));
   const auto made = std::chrono::steady_clock::now();
   const MemorySource big(synthetic(side, side, threads), side, side, tile);
@@ -202,23 +263,34 @@ int main(int argc, char** argv) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - made).count());
   WeightParams params;
   params.scale = 10;
-  const Run gpu = run(big, params, Connectivity::Eight, true, threads, scratch, 8ull << 30);
-  const Run cpu = run(big, params, Connectivity::Eight, false, threads, scratch, 8ull << 30);
-  check(gpu.bits == cpu.bits && gpu.result.total_weight == cpu.result.total_weight, "large raster: CPU path = GPU path");
-  std::printf("\n| path | cells | tile | block-local s | merge s | expansion s | total s | Mcells/s | GPU batch tiles | GPU kernel s |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  for (const Run* r : {&cpu, &gpu}) {
-    const MstPhaseResult& p = r->result;
-    std::printf("| %s | %llu | %u | %.2f | %.2f | %.2f | %.2f | %.1f | %llu | %.2f |\n", r == &cpu ? "CPU" : "GPU",
-                static_cast<unsigned long long>(side * side), tile, p.block_local_seconds, p.merge_seconds,
-                p.expansion_seconds, r->seconds, side * side / r->seconds / 1e6,
-                static_cast<unsigned long long>(p.gpu_batch_tiles), p.gpu_kernel_ms / 1000);
+  const std::uint64_t memory = 8ull << 30;
+  std::vector<Run> runs;
+  runs.push_back(run(big, params, Connectivity::Eight, false, MstMergeMode::CpuPostOrder, threads, scratch, memory));
+  runs.push_back(run(big, params, Connectivity::Eight, true, MstMergeMode::CpuPostOrder, threads, scratch, memory));
+  runs.push_back(run(big, params, Connectivity::Eight, true, MstMergeMode::CudaLevels, threads, scratch, memory));
+  runs.push_back(run(big, params, Connectivity::Eight, false, MstMergeMode::CpuLevels, threads, scratch, memory));
+  for (std::size_t i = 1; i < runs.size(); ++i)
+    check(same_forest(runs[i], runs[0]), "large raster: " + runs[i].path + " = " + runs[0].path);
+  std::printf("\n| path | cells | tile | block-local s | merge s | expansion s | total s | Mcells/s | GPU batch tiles | "
+              "GPU kernel s | merge batches | slot edges | merge graphs | alone | GPU merge kernel s |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Run& r : runs) {
+    const MstPhaseResult& p = r.result;
+    using ull = unsigned long long;
+    std::printf("| %s | %llu | %u | %.2f | %.2f | %.2f | %.2f | %.1f | %llu | %.2f | %llu | %llu | %llu | %llu | %.3f |\n",
+                r.path.c_str(), static_cast<ull>(side * side), tile, p.block_local_seconds, p.merge_seconds,
+                p.expansion_seconds, r.seconds, side * side / r.seconds / 1e6, static_cast<ull>(p.gpu_batch_tiles),
+                p.gpu_kernel_ms / 1000, static_cast<ull>(p.merge_batches), static_cast<ull>(p.merge_batch_edges),
+                static_cast<ull>(p.merge_graphs), static_cast<ull>(p.merge_oversized_graphs),
+                p.gpu_merge_kernel_ms / 1000);
   }
-  std::printf("total weight %llu, edges %llu, components %llu, summary edges %llu, records %llu\n",
-              static_cast<unsigned long long>(gpu.result.total_weight), static_cast<unsigned long long>(gpu.result.edges),
-              static_cast<unsigned long long>(gpu.result.components),
-              static_cast<unsigned long long>(gpu.result.summary_edges),
-              static_cast<unsigned long long>(gpu.result.expansion_records));
+  const MstPhaseResult& g = runs[2].result;
+  using ull = unsigned long long;
+  std::printf("total weight %llu, edges %llu, components %llu, summary edges %llu, records %llu, merge levels %u; "
+              "scratch bytes read %llu (GPU + CPU merge) vs %llu (GPU + GPU merge)\n",
+              static_cast<ull>(g.total_weight), static_cast<ull>(g.edges), static_cast<ull>(g.components),
+              static_cast<ull>(g.summary_edges), static_cast<ull>(g.expansion_records), g.merge_levels,
+              static_cast<ull>(runs[1].result.bytes_read), static_cast<ull>(g.bytes_read));
   std::printf("%s: %d failures\n", failures ? "FAILED" : "PASSED", failures);
   return failures ? 1 : 0;
 }

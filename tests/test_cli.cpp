@@ -1,7 +1,8 @@
 // tests/test_cli.cpp: the terrazo program as a user meets it, run as a subprocess (TERRAZO_BINARY):
 // --help of every registered command, exit codes and one-line messages for bad flags and bad
 // inputs, `gen` determinism across tile sizes and threads, gen -> info --json, import/export of a
-// real DEM, --json and progress output, and no partial output after failures or Ctrl-C.
+// real DEM, --json and progress output, `mst --merge` modes, and no partial output after failures
+// or Ctrl-C.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "io/tile_store.h"
+#include "kernels/cuda_device.h"
 #include "reference/test_support.h"
 
 extern char** environ;
@@ -367,6 +369,50 @@ TEST_F(Cli, ImportInfoExportOfARealDem) {
   EXPECT_TRUE(fs::exists(tif));
   const RunResult round_trip = run({"info", tif});
   EXPECT_EQ(round_trip.exit_code, 0) << round_trip.err;
+}
+
+// `mst --merge`: the post-order and the level merge give the same edge list byte for byte and the
+// same totals, the JSON names the merge that ran; a bad value is a usage error naming the flag;
+// `cuda` without a GPU is a runtime error naming it (with one, the same tree again).
+TEST_F(Cli, MstMergeModesGiveTheSameTree) {
+  const std::string store = file("in.tzs");
+  ASSERT_EQ(run({"gen", "-q", "--width", "300", "--height", "200", "--tile", "32", "--seed", "5", "--nodata-holes",
+                 "0.1", store})
+                .exit_code,
+            0);
+  auto field = [](const std::string& json, const std::string& key) {
+    const std::size_t at = json.find("\"" + key + "\":");
+    if (at == std::string::npos) return std::string("(missing)");
+    const std::size_t start = at + key.size() + 3;
+    return json.substr(start, json.find_first_of(",}", start) - start);
+  };
+  std::vector<std::string> modes = {"cpu", "cpu-levels"};
+  if (terrazo::cuda_device().available) modes.push_back("cuda");
+  std::vector<std::string> json;
+  for (const std::string& mode : modes) {
+    const RunResult r = run({"mst", "-q", "--json", "--merge", mode, "--memory", "256M", "--edge-list",
+                             file(mode + ".bin"), "--tmpdir", work_.path(), store, "-"});
+    ASSERT_EQ(r.exit_code, 0) << mode << ": " << r.err;
+    json.push_back(last_line(r.out));
+    EXPECT_EQ(field(json.back(), "merge"), "\"" + mode + "\"") << json.back();
+    for (const char* key : {"gpu_merge_kernel_seconds", "merge_batches"})
+      EXPECT_NE(field(json.back(), key), "(missing)") << key << " in " << json.back();
+  }
+  const std::string reference = slurp(file("cpu.bin"));
+  EXPECT_GT(reference.size(), 20u * 50000);
+  for (std::size_t i = 1; i < modes.size(); ++i) {
+    EXPECT_EQ(slurp(file(modes[i] + ".bin")), reference) << modes[i];
+    for (const char* key : {"total_weight", "edges", "components", "expansion_records", "merge_levels"})
+      EXPECT_EQ(field(json[i], key), field(json[0], key)) << modes[i] << " " << key;
+  }
+  EXPECT_EQ(field(json[0], "merge_batches"), "0");
+  EXPECT_NE(field(json[1], "merge_batches"), "0");
+
+  expect_error(run({"mst", "--merge", "gpu", store, file("x.tif")}), 2, "mst", {"--merge", "gpu"});
+  if (!terrazo::cuda_device().available) {
+    expect_error(run({"mst", "--merge", "cuda", "--json", "--tmpdir", work_.path(), store, "-"}), 1, "mst",
+                 {"--merge cuda"});
+  }
 }
 
 TEST_F(Cli, InterruptLeavesNoOutput) {
