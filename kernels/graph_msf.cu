@@ -43,9 +43,14 @@
 // Impossible states (a cycle, a broken path, no convergence) and bad inputs set a status flag with
 // the smallest graph index concerned; the host throws terrazo::Error.
 //
-// Launch: graphs are bucketed by edge count into tiers of 64, 256 and 1024 threads per block (a
-// host-side counting sort of graph indices, copied with the spans). Every loop strides over
-// blockDim; offsets into the batch are 64-bit; within a graph 32-bit (m <= 2^31 - 1 is checked).
+// Launch: graphs are bucketed by edge count (<= 128, <= 4096, more) into tiers of 64, 256 and 1024
+// threads per block (a host-side counting sort of graph indices, copied with the spans); each tier
+// runs on its own stream, forked from and joined into the caller's, so small graphs use the other
+// multiprocessors while a large graph's single block runs. Every loop strides over blockDim;
+// offsets into the batch are 64-bit; within a graph 32-bit (m <= 2^31 - 1 is checked).
+// Cost: O(m log n) work per graph for Boruvka (the live-edge list shrinks as edges become internal),
+// O(m + n) for the rest; but one block per graph, and each dead-end branch and each path is walked
+// by one thread, so a graph's time grows with its longest peeled chain and longest path.
 //
 // Device memory of one slot (the plain formula of GraphMsfDeviceBytes below):
 //   per edge   24 (GraphEdge) + 1 (in_forest) + 12 (summary slot) + 8 (two edge lists, reused as the
@@ -597,17 +602,35 @@ void launch_tier(const GraphMsfDevice& d, std::uint64_t begin, std::uint64_t end
   }
 }
 
-// Clears the removed bits and the status, then runs every tier on `stream` (asynchronous).
+// One stream per tier, forked from and joined back into the caller's stream, so the small graphs'
+// blocks fill the other multiprocessors while a large graph's block runs (kernels of one stream
+// would run one after the other).
+struct TierStreams {
+  std::array<CudaStream, kTiers> streams;
+  CudaEvent fork;
+  std::array<CudaEvent, kTiers> joined;
+};
+
+// Clears the removed bits and the status, then runs every tier (asynchronous; ordered after the
+// work already on `stream`, and the work queued on `stream` afterwards waits for all tiers).
 void launch_graph_msf(const GraphMsfDevice& d, const GraphMsfPlan& plan, std::uint64_t edge_count,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, TierStreams& tiers) {
   static_assert(kTierThreads[0] == 64 && kTierThreads[1] == 256 && kTierThreads[2] == 1024, "tiers below");
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(d.removed, 0, removed_words(edge_count) * sizeof(unsigned int), stream));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(&d.status->flags, 0, sizeof(unsigned int), stream));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(&d.status->graph, 0xFF, sizeof(unsigned long long), stream));
+  tiers.fork.record(stream);
   // Largest graphs first: a big graph's block starts before the small ones fill the machine.
-  launch_tier<1024>(d, plan.begin[2], plan.begin[3], stream);
-  launch_tier<256>(d, plan.begin[1], plan.begin[2], stream);
-  launch_tier<64>(d, plan.begin[0], plan.begin[1], stream);
+  for (int k = kTiers - 1; k >= 0; --k) {
+    if (plan.begin[k] == plan.begin[k + 1]) continue;
+    cudaStream_t tier = tiers.streams[k].get();
+    TERRAZO_CUDA_CHECK(cudaStreamWaitEvent(tier, tiers.fork.get(), 0));
+    if (k == 2) launch_tier<1024>(d, plan.begin[2], plan.begin[3], tier);
+    if (k == 1) launch_tier<256>(d, plan.begin[1], plan.begin[2], tier);
+    if (k == 0) launch_tier<64>(d, plan.begin[0], plan.begin[1], tier);
+    tiers.joined[k].record(tier);
+    TERRAZO_CUDA_CHECK(cudaStreamWaitEvent(stream, tiers.joined[k].get(), 0));
+  }
 }
 
 void throw_on_status(const char* what, const GraphMsfStatus& status) {
@@ -703,13 +726,14 @@ void graph_msf_cuda(const GraphEdge* edges, const std::uint8_t* boundary, const 
   const cuda::GraphMsfPlan plan = cuda::plan_graphs(what, graphs, graph_count, edge_count, vertex_count, order.data());
   cuda::GraphMsfBuffers buffers;
   buffers.allocate(edge_count, vertex_count, graph_count);
+  cuda::TierStreams tiers;
   const cuda::GraphMsfDevice d = buffers.device(vertex_count);
   TERRAZO_CUDA_CHECK(cudaMemcpy(buffers.edges.get(), edges, edge_count * sizeof(GraphEdge), cudaMemcpyHostToDevice));
   TERRAZO_CUDA_CHECK(cudaMemcpy(buffers.boundary.get(), boundary, vertex_count, cudaMemcpyHostToDevice));
   TERRAZO_CUDA_CHECK(cudaMemcpy(buffers.spans.get(), graphs, graph_count * sizeof(GraphSpan), cudaMemcpyHostToDevice));
   TERRAZO_CUDA_CHECK(
       cudaMemcpy(buffers.order.get(), order.data(), graph_count * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
-  cuda::launch_graph_msf(d, plan, edge_count, nullptr);
+  cuda::launch_graph_msf(d, plan, edge_count, nullptr, tiers);
   cuda::GraphMsfStatus status{};
   TERRAZO_CUDA_CHECK(cudaMemcpy(&status, d.status, sizeof(status), cudaMemcpyDeviceToHost));
   cuda::throw_on_status(what, status);
@@ -745,6 +769,7 @@ struct CudaGraphMsfBatchSolver::Impl {
     cuda::PinnedBuffer<std::uint32_t> counts;
     cuda::PinnedBuffer<cuda::GraphMsfStatus> status;
     cuda::GraphMsfBuffers device;
+    cuda::TierStreams tiers;
     std::uint64_t graphs = 0, edges_used = 0, vertices_used = 0;
     Batch batch;
   };
@@ -853,7 +878,7 @@ void CudaGraphMsfBatchSolver::submit(std::uint64_t graph_count, std::uint64_t ed
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.order.get(), slot.order.get(), graph_count * sizeof(std::uint64_t),
                                      cudaMemcpyHostToDevice, stream));
   slot.kernels_start.record(stream);
-  cuda::launch_graph_msf(d, plan, edge_count, stream);
+  cuda::launch_graph_msf(d, plan, edge_count, stream, slot.tiers);
   slot.kernels_end.record(stream);
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.in_forest.get(), slot.device.in_forest.get(), edge_count,
                                      cudaMemcpyDeviceToHost, stream));

@@ -321,8 +321,10 @@ TEST(GpuGraphMsfBatch, BothSlotsInFlightMatchCpuTwin) {
     for (;;) {
       GraphCase c = testing::random_graph(rng, static_cast<Shape>(rng() % testing::kShapes),
                                           static_cast<std::uint32_t>(rng() % (max_size + 1)));
-      if (edges + c.edges.size() + 8 > solver.edge_capacity() || vertices + c.vertices() + 8 > solver.vertex_capacity() ||
-          s.cases.size() + 1 >= solver.graph_capacity() || s.cases.size() >= 20000)
+      const std::uint64_t gaps = 4 * (s.cases.size() + 1);  // make_batch adds at most 4 of each per graph
+      if (edges + c.edges.size() + gaps > solver.edge_capacity() ||
+          vertices + c.vertices() + gaps > solver.vertex_capacity() || s.cases.size() + 1 >= solver.graph_capacity() ||
+          s.cases.size() >= 20000)
         break;
       edges += c.edges.size();
       vertices += c.vertices();
@@ -433,13 +435,17 @@ TEST(GpuGraphMsf, ReportsBadInputs) {
   solver.graphs()[0] = GraphSpan{0, 1, 1, 2};
   EXPECT_THROW(solver.submit(1, 1, 2), Error);  // vertices [1, 3) past the 2 submitted
   EXPECT_EQ(solver.pending(), 0u);
-  // A bad edge is reported by wait(); the solver stays usable.
-  solver.edges()[0] = GraphEdge{0, 0, 1, 0, 0};
-  solver.boundary()[0] = solver.boundary()[1] = 1;
-  solver.graphs()[0] = GraphSpan{0, 0, 1, 2};
+  // A bad edge is reported by wait(); the solver stays usable (the next submit fills the other slot).
+  auto fill = [&solver](const GraphEdge& edge) {
+    solver.edges()[0] = edge;
+    solver.boundary()[0] = solver.boundary()[1] = 1;
+    solver.graphs()[0] = GraphSpan{0, 0, 1, 2};
+  };
+  fill(GraphEdge{0, 0, 1, 0, 0});
   solver.submit(1, 1, 2);
   EXPECT_THROW(solver.wait(), Error);
-  solver.edges()[0] = GraphEdge{0, 1, 1, 0, 0};
+  EXPECT_EQ(solver.pending(), 0u);
+  fill(GraphEdge{0, 1, 1, 0, 0});
   solver.submit(1, 1, 2);
   const CudaGraphMsfBatchSolver::Batch& result = solver.wait();
   EXPECT_EQ(result.in_forest[0], 1);
