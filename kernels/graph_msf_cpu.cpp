@@ -16,8 +16,9 @@
 //     vertices (remaining degree exactly 2) to the next kept vertex, erasing the edges walked and
 //     keeping the index of the largest key; one summary edge per walk, so each path once.
 //  6. Sort the graph's summary edges by rep (distinct: paths are edge-disjoint).
-// Cost per graph: O(m log m + n) time; scratch (reused across graphs of one call): 4 bytes per
-// edge (sort order) + 28 bytes per vertex + 4 bytes per forest edge end.
+// Cost per graph: O(m log m + n) time; scratch (reused across graphs of one call): 5 bytes per edge
+// (sort order, removed flag) + 20 bytes per vertex (union-find, sizes, CSR offsets, degrees) + 12
+// bytes per forest edge (the list and its two incidence entries) + the graph's summary.
 #include <algorithm>
 #include <cstring>
 #include <limits>
