@@ -61,13 +61,13 @@ class GeoTiffSink : public SsspResultSink {
     buffers_ = budget.reserve(window_.size() * 9, "sssp output windows");
     if (!options.output.empty())
       cost_ = std::make_unique<GeoTiffWriter>(options.output, grid.width, grid.height, CellType::Float64, info, true,
-                                              -1.0, block);
+                                              -1.0, block, options.threads);
     if (!options.backlink.empty())
       backlink_ = std::make_unique<GeoTiffWriter>(options.backlink, grid.width, grid.height, CellType::UInt8, info,
-                                                  true, 255.0, block);
+                                                  true, 255.0, block, options.threads);
     if (!options.allocation.empty())
       allocation_ = std::make_unique<GeoTiffWriter>(options.allocation, grid.width, grid.height, CellType::UInt32,
-                                                    info, true, 0.0, block);
+                                                    info, true, 0.0, block, options.threads);
   }
 
   void write_tile(const SsspTileResult& r) override {

@@ -185,7 +185,8 @@ struct GeoTiffWriter::Impl {
 };
 
 GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
-                             const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block)
+                             const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block,
+                             unsigned compress_threads)
     : impl_(std::make_unique<Impl>()) {
   ensure_gdal();
   Impl& w = *impl_;
@@ -224,6 +225,9 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
   // Horizontal differencing helps DEM-like data: integer (2) or floating-point (3) predictor.
   options.SetNameValue("PREDICTOR", is_float ? "3" : (type == CellType::UInt8 ? "1" : "2"));
   options.SetNameValue("BIGTIFF", "IF_SAFER");
+  if (compress_threads != 1) {
+    options.SetNameValue("NUM_THREADS", compress_threads == 0 ? "ALL_CPUS" : std::to_string(compress_threads).c_str());
+  }
   reset_gdal_error();
   w.dataset = GDALCreate(driver, w.partial.c_str(), static_cast<int>(width), static_cast<int>(height), 1,
                          to_gdal_type(type), options.List());

@@ -44,12 +44,16 @@ class RasterReader {
 class GeoTiffWriter {
  public:
   GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
-                const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block = 256);
+                const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block = 256,
+                unsigned compress_threads = 1);
   ~GeoTiffWriter();
   // Row-major w*h doubles; NaN is written as the nodata value, integers are rounded, a value the
   // type cannot hold is an Error. Windows may come in any order; each block should be covered by
   // one call (a block filled by several calls may be compressed and stored more than once when
   // GDAL's cache is small). Scratch memory: one block of doubles (block^2 x 8 bytes).
+  // compress_threads: DEFLATE runs on that many GDAL worker threads (0: all cores; GTiff's
+  // NUM_THREADS), each holding one block and its compressed copy; cell values are the same for any
+  // count, the order of blocks in the file may differ.
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* cells);
   void write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells);
   void finish();
