@@ -1,4 +1,4 @@
-// tests/test_block_mst.cpp: the CPU block solvers (kernels/block_mst.h, kernels/block_reduce.h)
+// tests/test_block_mst.cpp: the CPU block solvers (kernels/mst/block_mst.h, kernels/mst/block_reduce.h)
 // against the in-memory Kruskal reference, on hundreds of random tiles.
 //
 //  - block_mst_cpu: forest bits identical to the reference MST of the tile alone;
@@ -20,9 +20,9 @@
 #include <tuple>
 #include <vector>
 
-#include "kernels/block_mst.h"
-#include "kernels/block_reduce.h"
-#include "reference/mst_reference.h"
+#include "kernels/mst/block_mst.h"
+#include "kernels/mst/block_reduce.h"
+#include "tests/support/mst_reference.h"
 
 namespace terrazo {
 namespace {

@@ -1,5 +1,5 @@
-// tests/test_block_sssp.cpp: the CPU block solver (kernels/block_sssp.h) against the in-memory
-// Dijkstra reference (tests/reference/sssp_reference.h) on random tiles with random halos.
+// tests/test_block_sssp.cpp: the CPU block solver (kernels/sssp/block_sssp.h) against the in-memory
+// Dijkstra reference (tests/support/sssp_reference.h) on random tiles with random halos.
 //
 // The reference runs on the (t+2) x (t+2) window with the halo ring frozen (never entered), which is
 // the contract's "halo cells are never intermediate cells of a path and are never written".
@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "kernels/backlink.h"
-#include "kernels/block_sssp.h"
-#include "tests/reference/sssp_reference.h"
+#include "kernels/sssp/backlink.h"
+#include "kernels/sssp/block_sssp.h"
+#include "tests/support/sssp_reference.h"
 
 namespace terrazo {
 namespace {
@@ -165,7 +165,7 @@ TEST(BlockSssp, RandomTilesWithSourceAndHops) {
 }
 
 // Values bounded away from 0: friction and max weights lie in [delta, w_max] with a small ratio,
-// so the solver uses its bucket queue (kernels/bucket_queue.h) instead of the radix heap.
+// so the solver uses its bucket queue (kernels/sssp/bucket_queue.h) instead of the radix heap.
 TEST(BlockSssp, RandomTilesOnTheBucketQueuePath) {
   for (std::uint64_t seed = 4001; seed <= 4300; ++seed) check_tile(seed, LabelMode::kNone, true);
   for (std::uint64_t seed = 4301; seed <= 4600; ++seed) check_tile(seed, LabelMode::kBoth, true);

@@ -23,9 +23,9 @@
 #include <thread>
 #include <vector>
 
-#include "io/tile_store.h"
-#include "kernels/cuda_device.h"
-#include "reference/test_support.h"
+#include "store/tile_store.h"
+#include "kernels/common/cuda_device.h"
+#include "tests/support/test_support.h"
 
 extern char** environ;
 

@@ -1,5 +1,5 @@
-// tests/test_command_line.cpp: the option parser (engine/command_line.h) and the --json writer
-// (engine/json_summary.h) that every subcommand shares.
+// tests/test_command_line.cpp: the option parser (api/command_line.h) and the --json writer
+// (core/json_summary.h) that every subcommand shares.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "engine/command_line.h"
-#include "engine/json_summary.h"
+#include "api/command_line.h"
+#include "core/json_summary.h"
 
 using terrazo::ArgParser;
 using terrazo::UsageError;

@@ -1,4 +1,4 @@
-// Tests of io/external_memory.h: an stxxl::vector much larger than its internal memory works, its
+// Tests of gdal/external_memory.h: an stxxl::vector much larger than its internal memory works, its
 // disk file lives in the run's scratch directory (unlinked, so visible only through /proc/self/fd),
 // nothing STXXL says reaches stdout, and the budget accounting holds.
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 
 #include "core/error.h"
 #include "core/memory_budget.h"
-#include "engine/run_directory.h"
-#include "io/external_memory.h"
+#include "store/run_directory.h"
+#include "gdal/external_memory.h"
 
 using namespace terrazo;
 

@@ -1,4 +1,4 @@
-// tests/test_generate_terrain.cpp: the synthetic terrain generator (engine/generate_terrain.h):
+// tests/test_generate_terrain.cpp: the synthetic terrain generator (api/generate_terrain.h):
 // determinism, independence from windows, tiles and raster size, cell types, holes, pits,
 // validation, and the streamed outputs (tile store, GeoTIFF) read back cell by cell.
 #include <gtest/gtest.h>
@@ -13,10 +13,10 @@
 #include "core/error.h"
 #include "core/memory_budget.h"
 #include "core/progress.h"
-#include "engine/generate_terrain.h"
-#include "io/gdal_raster.h"
-#include "io/tile_store.h"
-#include "reference/test_support.h"
+#include "api/generate_terrain.h"
+#include "gdal/gdal_raster.h"
+#include "store/tile_store.h"
+#include "tests/support/test_support.h"
 
 using terrazo::CellType;
 using terrazo::TerrainGenerator;

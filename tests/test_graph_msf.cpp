@@ -1,5 +1,5 @@
-// tests/test_graph_msf.cpp: graph_msf_cpu (kernels/graph_msf.h) against the plain oracle of
-// tests/reference/graph_msf_reference.h (Prim, the cycle property, naive leaf removal and path
+// tests/test_graph_msf.cpp: graph_msf_cpu (kernels/mst/graph_msf.h) against the plain oracle of
+// tests/support/graph_msf_reference.h (Prim, the cycle property, naive leaf removal and path
 // growing), on hand-made graphs and hundreds of random ones: sizes 0..~2000 edges, equal weights
 // (ids decide), parallel edges, isolated vertices, disconnected graphs, all/no/random boundary
 // vertices, stars, paths, combs, grids, deep dead ends; batches with gaps and shuffled spans.
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "kernels/graph_msf.h"
-#include "reference/graph_msf_reference.h"
+#include "kernels/mst/graph_msf.h"
+#include "tests/support/graph_msf_reference.h"
 
 namespace terrazo {
 namespace {

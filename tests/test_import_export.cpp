@@ -1,4 +1,4 @@
-// Tests of engine/import_export.h over io/gdal_raster.h and io/ascii_grid.h: import -> export
+// Tests of api/raster_io.h over gdal/gdal_raster.h and gdal/ascii_grid.h: import -> export
 // round trips on every raster in datasets/real (values, nodata, geotransform, CRS identical to
 // what GDAL reads from the original), run_info statistics computed from the data (not from
 // metadata), the .asc.gz stream reader, budgets, cancellation and atomic publication.
@@ -19,11 +19,11 @@
 #include "core/error.h"
 #include "core/memory_budget.h"
 #include "core/progress.h"
-#include "engine/import_export.h"
-#include "engine/run_directory.h"
-#include "io/gdal_raster.h"
-#include "io/tile_store.h"
-#include "reference/test_support.h"
+#include "api/raster_io.h"
+#include "store/run_directory.h"
+#include "gdal/gdal_raster.h"
+#include "store/tile_store.h"
+#include "tests/support/test_support.h"
 
 using namespace terrazo;
 using terrazo::testing::TempDir;

@@ -21,9 +21,9 @@
 
 #include "core/memory_budget.h"
 #include "core/progress.h"
-#include "engine/import_export.h"
-#include "io/tile_store.h"
-#include "reference/test_support.h"
+#include "api/raster_io.h"
+#include "store/tile_store.h"
+#include "tests/support/test_support.h"
 
 extern char** environ;
 

@@ -1,5 +1,5 @@
-// tests/test_mst_pipeline.cpp: run_mst (engine/mst_pipeline.h) against the in-memory Kruskal
-// reference (tests/reference/mst_reference.h), edge for edge.
+// tests/test_mst_pipeline.cpp: run_mst (api/mst.h) against the in-memory Kruskal
+// reference (tests/support/mst_reference.h), edge for edge.
 //
 //  - hundreds of small random rasters written as tile stores: sizes 1x1, 1xN, Nx1, odd; tiles 16/32
 //    not dividing W or H; continuous, tied, flat and negative values; nodata holes; 4 and 8
@@ -7,7 +7,7 @@
 //  - every shipped DEM in datasets/real through the GDAL import, the edge raster read back;
 //  - properties: edges = vertices - components, no cycle, cut and cycle property spot checks;
 //  - bad inputs: nodata everywhere, one cell, overflow at a huge --scale, friction on negative costs;
-//  - the level-synchronous merge (--merge cpu-levels, engine/mst_merge_levels.h) on the same kinds
+//  - the level-synchronous merge (--merge cpu-levels, engine/mst/phase2_merge_levels.h) on the same kinds
 //    of rasters plus tile-aligned nodata (absent tiles) and flat rasters, under tiny budgets and
 //    batch slots that force batches of one graph and graphs solved alone: the reference's edges,
 //    and the post-order merge's edge raster and totals, exactly.
@@ -32,14 +32,14 @@
 
 #include "core/error.h"
 #include "core/memory_budget.h"
-#include "engine/external_sorter.h"
-#include "engine/mst_pipeline.h"
-#include "io/gdal_raster.h"
-#include "io/tile_store.h"
-#include "kernels/cuda_device.h"
-#include "kernels/tile_geometry.h"
-#include "reference/mst_reference.h"
-#include "reference/test_support.h"
+#include "store/external_sorter.h"
+#include "api/mst.h"
+#include "gdal/gdal_raster.h"
+#include "store/tile_store.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/tile_geometry.h"
+#include "tests/support/mst_reference.h"
+#include "tests/support/test_support.h"
 
 namespace terrazo {
 namespace {

@@ -1,4 +1,4 @@
-// tests/test_path.cpp: least-cost path tracing (engine/path_trace.h) on backlinks written by
+// tests/test_path.cpp: least-cost path tracing (api/path.h) on backlinks written by
 // run_sssp: the GeoJSON opens in OGR, each path runs from a source to its destination through
 // neighbouring cells, and the sum of its exact edge weights equals the distance at the destination.
 #include <gtest/gtest.h>
@@ -13,12 +13,12 @@
 #include <ogrsf_frmts.h>
 
 #include "core/error.h"
-#include "engine/path_trace.h"
-#include "engine/sssp_pipeline.h"
-#include "io/gdal_session.h"
-#include "kernels/tile_geometry.h"
-#include "tests/reference/sssp_reference.h"
-#include "tests/reference/test_support.h"
+#include "api/path.h"
+#include "api/sssp.h"
+#include "gdal/gdal_session.h"
+#include "kernels/common/tile_geometry.h"
+#include "tests/support/sssp_reference.h"
+#include "tests/support/test_support.h"
 
 namespace terrazo {
 namespace {

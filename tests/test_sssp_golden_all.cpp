@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/sssp_pipeline.h"
-#include "engine/sssp_sources.h"
-#include "tests/reference/test_support.h"
+#include "api/sssp.h"
+#include "api/sssp_sources.h"
+#include "tests/support/test_support.h"
 
 namespace terrazo {
 namespace {

@@ -16,7 +16,7 @@
 //
 // The crop (x0, y0, side) must contain the source. Its cells' out-of-core distances D are read
 // back from the Float64 cost raster in fixed point (llround(cost * scale), exact below 2^52). The
-// in-memory reference Dijkstra (tests/reference/sssp_reference.h) then runs on the crop alone,
+// in-memory reference Dijkstra (tests/support/sssp_reference.h) then runs on the crop alone,
 // seeded with the source at 0 and every cell of the crop's outer ring at D; every crop cell,
 // ring included, must end with exactly D. That is: given the ring, every one of the side^2 cells
 // holds the true shortest distance inside the crop (Bellman optimality of the whole crop), and no
@@ -31,12 +31,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/sssp_pipeline.h"
-#include "io/gdal_raster.h"
-#include "io/tile_store.h"
-#include "io/tile_store_reader.h"
-#include "kernels/tile_geometry.h"
-#include "tests/reference/sssp_reference.h"
+#include "api/sssp.h"
+#include "gdal/gdal_raster.h"
+#include "store/tile_store.h"
+#include "gdal/tile_store_reader.h"
+#include "kernels/common/tile_geometry.h"
+#include "tests/support/sssp_reference.h"
 
 namespace terrazo {
 namespace {

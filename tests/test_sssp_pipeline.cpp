@@ -1,9 +1,9 @@
 // tests/test_sssp_pipeline.cpp: the out-of-core SSSP pipeline against the in-memory Dijkstra
-// reference (tests/reference/sssp_reference.h): identical distances, allocation ids and backlinks.
+// reference (tests/support/sssp_reference.h): identical distances, allocation ids and backlinks.
 //
-// Part 1 drives the exchange and final pass (engine/sssp_exchange.h, engine/sssp_output.h) on
+// Part 1 drives the exchange and final pass (engine/sssp/exchange.h, engine/sssp/output.h) on
 // hundreds of random rasters held in memory, with tiny caches that force evictions. Part 2 runs
-// the whole file-based pipeline (engine/sssp_pipeline.h) on random and real rasters.
+// the whole file-based pipeline (api/sssp.h) on random and real rasters.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,13 +24,13 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "engine/distance_store.h"
-#include "engine/sssp_pipeline.h"
-#include "engine/sssp_exchange.h"
-#include "engine/sssp_output.h"
-#include "kernels/tile_geometry.h"
-#include "tests/reference/sssp_reference.h"
-#include "tests/reference/test_support.h"
+#include "engine/sssp/distance_store.h"
+#include "api/sssp.h"
+#include "engine/sssp/exchange.h"
+#include "engine/sssp/output.h"
+#include "kernels/common/tile_geometry.h"
+#include "tests/support/sssp_reference.h"
+#include "tests/support/test_support.h"
 
 namespace terrazo {
 namespace {
@@ -381,7 +381,7 @@ TEST(SsspCore, ZeroWeightPlateauBacklinksReachTheSource) {
 }
 
 
-// ---- Part 2: the file-based pipeline (engine/sssp_pipeline.h) ---------------------------------
+// ---- Part 2: the file-based pipeline (api/sssp.h) ---------------------------------
 
 // Runs run_sssp and checks cost (exactly, through the fixed point), backlinks and allocation
 // against the reference on the input's values. Point sources must be pixel coordinates.

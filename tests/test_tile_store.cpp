@@ -1,4 +1,4 @@
-// Tests of io/tile_store.h: Morton and Z-order index math, write/read round trips on odd sizes and
+// Tests of store/tile_store.h: Morton and Z-order index math, write/read round trips on odd sizes and
 // every cell type, absent tiles, and damaged files (corrupt header, index or tile, truncated,
 // foreign, empty, wrong version), which must give terrazo::Error, never a crash or a wrong read.
 #include <gtest/gtest.h>
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "io/tile_store.h"
-#include "reference/test_support.h"
+#include "store/tile_store.h"
+#include "tests/support/test_support.h"
 
 using namespace terrazo;
 using terrazo::testing::TempDir;

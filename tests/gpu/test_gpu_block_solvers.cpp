@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "core/error.h"
-#include "gpu/gpu_test_support.h"
-#include "kernels/block_batch.h"
-#include "kernels/block_mst.h"
-#include "kernels/block_reduce.h"
-#include "kernels/block_sssp.h"
-#include "kernels/cuda_device.h"
+#include "tests/support/gpu_test_support.h"
+#include "kernels/common/block_batch.h"
+#include "kernels/mst/block_mst.h"
+#include "kernels/mst/block_reduce.h"
+#include "kernels/sssp/block_sssp.h"
+#include "kernels/common/cuda_device.h"
 
 namespace terrazo {
 namespace {

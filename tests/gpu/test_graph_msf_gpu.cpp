@@ -1,6 +1,6 @@
-// tests/gpu/test_graph_msf_gpu.cpp: the CUDA batched MSF + reduction (kernels/graph_msf.cu)
+// tests/gpu/test_graph_msf_gpu.cpp: the CUDA batched MSF + reduction (kernels/mst/graph_msf.cu)
 // against its CPU twin graph_msf_cpu, bit for bit, on fresh random batches: many small graphs of
-// every shape of tests/reference/graph_msf_reference.h (all three launch tiers), a few large graphs
+// every shape of tests/support/graph_msf_reference.h (all three launch tiers), a few large graphs
 // of 200 k to 2 M edges (grids, long paths walked by one thread, deep dead-end chains peeled by one
 // walker, random multigraphs), and the streamed CudaGraphMsfBatchSolver with both slots in flight.
 // Small graphs are also checked against the oracle. Outputs are poisoned before each run, and bytes
@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "core/error.h"
-#include "gpu/gpu_test_support.h"
-#include "kernels/cuda_device.h"
-#include "kernels/graph_msf.h"
-#include "reference/graph_msf_reference.h"
+#include "tests/support/gpu_test_support.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/mst/graph_msf.h"
+#include "tests/support/graph_msf_reference.h"
 
 namespace terrazo {
 namespace {

@@ -1,0 +1,241 @@
+// api/mst.cpp: run_mst = import + statistics + weight parameters + phases 1-3
+// (engine/mst/phases.h) + the edge GeoTIFF (contract in mst_pipeline.h, design in docs/mst.md).
+#include "api/mst.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "core/error.h"
+#include "api/raster_io.h"
+#include "engine/mst/phases.h"
+#include "store/run_directory.h"
+#include "gdal/gdal_raster.h"
+#include "store/tile_store.h"
+#include "kernels/common/cuda_device.h"
+
+namespace terrazo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// ---- statistics -----------------------------------------------------------------------------------
+// Min, max and valid cells of a store whose header has none, by reading every present tile.
+void compute_stats(const TileStore& store, RasterInfo* info, MemoryBudget& budget) {
+  const TileGrid& grid = store.grid();
+  const std::uint64_t cells = static_cast<std::uint64_t>(grid.tile) * grid.tile;
+  auto reservation = budget.reserve(cells * sizeof(double), "MST statistics tile");
+  std::vector<double> values(cells);
+  info->min = std::numeric_limits<double>::infinity();
+  info->max = -std::numeric_limits<double>::infinity();
+  info->valid_cells = 0;
+  for (std::uint64_t index : grid.z_order()) {
+    const auto tx = static_cast<std::uint32_t>(index % grid.tiles_x()), ty = static_cast<std::uint32_t>(index / grid.tiles_x());
+    if (!store.tile_present(tx, ty)) continue;
+    store.read_tile(tx, ty, values.data());
+    for (double v : values) {
+      if (v != v) continue;
+      info->min = std::min(info->min, v);
+      info->max = std::max(info->max, v);
+      ++info->valid_cells;
+    }
+  }
+  info->has_stats = true;
+}
+
+class StoreSource : public MstTileSource {
+ public:
+  explicit StoreSource(const TileStore& store) : store_(store) {}
+  const TileGrid& grid() const override { return store_.grid(); }
+  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override { return store_.tile_present(tx, ty); }
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override { store_.read_tile(tx, ty, out); }
+  std::uint64_t bytes_read() const override { return store_.bytes_read(); }
+
+ private:
+  const TileStore& store_;
+};
+
+// The edge raster: a Byte GeoTIFF georeferenced like the input, nodata 255. Tiles arrive in
+// Z-order, so GDAL's block cache needs only a few blocks (block = clamp(t, 256, 1024)); it gets up to
+// 16 MiB when the budget allows.
+class GeoTiffSink : public MstWindowSink {
+ public:
+  // DEFLATE on `threads` GDAL worker threads (0: all cores): on 1 G cells the single-threaded
+  // compression was most of the expansion phase (docs/benchmarks.md).
+  GeoTiffSink(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
+              unsigned threads) {
+    const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
+    const std::uint64_t cache_bytes =
+        std::max<std::uint64_t>(2ull * block * block, std::min<std::uint64_t>(16ull << 20, budget.available() / 4));
+    cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
+    writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt8, georef, true, 255.0, block,
+                                              threads);
+  }
+  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                    const std::uint8_t* cells) override {
+    writer_->write_window_u8(x0, y0, w, h, cells);
+  }
+  std::uint64_t finish() {
+    writer_->finish();
+    return writer_->bytes_written();
+  }
+
+ private:
+  std::unique_ptr<GdalCacheLimit> cache_;
+  std::unique_ptr<GeoTiffWriter> writer_;
+};
+
+}  // namespace
+
+WeightParams mst_weight_params(WeightModel model, double scale, const RasterInfo& info, Connectivity connectivity) {
+  WeightParams p;
+  p.model = model;
+  const bool stats = info.has_stats && info.valid_cells > 0;
+  if (model == WeightModel::Friction && stats && info.min < 0) {
+    throw Error("--weight friction needs non-negative cell costs, but the input's minimum is " +
+                std::to_string(info.min) + "; use --weight max or absdiff, or shift the costs");
+  }
+  if (model == WeightModel::Max && stats && info.min < 0) p.offset = info.min;
+  double largest = 0.0;
+  if (stats) {
+    switch (model) {
+      case WeightModel::Max: largest = info.max - p.offset; break;
+      case WeightModel::AbsDiff: largest = info.max - info.min; break;
+      default: largest = info.max * (connectivity == Connectivity::Eight ? kSqrt2 : 1.0); break;
+    }
+  }
+  if (scale > 0) {
+    if (!std::isfinite(scale)) throw UsageError("--scale must be a finite positive number");
+    p.scale = scale;
+  } else if (!cell_type_is_integer(info.type) && largest > 0 && std::isfinite(largest)) {
+    int k = static_cast<int>(std::floor(std::log10(2147483648.0 / largest)));
+    k = std::max(-300, std::min(300, k));
+    while (k > -300 && largest * std::pow(10.0, k) > 2147483648.0) --k;
+    while (k < 300 && largest * std::pow(10.0, k + 1) <= 2147483648.0) ++k;
+    p.scale = std::pow(10.0, k);
+  } else {
+    p.scale = 1.0;
+  }
+  if (stats) {
+    const double top = largest * p.scale;
+    if (!(top < static_cast<double>(kMaxWeight) + 0.5)) {
+      char fits[64];
+      std::snprintf(fits, sizeof fits, "%.6g", static_cast<double>(kMaxWeight) / largest);
+      char given[64], weight[64];
+      std::snprintf(given, sizeof given, "%.6g", p.scale);
+      std::snprintf(weight, sizeof weight, "%.9g", largest);
+      throw Error(std::string("edge weights overflow the 32-bit fixed point: the largest weight ") + weight +
+                  " x --scale " + given + " exceeds " + std::to_string(kMaxWeight) +
+                  "; choose --scale " + fits + " or less");
+    }
+  }
+  return p;
+}
+
+MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& progress) {
+  const auto start = Clock::now();
+  MstResult result;
+  if (options.input.empty()) throw UsageError("mst: INPUT is missing");
+
+  // Device.
+  bool use_cuda = false;
+  if (options.device == "cuda") {
+    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+    use_cuda = true;
+  } else if (options.device == "auto") {
+    use_cuda = cuda_device().available;
+  } else if (options.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
+  }
+  result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  if (options.merge_mode == MstMergeMode::CudaLevels && !cuda_device().available) {
+    throw Error("--merge cuda: " + cuda_device().reason + "; use --merge cpu or cpu-levels");
+  }
+
+  RunDirectory run(options.tmpdir);
+
+  // 0. The input as a tile store.
+  auto phase = Clock::now();
+  std::unique_ptr<TileStore> store;
+  if (TileStore::looks_like_tile_store(options.input)) {
+    store = TileStore::open(options.input);
+    if (options.tile != 0 && store->tile() != options.tile) store.reset();
+  }
+  std::uint64_t import_read = 0, import_written = 0;
+  if (!store) {
+    ImportOptions import;
+    import.input = options.input;
+    import.output = run.file("input.tzs");
+    import.tile = options.tile;
+    const ImportResult imported = run_import(import, budget, progress);
+    import_read = imported.bytes_read;
+    import_written = imported.bytes_written;
+    store = TileStore::open(import.output);
+  }
+  result.seconds.import = seconds_since(phase);
+  RasterInfo info = store->info();
+  if (!info.has_stats) compute_stats(*store, &info, budget);
+  const TileGrid grid = store->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  const WeightParams params = mst_weight_params(options.weight, options.scale, info, options.connectivity);
+  result.params = params;
+
+  // 1-3. The phases, the edge raster written window by window.
+  MstPhaseOptions phase_options;
+  phase_options.params = params;
+  phase_options.connectivity = options.connectivity;
+  phase_options.cuda = use_cuda;
+  phase_options.threads = options.threads;
+  phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
+  phase_options.record_buffer_bytes = options.record_buffer_bytes;
+  phase_options.merge_mode = options.merge_mode;
+  phase_options.merge_batch_edges = options.merge_batch_edges;
+  phase_options.edge_list = options.edge_list;
+  phase_options.scratch_dir = run.path();
+  StoreSource source(*store);
+  std::unique_ptr<GeoTiffSink> raster;
+  if (!options.output.empty()) raster = std::make_unique<GeoTiffSink>(options.output, grid, info, budget, options.threads);
+  const MstPhaseResult phases = run_mst_phases(source, phase_options, budget, progress, raster.get());
+  if (raster) result.bytes_written += raster->finish();
+
+  result.total_weight = phases.total_weight;
+  result.edges = phases.edges;
+  result.vertices = phases.vertices;
+  result.components = phases.components;
+  result.total_weight_input_units = static_cast<double>(result.total_weight) / params.scale;
+  if (params.model == WeightModel::Max) {
+    result.total_weight_input_units += static_cast<double>(result.edges) * params.offset;
+  }
+  result.seconds.block_local = phases.block_local_seconds;
+  result.seconds.merge = phases.merge_seconds;
+  result.seconds.expansion = phases.expansion_seconds;
+  result.summary_edges = phases.summary_edges;
+  result.expansion_records = phases.expansion_records;
+  result.expansion_record_runs = phases.expansion_record_runs;
+  result.merge_levels = phases.merge_levels;
+  result.gpu_batch_tiles = phases.gpu_batch_tiles;
+  result.gpu_kernel_seconds = phases.gpu_kernel_ms / 1000.0;
+  result.merge_mode = phases.merge_mode;
+  result.merge_batches = phases.merge_batches;
+  result.merge_graphs = phases.merge_graphs;
+  result.merge_oversized_graphs = phases.merge_oversized_graphs;
+  result.merge_batch_edges = phases.merge_batch_edges;
+  result.gpu_merge_kernel_seconds = phases.gpu_merge_kernel_ms / 1000.0;
+  result.bytes_read += phases.bytes_read + store->bytes_read() + import_read;
+  result.bytes_written += phases.bytes_written + import_written;
+  result.seconds.total = seconds_since(start);
+  result.memory_peak_reserved = budget.peak_reserved();
+  result.peak_rss_bytes = peak_rss_bytes();
+  return result;
+}
+
+}  // namespace terrazo

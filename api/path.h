@@ -1,0 +1,61 @@
+// api/path.h: least-cost paths traced through a backlink raster, out of core
+// (`terrazo path`, issue #4 item 4). The library entry point; cli/cmd_path.cpp is a thin main.
+//
+// Contract: from each destination cell, follow the backlink directions (kernels/sssp/backlink.h:
+// 0..7 clockwise from east, 255 = none) until a cell with 255 (a source); the path is that cell
+// sequence, written source first. Because `terrazo sssp` derives backlinks from final labels with
+// strictly decreasing hop counts, every walk ends; a walk longer than the raster has cells, or one
+// leaving the raster, is an Error (a backlink raster from elsewhere).
+// Outputs:
+//  - `output`: GeoJSON (OGR's GeoJSON driver), one LineString feature per destination, in the
+//    backlink raster's CRS, vertices at cell centres (geotransform applied to x + 0.5, y + 0.5),
+//    properties: dest_id (1-based destination order), dest_x, dest_y (pixel), cost (the cost raster at
+//    the destination), length (sum of step lengths in map units), cells (vertices). A destination
+//    that is a source gives a two-vertex line of length 0.
+//  - `mask` (optional): Byte GeoTIFF of the backlink raster's size: 1 on path cells, 0 elsewhere.
+// Out of core: backlink windows of 256 x 256 cells are read through RasterReader into an LRU
+// cache of at most `cache_bytes` (default min(budget / 4, 64 MiB)); the path vertices themselves
+// (16 bytes each) are held while a path is written.
+// Errors: UsageError for a destination outside the raster or unreached (cost nodata / backlink
+// 255 on a non-source), rasters of different sizes; Error for I/O and malformed backlinks.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "api/sssp_sources.h"
+
+namespace terrazo {
+
+struct PathOptions {
+  std::string backlink;            // Byte raster from `terrazo sssp --backlink`
+  std::string cost;                // cost raster from `terrazo sssp`
+  std::string output;              // GeoJSON
+  std::string mask;                // optional Byte GeoTIFF
+  std::vector<SourcePoint> dests;  // parse_source_point ("x,y")
+  bool map_coords = false;         // dests in the rasters' CRS
+  std::string dest_crs;            // dests in this CRS (implies map coordinates)
+  std::uint64_t cache_bytes = 0;   // backlink window cache; 0: min(budget / 4, 64 MiB)
+};
+
+struct TracedPath {
+  std::string dest;                // as given
+  std::uint64_t x = 0, y = 0;      // destination cell
+  std::uint64_t source_x = 0, source_y = 0;  // where the walk ended
+  double cost = 0;                 // cost raster at the destination
+  double length = 0;               // map units
+  std::uint64_t cells = 0;         // cells on the path, both ends included
+};
+
+struct PathResult {
+  std::vector<TracedPath> paths;
+  double seconds = 0;
+  std::uint64_t bytes_read = 0, bytes_written = 0, peak_rss_bytes = 0;
+  std::uint64_t window_reads = 0;  // backlink windows read (cache misses)
+};
+
+PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& progress);
+
+}  // namespace terrazo

@@ -1,0 +1,100 @@
+// api/raster_io.h: the library entry points behind `terrazo import`, `export` and `info`.
+//
+// Contract (DESIGN.md "Tile store", issue #2 items 3 and 4):
+//  - run_import streams any raster RasterReader::open accepts (GeoTIFF, SRTM .hgt, ENVI, ESRI
+//    ASCII .asc and .asc.gz, another tile store) into a Z-order tile store in ONE pass: it reads
+//    strips of t rows, left to right in chunks of whole tiles, cuts each chunk into tiles and
+//    writes them; min, max and the valid-cell count are computed from the cells on the way and
+//    recorded in the store's header. Resident memory: the chunk buffer (chunk_width x t doubles),
+//    one tile of doubles, the writer's tile buffer, the reader's own row buffer
+//    (RasterReader::resident_bytes) and GDAL's block cache, all reserved from the budget before
+//    anything is read; a budget that cannot hold one tile-wide chunk is an Error up front.
+//  - run_export streams a tile store (or any raster) into a tiled, DEFLATE-compressed GeoTIFF
+//    with the input's type, nodata, geotransform and CRS, strip by strip, the GeoTIFF block being
+//    the store's tile (so each tile is read once and each block written once).
+//  - run_info describes a store or any GDAL raster; min, max and the nodata share are computed by
+//    reading every cell (metadata statistics are never trusted), which also verifies every tile
+//    checksum of a store.
+//  - open_as_tile_store gives the pipelines (MST, SSSP) a TileStore whatever the input: a .tzs is
+//    opened as is, anything else is imported into the run directory first.
+// Outputs are published atomically (written as `path.partial`, renamed at the end); a failure or
+// cancellation leaves nothing under the final name. Progress: phase "import" / "export" / "info",
+// called at 0, after each strip and at 1.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "store/run_directory.h"
+#include "store/raster_info.h"
+#include "store/tile_store.h"
+
+namespace terrazo {
+
+// Tile size when none is asked for (--tile 0).
+constexpr std::uint32_t kDefaultTile = 256;
+
+struct ImportOptions {
+  std::string input;       // any raster RasterReader::open accepts
+  std::string output;      // the tile store to write (conventionally .tzs)
+  std::uint32_t tile = 0;  // power of two, 1..16384; 0: kDefaultTile
+};
+
+struct ImportResult {
+  RasterInfo info;                  // as recorded in the store, statistics included
+  TileGrid grid;
+  std::uint64_t present_tiles = 0;  // tiles with at least one valid cell (stored)
+  std::uint64_t bytes_read = 0;     // cell bytes delivered by the reader (decoded size)
+  std::uint64_t bytes_written = 0;  // bytes written to the store (header, index, tiles)
+  std::uint64_t buffer_bytes = 0;   // memory reserved for the pass (chunk, tiles, reader, GDAL cache)
+  double seconds = 0.0;
+};
+
+ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Progress& progress);
+
+struct ExportOptions {
+  std::string input;        // a tile store or any raster
+  std::string output;       // GeoTIFF path
+  std::uint32_t block = 0;  // GeoTIFF block edge, multiple of 16; 0: the store's tile (>= 16), else 256
+};
+
+struct ExportResult {
+  RasterInfo info;                  // of the input (no statistics)
+  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_written = 0;  // size of the finished GeoTIFF
+  std::uint64_t buffer_bytes = 0;
+  double seconds = 0.0;
+};
+
+ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Progress& progress);
+
+struct RasterSummary {
+  std::string path;
+  std::string format;           // "terrazo tile store v1" or the GDAL driver ("GTiff", "AAIGrid", ...)
+  RasterInfo info;              // has_stats true when at least one cell is valid; min/max from the data
+  std::uint64_t nodata_cells = 0;
+  double nodata_share = 0.0;    // nodata_cells / cells
+  std::string crs_name;         // e.g. "WGS 84 / UTM zone 11N"; empty when there is no CRS
+  std::string crs_authority;    // e.g. "EPSG:32611" when identified, else empty
+  // Tile layout: for a store, its own; for other rasters, zero.
+  bool is_tile_store = false;
+  std::uint32_t tile = 0;
+  std::uint64_t tiles_x = 0, tiles_y = 0, tile_count = 0, present_tiles = 0;
+  std::uint64_t bytes_read = 0;
+  double seconds = 0.0;
+};
+
+RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& progress);
+
+// The summary as one JSON object (one line), keys as in RasterSummary; for `terrazo info --json`.
+std::string to_json(const RasterSummary& summary);
+
+// `input_path` opened directly when it is a tile store and `tile` is 0 or its tile size; else the
+// input imported (re-tiled, for a store of another tile size) with tile size `tile` (0:
+// kDefaultTile) into `run`'s directory, which owns the imported file.
+std::unique_ptr<TileStore> open_as_tile_store(const std::string& input_path, RunDirectory& run, std::uint32_t tile,
+                                              MemoryBudget& budget, Progress& progress);
+
+}  // namespace terrazo

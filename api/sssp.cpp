@@ -1,0 +1,383 @@
+// api/sssp.cpp: run_sssp (api/sssp.h): input, sources, exchange, outputs.
+#include "api/sssp.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "core/error.h"
+#include "engine/sssp/distance_store.h"
+#include "api/raster_io.h"
+#include "store/run_directory.h"
+#include "engine/sssp/exchange.h"
+#include "engine/sssp/output.h"
+#include "gdal/gdal_raster.h"
+#include "store/tile_store.h"
+#include "kernels/sssp/backlink.h"
+#include "kernels/common/cuda_device.h"
+
+namespace terrazo {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Tiles of a solved GPU batch; the cache must hold this many tiles at once.
+constexpr std::uint32_t kCudaBatchTiles = 64;
+
+class StoreTileInput : public SsspTileInput {
+ public:
+  explicit StoreTileInput(const TileStore& store) : store_(store) {}
+  const TileGrid& grid() const override { return store_.grid(); }
+  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override { return store_.tile_present(tx, ty); }
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) override { store_.read_tile(tx, ty, out); }
+  std::uint64_t bytes_read() const override { return store_.bytes_read(); }
+
+ private:
+  const TileStore& store_;
+};
+
+// The three GeoTIFF outputs, tile by tile.
+class GeoTiffSink : public SsspResultSink {
+ public:
+  GeoTiffSink(const SsspOptions& options, const RasterInfo& info, const TileGrid& grid, double scale,
+              MemoryBudget& budget)
+      : scale_(scale), window_(static_cast<std::size_t>(grid.tile) * grid.tile),
+        bytes_(static_cast<std::size_t>(grid.tile) * grid.tile) {
+    const std::uint32_t t = grid.tile;
+    const std::uint32_t block = (t >= 16 && t % 16 == 0 && t <= 4096) ? t : 256;
+    const int outputs = !options.output.empty() + !options.backlink.empty() + !options.allocation.empty();
+    if (outputs == 0) return;
+    const std::uint64_t block_bytes = static_cast<std::uint64_t>(block) * block * 8;
+    cache_ = std::make_unique<GdalCacheLimit>(budget, std::max<std::uint64_t>(16ull << 20, 4 * outputs * block_bytes));
+    buffers_ = budget.reserve(window_.size() * 9, "sssp output windows");
+    if (!options.output.empty())
+      cost_ = std::make_unique<GeoTiffWriter>(options.output, grid.width, grid.height, CellType::Float64, info, true,
+                                              -1.0, block, options.threads);
+    if (!options.backlink.empty())
+      backlink_ = std::make_unique<GeoTiffWriter>(options.backlink, grid.width, grid.height, CellType::UInt8, info,
+                                                  true, 255.0, block, options.threads);
+    if (!options.allocation.empty())
+      allocation_ = std::make_unique<GeoTiffWriter>(options.allocation, grid.width, grid.height, CellType::UInt32,
+                                                    info, true, 0.0, block, options.threads);
+  }
+
+  void write_tile(const SsspTileResult& r) override {
+    auto at = [&](std::uint32_t x, std::uint32_t y) { return static_cast<std::size_t>(y) * r.stride + x; };
+    if (cost_) {
+      for (std::uint32_t y = 0; y < r.height; ++y)
+        for (std::uint32_t x = 0; x < r.width; ++x) {
+          const PathLength d = r.dist[at(x, y)];
+          window_[static_cast<std::size_t>(y) * r.width + x] =
+              d == kUnreached ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(d) / scale_;
+        }
+      cost_->write_window(r.x0, r.y0, r.width, r.height, window_.data());
+    }
+    if (backlink_) {
+      for (std::uint32_t y = 0; y < r.height; ++y)
+        for (std::uint32_t x = 0; x < r.width; ++x)
+          bytes_[static_cast<std::size_t>(y) * r.width + x] = r.backlink ? r.backlink[at(x, y)] : kNoBacklink;
+      backlink_->write_window_u8(r.x0, r.y0, r.width, r.height, bytes_.data());
+    }
+    if (allocation_) {
+      for (std::uint32_t y = 0; y < r.height; ++y)
+        for (std::uint32_t x = 0; x < r.width; ++x) {
+          const bool reached = r.dist[at(x, y)] != kUnreached;
+          window_[static_cast<std::size_t>(y) * r.width + x] =
+              reached ? static_cast<double>(r.source[at(x, y)]) : std::numeric_limits<double>::quiet_NaN();
+        }
+      allocation_->write_window(r.x0, r.y0, r.width, r.height, window_.data());
+    }
+  }
+
+  std::uint64_t finish() {
+    std::uint64_t written = 0;
+    for (auto* writer : {cost_.get(), backlink_.get(), allocation_.get()})
+      if (writer) {
+        writer->finish();
+        written += writer->bytes_written();
+      }
+    return written;
+  }
+
+ private:
+  double scale_;
+  std::vector<double> window_;
+  std::vector<std::uint8_t> bytes_;
+  std::unique_ptr<GdalCacheLimit> cache_;
+  MemoryBudget::Reservation buffers_;
+  std::unique_ptr<GeoTiffWriter> cost_, backlink_, allocation_;
+};
+
+// Min, max and valid cells of a store whose header has none (a store written without statistics).
+void compute_statistics(TileStore& store, RasterInfo* info, MemoryBudget& budget) {
+  const TileGrid& grid = store.grid();
+  const std::uint64_t cells = static_cast<std::uint64_t>(grid.tile) * grid.tile;
+  auto reservation = budget.reserve(cells * 8, "sssp statistics tile");
+  std::vector<double> tile(cells);
+  info->min = std::numeric_limits<double>::infinity();
+  info->max = -std::numeric_limits<double>::infinity();
+  info->valid_cells = 0;
+  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+      if (!store.tile_present(tx, ty)) continue;
+      store.read_tile(tx, ty, tile.data());
+      for (double v : tile) {
+        if (v != v) continue;
+        info->min = std::min(info->min, v);
+        info->max = std::max(info->max, v);
+        ++info->valid_cells;
+      }
+    }
+  info->has_stats = info->valid_cells > 0;
+}
+
+std::string format_double(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.10g", v);
+  return buffer;
+}
+
+}  // namespace
+
+WeightParams sssp_weight_params(WeightModel model, double scale, const RasterInfo& info, Connectivity connectivity) {
+  WeightParams p;
+  p.model = model;
+  const double min = info.has_stats ? info.min : 0.0, max = info.has_stats ? info.max : 0.0;
+  double largest = 0.0;
+  switch (model) {
+    case WeightModel::Friction:
+      if (min < 0)
+        throw UsageError("--weight friction needs non-negative costs, and INPUT has cells down to " +
+                         format_double(min) + "; use --weight absdiff or max, or shift the costs");
+      largest = max * (connectivity == Connectivity::Eight ? kSqrt2 : 1.0);
+      break;
+    case WeightModel::AbsDiff: largest = max - min; break;
+    case WeightModel::Max:
+      p.offset = min < 0 ? min : 0.0;
+      largest = max - p.offset;
+      break;
+  }
+  if (scale > 0) {
+    p.scale = scale;
+  } else if (largest > 0) {
+    const double limit = 1073741824.0;  // 2^30
+    int k = static_cast<int>(std::floor(std::log10(limit / largest)));
+    while (k > -300 && largest * std::pow(10.0, k) > limit) --k;
+    while (k < 300 && largest * std::pow(10.0, k + 1) <= limit) ++k;
+    p.scale = std::pow(10.0, k);
+  } else {
+    p.scale = 1.0;
+  }
+  if (!(largest * p.scale < static_cast<double>(kMaxWeight) + 0.5))
+    throw Error("edge weights overflow the 32-bit fixed point: the largest step weight " + format_double(largest) +
+                " x --scale " + format_double(p.scale) + " exceeds " + std::to_string(kMaxWeight) +
+                "; choose --scale " + format_double(static_cast<double>(kMaxWeight) / largest) + " or less");
+  return p;
+}
+
+SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
+  const auto start = Clock::now();
+  SsspResult result;
+  if (options.input.empty()) throw UsageError("sssp: INPUT is missing");
+  if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
+    throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
+  if (options.max_cost >= 0 && !std::isfinite(options.max_cost))
+    throw UsageError("invalid --max-cost: expected a finite number");
+
+  // Device: the CUDA block solver computes distances only; backlinks and allocation need the
+  // CPU solver's labels.
+  const bool labelled = !options.backlink.empty() || !options.allocation.empty();
+  bool use_cuda = false;
+  if (options.device == "cuda") {
+    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+    use_cuda = !labelled;
+  } else if (options.device == "auto") {
+    use_cuda = cuda_device().available && !labelled;
+  } else if (options.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
+  }
+  result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  if (options.device == "cuda" && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
+
+  RunDirectory run(options.tmpdir);
+
+  // 0. The input as a tile store.
+  auto phase = Clock::now();
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress);
+  result.seconds.import = seconds_since(phase);
+  RasterInfo info = store->info();
+  if (!info.has_stats) compute_statistics(*store, &info, budget);
+  const TileGrid grid = store->grid();
+  const std::uint32_t t = grid.tile;
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = t;
+  result.tiles = grid.tile_count();
+  result.valid_cells = info.valid_cells;
+  if (info.valid_cells == 0)
+    throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): there is nothing to reach");
+  const WeightParams params = sssp_weight_params(options.weight, options.scale, info, options.connectivity);
+  result.params = params;
+  PathLength max_cost = kUnreached;
+  if (options.max_cost >= 0) {
+    const double fixed = std::floor(options.max_cost * params.scale);
+    max_cost = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
+  }
+  result.max_cost_fixed = max_cost;
+
+  // 1. Sources.
+  phase = Clock::now();
+  progress.update("sssp: sources", 0, 1);
+  std::vector<SourceCell> points;
+  {
+    std::string crs;
+    if (!options.source_crs.empty()) crs = crs_to_wkt(options.source_crs, "--source-crs");
+    points = locate_source_points(options.sources, info, options.map_coords || !options.source_crs.empty(), crs, 1,
+                                  "--source");
+    if (!options.sources_file.empty()) {
+      std::string file_crs;
+      const std::vector<SourcePoint> file_points = read_source_points(options.sources_file, &file_crs);
+      if (file_points.empty())
+        throw UsageError("--sources-file '" + options.sources_file + "' holds no point");
+      // A vector file's points are map coordinates (pixel coordinates only with a CRS-less file and
+      // no --map-coords would be ambiguous: a file without CRS is read in the raster's CRS).
+      const auto located = locate_source_points(file_points, info, true, file_crs,
+                                                static_cast<std::uint32_t>(points.size() + 1), "--sources-file");
+      points.insert(points.end(), located.begin(), located.end());
+    }
+  }
+
+  const std::string store_path = run.file("distances.bin");
+  DistanceStore distances(store_path, grid, labelled, budget);
+  SsspExchangeOptions xo;
+  xo.params = params;
+  xo.connectivity = options.connectivity;
+  xo.max_cost = max_cost;
+  xo.track_source = !options.allocation.empty();
+  xo.track_hops = !options.backlink.empty();
+  xo.device = use_cuda ? SsspSolverDevice::Cuda : SsspSolverDevice::Cpu;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  xo.threads = use_cuda ? 1 : (options.threads ? options.threads : cores);
+  xo.batch = use_cuda ? kCudaBatchTiles : xo.threads;
+  xo.cache_bytes = options.cache_bytes;
+  xo.gpu_memory_bytes = options.gpu_memory_bytes;
+  // The source mask is read while the exchange holds its cache: open it first, keep its room free.
+  std::unique_ptr<RasterReader> mask;
+  const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t mask_cache_bytes = 8ull << 20;
+  if (!options.source_raster.empty()) {
+    mask = RasterReader::open(options.source_raster);
+    xo.keep_free_bytes = mask_cache_bytes + tile_cells * 8 + mask->resident_bytes(t);
+  }
+  xo.keep_free_bytes += 1ull << 20;  // small allocations of the exchange (queue set nodes, lists)
+  StoreTileInput input(*store);
+  SsspExchangeStats stats;
+  {
+    // The exchange releases its reservations before the outputs are opened (phase 3).
+    SsspExchange exchange(input, distances, xo, budget);
+    std::map<std::uint64_t, std::vector<TileSource>> by_tile;
+    std::map<std::pair<std::uint64_t, std::uint32_t>, const SourceCell*> by_local;
+    for (const SourceCell& s : points) {
+      const std::uint64_t x = s.cell % grid.width, y = s.cell / grid.width;
+      const std::uint64_t tile = (y / t) * grid.tiles_x() + x / t;
+      const auto local = static_cast<std::uint32_t>((y % t) * t + x % t);
+      by_tile[tile].push_back(TileSource{local, s.id});
+      by_local.emplace(std::make_pair(tile, local), &s);
+    }
+    for (const auto& [tile, list] : by_tile) {
+      const auto rejected = exchange.add_sources(static_cast<std::uint32_t>(tile % grid.tiles_x()),
+                                                 static_cast<std::uint32_t>(tile / grid.tiles_x()), list);
+      if (!rejected.empty())
+        throw UsageError(by_local.at({tile, rejected.front()})->text + " is on a nodata cell; move it onto valid data");
+    }
+    result.sources = points.size();
+    if (mask) {
+      const RasterInfo& mi = mask->info();
+      if (mi.width != grid.width || mi.height != grid.height)
+        throw UsageError("--source-raster '" + options.source_raster + "' is " + std::to_string(mi.width) + " x " +
+                         std::to_string(mi.height) + " cells, INPUT is " + std::to_string(grid.width) + " x " +
+                         std::to_string(grid.height) + "; they must match cell for cell");
+      auto reservation = budget.reserve(tile_cells * 8 + mask->resident_bytes(t), "sssp source mask window");
+      GdalCacheLimit mask_cache(budget, mask_cache_bytes);
+      std::vector<double> window(tile_cells);
+      std::vector<TileSource> list;
+      for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty) {
+        for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+          const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t, y0 = static_cast<std::uint64_t>(ty) * t;
+          const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
+          const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.height - y0));
+          mask->read_window(x0, y0, w, h, window.data());
+          list.clear();
+          for (std::uint32_t y = 0; y < h; ++y)
+            for (std::uint32_t x = 0; x < w; ++x) {
+              const double v = window[static_cast<std::size_t>(y) * w + x];
+              if (v != v || v == 0) continue;
+              if (!(v >= 1 && v <= 4294967294.0 && v == std::floor(v)))
+                throw UsageError("--source-raster '" + options.source_raster + "' has the value " + format_double(v) +
+                                 " at " + std::to_string(x0 + x) + "," + std::to_string(y0 + y) +
+                                 "; source ids must be positive integers (0 or nodata: not a source)");
+              list.push_back(TileSource{y * t + x, static_cast<std::uint32_t>(v)});
+            }
+          if (list.empty()) continue;
+          const auto rejected = exchange.add_sources(tx, ty, list);
+          result.mask_cells_on_nodata += rejected.size();
+          result.sources += list.size() - rejected.size();
+        }
+        progress.update("sssp: sources", ty + 1, grid.tiles_y());
+      }
+      result.bytes_read += mask->bytes_read();
+      if (result.sources == 0)
+        throw UsageError("--source-raster '" + options.source_raster + "' marks no source on a valid INPUT cell" +
+                         (result.mask_cells_on_nodata ? " (" + std::to_string(result.mask_cells_on_nodata) +
+                                                            " marked cells are nodata in INPUT)"
+                                                      : std::string()));
+    }
+    progress.update("sssp: sources", 1, 1);
+    result.seconds.sources = seconds_since(phase);
+
+    // 2. Block-local solves and boundary exchange.
+    phase = Clock::now();
+    exchange.run(progress);
+    exchange.flush();
+    stats = exchange.stats();
+    result.seconds.exchange = seconds_since(phase);
+  }
+  result.solves = stats.solves;
+  result.tiles_solved = stats.tiles_solved;
+  result.resolves = stats.resolves;
+  result.cache_tiles = stats.cache_capacity;
+  result.cache_evictions = stats.cache_evictions;
+
+  // 3. Outputs. The store is at its largest now; each tile's slot is released once written, so the
+  // outputs grow into the space the store gives back.
+  result.scratch_bytes = distances.bytes_on_disk();
+  phase = Clock::now();
+  {
+    GeoTiffSink sink(options, info, grid, params.scale, budget);
+    const SsspOutputStats out =
+        write_sssp_results(input, distances, xo, !options.backlink.empty(), sink, budget, progress, true);
+    result.bytes_written += sink.finish();
+    result.reached_cells = out.reached_cells;
+    result.max_distance_fixed = out.max_dist;
+    result.max_distance = static_cast<double>(out.max_dist) / params.scale;
+  }
+  result.seconds.write = seconds_since(phase);
+
+  result.bytes_read += store->bytes_read() + distances.bytes_read();
+  result.bytes_written += distances.bytes_written();
+  result.seconds.total = seconds_since(start);
+  result.peak_rss_bytes = peak_rss_bytes();
+  result.memory_peak_reserved = budget.peak_reserved();
+  return result;
+}
+
+}  // namespace terrazo

@@ -1,0 +1,100 @@
+// api/sssp.h: out-of-core cost distance (exact multi-source shortest paths) over a
+// raster's grid graph (`terrazo sssp`, issue #4). The library entry point; cli/cmd_sssp.cpp is a
+// thin main over it. docs/sssp.md has the pipeline, the tie-breaks, the fixed-point error bound and
+// the memory formula.
+//
+// Source: DESIGN.md "SSSP / cost distance"; Gerritsen 2012 (shared/seeds/001) ch. 4-5.
+// Contract: dist(u) = min over sources s and paths s -> u of the sum of the path's edge weights
+// (kernels/common/edge_weight.h, fixed point), exactly; cells farther than max_cost, or unreachable, are
+// unreached. Friction (the default) equals GRASS r.cost / scikit-image MCP_Geometric to rounding.
+// Phases (Progress phase names in quotes):
+//   "import"          a non-store input is imported into the run directory (api/raster_io.h)
+//   "sssp: sources"   point sources located, or the source mask streamed tile by tile
+//   "sssp: exchange"  block-local solves + boundary exchange (engine/sssp/exchange.h)
+//   "sssp: write"     final labels -> outputs (engine/sssp/output.h)
+// Outputs (each optional; written as path.partial, renamed at the end):
+//   output      Float64 GeoTIFF: dist / scale in cost units, nodata -1 where unreached
+//   backlink    Byte GeoTIFF: direction 0..7 (clockwise from east) to the predecessor, 255 at
+//               sources, nodata and unreached cells (kernels/sssp/backlink.h has the tie-break)
+//   allocation  UInt32 GeoTIFF: id of the nearest source (lowest id among the nearest), 0 where
+//               unreached
+// Errors: UsageError for the user's choices (no source, a source outside the raster or on nodata,
+// friction on negative costs, malformed coordinates); Error for runtime failures (nodata
+// everywhere, weights overflowing at the chosen --scale, I/O, budget too small).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "core/types.h"
+#include "api/sssp_sources.h"
+#include "store/raster_info.h"
+#include "kernels/common/edge_weight.h"
+
+namespace terrazo {
+
+struct SsspOptions {
+  std::string input;       // any raster RasterReader::open accepts, or a tile store
+  std::string output;      // cost raster; empty: none
+  std::string backlink;    // backlink raster; empty: none
+  std::string allocation;  // allocation raster; empty: none
+  std::vector<SourcePoint> sources;  // --source (parse_source_point)
+  bool map_coords = false;           // --map-coords: sources (and file points) are map coordinates
+  std::string source_crs;            // --source-crs: CRS of --source points (implies map coordinates)
+  std::string sources_file;          // --sources-file: OGR points
+  std::string source_raster;         // --source-raster: mask
+  WeightModel weight = WeightModel::Friction;
+  double scale = 0.0;                // 0: sssp_weight_params's default
+  Connectivity connectivity = Connectivity::Eight;
+  double max_cost = -1.0;            // cost units; < 0: no limit
+  std::uint32_t tile = 0;            // 0: the store's own, or kDefaultTile when importing
+  std::string device = "auto";       // auto | cpu | cuda
+  std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory; 0: the CUDA batch solver's default share
+  unsigned threads = 0;              // CPU solver threads; 0: all cores
+  std::string tmpdir;                // parent of the run directory
+  std::uint64_t cache_bytes = 0;     // tile cache; 0: what the budget leaves (tests force evictions)
+};
+
+struct SsspPhaseSeconds {
+  double import = 0, sources = 0, exchange = 0, write = 0, total = 0;
+};
+
+struct SsspResult {
+  std::uint64_t width = 0, height = 0;
+  std::uint32_t tile = 0;
+  std::string device;
+  WeightParams params;
+  PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
+  std::uint64_t sources = 0;               // source cells set
+  std::uint64_t mask_cells_on_nodata = 0;  // --source-raster cells skipped
+  std::uint64_t valid_cells = 0;
+  std::uint64_t reached_cells = 0;
+  PathLength max_distance_fixed = 0;       // largest finite distance, fixed point
+  double max_distance = 0;                 // the same / scale
+  std::uint64_t tiles = 0;                 // tiles of the grid
+  std::uint64_t tiles_solved = 0;          // distinct tiles solved (reached)
+  std::uint64_t solves = 0;                // block solver calls
+  std::uint64_t resolves = 0;              // solves - tiles_solved
+  std::uint64_t cache_tiles = 0, cache_evictions = 0;
+  SsspPhaseSeconds seconds;
+  std::uint64_t bytes_read = 0;            // input cells, distance store, mask
+  std::uint64_t bytes_written = 0;         // import, distance store, outputs
+  std::uint64_t scratch_bytes = 0;         // distance store on disk at the end of the exchange (its peak)
+  std::uint64_t peak_rss_bytes = 0;
+  std::uint64_t memory_peak_reserved = 0;
+};
+
+// Weight parameters of an SSSP run on a raster with min/max `info` (computed statistics):
+//  - offset: max model, the raster minimum when negative, else 0; other models 0;
+//  - largest step weight L: friction max * sqrt(2) (max with 4-connectivity), absdiff max - min,
+//    max max - offset;
+//  - scale: `scale` when > 0, else the largest power of 10 with L * scale <= 2^30 (1 when L = 0), so
+//    every weight is exact to 0.5 / scale and a path of n steps to n * 0.5 / scale (docs/sssp.md).
+// Throws UsageError for friction on negative values and Error when L * scale exceeds kMaxWeight.
+WeightParams sssp_weight_params(WeightModel model, double scale, const RasterInfo& info, Connectivity connectivity);
+
+SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress);
+
+}  // namespace terrazo

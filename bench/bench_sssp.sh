@@ -1,0 +1,133 @@
+#!/bin/bash
+# bench/bench_sssp.sh: terrazo sssp against GRASS r.cost and scikit-image MCP_Geometric on the same
+# input, in one run; prints seconds, peak RSS, ratios and the largest relative difference of the
+# cost rasters (terrazo vs scikit-image). Results go to docs/benchmarks.md ("SSSP, CPU").
+#
+# Usage: bench/bench_sssp.sh [--terrazo BIN] [--memory SIZE] [--threads N] [--skip-grass] [--skip-skimage]
+#                            INPUT X,Y
+#   INPUT   any GDAL raster with non-negative values (the friction surface)
+#   X,Y     the source cell, column,row
+# Each tool's time is the wall time of its whole command as a user runs it (reading the input and
+# writing the cost raster included); GRASS's also includes r.in.gdal/r.out.gdal, reported apart.
+# Example:
+#   terrazo gen --width 4096 --height 4096 --seed 3 /tmp/g16m.tif
+#   bench/bench_sssp.sh --memory 1G /tmp/g16m.tif 2000,2000
+set -euo pipefail
+
+terrazo=$(dirname "$0")/../build/terrazo
+memory=1G
+threads=0
+skip_grass=0
+skip_skimage=0
+while [[ $# -gt 2 ]]; do
+  case "$1" in
+    --terrazo) terrazo=$2; shift 2 ;;
+    --memory) memory=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --skip-grass) skip_grass=1; shift ;;
+    --skip-skimage) skip_skimage=1; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if [[ $# -ne 2 ]]; then sed -n '6,16p' "$0" >&2; exit 2; fi
+input=$(realpath "$1")
+source_xy=$2
+sx=${source_xy%,*}
+sy=${source_xy#*,}
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench_sssp.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+size=$(gdalinfo "$input" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p')
+cells=$(( ${size% *} * ${size#* } ))
+echo "input: $input ($size, $cells cells), source $sx,$sy"
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p')"
+
+# terrazo
+/usr/bin/time -f "%e %M" -o "$work/terrazo.time" "$terrazo" sssp -q --json --memory "$memory" --threads "$threads" \
+  --tmpdir "$work" --source "$source_xy" "$input" "$work/terrazo.tif" > "$work/terrazo.json"
+read -r t_terrazo rss_terrazo < "$work/terrazo.time"
+summary=$(tail -n 1 "$work/terrazo.json")
+echo "terrazo sssp:         ${t_terrazo} s, peak RSS $((rss_terrazo / 1024)) MiB  $(/usr/bin/python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])
+print('tiles %d, solves %d, re-solves %d, exchange %.2f s, write %.2f s' % (d['tiles'], d['solves'], d['resolves'],
+      d['phases']['exchange'], d['phases']['write']))" "$summary")"
+
+# GRASS r.cost (default flags: 8 neighbours, no knight's move), source at the cell centre.
+t_grass=""
+if [[ $skip_grass -eq 0 ]] && command -v grass > /dev/null; then
+  read -r ex ey < <(/usr/bin/python3 -c "
+from osgeo import gdal
+g = gdal.Open('$input').GetGeoTransform()
+print('%.12f %.12f' % (g[0] + ($sx + 0.5) * g[1] + ($sy + 0.5) * g[2], g[3] + ($sx + 0.5) * g[4] + ($sy + 0.5) * g[5]))")
+  cat > "$work/grass.sh" << EOF
+set -e
+r.in.gdal -o input="$input" output=c --quiet
+g.region raster=c
+start=\$(date +%s.%N)
+r.cost input=c output=cost start_coordinates=$ex,$ey --quiet
+end=\$(date +%s.%N)
+echo "\$start \$end" > "$work/grass.rcost"
+r.out.gdal input=cost output="$work/grass.tif" type=Float64 --quiet -f
+EOF
+  /usr/bin/time -f "%e %M" -o "$work/grass.time" grass --tmp-location "$input" --exec bash "$work/grass.sh" > /dev/null 2>&1
+  read -r t_grass rss_grass < "$work/grass.time"
+  read -r g0 g1 < "$work/grass.rcost"
+  t_rcost=$(/usr/bin/python3 -c "print('%.2f' % ($g1 - $g0))")
+  echo "GRASS r.cost:         ${t_grass} s (r.cost alone ${t_rcost} s), peak RSS $((rss_grass / 1024)) MiB"
+fi
+
+# scikit-image MCP_Geometric(fully_connected=True)
+t_skimage=""
+if [[ $skip_skimage -eq 0 ]]; then
+  cat > "$work/mcp_geometric_run.py" << EOF
+import time
+import numpy as np
+from osgeo import gdal
+from skimage.graph import MCP_Geometric
+ds = gdal.Open('$input')
+band = ds.GetRasterBand(1)
+a = band.ReadAsArray().astype(np.float64)
+nodata = band.GetNoDataValue()
+if nodata is not None:
+    a[a == nodata] = np.inf   # MCP: infinite cost = impassable
+a[np.isnan(a)] = np.inf
+start = time.time()
+costs, _ = MCP_Geometric(a, fully_connected=True).find_costs([($sy, $sx)])
+elapsed = time.time() - start
+costs[np.isinf(costs)] = -1
+out = gdal.GetDriverByName('GTiff').Create('$work/skimage.tif', a.shape[1], a.shape[0], 1, gdal.GDT_Float64,
+                                           options=['TILED=YES', 'COMPRESS=DEFLATE', 'BIGTIFF=IF_SAFER'])
+out.GetRasterBand(1).WriteArray(costs)
+out = None
+print('%.2f' % elapsed)
+EOF
+  /usr/bin/time -f "%e %M" -o "$work/skimage.time" /usr/bin/python3 "$work/mcp_geometric_run.py" > "$work/skimage.out"
+  read -r t_skimage rss_skimage < "$work/skimage.time"
+  echo "skimage MCP_Geometric: ${t_skimage} s (find_costs alone $(cat "$work/skimage.out") s), peak RSS $((rss_skimage / 1024)) MiB"
+  /usr/bin/python3 - "$work" << 'EOF'
+import sys
+import numpy as np
+from osgeo import gdal
+work = sys.argv[1]
+t = gdal.Open(work + '/terrazo.tif')
+s = gdal.Open(work + '/skimage.tif')
+worst = 0.0
+rows = 1024
+for y in range(0, t.RasterYSize, rows):
+    h = min(rows, t.RasterYSize - y)
+    a = t.ReadAsArray(0, y, t.RasterXSize, h)
+    b = s.ReadAsArray(0, y, t.RasterXSize, h)
+    m = (a >= 0) & (b > 0)
+    if m.any():
+        worst = max(worst, float(np.max(np.abs(a[m] - b[m]) / b[m])))
+    if ((a >= 0) != (b >= 0)).any():
+        print('reached cells differ between terrazo and scikit-image')
+print('terrazo vs scikit-image: max relative difference %.3g' % worst)
+EOF
+fi
+
+echo "ratios (peer time / terrazo time):"
+[[ -n "$t_grass" ]] && /usr/bin/python3 -c "print('  GRASS r.cost / terrazo   = %.2f' % ($t_grass / $t_terrazo))"
+[[ -n "$t_skimage" ]] && /usr/bin/python3 -c "print('  scikit-image / terrazo   = %.2f' % ($t_skimage / $t_terrazo))"
+exit 0

@@ -1,0 +1,524 @@
+// engine/sssp/exchange.cpp: block-local solves and boundary exchange (engine/sssp/exchange.h).
+#include "engine/sssp/exchange.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+
+#include "core/error.h"
+#include "kernels/sssp/block_sssp.h"
+#include "kernels/common/tile_geometry.h"
+
+namespace terrazo {
+
+namespace {
+
+using Label = std::pair<PathLength, std::uint64_t>;  // (dist, source << 32 | hops): lexicographic order
+
+// Hop counts beyond this are reported instead of risking the 32-bit wrap (kernels/sssp/block_sssp.h).
+constexpr std::uint32_t kHopsLimit = 0xC0000000u;
+
+}  // namespace
+
+struct SsspExchange::Entry {
+  std::uint64_t tile = 0;
+  std::uint32_t tx = 0, ty = 0;
+  std::vector<double> values;        // (t+2)^2
+  std::vector<PathLength> dist;      // (t+2)^2
+  std::vector<std::uint32_t> source; // (t+2)^2, labelled runs
+  std::vector<std::uint32_t> hops;   // (t+2)^2, labelled runs
+  std::vector<std::uint8_t> changed; // t*t
+  bool dirty = false;
+  int pins = 0;
+  std::list<std::uint64_t>::iterator lru;
+
+  Label label(std::uint64_t i) const {
+    return {dist[i], source.empty() ? 0 : (static_cast<std::uint64_t>(source[i]) << 32 | hops[i])};
+  }
+};
+
+SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
+                           MemoryBudget& budget)
+    : input_(input),
+      store_(store),
+      options_(options),
+      grid_(input.grid()),
+      labelled_(options.track_source || options.track_hops),
+      t_(input.grid().tile) {
+  if (store.labelled() != labelled_) throw Error("internal: distance store and exchange disagree on labels");
+  if (options_.threads == 0) options_.threads = 1;
+  if (options_.batch < options_.threads) options_.batch = options_.threads;
+  if (labelled_ && options_.device == SsspSolverDevice::Cuda)
+    throw Error("internal: the CUDA block solver computes distances only; labelled runs use the CPU solver");
+  halo_cells_ = static_cast<std::uint64_t>(t_ + 2) * (t_ + 2);
+  const std::uint64_t tiles = grid_.tile_count();
+  const std::uint64_t cells = static_cast<std::uint64_t>(t_) * t_;
+
+  // Fixed structures first, then the cache takes what is asked (or what is left but keep_free_bytes).
+  const std::uint64_t queue_bytes = tiles * 8 + tiles / 8 + 64;
+  reservations_.push_back(budget.reserve(queue_bytes, "sssp tile queue"));
+  // Solver heaps and masks per thread, plus this object's tile, label and ring buffers.
+  const std::uint64_t solver_bytes = options_.threads * halo_cells_ * (labelled_ ? 48 : 32) +
+                                     cells * (16 + (labelled_ ? 8 : 0)) + (4 * t_ + 4) * sizeof(RingCell);
+  reservations_.push_back(budget.reserve(solver_bytes, "sssp block solver workspace"));
+  if (options_.device == SsspSolverDevice::Cuda) {
+    BlockBatchOptions gpu;
+    gpu.t = t_;
+    gpu.params = options_.params;
+    gpu.connectivity = options_.connectivity;
+    gpu.reduce = false;
+    gpu.gpu_memory_bytes = options_.gpu_memory_bytes;
+    gpu.max_batch_tiles = options_.batch;
+    const std::uint64_t pinned = 2ull * options_.batch * (halo_cells_ * 16 + cells);
+    reservations_.push_back(budget.reserve(pinned, "sssp GPU pinned batch buffers"));
+    gpu_ = std::make_unique<CudaSsspBatchSolver>(gpu, options_.max_cost);
+    options_.batch = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.batch, gpu_->batch_tiles()));
+  }
+  const std::uint64_t entry_bytes = halo_cells_ * (16 + (labelled_ ? 8 : 0)) + cells + 128;
+  const std::uint64_t minimum = entry_bytes * options_.batch;
+  std::uint64_t wanted = options_.cache_bytes;
+  if (wanted == 0) {
+    const std::uint64_t left = budget.available();
+    wanted = left > options_.keep_free_bytes ? left - options_.keep_free_bytes : 0;
+  }
+  wanted = std::min(wanted, entry_bytes * std::max<std::uint64_t>(tiles, options_.batch));
+  if (wanted < minimum)
+    throw Error("--memory is too small for the SSSP tile cache: it needs at least " +
+                MemoryBudget::format_size(minimum) + " (" + std::to_string(options_.batch) + " tiles of " +
+                MemoryBudget::format_size(entry_bytes) + "); raise --memory or lower --tile");
+  reservations_.push_back(budget.reserve(wanted, "sssp tile cache"));
+  capacity_ = wanted / entry_bytes;
+  stats_.cache_capacity = capacity_;
+  for (const auto& r : reservations_) stats_.memory_bytes += r.bytes();
+
+  queued_key_.assign(tiles, kUnreached);
+  solved_once_.assign(tiles, false);
+  full_scan_.assign(tiles, false);
+  read_buffer_.resize(cells);
+  dist_buffer_.resize(cells);
+  if (labelled_) {
+    source_buffer_.resize(cells);
+    hops_buffer_.resize(cells);
+  }
+  ring_buffer_.resize(store_.ring_cells());
+}
+
+SsspExchange::~SsspExchange() = default;
+
+// ---- cache ------------------------------------------------------------------------------------
+
+SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
+  auto found = cache_.find(tile);
+  if (found != cache_.end()) {
+    Entry& entry = *found->second;
+    lru_.erase(entry.lru);
+    lru_.push_front(tile);
+    entry.lru = lru_.begin();
+    ++entry.pins;
+    return entry;
+  }
+  while (cache_.size() >= capacity_) evict_one();
+  std::unique_ptr<Entry> entry;
+  if (!free_entries_.empty()) {
+    entry = std::move(free_entries_.back());
+    free_entries_.pop_back();
+  } else {
+    entry = std::make_unique<Entry>();
+    entry->values.resize(halo_cells_);
+    entry->dist.resize(halo_cells_);
+    if (labelled_) {
+      entry->source.resize(halo_cells_);
+      entry->hops.resize(halo_cells_);
+    }
+    entry->changed.resize(static_cast<std::size_t>(t_) * t_);
+  }
+  Entry& e = *entry;
+  e.tile = tile;
+  e.tx = static_cast<std::uint32_t>(tile % grid_.tiles_x());
+  e.ty = static_cast<std::uint32_t>(tile / grid_.tiles_x());
+  e.dirty = false;
+  e.pins = 1;
+  const std::uint32_t t = t_, s = t_ + 2;
+  ++stats_.cache_loads;
+
+  // Values: the tile from the input, the ring from the store (where a neighbour pushed a label).
+  if (input_.tile_present(e.tx, e.ty)) {
+    input_.read_tile(e.tx, e.ty, read_buffer_.data());
+  } else {
+    std::fill(read_buffer_.begin(), read_buffer_.end(), std::numeric_limits<double>::quiet_NaN());
+  }
+  for (std::uint32_t y = 0; y < t; ++y)
+    std::memcpy(&e.values[(y + 1) * s + 1], &read_buffer_[static_cast<std::size_t>(y) * t], t * sizeof(double));
+  // Labels of the interior.
+  store_.read_interior(tile, dist_buffer_.data(), labelled_ ? source_buffer_.data() : nullptr,
+                       labelled_ ? hops_buffer_.data() : nullptr);
+  for (std::uint32_t y = 0; y < t; ++y) {
+    const std::size_t row = (y + 1) * static_cast<std::size_t>(s) + 1;
+    std::memcpy(&e.dist[row], &dist_buffer_[static_cast<std::size_t>(y) * t], t * sizeof(PathLength));
+    if (labelled_) {
+      std::memcpy(&e.source[row], &source_buffer_[static_cast<std::size_t>(y) * t], t * 4);
+      std::memcpy(&e.hops[row], &hops_buffer_[static_cast<std::size_t>(y) * t], t * 4);
+    }
+  }
+  // The ring.
+  std::vector<RingCell>& ring = ring_buffer_;
+  store_.read_ring(tile, 0, store_.ring_cells(), ring.data());
+  for (std::uint32_t r = 0; r < ring.size(); ++r) {
+    std::uint32_t hx, hy;
+    ring_cell(t, r, &hx, &hy);
+    const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
+    e.dist[i] = ring[r].dist;
+    e.values[i] = ring[r].dist == kUnreached ? std::numeric_limits<double>::quiet_NaN() : ring[r].value;
+    if (labelled_) {
+      e.source[i] = ring[r].source;
+      e.hops[i] = ring[r].hops;
+    }
+  }
+  lru_.push_front(tile);
+  e.lru = lru_.begin();
+  cache_.emplace(tile, std::move(entry));
+  return e;
+}
+
+void SsspExchange::release(Entry& entry) { --entry.pins; }
+
+void SsspExchange::write_back(Entry& e) {
+  const std::uint32_t t = t_, s = t_ + 2;
+  std::vector<PathLength>& dist = dist_buffer_;
+  std::vector<std::uint32_t>& source = source_buffer_;
+  std::vector<std::uint32_t>& hops = hops_buffer_;
+  for (std::uint32_t y = 0; y < t; ++y) {
+    const std::size_t row = (y + 1) * static_cast<std::size_t>(s) + 1;
+    std::memcpy(&dist[static_cast<std::size_t>(y) * t], &e.dist[row], t * sizeof(PathLength));
+    if (labelled_) {
+      std::memcpy(&source[static_cast<std::size_t>(y) * t], &e.source[row], t * 4);
+      std::memcpy(&hops[static_cast<std::size_t>(y) * t], &e.hops[row], t * 4);
+    }
+  }
+  store_.write_interior(e.tile, dist.data(), labelled_ ? source.data() : nullptr, labelled_ ? hops.data() : nullptr);
+  std::vector<RingCell>& ring = ring_buffer_;
+  bool any = false;
+  for (std::uint32_t r = 0; r < ring.size(); ++r) {
+    std::uint32_t hx, hy;
+    ring_cell(t, r, &hx, &hy);
+    const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
+    ring[r].dist = e.dist[i];
+    ring[r].value = e.values[i];
+    if (labelled_) {
+      ring[r].source = e.source[i];
+      ring[r].hops = e.hops[i];
+    }
+    any = any || e.dist[i] != kUnreached;
+  }
+  if (any || store_.ring_present(e.tile)) store_.write_ring(e.tile, 0, store_.ring_cells(), ring.data());
+  e.dirty = false;
+}
+
+void SsspExchange::evict_one() {
+  for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+    auto found = cache_.find(*it);
+    Entry& e = *found->second;
+    if (e.pins > 0) continue;
+    if (e.dirty) write_back(e);
+    lru_.erase(std::next(it).base());
+    free_entries_.push_back(std::move(found->second));
+    cache_.erase(found);
+    ++stats_.cache_evictions;
+    return;
+  }
+  throw Error("internal: every cached SSSP tile is in use; the cache needs more room than the batch");
+}
+
+void SsspExchange::flush() {
+  for (auto& [tile, entry] : cache_)
+    if (entry->dirty) write_back(*entry);
+  cache_.clear();
+  lru_.clear();
+  free_entries_.clear();
+}
+
+// ---- queue ------------------------------------------------------------------------------------
+
+void SsspExchange::enqueue(std::uint64_t tile, PathLength key) {
+  PathLength& current = queued_key_[tile];
+  if (current != kUnreached) {
+    if (current <= key) return;
+    queue_.erase({current, tile});
+  }
+  current = key;
+  queue_.insert({key, tile});
+}
+
+// ---- sources ----------------------------------------------------------------------------------
+
+std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint32_t ty,
+                                                     const std::vector<TileSource>& sources) {
+  std::vector<std::uint32_t> on_nodata;
+  const std::uint64_t tile = static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx;
+  Entry& e = acquire(tile);
+  const std::uint32_t t = t_, s = t_ + 2;
+  std::fill(e.changed.begin(), e.changed.end(), 0);
+  bool any = false;
+  for (const TileSource& source : sources) {
+    const std::uint32_t lx = source.local % t, ly = source.local / t;
+    const std::size_t i = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+    if (e.values[i] != e.values[i]) {
+      on_nodata.push_back(source.local);
+      continue;
+    }
+    const Label label{0, labelled_ ? (static_cast<std::uint64_t>(options_.track_source ? source.id : 0) << 32) : 0};
+    if (!(label < e.label(i))) continue;
+    e.dist[i] = 0;
+    if (labelled_) {
+      e.source[i] = options_.track_source ? source.id : 0;
+      e.hops[i] = 0;
+    }
+    e.changed[source.local] = 1;
+    any = true;
+  }
+  if (any) {
+    e.dirty = true;
+    full_scan_[tile] = true;
+    enqueue(tile, 0);
+    push_borders(e, e.changed.data());
+  }
+  release(e);
+  return on_nodata;
+}
+
+// ---- boundary exchange ------------------------------------------------------------------------
+
+bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std::uint32_t hy) const {
+  const std::uint32_t s = t_ + 2;
+  const std::size_t h = static_cast<std::size_t>(hy) * s + hx;
+  bool overflow = false;
+  for (int d = 0; d < 8; ++d) {
+    if (!direction_used(d, options_.connectivity)) continue;
+    const std::int64_t x = static_cast<std::int64_t>(hx) + kDirDx[d], y = static_cast<std::int64_t>(hy) + kDirDy[d];
+    if (x < 1 || y < 1 || x > static_cast<std::int64_t>(t_) || y > static_cast<std::int64_t>(t_)) continue;
+    const std::size_t v = static_cast<std::size_t>(y) * s + static_cast<std::size_t>(x);
+    const Weight w = edge_weight(options_.params, e.values[h], e.values[v], is_diagonal(d), &overflow);
+    if (w == kNoEdge) continue;
+    const PathLength nd = e.dist[h] + w;
+    if (nd < w || nd > options_.max_cost) continue;
+    Label candidate{nd, 0};
+    if (labelled_) candidate.second = (static_cast<std::uint64_t>(e.source[h]) << 32) | (e.hops[h] + 1u);
+    if (candidate < e.label(v)) return true;
+  }
+  return false;  // an overflowing weight is reported by the solver when the tile is solved anyway
+}
+
+// Whether interior cell (lx, ly) of `e` improves a cell of the neighbouring tile at tile offset
+// (dx, dy) next to it, judged on e's ring (the neighbour's border labels as last pushed, never
+// lower than its current labels). A neighbour cell never pushed (unreached in the ring, value
+// unknown) counts as improved.
+bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const {
+  const std::int64_t t = t_, s = t_ + 2;
+  const std::size_t u = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+  bool overflow = false;
+  for (int d = 0; d < 8; ++d) {
+    if (!direction_used(d, options_.connectivity)) continue;
+    const std::int64_t vx = static_cast<std::int64_t>(lx) + kDirDx[d], vy = static_cast<std::int64_t>(ly) + kDirDy[d];
+    if ((vx < 0 ? -1 : vx >= t ? 1 : 0) != dx || (vy < 0 ? -1 : vy >= t ? 1 : 0) != dy) continue;
+    const std::size_t v = static_cast<std::size_t>(vy + 1) * s + static_cast<std::size_t>(vx + 1);
+    if (e.dist[v] == kUnreached) return true;
+    const Weight w = edge_weight(options_.params, e.values[u], e.values[v], is_diagonal(d), &overflow);
+    if (w == kNoEdge) continue;
+    const PathLength nd = e.dist[u] + w;
+    if (nd < w || nd > options_.max_cost) continue;
+    Label candidate{nd, 0};
+    if (labelled_) candidate.second = (static_cast<std::uint64_t>(e.source[u]) << 32) | (e.hops[u] + 1u);
+    if (candidate < e.label(v)) return true;
+  }
+  return false;
+}
+
+// Pushes the changed border cells of `e` into the rings of its neighbours.
+void SsspExchange::push_borders(Entry& e, const std::uint8_t* changed) {
+  const std::uint32_t t = t_, s = t_ + 2;
+  const std::int64_t tiles_x = grid_.tiles_x(), tiles_y = grid_.tiles_y();
+  std::vector<RingCell> cells;
+  std::vector<char> improves;
+  for (int d = 0; d < 8; ++d) {
+    if (!direction_used(d, options_.connectivity)) continue;
+    const int dx = kDirDx[d], dy = kDirDy[d];
+    const std::int64_t ntx = static_cast<std::int64_t>(e.tx) + dx, nty = static_cast<std::int64_t>(e.ty) + dy;
+    if (ntx < 0 || nty < 0 || ntx >= tiles_x || nty >= tiles_y) continue;
+    // This tile's cells adjacent to the neighbour: a column, a row or a corner cell. In the
+    // neighbour's halo, cell (lx, ly) of this tile sits at (lx - dx*t + 1, ly - dy*t + 1).
+    const std::uint32_t x0 = dx > 0 ? t - 1 : 0, x1 = dx < 0 ? 0 : t - 1;
+    const std::uint32_t y0 = dy > 0 ? t - 1 : 0, y1 = dy < 0 ? 0 : t - 1;
+    const std::uint32_t xa = dx == 0 ? 0 : x0, xb = dx == 0 ? t - 1 : x1;
+    const std::uint32_t ya = dy == 0 ? 0 : y0, yb = dy == 0 ? t - 1 : y1;
+    cells.clear();
+    improves.clear();
+    std::uint32_t first = 0;
+    bool any = false;
+    for (std::uint32_t ly = ya; ly <= yb; ++ly)
+      for (std::uint32_t lx = xa; lx <= xb; ++lx) {
+        const std::uint32_t hx = static_cast<std::uint32_t>(static_cast<std::int64_t>(lx) - dx * static_cast<std::int64_t>(t) + 1);
+        const std::uint32_t hy = static_cast<std::uint32_t>(static_cast<std::int64_t>(ly) - dy * static_cast<std::int64_t>(t) + 1);
+        if (cells.empty()) first = ring_index(t, hx, hy);
+        const std::size_t i = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+        RingCell cell;  // unreached: "no news" for ring positions whose cell did not change
+        bool better = false;
+        if (changed[static_cast<std::size_t>(ly) * t + lx]) {
+          better = improves_across(e, lx, ly, dx, dy);
+          cell.dist = e.dist[i];
+          cell.value = e.values[i];
+          if (labelled_) {
+            cell.source = e.source[i];
+            cell.hops = e.hops[i];
+            if (cell.hops >= kHopsLimit)
+              throw Error("a least-cost path has more than 3 * 2^30 steps; backlinks and allocation "
+                          "cannot be computed for it");
+          }
+          any = true;
+        }
+        cells.push_back(cell);
+        improves.push_back(better ? 1 : 0);
+      }
+    if (any)
+      push_to_neighbour(static_cast<std::uint64_t>(nty) * tiles_x + static_cast<std::uint64_t>(ntx), first, cells,
+                        improves);
+  }
+}
+
+void SsspExchange::push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells,
+                                     const std::vector<char>& improves) {
+  const std::uint32_t t = t_, s = t_ + 2;
+  const auto count = static_cast<std::uint32_t>(cells.size());
+  auto label_of = [&](const RingCell& c) {
+    return Label{c.dist, labelled_ ? (static_cast<std::uint64_t>(c.source) << 32 | c.hops) : 0};
+  };
+  auto found = cache_.find(tile);
+  if (found != cache_.end()) {
+    Entry& n = *found->second;
+    PathLength key = kUnreached;
+    for (std::uint32_t k = 0; k < count; ++k) {
+      if (cells[k].dist == kUnreached) continue;
+      std::uint32_t hx, hy;
+      ring_cell(t, first + k, &hx, &hy);
+      const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
+      if (!(label_of(cells[k]) < n.label(i))) continue;
+      n.dist[i] = cells[k].dist;
+      n.values[i] = cells[k].value;
+      if (labelled_) {
+        n.source[i] = cells[k].source;
+        n.hops[i] = cells[k].hops;
+      }
+      n.dirty = true;
+      if (halo_improves_interior(n, hx, hy)) key = std::min(key, cells[k].dist);
+    }
+    if (key != kUnreached) enqueue(tile, key);
+    return;
+  }
+  std::vector<RingCell> ring(count);
+  store_.read_ring(tile, first, count, ring.data());
+  PathLength key = kUnreached;
+  bool any = false;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    if (cells[k].dist == kUnreached || !(label_of(cells[k]) < label_of(ring[k]))) continue;
+    ring[k] = cells[k];
+    any = true;
+    if (improves[k]) key = std::min(key, cells[k].dist);
+  }
+  if (!any) return;
+  store_.write_ring(tile, first, count, ring.data());
+  if (key != kUnreached) enqueue(tile, key);
+}
+
+// ---- solving ----------------------------------------------------------------------------------
+
+void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
+  const std::uint32_t t = t_;
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+  bool overflow = false;
+  if (gpu_) {
+    double* values = gpu_->values();
+    PathLength* dist = gpu_->dist();
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      std::memcpy(values + k * halo_cells_, batch[k]->values.data(), halo_cells_ * sizeof(double));
+      std::memcpy(dist + k * halo_cells_, batch[k]->dist.data(), halo_cells_ * sizeof(PathLength));
+    }
+    gpu_->submit(batch.size());
+    const CudaSsspBatchSolver::Batch& solved = gpu_->wait();
+    stats_.cells_improved += solved.changed_cells;
+    overflow = solved.overflow;
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      std::memcpy(batch[k]->dist.data(), solved.dist + k * halo_cells_, halo_cells_ * sizeof(PathLength));
+      std::memcpy(batch[k]->changed.data(), solved.changed + k * cells, cells);
+    }
+  } else {
+    std::vector<std::uint64_t> improved(batch.size(), 0);
+    std::vector<char> overflows(batch.size(), 0);
+    auto solve_one = [&](std::size_t k) {
+      Entry& e = *batch[k];
+      bool local_overflow = false;
+      SsspLabels labels;
+      labels.interior_consistent = !full_scan_[e.tile];
+      if (labelled_) {
+        labels.source = e.source.data();
+        labels.hops = e.hops.data();
+      }
+      improved[k] = block_sssp_cpu_labelled(e.values.data(), t, options_.params, options_.connectivity,
+                                            options_.max_cost, e.dist.data(), labels, e.changed.data(),
+                                            &local_overflow);
+      overflows[k] = local_overflow ? 1 : 0;
+    };
+    const std::size_t workers = std::min<std::size_t>(options_.threads, batch.size());
+    if (workers <= 1) {
+      for (std::size_t k = 0; k < batch.size(); ++k) solve_one(k);
+    } else {
+      std::vector<std::thread> threads;
+      for (std::size_t w = 0; w < workers; ++w)
+        threads.emplace_back([&, w] {
+          for (std::size_t k = w; k < batch.size(); k += workers) solve_one(k);
+        });
+      for (auto& thread : threads) thread.join();
+    }
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      stats_.cells_improved += improved[k];
+      overflow = overflow || overflows[k];
+    }
+  }
+  if (overflow)
+    throw Error("an edge weight does not fit in 32 bits at this --scale (" + std::to_string(options_.params.scale) +
+                "); lower --scale");
+}
+
+void SsspExchange::run(Progress& progress) {
+  const std::string phase = "sssp: exchange";
+  progress.update(phase, 0, 0);
+  std::vector<Entry*> batch;
+  const std::uint64_t cells = static_cast<std::uint64_t>(t_) * t_;
+  while (!queue_.empty()) {
+    batch.clear();
+    while (!queue_.empty() && batch.size() < options_.batch) {
+      const std::uint64_t tile = queue_.begin()->second;
+      queue_.erase(queue_.begin());
+      queued_key_[tile] = kUnreached;
+      batch.push_back(&acquire(tile));
+    }
+    solve_batch(batch);
+    for (Entry* e : batch) {
+      e->dirty = true;
+      full_scan_[e->tile] = false;
+      ++stats_.solves;
+      if (!solved_once_[e->tile]) {
+        solved_once_[e->tile] = true;
+        ++stats_.tiles_solved;
+      }
+      push_borders(*e, e->changed.data());
+    }
+    for (Entry* e : batch) release(*e);
+    ++stats_.rounds;
+    progress.update(phase, stats_.solves, 0, stats_.solves * cells);
+  }
+  stats_.resolves = stats_.solves - stats_.tiles_solved;
+  progress.update(phase, stats_.solves, stats_.solves, stats_.solves * cells);
+}
+
+}  // namespace terrazo

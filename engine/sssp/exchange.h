@@ -1,0 +1,152 @@
+// engine/sssp/exchange.h: phases 1-2 of the SSSP pipeline: block-local solves and boundary
+// exchange through a tile-level priority queue, out of core (DESIGN.md "SSSP / cost distance").
+//
+// Source: Gerritsen 2012 (shared/seeds/001) ch. 4-5 for the block decomposition; here without the
+// dense boundary graph: exact label-correcting at tile granularity (docs/sssp.md).
+//
+// State: the labels of every cell (dist, and with labels also source and hops, kernels/sssp/block_sssp.h)
+// live in a DistanceStore; a tile cache (LRU, pinned while in use) holds tiles in the block
+// solver's (t+2)^2 layout: values and labels of the tile and of its halo ring.
+// Algorithm:
+//   1. Sources: each source cell gets label (0, id, 0) (lowest id when a cell is given twice), its
+//      tile is queued with key 0 and source cells on the tile's border are pushed (step 3).
+//   2. Pop the tiles of smallest key (a batch of up to `batch` tiles), solve each with the block
+//      solver (CPU Dijkstra, or the CUDA solver for distance-only runs).
+//   3. Push every border cell whose label changed to the ring of each neighbouring tile it touches
+//      (4 or 8 neighbours): ring label = min(ring label, pushed label). The neighbour is queued only
+//      if the pushed cell improves one of the neighbour's cells next to it: checked on the
+//      neighbour's own labels when it is cached, else on this tile's ring, which holds the
+//      neighbour's border labels as last pushed (never lower than current, so the check never
+//      misses an improvement). An uncached neighbour's ring is updated on disk (read-modify-write of
+//      one ring side). Queue key = min over pending pushed distances (decrease-key).
+//   4. Repeat 2-3 until the queue is empty. Then every edge satisfies dist(v) <= dist(u) + w(u, v)
+//      (within tiles by the solver, across tiles because every change was pushed and re-solved),
+//      sources are 0 and every finite label is the label of a real path: the labels are the exact
+//      lexicographic shortest-path labels. Tiles no source reaches are never loaded.
+// Memory (reserved from the budget before use):
+//   cache      capacity x entry, entry = (t+2)^2 x (8 value + 8 dist [+ 8 source/hops]) + t*t changed
+//   queue      tile_count x 8 (keys) + 48 per queued tile (ordered set node)
+//   solver     per thread ~ (t+2)^2 x 40 (radix heap entries, valid mask)
+//   store      tile_count / 4 + t*t x 8 (engine/sssp/distance_store.h)
+//   GPU batch  2 x batch x ((t+2)^2 x 16 + t*t) pinned host memory (two slots of the CUDA batch solver)
+#pragma once
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "engine/sssp/distance_store.h"
+#include "store/tile_store.h"
+#include "kernels/common/block_batch.h"
+#include "kernels/common/edge_weight.h"
+
+namespace terrazo {
+
+// Where the exchange reads the raster's cells: a tile store in the pipeline, memory in tests.
+class SsspTileInput {
+ public:
+  virtual ~SsspTileInput() = default;
+  virtual const TileGrid& grid() const = 0;
+  virtual bool tile_present(std::uint32_t tx, std::uint32_t ty) const = 0;
+  // t*t doubles, row-major; NaN = nodata or padding.
+  virtual void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) = 0;
+  virtual std::uint64_t bytes_read() const = 0;
+};
+
+// A source inside one tile: local cell index ly * t + lx and its id (allocation label).
+struct TileSource {
+  std::uint32_t local = 0;
+  std::uint32_t id = 0;
+};
+
+enum class SsspSolverDevice { Cpu, Cuda };
+
+struct SsspExchangeOptions {
+  WeightParams params;
+  Connectivity connectivity = Connectivity::Eight;
+  PathLength max_cost = kUnreached;  // labels with a larger dist are unreached
+  bool track_source = false;         // allocation output
+  bool track_hops = false;           // backlink output (kernels/sssp/backlink.h needs hops)
+  SsspSolverDevice device = SsspSolverDevice::Cpu;
+  unsigned threads = 1;              // CPU solver threads (tiles of one batch in parallel)
+  std::uint32_t batch = 1;           // tiles popped per round (>= threads; the GPU batch, capped by GPU memory)
+  std::uint64_t gpu_memory_bytes = 0;  // CUDA: device memory for the batch solver; 0: its default share
+  std::uint64_t cache_bytes = 0;     // tile cache; 0: all the budget has left but keep_free_bytes
+  std::uint64_t keep_free_bytes = 0; // with cache_bytes 0: left unreserved for the caller (masks, GDAL)
+};
+
+struct SsspExchangeStats {
+  std::uint64_t solves = 0;          // block solver calls
+  std::uint64_t tiles_solved = 0;    // distinct tiles solved at least once
+  std::uint64_t resolves = 0;        // solves - tiles_solved
+  std::uint64_t rounds = 0;          // batches
+  std::uint64_t cache_capacity = 0;  // tiles
+  std::uint64_t cache_loads = 0, cache_evictions = 0;
+  std::uint64_t cells_improved = 0;  // sum of the solver's changed counts
+  std::uint64_t memory_bytes = 0;    // reserved for cache, queue, solver and staging
+};
+
+class SsspExchange {
+ public:
+  SsspExchange(SsspTileInput& input, DistanceStore& store, const SsspExchangeOptions& options, MemoryBudget& budget);
+  ~SsspExchange();
+  SsspExchange(const SsspExchange&) = delete;
+  SsspExchange& operator=(const SsspExchange&) = delete;
+
+  bool labelled() const { return labelled_; }
+  // Step 1 for one tile. Sources on nodata cells are not set; their local indices are returned.
+  std::vector<std::uint32_t> add_sources(std::uint32_t tx, std::uint32_t ty, const std::vector<TileSource>& sources);
+  // Steps 2-4. Progress phase "sssp: exchange" (done = solves; total unknown).
+  void run(Progress& progress);
+  // Writes every dirty cached tile to the store and empties the cache.
+  void flush();
+  const SsspExchangeStats& stats() const { return stats_; }
+
+  struct Entry;
+
+ private:
+  Entry& acquire(std::uint64_t tile);
+  void release(Entry& entry);
+  void evict_one();
+  void write_back(Entry& entry);
+  void enqueue(std::uint64_t tile, PathLength key);
+  void push_borders(Entry& entry, const std::uint8_t* changed);
+  void push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells,
+                         const std::vector<char>& improves);
+  bool halo_improves_interior(const Entry& entry, std::uint32_t hx, std::uint32_t hy) const;
+  bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
+  void solve_batch(const std::vector<Entry*>& batch);
+
+  SsspTileInput& input_;
+  DistanceStore& store_;
+  SsspExchangeOptions options_;
+  TileGrid grid_;
+  bool labelled_;
+  std::uint32_t t_;
+  std::uint64_t halo_cells_;
+  // Cache.
+  std::uint64_t capacity_ = 0;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Entry>> cache_;
+  std::list<std::uint64_t> lru_;  // front = most recently used
+  std::vector<std::unique_ptr<Entry>> free_entries_;
+  std::vector<double> read_buffer_;             // t*t
+  std::vector<PathLength> dist_buffer_;         // t*t
+  std::vector<std::uint32_t> source_buffer_, hops_buffer_;  // t*t, labelled runs
+  std::vector<RingCell> ring_buffer_;           // 4t+4
+  // Queue.
+  std::vector<PathLength> queued_key_;  // kUnreached: not queued
+  std::set<std::pair<PathLength, std::uint64_t>> queue_;
+  std::vector<bool> solved_once_;
+  std::vector<bool> full_scan_;  // interior labels set outside the solver (sources) since its last solve
+  // GPU: the streamed batch solver (kernels/common/block_batch.h), its pinned buffers reserved from the budget.
+  std::unique_ptr<CudaSsspBatchSolver> gpu_;
+  std::vector<MemoryBudget::Reservation> reservations_;
+  SsspExchangeStats stats_;
+};
+
+}  // namespace terrazo

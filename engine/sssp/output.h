@@ -1,0 +1,51 @@
+// engine/sssp/output.h: phase 3 of the SSSP pipeline: final labels -> per-tile results.
+//
+// For every tile of the grid, row-major in tile order, reads the tile's final labels from the
+// DistanceStore (after SsspExchange::flush) and hands them to a sink: the GeoTIFF writers in the
+// pipeline (api/sssp.cpp), memory in tests. With backlinks, the tile's values and ring
+// are loaded too and kernels/sssp/backlink.h computes the directions from the FINAL labels.
+// Tiles no source reached are delivered as all-unreached without any read. With release_tiles, each
+// tile's slot is released from the store (DistanceStore::release) once the sink has taken it, so
+// the store's disk space goes back while the outputs are written; the store then reads as empty.
+// Memory: one tile in the (t+2)^2 layout: (t+2)^2 x (8 value + 8 dist + 8 labels) + t*t backlinks
+// + the store's ring (24 bytes x (4t+4)), reserved from the budget.
+#pragma once
+#include <cstdint>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "engine/sssp/distance_store.h"
+#include "engine/sssp/exchange.h"
+
+namespace terrazo {
+
+struct SsspTileResult {
+  std::uint32_t tx = 0, ty = 0;
+  std::uint64_t x0 = 0, y0 = 0;  // raster position of the tile's first cell
+  std::uint32_t width = 0, height = 0;  // cells of the tile inside the raster
+  std::uint32_t stride = 0;      // t: row pitch of the arrays below
+  bool reached = false;          // false: every cell unreached (arrays hold exactly that)
+  const PathLength* dist = nullptr;            // kUnreached where unreached
+  const std::uint32_t* source = nullptr;       // allocation ids (track_source runs), else null
+  const std::uint8_t* backlink = nullptr;      // kNoBacklink = 255 where none (backlink runs), else null
+};
+
+class SsspResultSink {
+ public:
+  virtual ~SsspResultSink() = default;
+  virtual void write_tile(const SsspTileResult& tile) = 0;
+};
+
+struct SsspOutputStats {
+  std::uint64_t reached_cells = 0;
+  PathLength max_dist = 0;  // largest finite distance (fixed point)
+  std::uint64_t bytes_read = 0;
+};
+
+// `options` are the exchange's (weights, connectivity, which labels exist). Backlinks need
+// options.track_hops. Throws Error when a reached cell has no predecessor (labels not final).
+SsspOutputStats write_sssp_results(SsspTileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
+                                   bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
+                                   bool release_tiles = false);
+
+}  // namespace terrazo

@@ -1,0 +1,365 @@
+// gdal/gdal_raster.cpp: RasterReader over GDAL (band 1), the reader dispatch, the GeoTIFF writer and
+// the GDAL block-cache limit (gdal/gdal_raster.h).
+#include "gdal/gdal_raster.h"
+
+#include <cpl_conv.h>
+#include <cpl_string.h>
+#include <gdal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include "core/error.h"
+#include "gdal/ascii_grid.h"
+#include "store/cell_values.h"
+#include "gdal/gdal_session.h"
+#include "store/tile_store.h"
+#include "gdal/tile_store_reader.h"
+
+namespace terrazo {
+
+namespace {
+
+bool to_cell_type(GDALDataType gdal, CellType* type) {
+  switch (gdal) {
+    case GDT_Byte: *type = CellType::UInt8; return true;
+    case GDT_Int16: *type = CellType::Int16; return true;
+    case GDT_UInt16: *type = CellType::UInt16; return true;
+    case GDT_Int32: *type = CellType::Int32; return true;
+    case GDT_UInt32: *type = CellType::UInt32; return true;
+    case GDT_Float32: *type = CellType::Float32; return true;
+    case GDT_Float64: *type = CellType::Float64; return true;
+    default: return false;
+  }
+}
+
+GDALDataType to_gdal_type(CellType type) {
+  switch (type) {
+    case CellType::UInt8: return GDT_Byte;
+    case CellType::Int16: return GDT_Int16;
+    case CellType::UInt16: return GDT_UInt16;
+    case CellType::Int32: return GDT_Int32;
+    case CellType::UInt32: return GDT_UInt32;
+    case CellType::Float32: return GDT_Float32;
+    case CellType::Float64: return GDT_Float64;
+  }
+  return GDT_Unknown;
+}
+
+std::string window_text(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) {
+  return std::to_string(w) + "x" + std::to_string(h) + " at (" + std::to_string(x0) + ", " + std::to_string(y0) + ")";
+}
+
+void check_window(const std::string& path, std::uint64_t width, std::uint64_t height, std::uint64_t x0,
+                  std::uint64_t y0, std::uint32_t w, std::uint32_t h) {
+  if (w == 0 || h == 0 || x0 + w > width || y0 + h > height || w > INT_MAX || h > INT_MAX ||
+      static_cast<std::uint64_t>(w) * h > (std::uint64_t{1} << 40))
+    throw Error("window " + window_text(x0, y0, w, h) + " is outside the " + std::to_string(width) + " x " +
+                std::to_string(height) + " cells of '" + path + "'");
+}
+
+class GdalRasterReader : public RasterReader {
+ public:
+  explicit GdalRasterReader(const std::string& path) : path_(path), rule_(CellType::Float32, false, 0.0) {
+    ensure_gdal();
+    reset_gdal_error();
+    dataset_ = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr, nullptr, nullptr);
+    if (!dataset_) throw gdal_failure("cannot open '" + path + "' as a raster");
+    try {
+      if (GDALGetRasterCount(dataset_) < 1) throw Error("'" + path + "' has no raster band");
+      band_ = GDALGetRasterBand(dataset_, 1);
+      const GDALDataType gdal_type = GDALGetRasterDataType(band_);
+      const char* pixel_type = GDALGetMetadataItem(band_, "PIXELTYPE", "IMAGE_STRUCTURE");
+      if (!to_cell_type(gdal_type, &info_.type) || (pixel_type && EQUAL(pixel_type, "SIGNEDBYTE")))
+        throw Error("'" + path + "' has cells of type " +
+                    (pixel_type && EQUAL(pixel_type, "SIGNEDBYTE") ? std::string("Int8") : GDALGetDataTypeName(gdal_type)) +
+                    ", which terrazo does not read; convert it with `gdal_translate -ot Float32`");
+      info_.width = static_cast<std::uint64_t>(GDALGetRasterXSize(dataset_));
+      info_.height = static_cast<std::uint64_t>(GDALGetRasterYSize(dataset_));
+      int has_nodata = 0;
+      const double nodata = GDALGetRasterNoDataValue(band_, &has_nodata);
+      info_.has_nodata = has_nodata != 0;
+      info_.nodata = info_.has_nodata ? nodata : 0.0;
+      double gt[6];
+      reset_gdal_error();
+      info_.has_geotransform = GDALGetGeoTransform(dataset_, gt) == CE_None;
+      if (info_.has_geotransform) std::copy(gt, gt + 6, info_.geotransform.begin());
+      const char* wkt = GDALGetProjectionRef(dataset_);
+      info_.crs_wkt = wkt ? wkt : "";
+      format_ = GDALGetDriverShortName(GDALGetDatasetDriver(dataset_));
+      rule_ = NodataRule(info_);
+      reset_gdal_error();
+    } catch (...) {
+      GDALClose(dataset_);
+      throw;
+    }
+  }
+
+  ~GdalRasterReader() override {
+    if (dataset_) GDALClose(dataset_);
+  }
+
+  const RasterInfo& info() const override { return info_; }
+  std::uint64_t bytes_read() const override { return bytes_read_; }
+  std::string format() const override { return format_; }
+
+  void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) override {
+    check_window(path_, info_.width, info_.height, x0, y0, w, h);
+    reset_gdal_error();
+    const CPLErr err = GDALRasterIO(band_, GF_Read, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
+                                    static_cast<int>(h), out, static_cast<int>(w), static_cast<int>(h), GDT_Float64, 0, 0);
+    if (err != CE_None) throw gdal_failure("cannot read window " + window_text(x0, y0, w, h) + " of '" + path_ + "'");
+    const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (rule_.is_nodata(out[i])) out[i] = std::numeric_limits<double>::quiet_NaN();
+    bytes_read_ += n * cell_type_size(info_.type);
+  }
+
+ private:
+  std::string path_;
+  GDALDatasetH dataset_ = nullptr;
+  GDALRasterBandH band_ = nullptr;
+  RasterInfo info_;
+  NodataRule rule_;
+  std::string format_;
+  std::uint64_t bytes_read_ = 0;
+};
+
+bool ends_with_gz(const std::string& path) {
+  return path.size() > 3 && (path.compare(path.size() - 3, 3, ".gz") == 0 || path.compare(path.size() - 3, 3, ".GZ") == 0);
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+std::unique_ptr<RasterReader> RasterReader::open(const std::string& path) {
+  if (TileStore::looks_like_tile_store(path)) return open_tile_store_reader(path);
+  if (ends_with_gz(path)) {
+    if (is_gzip_ascii_grid(path)) return open_gzip_ascii_grid(path);
+    if (file_exists(path)) return std::make_unique<GdalRasterReader>("/vsigzip/" + path);
+  }
+  return std::make_unique<GdalRasterReader>(path);
+}
+
+// ---- GeoTiffWriter -----------------------------------------------------------------------------
+
+struct GeoTiffWriter::Impl {
+  std::string path, partial;
+  GDALDatasetH dataset = nullptr;
+  GDALRasterBandH band = nullptr;
+  std::uint64_t width = 0, height = 0;
+  CellType type = CellType::Float32;
+  NodataRule rule{CellType::Float32, false, 0.0};
+  std::uint32_t block = 256;
+  std::vector<double> scratch;  // one block-aligned piece of a window, NaN replaced: <= block^2 cells
+  bool finished = false;
+  std::uint64_t bytes = 0;
+
+  bool integer = false;
+  double lowest = 0.0, highest = 0.0;  // range of the type (highest: FLT_MAX for Float32)
+
+  [[noreturn]] void out_of_range(double value) const {
+    throw Error("value " + std::to_string(value) + " does not fit the " + to_string(type) + " cells of '" + path + "'");
+  }
+
+  void close_dataset() {
+    if (!dataset) return;
+    reset_gdal_error();
+    GDALClose(dataset);
+    dataset = nullptr;
+    if (gdal_failed()) throw gdal_failure("cannot finish writing '" + partial + "'");
+  }
+};
+
+GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
+                             const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block,
+                             unsigned compress_threads)
+    : impl_(std::make_unique<Impl>()) {
+  ensure_gdal();
+  Impl& w = *impl_;
+  if (width == 0 || height == 0 || width > INT_MAX || height > INT_MAX)
+    throw UsageError("cannot write a GeoTIFF of " + std::to_string(width) + " x " + std::to_string(height) +
+                     " cells: each side must be 1 to " + std::to_string(INT_MAX));
+  if (block < 16 || block % 16 != 0)
+    throw UsageError("GeoTIFF block size " + std::to_string(block) + " must be a multiple of 16");
+  w.path = path;
+  w.partial = path + ".partial";
+  w.width = width;
+  w.height = height;
+  w.type = type;
+  w.block = block;
+  w.rule = NodataRule(type, has_nodata, nodata);
+  w.integer = cell_type_is_integer(type);
+  switch (type) {
+    case CellType::UInt8: w.lowest = 0; w.highest = 255; break;
+    case CellType::Int16: w.lowest = -32768; w.highest = 32767; break;
+    case CellType::UInt16: w.lowest = 0; w.highest = 65535; break;
+    case CellType::Int32: w.lowest = INT_MIN; w.highest = INT_MAX; break;
+    case CellType::UInt32: w.lowest = 0; w.highest = 4294967295.0; break;
+    case CellType::Float32: w.highest = FLT_MAX; break;
+    case CellType::Float64: w.highest = std::numeric_limits<double>::infinity(); break;
+  }
+
+  GDALDriverH driver = GDALGetDriverByName("GTiff");
+  if (!driver) throw Error("GDAL was built without its GTiff driver");
+  const bool is_float = !cell_type_is_integer(type);
+  const std::string block_text = std::to_string(block);
+  CPLStringList options;
+  options.SetNameValue("TILED", "YES");
+  options.SetNameValue("BLOCKXSIZE", block_text.c_str());
+  options.SetNameValue("BLOCKYSIZE", block_text.c_str());
+  options.SetNameValue("COMPRESS", "DEFLATE");
+  // Horizontal differencing helps DEM-like data: integer (2) or floating-point (3) predictor.
+  options.SetNameValue("PREDICTOR", is_float ? "3" : (type == CellType::UInt8 ? "1" : "2"));
+  options.SetNameValue("BIGTIFF", "IF_SAFER");
+  if (compress_threads != 1) {
+    options.SetNameValue("NUM_THREADS", compress_threads == 0 ? "ALL_CPUS" : std::to_string(compress_threads).c_str());
+  }
+  reset_gdal_error();
+  w.dataset = GDALCreate(driver, w.partial.c_str(), static_cast<int>(width), static_cast<int>(height), 1,
+                         to_gdal_type(type), options.List());
+  if (!w.dataset) throw gdal_failure("cannot create '" + w.partial + "'");
+  try {
+    w.band = GDALGetRasterBand(w.dataset, 1);
+    reset_gdal_error();
+    if (georef.has_geotransform) {
+      double gt[6];
+      std::copy(georef.geotransform.begin(), georef.geotransform.end(), gt);
+      if (GDALSetGeoTransform(w.dataset, gt) != CE_None) throw gdal_failure("cannot set the geotransform of '" + path + "'");
+    }
+    if (!georef.crs_wkt.empty() && GDALSetProjection(w.dataset, georef.crs_wkt.c_str()) != CE_None)
+      throw gdal_failure("cannot set the CRS of '" + path + "'");
+    if (has_nodata && GDALSetRasterNoDataValue(w.band, nodata) != CE_None)
+      throw gdal_failure("cannot set the nodata value of '" + path + "'");
+  } catch (...) {
+    GDALClose(w.dataset);
+    w.dataset = nullptr;
+    VSIUnlink(w.partial.c_str());
+    throw;
+  }
+}
+
+GeoTiffWriter::~GeoTiffWriter() {
+  if (!impl_ || impl_->finished) return;
+  if (impl_->dataset) {
+    GDALClose(impl_->dataset);
+    impl_->dataset = nullptr;
+  }
+  std::remove(impl_->partial.c_str());
+  std::remove((impl_->partial + ".aux.xml").c_str());
+}
+
+void GeoTiffWriter::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                                 const double* cells) {
+  Impl& s = *impl_;
+  if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
+  check_window(s.path, s.width, s.height, x0, y0, w, h);
+  // Convert and write one block-aligned piece at a time (the window's intersection with each
+  // block), through a scratch buffer of one block: NaN becomes the nodata value and every value is
+  // checked against the type's range (GDAL would clamp silently). Each piece reaches GDAL in one
+  // call, so a block the window covers is complete when GDAL's cache evicts it and is compressed
+  // and written once (writing a block in slices would let a small cache flush it half-filled and
+  // then re-read, re-compress and append it again).
+  const std::uint64_t b = s.block;
+  s.scratch.resize(std::min<std::uint64_t>(b, w) * std::min<std::uint64_t>(b, h));
+  for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
+    const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
+    for (std::uint64_t px = x0; px < x0 + w; px = (px / b + 1) * b) {
+      const std::uint64_t cols = std::min((px / b + 1) * b, x0 + w) - px;
+      for (std::uint64_t r = 0; r < rows; ++r) {
+        const double* src = cells + (py - y0 + r) * w + (px - x0);
+        double* dst = s.scratch.data() + r * cols;
+        for (std::uint64_t c = 0; c < cols; ++c) {
+          double value = src[c];
+          if (std::isnan(value)) {
+            if (!s.rule.can_store_nodata())
+              throw Error("cell (" + std::to_string(px + c) + ", " + std::to_string(py + r) + ") of '" + s.path +
+                          "' is nodata but its " + to_string(s.type) + " band has no nodata value to store");
+            value = s.rule.fill_value();
+          } else if (s.integer) {
+            value = std::nearbyint(value);
+            if (!(value >= s.lowest && value <= s.highest)) s.out_of_range(src[c]);
+          } else if (std::fabs(value) > s.highest && std::isfinite(value)) {
+            s.out_of_range(src[c]);
+          }
+          dst[c] = value;
+        }
+      }
+      reset_gdal_error();
+      const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(px), static_cast<int>(py), static_cast<int>(cols),
+                                      static_cast<int>(rows), s.scratch.data(), static_cast<int>(cols),
+                                      static_cast<int>(rows), GDT_Float64, 0, 0);
+      if (err != CE_None)
+        throw gdal_failure("cannot write window " +
+                           window_text(px, py, static_cast<std::uint32_t>(cols), static_cast<std::uint32_t>(rows)) +
+                           " of '" + s.path + "'");
+    }
+  }
+}
+
+void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                                    const std::uint8_t* cells) {
+  Impl& s = *impl_;
+  if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
+  check_window(s.path, s.width, s.height, x0, y0, w, h);
+  reset_gdal_error();
+  const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
+                                  static_cast<int>(h), const_cast<std::uint8_t*>(cells), static_cast<int>(w),
+                                  static_cast<int>(h), GDT_Byte, 0, 0);
+  if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0, w, h) + " of '" + s.path + "'");
+}
+
+void GeoTiffWriter::finish() {
+  Impl& s = *impl_;
+  if (s.finished) return;
+  s.close_dataset();
+  // GDAL keeps what GeoTIFF tags cannot hold in a side file; it travels with the raster.
+  const std::string aux = s.partial + ".aux.xml";
+  if (file_exists(aux) && std::rename(aux.c_str(), (s.path + ".aux.xml").c_str()) != 0)
+    throw Error("cannot rename '" + aux + "': " + std::strerror(errno));
+  if (std::rename(s.partial.c_str(), s.path.c_str()) != 0)
+    throw Error("cannot rename '" + s.partial + "' to '" + s.path + "': " + std::strerror(errno));
+  struct stat st;
+  s.bytes = ::stat(s.path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  s.finished = true;
+}
+
+std::uint64_t GeoTiffWriter::bytes_written() const { return impl_->bytes; }
+
+// ---- GdalCacheLimit ------------------------------------------------------------------------------
+
+namespace {
+std::mutex cache_mutex;
+std::vector<GIntBig> cache_stack;  // the limits in force before each live GdalCacheLimit
+}  // namespace
+
+GdalCacheLimit::GdalCacheLimit(MemoryBudget& budget, std::uint64_t bytes)
+    : reservation_(budget.reserve(bytes, "GDAL block cache")) {
+  ensure_gdal();
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  cache_stack.push_back(GDALGetCacheMax64());
+  GDALSetCacheMax64(static_cast<GIntBig>(bytes));
+}
+
+GdalCacheLimit::~GdalCacheLimit() {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (cache_stack.empty()) return;
+  // Back to the limit before this one (objects live and die in nested scopes).
+  GDALSetCacheMax64(cache_stack.back());
+  cache_stack.pop_back();
+}
+
+}  // namespace terrazo

@@ -1,0 +1,77 @@
+// gdal/gdal_raster.h: reading any GDAL raster (and .asc/.asc.gz ESRI grids) by windows, and writing
+// tiled, compressed GeoTIFF outputs window by window.
+//
+// Both keep GDAL's block cache inside a byte budget (GDALSetCacheMax64), so reading or writing a
+// raster much larger than --memory stays within it. Writers publish atomically: they write
+// `path + ".partial"` and rename it to `path` in finish(); destroyed unfinished they delete it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/memory_budget.h"
+#include "store/raster_info.h"
+
+namespace terrazo {
+
+// Opens band 1 of a GDAL raster; also ESRI ASCII grids compressed with gzip (.asc.gz), read
+// through Boost.Iostreams, and terrazo tile stores. Throws Error with the file name and GDAL's
+// reason when it cannot. GDAL's messages never reach the terminal: they become the Error's text.
+class RasterReader {
+ public:
+  static std::unique_ptr<RasterReader> open(const std::string& path);
+  virtual ~RasterReader() = default;
+  // Size, type, nodata, geotransform, CRS. has_stats is false: statistics are computed, never trusted.
+  virtual const RasterInfo& info() const = 0;
+  // Cells [x0, x0+w) x [y0, y0+h) as doubles, row-major w*h; nodata cells become NaN.
+  // A gzip-compressed ASCII grid is decompressed in one forward pass: its windows must come with
+  // non-decreasing y0 (as import reads them); asking for a row already passed is an Error.
+  virtual void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) = 0;
+  virtual std::uint64_t bytes_read() const = 0;
+  // Memory the reader itself holds to serve windows up to `rows` rows high, GDAL's block cache
+  // aside (GdalCacheLimit caps that): 0 for GDAL rasters, the parsed rows of a .asc.gz, one tile
+  // for a tile store. Callers reserve it from the budget.
+  virtual std::uint64_t resident_bytes(std::uint32_t rows) const {
+    (void)rows;
+    return 0;
+  }
+  // Format name for summaries: GDAL's driver ("GTiff", "AAIGrid", ...), "AAIGrid+gzip", "terrazo tile store".
+  virtual std::string format() const { return "raster"; }
+};
+
+// Writes a tiled (block x block), DEFLATE-compressed, BIGTIFF=IF_SAFER GeoTIFF of `type`, with the
+// geotransform and CRS of `georef` (size from width/height, nodata from has_nodata/nodata).
+class GeoTiffWriter {
+ public:
+  GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
+                const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block = 256,
+                unsigned compress_threads = 1);
+  ~GeoTiffWriter();
+  // Row-major w*h doubles; NaN is written as the nodata value, integers are rounded, a value the
+  // type cannot hold is an Error. Windows may come in any order; each block should be covered by
+  // one call (a block filled by several calls may be compressed and stored more than once when
+  // GDAL's cache is small). Scratch memory: one block of doubles (block^2 x 8 bytes).
+  // compress_threads: DEFLATE runs on that many GDAL worker threads (0: all cores; GTiff's
+  // NUM_THREADS), each holding one block and its compressed copy; cell values are the same for any
+  // count, the order of blocks in the file may differ.
+  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* cells);
+  void write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells);
+  void finish();
+  std::uint64_t bytes_written() const;  // size of the finished file
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Caps GDAL's block cache (bytes) and reserves it from the budget for the lifetime of the object.
+class GdalCacheLimit {
+ public:
+  GdalCacheLimit(MemoryBudget& budget, std::uint64_t bytes);
+  ~GdalCacheLimit();
+
+ private:
+  MemoryBudget::Reservation reservation_;
+};
+
+}  // namespace terrazo

@@ -1,0 +1,21 @@
+// kernels/common/cuda_device.h: is there a CUDA device to run the GPU solvers on?
+//
+// Always declared; in a build without CUDA it answers false with the reason. GPU tests call it
+// and skip with the message when there is none; `--device auto` uses it to choose.
+#pragma once
+#include <string>
+
+namespace terrazo {
+
+struct CudaDeviceInfo {
+  bool available = false;
+  std::string reason;      // why not, when !available
+  std::string name;        // e.g. "NVIDIA H100 80GB HBM3"
+  int multiprocessors = 0;
+  std::size_t global_memory = 0;
+};
+
+// Queries device 0 once (cached).
+const CudaDeviceInfo& cuda_device();
+
+}  // namespace terrazo

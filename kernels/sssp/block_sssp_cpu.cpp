@@ -1,0 +1,251 @@
+// kernels/sssp/block_sssp_cpu.cpp: the CPU block solver of kernels/sssp/block_sssp.h.
+//
+// Dijkstra from many seeds on one tile with its one-cell halo. Keys: 64-bit distances; with labels,
+// 128-bit (dist << 64 | source << 32 | hops), which is the lexicographic label order of the contract.
+// Queue: when every weight of the tile is known to lie in [delta, w_max] with delta >= 1 and
+// w_max / delta small (friction and max on values bounded away from 0), buckets of width delta
+// (kernels/sssp/bucket_queue.h, O(1) per operation); otherwise a radix heap (kernels/sssp/radix_heap.h).
+// The bounds come from the smallest and largest value in the window: both models' weights are
+// monotone in the values, so edge_weight(vmin, vmin, orthogonal) <= w <= edge_weight(vmax, vmax,
+// diagonal). Either queue gives the same labels (the result is unique).
+//
+// Only seeds that can improve a neighbour are queued: a finite cell s whose every valid interior
+// neighbour v already has label(v) <= extend(label(s), w(s, v)) contributes nothing, because labels
+// only decrease, so skipping it leaves the result unchanged. On a re-solve after a few halo cells
+// improved this turns an O(t^2 log) solve into an O(t^2) scan plus work on the improved region.
+#include <cstring>
+#include <vector>
+
+#include "kernels/sssp/block_sssp.h"
+#include "kernels/sssp/bucket_queue.h"
+#include "kernels/sssp/radix_heap.h"
+
+namespace terrazo {
+namespace {
+
+using Key128 = unsigned __int128;
+
+template <bool kLabelled>
+struct Labels;
+
+struct Workspace {
+  std::vector<std::uint8_t> interior_valid;  // (t+2)^2: interior cell with a finite value
+  std::vector<std::uint32_t> scratch_source;  // stands in for an absent label array (all zeros in)
+  std::vector<std::uint32_t> scratch_hops;
+  RadixHeap<std::uint64_t> heap64;
+  RadixHeap<Key128> heap128;
+  BucketQueue<std::uint64_t, Labels<false>> buckets64;
+  BucketQueue<Key128, Labels<true>> buckets128;
+};
+
+Workspace& workspace() {
+  thread_local Workspace w;
+  return w;
+}
+
+// Label access: with kLabelled false only dist exists and the key is the distance.
+
+template <>
+struct Labels<false> {
+  using Key = std::uint64_t;
+  PathLength* dist;
+  Key key(std::uint32_t i) const { return dist[i]; }
+  // Candidate key at v through u with weight w; false when it exceeds max_cost or wraps.
+  bool extend(std::uint32_t u, Weight w, PathLength max_cost, Key* out) const {
+    const PathLength d = dist[u] + w;
+    if (d < dist[u] || d > max_cost) return false;
+    *out = d;
+    return true;
+  }
+  void store(std::uint32_t v, Key key) const { dist[v] = key; }
+  static PathLength dist_of(Key key) { return key; }
+};
+
+template <>
+struct Labels<true> {
+  using Key = Key128;
+  PathLength* dist;
+  std::uint32_t* source;
+  std::uint32_t* hops;
+  Key key(std::uint32_t i) const {
+    return (static_cast<Key>(dist[i]) << 64) | (static_cast<Key>(source[i]) << 32) | hops[i];
+  }
+  bool extend(std::uint32_t u, Weight w, PathLength max_cost, Key* out) const {
+    const PathLength d = dist[u] + w;
+    if (d < dist[u] || d > max_cost) return false;
+    *out = (static_cast<Key>(d) << 64) | (static_cast<Key>(source[u]) << 32) | (hops[u] + 1u);
+    return true;
+  }
+  void store(std::uint32_t v, Key key) const {
+    dist[v] = static_cast<PathLength>(key >> 64);
+    source[v] = static_cast<std::uint32_t>(key >> 32);
+    hops[v] = static_cast<std::uint32_t>(key);
+  }
+  static PathLength dist_of(Key key) { return static_cast<PathLength>(key >> 64); }
+};
+
+template <bool kLabelled, class Queue>
+std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
+                    PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
+                    std::uint8_t* changed, bool* overflow, Queue& heap) {
+  using Key = typename Labels<kLabelled>::Key;
+  const std::uint32_t s = t + 2;
+  const std::uint64_t cells = static_cast<std::uint64_t>(s) * s;
+  PathLength* dist = labels.dist;
+
+  std::vector<std::uint8_t>& valid = workspace().interior_valid;
+  valid.assign(cells, 0);
+  for (std::uint32_t y = 1; y <= t; ++y)
+    for (std::uint32_t x = 1; x <= t; ++x) {
+      const std::uint32_t i = y * s + x;
+      valid[i] = values[i] == values[i] ? 1 : 0;
+    }
+  std::memset(changed, 0, static_cast<std::size_t>(t) * t);
+
+  int directions[8];
+  int direction_count = 0;
+  for (int d = 0; d < 8; ++d)
+    if (direction_used(d, connectivity)) directions[direction_count++] = d;
+  std::int64_t offset[8];
+  for (int d = 0; d < 8; ++d) offset[d] = static_cast<std::int64_t>(kDirDy[d]) * s + kDirDx[d];
+
+  // Queue the seeds that improve at least one interior neighbour: every finite cell, or only the
+  // halo ring when the interior is known to be consistent. (The caller has emptied the queue.)
+  const std::uint32_t ring = 4 * t + 4;
+  const std::uint32_t scan = interior_consistent ? ring : static_cast<std::uint32_t>(cells);
+  for (std::uint32_t k = 0; k < scan; ++k) {
+    std::uint32_t u = k;
+    if (interior_consistent) {  // ring position -> index: top row, bottom row, left, right column
+      if (k < s) u = k;
+      else if (k < 2 * s) u = (t + 1) * s + (k - s);
+      else if (k < 2 * s + t) u = (k - 2 * s + 1) * s;
+      else u = (k - 2 * s - t + 1) * s + t + 1;
+    }
+    if (dist[u] == kUnreached || dist[u] > max_cost) continue;
+    const double value = values[u];
+    if (value != value) continue;
+    for (int k = 0; k < direction_count; ++k) {
+      const int d = directions[k];
+      const std::int64_t v64 = static_cast<std::int64_t>(u) + offset[d];
+      if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
+      const auto v = static_cast<std::uint32_t>(v64);
+      if (!valid[v]) continue;
+      const Weight w = edge_weight(params, value, values[v], is_diagonal(d), overflow);
+      if (w == kNoEdge) continue;
+      Key candidate;
+      if (labels.extend(u, w, max_cost, &candidate) && candidate < labels.key(v)) {
+        heap.push(labels.key(u), u);
+        break;
+      }
+    }
+  }
+
+  std::uint64_t changed_count = 0;
+  while (!heap.empty()) {
+    const auto entry = heap.pop();
+    const std::uint32_t u = entry.value;
+    if (entry.key != labels.key(u)) continue;  // stale: the cell improved after this entry was queued
+    const double value = values[u];
+    for (int k = 0; k < direction_count; ++k) {
+      const int d = directions[k];
+      const std::int64_t v64 = static_cast<std::int64_t>(u) + offset[d];
+      if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
+      const auto v = static_cast<std::uint32_t>(v64);
+      if (!valid[v]) continue;
+      const Weight w = edge_weight(params, value, values[v], is_diagonal(d), overflow);
+      if (w == kNoEdge) continue;
+      Key candidate;
+      if (!labels.extend(u, w, max_cost, &candidate) || !(candidate < labels.key(v))) continue;
+      labels.store(v, candidate);
+      const std::uint32_t interior = (v / s - 1) * t + (v % s - 1);
+      if (!changed[interior]) {
+        changed[interior] = 1;
+        ++changed_count;
+      }
+      heap.push(candidate, v);
+    }
+  }
+  return changed_count;
+}
+
+// Bucket width and count for the tile, or false when the radix heap must be used.
+bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
+                  std::uint64_t* delta, std::uint64_t* buckets) {
+  if (params.model == WeightModel::AbsDiff) return false;  // equal neighbours weigh 0
+  const std::size_t cells = static_cast<std::size_t>(t + 2) * (t + 2);
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < cells; ++i) {
+    const double v = values[i];
+    if (v != v) continue;
+    if (!any) {
+      lo = hi = v;
+      any = true;
+    } else {
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+  }
+  if (!any) return false;
+  bool overflow = false;
+  const Weight w_min = edge_weight(params, lo, lo, false, &overflow);
+  const Weight w_max = edge_weight(params, hi, hi, connectivity == Connectivity::Eight, &overflow);
+  if (overflow || w_min == 0 || w_min == kNoEdge || w_max == kNoEdge) return false;
+  const std::uint64_t n = w_max / w_min + 2;
+  if (n > 4096) return false;
+  *delta = w_min;
+  *buckets = n;
+  return true;
+}
+
+}  // namespace
+
+std::uint64_t block_sssp_cpu(const double* values, std::uint32_t t, const WeightParams& params,
+                             Connectivity connectivity, PathLength max_cost, PathLength* dist,
+                             std::uint8_t* changed, bool* overflow) {
+  return block_sssp_cpu_labelled(values, t, params, connectivity, max_cost, dist, SsspLabels{}, changed, overflow);
+}
+
+std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, const WeightParams& params,
+                                      Connectivity connectivity, PathLength max_cost, PathLength* dist,
+                                      const SsspLabels& labels, std::uint8_t* changed, bool* overflow) {
+  Workspace& w = workspace();
+  std::uint64_t delta = 0, buckets = 0;
+  const bool use_buckets = bucket_shape(values, t, params, connectivity, &delta, &buckets);
+  if (labels.source == nullptr && labels.hops == nullptr) {  // distances only
+    const Labels<false> plain{dist};
+    if (use_buckets) {
+      w.buckets64.reset(delta, buckets);
+      return solve<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
+                          overflow, w.buckets64);
+    }
+    w.heap64.clear();
+    return solve<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
+                        overflow, w.heap64);
+  }
+  const std::size_t cells = static_cast<std::size_t>(t + 2) * (t + 2);
+  std::uint32_t* source = labels.source;
+  std::uint32_t* hops = labels.hops;
+  // An absent array starts as zeros and its results are dropped. This leaves the other components
+  // exact: zero hops on every finite cell cannot be undercut, and the minimum of (d, s, h) has the
+  // (d, s) of the minimum of (d, s); zero sources are copied along unchanged.
+  if (source == nullptr) {
+    w.scratch_source.assign(cells, 0);
+    source = w.scratch_source.data();
+  }
+  if (hops == nullptr) {
+    w.scratch_hops.assign(cells, 0);
+    hops = w.scratch_hops.data();
+  }
+  const Labels<true> triple{dist, source, hops};
+  if (use_buckets) {
+    w.buckets128.reset(delta, buckets);
+    return solve<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed,
+                       overflow, w.buckets128);
+  }
+  w.heap128.clear();
+  return solve<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed, overflow,
+                     w.heap128);
+}
+
+}  // namespace terrazo

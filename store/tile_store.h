@@ -1,0 +1,91 @@
+// store/tile_store.h: the Z-order tile store (.tzs), terrazo's on-disk raster (format: docs/tile_store_format.md).
+//
+// A W x H raster cut into t x t tiles (t a power of two), edge tiles padded; tiles laid out in
+// Z-order (Morton order of tile coordinates) so aligned 2^k x 2^k groups are contiguous; within a
+// tile cells are row-major in the raster's own cell type; tiles that are all nodata are not
+// stored (the index marks them absent). Header and index are checksummed, every tile carries a
+// CRC32 checked on read: a corrupt, truncated or foreign file is an Error, never a wrong read.
+//
+// Reads and writes use pread/pwrite into caller buffers (no mapping of tile data), so resident
+// memory is exactly what callers reserve from the MemoryBudget.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "store/raster_info.h"
+
+namespace terrazo {
+
+// Morton (Z-order) code of tile (tx, ty): bits of tx at even, ty at odd positions.
+std::uint64_t morton_encode(std::uint32_t tx, std::uint32_t ty);
+void morton_decode(std::uint64_t code, std::uint32_t* tx, std::uint32_t* ty);
+
+struct TileGrid {
+  std::uint64_t width = 0, height = 0;
+  std::uint32_t tile = 256;
+  std::uint32_t tiles_x() const { return static_cast<std::uint32_t>((width + tile - 1) / tile); }
+  std::uint32_t tiles_y() const { return static_cast<std::uint32_t>((height + tile - 1) / tile); }
+  std::uint64_t tile_count() const { return static_cast<std::uint64_t>(tiles_x()) * tiles_y(); }
+  // Tiles of the grid in Z-order (row-major tile indices ty * tiles_x + tx), the store's layout order.
+  std::vector<std::uint64_t> z_order() const;
+  // Position of tile (tx, ty) in z_order() (its slot in the store), in O(log tiles) without the list.
+  std::uint64_t z_rank(std::uint32_t tx, std::uint32_t ty) const;
+};
+
+class TileStore {
+ public:
+  // Opens and validates (magic, version, header CRC, index CRC, index offsets, file size).
+  // Holds the tile index in memory: 16 bytes per tile of the grid (256 KiB for 16384 tiles).
+  static std::unique_ptr<TileStore> open(const std::string& path);
+  static bool looks_like_tile_store(const std::string& path);  // magic check only
+  ~TileStore();
+
+  const RasterInfo& info() const;
+  const TileGrid& grid() const;
+  std::uint32_t tile() const { return grid().tile; }
+  bool tile_present(std::uint32_t tx, std::uint32_t ty) const;
+  std::uint64_t present_tiles() const;
+  std::uint64_t bytes_read() const;
+
+  // Tile (tx, ty) as doubles, t*t row-major; nodata, NaN and padding cells are NaN.
+  // An absent tile reads as all NaN. Checks the tile's CRC.
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const;
+  // Raw cells in the store's type (t*t*cell size bytes); absent tiles are filled with nodata (or NaN).
+  void read_tile_raw(std::uint32_t tx, std::uint32_t ty, void* out) const;
+
+  struct Impl;
+ private:
+  explicit TileStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes a store under `path + ".partial"`, renamed to `path` by finish(); destroyed unfinished,
+// it removes the partial file. Tiles may be written in any order (each lands at its Z-order slot).
+class TileStoreWriter {
+ public:
+  TileStoreWriter(const std::string& path, const RasterInfo& info, std::uint32_t tile);
+  ~TileStoreWriter();
+  const TileGrid& grid() const;
+  // `cells` is t*t values of info.type, row-major; a tile with no valid cell is not stored.
+  // Cells outside the raster (padding of edge tiles) are ignored and stored as nodata (0 for an
+  // integer type without one). Thread-safe: tiles may be written from several threads.
+  // Transient memory: one tile in the store's type (t*t*cell size bytes) for edge tiles.
+  void write_tile_raw(std::uint32_t tx, std::uint32_t ty, const void* cells);
+  // Same from doubles (NaN = nodata, converted to the store's nodata value, integers rounded;
+  // store/cell_values.h); for generators and results. Transient memory: one tile in the store's type.
+  void write_tile(std::uint32_t tx, std::uint32_t ty, const double* cells);
+  // Sets the statistics recorded in the header (importers compute them while streaming). Without
+  // it the writer records the statistics of the tiles written, unless a tile was written twice.
+  void set_stats(double min, double max, std::uint64_t valid_cells);
+  void finish();
+  std::uint64_t bytes_written() const;
+  std::uint64_t present_tiles() const;  // tiles stored so far (with at least one valid cell)
+
+  struct Impl;
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace terrazo

@@ -1,0 +1,34 @@
+// tests/support/sssp_files_reference.cpp: the file helpers of tests/support/sssp_reference.h
+// (GDAL-backed), kept apart so the Dijkstra oracle itself builds without GDAL (GPU machine checks).
+#include <cmath>
+
+#include "gdal/gdal_raster.h"
+#include "tests/support/sssp_reference.h"
+
+namespace terrazo::testing {
+
+std::vector<double> read_raster_values(const std::string& path, RasterInfo* info) {
+  auto reader = RasterReader::open(path);
+  const RasterInfo& i = reader->info();
+  if (info) *info = i;
+  std::vector<double> values(i.width * i.height);
+  for (std::uint64_t y = 0; y < i.height; ++y)
+    reader->read_window(0, y, static_cast<std::uint32_t>(i.width), 1, &values[y * i.width]);
+  return values;
+}
+
+void write_raster_values(const std::string& path, std::uint64_t width, std::uint64_t height,
+                         const std::vector<double>& values, CellType type, double nodata, const RasterInfo& georef) {
+  GeoTiffWriter writer(path, width, height, type, georef, true, nodata, 256);
+  writer.write_window(0, 0, static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height), values.data());
+  writer.finish();
+}
+
+std::vector<PathLength> fixed_distances(const std::vector<double>& cost, double scale) {
+  std::vector<PathLength> d(cost.size());
+  for (std::size_t i = 0; i < cost.size(); ++i)
+    d[i] = cost[i] != cost[i] ? kUnreached : static_cast<PathLength>(std::llround(cost[i] * scale));
+  return d;
+}
+
+}  // namespace terrazo::testing

@@ -1,0 +1,89 @@
+// tests/support/sssp_reference.cpp: plain Dijkstra with a binary heap (see sssp_reference.h).
+#include "tests/support/sssp_reference.h"
+
+#include <functional>
+#include <queue>
+#include <tuple>
+
+#include "kernels/common/tile_geometry.h"
+
+namespace terrazo::testing {
+
+namespace {
+
+using Label = std::tuple<PathLength, std::uint32_t, std::uint32_t>;  // dist, source, hops
+
+bool neighbour(const SsspReferenceProblem& p, std::uint64_t u, int d, std::uint64_t* v) {
+  if (!direction_used(d, p.connectivity)) return false;
+  const std::int64_t x = static_cast<std::int64_t>(u % p.width) + kDirDx[d];
+  const std::int64_t y = static_cast<std::int64_t>(u / p.width) + kDirDy[d];
+  if (x < 0 || y < 0 || x >= static_cast<std::int64_t>(p.width) || y >= static_cast<std::int64_t>(p.height))
+    return false;
+  *v = static_cast<std::uint64_t>(y) * p.width + static_cast<std::uint64_t>(x);
+  return true;
+}
+
+}  // namespace
+
+void set_reference_sources(SsspReferenceProblem& p, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& sources) {
+  const std::uint64_t n = p.width * p.height;
+  p.dist.assign(n, kUnreached);
+  p.source.assign(n, 0);
+  p.hops.assign(n, 0);
+  for (const auto& [cell, id] : sources) {
+    if (p.dist[cell] == 0 && p.source[cell] <= id) continue;
+    p.dist[cell] = 0;
+    p.source[cell] = id;
+  }
+}
+
+bool sssp_reference(SsspReferenceProblem& p) {
+  const std::uint64_t n = p.width * p.height;
+  bool overflow = false;
+  using Entry = std::pair<Label, std::uint64_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  for (std::uint64_t u = 0; u < n; ++u)
+    if (p.dist[u] != kUnreached && p.dist[u] <= p.max_cost) queue.push({Label{p.dist[u], p.source[u], p.hops[u]}, u});
+  while (!queue.empty()) {
+    const auto [label, u] = queue.top();
+    queue.pop();
+    if (label != Label{p.dist[u], p.source[u], p.hops[u]}) continue;
+    for (int d = 0; d < 8; ++d) {
+      std::uint64_t v;
+      if (!neighbour(p, u, d, &v)) continue;
+      if (!p.frozen.empty() && p.frozen[v]) continue;
+      const Weight w = edge_weight(p.params, p.values[u], p.values[v], is_diagonal(d), &overflow);
+      if (w == kNoEdge) continue;
+      const PathLength nd = std::get<0>(label) + w;
+      if (nd > p.max_cost || nd < w) continue;
+      const Label candidate{nd, std::get<1>(label), std::get<2>(label) + 1};
+      if (candidate < Label{p.dist[v], p.source[v], p.hops[v]}) {
+        std::tie(p.dist[v], p.source[v], p.hops[v]) = candidate;
+        queue.push({candidate, v});
+      }
+    }
+  }
+  return !overflow;
+}
+
+std::vector<std::uint8_t> backlinks_reference(const SsspReferenceProblem& p) {
+  const std::uint64_t n = p.width * p.height;
+  std::vector<std::uint8_t> back(n, 255);
+  bool overflow = false;
+  for (std::uint64_t u = 0; u < n; ++u) {
+    if (p.dist[u] == kUnreached || p.hops[u] == 0) continue;
+    for (int d = 0; d < 8; ++d) {
+      std::uint64_t v;
+      if (!neighbour(p, u, d, &v) || p.dist[v] == kUnreached) continue;
+      const Weight w = edge_weight(p.params, p.values[v], p.values[u], is_diagonal(d), &overflow);
+      if (w == kNoEdge) continue;
+      if (p.dist[v] + w == p.dist[u] && p.source[v] == p.source[u] && p.hops[v] + 1 == p.hops[u]) {
+        back[u] = static_cast<std::uint8_t>(d);
+        break;
+      }
+    }
+  }
+  return back;
+}
+
+}  // namespace terrazo::testing
