@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bits.h"
 #include "core/error.h"
 #include "kernels/mst/graph_msf.h"
 
@@ -50,12 +51,6 @@ constexpr std::uint64_t kBuiltBytesPerEdge = sizeof(GraphEdge) + sizeof(SortReco
 constexpr std::uint64_t kCpuSolverBytesPerEdge = 4 + 1 + sizeof(GraphSummaryEdge);
 constexpr std::uint64_t kCpuSolverBytesPerVertex = 36;
 constexpr std::uint64_t kNoSpan = std::numeric_limits<std::uint64_t>::max();
-
-std::uint32_t ceil_log2(std::uint64_t v) {
-  std::uint32_t k = 0;
-  while ((std::uint64_t{1} << k) < v) ++k;
-  return k;
-}
 
 std::uint64_t ring_bytes(const ClusterRing& ring) {
   return (ring.top.capacity() + ring.bottom.capacity() + ring.left.capacity() + ring.right.capacity()) *

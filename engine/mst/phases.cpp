@@ -11,7 +11,6 @@
 #include "engine/mst/phases.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -23,7 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include "core/bits.h"
 #include "core/error.h"
+#include "core/timer.h"
 #include "store/external_sorter.h"
 #include "engine/mst/merge_step.h"
 #include "engine/mst/phase2_merge_levels.h"
@@ -36,21 +37,10 @@
 namespace terrazo {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 constexpr std::uint64_t kFileBufferBytes = 1ull << 20;  // each sequential scratch file's buffer
 // Scratch of the CPU block solvers per thread (kernels/mst/block_mst_cpu.cpp: 72 t^2, block_reduce_cpu:
 // 6 t^2), rounded up.
 constexpr std::uint64_t kSolverScratchPerCell = 80;
-
-std::uint32_t log2_exact(std::uint64_t v) {
-  std::uint32_t k = 0;
-  while ((std::uint64_t{1} << k) < v) ++k;
-  return k;
-}
 
 // ---- the merge pass -------------------------------------------------------------------------------
 // Phase 2: the Z-order post-order merge. The clusters of the split level (about 4 x threads of them)
@@ -64,7 +54,7 @@ class MergePass {
       : grid_(grid), params_(params), connectivity_(connectivity), summaries_path_(std::move(summaries_path)),
         offsets_(offsets), records_(records), budget_(budget), progress_(progress), pool_(pool) {
     shift_ = expansion_record_shift(grid.tile);
-    levels_ = log2_exact(std::max(grid.tiles_x(), grid.tiles_y()));
+    levels_ = ceil_log2(std::max(grid.tiles_x(), grid.tiles_y()));
     for (std::uint32_t k = 1; k <= levels_; ++k) {
       const std::uint64_t side = std::uint64_t{1} << k;
       total_merges_ += ((grid.tiles_x() + side - 1) / side) * ((grid.tiles_y() + side - 1) / side);
@@ -529,14 +519,14 @@ MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
   const WeightParams& params = options.params;
   const std::vector<std::uint64_t> order = grid.z_order();
-  if (2 * log2_exact(std::max(grid.tiles_x(), grid.tiles_y())) + 2 * log2_exact(t) + 3 > 64) {
+  if (2 * ceil_log2(std::max(grid.tiles_x(), grid.tiles_y())) + 2 * ceil_log2(t) + 3 > 64) {
     throw Error("mst: the raster has too many tiles of " + std::to_string(t) +
                 " cells for 64-bit expansion keys; use a larger --tile");
   }
   auto scratch_file = [&](const char* name) { return options.scratch_dir + "/" + name; };
 
   // 1. Block-local MST and reduction.
-  auto phase = Clock::now();
+  Stopwatch phase;
   WorkerPool pool(options.threads);
   std::vector<std::uint64_t> summary_offsets(grid.tile_count());
   std::uint64_t forest_edges = 0, valid = 0;
@@ -558,10 +548,10 @@ MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions
     valid = out.valid;
     forest_weight = out.forest_weight;
   }
-  result.block_local_seconds = seconds_since(phase);
+  result.block_local_seconds = phase.seconds();
 
   // 2. Hierarchical merge.
-  phase = Clock::now();
+  phase.restart();
   const std::uint64_t record_bytes = options.record_buffer_bytes
                                          ? options.record_buffer_bytes
                                          : std::min<std::uint64_t>(64ull << 20, budget.available() / 8);
@@ -609,10 +599,10 @@ MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions
   records.finish();
   result.expansion_records = records.size();
   result.expansion_record_runs = records.runs_spilled();
-  result.merge_seconds = seconds_since(phase);
+  result.merge_seconds = phase.seconds();
 
   // 3. Expansion: forest bits + in - out, per tile in Z-order.
-  phase = Clock::now();
+  phase.restart();
   progress.update("mst: expansion", 0, order.size());
   std::uint64_t counted_edges = 0;
   {
@@ -704,7 +694,7 @@ MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions
       edge_list_partial.published();
     }
   }
-  result.expansion_seconds = seconds_since(phase);
+  result.expansion_seconds = phase.seconds();
 
   // Totals.
   const std::uint64_t expected_edges = forest_edges + in_edges - out_edges;
