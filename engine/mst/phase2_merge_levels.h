@@ -118,10 +118,4 @@ LevelMergeTotals run_level_merge(const TileGrid& grid, const std::string& tile_s
                                  const LevelMergeOptions& options, ExternalSorter& records, MemoryBudget& budget,
                                  Progress& progress, WorkerPool& pool);
 
-// The summary scratch files (phase 1's tile summaries and the level files): per cluster a header
-// {cx, cy, edge count, ring lengths top, bottom, left, right} (7 x u64), the summary edges
-// (SummaryEdge, 32 bytes each), then the ring values (doubles) top, bottom, left, right.
-void write_cluster_summary(SequentialWriter& out, const ClusterSummary& s);
-ClusterSummary read_cluster_summary(SequentialReader& in, std::uint32_t level);
-
 }  // namespace terrazo

@@ -18,20 +18,11 @@
 
 #include "core/memory_budget.h"
 #include "core/progress.h"
+#include "engine/tile_input.h"
 #include "store/tile_store.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {
-
-class MstTileSource {
- public:
-  virtual ~MstTileSource() = default;
-  virtual const TileGrid& grid() const = 0;
-  virtual bool tile_present(std::uint32_t tx, std::uint32_t ty) const = 0;
-  // t*t values, NaN = nodata or padding. Called from several threads at once (disjoint tiles).
-  virtual void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const = 0;
-  virtual std::uint64_t bytes_read() const = 0;
-};
 
 class MstWindowSink {
  public:
@@ -91,7 +82,7 @@ struct MstPhaseResult {
   double gpu_merge_kernel_ms = 0;            // CudaLevels: sum of the batches' kernel times
 };
 
-MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions& options, MemoryBudget& budget,
+MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& options, MemoryBudget& budget,
                               Progress& progress, MstWindowSink* sink);
 
 }  // namespace terrazo
