@@ -1,6 +1,6 @@
 // engine/tile_input.h: where the pipelines read the raster's cells, tile by tile: a tile store in
 // the pipelines (api/), memory in the tests and the GPU checks. One interface for the MST phases
-// (engine/mst/mst_phases.h) and the SSSP exchange and output (engine/sssp/exchange.h, output.h).
+// (engine/mst/phases.h) and the SSSP exchange and output (engine/sssp/exchange.h, output.h).
 #pragma once
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 // engine/mst/phase2_merge_levels.h: phase 2 of the MST pipeline (the hierarchical merge) level by level,
 // every merge step of a level solved as one small graph of kernels/mst/graph_msf.h, many per batch, on
 // the CPU (graph_msf_cpu on the WorkerPool) or on the GPU (CudaGraphMsfBatchSolver). It makes
-// exactly the decisions of the Z-order post-order MergePass of engine/mst/phases.cpp (the same
+// exactly the decisions of the Z-order post-order merge of engine/mst/phase2_merge_post_order.h (the same
 // merge steps on the same summaries), so the expansion (phase 3) and its checks are unchanged.
 //
 // Source: Gerritsen 2012 (shared/seeds/001), chapter 5 "further work" (the merge on the GPU) over

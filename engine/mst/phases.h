@@ -10,7 +10,7 @@
 // (optional) receives the binary edge list (mst_pipeline.h). Scratch files go to
 // `options.scratch_dir`, which must exist and outlive the call.
 // Phase 1 runs on the CPU (WorkerPool of `threads`, the next batch read while one is solved) or,
-// with `cuda`, through the streamed CudaMstBatchSolver (kernels/common/block_batch.h: tiles read straight
+// with `cuda`, through the streamed CudaMstBatchSolver (kernels/mst/block_mst_solver.h: tiles read straight
 // into its pinned input, two batches in flight). Phase 2 runs as `merge_mode` says (MstMergeMode).
 #pragma once
 #include <cstdint>
@@ -34,7 +34,7 @@ class MstWindowSink {
 
 // How phase 2 (the hierarchical merge) runs. All modes make the same decisions: identical edge
 // rasters, totals and expansion records.
-//  CpuPostOrder: MergePass (mst_phases.cpp), the Z-order post-order recursion over the quadtree of
+//  CpuPostOrder: engine/mst/phase2_merge_post_order.h, the Z-order post-order recursion over the quadtree of
 //                tiles, subtrees below a split level in parallel on the WorkerPool; reads the tile
 //                summaries once.
 //  CpuLevels:    engine/mst/phase2_merge_levels.h, level by level, every merge step a graph of
