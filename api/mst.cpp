@@ -50,7 +50,7 @@ void compute_stats(const TileStore& store, RasterInfo* info, MemoryBudget& budge
   info->has_stats = true;
 }
 
-class StoreSource : public MstTileSource {
+class StoreSource : public TileInput {
  public:
   explicit StoreSource(const TileStore& store) : store_(store) {}
   const TileGrid& grid() const override { return store_.grid(); }

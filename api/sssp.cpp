@@ -33,12 +33,12 @@ double seconds_since(Clock::time_point start) {
 // Tiles of a solved GPU batch; the cache must hold this many tiles at once.
 constexpr std::uint32_t kCudaBatchTiles = 64;
 
-class StoreTileInput : public SsspTileInput {
+class StoreTileInput : public TileInput {
  public:
   explicit StoreTileInput(const TileStore& store) : store_(store) {}
   const TileGrid& grid() const override { return store_.grid(); }
   bool tile_present(std::uint32_t tx, std::uint32_t ty) const override { return store_.tile_present(tx, ty); }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) override { store_.read_tile(tx, ty, out); }
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override { store_.read_tile(tx, ty, out); }
   std::uint64_t bytes_read() const override { return store_.bytes_read(); }
 
  private:

@@ -38,7 +38,7 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A raster in memory, cut into t x t tiles (padding NaN).
-class MemoryTileInput : public SsspTileInput {
+class MemoryTileInput : public TileInput {
  public:
   MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
       : values_(values) {
@@ -55,7 +55,7 @@ class MemoryTileInput : public SsspTileInput {
       }
     return false;
   }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) override {
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
     ++reads_;
     for (std::uint32_t y = 0; y < grid_.tile; ++y)
       for (std::uint32_t x = 0; x < grid_.tile; ++x)
@@ -71,7 +71,7 @@ class MemoryTileInput : public SsspTileInput {
   }
   const std::vector<double>& values_;
   TileGrid grid_;
-  std::uint64_t reads_ = 0;
+  mutable std::uint64_t reads_ = 0;
 };
 
 // Collects the pipeline's results into whole-raster arrays.

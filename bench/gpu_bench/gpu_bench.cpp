@@ -18,7 +18,6 @@
 // of tiles that differ (and the program exits 1).
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +28,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/timer.h"
 #include "kernels/common/block_batch.h"
 #include "kernels/mst/block_mst.h"
 #include "kernels/mst/block_reduce.h"
@@ -169,10 +169,6 @@ std::vector<double> make_tiles(std::uint32_t t, std::uint32_t halo, std::uint64_
 
 // ---- timing ----------------------------------------------------------------------------------
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
@@ -232,18 +228,18 @@ void bench_mst(const Options& o, std::uint32_t t) {
   std::vector<double> cpu_mst_s, cpu_reduce_s;
   const int cpu_repeats = std::max(1, std::min(o.repeats, 3));
   for (int rep = 0; rep < cpu_repeats; ++rep) {
-    auto start = std::chrono::steady_clock::now();
+    Stopwatch start;
     parallel_for(tiles, o.threads, [&](std::uint64_t i) {
       bool overflow = false;
       block_mst_cpu(values.data() + i * cells, t, params, connectivity, cpu_bits.data() + i * cells, &overflow);
       if (overflow) cpu_overflow = true;
     });
-    cpu_mst_s.push_back(seconds_since(start));
-    start = std::chrono::steady_clock::now();
+    cpu_mst_s.push_back(start.seconds());
+    start.restart();
     parallel_for(tiles, o.threads, [&](std::uint64_t i) {
       block_reduce_cpu(cpu_bits.data() + i * cells, values.data() + i * cells, t, params, connectivity, &cpu_summaries[i]);
     });
-    cpu_reduce_s.push_back(seconds_since(start));
+    cpu_reduce_s.push_back(start.seconds());
   }
   if (cpu_overflow) throw Error("benchmark terrain overflowed the weights");
   Row mst_row, both_row;
@@ -322,7 +318,7 @@ void bench_mst(const Options& o, std::uint32_t t) {
       CudaMstBatchSolver solver(streamed);
       std::vector<double> runs;
       for (int rep = -1; rep < std::min(o.repeats, 3); ++rep) {
-        const auto start = std::chrono::steady_clock::now();
+        const Stopwatch start;
         std::uint64_t summary_tiles = 0;
         auto consume = [&](const CudaMstBatchSolver::Batch& batch) {
           for (std::uint64_t i = 0; i < batch.tiles; ++i) summary_tiles += batch.summary_count(i) <= batch.summary_stride;
@@ -334,7 +330,7 @@ void bench_mst(const Options& o, std::uint32_t t) {
           solver.submit(n);
         }
         while (solver.pending()) consume(solver.wait());
-        if (rep >= 0) runs.push_back(seconds_since(start));
+        if (rep >= 0) runs.push_back(start.seconds());
         if (summary_tiles != tiles) throw Error("streamed MST lost tiles");
       }
       e2e_s = median(runs);
@@ -384,13 +380,13 @@ void bench_sssp(const Options& o, std::uint32_t t) {
   for (int rep = 0; rep < std::max(1, std::min(o.repeats, 3)); ++rep) {
     cpu_dist = seeds;
     cpu_total = 0;
-    const auto start = std::chrono::steady_clock::now();
+    const Stopwatch start;
     parallel_for(tiles, o.threads, [&](std::uint64_t i) {
       bool overflow = false;
       cpu_total += block_sssp_cpu(values.data() + i * grid, t, params, connectivity, kUnreached,
                                   cpu_dist.data() + i * grid, cpu_changed.data() + i * cells, &overflow);
     });
-    cpu_runs.push_back(seconds_since(start));
+    cpu_runs.push_back(start.seconds());
   }
   Row row;
   row.solver = "sssp";
@@ -454,7 +450,7 @@ void bench_sssp(const Options& o, std::uint32_t t) {
       CudaSsspBatchSolver solver(streamed, kUnreached);
       std::vector<double> runs;
       for (int rep = -1; rep < std::min(o.repeats, 3); ++rep) {
-        const auto start = std::chrono::steady_clock::now();
+        const Stopwatch start;
         for (std::uint64_t first = 0; first < tiles; first += solver.batch_tiles()) {
           if (solver.pending() == 2) solver.wait();
           const std::uint64_t n = std::min(solver.batch_tiles(), tiles - first);
@@ -463,7 +459,7 @@ void bench_sssp(const Options& o, std::uint32_t t) {
           solver.submit(n);
         }
         while (solver.pending()) solver.wait();
-        if (rep >= 0) runs.push_back(seconds_since(start));
+        if (rep >= 0) runs.push_back(start.seconds());
       }
       e2e_s = median(runs);
     }

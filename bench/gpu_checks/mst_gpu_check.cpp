@@ -39,7 +39,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A raster held in memory as floats (NaN = nodata), served as tiles.
-class MemorySource : public MstTileSource {
+class MemorySource : public TileInput {
  public:
   MemorySource(std::vector<float> values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
       : values_(std::move(values)) {

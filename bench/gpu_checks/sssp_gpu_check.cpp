@@ -30,7 +30,7 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-class MemoryTileInput : public SsspTileInput {
+class MemoryTileInput : public TileInput {
  public:
   MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
       : values_(values) {
@@ -40,7 +40,7 @@ class MemoryTileInput : public SsspTileInput {
   }
   const TileGrid& grid() const override { return grid_; }
   bool tile_present(std::uint32_t, std::uint32_t) const override { return true; }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) override {
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
     for (std::uint32_t y = 0; y < grid_.tile; ++y)
       for (std::uint32_t x = 0; x < grid_.tile; ++x) {
         const std::uint64_t gx = static_cast<std::uint64_t>(tx) * grid_.tile + x;
@@ -140,7 +140,7 @@ int check_random(std::uint64_t seed) {
   ref.max_cost = o.max_cost;
   testing::set_reference_sources(ref, sources);
   testing::sssp_reference(ref);
-  o.device = SsspSolverDevice::Cuda;
+  o.device = Device::Cuda;
   o.batch = 1 + static_cast<std::uint32_t>(rng() % 64);
   if (rng() % 2) o.cache_bytes = (o.batch + 2) * (static_cast<std::uint64_t>(t + 2) * (t + 2) * 16 + t * t + 128);
   const Run gpu = run_exchange(values, w, h, t, o, sources);
@@ -163,11 +163,11 @@ int check_large(std::uint64_t side, std::uint32_t t) {
   o.params.model = WeightModel::Friction;
   o.params.scale = 1e5;
   const std::vector<std::pair<std::uint64_t, std::uint32_t>> sources = {{(side / 2) * side + side / 3, 0}};
-  o.device = SsspSolverDevice::Cpu;
+  o.device = Device::Cpu;
   o.threads = 16;
   o.batch = 16;
   const Run cpu = run_exchange(values, side, side, t, o, sources);
-  o.device = SsspSolverDevice::Cuda;
+  o.device = Device::Cuda;
   o.threads = 1;
   o.batch = 64;
   const Run gpu = run_exchange(values, side, side, t, o, sources);

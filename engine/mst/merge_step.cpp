@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/union_find.h"
 
 namespace terrazo {
 namespace {
@@ -27,14 +28,6 @@ struct Candidate {
   CellId ga = 0, gb = 0;       // global ids of the ends
   bool summary = false;        // a summary edge (else a crossing edge)
 };
-
-std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t v) {
-  while (parent[v] != v) {
-    parent[v] = parent[parent[v]];
-    v = parent[v];
-  }
-  return v;
-}
 
 // Which child (dy*2+dx) of the parent extent holds cell (x, y).
 int child_of(const ClusterExtent& parent, std::uint64_t x, std::uint64_t y) {
@@ -327,25 +320,21 @@ void merge_clusters(const TileGrid& grid, std::uint32_t level, std::uint64_t cx,
 
   // Kruskal.
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& p, const Candidate& q) { return p.key < q.key; });
-  std::vector<std::uint32_t> uf(ids.size());
-  for (std::uint32_t v = 0; v < uf.size(); ++v) uf[v] = v;
+  UnionFind uf(static_cast<std::uint32_t>(ids.size()));
   std::vector<Candidate> kept;
   kept.reserve(ids.size());
   for (const Candidate& c : candidates) {
-    const std::uint32_t ra = find_root(uf, c.a), rb = find_root(uf, c.b);
-    if (ra == rb) {
+    if (!uf.unite(c.b, c.a)) {  // links c.a's root under c.b's
       if (c.summary) sink.dropped(c.key);
       continue;
     }
-    uf[ra] = rb;
     if (!c.summary) sink.kept_crossing(c.key);
     kept.push_back(c);
   }
   if (root || !parent) return;
   candidates.clear();
   candidates.shrink_to_fit();
-  uf.clear();
-  uf.shrink_to_fit();
+  uf = UnionFind();  // frees its parents
 
   parent->level = level;
   parent->cx = cx;

@@ -23,22 +23,20 @@
 #include <utility>
 #include <vector>
 
+#include "core/bits.h"
 #include "core/error.h"
+#include "engine/mst/summary_file.h"
 #include "kernels/mst/graph_msf.h"
+#include "kernels/mst/graph_msf_solver.h"
 
 namespace terrazo {
 namespace {
 
-constexpr std::uint64_t kFileBufferBytes = 1ull << 20;  // each summary file's buffer
 // Host bytes per edge of slot capacity (mst_merge_levels.h, "Memory").
 constexpr std::uint64_t kCpuHostBytesPerSlotEdge = 900;
 constexpr std::uint64_t kCudaHostBytesPerSlotEdge = 1200;
 constexpr std::uint64_t kCpuMaxSlotEdges = 1ull << 20;
 constexpr std::uint64_t kCudaMaxSlotEdges = 1ull << 19;
-// CPU slot arrays per edge of capacity: edge, in_forest byte, summary edge, two vertices' boundary
-// bytes, a span and a summary count (at most one graph per edge: graphs without edges are not sent).
-constexpr std::uint64_t kCpuSlotBytesPerEdge =
-    sizeof(GraphEdge) + 1 + sizeof(GraphSummaryEdge) + 2 + sizeof(GraphSpan) + sizeof(std::uint32_t);
 // A merge step's bytes per edge of its graph's upper bound while it is built, besides its children
 // and the vertex map (header, "Memory"): the edge (24), two vertices (id 8 + boundary 1 each), the
 // crossing list (32).
@@ -50,12 +48,6 @@ constexpr std::uint64_t kBuiltBytesPerEdge = sizeof(GraphEdge) + sizeof(SortReco
 constexpr std::uint64_t kCpuSolverBytesPerEdge = 4 + 1 + sizeof(GraphSummaryEdge);
 constexpr std::uint64_t kCpuSolverBytesPerVertex = 36;
 constexpr std::uint64_t kNoSpan = std::numeric_limits<std::uint64_t>::max();
-
-std::uint32_t ceil_log2(std::uint64_t v) {
-  std::uint32_t k = 0;
-  while ((std::uint64_t{1} << k) < v) ++k;
-  return k;
-}
 
 std::uint64_t ring_bytes(const ClusterRing& ring) {
   return (ring.top.capacity() + ring.bottom.capacity() + ring.left.capacity() + ring.right.capacity()) *
@@ -269,116 +261,6 @@ void unpack(const TileGrid& grid, std::uint32_t level, std::uint32_t shift, bool
   s.boundary = std::vector<std::uint8_t>();
 }
 
-// ---- batch solvers ---------------------------------------------------------------------------------
-struct SolvedBatch {
-  const std::uint8_t* in_forest = nullptr;
-  const GraphSummaryEdge* summary = nullptr;
-  const std::uint32_t* summary_count = nullptr;
-  double kernel_ms = 0;
-};
-
-// A batch solver with kernels/mst/graph_msf.h's two-slot interface: fill the free slot, submit, wait.
-class BatchSolver {
- public:
-  virtual ~BatchSolver() = default;
-  virtual std::uint64_t edge_capacity() const = 0;
-  virtual std::uint64_t vertex_capacity() const = 0;
-  virtual std::uint64_t graph_capacity() const = 0;
-  virtual std::size_t slots() const = 0;
-  virtual GraphEdge* edges() = 0;
-  virtual std::uint8_t* boundary() = 0;
-  virtual GraphSpan* spans() = 0;
-  virtual void submit(std::uint64_t graphs, std::uint64_t edges, std::uint64_t vertices) = 0;
-  virtual std::size_t pending() const = 0;
-  virtual SolvedBatch wait() = 0;
-};
-
-// graph_msf_cpu over one slot, the graphs split into runs of about equal edge counts, one pool
-// iteration each; submit() solves at once.
-class CpuBatchSolver : public BatchSolver {
- public:
-  CpuBatchSolver(std::uint64_t capacity, MemoryBudget& budget, WorkerPool& pool)
-      : pool_(pool), capacity_(capacity),
-        reservation_(budget.reserve(capacity * kCpuSlotBytesPerEdge, "MST merge batch slot")),
-        edges_(capacity), boundary_(2 * capacity), spans_(capacity), in_forest_(capacity), summary_(capacity),
-        summary_count_(capacity) {}
-  std::uint64_t edge_capacity() const override { return capacity_; }
-  std::uint64_t vertex_capacity() const override { return 2 * capacity_; }
-  std::uint64_t graph_capacity() const override { return capacity_; }
-  std::size_t slots() const override { return 1; }
-  GraphEdge* edges() override { return edges_.data(); }
-  std::uint8_t* boundary() override { return boundary_.data(); }
-  GraphSpan* spans() override { return spans_.data(); }
-  void submit(std::uint64_t graphs, std::uint64_t edges, std::uint64_t) override {
-    if (pending_) throw Error("internal error: the CPU merge batch solver has no free slot");
-    const std::uint64_t runs_wanted = 4ull * pool_.threads();
-    const std::uint64_t per_run = std::max<std::uint64_t>(1, (edges + runs_wanted - 1) / runs_wanted);
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // first graph, graph count
-    for (std::uint64_t g = 0; g < graphs;) {
-      std::uint64_t end = g, run_edges = 0;
-      while (end < graphs && (end == g || run_edges + spans_[end].edges <= per_run)) run_edges += spans_[end++].edges;
-      runs.push_back({g, end - g});
-      g = end;
-    }
-    pool_.run(runs.size(), [&](std::uint64_t i) {
-      graph_msf_cpu(edges_.data(), boundary_.data(), spans_.data() + runs[i].first, runs[i].second, in_forest_.data(),
-                    summary_.data(), summary_count_.data() + runs[i].first);
-    });
-    pending_ = true;
-  }
-  std::size_t pending() const override { return pending_ ? 1 : 0; }
-  SolvedBatch wait() override {
-    if (!pending_) throw Error("internal error: no CPU merge batch to wait for");
-    pending_ = false;
-    return SolvedBatch{in_forest_.data(), summary_.data(), summary_count_.data(), 0.0};
-  }
-
- private:
-  WorkerPool& pool_;
-  std::uint64_t capacity_;
-  MemoryBudget::Reservation reservation_;
-  std::vector<GraphEdge> edges_;
-  std::vector<std::uint8_t> boundary_;
-  std::vector<GraphSpan> spans_;
-  std::vector<std::uint8_t> in_forest_;
-  std::vector<GraphSummaryEdge> summary_;
-  std::vector<std::uint32_t> summary_count_;
-  bool pending_ = false;
-};
-
-// CudaGraphMsfBatchSolver (kernels/mst/graph_msf.h), its pinned slots reserved from the budget.
-class CudaBatchSolver : public BatchSolver {
- public:
-  CudaBatchSolver(std::uint64_t capacity, std::uint64_t gpu_memory_bytes, MemoryBudget& budget)
-      : solver_(options(capacity, gpu_memory_bytes)),
-        reservation_(budget.reserve(solver_.pinned_bytes(), "MST merge GPU pinned slots")) {}
-  std::uint64_t edge_capacity() const override { return solver_.edge_capacity(); }
-  std::uint64_t vertex_capacity() const override { return solver_.vertex_capacity(); }
-  std::uint64_t graph_capacity() const override { return solver_.graph_capacity(); }
-  std::size_t slots() const override { return 2; }
-  GraphEdge* edges() override { return solver_.edges(); }
-  std::uint8_t* boundary() override { return solver_.boundary(); }
-  GraphSpan* spans() override { return solver_.graphs(); }
-  void submit(std::uint64_t graphs, std::uint64_t edges, std::uint64_t vertices) override {
-    solver_.submit(graphs, edges, vertices);
-  }
-  std::size_t pending() const override { return solver_.pending(); }
-  SolvedBatch wait() override {
-    const CudaGraphMsfBatchSolver::Batch& b = solver_.wait();
-    return SolvedBatch{b.in_forest, b.summary, b.summary_count, b.kernel_ms};
-  }
-
- private:
-  static GraphBatchOptions options(std::uint64_t capacity, std::uint64_t gpu_memory_bytes) {
-    GraphBatchOptions o;
-    o.gpu_memory_bytes = gpu_memory_bytes;
-    o.max_edges = capacity;
-    return o;
-  }
-  CudaGraphMsfBatchSolver solver_;
-  MemoryBudget::Reservation reservation_;
-};
-
 // ---- the pass ----------------------------------------------------------------------------------------
 class LevelMerge {
  public:
@@ -394,11 +276,8 @@ class LevelMerge {
     progress_.update("mst: merge", 0, total_merges_);
     if (totals_.levels > 0) {
       const std::uint64_t capacity = slot_capacity();
-      if (options_.cuda) {
-        solver_ = std::make_unique<CudaBatchSolver>(capacity, options_.gpu_memory_bytes, budget_);
-      } else {
-        solver_ = std::make_unique<CpuBatchSolver>(capacity, budget_, pool_);
-      }
+      solver_ = make_graph_msf_solver(options_.cuda ? Device::Cuda : Device::Cpu, capacity, options_.gpu_memory_bytes,
+                                      pool_, budget_);
       totals_.batch_edges = solver_->edge_capacity();
       std::string input = tile_summaries;
       for (std::uint32_t k = 1; k <= totals_.levels; ++k) {
@@ -438,7 +317,7 @@ class LevelMerge {
   std::uint64_t slot_capacity() const {
     if (options_.batch_edges > 0) return options_.batch_edges;
     const std::uint64_t available = budget_.available();
-    const std::uint64_t share = available > 2 * kFileBufferBytes ? (available - 2 * kFileBufferBytes) / 2 : 0;
+    const std::uint64_t share = available > 2 * kSummaryFileBufferBytes ? (available - 2 * kSummaryFileBufferBytes) / 2 : 0;
     const std::uint64_t per_edge = options_.cuda ? kCudaHostBytesPerSlotEdge : kCpuHostBytesPerSlotEdge;
     const std::uint64_t most = options_.cuda ? kCudaMaxSlotEdges : kCpuMaxSlotEdges;
     return std::max<std::uint64_t>(1, std::min(most, share / per_edge));
@@ -478,10 +357,10 @@ class LevelMerge {
   // are packed, solved, unpacked and written.
   void run_level(std::uint32_t k, const std::string& input, const std::string& output) {
     const bool root = k == totals_.levels;
-    SequentialReader in(input, budget_, kFileBufferBytes, "MST summary buffer");
+    SequentialReader in(input, budget_, kSummaryFileBufferBytes, "MST summary buffer");
     std::unique_ptr<SequentialWriter> out;
     if (!output.empty()) {
-      out = std::make_unique<SequentialWriter>(output, budget_, kFileBufferBytes, "MST summary buffer");
+      out = std::make_unique<SequentialWriter>(output, budget_, kSummaryFileBufferBytes, "MST summary buffer");
     }
     ZOrderCursor cursor(clusters_x(k), clusters_y(k));
     const std::uint64_t capacity = solver_->edge_capacity();
@@ -575,26 +454,29 @@ class LevelMerge {
 
   // Copies the batch's graphs into the solver's free slot (parallel over steps) and submits it.
   void pack_and_submit(Batch& b) {
-    GraphEdge* edges = solver_->edges();
-    std::uint8_t* boundary = solver_->boundary();
-    GraphSpan* spans = solver_->spans();
-    std::uint64_t first_vertex = 0;
-    for (const auto& s : b.steps) {
-      if (s->span == kNoSpan) continue;
-      GraphSpan& span = spans[s->span];
-      span.first_edge = s->first_edge;
-      span.first_vertex = first_vertex;
-      span.edges = static_cast<std::uint32_t>(s->edges.size());
-      span.vertices = static_cast<std::uint32_t>(s->ids.size());
-      first_vertex += s->ids.size();
-    }
-    pool_.run(b.steps.size(), [&](std::uint64_t i) {
-      const MergeStep& s = *b.steps[i];
-      if (s.span == kNoSpan) return;
-      std::memcpy(edges + s.first_edge, s.edges.data(), s.edges.size() * sizeof(GraphEdge));
-      std::memcpy(boundary + spans[s.span].first_vertex, s.boundary.data(), s.boundary.size());
-    });
-    solver_->submit(b.graphs, b.edges, b.vertices);
+    GraphMsfBatch batch;
+    batch.graphs = b.graphs;
+    batch.edges = b.edges;
+    batch.vertices = b.vertices;
+    batch.pack = [&](const GraphMsfSlot& slot) {
+      std::uint64_t first_vertex = 0;
+      for (const auto& s : b.steps) {
+        if (s->span == kNoSpan) continue;
+        GraphSpan& span = slot.spans[s->span];
+        span.first_edge = s->first_edge;
+        span.first_vertex = first_vertex;
+        span.edges = static_cast<std::uint32_t>(s->edges.size());
+        span.vertices = static_cast<std::uint32_t>(s->ids.size());
+        first_vertex += s->ids.size();
+      }
+      pool_.run(b.steps.size(), [&](std::uint64_t i) {
+        const MergeStep& s = *b.steps[i];
+        if (s.span == kNoSpan) return;
+        std::memcpy(slot.edges + s.first_edge, s.edges.data(), s.edges.size() * sizeof(GraphEdge));
+        std::memcpy(slot.boundary + slot.spans[s.span].first_vertex, s.boundary.data(), s.boundary.size());
+      });
+    };
+    solver_->submit(batch);
     b.submitted = true;
     ++totals_.batches;
     totals_.graphs += b.graphs;
@@ -607,7 +489,7 @@ class LevelMerge {
     const bool root = k == totals_.levels;
     const std::uint8_t no_forest = 0;
     if (b.submitted) {
-      const SolvedBatch solved = solver_->wait();
+      const GraphMsfSolved& solved = solver_->wait();
       totals_.kernel_ms += solved.kernel_ms;
       pool_.run(b.steps.size(), [&](std::uint64_t i) {
         MergeStep& s = *b.steps[i];
@@ -658,46 +540,13 @@ class LevelMerge {
   Progress& progress_;
   WorkerPool& pool_;
   std::uint32_t shift_;
-  std::unique_ptr<BatchSolver> solver_;
+  std::unique_ptr<GraphMsfBatchSolver> solver_;
   LevelMergeTotals totals_;
   std::uint64_t total_merges_ = 0, merges_done_ = 0;
   bool overflow_ = false;
 };
 
 }  // namespace
-
-void write_cluster_summary(SequentialWriter& out, const ClusterSummary& s) {
-  const std::uint64_t header[7] = {s.cx,
-                                   s.cy,
-                                   s.edges.size(),
-                                   s.ring.top.size(),
-                                   s.ring.bottom.size(),
-                                   s.ring.left.size(),
-                                   s.ring.right.size()};
-  out.write(header, sizeof header);
-  out.write(s.edges.data(), s.edges.size() * sizeof(SummaryEdge));
-  out.write(s.ring.top.data(), s.ring.top.size() * sizeof(double));
-  out.write(s.ring.bottom.data(), s.ring.bottom.size() * sizeof(double));
-  out.write(s.ring.left.data(), s.ring.left.size() * sizeof(double));
-  out.write(s.ring.right.data(), s.ring.right.size() * sizeof(double));
-}
-
-ClusterSummary read_cluster_summary(SequentialReader& in, std::uint32_t level) {
-  std::uint64_t header[7];
-  in.read(header, sizeof header);
-  ClusterSummary s;
-  s.level = level;
-  s.cx = header[0];
-  s.cy = header[1];
-  s.edges.resize(header[2]);
-  in.read(s.edges.data(), header[2] * sizeof(SummaryEdge));
-  std::vector<double>* parts[4] = {&s.ring.top, &s.ring.bottom, &s.ring.left, &s.ring.right};
-  for (int i = 0; i < 4; ++i) {
-    parts[i]->resize(header[3 + i]);
-    in.read(parts[i]->data(), header[3 + i] * sizeof(double));
-  }
-  return s;
-}
 
 LevelMergeTotals run_level_merge(const TileGrid& grid, const std::string& tile_summaries,
                                  const LevelMergeOptions& options, ExternalSorter& records, MemoryBudget& budget,

@@ -1,7 +1,7 @@
 // engine/mst/phase2_merge_levels.h: phase 2 of the MST pipeline (the hierarchical merge) level by level,
 // every merge step of a level solved as one small graph of kernels/mst/graph_msf.h, many per batch, on
 // the CPU (graph_msf_cpu on the WorkerPool) or on the GPU (CudaGraphMsfBatchSolver). It makes
-// exactly the decisions of the Z-order post-order MergePass of engine/mst/phases.cpp (the same
+// exactly the decisions of the Z-order post-order merge of engine/mst/phase2_merge_post_order.h (the same
 // merge steps on the same summaries), so the expansion (phase 3) and its checks are unchanged.
 //
 // Source: Gerritsen 2012 (shared/seeds/001), chapter 5 "further work" (the merge on the GPU) over
@@ -117,11 +117,5 @@ struct LevelMergeTotals {
 LevelMergeTotals run_level_merge(const TileGrid& grid, const std::string& tile_summaries,
                                  const LevelMergeOptions& options, ExternalSorter& records, MemoryBudget& budget,
                                  Progress& progress, WorkerPool& pool);
-
-// The summary scratch files (phase 1's tile summaries and the level files): per cluster a header
-// {cx, cy, edge count, ring lengths top, bottom, left, right} (7 x u64), the summary edges
-// (SummaryEdge, 32 bytes each), then the ring values (doubles) top, bottom, left, right.
-void write_cluster_summary(SequentialWriter& out, const ClusterSummary& s);
-ClusterSummary read_cluster_summary(SequentialReader& in, std::uint32_t level);
 
 }  // namespace terrazo

@@ -10,7 +10,7 @@
 // (optional) receives the binary edge list (mst_pipeline.h). Scratch files go to
 // `options.scratch_dir`, which must exist and outlive the call.
 // Phase 1 runs on the CPU (WorkerPool of `threads`, the next batch read while one is solved) or,
-// with `cuda`, through the streamed CudaMstBatchSolver (kernels/common/block_batch.h: tiles read straight
+// with `cuda`, through the streamed CudaMstBatchSolver (kernels/mst/block_mst_solver.h: tiles read straight
 // into its pinned input, two batches in flight). Phase 2 runs as `merge_mode` says (MstMergeMode).
 #pragma once
 #include <cstdint>
@@ -18,20 +18,11 @@
 
 #include "core/memory_budget.h"
 #include "core/progress.h"
+#include "engine/tile_input.h"
 #include "store/tile_store.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {
-
-class MstTileSource {
- public:
-  virtual ~MstTileSource() = default;
-  virtual const TileGrid& grid() const = 0;
-  virtual bool tile_present(std::uint32_t tx, std::uint32_t ty) const = 0;
-  // t*t values, NaN = nodata or padding. Called from several threads at once (disjoint tiles).
-  virtual void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const = 0;
-  virtual std::uint64_t bytes_read() const = 0;
-};
 
 class MstWindowSink {
  public:
@@ -43,7 +34,7 @@ class MstWindowSink {
 
 // How phase 2 (the hierarchical merge) runs. All modes make the same decisions: identical edge
 // rasters, totals and expansion records.
-//  CpuPostOrder: MergePass (mst_phases.cpp), the Z-order post-order recursion over the quadtree of
+//  CpuPostOrder: engine/mst/phase2_merge_post_order.h, the Z-order post-order recursion over the quadtree of
 //                tiles, subtrees below a split level in parallel on the WorkerPool; reads the tile
 //                summaries once.
 //  CpuLevels:    engine/mst/phase2_merge_levels.h, level by level, every merge step a graph of
@@ -91,7 +82,7 @@ struct MstPhaseResult {
   double gpu_merge_kernel_ms = 0;            // CudaLevels: sum of the batches' kernel times
 };
 
-MstPhaseResult run_mst_phases(const MstTileSource& source, const MstPhaseOptions& options, MemoryBudget& budget,
+MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& options, MemoryBudget& budget,
                               Progress& progress, MstWindowSink* sink);
 
 }  // namespace terrazo

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <limits>
 #include <string>
-#include <thread>
 
 #include "core/error.h"
 #include "kernels/sssp/block_sssp.h"
@@ -39,7 +38,7 @@ struct SsspExchange::Entry {
   }
 };
 
-SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
+SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
                            MemoryBudget& budget)
     : input_(input),
       store_(store),
@@ -50,8 +49,6 @@ SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const Sss
   if (store.labelled() != labelled_) throw Error("internal: distance store and exchange disagree on labels");
   if (options_.threads == 0) options_.threads = 1;
   if (options_.batch < options_.threads) options_.batch = options_.threads;
-  if (labelled_ && options_.device == SsspSolverDevice::Cuda)
-    throw Error("internal: the CUDA block solver computes distances only; labelled runs use the CPU solver");
   halo_cells_ = static_cast<std::uint64_t>(t_ + 2) * (t_ + 2);
   const std::uint64_t tiles = grid_.tile_count();
   const std::uint64_t cells = static_cast<std::uint64_t>(t_) * t_;
@@ -63,19 +60,17 @@ SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const Sss
   const std::uint64_t solver_bytes = options_.threads * halo_cells_ * (labelled_ ? 48 : 32) +
                                      cells * (16 + (labelled_ ? 8 : 0)) + (4 * t_ + 4) * sizeof(RingCell);
   reservations_.push_back(budget.reserve(solver_bytes, "sssp block solver workspace"));
-  if (options_.device == SsspSolverDevice::Cuda) {
-    BlockBatchOptions gpu;
-    gpu.t = t_;
-    gpu.params = options_.params;
-    gpu.connectivity = options_.connectivity;
-    gpu.reduce = false;
-    gpu.gpu_memory_bytes = options_.gpu_memory_bytes;
-    gpu.max_batch_tiles = options_.batch;
-    const std::uint64_t pinned = 2ull * options_.batch * (halo_cells_ * 16 + cells);
-    reservations_.push_back(budget.reserve(pinned, "sssp GPU pinned batch buffers"));
-    gpu_ = std::make_unique<CudaSsspBatchSolver>(gpu, options_.max_cost);
-    options_.batch = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.batch, gpu_->batch_tiles()));
-  }
+  pool_ = std::make_unique<WorkerPool>(options_.threads);
+  SsspTileSolverOptions solver_options;
+  solver_options.t = t_;
+  solver_options.params = options_.params;
+  solver_options.connectivity = options_.connectivity;
+  solver_options.max_cost = options_.max_cost;
+  solver_options.labelled = labelled_;
+  solver_options.batch = options_.batch;
+  solver_options.gpu_memory_bytes = options_.gpu_memory_bytes;
+  solver_ = make_sssp_tile_solver(options_.device, solver_options, *pool_, budget);
+  options_.batch = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.batch, solver_->batch_tiles()));
   const std::uint64_t entry_bytes = halo_cells_ * (16 + (labelled_ ? 8 : 0)) + cells + 128;
   const std::uint64_t minimum = entry_bytes * options_.batch;
   std::uint64_t wanted = options_.cache_bytes;
@@ -92,6 +87,7 @@ SsspExchange::SsspExchange(SsspTileInput& input, DistanceStore& store, const Sss
   capacity_ = wanted / entry_bytes;
   stats_.cache_capacity = capacity_;
   for (const auto& r : reservations_) stats_.memory_bytes += r.bytes();
+  stats_.memory_bytes += solver_->reserved_bytes();
 
   queued_key_.assign(tiles, kUnreached);
   solved_once_.assign(tiles, false);
@@ -433,57 +429,23 @@ void SsspExchange::push_to_neighbour(std::uint64_t tile, std::uint32_t first, co
 // ---- solving ----------------------------------------------------------------------------------
 
 void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
-  const std::uint32_t t = t_;
-  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-  bool overflow = false;
-  if (gpu_) {
-    double* values = gpu_->values();
-    PathLength* dist = gpu_->dist();
-    for (std::size_t k = 0; k < batch.size(); ++k) {
-      std::memcpy(values + k * halo_cells_, batch[k]->values.data(), halo_cells_ * sizeof(double));
-      std::memcpy(dist + k * halo_cells_, batch[k]->dist.data(), halo_cells_ * sizeof(PathLength));
+  SsspTileBatch tiles;
+  tiles.tiles.reserve(batch.size());
+  for (Entry* e : batch) {
+    SsspTile tile;
+    tile.values = e->values.data();
+    tile.dist = e->dist.data();
+    if (labelled_) {
+      tile.source = e->source.data();
+      tile.hops = e->hops.data();
     }
-    gpu_->submit(batch.size());
-    const CudaSsspBatchSolver::Batch& solved = gpu_->wait();
-    stats_.cells_improved += solved.changed_cells;
-    overflow = solved.overflow;
-    for (std::size_t k = 0; k < batch.size(); ++k) {
-      std::memcpy(batch[k]->dist.data(), solved.dist + k * halo_cells_, halo_cells_ * sizeof(PathLength));
-      std::memcpy(batch[k]->changed.data(), solved.changed + k * cells, cells);
-    }
-  } else {
-    std::vector<std::uint64_t> improved(batch.size(), 0);
-    std::vector<char> overflows(batch.size(), 0);
-    auto solve_one = [&](std::size_t k) {
-      Entry& e = *batch[k];
-      bool local_overflow = false;
-      SsspLabels labels;
-      labels.interior_consistent = !full_scan_[e.tile];
-      if (labelled_) {
-        labels.source = e.source.data();
-        labels.hops = e.hops.data();
-      }
-      improved[k] = block_sssp_cpu_labelled(e.values.data(), t, options_.params, options_.connectivity,
-                                            options_.max_cost, e.dist.data(), labels, e.changed.data(),
-                                            &local_overflow);
-      overflows[k] = local_overflow ? 1 : 0;
-    };
-    const std::size_t workers = std::min<std::size_t>(options_.threads, batch.size());
-    if (workers <= 1) {
-      for (std::size_t k = 0; k < batch.size(); ++k) solve_one(k);
-    } else {
-      std::vector<std::thread> threads;
-      for (std::size_t w = 0; w < workers; ++w)
-        threads.emplace_back([&, w] {
-          for (std::size_t k = w; k < batch.size(); k += workers) solve_one(k);
-        });
-      for (auto& thread : threads) thread.join();
-    }
-    for (std::size_t k = 0; k < batch.size(); ++k) {
-      stats_.cells_improved += improved[k];
-      overflow = overflow || overflows[k];
-    }
+    tile.interior_consistent = !full_scan_[e->tile];
+    tile.changed = e->changed.data();
+    tiles.tiles.push_back(tile);
   }
+  const SsspTileSolved& solved = solver_->solve(tiles);
+  stats_.cells_improved += solved.changed_cells;
+  const bool overflow = solved.overflow;
   if (overflow)
     throw Error("an edge weight does not fit in 32 bits at this --scale (" + std::to_string(options_.params.scale) +
                 "); lower --scale");

@@ -41,22 +41,13 @@
 #include "core/memory_budget.h"
 #include "core/progress.h"
 #include "engine/sssp/distance_store.h"
+#include "engine/tile_input.h"
 #include "store/tile_store.h"
-#include "kernels/common/block_batch.h"
+#include "core/worker_pool.h"
+#include "kernels/sssp/block_sssp_solver.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {
-
-// Where the exchange reads the raster's cells: a tile store in the pipeline, memory in tests.
-class SsspTileInput {
- public:
-  virtual ~SsspTileInput() = default;
-  virtual const TileGrid& grid() const = 0;
-  virtual bool tile_present(std::uint32_t tx, std::uint32_t ty) const = 0;
-  // t*t doubles, row-major; NaN = nodata or padding.
-  virtual void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) = 0;
-  virtual std::uint64_t bytes_read() const = 0;
-};
 
 // A source inside one tile: local cell index ly * t + lx and its id (allocation label).
 struct TileSource {
@@ -64,7 +55,7 @@ struct TileSource {
   std::uint32_t id = 0;
 };
 
-enum class SsspSolverDevice { Cpu, Cuda };
+using SsspSolverDevice = Device;  // kernels/common/batch_solver.h
 
 struct SsspExchangeOptions {
   WeightParams params;
@@ -93,7 +84,7 @@ struct SsspExchangeStats {
 
 class SsspExchange {
  public:
-  SsspExchange(SsspTileInput& input, DistanceStore& store, const SsspExchangeOptions& options, MemoryBudget& budget);
+  SsspExchange(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options, MemoryBudget& budget);
   ~SsspExchange();
   SsspExchange(const SsspExchange&) = delete;
   SsspExchange& operator=(const SsspExchange&) = delete;
@@ -122,7 +113,7 @@ class SsspExchange {
   bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
   void solve_batch(const std::vector<Entry*>& batch);
 
-  SsspTileInput& input_;
+  const TileInput& input_;
   DistanceStore& store_;
   SsspExchangeOptions options_;
   TileGrid grid_;
@@ -143,8 +134,9 @@ class SsspExchange {
   std::set<std::pair<PathLength, std::uint64_t>> queue_;
   std::vector<bool> solved_once_;
   std::vector<bool> full_scan_;  // interior labels set outside the solver (sources) since its last solve
-  // GPU: the streamed batch solver (kernels/common/block_batch.h), its pinned buffers reserved from the budget.
-  std::unique_ptr<CudaSsspBatchSolver> gpu_;
+  // The tile solver of options.device (kernels/sssp/block_sssp_solver.h) and the pool of the CPU one.
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<SsspTileBatchSolver> solver_;
   std::vector<MemoryBudget::Reservation> reservations_;
   SsspExchangeStats stats_;
 };

@@ -44,7 +44,7 @@ struct SsspOutputStats {
 
 // `options` are the exchange's (weights, connectivity, which labels exist). Backlinks need
 // options.track_hops. Throws Error when a reached cell has no predecessor (labels not final).
-SsspOutputStats write_sssp_results(SsspTileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
+SsspOutputStats write_sssp_results(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
                                    bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
                                    bool release_tiles = false);
 

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/union_find.h"
 #include "kernels/mst/block_mst.h"
 
 namespace terrazo {
@@ -26,14 +27,6 @@ struct KruskalScratch {
   std::vector<std::uint64_t> keys, sorted;
   std::vector<std::uint32_t> parent, size;
 };
-
-std::uint32_t find_root(std::uint32_t* parent, std::uint32_t v) {
-  while (parent[v] != v) {
-    parent[v] = parent[parent[v]];  // path halving
-    v = parent[v];
-  }
-  return v;
-}
 
 // Stable LSD radix sort of `count` keys on bits 32..63 (the weight); keys[] holds the result.
 // Digits of 11 bits of (weight - smallest weight): a tile whose weights span less than 2^11 costs
@@ -123,8 +116,8 @@ void block_mst_cpu(const double* values, std::uint32_t t, const WeightParams& pa
     const std::uint32_t l = tile_edge_owner(id);
     const int dir = tile_edge_direction(id);
     const std::uint32_t m = l + static_cast<std::uint32_t>(kDirDy[dir]) * t + static_cast<std::uint32_t>(kDirDx[dir]);
-    std::uint32_t ra = find_root(parent, l);
-    std::uint32_t rb = find_root(parent, m);
+    std::uint32_t ra = union_find_root(parent, l);
+    std::uint32_t rb = union_find_root(parent, m);
     if (ra == rb) continue;
     if (size[ra] < size[rb]) std::swap(ra, rb);
     parent[rb] = ra;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/union_find.h"
 #include "kernels/mst/graph_msf.h"
 
 namespace terrazo {
@@ -48,14 +49,6 @@ struct MsfScratch {
 };
 
 std::string graph_name(std::uint64_t g) { return "graph_msf_cpu: graph " + std::to_string(g); }
-
-std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t v) {
-  while (parent[v] != v) {
-    parent[v] = parent[parent[v]];
-    v = parent[v];
-  }
-  return v;
-}
 
 void validate_span(const GraphSpan& span, std::uint64_t g, const GraphEdge* edges, const std::uint8_t* boundary) {
   const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
@@ -113,7 +106,7 @@ void solve_graph(const GraphEdge* edges, const std::uint8_t* boundary, const Gra
   s.forest.clear();
   std::memset(chosen, 0, m);
   for (const std::uint32_t i : s.order) {
-    std::uint32_t ra = find_root(s.parent, e[i].a), rb = find_root(s.parent, e[i].b);
+    std::uint32_t ra = union_find_root(s.parent.data(), e[i].a), rb = union_find_root(s.parent.data(), e[i].b);
     if (ra == rb) continue;
     if (s.size[ra] < s.size[rb]) std::swap(ra, rb);
     s.parent[rb] = ra;
