@@ -37,7 +37,7 @@ class ArgParser {
   std::vector<bool> used_;
 };
 
-// Flags every heavy subcommand takes (DESIGN.md, "Command line").
+// Flags every heavy subcommand takes (README.md "Commands").
 struct CommonOptions {
   std::uint64_t memory_bytes = 1ull << 30;       // --memory (default 1G)
   std::uint64_t gpu_memory_bytes = 0;            // --gpu-memory (0: a share of the device's memory)

@@ -1,5 +1,5 @@
 // api/generate_terrain.h: deterministic synthetic terrain of any size, streamed to disk
-// (`terrazo gen`, issue #2 item 5). This is how the multi-gigabyte test and benchmark inputs are made.
+// (`terrazo gen`). This is how the multi-gigabyte test and benchmark inputs are made.
 //
 // The terrain is a pure function of (options, x, y): every cell is computed from hashes of
 // (seed, layer, lattice coordinates), never from a neighbour's computed value, so

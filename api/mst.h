@@ -1,11 +1,11 @@
 // api/mst.h: the out-of-core minimum spanning forest of a raster's grid graph
-// (`terrazo mst`, issue #3). The library entry point; cli/cmd_mst.cpp is a thin main over it.
+// (`terrazo mst`). The library entry point; cli/cmd_mst.cpp is a thin main over it.
 //
-// Source: Gerritsen 2012 (shared/seeds/001), chapters 2-3, after Haverkort; DESIGN.md "MST";
+// Source: [Gerritsen2012, ch. 2-3] (after Haverkort);
 // docs/mst.md (pipeline, expansion argument, memory formula).
 //
 // Contract: the result is THE minimum spanning forest of the 8- (or 4-) connected grid graph of the
-// input's valid cells under DESIGN.md's total order (weight, min id, max id), weights from
+// input's valid cells under the total order of docs/mst.md (weight, min id, max id), weights from
 // kernels/common/edge_weight.h with the parameters of mst_weight_params(). Outputs:
 //  - `output` (optional): Byte GeoTIFF, georeferenced like the input, bit 0 E, 1 SE, 2 S, 3 SW of the
 //    edges each cell owns, 255 on nodata cells (nodata value 255);

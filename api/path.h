@@ -1,5 +1,5 @@
 // api/path.h: least-cost paths traced through a backlink raster, out of core
-// (`terrazo path`, issue #4 item 4). The library entry point; cli/cmd_path.cpp is a thin main.
+// (`terrazo path`). The library entry point; cli/cmd_path.cpp is a thin main.
 //
 // Contract: from each destination cell, follow the backlink directions (kernels/sssp/backlink.h:
 // 0..7 clockwise from east, 255 = none) until a cell with 255 (a source); the path is that cell

@@ -1,6 +1,6 @@
 // api/raster_io.h: the library entry points behind `terrazo import`, `export` and `info`.
 //
-// Contract (DESIGN.md "Tile store", issue #2 items 3 and 4):
+// Contract (docs/tile_store_format.md, docs/memory_budget.md):
 //  - run_import streams any raster RasterReader::open accepts (GeoTIFF, SRTM .hgt, ENVI, ESRI
 //    ASCII .asc and .asc.gz, another tile store) into a Z-order tile store in ONE pass: it reads
 //    strips of t rows, left to right in chunks of whole tiles, cuts each chunk into tiles and

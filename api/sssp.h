@@ -1,9 +1,9 @@
 // api/sssp.h: out-of-core cost distance (exact multi-source shortest paths) over a
-// raster's grid graph (`terrazo sssp`, issue #4). The library entry point; cli/cmd_sssp.cpp is a
+// raster's grid graph (`terrazo sssp`). The library entry point; cli/cmd_sssp.cpp is a
 // thin main over it. docs/sssp.md has the pipeline, the tie-breaks, the fixed-point error bound and
 // the memory formula.
 //
-// Source: DESIGN.md "SSSP / cost distance"; Gerritsen 2012 (shared/seeds/001) ch. 4-5.
+// Source: docs/sssp.md; [Gerritsen2012, ch. 4-5].
 // Contract: dist(u) = min over sources s and paths s -> u of the sum of the path's edge weights
 // (kernels/common/edge_weight.h, fixed point), exactly; cells farther than max_cost, or unreachable, are
 // unreached. Friction (the default) equals GRASS r.cost / scikit-image MCP_Geometric to rounding.

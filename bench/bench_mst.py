@@ -3,7 +3,7 @@
 
 Both solve the same problem exactly: the grid graph of the raster's valid cells (8- or 4-connected),
 fixed-point weights computed like kernels/common/edge_weight.h with the scale and offset terrazo reports, and
-DESIGN.md's total order (weight, min id, max id) imposed on SciPy by giving each edge its rank in that
+the total order of docs/mst.md (weight, min id, max id) imposed on SciPy by giving each edge its rank in that
 order as its SciPy weight (distinct weights, so SciPy's forest is THE forest). The script checks that
 both forests have the same edge count and the same total fixed-point weight, and prints wall time,
 cells per second and peak RSS of each, and the ratio.
@@ -143,7 +143,7 @@ def run_scipy(args, values, scale, offset):
     other = np.concatenate(others)
     id4 = np.concatenate(ids4)
     del weights, owners, others, ids4
-    order = np.lexsort((id4, weight))  # DESIGN.md's total order
+    order = np.lexsort((id4, weight))  # the total order of docs/mst.md
     del id4
     rank = np.empty(order.size, dtype=np.float64)
     rank[order] = np.arange(1, order.size + 1, dtype=np.float64)

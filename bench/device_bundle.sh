@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/device_bundle.sh: packs a terrazo binary with the shared libraries it needs (GDAL and its
-# dependencies, STXXL, Boost), PROJ's database and GDAL's data files into one .tar.xz, so the full
+# dependencies, Boost), PROJ's database and GDAL's data files into one .tar.xz, so the full
 # `terrazo` CLI runs on the GPU machine, whose image has no GDAL (docs/benchmarks.md says how it
 # was used). glibc, libm, libstdc++ and libgcc_s are left out: the target's own (newer) ones are used.
 #

@@ -1,4 +1,4 @@
-// cli/cli_progress.h: the terrazo program's Progress sink (STYLE.md rule 6) and Ctrl-C handling.
+// cli/cli_progress.h: the terrazo program's Progress sink and Ctrl-C handling.
 //
 // Use it in every subcommand that runs long:
 //

@@ -1,7 +1,7 @@
 // core/json_summary.h: the small JSON object writer behind every `--json` summary.
 //
-// With --json, a command prints exactly one JSON object as the LAST line of stdout (DESIGN.md,
-// "Command line"), so scripts can do `terrazo mst --json ... | tail -n 1 | jq .total_weight`.
+// With --json, a command prints exactly one JSON object as the LAST line of stdout (README.md
+// "Commands"), so scripts can do `terrazo mst --json ... | tail -n 1 | jq .total_weight`.
 //
 //   JsonObject summary;
 //   summary.add("command", "mst").add("edges", edge_count).add("seconds", 12.5);

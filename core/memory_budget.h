@@ -1,7 +1,7 @@
-// core/memory_budget.h: the one host memory budget of a run (DESIGN.md, "Memory budget").
+// core/memory_budget.h: the one host memory budget of a run (docs/memory_budget.md).
 //
 // `--memory SIZE` makes one MemoryBudget; every structure that holds more than a few KiB
-// (tile caches, strip buffers, GDAL's block cache, STXXL's internal memory, queues) takes a
+// (tile caches, strip buffers, GDAL's block cache, sort buffers, queues) takes a
 // Reservation from it before allocating, naming what it is for, and gives it back by RAII.
 // A reservation that does not fit throws terrazo::Error naming the budget, what was asked and
 // what is already held, so "budget too small" is a clear error up front, not an OOM kill.
@@ -17,7 +17,7 @@ namespace terrazo {
 
 class MemoryBudget {
  public:
-  // Code, libraries, stacks and small objects that are not reserved: the "+ 64 MiB" of DESIGN.md.
+  // Code, libraries, stacks and small objects that are not reserved: the "+ 64 MiB" of docs/memory_budget.md.
   static constexpr std::uint64_t kFixedOverhead = 64ull << 20;
 
   explicit MemoryBudget(std::uint64_t total_bytes);

@@ -1,4 +1,4 @@
-// core/progress.h: the one progress callback type of terrazo (STYLE.md rule 6).
+// core/progress.h: the one progress callback type of terrazo.
 //
 // A long-running function takes a `Progress&`, calls `update` at 0, after each unit of work
 // (tile, level, strip) and at 1 of every phase. The sink returns false to cancel: `update` then

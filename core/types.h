@@ -1,6 +1,6 @@
 // core/types.h: the few types every layer of terrazo shares.
 //
-// Contract (DESIGN.md, "Data model"):
+// Contract (docs/architecture.md "Data model"):
 //  - cell (x, y) of a W x H raster has global id y*W + x, 64-bit;
 //  - edge weights are non-negative 32-bit fixed-point integers, kNoEdge (UINT32_MAX) is reserved
 //    to mean "no edge" (a nodata endpoint, or outside the raster), so the largest weight is kMaxWeight;

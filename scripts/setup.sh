@@ -13,7 +13,6 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # compiler and build
   libgdal-dev gdal-bin                           # GDAL (raster I/O, CRS) and its command-line tools
-  libstxxl-dev                                   # external-memory containers
   libboost-iostreams-dev zlib1g-dev              # gzip-compressed ASCII grids
   libgtest-dev googletest                        # tests
 )

@@ -1,4 +1,4 @@
-// store/cell_values.h: cells of a raster's own type <-> doubles, and the nodata rule (STYLE.md rule 4).
+// store/cell_values.h: cells of a raster's own type <-> doubles, and the nodata rule.
 //
 // The nodata rule, the same for every reader and writer of terrazo:
 //  - a float cell that is NaN is nodata, whether or not the raster declares a nodata value;

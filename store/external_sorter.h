@@ -1,7 +1,7 @@
 // store/external_sorter.h: external merge sort of 16-byte records under a byte budget.
 //
 // Used by the MST pipeline for its expansion records (api/mst.cpp): O(N/t) records made
-// in merge order, consumed in tile Z-order. Plain files in the run directory, no STXXL.
+// in merge order, consumed in tile Z-order. Plain files in the run directory; why not STXXL: docs/memory_budget.md.
 //
 // Contract: push() any number of records, then finish(), then next() returns them in increasing
 // (key, value) order, each exactly once. Memory: exactly `buffer_bytes` (reserved from the budget as

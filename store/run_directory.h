@@ -1,7 +1,7 @@
 // store/run_directory.h: the scratch directory of one run.
 //
-// Every temporary file of a run (imported tile stores of GDAL inputs, distance stores, STXXL's
-// disk file, MST expansion records) lives in one directory made under --tmpdir (default $TMPDIR,
+// Every temporary file of a run (imported tile stores of GDAL inputs, distance stores, MST
+// summaries and expansion records) lives in one directory made under --tmpdir (default $TMPDIR,
 // else the output's directory), removed with its contents when the run ends, by RAII, also on
 // errors and cancellation.
 #pragma once

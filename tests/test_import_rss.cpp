@@ -1,4 +1,4 @@
-// The memory promise of import (issue #2 item 4, DESIGN.md "Memory budget"): importing a raster
+// The memory promise of import ( item 4, docs/memory_budget.md): importing a raster
 // 16 times larger than --memory keeps the peak resident set (VmHWM) within budget + 64 MiB.
 //
 // The parent test writes a 256 MiB Float32 raster (8192 x 8192, raw ENVI, streamed row by row),

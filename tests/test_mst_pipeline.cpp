@@ -513,7 +513,7 @@ struct Sets {
   std::vector<std::size_t> parent;
 };
 
-using EdgeOrder = std::tuple<Weight, std::uint64_t, std::uint64_t>;  // DESIGN.md's total order
+using EdgeOrder = std::tuple<Weight, std::uint64_t, std::uint64_t>;  // the total order of docs/mst.md
 
 TEST(MstPipeline, ForestPropertiesAndCutAndCycleSpotChecks) {
   std::mt19937_64 rng(99);

@@ -1,5 +1,5 @@
 // tests/test_sssp_golden_all.cpp: friction cost distance on EVERY shipped DEM against scikit-image
-// MCP_Geometric(fully_connected=True) (= GRASS r.cost), issue #4's acceptance: 1e-5 relative at the
+// MCP_Geometric(fully_connected=True) (= GRASS r.cost)'s acceptance: 1e-5 relative at the
 // default scale.
 //
 // datasets/golden/friction_samples.txt (made by datasets/make_golden_friction.py, command in its

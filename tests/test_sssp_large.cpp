@@ -1,5 +1,5 @@
 // tests/test_sssp_large.cpp: exactness of a `terrazo sssp` run on a raster too large for the
-// in-memory reference, checked on a crop (issue #4: 4 G cells under --memory 1G, 64 M-cell crop).
+// in-memory reference, checked on a crop (4 G cells under --memory 1G, 64 M-cell crop).
 //
 // Runs only on request (it needs the multi-GB input and output of such a run):
 //

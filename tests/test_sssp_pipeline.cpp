@@ -750,7 +750,7 @@ TEST(SsspCli, JsonSummaryIsTheLastLine) {
 }
 
 // VmHWM of a run on a raster whose cells (as doubles) are 10x the budget stays within the budget
-// plus MemoryBudget::kFixedOverhead (DESIGN.md "Memory budget"); the child process reports it.
+// plus MemoryBudget::kFixedOverhead (docs/memory_budget.md); the child process reports it.
 TEST(SsspCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   testing::TempDir dir;
   const std::string dem = dir.file("gen.tif");

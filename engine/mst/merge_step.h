@@ -1,8 +1,8 @@
 // engine/mst/merge_step.h: one step of the hierarchical MST merge (phase 3 of the MST pipeline), on
 // summary graphs with 64-bit global cell ids.
 //
-// Source: Gerritsen 2012 (shared/seeds/001), chapter 2, Observations 2-4 (after Haverkort);
-// DESIGN.md "MST", steps 2-4; docs/mst.md.
+// Source: [Gerritsen2012, ch. 2, Observations 2-4] (after Haverkort);
+// docs/mst.md.
 //
 // Clusters. A cluster of level k is the square of 2^k x 2^k tiles at cluster coordinates (cx, cy):
 // cells [x0, x0 + s) x [y0, y0 + s), s = t 2^k, x0 = cx s, y0 = cy s, cut by the raster. Its boundary
@@ -60,7 +60,7 @@
 
 namespace terrazo {
 
-// DESIGN.md's total order (weight, min id, max id) on the edges of the whole raster.
+// the total order of docs/mst.md (weight, min id, max id) on the edges of the whole raster.
 struct GlobalEdgeKey {
   Weight weight = 0;
   std::uint64_t id = 0;  // owner cell * 4 + owned_direction_rank(dir)

@@ -4,7 +4,7 @@
 // exactly the decisions of the Z-order post-order merge of engine/mst/phase2_merge_post_order.h (the same
 // merge steps on the same summaries), so the expansion (phase 3) and its checks are unchanged.
 //
-// Source: Gerritsen 2012 (shared/seeds/001), chapter 5 "further work" (the merge on the GPU) over
+// Source: [Gerritsen2012, sec. 6.1] "further work" (the merge on the GPU) over
 // chapters 2-3; the merge step and the proof of the expansion rule: engine/mst/merge_step.h; the graph
 // contract: kernels/mst/graph_msf.h; docs/mst.md "The level-synchronous merge".
 //

@@ -5,7 +5,7 @@
 // Source and design: docs/mst.md; the expansion argument: engine/mst/merge_step.h.
 //
 // Contract: for the valid cells of `source` (NaN = nodata), weights from `options.params`, the MSF
-// under DESIGN.md's total order; `sink` (optional) receives every tile's window of the edge raster
+// under the total order of docs/mst.md; `sink` (optional) receives every tile's window of the edge raster
 // (Byte, bits 0..3 = E, SE, S, SW, 255 = nodata) exactly once, in tile Z-order; `options.edge_list`
 // (optional) receives the binary edge list (mst_pipeline.h). Scratch files go to
 // `options.scratch_dir`, which must exist and outlive the call.

@@ -1,7 +1,7 @@
 // engine/sssp/exchange.h: phases 1-2 of the SSSP pipeline: block-local solves and boundary
-// exchange through a tile-level priority queue, out of core (DESIGN.md "SSSP / cost distance").
+// exchange through a tile-level priority queue, out of core (docs/sssp.md).
 //
-// Source: Gerritsen 2012 (shared/seeds/001) ch. 4-5 for the block decomposition; here without the
+// Source: [Gerritsen2012, ch. 4-5] for the block decomposition; here without the
 // dense boundary graph: exact label-correcting at tile granularity (docs/sssp.md).
 //
 // State: the labels of every cell (dist, and with labels also source and hops, kernels/sssp/block_sssp.h)

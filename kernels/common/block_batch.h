@@ -1,5 +1,5 @@
 // kernels/common/block_batch.h: streamed batches of tiles through the CUDA block solvers (phase 1 of the
-// MST and SSSP pipelines on a GPU: DESIGN.md "many tiles per launch, copies overlap compute").
+// MST and SSSP pipelines on a GPU: many tiles per launch, copies overlapping compute).
 //
 // A solver owns two slots, each with page-locked host buffers, device buffers and its own CUDA
 // stream. The caller fills the free slot's pinned input, submits it (asynchronous: copy in, solve,

@@ -1,5 +1,5 @@
 // kernels/common/cuda_support.cuh: checked CUDA calls and RAII owners for device memory, pinned host
-// memory, streams and events (STYLE.md rules 7-8). Included by the kernels/*.cu files only.
+// memory, streams and events. Included by the kernels/*.cu files only.
 //
 //   TERRAZO_CUDA_CHECK(cudaMemcpy(...));   throws terrazo::Error("CUDA error at file:line: call: message")
 //   TERRAZO_CUDA_CHECK_LAUNCH();           after every kernel launch (launch configuration errors)

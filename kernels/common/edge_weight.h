@@ -1,4 +1,4 @@
-// kernels/common/edge_weight.h: the exact integer edge weights of terrazo (DESIGN.md, "Weights are exact integers").
+// kernels/common/edge_weight.h: the exact integer edge weights of terrazo (docs/architecture.md "Exact integer weights").
 //
 // One host/device function maps the values of two neighbouring cells to a 32-bit fixed-point
 // weight, so the CPU and CUDA solvers compute bit-identical weights (build with FP contraction

@@ -2,10 +2,10 @@
 //
 // A tile has t x t cells (t a power of two), local id l = ly * t + lx, row-major, y downwards as in GDAL.
 // Directions are numbered clockwise from east; the first four are the edges a cell owns
-// (DESIGN.md's edge raster bits): bit 0 = E (x+1, y), bit 1 = SE (x+1, y+1), bit 2 = S (x, y+1),
+// (the edge raster bits of docs/mst.md "Outputs"): bit 0 = E (x+1, y), bit 1 = SE (x+1, y+1), bit 2 = S (x, y+1),
 // bit 3 = SW (x-1, y+1). Every undirected edge is owned by exactly one cell.
 //
-// The total edge order of DESIGN.md is (weight, min global id, max global id). Inside one tile,
+// The total edge order (docs/mst.md "The tree is unique") is (weight, min global id, max global id). Inside one tile,
 // global ids of the tile's cells are ordered exactly as their local ids, and for one owner cell l
 // the other end is l+1 (E) < l+t-1 (SW) < l+t (S) < l+t+1 (SE). So the 64-bit key
 //   key = weight << 32 | (l * 4 + rank(dir)),  rank(E)=0, rank(SW)=1, rank(S)=2, rank(SE)=3

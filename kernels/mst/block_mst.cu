@@ -1,10 +1,10 @@
 // kernels/mst/block_mst.cu: the CUDA block MST (contract: kernels/mst/block_mst.h), Boruvka per tile.
 //
-// Source: Gerritsen 2012 (shared/seeds/001) sec. 3.1, after Harish et al.: every component picks
+// Source: [Gerritsen2012, sec. 3.1], after [Harish2007]: every component picks
 // its minimum outgoing edge with atomicMin on a packed key; the total order rules out cycles, so
 // no cycle repair is needed. The thesis packed weight, index and direction into 32 bits (blocks of
 // at most 512 x 512); here the key is kernels/common/tile_geometry.h's 64-bit tile_edge_key(weight, edge
-// id), which is DESIGN.md's (weight, min id, max id) order, so the forest equals Kruskal's
+// id), which is the (weight, min id, max id) order of docs/mst.md, so the forest equals Kruskal's
 // (block_mst_cpu) bit for bit, for any t up to 32768.
 //
 // One thread block per tile; per tile the working arrays (33 bytes per cell) live in shared memory

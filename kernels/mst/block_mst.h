@@ -1,7 +1,7 @@
 // kernels/mst/block_mst.h: minimum spanning forest of one tile (phase 1 of the MST pipeline).
 //
-// Source: Gerritsen 2012 (shared/seeds/001), sec. 3.1 (GPU Boruvka with packed atomic keys) and
-// sec. 3.3 (block-local MST); DESIGN.md "MST", step 1.
+// Source: [Gerritsen2012, sec. 3.1] (GPU Boruvka with packed atomic keys) and
+// [Gerritsen2012, sec. 3.3] (block-local MST); docs/mst.md "The pipeline".
 //
 // Contract (CPU and CUDA implementations are bit-identical):
 //   input  values[t*t]  the tile, row-major (kernels/common/tile_geometry.h), NaN = nodata or padding
@@ -13,7 +13,7 @@
 //          *overflow is set (never cleared) when a weight does not fit (kernels/common/edge_weight.h);
 //          the forest is then unspecified and the caller reports the error.
 // Plain formula: Kruskal over the tile's edges sorted by key, with union-find.
-// The key order equals DESIGN.md's (weight, min global id, max global id) order, so the forest is
+// The key order equals the (weight, min global id, max global id) order of docs/mst.md, so the forest is
 // unique, and (cycle property) the global MST restricted to the tile is a sub-forest of it.
 #pragma once
 #include <cstdint>

@@ -1,7 +1,7 @@
 // kernels/mst/block_reduce.cu: the CUDA reduction of a tile's forest to its boundary summary
 // (contract: kernels/mst/block_reduce.h; CPU twin: kernels/mst/block_reduce_cpu.cpp).
 //
-// Source: Gerritsen 2012 (shared/seeds/001), Observations 3-4; the thesis did this step on the CPU.
+// Source: [Gerritsen2012, ch. 2, Observations 3-4]; the thesis did this step on the CPU.
 // One thread block per tile, three steps separated by barriers:
 //  1. Incidence: mask[l] = the set of directions (E, SE, S, SW, W, NW, N, NE) of l's forest edges,
 //     one byte per cell (shared memory when the tile's t*t bytes fit, else global).

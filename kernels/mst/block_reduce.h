@@ -1,6 +1,6 @@
 // kernels/mst/block_reduce.h: reduction of a tile's spanning forest to its boundary summary (phase 2).
 //
-// Source: Gerritsen 2012 (shared/seeds/001), sec. 2.x Observations 3-4 (after Haverkort):
+// Source: [Gerritsen2012, ch. 2, Observations 3-4] (after Haverkort):
 //  - a forest edge on a dead-end branch (a branch with no boundary vertex) is in the global MST;
 //  - a maximal path whose interior vertices have forest degree 2 and are not boundary vertices is
 //    contracted into one summary edge; globally, all of its edges are in the MST except possibly

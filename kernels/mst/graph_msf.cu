@@ -1,7 +1,7 @@
 // kernels/mst/graph_msf.cu: the CUDA batched MSF + reduction (contract: kernels/mst/graph_msf.h; CPU twin:
 // kernels/mst/graph_msf_cpu.cpp), one thread block per graph.
 //
-// Source: Gerritsen 2012 (shared/seeds/001) sec. 3.1 (GPU Boruvka, one key per candidate,
+// Source: [Gerritsen2012, sec. 3.1] (GPU Boruvka, one key per candidate,
 // atomicMin per component, after Harish et al.) and Observations 3-4 (dead ends, degree-2 paths);
 // the reduction follows kernels/mst/block_reduce.cu (asynchronous leaf-peeling walkers, path walks).
 //

@@ -1,6 +1,6 @@
 // kernels/mst/graph_msf.h: minimum spanning forests of many small edge-weighted graphs, each reduced to
 // its boundary summary. This is the merge step of the MST pipeline (phase 2) on the GPU, the
-// thesis's "further work" (Gerritsen 2012, shared/seeds/001, chapter 5): engine/mst/phase2_merge_levels.h
+// thesis's "further work" ([Gerritsen2012, sec. 6.1]): engine/mst/phase2_merge_levels.h
 // turns every merge of 2x2 sibling cluster summaries of one level into one graph here, and solves
 // the whole level in batches.
 //

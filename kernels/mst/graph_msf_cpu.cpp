@@ -1,6 +1,6 @@
 // kernels/mst/graph_msf_cpu.cpp: the CPU twin of the batched MSF + reduction (contract: kernels/mst/graph_msf.h).
 //
-// Per graph, sequentially (Gerritsen 2012, shared/seeds/001, Observations 2-4; the same steps as
+// Per graph, sequentially ([Gerritsen2012, ch. 2, Observations 2-4]; the same steps as
 // engine/mst/merge_step.cpp's merge_clusters + reduce_forest, on local indices):
 //  1. Validation: every edge has a != b and both ends below the graph's vertex count; keys are
 //     distinct within the graph (checked on the sorted order); spans do not overflow 64 bits.

@@ -1,6 +1,6 @@
 // kernels/sssp/backlink.h: backlinks (direction to the predecessor) from final shortest-path labels.
 //
-// Source: DESIGN.md "SSSP / cost distance" step 3; the tie-break is terrazo's own (docs/sssp.md).
+// Source: docs/sssp.md "Labels and tie-breaks"; the tie-break is terrazo's own (docs/sssp.md).
 // Layout as kernels/sssp/block_sssp.h: (t+2) x (t+2) with a one-cell halo ring holding the final labels
 // of the neighbouring cells (kUnreached where unreached or outside the raster).
 // Contract:

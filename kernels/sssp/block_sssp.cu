@@ -1,6 +1,6 @@
 // kernels/sssp/block_sssp.cu: the CUDA block SSSP (contract: kernels/sssp/block_sssp.h), relaxation sweeps.
 //
-// Source: DESIGN.md "SSSP" step 1; Malison 2012 (seed 000) for relaxation on the GPU. One thread
+// Source: docs/sssp.md "Block solver"; [Malison2012] for relaxation on the GPU. One thread
 // block per tile on the (t+2) x (t+2) grid with its halo ring:
 //  1. weight[d][i]: the owned edges E, SE, S, SW of every grid cell i whose edge has at least one
 //     interior end (halo-to-halo edges are never used), computed once with edge_weight.

@@ -1,7 +1,7 @@
 // kernels/sssp/block_sssp.h: exact shortest distances inside one tile, seeded from its halo (SSSP phase 1-2).
 //
-// Source: DESIGN.md "SSSP / cost distance" step 1; Gerritsen 2012 (shared/seeds/001) ch. 4-5 for
-// the block decomposition; Malison 2012 (seed 000) for GPU relaxation.
+// Source: docs/sssp.md "Block solver"; [Gerritsen2012, ch. 4-5] for
+// the block decomposition; [Malison2012] for GPU relaxation.
 //
 // Layout: the tile with a one-cell halo ring, (t+2) x (t+2), row-major, interior cell (lx, ly) at
 // index (ly+1)*(t+2) + (lx+1). values: NaN = nodata/padding/outside the raster.

@@ -1,5 +1,5 @@
 // tests/gpu/test_gpu_block_solvers.cpp: the CUDA block solvers against their CPU twins and plain
-// oracles, bit for bit, on fresh random tiles (DESIGN.md "Correctness"; issues #3 and #4).
+// oracles, bit for bit, on fresh random tiles (docs/testing.md).
 //
 // Every GPU test skips (GTEST_SKIP with the reason) when there is no CUDA device, so this
 // executable passes on CI machines without a GPU; there, the last test checks that the CUDA entry

@@ -1,7 +1,7 @@
 // tests/support/mst_reference.h: the in-memory oracle for the MST pipeline (tests only).
 //
 // Plain Kruskal over the whole raster with union-find: every edge (u, v) of the grid graph whose
-// ends are both valid, weight from kernels/common/edge_weight.h, sorted by DESIGN.md's total order
+// ends are both valid, weight from kernels/common/edge_weight.h, sorted by the total order of docs/mst.md
 // (weight, min global id, max global id), accepted when it joins two different sets. Simple and
 // obviously right; O(N log N) time and about 40 bytes per cell, so only for small rasters.
 #pragma once
@@ -13,7 +13,7 @@
 namespace terrazo::testing {
 
 struct ReferenceMst {
-  std::vector<std::uint8_t> bits;  // W*H, DESIGN.md's edge raster: bit 0 E, 1 SE, 2 S, 3 SW; 255 = nodata
+  std::vector<std::uint8_t> bits;  // W*H, the edge raster of docs/mst.md "Outputs": bit 0 E, 1 SE, 2 S, 3 SW; 255 = nodata
   std::uint64_t edges = 0;
   std::uint64_t vertices = 0;      // valid cells
   std::uint64_t components = 0;    // vertices - edges
