@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/timer.h"
+#include "engine/tile_store_input.h"
 #include "api/raster_io.h"
 #include "engine/mst/phases.h"
 #include "store/run_directory.h"
@@ -21,55 +23,17 @@
 namespace terrazo {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
-// ---- statistics -----------------------------------------------------------------------------------
-// Min, max and valid cells of a store whose header has none, by reading every present tile.
-void compute_stats(const TileStore& store, RasterInfo* info, MemoryBudget& budget) {
-  const TileGrid& grid = store.grid();
-  const std::uint64_t cells = static_cast<std::uint64_t>(grid.tile) * grid.tile;
-  auto reservation = budget.reserve(cells * sizeof(double), "MST statistics tile");
-  std::vector<double> values(cells);
-  info->min = std::numeric_limits<double>::infinity();
-  info->max = -std::numeric_limits<double>::infinity();
-  info->valid_cells = 0;
-  for (std::uint64_t index : grid.z_order()) {
-    const auto tx = static_cast<std::uint32_t>(index % grid.tiles_x()), ty = static_cast<std::uint32_t>(index / grid.tiles_x());
-    if (!store.tile_present(tx, ty)) continue;
-    store.read_tile(tx, ty, values.data());
-    for (double v : values) {
-      if (v != v) continue;
-      info->min = std::min(info->min, v);
-      info->max = std::max(info->max, v);
-      ++info->valid_cells;
-    }
-  }
-  info->has_stats = true;
-}
 
-class StoreSource : public TileInput {
- public:
-  explicit StoreSource(const TileStore& store) : store_(store) {}
-  const TileGrid& grid() const override { return store_.grid(); }
-  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override { return store_.tile_present(tx, ty); }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override { store_.read_tile(tx, ty, out); }
-  std::uint64_t bytes_read() const override { return store_.bytes_read(); }
-
- private:
-  const TileStore& store_;
-};
 
 // The edge raster: a Byte GeoTIFF georeferenced like the input, nodata 255. Tiles arrive in
 // Z-order, so GDAL's block cache needs only a few blocks (block = clamp(t, 256, 1024)); it gets up to
 // 16 MiB when the budget allows.
-class GeoTiffSink : public MstWindowSink {
+class EdgeRasterWriter : public MstWindowSink {
  public:
   // DEFLATE on `threads` GDAL worker threads (0: all cores): on 1 G cells the single-threaded
   // compression was most of the expansion phase (docs/benchmarks.md).
-  GeoTiffSink(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
+  EdgeRasterWriter(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
               unsigned threads) {
     const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
     const std::uint64_t cache_bytes =
@@ -140,7 +104,7 @@ WeightParams mst_weight_params(WeightModel model, double scale, const RasterInfo
 }
 
 MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& progress) {
-  const auto start = Clock::now();
+  Stopwatch start;
   MstResult result;
   if (options.input.empty()) throw UsageError("mst: INPUT is missing");
 
@@ -162,7 +126,7 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   RunDirectory run(options.tmpdir);
 
   // 0. The input as a tile store.
-  auto phase = Clock::now();
+  Stopwatch phase;
   std::unique_ptr<TileStore> store;
   if (TileStore::looks_like_tile_store(options.input)) {
     store = TileStore::open(options.input);
@@ -179,9 +143,9 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
     import_written = imported.bytes_written;
     store = TileStore::open(import.output);
   }
-  result.seconds.import = seconds_since(phase);
+  result.seconds.import = phase.seconds();
   RasterInfo info = store->info();
-  if (!info.has_stats) compute_stats(*store, &info, budget);
+  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "MST statistics tile");
   const TileGrid grid = store->grid();
   result.width = grid.width;
   result.height = grid.height;
@@ -201,9 +165,9 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   phase_options.merge_batch_edges = options.merge_batch_edges;
   phase_options.edge_list = options.edge_list;
   phase_options.scratch_dir = run.path();
-  StoreSource source(*store);
-  std::unique_ptr<GeoTiffSink> raster;
-  if (!options.output.empty()) raster = std::make_unique<GeoTiffSink>(options.output, grid, info, budget, options.threads);
+  TileStoreInput source(*store);
+  std::unique_ptr<EdgeRasterWriter> raster;
+  if (!options.output.empty()) raster = std::make_unique<EdgeRasterWriter>(options.output, grid, info, budget, options.threads);
   const MstPhaseResult phases = run_mst_phases(source, phase_options, budget, progress, raster.get());
   if (raster) result.bytes_written += raster->finish();
 
@@ -232,7 +196,7 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   result.gpu_merge_kernel_seconds = phases.gpu_merge_kernel_ms / 1000.0;
   result.bytes_read += phases.bytes_read + store->bytes_read() + import_read;
   result.bytes_written += phases.bytes_written + import_written;
-  result.seconds.total = seconds_since(start);
+  result.seconds.total = start.seconds();
   result.memory_peak_reserved = budget.peak_reserved();
   result.peak_rss_bytes = peak_rss_bytes();
   return result;

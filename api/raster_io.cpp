@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/timer.h"
 #include "core/json_summary.h"
 #include "store/cell_values.h"
 #include "gdal/gdal_raster.h"
@@ -22,11 +23,7 @@ namespace terrazo {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
@@ -107,7 +104,7 @@ std::string crs_name_of(const std::string& wkt, std::string* authority) {
 // ---- import ------------------------------------------------------------------------------------
 
 ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Progress& progress) {
-  const auto start = Clock::now();
+  Stopwatch start;
   const std::uint32_t t = checked_tile(options.tile);
   if (options.input.empty() || options.output.empty()) throw UsageError("import needs an INPUT raster and an OUTPUT tile store");
   if (same_file(options.input, options.output))
@@ -171,14 +168,14 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
   result.bytes_written = writer.bytes_written();
   result.buffer_bytes = memory.bytes;
   result.present_tiles = writer.present_tiles();
-  result.seconds = seconds_since(start);
+  result.seconds = start.seconds();
   return result;
 }
 
 // ---- export ------------------------------------------------------------------------------------
 
 ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Progress& progress) {
-  const auto start = Clock::now();
+  Stopwatch start;
   if (options.input.empty() || options.output.empty()) throw UsageError("export needs an INPUT raster and an OUTPUT GeoTIFF");
   if (same_file(options.input, options.output))
     throw UsageError("INPUT and OUTPUT are the same file '" + options.output + "'; choose another OUTPUT");
@@ -226,14 +223,14 @@ ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Prog
   result.bytes_read = reader->bytes_read();
   result.bytes_written = writer.bytes_written();
   result.buffer_bytes = memory.bytes;
-  result.seconds = seconds_since(start);
+  result.seconds = start.seconds();
   return result;
 }
 
 // ---- info --------------------------------------------------------------------------------------
 
 RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& progress) {
-  const auto start = Clock::now();
+  Stopwatch start;
   RasterSummary summary;
   summary.path = path;
   CellStats stats;
@@ -293,7 +290,7 @@ RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& 
   summary.nodata_cells = summary.info.cells() - stats.valid;
   summary.nodata_share = static_cast<double>(summary.nodata_cells) / static_cast<double>(summary.info.cells());
   summary.crs_name = crs_name_of(summary.info.crs_wkt, &summary.crs_authority);
-  summary.seconds = seconds_since(start);
+  summary.seconds = start.seconds();
   return summary;
 }
 

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/timer.h"
+#include "engine/tile_store_input.h"
 #include "engine/sssp/distance_store.h"
 #include "api/raster_io.h"
 #include "store/run_directory.h"
@@ -25,30 +27,15 @@ namespace terrazo {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Tiles of a solved GPU batch; the cache must hold this many tiles at once.
 constexpr std::uint32_t kCudaBatchTiles = 64;
 
-class StoreTileInput : public TileInput {
- public:
-  explicit StoreTileInput(const TileStore& store) : store_(store) {}
-  const TileGrid& grid() const override { return store_.grid(); }
-  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override { return store_.tile_present(tx, ty); }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override { store_.read_tile(tx, ty, out); }
-  std::uint64_t bytes_read() const override { return store_.bytes_read(); }
-
- private:
-  const TileStore& store_;
-};
 
 // The three GeoTIFF outputs, tile by tile.
-class GeoTiffSink : public SsspResultSink {
+class CostOutputsWriter : public SsspResultSink {
  public:
-  GeoTiffSink(const SsspOptions& options, const RasterInfo& info, const TileGrid& grid, double scale,
+  CostOutputsWriter(const SsspOptions& options, const RasterInfo& info, const TileGrid& grid, double scale,
               MemoryBudget& budget)
       : scale_(scale), window_(static_cast<std::size_t>(grid.tile) * grid.tile),
         bytes_(static_cast<std::size_t>(grid.tile) * grid.tile) {
@@ -117,28 +104,6 @@ class GeoTiffSink : public SsspResultSink {
   std::unique_ptr<GeoTiffWriter> cost_, backlink_, allocation_;
 };
 
-// Min, max and valid cells of a store whose header has none (a store written without statistics).
-void compute_statistics(TileStore& store, RasterInfo* info, MemoryBudget& budget) {
-  const TileGrid& grid = store.grid();
-  const std::uint64_t cells = static_cast<std::uint64_t>(grid.tile) * grid.tile;
-  auto reservation = budget.reserve(cells * 8, "sssp statistics tile");
-  std::vector<double> tile(cells);
-  info->min = std::numeric_limits<double>::infinity();
-  info->max = -std::numeric_limits<double>::infinity();
-  info->valid_cells = 0;
-  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
-    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
-      if (!store.tile_present(tx, ty)) continue;
-      store.read_tile(tx, ty, tile.data());
-      for (double v : tile) {
-        if (v != v) continue;
-        info->min = std::min(info->min, v);
-        info->max = std::max(info->max, v);
-        ++info->valid_cells;
-      }
-    }
-  info->has_stats = info->valid_cells > 0;
-}
 
 std::string format_double(double v) {
   char buffer[64];
@@ -185,7 +150,7 @@ WeightParams sssp_weight_params(WeightModel model, double scale, const RasterInf
 }
 
 SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
-  const auto start = Clock::now();
+  Stopwatch start;
   SsspResult result;
   if (options.input.empty()) throw UsageError("sssp: INPUT is missing");
   if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
@@ -211,11 +176,11 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   RunDirectory run(options.tmpdir);
 
   // 0. The input as a tile store.
-  auto phase = Clock::now();
+  Stopwatch phase;
   std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress);
-  result.seconds.import = seconds_since(phase);
+  result.seconds.import = phase.seconds();
   RasterInfo info = store->info();
-  if (!info.has_stats) compute_statistics(*store, &info, budget);
+  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "sssp statistics tile");
   const TileGrid grid = store->grid();
   const std::uint32_t t = grid.tile;
   result.width = grid.width;
@@ -235,7 +200,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.max_cost_fixed = max_cost;
 
   // 1. Sources.
-  phase = Clock::now();
+  phase.restart();
   progress.update("sssp: sources", 0, 1);
   std::vector<SourceCell> points;
   {
@@ -279,7 +244,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     xo.keep_free_bytes = mask_cache_bytes + tile_cells * 8 + mask->resident_bytes(t);
   }
   xo.keep_free_bytes += 1ull << 20;  // small allocations of the exchange (queue set nodes, lists)
-  StoreTileInput input(*store);
+  TileStoreInput input(*store);
   SsspExchangeStats stats;
   {
     // The exchange releases its reservations before the outputs are opened (phase 3).
@@ -342,14 +307,14 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                                                       : std::string()));
     }
     progress.update("sssp: sources", 1, 1);
-    result.seconds.sources = seconds_since(phase);
+    result.seconds.sources = phase.seconds();
 
     // 2. Block-local solves and boundary exchange.
-    phase = Clock::now();
+    phase.restart();
     exchange.run(progress);
     exchange.flush();
     stats = exchange.stats();
-    result.seconds.exchange = seconds_since(phase);
+    result.seconds.exchange = phase.seconds();
   }
   result.solves = stats.solves;
   result.tiles_solved = stats.tiles_solved;
@@ -360,9 +325,9 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   // 3. Outputs. The store is at its largest now; each tile's slot is released once written, so the
   // outputs grow into the space the store gives back.
   result.scratch_bytes = distances.bytes_on_disk();
-  phase = Clock::now();
+  phase.restart();
   {
-    GeoTiffSink sink(options, info, grid, params.scale, budget);
+    CostOutputsWriter sink(options, info, grid, params.scale, budget);
     const SsspOutputStats out =
         write_sssp_results(input, distances, xo, !options.backlink.empty(), sink, budget, progress, true);
     result.bytes_written += sink.finish();
@@ -370,11 +335,11 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     result.max_distance_fixed = out.max_dist;
     result.max_distance = static_cast<double>(out.max_dist) / params.scale;
   }
-  result.seconds.write = seconds_since(phase);
+  result.seconds.write = phase.seconds();
 
   result.bytes_read += store->bytes_read() + distances.bytes_read();
   result.bytes_written += distances.bytes_written();
-  result.seconds.total = seconds_since(start);
+  result.seconds.total = start.seconds();
   result.peak_rss_bytes = peak_rss_bytes();
   result.memory_peak_reserved = budget.peak_reserved();
   return result;
