@@ -17,6 +17,7 @@
 #include "api/raster_io.h"
 #include "store/run_directory.h"
 #include "engine/sssp/exchange.h"
+#include "engine/sssp/resident_exchange.h"
 #include "engine/sssp/output.h"
 #include "gdal/gdal_raster.h"
 #include "store/tile_store.h"
@@ -172,6 +173,12 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   }
   result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
   if (options.device == "cuda" && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
+  if (options.exchange != "auto" && options.exchange != "streamed" && options.exchange != "resident")
+    throw UsageError("--exchange must be auto, streamed or resident, not '" + options.exchange + "'");
+  if (options.exchange == "resident" && labelled)
+    throw UsageError("--exchange resident computes distances only; --backlink and --allocation need --exchange streamed");
+  if (options.resident_tile < 8 || options.resident_tile > 256)
+    throw UsageError("--resident-tile must be 8 to 256, not " + std::to_string(options.resident_tile));
 
   RunDirectory run(options.tmpdir);
 
@@ -246,9 +253,29 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   xo.keep_free_bytes += 1ull << 20;  // small allocations of the exchange (queue set nodes, lists)
   TileStoreInput input(*store);
   SsspExchangeStats stats;
+  // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
+  bool resident = options.exchange == "resident";
+  if (options.exchange == "auto" && use_cuda) {
+    const std::uint64_t need =
+        ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile, Device::Cuda, 1);
+    const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4 * 3;
+    resident = need <= room;
+  }
+  result.exchange = resident ? "resident" : "streamed";
   {
     // The exchange releases its reservations before the outputs are opened (phase 3).
-    SsspExchange exchange(input, distances, xo, budget);
+    result.seconds.sources = phase.seconds();
+    phase.restart();
+    std::unique_ptr<SsspExchangeRun> exchange_run;
+    if (resident) {
+      xo.threads = use_cuda ? 1 : (options.threads ? options.threads : cores);
+      exchange_run = std::make_unique<ResidentSsspExchange>(input, distances, xo, options.resident_tile, budget, progress);
+    } else {
+      exchange_run = std::make_unique<SsspExchange>(input, distances, xo, budget);
+    }
+    SsspExchangeRun& exchange = *exchange_run;
+    result.seconds.load = phase.seconds();
+    phase.restart();
     std::map<std::uint64_t, std::vector<TileSource>> by_tile;
     std::map<std::pair<std::uint64_t, std::uint32_t>, const SourceCell*> by_local;
     for (const SourceCell& s : points) {
@@ -307,7 +334,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                                                       : std::string()));
     }
     progress.update("sssp: sources", 1, 1);
-    result.seconds.sources = phase.seconds();
+    result.seconds.sources += phase.seconds();
 
     // 2. Block-local solves and boundary exchange.
     phase.restart();
@@ -319,6 +346,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.solves = stats.solves;
   result.tiles_solved = stats.tiles_solved;
   result.resolves = stats.resolves;
+  result.rounds = stats.rounds;
   result.cache_tiles = stats.cache_capacity;
   result.cache_evictions = stats.cache_evictions;
 

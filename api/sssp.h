@@ -55,16 +55,22 @@ struct SsspOptions {
   unsigned threads = 0;              // CPU solver threads; 0: all cores
   std::string tmpdir;                // parent of the run directory
   std::uint64_t cache_bytes = 0;     // tile cache; 0: what the budget leaves (tests force evictions)
+  // --exchange: streamed (tile cache and queue, out of core, engine/sssp/exchange.h), resident (the
+  // whole raster on the solver's device, engine/sssp/resident_exchange.h; distances only), or auto:
+  // resident on a GPU whose memory holds the raster when no backlink or allocation is asked for.
+  std::string exchange = "auto";
+  std::uint32_t resident_tile = 64;  // --resident-tile: the resident exchange's tile side
 };
 
 struct SsspPhaseSeconds {
-  double import = 0, sources = 0, exchange = 0, write = 0, total = 0;
+  double import = 0, load = 0, sources = 0, exchange = 0, write = 0, total = 0;
 };
 
 struct SsspResult {
   std::uint64_t width = 0, height = 0;
   std::uint32_t tile = 0;
   std::string device;
+  std::string exchange;                    // "streamed" or "resident"
   WeightParams params;
   PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
   std::uint64_t sources = 0;               // source cells set
@@ -77,6 +83,7 @@ struct SsspResult {
   std::uint64_t tiles_solved = 0;          // distinct tiles solved (reached)
   std::uint64_t solves = 0;                // block solver calls
   std::uint64_t resolves = 0;              // solves - tiles_solved
+  std::uint64_t rounds = 0;                // batches (streamed) or rounds (resident)
   std::uint64_t cache_tiles = 0, cache_evictions = 0;
   SsspPhaseSeconds seconds;
   std::uint64_t bytes_read = 0;            // input cells, distance store, mask

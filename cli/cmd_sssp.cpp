@@ -57,15 +57,23 @@ const char kUsage[] =
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --device auto|cpu|cuda  block solver (default auto: the GPU when there is one; --backlink and\n"
     "                        --allocation use the CPU solver)\n"
-    "  --gpu-memory SIZE     device memory for the CUDA batch solver (default: a quarter of the free memory)\n"
+    "  --gpu-memory SIZE     device memory for the CUDA solver (default: a quarter of the free memory\n"
+    "                        for the streamed exchange; the resident one may use three quarters)\n"
+    "  --exchange auto|streamed|resident  how tiles meet (default auto): streamed keeps a tile cache\n"
+    "                        under --memory and works at any size; resident holds the whole raster on\n"
+    "                        the solver's device (16 bytes per cell; distances only) and solves all\n"
+    "                        active tiles per round; auto takes resident on a GPU that holds the raster\n"
+    "                        when neither --backlink nor --allocation is given\n"
+    "  --resident-tile N     tile side of the resident exchange, 8..256 (default 64)\n"
     "  --threads N           CPU solver threads (default: all cores)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
     "  --tmpdir DIR          scratch directory for the distance store (default $TMPDIR or /tmp)\n"
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: width, height, tile, device, weight, connectivity, scale, offset, sources, reached_cells,\n"
-    "max_distance, tiles, tiles_solved, solves, resolves, phases {import, sources, exchange, write},\n"
+    "JSON keys: width, height, tile, device, exchange, weight, connectivity, scale, offset, sources,\n"
+    "reached_cells, max_distance, tiles, tiles_solved, solves, resolves, rounds,\n"
+    "phases {import, load, sources, exchange, write},\n"
     "seconds, peak_rss_bytes, bytes_read, bytes_written, scratch_bytes.\n"
     "\n"
     "Examples:\n"
@@ -91,6 +99,12 @@ int run(const std::vector<std::string>& arguments) {
     options.scale = *scale;
   }
   if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
+  if (auto exchange = args.value("--exchange")) options.exchange = *exchange;
+  if (auto side = args.int_value("--resident-tile")) {
+    if (*side < 8 || *side > 256)
+      throw UsageError("invalid --resident-tile " + std::to_string(*side) + ": expected a tile side from 8 to 256");
+    options.resident_tile = static_cast<std::uint32_t>(*side);
+  }
   if (auto max_cost = args.double_value("--max-cost")) {
     if (!(*max_cost >= 0) || *max_cost > 1e300)
       throw UsageError("invalid --max-cost '" + std::to_string(*max_cost) + "': expected a cost >= 0");
@@ -138,6 +152,7 @@ int run(const std::vector<std::string>& arguments) {
   if (common.json) {
     JsonObject phases;
     phases.add("import", r.seconds.import)
+        .add("load", r.seconds.load)
         .add("sources", r.seconds.sources)
         .add("exchange", r.seconds.exchange)
         .add("write", r.seconds.write);
@@ -151,6 +166,7 @@ int run(const std::vector<std::string>& arguments) {
         .add("height", r.height)
         .add("tile", r.tile)
         .add("device", r.device)
+        .add("exchange", r.exchange)
         .add("weight", to_string(r.params.model))
         .add("connectivity", static_cast<int>(options.connectivity))
         .add("scale", r.params.scale)
@@ -164,6 +180,7 @@ int run(const std::vector<std::string>& arguments) {
         .add("tiles_solved", r.tiles_solved)
         .add("solves", r.solves)
         .add("resolves", r.resolves)
+        .add("rounds", r.rounds)
         .add("cache_tiles", r.cache_tiles)
         .add("cache_evictions", r.cache_evictions)
         .add("phases", phases)

@@ -82,21 +82,35 @@ struct SsspExchangeStats {
   std::uint64_t memory_bytes = 0;    // reserved for cache, queue, solver and staging
 };
 
-class SsspExchange {
+// What the pipeline (api/sssp.cpp) drives: this streamed exchange, or the resident one
+// (engine/sssp/resident_exchange.h). Both leave the exact labels in the DistanceStore.
+class SsspExchangeRun {
+ public:
+  virtual ~SsspExchangeRun() = default;
+  // Step 1 for one tile. Sources on nodata cells are not set; their local indices are returned.
+  virtual std::vector<std::uint32_t> add_sources(std::uint32_t tx, std::uint32_t ty,
+                                                 const std::vector<TileSource>& sources) = 0;
+  // Steps 2-4. Progress phase "sssp: exchange" (done = solves; total unknown).
+  virtual void run(Progress& progress) = 0;
+  // Leaves every label in the store (the streamed exchange: writes every dirty cached tile and
+  // empties the cache).
+  virtual void flush() = 0;
+  virtual const SsspExchangeStats& stats() const = 0;
+};
+
+class SsspExchange final : public SsspExchangeRun {
  public:
   SsspExchange(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options, MemoryBudget& budget);
-  ~SsspExchange();
+  ~SsspExchange() override;
   SsspExchange(const SsspExchange&) = delete;
   SsspExchange& operator=(const SsspExchange&) = delete;
 
   bool labelled() const { return labelled_; }
-  // Step 1 for one tile. Sources on nodata cells are not set; their local indices are returned.
-  std::vector<std::uint32_t> add_sources(std::uint32_t tx, std::uint32_t ty, const std::vector<TileSource>& sources);
-  // Steps 2-4. Progress phase "sssp: exchange" (done = solves; total unknown).
-  void run(Progress& progress);
-  // Writes every dirty cached tile to the store and empties the cache.
-  void flush();
-  const SsspExchangeStats& stats() const { return stats_; }
+  std::vector<std::uint32_t> add_sources(std::uint32_t tx, std::uint32_t ty,
+                                         const std::vector<TileSource>& sources) override;
+  void run(Progress& progress) override;
+  void flush() override;
+  const SsspExchangeStats& stats() const override { return stats_; }
 
   struct Entry;
 

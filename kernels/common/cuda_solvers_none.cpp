@@ -9,6 +9,7 @@
 #include "kernels/mst/block_reduce.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/mst/graph_msf.h"
+#include "kernels/sssp/resident_sssp.h"
 
 namespace terrazo {
 namespace {
@@ -33,6 +34,10 @@ void block_reduce_cuda(const std::uint8_t*, const double*, std::uint64_t, std::u
 std::uint64_t block_sssp_cuda(const double*, std::uint64_t, std::uint32_t, const WeightParams&, Connectivity,
                               PathLength, PathLength*, std::uint8_t*, bool*) {
   no_cuda("block_sssp_cuda");
+}
+
+std::unique_ptr<ResidentSsspSolver> make_resident_sssp_cuda(const ResidentSsspOptions&) {
+  no_cuda("the resident SSSP solver");
 }
 
 struct CudaMstBatchSolver::Impl {};

@@ -1,0 +1,301 @@
+// kernels/sssp/resident_sssp.cu: the CUDA resident SSSP solver (contract: kernels/sssp/resident_sssp.h).
+//
+// The values and distances of the whole raster live in device memory; the host uploads each
+// window once, then only launches rounds and reads one count per round:
+//   gather_windows      one block per active tile: its (g+2)^2 window from the resident arrays;
+//   launch_block_sssp   the relaxation-sweep block solver (kernels/sssp/block_sssp.cu), many tiles per launch;
+//   store_interiors     the changed cells of each window back into the resident distances;
+//   activate_neighbours one block per solved tile: changed border cells lower the keys of the
+//                       neighbouring tiles they improve (resident_improved_neighbour, shared with
+//                       the CPU twin; atomicMin);
+//   selection           cub::DeviceReduce::Min gives the smallest key, select_round flags the tiles
+//                       under the near-far threshold (and clears their keys), cub::DeviceSelect::Flagged
+//                       lists them in ascending tile order (deterministic, as the CPU twin).
+// A round longer than batch_tiles is processed in groups, each group seeing the earlier ones'
+// results (as the CPU twin does). Every CUDA call and launch is checked.
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/common/block_solvers.cuh"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/cuda_support.cuh"
+#include "kernels/sssp/resident_sssp.h"
+#include "kernels/sssp/resident_sssp_steps.h"
+
+namespace terrazo {
+namespace cuda {
+namespace {
+
+__global__ void write_window_kernel(ResidentLayout l, std::uint64_t x0, std::uint64_t y0, std::uint32_t w,
+                                    std::uint32_t h, const double* __restrict__ in, double* __restrict__ values) {
+  const std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (i >= static_cast<std::uint64_t>(w) * h) return;
+  values[l.index(x0 + i % w, y0 + i / w)] = in[i];
+}
+
+__global__ void read_window_kernel(ResidentLayout l, std::uint64_t x0, std::uint64_t y0, std::uint32_t w,
+                                   std::uint32_t h, const PathLength* __restrict__ dist, PathLength* __restrict__ out) {
+  const std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (i >= static_cast<std::uint64_t>(w) * h) return;
+  out[i] = dist[l.index(x0 + i % w, y0 + i / w)];
+}
+
+__global__ void gather_windows(ResidentLayout l, const std::uint64_t* __restrict__ active, const double* __restrict__ values,
+                               const PathLength* __restrict__ dist, double* __restrict__ window_values,
+                               PathLength* __restrict__ window_dist, std::uint8_t* __restrict__ ever,
+                               unsigned long long* __restrict__ first_solves) {
+  const std::uint64_t tile = active[blockIdx.x];
+  const std::uint32_t s = l.g + 2, cells = s * s;
+  double* wv = window_values + blockIdx.x * static_cast<std::uint64_t>(cells);
+  PathLength* wd = window_dist + blockIdx.x * static_cast<std::uint64_t>(cells);
+  for (std::uint32_t i = threadIdx.x; i < cells; i += blockDim.x) resident_window_cell(l, tile, i, values, dist, &wv[i], &wd[i]);
+  if (threadIdx.x == 0 && !ever[tile]) {
+    ever[tile] = 1;
+    atomicAdd(first_solves, 1ull);
+  }
+}
+
+__global__ void store_interiors(ResidentLayout l, const std::uint64_t* __restrict__ active,
+                                const PathLength* __restrict__ window_dist, const std::uint8_t* __restrict__ changed,
+                                PathLength* __restrict__ dist) {
+  const std::uint64_t tile = active[blockIdx.x];
+  const std::uint32_t g = l.g, s = g + 2;
+  const PathLength* wd = window_dist + blockIdx.x * static_cast<std::uint64_t>(s) * s;
+  const std::uint8_t* ch = changed + blockIdx.x * l.tile_cells();
+  PathLength* out = dist + tile * l.tile_cells();
+  for (std::uint32_t c = threadIdx.x; c < g * g; c += blockDim.x)
+    if (ch[c]) out[c] = wd[(c / g + 1) * s + c % g + 1];
+}
+
+__global__ void select_round(std::uint64_t tiles, PathLength threshold, PathLength* __restrict__ key,
+                             std::uint8_t* __restrict__ selected) {
+  const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (k >= tiles) return;
+  const bool take = key[k] <= threshold;
+  selected[k] = take ? 1 : 0;
+  if (take) key[k] = kUnreached;
+}
+
+__global__ void activate_neighbours(ResidentLayout l, const std::uint64_t* __restrict__ active,
+                                    const std::uint8_t* __restrict__ changed, const double* __restrict__ values,
+                                    const PathLength* __restrict__ dist, WeightParams params, Connectivity connectivity,
+                                    PathLength max_cost, PathLength* __restrict__ key, int* __restrict__ overflow) {
+  const std::uint64_t tile = active[blockIdx.x];
+  const std::uint32_t g = l.g;
+  const std::uint8_t* ch = changed + blockIdx.x * l.tile_cells();
+  bool overflowed = false;
+  for (std::uint32_t b = threadIdx.x; b < 4 * g - 4; b += blockDim.x) {
+    std::uint32_t lx, ly;  // top row, bottom row, left column, right column (as the CPU twin)
+    if (b < g) { lx = b; ly = 0; }
+    else if (b < 2 * g) { lx = b - g; ly = g - 1; }
+    else if (b < 3 * g - 2) { lx = 0; ly = b - 2 * g + 1; }
+    else { lx = g - 1; ly = b - (3 * g - 2) + 1; }
+    if (!ch[ly * g + lx]) continue;
+    for (int start = 0, dir = 0; start < 8; start = dir + 1) {
+      PathLength candidate = kUnreached;
+      const std::uint64_t n = resident_improved_neighbour(l, tile, lx, ly, start, &dir, params, connectivity, max_cost,
+                                                          values, dist, &candidate, &overflowed);
+      if (n == ~std::uint64_t{0}) break;
+      atomicMin(reinterpret_cast<unsigned long long*>(&key[n]), static_cast<unsigned long long>(candidate));
+    }
+  }
+  if (overflowed) atomicExch(overflow, 1);
+}
+
+class ResidentSsspCuda final : public ResidentSsspSolver {
+ public:
+  explicit ResidentSsspCuda(const ResidentSsspOptions& options) : options_(options), grid_(options) {
+    if (!cuda_device().available) throw Error("resident SSSP on CUDA: " + cuda_device().reason);
+    if (options.g < 2 || options.g > 1024) throw Error("resident SSSP: tile side " + std::to_string(options.g) + " is outside 2..1024");
+    layout_ = ResidentLayout{grid_.width, grid_.height, grid_.tiles_x, grid_.g};
+    batch_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, grid_.tiles()));
+    const std::uint64_t cells = grid_.tiles() * grid_.tile_cells();
+    const std::uint64_t s = static_cast<std::uint64_t>(grid_.g) + 2;
+    values_.resize(cells);
+    dist_.resize(cells);
+    key_.resize(grid_.tiles());
+    selected_.resize(grid_.tiles());
+    ever_.resize(grid_.tiles());
+    active_.resize(grid_.tiles());
+    window_values_.resize(batch_ * s * s);
+    window_dist_.resize(batch_ * s * s);
+    changed_.resize(batch_ * grid_.tile_cells());
+    counters_.resize(5);  // changed cells, first solves, rounds of sweeps, selected count, smallest key
+    overflow_.resize(1);
+    host_count_.resize(2);
+    // Nodata and unreached everywhere: NaN's bytes are 0xff.. too (a quiet NaN with all bits set).
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(values_.get(), 0xff, cells * sizeof(double), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(dist_.get(), 0xff, cells * sizeof(PathLength), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(key_.get(), 0xff, grid_.tiles() * sizeof(PathLength), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(ever_.get(), 0, grid_.tiles(), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 5 * sizeof(unsigned long long), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(overflow_.get(), 0, sizeof(int), stream_.get()));
+    std::size_t select_temp = 0, reduce_temp = 0;
+    TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select_temp, thrust::counting_iterator<std::uint64_t>(0),
+                                                  selected_.get(), active_.get(), counters_.get() + 3, grid_.tiles(),
+                                                  stream_.get()));
+    TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, reduce_temp, key_.get(), counters_.get() + 4, grid_.tiles(),
+                                              stream_.get()));
+    cub_temp_bytes_ = std::max<std::size_t>({select_temp, reduce_temp, 1});
+    cub_temp_.resize(cub_temp_bytes_);
+    stream_.synchronize();
+  }
+
+  Device device() const override { return Device::Cuda; }
+
+  void write_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* values) override {
+    const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
+    if (n == 0) return;
+    if (staging_values_.size() < n) {
+      staging_values_.resize(n);
+      device_window_.resize(n);
+    }
+    std::copy(values, values + n, staging_values_.get());
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(device_window_.get(), staging_values_.get(), n * sizeof(double),
+                                       cudaMemcpyHostToDevice, stream_.get()));
+    write_window_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream_.get()>>>(layout_, x0, y0, w, h,
+                                                                                          device_window_.get(), values_.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    stream_.synchronize();  // the staging buffer is reused by the next window
+  }
+
+  void set_source(std::uint64_t x, std::uint64_t y) override {
+    const PathLength zero = 0;
+    TERRAZO_CUDA_CHECK(cudaMemcpy(dist_.get() + layout_.index(x, y), &zero, sizeof(zero), cudaMemcpyHostToDevice));
+    const std::uint64_t tx = x / grid_.g, ty = y / grid_.g;
+    for (std::int64_t dy = -1; dy <= 1; ++dy)
+      for (std::int64_t dx = -1; dx <= 1; ++dx) {
+        const std::int64_t nx = static_cast<std::int64_t>(tx) + dx, ny = static_cast<std::int64_t>(ty) + dy;
+        if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid_.tiles_x) ||
+            ny >= static_cast<std::int64_t>(grid_.tiles_y))
+          continue;
+        const PathLength key = 0;
+        TERRAZO_CUDA_CHECK(cudaMemcpy(key_.get() + static_cast<std::uint64_t>(ny) * grid_.tiles_x + static_cast<std::uint64_t>(nx),
+                                      &key, sizeof(key), cudaMemcpyHostToDevice));
+      }
+  }
+
+  ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
+    ResidentSsspStats stats;
+    const unsigned threads = 256;
+    CudaEvent start, stop;
+    TERRAZO_CUDA_CHECK(cudaEventRecord(start.get(), stream_.get()));
+    NearFarSchedule schedule;
+    schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
+    const unsigned long long* d_min = counters_.get() + 4;
+    for (;;) {
+      // The smallest key; the tiles under the threshold, listed in ascending order, keys cleared.
+      std::size_t temp = cub_temp_bytes_;
+      TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(cub_temp_.get(), temp, key_.get(), counters_.get() + 4, grid_.tiles(),
+                                                stream_.get()));
+      TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get() + 1, d_min, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                         stream_.get()));
+      stream_.synchronize();
+      const PathLength min_key = host_count_.get()[1];
+      if (min_key == kUnreached) break;
+      select_round<<<static_cast<unsigned>((grid_.tiles() + 255) / 256), 256, 0, stream_.get()>>>(
+          grid_.tiles(), schedule.threshold(min_key), key_.get(), selected_.get());
+      TERRAZO_CUDA_CHECK_LAUNCH();
+      temp = cub_temp_bytes_;
+      TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), temp, thrust::counting_iterator<std::uint64_t>(0),
+                                                    selected_.get(), active_.get(), counters_.get() + 3, grid_.tiles(),
+                                                    stream_.get()));
+      TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get(), counters_.get() + 3, sizeof(unsigned long long),
+                                         cudaMemcpyDeviceToHost, stream_.get()));
+      stream_.synchronize();
+      const std::uint64_t active = host_count_.get()[0];
+      schedule.adapt(active);
+      ++stats.rounds;
+      stats.max_active = std::max(stats.max_active, active);
+      for (std::uint64_t first = 0; first < active; first += batch_) {
+        const std::uint64_t count = std::min(batch_, active - first);
+        const std::uint64_t* list = active_.get() + first;
+        gather_windows<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(
+            layout_, list, values_.get(), dist_.get(), window_values_.get(), window_dist_.get(), ever_.get(),
+            counters_.get() + 1);
+        TERRAZO_CUDA_CHECK_LAUNCH();
+        launch_block_sssp(window_values_.get(), count, grid_.g, options_.params, options_.connectivity, options_.max_cost,
+                          window_dist_.get(), changed_.get(), counters_.get(), overflow_.get(), workspace_, stream_.get(),
+                          counters_.get() + 2);
+        store_interiors<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(layout_, list, window_dist_.get(),
+                                                                                     changed_.get(), dist_.get());
+        TERRAZO_CUDA_CHECK_LAUNCH();
+        activate_neighbours<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(
+            layout_, list, changed_.get(), values_.get(), dist_.get(), options_.params, options_.connectivity,
+            options_.max_cost, key_.get(), overflow_.get());
+        TERRAZO_CUDA_CHECK_LAUNCH();
+        stats.solves += count;
+      }
+      round_done(stats.rounds, stats.solves);
+    }
+    TERRAZO_CUDA_CHECK(cudaEventRecord(stop.get(), stream_.get()));
+    stream_.synchronize();
+    float ms = 0;
+    TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    stats.kernel_ms = ms;
+    unsigned long long counters[3] = {0, 0, 0};
+    int overflow = 0;
+    TERRAZO_CUDA_CHECK(cudaMemcpy(counters, counters_.get(), sizeof(counters), cudaMemcpyDeviceToHost));
+    TERRAZO_CUDA_CHECK(cudaMemcpy(&overflow, overflow_.get(), sizeof(int), cudaMemcpyDeviceToHost));
+    stats.cells_improved = counters[0];
+    stats.tiles_solved = counters[1];
+    stats.overflow = overflow != 0;
+    return stats;
+  }
+
+  void read_distances(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, PathLength* dist) override {
+    const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
+    if (n == 0) return;
+    if (staging_dist_.size() < n) {
+      staging_dist_.resize(n);
+      device_dist_window_.resize(n);
+    }
+    read_window_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream_.get()>>>(layout_, x0, y0, w, h, dist_.get(),
+                                                                                         device_dist_window_.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(staging_dist_.get(), device_dist_window_.get(), n * sizeof(PathLength),
+                                       cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    std::copy(staging_dist_.get(), staging_dist_.get() + n, dist);
+  }
+
+ private:
+  ResidentSsspOptions options_;
+  ResidentGrid grid_;
+  ResidentLayout layout_{};
+  std::uint64_t batch_ = 1;
+  CudaStream stream_;
+  DeviceBuffer<double> values_;
+  DeviceBuffer<PathLength> dist_;
+  DeviceBuffer<PathLength> key_;  // pending tiles: the smallest distance pushed in; kUnreached: not pending
+  DeviceBuffer<std::uint8_t> selected_, ever_;
+  DeviceBuffer<std::uint64_t> active_;
+  DeviceBuffer<double> window_values_;
+  DeviceBuffer<PathLength> window_dist_;
+  DeviceBuffer<std::uint8_t> changed_;
+  DeviceBuffer<unsigned long long> counters_;
+  DeviceBuffer<int> overflow_;
+  DeviceBuffer<unsigned char> cub_temp_;
+  std::size_t cub_temp_bytes_ = 0;
+  SsspWorkspace workspace_;
+  PinnedBuffer<unsigned long long> host_count_;
+  PinnedBuffer<double> staging_values_;
+  DeviceBuffer<double> device_window_;
+  PinnedBuffer<PathLength> staging_dist_;
+  DeviceBuffer<PathLength> device_dist_window_;
+};
+
+}  // namespace
+}  // namespace cuda
+
+std::unique_ptr<ResidentSsspSolver> make_resident_sssp_cuda(const ResidentSsspOptions& options) {
+  return std::make_unique<cuda::ResidentSsspCuda>(options);
+}
+
+}  // namespace terrazo

@@ -1,0 +1,104 @@
+// kernels/sssp/resident_sssp.h: exact shortest distances on a whole raster held in one memory (GPU
+// memory for the CUDA solver, RAM for its CPU twin), by rounds of block solves over the active tiles.
+//
+// Source: docs/sssp.md "Resident exchange"; [Gerritsen2012, ch. 4-5] for the block decomposition,
+// [Malison2012] for relaxation sweeps on the GPU, [Harish2007] for frontier rounds with device-side
+// flags. The streamed exchange (engine/sssp/exchange.h) is the out-of-core path; this one serves runs
+// whose values and distances fit the device, so that no tile crosses the bus more than once.
+//
+// Layout: the raster cut into g x g tiles (tile k = ty * tiles_x + tx, tiles_x = ceil(width / g)),
+// each tile's cells contiguous and row-major; cells beyond the raster are nodata (NaN) and unreached.
+// Algorithm (both twins; [Harish2007]-style frontier at tile granularity, label-correcting):
+//   pending = the tiles holding a source, and their neighbours, with key 0.
+//   round:  0. active = the pending tiles whose key is at most the smallest key + delta
+//              (NearFarSchedule, resident_sssp_steps.h); they leave the pending set;
+//           1. every active tile is solved by the block solver of kernels/sssp/block_sssp.h on its
+//              (g+2)^2 window (its cells and the one-cell ring of its neighbours' cells, as stored);
+//           2. its interior distances are stored back;
+//           3. for every interior cell on the tile's border whose distance decreased, and every
+//              neighbour v of it in another tile: if dist(u) + w(u, v) <= max_cost improves dist(v),
+//              v's tile becomes pending, its key lowered to that candidate distance.
+//   until no tile is pending.
+// Invariant after each round: every edge (u, v) across tiles with dist(u) + w < dist(v) has v's tile
+// pending (a changed u is checked in step 3; an unchanged u was in the window of v's tile if that
+// tile was solved, and if it was not, the edge was already violated and so v's tile was pending).
+// Inside a tile the solver leaves every edge satisfied. So when no tile is pending every edge
+// satisfies dist(v) <= dist(u) + w(u, v), every stored value is the length of a real path, and the
+// distances are the exact shortest distances, whatever the order and grouping of the solves: the
+// CUDA solver and its CPU twin give bit-identical distances (and the same as the streamed exchange).
+// Distances only (no source/hops labels: backlinks and allocation take the streamed exchange).
+// Memory: values 8 + distances 8 bytes per cell of the padded tile grid, plus per tile a key (8),
+// a flag and a list entry (8), plus the batch windows (resident_sssp_bytes gives the total).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/worker_pool.h"
+#include "kernels/common/batch_solver.h"
+#include "kernels/common/edge_weight.h"
+#include "kernels/common/tile_geometry.h"
+
+namespace terrazo {
+
+struct ResidentSsspOptions {
+  std::uint64_t width = 0, height = 0;
+  std::uint32_t g = 64;  // resident tile side (the block solver's t)
+  WeightParams params;
+  Connectivity connectivity = Connectivity::Eight;
+  PathLength max_cost = kUnreached;
+  std::uint64_t batch_tiles = 4096;  // tiles solved per launch (CPU: per pool loop) at most
+  std::uint64_t round_tiles = 2048;  // tiles per round the near-far schedule aims at (resident_sssp_steps.h)
+};
+
+struct ResidentSsspStats {
+  std::uint64_t rounds = 0;
+  std::uint64_t solves = 0;        // tile solves, all rounds
+  std::uint64_t tiles_solved = 0;  // distinct tiles solved at least once
+  std::uint64_t max_active = 0;    // largest round
+  std::uint64_t cells_improved = 0;
+  bool overflow = false;           // a weight did not fit (distances unspecified)
+  double kernel_ms = 0.0;          // CUDA: GPU time of the rounds
+};
+
+class ResidentSsspSolver {
+ public:
+  virtual ~ResidentSsspSolver() = default;
+  virtual Device device() const = 0;
+  // Row-major window of w x h values (NaN: nodata) at (x0, y0); windows may come in any order;
+  // cells never written are nodata.
+  virtual void write_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                            const double* values) = 0;
+  // Distance 0 at (x, y) (a valid cell; the caller checks).
+  virtual void set_source(std::uint64_t x, std::uint64_t y) = 0;
+  // Rounds until no tile is active; round_done(rounds, solves) after each round (may throw to cancel).
+  virtual ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) = 0;
+  // Row-major window of distances (kUnreached: not reached).
+  virtual void read_distances(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                              PathLength* dist) = 0;
+};
+
+// Bytes the solver holds on its device (RAM for Device::Cpu with `threads` pool threads; GPU
+// memory for Device::Cuda, plus 16 bytes of pinned host memory per cell of the largest window).
+std::uint64_t resident_sssp_bytes(const ResidentSsspOptions& options, Device device, unsigned threads);
+
+// Device::Cpu: the CPU twin on `pool` (block_sssp_cpu per tile). Device::Cuda: throws terrazo::Error
+// when built without CUDA or on a CUDA failure (including too little device memory).
+std::unique_ptr<ResidentSsspSolver> make_resident_sssp_solver(Device device, const ResidentSsspOptions& options,
+                                                              WorkerPool& pool);
+
+// The CUDA solver (kernels/sssp/resident_sssp.cu; kernels/common/cuda_solvers_none.cpp without CUDA).
+std::unique_ptr<ResidentSsspSolver> make_resident_sssp_cuda(const ResidentSsspOptions& options);
+
+// Shared by both twins: the resident tile grid.
+struct ResidentGrid {
+  std::uint64_t width = 0, height = 0;
+  std::uint32_t g = 0;
+  std::uint64_t tiles_x = 0, tiles_y = 0;
+  explicit ResidentGrid(const ResidentSsspOptions& o)
+      : width(o.width), height(o.height), g(o.g), tiles_x((o.width + o.g - 1) / o.g), tiles_y((o.height + o.g - 1) / o.g) {}
+  std::uint64_t tiles() const { return tiles_x * tiles_y; }
+  std::uint64_t tile_cells() const { return static_cast<std::uint64_t>(g) * g; }
+};
+
+}  // namespace terrazo

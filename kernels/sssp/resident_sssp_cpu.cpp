@@ -1,0 +1,185 @@
+// kernels/sssp/resident_sssp_cpu.cpp: the CPU twin of the resident SSSP solver (kernels/sssp/resident_sssp.h):
+// the same rounds on arrays in RAM, each active tile solved by block_sssp_cpu on the WorkerPool.
+// Rounds follow the near-far schedule of resident_sssp_steps.h. A round is processed in groups of at most batch_tiles tiles: the group's windows are gathered
+// and solved in parallel, then stored back and checked for activations by the calling thread (the
+// windows of a later group of the same round see the earlier groups' results; the CUDA solver
+// groups the same way, see kernels/sssp/resident_sssp.cu).
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/sssp/block_sssp.h"
+#include "kernels/sssp/resident_sssp.h"
+#include "kernels/sssp/resident_sssp_steps.h"
+
+namespace terrazo {
+namespace {
+
+class ResidentSsspCpu final : public ResidentSsspSolver {
+ public:
+  ResidentSsspCpu(const ResidentSsspOptions& options, WorkerPool& pool)
+      : options_(options), grid_(options), pool_(pool) {
+    if (options.g < 2) throw Error("resident SSSP: tile side " + std::to_string(options.g) + " is below 2");
+    layout_ = ResidentLayout{grid_.width, grid_.height, grid_.tiles_x, grid_.g};
+    const std::uint64_t cells = grid_.tiles() * grid_.tile_cells();
+    values_.assign(cells, std::numeric_limits<double>::quiet_NaN());
+    dist_.assign(cells, kUnreached);
+    key_.assign(grid_.tiles(), kUnreached);
+    ever_.assign(grid_.tiles(), 0);
+    group_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, 4ull * pool.threads()));
+    const std::uint64_t s = static_cast<std::uint64_t>(grid_.g) + 2;
+    window_values_.resize(group_ * s * s);
+    window_dist_.resize(group_ * s * s);
+    changed_.resize(group_ * grid_.tile_cells());
+    overflow_.assign(group_, 0);
+  }
+
+  Device device() const override { return Device::Cpu; }
+
+  void write_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* values) override {
+    for (std::uint32_t y = 0; y < h; ++y)
+      for (std::uint32_t x = 0; x < w; ++x) values_[layout_.index(x0 + x, y0 + y)] = values[static_cast<std::size_t>(y) * w + x];
+  }
+
+  void set_source(std::uint64_t x, std::uint64_t y) override {
+    dist_[layout_.index(x, y)] = 0;
+    const std::uint64_t tx = x / grid_.g, ty = y / grid_.g;
+    for (std::int64_t dy = -1; dy <= 1; ++dy)
+      for (std::int64_t dx = -1; dx <= 1; ++dx) {
+        const std::int64_t nx = static_cast<std::int64_t>(tx) + dx, ny = static_cast<std::int64_t>(ty) + dy;
+        if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid_.tiles_x) ||
+            ny >= static_cast<std::int64_t>(grid_.tiles_y))
+          continue;
+        key_[static_cast<std::uint64_t>(ny) * grid_.tiles_x + static_cast<std::uint64_t>(nx)] = 0;
+      }
+  }
+
+  ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
+    ResidentSsspStats stats;
+    const std::uint32_t g = grid_.g, s = g + 2;
+    const std::uint64_t window = static_cast<std::uint64_t>(s) * s, tile_cells = grid_.tile_cells();
+    std::vector<std::uint64_t> active;
+    NearFarSchedule schedule;
+    schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
+    for (;;) {
+      const PathLength min_key = *std::min_element(key_.begin(), key_.end());
+      if (min_key == kUnreached) break;
+      const PathLength threshold = schedule.threshold(min_key);
+      active.clear();
+      for (std::uint64_t k = 0; k < grid_.tiles(); ++k)
+        if (key_[k] <= threshold) {
+          key_[k] = kUnreached;
+          active.push_back(k);
+        }
+      schedule.adapt(active.size());
+      ++stats.rounds;
+      stats.max_active = std::max<std::uint64_t>(stats.max_active, active.size());
+      for (std::uint64_t first = 0; first < active.size(); first += group_) {
+        const std::uint64_t count = std::min<std::uint64_t>(group_, active.size() - first);
+        // 1. Gather and solve the group's windows.
+        pool_.run(count, [&](std::uint64_t i) {
+          const std::uint64_t tile = active[first + i];
+          double* wv = &window_values_[i * window];
+          PathLength* wd = &window_dist_[i * window];
+          for (std::uint32_t c = 0; c < window; ++c)
+            resident_window_cell(layout_, tile, c, values_.data(), dist_.data(), &wv[c], &wd[c]);
+          bool overflow = false;
+          block_sssp_cpu(wv, g, options_.params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells],
+                         &overflow);
+          overflow_[i] = overflow ? 1 : 0;
+        });
+        // 2. Interiors back; 3. activations.
+        for (std::uint64_t i = 0; i < count; ++i) {
+          const std::uint64_t tile = active[first + i];
+          if (overflow_[i]) stats.overflow = true;
+          if (!ever_[tile]) {
+            ever_[tile] = 1;
+            ++stats.tiles_solved;
+          }
+          const PathLength* wd = &window_dist_[i * window];
+          PathLength* out = &dist_[tile * tile_cells];
+          const std::uint8_t* changed = &changed_[i * tile_cells];
+          for (std::uint32_t y = 0; y < g; ++y)
+            for (std::uint32_t x = 0; x < g; ++x) {
+              const std::uint32_t l = y * g + x;
+              if (!changed[l]) continue;
+              out[l] = wd[(y + 1) * s + x + 1];
+              ++stats.cells_improved;
+            }
+        }
+        for (std::uint64_t i = 0; i < count; ++i) activate(active[first + i], &changed_[i * tile_cells], &stats.overflow);
+        stats.solves += count;
+      }
+      round_done(stats.rounds, stats.solves);
+    }
+    return stats;
+  }
+
+  void read_distances(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, PathLength* dist) override {
+    for (std::uint32_t y = 0; y < h; ++y)
+      for (std::uint32_t x = 0; x < w; ++x) dist[static_cast<std::size_t>(y) * w + x] = dist_[layout_.index(x0 + x, y0 + y)];
+  }
+
+ private:
+  // Step 3 for one solved tile: its changed border cells activate the neighbouring tiles they improve.
+  void activate(std::uint64_t tile, const std::uint8_t* changed, bool* overflow) {
+    const std::uint32_t g = grid_.g;
+    for (std::uint32_t b = 0; b < 4 * g - 4; ++b) {
+      std::uint32_t lx, ly;
+      border_cell(g, b, &lx, &ly);
+      if (!changed[ly * g + lx]) continue;
+      for (int start = 0, dir = 0; start < 8; start = dir + 1) {
+        PathLength candidate = kUnreached;
+        const std::uint64_t n = resident_improved_neighbour(layout_, tile, lx, ly, start, &dir, options_.params,
+                                                            options_.connectivity, options_.max_cost, values_.data(),
+                                                            dist_.data(), &candidate, overflow);
+        if (n == ~std::uint64_t{0}) break;
+        key_[n] = std::min(key_[n], candidate);
+      }
+    }
+  }
+
+  // Border position b in [0, 4g - 4) -> local cell: top row, bottom row, left and right columns.
+  static void border_cell(std::uint32_t g, std::uint32_t b, std::uint32_t* lx, std::uint32_t* ly) {
+    if (b < g) { *lx = b; *ly = 0; return; }
+    if (b < 2 * g) { *lx = b - g; *ly = g - 1; return; }
+    if (b < 3 * g - 2) { *lx = 0; *ly = b - 2 * g + 1; return; }
+    *lx = g - 1;
+    *ly = b - (3 * g - 2) + 1;
+  }
+
+  ResidentSsspOptions options_;
+  ResidentGrid grid_;
+  ResidentLayout layout_{};
+  WorkerPool& pool_;
+  std::vector<double> values_;
+  std::vector<PathLength> dist_;
+  std::vector<PathLength> key_;  // pending tiles: the smallest distance pushed in; kUnreached: not pending
+  std::vector<std::uint8_t> ever_;
+  std::uint64_t group_ = 1;
+  std::vector<double> window_values_;
+  std::vector<PathLength> window_dist_;
+  std::vector<std::uint8_t> changed_, overflow_;
+};
+
+}  // namespace
+
+std::uint64_t resident_sssp_bytes(const ResidentSsspOptions& options, Device device, unsigned threads) {
+  const ResidentGrid grid(options);
+  const std::uint64_t s = static_cast<std::uint64_t>(options.g) + 2;
+  const std::uint64_t arrays = grid.tiles() * grid.tile_cells() * 16 + grid.tiles() * 10;
+  if (device == Device::Cuda)  // + the list, the batch windows with their weight scratch, CUB's temporary
+    return arrays + grid.tiles() * 10 + options.batch_tiles * (s * s * 32 + grid.tile_cells()) + (64ull << 20);
+  const std::uint64_t group = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, 4ull * threads));
+  return arrays + group * (s * s * 16 + grid.tile_cells() + 1) +
+         static_cast<std::uint64_t>(threads) * s * s * 48;  // block_sssp_cpu's per-thread queue and mask
+}
+
+std::unique_ptr<ResidentSsspSolver> make_resident_sssp_solver(Device device, const ResidentSsspOptions& options,
+                                                              WorkerPool& pool) {
+  if (device == Device::Cuda) return make_resident_sssp_cuda(options);
+  return std::make_unique<ResidentSsspCpu>(options, pool);
+}
+
+}  // namespace terrazo

@@ -1,0 +1,105 @@
+// kernels/sssp/resident_sssp_steps.h: the steps of a resident SSSP round (kernels/sssp/resident_sssp.h)
+// that the CUDA solver and its CPU twin share, as host/device functions, so both read the same
+// windows and activate the same tiles.
+#pragma once
+#include <cstdint>
+#include <limits>
+
+#include "core/types.h"
+#include "kernels/common/edge_weight.h"
+#include "kernels/common/tile_geometry.h"
+
+namespace terrazo {
+
+struct ResidentLayout {
+  std::uint64_t width, height, tiles_x;
+  std::uint32_t g;
+  TERRAZO_HD std::uint64_t tile_cells() const { return static_cast<std::uint64_t>(g) * g; }
+  TERRAZO_HD std::uint64_t index(std::uint64_t x, std::uint64_t y) const {
+    return ((y / g) * tiles_x + x / g) * tile_cells() + (y % g) * g + x % g;
+  }
+};
+
+TERRAZO_HD double resident_nodata() {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(0x7ff8000000000000LL);
+#else
+  return std::numeric_limits<double>::quiet_NaN();
+#endif
+}
+
+TERRAZO_HD int resident_dx(int dir) { return dir == 0 || dir == 1 || dir == 7 ? 1 : (dir >= 3 && dir <= 5 ? -1 : 0); }
+TERRAZO_HD int resident_dy(int dir) { return dir >= 1 && dir <= 3 ? 1 : (dir >= 5 ? -1 : 0); }
+
+// Window cell i of `tile` ((g+2)^2 row-major, the tile at (1, 1)..(g, g)): its value and distance
+// in the resident arrays, or nodata and unreached outside the raster.
+TERRAZO_HD void resident_window_cell(const ResidentLayout& l, std::uint64_t tile, std::uint32_t i, const double* values,
+                                     const PathLength* dist, double* value_out, PathLength* dist_out) {
+  const std::uint32_t s = l.g + 2;
+  const std::int64_t x = static_cast<std::int64_t>((tile % l.tiles_x) * l.g) + static_cast<std::int64_t>(i % s) - 1;
+  const std::int64_t y = static_cast<std::int64_t>((tile / l.tiles_x) * l.g) + static_cast<std::int64_t>(i / s) - 1;
+  if (x < 0 || y < 0 || x >= static_cast<std::int64_t>(l.width) || y >= static_cast<std::int64_t>(l.height)) {
+    *value_out = resident_nodata();
+    *dist_out = kUnreached;
+    return;
+  }
+  const std::uint64_t k = l.index(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
+  *value_out = values[k];
+  *dist_out = dist[k];
+}
+
+// Step 3 for border cell (lx, ly) of `tile` (its distance just decreased): the tile of the first
+// neighbour in another tile whose distance dist(u) + w(u, v) would improve (that candidate in
+// *candidate_out: the tile's key is the smallest such), or ~0 when none.
+// Neighbours are tried in direction order; the caller repeats from the next direction (start) to
+// activate every tile (a corner cell touches three other tiles).
+TERRAZO_HD std::uint64_t resident_improved_neighbour(const ResidentLayout& l, std::uint64_t tile, std::uint32_t lx,
+                                                     std::uint32_t ly, int start, int* found_dir,
+                                                     const WeightParams& params, Connectivity connectivity,
+                                                     PathLength max_cost, const double* values, const PathLength* dist,
+                                                     PathLength* candidate_out, bool* overflow) {
+  const std::uint64_t ux = (tile % l.tiles_x) * l.g + lx, uy = (tile / l.tiles_x) * l.g + ly;
+  if (ux >= l.width || uy >= l.height) return ~std::uint64_t{0};
+  const std::uint64_t u = l.index(ux, uy);
+  const PathLength du = dist[u];
+  if (du == kUnreached || du > max_cost) return ~std::uint64_t{0};
+  for (int d = start; d < 8; ++d) {
+    if (!direction_used(d, connectivity)) continue;
+    const std::int64_t lvx = static_cast<std::int64_t>(lx) + resident_dx(d), lvy = static_cast<std::int64_t>(ly) + resident_dy(d);
+    if (lvx >= 0 && lvy >= 0 && lvx < static_cast<std::int64_t>(l.g) && lvy < static_cast<std::int64_t>(l.g)) continue;
+    const std::int64_t vx = static_cast<std::int64_t>(ux) + resident_dx(d), vy = static_cast<std::int64_t>(uy) + resident_dy(d);
+    if (vx < 0 || vy < 0 || vx >= static_cast<std::int64_t>(l.width) || vy >= static_cast<std::int64_t>(l.height)) continue;
+    const std::uint64_t v = l.index(static_cast<std::uint64_t>(vx), static_cast<std::uint64_t>(vy));
+    const Weight w = edge_weight(params, values[u], values[v], is_diagonal(d), overflow);
+    if (w == kNoEdge) continue;
+    const PathLength candidate = du + w;
+    if (candidate < du || candidate > max_cost) continue;
+    if (candidate < dist[v]) {
+      *found_dir = d;
+      *candidate_out = candidate;
+      return (static_cast<std::uint64_t>(vy) / l.g) * l.tiles_x + static_cast<std::uint64_t>(vx) / l.g;
+    }
+  }
+  return ~std::uint64_t{0};
+}
+
+// Which pending tiles a round solves (near-far at tile granularity, [Davidson2014]-style): those
+// whose key (the smallest distance pushed into them since their last solve) is at most
+// min key + delta. delta adapts so that a round holds about `target` tiles: doubled while rounds
+// are smaller than target / 2 and more tiles wait, halved when a round exceeds 2 * target. Any
+// schedule gives the same distances (the invariant of resident_sssp.h holds for any subset of the
+// pending tiles); this one keeps the solves near distance order, so that few tiles are solved
+// before their final distances arrive, while every round stays wide enough to fill the device.
+struct NearFarSchedule {
+  std::uint64_t target = 1;
+  PathLength delta = 1;
+  PathLength threshold(PathLength min_key) const {
+    return min_key > kUnreached - 1 - delta ? kUnreached - 1 : min_key + delta;
+  }
+  void adapt(std::uint64_t selected) {
+    if (selected * 2 < target && delta < (PathLength{1} << 62)) delta *= 2;
+    else if (selected > 2 * target && delta > 1) delta /= 2;
+  }
+};
+
+}  // namespace terrazo

@@ -1,0 +1,102 @@
+// tests/gpu/test_resident_sssp_gpu.cpp: the CUDA resident SSSP solver (kernels/sssp/resident_sssp.cu)
+// against its CPU twin, bit for bit, and against the plain Dijkstra oracle of gpu_test_support.h
+// on fresh random rasters (the seed is printed; TERRAZO_TEST_SEED reproduces a run). Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/worker_pool.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/sssp/resident_sssp.h"
+#include "tests/support/gpu_test_support.h"
+
+namespace terrazo {
+namespace {
+
+#define TERRAZO_REQUIRE_GPU()                                                          \
+  do {                                                                                 \
+    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
+  } while (0)
+
+std::vector<PathLength> run_solver(Device device, const ResidentSsspOptions& options, const std::vector<double>& values,
+                                   const std::vector<std::uint64_t>& sources, ResidentSsspStats* stats) {
+  WorkerPool pool(2);
+  auto solver = make_resident_sssp_solver(device, options, pool);
+  const std::uint64_t w = options.width, h = options.height;
+  // Windows of up to 100 x 37 cells, as the engine sends store tiles.
+  std::vector<double> window;
+  for (std::uint64_t y0 = 0; y0 < h; y0 += 37)
+    for (std::uint64_t x0 = 0; x0 < w; x0 += 100) {
+      const auto ww = static_cast<std::uint32_t>(std::min<std::uint64_t>(100, w - x0));
+      const auto wh = static_cast<std::uint32_t>(std::min<std::uint64_t>(37, h - y0));
+      window.resize(static_cast<std::size_t>(ww) * wh);
+      for (std::uint32_t y = 0; y < wh; ++y)
+        for (std::uint32_t x = 0; x < ww; ++x) window[static_cast<std::size_t>(y) * ww + x] = values[(y0 + y) * w + x0 + x];
+      solver->write_values(x0, y0, ww, wh, window.data());
+    }
+  for (std::uint64_t cell : sources) solver->set_source(cell % w, cell / w);
+  *stats = solver->solve([](std::uint64_t, std::uint64_t) {});
+  std::vector<PathLength> dist(w * h);
+  solver->read_distances(0, 0, static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(h), dist.data());
+  return dist;
+}
+
+TEST(GpuResidentSssp, RandomRastersMatchCpuTwinAndOracle) {
+  TERRAZO_REQUIRE_GPU();
+  const std::uint64_t seed = gpu_testing::run_seed();
+  std::mt19937_64 rng(seed);
+  const std::uint32_t sides[] = {1, 7, 33, 64, 100, 257, 512};
+  const std::uint32_t gs[] = {8, 16, 32, 64, 128};
+  std::uint64_t total_rounds = 0;
+  for (int k = 0; k < 60; ++k) {
+    const std::uint32_t side = sides[rng() % 7];
+    gpu_testing::TileSpec spec = gpu_testing::random_spec(side, rng);
+    spec.negative = rng() % 4 == 0;
+    const std::vector<double> values = gpu_testing::random_values(spec, rng);
+    ResidentSsspOptions o;
+    o.width = side;
+    o.height = side;
+    o.g = gs[rng() % 5];
+    o.params = gpu_testing::random_params(rng, spec.negative);
+    if (o.params.model == WeightModel::Friction && spec.negative) o.params.model = WeightModel::AbsDiff;
+    o.connectivity = rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
+    o.batch_tiles = rng() % 2 ? 3 : 4096;
+    o.round_tiles = rng() % 2 ? 2 : 2048;
+    if (rng() % 4 == 0) o.max_cost = rng() % 100000;
+    std::vector<std::uint64_t> sources;
+    for (int s = 0, n = 1 + static_cast<int>(rng() % 3); s < n; ++s) {
+      const std::uint64_t cell = rng() % (static_cast<std::uint64_t>(side) * side);
+      if (values[cell] == values[cell]) sources.push_back(cell);
+    }
+    const std::string what = "seed " + std::to_string(seed) + " case " + std::to_string(k) + ": side " +
+                             std::to_string(side) + " g " + std::to_string(o.g) + " " +
+                             gpu_testing::pattern_name(spec.pattern) + " " + to_string(o.params.model);
+    ResidentSsspStats gpu_stats, cpu_stats;
+    const auto gpu = run_solver(Device::Cuda, o, values, sources, &gpu_stats);
+    const auto cpu = run_solver(Device::Cpu, o, values, sources, &cpu_stats);
+    ASSERT_EQ(gpu_stats.overflow, cpu_stats.overflow) << what;
+    if (cpu_stats.overflow) continue;
+    // The oracle: the raster as one tile whose halo is nodata.
+    const std::uint32_t s = side + 2;
+    std::vector<double> window(static_cast<std::size_t>(s) * s, std::numeric_limits<double>::quiet_NaN());
+    std::vector<PathLength> seeds(window.size(), kUnreached);
+    for (std::uint32_t y = 0; y < side; ++y)
+      for (std::uint32_t x = 0; x < side; ++x) window[(y + 1) * s + x + 1] = values[static_cast<std::size_t>(y) * side + x];
+    for (std::uint64_t cell : sources) seeds[(cell / side + 1) * s + cell % side + 1] = 0;
+    bool overflow = false;
+    const auto oracle = gpu_testing::dijkstra_tile(window.data(), side, o.params, o.connectivity, o.max_cost, seeds, &overflow);
+    for (std::uint64_t i = 0; i < gpu.size(); ++i) {
+      ASSERT_EQ(gpu[i], cpu[i]) << what << " cell " << i % side << "," << i / side;
+      ASSERT_EQ(gpu[i], oracle[(i / side + 1) * s + i % side + 1]) << what << " cell " << i % side << "," << i / side;
+    }
+    total_rounds += gpu_stats.rounds;
+  }
+  EXPECT_GT(total_rounds, 60u);
+}
+
+}  // namespace
+}  // namespace terrazo

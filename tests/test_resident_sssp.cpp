@@ -1,0 +1,219 @@
+// tests/test_resident_sssp.cpp: the resident SSSP exchange (kernels/sssp/resident_sssp.h, its CPU
+// twin here; the CUDA solver in tests/gpu/test_resident_sssp_gpu.cpp) against the in-memory
+// Dijkstra oracle on random rasters, and the pipeline's `--exchange resident` against `streamed`
+// on shipped DEMs: the same cost rasters bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/sssp.h"
+#include "api/sssp_sources.h"
+#include "core/error.h"
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "core/worker_pool.h"
+#include "kernels/sssp/resident_sssp.h"
+#include "tests/support/random_tiles.h"
+#include "tests/support/sssp_reference.h"
+#include "tests/support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+using testing::kNaN;
+
+struct ResidentCase {
+  ResidentSsspOptions options;
+  std::vector<double> values;
+  std::vector<std::uint64_t> sources;
+  unsigned threads = 1;
+};
+
+ResidentCase random_resident_case(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  ResidentCase c;
+  const std::uint64_t dims[] = {1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 40, 64, 67};
+  c.options.width = dims[rng() % 13];
+  c.options.height = dims[rng() % 13];
+  const std::uint32_t sides[] = {2, 3, 4, 8, 16};
+  c.options.g = sides[rng() % 5];
+  const int model = static_cast<int>(rng() % 3);
+  c.options.params.model = model == 0 ? WeightModel::Max : model == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
+  c.options.params.scale = (rng() % 2) ? 1.0 : 100.0;
+  c.options.connectivity = (rng() % 3 == 0) ? Connectivity::Four : Connectivity::Eight;
+  const std::uint64_t batches[] = {1, 2, 5, 64};
+  c.options.batch_tiles = batches[rng() % 4];
+  const std::uint64_t rounds[] = {1, 3, 16, 100000};
+  c.options.round_tiles = rounds[rng() % 4];
+  c.threads = 1 + static_cast<unsigned>(rng() % 2);
+  const bool integral = rng() % 2;
+  const double range = (rng() % 2) ? 4.0 : 1000.0;
+  const int nodata_kind = static_cast<int>(rng() % 4);  // none, holes, walls, heavy
+  const std::uint64_t w = c.options.width, h = c.options.height;
+  c.values.resize(w * h);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      double v = unit(rng) * range;
+      if (integral) v = std::floor(v);
+      bool nodata = false;
+      if (nodata_kind == 1) nodata = unit(rng) < 0.1;
+      if (nodata_kind == 2) nodata = (x == w / 2 && y != 0) || (y == h / 3 && x > 2);
+      if (nodata_kind == 3) nodata = unit(rng) < 0.4;
+      c.values[y * w + x] = nodata ? kNaN : v;
+    }
+  if (c.options.params.model == WeightModel::Max && rng() % 3 == 0) {
+    for (double& v : c.values) v -= range / 2;
+    c.options.params.offset = -range / 2;
+  }
+  std::vector<std::uint64_t> valid;
+  for (std::uint64_t i = 0; i < c.values.size(); ++i)
+    if (c.values[i] == c.values[i]) valid.push_back(i);
+  const int count = valid.empty() ? 0 : 1 + static_cast<int>(rng() % 4);
+  for (int k = 0; k < count; ++k) c.sources.push_back(valid[rng() % valid.size()]);
+  if (rng() % 4 == 0)
+    c.options.max_cost = static_cast<PathLength>(unit(rng) * range * c.options.params.scale * 10);
+  return c;
+}
+
+std::vector<PathLength> solve_resident_cpu(const ResidentCase& c, ResidentSsspStats* stats) {
+  WorkerPool pool(c.threads);
+  auto solver = make_resident_sssp_solver(Device::Cpu, c.options, pool);
+  const std::uint64_t w = c.options.width, h = c.options.height;
+  // Upload in uneven windows (rows in two pieces) to exercise the window mapping.
+  const std::uint32_t left = static_cast<std::uint32_t>(w / 2);
+  std::vector<double> piece;
+  for (std::uint64_t y = 0; y < h; ++y) {
+    if (left > 0) solver->write_values(0, y, left, 1, &c.values[y * w]);
+    solver->write_values(left, y, static_cast<std::uint32_t>(w - left), 1, &c.values[y * w + left]);
+  }
+  for (std::uint64_t cell : c.sources) solver->set_source(cell % w, cell / w);
+  std::uint64_t callbacks = 0;
+  *stats = solver->solve([&](std::uint64_t, std::uint64_t) { ++callbacks; });
+  EXPECT_EQ(callbacks, stats->rounds);
+  std::vector<PathLength> dist(w * h);
+  solver->read_distances(0, 0, static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(h), dist.data());
+  return dist;
+}
+
+TEST(ResidentSsspCpu, RandomRastersMatchReference) {
+  std::uint64_t multi_round = 0, resolved = 0;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    const ResidentCase c = random_resident_case(seed);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + std::to_string(c.options.width) + "x" +
+                 std::to_string(c.options.height) + " g=" + std::to_string(c.options.g) + " batch " +
+                 std::to_string(c.options.batch_tiles) + " round " + std::to_string(c.options.round_tiles));
+    ResidentSsspStats stats;
+    const std::vector<PathLength> dist = solve_resident_cpu(c, &stats);
+    ASSERT_FALSE(stats.overflow);
+    testing::SsspReferenceProblem p;
+    p.width = c.options.width;
+    p.height = c.options.height;
+    p.values = c.values.data();
+    p.params = c.options.params;
+    p.connectivity = c.options.connectivity;
+    p.max_cost = c.options.max_cost;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> seeds;
+    for (std::uint64_t cell : c.sources) seeds.push_back({cell, 0});
+    testing::set_reference_sources(p, seeds);
+    ASSERT_TRUE(testing::sssp_reference(p));
+    for (std::uint64_t i = 0; i < dist.size(); ++i)
+      ASSERT_EQ(dist[i], p.dist[i]) << "cell " << i % c.options.width << "," << i / c.options.width;
+    const std::uint64_t tiles = ((c.options.width + c.options.g - 1) / c.options.g) *
+                                ((c.options.height + c.options.g - 1) / c.options.g);
+    EXPECT_LE(stats.tiles_solved, tiles);
+    EXPECT_GE(stats.solves, stats.tiles_solved);
+    if (!c.sources.empty()) EXPECT_GE(stats.rounds, 1u);
+    if (stats.rounds > 2) ++multi_round;
+    resolved += stats.solves - stats.tiles_solved;
+  }
+  EXPECT_GT(multi_round, 100u);  // the cases did cross many tile borders
+  EXPECT_GT(resolved, 50u);      // and re-solved tiles
+}
+
+// Distances do not depend on the schedule: every round width, group size and thread count gives
+// the same distances on a larger terrain-like raster.
+TEST(ResidentSsspCpu, ScheduleDoesNotChangeDistances) {
+  std::mt19937_64 rng(99);
+  ResidentCase base;
+  base.options.width = 203;
+  base.options.height = 150;
+  base.options.params.model = WeightModel::Friction;
+  base.options.params.scale = 1000.0;
+  base.values = testing::random_raster(rng, 203, 150, 0, 0.03);
+  testing::make_costs(base.values);
+  base.sources = {0, 150 * 203 / 2 + 100, 203 * 150 - 1};
+  for (std::uint64_t cell : base.sources) base.values[cell] = 1.0;
+  std::vector<PathLength> first;
+  for (std::uint32_t g : {4u, 16u, 64u})
+    for (std::uint64_t round : {1ull, 7ull, 1000000ull})
+      for (unsigned threads : {1u, 2u}) {
+        ResidentCase c = base;
+        c.options.g = g;
+        c.options.round_tiles = round;
+        c.options.batch_tiles = 5;
+        c.threads = threads;
+        ResidentSsspStats stats;
+        const auto dist = solve_resident_cpu(c, &stats);
+        if (first.empty()) first = dist;
+        ASSERT_EQ(dist, first) << "g " << g << " round " << round << " threads " << threads;
+      }
+}
+
+// The pipeline: --exchange resident (CPU twin) writes the same cost raster as streamed, on shipped DEMs.
+TEST(ResidentSsspPipeline, ShippedDemsMatchStreamed) {
+  testing::TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> dems = {
+      {"pysheds_dem.tif", "180,180"}, {"N44W072.hgt", "600,600"}, {"Mandakini.bil", "300,300"}};
+  int k = 0;
+  for (const auto& [name, source] : dems) {
+    SCOPED_TRACE(name);
+    std::vector<double> costs[2];
+    for (int resident = 0; resident < 2; ++resident) {
+      SsspOptions o;
+      o.input = std::string(TERRAZO_DATASETS) + "/real/" + name;
+      o.weight = WeightModel::AbsDiff;
+      o.sources = {parse_source_point(source)};
+      o.output = dir.file("cost" + std::to_string(k++) + ".tif");
+      o.exchange = resident ? "resident" : "streamed";
+      o.resident_tile = resident ? 32 : 64;
+      o.device = "cpu";
+      o.threads = 2;
+      MemoryBudget budget(1ull << 30);
+      const SsspResult r = run_sssp(o, budget, Progress::silent());
+      EXPECT_EQ(r.exchange, o.exchange);
+      EXPECT_GT(r.reached_cells, 1000u);
+      costs[resident] = testing::read_raster_values(o.output);
+    }
+    ASSERT_EQ(costs[0].size(), costs[1].size());
+    for (std::size_t i = 0; i < costs[0].size(); ++i) {
+      const bool nan0 = costs[0][i] != costs[0][i], nan1 = costs[1][i] != costs[1][i];
+      ASSERT_EQ(nan0, nan1) << "cell " << i;
+      if (!nan0) ASSERT_EQ(costs[0][i], costs[1][i]) << "cell " << i;
+    }
+  }
+}
+
+TEST(ResidentSsspPipeline, RefusesLabelsAndBadValues) {
+  testing::TempDir dir;
+  SsspOptions o;
+  o.input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  o.sources = {parse_source_point("180,180")};
+  o.output = dir.file("c.tif");
+  o.exchange = "resident";
+  o.backlink = dir.file("b.tif");
+  MemoryBudget budget(1ull << 30);
+  EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError);
+  o.backlink.clear();
+  o.exchange = "sideways";
+  EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError);
+  o.exchange = "resident";
+  o.resident_tile = 4;
+  EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError);
+}
+
+}  // namespace
+}  // namespace terrazo
