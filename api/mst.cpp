@@ -105,7 +105,12 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
-  const WeightParams params = mst_weight_params(options.weight, options.scale, info, options.connectivity);
+  {
+    TileStoreInput weight_input(*store);
+    result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                          kMstDefaultStepLimit, &weight_input, &budget);
+  }
+  const WeightParams params = result.weights.params;
   result.params = params;
 
   // 1-3. The phases, the edge raster written window by window.

@@ -73,6 +73,7 @@ struct MstResult {
   std::uint32_t tile = 0;
   std::string device;               // "cpu" or "cuda (<device name>)"
   WeightParams params;              // model, scale, offset used
+  WeightChoice weights;             // the same, with the error bounds (api/weight_params.h)
   std::uint64_t total_weight = 0;   // sum of the fixed-point weights of the forest's edges
   double total_weight_input_units = 0;  // total_weight / scale (+ edges * offset for max)
   std::uint64_t edges = 0;

@@ -154,7 +154,12 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.valid_cells = info.valid_cells;
   if (info.valid_cells == 0)
     throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): there is nothing to reach");
-  const WeightParams params = sssp_weight_params(options.weight, options.scale, info, options.connectivity);
+  {
+    TileStoreInput weight_input(*store);
+    result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                          kSsspDefaultStepLimit, &weight_input, &budget);
+  }
+  const WeightParams params = result.weights.params;
   result.params = params;
   PathLength max_cost = kUnreached;
   if (options.max_cost >= 0) {

@@ -67,7 +67,8 @@ struct SsspResult {
   std::uint64_t width = 0, height = 0;
   std::uint32_t tile = 0;
   std::string device;
-  WeightParams params;
+  WeightParams params;                     // model, scale, offset used
+  WeightChoice weights;                    // the same, with the error bounds (api/weight_params.h)
   PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
   std::uint64_t sources = 0;               // source cells set
   std::uint64_t mask_cells_on_nodata = 0;  // --source-raster cells skipped

@@ -59,7 +59,8 @@ const char kUsage[] =
     "  -q, --quiet           no progress on stderr\n"
     "\n"
     "JSON keys: total_weight (fixed-point units), total_weight_input_units, edges, vertices, components,\n"
-    "scale, offset, weight, connectivity, tile, device, merge (the mode that ran), phases {import,\n"
+    "scale, scale_given, step_error_bound (input units per weight; 0: exact), relative_error_bound (null:\n"
+    "void), offset, weight, connectivity, tile, device, merge (the mode that ran), phases {import,\n"
     "block_local, merge, expansion}, seconds, gpu_kernel_seconds (phase 1), gpu_merge_kernel_seconds,\n"
     "merge_batches, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
@@ -130,6 +131,9 @@ int run(const std::vector<std::string>& arguments) {
         .add("weight", to_string(r.params.model))
         .add("connectivity", static_cast<int>(options.connectivity))
         .add("scale", r.params.scale)
+        .add("scale_given", r.weights.scale_given)
+        .add("step_error_bound", r.weights.step_error_bound)
+        .add("relative_error_bound", r.weights.relative_error_bound)
         .add("offset", r.params.offset)
         .add("total_weight", r.total_weight)
         .add("total_weight_input_units", r.total_weight_input_units)

@@ -66,7 +66,9 @@ const char kUsage[] =
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: width, height, tile, device, weight, connectivity, scale, offset, sources, reached_cells,\n"
+    "JSON keys: width, height, tile, device, weight, connectivity, scale, scale_given, step_error_bound\n"
+    "(input units per step; 0: exact), relative_error_bound (of every path; null: void), offset, sources,\n"
+    "reached_cells,\n"
     "max_distance, tiles, tiles_solved, solves, resolves, phases {import, sources, exchange, write},\n"
     "seconds, peak_rss_bytes, bytes_read, bytes_written, scratch_bytes.\n"
     "\n"
@@ -156,6 +158,9 @@ int run(const std::vector<std::string>& arguments) {
         .add("weight", to_string(r.params.model))
         .add("connectivity", static_cast<int>(options.connectivity))
         .add("scale", r.params.scale)
+        .add("scale_given", r.weights.scale_given)
+        .add("step_error_bound", r.weights.step_error_bound)
+        .add("relative_error_bound", r.weights.relative_error_bound)
         .add("offset", r.params.offset)
         .add("sources", r.sources)
         .add("valid_cells", r.valid_cells)

@@ -6,6 +6,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,7 @@
 
 #include "api/weight_params.h"
 #include "core/error.h"
+#include "engine/tile_input.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -62,6 +64,9 @@ std::string usage_error_of(WeightModel model, double scale, const RasterInfo& in
   return "";
 }
 
+class MemoryTileInput;
+std::string usage_error_of_data(WeightModel model, const MemoryTileInput& data);
+
 TEST(WeightParams, DefaultScaleIsTheLargestPowerOfTenUnderEachPipelinesLimit) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> exponent(-6, 9);
@@ -74,8 +79,14 @@ TEST(WeightParams, DefaultScaleIsTheLargestPowerOfTenUnderEachPipelinesLimit) {
     const Connectivity c = trial % 2 ? Connectivity::Eight : Connectivity::Four;
     const double L = largest_step(model, min, max, c);
     for (double limit : {kMstDefaultStepLimit, kSsspDefaultStepLimit}) {
+      const double expected = brute_force_power_of_ten(L, limit);
+      if (model == WeightModel::Friction && 0.5 / (expected * min) > kMaxRelativeErrorBound) {
+        // Costs spanning more than the fixed point resolves (docs/weights.md "Refused data").
+        EXPECT_THROW(choose_weight_params(model, 0, stats(CellType::Float32, min, max), c, limit), UsageError);
+        continue;
+      }
       const WeightChoice w = choose_weight_params(model, 0, stats(CellType::Float32, min, max), c, limit);
-      EXPECT_EQ(w.params.scale, brute_force_power_of_ten(L, limit)) << L << " " << limit;
+      EXPECT_EQ(w.params.scale, expected) << L << " " << limit;
       EXPECT_LE(L * w.params.scale, limit);
       EXPECT_DOUBLE_EQ(w.largest_step, L);
       EXPECT_FALSE(w.scale_given);
@@ -183,5 +194,217 @@ TEST(WeightParamsCli, NegativeFrictionExitsTwoInMstAndSssp) {
   }
 }
 
+
+// A raster in memory as the pipelines' TileInput (t = 16).
+class MemoryTileInput : public TileInput {
+ public:
+  MemoryTileInput(std::uint64_t width, std::uint64_t height, std::vector<double> values)
+      : values_(std::move(values)) {
+    grid_.width = width;
+    grid_.height = height;
+    grid_.tile = 16;
+  }
+  const TileGrid& grid() const override { return grid_; }
+  bool tile_present(std::uint32_t, std::uint32_t) const override { return true; }
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
+    const std::uint32_t t = grid_.tile;
+    for (std::uint32_t ly = 0; ly < t; ++ly)
+      for (std::uint32_t lx = 0; lx < t; ++lx) {
+        const std::uint64_t x = static_cast<std::uint64_t>(tx) * t + lx, y = static_cast<std::uint64_t>(ty) * t + ly;
+        out[ly * t + lx] = (x < grid_.width && y < grid_.height) ? values_[y * grid_.width + x] : std::nan("");
+      }
+  }
+  std::uint64_t bytes_read() const override { return 0; }
+  RasterInfo info(CellType type) const {
+    RasterInfo info = stats(type, 0, 0);
+    info.width = grid_.width;
+    info.height = grid_.height;
+    info.min = *std::min_element(values_.begin(), values_.end());
+    info.max = *std::max_element(values_.begin(), values_.end());
+    return info;
+  }
+
+ private:
+  TileGrid grid_;
+  std::vector<double> values_;
+};
+
+// A 40 x 30 terrain of values 100..400 (a ramp with a ripple).
+std::vector<double> terrain(double base = 100) {
+  std::vector<double> v(40 * 30);
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x) v[y * 40 + x] = base + 5 * x + 3 * y + (x * 7 + y * 13) % 11;
+  return v;
+}
+
+// The message of the UsageError of sssp's default rule on `data` (Float64), "" when accepted.
+std::string usage_error_of_data(WeightModel model, const MemoryTileInput& data) {
+  try {
+    choose_weight_params(model, 0, data.info(CellType::Float64), Connectivity::Eight, kSsspDefaultStepLimit, &data);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(WeightParams, OneOutlierIsRefusedNamingItsValueAndCell) {
+  std::vector<double> v = terrain();
+  v[17 * 40 + 23] = 1e300;  // cell 23,17
+  const MemoryTileInput data(40, 30, v);
+  for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction})
+    for (double limit : {kMstDefaultStepLimit, kSsspDefaultStepLimit}) {
+      try {
+        choose_weight_params(model, 0, data.info(CellType::Float64), Connectivity::Eight, limit, &data);
+        ADD_FAILURE() << "accepted the outlier, model " << to_string(model);
+      } catch (const UsageError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("1e+300"), std::string::npos) << m;
+        EXPECT_NE(m.find("23,17 (column,row)"), std::string::npos) << m;
+        EXPECT_NE(m.find("--scale"), std::string::npos) << m;
+        EXPECT_NE(m.find("nodata"), std::string::npos) << m;
+        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      }
+    }
+  // The same outlier, negative (an undeclared nodata value such as -3.4e38): max and absdiff.
+  v[17 * 40 + 23] = -3.4e38;
+  const MemoryTileInput negative(40, 30, v);
+  for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff}) {
+    const std::string m = usage_error_of_data(model, negative);
+    EXPECT_NE(m.find("-3.4e+38"), std::string::npos) << m;
+    EXPECT_NE(m.find("23,17"), std::string::npos) << m;
+  }
+}
+
+TEST(WeightParams, LargeValuesWithoutAnOutlierAreAccepted) {
+  // Steps of ~1e7 units: the default scale is below 1 (the data is scanned), and no step rounds to 0.
+  std::vector<double> v = terrain();
+  for (double& x : v) x *= 5e7;
+  const MemoryTileInput data(40, 30, v);
+  for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction}) {
+    const WeightChoice w =
+        choose_weight_params(model, 0, data.info(CellType::Float64), Connectivity::Eight, kSsspDefaultStepLimit, &data);
+    EXPECT_LT(w.params.scale, 1.0);
+    EXPECT_GT(w.nonzero_steps, 1000u);
+    EXPECT_EQ(w.collapsed_steps, 0u);
+  }
+}
+
+TEST(WeightParams, InfiniteValuesAreRefusedNamingTheCell) {
+  for (double inf : {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}) {
+    std::vector<double> v = terrain();
+    v[3 * 40 + 5] = inf;
+    const MemoryTileInput data(40, 30, v);
+    for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction}) {
+      const std::string m = usage_error_of_data(model, data);
+      EXPECT_NE(m.find("inf"), std::string::npos) << m;
+      EXPECT_NE(m.find("5,3 (column,row)"), std::string::npos) << m;
+      EXPECT_EQ(m.find("--scale 0"), std::string::npos) << m;
+    }
+  }
+  // Negative friction names its cell too.
+  std::vector<double> v = terrain();
+  v[29 * 40 + 39] = -1;
+  const MemoryTileInput negative(40, 30, v);
+  const std::string m = usage_error_of_data(WeightModel::Friction, negative);
+  EXPECT_NE(m.find("non-negative"), std::string::npos) << m;
+  EXPECT_NE(m.find("39,29 (column,row)"), std::string::npos) << m;
+}
+
+TEST(WeightParams, FrictionRelativeErrorBoundIsCheckedAtTheDefaultScale) {
+  // Costs 1..1e7: L = 1.41e7; sssp's default scale 10 gives a relative bound 0.5 / (10 x 1) = 5 % > 1 %,
+  // mst's 100 gives 0.5 %.
+  std::vector<double> v = terrain(1);
+  v[0] = 1;
+  v[5] = 1e7;
+  const MemoryTileInput data(40, 30, v);
+  const RasterInfo info = data.info(CellType::Float32);
+  const std::string m = usage_error_of_data(WeightModel::Friction, data);
+  EXPECT_NE(m.find("10000000 at cell 5,0 (column,row)"), std::string::npos) << m;
+  EXPECT_NE(m.find("5%"), std::string::npos) << m;
+  const WeightChoice mst = choose_weight_params(WeightModel::Friction, 0, info, Connectivity::Eight,
+                                                kMstDefaultStepLimit, &data);
+  EXPECT_EQ(mst.params.scale, 100.0);
+  EXPECT_DOUBLE_EQ(mst.relative_error_bound, 0.005);
+  // A given scale is the user's choice unless the cheapest step rounds to 0.
+  EXPECT_EQ(choose_weight_params(WeightModel::Friction, 10, info, Connectivity::Eight, kSsspDefaultStepLimit, &data)
+                .params.scale,
+            10.0);
+  EXPECT_THROW(choose_weight_params(WeightModel::Friction, 0.1, info, Connectivity::Eight, kSsspDefaultStepLimit, &data),
+               UsageError);
+}
+
+TEST(WeightParams, GivenScaleThatCollapsesTheWeightsIsRefused) {
+  const MemoryTileInput data(40, 30, terrain());
+  const RasterInfo info = data.info(CellType::Int16);
+  // Every weight rounds to 0.
+  for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction}) {
+    try {
+      choose_weight_params(model, 1e-5, info, Connectivity::Eight, kSsspDefaultStepLimit, &data);
+      ADD_FAILURE() << "accepted --scale 1e-5";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--scale 1e-05"), std::string::npos) << e.what();
+    }
+  }
+  // Steps of a few units at scale 0.01: most round to 0 (the scan).
+  EXPECT_THROW(choose_weight_params(WeightModel::AbsDiff, 0.01, info, Connectivity::Eight, kMstDefaultStepLimit, &data),
+               UsageError);
+  // Without the data there is no scan: the statistics alone cannot see it.
+  EXPECT_EQ(choose_weight_params(WeightModel::AbsDiff, 0.01, info, Connectivity::Eight, kMstDefaultStepLimit).params.scale,
+            0.01);
+}
+
+TEST(WeightParams, ErrorBoundsOfTheChoice) {
+  const MemoryTileInput data(40, 30, terrain());
+  const WeightChoice f = choose_weight_params(WeightModel::Friction, 0, data.info(CellType::Float32),
+                                              Connectivity::Eight, kSsspDefaultStepLimit, &data);
+  const double min = data.info(CellType::Float32).min;
+  EXPECT_EQ(f.step_error_bound, 0.5 / f.params.scale);
+  EXPECT_DOUBLE_EQ(f.relative_error_bound, 0.5 / (f.params.scale * min));
+  const WeightChoice a = choose_weight_params(WeightModel::AbsDiff, 0, data.info(CellType::Float32),
+                                              Connectivity::Eight, kSsspDefaultStepLimit, &data);
+  EXPECT_TRUE(std::isnan(a.relative_error_bound));  // differences can be 0: no relative bound
+  const WeightChoice i = choose_weight_params(WeightModel::Max, 0, data.info(CellType::Int16), Connectivity::Eight,
+                                              kMstDefaultStepLimit, &data);
+  EXPECT_EQ(i.step_error_bound, 0.0);
+  EXPECT_EQ(i.relative_error_bound, 0.0);
+}
+
+// The regression of the report: pysheds_dem.tif as Float64 with one cell at 1e300 made sssp choose
+// scale 1e-292 and write all-zero costs with exit 0, and mst report weights 0. Both now exit 2 with one
+// line naming the value, the cell and the remedies, and publish nothing.
+TEST(WeightParamsCli, OutlierInARealDemExitsTwoWithOneLine) {
+  testing::TempDir dir;
+  RasterInfo georef;
+  std::vector<double> v = testing::read_raster_values(std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif", &georef);
+  ASSERT_EQ(georef.width, 367u);
+  ASSERT_FALSE(std::isnan(v[150 * 367 + 200]));
+  v[150 * 367 + 200] = 1e300;
+  const std::string input = dir.file("outlier.tif");
+  testing::write_raster_values(input, georef.width, georef.height, v, CellType::Float64, -32768, georef);
+  const std::string cost = dir.file("cost.tif"), edges = dir.file("edges.tif");
+  for (const std::string& args : {"sssp -q --source 10,10 " + input + " " + cost,
+                                  "sssp -q --weight absdiff --source 10,10 " + input + " " + cost,
+                                  "mst -q " + input + " " + edges, "mst -q --weight friction " + input + " " + edges}) {
+    const CliRun r = run_cli(args, dir);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("1e+300 at cell 200,150 (column,row)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--scale"), std::string::npos) << r.err;
+    EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+    EXPECT_FALSE(std::ifstream(cost).good());
+    EXPECT_FALSE(std::ifstream(edges).good());
+  }
+  // The same DEM with that cell back in range runs, and --json states the scale and the error bounds.
+  v[150 * 367 + 200] = 200;
+  testing::write_raster_values(input, georef.width, georef.height, v, CellType::Float64, -32768, georef);
+  const std::string json = dir.file("out.json");
+  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " sssp -q --json --source 10,10 " + input + " " + cost + " > " +
+                         json).c_str()),
+            0);
+  std::ifstream f(json);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"scale\":1e+06"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"step_error_bound\":5e-07"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"relative_error_bound\":3.4013"), std::string::npos) << text;
+}
 }  // namespace
 }  // namespace terrazo
