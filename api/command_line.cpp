@@ -114,12 +114,17 @@ std::optional<std::uint64_t> ArgParser::size_value(const std::string& name) {
 std::optional<double> ArgParser::double_value(const std::string& name) {
   auto text = value(name);
   if (!text) return std::nullopt;
-  const char* begin = text->c_str();
+  return parse_finite_double(normalize(name), *text);
+}
+
+double parse_finite_double(const std::string& flag, const std::string& text) {
+  const char* begin = text.c_str();
   char* end = nullptr;
   errno = 0;
   const double parsed = std::strtod(begin, &end);
-  if (text->empty() || end != begin + text->size() || errno == ERANGE || !std::isfinite(parsed))
-    throw UsageError("invalid " + normalize(name) + " '" + *text + "': expected a finite number, e.g. 0.5");
+  // ERANGE also flags underflow (1e-400 -> 0 or a denormal): only an overflow is refused.
+  if (text.empty() || end != begin + text.size() || !std::isfinite(parsed))
+    throw UsageError("invalid " + flag + " '" + text + "': expected a finite number, e.g. 0.5");
   return parsed;
 }
 

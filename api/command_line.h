@@ -50,6 +50,10 @@ struct CommonOptions {
 };
 CommonOptions parse_common_options(ArgParser& args);
 
+// `text`, the value of `flag`, as a finite double; UsageError echoing the text as typed otherwise
+// (a value beyond the double range, e.g. 1e400, is not finite; 1e308 is).
+double parse_finite_double(const std::string& flag, const std::string& text);
+
 WeightModel parse_weight_model(const std::string& text);    // max|absdiff|friction, UsageError otherwise
 Connectivity parse_connectivity(const std::string& text);   // 4|8
 

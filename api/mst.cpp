@@ -58,51 +58,6 @@ class EdgeRasterWriter : public MstWindowSink {
 
 }  // namespace
 
-WeightParams mst_weight_params(WeightModel model, double scale, const RasterInfo& info, Connectivity connectivity) {
-  WeightParams p;
-  p.model = model;
-  const bool stats = info.has_stats && info.valid_cells > 0;
-  if (model == WeightModel::Friction && stats && info.min < 0) {
-    throw Error("--weight friction needs non-negative cell costs, but the input's minimum is " +
-                std::to_string(info.min) + "; use --weight max or absdiff, or shift the costs");
-  }
-  if (model == WeightModel::Max && stats && info.min < 0) p.offset = info.min;
-  double largest = 0.0;
-  if (stats) {
-    switch (model) {
-      case WeightModel::Max: largest = info.max - p.offset; break;
-      case WeightModel::AbsDiff: largest = info.max - info.min; break;
-      default: largest = info.max * (connectivity == Connectivity::Eight ? kSqrt2 : 1.0); break;
-    }
-  }
-  if (scale > 0) {
-    if (!std::isfinite(scale)) throw UsageError("--scale must be a finite positive number");
-    p.scale = scale;
-  } else if (!cell_type_is_integer(info.type) && largest > 0 && std::isfinite(largest)) {
-    int k = static_cast<int>(std::floor(std::log10(2147483648.0 / largest)));
-    k = std::max(-300, std::min(300, k));
-    while (k > -300 && largest * std::pow(10.0, k) > 2147483648.0) --k;
-    while (k < 300 && largest * std::pow(10.0, k + 1) <= 2147483648.0) ++k;
-    p.scale = std::pow(10.0, k);
-  } else {
-    p.scale = 1.0;
-  }
-  if (stats) {
-    const double top = largest * p.scale;
-    if (!(top < static_cast<double>(kMaxWeight) + 0.5)) {
-      char fits[64];
-      std::snprintf(fits, sizeof fits, "%.6g", static_cast<double>(kMaxWeight) / largest);
-      char given[64], weight[64];
-      std::snprintf(given, sizeof given, "%.6g", p.scale);
-      std::snprintf(weight, sizeof weight, "%.9g", largest);
-      throw Error(std::string("edge weights overflow the 32-bit fixed point: the largest weight ") + weight +
-                  " x --scale " + given + " exceeds " + std::to_string(kMaxWeight) +
-                  "; choose --scale " + fits + " or less");
-    }
-  }
-  return p;
-}
-
 MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& progress) {
   Stopwatch start;
   MstResult result;
@@ -150,7 +105,12 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
-  const WeightParams params = mst_weight_params(options.weight, options.scale, info, options.connectivity);
+  {
+    TileStoreInput weight_input(*store);
+    result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                          kMstDefaultStepLimit, &weight_input, &budget);
+  }
+  const WeightParams params = result.weights.params;
   result.params = params;
 
   // 1-3. The phases, the edge raster written window by window.

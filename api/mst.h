@@ -27,8 +27,8 @@
 //  3. "mst: expansion": per tile in Z-order, forest bits + in - out, written window by window.
 // Memory: everything is reserved from `budget` before it is allocated; see docs/mst.md for the
 // formula. A budget that cannot hold one batch of one tile is an Error up front.
-// Errors: weights that do not fit the 32-bit fixed point at the chosen scale are an Error naming
-// --scale; friction on negative costs is an Error; a raster with no valid cell gives 0 edges.
+// Errors: the weight rule of api/weight_params.h (docs/weights.md) refuses (UsageError, exit 2) friction
+// on negative costs and a --scale at which the weights overflow; a raster with no valid cell gives 0 edges.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,6 +38,7 @@
 #include "core/types.h"
 #include "engine/mst/phases.h"
 #include "store/raster_info.h"
+#include "api/weight_params.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {
@@ -47,7 +48,7 @@ struct MstOptions {
   std::string output;     // edge raster (Byte GeoTIFF); empty: none
   std::string edge_list;  // binary edge list; empty: none
   WeightModel weight = WeightModel::Max;
-  double scale = 0.0;     // fixed-point scale; 0: default (mst_weight_params)
+  double scale = 0.0;     // fixed-point scale; 0: the default of docs/weights.md (kMstDefaultStepLimit)
   Connectivity connectivity = Connectivity::Eight;
   std::uint32_t tile = 0;      // 0: the store's own tile size, or kDefaultTile when importing
   std::string device = "auto"; // auto | cpu | cuda
@@ -72,6 +73,7 @@ struct MstResult {
   std::uint32_t tile = 0;
   std::string device;               // "cpu" or "cuda (<device name>)"
   WeightParams params;              // model, scale, offset used
+  WeightChoice weights;             // the same, with the error bounds (api/weight_params.h)
   std::uint64_t total_weight = 0;   // sum of the fixed-point weights of the forest's edges
   double total_weight_input_units = 0;  // total_weight / scale (+ edges * offset for max)
   std::uint64_t edges = 0;
@@ -95,16 +97,6 @@ struct MstResult {
   std::uint64_t merge_batch_edges = 0;    // level merges: edge capacity of a batch slot
   double gpu_merge_kernel_seconds = 0;    // CudaLevels: GPU kernel time of phase 2 (CUDA events)
 };
-
-// The weight parameters for a raster with statistics `info` (has_stats false or no valid cell:
-// offset 0 and scale 1 unless given):
-//  - offset: max model, raster minimum when negative, else 0; other models 0;
-//  - scale: `scale` when > 0; else 1 for integer rasters, and for float rasters the largest power of
-//    10 with largest_weight * scale <= 2^31 (largest_weight: max - offset, max - min, or max * sqrt(2)
-//    (max with 4-connectivity) for friction);
-// Throws Error when largest_weight * scale does not fit in kMaxWeight (naming --scale and the largest
-// scale that fits) and for friction on negative costs.
-WeightParams mst_weight_params(WeightModel model, double scale, const RasterInfo& info, Connectivity connectivity);
 
 MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& progress);
 

@@ -114,42 +114,6 @@ std::string format_double(double v) {
 
 }  // namespace
 
-WeightParams sssp_weight_params(WeightModel model, double scale, const RasterInfo& info, Connectivity connectivity) {
-  WeightParams p;
-  p.model = model;
-  const double min = info.has_stats ? info.min : 0.0, max = info.has_stats ? info.max : 0.0;
-  double largest = 0.0;
-  switch (model) {
-    case WeightModel::Friction:
-      if (min < 0)
-        throw UsageError("--weight friction needs non-negative costs, and INPUT has cells down to " +
-                         format_double(min) + "; use --weight absdiff or max, or shift the costs");
-      largest = max * (connectivity == Connectivity::Eight ? kSqrt2 : 1.0);
-      break;
-    case WeightModel::AbsDiff: largest = max - min; break;
-    case WeightModel::Max:
-      p.offset = min < 0 ? min : 0.0;
-      largest = max - p.offset;
-      break;
-  }
-  if (scale > 0) {
-    p.scale = scale;
-  } else if (largest > 0) {
-    const double limit = 1073741824.0;  // 2^30
-    int k = static_cast<int>(std::floor(std::log10(limit / largest)));
-    while (k > -300 && largest * std::pow(10.0, k) > limit) --k;
-    while (k < 300 && largest * std::pow(10.0, k + 1) <= limit) ++k;
-    p.scale = std::pow(10.0, k);
-  } else {
-    p.scale = 1.0;
-  }
-  if (!(largest * p.scale < static_cast<double>(kMaxWeight) + 0.5))
-    throw Error("edge weights overflow the 32-bit fixed point: the largest step weight " + format_double(largest) +
-                " x --scale " + format_double(p.scale) + " exceeds " + std::to_string(kMaxWeight) +
-                "; choose --scale " + format_double(static_cast<double>(kMaxWeight) / largest) + " or less");
-  return p;
-}
-
 SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
   Stopwatch start;
   SsspResult result;
@@ -197,7 +161,12 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.valid_cells = info.valid_cells;
   if (info.valid_cells == 0)
     throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): there is nothing to reach");
-  const WeightParams params = sssp_weight_params(options.weight, options.scale, info, options.connectivity);
+  {
+    TileStoreInput weight_input(*store);
+    result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                          kSsspDefaultStepLimit, &weight_input, &budget);
+  }
+  const WeightParams params = result.weights.params;
   result.params = params;
   PathLength max_cost = kUnreached;
   if (options.max_cost >= 0) {

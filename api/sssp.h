@@ -19,8 +19,9 @@
 //   allocation  UInt32 GeoTIFF: id of the nearest source (lowest id among the nearest), 0 where
 //               unreached
 // Errors: UsageError for the user's choices (no source, a source outside the raster or on nodata,
-// friction on negative costs, malformed coordinates); Error for runtime failures (nodata
-// everywhere, weights overflowing at the chosen --scale, I/O, budget too small).
+// malformed coordinates, and what the weight rule of api/weight_params.h refuses: friction on
+// negative costs, weights overflowing at the chosen --scale); Error for runtime failures (nodata
+// everywhere, I/O, budget too small).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -31,6 +32,7 @@
 #include "core/types.h"
 #include "api/sssp_sources.h"
 #include "store/raster_info.h"
+#include "api/weight_params.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {
@@ -46,7 +48,7 @@ struct SsspOptions {
   std::string sources_file;          // --sources-file: OGR points
   std::string source_raster;         // --source-raster: mask
   WeightModel weight = WeightModel::Friction;
-  double scale = 0.0;                // 0: sssp_weight_params's default
+  double scale = 0.0;                // 0: the default of docs/weights.md (kSsspDefaultStepLimit)
   Connectivity connectivity = Connectivity::Eight;
   double max_cost = -1.0;            // cost units; < 0: no limit
   std::uint32_t tile = 0;            // 0: the store's own, or kDefaultTile when importing
@@ -71,7 +73,8 @@ struct SsspResult {
   std::uint32_t tile = 0;
   std::string device;
   std::string exchange;                    // "streamed" or "resident"
-  WeightParams params;
+  WeightParams params;                     // model, scale, offset used
+  WeightChoice weights;                    // the same, with the error bounds (api/weight_params.h)
   PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
   std::uint64_t sources = 0;               // source cells set
   std::uint64_t mask_cells_on_nodata = 0;  // --source-raster cells skipped
@@ -92,15 +95,6 @@ struct SsspResult {
   std::uint64_t peak_rss_bytes = 0;
   std::uint64_t memory_peak_reserved = 0;
 };
-
-// Weight parameters of an SSSP run on a raster with min/max `info` (computed statistics):
-//  - offset: max model, the raster minimum when negative, else 0; other models 0;
-//  - largest step weight L: friction max * sqrt(2) (max with 4-connectivity), absdiff max - min,
-//    max max - offset;
-//  - scale: `scale` when > 0, else the largest power of 10 with L * scale <= 2^30 (1 when L = 0), so
-//    every weight is exact to 0.5 / scale and a path of n steps to n * 0.5 / scale (docs/sssp.md).
-// Throws UsageError for friction on negative values and Error when L * scale exceeds kMaxWeight.
-WeightParams sssp_weight_params(WeightModel model, double scale, const RasterInfo& info, Connectivity connectivity);
 
 SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress);
 

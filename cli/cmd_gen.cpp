@@ -1,149 +1,25 @@
-// cli/cmd_gen.cpp: `terrazo gen`, a thin main over run_generate (api/generate_terrain.h).
+// cli/cmd_gen.cpp: `terrazo gen`, a thin main over run_gen_command (api/gen_command.h): parse, run, print.
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/memory_budget.h"
-#include "api/command_line.h"
-#include "api/generate_terrain.h"
-#include "core/json_summary.h"
-#include "api/output_paths.h"
+#include "api/gen_command.h"
 #include "cli/cli_progress.h"
 #include "cli/command.h"
 
 namespace terrazo {
 namespace {
 
-const char kUsage[] =
-    "Usage: terrazo gen --width W --height H [options] OUTPUT\n"
-    "\n"
-    "Makes deterministic fractal terrain (value-noise fBm with river valleys and pits) of any size,\n"
-    "tile by tile, straight into a terrazo tile store (OUTPUT.tzs) or a tiled GeoTIFF (OUTPUT.tif).\n"
-    "The same options give identical cells whatever the tile size or thread count, and a W x H\n"
-    "raster is the top-left crop of any larger one with the same seed.\n"
-    "\n"
-    "Options:\n"
-    "  --width W, --height H    size in cells (required, >= 1)\n"
-    "  --seed N                 terrain seed (default 1)\n"
-    "  --type TYPE              Byte, Int16, UInt16, Int32, UInt32, Float32 (default) or Float64\n"
-    "  --relief METRES          lowest valley to highest peak (default 1000; 250 for Byte)\n"
-    "  --base METRES            added to every cell, e.g. -500 for below-sea-level terrain (default 0)\n"
-    "  --nodata-holes FRACTION  blob-shaped nodata holes covering about FRACTION of the cells (default 0)\n"
-    "  --no-rivers              no carved river valleys\n"
-    "  --no-pits                no pits (closed depressions)\n"
-    "  --cell-size METRES       cell size of the geotransform (default 30)\n"
-    "  --crs CRS                EPSG:n, WKT or PROJ string (default EPSG:3857); none: no georeferencing\n"
-    "  --tile T                 tile (or GeoTIFF block) edge, power of two 16..4096 (default 256)\n"
-    "  --threads N              threads making tiles (default 0: all cores)\n"
-    "  --memory SIZE            host memory budget, e.g. 512M (default 1G)\n"
-    "  --json                   print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet              no progress, no summary line\n"
-    "\n"
-    "Nodata is -9999 for float types, the lowest value for signed and the highest for unsigned integers.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo gen --width 65536 --height 65536 --seed 7 --nodata-holes 0.05 big.tzs\n";
-
-CellType parse_cell_type(const std::string& text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "byte" || lower == "uint8") return CellType::UInt8;
-  if (lower == "int16") return CellType::Int16;
-  if (lower == "uint16") return CellType::UInt16;
-  if (lower == "int32") return CellType::Int32;
-  if (lower == "uint32") return CellType::UInt32;
-  if (lower == "float32") return CellType::Float32;
-  if (lower == "float64") return CellType::Float64;
-  throw UsageError("invalid --type '" + text + "': expected Byte, Int16, UInt16, Int32, UInt32, Float32 or Float64");
-}
-
-std::uint64_t required_size(ArgParser& args, const std::string& flag) {
-  const auto value = args.int_value(flag);
-  if (!value) throw UsageError("missing " + flag + ": give the raster size, e.g. --width 4096 --height 4096");
-  if (*value < 1) throw UsageError("invalid " + flag + " '" + std::to_string(*value) + "': expected at least 1 cell");
-  return static_cast<std::uint64_t>(*value);
-}
-
-int run_gen(const std::vector<std::string>& argv) {
-  ArgParser args("gen", argv);
-  const CommonOptions common = parse_common_options(args);
-  GenerateOptions options;
-  TerrainOptions& terrain = options.terrain;
-  terrain.width = required_size(args, "--width");
-  terrain.height = required_size(args, "--height");
-  if (auto seed = args.int_value("--seed")) {
-    if (*seed < 0) throw UsageError("invalid --seed '" + std::to_string(*seed) + "': expected a non-negative integer");
-    terrain.seed = static_cast<std::uint64_t>(*seed);
-  }
-  if (auto type = args.value("--type")) terrain.type = parse_cell_type(*type);
-  if (auto relief = args.double_value("--relief")) {
-    if (!(*relief > 0)) throw UsageError("invalid --relief '" + std::to_string(*relief) + "': expected a positive number");
-    terrain.relief = *relief;
-  }
-  if (auto base = args.double_value("--base")) terrain.base = *base;
-  if (auto holes = args.double_value("--nodata-holes")) {
-    if (!(*holes >= 0.0 && *holes < 1.0))
-      throw UsageError("invalid --nodata-holes '" + std::to_string(*holes) + "': expected a fraction in [0, 1), e.g. 0.05");
-    terrain.nodata_holes = *holes;
-  }
-  terrain.rivers = !args.flag("--no-rivers");
-  terrain.pits = !args.flag("--no-pits");
-  if (auto cell_size = args.double_value("--cell-size")) {
-    if (!(*cell_size > 0))
-      throw UsageError("invalid --cell-size '" + std::to_string(*cell_size) + "': expected a positive number of metres");
-    terrain.cell_size = *cell_size;
-  }
-  if (auto crs = args.value("--crs")) terrain.crs = *crs;
-  options.output = args.positionals(1, 1, "OUTPUT")[0];
-  options.tile = common.tile;
-  options.threads = common.threads;
-  const std::string ext = file_extension(options.output);
-  if (ext != ".tzs" && ext != ".tif" && ext != ".tiff")
-    throw UsageError("OUTPUT '" + options.output + "' must end in .tzs (tile store) or .tif (GeoTIFF)");
-  check_output_file(options.output);
-
-  MemoryBudget budget(common.memory_bytes);
-  CliProgress progress(common.quiet);
-  const GenerateResult result = run_generate(options, budget, progress.progress());
+int run(const std::vector<std::string>& args) {
+  const GenCommandOptions options = parse_gen_options(args);
+  CliProgress progress(options.common.quiet);
+  const GenCommandResult result = run_gen_command(options, progress.progress());
   progress.finish();
-
-  const RasterInfo& info = result.info;
-  const std::uint64_t nodata_cells = info.cells() - info.valid_cells;
-  if (!common.quiet && !common.json) {
-    std::printf("wrote %s: %llu x %llu %s, seed %llu, min %g, max %g, nodata %.2f%%, %s in %.1f s\n",
-                options.output.c_str(), static_cast<unsigned long long>(info.width),
-                static_cast<unsigned long long>(info.height), to_string(info.type),
-                static_cast<unsigned long long>(terrain.seed), info.min, info.max,
-                100.0 * static_cast<double>(nodata_cells) / static_cast<double>(info.cells()),
-                MemoryBudget::format_size(result.bytes_written).c_str(), result.seconds);
-  }
-  if (common.json) {
-    JsonObject summary;
-    summary.add("command", "gen")
-        .add("output", options.output)
-        .add("width", info.width)
-        .add("height", info.height)
-        .add("type", to_string(info.type))
-        .add("seed", terrain.seed)
-        .add("tile", options.tile ? options.tile : 256u)
-        .add("tiles", result.tiles)
-        .add("valid_cells", info.valid_cells)
-        .add("nodata_cells", nodata_cells)
-        .add("nodata", info.nodata);
-    if (info.has_stats) summary.add("min", info.min).add("max", info.max);
-    else summary.add_null("min").add_null("max");
-    summary.add("bytes_written", result.bytes_written)
-        .add("buffer_bytes", result.buffer_bytes)
-        .add("seconds", result.seconds)
-        .add("peak_rss_bytes", peak_rss_bytes());
-    print_json_line(summary);
-  }
+  print_command_result(result, options.common);
   return 0;
 }
 
-const RegisterCommand kRegister({"gen", "make deterministic fractal terrain of any size (tile store or GeoTIFF)", kUsage,
-                                 run_gen});
+const RegisterCommand kRegister(Command{"gen", "make deterministic fractal terrain of any size (tile store or GeoTIFF)", gen_usage(), run});
 
 }  // namespace
 }  // namespace terrazo

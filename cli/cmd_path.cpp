@@ -1,103 +1,25 @@
-// cli/cmd_path.cpp: `terrazo path`, a thin main over run_path (api/path.h).
+// cli/cmd_path.cpp: `terrazo path`, a thin main over run_path_command (api/path_command.h): parse, run, print.
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/memory_budget.h"
-#include "api/command_line.h"
-#include "core/json_summary.h"
-#include "api/path.h"
-#include "api/output_paths.h"
+#include "api/path_command.h"
 #include "cli/cli_progress.h"
 #include "cli/command.h"
 
 namespace terrazo {
 namespace {
 
-const char kUsage[] =
-    "Usage: terrazo path --backlink BACK.tif --cost COST.tif --dest x,y [--dest ...] [options] PATHS.geojson\n"
-    "\n"
-    "Least-cost paths from destinations back to their nearest source, traced through the backlink raster\n"
-    "of `terrazo sssp --backlink` (read window by window, so rasters larger than memory are fine).\n"
-    "\n"
-    "PATHS.geojson  one LineString per destination, source first, vertices at cell centres in the\n"
-    "               rasters' CRS; properties dest_id, dest_x, dest_y, cost (COST.tif at the destination),\n"
-    "               length (map units), cells\n"
-    "\n"
-    "Options:\n"
-    "  --backlink FILE   backlink raster (Byte, 0..7 clockwise from east, 255 = none) from terrazo sssp\n"
-    "  --cost FILE       cost raster from the same terrazo sssp run\n"
-    "  --dest x,y        a destination cell: column,row (0-based); repeatable\n"
-    "  --map-coords      --dest values are map coordinates in the rasters' CRS\n"
-    "  --dest-crs CRS    --dest values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
-    "  --mask FILE       also write a Byte GeoTIFF: 1 on path cells, 0 elsewhere\n"
-    "  --memory SIZE     host memory budget (default 1G)\n"
-    "  --json            print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet       no progress on stderr\n"
-    "\n"
-    "JSON keys: paths [{dest, x, y, source_x, source_y, cost, length, cells}], seconds, peak_rss_bytes,\n"
-    "bytes_read, bytes_written.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
-    "  terrazo path --backlink back.tif --cost cost.tif --dest 900,700 --dest 10,300 paths.geojson\n"
-    "  ogrinfo -al paths.geojson\n";
-
-int run(const std::vector<std::string>& arguments) {
-  ArgParser args("path", arguments);
-  const CommonOptions common = parse_common_options(args);
-  PathOptions options;
-  for (const std::string& text : args.values("--dest")) options.dests.push_back(parse_source_point(text, "--dest"));
-  if (auto file = args.value("--backlink")) options.backlink = *file;
-  if (auto file = args.value("--cost")) options.cost = *file;
-  if (auto file = args.value("--mask")) options.mask = *file;
-  options.map_coords = args.flag("--map-coords");
-  if (auto crs = args.value("--dest-crs")) options.dest_crs = *crs;
-  const std::vector<std::string> files = args.positionals(1, 1, "PATHS.geojson");
-  options.output = files[0];
-  if (options.backlink.empty()) throw UsageError("--backlink FILE is required (from terrazo sssp --backlink)");
-  if (options.cost.empty()) throw UsageError("--cost FILE is required (the cost raster of the same sssp run)");
-  if (options.dests.empty()) throw UsageError("no destination: give --dest x,y (repeatable)");
-
-  check_input_file(options.backlink);
-  check_input_file(options.cost);
-  check_output_file(options.output, {options.backlink, options.cost});
-  if (!options.mask.empty()) check_output_file(options.mask, {options.backlink, options.cost, options.output});
-
-  MemoryBudget budget(common.memory_bytes);
-  CliProgress progress(common.quiet);
-  const PathResult r = run_path(options, budget, progress.progress());
+int run(const std::vector<std::string>& args) {
+  const PathCommandOptions options = parse_path_options(args);
+  CliProgress progress(options.common.quiet);
+  const PathCommandResult result = run_path_command(options, progress.progress());
   progress.finish();
-
-  if (!common.quiet)
-    for (const TracedPath& p : r.paths)
-      std::fprintf(stderr, "path: %s: cost %.6f, length %.6f map units, %llu cells, from source cell %llu,%llu\n",
-                   p.dest.c_str(), p.cost, p.length, static_cast<unsigned long long>(p.cells),
-                   static_cast<unsigned long long>(p.source_x), static_cast<unsigned long long>(p.source_y));
-  if (common.json) {
-    std::vector<JsonObject> paths;
-    for (const TracedPath& p : r.paths) {
-      JsonObject o;
-      o.add("dest", p.dest).add("x", p.x).add("y", p.y).add("source_x", p.source_x).add("source_y", p.source_y);
-      o.add("cost", p.cost).add("length", p.length).add("cells", p.cells);
-      paths.push_back(o);
-    }
-    JsonObject summary;
-    summary.add("command", "path")
-        .add("output", options.output)
-        .add("paths", paths)
-        .add("seconds", r.seconds)
-        .add("window_reads", r.window_reads)
-        .add("peak_rss_bytes", r.peak_rss_bytes)
-        .add("bytes_read", r.bytes_read)
-        .add("bytes_written", r.bytes_written);
-    print_json_line(summary);
-  }
+  print_command_result(result, options.common);
   return 0;
 }
 
-const RegisterCommand kRegister(Command{"path", "least-cost paths from a backlink raster to GeoJSON", kUsage, run});
+const RegisterCommand kRegister(Command{"path", "least-cost paths from a backlink raster to GeoJSON", path_usage(), run});
 
 }  // namespace
 }  // namespace terrazo

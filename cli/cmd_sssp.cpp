@@ -1,206 +1,25 @@
-// cli/cmd_sssp.cpp: `terrazo sssp` (alias `cost-distance`), a thin main over run_sssp
-// (api/sssp.h).
+// cli/cmd_sssp.cpp: `terrazo sssp`, a thin main over run_sssp_command (api/sssp_command.h): parse, run, print.
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/memory_budget.h"
-#include "api/command_line.h"
-#include "core/json_summary.h"
-#include "api/sssp.h"
-#include "api/output_paths.h"
+#include "api/sssp_command.h"
 #include "cli/cli_progress.h"
 #include "cli/command.h"
 
 namespace terrazo {
 namespace {
 
-const char kUsage[] =
-    "Usage: terrazo sssp --source x,y [--source ...] [options] INPUT COST.tif\n"
-    "       terrazo cost-distance ...   (the same command)\n"
-    "\n"
-    "Cumulative cost distance from one or more sources over the 8- (or 4-) connected grid graph of\n"
-    "INPUT, exact, out of core: block-local Dijkstra per tile and a tile-level priority queue that\n"
-    "pushes improved tile borders to the neighbouring tiles until nothing improves (docs/sssp.md).\n"
-    "With the default friction weight the result is GRASS r.cost's and scikit-image MCP_Geometric's.\n"
-    "\n"
-    "INPUT      any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "COST.tif   Float64 GeoTIFF, georeferenced like INPUT: cost distance in INPUT's cost units;\n"
-    "           nodata -1 where no source reaches (or beyond --max-cost). '-' writes none.\n"
-    "\n"
-    "Sources (at least one; ids 1, 2, ... in the order given, for --allocation):\n"
-    "  --source x,y          a source cell: column,row (0-based, row 0 at the top); repeatable\n"
-    "  --map-coords          --source values are map coordinates in INPUT's CRS\n"
-    "  --source-crs CRS      --source values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
-    "  --sources-file FILE   an OGR vector file of points (GeoJSON, GeoPackage, Shapefile, ...), in\n"
-    "                        its layer's CRS (INPUT's when it has none)\n"
-    "  --source-raster FILE  a mask raster of INPUT's size: cells not 0 and not nodata are sources,\n"
-    "                        their value (a positive integer) is their id; cells on INPUT nodata are skipped\n"
-    "\n"
-    "Outputs:\n"
-    "  --backlink FILE       Byte GeoTIFF: direction to the predecessor on a least-cost path,\n"
-    "                        0 E, 1 SE, 2 S, 3 SW, 4 W, 5 NW, 6 N, 7 NE; 255 at sources, nodata and\n"
-    "                        unreached cells (input of `terrazo path`)\n"
-    "  --allocation FILE     UInt32 GeoTIFF: id of the nearest source (the lowest id among equally\n"
-    "                        near ones); 0 where unreached\n"
-    "\n"
-    "Options:\n"
-    "  --weight friction|absdiff|max  edge weight model (default friction):\n"
-    "                        friction (c(u) + c(v)) / 2 x step length (1, or sqrt 2 diagonally); costs >= 0\n"
-    "                        absdiff  |h(u) - h(v)|\n"
-    "                        max      max(h(u), h(v)), minus the raster minimum when it is negative\n"
-    "  --scale S             fixed-point scale: weight = round(value x S) (default: the largest power of\n"
-    "                        10 keeping every step weight <= 2^30; each step is exact to 0.5/S)\n"
-    "  --connectivity 8|4    neighbours per cell (default 8)\n"
-    "  --max-cost C          stop at cost C: cells farther than C are unreached (cost units)\n"
-    "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
-    "  --device auto|cpu|cuda  block solver (default auto: the GPU when there is one; --backlink and\n"
-    "                        --allocation use the CPU solver)\n"
-    "  --gpu-memory SIZE     device memory for the CUDA solver (default: a quarter of the free memory\n"
-    "                        for the streamed exchange; the resident one may use three quarters)\n"
-    "  --exchange auto|streamed|resident  how tiles meet (default auto): streamed keeps a tile cache\n"
-    "                        under --memory and works at any size; resident holds the whole raster on\n"
-    "                        the solver's device (16 bytes per cell; distances only) and solves all\n"
-    "                        active tiles per round; auto takes resident on a GPU that holds the raster\n"
-    "                        when neither --backlink nor --allocation is given\n"
-    "  --resident-tile N     tile side of the resident exchange, 8..256 (default 64)\n"
-    "  --threads N           CPU solver threads (default: all cores)\n"
-    "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
-    "  --tmpdir DIR          scratch directory for the distance store (default $TMPDIR or /tmp)\n"
-    "  --json                print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet           no progress on stderr\n"
-    "\n"
-    "JSON keys: width, height, tile, device, exchange, weight, connectivity, scale, offset, sources,\n"
-    "reached_cells, max_distance, tiles, tiles_solved, solves, resolves, rounds,\n"
-    "phases {import, load, sources, exchange, write},\n"
-    "seconds, peak_rss_bytes, bytes_read, bytes_written, scratch_bytes.\n"
-    "\n"
-    "Examples:\n"
-    "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
-    "  terrazo cost-distance --source-crs EPSG:4326 --source -71.30,44.27 --max-cost 5e6 dem.tif cost.tif\n"
-    "  terrazo sssp --sources-file towns.gpkg --allocation nearest.tif --memory 2G --json friction.tif cost.tif\n";
-
-int run(const std::vector<std::string>& arguments) {
-  ArgParser args("sssp", arguments);
-  const CommonOptions common = parse_common_options(args);
-  SsspOptions options;
-  for (const std::string& text : args.values("--source")) options.sources.push_back(parse_source_point(text));
-  options.map_coords = args.flag("--map-coords");
-  if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
-  if (auto file = args.value("--sources-file")) options.sources_file = *file;
-  if (auto file = args.value("--source-raster")) options.source_raster = *file;
-  if (auto file = args.value("--backlink")) options.backlink = *file;
-  if (auto file = args.value("--allocation")) options.allocation = *file;
-  if (auto weight = args.value("--weight")) options.weight = parse_weight_model(*weight);
-  if (auto scale = args.double_value("--scale")) {
-    if (!(*scale > 0) || *scale > 1e300)
-      throw UsageError("invalid --scale '" + std::to_string(*scale) + "': expected a positive number, e.g. 1000");
-    options.scale = *scale;
-  }
-  if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
-  if (auto exchange = args.value("--exchange")) options.exchange = *exchange;
-  if (auto side = args.int_value("--resident-tile")) {
-    if (*side < 8 || *side > 256)
-      throw UsageError("invalid --resident-tile " + std::to_string(*side) + ": expected a tile side from 8 to 256");
-    options.resident_tile = static_cast<std::uint32_t>(*side);
-  }
-  if (auto max_cost = args.double_value("--max-cost")) {
-    if (!(*max_cost >= 0) || *max_cost > 1e300)
-      throw UsageError("invalid --max-cost '" + std::to_string(*max_cost) + "': expected a cost >= 0");
-    options.max_cost = *max_cost;
-  }
-  const std::vector<std::string> files = args.positionals(2, 2, "INPUT COST.tif");
-  options.input = files[0];
-  if (files[1] != "-") options.output = files[1];
-  if (options.output.empty() && options.backlink.empty() && options.allocation.empty() && !common.json)
-    throw UsageError("COST.tif is '-' and none of --backlink, --allocation, --json is given: nothing would be output");
-  if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
-    throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
-  if (options.map_coords && options.sources.empty())
-    throw UsageError("--map-coords applies to --source points, and none is given");
-  options.tile = common.tile;
-  options.device = common.device;
-  options.gpu_memory_bytes = common.gpu_memory_bytes;
-  options.threads = common.threads;
-  options.tmpdir = common.tmpdir;
-
-  check_input_file(options.input);
-  if (!options.sources_file.empty()) check_input_file(options.sources_file);
-  if (!options.source_raster.empty()) check_input_file(options.source_raster);
-  std::vector<std::string> taken = {options.input, options.sources_file, options.source_raster};
-  for (const std::string* out : {&options.output, &options.backlink, &options.allocation}) {
-    if (out->empty()) continue;
-    check_output_file(*out, taken);
-    taken.push_back(*out);
-  }
-
-  MemoryBudget budget(common.memory_bytes);
-  CliProgress progress(common.quiet);
-  const SsspResult r = run_sssp(options, budget, progress.progress());
+int run(const std::vector<std::string>& args) {
+  const SsspCommandOptions options = parse_sssp_options(args);
+  CliProgress progress(options.common.quiet);
+  const SsspCommandResult result = run_sssp_command(options, progress.progress());
   progress.finish();
-
-  if (!common.quiet) {
-    std::fprintf(stderr,
-                 "sssp: %llu sources, %llu of %llu valid cells reached, max cost %.6f; %llu tiles solved "
-                 "(%llu re-solves); %.1f s, peak RSS %s\n",
-                 static_cast<unsigned long long>(r.sources), static_cast<unsigned long long>(r.reached_cells),
-                 static_cast<unsigned long long>(r.valid_cells), r.max_distance,
-                 static_cast<unsigned long long>(r.tiles_solved), static_cast<unsigned long long>(r.resolves),
-                 r.seconds.total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
-  }
-  if (common.json) {
-    JsonObject phases;
-    phases.add("import", r.seconds.import)
-        .add("load", r.seconds.load)
-        .add("sources", r.seconds.sources)
-        .add("exchange", r.seconds.exchange)
-        .add("write", r.seconds.write);
-    JsonObject summary;
-    summary.add("command", "sssp")
-        .add("input", options.input)
-        .add("output", options.output)
-        .add("backlink", options.backlink)
-        .add("allocation", options.allocation)
-        .add("width", r.width)
-        .add("height", r.height)
-        .add("tile", r.tile)
-        .add("device", r.device)
-        .add("exchange", r.exchange)
-        .add("weight", to_string(r.params.model))
-        .add("connectivity", static_cast<int>(options.connectivity))
-        .add("scale", r.params.scale)
-        .add("offset", r.params.offset)
-        .add("sources", r.sources)
-        .add("valid_cells", r.valid_cells)
-        .add("reached_cells", r.reached_cells)
-        .add("max_distance", r.max_distance)
-        .add("max_distance_fixed", r.max_distance_fixed)
-        .add("tiles", r.tiles)
-        .add("tiles_solved", r.tiles_solved)
-        .add("solves", r.solves)
-        .add("resolves", r.resolves)
-        .add("rounds", r.rounds)
-        .add("cache_tiles", r.cache_tiles)
-        .add("cache_evictions", r.cache_evictions)
-        .add("phases", phases)
-        .add("seconds", r.seconds.total)
-        .add("memory_budget_bytes", budget.total())
-        .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-        .add("peak_rss_bytes", r.peak_rss_bytes)
-        .add("bytes_read", r.bytes_read)
-        .add("bytes_written", r.bytes_written)
-        .add("scratch_bytes", r.scratch_bytes);
-    if (r.max_cost_fixed != kUnreached) summary.add("max_cost_fixed", r.max_cost_fixed);
-    print_json_line(summary);
-  }
+  print_command_result(result, options.common);
   return 0;
 }
 
-const RegisterCommand kRegister(Command{
-    "sssp", "cost distance (exact multi-source shortest paths) with backlinks and allocation, out of core", kUsage,
-    run});
-const RegisterCommand kRegisterAlias(Command{"cost-distance", "the same as sssp", kUsage, run});
-
+const RegisterCommand kRegister(Command{"sssp", "cost distance (exact multi-source shortest paths) with backlinks and allocation, out of core", sssp_usage(), run});
+const RegisterCommand kRegisterAlias(Command{"cost-distance", "the same as sssp", sssp_usage(), run});
 }  // namespace
 }  // namespace terrazo

@@ -8,7 +8,8 @@
 //     0  success
 //     1  runtime error (terrazo::Error: missing or corrupt input, I/O failure, budget too small),
 //        also an interrupted run (Ctrl-C / SIGTERM: terrazo::Cancelled; no output is published)
-//     2  usage error (terrazo::UsageError: unknown flag, bad value, missing argument)
+//     2  usage error (terrazo::UsageError: unknown flag, bad value, missing argument), ONE line on
+//        stderr: "terrazo <command>: error: <message> (usage: terrazo <command> --help)"
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -119,7 +120,8 @@ int run_command(const Command& command, const std::vector<std::string>& args) {
     std::fprintf(stderr, "%s: interrupted; no output was written\n", prefix.c_str());
     return 1;
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "%s: error: %s\nRun 'terrazo %s --help' for usage.\n", prefix.c_str(), e.what(), command.name);
+    // One line: the message, then where the usage is.
+    std::fprintf(stderr, "%s: error: %s (usage: terrazo %s --help)\n", prefix.c_str(), e.what(), command.name);
     return 2;
   } catch (const Error& e) {
     std::fprintf(stderr, "%s: error: %s\n", prefix.c_str(), e.what());
@@ -162,8 +164,8 @@ int main(int argc, char** argv) {
   if (!command) {
     const std::string close = suggestion(name);
     const std::string hint = close.empty() ? "" : "; did you mean '" + close + "'?";
-    std::fprintf(stderr, "terrazo: error: unknown command '%s'%s\nRun 'terrazo --help' for the list of commands.\n",
-                 name.c_str(), hint.c_str());
+    std::fprintf(stderr, "terrazo: error: unknown command '%s'%s (commands: terrazo --help)\n", name.c_str(),
+                 hint.c_str());
     return 2;
   }
   std::vector<std::string> command_args(args.begin() + 1, args.end());

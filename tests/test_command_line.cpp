@@ -1,5 +1,7 @@
-// tests/test_command_line.cpp: the option parser (api/command_line.h) and the --json writer
-// (core/json_summary.h) that every subcommand shares.
+// tests/test_command_line.cpp: the option parser (api/command_line.h), the --json writer
+// (core/json_summary.h) that every subcommand shares, and every command's library entry point
+// (api/<command>_command.h) parsed in-process: defaults, good and bad values, one-line usage errors,
+// and the exit-code class of each failure (UsageError: 2, Error: 1).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,15 @@
 
 #include "core/error.h"
 #include "api/command_line.h"
+#include "api/export_command.h"
+#include "api/gen_command.h"
+#include "api/import_command.h"
+#include "api/info_command.h"
+#include "api/mst_command.h"
+#include "api/path_command.h"
+#include "api/sssp_command.h"
 #include "core/json_summary.h"
+#include "core/progress.h"
 
 using terrazo::ArgParser;
 using terrazo::UsageError;
@@ -192,4 +202,167 @@ TEST(JsonSummary, EscapesAndReplaces) {
   object.add("x", 1).add("y", 2).add("x", "again");
   EXPECT_EQ(object.str(), "{\"x\":\"again\",\"y\":2}");
   EXPECT_EQ(terrazo::JsonObject().str(), "{}");
+}
+
+namespace {
+
+using Args = std::vector<std::string>;
+
+// The message of the UsageError `parse(args)` throws (checked to be one line), or "" if none.
+template <class Parse>
+std::string parse_error(Parse parse, const Args& args) {
+  const std::string message = usage_error([&] { parse(args); });
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  return message;
+}
+
+}  // namespace
+
+TEST(CommandLine, MstDefaultsAndValues) {
+  const auto d = terrazo::parse_mst_options({"dem.tif", "edges.tif"});
+  EXPECT_EQ(d.mst.input, "dem.tif");
+  EXPECT_EQ(d.mst.output, "edges.tif");
+  EXPECT_EQ(d.mst.weight, terrazo::WeightModel::Max);
+  EXPECT_EQ(d.mst.scale, 0.0);
+  EXPECT_EQ(d.mst.connectivity, terrazo::Connectivity::Eight);
+  EXPECT_EQ(d.mst.merge_mode, terrazo::MstMergeMode::Auto);
+  EXPECT_EQ(d.common.memory_bytes, 1ull << 30);
+  EXPECT_FALSE(d.common.json);
+  const auto o = terrazo::parse_mst_options({"--weight", "friction", "--scale=250", "--connectivity", "4", "--memory",
+                                             "64M", "--merge", "cpu-levels", "--json", "-q", "--edge-list", "t.bin",
+                                             "dem.tzs", "-"});
+  EXPECT_EQ(o.mst.weight, terrazo::WeightModel::Friction);
+  EXPECT_EQ(o.mst.scale, 250.0);
+  EXPECT_EQ(o.mst.connectivity, terrazo::Connectivity::Four);
+  EXPECT_EQ(o.mst.merge_mode, terrazo::MstMergeMode::CpuLevels);
+  EXPECT_EQ(o.mst.output, "");
+  EXPECT_EQ(o.mst.edge_list, "t.bin");
+  EXPECT_EQ(o.common.memory_bytes, 64ull << 20);
+  EXPECT_TRUE(o.common.json && o.common.quiet);
+  // A --scale far beyond 1e300 that is still a double is the weight rule's to judge, not the parser's.
+  EXPECT_EQ(terrazo::parse_mst_options({"--scale", "1e305", "a", "b"}).mst.scale, 1e305);
+  const auto parse = terrazo::parse_mst_options;
+  EXPECT_TRUE(contains(parse_error(parse, {"--scale", "-3", "a", "b"}), "'-3'"));
+  EXPECT_TRUE(contains(parse_error(parse, {"--scale", "0", "a", "b"}), "--scale '0'"));
+  EXPECT_TRUE(contains(parse_error(parse, {"--scale", "1e400", "a", "b"}), "'1e400'"));
+  EXPECT_TRUE(contains(parse_error(parse, {"--weight", "slope", "a", "b"}), "slope"));
+  EXPECT_TRUE(contains(parse_error(parse, {"--merge", "gpu", "a", "b"}), "gpu"));
+  EXPECT_TRUE(contains(parse_error(parse, {"a", "-"}), "nothing would be output"));
+  EXPECT_TRUE(contains(parse_error(parse, {"a"}), "INPUT EDGES.tif"));
+}
+
+TEST(CommandLine, SsspDefaultsAndValues) {
+  const auto d = terrazo::parse_sssp_options({"--source", "3,4", "dem.tif", "cost.tif"});
+  EXPECT_EQ(d.sssp.weight, terrazo::WeightModel::Friction);
+  EXPECT_EQ(d.sssp.max_cost, -1.0);
+  EXPECT_EQ(d.sssp.scale, 0.0);
+  ASSERT_EQ(d.sssp.sources.size(), 1u);
+  const auto o = terrazo::parse_sssp_options({"--source", "1,2", "--source=5,6", "--max-cost", "1e308", "--weight",
+                                              "absdiff", "--backlink", "b.tif", "--allocation", "a.tif", "in", "-"});
+  EXPECT_EQ(o.sssp.max_cost, 1e308);  // representable: accepted
+  EXPECT_EQ(o.sssp.sources.size(), 2u);
+  EXPECT_EQ(o.sssp.output, "");
+  EXPECT_EQ(o.sssp.backlink, "b.tif");
+  const auto parse = terrazo::parse_sssp_options;
+  // Refused values are echoed as typed, not as 300 digits.
+  const std::string huge = parse_error(parse, {"--source", "1,1", "--max-cost", "1e400", "a", "b"});
+  EXPECT_TRUE(contains(huge, "--max-cost '1e400'")) << huge;
+  EXPECT_LT(huge.size(), 100u) << huge;
+  const std::string negative = parse_error(parse, {"--source", "1,1", "--max-cost", "-1e300", "a", "b"});
+  EXPECT_TRUE(contains(negative, "'-1e300'")) << negative;
+  EXPECT_LT(negative.size(), 100u) << negative;
+  EXPECT_TRUE(contains(parse_error(parse, {"a", "b"}), "no source"));
+  EXPECT_TRUE(contains(parse_error(parse, {"--source", "x,1", "a", "b"}), "x,1"));
+  EXPECT_TRUE(contains(parse_error(parse, {"--map-coords", "--sources-file", "f.gpkg", "a", "b"}), "--map-coords"));
+  EXPECT_TRUE(contains(parse_error(parse, {"--source", "1,1", "--connectivity", "6", "a", "b"}), "'6'"));
+  EXPECT_TRUE(contains(parse_error(parse, {"--source", "1,1", "--device", "tpu", "a", "b"}), "tpu"));
+}
+
+TEST(CommandLine, PathImportExportInfoGen) {
+  const auto p = terrazo::parse_path_options({"--backlink", "b.tif", "--cost", "c.tif", "--dest", "1,2", "p.geojson"});
+  EXPECT_EQ(p.path.output, "p.geojson");
+  EXPECT_EQ(p.path.dests.size(), 1u);
+  EXPECT_TRUE(contains(parse_error(terrazo::parse_path_options, {"--cost", "c.tif", "--dest", "1,2", "p"}), "--backlink"));
+  EXPECT_TRUE(contains(parse_error(terrazo::parse_path_options, {"--backlink", "b", "--cost", "c", "p"}), "--dest"));
+
+  const auto i = terrazo::parse_import_options({"--tile", "128", "dem.tif", "dem.tzs"});
+  EXPECT_EQ(i.import.tile, 128u);
+  EXPECT_TRUE(contains(parse_error(terrazo::parse_import_options, {"dem.tif", "dem.tif"}), "GeoTIFF"));
+  EXPECT_TRUE(contains(parse_error(terrazo::parse_import_options, {"--tile", "100", "a", "b.tzs"}), "'100'"));
+
+  const auto e = terrazo::parse_export_options({"--block", "512", "dem.tzs", "dem.tif"});
+  EXPECT_EQ(e.export_.block, 512u);
+  EXPECT_TRUE(contains(parse_error(terrazo::parse_export_options, {"--block", "20", "a", "b.tif"}), "--block '20'"));
+  EXPECT_TRUE(contains(parse_error(terrazo::parse_export_options, {"a", "b.tzs"}), ".tif"));
+
+  EXPECT_EQ(terrazo::parse_info_options({"--json", "dem.tif"}).input, "dem.tif");
+  EXPECT_TRUE(contains(parse_error(terrazo::parse_info_options, {}), "INPUT"));
+
+  const auto g = terrazo::parse_gen_options({"--width", "64", "--height", "32", "--seed", "9", "--type", "int16", "g.tzs"});
+  EXPECT_EQ(g.gen.terrain.width, 64u);
+  EXPECT_EQ(g.gen.terrain.height, 32u);
+  EXPECT_EQ(g.gen.terrain.seed, 9u);
+  EXPECT_EQ(g.gen.terrain.type, terrazo::CellType::Int16);
+  const auto gen = terrazo::parse_gen_options;
+  EXPECT_TRUE(contains(parse_error(gen, {"--height", "8", "g.tzs"}), "--width"));
+  EXPECT_TRUE(contains(parse_error(gen, {"--width", "0", "--height", "8", "g.tzs"}), "--width '0'"));
+  EXPECT_TRUE(contains(parse_error(gen, {"--width", "8", "--height", "8", "--seed", "-1", "g.tzs"}), "--seed '-1'"));
+  EXPECT_TRUE(contains(parse_error(gen, {"--width", "8", "--height", "8", "--relief", "-0.5", "g.tzs"}), "'-0.5'"));
+  EXPECT_TRUE(contains(parse_error(gen, {"--width", "8", "--height", "8", "--nodata-holes", "1e300", "g.tzs"}),
+                       "--nodata-holes '1e300'"));
+}
+
+TEST(CommandLine, HelpTextsStateTheWeightRule) {
+  for (const char* usage : {terrazo::mst_usage(), terrazo::sssp_usage()}) {
+    const std::string text = usage;
+    EXPECT_TRUE(contains(text, "docs/weights.md")) << text;
+    EXPECT_TRUE(contains(text, "1 when every weight is")) << text;
+    EXPECT_TRUE(contains(text, "step_error_bound")) << text;
+  }
+  EXPECT_TRUE(contains(terrazo::mst_usage(), "2^31"));
+  EXPECT_TRUE(contains(terrazo::sssp_usage(), "2^30"));
+  for (const char* usage : {terrazo::mst_usage(), terrazo::sssp_usage(), terrazo::path_usage(), terrazo::import_usage(),
+                            terrazo::export_usage(), terrazo::info_usage(), terrazo::gen_usage()}) {
+    const std::string text = usage;
+    EXPECT_EQ(text.rfind("Usage: terrazo ", 0), 0u) << text;
+    std::size_t start = 0;
+    for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+      EXPECT_LE(end - start, 110u) << text.substr(start, end - start);
+  }
+}
+
+// The run functions: a missing input is a runtime error (exit 1), not a usage error; a refused weight
+// choice is a usage error (exit 2); a good run gives a result whose JSON names the command.
+TEST(CommandLine, RunFunctionsClassifyFailuresAndReturnResults) {
+  terrazo::Progress progress;
+  const auto missing = terrazo::parse_info_options({"/nonexistent/dem.tif"});
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const auto exit_class = [&](auto run, const auto& options) {
+    try {
+      run(options, progress);
+    } catch (const UsageError&) {
+      return 2;
+    } catch (const terrazo::Error&) {
+      return 1;
+    }
+    return 0;
+  };
+  EXPECT_EQ(exit_class(terrazo::run_info_command, missing), 1);
+  EXPECT_EQ(exit_class(terrazo::run_sssp_command,
+                       terrazo::parse_sssp_options({"--source", "1,1", "/nonexistent/dem.tif", "-", "--json"})),
+            1);
+  EXPECT_EQ(exit_class(terrazo::run_sssp_command,
+                       terrazo::parse_sssp_options({"-q", "--source", "1,1", "--scale", "1e-9", dem, "-", "--json"})),
+            2);
+  const auto info = terrazo::run_info_command(terrazo::parse_info_options({dem}), progress);
+  EXPECT_EQ(info.result.info.width, 367u);
+  EXPECT_TRUE(contains(info.to_json(), "\"max\":298")) << info.to_json();
+  EXPECT_TRUE(contains(info.summary(), "367 x 359")) << info.summary();
+  const auto mst = terrazo::run_mst_command(
+      terrazo::parse_mst_options({"-q", "--json", "--memory", "256M", "--threads", "1", dem, "-"}), progress);
+  EXPECT_EQ(mst.result.vertices, 367u * 359u);
+  EXPECT_EQ(mst.result.edges, 367u * 359u - 1);
+  EXPECT_TRUE(contains(mst.to_json(), "\"command\":\"mst\"")) << mst.to_json();
+  EXPECT_TRUE(contains(mst.to_json(), "\"scale\":1,")) << mst.to_json();
+  EXPECT_TRUE(contains(mst.to_json(), "\"step_error_bound\":0,")) << mst.to_json();
 }

@@ -1,0 +1,101 @@
+// api/export_command.cpp: parse_export_options, export_usage, run_export_command (api/export_command.h).
+#include "api/export_command.h"
+
+#include <cstdarg>
+#include <cctype>
+#include <cstdio>
+
+#include "api/output_paths.h"
+#include "core/error.h"
+#include "core/json_summary.h"
+#include "core/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo export [options] INPUT OUTPUT.tif\n"
+    "\n"
+    "Writes a tile store (or any raster) as a tiled, DEFLATE-compressed GeoTIFF with the input's\n"
+    "cell type, nodata, geotransform and CRS, streaming tile rows within --memory.\n"
+    "\n"
+    "Options:\n"
+    "  --block B       GeoTIFF block edge, a multiple of 16 up to 4096 (default: the store's tile, else 256)\n"
+    "  --memory SIZE   host memory budget, e.g. 256M or 2G (default 1G)\n"
+    "  --json          print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet     no progress, no summary line\n"
+    "\n"
+    "Example:\n"
+    "  terrazo export dem.tzs dem.tif\n";
+
+std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* f, ...) {
+  char line[1024];
+  va_list args;
+  va_start(args, f);
+  std::vsnprintf(line, sizeof line, f, args);
+  va_end(args);
+  return line;
+}
+
+}  // namespace
+
+const char* export_usage() { return kUsage; }
+
+ExportCommandOptions parse_export_options(const std::vector<std::string>& arguments) {
+  ArgParser args("export", arguments);
+  ExportCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  ExportOptions& options = parsed.export_;
+  if (auto text = args.value("--block")) {
+    const auto block = ArgParser("export", {"--block", *text}).int_value("--block");
+    if (*block < 16 || *block > 4096 || *block % 16 != 0)
+      throw UsageError("invalid --block '" + *text + "': expected a multiple of 16 from 16 to 4096");
+    options.block = static_cast<std::uint32_t>(*block);
+  }
+  const auto paths = args.positionals(2, 2, "INPUT OUTPUT");
+  options.input = paths[0];
+  options.output = paths[1];
+  const std::string ext = file_extension(options.output);
+  if (ext != ".tif" && ext != ".tiff")
+    throw UsageError("OUTPUT '" + options.output + "' must end in .tif or .tiff: export writes GeoTIFF");
+  return parsed;
+}
+
+ExportCommandResult run_export_command(const ExportCommandOptions& options, Progress& progress) {
+  check_input_file(options.export_.input);
+  check_output_file(options.export_.output, {options.export_.input});
+  MemoryBudget budget(options.common.memory_bytes);
+  ExportCommandResult r;
+  r.options = options;
+  r.result = run_export(options.export_, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string ExportCommandResult::summary() const {
+  const RasterInfo& info = result.info;
+  return format("wrote %s: %llu x %llu %s GeoTIFF, %s in %.1f s", options.export_.output.c_str(),
+                static_cast<unsigned long long>(info.width), static_cast<unsigned long long>(info.height),
+                to_string(info.type), MemoryBudget::format_size(result.bytes_written).c_str(), result.seconds);
+}
+
+std::string ExportCommandResult::to_json() const {
+  const RasterInfo& info = result.info;
+  JsonObject summary;
+  summary.add("command", "export")
+      .add("input", options.export_.input)
+      .add("output", options.export_.output)
+      .add("width", info.width)
+      .add("height", info.height)
+      .add("type", to_string(info.type))
+      .add("bytes_read", result.bytes_read)
+      .add("bytes_written", result.bytes_written)
+      .add("buffer_bytes", result.buffer_bytes)
+      .add("memory_bytes", options.common.memory_bytes)
+      .add("seconds", result.seconds)
+      .add("peak_rss_bytes", peak_rss_bytes());
+  return summary.str();
+}
+
+}  // namespace terrazo

@@ -1,0 +1,108 @@
+// api/info_command.cpp: parse_info_options, info_usage, run_info_command (api/info_command.h).
+#include "api/info_command.h"
+
+#include <cstdarg>
+#include <cctype>
+#include <cstdio>
+
+#include "api/output_paths.h"
+#include "core/error.h"
+#include "core/json_summary.h"
+#include "core/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo info [options] INPUT\n"
+    "\n"
+    "Describes a tile store or any GDAL raster: size, cell type, tiles, nodata value and share,\n"
+    "min and max (computed by reading every cell, never taken from metadata; this also verifies\n"
+    "every tile checksum of a store), geotransform and CRS.\n"
+    "\n"
+    "Options:\n"
+    "  --json          print the description as one JSON object (the last line of stdout)\n"
+    "  --memory SIZE   host memory budget for the scan, e.g. 256M (default 1G)\n"
+    "  -q, --quiet     no progress\n"
+    "\n"
+    "Example:\n"
+    "  terrazo info --json dem.tzs\n";
+
+std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* f, ...) {
+  char line[1024];
+  va_list args;
+  va_start(args, f);
+  std::vsnprintf(line, sizeof line, f, args);
+  va_end(args);
+  return line;
+}
+
+std::string describe(const RasterSummary& s) {
+  std::string out;
+  const RasterInfo& info = s.info;
+  out += format("%s: %s\n", s.path.c_str(), s.format.c_str());
+  out += format("  size         %llu x %llu cells (%llu)\n", static_cast<unsigned long long>(info.width),
+              static_cast<unsigned long long>(info.height), static_cast<unsigned long long>(info.cells()));
+  out += format("  type         %s\n", to_string(info.type));
+  if (s.is_tile_store)
+    out += format("  tiles        %u x %u cells: %llu x %llu = %llu, %llu stored\n", s.tile, s.tile,
+                static_cast<unsigned long long>(s.tiles_x), static_cast<unsigned long long>(s.tiles_y),
+                static_cast<unsigned long long>(s.tile_count), static_cast<unsigned long long>(s.present_tiles));
+  if (info.has_nodata) out += format("  nodata       %.15g\n", info.nodata);
+  else out += format("  nodata       none (NaN cells only)\n");
+  out += format("  nodata share %.4f%% (%llu cells)\n", 100.0 * s.nodata_share,
+              static_cast<unsigned long long>(s.nodata_cells));
+  if (info.has_stats) out += format("  min / max    %.15g / %.15g (from the data)\n", info.min, info.max);
+  else out += format("  min / max    none: no valid cell\n");
+  if (info.has_geotransform) {
+    const auto& g = info.geotransform;
+    out += format("  origin       %.15g, %.15g\n", g[0], g[3]);
+    out += format("  cell size    %.15g x %.15g", g[1], g[5]);
+    if (g[2] != 0.0 || g[4] != 0.0) out += format(" (rotated: %.15g, %.15g)", g[2], g[4]);
+    out += format("\n");
+  } else {
+    out += format("  geotransform none\n");
+  }
+  if (!s.crs_name.empty() || !s.crs_authority.empty()) {
+    out += format("  CRS          %s%s%s%s\n", s.crs_name.c_str(), s.crs_authority.empty() ? "" : " (",
+                s.crs_authority.c_str(), s.crs_authority.empty() ? "" : ")");
+  } else if (!info.crs_wkt.empty()) {
+    out += format("  CRS          (unnamed, %zu characters of WKT)\n", info.crs_wkt.size());
+  } else {
+    out += format("  CRS          none\n");
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* info_usage() { return kUsage; }
+
+InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments) {
+  ArgParser args("info", arguments);
+  InfoCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  parsed.input = args.positionals(1, 1, "INPUT")[0];
+  return parsed;
+}
+
+InfoCommandResult run_info_command(const InfoCommandOptions& options, Progress& progress) {
+  check_input_file(options.input);
+  MemoryBudget budget(options.common.memory_bytes);
+  InfoCommandResult r;
+  r.options = options;
+  r.result = run_info(options.input, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string InfoCommandResult::summary() const {
+  std::string text = describe(result);
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+std::string InfoCommandResult::to_json() const { return terrazo::to_json(result); }
+
+}  // namespace terrazo
