@@ -17,6 +17,7 @@
 #include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
+#include "store/atomic_output.h"
 
 namespace terrazo {
 
@@ -77,19 +78,6 @@ class BacklinkWindows {
   std::uint64_t reads_ = 0;
 };
 
-// Removes a partial file unless released.
-class PartialOutput {
- public:
-  explicit PartialOutput(std::string path) : path_(std::move(path)) {}
-  ~PartialOutput() {
-    if (!path_.empty()) std::remove(path_.c_str());
-  }
-  void release() { path_.clear(); }
-
- private:
-  std::string path_;
-};
-
 void centre(const RasterInfo& info, std::uint64_t x, std::uint64_t y, double* mx, double* my) {
   const auto& g = info.geotransform;
   const double px = static_cast<double>(x) + 0.5, py = static_cast<double>(y) + 0.5;
@@ -128,8 +116,8 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
       locate_source_points(options.dests, info, options.map_coords || !options.dest_crs.empty(), crs, 1, "--dest");
 
   // The GeoJSON layer.
-  const std::string partial = options.output + ".partial";
-  PartialOutput partial_guard(partial);
+  AtomicOutput output(options.output);
+  const std::string& partial = output.partial();
   GDALDriver* driver = GetGDALDriverManager()->GetDriverByName("GeoJSON");
   if (!driver) throw Error("GDAL has no GeoJSON driver");
   reset_gdal_error();
@@ -214,9 +202,6 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
   reset_gdal_error();
   dataset.reset();  // closes and flushes
   if (gdal_failed()) throw gdal_failure("cannot finish writing '" + partial + "'");
-  if (std::rename(partial.c_str(), options.output.c_str()) != 0)
-    throw Error("cannot rename '" + partial + "' to '" + options.output + "'");
-  partial_guard.release();
 
   if (!options.mask.empty()) {
     // Block rows of the mask, each written once: the path cells sorted by cell id.
@@ -250,6 +235,8 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     writer.finish();
     result.bytes_written += writer.bytes_written();
   }
+  // Published after the mask: a run that fails writing the mask publishes neither.
+  output.publish();
 
   result.window_reads = windows.reads();
   result.bytes_read = back->bytes_read() + cost->bytes_read();

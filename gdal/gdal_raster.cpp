@@ -16,10 +16,12 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
 #include "gdal/ascii_grid.h"
+#include "store/atomic_output.h"
 #include "store/cell_values.h"
 #include "gdal/gdal_session.h"
 #include "store/tile_store.h"
@@ -158,6 +160,7 @@ std::unique_ptr<RasterReader> RasterReader::open(const std::string& path) {
 
 struct GeoTiffWriter::Impl {
   std::string path, partial;
+  std::optional<AtomicOutput> output;  // partial: output->partial()
   GDALDatasetH dataset = nullptr;
   GDALRasterBandH band = nullptr;
   std::uint64_t width = 0, height = 0;
@@ -196,7 +199,9 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
   if (block < 16 || block % 16 != 0)
     throw UsageError("GeoTIFF block size " + std::to_string(block) + " must be a multiple of 16");
   w.path = path;
-  w.partial = path + ".partial";
+  // GDAL keeps what GeoTIFF tags cannot hold in a side file; it travels with the raster.
+  w.output.emplace(path, std::vector<std::string>{".aux.xml"});
+  w.partial = w.output->partial();
   w.width = width;
   w.height = height;
   w.type = type;
@@ -247,7 +252,7 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
   } catch (...) {
     GDALClose(w.dataset);
     w.dataset = nullptr;
-    VSIUnlink(w.partial.c_str());
+    w.output->discard();
     throw;
   }
 }
@@ -258,8 +263,7 @@ GeoTiffWriter::~GeoTiffWriter() {
     GDALClose(impl_->dataset);
     impl_->dataset = nullptr;
   }
-  std::remove(impl_->partial.c_str());
-  std::remove((impl_->partial + ".aux.xml").c_str());
+  impl_->output->discard();
 }
 
 void GeoTiffWriter::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
@@ -326,12 +330,7 @@ void GeoTiffWriter::finish() {
   Impl& s = *impl_;
   if (s.finished) return;
   s.close_dataset();
-  // GDAL keeps what GeoTIFF tags cannot hold in a side file; it travels with the raster.
-  const std::string aux = s.partial + ".aux.xml";
-  if (file_exists(aux) && std::rename(aux.c_str(), (s.path + ".aux.xml").c_str()) != 0)
-    throw Error("cannot rename '" + aux + "': " + std::strerror(errno));
-  if (std::rename(s.partial.c_str(), s.path.c_str()) != 0)
-    throw Error("cannot rename '" + s.partial + "' to '" + s.path + "': " + std::strerror(errno));
+  s.output->publish();
   struct stat st;
   s.bytes = ::stat(s.path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   s.finished = true;

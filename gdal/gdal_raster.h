@@ -2,8 +2,9 @@
 // tiled, compressed GeoTIFF outputs window by window.
 //
 // Both keep GDAL's block cache inside a byte budget (GDALSetCacheMax64), so reading or writing a
-// raster much larger than --memory stays within it. Writers publish atomically: they write
-// `path + ".partial"` and rename it to `path` in finish(); destroyed unfinished they delete it.
+// raster much larger than --memory stays within it. Writers publish atomically through
+// store/atomic_output.h: they write a partial file of their own (`path.partial-<pid>-<hex>`) and
+// rename it to `path` in finish(); destroyed unfinished they delete it.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -25,8 +25,10 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 #include "core/error.h"
+#include "store/atomic_output.h"
 #include "store/cell_values.h"
 #include "store/posix_file.h"
 
@@ -468,7 +470,8 @@ void TileStore::read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const
 // ---- writer --------------------------------------------------------------------------------
 
 struct TileStoreWriter::Impl {
-  std::string path, partial;
+  std::string path;
+  std::optional<AtomicOutput> output;  // declared before `file`: the file closes before the partial is removed
   PosixFile file;
   RasterInfo info;
   TileGrid grid;
@@ -497,7 +500,6 @@ TileStoreWriter::TileStoreWriter(const std::string& path, const RasterInfo& info
     throw UsageError("raster of " + std::to_string(info.width) + " x " + std::to_string(info.height) +
                      " cells needs more than 2^32 tiles per row or column; use a larger --tile");
   w.path = path;
-  w.partial = path + ".partial";
   w.info = info;
   w.info.has_stats = false;
   w.grid = TileGrid{info.width, info.height, tile};
@@ -508,7 +510,8 @@ TileStoreWriter::TileStoreWriter(const std::string& path, const RasterInfo& info
   doubles_to_cells(&pad, 1, w.rule, w.padding);
   w.index.resize(w.layout.tile_count);
   w.written.assign(w.layout.tile_count, 0);
-  w.file = PosixFile(w.partial, PosixFile::Mode::CreateReadWrite);
+  w.output.emplace(path);
+  w.file = PosixFile(w.output->partial(), PosixFile::Mode::CreateReadWrite);
   // The full size up front: slots of absent tiles stay sparse holes.
   w.file.truncate(w.layout.file_size);
 }
@@ -520,7 +523,7 @@ TileStoreWriter::~TileStoreWriter() {
   } catch (const Error&) {
     // The partial file is removed below either way.
   }
-  std::remove(impl_->partial.c_str());
+  if (impl_->output) impl_->output->discard();
 }
 
 const TileGrid& TileStoreWriter::grid() const { return impl_->grid; }
@@ -620,8 +623,7 @@ void TileStoreWriter::finish() {
   w.bytes_written += header.size() + index.size();
   w.file.sync_data();
   w.file.close();
-  if (std::rename(w.partial.c_str(), w.path.c_str()) != 0)
-    throw Error("cannot rename '" + w.partial + "' to '" + w.path + "': " + std::strerror(errno));
+  w.output->publish();
   w.finished = true;
 }
 

@@ -61,8 +61,8 @@ class TileStore {
   std::unique_ptr<Impl> impl_;
 };
 
-// Writes a store under `path + ".partial"`, renamed to `path` by finish(); destroyed unfinished,
-// it removes the partial file. Tiles may be written in any order (each lands at its Z-order slot).
+// Writes a store under a partial file of its own (store/atomic_output.h), renamed to `path` by
+// finish(); destroyed unfinished, it removes the partial file. Tiles may be written in any order (each lands at its Z-order slot).
 class TileStoreWriter {
  public:
   TileStoreWriter(const std::string& path, const RasterInfo& info, std::uint32_t tile);

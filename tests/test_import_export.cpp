@@ -27,6 +27,7 @@
 
 using namespace terrazo;
 using terrazo::testing::TempDir;
+using terrazo::testing::partial_files_of;
 
 namespace {
 
@@ -173,7 +174,7 @@ TEST_P(RealRasterRoundTrip, ImportExportKeepsEverything) {
   import.tile = 128;
   const ImportResult imported = run_import(import, budget, Progress::silent());
   EXPECT_EQ(budget.reserved(), 0u) << "reservations must be returned";
-  EXPECT_FALSE(file_exists(import.output + ".partial"));
+  EXPECT_TRUE(partial_files_of(import.output).empty());
   EXPECT_EQ(imported.info.width, original.width);
   EXPECT_GT(imported.bytes_read, 0u);
   EXPECT_GT(imported.bytes_written, 0u);
@@ -195,7 +196,7 @@ TEST_P(RealRasterRoundTrip, ImportExportKeepsEverything) {
   exp.input = import.output;
   exp.output = dir.file("dem.tif");
   const ExportResult exported = run_export(exp, budget, Progress::silent());
-  EXPECT_FALSE(file_exists(exp.output + ".partial"));
+  EXPECT_TRUE(partial_files_of(exp.output).empty());
   EXPECT_GT(exported.bytes_written, 0u);
   const GdalRaster back = read_with_gdal(exp.output);
   expect_same_raster(original, back, name + " after import and export");
@@ -437,7 +438,7 @@ TEST(Import, TooSmallBudgetIsAClearErrorUpFront) {
     EXPECT_NE(std::string(e.what()).find("memory budget too small"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(file_exists(options.output));
-  EXPECT_FALSE(file_exists(options.output + ".partial"));
+  EXPECT_TRUE(partial_files_of(options.output).empty());
   EXPECT_EQ(budget.reserved(), 0u);
 }
 
@@ -455,7 +456,7 @@ TEST(Import, CancelledRunPublishesNothing) {
   options.tile = 64;
   EXPECT_THROW(run_import(options, budget, progress), Cancelled);
   EXPECT_FALSE(file_exists(options.output));
-  EXPECT_FALSE(file_exists(options.output + ".partial"));
+  EXPECT_TRUE(partial_files_of(options.output).empty());
   ASSERT_GE(events.size(), 2u);
   EXPECT_EQ(events.front().done, 0u);
   EXPECT_EQ(events.front().total, (1201u + 63) / 64);
@@ -504,9 +505,9 @@ TEST(GeoTiffWriter, UnfinishedWriterLeavesNothingAndRangesAreChecked) {
     writer.write_window(0, 0, 40, 30, cells.data());
     cells[5] = 40000.0;
     EXPECT_THROW(writer.write_window(0, 0, 40, 30, cells.data()), Error);
-    EXPECT_TRUE(file_exists(path + ".partial"));
+    EXPECT_EQ(partial_files_of(path).size(), 1u);
   }
-  EXPECT_FALSE(file_exists(path + ".partial"));
+  EXPECT_TRUE(partial_files_of(path).empty());
   EXPECT_FALSE(file_exists(path));
   GeoTiffWriter bytes(dir.file("b.tif"), 16, 16, CellType::UInt8, georef, false, 0.0, 16);
   std::vector<double> nan(256, std::numeric_limits<double>::quiet_NaN());

