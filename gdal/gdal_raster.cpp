@@ -74,6 +74,8 @@ class GdalRasterReader : public RasterReader {
   explicit GdalRasterReader(const std::string& path) : path_(path), rule_(CellType::Float32, false, 0.0) {
     ensure_gdal();
     reset_gdal_error();
+    // GDAL's warnings while opening are errors here (gdal/gdal_session.h GdalErrorTrap).
+    GdalErrorTrap trap;
     dataset_ = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr, nullptr, nullptr);
     if (!dataset_) throw gdal_failure("cannot open '" + path + "' as a raster");
     try {
@@ -99,6 +101,7 @@ class GdalRasterReader : public RasterReader {
       info_.crs_wkt = wkt ? wkt : "";
       format_ = GDALGetDriverShortName(GDALGetDatasetDriver(dataset_));
       rule_ = NodataRule(info_);
+      trap.check("cannot open '" + path + "' as a raster");
       reset_gdal_error();
     } catch (...) {
       GDALClose(dataset_);
@@ -117,9 +120,11 @@ class GdalRasterReader : public RasterReader {
   void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) override {
     check_window(path_, info_.width, info_.height, x0, y0, w, h);
     reset_gdal_error();
+    GdalErrorTrap trap;  // a warning while reading (a truncated strip, a bad tile) is an error
     const CPLErr err = GDALRasterIO(band_, GF_Read, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
                                     static_cast<int>(h), out, static_cast<int>(w), static_cast<int>(h), GDT_Float64, 0, 0);
     if (err != CE_None) throw gdal_failure("cannot read window " + window_text(x0, y0, w, h) + " of '" + path_ + "'");
+    trap.check("cannot read window " + window_text(x0, y0, w, h) + " of '" + path_ + "'");
     const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
     for (std::uint64_t i = 0; i < n; ++i)
       if (rule_.is_nodata(out[i])) out[i] = std::numeric_limits<double>::quiet_NaN();

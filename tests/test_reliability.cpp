@@ -43,6 +43,8 @@ void spit(const std::string& path, const std::string& bytes) {
 }
 
 
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 struct RunResult {
   int exit_code = -1;
   std::string err;
@@ -167,6 +169,35 @@ TEST(AtomicOutput, EdgeListIsPublished) {
   EXPECT_TRUE(fs::exists(edges));
   EXPECT_TRUE(partial_files_of(edges).empty());
   EXPECT_TRUE(partial_files_of(dir.file("m.tif")).empty());
+}
+
+// ---- 2. GDAL's warnings are errors -----------------------------------------------------------
+
+const std::string kReal = std::string(TERRAZO_DATASETS) + "/real";
+
+// Reproducer: `head -c 3000 pysheds_dem.tif > t.tif; terrazo import t.tif t.tzs` exited 0 with
+// garbage cells: GDAL only warned (every length from 2350 to 4075 bytes did).
+TEST(StrictReaders, TruncatedGeoTiffIsAnErrorNamingTheFile) {
+  TempDir dir;
+  const std::string whole = slurp(kReal + "/pysheds_dem.tif");
+  ASSERT_GT(whole.size(), 20000u);
+  EXPECT_NO_THROW(read_all(kReal + "/pysheds_dem.tif"));  // the whole file reads
+  for (std::size_t length : {2350u, 2600u, 3000u, 3500u, 4075u, 5000u, 20000u}) {
+    const std::string cut = dir.file("t" + std::to_string(length) + ".tif");
+    spit(cut, whole.substr(0, length));
+    try {
+      read_all(cut);
+      ADD_FAILURE() << length << " bytes of the GeoTIFF were read without an error";
+    } catch (const Error& e) {
+      EXPECT_TRUE(contains(e.what(), cut)) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  }
+  const std::string cut = dir.file("t3000.tif");
+  const RunResult r = run_terrazo({"import", "-q", cut, dir.file("t.tzs")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "t3000.tif")) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("t.tzs")));
 }
 
 }  // namespace
