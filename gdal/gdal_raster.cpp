@@ -154,10 +154,9 @@ bool file_exists(const std::string& path) {
 
 std::unique_ptr<RasterReader> RasterReader::open(const std::string& path) {
   if (TileStore::looks_like_tile_store(path)) return open_tile_store_reader(path);
-  if (ends_with_gz(path)) {
-    if (is_gzip_ascii_grid(path)) return open_gzip_ascii_grid(path);
-    if (file_exists(path)) return std::make_unique<GdalRasterReader>("/vsigzip/" + path);
-  }
+  bool gzip = false;
+  if (is_ascii_grid(path, &gzip)) return open_ascii_grid(path, gzip);
+  if (ends_with_gz(path) && file_exists(path)) return std::make_unique<GdalRasterReader>("/vsigzip/" + path);
   return std::make_unique<GdalRasterReader>(path);
 }
 

@@ -8,6 +8,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstring>
@@ -198,6 +199,81 @@ TEST(StrictReaders, TruncatedGeoTiffIsAnErrorNamingTheFile) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "t3000.tif")) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("t.tzs")));
+}
+
+// ---- 3. one strict ESRI ASCII grid reader ------------------------------------------------------
+
+// Writes `text` as `name` (plain) and `name.gz` (gzip) in `dir`; returns both paths.
+std::vector<std::string> ascii_pair(const TempDir& dir, const std::string& name, const std::string& text) {
+  const std::string plain = dir.file(name), gz = dir.file(name + ".gz");
+  spit(plain, text);
+  gzFile f = gzopen(gz.c_str(), "wb");
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+  return {plain, gz};
+}
+
+// `RasterReader::open(path)` fails with a message holding every part of `parts`.
+void expect_refused(const std::string& path, const std::vector<std::string>& parts) {
+  try {
+    auto reader = RasterReader::open(path);
+    ADD_FAILURE() << path << " was accepted";
+  } catch (const Error& e) {
+    for (const auto& part : parts) EXPECT_TRUE(contains(e.what(), part)) << "missing '" << part << "' in: " << e.what();
+  }
+}
+
+const std::string kHeader = "ncols 4\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 10\nNODATA_value -9999\n";
+
+// Reproducer: `1 nan 3 4 / 5 x 7 8 / 9 10 inf 12` made `terrazo info a.asc` say min 0.
+TEST(StrictReaders, AsciiGridBadTokensNamedByLineAndColumn) {
+  TempDir dir;
+  for (const auto& path : ascii_pair(dir, "a.asc", kHeader + "1 nan 3 4\n5 x 7 8\n9 10 inf 12\n"))
+    expect_refused(path, {path, "'nan'", "line 7, column 3"});
+  for (const auto& path : ascii_pair(dir, "x.asc", kHeader + "1 2 3 4\n5 x 7 8\n9 10 11 12\n"))
+    expect_refused(path, {"'x'", "line 8, column 3"});
+  for (const auto& path : ascii_pair(dir, "i.asc", kHeader + "1 2 3 4\n5 6 7 8\n9 10 inf 12\n"))
+    expect_refused(path, {"'inf'", "line 9, column 6"});
+  for (const auto& path : ascii_pair(dir, "h.asc", kHeader + "1 2 3 4\n5 6 7 8\n9 10 0x1p3 12\n"))
+    expect_refused(path, {"'0x1p3'"});
+  // The control: the same grid with numbers only reads, plain and gzip alike.
+  for (const auto& path : ascii_pair(dir, "ok.asc", kHeader + "1 -9999 3 4\n5 6 7 8\n9 10 1e1 12\n")) {
+    const std::vector<double> cells = read_all(path);
+    ASSERT_EQ(cells.size(), 12u);
+    EXPECT_TRUE(std::isnan(cells[1]));
+    EXPECT_EQ(cells[0], 1.0);
+    EXPECT_EQ(cells[10], 10.0);
+    EXPECT_EQ(cells[11], 12.0);
+  }
+}
+
+TEST(StrictReaders, AsciiGridCountsHeaderAndCellSize) {
+  TempDir dir;
+  for (const auto& path : ascii_pair(dir, "more.asc", kHeader + "1 2 3 4\n5 6 7 8\n9 10 11 12\n13\n"))
+    expect_refused(path, {"'13'", "line 10, column 1", "ncols x nrows = 12"});
+  for (const auto& path : ascii_pair(dir, "less.asc", kHeader + "1 2 3 4\n5 6 7 8\n9 10 11\n"))
+    expect_refused(path, {"11 values", "12"});
+  for (const auto& path :
+       ascii_pair(dir, "zero.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 0\n1 2\n"))
+    expect_refused(path, {"cellsize must be positive"});
+  for (const auto& path :
+       ascii_pair(dir, "neg.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize -5\n1 2\n"))
+    expect_refused(path, {"cellsize must be positive"});
+  for (const auto& path : ascii_pair(dir, "norows.asc", "ncols 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n"))
+    expect_refused(path, {"'nrows' is missing"});
+  for (const auto& path : ascii_pair(dir, "nocell.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\n1 2\n"))
+    expect_refused(path, {"'cellsize' (or 'dx' and 'dy') is missing"});
+  for (const auto& path : ascii_pair(dir, "noy.asc", "ncols 2\nnrows 1\nxllcorner 0\ncellsize 1\n1 2\n"))
+    expect_refused(path, {"'yllcorner' (or 'yllcenter') is missing"});
+  for (const auto& path : ascii_pair(dir, "twice.asc", "ncols 2\nnrows 1\nncols 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n"))
+    expect_refused(path, {"'ncols' appears twice"});
+  // The CLI: one line, exit 1.
+  const auto paths = ascii_pair(dir, "cli.asc", kHeader + "1 nan 3 4\n5 x 7 8\n9 10 inf 12\n");
+  for (const auto& path : paths) {
+    const RunResult r = run_terrazo({"info", path});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "line 7, column 3")) << r.err;
+  }
 }
 
 }  // namespace
