@@ -276,4 +276,113 @@ TEST(StrictReaders, AsciiGridCountsHeaderAndCellSize) {
   }
 }
 
+// ---- 4. stored statistics and CRS checked ------------------------------------------------------
+
+// Rewrites the header field at `offset` of store `path` with `bytes` and recomputes the header
+// checksum, as a damaged-but-consistent file would be (docs/tile_store_format.md).
+void patch_header(const std::string& path, std::size_t offset, const std::string& bytes) {
+  std::string file = slurp(path);
+  std::uint32_t header_bytes;
+  std::memcpy(&header_bytes, file.data() + 12, 4);
+  file.replace(offset, bytes.size(), bytes);
+  const auto crc = static_cast<std::uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(file.data()), static_cast<uInt>(16 + header_bytes)));
+  std::memcpy(&file[16 + header_bytes], &crc, 4);
+  spit(path, file);
+}
+
+std::string double_bytes(double value) { return std::string(reinterpret_cast<const char*>(&value), 8); }
+
+constexpr std::size_t kMinOffset = 104, kMaxOffset = 112;  // header fields (store/tile_store.cpp)
+
+std::string make_store(const TempDir& dir, const std::string& name, CellType type, const std::string& crs = "") {
+  RasterInfo info;
+  info.width = 40;
+  info.height = 24;
+  info.type = type;
+  info.crs_wkt = crs;
+  const std::string path = dir.file(name);
+  TileStoreWriter writer(path, info, 16);
+  std::vector<double> cells(256);
+  for (std::uint32_t ty = 0; ty < 2; ++ty)
+    for (std::uint32_t tx = 0; tx < 3; ++tx) {
+      for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = static_cast<double>(10 + tx * 7 + ty * 3 + i % 5);
+      writer.write_tile(tx, ty, cells.data());
+    }
+  writer.finish();
+  return path;
+}
+
+void read_every_tile(const std::string& path) {
+  auto store = TileStore::open(path);
+  std::vector<double> tile(256);
+  for (std::uint32_t ty = 0; ty < store->grid().tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < store->grid().tiles_x(); ++tx) store->read_tile(tx, ty, tile.data());
+}
+
+// Reproducer: a .tzs whose header says max = 1e300 (checksums valid) gave all-zero results.
+TEST(StoredStatistics, ImpossibleOrLooseBoundsAreRefused) {
+  TempDir dir;
+  const std::string f32 = make_store(dir, "f32.tzs", CellType::Float32);
+  EXPECT_NO_THROW(read_every_tile(f32));
+  patch_header(f32, kMaxOffset, double_bytes(1e300));
+  try {
+    TileStore::open(f32);
+    ADD_FAILURE() << "max = 1e300 accepted in a Float32 store";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "statistics")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "f32.tzs")) << e.what();
+  }
+  // Float64 holds 1e300: the bounds are caught once every tile was read, before any output.
+  const std::string f64 = make_store(dir, "f64.tzs", CellType::Float64);
+  patch_header(f64, kMaxOffset, double_bytes(1e300));
+  EXPECT_THROW(read_every_tile(f64), Error);
+  const RunResult r = run_terrazo({"mst", "-q", f64, dir.file("m.tif")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "statistics")) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("m.tif")));
+  const RunResult s = run_terrazo({"sssp", "-q", "--source", "1,1", f32, dir.file("c.tif")});
+  EXPECT_EQ(s.exit_code, 1) << s.err;
+  EXPECT_FALSE(fs::exists(dir.file("c.tif")));
+}
+
+TEST(StoredStatistics, ValueOutsideTheBoundsNamesTheTile) {
+  TempDir dir;
+  const std::string path = make_store(dir, "narrow.tzs", CellType::Int16);
+  patch_header(path, kMaxOffset, double_bytes(20.0));  // tile (1, 0) holds 17..21, tile (2, 0) 24..28
+  auto store = TileStore::open(path);
+  std::vector<double> tile(256);
+  EXPECT_NO_THROW(store->read_tile(0, 0, tile.data()));
+  try {
+    store->read_tile(2, 0, tile.data());
+    ADD_FAILURE() << "a value above the stored max was read";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "tile (2, 0)")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "outside the statistics")) << e.what();
+  }
+  const std::string low = make_store(dir, "low.tzs", CellType::Int16);
+  patch_header(low, kMinOffset, double_bytes(11.0));
+  EXPECT_THROW(read_every_tile(low), Error);
+}
+
+TEST(StoredStatistics, CrsOfNulBytesIsRefused) {
+  TempDir dir;
+  const std::string path = make_store(dir, "crs.tzs", CellType::Float32, "LOCAL_CS[\"x\"]");
+  EXPECT_EQ(TileStore::open(path)->info().crs_wkt, "LOCAL_CS[\"x\"]");
+  const std::string file = slurp(path);
+  const std::size_t at = file.find("LOCAL_CS");
+  ASSERT_NE(at, std::string::npos);
+  patch_header(path, at, std::string(14, '\0'));
+  try {
+    TileStore::open(path);
+    ADD_FAILURE() << "a CRS of NUL bytes was accepted";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "NUL")) << e.what();
+  }
+  RasterInfo info;
+  info.width = info.height = 4;
+  info.crs_wkt = std::string("GEOGCS\0", 7);
+  EXPECT_THROW(TileStoreWriter(dir.file("w.tzs"), info, 16), Error);
+}
+
 }  // namespace
