@@ -13,6 +13,7 @@
 #include <ogr_spatialref.h>
 #include <ogrsf_frmts.h>
 
+#include "api/output_paths.h"
 #include "core/error.h"
 #include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
@@ -93,6 +94,8 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
   if (options.backlink.empty()) throw UsageError("--backlink FILE is required");
   if (options.cost.empty()) throw UsageError("--cost FILE is required");
   if (options.output.empty()) throw UsageError("OUTPUT (the GeoJSON file) is missing");
+  check_distinct_paths({{"--backlink", options.backlink}, {"--cost", options.cost}},
+                       {{"OUTPUT", options.output}, {"--mask", options.mask}});
   ensure_gdal();
 
   auto back = RasterReader::open(options.backlink);

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "core/error.h"
+#include "api/output_paths.h"
+#include "api/raster_io.h"
 #include "gdal/gdal_raster.h"
 #include "store/atomic_output.h"
 #include "store/tile_store.h"
@@ -383,6 +385,60 @@ TEST(StoredStatistics, CrsOfNulBytesIsRefused) {
   info.width = info.height = 4;
   info.crs_wkt = std::string("GEOGCS\0", 7);
   EXPECT_THROW(TileStoreWriter(dir.file("w.tzs"), info, 16), Error);
+}
+
+// ---- 5. distinct output paths ------------------------------------------------------------------
+
+// Reproducers: `sssp --backlink o/c.tif in.tzs o/c.tif` exited 1 leaving the backlink raster as
+// o/c.tif; `--backlink o/b.tif --allocation o/b.tif` published both; `mst --edge-list o/m.tif
+// in.tzs o/m.tif` left a non-TIFF. Now each is a usage error (exit 2) before any work.
+TEST(DistinctOutputs, SamePathTwiceIsAUsageErrorBeforeAnyWork) {
+  TempDir dir;
+  const std::string store = dir.file("in.tzs");
+  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).exit_code, 0);
+  fs::create_directory(dir.file("o"));
+  fs::create_directory_symlink(dir.file("o"), dir.file("link"));
+  const std::string c = dir.file("o/c.tif"), b = dir.file("o/b.tif"), m = dir.file("o/m.tif");
+  const std::vector<std::vector<std::string>> runs = {
+      {"sssp", "-q", "--source", "3,3", "--backlink", c, store, c},
+      {"sssp", "-q", "--source", "3,3", "--backlink", b, "--allocation", b, store, c},
+      {"sssp", "-q", "--source", "3,3", "--backlink", dir.file("link/c.tif"), store, c},
+      {"sssp", "-q", "--source", "3,3", "--backlink", dir.file("o/../o/./c.tif"), store, c},
+      {"mst", "-q", "--edge-list", m, store, m},
+      {"mst", "-q", "--edge-list", dir.file("link/m.tif"), store, m},
+  };
+  for (const auto& args : runs) {
+    const RunResult r = run_terrazo(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[args.size() - 1] << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "same file")) << r.err;
+  }
+  EXPECT_TRUE(fs::is_empty(dir.file("o")));
+  // An input as output (the CLI's own check names an existing input first, exit 1; the library
+  // entry point refuses it as a usage error).
+  ImportOptions import;
+  import.input = store;
+  import.output = dir.file("link/../in.tzs");
+  MemoryBudget budget(64ull << 20);
+  EXPECT_THROW(run_import(import, budget, Progress::silent()), UsageError);
+  // The controls: distinct names run.
+  EXPECT_EQ(run_terrazo({"sssp", "-q", "--source", "3,3", "--backlink", b, store, c}).exit_code, 0);
+  EXPECT_EQ(run_terrazo({"mst", "-q", "--edge-list", dir.file("o/m.bin"), store, m}).exit_code, 0);
+}
+
+TEST(DistinctOutputs, CheckResolvesLinksAndNamesBothRoles) {
+  TempDir dir;
+  spit(dir.file("dem.tif"), "x");
+  fs::create_symlink(dir.file("dem.tif"), dir.file("alias.tif"));
+  EXPECT_NO_THROW(check_distinct_paths({{"INPUT", dir.file("dem.tif")}}, {{"OUTPUT", dir.file("out.tif")}, {"--x", ""}}));
+  try {
+    check_distinct_paths({{"INPUT", dir.file("alias.tif")}}, {{"OUTPUT", dir.file("dem.tif")}});
+    ADD_FAILURE() << "an output over the file an input link names was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_TRUE(contains(e.what(), "OUTPUT")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "input INPUT")) << e.what();
+  }
+  EXPECT_THROW(check_distinct_paths({}, {{"OUTPUT", "a/b.tif"}, {"--mask", "a//b.tif"}}), UsageError);
+  EXPECT_THROW(check_distinct_paths({{"--cost", dir.file("c.tif")}}, {{"--mask", dir.file("./c.tif")}}), UsageError);
 }
 
 }  // namespace
