@@ -29,8 +29,8 @@ constexpr std::uint32_t kWindow = 256;
 // Backlink windows of kWindow x kWindow cells, LRU, as bytes (255 = none).
 class BacklinkWindows {
  public:
-  BacklinkWindows(RasterReader& reader, std::uint64_t capacity_windows)
-      : reader_(reader), capacity_(std::max<std::uint64_t>(1, capacity_windows)),
+  BacklinkWindows(RasterReader& reader, std::string path, std::uint64_t capacity_windows)
+      : path_(std::move(path)), reader_(reader), capacity_(std::max<std::uint64_t>(1, capacity_windows)),
         buffer_(static_cast<std::size_t>(kWindow) * kWindow) {}
 
   std::uint8_t at(std::uint64_t x, std::uint64_t y) {
@@ -51,8 +51,17 @@ class BacklinkWindows {
       window.width = w;
       window.cells.resize(static_cast<std::size_t>(w) * h);
       for (std::size_t i = 0; i < window.cells.size(); ++i) {
+        // 0..7 a direction; 255 (the raster's nodata, read as NaN) none. Anything else is not a
+        // backlink: taken as "none" it would end the walk as if at a source (api/path.h).
         const double v = buffer_[i];
-        window.cells[i] = (v != v || v < 0 || v > 7 || v != std::floor(v)) ? 255 : static_cast<std::uint8_t>(v);
+        if (v != v || v == 255) {
+          window.cells[i] = 255;
+        } else if (v >= 0 && v <= 7 && v == std::floor(v)) {
+          window.cells[i] = static_cast<std::uint8_t>(v);
+        } else {
+          throw Error("--backlink '" + path_ + "' holds " + number_text(v) + " at " + std::to_string(x0 + i % w) + "," +
+                      std::to_string(y0 + i / w) + "; backlinks are 0..7 or 255: is it a backlink raster from terrazo sssp?");
+        }
       }
       lru_.push_front(key);
       window.lru = lru_.begin();
@@ -71,6 +80,12 @@ class BacklinkWindows {
     std::vector<std::uint8_t> cells;
     std::list<std::uint64_t>::iterator lru;
   };
+  static std::string number_text(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return text;
+  }
+  std::string path_;
   RasterReader& reader_;
   std::uint64_t capacity_;
   std::vector<double> buffer_;
@@ -111,7 +126,7 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
       options.cache_bytes ? options.cache_bytes : std::min<std::uint64_t>(budget.available() / 4, 64ull << 20);
   auto cache_reservation = budget.reserve(std::max(cache_bytes, window_bytes), "path backlink window cache");
   GdalCacheLimit gdal_cache(budget, 8ull << 20);
-  BacklinkWindows windows(*back, cache_bytes / window_bytes);
+  BacklinkWindows windows(*back, options.backlink, cache_bytes / window_bytes);
 
   std::string crs;
   if (!options.dest_crs.empty()) crs = crs_to_wkt(options.dest_crs, "--dest-crs");

@@ -441,4 +441,42 @@ TEST(DistinctOutputs, CheckResolvesLinksAndNamesBothRoles) {
   EXPECT_THROW(check_distinct_paths({{"--cost", dir.file("c.tif")}}, {{"--mask", dir.file("./c.tif")}}), UsageError);
 }
 
+// ---- 6. backlinks validated --------------------------------------------------------------------
+
+// Reproducer: `path` on a backlink raster holding 8..254 or a fraction took the cell as a source
+// (exit 0, a one-cell path).
+TEST(PathBacklinks, ValuesThatAreNotDirectionsAreErrorsWithTheCell) {
+  TempDir dir;
+  const std::string store = dir.file("in.tzs");
+  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).exit_code, 0);
+  const std::string b = dir.file("b.tif"), c = dir.file("c.tif");
+  ASSERT_EQ(run_terrazo({"sssp", "-q", "--source", "3,3", "--backlink", b, store, c}).exit_code, 0);
+  std::vector<double> links = read_all(b);
+  // The control: the good raster traces a path of many cells.
+  EXPECT_EQ(run_terrazo({"path", "-q", "--backlink", b, "--cost", c, "--dest", "60,60", dir.file("ok.geojson")})
+                .exit_code,
+            0);
+  RasterInfo georef;
+  struct Case {
+    std::string name;
+    CellType type;
+    double value;
+  };
+  for (const Case& k : {Case{"b9.tif", CellType::UInt8, 9.0}, Case{"b254.tif", CellType::UInt8, 254.0},
+                        Case{"bf.tif", CellType::Float32, 2.5}}) {
+    std::vector<double> bad = links;
+    bad[60 * 64 + 60] = k.value;
+    {
+      GeoTiffWriter writer(dir.file(k.name), 64, 64, k.type, georef, true, 255.0, 16);
+      writer.write_window(0, 0, 64, 64, bad.data());
+      writer.finish();
+    }
+    const std::string out = dir.file(k.name + ".geojson");
+    const RunResult r = run_terrazo({"path", "-q", "--backlink", dir.file(k.name), "--cost", c, "--dest", "60,60", out});
+    EXPECT_EQ(r.exit_code, 1) << k.name << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "60,60")) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
 }  // namespace
