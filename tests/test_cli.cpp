@@ -88,7 +88,9 @@ class Cli : public ::testing::Test {
   // Files left in the work directory (outputs, partial outputs).
   std::vector<std::string> work_files() const {
     std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(work_.path())) names.push_back(entry.path().filename().string());
+    for (const auto& entry : fs::directory_iterator(work_.path()))
+      if (entry.path().filename() != terrazo::RunDirectory::kOwnerFile)  // the directory's own lock
+        names.push_back(entry.path().filename().string());
     return names;
   }
 

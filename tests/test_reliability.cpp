@@ -24,6 +24,7 @@
 #include "api/raster_io.h"
 #include "gdal/gdal_raster.h"
 #include "store/atomic_output.h"
+#include "store/run_directory.h"
 #include "store/tile_store.h"
 #include "tests/support/test_support.h"
 
@@ -477,6 +478,47 @@ TEST(PathBacklinks, ValuesThatAreNotDirectionsAreErrorsWithTheCell) {
     EXPECT_TRUE(contains(r.err, "60,60")) << r.err;
     EXPECT_FALSE(fs::exists(out));
   }
+}
+
+// ---- 7. run directories owned; leftovers of killed runs removed --------------------------------
+
+// Reproducer: SIGKILL left terrazo-run-* directories that no later run removed.
+TEST(RunDirectories, KilledRunsDirectoryIsRemovedByTheNextRun) {
+  TempDir parent;
+  int channel[2];
+  ASSERT_EQ(pipe(channel), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto* run = new RunDirectory(parent.path());  // never destroyed: the process is killed
+    const std::string path = run->path();
+    if (write(channel[1], path.data(), path.size()) < 0) _exit(3);
+    close(channel[1]);
+    for (;;) pause();
+  }
+  close(channel[1]);
+  char buffer[4096];
+  const ssize_t got = read(channel[0], buffer, sizeof buffer);
+  close(channel[0]);
+  ASSERT_GT(got, 0);
+  const std::string stale(buffer, static_cast<std::size_t>(got));
+  spit(stale + "/scratch.bin", "leftover");
+  {
+    // While its owner lives, nobody removes it.
+    RunDirectory other(parent.path());
+    EXPECT_TRUE(fs::exists(stale + "/scratch.bin"));
+    EXPECT_EQ(std::stoll(slurp(stale + "/owner.pid")), static_cast<long long>(child));
+  }
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(fs::exists(stale));
+  // A directory without an owner file (not made by this terrazo) is left alone.
+  fs::create_directory(parent.file("terrazo-run-foreign"));
+  RunDirectory next(parent.path());
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(next.path()));
+  EXPECT_TRUE(fs::exists(parent.file("terrazo-run-foreign")));
 }
 
 }  // namespace

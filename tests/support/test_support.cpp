@@ -21,4 +21,11 @@ std::vector<std::string> partial_files_of(const std::string& path) {
   return found;
 }
 
+std::vector<std::string> entries_of(const TempDir& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    if (entry.path().filename() != RunDirectory::kOwnerFile) names.push_back(entry.path().filename().string());
+  return names;
+}
+
 }  // namespace terrazo::testing

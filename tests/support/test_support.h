@@ -15,4 +15,7 @@ using TempDir = RunDirectory;
 // `path.partial-<pid>-<hex>`), sidecars such as `.aux.xml` included.
 std::vector<std::string> partial_files_of(const std::string& path);
 
+// The names in `dir`, its own lock file (RunDirectory::kOwnerFile) aside.
+std::vector<std::string> entries_of(const TempDir& dir);
+
 }  // namespace terrazo::testing
