@@ -98,8 +98,8 @@ struct GenerateResult {
 // Streams the terrain into options.output, tile by tile (Z-order for a store), `threads` tiles at
 // a time. Memory: threads x tile^2 doubles of tile buffers, plus (GeoTIFF) a GDAL block cache of
 // min(64 MiB, a quarter of what is left), both reserved from `budget` before any cell is made.
-// The output is written under `output.partial` and renamed at the end; an error or cancellation
-// leaves nothing under either name. Progress: phase "gen", per tile.
+// The output is written under a partial file of its own (store/atomic_output.h) and renamed at
+// the end; an error or cancellation leaves nothing under either name. Progress: phase "gen", per tile.
 GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget, Progress& progress);
 
 }  // namespace terrazo

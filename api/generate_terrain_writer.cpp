@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "api/output_paths.h"
 #include "api/generate_terrain.h"
 #include "gdal/gdal_raster.h"
 #include "store/tile_store.h"
@@ -75,6 +76,7 @@ GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget
   const bool to_store = ext == ".tzs";
   if (!to_store && ext != ".tif" && ext != ".tiff")
     throw UsageError("output '" + options.output + "' must end in .tzs (tile store) or .tif (GeoTIFF)");
+  check_distinct_paths({}, {{"OUTPUT", options.output}});
   const std::uint32_t tile = options.tile ? options.tile : 256;
   if (tile < 16 || tile > 4096 || (tile & (tile - 1)) != 0)
     throw UsageError("invalid --tile '" + std::to_string(tile) + "': expected a power of two from 16 to 4096");

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "api/output_paths.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "engine/tile_store_input.h"
@@ -62,6 +63,7 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   Stopwatch start;
   MstResult result;
   if (options.input.empty()) throw UsageError("mst: INPUT is missing");
+  check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}, {"--edge-list", options.edge_list}});
 
   // Device.
   bool use_cuda = false;

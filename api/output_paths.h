@@ -15,6 +15,20 @@ namespace terrazo {
 void check_input_file(const std::string& path);
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs = {});
 
+// One path of a run, with the name the user gave it by ("OUTPUT", "--backlink", "INPUT", ...).
+struct NamedPath {
+  std::string role;
+  std::string path;  // empty: not given (skipped)
+};
+
+// Every output must be distinct from every other output and from every input, compared after
+// resolving links: an output is the real path of its directory plus its name (publication renames
+// onto that name), an input that too and, when it exists, the real path of the file itself (a link
+// named as input is read through). Throws UsageError (exit 2) naming both roles and the path;
+// called by each api-level run function (sssp, mst, path, import, export, gen) before any work
+// (docs/reliability.md "Distinct output paths").
+void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
+
 // Lowercase extension with its dot (".tif"), or "" when the name has none.
 std::string file_extension(const std::string& path);
 

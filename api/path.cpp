@@ -13,10 +13,12 @@
 #include <ogr_spatialref.h>
 #include <ogrsf_frmts.h>
 
+#include "api/output_paths.h"
 #include "core/error.h"
 #include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
+#include "store/atomic_output.h"
 
 namespace terrazo {
 
@@ -27,8 +29,8 @@ constexpr std::uint32_t kWindow = 256;
 // Backlink windows of kWindow x kWindow cells, LRU, as bytes (255 = none).
 class BacklinkWindows {
  public:
-  BacklinkWindows(RasterReader& reader, std::uint64_t capacity_windows)
-      : reader_(reader), capacity_(std::max<std::uint64_t>(1, capacity_windows)),
+  BacklinkWindows(RasterReader& reader, std::string path, std::uint64_t capacity_windows)
+      : path_(std::move(path)), reader_(reader), capacity_(std::max<std::uint64_t>(1, capacity_windows)),
         buffer_(static_cast<std::size_t>(kWindow) * kWindow) {}
 
   std::uint8_t at(std::uint64_t x, std::uint64_t y) {
@@ -49,8 +51,17 @@ class BacklinkWindows {
       window.width = w;
       window.cells.resize(static_cast<std::size_t>(w) * h);
       for (std::size_t i = 0; i < window.cells.size(); ++i) {
+        // 0..7 a direction; 255 (the raster's nodata, read as NaN) none. Anything else is not a
+        // backlink: taken as "none" it would end the walk as if at a source (api/path.h).
         const double v = buffer_[i];
-        window.cells[i] = (v != v || v < 0 || v > 7 || v != std::floor(v)) ? 255 : static_cast<std::uint8_t>(v);
+        if (v != v || v == 255) {
+          window.cells[i] = 255;
+        } else if (v >= 0 && v <= 7 && v == std::floor(v)) {
+          window.cells[i] = static_cast<std::uint8_t>(v);
+        } else {
+          throw Error("--backlink '" + path_ + "' holds " + number_text(v) + " at " + std::to_string(x0 + i % w) + "," +
+                      std::to_string(y0 + i / w) + "; backlinks are 0..7 or 255: is it a backlink raster from terrazo sssp?");
+        }
       }
       lru_.push_front(key);
       window.lru = lru_.begin();
@@ -69,25 +80,18 @@ class BacklinkWindows {
     std::vector<std::uint8_t> cells;
     std::list<std::uint64_t>::iterator lru;
   };
+  static std::string number_text(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return text;
+  }
+  std::string path_;
   RasterReader& reader_;
   std::uint64_t capacity_;
   std::vector<double> buffer_;
   std::unordered_map<std::uint64_t, Window> windows_;
   std::list<std::uint64_t> lru_;
   std::uint64_t reads_ = 0;
-};
-
-// Removes a partial file unless released.
-class PartialOutput {
- public:
-  explicit PartialOutput(std::string path) : path_(std::move(path)) {}
-  ~PartialOutput() {
-    if (!path_.empty()) std::remove(path_.c_str());
-  }
-  void release() { path_.clear(); }
-
- private:
-  std::string path_;
 };
 
 void centre(const RasterInfo& info, std::uint64_t x, std::uint64_t y, double* mx, double* my) {
@@ -105,6 +109,8 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
   if (options.backlink.empty()) throw UsageError("--backlink FILE is required");
   if (options.cost.empty()) throw UsageError("--cost FILE is required");
   if (options.output.empty()) throw UsageError("OUTPUT (the GeoJSON file) is missing");
+  check_distinct_paths({{"--backlink", options.backlink}, {"--cost", options.cost}},
+                       {{"OUTPUT", options.output}, {"--mask", options.mask}});
   ensure_gdal();
 
   auto back = RasterReader::open(options.backlink);
@@ -120,7 +126,7 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
       options.cache_bytes ? options.cache_bytes : std::min<std::uint64_t>(budget.available() / 4, 64ull << 20);
   auto cache_reservation = budget.reserve(std::max(cache_bytes, window_bytes), "path backlink window cache");
   GdalCacheLimit gdal_cache(budget, 8ull << 20);
-  BacklinkWindows windows(*back, cache_bytes / window_bytes);
+  BacklinkWindows windows(*back, options.backlink, cache_bytes / window_bytes);
 
   std::string crs;
   if (!options.dest_crs.empty()) crs = crs_to_wkt(options.dest_crs, "--dest-crs");
@@ -128,8 +134,8 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
       locate_source_points(options.dests, info, options.map_coords || !options.dest_crs.empty(), crs, 1, "--dest");
 
   // The GeoJSON layer.
-  const std::string partial = options.output + ".partial";
-  PartialOutput partial_guard(partial);
+  AtomicOutput output(options.output);
+  const std::string& partial = output.partial();
   GDALDriver* driver = GetGDALDriverManager()->GetDriverByName("GeoJSON");
   if (!driver) throw Error("GDAL has no GeoJSON driver");
   reset_gdal_error();
@@ -214,9 +220,6 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
   reset_gdal_error();
   dataset.reset();  // closes and flushes
   if (gdal_failed()) throw gdal_failure("cannot finish writing '" + partial + "'");
-  if (std::rename(partial.c_str(), options.output.c_str()) != 0)
-    throw Error("cannot rename '" + partial + "' to '" + options.output + "'");
-  partial_guard.release();
 
   if (!options.mask.empty()) {
     // Block rows of the mask, each written once: the path cells sorted by cell id.
@@ -250,6 +253,8 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     writer.finish();
     result.bytes_written += writer.bytes_written();
   }
+  // Published after the mask: a run that fails writing the mask publishes neither.
+  output.publish();
 
   result.window_reads = windows.reads();
   result.bytes_read = back->bytes_read() + cost->bytes_read();

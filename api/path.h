@@ -5,7 +5,8 @@
 // 0..7 clockwise from east, 255 = none) until a cell with 255 (a source); the path is that cell
 // sequence, written source first. Because `terrazo sssp` derives backlinks from final labels with
 // strictly decreasing hop counts, every walk ends; a walk longer than the raster has cells, or one
-// leaving the raster, is an Error (a backlink raster from elsewhere).
+// leaving the raster, or a cell of a backlink window the walk reads holding anything but 0..7 or
+// 255 (8..254, a fraction) is an Error naming the cell (a backlink raster from elsewhere).
 // Outputs:
 //  - `output`: GeoJSON (OGR's GeoJSON driver), one LineString feature per destination, in the
 //    backlink raster's CRS, vertices at cell centres (geotransform applied to x + 0.5, y + 0.5),

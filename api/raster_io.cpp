@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "api/output_paths.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "core/json_summary.h"
@@ -40,10 +41,10 @@ bool same_file(const std::string& a, const std::string& b) {
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-// Readers that go through GDAL's block cache (not tile stores nor gzip ASCII grids).
+// Readers that go through GDAL's block cache (not tile stores nor ASCII grids: gdal/ascii_grid.h).
 bool uses_gdal_cache(const RasterReader& reader) {
   const std::string format = reader.format();
-  return format != "terrazo tile store" && format != "AAIGrid+gzip";
+  return format != "terrazo tile store" && format != "AAIGrid+gzip" && format != "AAIGrid";
 }
 
 // GDAL's share of the budget: an eighth of what is left, at least `floor` (one block or 1 MiB),
@@ -109,6 +110,7 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
   if (options.input.empty() || options.output.empty()) throw UsageError("import needs an INPUT raster and an OUTPUT tile store");
   if (same_file(options.input, options.output))
     throw UsageError("INPUT and OUTPUT are the same file '" + options.output + "'; choose another OUTPUT");
+  check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}});
 
   std::unique_ptr<RasterReader> reader = RasterReader::open(options.input);
   RasterInfo info = reader->info();
@@ -179,6 +181,7 @@ ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Prog
   if (options.input.empty() || options.output.empty()) throw UsageError("export needs an INPUT raster and an OUTPUT GeoTIFF");
   if (same_file(options.input, options.output))
     throw UsageError("INPUT and OUTPUT are the same file '" + options.output + "'; choose another OUTPUT");
+  check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}});
   if (options.block != 0 && (options.block % 16 != 0 || options.block > 4096))
     throw UsageError("invalid GeoTIFF block size " + std::to_string(options.block) + ": expected a multiple of 16 up to 4096");
 

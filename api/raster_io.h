@@ -17,7 +17,8 @@
 //    checksum of a store.
 //  - open_as_tile_store gives the pipelines (MST, SSSP) a TileStore whatever the input: a .tzs is
 //    opened as is, anything else is imported into the run directory first.
-// Outputs are published atomically (written as `path.partial`, renamed at the end); a failure or
+// Outputs are published atomically (written as a partial file of their own,
+// `path.partial-<pid>-<hex>`, renamed at the end: store/atomic_output.h); a failure or
 // cancellation leaves nothing under the final name. Progress: phase "import" / "export" / "info",
 // called at 0, after each strip and at 1.
 #pragma once

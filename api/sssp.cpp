@@ -10,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "api/output_paths.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "engine/tile_store_input.h"
@@ -122,6 +123,9 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
   if (options.max_cost >= 0 && !std::isfinite(options.max_cost))
     throw UsageError("invalid --max-cost: expected a finite number");
+  check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
+                        {"--source-raster", options.source_raster}},
+                       {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
 
   // Device: the CUDA block solver computes distances only; backlinks and allocation need the
   // CPU solver's labels.

@@ -12,7 +12,7 @@
 //   "sssp: sources"   point sources located, or the source mask streamed tile by tile
 //   "sssp: exchange"  block-local solves + boundary exchange (engine/sssp/exchange.h)
 //   "sssp: write"     final labels -> outputs (engine/sssp/output.h)
-// Outputs (each optional; written as path.partial, renamed at the end):
+// Outputs (each optional; each written as a partial file of its own and renamed at the end: store/atomic_output.h):
 //   output      Float64 GeoTIFF: dist / scale in cost units, nodata -1 where unreached
 //   backlink    Byte GeoTIFF: direction 0..7 (clockwise from east) to the predecessor, 255 at
 //               sources, nodata and unreached cells (kernels/sssp/backlink.h has the tie-break)

@@ -38,13 +38,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && lower(s.substr(s.size() - suffix.size())) == suffix;
 }
 
-// White-space separated tokens of a gzip-compressed text file, read forward in 64 KiB chunks.
-class GzipTokens {
+// White-space separated tokens of a text file, plain or gzip-compressed, read forward in 64 KiB
+// chunks, each with the line and column (1-based) where it starts.
+class TextTokens {
  public:
-  explicit GzipTokens(const std::string& path, std::size_t buffer_bytes = kReadBuffer)
-      : path_(path), file_(path, std::ios::binary), buffer_(buffer_bytes) {
+  TextTokens(const std::string& path, bool gzip, std::size_t buffer_bytes = kReadBuffer)
+      : path_(path), gzip_(gzip), file_(path, std::ios::binary), buffer_(buffer_bytes) {
     if (!file_) throw Error("cannot open '" + path + "': " + std::strerror(errno));
-    stream_.push(boost::iostreams::gzip_decompressor());
+    if (gzip) stream_.push(boost::iostreams::gzip_decompressor());
     stream_.push(file_);
     stream_.exceptions(std::ios::badbit);
   }
@@ -57,12 +58,27 @@ class GzipTokens {
       const char c = buffer_[pos_];
       if (std::isspace(static_cast<unsigned char>(c))) {
         ++pos_;
+        if (c == '\n') {
+          ++line_;
+          column_ = 1;
+        } else {
+          ++column_;
+        }
         if (!token.empty()) return true;
       } else {
+        if (token.empty()) {
+          token_line_ = line_;
+          token_column_ = column_;
+        }
         token.push_back(c);
         ++pos_;
+        ++column_;
       }
     }
+  }
+  // Where the last token returned by next() starts: "line L, column C".
+  std::string where() const {
+    return "line " + std::to_string(token_line_) + ", column " + std::to_string(token_column_);
   }
 
  private:
@@ -71,7 +87,8 @@ class GzipTokens {
     try {
       stream_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
     } catch (const std::exception& e) {
-      throw Error("cannot decompress '" + path_ + "' (is it a complete gzip file?): " + e.what());
+      throw Error("cannot " + std::string(gzip_ ? "decompress" : "read") + " '" + path_ + "'" +
+                  (gzip_ ? " (is it a complete gzip file?)" : "") + ": " + e.what());
     }
     len_ = static_cast<std::size_t>(stream_.gcount());
     pos_ = 0;
@@ -80,39 +97,62 @@ class GzipTokens {
   }
 
   std::string path_;
+  bool gzip_;
   std::ifstream file_;
   boost::iostreams::filtering_istream stream_;
   std::vector<char> buffer_;
   std::size_t pos_ = 0, len_ = 0;
   bool eof_ = false;
+  std::uint64_t line_ = 1, column_ = 1, token_line_ = 0, token_column_ = 0;
 };
 
+// A decimal number and nothing else: [+-] digits [. digits] [e|E [+-] digits], at least one digit
+// before the exponent. NaN, Inf, hexadecimal and words are not numbers here, though strtod takes
+// them (a cell of "nan" or "x" is a damaged file, not a value).
 bool parse_number(const std::string& token, double* value) {
-  if (token.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtod(token.c_str(), &end);
-  return end == token.c_str() + token.size();
+  std::size_t i = 0;
+  const std::size_t n = token.size();
+  if (i < n && (token[i] == '+' || token[i] == '-')) ++i;
+  std::size_t digits = 0;
+  while (i < n && std::isdigit(static_cast<unsigned char>(token[i]))) ++i, ++digits;
+  if (i < n && token[i] == '.') {
+    ++i;
+    while (i < n && std::isdigit(static_cast<unsigned char>(token[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < n && (token[i] == 'e' || token[i] == 'E')) {
+    ++i;
+    if (i < n && (token[i] == '+' || token[i] == '-')) ++i;
+    std::size_t exponent_digits = 0;
+    while (i < n && std::isdigit(static_cast<unsigned char>(token[i]))) ++i, ++exponent_digits;
+    if (exponent_digits == 0) return false;
+  }
+  if (i != n) return false;
+  *value = std::strtod(token.c_str(), nullptr);
+  return std::isfinite(*value);
 }
 
 bool looks_like_float(const std::string& token) {
   for (char c : token)
-    if (c == '.' || c == 'e' || c == 'E' || c == 'n' || c == 'N' || c == 'i' || c == 'I') return true;
+    if (c == '.' || c == 'e' || c == 'E') return true;
   return false;
 }
 
+enum HeaderKey { kNcols, kNrows, kXllcorner, kXllcenter, kYllcorner, kYllcenter, kCellsize, kDx, kDy, kNodata };
+
 const std::map<std::string, int>& header_keys() {
-  static const std::map<std::string, int> keys = {{"ncols", 0},     {"nrows", 1},     {"xllcorner", 2},
-                                                  {"xllcenter", 3}, {"yllcorner", 4}, {"yllcenter", 5},
-                                                  {"cellsize", 6},  {"dx", 7},        {"dy", 8},
-                                                  {"nodata_value", 9}};
+  static const std::map<std::string, int> keys = {
+      {"ncols", kNcols},         {"nrows", kNrows},         {"xllcorner", kXllcorner}, {"xllcenter", kXllcenter},
+      {"yllcorner", kYllcorner}, {"yllcenter", kYllcenter}, {"cellsize", kCellsize},   {"dx", kDx},
+      {"dy", kDy},               {"nodata_value", kNodata}};
   return keys;
 }
 
-std::string read_prj(const std::string& path) {
-  std::string base = path.substr(0, path.size() - 3);  // without .gz
+// `path` without its .gz and .asc suffixes, for the .prj beside it.
+std::string read_prj(const std::string& path, bool gzip) {
+  std::string base = gzip ? path.substr(0, path.size() - 3) : path;  // without .gz
   const std::string stem = ends_with(base, ".asc") ? base.substr(0, base.size() - 4) : base;
-  for (const std::string& candidate : {stem + ".prj", base + ".prj"}) {
+  for (const std::string& candidate : {stem + ".prj", stem + ".PRJ", base + ".prj"}) {
     std::ifstream in(candidate);
     if (!in) continue;
     std::vector<std::string> lines;
@@ -136,15 +176,14 @@ std::string read_prj(const std::string& path) {
   return "";
 }
 
-class GzipAsciiGridReader : public RasterReader {
+class AsciiGridReader : public RasterReader {
  public:
-  explicit GzipAsciiGridReader(const std::string& path) : path_(path), rule_(CellType::Int32, false, 0.0) {
-    GzipTokens tokens(path);
+  AsciiGridReader(const std::string& path, bool gzip) : path_(path), gzip_(gzip), rule_(CellType::Int32, false, 0.0) {
+    TextTokens tokens(path, gzip);
     parse_header_and_scan(tokens);
-    info_.crs_wkt = read_prj(path);
+    info_.crs_wkt = read_prj(path, gzip);
     rule_ = NodataRule(info_);
-    data_ = std::make_unique<GzipTokens>(path);
-    skip_header(*data_);
+    rewind();
   }
 
   const RasterInfo& info() const override { return info_; }
@@ -152,16 +191,14 @@ class GzipAsciiGridReader : public RasterReader {
   std::uint64_t resident_bytes(std::uint32_t rows) const override {
     return info_.width * rows * sizeof(double) + 2 * kReadBuffer + (256u << 10);
   }
-  std::string format() const override { return "AAIGrid+gzip"; }
+  std::string format() const override { return gzip_ ? "AAIGrid+gzip" : "AAIGrid"; }
 
   void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) override {
     if (x0 + w > info_.width || y0 + h > info_.height || w == 0 || h == 0)
       throw Error("window " + std::to_string(w) + "x" + std::to_string(h) + " at (" + std::to_string(x0) + ", " +
                   std::to_string(y0) + ") is outside the " + std::to_string(info_.width) + " x " +
                   std::to_string(info_.height) + " cells of '" + path_ + "'");
-    if (y0 < first_row_)
-      throw Error("'" + path_ + "' is a gzip-compressed ASCII grid, read in one forward pass: row " +
-                  std::to_string(y0) + " was already passed (windows must come top to bottom)");
+    if (y0 < first_row_) rewind();  // a row already passed: parse again from the top
     while (first_row_ < y0 && !rows_.empty()) {
       rows_.pop_front();
       ++first_row_;
@@ -189,61 +226,80 @@ class GzipAsciiGridReader : public RasterReader {
     throw Error("'" + path_ + "' is not a valid ESRI ASCII grid: " + what);
   }
 
-  // Pass 1: header, then every number (count, type).
-  void parse_header_and_scan(GzipTokens& tokens) {
+  // Pass 1: header, then every number (count, type). Every token is checked here, so a damaged
+  // file is an Error at open, before any output exists.
+  void parse_header_and_scan(TextTokens& tokens) {
     std::map<int, double> values;
     std::string token, nodata_text;
     bool have_token = tokens.next(token);
     while (have_token) {
       const auto key = header_keys().find(lower(token));
       if (key == header_keys().end()) break;
+      const std::string name = token;
       std::string value_text;
       double value;
       if (!tokens.next(value_text) || !parse_number(value_text, &value))
-        bad("header key '" + token + "' has no numeric value");
+        bad("header key '" + name + "' has no numeric value" +
+            (value_text.empty() ? std::string() : " ('" + value_text + "' at " + tokens.where() + ")"));
+      if (values.count(key->second)) bad("header key '" + name + "' appears twice (" + tokens.where() + ")");
       values[key->second] = value;
-      if (key->second == 9) nodata_text = value_text;
+      if (key->second == kNodata) nodata_text = value_text;
       have_token = tokens.next(token);
       ++header_tokens_;
     }
-    if (!values.count(0) || !values.count(1)) bad("ncols and nrows are required");
-    if (!(values[0] >= 1 && values[1] >= 1 && values[0] == std::floor(values[0]) && values[1] == std::floor(values[1])))
-      bad("ncols and nrows must be positive integers");
-    info_.width = static_cast<std::uint64_t>(values[0]);
-    info_.height = static_cast<std::uint64_t>(values[1]);
+    auto require = [&](std::initializer_list<int> any_of, const char* names) {
+      for (int k : any_of)
+        if (values.count(k)) return;
+      bad(std::string("header key ") + names + " is missing");
+    };
+    require({kNcols}, "'ncols'");
+    require({kNrows}, "'nrows'");
+    require({kXllcorner, kXllcenter}, "'xllcorner' (or 'xllcenter')");
+    require({kYllcorner, kYllcenter}, "'yllcorner' (or 'yllcenter')");
+    if (!values.count(kCellsize) && !(values.count(kDx) && values.count(kDy)))
+      bad("header key 'cellsize' (or 'dx' and 'dy') is missing");
+    for (int k : {kNcols, kNrows})
+      if (!(values[k] >= 1 && values[k] == std::floor(values[k]) && values[k] < 9.0e18))
+        bad(std::string(k == kNcols ? "ncols" : "nrows") + " must be a positive integer, not " +
+            std::to_string(values[k]));
+    info_.width = static_cast<std::uint64_t>(values[kNcols]);
+    info_.height = static_cast<std::uint64_t>(values[kNrows]);
+    if (info_.width > (std::uint64_t{1} << 40) / info_.height) bad("ncols x nrows is beyond 2^40 cells");
     double dx, dy;
-    if (values.count(6)) {
-      dx = dy = values[6];
-    } else if (values.count(7) && values.count(8)) {
-      dx = values[7];
-      dy = values[8];
+    if (values.count(kCellsize)) {
+      dx = dy = values[kCellsize];
+      if (!(dx > 0)) bad("cellsize must be positive, not " + std::to_string(dx));
     } else {
-      bad("cellsize (or dx and dy) is required");
+      dx = values[kDx];
+      dy = values[kDy];
+      if (!(dx > 0) || !(dy > 0)) bad("dx and dy must be positive");
     }
-    if (!(values.count(2) || values.count(3)) || !(values.count(4) || values.count(5)))
-      bad("xllcorner/xllcenter and yllcorner/yllcenter are required");
-    const double west = values.count(2) ? values[2] : values[3] - dx / 2;
-    const double south = values.count(4) ? values[4] : values[5] - dy / 2;
+    const double west = values.count(kXllcorner) ? values[kXllcorner] : values[kXllcenter] - dx / 2;
+    const double south = values.count(kYllcorner) ? values[kYllcorner] : values[kYllcenter] - dy / 2;
     info_.has_geotransform = true;
     info_.geotransform = {west, dx, 0.0, south + dy * static_cast<double>(info_.height), 0.0, -dy};
     bool is_float = false, beyond_int32 = false;
-    if (values.count(9)) {
+    if (values.count(kNodata)) {
       info_.has_nodata = true;
-      info_.nodata = values[9];
+      info_.nodata = values[kNodata];
       is_float = looks_like_float(nodata_text);
     }
-    // The numbers: count them and decide the type.
+    // The numbers: check each, count them and decide the type.
     const std::uint64_t expected = info_.width * info_.height;
     std::uint64_t count = 0;
     while (have_token) {
       ++count;
-      if (count > expected) bad("more than ncols x nrows = " + std::to_string(expected) + " values");
+      if (count > expected)
+        bad("value '" + token + "' at " + tokens.where() + " is one more than ncols x nrows = " +
+            std::to_string(expected));
+      double value;
+      if (!parse_number(token, &value))
+        bad("'" + token + "' at " + tokens.where() + " is not a number (row " + std::to_string((count - 1) / info_.width) +
+            ", column " + std::to_string((count - 1) % info_.width) + " of the grid)");
       if (!is_float) {
         if (looks_like_float(token)) {
           is_float = true;
-        } else if (token.size() >= 10) {
-          double value;
-          if (!parse_number(token, &value)) bad("'" + token + "' is not a number");
+        } else {
           beyond_int32 = beyond_int32 || value < INT_MIN || value > INT_MAX;
         }
       }
@@ -255,9 +311,14 @@ class GzipAsciiGridReader : public RasterReader {
     info_.type = is_float ? CellType::Float32 : (beyond_int32 ? CellType::Float64 : CellType::Int32);
   }
 
-  void skip_header(GzipTokens& tokens) {
+  // Pass 2 starts (again) at the first cell.
+  void rewind() {
+    data_.reset();
+    data_ = std::make_unique<TextTokens>(path_, gzip_);
     std::string token;
-    for (std::uint64_t i = 0; i < 2 * header_tokens_; ++i) tokens.next(token);
+    for (std::uint64_t i = 0; i < 2 * header_tokens_; ++i) data_->next(token);
+    rows_.clear();
+    first_row_ = 0;
   }
 
   void parse_row(std::vector<double>& row) {
@@ -266,10 +327,10 @@ class GzipAsciiGridReader : public RasterReader {
     const std::uint64_t y = first_row_ + rows_.size();
     for (std::uint64_t x = 0; x < info_.width; ++x) {
       double value;
-      if (!data_->next(token)) bad("it ends at row " + std::to_string(y));
-      if (!parse_number(token, &value)) bad("'" + token + "' at row " + std::to_string(y) + " is not a number");
-      if (info_.type == CellType::Float32 && std::isfinite(value)) {
-        if (std::fabs(value) > FLT_MAX) bad("value " + token + " does not fit Float32");
+      if (!data_->next(token)) bad("it ends at row " + std::to_string(y) + " (changed since it was opened?)");
+      if (!parse_number(token, &value)) bad("'" + token + "' at " + data_->where() + " is not a number");
+      if (info_.type == CellType::Float32) {
+        if (std::fabs(value) > FLT_MAX) bad("value " + token + " at " + data_->where() + " does not fit Float32");
         value = static_cast<double>(static_cast<float>(value));
       }
       row[x] = rule_.is_nodata(value) ? std::numeric_limits<double>::quiet_NaN() : value;
@@ -277,22 +338,20 @@ class GzipAsciiGridReader : public RasterReader {
   }
 
   std::string path_;
+  bool gzip_;
   RasterInfo info_;
   NodataRule rule_;
   std::uint64_t header_tokens_ = 0;
-  std::unique_ptr<GzipTokens> data_;
+  std::unique_ptr<TextTokens> data_;
   std::deque<std::vector<double>> rows_;  // rows [first_row_, first_row_ + rows_.size())
   std::uint64_t first_row_ = 0;
   std::uint64_t bytes_read_ = 0;
 };
 
-}  // namespace
-
-bool is_gzip_ascii_grid(const std::string& path) {
-  if (ends_with(path, ".asc.gz")) return true;
-  if (!ends_with(path, ".gz")) return false;
+// The first token of the (decompressed) text is a header key.
+bool starts_like_ascii_grid(const std::string& path, bool gzip) {
   try {
-    GzipTokens tokens(path, 256);  // the first line only: a damaged tail is reported by the reader
+    TextTokens tokens(path, gzip, 256);  // the first line only: a damaged tail is reported by the reader
     std::string token;
     return tokens.next(token) && header_keys().count(lower(token)) > 0;
   } catch (const Error&) {
@@ -300,8 +359,16 @@ bool is_gzip_ascii_grid(const std::string& path) {
   }
 }
 
-std::unique_ptr<RasterReader> open_gzip_ascii_grid(const std::string& path) {
-  return std::make_unique<GzipAsciiGridReader>(path);
+}  // namespace
+
+bool is_ascii_grid(const std::string& path, bool* gzip) {
+  *gzip = ends_with(path, ".gz");
+  if (ends_with(path, ".asc.gz") || ends_with(path, ".asc")) return true;
+  return starts_like_ascii_grid(path, *gzip);
+}
+
+std::unique_ptr<RasterReader> open_ascii_grid(const std::string& path, bool gzip) {
+  return std::make_unique<AsciiGridReader>(path, gzip);
 }
 
 }  // namespace terrazo

@@ -16,10 +16,12 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
 #include "gdal/ascii_grid.h"
+#include "store/atomic_output.h"
 #include "store/cell_values.h"
 #include "gdal/gdal_session.h"
 #include "store/tile_store.h"
@@ -72,6 +74,8 @@ class GdalRasterReader : public RasterReader {
   explicit GdalRasterReader(const std::string& path) : path_(path), rule_(CellType::Float32, false, 0.0) {
     ensure_gdal();
     reset_gdal_error();
+    // GDAL's warnings while opening are errors here (gdal/gdal_session.h GdalErrorTrap).
+    GdalErrorTrap trap;
     dataset_ = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr, nullptr, nullptr);
     if (!dataset_) throw gdal_failure("cannot open '" + path + "' as a raster");
     try {
@@ -97,6 +101,7 @@ class GdalRasterReader : public RasterReader {
       info_.crs_wkt = wkt ? wkt : "";
       format_ = GDALGetDriverShortName(GDALGetDatasetDriver(dataset_));
       rule_ = NodataRule(info_);
+      trap.check("cannot open '" + path + "' as a raster");
       reset_gdal_error();
     } catch (...) {
       GDALClose(dataset_);
@@ -115,9 +120,11 @@ class GdalRasterReader : public RasterReader {
   void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) override {
     check_window(path_, info_.width, info_.height, x0, y0, w, h);
     reset_gdal_error();
+    GdalErrorTrap trap;  // a warning while reading (a truncated strip, a bad tile) is an error
     const CPLErr err = GDALRasterIO(band_, GF_Read, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
                                     static_cast<int>(h), out, static_cast<int>(w), static_cast<int>(h), GDT_Float64, 0, 0);
     if (err != CE_None) throw gdal_failure("cannot read window " + window_text(x0, y0, w, h) + " of '" + path_ + "'");
+    trap.check("cannot read window " + window_text(x0, y0, w, h) + " of '" + path_ + "'");
     const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
     for (std::uint64_t i = 0; i < n; ++i)
       if (rule_.is_nodata(out[i])) out[i] = std::numeric_limits<double>::quiet_NaN();
@@ -147,10 +154,9 @@ bool file_exists(const std::string& path) {
 
 std::unique_ptr<RasterReader> RasterReader::open(const std::string& path) {
   if (TileStore::looks_like_tile_store(path)) return open_tile_store_reader(path);
-  if (ends_with_gz(path)) {
-    if (is_gzip_ascii_grid(path)) return open_gzip_ascii_grid(path);
-    if (file_exists(path)) return std::make_unique<GdalRasterReader>("/vsigzip/" + path);
-  }
+  bool gzip = false;
+  if (is_ascii_grid(path, &gzip)) return open_ascii_grid(path, gzip);
+  if (ends_with_gz(path) && file_exists(path)) return std::make_unique<GdalRasterReader>("/vsigzip/" + path);
   return std::make_unique<GdalRasterReader>(path);
 }
 
@@ -158,6 +164,7 @@ std::unique_ptr<RasterReader> RasterReader::open(const std::string& path) {
 
 struct GeoTiffWriter::Impl {
   std::string path, partial;
+  std::optional<AtomicOutput> output;  // partial: output->partial()
   GDALDatasetH dataset = nullptr;
   GDALRasterBandH band = nullptr;
   std::uint64_t width = 0, height = 0;
@@ -196,7 +203,9 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
   if (block < 16 || block % 16 != 0)
     throw UsageError("GeoTIFF block size " + std::to_string(block) + " must be a multiple of 16");
   w.path = path;
-  w.partial = path + ".partial";
+  // GDAL keeps what GeoTIFF tags cannot hold in a side file; it travels with the raster.
+  w.output.emplace(path, std::vector<std::string>{".aux.xml"});
+  w.partial = w.output->partial();
   w.width = width;
   w.height = height;
   w.type = type;
@@ -247,7 +256,7 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
   } catch (...) {
     GDALClose(w.dataset);
     w.dataset = nullptr;
-    VSIUnlink(w.partial.c_str());
+    w.output->discard();
     throw;
   }
 }
@@ -258,8 +267,7 @@ GeoTiffWriter::~GeoTiffWriter() {
     GDALClose(impl_->dataset);
     impl_->dataset = nullptr;
   }
-  std::remove(impl_->partial.c_str());
-  std::remove((impl_->partial + ".aux.xml").c_str());
+  impl_->output->discard();
 }
 
 void GeoTiffWriter::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
@@ -326,12 +334,7 @@ void GeoTiffWriter::finish() {
   Impl& s = *impl_;
   if (s.finished) return;
   s.close_dataset();
-  // GDAL keeps what GeoTIFF tags cannot hold in a side file; it travels with the raster.
-  const std::string aux = s.partial + ".aux.xml";
-  if (file_exists(aux) && std::rename(aux.c_str(), (s.path + ".aux.xml").c_str()) != 0)
-    throw Error("cannot rename '" + aux + "': " + std::strerror(errno));
-  if (std::rename(s.partial.c_str(), s.path.c_str()) != 0)
-    throw Error("cannot rename '" + s.partial + "' to '" + s.path + "': " + std::strerror(errno));
+  s.output->publish();
   struct stat st;
   s.bytes = ::stat(s.path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   s.finished = true;

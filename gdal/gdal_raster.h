@@ -2,8 +2,9 @@
 // tiled, compressed GeoTIFF outputs window by window.
 //
 // Both keep GDAL's block cache inside a byte budget (GDALSetCacheMax64), so reading or writing a
-// raster much larger than --memory stays within it. Writers publish atomically: they write
-// `path + ".partial"` and rename it to `path` in finish(); destroyed unfinished they delete it.
+// raster much larger than --memory stays within it. Writers publish atomically through
+// store/atomic_output.h: they write a partial file of their own (`path.partial-<pid>-<hex>`) and
+// rename it to `path` in finish(); destroyed unfinished they delete it.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -14,8 +15,8 @@
 
 namespace terrazo {
 
-// Opens band 1 of a GDAL raster; also ESRI ASCII grids compressed with gzip (.asc.gz), read
-// through Boost.Iostreams, and terrazo tile stores. Throws Error with the file name and GDAL's
+// Opens band 1 of a GDAL raster; ESRI ASCII grids, plain or gzip-compressed, through terrazo's
+// strict reader (gdal/ascii_grid.h); and terrazo tile stores. Throws Error with the file name and GDAL's
 // reason when it cannot. GDAL's messages never reach the terminal: they become the Error's text.
 class RasterReader {
  public:
@@ -24,8 +25,8 @@ class RasterReader {
   // Size, type, nodata, geotransform, CRS. has_stats is false: statistics are computed, never trusted.
   virtual const RasterInfo& info() const = 0;
   // Cells [x0, x0+w) x [y0, y0+h) as doubles, row-major w*h; nodata cells become NaN.
-  // A gzip-compressed ASCII grid is decompressed in one forward pass: its windows must come with
-  // non-decreasing y0 (as import reads them); asking for a row already passed is an Error.
+  // An ASCII grid is parsed in one forward pass when windows come with non-decreasing y0 (as
+  // import reads them); a row already passed parses the file again from the top.
   virtual void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) = 0;
   virtual std::uint64_t bytes_read() const = 0;
   // Memory the reader itself holds to serve windows up to `rows` rows high, GDAL's block cache

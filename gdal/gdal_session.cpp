@@ -38,4 +38,37 @@ Error gdal_failure(const std::string& what) {
   return Error(message.empty() ? what : what + ": " + message);
 }
 
+GdalErrorTrap::GdalErrorTrap() {
+  ensure_gdal();
+  CPLPushErrorHandlerEx(&GdalErrorTrap::handler, this);
+}
+
+GdalErrorTrap::~GdalErrorTrap() { CPLPopErrorHandler(); }
+
+void CPL_STDCALL GdalErrorTrap::handler(CPLErr type, CPLErrorNum, const char* message) {
+  if (type != CE_Warning && type != CE_Failure && type != CE_Fatal) return;  // CE_Debug, CE_None
+  auto* trap = static_cast<GdalErrorTrap*>(CPLGetErrorHandlerUserData());
+  if (!trap) return;
+  if (trap->count_++ == 0) {
+    trap->first_ = message ? message : "";
+    trap->first_is_warning_ = type == CE_Warning;
+  }
+}
+
+void GdalErrorTrap::check(const std::string& what) const {
+  if (count_ == 0) return;
+  std::string message = first_;
+  for (char& c : message)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!message.empty() && message.back() == ' ') message.pop_back();
+  std::string text = what + ": GDAL " + (first_is_warning_ ? "warning" : "error") + ": " + message;
+  if (count_ > 1) text += " (and " + std::to_string(count_ - 1) + " more)";
+  throw Error(text);
+}
+
+void GdalErrorTrap::clear() {
+  count_ = 0;
+  first_.clear();
+}
+
 }  // namespace terrazo

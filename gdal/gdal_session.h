@@ -7,6 +7,8 @@
 #pragma once
 #include <string>
 
+#include <cpl_error.h>
+
 #include "core/error.h"
 
 namespace terrazo {
@@ -19,5 +21,34 @@ void reset_gdal_error();
 bool gdal_failed();
 // Error("<what>: <GDAL's last message>"), or "<what>" alone when GDAL gave none.
 Error gdal_failure(const std::string& what);
+
+// While alive, records every GDAL error and warning raised on the calling thread
+// (CPLPushErrorHandlerEx; debug messages aside) instead of letting GDAL carry on quietly: GDAL
+// reads a truncated GeoTIFF with warnings only and hands back garbage cells, so terrazo treats a
+// warning during open or read as an error of its own (docs/reliability.md "Strict readers").
+//
+//   GdalErrorTrap trap(path);
+//   GDALRasterIO(...);
+//   trap.check("cannot read window ... of '" + path + "'");  // throws if GDAL said anything
+//
+// Traps nest (an inner one sees the messages first and passes nothing on).
+class GdalErrorTrap {
+ public:
+  GdalErrorTrap();
+  ~GdalErrorTrap();
+  GdalErrorTrap(const GdalErrorTrap&) = delete;
+  GdalErrorTrap& operator=(const GdalErrorTrap&) = delete;
+  bool raised() const { return count_ > 0; }
+  // Throws Error("<what>: GDAL <error|warning>: <the first message>") when anything was raised.
+  void check(const std::string& what) const;
+  // Forgets what was raised so far.
+  void clear();
+
+ private:
+  static void CPL_STDCALL handler(CPLErr type, CPLErrorNum number, const char* message);
+  std::string first_;
+  bool first_is_warning_ = false;
+  unsigned count_ = 0;
+};
 
 }  // namespace terrazo

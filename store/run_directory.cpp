@@ -1,6 +1,11 @@
 #include "store/run_directory.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -23,11 +28,50 @@ RunDirectory::RunDirectory(const std::string& parent) {
     throw Error("cannot create a scratch directory in '" + base + "': " + std::strerror(errno) +
                 "; choose another with --tmpdir");
   path_ = buffer.data();
+  // Locked under a temporary name, then renamed: whoever opens owner.pid finds it locked.
+  const std::string owner = file(kOwnerFile), fresh = owner + ".new";
+  lock_fd_ = ::open(fresh.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0 || std::rename(fresh.c_str(), owner.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+    throw Error("cannot lock the scratch directory '" + path_ + "': " + reason + "; choose another with --tmpdir");
+  }
+  const std::string pid = std::to_string(static_cast<long long>(::getpid())) + "\n";
+  if (::write(lock_fd_, pid.data(), pid.size()) < 0) {
+    // The pid is for people; the lock is what counts.
+  }
+  // Leftovers of runs that were killed (SIGKILL, a crash) in the same parent.
+  remove_stale(base);
 }
 
 RunDirectory::~RunDirectory() {
   std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
+  std::filesystem::remove_all(path_, ignored);  // still holding the lock: no one else removes it meanwhile
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+unsigned RunDirectory::remove_stale(const std::string& parent) {
+  namespace fs = std::filesystem;
+  unsigned removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("terrazo-run-", 0) != 0) continue;
+    std::error_code type_ec;
+    if (!it->is_directory(type_ec) || it->is_symlink(type_ec)) continue;
+    const std::string owner = it->path().string() + "/" + kOwnerFile;
+    const int fd = ::open(owner.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) continue;  // no owner file: not ours to judge
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+      ++removed;
+    }
+    ::close(fd);
+  }
+  return removed;
 }
 
 }  // namespace terrazo

@@ -4,6 +4,13 @@
 // summaries and expansion records) lives in one directory made under --tmpdir (default $TMPDIR,
 // else the output's directory), removed with its contents when the run ends, by RAII, also on
 // errors and cancellation.
+//
+// Ownership (docs/reliability.md "What SIGKILL can leave"): the directory holds `owner.pid` (the
+// owning process id, for people) locked with flock(LOCK_EX) for the object's lifetime; the kernel
+// drops the lock when the process dies, however it dies. A SIGKILLed run cannot remove its
+// directory, so every new RunDirectory first removes the `terrazo-run-*` directories in the same
+// parent whose owner.pid it can lock (their owner is gone); a directory without owner.pid
+// (another program's, or made in the instant between mkdtemp and the lock) is left alone.
 #pragma once
 #include <string>
 
@@ -18,9 +25,14 @@ class RunDirectory {
   RunDirectory& operator=(const RunDirectory&) = delete;
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
+  // The lock file's name inside the directory.
+  static constexpr const char* kOwnerFile = "owner.pid";
+  // Removes the stale run directories under `parent` (their owner.pid lock is free); returns how many.
+  static unsigned remove_stale(const std::string& parent);
 
  private:
   std::string path_;
+  int lock_fd_ = -1;
 };
 
 }  // namespace terrazo

@@ -25,8 +25,10 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 #include "core/error.h"
+#include "store/atomic_output.h"
 #include "store/cell_values.h"
 #include "store/posix_file.h"
 
@@ -277,6 +279,33 @@ void copy_with_padding(const void* cells, std::uint32_t tile, std::uint64_t vali
   }
 }
 
+// `value` as a cell of `type` holds it (the writers' conversion: round to nearest); infinite when
+// the type cannot hold it.
+double as_stored(double value, CellType type) {
+  double lowest = 0, highest = 0;
+  switch (type) {
+    case CellType::Float64: return value;
+    case CellType::Float32: {
+      if (!(std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max())))
+        return std::numeric_limits<double>::infinity();
+      return static_cast<double>(static_cast<float>(value));
+    }
+    case CellType::UInt8: highest = 255; break;
+    case CellType::Int16: lowest = -32768; highest = 32767; break;
+    case CellType::UInt16: highest = 65535; break;
+    case CellType::Int32: lowest = -2147483648.0; highest = 2147483647.0; break;
+    case CellType::UInt32: highest = 4294967295.0; break;
+  }
+  const double rounded = std::nearbyint(value);
+  return rounded >= lowest && rounded <= highest ? rounded : std::numeric_limits<double>::infinity();
+}
+
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
 }  // namespace
 
 // ---- reader --------------------------------------------------------------------------------
@@ -290,6 +319,14 @@ struct TileStore::Impl {
   std::uint64_t present = 0;
   NodataRule rule{CellType::Float32, false, 0.0};
   mutable std::atomic<std::uint64_t> bytes_read{0};
+  // The header's statistics, checked as tiles are read (has_stats only): stored_min/max are the
+  // header's min/max as the cell type holds them (writers may record the statistics of the doubles
+  // before conversion; rounding is monotonic, so the cells' extremes are these).
+  double stored_min = 0.0, stored_max = 0.0;
+  mutable std::mutex seen_mutex;  // guards what follows
+  mutable std::vector<std::uint8_t> seen;  // present tiles read at least once
+  mutable std::uint64_t seen_count = 0;
+  mutable CellStats seen_stats;
 
   [[noreturn]] void corrupt(const std::string& what) const {
     throw Error("'" + file.path() + "' is a damaged terrazo tile store (" + what +
@@ -402,6 +439,21 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path) {
     ++impl->present;
   }
   if (impl->present != present_tiles) impl->corrupt("present-tile count disagrees with the index");
+  // A CRS is text: NUL bytes in it would be dropped silently downstream (outputs without a CRS).
+  if (info.crs_wkt.find('\0') != std::string::npos) impl->corrupt("the CRS holds NUL bytes");
+  if (info.has_stats) {
+    // The statistics set the weight scale of mst and sssp: impossible ones are a damaged store.
+    const double lo = as_stored(info.min, info.type), hi = as_stored(info.max, info.type);
+    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi)
+      impl->corrupt("its statistics [" + number_text(info.min) + ", " + number_text(info.max) + "] are impossible for " +
+                    to_string(info.type) + " cells");
+    if (info.valid_cells > info.width * info.height || (info.valid_cells == 0) != (impl->present == 0))
+      impl->corrupt("its statistics count " + std::to_string(info.valid_cells) + " valid cells in " +
+                    std::to_string(impl->present) + " stored tiles");
+    impl->stored_min = lo;
+    impl->stored_max = hi;
+    impl->seen.assign(layout.tile_count, 0);
+  }
   impl->rule = NodataRule(info);
   impl->bytes_read = header.size() + raw_index.size();
   return std::unique_ptr<TileStore>(new TileStore(std::move(impl)));
@@ -442,6 +494,33 @@ void TileStore::read_tile_raw(std::uint32_t tx, std::uint32_t ty, void* out) con
   s.bytes_read += s.layout.tile_bytes;
   if (crc32_of(out, s.layout.tile_bytes) != entry.crc)
     s.corrupt("tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") checksum mismatch");
+  if (s.info.has_stats) check_statistics(tx, ty, out);
+}
+
+void TileStore::check_statistics(std::uint32_t tx, std::uint32_t ty, const void* raw) const {
+  const Impl& s = *impl_;
+  const std::uint32_t t = s.grid.tile;
+  const std::uint64_t valid_cols = std::min<std::uint64_t>(t, s.info.width - static_cast<std::uint64_t>(tx) * t);
+  const std::uint64_t valid_rows = std::min<std::uint64_t>(t, s.info.height - static_cast<std::uint64_t>(ty) * t);
+  const CellStats tile = scan_cells(raw, valid_rows, valid_cols, t, s.rule);
+  const std::string name = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
+  if (tile.valid == 0) s.corrupt(name + " is stored but holds no valid cell");
+  if (tile.min < s.stored_min || tile.max > s.stored_max)
+    s.corrupt(name + " holds " + number_text(tile.min < s.stored_min ? tile.min : tile.max) +
+              ", outside the statistics in its header [" + number_text(s.info.min) + ", " + number_text(s.info.max) + "]");
+  // Once every stored tile was read, the statistics must be the tiles' own: bounds wider than
+  // the data (max = 1e300) would shrink every weight to zero.
+  std::lock_guard<std::mutex> lock(s.seen_mutex);
+  std::uint8_t& seen = s.seen[static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx];
+  if (seen) return;
+  seen = 1;
+  s.seen_stats.merge(tile);
+  if (++s.seen_count != s.present) return;
+  if (s.seen_stats.min != s.stored_min || s.seen_stats.max != s.stored_max || s.seen_stats.valid != s.info.valid_cells)
+    s.corrupt("its header's statistics (min " + number_text(s.info.min) + ", max " + number_text(s.info.max) + ", " +
+              std::to_string(s.info.valid_cells) + " valid cells) are not its tiles' (min " +
+              number_text(s.seen_stats.min) + ", max " + number_text(s.seen_stats.max) + ", " +
+              std::to_string(s.seen_stats.valid) + ")");
 }
 
 void TileStore::read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const {
@@ -468,7 +547,8 @@ void TileStore::read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const
 // ---- writer --------------------------------------------------------------------------------
 
 struct TileStoreWriter::Impl {
-  std::string path, partial;
+  std::string path;
+  std::optional<AtomicOutput> output;  // declared before `file`: the file closes before the partial is removed
   PosixFile file;
   RasterInfo info;
   TileGrid grid;
@@ -493,11 +573,11 @@ TileStoreWriter::TileStoreWriter(const std::string& path, const RasterInfo& info
                      std::to_string(info.height) + " cells: both sizes must be at least 1");
   if (!valid_cell_type(static_cast<std::uint32_t>(info.type))) throw UsageError("unknown cell type for a tile store");
   if (info.crs_wkt.size() > kMaxCrsBytes) throw Error("CRS description longer than 1 MiB; cannot store it");
+  if (info.crs_wkt.find('\0') != std::string::npos) throw Error("CRS description holds NUL bytes; cannot store it");
   if ((info.width + tile - 1) / tile > 0xFFFFFFFFull || (info.height + tile - 1) / tile > 0xFFFFFFFFull)
     throw UsageError("raster of " + std::to_string(info.width) + " x " + std::to_string(info.height) +
                      " cells needs more than 2^32 tiles per row or column; use a larger --tile");
   w.path = path;
-  w.partial = path + ".partial";
   w.info = info;
   w.info.has_stats = false;
   w.grid = TileGrid{info.width, info.height, tile};
@@ -508,7 +588,8 @@ TileStoreWriter::TileStoreWriter(const std::string& path, const RasterInfo& info
   doubles_to_cells(&pad, 1, w.rule, w.padding);
   w.index.resize(w.layout.tile_count);
   w.written.assign(w.layout.tile_count, 0);
-  w.file = PosixFile(w.partial, PosixFile::Mode::CreateReadWrite);
+  w.output.emplace(path);
+  w.file = PosixFile(w.output->partial(), PosixFile::Mode::CreateReadWrite);
   // The full size up front: slots of absent tiles stay sparse holes.
   w.file.truncate(w.layout.file_size);
 }
@@ -520,7 +601,7 @@ TileStoreWriter::~TileStoreWriter() {
   } catch (const Error&) {
     // The partial file is removed below either way.
   }
-  std::remove(impl_->partial.c_str());
+  if (impl_->output) impl_->output->discard();
 }
 
 const TileGrid& TileStoreWriter::grid() const { return impl_->grid; }
@@ -620,8 +701,7 @@ void TileStoreWriter::finish() {
   w.bytes_written += header.size() + index.size();
   w.file.sync_data();
   w.file.close();
-  if (std::rename(w.partial.c_str(), w.path.c_str()) != 0)
-    throw Error("cannot rename '" + w.partial + "' to '" + w.path + "': " + std::strerror(errno));
+  w.output->publish();
   w.finished = true;
 }
 

@@ -36,8 +36,9 @@ struct TileGrid {
 
 class TileStore {
  public:
-  // Opens and validates (magic, version, header CRC, index CRC, index offsets, file size).
-  // Holds the tile index in memory: 16 bytes per tile of the grid (256 KiB for 16384 tiles).
+  // Opens and validates (magic, version, header CRC, index CRC, index offsets, file size, a CRS
+  // without NUL bytes, statistics the cell type can hold). Holds the tile index in memory: 17
+  // bytes per tile of the grid (272 KiB for 16384 tiles; the 17th: which tiles were read).
   static std::unique_ptr<TileStore> open(const std::string& path);
   static bool looks_like_tile_store(const std::string& path);  // magic check only
   ~TileStore();
@@ -50,7 +51,10 @@ class TileStore {
   std::uint64_t bytes_read() const;
 
   // Tile (tx, ty) as doubles, t*t row-major; nodata, NaN and padding cells are NaN.
-  // An absent tile reads as all NaN. Checks the tile's CRC.
+  // An absent tile reads as all NaN. Checks the tile's CRC, and when the header has statistics,
+  // that the tile's values lie within them and, once every stored tile was read, that they are
+  // the tiles' own (min, max, valid cells): a store whose checksums hold but whose statistics lie
+  // is an Error naming the tile (docs/reliability.md "Stored statistics").
   void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const;
   // Raw cells in the store's type (t*t*cell size bytes); absent tiles are filled with nodata (or NaN).
   void read_tile_raw(std::uint32_t tx, std::uint32_t ty, void* out) const;
@@ -58,11 +62,12 @@ class TileStore {
   struct Impl;
  private:
   explicit TileStore(std::unique_ptr<Impl> impl);
+  void check_statistics(std::uint32_t tx, std::uint32_t ty, const void* raw) const;
   std::unique_ptr<Impl> impl_;
 };
 
-// Writes a store under `path + ".partial"`, renamed to `path` by finish(); destroyed unfinished,
-// it removes the partial file. Tiles may be written in any order (each lands at its Z-order slot).
+// Writes a store under a partial file of its own (store/atomic_output.h), renamed to `path` by
+// finish(); destroyed unfinished, it removes the partial file. Tiles may be written in any order (each lands at its Z-order slot).
 class TileStoreWriter {
  public:
   TileStoreWriter(const std::string& path, const RasterInfo& info, std::uint32_t tile);

@@ -22,6 +22,7 @@
 
 using namespace terrazo;
 using terrazo::testing::TempDir;
+using terrazo::testing::partial_files_of;
 
 namespace {
 
@@ -234,7 +235,7 @@ TEST_P(TileStoreRoundTrip, ValuesNodataAndGeoreferencingSurvive) {
   const Raster r = make_raster(c.width, c.height, c.type, c.has_nodata, c.nodata, c.holes,
                                static_cast<std::uint32_t>(c.width * 31 + c.height));
   write_store(r, c.tile, path);
-  EXPECT_FALSE(file_exists(path + ".partial"));
+  EXPECT_TRUE(partial_files_of(path).empty());
   ASSERT_TRUE(TileStore::looks_like_tile_store(path));
 
   auto store = TileStore::open(path);
@@ -371,9 +372,9 @@ TEST(TileStoreWriter, UnfinishedWriterLeavesNothing) {
     TileStoreWriter writer(dir.file("x.tzs"), info, 16);
     std::vector<double> cells(256, 5.0);
     writer.write_tile(0, 0, cells.data());
-    EXPECT_TRUE(file_exists(dir.file("x.tzs.partial")));
+    EXPECT_EQ(partial_files_of(dir.file("x.tzs")).size(), 1u);
   }
-  EXPECT_FALSE(file_exists(dir.file("x.tzs.partial")));
+  EXPECT_TRUE(partial_files_of(dir.file("x.tzs")).empty());
   EXPECT_FALSE(file_exists(dir.file("x.tzs")));
 }
 

@@ -11,27 +11,10 @@
 #include "core/error.h"
 #include "engine/mst/merge_step.h"
 #include "engine/mst/summary_file.h"
+#include "store/atomic_output.h"
 #include "store/sequential_file.h"
 
 namespace terrazo {
-namespace {
-
-// Removes a half-written output (`path.partial`) unless published.
-class PartialFile {
- public:
-  explicit PartialFile(std::string path) : path_(std::move(path)) {}
-  ~PartialFile() {
-    if (!path_.empty()) std::remove(path_.c_str());
-  }
-  PartialFile(const PartialFile&) = delete;
-  PartialFile& operator=(const PartialFile&) = delete;
-  void published() { path_.clear(); }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
 
 ExpansionTotals run_expansion(const TileInput& source, const std::vector<std::uint64_t>& order,
                               const MstPhaseOptions& options, ExternalSorter& records, MemoryBudget& budget,
@@ -50,10 +33,12 @@ ExpansionTotals run_expansion(const TileInput& source, const std::vector<std::ui
     std::vector<std::uint8_t> tile_bits(tile_cells), window(tile_cells);
     std::vector<double> tile_values(options.edge_list.empty() ? 0 : tile_cells);
     SequentialReader bits_in(scratch_file("mst_forest.bits"), budget, kSummaryFileBufferBytes, "MST forest bits buffer");
+    // Declared before the writer, so the writer closes before an unpublished partial is removed.
+    std::unique_ptr<AtomicOutput> edge_list_output;
     std::unique_ptr<SequentialWriter> edge_list;
-    PartialFile edge_list_partial(options.edge_list.empty() ? "" : options.edge_list + ".partial");
     if (!options.edge_list.empty()) {
-      edge_list = std::make_unique<SequentialWriter>(options.edge_list + ".partial", budget, kSummaryFileBufferBytes,
+      edge_list_output = std::make_unique<AtomicOutput>(options.edge_list);
+      edge_list = std::make_unique<SequentialWriter>(edge_list_output->partial(), budget, kSummaryFileBufferBytes,
                                                      "MST edge list buffer");
     }
     SortRecord pending;
@@ -127,10 +112,7 @@ ExpansionTotals run_expansion(const TileInput& source, const std::vector<std::ui
     if (edge_list) {
       edge_list->finish();
       totals.bytes_written += edge_list->bytes_written();
-      if (std::rename((options.edge_list + ".partial").c_str(), options.edge_list.c_str()) != 0) {
-        throw Error("cannot rename '" + options.edge_list + ".partial' to '" + options.edge_list + "'");
-      }
-      edge_list_partial.published();
+      edge_list_output->publish();
     }
   }
 

@@ -2,8 +2,8 @@
 // window = the tile's forest bits (scratch file mst_forest.bits, phase 1) + the "in" records - the
 // "out" records of the merge (`records`, finished, sorted by expansion key: one tile's records are
 // contiguous); handed to `sink` (optional) exactly once per tile, and with options.edge_list the
-// binary edge list (a, b as u64 cell indices, weight u32; written to `edge_list.partial`, renamed
-// when complete). Progress: "mst: expansion", tiles done of order.size(). The proof that this is the
+// binary edge list (a, b as u64 cell indices, weight u32; written to a partial file of its own,
+// renamed when complete: store/atomic_output.h). Progress: "mst: expansion", tiles done of order.size(). The proof that this is the
 // MSF: engine/mst/merge_step.h.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,31 @@
-// tests/support/test_support.cpp: the test-support library's translation unit (test_support.h is
-// header-only; this keeps terrazo_reference a library even when no *_reference.cpp is present).
+// tests/support/test_support.cpp: the helpers of tests/support/test_support.h.
 #include "tests/support/test_support.h"
+
+#include <filesystem>
+
+#include "store/atomic_output.h"
+
+namespace terrazo::testing {
+
+std::vector<std::string> partial_files_of(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  fs::path directory = fs::path(path).parent_path();
+  if (directory.empty()) directory = ".";
+  const std::string prefix = fs::path(AtomicOutput::partial_prefix(path)).filename().string();
+  std::error_code ec;
+  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) == 0) found.push_back(it->path().string());
+  }
+  return found;
+}
+
+std::vector<std::string> entries_of(const TempDir& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    if (entry.path().filename() != RunDirectory::kOwnerFile) names.push_back(entry.path().filename().string());
+  return names;
+}
+
+}  // namespace terrazo::testing

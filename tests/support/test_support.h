@@ -1,5 +1,8 @@
 // tests/support/test_support.h: helpers shared by the test suites.
 #pragma once
+#include <string>
+#include <vector>
+
 #include "store/run_directory.h"
 
 namespace terrazo::testing {
@@ -7,5 +10,12 @@ namespace terrazo::testing {
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it when destroyed: the
 // engine's own scratch-directory class, so tests exercise the same clean-up the runs rely on.
 using TempDir = RunDirectory;
+
+// The partial files of output `path` that exist now (store/atomic_output.h names them
+// `path.partial-<pid>-<hex>`), sidecars such as `.aux.xml` included.
+std::vector<std::string> partial_files_of(const std::string& path);
+
+// The names in `dir`, its own lock file (RunDirectory::kOwnerFile) aside.
+std::vector<std::string> entries_of(const TempDir& dir);
 
 }  // namespace terrazo::testing

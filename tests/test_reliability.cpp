@@ -1,0 +1,524 @@
+// tests/test_reliability.cpp: the promises of docs/reliability.md, one regression test per
+// reproducer there: atomic outputs of their own, strict readers, stored statistics checked,
+// distinct output paths, backlinks validated, run directories owned and cleaned.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "api/output_paths.h"
+#include "api/raster_io.h"
+#include "gdal/gdal_raster.h"
+#include "store/atomic_output.h"
+#include "store/run_directory.h"
+#include "store/tile_store.h"
+#include "tests/support/test_support.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace terrazo;
+using terrazo::testing::partial_files_of;
+using terrazo::testing::TempDir;
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+struct RunResult {
+  int exit_code = -1;
+  std::string err;
+};
+
+// Runs the terrazo program with `args`; stdout is discarded, stderr kept.
+RunResult run_terrazo(const std::vector<std::string>& args) {
+  TempDir logs;
+  std::vector<std::string> storage{TERRAZO_BINARY};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string err = logs.file("stderr.txt");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error(std::string("cannot start terrazo: ") + std::strerror(rc));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  RunResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.err = slurp(err);
+  return result;
+}
+
+std::vector<double> read_all(const std::string& path) {
+  auto reader = RasterReader::open(path);
+  const auto& info = reader->info();
+  std::vector<double> cells(info.width * info.height);
+  reader->read_window(0, 0, static_cast<std::uint32_t>(info.width), static_cast<std::uint32_t>(info.height),
+                      cells.data());
+  return cells;
+}
+
+// ---- 1. atomic outputs of their own ------------------------------------------------------------
+
+TEST(AtomicOutput, PartialNameIsOwnAndInTheOutputDirectory) {
+  TempDir dir;
+  const std::string path = dir.file("c.tif");
+  AtomicOutput a(path), b(path);
+  EXPECT_NE(a.partial(), b.partial());
+  const std::string prefix = path + ".partial-" + std::to_string(getpid()) + "-";
+  EXPECT_EQ(a.partial().rfind(prefix, 0), 0u) << a.partial();
+  EXPECT_EQ(a.partial().size(), prefix.size() + 16) << a.partial();
+  EXPECT_EQ(fs::path(a.partial()).parent_path(), fs::path(path).parent_path());
+  EXPECT_FALSE(fs::exists(a.partial()));  // it creates nothing
+}
+
+TEST(AtomicOutput, PublishRenamesWithSidecarsAndUnpublishedIsRemoved) {
+  TempDir dir;
+  const std::string path = dir.file("o.tif");
+  {
+    AtomicOutput out(path, {".aux.xml"});
+    spit(out.partial(), "raster");
+    spit(out.partial() + ".aux.xml", "aux");
+    out.publish();
+    EXPECT_TRUE(out.published());
+  }
+  EXPECT_EQ(slurp(path), "raster");
+  EXPECT_EQ(slurp(path + ".aux.xml"), "aux");
+  EXPECT_TRUE(partial_files_of(path).empty());
+  try {
+    AtomicOutput out(path, {".aux.xml"});
+    spit(out.partial(), "half");
+    spit(out.partial() + ".aux.xml", "half aux");
+    throw Error("failed half way");
+  } catch (const Error&) {
+  }
+  EXPECT_TRUE(partial_files_of(path).empty());
+  EXPECT_EQ(slurp(path), "raster");  // the published file is untouched
+}
+
+// Reproducer: two runs writing out/c.tif at once; the first exited 0 with the second's half-written
+// file, the second exited 1 ("cannot rename 'out/c.tif.partial'") yet published. Now each writer
+// has its own partial file and each publishes a complete raster of its own.
+TEST(AtomicOutput, TwoGeoTiffWritersOnOnePathEachPublishTheirOwn) {
+  TempDir dir;
+  const std::string path = dir.file("c.tif");
+  RasterInfo georef;
+  std::vector<double> first(64 * 64, 1.0), second(64 * 64, 2.0);
+  GeoTiffWriter a(path, 64, 64, CellType::Float32, georef, false, 0.0, 16);
+  GeoTiffWriter b(path, 64, 64, CellType::Float32, georef, false, 0.0, 16);
+  a.write_window(0, 0, 64, 64, first.data());
+  b.write_window(0, 0, 32, 64, second.data());
+  a.finish();
+  EXPECT_EQ(read_all(path), first);
+  b.write_window(32, 0, 32, 64, second.data());
+  ASSERT_NO_THROW(b.finish());
+  EXPECT_EQ(read_all(path), second);
+  EXPECT_TRUE(partial_files_of(path).empty());
+}
+
+TEST(AtomicOutput, TwoTileStoreWritersOnOnePathEachPublishTheirOwn) {
+  TempDir dir;
+  const std::string path = dir.file("g.tzs");
+  RasterInfo info;
+  info.width = 16;
+  info.height = 16;
+  std::vector<double> first(256, 1.0), second(256, 2.0);
+  TileStoreWriter a(path, info, 16);
+  TileStoreWriter b(path, info, 16);
+  a.write_tile(0, 0, first.data());
+  a.finish();
+  EXPECT_EQ(read_all(path), first);
+  b.write_tile(0, 0, second.data());
+  ASSERT_NO_THROW(b.finish());
+  EXPECT_EQ(read_all(path), second);
+  EXPECT_TRUE(partial_files_of(path).empty());
+}
+
+TEST(AtomicOutput, EdgeListIsPublished) {
+  TempDir dir;
+  const std::string store = dir.file("in.tzs");
+  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).exit_code, 0);
+  const std::string edges = dir.file("edges.bin");
+  ASSERT_EQ(run_terrazo({"mst", "-q", "--edge-list", edges, store, dir.file("m.tif")}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(edges));
+  EXPECT_TRUE(partial_files_of(edges).empty());
+  EXPECT_TRUE(partial_files_of(dir.file("m.tif")).empty());
+}
+
+// ---- 2. GDAL's warnings are errors -----------------------------------------------------------
+
+const std::string kReal = std::string(TERRAZO_DATASETS) + "/real";
+
+// Reproducer: `head -c 3000 pysheds_dem.tif > t.tif; terrazo import t.tif t.tzs` exited 0 with
+// garbage cells: GDAL only warned (every length from 2350 to 4075 bytes did).
+TEST(StrictReaders, TruncatedGeoTiffIsAnErrorNamingTheFile) {
+  TempDir dir;
+  const std::string whole = slurp(kReal + "/pysheds_dem.tif");
+  ASSERT_GT(whole.size(), 20000u);
+  EXPECT_NO_THROW(read_all(kReal + "/pysheds_dem.tif"));  // the whole file reads
+  for (std::size_t length : {2350u, 2600u, 3000u, 3500u, 4075u, 5000u, 20000u}) {
+    const std::string cut = dir.file("t" + std::to_string(length) + ".tif");
+    spit(cut, whole.substr(0, length));
+    try {
+      read_all(cut);
+      ADD_FAILURE() << length << " bytes of the GeoTIFF were read without an error";
+    } catch (const Error& e) {
+      EXPECT_TRUE(contains(e.what(), cut)) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  }
+  const std::string cut = dir.file("t3000.tif");
+  const RunResult r = run_terrazo({"import", "-q", cut, dir.file("t.tzs")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "t3000.tif")) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("t.tzs")));
+}
+
+// ---- 3. one strict ESRI ASCII grid reader ------------------------------------------------------
+
+// Writes `text` as `name` (plain) and `name.gz` (gzip) in `dir`; returns both paths.
+std::vector<std::string> ascii_pair(const TempDir& dir, const std::string& name, const std::string& text) {
+  const std::string plain = dir.file(name), gz = dir.file(name + ".gz");
+  spit(plain, text);
+  gzFile f = gzopen(gz.c_str(), "wb");
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+  return {plain, gz};
+}
+
+// `RasterReader::open(path)` fails with a message holding every part of `parts`.
+void expect_refused(const std::string& path, const std::vector<std::string>& parts) {
+  try {
+    auto reader = RasterReader::open(path);
+    ADD_FAILURE() << path << " was accepted";
+  } catch (const Error& e) {
+    for (const auto& part : parts) EXPECT_TRUE(contains(e.what(), part)) << "missing '" << part << "' in: " << e.what();
+  }
+}
+
+const std::string kHeader = "ncols 4\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 10\nNODATA_value -9999\n";
+
+// Reproducer: `1 nan 3 4 / 5 x 7 8 / 9 10 inf 12` made `terrazo info a.asc` say min 0.
+TEST(StrictReaders, AsciiGridBadTokensNamedByLineAndColumn) {
+  TempDir dir;
+  for (const auto& path : ascii_pair(dir, "a.asc", kHeader + "1 nan 3 4\n5 x 7 8\n9 10 inf 12\n"))
+    expect_refused(path, {path, "'nan'", "line 7, column 3"});
+  for (const auto& path : ascii_pair(dir, "x.asc", kHeader + "1 2 3 4\n5 x 7 8\n9 10 11 12\n"))
+    expect_refused(path, {"'x'", "line 8, column 3"});
+  for (const auto& path : ascii_pair(dir, "i.asc", kHeader + "1 2 3 4\n5 6 7 8\n9 10 inf 12\n"))
+    expect_refused(path, {"'inf'", "line 9, column 6"});
+  for (const auto& path : ascii_pair(dir, "h.asc", kHeader + "1 2 3 4\n5 6 7 8\n9 10 0x1p3 12\n"))
+    expect_refused(path, {"'0x1p3'"});
+  // The control: the same grid with numbers only reads, plain and gzip alike.
+  for (const auto& path : ascii_pair(dir, "ok.asc", kHeader + "1 -9999 3 4\n5 6 7 8\n9 10 1e1 12\n")) {
+    const std::vector<double> cells = read_all(path);
+    ASSERT_EQ(cells.size(), 12u);
+    EXPECT_TRUE(std::isnan(cells[1]));
+    EXPECT_EQ(cells[0], 1.0);
+    EXPECT_EQ(cells[10], 10.0);
+    EXPECT_EQ(cells[11], 12.0);
+  }
+}
+
+TEST(StrictReaders, AsciiGridCountsHeaderAndCellSize) {
+  TempDir dir;
+  for (const auto& path : ascii_pair(dir, "more.asc", kHeader + "1 2 3 4\n5 6 7 8\n9 10 11 12\n13\n"))
+    expect_refused(path, {"'13'", "line 10, column 1", "ncols x nrows = 12"});
+  for (const auto& path : ascii_pair(dir, "less.asc", kHeader + "1 2 3 4\n5 6 7 8\n9 10 11\n"))
+    expect_refused(path, {"11 values", "12"});
+  for (const auto& path :
+       ascii_pair(dir, "zero.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 0\n1 2\n"))
+    expect_refused(path, {"cellsize must be positive"});
+  for (const auto& path :
+       ascii_pair(dir, "neg.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize -5\n1 2\n"))
+    expect_refused(path, {"cellsize must be positive"});
+  for (const auto& path : ascii_pair(dir, "norows.asc", "ncols 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n"))
+    expect_refused(path, {"'nrows' is missing"});
+  for (const auto& path : ascii_pair(dir, "nocell.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\n1 2\n"))
+    expect_refused(path, {"'cellsize' (or 'dx' and 'dy') is missing"});
+  for (const auto& path : ascii_pair(dir, "noy.asc", "ncols 2\nnrows 1\nxllcorner 0\ncellsize 1\n1 2\n"))
+    expect_refused(path, {"'yllcorner' (or 'yllcenter') is missing"});
+  for (const auto& path : ascii_pair(dir, "twice.asc", "ncols 2\nnrows 1\nncols 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n"))
+    expect_refused(path, {"'ncols' appears twice"});
+  // The CLI: one line, exit 1.
+  const auto paths = ascii_pair(dir, "cli.asc", kHeader + "1 nan 3 4\n5 x 7 8\n9 10 inf 12\n");
+  for (const auto& path : paths) {
+    const RunResult r = run_terrazo({"info", path});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "line 7, column 3")) << r.err;
+  }
+}
+
+// ---- 4. stored statistics and CRS checked ------------------------------------------------------
+
+// Rewrites the header field at `offset` of store `path` with `bytes` and recomputes the header
+// checksum, as a damaged-but-consistent file would be (docs/tile_store_format.md).
+void patch_header(const std::string& path, std::size_t offset, const std::string& bytes) {
+  std::string file = slurp(path);
+  std::uint32_t header_bytes;
+  std::memcpy(&header_bytes, file.data() + 12, 4);
+  file.replace(offset, bytes.size(), bytes);
+  const auto crc = static_cast<std::uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(file.data()), static_cast<uInt>(16 + header_bytes)));
+  std::memcpy(&file[16 + header_bytes], &crc, 4);
+  spit(path, file);
+}
+
+std::string double_bytes(double value) { return std::string(reinterpret_cast<const char*>(&value), 8); }
+
+constexpr std::size_t kMinOffset = 104, kMaxOffset = 112;  // header fields (store/tile_store.cpp)
+
+std::string make_store(const TempDir& dir, const std::string& name, CellType type, const std::string& crs = "") {
+  RasterInfo info;
+  info.width = 40;
+  info.height = 24;
+  info.type = type;
+  info.crs_wkt = crs;
+  const std::string path = dir.file(name);
+  TileStoreWriter writer(path, info, 16);
+  std::vector<double> cells(256);
+  for (std::uint32_t ty = 0; ty < 2; ++ty)
+    for (std::uint32_t tx = 0; tx < 3; ++tx) {
+      for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = static_cast<double>(10 + tx * 7 + ty * 3 + i % 5);
+      writer.write_tile(tx, ty, cells.data());
+    }
+  writer.finish();
+  return path;
+}
+
+void read_every_tile(const std::string& path) {
+  auto store = TileStore::open(path);
+  std::vector<double> tile(256);
+  for (std::uint32_t ty = 0; ty < store->grid().tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < store->grid().tiles_x(); ++tx) store->read_tile(tx, ty, tile.data());
+}
+
+// Reproducer: a .tzs whose header says max = 1e300 (checksums valid) gave all-zero results.
+TEST(StoredStatistics, ImpossibleOrLooseBoundsAreRefused) {
+  TempDir dir;
+  const std::string f32 = make_store(dir, "f32.tzs", CellType::Float32);
+  EXPECT_NO_THROW(read_every_tile(f32));
+  patch_header(f32, kMaxOffset, double_bytes(1e300));
+  try {
+    TileStore::open(f32);
+    ADD_FAILURE() << "max = 1e300 accepted in a Float32 store";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "statistics")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "f32.tzs")) << e.what();
+  }
+  // Float64 holds 1e300: the bounds are caught once every tile was read, before any output.
+  const std::string f64 = make_store(dir, "f64.tzs", CellType::Float64);
+  patch_header(f64, kMaxOffset, double_bytes(1e300));
+  EXPECT_THROW(read_every_tile(f64), Error);
+  const RunResult r = run_terrazo({"mst", "-q", f64, dir.file("m.tif")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "statistics")) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("m.tif")));
+  const RunResult s = run_terrazo({"sssp", "-q", "--source", "1,1", f32, dir.file("c.tif")});
+  EXPECT_EQ(s.exit_code, 1) << s.err;
+  EXPECT_FALSE(fs::exists(dir.file("c.tif")));
+}
+
+TEST(StoredStatistics, ValueOutsideTheBoundsNamesTheTile) {
+  TempDir dir;
+  const std::string path = make_store(dir, "narrow.tzs", CellType::Int16);
+  patch_header(path, kMaxOffset, double_bytes(20.0));  // tile (1, 0) holds 17..21, tile (2, 0) 24..28
+  auto store = TileStore::open(path);
+  std::vector<double> tile(256);
+  EXPECT_NO_THROW(store->read_tile(0, 0, tile.data()));
+  try {
+    store->read_tile(2, 0, tile.data());
+    ADD_FAILURE() << "a value above the stored max was read";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "tile (2, 0)")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "outside the statistics")) << e.what();
+  }
+  const std::string low = make_store(dir, "low.tzs", CellType::Int16);
+  patch_header(low, kMinOffset, double_bytes(11.0));
+  EXPECT_THROW(read_every_tile(low), Error);
+}
+
+TEST(StoredStatistics, CrsOfNulBytesIsRefused) {
+  TempDir dir;
+  const std::string path = make_store(dir, "crs.tzs", CellType::Float32, "LOCAL_CS[\"x\"]");
+  EXPECT_EQ(TileStore::open(path)->info().crs_wkt, "LOCAL_CS[\"x\"]");
+  const std::string file = slurp(path);
+  const std::size_t at = file.find("LOCAL_CS");
+  ASSERT_NE(at, std::string::npos);
+  patch_header(path, at, std::string(14, '\0'));
+  try {
+    TileStore::open(path);
+    ADD_FAILURE() << "a CRS of NUL bytes was accepted";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "NUL")) << e.what();
+  }
+  RasterInfo info;
+  info.width = info.height = 4;
+  info.crs_wkt = std::string("GEOGCS\0", 7);
+  EXPECT_THROW(TileStoreWriter(dir.file("w.tzs"), info, 16), Error);
+}
+
+// ---- 5. distinct output paths ------------------------------------------------------------------
+
+// Reproducers: `sssp --backlink o/c.tif in.tzs o/c.tif` exited 1 leaving the backlink raster as
+// o/c.tif; `--backlink o/b.tif --allocation o/b.tif` published both; `mst --edge-list o/m.tif
+// in.tzs o/m.tif` left a non-TIFF. Now each is a usage error (exit 2) before any work.
+TEST(DistinctOutputs, SamePathTwiceIsAUsageErrorBeforeAnyWork) {
+  TempDir dir;
+  const std::string store = dir.file("in.tzs");
+  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).exit_code, 0);
+  fs::create_directory(dir.file("o"));
+  fs::create_directory_symlink(dir.file("o"), dir.file("link"));
+  const std::string c = dir.file("o/c.tif"), b = dir.file("o/b.tif"), m = dir.file("o/m.tif");
+  const std::vector<std::vector<std::string>> runs = {
+      {"sssp", "-q", "--source", "3,3", "--backlink", c, store, c},
+      {"sssp", "-q", "--source", "3,3", "--backlink", b, "--allocation", b, store, c},
+      {"sssp", "-q", "--source", "3,3", "--backlink", dir.file("link/c.tif"), store, c},
+      {"sssp", "-q", "--source", "3,3", "--backlink", dir.file("o/../o/./c.tif"), store, c},
+      {"mst", "-q", "--edge-list", m, store, m},
+      {"mst", "-q", "--edge-list", dir.file("link/m.tif"), store, m},
+  };
+  for (const auto& args : runs) {
+    const RunResult r = run_terrazo(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[args.size() - 1] << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "same file")) << r.err;
+  }
+  EXPECT_TRUE(fs::is_empty(dir.file("o")));
+  // An input as output (the CLI's own check names an existing input first, exit 1; the library
+  // entry point refuses it as a usage error).
+  ImportOptions import;
+  import.input = store;
+  import.output = dir.file("link/../in.tzs");
+  MemoryBudget budget(64ull << 20);
+  EXPECT_THROW(run_import(import, budget, Progress::silent()), UsageError);
+  // The controls: distinct names run.
+  EXPECT_EQ(run_terrazo({"sssp", "-q", "--source", "3,3", "--backlink", b, store, c}).exit_code, 0);
+  EXPECT_EQ(run_terrazo({"mst", "-q", "--edge-list", dir.file("o/m.bin"), store, m}).exit_code, 0);
+}
+
+TEST(DistinctOutputs, CheckResolvesLinksAndNamesBothRoles) {
+  TempDir dir;
+  spit(dir.file("dem.tif"), "x");
+  fs::create_symlink(dir.file("dem.tif"), dir.file("alias.tif"));
+  EXPECT_NO_THROW(check_distinct_paths({{"INPUT", dir.file("dem.tif")}}, {{"OUTPUT", dir.file("out.tif")}, {"--x", ""}}));
+  try {
+    check_distinct_paths({{"INPUT", dir.file("alias.tif")}}, {{"OUTPUT", dir.file("dem.tif")}});
+    ADD_FAILURE() << "an output over the file an input link names was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_TRUE(contains(e.what(), "OUTPUT")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "input INPUT")) << e.what();
+  }
+  EXPECT_THROW(check_distinct_paths({}, {{"OUTPUT", "a/b.tif"}, {"--mask", "a//b.tif"}}), UsageError);
+  EXPECT_THROW(check_distinct_paths({{"--cost", dir.file("c.tif")}}, {{"--mask", dir.file("./c.tif")}}), UsageError);
+}
+
+// ---- 6. backlinks validated --------------------------------------------------------------------
+
+// Reproducer: `path` on a backlink raster holding 8..254 or a fraction took the cell as a source
+// (exit 0, a one-cell path).
+TEST(PathBacklinks, ValuesThatAreNotDirectionsAreErrorsWithTheCell) {
+  TempDir dir;
+  const std::string store = dir.file("in.tzs");
+  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).exit_code, 0);
+  const std::string b = dir.file("b.tif"), c = dir.file("c.tif");
+  ASSERT_EQ(run_terrazo({"sssp", "-q", "--source", "3,3", "--backlink", b, store, c}).exit_code, 0);
+  std::vector<double> links = read_all(b);
+  // The control: the good raster traces a path of many cells.
+  EXPECT_EQ(run_terrazo({"path", "-q", "--backlink", b, "--cost", c, "--dest", "60,60", dir.file("ok.geojson")})
+                .exit_code,
+            0);
+  RasterInfo georef;
+  struct Case {
+    std::string name;
+    CellType type;
+    double value;
+  };
+  for (const Case& k : {Case{"b9.tif", CellType::UInt8, 9.0}, Case{"b254.tif", CellType::UInt8, 254.0},
+                        Case{"bf.tif", CellType::Float32, 2.5}}) {
+    std::vector<double> bad = links;
+    bad[60 * 64 + 60] = k.value;
+    {
+      GeoTiffWriter writer(dir.file(k.name), 64, 64, k.type, georef, true, 255.0, 16);
+      writer.write_window(0, 0, 64, 64, bad.data());
+      writer.finish();
+    }
+    const std::string out = dir.file(k.name + ".geojson");
+    const RunResult r = run_terrazo({"path", "-q", "--backlink", dir.file(k.name), "--cost", c, "--dest", "60,60", out});
+    EXPECT_EQ(r.exit_code, 1) << k.name << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "60,60")) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+// ---- 7. run directories owned; leftovers of killed runs removed --------------------------------
+
+// Reproducer: SIGKILL left terrazo-run-* directories that no later run removed.
+TEST(RunDirectories, KilledRunsDirectoryIsRemovedByTheNextRun) {
+  TempDir parent;
+  int channel[2];
+  ASSERT_EQ(pipe(channel), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto* run = new RunDirectory(parent.path());  // never destroyed: the process is killed
+    const std::string path = run->path();
+    if (write(channel[1], path.data(), path.size()) < 0) _exit(3);
+    close(channel[1]);
+    for (;;) pause();
+  }
+  close(channel[1]);
+  char buffer[4096];
+  const ssize_t got = read(channel[0], buffer, sizeof buffer);
+  close(channel[0]);
+  ASSERT_GT(got, 0);
+  const std::string stale(buffer, static_cast<std::size_t>(got));
+  spit(stale + "/scratch.bin", "leftover");
+  {
+    // While its owner lives, nobody removes it.
+    RunDirectory other(parent.path());
+    EXPECT_TRUE(fs::exists(stale + "/scratch.bin"));
+    EXPECT_EQ(std::stoll(slurp(stale + "/owner.pid")), static_cast<long long>(child));
+  }
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(fs::exists(stale));
+  // A directory without an owner file (not made by this terrazo) is left alone.
+  fs::create_directory(parent.file("terrazo-run-foreign"));
+  RunDirectory next(parent.path());
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(next.path()));
+  EXPECT_TRUE(fs::exists(parent.file("terrazo-run-foreign")));
+}
+
+}  // namespace
