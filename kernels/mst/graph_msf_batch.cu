@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/common/block_batch.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/mst/graph_msf_launch.cuh"
 
@@ -226,8 +227,7 @@ struct CudaGraphMsfBatchSolver::Impl {
 
   std::uint64_t edge_capacity = 0, vertex_capacity = 0, graph_capacity = 0, device_bytes = 0, pinned_bytes = 0;
   std::array<Slot, 2> slots;
-  std::size_t fill = 0;     // slot filled next
-  std::size_t pending = 0;  // submitted, not waited for; the oldest is (fill + 2 - pending) % 2
+  BatchSlots ring{"CudaGraphMsfBatchSolver"};
 };
 
 CudaGraphMsfBatchSolver::CudaGraphMsfBatchSolver(const GraphBatchOptions& options) {
@@ -282,35 +282,32 @@ std::uint64_t CudaGraphMsfBatchSolver::vertex_capacity() const { return impl_->v
 std::uint64_t CudaGraphMsfBatchSolver::graph_capacity() const { return impl_->graph_capacity; }
 std::uint64_t CudaGraphMsfBatchSolver::device_bytes() const { return impl_->device_bytes; }
 std::uint64_t CudaGraphMsfBatchSolver::pinned_bytes() const { return impl_->pinned_bytes; }
-std::size_t CudaGraphMsfBatchSolver::pending() const { return impl_->pending; }
+std::size_t CudaGraphMsfBatchSolver::pending() const { return impl_->ring.pending(); }
 
 GraphEdge* CudaGraphMsfBatchSolver::edges() {
-  if (impl_->pending == 2) throw Error("CudaGraphMsfBatchSolver: both slots are in flight; wait() before filling one");
-  return impl_->slots[impl_->fill].edges.get();
+  return impl_->slots[impl_->ring.free_slot()].edges.get();
 }
 
 std::uint8_t* CudaGraphMsfBatchSolver::boundary() {
-  if (impl_->pending == 2) throw Error("CudaGraphMsfBatchSolver: both slots are in flight; wait() before filling one");
-  return impl_->slots[impl_->fill].boundary.get();
+  return impl_->slots[impl_->ring.free_slot()].boundary.get();
 }
 
 GraphSpan* CudaGraphMsfBatchSolver::graphs() {
-  if (impl_->pending == 2) throw Error("CudaGraphMsfBatchSolver: both slots are in flight; wait() before filling one");
-  return impl_->slots[impl_->fill].spans.get();
+  return impl_->slots[impl_->ring.free_slot()].spans.get();
 }
 
 void CudaGraphMsfBatchSolver::submit(std::uint64_t graph_count, std::uint64_t edge_count,
                                      std::uint64_t vertex_count) {
   const char* what = "CudaGraphMsfBatchSolver";
   Impl& s = *impl_;
-  if (s.pending == 2) throw Error(std::string(what) + ": both slots are in flight; wait() before submitting");
+  const std::size_t fill = s.ring.submit_slot();
   if (graph_count > s.graph_capacity || edge_count > s.edge_capacity || vertex_count > s.vertex_capacity) {
     throw Error(std::string(what) + ": a batch of " + std::to_string(graph_count) + " graphs, " +
                 std::to_string(edge_count) + " edges and " + std::to_string(vertex_count) +
                 " vertices exceeds the capacities of " + std::to_string(s.graph_capacity) + " graphs, " +
                 std::to_string(s.edge_capacity) + " edges and " + std::to_string(s.vertex_capacity) + " vertices");
   }
-  Impl::Slot& slot = s.slots[s.fill];
+  Impl::Slot& slot = s.slots[fill];
   const cuda::GraphMsfPlan plan =
       cuda::plan_graphs(what, slot.spans.get(), graph_count, edge_count, vertex_count, slot.order.get());
   const cuda::GraphMsfDevice d = slot.device.device(s.vertex_capacity);
@@ -339,16 +336,14 @@ void CudaGraphMsfBatchSolver::submit(std::uint64_t graph_count, std::uint64_t ed
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.status.get(), slot.device.status.get(), sizeof(cuda::GraphMsfStatus),
                                      cudaMemcpyDeviceToHost, stream));
   slot.end.record(stream);
-  s.fill = 1 - s.fill;
-  ++s.pending;
+  s.ring.submitted();
 }
 
 const CudaGraphMsfBatchSolver::Batch& CudaGraphMsfBatchSolver::wait() {
   Impl& s = *impl_;
-  if (s.pending == 0) throw Error("CudaGraphMsfBatchSolver: wait() without a submitted batch");
-  Impl::Slot& slot = s.slots[(s.fill + 2 - s.pending) % 2];
+  Impl::Slot& slot = s.slots[s.ring.oldest_slot()];
   slot.end.synchronize();
-  --s.pending;
+  s.ring.waited();
   cuda::throw_on_status("CudaGraphMsfBatchSolver", *slot.status.get());
   Batch& batch = slot.batch;
   batch.graphs = slot.graphs;
