@@ -1,9 +1,9 @@
 // cli/command.h: how a subcommand plugs into the terrazo program.
 //
-// Each tools/cmd_<name>.cpp defines one subcommand as a thin main over an engine/ entry point and
+// Each cli/cmd_<name>.cpp defines one subcommand as a thin main over an api/ entry point and
 // registers it with a file-scope `static const RegisterCommand`, so adding a subcommand touches no
 // other file. terrazo_main.cpp dispatches `terrazo <name> ...` and builds the overall --help.
-// A run function parses with api/command_line.h, validates in one place, calls the engine and
+// A run function parses with api/command_line.h, validates in one place, calls the library and
 // returns the exit code; it throws UsageError (exit 2) or Error (exit 1), printed by the main.
 #pragma once
 #include <string>

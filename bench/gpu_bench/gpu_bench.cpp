@@ -1,5 +1,5 @@
 // bench/gpu_bench/gpu_bench.cpp: phase-1 throughput of the CUDA block solvers against their CPU
-// twins (docs/benchmarks.md, "Measured on the GPU machine"). Kernels only: no GDAL/STXXL/Boost.
+// twins (docs/benchmarks.md, "GPU block solvers"). Kernels only: no GDAL or Boost.
 //
 //   terrazo_gpu_bench [--cells N] [--mst-sizes 64,128,...|none] [--sssp-sizes 64,128,...|none]
 //                     [--repeats R] [--threads N] [--placements] [--sssp-variants] [--quick] [--cpu-only]
