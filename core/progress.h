@@ -3,7 +3,7 @@
 // A long-running function takes a `Progress&`, calls `update` at 0, after each unit of work
 // (tile, level, strip) and at 1 of every phase. The sink returns false to cancel: `update` then
 // throws terrazo::Cancelled, and the caller's RAII cleanup removes half-written outputs.
-// The CLI's sink draws a bar on a terminal and plain lines otherwise (tools/), tests use a
+// The CLI's sink draws a bar on a terminal and plain lines otherwise (cli/), tests use a
 // recording or silent sink.
 #pragma once
 #include <cstdint>

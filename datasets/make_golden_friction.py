@@ -14,7 +14,7 @@ Outputs (datasets/golden/):
     pysheds_crop.tif               Int16 crop: columns 200..279, rows 100..171 (80 x 72 cells), georeferenced
     pysheds_crop_mcp_cost.tif      Float64, MCP_Geometric cost from the source (column 17, row 23 of the crop)
     friction_samples.txt           every DEM of datasets/real/ (full raster): one source and ~500 sample
-                                   cells with their MCP_Geometric cost, for tests/test_sssp_golden_all.cpp
+                                   cells with their MCP_Geometric cost, for tests/test_golden_friction.cpp
 The source cell and crop window are repeated in the test; change them together.
 
 friction_samples.txt, per DEM (the raster as terrazo reads it, nodata = the declared nodata value or

@@ -2,7 +2,8 @@
 // --help of every registered command, exit codes and one-line messages for bad flags and bad
 // inputs, `gen` determinism across tile sizes and threads, gen -> info --json, import/export of a
 // real DEM, --json and progress output, `mst --merge` modes, and no partial output after failures
-// or Ctrl-C.
+// or Ctrl-C (suite Cli); sssp's one-line errors, --json summary and peak RSS under --memory
+// (SsspCli); mst's --json summary against the library run and the reference, --help (MstCli).
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -14,17 +15,23 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "api/mst.h"
+#include "core/memory_budget.h"
 #include "store/tile_store.h"
 #include "kernels/common/cuda_device.h"
+#include "tests/support/mst_reference.h"
+#include "tests/support/sssp_reference.h"  // read_raster_values
 #include "tests/support/test_support.h"
 
 extern char** environ;
@@ -431,3 +438,155 @@ TEST_F(Cli, InterruptLeavesNoOutput) {
   EXPECT_TRUE(contains(r.err, "terrazo gen: interrupted")) << r.err;
   EXPECT_TRUE(work_files().empty()) << "left: " << (work_files().empty() ? "" : work_files()[0]);
 }
+
+// ---- sssp and mst through the program (suites SsspCli, MstCli) --------------------------------
+
+namespace terrazo {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Bad input: one clear line and a non-zero exit (2 for the user's choices, 1 for the data).
+struct CliRun {
+  int code;
+  std::string err;
+};
+CliRun run_cli(const std::string& arguments, const testing::TempDir& dir) {
+  const std::string err = dir.file("stderr.txt");
+  const std::string command = std::string(TERRAZO_BINARY) + " " + arguments + " > /dev/null 2> " + err;
+  const int status = std::system(command.c_str());
+  std::ifstream f(err);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+TEST(SsspCli, BadInputGetsOneClearLine) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string out = dir.file("cost.tif");
+  struct Case {
+    std::string args;
+    int code;
+    std::string needle;
+  };
+  // A raster with a nodata cell, one with negative values, one with nodata everywhere.
+  std::vector<double> holes(100, 3.0);
+  holes[55] = kNaN;
+  testing::write_raster_values(dir.file("holes.tif"), 10, 10, holes, CellType::Float32, -9999);
+  std::vector<double> negative(100, 3.0);
+  negative[7] = -2;
+  testing::write_raster_values(dir.file("negative.tif"), 10, 10, negative, CellType::Float32, -9999);
+  testing::write_raster_values(dir.file("empty.tif"), 10, 10, std::vector<double>(100, kNaN), CellType::Float32, -9999);
+  const std::vector<Case> cases = {
+      {"sssp -q " + dem + " " + out, 2, "no source"},
+      {"sssp -q --source 400,20 " + dem + " " + out, 2, "outside the raster"},
+      {"sssp -q --source 5,5 " + dir.file("holes.tif") + " " + out, 2, "nodata"},
+      {"sssp -q --source 1,1 " + dir.file("negative.tif") + " " + out, 2, "non-negative"},
+      {"sssp -q --source 1,1 " + dir.file("empty.tif") + " " + out, 1, "nodata everywhere"},
+      {"sssp -q --source 'ab,1' " + dem + " " + out, 2, "expected x,y"},
+      {"cost-distance -q --source 400,20 " + dem + " " + out, 2, "outside the raster"},
+  };
+  for (const Case& c : cases) {
+    const CliRun r = run_cli(c.args, dir);
+    EXPECT_EQ(r.code, c.code) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
+    EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+    std::ifstream published(out);
+    EXPECT_FALSE(published.good()) << "an output was published by a failed run: " << c.args;
+  }
+}
+
+TEST(SsspCli, JsonSummaryIsTheLastLine) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string command = std::string(TERRAZO_BINARY) + " sssp -q --json --tile 64 --source 100,100 " + dem +
+                              " " + dir.file("cost.tif") + " > " + dir.file("out.txt");
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream f(dir.file("out.txt"));
+  std::string line, last;
+  while (std::getline(f, line))
+    if (!line.empty()) last = line;
+  EXPECT_EQ(last.front(), '{');
+  EXPECT_EQ(last.back(), '}');
+  for (const char* key : {"\"reached_cells\":131753", "\"tiles_solved\":", "\"resolves\":", "\"peak_rss_bytes\":",
+                          "\"bytes_read\":", "\"phases\":{"})
+    EXPECT_NE(last.find(key), std::string::npos) << key << " in " << last;
+}
+
+// VmHWM of a run on a raster whose cells (as doubles) are 10x the budget stays within the budget
+// plus MemoryBudget::kFixedOverhead (docs/memory_budget.md); the child process reports it.
+TEST(SsspCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
+  testing::TempDir dir;
+  const std::string dem = dir.file("gen.tif");
+  const std::string gen = std::string(TERRAZO_BINARY) + " gen -q --width 3000 --height 2000 --seed 5 " + dem;
+  ASSERT_EQ(std::system(gen.c_str()), 0);
+  const std::uint64_t budget = 24ull << 20;  // the raster holds 6 M cells = 46 MiB of doubles
+  const std::string command = std::string(TERRAZO_BINARY) + " sssp -q --json --memory 24M --tile 64 --source 100,1900 " +
+                              "--source 2900,50 --backlink " + dir.file("back.tif") + " " + dem + " " +
+                              dir.file("cost.tif") + " > " + dir.file("out.txt");
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream f(dir.file("out.txt"));
+  std::string line, last;
+  while (std::getline(f, line))
+    if (!line.empty()) last = line;
+  const auto key = last.find("\"peak_rss_bytes\":");
+  ASSERT_NE(key, std::string::npos) << last;
+  const std::uint64_t rss = std::stoull(last.substr(key + 17));
+  EXPECT_LE(rss, budget + MemoryBudget::kFixedOverhead) << last;
+  EXPECT_NE(last.find("\"reached_cells\":6000000"), std::string::npos) << last;
+}
+
+// mst: --json summary last on stdout (its values those of the library run and of the Kruskal
+// reference), --help, a usage error.
+TEST(MstCli, JsonSummaryAndExitCodes) {
+  testing::TempDir dir;
+  const std::string binary = TERRAZO_BINARY;
+  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
+  const std::string out = dir.file("stdout.txt");
+  const std::string command = binary + " mst --json -q --memory 128M --tmpdir " + dir.path() + " " + input + " " +
+                              dir.file("edges.tif") + " > " + out;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream in(out);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  EXPECT_EQ(last.front(), '{');
+  EXPECT_EQ(last.back(), '}');
+  for (const char* key : {"\"total_weight\":", "\"edges\":", "\"vertices\":", "\"components\":", "\"phases\":",
+                          "\"peak_rss_bytes\":", "\"bytes_read\":", "\"bytes_written\":"})
+    EXPECT_NE(last.find(key), std::string::npos) << key << " in " << last;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("edges.tif")));
+  // The values: the library's run on the same input and the in-memory reference.
+  auto json_number = [&](const std::string& key) -> std::uint64_t {
+    const auto at = last.find("\"" + key + "\":");
+    if (at == std::string::npos) return ~std::uint64_t{0};
+    return std::stoull(last.substr(at + key.size() + 3));
+  };
+  MstOptions options;
+  options.input = input;
+  options.tmpdir = dir.path();
+  MemoryBudget budget(128ull << 20);
+  const MstResult library = run_mst(options, budget, Progress::silent());
+  RasterInfo info;
+  const std::vector<double> values = testing::read_raster_values(input, &info);
+  const auto ref = testing::reference_mst_totals(values, info.width, info.height, library.params, Connectivity::Eight);
+  EXPECT_EQ(json_number("width"), info.width);
+  EXPECT_EQ(json_number("height"), info.height);
+  EXPECT_EQ(json_number("total_weight"), ref.total_weight);
+  EXPECT_EQ(json_number("edges"), ref.edges);
+  EXPECT_EQ(json_number("vertices"), ref.vertices);
+  EXPECT_EQ(json_number("components"), ref.components);
+  EXPECT_EQ(json_number("total_weight"), library.total_weight);
+  EXPECT_NE(last.find("\"device\":\"cpu\""), std::string::npos) << last;
+
+  EXPECT_EQ(std::system((binary + " mst --help > " + out).c_str()), 0);
+  std::ifstream help(out);
+  const std::string text((std::istreambuf_iterator<char>(help)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("Example"), std::string::npos);
+  const int status = std::system((binary + " mst --weight bogus " + input + " " + dir.file("x.tif") + " 2>/dev/null").c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+}  // namespace
+}  // namespace terrazo

@@ -852,55 +852,5 @@ TEST(MstPipelineLarge, StoreMatchesPackedReference) {
               static_cast<unsigned long long>(result.edges), static_cast<unsigned long long>(result.components));
 }
 
-// The command line: --json summary last on stdout, --help, a usage error.
-TEST(MstCommand, JsonSummaryAndExitCodes) {
-  testing::TempDir dir;
-  const std::string binary = TERRAZO_BINARY;
-  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
-  const std::string out = dir.file("stdout.txt");
-  const std::string command = binary + " mst --json -q --memory 128M --tmpdir " + dir.path() + " " + input + " " +
-                              dir.file("edges.tif") + " > " + out;
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  std::ifstream in(out);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  EXPECT_EQ(last.front(), '{');
-  EXPECT_EQ(last.back(), '}');
-  for (const char* key : {"\"total_weight\":", "\"edges\":", "\"vertices\":", "\"components\":", "\"phases\":",
-                          "\"peak_rss_bytes\":", "\"bytes_read\":", "\"bytes_written\":"})
-    EXPECT_NE(last.find(key), std::string::npos) << key << " in " << last;
-  EXPECT_TRUE(std::filesystem::exists(dir.file("edges.tif")));
-  // The values: the library's run on the same input and the in-memory reference.
-  auto json_number = [&](const std::string& key) -> std::uint64_t {
-    const auto at = last.find("\"" + key + "\":");
-    if (at == std::string::npos) return ~std::uint64_t{0};
-    return std::stoull(last.substr(at + key.size() + 3));
-  };
-  MstOptions options;
-  options.input = input;
-  options.tmpdir = dir.path();
-  MemoryBudget budget(128ull << 20);
-  const MstResult library = run_mst(options, budget, Progress::silent());
-  RasterInfo info;
-  const std::vector<double> values = testing::read_raster_values(input, &info);
-  const auto ref = testing::reference_mst_totals(values, info.width, info.height, library.params, Connectivity::Eight);
-  EXPECT_EQ(json_number("width"), info.width);
-  EXPECT_EQ(json_number("height"), info.height);
-  EXPECT_EQ(json_number("total_weight"), ref.total_weight);
-  EXPECT_EQ(json_number("edges"), ref.edges);
-  EXPECT_EQ(json_number("vertices"), ref.vertices);
-  EXPECT_EQ(json_number("components"), ref.components);
-  EXPECT_EQ(json_number("total_weight"), library.total_weight);
-  EXPECT_NE(last.find("\"device\":\"cpu\""), std::string::npos) << last;
-
-  EXPECT_EQ(std::system((binary + " mst --help > " + out).c_str()), 0);
-  std::ifstream help(out);
-  const std::string text((std::istreambuf_iterator<char>(help)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("Example"), std::string::npos);
-  const int status = std::system((binary + " mst --weight bogus " + input + " " + dir.file("x.tif") + " 2>/dev/null").c_str());
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-}
-
 }  // namespace
 }  // namespace terrazo

@@ -1,5 +1,5 @@
 // bench/gpu_bench/gpu_bench.cpp: phase-1 throughput of the CUDA block solvers against their CPU
-// twins (docs/benchmarks.md, "Measured on the GPU machine"). Kernels only: no GDAL/STXXL/Boost.
+// twins (docs/benchmarks.md, "GPU block solvers"). Kernels only: no GDAL or Boost.
 //
 //   terrazo_gpu_bench [--cells N] [--mst-sizes 64,128,...|none] [--sssp-sizes 64,128,...|none]
 //                     [--repeats R] [--threads N] [--placements] [--sssp-variants] [--quick] [--cpu-only]
@@ -29,7 +29,8 @@
 
 #include "core/error.h"
 #include "core/timer.h"
-#include "kernels/common/block_batch.h"
+#include "kernels/mst/block_mst_batch.h"
+#include "kernels/sssp/block_sssp_batch.h"
 #include "kernels/mst/block_mst.h"
 #include "kernels/mst/block_reduce.h"
 #include "kernels/sssp/block_sssp.h"
@@ -267,7 +268,7 @@ void bench_mst(const Options& o, std::uint32_t t) {
   std::vector<std::size_t> limits{0};
   if (o.placements) limits = {0, 48 * 1024, 1};
   for (const std::size_t limit : limits) {
-    BlockBatchOptions options;
+    MstBatchOptions options;
     options.t = t;
     options.params = params;
     options.connectivity = connectivity;
@@ -313,7 +314,7 @@ void bench_mst(const Options& o, std::uint32_t t) {
     // (b) End to end: batches of ~1/8 of the tiles streamed through both slots.
     double e2e_s = 0.0;
     {
-      BlockBatchOptions streamed = options;
+      MstBatchOptions streamed = options;
       streamed.max_batch_tiles = std::max<std::uint64_t>(1, tiles / 8);
       CudaMstBatchSolver solver(streamed);
       std::vector<double> runs;
@@ -408,12 +409,12 @@ void bench_sssp(const Options& o, std::uint32_t t) {
       for (const std::size_t limit : {std::size_t{0}, std::size_t{48 * 1024}, std::size_t{1}}) variants.push_back({limit, sweep});
   }
   for (const auto& [limit, sweep] : variants) {
-    BlockBatchOptions options;
+    SsspBatchOptions options;
     options.t = t;
     options.params = params;
     options.connectivity = connectivity;
     options.shared_limit_bytes = limit;
-    options.sssp_sweep = sweep;
+    options.sweep = sweep;
     options.gpu_memory_bytes = 16ull << 30;
     std::vector<double> kernel_ms;
     std::uint64_t mismatches = 0, gpu_total = 0, rounds = 0;
@@ -445,7 +446,7 @@ void bench_sssp(const Options& o, std::uint32_t t) {
     }
     double e2e_s = 0.0;
     {
-      BlockBatchOptions streamed = options;
+      SsspBatchOptions streamed = options;
       streamed.max_batch_tiles = std::max<std::uint64_t>(1, tiles / 8);
       CudaSsspBatchSolver solver(streamed, kUnreached);
       std::vector<double> runs;

@@ -11,8 +11,8 @@
 //                 (core/worker_pool.h), one pool iteration per item or per run of items, the
 //                 filling of an item in the same iteration as its solve, so one thread's reads
 //                 overlap the others' solves; wait() returns the results.
-//   Device::Cuda  slots() == 2: the streamed Cuda*BatchSolver (kernels/common/block_batch.h,
-//                 kernels/common/block_batch.h, kernels/mst/graph_msf.h): submit() fills its
+//   Device::Cuda  slots() == 2: the streamed Cuda*BatchSolver (kernels/mst/block_mst_batch.h,
+//                 kernels/sssp/block_sssp_batch.h, kernels/mst/graph_msf.h): submit() fills its
 //                 pinned input (on the pool where the batch allows) and returns while the GPU solves,
 //                 so the caller prepares the next batch meanwhile.
 // Results are bit-identical across devices (the CPU twins' contracts). Memory: each make_*_solver

@@ -1,13 +1,14 @@
 // The CUDA block solvers in a build without CUDA (kernels/mst/block_mst.h, block_reduce.h,
-// block_sssp.h, block_batch.h, graph_msf.h): they link, and every call says why it cannot run.
+// block_sssp.h, block_mst_batch.h, block_sssp_batch.h, graph_msf.h): they link, and every call says why it cannot run.
 #if !defined(TERRAZO_WITH_CUDA)
 #include <string>
 
 #include "core/error.h"
-#include "kernels/common/block_batch.h"
 #include "kernels/mst/block_mst.h"
+#include "kernels/mst/block_mst_batch.h"
 #include "kernels/mst/block_reduce.h"
 #include "kernels/sssp/block_sssp.h"
+#include "kernels/sssp/block_sssp_batch.h"
 #include "kernels/mst/graph_msf.h"
 #include "kernels/sssp/resident_sssp.h"
 
@@ -41,7 +42,7 @@ std::unique_ptr<ResidentSsspSolver> make_resident_sssp_cuda(const ResidentSsspOp
 }
 
 struct CudaMstBatchSolver::Impl {};
-CudaMstBatchSolver::CudaMstBatchSolver(const BlockBatchOptions&) { no_cuda("CudaMstBatchSolver"); }
+CudaMstBatchSolver::CudaMstBatchSolver(const MstBatchOptions&) { no_cuda("CudaMstBatchSolver"); }
 CudaMstBatchSolver::~CudaMstBatchSolver() = default;
 std::uint64_t CudaMstBatchSolver::batch_tiles() const { return 0; }
 std::uint64_t CudaMstBatchSolver::device_bytes() const { return 0; }
@@ -52,7 +53,7 @@ std::size_t CudaMstBatchSolver::pending() const { return 0; }
 const CudaMstBatchSolver::Batch& CudaMstBatchSolver::wait() { no_cuda("CudaMstBatchSolver"); }
 
 struct CudaSsspBatchSolver::Impl {};
-CudaSsspBatchSolver::CudaSsspBatchSolver(const BlockBatchOptions&, PathLength) { no_cuda("CudaSsspBatchSolver"); }
+CudaSsspBatchSolver::CudaSsspBatchSolver(const SsspBatchOptions&, PathLength) { no_cuda("CudaSsspBatchSolver"); }
 CudaSsspBatchSolver::~CudaSsspBatchSolver() = default;
 std::uint64_t CudaSsspBatchSolver::batch_tiles() const { return 0; }
 std::uint64_t CudaSsspBatchSolver::device_bytes() const { return 0; }

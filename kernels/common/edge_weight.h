@@ -8,7 +8,7 @@
 //   absdiff  : w = llround(|h(u) - h(v)| * scale)
 //   friction : w = llround(((c(u) + c(v)) * 0.5) * L * scale)           L = 1 orthogonal, sqrt(2) diagonal
 //
-// A NaN value means nodata (io/ delivers nodata and padding cells as NaN): no edge (kNoEdge).
+// A NaN value means nodata (the readers deliver nodata and padding cells as NaN): no edge (kNoEdge).
 // A weight that does not fit in [0, kMaxWeight] is an overflow: the function returns kNoEdge and
 // sets *overflow; callers turn that into a clear error naming --scale (never a wrapped value).
 // Negative friction is rejected by the engine before any solver runs.

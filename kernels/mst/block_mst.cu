@@ -25,7 +25,7 @@
 #include <string>
 
 #include "kernels/mst/block_mst.h"
-#include "kernels/common/block_solvers.cuh"
+#include "kernels/mst/block_mst_launch.cuh"
 #include "kernels/common/cuda_device.h"
 
 namespace terrazo {

@@ -5,7 +5,7 @@
 #include <deque>
 
 #include "core/error.h"
-#include "kernels/common/block_batch.h"
+#include "kernels/mst/block_mst_batch.h"
 #include "kernels/mst/block_mst.h"
 
 namespace terrazo {
@@ -123,9 +123,9 @@ class CudaMstTileSolver : public MstTileBatchSolver {
 
  private:
   // Host memory per tile in flight: pinned input and bits, the bits copy, the caller's summaries.
-  static BlockBatchOptions batch_options(const MstTileSolverOptions& options, MemoryBudget& budget) {
+  static MstBatchOptions batch_options(const MstTileSolverOptions& options, MemoryBudget& budget) {
     const std::uint64_t t = options.t, cells = t * t;
-    BlockBatchOptions o;
+    MstBatchOptions o;
     o.t = options.t;
     o.params = options.params;
     o.connectivity = options.connectivity;

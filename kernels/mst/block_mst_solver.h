@@ -1,6 +1,6 @@
 // kernels/mst/block_mst_solver.h: phase 1 of the MST pipeline (block MST and reduction of every tile)
 // as a BatchSolver (kernels/common/batch_solver.h): the CPU twins block_mst_cpu + block_reduce_cpu
-// on the WorkerPool, or the streamed CudaMstBatchSolver (kernels/common/block_batch.h).
+// on the WorkerPool, or the streamed CudaMstBatchSolver (kernels/mst/block_mst_batch.h).
 //
 // A batch is up to batch_tiles() tiles; its read function writes tile i's t*t values (NaN = nodata)
 // and is called once per tile, on the pool (several threads at once). CPU: each pool iteration

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "kernels/mst/block_reduce.h"
-#include "kernels/common/block_solvers.cuh"
+#include "kernels/mst/block_mst_launch.cuh"
 #include "kernels/common/cuda_device.h"
 
 namespace terrazo {

@@ -9,7 +9,7 @@
 //     back). Each visited cell pulls
 //        d(u) = min(d(u), min over neighbours v: d(v) + w(v, u)),
 //     using only neighbours with d(v) <= max_cost and candidates <= max_cost; halo cells are read,
-//     never written. Two ways to sweep a line (SsspSweep, kernels/common/block_batch.h):
+//     never written. Two ways to sweep a line (SsspSweep, kernels/sssp/block_sssp_batch.h):
 //      - ThreadPerLine (the default): one thread walks the line cell by cell, each cell pulling
 //        from its 8 neighbours (the cell behind it already updated). The 32 threads of a warp
 //        walk 32 adjacent lines in lockstep, so a cell also sees the diagonal neighbours the
@@ -36,7 +36,7 @@
 #include <algorithm>
 #include <string>
 
-#include "kernels/common/block_solvers.cuh"
+#include "kernels/sssp/block_sssp_launch.cuh"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/common/cuda_device.h"
 
@@ -319,7 +319,7 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
     shared_bytes = static_cast<std::size_t>(dist_bytes);
   }
   workspace.last_placement = placement;
-  const bool warp_scan = workspace.sweep == SsspSweep::WarpScan;  // Auto: ThreadPerLine (kernels/common/block_batch.h)
+  const bool warp_scan = workspace.sweep == SsspSweep::WarpScan;  // Auto: ThreadPerLine (kernels/sssp/block_sssp_batch.h)
   workspace.last_sweep = warp_scan ? SsspSweep::WarpScan : SsspSweep::ThreadPerLine;
   const std::uint64_t max_launch = 0x7fffffffull;
   if (placement != ScratchPlacement::Shared) workspace.scratch.resize(weight_bytes * std::min<std::uint64_t>(tiles, max_launch));

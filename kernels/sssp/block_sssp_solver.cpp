@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "kernels/common/block_batch.h"
+#include "kernels/sssp/block_sssp_batch.h"
 #include "kernels/sssp/block_sssp.h"
 
 namespace terrazo {
@@ -103,12 +103,11 @@ class CudaSsspTileSolver : public SsspTileBatchSolver {
     const std::uint64_t cells = static_cast<std::uint64_t>(options.t) * options.t;
     return budget.reserve(2ull * options.batch * (halo * 16 + cells), "sssp GPU pinned batch buffers");
   }
-  static BlockBatchOptions batch_options(const SsspTileSolverOptions& options) {
-    BlockBatchOptions gpu;
+  static SsspBatchOptions batch_options(const SsspTileSolverOptions& options) {
+    SsspBatchOptions gpu;
     gpu.t = options.t;
     gpu.params = options.params;
     gpu.connectivity = options.connectivity;
-    gpu.reduce = false;
     gpu.gpu_memory_bytes = options.gpu_memory_bytes;
     gpu.max_batch_tiles = options.batch;
     return gpu;

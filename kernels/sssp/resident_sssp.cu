@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "kernels/common/block_solvers.cuh"
+#include "kernels/sssp/block_sssp_launch.cuh"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/sssp/resident_sssp.h"

@@ -14,7 +14,8 @@
 
 #include "core/error.h"
 #include "tests/support/gpu_test_support.h"
-#include "kernels/common/block_batch.h"
+#include "kernels/mst/block_mst_batch.h"
+#include "kernels/sssp/block_sssp_batch.h"
 #include "kernels/mst/block_mst.h"
 #include "kernels/mst/block_reduce.h"
 #include "kernels/sssp/block_sssp.h"
@@ -349,7 +350,7 @@ TEST(GpuBatchSolvers, MstBatchesMatchCpuTwins) {
     SCOPED_TRACE("t " + std::to_string(t) + (shared_limit ? ", global scratch" : ", shared scratch where it fits"));
     const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
     const TileBatch all = random_batch(rng, t, 11, 0);
-    BlockBatchOptions options;
+    MstBatchOptions options;
     options.t = t;
     options.params = all.params;
     options.connectivity = all.connectivity;
@@ -408,13 +409,13 @@ TEST(GpuBatchSolvers, SsspBatchesMatchCpuTwin) {
       const auto d = gpu_testing::random_seeds(t, rng, 5000);
       dist_in.insert(dist_in.end(), d.begin(), d.end());
     }
-    BlockBatchOptions options;
+    SsspBatchOptions options;
     options.t = t;
     options.params = all.params;
     options.connectivity = all.connectivity;
     options.max_batch_tiles = 3;
     options.shared_limit_bytes = shared_limit;
-    options.sssp_sweep = sweep;
+    options.sweep = sweep;
     const PathLength max_cost = t == 45 ? 3000 : kUnreached;
     CudaSsspBatchSolver solver(options, max_cost);
     std::uint64_t next = 0, checked = 0;
@@ -462,8 +463,8 @@ TEST(GpuSolversWithoutDevice, RefuseWithAClearError) {
   EXPECT_THROW(block_sssp_cuda(values.data(), 1, 4, WeightParams{}, Connectivity::Eight, kUnreached, dist.data(),
                                bits.data(), &overflow),
                Error);
-  EXPECT_THROW({ CudaMstBatchSolver solver{BlockBatchOptions{}}; }, Error);
-  EXPECT_THROW({ CudaSsspBatchSolver solver(BlockBatchOptions{}, kUnreached); }, Error);
+  EXPECT_THROW({ CudaMstBatchSolver solver{MstBatchOptions{}}; }, Error);
+  EXPECT_THROW({ CudaSsspBatchSolver solver(SsspBatchOptions{}, kUnreached); }, Error);
   try {
     block_mst_cuda(values.data(), 1, 4, WeightParams{}, Connectivity::Eight, bits.data(), &overflow);
   } catch (const Error& e) {

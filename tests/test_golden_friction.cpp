@@ -1,6 +1,7 @@
-// tests/test_sssp_golden_all.cpp: friction cost distance on EVERY shipped DEM against scikit-image
+// tests/test_golden_friction.cpp: friction cost distance against scikit-image
 // MCP_Geometric(fully_connected=True) (= GRASS r.cost)'s acceptance: 1e-5 relative at the
-// default scale.
+// default scale. GoldenFriction: a crop of a DEM, every cell against MCP's cost raster.
+// GoldenFrictionAllDems: EVERY shipped DEM, sampled:
 //
 // datasets/golden/friction_samples.txt (made by datasets/make_golden_friction.py, command in its
 // docstring) holds, per DEM of datasets/real/, one source cell and ~500 sample cells with MCP's cost
@@ -25,6 +26,7 @@
 
 #include "api/sssp.h"
 #include "api/sssp_sources.h"
+#include "tests/support/sssp_reference.h"  // read_raster_values
 #include "tests/support/test_support.h"
 
 namespace terrazo {
@@ -102,6 +104,34 @@ std::vector<double> read_float64(const std::string& path, std::uint64_t width, s
   }
   GDALClose(ds);
   return values;
+}
+
+// Friction against scikit-image MCP_Geometric (datasets/make_golden_friction.py), at the default scale.
+TEST(GoldenFriction, MatchesScikitImageMcpGeometric) {
+  testing::TempDir dir;
+  SsspOptions o;
+  o.input = std::string(TERRAZO_DATASETS) + "/golden/pysheds_crop.tif";
+  o.sources = {parse_source_point("17,23")};
+  o.output = dir.file("cost.tif");
+  o.tile = 16;
+  MemoryBudget budget(256ull << 20);
+  const SsspResult r = run_sssp(o, budget, Progress::silent());
+  EXPECT_EQ(r.params.model, WeightModel::Friction);
+  const std::vector<double> got = testing::read_raster_values(o.output);
+  const std::vector<double> golden =
+      testing::read_raster_values(std::string(TERRAZO_DATASETS) + "/golden/pysheds_crop_mcp_cost.tif");
+  ASSERT_EQ(got.size(), golden.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (golden[i] == 0) {
+      EXPECT_EQ(got[i], 0.0);
+      continue;
+    }
+    worst = std::max(worst, std::abs(got[i] - golden[i]) / golden[i]);
+  }
+  EXPECT_LT(worst, 1e-5);
+  // The stated bound (docs/sssp.md): |error| <= 0.5 / scale per step; paths here have < 200 steps.
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_LE(std::abs(got[i] - golden[i]), 200 * 0.5 / r.params.scale);
 }
 
 TEST(GoldenFrictionAllDems, EveryShippedDemMatchesMcpGeometric) {

@@ -1,0 +1,38 @@
+// kernels/sssp/block_sssp_launch.cuh: device-pointer entry point of the CUDA block SSSP, shared by the
+// host-pointer block_sssp_cuda and the streamed CudaSsspBatchSolver (kernels/sssp/block_sssp_batch.h).
+// Included by kernels/*.cu only.
+//
+// launch_block_sssp runs one thread block per tile on `stream`, asynchronously; it sizes and keeps
+// its device scratch in the workspace (grown on demand, reused between launches), and decides per
+// tile size whether that scratch lives in shared memory (when it fits under `shared_limit_bytes`,
+// default: the device's opt-in maximum) or in global memory (L2-cached). Every launch is checked
+// (TERRAZO_CUDA_CHECK_LAUNCH); tiles per launch are at most 2^31 - 1.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/common/block_solvers.cuh"
+#include "kernels/sssp/block_sssp_batch.h"
+
+namespace terrazo::cuda {
+
+struct SsspWorkspace {
+  DeviceBuffer<unsigned char> scratch;  // per tile: edge weights (16 bytes per halo-grid cell)
+  std::size_t shared_limit_bytes = 0;
+  SsspSweep sweep = SsspSweep::Auto;
+  ScratchPlacement last_placement = ScratchPlacement::Global;
+  SsspSweep last_sweep = SsspSweep::Auto;
+};
+
+// Per-cell global scratch, for budgets: bytes per tile when nothing fits in shared memory.
+std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t);
+
+// d_values, d_dist: tiles * (t+2)^2; d_changed: tiles * t*t; *d_changed_total += changed cells;
+// *d_rounds (when not null) += the sweep rounds of all tiles (each tile's last round changes nothing).
+void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_t t, const WeightParams& params,
+                       Connectivity connectivity, PathLength max_cost, PathLength* d_dist, std::uint8_t* d_changed,
+                       unsigned long long* d_changed_total, int* d_overflow, SsspWorkspace& workspace,
+                       cudaStream_t stream, unsigned long long* d_rounds = nullptr);
+
+}  // namespace terrazo::cuda
