@@ -235,14 +235,17 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     resident = need <= room;
   }
   result.exchange = resident ? "resident" : "streamed";
+  // The distances of a resident exchange on a GPU stay there for the output phase (no flush to the
+  // store); every other exchange leaves them in the store and releases its reservations first.
+  const bool outputs_from_device = resident && use_cuda;
+  std::unique_ptr<SsspExchangeRun> exchange_run;
   {
-    // The exchange releases its reservations before the outputs are opened (phase 3).
     result.seconds.sources = phase.seconds();
     phase.restart();
-    std::unique_ptr<SsspExchangeRun> exchange_run;
     if (resident) {
-      xo.threads = use_cuda ? 1 : (options.threads ? options.threads : cores);
-      exchange_run = std::make_unique<ResidentSsspExchange>(input, distances, xo, options.resident_tile, budget, progress);
+      xo.threads = options.threads ? options.threads : cores;  // the CPU twin's solvers, or the GPU's tile readers
+      exchange_run = std::make_unique<ResidentSsspExchange>(input, distances, xo, options.resident_tile,
+                                                            options.resident_round, budget, progress);
     } else {
       exchange_run = std::make_unique<SsspExchange>(input, distances, xo, budget);
     }
@@ -312,9 +315,15 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     // 2. Block-local solves and boundary exchange.
     phase.restart();
     exchange.run(progress);
-    exchange.flush();
-    stats = exchange.stats();
     result.seconds.exchange = phase.seconds();
+    stats = exchange.stats();
+    if (const auto* r = dynamic_cast<const ResidentSsspExchange*>(exchange_run.get())) result.resident = r->resident_stats();
+    if (!outputs_from_device) {
+      phase.restart();
+      exchange.flush();
+      result.seconds.flush = phase.seconds();
+      exchange_run.reset();
+    }
   }
   result.solves = stats.solves;
   result.tiles_solved = stats.tiles_solved;
@@ -329,14 +338,18 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   phase.restart();
   {
     CostOutputsWriter sink(options, info, grid, params.scale, budget);
+    SsspLabelSource& labels = outputs_from_device ? static_cast<SsspLabelSource&>(
+                                                        static_cast<ResidentSsspExchange&>(*exchange_run))
+                                                  : distances;
     const SsspOutputStats out =
-        write_sssp_results(input, distances, xo, !options.backlink.empty(), sink, budget, progress, true);
+        write_sssp_results(input, labels, xo, !options.backlink.empty(), sink, budget, progress, true);
     result.bytes_written += sink.finish();
     result.reached_cells = out.reached_cells;
     result.max_distance_fixed = out.max_dist;
     result.max_distance = static_cast<double>(out.max_dist) / params.scale;
   }
   result.seconds.write = phase.seconds();
+  exchange_run.reset();
 
   result.bytes_read += store->bytes_read() + distances.bytes_read();
   result.bytes_written += distances.bytes_written();

@@ -34,6 +34,7 @@
 #include "store/raster_info.h"
 #include "api/weight_params.h"
 #include "kernels/common/edge_weight.h"
+#include "kernels/sssp/resident_sssp.h"
 
 namespace terrazo {
 
@@ -62,10 +63,11 @@ struct SsspOptions {
   // resident on a GPU whose memory holds the raster when no backlink or allocation is asked for.
   std::string exchange = "auto";
   std::uint32_t resident_tile = 64;  // --resident-tile: the resident exchange's tile side
+  std::uint64_t resident_round = 0;  // --resident-round: tiles per round it aims at; 0: its default
 };
 
 struct SsspPhaseSeconds {
-  double import = 0, load = 0, sources = 0, exchange = 0, write = 0, total = 0;
+  double import = 0, load = 0, sources = 0, exchange = 0, flush = 0, write = 0, total = 0;
 };
 
 struct SsspResult {
@@ -87,6 +89,7 @@ struct SsspResult {
   std::uint64_t solves = 0;                // block solver calls
   std::uint64_t resolves = 0;              // solves - tiles_solved
   std::uint64_t rounds = 0;                // batches (streamed) or rounds (resident)
+  ResidentSsspStats resident;              // the resident exchange's own counters (exchange "resident")
   std::uint64_t cache_tiles = 0, cache_evictions = 0;
   SsspPhaseSeconds seconds;
   std::uint64_t bytes_read = 0;            // input cells, distance store, mask

@@ -62,6 +62,8 @@ const char kUsage[] =
     "                        pending tiles near the front per round; auto takes resident on a GPU that\n"
     "                        holds the raster when neither --backlink nor --allocation is given\n"
     "  --resident-tile N     tile side of the resident exchange, 8..256 (default 64)\n"
+    "  --resident-round N    tiles per round the resident exchange aims at (default 256 on a GPU,\n"
+    "                        4 per thread on the CPU); tuning only, the result is the same\n"
     "  --threads N           CPU solver threads (default: all cores)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
     "  --tmpdir DIR          scratch directory for the distance store (default $TMPDIR or /tmp)\n"
@@ -71,8 +73,9 @@ const char kUsage[] =
     "JSON keys: width, height, tile, device, exchange, weight, connectivity, scale, scale_given,\n"
     "step_error_bound (input units per step; 0: exact), relative_error_bound (of every path; null: void),\n"
     "offset, sources, reached_cells, max_distance, tiles, tiles_solved, solves, resolves, rounds,\n"
-    "phases {import, load, sources, exchange, write}, seconds, peak_rss_bytes, bytes_read, bytes_written,\n"
-    "scratch_bytes.\n"
+    "phases {import, load, sources, exchange, flush, write}, seconds, peak_rss_bytes, bytes_read,\n"
+    "bytes_written, scratch_bytes; with the resident exchange also resident {tile, rounds,\n"
+    "max_round_tiles, sweeps, gpu_ms, select_ms, solve_ms} (GPU counters; 0 on the CPU).\n"
     "\n"
     "Examples:\n"
     "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
@@ -112,6 +115,11 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     if (*side < 8 || *side > 256)
       throw UsageError("invalid --resident-tile " + std::to_string(*side) + ": expected a tile side from 8 to 256");
     options.resident_tile = static_cast<std::uint32_t>(*side);
+  }
+  if (auto round = args.int_value("--resident-round")) {
+    if (*round < 1 || *round > (std::int64_t{1} << 32))
+      throw UsageError("invalid --resident-round " + std::to_string(*round) + ": expected 1 to 2^32 tiles");
+    options.resident_round = static_cast<std::uint64_t>(*round);
   }
   if (auto text = args.value("--max-cost")) {
     const double max_cost = parse_finite_double("--max-cost", *text);
@@ -175,6 +183,7 @@ std::string SsspCommandResult::to_json() const {
       .add("load", r.seconds.load)
       .add("sources", r.seconds.sources)
       .add("exchange", r.seconds.exchange)
+      .add("flush", r.seconds.flush)
       .add("write", r.seconds.write);
   JsonObject summary;
   summary.add("command", "sssp")
@@ -215,6 +224,17 @@ std::string SsspCommandResult::to_json() const {
       .add("bytes_written", r.bytes_written)
       .add("scratch_bytes", r.scratch_bytes);
   if (r.max_cost_fixed != kUnreached) summary.add("max_cost_fixed", r.max_cost_fixed);
+  if (r.exchange == "resident") {
+    JsonObject resident;
+    resident.add("tile", o.resident_tile)
+        .add("rounds", r.resident.rounds)
+        .add("max_round_tiles", r.resident.max_active)
+        .add("sweeps", r.resident.sweeps)
+        .add("gpu_ms", r.resident.kernel_ms)
+        .add("select_ms", r.resident.select_ms)
+        .add("solve_ms", r.resident.solve_ms);
+    summary.add("resident", resident);
+  }
   return summary.str();
 }
 

@@ -15,6 +15,8 @@
 #include "core/memory_budget.h"
 #include "core/progress.h"
 #include "core/worker_pool.h"
+#include "api/generate_terrain.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/sssp/resident_sssp.h"
 #include "tests/support/random_tiles.h"
 #include "tests/support/sssp_reference.h"
@@ -187,6 +189,59 @@ TEST(ResidentSsspPipeline, ShippedDemsMatchStreamed) {
       EXPECT_EQ(r.exchange, o.exchange);
       EXPECT_GT(r.reached_cells, 1000u);
       costs[resident] = testing::read_raster_values(o.output);
+    }
+    ASSERT_EQ(costs[0].size(), costs[1].size());
+    for (std::size_t i = 0; i < costs[0].size(); ++i) {
+      const bool nan0 = costs[0][i] != costs[0][i], nan1 = costs[1][i] != costs[1][i];
+      ASSERT_EQ(nan0, nan1) << "cell " << i;
+      if (!nan0) ASSERT_EQ(costs[0][i], costs[1][i]) << "cell " << i;
+    }
+  }
+}
+
+// On a GPU: --device cuda with the resident exchange (outputs read from the device) against the
+// CPU's streamed exchange, on shipped DEMs and a generated raster with nodata holes. Skips without a GPU.
+TEST(ResidentSsspPipeline, GpuMatchesCpu) {
+  if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason;
+  testing::TempDir dir;
+  const std::string generated = dir.file("g.tzs");
+  {
+    GenerateOptions g;
+    g.terrain.width = 1500;
+    g.terrain.height = 1100;
+    g.terrain.seed = 5;
+    g.terrain.nodata_holes = 0.02;
+    g.output = generated;
+    MemoryBudget budget(1ull << 30);
+    run_generate(g, budget, Progress::silent());
+  }
+  const std::vector<std::string> inputs = {std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif",
+                                           std::string(TERRAZO_DATASETS) + "/real/N44W072.hgt", generated};
+  int k = 0;
+  for (const std::string& input : inputs) {
+    SCOPED_TRACE(input);
+    RasterInfo info;
+    const std::vector<double> values = testing::read_raster_values(input, &info);
+    auto valid_near = [&](std::uint64_t x, std::uint64_t y) {
+      for (std::uint64_t k = 0; k < info.width * info.height; ++k) {
+        const std::uint64_t i = (y * info.width + x + k) % (info.width * info.height);
+        if (values[i] == values[i]) return parse_source_point(std::to_string(i % info.width) + "," + std::to_string(i / info.width));
+      }
+      throw Error("no valid cell");
+    };
+    std::vector<double> costs[2];
+    for (int gpu = 0; gpu < 2; ++gpu) {
+      SsspOptions o;
+      o.input = input;
+      o.sources = {valid_near(300, 300), valid_near(10, 20)};
+      o.output = dir.file("cost" + std::to_string(k++) + ".tif");
+      o.device = gpu ? "cuda" : "cpu";
+      o.exchange = gpu ? "resident" : "streamed";
+      o.resident_tile = gpu && k % 2 ? 32 : 64;
+      MemoryBudget budget(1ull << 30);
+      const SsspResult r = run_sssp(o, budget, Progress::silent());
+      EXPECT_EQ(r.exchange, o.exchange);
+      costs[gpu] = testing::read_raster_values(o.output);
     }
     ASSERT_EQ(costs[0].size(), costs[1].size());
     for (std::size_t i = 0; i < costs[0].size(); ++i) {

@@ -52,34 +52,52 @@ inline void ring_cell(std::uint32_t t, std::uint32_t r, std::uint32_t* hx, std::
   *hy = r - (3 * t + 4) + 1;
 }
 
-class DistanceStore {
+// Where the output phase (engine/sssp/output.h) reads the final labels: the DistanceStore, or the
+// resident exchange's device memory (engine/sssp/resident_exchange.h) when its distances stay there.
+class SsspLabelSource {
+ public:
+  virtual ~SsspLabelSource() = default;
+  virtual const TileGrid& grid() const = 0;
+  virtual bool labelled() const = 0;
+  std::uint32_t ring_cells() const { return 4 * grid().tile + 4; }
+  // False: every cell of the tile is unreached (no read needed).
+  virtual bool interior_present(std::uint64_t tile) const = 0;
+  // t*t each; source/hops only with labels (may be null otherwise). Absent: unreached, 0, 0.
+  virtual void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) = 0;
+  // Ring positions [first, first + count) (labelled sources only).
+  virtual void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) = 0;
+  // The tile is no longer needed (its storage may go).
+  virtual void release(std::uint64_t tile) = 0;
+  virtual std::uint64_t bytes_read() const = 0;
+};
+
+class DistanceStore final : public SsspLabelSource {
  public:
   DistanceStore(const std::string& path, const TileGrid& grid, bool labelled, MemoryBudget& budget);
   ~DistanceStore();
   DistanceStore(const DistanceStore&) = delete;
   DistanceStore& operator=(const DistanceStore&) = delete;
 
-  const TileGrid& grid() const { return grid_; }
-  bool labelled() const { return labelled_; }
-  std::uint32_t ring_cells() const { return 4 * grid_.tile + 4; }
-  bool interior_present(std::uint64_t tile) const { return interior_present_[tile]; }
+  const TileGrid& grid() const override { return grid_; }
+  bool labelled() const override { return labelled_; }
+  bool interior_present(std::uint64_t tile) const override { return interior_present_[tile]; }
   bool ring_present(std::uint64_t tile) const { return ring_present_[tile]; }
   std::uint64_t tiles_with_interior() const { return interior_count_; }
 
   // t*t each; source/hops only in labelled stores (may be null otherwise). Absent: unreached, 0, 0.
-  void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops);
+  void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) override;
   void write_interior(std::uint64_t tile, const PathLength* dist, const std::uint32_t* source,
                       const std::uint32_t* hops);
   // Ring positions [first, first + count).
-  void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out);
+  void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) override;
   void write_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, const RingCell* in);
 
   // Forgets the tile: its slot reads as never written (unreached) and its disk blocks are freed
   // (fallocate PUNCH_HOLE; where the file system cannot punch holes the bytes stay on disk, the
   // slot still reads as unreached).
-  void release(std::uint64_t tile);
+  void release(std::uint64_t tile) override;
 
-  std::uint64_t bytes_read() const { return bytes_read_; }
+  std::uint64_t bytes_read() const override { return bytes_read_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
   // Disk space the slots written and not released take (upper bound).
   std::uint64_t bytes_on_disk() const;

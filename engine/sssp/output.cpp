@@ -12,7 +12,7 @@
 
 namespace terrazo {
 
-SsspOutputStats write_sssp_results(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
+SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
                                    bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
                                    bool release_tiles) {
   if (backlinks && !options.track_hops) throw Error("internal: backlinks need hop labels");

@@ -1,7 +1,7 @@
 // engine/sssp/output.h: phase 3 of the SSSP pipeline: final labels -> per-tile results.
 //
 // For every tile of the grid, row-major in tile order, reads the tile's final labels from the
-// DistanceStore (after SsspExchange::flush) and hands them to a sink: the GeoTIFF writers in the
+// DistanceStore (after SsspExchange::flush) or the resident exchange's device and hands them to a sink: the GeoTIFF writers in the
 // pipeline (api/sssp.cpp), memory in tests. With backlinks, the tile's values and ring
 // are loaded too and kernels/sssp/backlink.h computes the directions from the FINAL labels.
 // Tiles no source reached are delivered as all-unreached without any read. With release_tiles, each
@@ -44,7 +44,7 @@ struct SsspOutputStats {
 
 // `options` are the exchange's (weights, connectivity, which labels exist). Backlinks need
 // options.track_hops. Throws Error when a reached cell has no predecessor (labels not final).
-SsspOutputStats write_sssp_results(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
+SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
                                    bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
                                    bool release_tiles = false);
 

@@ -19,9 +19,10 @@ ResidentSsspOptions resident_options(const TileGrid& grid, const SsspExchangeOpt
   ro.connectivity = options.connectivity;
   ro.max_cost = options.max_cost;
   ro.batch_tiles = options.device == Device::Cuda ? 8192 : 64;
-  // A round as wide as the device: on a GPU some thousands of tiles (132 SMs x 2 resident blocks,
-  // several waves), on the CPU a few tiles per thread.
-  ro.round_tiles = options.device == Device::Cuda ? 2048 : 4ull * std::max(1u, options.threads);
+  // Rounds about one wave of the device wide: on a GPU ~256 tiles (an H100 runs 132 SMs x 2 blocks
+  // of 64^2 at once; wider rounds re-solve more: docs/benchmarks.md "Resident exchange"), on the
+  // CPU a few tiles per thread.
+  ro.round_tiles = options.device == Device::Cuda ? 256 : 4ull * std::max(1u, options.threads);
   return ro;
 }
 
@@ -39,40 +40,63 @@ std::uint64_t ResidentSsspExchange::device_bytes(std::uint64_t width, std::uint6
 }
 
 ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore& store,
-                                           const SsspExchangeOptions& options, std::uint32_t g, MemoryBudget& budget,
-                                           Progress& progress)
+                                           const SsspExchangeOptions& options, std::uint32_t g,
+                                           std::uint64_t round_tiles, MemoryBudget& budget, Progress& progress)
     : input_(input), store_(store), options_(options), grid_(input.grid()) {
   if (options.track_source || options.track_hops)
     throw Error("internal: the resident SSSP exchange computes distances only (no backlinks or allocation)");
   const std::uint32_t t = grid_.tile;
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
   const unsigned threads = std::max(1u, options.threads);
-  const ResidentSsspOptions ro = resident_options(grid_, options, g);
+  ResidentSsspOptions ro = resident_options(grid_, options, g);
+  if (round_tiles) ro.round_tiles = round_tiles;
   if (options.device == Device::Cpu)
     reservations_.push_back(budget.reserve(resident_sssp_bytes(ro, Device::Cpu, threads), "sssp resident arrays"));
-  reservations_.push_back(budget.reserve(tile_cells * 32, "sssp resident staging"));
-  pool_ = std::make_unique<WorkerPool>(options.device == Device::Cpu ? threads : 1);
+  // Loading reads 2 tiles per thread at once: 2 x threads tiles of doubles, plus the solver's
+  // staging (two windows of values, pinned on a GPU) and this object's tile buffers.
+  const std::uint64_t group = 2ull * threads;
+  reservations_.push_back(budget.reserve(tile_cells * 8 * (group + 4), "sssp resident staging"));
+  pool_ = std::make_unique<WorkerPool>(threads);
   solver_ = make_resident_sssp_solver(options.device, ro, *pool_);
   for (const auto& r : reservations_) stats_.memory_bytes += r.bytes();
 
-  // Every present tile of the input crosses to the device once.
+  // Every present tile of the input crosses to the device once: read by the pool, a group at a
+  // time, each tile handed to the solver as a window of its cells inside the raster.
   values_.resize(tile_cells);
   dist_.resize(tile_cells);
-  std::vector<double> window(tile_cells);
+  std::vector<std::uint64_t> present;
+  for (std::uint64_t tile = 0; tile < grid_.tile_count(); ++tile)
+    if (input.tile_present(static_cast<std::uint32_t>(tile % grid_.tiles_x()), static_cast<std::uint32_t>(tile / grid_.tiles_x())))
+      present.push_back(tile);
+  std::vector<double> windows(group * tile_cells);
   const std::string phase = "sssp: load";
-  const std::uint64_t tiles = grid_.tile_count();
-  for (std::uint64_t tile = 0; tile < tiles; ++tile) {
-    const auto tx = static_cast<std::uint32_t>(tile % grid_.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid_.tiles_x());
-    if (input.tile_present(tx, ty)) {
-      const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t, y0 = static_cast<std::uint64_t>(ty) * t;
-      const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.width - x0));
-      const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.height - y0));
-      input.read_tile(tx, ty, values_.data());
-      for (std::uint32_t y = 0; y < h; ++y)
-        std::copy_n(&values_[static_cast<std::size_t>(y) * t], w, &window[static_cast<std::size_t>(y) * w]);
-      solver_->write_values(x0, y0, w, h, window.data());
+  for (std::uint64_t first = 0; first < present.size(); first += group) {
+    const std::uint64_t count = std::min<std::uint64_t>(group, present.size() - first);
+    auto window_of = [&](std::uint64_t tile, std::uint64_t* x0, std::uint64_t* y0, std::uint32_t* w, std::uint32_t* h) {
+      const auto tx = static_cast<std::uint32_t>(tile % grid_.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid_.tiles_x());
+      *x0 = static_cast<std::uint64_t>(tx) * t;
+      *y0 = static_cast<std::uint64_t>(ty) * t;
+      *w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.width - *x0));
+      *h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.height - *y0));
+    };
+    pool_->run(count, [&](std::uint64_t i) {
+      const std::uint64_t tile = present[first + i];
+      double* window = &windows[i * tile_cells];
+      input.read_tile(static_cast<std::uint32_t>(tile % grid_.tiles_x()), static_cast<std::uint32_t>(tile / grid_.tiles_x()),
+                      window);
+      std::uint64_t x0, y0;
+      std::uint32_t w, h;
+      window_of(tile, &x0, &y0, &w, &h);
+      for (std::uint32_t y = 1; y < h && w < t; ++y)  // rows of w cells, packed in place
+        std::copy_n(&window[static_cast<std::size_t>(y) * t], w, &window[static_cast<std::size_t>(y) * w]);
+    });
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::uint64_t x0, y0;
+      std::uint32_t w, h;
+      window_of(present[first + i], &x0, &y0, &w, &h);
+      solver_->write_values(x0, y0, w, h, &windows[i * tile_cells]);
     }
-    if ((tile & 63) == 63 || tile + 1 == tiles) progress.update(phase, tile + 1, tiles);
+    progress.update(phase, first + count, present.size());
   }
 }
 
@@ -110,24 +134,34 @@ void ResidentSsspExchange::run(Progress& progress) {
   progress.update(phase, stats_.solves, stats_.solves);
 }
 
-void ResidentSsspExchange::flush() {
+void ResidentSsspExchange::read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source,
+                                         std::uint32_t* hops) {
   const std::uint32_t t = grid_.tile;
+  const auto tx = static_cast<std::uint32_t>(tile % grid_.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid_.tiles_x());
+  const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t, y0 = static_cast<std::uint64_t>(ty) * t;
+  const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.width - x0));
+  const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.height - y0));
+  solver_->read_distances(x0, y0, w, h, dist);
+  // Rows of w cells to rows of t, from the last row back (in place), padding unreached.
+  for (std::uint32_t y = h; y-- > 0;) {
+    std::copy_backward(dist + static_cast<std::size_t>(y) * w, dist + static_cast<std::size_t>(y) * w + w,
+                       dist + static_cast<std::size_t>(y) * t + w);
+    std::fill(dist + static_cast<std::size_t>(y) * t + w, dist + static_cast<std::size_t>(y + 1) * t, kUnreached);
+  }
+  std::fill(dist + static_cast<std::size_t>(h) * t, dist + static_cast<std::size_t>(t) * t, kUnreached);
+  if (source) std::fill(source, source + static_cast<std::size_t>(t) * t, 0u);
+  if (hops) std::fill(hops, hops + static_cast<std::size_t>(t) * t, 0u);
+}
+
+void ResidentSsspExchange::read_ring(std::uint64_t, std::uint32_t, std::uint32_t, RingCell*) {
+  throw Error("internal: the resident SSSP exchange keeps no rings (distances only)");
+}
+
+void ResidentSsspExchange::flush() {
   const std::uint64_t tiles = grid_.tile_count();
-  std::vector<PathLength> window(static_cast<std::size_t>(t) * t);
   for (std::uint64_t tile = 0; tile < tiles; ++tile) {
-    const auto tx = static_cast<std::uint32_t>(tile % grid_.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid_.tiles_x());
-    const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t, y0 = static_cast<std::uint64_t>(ty) * t;
-    const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.width - x0));
-    const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.height - y0));
-    solver_->read_distances(x0, y0, w, h, window.data());
-    std::fill(dist_.begin(), dist_.end(), kUnreached);
-    bool any = false;
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x) {
-        const PathLength d = window[static_cast<std::size_t>(y) * w + x];
-        dist_[static_cast<std::size_t>(y) * t + x] = d;
-        any = any || d != kUnreached;
-      }
+    read_interior(tile, dist_.data(), nullptr, nullptr);
+    const bool any = std::any_of(dist_.begin(), dist_.end(), [](PathLength d) { return d != kUnreached; });
     if (any) store_.write_interior(tile, dist_.data(), nullptr, nullptr);
   }
   solver_.reset();

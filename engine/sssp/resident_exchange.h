@@ -18,17 +18,27 @@
 
 namespace terrazo {
 
-class ResidentSsspExchange final : public SsspExchangeRun {
+class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSource {
  public:
-  // g: the resident tile side (the block solver's tile); options as for SsspExchange (labels must be off).
+  // g: the resident tile side (the block solver's tile); round_tiles: the width of a round the
+  // schedule aims at (0: the device's default); options as for SsspExchange (labels must be off).
   ResidentSsspExchange(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
-                       std::uint32_t g, MemoryBudget& budget, Progress& progress);
+                       std::uint32_t g, std::uint64_t round_tiles, MemoryBudget& budget, Progress& progress);
   ~ResidentSsspExchange() override;
 
   std::vector<std::uint32_t> add_sources(std::uint32_t tx, std::uint32_t ty, const std::vector<TileSource>& sources) override;
   void run(Progress& progress) override;
   void flush() override;
   const SsspExchangeStats& stats() const override { return stats_; }
+  // After run(), the output phase may read the distances from the device instead of the store
+  // (no flush: each tile crosses the bus once more, and never touches the disk).
+  const TileGrid& grid() const override { return grid_; }
+  bool labelled() const override { return false; }
+  bool interior_present(std::uint64_t) const override { return true; }
+  void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) override;
+  void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) override;
+  void release(std::uint64_t) override {}
+  std::uint64_t bytes_read() const override { return 0; }
   const ResidentSsspStats& resident_stats() const { return resident_stats_; }
 
   // Bytes the device needs for a width x height raster at tile side g (what `auto` compares with

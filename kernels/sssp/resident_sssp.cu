@@ -150,19 +150,24 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   Device device() const override { return Device::Cuda; }
 
   void write_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* values) override {
+    // Two staging slots: the copy and scatter of one window overlap filling the next.
     const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
     if (n == 0) return;
-    if (staging_values_.size() < n) {
-      staging_values_.resize(n);
-      device_window_.resize(n);
+    Staging& slot = staging_[next_staging_];
+    next_staging_ ^= 1;
+    if (slot.used) TERRAZO_CUDA_CHECK(cudaEventSynchronize(slot.done.get()));
+    if (slot.host.size() < n) {
+      slot.host.resize(n);
+      slot.device.resize(n);
     }
-    std::copy(values, values + n, staging_values_.get());
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(device_window_.get(), staging_values_.get(), n * sizeof(double),
-                                       cudaMemcpyHostToDevice, stream_.get()));
+    std::copy(values, values + n, slot.host.get());
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.get(), slot.host.get(), n * sizeof(double), cudaMemcpyHostToDevice,
+                                       stream_.get()));
     write_window_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream_.get()>>>(layout_, x0, y0, w, h,
-                                                                                          device_window_.get(), values_.get());
+                                                                                          slot.device.get(), values_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
-    stream_.synchronize();  // the staging buffer is reused by the next window
+    TERRAZO_CUDA_CHECK(cudaEventRecord(slot.done.get(), stream_.get()));
+    slot.used = true;
   }
 
   void set_source(std::uint64_t x, std::uint64_t y) override {
@@ -184,7 +189,9 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
     ResidentSsspStats stats;
     const unsigned threads = 256;
-    CudaEvent start, stop;
+    CudaEvent start, stop, selected, solved;
+    double select_ms = 0, solve_ms = 0;
+    bool timed_round = false;  // `solved` marks the end of the previous round's solves
     TERRAZO_CUDA_CHECK(cudaEventRecord(start.get(), stream_.get()));
     NearFarSchedule schedule;
     schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
@@ -208,7 +215,15 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
                                                     stream_.get()));
       TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get(), counters_.get() + 3, sizeof(unsigned long long),
                                          cudaMemcpyDeviceToHost, stream_.get()));
+      TERRAZO_CUDA_CHECK(cudaEventRecord(selected.get(), stream_.get()));
       stream_.synchronize();
+      {
+        float ms = 0;
+        if (timed_round) {
+          TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, solved.get(), selected.get()));
+          select_ms += ms;
+        }
+      }
       const std::uint64_t active = host_count_.get()[0];
       schedule.adapt(active);
       ++stats.rounds;
@@ -232,6 +247,14 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
         TERRAZO_CUDA_CHECK_LAUNCH();
         stats.solves += count;
       }
+      TERRAZO_CUDA_CHECK(cudaEventRecord(solved.get(), stream_.get()));
+      TERRAZO_CUDA_CHECK(cudaEventSynchronize(solved.get()));
+      {
+        float ms = 0;
+        TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, selected.get(), solved.get()));
+        solve_ms += ms;
+        timed_round = true;
+      }
       round_done(stats.rounds, stats.solves);
     }
     TERRAZO_CUDA_CHECK(cudaEventRecord(stop.get(), stream_.get()));
@@ -245,6 +268,9 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     TERRAZO_CUDA_CHECK(cudaMemcpy(&overflow, overflow_.get(), sizeof(int), cudaMemcpyDeviceToHost));
     stats.cells_improved = counters[0];
     stats.tiles_solved = counters[1];
+    stats.sweeps = counters[2];
+    stats.select_ms = select_ms;
+    stats.solve_ms = solve_ms;
     stats.overflow = overflow != 0;
     return stats;
   }
@@ -285,8 +311,14 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   std::size_t cub_temp_bytes_ = 0;
   SsspWorkspace workspace_;
   PinnedBuffer<unsigned long long> host_count_;
-  PinnedBuffer<double> staging_values_;
-  DeviceBuffer<double> device_window_;
+  struct Staging {
+    PinnedBuffer<double> host;
+    DeviceBuffer<double> device;
+    CudaEvent done;
+    bool used = false;
+  };
+  Staging staging_[2];
+  int next_staging_ = 0;
   PinnedBuffer<PathLength> staging_dist_;
   DeviceBuffer<PathLength> device_dist_window_;
 };

@@ -59,6 +59,9 @@ struct ResidentSsspStats {
   std::uint64_t cells_improved = 0;
   bool overflow = false;           // a weight did not fit (distances unspecified)
   double kernel_ms = 0.0;          // CUDA: GPU time of the rounds
+  double select_ms = 0.0;          // CUDA: of which choosing the rounds' tiles (reduce, select, list)
+  double solve_ms = 0.0;           // CUDA: of which gathering, solving, storing and activating
+  std::uint64_t sweeps = 0;        // CUDA: sweep rounds of the block solver, all solves
 };
 
 class ResidentSsspSolver {
