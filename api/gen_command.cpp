@@ -37,7 +37,7 @@ const char kUsage[] =
     "  --threads N              threads making tiles and compressing them (default 0: all cores)\n"
     "  --co KEY=VALUE           GTiff creation option of OUTPUT.tif over terrazo's defaults (repeatable,\n"
     "                           as GDAL's -co), e.g. COMPRESS=DEFLATE, ZSTD_LEVEL=9; defaults: tiled,\n"
-    "                           COMPRESS=DEFLATE, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte)\n"
+    "                           COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte)\n"
     "  --memory SIZE            host memory budget, e.g. 512M (default 1G)\n"
     "  --json                   print a JSON summary as the last line of stdout\n"
     "  -q, --quiet              no progress, no summary line\n"

@@ -38,7 +38,7 @@ const char kUsage[] =
     "                        little-endian, a < b)\n"
     "  --co KEY=VALUE        GTiff creation option of EDGES.tif over terrazo's defaults (repeatable, as\n"
     "                        GDAL's -co), e.g. COMPRESS=DEFLATE, ZSTD_LEVEL=9; defaults: tiled,\n"
-    "                        COMPRESS=DEFLATE, BIGTIFF=IF_SAFER, compression on --threads threads\n"
+    "                        COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --device auto|cpu|cuda  where the block solvers run (default auto: the GPU when there is one)\n"
     "  --merge auto|cpu|cpu-levels|cuda  how the hierarchical merge of tile summaries runs; every mode\n"

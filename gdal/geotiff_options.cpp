@@ -6,15 +6,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "core/error.h"
 #include "gdal/gdal_session.h"
 
 namespace terrazo {
-
-const char kDefaultCompress[] = "DEFLATE";
-const char kDefaultLevelKey[] = "";  // none: the codec's own default level
-const char kDefaultLevel[] = "";
 
 namespace {
 
@@ -49,7 +46,27 @@ std::pair<std::string, std::string> split_option(const std::string& text) {
   return {upper(key), text.substr(eq + 1)};
 }
 
+// The level terrazo sets with its default codec ("" key: the codec's own default).
+struct CodecLevel {
+  const char* key;
+  const char* value;
+};
+CodecLevel default_level(const std::string& compress) {
+  if (compress == "ZSTD") return {"ZSTD_LEVEL", "1"};
+  return {"", ""};
+}
+
 }  // namespace
+
+std::string default_geotiff_compress() {
+  static const std::string codec = [] {
+    ensure_gdal();
+    GDALDriverH driver = GDALGetDriverByName("GTiff");
+    const char* list = driver ? GDALGetMetadataItem(driver, GDAL_DMD_CREATIONOPTIONLIST, nullptr) : nullptr;
+    return list && std::strstr(list, "<Value>ZSTD</Value>") ? std::string("ZSTD") : std::string("DEFLATE");
+  }();
+  return codec;
+}
 
 void validate_geotiff_creation_option(const std::string& text) {
   const auto [key, value] = split_option(text);
@@ -91,8 +108,10 @@ std::vector<std::pair<std::string, std::string>> geotiff_creation_options(CellTy
   set("TILED", "YES");
   set("BLOCKXSIZE", block_text);
   set("BLOCKYSIZE", block_text);
-  set("COMPRESS", kDefaultCompress);
-  if (kDefaultLevelKey[0] != '\0') set(kDefaultLevelKey, kDefaultLevel);
+  const std::string codec = default_geotiff_compress();
+  const CodecLevel level = default_level(codec);
+  set("COMPRESS", codec);
+  if (level.key[0] != '\0') set(level.key, level.value);
   // Horizontal differencing helps DEM-like data: integer (2) or floating-point (3) predictor.
   set("PREDICTOR", is_float ? "3" : (type == CellType::UInt8 ? "1" : "2"));
   set("BIGTIFF", "IF_SAFER");
@@ -101,8 +120,8 @@ std::vector<std::pair<std::string, std::string>> geotiff_creation_options(CellTy
   bool predictor_given = false;
   for (const std::string& text : options.creation) {
     const auto [key, value] = split_option(text);
-    if (key == "COMPRESS" && upper(value) != kDefaultCompress) {
-      if (kDefaultLevelKey[0] != '\0') drop(kDefaultLevelKey);
+    if (key == "COMPRESS" && upper(value) != codec) {
+      if (level.key[0] != '\0') drop(level.key);
       if (!predictor_given && !codec_takes_predictor(upper(value))) drop("PREDICTOR");
     }
     if (key == "PREDICTOR") {

@@ -24,6 +24,7 @@
 #include "api/sssp.h"
 #include "api/sssp_command.h"
 #include "core/error.h"
+#include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
 #include "gdal/geotiff_options.h"
 #include "tests/support/sssp_reference.h"
@@ -98,7 +99,10 @@ TEST(OutputOptions, DefaultsAndOverrides) {
   auto d = geotiff_creation_options(CellType::Float64, 256, options, "c.tif");
   EXPECT_EQ(value_of(d, "TILED"), "YES");
   EXPECT_EQ(value_of(d, "BLOCKXSIZE"), "256");
-  EXPECT_EQ(value_of(d, "COMPRESS"), kDefaultCompress);
+  EXPECT_EQ(value_of(d, "COMPRESS"), default_geotiff_compress());
+  if (default_geotiff_compress() == "ZSTD") {
+    EXPECT_EQ(value_of(d, "ZSTD_LEVEL"), "1");
+  }
   EXPECT_EQ(value_of(d, "PREDICTOR"), "3");
   EXPECT_EQ(value_of(d, "NUM_THREADS"), "ALL_CPUS");  // threads 0: all cores
   EXPECT_EQ(value_of(geotiff_creation_options(CellType::UInt8, 256, options, "b.tif"), "PREDICTOR"), "1");
@@ -119,9 +123,7 @@ TEST(OutputOptions, DefaultsAndOverrides) {
   options.creation = {"COMPRESS=NONE"};
   d = geotiff_creation_options(CellType::Float64, 256, options, "c.tif");
   EXPECT_EQ(value_of(d, "PREDICTOR"), "");
-  if (kDefaultLevelKey[0] != '\0') {
-    EXPECT_EQ(value_of(d, kDefaultLevelKey), "");
-  }
+  EXPECT_EQ(value_of(d, "ZSTD_LEVEL"), "");
   // The floating-point predictor on integer cells names the file.
   options.creation = {"PREDICTOR=3"};
   EXPECT_NO_THROW(geotiff_creation_options(CellType::Float32, 256, options, "c.tif"));
@@ -206,13 +208,13 @@ TEST(OutputOptions, SsspFlagsChangeTheFiles) {
 
   const Structure cost = structure_of(dir.file("default_cost.tif"));
   EXPECT_EQ(cost.type, GDT_Float64);
-  EXPECT_EQ(cost.compression, kDefaultCompress);
+  EXPECT_EQ(cost.compression, default_geotiff_compress());
   EXPECT_EQ(cost.predictor, "3");
   EXPECT_EQ(cost.block_x, 64);
   EXPECT_EQ(structure_of(dir.file("default_back.tif")).type, GDT_Byte);
   EXPECT_EQ(structure_of(dir.file("default_alloc.tif")).predictor, "2");
   EXPECT_EQ(structure_of(dir.file("f32_cost.tif")).type, GDT_Float32);
-  EXPECT_EQ(structure_of(dir.file("f32_cost.tif")).compression, kDefaultCompress);
+  EXPECT_EQ(structure_of(dir.file("f32_cost.tif")).compression, default_geotiff_compress());
   EXPECT_EQ(structure_of(dir.file("f32_back.tif")).type, GDT_Byte);
   for (const char* file : {"lzw_cost.tif", "lzw_back.tif", "lzw_alloc.tif"}) {
     const Structure s = structure_of(dir.file(file));
@@ -269,7 +271,7 @@ TEST(OutputOptions, MstExportGenTakeCo) {
   EXPECT_EQ(structure_of(dir.file("g.tif")).type, GDT_Float32);
   r = run_cli("gen -q --width 300 --height 200 --tile 64 --type Int16 " + dir.file("g16.tif"), dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(structure_of(dir.file("g16.tif")).compression, kDefaultCompress);
+  EXPECT_EQ(structure_of(dir.file("g16.tif")).compression, default_geotiff_compress());
   EXPECT_EQ(structure_of(dir.file("g16.tif")).predictor, "2");
 
   r = run_cli("export -q --co COMPRESS=DEFLATE --co PREDICTOR=2 --co ZLEVEL=1 " + dir.file("g.tif") + " " +
@@ -287,6 +289,44 @@ TEST(OutputOptions, MstExportGenTakeCo) {
   EXPECT_NE(r.err.find("Int16"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_FALSE(std::ifstream(dir.file("y.tif")).good());
+}
+
+// Compression on all cores (the default NUM_THREADS=ALL_CPUS, and 3 threads) through a GDAL cache far
+// smaller than one strip of blocks, under each codec: every block is still compressed and stored
+// once (a block flushed half-filled would be re-read, compressed again and appended), so the file
+// is byte-for-byte the size written on one thread with a big cache.
+TEST(OutputOptions, EachBlockCompressedOnceOnEveryThreadCount) {
+  testing::TempDir dir;
+  RasterInfo georef;
+  const std::uint64_t width = 8192, height = 64;
+  std::vector<double> cells(width * height);
+  for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = static_cast<double>((i * 2654435761u) % 100000) * 0.25;
+  for (const std::vector<std::string>& creation :
+       {std::vector<std::string>{}, std::vector<std::string>{"COMPRESS=DEFLATE"}, std::vector<std::string>{"COMPRESS=LZW"},
+        std::vector<std::string>{"COMPRESS=ZSTD", "ZSTD_LEVEL=1"}}) {
+    std::uint64_t reference = 0;
+    for (const auto& [threads, cache_bytes] :
+         {std::pair<unsigned, std::uint64_t>{1, 64ull << 20}, {0, 64ull << 10}, {3, 64ull << 10}}) {
+      MemoryBudget budget(128ull << 20);
+      GdalCacheLimit cache(budget, cache_bytes);
+      GeoTiffOptions options;
+      options.creation = creation;
+      options.threads = threads;
+      const std::string path = dir.file("w" + std::to_string(threads) + ".tif");
+      GeoTiffWriter writer(path, width, height, CellType::Float64, georef, true, -1.0, 16, options);
+      for (std::uint64_t y0 = 0; y0 < height; y0 += 32)
+        writer.write_window(0, y0, static_cast<std::uint32_t>(width), 32, cells.data() + y0 * width);
+      writer.finish();
+      if (threads == 1) {
+        reference = writer.bytes_written();
+        continue;
+      }
+      EXPECT_EQ(writer.bytes_written(), reference) << (creation.empty() ? "default" : creation[0]) << ", " << threads;
+      std::vector<double> back = testing::read_raster_values(path);
+      ASSERT_EQ(back.size(), cells.size());
+      EXPECT_TRUE(back == cells);
+    }
+  }
 }
 
 TEST(OutputOptions, CliRefusesBadValuesWithExit2AndOneLine) {
