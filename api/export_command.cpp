@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "api/output_options.h"
 #include "api/output_paths.h"
 #include "core/error.h"
 #include "core/json_summary.h"
@@ -16,11 +17,16 @@ namespace {
 const char kUsage[] =
     "Usage: terrazo export [options] INPUT OUTPUT.tif\n"
     "\n"
-    "Writes a tile store (or any raster) as a tiled, DEFLATE-compressed GeoTIFF with the input's\n"
+    "Writes a tile store (or any raster) as a tiled, compressed GeoTIFF with the input's\n"
     "cell type, nodata, geotransform and CRS, streaming tile rows within --memory.\n"
     "\n"
     "Options:\n"
     "  --block B       GeoTIFF block edge, a multiple of 16 up to 4096 (default: the store's tile, else 256)\n"
+    "  --co KEY=VALUE  GTiff creation option over terrazo's defaults (repeatable, as GDAL's -co),\n"
+    "                  e.g. COMPRESS=DEFLATE (for readers without ZSTD), ZSTD_LEVEL=9, PREDICTOR=2;\n"
+    "                  defaults: COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1\n"
+    "                  (Byte), BIGTIFF=IF_SAFER\n"
+    "  --threads N     compression threads (default 0: all cores)\n"
     "  --memory SIZE   host memory budget, e.g. 256M or 2G (default 1G)\n"
     "  --json          print a JSON summary as the last line of stdout\n"
     "  -q, --quiet     no progress, no summary line\n"
@@ -53,6 +59,7 @@ ExportCommandOptions parse_export_options(const std::vector<std::string>& argume
       throw UsageError("invalid --block '" + *text + "': expected a multiple of 16 from 16 to 4096");
     options.block = static_cast<std::uint32_t>(*block);
   }
+  options.geotiff = parse_geotiff_options(args, parsed.common);
   const auto paths = args.positionals(2, 2, "INPUT OUTPUT");
   options.input = paths[0];
   options.output = paths[1];

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "api/output_options.h"
 #include "api/output_paths.h"
 #include "core/error.h"
 #include "core/json_summary.h"
@@ -33,7 +34,10 @@ const char kUsage[] =
     "  --cell-size METRES       cell size of the geotransform (default 30)\n"
     "  --crs CRS                EPSG:n, WKT or PROJ string (default EPSG:3857); none: no georeferencing\n"
     "  --tile T                 tile (or GeoTIFF block) edge, power of two 16..4096 (default 256)\n"
-    "  --threads N              threads making tiles (default 0: all cores)\n"
+    "  --threads N              threads making tiles and compressing them (default 0: all cores)\n"
+    "  --co KEY=VALUE           GTiff creation option of OUTPUT.tif over terrazo's defaults (repeatable,\n"
+    "                           as GDAL's -co), e.g. COMPRESS=DEFLATE, ZSTD_LEVEL=9; defaults: tiled,\n"
+    "                           COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte)\n"
     "  --memory SIZE            host memory budget, e.g. 512M (default 1G)\n"
     "  --json                   print a JSON summary as the last line of stdout\n"
     "  -q, --quiet              no progress, no summary line\n"
@@ -112,12 +116,16 @@ GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
     terrain.cell_size = cell_size;
   }
   if (auto crs = args.value("--crs")) terrain.crs = *crs;
+  options.geotiff = parse_geotiff_options(args, parsed.common);
   options.output = args.positionals(1, 1, "OUTPUT")[0];
   options.tile = parsed.common.tile;
   options.threads = parsed.common.threads;
   const std::string ext = file_extension(options.output);
   if (ext != ".tzs" && ext != ".tif" && ext != ".tiff")
     throw UsageError("OUTPUT '" + options.output + "' must end in .tzs (tile store) or .tif (GeoTIFF)");
+  if (ext == ".tzs" && !options.geotiff.creation.empty())
+    throw UsageError("--co '" + options.geotiff.creation.front() + "' applies to a GeoTIFF OUTPUT, and '" +
+                     options.output + "' is a tile store");
   return parsed;
 }
 

@@ -35,6 +35,7 @@
 
 #include "core/memory_budget.h"
 #include "core/progress.h"
+#include "gdal/geotiff_options.h"
 #include "store/raster_info.h"
 
 namespace terrazo {
@@ -85,6 +86,7 @@ struct GenerateOptions {
   std::string output;      // ".tzs": a terrazo tile store; ".tif"/".tiff": a tiled GeoTIFF
   std::uint32_t tile = 0;  // tile (store) or block (GeoTIFF) edge, power of two 16..4096; 0: 256
   unsigned threads = 0;    // 0: all cores
+  GeoTiffOptions geotiff;  // GeoTIFF output: --co and the compression threads
 };
 
 struct GenerateResult {

@@ -120,7 +120,7 @@ GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget
     order = grid.z_order();
   } else {
     tiff = std::make_unique<GeoTiffWriter>(options.output, info.width, info.height, info.type, info, info.has_nodata,
-                                           info.nodata, tile);
+                                           info.nodata, tile, options.geotiff);
   }
 
   const std::uint64_t tiles_x = grid.tiles_x();

@@ -32,16 +32,16 @@ namespace {
 // 16 MiB when the budget allows.
 class EdgeRasterWriter : public MstWindowSink {
  public:
-  // DEFLATE on `threads` GDAL worker threads (0: all cores): on 1 G cells the single-threaded
-  // compression was most of the expansion phase (docs/benchmarks.md).
+  // Compression on options.threads GDAL worker threads (0: all cores): on 1 G cells the
+  // single-threaded compression was most of the expansion phase (docs/benchmarks.md).
   EdgeRasterWriter(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
-              unsigned threads) {
+              const GeoTiffOptions& options) {
     const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
     const std::uint64_t cache_bytes =
         std::max<std::uint64_t>(2ull * block * block, std::min<std::uint64_t>(16ull << 20, budget.available() / 4));
     cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
     writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt8, georef, true, 255.0, block,
-                                              threads);
+                                              options);
   }
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                     const std::uint8_t* cells) override {
@@ -129,7 +129,7 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   phase_options.scratch_dir = run.path();
   TileStoreInput source(*store);
   std::unique_ptr<EdgeRasterWriter> raster;
-  if (!options.output.empty()) raster = std::make_unique<EdgeRasterWriter>(options.output, grid, info, budget, options.threads);
+  if (!options.output.empty()) raster = std::make_unique<EdgeRasterWriter>(options.output, grid, info, budget, options.geotiff);
   const MstPhaseResult phases = run_mst_phases(source, phase_options, budget, progress, raster.get());
   if (raster) result.bytes_written += raster->finish();
 

@@ -37,6 +37,7 @@
 #include "core/progress.h"
 #include "core/types.h"
 #include "engine/mst/phases.h"
+#include "gdal/geotiff_options.h"
 #include "store/raster_info.h"
 #include "api/weight_params.h"
 #include "kernels/common/edge_weight.h"
@@ -47,6 +48,7 @@ struct MstOptions {
   std::string input;      // any raster RasterReader::open accepts, or a tile store
   std::string output;     // edge raster (Byte GeoTIFF); empty: none
   std::string edge_list;  // binary edge list; empty: none
+  GeoTiffOptions geotiff; // --co and the compression threads of the edge raster
   WeightModel weight = WeightModel::Max;
   double scale = 0.0;     // fixed-point scale; 0: the default of docs/weights.md (kMstDefaultStepLimit)
   Connectivity connectivity = Connectivity::Eight;

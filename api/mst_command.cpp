@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "api/output_options.h"
 #include "api/output_paths.h"
 #include "core/error.h"
 #include "core/json_summary.h"
@@ -35,6 +36,9 @@ const char kUsage[] =
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
     "  --edge-list FILE      also write the tree as binary records: u64 a, u64 b, u32 weight (20 bytes,\n"
     "                        little-endian, a < b)\n"
+    "  --co KEY=VALUE        GTiff creation option of EDGES.tif over terrazo's defaults (repeatable, as\n"
+    "                        GDAL's -co), e.g. COMPRESS=DEFLATE, ZSTD_LEVEL=9; defaults: tiled,\n"
+    "                        COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --device auto|cpu|cuda  where the block solvers run (default auto: the GPU when there is one)\n"
     "  --merge auto|cpu|cpu-levels|cuda  how the hierarchical merge of tile summaries runs; every mode\n"
@@ -84,6 +88,7 @@ MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
   if (auto edge_list = args.value("--edge-list")) options.edge_list = *edge_list;
   if (auto merge = args.value("--merge")) options.merge_mode = parse_merge_mode(*merge);
+  options.geotiff = parse_geotiff_options(args, common);
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT EDGES.tif");
   options.input = files[0];
   if (files[1] != "-") options.output = files[1];

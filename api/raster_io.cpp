@@ -203,7 +203,8 @@ ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Prog
   PassMemory memory =
       reserve_pass(budget, *reader, true, block, cache_floor, 0, block_cells * sizeof(double), blocks_x, "export");
 
-  GeoTiffWriter writer(options.output, info.width, info.height, info.type, info, info.has_nodata, info.nodata, block);
+  GeoTiffWriter writer(options.output, info.width, info.height, info.type, info, info.has_nodata, info.nodata, block,
+                       options.geotiff);
   const std::uint64_t chunk_width = std::min<std::uint64_t>(memory.chunk_units * block, info.width);
   std::vector<double> chunk(chunk_width * block);
   std::uint64_t cells_done = 0;

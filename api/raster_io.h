@@ -28,6 +28,7 @@
 
 #include "core/memory_budget.h"
 #include "core/progress.h"
+#include "gdal/geotiff_options.h"
 #include "store/run_directory.h"
 #include "store/raster_info.h"
 #include "store/tile_store.h"
@@ -59,6 +60,7 @@ struct ExportOptions {
   std::string input;        // a tile store or any raster
   std::string output;       // GeoTIFF path
   std::uint32_t block = 0;  // GeoTIFF block edge, multiple of 16; 0: the store's tile (>= 16), else 256
+  GeoTiffOptions geotiff;   // --co and the compression threads
 };
 
 struct ExportResult {

@@ -49,14 +49,14 @@ class CostOutputsWriter : public SsspResultSink {
     cache_ = std::make_unique<GdalCacheLimit>(budget, std::max<std::uint64_t>(16ull << 20, 4 * outputs * block_bytes));
     buffers_ = budget.reserve(window_.size() * 9, "sssp output windows");
     if (!options.output.empty())
-      cost_ = std::make_unique<GeoTiffWriter>(options.output, grid.width, grid.height, CellType::Float64, info, true,
-                                              -1.0, block, options.threads);
+      cost_ = std::make_unique<GeoTiffWriter>(options.output, grid.width, grid.height, options.cost_type, info, true,
+                                              -1.0, block, options.geotiff);
     if (!options.backlink.empty())
       backlink_ = std::make_unique<GeoTiffWriter>(options.backlink, grid.width, grid.height, CellType::UInt8, info,
-                                                  true, 255.0, block, options.threads);
+                                                  true, 255.0, block, options.geotiff);
     if (!options.allocation.empty())
       allocation_ = std::make_unique<GeoTiffWriter>(options.allocation, grid.width, grid.height, CellType::UInt32,
-                                                    info, true, 0.0, block, options.threads);
+                                                    info, true, 0.0, block, options.geotiff);
   }
 
   void write_tile(const SsspTileResult& r) override {

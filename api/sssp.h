@@ -13,7 +13,7 @@
 //   "sssp: exchange"  block-local solves + boundary exchange (engine/sssp/exchange.h)
 //   "sssp: write"     final labels -> outputs (engine/sssp/output.h)
 // Outputs (each optional; each written as a partial file of its own and renamed at the end: store/atomic_output.h):
-//   output      Float64 GeoTIFF: dist / scale in cost units, nodata -1 where unreached
+//   output      Float64 (or --ot Float32) GeoTIFF: dist / scale in cost units, nodata -1 where unreached
 //   backlink    Byte GeoTIFF: direction 0..7 (clockwise from east) to the predecessor, 255 at
 //               sources, nodata and unreached cells (kernels/sssp/backlink.h has the tie-break)
 //   allocation  UInt32 GeoTIFF: id of the nearest source (lowest id among the nearest), 0 where
@@ -33,6 +33,7 @@
 #include "api/sssp_sources.h"
 #include "store/raster_info.h"
 #include "api/weight_params.h"
+#include "gdal/geotiff_options.h"
 #include "kernels/common/edge_weight.h"
 #include "kernels/sssp/resident_sssp.h"
 
@@ -64,6 +65,8 @@ struct SsspOptions {
   std::string exchange = "auto";
   std::uint32_t resident_tile = 64;  // --resident-tile: the resident exchange's tile side
   std::uint64_t resident_round = 0;  // --resident-round: tiles per round it aims at; 0: its default
+  CellType cost_type = CellType::Float64;  // --ot: Float64 or Float32 (docs/sssp.md "Outputs")
+  GeoTiffOptions geotiff;            // --co and the compression threads, for all three outputs
 };
 
 struct SsspPhaseSeconds {

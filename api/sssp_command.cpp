@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "api/output_options.h"
 #include "api/output_paths.h"
 #include "core/error.h"
 #include "core/json_summary.h"
@@ -21,7 +22,8 @@ const char kUsage[] =
     "With the default friction weight the result is GRASS r.cost's and scikit-image MCP_Geometric's.\n"
     "\n"
     "INPUT      any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "COST.tif   Float64 GeoTIFF, georeferenced like INPUT: cost distance in INPUT's cost units;\n"
+    "COST.tif   Float64 GeoTIFF (--ot Float32: half the size, each value rounded to 24 bits), georeferenced\n"
+    "           like INPUT: cost distance in INPUT's cost units;\n"
     "           nodata -1 where no source reaches (or beyond --max-cost). '-' writes none.\n"
     "\n"
     "Sources (at least one; ids 1, 2, ... in the order given, for --allocation):\n"
@@ -39,6 +41,13 @@ const char kUsage[] =
     "                        unreached cells (input of `terrazo path`)\n"
     "  --allocation FILE     UInt32 GeoTIFF: id of the nearest source (the lowest id among equally\n"
     "                        near ones); 0 where unreached\n"
+    "  --ot Float64|Float32  cell type of COST.tif (default Float64; Float32 rounds each value to\n"
+    "                        nearest, relative error <= 2^-24: docs/sssp.md \"Outputs\")\n"
+    "  --co KEY=VALUE        GTiff creation option of every output, over terrazo's defaults (repeatable,\n"
+    "                        as GDAL's -co), e.g. COMPRESS=DEFLATE (for readers without ZSTD), ZSTD_LEVEL=9,\n"
+    "                        NUM_THREADS=4; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR=3 on\n"
+    "                        COST.tif (2 on --allocation), BIGTIFF=IF_SAFER, compression on --threads\n"
+    "                        threads (docs/benchmarks.md \"Output compression\")\n"
     "\n"
     "Options:\n"
     "  --weight friction|absdiff|max  edge weight model (default friction):\n"
@@ -70,9 +79,9 @@ const char kUsage[] =
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: width, height, tile, device, exchange, weight, connectivity, scale, scale_given,\n"
-    "step_error_bound (input units per step; 0: exact), relative_error_bound (of every path; null: void),\n"
-    "offset, sources, reached_cells, max_distance, tiles, tiles_solved, solves, resolves, rounds,\n"
+    "JSON keys: cost_type, width, height, tile, device, exchange, weight, connectivity, scale,\n"
+    "scale_given, step_error_bound (input units per step; 0: exact), relative_error_bound (of every\n"
+    "path; null: void), offset, sources, reached_cells, max_distance, tiles, tiles_solved, solves, resolves, rounds,\n"
     "phases {import, load, sources, exchange, flush, write}, seconds, peak_rss_bytes, bytes_read,\n"
     "bytes_written, scratch_bytes; with the resident exchange also resident {tile, rounds,\n"
     "max_round_tiles, sweeps, gpu_ms, select_ms, solve_ms} (GPU counters; 0 on the CPU).\n"
@@ -121,6 +130,8 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
       throw UsageError("invalid --resident-round " + std::to_string(*round) + ": expected 1 to 2^32 tiles");
     options.resident_round = static_cast<std::uint64_t>(*round);
   }
+  if (auto type = args.value("--ot")) options.cost_type = parse_float_output_type(*type);
+  options.geotiff = parse_geotiff_options(args, common);
   if (auto text = args.value("--max-cost")) {
     const double max_cost = parse_finite_double("--max-cost", *text);
     if (!(max_cost >= 0)) throw UsageError("invalid --max-cost '" + *text + "': expected a cost >= 0");
@@ -131,6 +142,8 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   if (files[1] != "-") options.output = files[1];
   if (options.output.empty() && options.backlink.empty() && options.allocation.empty() && !common.json)
     throw UsageError("COST.tif is '-' and none of --backlink, --allocation, --json is given: nothing would be output");
+  if (options.output.empty() && options.cost_type != CellType::Float64)
+    throw UsageError("--ot applies to COST.tif, and COST.tif is '-'");
   if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
     throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
   if (options.map_coords && options.sources.empty())
@@ -191,6 +204,7 @@ std::string SsspCommandResult::to_json() const {
       .add("output", o.output)
       .add("backlink", o.backlink)
       .add("allocation", o.allocation)
+      .add("cost_type", to_string(o.cost_type))
       .add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)

@@ -193,7 +193,7 @@ struct GeoTiffWriter::Impl {
 
 GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
                              const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block,
-                             unsigned compress_threads)
+                             const GeoTiffOptions& options)
     : impl_(std::make_unique<Impl>()) {
   ensure_gdal();
   Impl& w = *impl_;
@@ -224,22 +224,12 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
 
   GDALDriverH driver = GDALGetDriverByName("GTiff");
   if (!driver) throw Error("GDAL was built without its GTiff driver");
-  const bool is_float = !cell_type_is_integer(type);
-  const std::string block_text = std::to_string(block);
-  CPLStringList options;
-  options.SetNameValue("TILED", "YES");
-  options.SetNameValue("BLOCKXSIZE", block_text.c_str());
-  options.SetNameValue("BLOCKYSIZE", block_text.c_str());
-  options.SetNameValue("COMPRESS", "DEFLATE");
-  // Horizontal differencing helps DEM-like data: integer (2) or floating-point (3) predictor.
-  options.SetNameValue("PREDICTOR", is_float ? "3" : (type == CellType::UInt8 ? "1" : "2"));
-  options.SetNameValue("BIGTIFF", "IF_SAFER");
-  if (compress_threads != 1) {
-    options.SetNameValue("NUM_THREADS", compress_threads == 0 ? "ALL_CPUS" : std::to_string(compress_threads).c_str());
-  }
+  CPLStringList creation;
+  for (const auto& [key, value] : geotiff_creation_options(type, block, options, path))
+    creation.SetNameValue(key.c_str(), value.c_str());
   reset_gdal_error();
   w.dataset = GDALCreate(driver, w.partial.c_str(), static_cast<int>(width), static_cast<int>(height), 1,
-                         to_gdal_type(type), options.List());
+                         to_gdal_type(type), creation.List());
   if (!w.dataset) throw gdal_failure("cannot create '" + w.partial + "'");
   try {
     w.band = GDALGetRasterBand(w.dataset, 1);

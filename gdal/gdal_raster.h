@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/memory_budget.h"
+#include "gdal/geotiff_options.h"
 #include "store/raster_info.h"
 
 namespace terrazo {
@@ -40,21 +41,22 @@ class RasterReader {
   virtual std::string format() const { return "raster"; }
 };
 
-// Writes a tiled (block x block), DEFLATE-compressed, BIGTIFF=IF_SAFER GeoTIFF of `type`, with the
-// geotransform and CRS of `georef` (size from width/height, nodata from has_nodata/nodata).
+// Writes a tiled (block x block), compressed, BIGTIFF=IF_SAFER GeoTIFF of `type`, with the
+// geotransform and CRS of `georef` (size from width/height, nodata from has_nodata/nodata). The
+// creation options are terrazo's defaults with the user's --co on top (gdal/geotiff_options.h);
+// compression runs on options.threads GDAL worker threads (0: all cores; GTiff's NUM_THREADS),
+// each holding one block and its compressed copy; cell values are the same for any count, the
+// order of blocks in the file may differ.
 class GeoTiffWriter {
  public:
   GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
                 const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block = 256,
-                unsigned compress_threads = 1);
+                const GeoTiffOptions& options = {});
   ~GeoTiffWriter();
   // Row-major w*h doubles; NaN is written as the nodata value, integers are rounded, a value the
   // type cannot hold is an Error. Windows may come in any order; each block should be covered by
   // one call (a block filled by several calls may be compressed and stored more than once when
   // GDAL's cache is small). Scratch memory: one block of doubles (block^2 x 8 bytes).
-  // compress_threads: DEFLATE runs on that many GDAL worker threads (0: all cores; GTiff's
-  // NUM_THREADS), each holding one block and its compressed copy; cell values are the same for any
-  // count, the order of blocks in the file may differ.
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* cells);
   void write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells);
   void finish();

@@ -39,6 +39,8 @@ class GdalErrorTrap {
   GdalErrorTrap(const GdalErrorTrap&) = delete;
   GdalErrorTrap& operator=(const GdalErrorTrap&) = delete;
   bool raised() const { return count_ > 0; }
+  // The first message raised (empty when none).
+  const std::string& first_message() const { return first_; }
   // Throws Error("<what>: GDAL <error|warning>: <the first message>") when anything was raised.
   void check(const std::string& what) const;
   // Forgets what was raised so far.
