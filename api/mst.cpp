@@ -86,7 +86,7 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   Stopwatch phase;
   std::unique_ptr<TileStore> store;
   if (TileStore::looks_like_tile_store(options.input)) {
-    store = TileStore::open(options.input);
+    store = TileStore::open(options.input, &budget);
     if (options.tile != 0 && store->tile() != options.tile) store.reset();
   }
   std::uint64_t import_read = 0, import_written = 0;
@@ -98,7 +98,7 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
     const ImportResult imported = run_import(import, budget, progress);
     import_read = imported.bytes_read;
     import_written = imported.bytes_written;
-    store = TileStore::open(import.output);
+    store = TileStore::open(import.output, &budget);
   }
   result.seconds.import = phase.seconds();
   RasterInfo info = store->info();

@@ -5,6 +5,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
 #include <list>
 #include <memory>
 #include <unordered_map>
@@ -19,12 +22,16 @@
 #include "gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
 #include "store/atomic_output.h"
+#include "store/external_sorter.h"
+#include "store/posix_file.h"
+#include "store/run_directory.h"
 
 namespace terrazo {
 
 namespace {
 
 constexpr std::uint32_t kWindow = 256;
+constexpr std::uint64_t kStepBuffer = 1ull << 20;  // one walk's steps in memory before they spill
 
 // Backlink windows of kWindow x kWindow cells, LRU, as bytes (255 = none).
 class BacklinkWindows {
@@ -101,6 +108,135 @@ void centre(const RasterInfo& info, std::uint64_t x, std::uint64_t y, double* mx
   *my = g[3] + px * g[4] + py * g[5];
 }
 
+// The steps of one walk (one backlink direction byte each, destination to source), in a buffer of
+// `buffer_bytes` that spills to `spill_path` when full; replayed from the end (source first) as
+// often as asked. Memory: the buffer alone, whatever the path's length.
+class StepLog {
+ public:
+  StepLog(std::string spill_path, std::uint64_t buffer_bytes)
+      : spill_path_(std::move(spill_path)), buffer_(static_cast<std::size_t>(buffer_bytes)) {}
+
+  void clear() {
+    used_ = 0;
+    spilled_ = 0;
+  }
+  void push(std::uint8_t direction) {
+    if (used_ == buffer_.size()) flush();
+    buffer_[used_++] = direction;
+  }
+  std::uint64_t size() const { return spilled_ + used_; }
+  std::uint64_t bytes_spilled() const { return bytes_spilled_; }
+  // After the last push: the whole walk on disk when any of it is.
+  void finish() {
+    if (spilled_ > 0 && used_ > 0) flush();
+  }
+  // Calls visit(direction) for every step, last pushed first.
+  template <class Visit>
+  void replay_backwards(Visit&& visit) {
+    if (spilled_ == 0) {
+      for (std::size_t i = used_; i-- > 0;) visit(buffer_[i]);
+      return;
+    }
+    std::uint64_t end = spilled_;
+    while (end > 0) {
+      const std::uint64_t begin = end > buffer_.size() ? end - buffer_.size() : 0;
+      file_.read_exact(buffer_.data(), end - begin, begin);
+      for (std::size_t i = static_cast<std::size_t>(end - begin); i-- > 0;) visit(buffer_[i]);
+      end = begin;
+    }
+  }
+
+ private:
+  void flush() {
+    if (!file_.is_open()) file_ = PosixFile(spill_path_, PosixFile::Mode::CreateReadWrite);
+    file_.write_all(buffer_.data(), used_, spilled_);
+    spilled_ += used_;
+    bytes_spilled_ += used_;
+    used_ = 0;
+  }
+  std::string spill_path_;
+  std::vector<std::uint8_t> buffer_;
+  std::size_t used_ = 0;
+  std::uint64_t spilled_ = 0, bytes_spilled_ = 0;
+  PosixFile file_;
+};
+
+// GeoJSON FeatureCollection written as a stream (OGR's GeoJSON driver holds a whole feature, as
+// JSON objects of ~100 bytes per vertex, before it writes it: 10 GiB for a 16.7 M-cell path).
+class GeoJsonStream {
+ public:
+  GeoJsonStream(const std::string& path, const std::string& crs_urn) : path_(path) {
+    file_ = std::fopen(path.c_str(), "wb");
+    if (!file_) throw Error("cannot create '" + path + "': " + std::strerror(errno));
+    std::setvbuf(file_, nullptr, _IOFBF, 1 << 16);
+    text("{\n\"type\": \"FeatureCollection\",\n\"name\": \"paths\",\n");
+    if (!crs_urn.empty()) text("\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + crs_urn + "\" } },\n");
+    text("\"features\": [\n");
+  }
+  ~GeoJsonStream() {
+    if (file_) std::fclose(file_);
+  }
+  void begin_feature(const std::vector<std::pair<const char*, std::string>>& properties) {
+    text(features_++ ? ",\n" : "");
+    text("{ \"type\": \"Feature\", \"properties\": { ");
+    for (std::size_t i = 0; i < properties.size(); ++i)
+      text(std::string(i ? ", " : "") + "\"" + properties[i].first + "\": " + properties[i].second);
+    text(" }, \"geometry\": { \"type\": \"LineString\", \"coordinates\": [ ");
+    points_ = 0;
+  }
+  void point(double x, double y) {
+    char line[80];
+    char* p = line;
+    if (points_++) {
+      *p++ = ',';
+      *p++ = ' ';
+    }
+    *p++ = '[';
+    *p++ = ' ';
+    p = std::to_chars(p, line + sizeof line, x).ptr;
+    *p++ = ',';
+    *p++ = ' ';
+    p = std::to_chars(p, line + sizeof line, y).ptr;
+    *p++ = ' ';
+    *p++ = ']';
+    write(line, static_cast<std::size_t>(p - line));
+  }
+  void end_feature() { text(" ] } }"); }
+  // Closes the collection and the file; throws on any write error.
+  void finish() {
+    text("\n]\n}\n");
+    const bool failed = std::ferror(file_) != 0;
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (failed || closed != 0) throw Error("cannot write '" + path_ + "': " + std::strerror(errno));
+  }
+  static std::string number(double v) {
+    char text[32];
+    return std::string(text, std::to_chars(text, text + sizeof text, v).ptr);
+  }
+
+ private:
+  void text(const std::string& s) { write(s.data(), s.size()); }
+  void write(const char* data, std::size_t bytes) {
+    if (std::fwrite(data, 1, bytes, file_) != bytes) throw Error("cannot write '" + path_ + "': " + std::strerror(errno));
+  }
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::uint64_t features_ = 0, points_ = 0;
+};
+
+// "urn:ogc:def:crs:EPSG::<code>" when the CRS has an EPSG code (what OGR's GeoJSON driver writes), else "".
+std::string crs_urn(const std::string& wkt) {
+  if (wkt.empty()) return "";
+  OGRSpatialReference srs;
+  if (srs.importFromWkt(wkt.c_str()) != OGRERR_NONE) return "";
+  srs.AutoIdentifyEPSG();
+  const char* authority = srs.GetAuthorityName(nullptr);
+  const char* code = srs.GetAuthorityCode(nullptr);
+  if (!authority || !code || std::string(authority) != "EPSG") return "";
+  return std::string("urn:ogc:def:crs:EPSG::") + code;
+}
+
 }  // namespace
 
 PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& progress) {
@@ -133,31 +269,23 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
   std::vector<SourceCell> dests =
       locate_source_points(options.dests, info, options.map_coords || !options.dest_crs.empty(), crs, 1, "--dest");
 
-  // The GeoJSON layer.
-  AtomicOutput output(options.output);
-  const std::string& partial = output.partial();
-  GDALDriver* driver = GetGDALDriverManager()->GetDriverByName("GeoJSON");
-  if (!driver) throw Error("GDAL has no GeoJSON driver");
-  reset_gdal_error();
-  std::unique_ptr<GDALDataset> dataset(driver->Create(partial.c_str(), 0, 0, 0, GDT_Unknown, nullptr));
-  if (!dataset) throw gdal_failure("cannot create '" + partial + "'");
-  std::unique_ptr<OGRSpatialReference> srs;
-  if (!info.crs_wkt.empty()) {
-    srs = std::make_unique<OGRSpatialReference>();
-    srs->importFromWkt(info.crs_wkt.c_str());
-    srs->SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
-  }
-  OGRLayer* layer = dataset->CreateLayer("paths", srs.get(), wkbLineString, nullptr);
-  if (!layer) throw gdal_failure("cannot create a layer in '" + partial + "'");
-  for (const auto& [name, type] : std::vector<std::pair<const char*, OGRFieldType>>{
-           {"dest_id", OFTInteger64}, {"dest_x", OFTInteger64}, {"dest_y", OFTInteger64}, {"cost", OFTReal},
-           {"length", OFTReal}, {"cells", OFTInteger64}}) {
-    OGRFieldDefn field(name, type);
-    if (layer->CreateField(&field) != OGRERR_NONE) throw gdal_failure("cannot create the field " + std::string(name));
+  // Bounded memory whatever the paths' lengths: each walk's steps go to a StepLog (1 MiB, then its
+  // spill file), are replayed from the source twice (length, then vertices) into a streamed
+  // GeoJSON, and the mask's cells go through an external sort.
+  RunDirectory run(options.tmpdir);
+  auto step_reservation = budget.reserve(kStepBuffer, "path step buffer");
+  StepLog steps(run.path() + "/steps", kStepBuffer);
+  std::unique_ptr<ExternalSorter> mask_cells;
+  if (!options.mask.empty()) {
+    const std::uint64_t sort_bytes = std::max<std::uint64_t>(
+        ExternalSorter::kMinimumBufferBytes, std::min<std::uint64_t>(budget.available() / 4, 16ull << 20));
+    mask_cells = std::make_unique<ExternalSorter>(run.path() + "/mask-cells", budget, sort_bytes);
   }
 
+  AtomicOutput output(options.output);
+  GeoJsonStream json(output.partial(), crs_urn(info.crs_wkt));
+
   PathResult result;
-  std::vector<std::uint64_t> mask_cells;
   const std::uint64_t limit = info.width * info.height;
   progress.update("path", 0, dests.size());
   for (std::size_t k = 0; k < dests.size(); ++k) {
@@ -171,8 +299,13 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     if (c != c)
       throw UsageError(d.text + " is not reached by any source (the cost raster has nodata there)");
     path.cost = c;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> cells{{path.x, path.y}};
+    // The walk, destination to source. Cycles in O(1) memory (Brent's cycle detection [Brent1980]):
+    // `saved` is the cell after 1, 2, 4, 8, ... steps; a walk that comes back to it is a cycle, found
+    // within mu + 2 lambda steps. The step count bound is a backstop.
+    steps.clear();
     std::uint64_t x = path.x, y = path.y;
+    std::uint64_t saved_x = x, saved_y = y, power = 1, since_saved = 0;
+    if (mask_cells) mask_cells->push({y * info.width + x, 0});
     for (;;) {
       const std::uint8_t b = windows.at(x, y);
       if (b == 255) break;
@@ -182,61 +315,78 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
                     std::to_string(y) + "; is it a backlink raster from terrazo sssp?");
       x = static_cast<std::uint64_t>(nx);
       y = static_cast<std::uint64_t>(ny);
-      cells.push_back({x, y});
-      if (cells.size() > limit)
+      steps.push(b);
+      if (mask_cells) mask_cells->push({y * info.width + x, 0});
+      if ((x == saved_x && y == saved_y) || steps.size() >= limit)
         throw Error("--backlink '" + options.backlink + "' has a cycle through " + std::to_string(x) + "," +
                     std::to_string(y) + "; is it a backlink raster from terrazo sssp?");
+      if (++since_saved == power) {
+        saved_x = x;
+        saved_y = y;
+        power *= 2;
+        since_saved = 0;
+      }
+      if ((steps.size() & 0xfffff) == 0) progress.update("path", k, dests.size());  // lets Ctrl-C in
     }
+    steps.finish();
     path.source_x = x;
     path.source_y = y;
-    path.cells = cells.size();
-    std::reverse(cells.begin(), cells.end());  // source first
-    OGRLineString line;
-    line.setNumPoints(static_cast<int>(std::max<std::size_t>(2, cells.size())));
+    path.cells = steps.size() + 1;
+    // Vertices source first: the walk replayed backwards from the source.
+    const auto replay = [&](auto&& vertex) {
+      std::uint64_t vx = path.source_x, vy = path.source_y;
+      vertex(vx, vy);
+      steps.replay_backwards([&](std::uint8_t b) {
+        vx -= kDirDx[b];
+        vy -= kDirDy[b];
+        vertex(vx, vy);
+      });
+    };
+    bool first = true;
     double px = 0, py = 0;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
+    replay([&](std::uint64_t vx, std::uint64_t vy) {
       double mx, my;
-      centre(info, cells[i].first, cells[i].second, &mx, &my);
-      line.setPoint(static_cast<int>(i), mx, my);
-      if (i > 0) path.length += std::hypot(mx - px, my - py);
+      centre(info, vx, vy, &mx, &my);
+      if (!first) path.length += std::hypot(mx - px, my - py);
+      first = false;
       px = mx;
       py = my;
-    }
-    if (cells.size() == 1) line.setPoint(1, px, py);
-    OGRFeature feature(layer->GetLayerDefn());
-    feature.SetField("dest_id", static_cast<GIntBig>(k + 1));
-    feature.SetField("dest_x", static_cast<GIntBig>(path.x));
-    feature.SetField("dest_y", static_cast<GIntBig>(path.y));
-    feature.SetField("cost", path.cost);
-    feature.SetField("length", path.length);
-    feature.SetField("cells", static_cast<GIntBig>(path.cells));
-    feature.SetGeometry(&line);
-    if (layer->CreateFeature(&feature) != OGRERR_NONE) throw gdal_failure("cannot write a path to '" + partial + "'");
-    if (!options.mask.empty())
-      for (const auto& [cx, cy] : cells) mask_cells.push_back(cy * info.width + cx);
+    });
+    json.begin_feature({{"dest_id", std::to_string(k + 1)},
+                        {"dest_x", std::to_string(path.x)},
+                        {"dest_y", std::to_string(path.y)},
+                        {"cost", GeoJsonStream::number(path.cost)},
+                        {"length", GeoJsonStream::number(path.length)},
+                        {"cells", std::to_string(path.cells)}});
+    replay([&](std::uint64_t vx, std::uint64_t vy) {
+      double mx, my;
+      centre(info, vx, vy, &mx, &my);
+      json.point(mx, my);
+    });
+    if (path.cells == 1) json.point(px, py);  // a LineString has two vertices at least
+    json.end_feature();
+    result.bytes_spilled += steps.bytes_spilled();
     result.paths.push_back(path);
     progress.update("path", k + 1, dests.size());
   }
-  reset_gdal_error();
-  dataset.reset();  // closes and flushes
-  if (gdal_failed()) throw gdal_failure("cannot finish writing '" + partial + "'");
+  json.finish();
 
-  if (!options.mask.empty()) {
-    // Block rows of the mask, each written once: the path cells sorted by cell id.
-    std::sort(mask_cells.begin(), mask_cells.end());
-    mask_cells.erase(std::unique(mask_cells.begin(), mask_cells.end()), mask_cells.end());
+  if (mask_cells) {
+    // Block rows of the mask, each written once: the path cells in cell-id order.
+    mask_cells->finish();
     const std::uint32_t rows = 256;
     auto strip_reservation = budget.reserve(info.width * rows, "path mask strip");
     std::vector<std::uint8_t> strip;
     GeoTiffWriter writer(options.mask, info.width, info.height, CellType::UInt8, info, false, 0.0, 256);
-    std::size_t next = 0;
+    SortRecord next{};
+    bool more = mask_cells->next(&next);
     for (std::uint64_t y0 = 0; y0 < info.height; y0 += rows) {
       const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, info.height - y0));
       // Strips as windows of at most 2^31 cells' width: GeoTiffWriter takes 32-bit window sizes.
       strip.assign(info.width * h, 0);
-      while (next < mask_cells.size() && mask_cells[next] < (y0 + h) * info.width) {
-        strip[mask_cells[next] - y0 * info.width] = 1;
-        ++next;
+      while (more && next.key < (y0 + h) * info.width) {
+        strip[next.key - y0 * info.width] = 1;
+        more = mask_cells->next(&next);
       }
       for (std::uint64_t x0 = 0; x0 < info.width; x0 += 1u << 30) {
         const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(1u << 30, info.width - x0));
@@ -252,6 +402,7 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     }
     writer.finish();
     result.bytes_written += writer.bytes_written();
+    result.bytes_spilled += mask_cells->bytes_written();
   }
   // Published after the mask: a run that fails writing the mask publishes neither.
   output.publish();

@@ -4,19 +4,24 @@
 // Contract: from each destination cell, follow the backlink directions (kernels/sssp/backlink.h:
 // 0..7 clockwise from east, 255 = none) until a cell with 255 (a source); the path is that cell
 // sequence, written source first. Because `terrazo sssp` derives backlinks from final labels with
-// strictly decreasing hop counts, every walk ends; a walk longer than the raster has cells, or one
+// strictly decreasing hop counts, every walk ends; a walk that comes back to a cell (a cycle, found
+// in O(1) memory by Brent's cycle detection [Brent1980]), or one
 // leaving the raster, or a cell of a backlink window the walk reads holding anything but 0..7 or
 // 255 (8..254, a fraction) is an Error naming the cell (a backlink raster from elsewhere).
 // Outputs:
-//  - `output`: GeoJSON (OGR's GeoJSON driver), one LineString feature per destination, in the
+//  - `output`: GeoJSON (streamed: a FeatureCollection "paths" as OGR's GeoJSON driver names it, the
+//    CRS as an EPSG URN when it has an EPSG code), one LineString feature per destination, in the
 //    backlink raster's CRS, vertices at cell centres (geotransform applied to x + 0.5, y + 0.5),
 //    properties: dest_id (1-based destination order), dest_x, dest_y (pixel), cost (the cost raster at
 //    the destination), length (sum of step lengths in map units), cells (vertices). A destination
 //    that is a source gives a two-vertex line of length 0.
 //  - `mask` (optional): Byte GeoTIFF of the backlink raster's size: 1 on path cells, 0 elsewhere.
 // Out of core: backlink windows of 256 x 256 cells are read through RasterReader into an LRU
-// cache of at most `cache_bytes` (default min(budget / 4, 64 MiB)); the path vertices themselves
-// (16 bytes each) are held while a path is written.
+// cache of at most `cache_bytes` (default min(budget / 4, 64 MiB)); a walk's steps (1 byte each) go
+// to a 1 MiB buffer that spills to a file of the run directory under `tmpdir` and are replayed
+// backwards from the source (twice: length, then vertices); the mask's cells go through an
+// ExternalSorter of min(budget / 4, 16 MiB). So the budget holds for paths of any length (a
+// 16.7 M-cell path at --memory 64M; docs/reliability.md).
 // Errors: UsageError for a destination outside the raster or unreached (cost nodata / backlink
 // 255 on a non-source), rasters of different sizes; Error for I/O and malformed backlinks.
 #pragma once
@@ -39,6 +44,7 @@ struct PathOptions {
   bool map_coords = false;         // dests in the rasters' CRS
   std::string dest_crs;            // dests in this CRS (implies map coordinates)
   std::uint64_t cache_bytes = 0;   // backlink window cache; 0: min(budget / 4, 64 MiB)
+  std::string tmpdir;              // run directory parent ("" = $TMPDIR or /tmp)
 };
 
 struct TracedPath {
@@ -54,6 +60,7 @@ struct PathResult {
   std::vector<TracedPath> paths;
   double seconds = 0;
   std::uint64_t bytes_read = 0, bytes_written = 0, peak_rss_bytes = 0;
+  std::uint64_t bytes_spilled = 0;  // steps of long walks and mask cells written to the run directory
   std::uint64_t window_reads = 0;  // backlink windows read (cache misses)
 };
 

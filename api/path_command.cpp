@@ -29,12 +29,13 @@ const char kUsage[] =
     "  --map-coords      --dest values are map coordinates in the rasters' CRS\n"
     "  --dest-crs CRS    --dest values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
     "  --mask FILE       also write a Byte GeoTIFF: 1 on path cells, 0 elsewhere\n"
-    "  --memory SIZE     host memory budget (default 1G)\n"
+    "  --memory SIZE     host memory budget (default 1G); paths of any length fit in it\n"
+    "  --tmpdir DIR      scratch directory for long paths' steps and the mask's cells (default $TMPDIR or /tmp)\n"
     "  --json            print a JSON summary as the last line of stdout\n"
     "  -q, --quiet       no progress on stderr\n"
     "\n"
     "JSON keys: paths [{dest, x, y, source_x, source_y, cost, length, cells}], seconds, peak_rss_bytes,\n"
-    "bytes_read, bytes_written.\n"
+    "bytes_read, bytes_written, bytes_spilled.\n"
     "\n"
     "Example:\n"
     "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
@@ -58,6 +59,7 @@ PathCommandOptions parse_path_options(const std::vector<std::string>& arguments)
   if (auto crs = args.value("--dest-crs")) options.dest_crs = *crs;
   const std::vector<std::string> files = args.positionals(1, 1, "PATHS.geojson");
   options.output = files[0];
+  options.tmpdir = parsed.common.tmpdir;
   if (options.backlink.empty()) throw UsageError("--backlink FILE is required (from terrazo sssp --backlink)");
   if (options.cost.empty()) throw UsageError("--cost FILE is required (the cost raster of the same sssp run)");
   if (options.dests.empty()) throw UsageError("no destination: give --dest x,y (repeatable)");
@@ -107,7 +109,8 @@ std::string PathCommandResult::to_json() const {
       .add("window_reads", r.window_reads)
       .add("peak_rss_bytes", r.peak_rss_bytes)
       .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
+      .add("bytes_written", r.bytes_written)
+      .add("bytes_spilled", r.bytes_spilled);
   return summary.str();
 }
 

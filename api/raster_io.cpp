@@ -240,7 +240,7 @@ RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& 
   CellStats stats;
   if (TileStore::looks_like_tile_store(path)) {
     // Read the present tiles only (absent ones are all nodata), verifying every checksum.
-    auto store = TileStore::open(path);
+    auto store = TileStore::open(path, &budget);
     const TileGrid& grid = store->grid();
     summary.format = "terrazo tile store v1";
     summary.info = store->info();
@@ -325,7 +325,7 @@ std::string to_json(const RasterSummary& s) {
 std::unique_ptr<TileStore> open_as_tile_store(const std::string& input_path, RunDirectory& run, std::uint32_t tile,
                                               MemoryBudget& budget, Progress& progress) {
   if (TileStore::looks_like_tile_store(input_path)) {
-    auto store = TileStore::open(input_path);
+    auto store = TileStore::open(input_path, &budget);
     if (tile == 0 || store->tile() == tile) return store;
   }
   // A name of its own in the run directory for each import of the run.
@@ -338,7 +338,7 @@ std::unique_ptr<TileStore> open_as_tile_store(const std::string& input_path, Run
   options.output = output;
   options.tile = tile;
   run_import(options, budget, progress);
-  return TileStore::open(output);
+  return TileStore::open(output, &budget);
 }
 
 }  // namespace terrazo

@@ -133,6 +133,7 @@ constexpr std::uint32_t kVersion = 1;
 constexpr std::uint64_t kFixedHeaderBytes = 148;          // header record without the CRS
 constexpr std::uint64_t kMaxCrsBytes = 1ull << 20;        // WKT strings are a few KiB
 constexpr std::uint64_t kIndexEntryBytes = 16;
+constexpr std::uint64_t kIndexChunkBytes = 1ull << 20;  // the index is read in chunks of this size
 constexpr std::uint32_t kMaxTile = 16384;                 // t*t cells fit 32-bit in-tile indices
 constexpr std::uint32_t kFlagNodata = 1, kFlagGeotransform = 2, kFlagStats = 4;
 
@@ -315,7 +316,13 @@ struct TileStore::Impl {
   RasterInfo info;
   TileGrid grid;
   Layout layout;
-  std::vector<IndexEntry> index;
+  // The index in memory (docs/tile_store_format.md "In memory"): which tiles are stored (a bit per
+  // tile of the grid, row-major), the stored tiles before each 64-bit word of it, and the CRC of
+  // each stored tile (in row-major order); offsets follow from the Z-order slot. 2 bits per tile
+  // plus 4 bytes per stored tile, and one more bit per stored tile when statistics are checked.
+  std::vector<std::uint64_t> present_bits, present_before;
+  std::vector<std::uint32_t> crcs;
+  MemoryBudget::Reservation index_reservation;
   std::uint64_t present = 0;
   NodataRule rule{CellType::Float32, false, 0.0};
   mutable std::atomic<std::uint64_t> bytes_read{0};
@@ -324,9 +331,19 @@ struct TileStore::Impl {
   // before conversion; rounding is monotonic, so the cells' extremes are these).
   double stored_min = 0.0, stored_max = 0.0;
   mutable std::mutex seen_mutex;  // guards what follows
-  mutable std::vector<std::uint8_t> seen;  // present tiles read at least once
+  mutable std::vector<std::uint64_t> seen;  // a bit per stored tile (its rank): read at least once
   mutable std::uint64_t seen_count = 0;
   mutable CellStats seen_stats;
+
+  bool is_present(std::uint64_t i) const { return (present_bits[i / 64] >> (i % 64)) & 1; }
+  // Stored tiles before tile i (row-major): its position in `crcs`.
+  std::uint64_t rank(std::uint64_t i) const {
+    const std::uint64_t below = present_bits[i / 64] & ((std::uint64_t{1} << (i % 64)) - 1);
+    return present_before[i / 64] + static_cast<std::uint64_t>(__builtin_popcountll(below));
+  }
+  std::uint64_t offset(std::uint32_t tx, std::uint32_t ty) const {
+    return layout.data_offset + grid.z_rank(tx, ty) * layout.tile_bytes;
+  }
 
   [[noreturn]] void corrupt(const std::string& what) const {
     throw Error("'" + file.path() + "' is a damaged terrazo tile store (" + what +
@@ -343,7 +360,7 @@ bool TileStore::looks_like_tile_store(const std::string& path) {
   return match;
 }
 
-std::unique_ptr<TileStore> TileStore::open(const std::string& path) {
+std::unique_ptr<TileStore> TileStore::open(const std::string& path, MemoryBudget* budget) {
   auto impl = std::make_unique<Impl>();
   impl->file = PosixFile(path, PosixFile::Mode::Read);
   const std::uint64_t file_size = impl->file.size();
@@ -417,27 +434,55 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path) {
                 "; re-create it with `terrazo import`");
   if (present_tiles > layout.tile_count) impl->corrupt("more present tiles than tiles");
 
-  // The index: row-major entries, then its CRC.
+  // The index: row-major entries, then its CRC; read in chunks (the CRC chained over them) into the
+  // compact form of Impl, whose bytes are reserved first.
+  const std::uint64_t words = (layout.tile_count + 63) / 64;
+  const std::uint64_t seen_bytes = info.has_stats ? (present_tiles + 63) / 64 * 8 : 0;
+  const std::uint64_t index_memory = words * 16 + present_tiles * 4 + seen_bytes;
   const std::uint64_t index_bytes = layout.tile_count * kIndexEntryBytes;
-  std::vector<unsigned char> raw_index(index_bytes + 4);
-  impl->file.read_exact(raw_index.data(), raw_index.size(), layout.index_offset);
-  std::uint32_t index_crc;
-  std::memcpy(&index_crc, raw_index.data() + index_bytes, 4);
-  if (crc32_of(raw_index.data(), index_bytes) != index_crc) impl->corrupt("tile index checksum mismatch");
-  impl->index.resize(layout.tile_count);
-  const std::uint32_t tiles_x = impl->grid.tiles_x();
-  for (std::uint64_t i = 0; i < layout.tile_count; ++i) {
-    Decoder d(raw_index.data() + i * kIndexEntryBytes, kIndexEntryBytes);
-    IndexEntry& entry = impl->index[i];
-    entry.offset = d.get<std::uint64_t>();
-    entry.crc = d.get<std::uint32_t>();
-    if (entry.offset == 0) continue;
-    const auto tx = static_cast<std::uint32_t>(i % tiles_x), ty = static_cast<std::uint32_t>(i / tiles_x);
-    const std::uint64_t slot = layout.data_offset + impl->grid.z_rank(tx, ty) * layout.tile_bytes;
-    if (entry.offset != slot)
-      impl->corrupt("tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") is indexed outside its Z-order slot");
-    ++impl->present;
+  const std::uint64_t chunk_bytes = std::min(kIndexChunkBytes, index_bytes);
+  MemoryBudget::Reservation chunk_reservation;
+  if (budget) {
+    impl->index_reservation = budget->reserve(
+        index_memory, "tile index of '" + path + "' (" + std::to_string(layout.tile_count) + " tiles, " +
+                          std::to_string(present_tiles) + " stored)");
+    chunk_reservation = budget->reserve(chunk_bytes, "tile index read buffer");
   }
+  impl->present_bits.assign(words, 0);
+  impl->present_before.assign(words, 0);
+  impl->crcs.reserve(present_tiles);
+  std::vector<unsigned char> chunk(chunk_bytes);
+  uLong running_crc = crc32(0L, Z_NULL, 0);
+  const std::uint32_t tiles_x = impl->grid.tiles_x();
+  std::string problem;
+  for (std::uint64_t first = 0; first < layout.tile_count;) {
+    const std::uint64_t count = std::min<std::uint64_t>(chunk_bytes / kIndexEntryBytes, layout.tile_count - first);
+    impl->file.read_exact(chunk.data(), count * kIndexEntryBytes, layout.index_offset + first * kIndexEntryBytes);
+    running_crc = crc32(running_crc, chunk.data(), static_cast<uInt>(count * kIndexEntryBytes));
+    // The first bad entry is reported once the checksum holds (a checksum mismatch comes first).
+    for (std::uint64_t j = 0; j < count && problem.empty(); ++j) {
+      const std::uint64_t i = first + j;
+      Decoder d(chunk.data() + j * kIndexEntryBytes, kIndexEntryBytes);
+      const auto offset = d.get<std::uint64_t>();
+      const auto crc = d.get<std::uint32_t>();
+      if (i % 64 == 0) impl->present_before[i / 64] = impl->present;
+      if (offset == 0) continue;
+      const auto tx = static_cast<std::uint32_t>(i % tiles_x), ty = static_cast<std::uint32_t>(i / tiles_x);
+      if (offset != impl->offset(tx, ty)) {
+        problem = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") is indexed outside its Z-order slot";
+      } else if (++impl->present > present_tiles) {
+        problem = "present-tile count disagrees with the index";
+      } else {
+        impl->present_bits[i / 64] |= std::uint64_t{1} << (i % 64);
+        impl->crcs.push_back(crc);
+      }
+    }
+    first += count;
+  }
+  std::uint32_t index_crc;
+  impl->file.read_exact(&index_crc, 4, layout.index_offset + index_bytes);
+  if (running_crc != index_crc) impl->corrupt("tile index checksum mismatch");
+  if (!problem.empty()) impl->corrupt(problem);
   if (impl->present != present_tiles) impl->corrupt("present-tile count disagrees with the index");
   // A CRS is text: NUL bytes in it would be dropped silently downstream (outputs without a CRS).
   if (info.crs_wkt.find('\0') != std::string::npos) impl->corrupt("the CRS holds NUL bytes");
@@ -452,10 +497,10 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path) {
                     std::to_string(impl->present) + " stored tiles");
     impl->stored_min = lo;
     impl->stored_max = hi;
-    impl->seen.assign(layout.tile_count, 0);
+    impl->seen.assign((present_tiles + 63) / 64, 0);
   }
   impl->rule = NodataRule(info);
-  impl->bytes_read = header.size() + raw_index.size();
+  impl->bytes_read = header.size() + index_bytes + 4;
   return std::unique_ptr<TileStore>(new TileStore(std::move(impl)));
 }
 
@@ -469,7 +514,7 @@ std::uint64_t TileStore::bytes_read() const { return impl_->bytes_read.load(); }
 
 bool TileStore::tile_present(std::uint32_t tx, std::uint32_t ty) const {
   if (tx >= impl_->grid.tiles_x() || ty >= impl_->grid.tiles_y()) return false;
-  return impl_->index[static_cast<std::uint64_t>(ty) * impl_->grid.tiles_x() + tx].offset != 0;
+  return impl_->is_present(static_cast<std::uint64_t>(ty) * impl_->grid.tiles_x() + tx);
 }
 
 void TileStore::read_tile_raw(std::uint32_t tx, std::uint32_t ty, void* out) const {
@@ -478,8 +523,8 @@ void TileStore::read_tile_raw(std::uint32_t tx, std::uint32_t ty, void* out) con
     throw Error("tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") is outside the " +
                 std::to_string(s.grid.tiles_x()) + " x " + std::to_string(s.grid.tiles_y()) + " tiles of '" +
                 s.file.path() + "'");
-  const IndexEntry& entry = s.index[static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx];
-  if (entry.offset == 0) {
+  const std::uint64_t i = static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx;
+  if (!s.is_present(i)) {
     // Absent: every cell is nodata.
     const std::uint32_t size = cell_type_size(s.info.type);
     unsigned char fill[8];
@@ -490,9 +535,9 @@ void TileStore::read_tile_raw(std::uint32_t tx, std::uint32_t ty, void* out) con
     for (std::uint64_t i = 0; i < cells; ++i) std::memcpy(bytes + i * size, fill, size);
     return;
   }
-  s.file.read_exact(out, s.layout.tile_bytes, entry.offset);
+  s.file.read_exact(out, s.layout.tile_bytes, s.offset(tx, ty));
   s.bytes_read += s.layout.tile_bytes;
-  if (crc32_of(out, s.layout.tile_bytes) != entry.crc)
+  if (crc32_of(out, s.layout.tile_bytes) != s.crcs[s.rank(i)])
     s.corrupt("tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") checksum mismatch");
   if (s.info.has_stats) check_statistics(tx, ty, out);
 }
@@ -511,9 +556,11 @@ void TileStore::check_statistics(std::uint32_t tx, std::uint32_t ty, const void*
   // Once every stored tile was read, the statistics must be the tiles' own: bounds wider than
   // the data (max = 1e300) would shrink every weight to zero.
   std::lock_guard<std::mutex> lock(s.seen_mutex);
-  std::uint8_t& seen = s.seen[static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx];
-  if (seen) return;
-  seen = 1;
+  const std::uint64_t rank = s.rank(static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx);
+  std::uint64_t& word = s.seen[rank / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (rank % 64);
+  if (word & bit) return;
+  word |= bit;
   s.seen_stats.merge(tile);
   if (++s.seen_count != s.present) return;
   if (s.seen_stats.min != s.stored_min || s.seen_stats.max != s.stored_max || s.seen_stats.valid != s.info.valid_cells)

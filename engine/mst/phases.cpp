@@ -54,6 +54,8 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
   const TileGrid& grid = source.grid();
   const std::uint32_t t = grid.tile;
   const WeightParams& params = options.params;
+  // The tile order and each tile's summary offset: 16 bytes per tile of the grid, for the run.
+  auto order_reservation = budget.reserve(grid.tile_count() * 16, "MST tile order and summary offsets");
   const std::vector<std::uint64_t> order = grid.z_order();
   if (2 * ceil_log2(std::max(grid.tiles_x(), grid.tiles_y())) + 2 * ceil_log2(t) + 3 > 64) {
     throw Error("mst: the raster has too many tiles of " + std::to_string(t) +

@@ -18,4 +18,13 @@ std::vector<std::string> partial_files_of(const std::string& path);
 // The names in `dir`, its own lock file (RunDirectory::kOwnerFile) aside.
 std::vector<std::string> entries_of(const TempDir& dir);
 
+// True in a build under AddressSanitizer (-DTERRAZO_SANITIZE=ON): its shadow memory and quarantine
+// are in every VmHWM, so the tests of the budget promise (VmHWM <= --memory + 64 MiB) skip there.
+constexpr bool kSanitizedBuild =
+#if defined(__SANITIZE_ADDRESS__)
+    true;
+#else
+    false;
+#endif
+
 }  // namespace terrazo::testing

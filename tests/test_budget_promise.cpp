@@ -1,0 +1,203 @@
+// tests/test_budget_promise.cpp: the budget promise (VmHWM <= --memory + 64 MiB,
+// docs/memory_budget.md) where the reliability issue found it broken, each case its reproducer
+// scaled to CI (docs/reliability.md "The budget promise"): the program is run as a child process
+// and its --json peak_rss_bytes (VmHWM) checked.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gdal_priv.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/memory_budget.h"
+#include "gdal/gdal_raster.h"
+#include "kernels/common/tile_geometry.h"
+#include "store/raster_info.h"
+#include "store/tile_store.h"
+#include "tests/support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+using testing::TempDir;
+using testing::kSanitizedBuild;
+
+struct ChildRun {
+  int exit_code = -1;
+  std::string json;  // the last line of stdout
+  std::string err;
+  std::uint64_t peak_rss_bytes = 0;  // the child's VmHWM (wait4's ru_maxrss), also when it failed
+};
+
+ChildRun run_terrazo(const TempDir& dir, const std::string& arguments) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = std::string(TERRAZO_BINARY) + " " + arguments + " > " + out + " 2> " + err;
+  ChildRun run;
+  const pid_t child = fork();
+  if (child == 0) {
+    // exec replaces the shell (a simple command), so ru_maxrss is terrazo's own.
+    execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  if (child > 0 && wait4(child, &status, 0, &usage) == child) {
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  }
+  std::ifstream f(out);
+  for (std::string line; std::getline(f, line);)
+    if (!line.empty()) run.json = line;
+  std::ifstream e(err);
+  run.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
+  return run;
+}
+
+std::uint64_t json_number(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\":");
+  if (at == std::string::npos) return 0;
+  return std::stoull(json.substr(at + key.size() + 3));
+}
+
+// ---- (a) path: a path of every cell of the raster ------------------------------------------------
+
+// A snake through every cell of a w x h raster, from the source (0, 0) along row 0, down at its
+// end, back along row 1, ...: backlinks (pointing to the predecessor) W on even rows, E on odd
+// rows, N at the row's turn; the destination is where the snake ends.
+void write_snake(const std::string& back, const std::string& cost, std::uint32_t w, std::uint32_t h) {
+  RasterInfo georef;
+  georef.has_geotransform = true;
+  georef.geotransform = {0, 1, 0, 0, 0, -1};
+  GeoTiffWriter b(back, w, h, CellType::UInt8, georef, true, 255.0, 256);
+  GeoTiffWriter c(cost, w, h, CellType::Float32, georef, true, -1.0, 256);
+  std::vector<std::uint8_t> row(w);
+  std::vector<double> costs(w);
+  for (std::uint32_t y = 0; y < h; ++y) {
+    for (std::uint32_t x = 0; x < w; ++x) {
+      const bool even = y % 2 == 0;
+      const bool turn = even ? x == 0 : x == w - 1;
+      row[x] = turn ? (y == 0 ? 255 : 6) : (even ? 4 : 0);
+      const std::uint64_t along = even ? x : w - 1 - x;
+      costs[x] = static_cast<double>(static_cast<std::uint64_t>(y) * w + along);
+    }
+    b.write_window_u8(0, y, w, 1, row.data());
+    c.write_window(0, y, w, 1, costs.data());
+  }
+  b.finish();
+  c.finish();
+}
+
+// Reproducer: `path` on a valid 16.7 M-cell snake (4096^2 backlinks) at --memory 64M peaked at
+// 10.0 GiB (every vertex held, twice, and OGR's GeoJSON writer holding the whole feature). Here
+// 1100 x 1024 cells (1.1 M vertices: the steps spill past the 1 MiB step buffer) at --memory 16M;
+// every vertex is checked.
+TEST(BudgetPromise, PathOfEveryCellOfTheRasterStaysInTheBudget) {
+  TempDir dir;
+  const std::uint32_t w = 1100, h = 1024;
+  const std::string back = dir.file("back.tif"), cost = dir.file("cost.tif"), out = dir.file("p.geojson");
+  write_snake(back, cost, w, h);
+  const std::string dest = std::to_string(0) + "," + std::to_string(h - 1);  // h even: the snake ends at x = 0
+  const ChildRun r = run_terrazo(dir, "path -q --json --memory 16M --tmpdir " + dir.path() + " --backlink " + back +
+                                     " --cost " + cost + " --dest " + dest + " --mask " + dir.file("m.tif") + " " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json_number(r.json, "cells"), std::uint64_t{w} * h) << r.json;
+  EXPECT_GT(json_number(r.json, "bytes_spilled"), 1u << 20) << r.json;
+  if (kSanitizedBuild) {
+    GTEST_SKIP() << "VmHWM under AddressSanitizer is not the program's own";
+  }
+  EXPECT_LE(r.peak_rss_bytes, (16ull << 20) + MemoryBudget::kFixedOverhead) << r.json;
+
+  // Every vertex, source first, at its cell's centre.
+  std::ifstream f(out);
+  std::stringstream text;
+  text << f.rdbuf();
+  const std::string s = text.str();
+  auto at = s.find("\"coordinates\": [ ");
+  ASSERT_NE(at, std::string::npos);
+  at += 17;
+  std::uint64_t n = 0;
+  for (std::uint32_t y = 0; y < h; ++y) {
+    for (std::uint32_t i = 0; i < w; ++i, ++n) {
+      const std::uint32_t x = y % 2 == 0 ? i : w - 1 - i;
+      // "[ x, y ]" (strtod, not sscanf: glibc's sscanf measures the whole string on every call).
+      ASSERT_EQ(s.compare(at, 2, "[ "), 0) << "vertex " << n;
+      char* end = nullptr;
+      const double mx = std::strtod(s.c_str() + at + 2, &end);
+      ASSERT_EQ(std::string(end, 2), ", ") << "vertex " << n;
+      const double my = std::strtod(end + 2, &end);
+      ASSERT_EQ(std::string(end, 2), " ]") << "vertex " << n;
+      ASSERT_EQ(mx, x + 0.5) << "vertex " << n;
+      ASSERT_EQ(my, -(y + 0.5)) << "vertex " << n;
+      at = static_cast<std::size_t>(end + 2 - s.c_str());
+      if (s.compare(at, 2, ", ") == 0) at += 2;
+    }
+  }
+  EXPECT_EQ(s.compare(at, 2, " ]"), 0);
+}
+
+// A cycle anywhere in a long walk is found without remembering the walk (Brent's cycle detection):
+// the snake with one backlink turned to point back along its row.
+TEST(BudgetPromise, PathCycleIsFoundInBoundedMemory) {
+  TempDir dir;
+  const std::uint32_t w = 300, h = 200;
+  const std::string back = dir.file("back.tif"), cost = dir.file("cost.tif");
+  write_snake(back, cost, w, h);
+  {
+    // Row 101 (odd: links point E); the cell (150, 101) now points W, at (149, 101), which points E.
+    GDALDatasetUniquePtr ds(GDALDataset::Open(back.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE));
+    ASSERT_TRUE(ds);
+    std::uint8_t v = 4;
+    ASSERT_EQ(ds->GetRasterBand(1)->RasterIO(GF_Write, 150, 101, 1, 1, &v, 1, 1, GDT_Byte, 0, 0), CE_None);
+  }
+  const std::string out = dir.file("p.geojson");
+  const ChildRun r = run_terrazo(dir, "path -q --memory 16M --backlink " + back + " --cost " + cost + " --dest 0," +
+                                     std::to_string(h - 1) + " " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("has a cycle through 1"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(out).good());
+}
+
+// ---- (b) the tile index of a store -------------------------------------------------------------
+
+// Reproducer: a valid 65536^2 store with --tile 16 and every tile absent: info, mst and sssp
+// peaked at 544-575 MiB at --memory 64M (the index, 33 bytes per tile while opening, outside the
+// budget). Here 32768^2 (4.2 M tiles: 138 MiB then) at --memory 16M: info fits (the compact index,
+// 1 MiB, reserved); mst, whose tile order needs 16 bytes per tile, refuses up front, naming it.
+TEST(BudgetPromise, TileIndexOfAStoreOfManyAbsentTilesIsInTheBudget) {
+  TempDir dir;
+  const std::string store = dir.file("empty.tzs");
+  {
+    RasterInfo info;
+    info.width = info.height = 32768;
+    info.type = CellType::Float32;
+    info.has_nodata = true;
+    info.nodata = -9999;
+    TileStoreWriter writer(store, info, 16);
+    writer.finish();
+  }
+  const std::uint64_t limit = (16ull << 20) + MemoryBudget::kFixedOverhead;
+  const ChildRun info = run_terrazo(dir, "info --json --memory 16M " + store);
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.json.find("\"tiles\":4194304"), std::string::npos) << info.json;
+  const ChildRun mst = run_terrazo(dir, "mst -q --memory 16M --tmpdir " + dir.path() + " " + store + " " + dir.file("m.tif"));
+  EXPECT_EQ(mst.exit_code, 1);
+  EXPECT_NE(mst.err.find("MST tile order and summary offsets needs 64.0 MiB"), std::string::npos) << mst.err;
+  // A store's index larger than the budget is refused, naming the store.
+  const ChildRun small = run_terrazo(dir, "info --memory 512K " + store);
+  EXPECT_EQ(small.exit_code, 1);
+  EXPECT_NE(small.err.find("tile index of '" + store + "'"), std::string::npos) << small.err;
+  if (kSanitizedBuild) GTEST_SKIP() << "VmHWM under AddressSanitizer is not the program's own";
+  EXPECT_LE(info.peak_rss_bytes, limit);
+  EXPECT_LE(mst.peak_rss_bytes, limit);
+}
+
+}  // namespace
+}  // namespace terrazo
