@@ -1,0 +1,109 @@
+// api/clump.cpp: run_clump = the input as a tile store + phases 1-3 (engine/clump/phases.h) + the
+// labels GeoTIFF (api/clump.h, docs/clump.md).
+#include "api/clump.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "api/output_paths.h"
+#include "api/raster_io.h"
+#include "core/error.h"
+#include "core/timer.h"
+#include "engine/tile_store_input.h"
+#include "gdal/gdal_raster.h"
+#include "store/run_directory.h"
+#include "store/tile_store.h"
+
+namespace terrazo {
+namespace {
+
+// The labels raster: UInt32, nodata 0. Windows arrive in row-major tile order; GDAL's cache holds
+// one row of blocks (block = clamp(t, 256, 1024)) when the budget allows, so each block is
+// compressed once.
+class LabelRasterWriter : public ClumpWindowSink {
+ public:
+  LabelRasterWriter(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
+                    const GeoTiffOptions& options) {
+    const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
+    const std::uint64_t row_bytes = ((grid.width + block - 1) / block + 1) * block * block * 4ull;
+    const std::uint64_t cache_bytes =
+        std::max<std::uint64_t>(2ull * block * block * 4, std::min<std::uint64_t>(row_bytes, budget.available() / 4));
+    cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
+    scratch_reservation_ = budget.reserve(8ull * grid.tile * grid.tile, "clump label window (doubles)");
+    scratch_.resize(static_cast<std::uint64_t>(grid.tile) * grid.tile);
+    writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt32, georef, true, 0.0,
+                                              block, options);
+  }
+  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                    const std::uint32_t* labels) override {
+    const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
+    for (std::uint64_t i = 0; i < n; ++i) scratch_[i] = labels[i];  // exact: labels < 2^32
+    writer_->write_window(x0, y0, w, h, scratch_.data());
+  }
+  std::uint64_t finish() {
+    writer_->finish();
+    return writer_->bytes_written();
+  }
+
+ private:
+  std::unique_ptr<GdalCacheLimit> cache_;
+  MemoryBudget::Reservation scratch_reservation_;
+  std::vector<double> scratch_;
+  std::unique_ptr<GeoTiffWriter> writer_;
+};
+
+}  // namespace
+
+ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  ClumpResult result;
+  if (options.input.empty()) throw UsageError("clump: INPUT is missing");
+  if (options.output.empty()) throw UsageError("clump: LABELS.tif is missing");
+  check_distinct_paths({{"INPUT", options.input}}, {{"LABELS", options.output}});
+  if (options.by_given && options.by == ClumpBy::Range && !(options.range_lo <= options.range_hi))
+    throw UsageError("invalid --by range: the low end is above the high end");
+
+  RunDirectory run(options.tmpdir);
+  Stopwatch phase;
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress);
+  result.seconds.import = phase.seconds();
+  const RasterInfo info = store->info();
+  if (!options.by_given && !cell_type_is_integer(info.type))
+    throw UsageError(std::string("INPUT '") + options.input + "' is " + to_string(info.type) +
+                     ": give --by value (exact equality of the values), valid or range:LO,HI");
+  const TileGrid grid = store->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  result.by = options.by;
+
+  ClumpPhaseOptions phase_options;
+  phase_options.connectivity = options.connectivity;
+  phase_options.by = options.by;
+  phase_options.range_lo = options.range_lo;
+  phase_options.range_hi = options.range_hi;
+  phase_options.threads = options.threads;
+  phase_options.scratch_dir = run.path();
+  TileStoreInput source(*store);
+  LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);
+  const ClumpPhaseResult phases = run_clump_phases(source, phase_options, budget, progress, &raster);
+  result.bytes_written += raster.finish();
+
+  result.regions = phases.regions;
+  result.cells_labelled = phases.cells_labelled;
+  result.largest_region = phases.largest_region;
+  result.border_regions = phases.border_regions;
+  result.merged_border_regions = phases.merged_border_regions;
+  result.seconds.tile_labels = phases.tile_labels_seconds;
+  result.seconds.merge = phases.merge_seconds;
+  result.seconds.relabel = phases.relabel_seconds;
+  result.bytes_read += phases.bytes_read + store->bytes_read();
+  result.bytes_written += phases.bytes_written;
+  result.seconds.total = start.seconds();
+  result.memory_peak_reserved = budget.peak_reserved();
+  result.peak_rss_bytes = peak_rss_bytes();
+  return result;
+}
+
+}  // namespace terrazo

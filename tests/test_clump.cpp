@@ -1,0 +1,407 @@
+// tests/test_clump.cpp: `terrazo clump` (docs/clump.md) against an in-memory oracle: flood fill over
+// the whole raster, regions numbered in row-major order of their first cell.
+//   ClumpKernel    label_tile_cpu on single tiles;
+//   ClumpPipeline  run_clump_phases on random rasters (tiny tiles, sizes not multiples of the tile,
+//                  4/8 connectivity, holes, --by value|valid|range), spirals and snakes across many
+//                  tiles, tile-size / thread-count independence, the budget error;
+//   ClumpApi       run_clump on shipped DEMs, through the GeoTIFF (georeference, nodata 0);
+//   ClumpCli       the program: bad --by and ranges are one line and exit 2, --json keys.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/clump_command.h"
+#include "core/error.h"
+#include "engine/clump/phases.h"
+#include "gdal/gdal_raster.h"
+#include "kernels/clump/label_tile.h"
+#include "support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+class MemoryTileInput : public TileInput {
+ public:
+  MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
+      : values_(values) {
+    grid_.width = width;
+    grid_.height = height;
+    grid_.tile = t;
+  }
+  const TileGrid& grid() const override { return grid_; }
+  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override {
+    for (std::uint32_t y = 0; y < grid_.tile; ++y)
+      for (std::uint32_t x = 0; x < grid_.tile; ++x)
+        if (!std::isnan(at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y))) return true;
+    return false;
+  }
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
+    for (std::uint32_t y = 0; y < grid_.tile; ++y)
+      for (std::uint32_t x = 0; x < grid_.tile; ++x)
+        out[std::size_t{y} * grid_.tile + x] = at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y);
+  }
+  std::uint64_t bytes_read() const override { return 0; }
+
+ private:
+  double at(std::uint64_t x, std::uint64_t y) const {
+    return x < grid_.width && y < grid_.height ? values_[y * grid_.width + x] : kNaN;
+  }
+  const std::vector<double>& values_;
+  TileGrid grid_;
+};
+
+class MemorySink : public ClumpWindowSink {
+ public:
+  MemorySink(std::uint64_t width, std::uint64_t height) : width_(width), labels(width * height, 0xDEADBEEFu) {}
+  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                    const std::uint32_t* cells) override {
+    for (std::uint32_t y = 0; y < h; ++y)
+      for (std::uint32_t x = 0; x < w; ++x) labels[(y0 + y) * width_ + x0 + x] = cells[std::size_t{y} * w + x];
+  }
+  std::uint64_t width_;
+  std::vector<std::uint32_t> labels;
+};
+
+struct Oracle {
+  std::vector<std::uint32_t> labels;
+  std::uint64_t regions = 0, cells = 0, largest = 0;
+};
+
+// The plain formula: keys as the phases define them, then flood fill from each unlabelled keyed
+// cell in row-major order.
+Oracle oracle(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, const ClumpPhaseOptions& o) {
+  std::vector<double> keys(values);
+  for (double& v : keys) {
+    if (std::isnan(v)) continue;
+    if (o.by == ClumpBy::Valid) v = 0;
+    if (o.by == ClumpBy::Range) v = (v >= o.range_lo && v <= o.range_hi) ? 0 : kNaN;
+  }
+  Oracle r;
+  r.labels.assign(w * h, 0);
+  std::vector<std::uint64_t> stack;
+  for (std::uint64_t s = 0; s < w * h; ++s) {
+    if (std::isnan(keys[s]) || r.labels[s]) continue;
+    const auto label = static_cast<std::uint32_t>(++r.regions);
+    std::uint64_t size = 0;
+    r.labels[s] = label;
+    stack.push_back(s);
+    while (!stack.empty()) {
+      const std::uint64_t c = stack.back();
+      stack.pop_back();
+      ++size;
+      const std::int64_t cx = c % w, cy = c / w;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          if ((dx == 0 && dy == 0) || (o.connectivity == Connectivity::Four && dx != 0 && dy != 0)) continue;
+          const std::int64_t nx = cx + dx, ny = cy + dy;
+          if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(w) || ny >= static_cast<std::int64_t>(h)) continue;
+          const std::uint64_t n = ny * w + nx;
+          if (r.labels[n] || !(keys[n] == keys[c])) continue;
+          r.labels[n] = label;
+          stack.push_back(n);
+        }
+    }
+    r.cells += size;
+    r.largest = std::max(r.largest, size);
+  }
+  return r;
+}
+
+struct ClumpRun {
+  std::vector<std::uint32_t> labels;
+  ClumpPhaseResult result;
+};
+
+ClumpRun run_phases(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
+               ClumpPhaseOptions o, unsigned threads = 2, std::uint64_t budget_bytes = 256ull << 20) {
+  testing::TempDir dir;
+  o.scratch_dir = dir.path();
+  o.threads = threads;
+  MemoryTileInput input(values, w, h, t);
+  MemorySink sink(w, h);
+  MemoryBudget budget(budget_bytes);
+  ClumpRun run;
+  run.result = run_clump_phases(input, o, budget, Progress::silent(), &sink);
+  run.labels = std::move(sink.labels);
+  EXPECT_EQ(budget.reserved(), 0u);
+  return run;
+}
+
+void expect_matches_oracle(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
+                           const ClumpPhaseOptions& o, const std::string& what, unsigned threads = 2) {
+  const Oracle expected = oracle(values, w, h, o);
+  const ClumpRun got = run_phases(values, w, h, t, o, threads);
+  EXPECT_EQ(got.result.regions, expected.regions) << what;
+  EXPECT_EQ(got.result.cells_labelled, expected.cells) << what;
+  EXPECT_EQ(got.result.largest_region, expected.largest) << what;
+  std::uint64_t wrong = 0, first_wrong = 0;
+  for (std::uint64_t i = 0; i < w * h; ++i)
+    if (got.labels[i] != expected.labels[i] && wrong++ == 0) first_wrong = i;
+  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first_wrong % w << ", " << first_wrong / w << "): got "
+                       << got.labels[first_wrong] << ", expected " << expected.labels[first_wrong];
+}
+
+std::vector<double> random_values(std::mt19937_64& rng, std::uint64_t n, int distinct, double holes) {
+  std::uniform_int_distribution<int> value(0, distinct - 1);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(rng) < holes ? kNaN : value(rng);
+  return v;
+}
+
+TEST(ClumpKernel, TwoRegionsAndAHoleInOneTile) {
+  // 4 x 4, keys: 1 1 . 2 / 1 . 2 2 / . 2 . . / 1 . . 2
+  const double n = kNaN;
+  const std::vector<double> keys{1, 1, n, 2, 1, n, 2, 2, n, 2, n, n, 1, n, n, 2};
+  std::vector<std::uint32_t> labels(16);
+  UnionFind scratch;
+  EXPECT_EQ(label_tile_cpu(keys.data(), 4, Connectivity::Eight, labels.data(), scratch), 4u);
+  const std::uint32_t X = kNoRegion;
+  EXPECT_EQ(labels, (std::vector<std::uint32_t>{0, 0, X, 1, 0, X, 1, 1, X, 1, X, X, 2, X, X, 3}));
+  EXPECT_EQ(label_tile_cpu(keys.data(), 4, Connectivity::Four, labels.data(), scratch), 5u);
+  EXPECT_EQ(labels, (std::vector<std::uint32_t>{0, 0, X, 1, 0, X, 1, 1, X, 2, X, X, 3, X, X, 4}));
+  TileBorder border;
+  summarize_tile_border(labels.data(), 5, 4, &border);
+  EXPECT_EQ(border.region, (std::vector<std::uint32_t>{0, 1, 3, 4}));  // region 2 (cell 9) is interior
+  EXPECT_EQ(border.interior_regions, 1u);
+  EXPECT_EQ(border.interior_starts_per_row, (std::vector<std::uint32_t>{0, 0, 1, 0}));
+  EXPECT_EQ(border.first_cell, (std::vector<std::uint32_t>{0, 3, 12, 15}));
+  EXPECT_EQ(border.cells, (std::vector<std::uint64_t>{3, 3, 1, 1}));
+}
+
+TEST(ClumpPipeline, RandomRastersMatchOracle) {
+  std::mt19937_64 rng(20261124);
+  const std::uint32_t tiles[] = {4, 8, 16};
+  int cases = 0;
+  for (int round = 0; round < 40; ++round) {
+    const std::uint64_t w = 1 + rng() % 70, h = 1 + rng() % 70;
+    const int distinct = 1 + static_cast<int>(rng() % 4);
+    const double holes = (rng() % 3) * 0.15;
+    const std::vector<double> values = random_values(rng, w * h, distinct, holes);
+    for (std::uint32_t t : tiles) {
+      for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+        for (ClumpBy by : {ClumpBy::Value, ClumpBy::Valid, ClumpBy::Range}) {
+          ClumpPhaseOptions o;
+          o.connectivity = c;
+          o.by = by;
+          o.range_lo = 1;
+          o.range_hi = 2;
+          expect_matches_oracle(values, w, h, t, o,
+                                "round " + std::to_string(round) + " " + std::to_string(w) + "x" + std::to_string(h) +
+                                    " t " + std::to_string(t) + " conn " + std::to_string(static_cast<int>(c)) +
+                                    " by " + to_string(by));
+          ++cases;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 40 * 3 * 2 * 3);
+}
+
+// A one-cell-wide spiral (or a serpentine) of one value on another: a single region winding through
+// many tiny tiles, its first cell far from most of it; diagonal-only links for 8-connectivity.
+std::vector<double> spiral(std::uint64_t n) {
+  std::vector<double> v(n * n, 0.0);
+  std::int64_t x0 = 0, y0 = 0, x1 = n - 1, y1 = n - 1;
+  while (x0 <= x1 && y0 <= y1) {
+    for (std::int64_t x = x0; x <= x1; ++x) v[y0 * n + x] = 1;
+    for (std::int64_t y = y0; y <= y1; ++y) v[y * n + x1] = 1;
+    for (std::int64_t x = x0; x <= x1; ++x) v[y1 * n + x] = 1;
+    for (std::int64_t y = y0 + 2; y <= y1; ++y) v[y * n + x0] = 1;
+    if (x0 + 1 <= x1 && y0 + 2 <= y1) v[(y0 + 2) * n + x0 + 1] = 1;
+    x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
+  }
+  return v;
+}
+
+TEST(ClumpPipeline, SpiralsAndSnakesAcrossManyTiles) {
+  for (std::uint64_t n : {37u, 64u, 101u}) {
+    const std::vector<double> s = spiral(n);
+    for (std::uint32_t t : {4u, 16u})
+      for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+        ClumpPhaseOptions o;
+        o.connectivity = c;
+        expect_matches_oracle(s, n, n, t, o, "spiral " + std::to_string(n) + " t " + std::to_string(t));
+      }
+  }
+  // Serpentine: rows alternate, joined at alternating ends; a diagonal staircase (8 joins it, 4 does not).
+  const std::uint64_t w = 53, h = 47;
+  std::vector<double> snake(w * h, kNaN), stairs(w * h, kNaN);
+  for (std::uint64_t y = 0; y < h; y += 2) {
+    for (std::uint64_t x = 0; x < w; ++x) snake[y * w + x] = 7;
+    if (y + 1 < h) snake[(y + 1) * w + ((y / 2) % 2 ? 0 : w - 1)] = 7;
+  }
+  for (std::uint64_t i = 0; i < std::min(w, h); ++i) stairs[i * w + (w - 1 - i)] = 3;
+  for (std::uint32_t t : {4u, 8u})
+    for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+      ClumpPhaseOptions o;
+      o.connectivity = c;
+      expect_matches_oracle(snake, w, h, t, o, "snake t " + std::to_string(t));
+      expect_matches_oracle(stairs, w, h, t, o, "stairs t " + std::to_string(t));
+    }
+}
+
+TEST(ClumpPipeline, SameLabelsWhateverTheTileAndThreads) {
+  std::mt19937_64 rng(7);
+  const std::uint64_t w = 203, h = 150;
+  const std::vector<double> values = random_values(rng, w * h, 2, 0.1);
+  ClumpPhaseOptions o;
+  const ClumpRun reference = run_phases(values, w, h, 64, o, 1);
+  for (std::uint32_t t : {4u, 16u, 32u, 256u})
+    for (unsigned threads : {1u, 3u, 8u}) {
+      const ClumpRun other = run_phases(values, w, h, t, o, threads);
+      EXPECT_EQ(other.labels, reference.labels) << "t " << t << " threads " << threads;
+      EXPECT_EQ(other.result.regions, reference.result.regions);
+    }
+}
+
+TEST(ClumpPipeline, FloatsEqualExactlyAndNegativeZeroIsZero) {
+  const std::vector<double> values{0.5, 0.5, 0.25, -0.0, 0.0, 0.1 + 0.2, 0.3, kNaN, 0.3};
+  ClumpPhaseOptions o;
+  o.connectivity = Connectivity::Four;
+  const ClumpRun run = run_phases(values, 3, 3, 4, o);
+  // 0.1 + 0.2 != 0.3 in doubles; -0 == +0.
+  EXPECT_EQ(run.labels, (std::vector<std::uint32_t>{1, 1, 2, 3, 3, 4, 5, 0, 6}));
+}
+
+TEST(ClumpPipeline, BorderTableOverBudgetIsAClearError) {
+  std::mt19937_64 rng(3);
+  const std::uint64_t w = 512, h = 512;
+  const std::vector<double> values = random_values(rng, w * h, 3, 0.0);  // ~ every ring cell its own region
+  ClumpPhaseOptions o;
+  try {
+    run_phases(values, w, h, 4, o, 1, 2ull << 20);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("border-region table"), std::string::npos) << e.what();
+  }
+}
+
+// ---- run_clump on shipped DEMs ----------------------------------------------------------------
+
+std::vector<double> read_all(const std::string& path, RasterInfo* info) {
+  auto reader = RasterReader::open(path);
+  *info = reader->info();
+  std::vector<double> v(info->width * info->height);
+  reader->read_window(0, 0, static_cast<std::uint32_t>(info->width), static_cast<std::uint32_t>(info->height), v.data());
+  return v;
+}
+
+TEST(ClumpApi, ShippedDemsMatchOracle) {
+  const std::pair<const char*, ClumpBy> cases[] = {{"pysheds_dem.tif", ClumpBy::Range}, {"pysheds_dem.tif", ClumpBy::Value},
+                                                   {"hugo_site.asc", ClumpBy::Range}, {"west_bijou_gully.asc", ClumpBy::Range},
+                                                   {"rhine_elv0.tif", ClumpBy::Range}, {"N44W072.hgt", ClumpBy::Value}};
+  for (const auto& [name, by] : cases) {
+    const std::string dem = std::string(TERRAZO_DATASETS) + "/real/" + name;
+    RasterInfo info;
+    const std::vector<double> values = read_all(dem, &info);
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (double v : values)
+      if (!std::isnan(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    testing::TempDir dir;
+    for (std::uint32_t tile : {16u, 64u}) {
+      ClumpOptions o;
+      o.input = dem;
+      o.output = dir.file("labels_" + std::to_string(tile) + ".tif");
+      o.by_given = true;
+      o.by = by;
+      o.range_lo = lo + (hi - lo) * 0.3;
+      o.range_hi = lo + (hi - lo) * 0.6;
+      o.tile = tile;
+      o.tmpdir = dir.path();
+      MemoryBudget budget(256ull << 20);
+      const ClumpResult r = run_clump(o, budget, Progress::silent());
+      ClumpPhaseOptions po;
+      po.by = by;
+      po.range_lo = o.range_lo;
+      po.range_hi = o.range_hi;
+      const Oracle expected = oracle(values, info.width, info.height, po);
+      EXPECT_EQ(r.regions, expected.regions) << name;
+      EXPECT_EQ(r.cells_labelled, expected.cells) << name;
+      EXPECT_EQ(r.largest_region, expected.largest) << name;
+      EXPECT_GT(r.regions, 0u) << name;
+      RasterInfo out_info;
+      const std::vector<double> labels = read_all(o.output, &out_info);
+      EXPECT_EQ(out_info.type, CellType::UInt32);
+      EXPECT_TRUE(out_info.has_nodata);
+      EXPECT_EQ(out_info.nodata, 0.0);
+      for (int k = 0; k < 6; ++k) EXPECT_DOUBLE_EQ(out_info.geotransform[k], info.geotransform[k]) << name;
+      std::uint64_t wrong = 0;
+      for (std::size_t i = 0; i < labels.size(); ++i) {
+        const double want = expected.labels[i] ? expected.labels[i] : kNaN;  // nodata reads as NaN
+        if (!(labels[i] == want || (std::isnan(want) && std::isnan(labels[i])))) ++wrong;
+      }
+      EXPECT_EQ(wrong, 0u) << name << " tile " << tile;
+    }
+  }
+}
+
+// ---- the program -------------------------------------------------------------------------------
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+CliRun run_cli(const std::string& arguments, const testing::TempDir& dir) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = std::string(TERRAZO_BINARY) + " " + arguments + " > " + out + " 2> " + err;
+  const int status = std::system(command.c_str());
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  };
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+TEST(ClumpCli, BadFlagsAreOneLineAndExit2) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string out = dir.file("labels.tif");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--by values", "invalid --by 'values'"},
+      {"--by range:5", "invalid --by 'range:5'"},
+      {"--by range:9,3", "LO is above HI"},
+      {"--by range:a,3", "--by"},
+      {"--by range:1,2,3", "invalid --by"},
+      {"--connectivity 6", "--connectivity"},
+  };
+  for (const auto& [flags, needle] : cases) {
+    const CliRun r = run_cli("clump -q " + flags + " " + dem + " " + out, dir);
+    EXPECT_EQ(r.code, 2) << flags << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << flags << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << flags << ": " << r.err;
+  }
+}
+
+TEST(ClumpCli, FloatRasterNeedsBy) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/rhine_elv0.tif";  // Float32
+  const CliRun r = run_cli("clump -q " + dem + " " + dir.file("labels.tif"), dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--by"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(ClumpCli, JsonSummary) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
+  const CliRun r = run_cli("clump -q --json --tile 16 --threads 2 --by valid " + dem + " " + dir.file("labels.tif"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* key : {"\"regions\":", "\"cells_labelled\":", "\"largest_region\":", "\"phases\":",
+                          "\"tile_labels\":", "\"peak_rss_bytes\":", "\"bytes_read\":", "\"bytes_written\":"})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+}
+
+}  // namespace
+}  // namespace terrazo
