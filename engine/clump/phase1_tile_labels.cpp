@@ -34,8 +34,10 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t tiles = grid.tile_count();
   const unsigned batch = pool.threads();
-  // Per slot: values 8 t^2, labels 4 t^2, union-find 4 t^2, ring keys 32 t, border summary ~ 44 t.
-  auto reservation = budget.reserve(batch * (16 * cells + 128ull * t), "clump tile scratch (phase 1)");
+  // Per slot: values 8 t^2, labels 4 t^2, union-find 4 t^2, summarize_tile_border's per-region
+  // scratch up to 13 t^2; ring keys 32 t, the border summary up to 100 t.
+  auto reservation = budget.reserve(batch * (kClumpSlotCellBytes * cells + kClumpSlotRingBytes * t),
+                                    "clump tile scratch (phase 1)");
   std::vector<std::vector<double>> values(batch, std::vector<double>(cells));
   std::vector<std::vector<std::uint32_t>> labels(batch, std::vector<std::uint32_t>(cells));
   std::vector<UnionFind> scratch(batch);

@@ -14,6 +14,9 @@
 
 namespace terrazo {
 
+// Scratch bytes of one tile slot (one per thread): per cell of the tile, and per cell of its edge.
+constexpr std::uint64_t kClumpSlotCellBytes = 32, kClumpSlotRingBytes = 160;
+
 // The values of a tile (NaN = nodata) turned into keys in place (phases.h "Keys").
 void clump_keys(double* values, std::uint64_t n, const ClumpPhaseOptions& options);
 

@@ -20,7 +20,9 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
   auto row_reservation = budget.reserve(12ull * tiles_x * t, "clump row start counts (phase 3)");
   std::vector<std::uint32_t> starts(static_cast<std::uint64_t>(tiles_x) * t);  // [tx * t + ly]
   std::vector<std::uint64_t> before(static_cast<std::uint64_t>(tiles_x) * t);  // P[tx * t + ly]
-  auto slot_reservation = budget.reserve(batch * (28 * cells + 128ull * t), "clump tile scratch (phase 3)");
+  // Per slot: phase 1's scratch (kClumpSlotCellBytes) + the window 4 t^2, numbers 4 t^2, border_of 4 t^2.
+  auto slot_reservation = budget.reserve(batch * ((kClumpSlotCellBytes + 12) * cells + kClumpSlotRingBytes * t),
+                                         "clump tile scratch (phase 3)");
   std::vector<std::vector<double>> values(batch, std::vector<double>(cells));
   std::vector<std::vector<std::uint32_t>> labels(batch, std::vector<std::uint32_t>(cells));
   std::vector<std::vector<std::uint32_t>> out(batch, std::vector<std::uint32_t>(cells));

@@ -17,9 +17,9 @@
 //     joined across every seam and corner of adjacent tiles; each merged region's first cell;
 //   3 "clump: relabel"      engine/clump/phase3_relabel.h: per tile row, the final numbers of the
 //     first cells from per-row counts, then each tile relabelled and written in raster order.
-// Memory (reserved from the budget before allocation; docs/clump.md "Memory"): per thread 16 t^2
-// bytes of tile scratch; the BorderTable: 36 bytes per border region + 8 per tile (an Error naming
-// the count when it does not fit); phase 3: 12 W bytes of row counts + a batch of output tiles.
+// Memory (reserved from the budget before allocation; docs/clump.md "Memory"): per thread 32 t^2
+// (phase 1) or 44 t^2 (phase 3) bytes of tile scratch; the BorderTable: 36 bytes per border region
+// + 9 per tile (an Error naming the count when it does not fit); phase 3: 12 W bytes of row counts.
 // Errors: more than 2^32 - 2 regions (UInt32 labels) is an Error before anything is written.
 #pragma once
 #include <cstdint>
