@@ -3,6 +3,11 @@
 #include "api/clump.h"
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -12,6 +17,7 @@
 #include "core/timer.h"
 #include "engine/tile_store_input.h"
 #include "gdal/gdal_raster.h"
+#include "store/atomic_output.h"
 #include "store/run_directory.h"
 #include "store/tile_store.h"
 
@@ -53,6 +59,56 @@ class LabelRasterWriter : public ClumpWindowSink {
   std::unique_ptr<GeoTiffWriter> writer_;
 };
 
+// The --stats CSV, written under an atomic output: published only when complete.
+class StatsCsv : public ClumpStatsSink {
+ public:
+  StatsCsv(const std::string& path, const RasterInfo& info) : output_(path) {
+    file_ = std::fopen(output_.partial().c_str(), "w");
+    if (!file_) throw Error("--stats '" + path + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
+    const auto& g = info.geotransform;
+    gt_ = g;
+    georeferenced_ = info.has_geotransform;
+    pixel_area_ = georeferenced_ ? std::fabs(g[1] * g[5] - g[2] * g[4]) : 1.0;
+    std::fputs("label,cells,area,value,col_min,row_min,col_max,row_max,x_min,y_min,x_max,y_max\n", file_);
+  }
+  ~StatsCsv() override {
+    if (file_) std::fclose(file_);
+  }
+  void region(const ClumpRegionStats& s) override {
+    // Map box: the four corners of the cells' box (edges: col_max + 1, row_max + 1).
+    double x_min = HUGE_VAL, y_min = HUGE_VAL, x_max = -HUGE_VAL, y_max = -HUGE_VAL;
+    for (int corner = 0; corner < 4; ++corner) {
+      const double c = static_cast<double>(corner & 1 ? s.col_max + 1 : s.col_min);
+      const double r = static_cast<double>(corner & 2 ? s.row_max + 1 : s.row_min);
+      const double x = gt_[0] + c * gt_[1] + r * gt_[2], y = gt_[3] + c * gt_[4] + r * gt_[5];
+      x_min = std::min(x_min, x), x_max = std::max(x_max, x), y_min = std::min(y_min, y), y_max = std::max(y_max, y);
+    }
+    char value[40] = "";
+    if (s.value == s.value) std::snprintf(value, sizeof value, "%.17g", s.value);
+    std::fprintf(file_, "%llu,%llu,%.17g,%s,%llu,%llu,%llu,%llu,%.17g,%.17g,%.17g,%.17g\n",
+                 static_cast<unsigned long long>(s.label), static_cast<unsigned long long>(s.cells),
+                 static_cast<double>(s.cells) * pixel_area_, value, static_cast<unsigned long long>(s.col_min),
+                 static_cast<unsigned long long>(s.row_min), static_cast<unsigned long long>(s.col_max),
+                 static_cast<unsigned long long>(s.row_max), x_min, y_min, x_max, y_max);
+  }
+  std::uint64_t finish() {
+    const long size = std::ftell(file_);
+    const bool failed = std::ferror(file_) != 0;
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (failed || closed != 0) throw Error("--stats '" + output_.path() + "': write failed: " + std::strerror(errno));
+    output_.publish();
+    return size > 0 ? static_cast<std::uint64_t>(size) : 0;
+  }
+
+ private:
+  AtomicOutput output_;
+  std::FILE* file_ = nullptr;
+  std::array<double, 6> gt_{};
+  bool georeferenced_ = false;
+  double pixel_area_ = 1;
+};
+
 }  // namespace
 
 ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progress& progress) {
@@ -60,7 +116,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   ClumpResult result;
   if (options.input.empty()) throw UsageError("clump: INPUT is missing");
   if (options.output.empty()) throw UsageError("clump: LABELS.tif is missing");
-  check_distinct_paths({{"INPUT", options.input}}, {{"LABELS", options.output}});
+  check_distinct_paths({{"INPUT", options.input}}, {{"LABELS", options.output}, {"--stats", options.stats}});
   if (options.by_given && options.by == ClumpBy::Range && !(options.range_lo <= options.range_hi))
     throw UsageError("invalid --by range: the low end is above the high end");
 
@@ -87,8 +143,11 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   phase_options.scratch_dir = run.path();
   TileStoreInput source(*store);
   LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);
-  const ClumpPhaseResult phases = run_clump_phases(source, phase_options, budget, progress, &raster);
+  std::unique_ptr<StatsCsv> csv;
+  if (!options.stats.empty()) csv = std::make_unique<StatsCsv>(options.stats, info);
+  const ClumpPhaseResult phases = run_clump_phases(source, phase_options, budget, progress, &raster, csv.get());
   result.bytes_written += raster.finish();
+  if (csv) result.bytes_written += csv->finish();
 
   result.regions = phases.regions;
   result.cells_labelled = phases.cells_labelled;
@@ -98,6 +157,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   result.seconds.tile_labels = phases.tile_labels_seconds;
   result.seconds.merge = phases.merge_seconds;
   result.seconds.relabel = phases.relabel_seconds;
+  result.seconds.stats = phases.stats_seconds;
   result.bytes_read += phases.bytes_read + store->bytes_read();
   result.bytes_written += phases.bytes_written;
   result.seconds.total = start.seconds();

@@ -6,6 +6,10 @@
 // Output: a UInt32 GeoTIFF georeferenced like the input, nodata 0, written through GeoTiffWriter
 // (an atomic output: a failed run leaves no file). More than 2^32 - 2 regions is an Error (exit 1)
 // before the output is written.
+// --stats: a CSV, one line per region in label order (docs/clump.md "Statistics"):
+//   label,cells,area,value,col_min,row_min,col_max,row_max,x_min,y_min,x_max,y_max
+// area = cells x |pixel area| of the geotransform (map units squared; cells when there is none),
+// value empty unless --by value, the box in cells (inclusive) and in map coordinates (cell edges).
 // Keys: `by` Auto is Value for an integer raster and a UsageError for a floating-point one (exact
 // equality of floats is rarely what one wants: give --by value to ask for it, or valid, or range).
 #pragma once
@@ -23,6 +27,7 @@ namespace terrazo {
 struct ClumpOptions {
   std::string input;    // any raster RasterReader::open accepts, or a tile store
   std::string output;   // the labels (UInt32 GeoTIFF)
+  std::string stats;    // --stats: per-region CSV; empty: none
   GeoTiffOptions geotiff;
   Connectivity connectivity = Connectivity::Eight;
   bool by_given = false;                // false: value for integer rasters, an error for float ones
@@ -34,7 +39,7 @@ struct ClumpOptions {
 };
 
 struct ClumpPhaseSeconds {
-  double import = 0, tile_labels = 0, merge = 0, relabel = 0, total = 0;
+  double import = 0, tile_labels = 0, merge = 0, relabel = 0, stats = 0, total = 0;
 };
 
 struct ClumpResult {

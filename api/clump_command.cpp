@@ -30,6 +30,9 @@ const char kUsage[] =
     "                        valid        any two valid cells\n"
     "                        range:LO,HI  any two cells with LO <= value <= HI; others are nodata\n"
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --stats OUT.csv       also write one line per region, in label order: label, cells, area (map\n"
+    "                        units^2), value (--by value), col_min, row_min, col_max, row_max (cells,\n"
+    "                        inclusive), x_min, y_min, x_max, y_max (map coordinates of the cell edges)\n"
     "  --co KEY=VALUE        GTiff creation option of LABELS.tif over terrazo's defaults (repeatable, as\n"
     "                        GDAL's -co), e.g. COMPRESS=DEFLATE; defaults: tiled, COMPRESS=ZSTD,\n"
     "                        ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads\n"
@@ -41,7 +44,7 @@ const char kUsage[] =
     "  -q, --quiet           no progress on stderr\n"
     "\n"
     "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
-    "by, range, connectivity, tile, phases {import, tile_labels, merge, relabel}, seconds,\n"
+    "by, range, connectivity, tile, stats, phases {import, tile_labels, merge, relabel, stats}, seconds,\n"
     "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
@@ -81,6 +84,10 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   ClumpOptions& options = parsed.clump;
   if (auto by = args.value("--by")) parse_clump_by(*by, &options);
   if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
+  if (auto stats = args.value("--stats")) {
+    if (stats->empty()) throw UsageError("--stats needs a file name (OUT.csv)");
+    options.stats = *stats;
+  }
   options.geotiff = parse_geotiff_options(args, common);
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT LABELS.tif");
   options.input = files[0];
@@ -95,6 +102,7 @@ ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progres
   const ClumpOptions& o = options.clump;
   check_input_file(o.input);
   check_output_file(o.output, {o.input});
+  if (!o.stats.empty()) check_output_file(o.stats, {o.input, o.output});
   MemoryBudget budget(options.common.memory_bytes);
   ClumpCommandResult r;
   r.options = options;
@@ -120,7 +128,8 @@ std::string ClumpCommandResult::to_json() const {
   phases.add("import", r.seconds.import)
       .add("tile_labels", r.seconds.tile_labels)
       .add("merge", r.seconds.merge)
-      .add("relabel", r.seconds.relabel);
+      .add("relabel", r.seconds.relabel)
+      .add("stats", r.seconds.stats);
   JsonObject summary;
   summary.add("command", "clump")
       .add("input", o.input)
@@ -128,6 +137,7 @@ std::string ClumpCommandResult::to_json() const {
       .add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
+      .add("stats", o.stats)
       .add("by", to_string(r.by));
   if (r.by == ClumpBy::Range) {
     JsonObject range;

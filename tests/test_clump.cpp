@@ -24,6 +24,7 @@
 #include "engine/clump/phases.h"
 #include "gdal/gdal_raster.h"
 #include "kernels/clump/label_tile.h"
+#include "store/external_sorter.h"
 #include "support/test_support.h"
 
 namespace terrazo {
@@ -288,6 +289,77 @@ TEST(ClumpPipeline, BorderTableOverBudgetIsAClearError) {
   }
 }
 
+// ---- --stats ------------------------------------------------------------------------------------
+
+class MemoryStats : public ClumpStatsSink {
+ public:
+  void region(const ClumpRegionStats& s) override { regions.push_back(s); }
+  std::vector<ClumpRegionStats> regions;
+};
+
+// The oracle's statistics: from its labels, one region per label.
+std::vector<ClumpRegionStats> oracle_stats(const Oracle& o, const std::vector<double>& values, std::uint64_t w,
+                                           std::uint64_t h, ClumpBy by) {
+  std::vector<ClumpRegionStats> r(o.regions);
+  std::vector<bool> seen(o.regions, false);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const std::uint32_t l = o.labels[y * w + x];
+      if (!l) continue;
+      ClumpRegionStats& s = r[l - 1];
+      if (!seen[l - 1]) {
+        seen[l - 1] = true;
+        s.label = l;
+        s.value = by == ClumpBy::Value ? values[y * w + x] : kNaN;
+        s.col_min = s.col_max = x;
+        s.row_min = s.row_max = y;
+      }
+      ++s.cells;
+      s.col_min = std::min(s.col_min, x), s.col_max = std::max(s.col_max, x);
+      s.row_min = std::min(s.row_min, y), s.row_max = std::max(s.row_max, y);
+    }
+  return r;
+}
+
+TEST(ClumpPipeline, StatsMatchOracleThroughSpilledSorterRuns) {
+  std::mt19937_64 rng(99);
+  for (int round = 0; round < 12; ++round) {
+    const std::uint64_t w = 5 + rng() % 90, h = 5 + rng() % 90;
+    const std::vector<double> values = random_values(rng, w * h, 1 + static_cast<int>(rng() % 3), 0.1);
+    for (std::uint32_t t : {4u, 16u})
+      for (ClumpBy by : {ClumpBy::Value, ClumpBy::Range}) {
+        ClumpPhaseOptions o;
+        o.by = by;
+        o.range_lo = 0;
+        o.range_hi = 1;
+        o.connectivity = round % 2 ? Connectivity::Four : Connectivity::Eight;
+        o.stats_buffer_bytes = ExternalSorter::kMinimumBufferBytes;  // many runs on disk
+        testing::TempDir dir;
+        o.scratch_dir = dir.path();
+        MemoryTileInput input(values, w, h, t);
+        MemorySink sink(w, h);
+        MemoryStats stats;
+        MemoryBudget budget(64ull << 20);
+        const ClumpPhaseResult r = run_clump_phases(input, o, budget, Progress::silent(), &sink, &stats);
+        const Oracle expected = oracle(values, w, h, o);
+        const std::vector<ClumpRegionStats> want = oracle_stats(expected, values, w, h, by);
+        ASSERT_EQ(stats.regions.size(), want.size()) << round;
+        EXPECT_EQ(r.regions, want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+          const ClumpRegionStats &a = stats.regions[i], &b = want[i];
+          EXPECT_EQ(a.label, b.label);
+          EXPECT_EQ(a.cells, b.cells) << "label " << b.label;
+          EXPECT_TRUE(a.value == b.value || (std::isnan(a.value) && std::isnan(b.value))) << "label " << b.label;
+          EXPECT_EQ(a.col_min, b.col_min) << "label " << b.label;
+          EXPECT_EQ(a.row_min, b.row_min) << "label " << b.label;
+          EXPECT_EQ(a.col_max, b.col_max) << "label " << b.label;
+          EXPECT_EQ(a.row_max, b.row_max) << "label " << b.label;
+        }
+        EXPECT_EQ(budget.reserved(), 0u);
+      }
+  }
+}
+
 // ---- run_clump on shipped DEMs ----------------------------------------------------------------
 
 std::vector<double> read_all(const std::string& path, RasterInfo* info) {
@@ -391,6 +463,50 @@ TEST(ClumpCli, FloatRasterNeedsBy) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("--by"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(ClumpApi, StatsCsvOnAShippedDem) {
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  RasterInfo info;
+  const std::vector<double> values = read_all(dem, &info);
+  testing::TempDir dir;
+  ClumpOptions o;
+  o.input = dem;
+  o.output = dir.file("labels.tif");
+  o.stats = dir.file("regions.csv");
+  o.tile = 16;
+  o.tmpdir = dir.path();
+  MemoryBudget budget(128ull << 20);
+  const ClumpResult r = run_clump(o, budget, Progress::silent());
+  ClumpPhaseOptions po;
+  const Oracle expected = oracle(values, info.width, info.height, po);
+  const std::vector<ClumpRegionStats> want = oracle_stats(expected, values, info.width, info.height, ClumpBy::Value);
+  std::ifstream csv(o.stats);
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_EQ(line, "label,cells,area,value,col_min,row_min,col_max,row_max,x_min,y_min,x_max,y_max");
+  const double pixel_area = std::fabs(info.geotransform[1] * info.geotransform[5]);
+  std::uint64_t rows = 0;
+  while (std::getline(csv, line)) {
+    ASSERT_LT(rows, want.size());
+    const ClumpRegionStats& b = want[rows++];
+    unsigned long long label, cells, c0, r0, c1, r1;
+    double area, value, x0, y0, x1, y1;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%llu,%llu,%lf,%lf,%llu,%llu,%llu,%llu,%lf,%lf,%lf,%lf", &label, &cells, &area,
+                          &value, &c0, &r0, &c1, &r1, &x0, &y0, &x1, &y1),
+              12)
+        << line;
+    EXPECT_EQ(label, b.label);
+    EXPECT_EQ(cells, b.cells);
+    EXPECT_DOUBLE_EQ(area, b.cells * pixel_area);
+    EXPECT_EQ(value, b.value);
+    EXPECT_EQ(c0, b.col_min);
+    EXPECT_EQ(r1, b.row_max);
+    EXPECT_DOUBLE_EQ(x0, info.geotransform[0] + b.col_min * info.geotransform[1]);
+    EXPECT_DOUBLE_EQ(x1, info.geotransform[0] + (b.col_max + 1) * info.geotransform[1]);
+    EXPECT_DOUBLE_EQ(y1, info.geotransform[3] + b.row_min * info.geotransform[5]);  // north-up: row_min is the top
+  }
+  EXPECT_EQ(rows, r.regions);
 }
 
 TEST(ClumpCli, JsonSummary) {

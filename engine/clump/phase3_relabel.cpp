@@ -2,6 +2,7 @@
 #include "engine/clump/phase3_relabel.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "core/error.h"
@@ -9,10 +10,13 @@
 #include "kernels/clump/label_tile.h"
 
 namespace terrazo {
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
 
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                 const BorderRecords& records, BorderTable& table, MemoryBudget& budget,
-                                Progress& progress, ClumpWindowSink* sink) {
+                                Progress& progress, ClumpWindowSink* sink, RegionStatsCollector* stats) {
   const TileGrid& grid = input.grid();
   const std::uint32_t t = grid.tile, tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
@@ -21,8 +25,16 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
   std::vector<std::uint32_t> starts(static_cast<std::uint64_t>(tiles_x) * t);  // [tx * t + ly]
   std::vector<std::uint64_t> before(static_cast<std::uint64_t>(tiles_x) * t);  // P[tx * t + ly]
   // Per slot: phase 1's scratch (kClumpSlotCellBytes) + the window 4 t^2, numbers 4 t^2, border_of 4 t^2.
-  auto slot_reservation = budget.reserve(batch * ((kClumpSlotCellBytes + 12) * cells + kClumpSlotRingBytes * t),
-                                         "clump tile scratch (phase 3)");
+  // With stats: per region cells 4, box 16, value 8.
+  const std::uint64_t stats_cell_bytes = stats ? 28 : 0;
+  auto slot_reservation =
+      budget.reserve(batch * ((kClumpSlotCellBytes + 12 + stats_cell_bytes) * cells + kClumpSlotRingBytes * t),
+                     "clump tile scratch (phase 3)");
+  struct SlotStats {
+    std::vector<std::uint32_t> cells, c0, r0, c1, r1;
+    std::vector<double> value;
+  };
+  std::vector<SlotStats> slot_stats(stats ? batch : 0);
   std::vector<std::vector<double>> values(batch, std::vector<double>(cells));
   std::vector<std::vector<std::uint32_t>> labels(batch, std::vector<std::uint32_t>(cells));
   std::vector<std::vector<std::uint32_t>> out(batch, std::vector<std::uint32_t>(cells));
@@ -115,12 +127,54 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         }
         const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t;
         const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
+        if (stats) {
+          SlotStats& st = slot_stats[s];
+          st.cells.assign(regions, 0);
+          st.c0.assign(regions, t);
+          st.r0.assign(regions, t);
+          st.c1.assign(regions, 0);
+          st.r1.assign(regions, 0);
+          st.value.resize(regions);
+          for (std::uint32_t y = 0; y < t; ++y)
+            for (std::uint32_t x = 0; x < t; ++x) {
+              const std::uint32_t r = l[y * t + x];
+              if (r == kNoRegion) continue;
+              if (st.cells[r]++ == 0) st.value[r] = options.by == ClumpBy::Value ? v[y * t + x] : kNaN;
+              st.c0[r] = std::min(st.c0[r], x), st.c1[r] = std::max(st.c1[r], x);
+              st.r0[r] = std::min(st.r0[r], y), st.r1[r] = std::max(st.r1[r], y);
+            }
+        }
         for (std::uint32_t y = 0; y < h; ++y)
           for (std::uint32_t x = 0; x < w; ++x) {
             const std::uint32_t r = l[y * t + x];
             o[y * w + x] = r == kNoRegion ? 0u : number[r];
           }
       });
+      if (stats) {
+        for (unsigned s = 0; s < n; ++s) {
+          if (!present[s]) continue;
+          const SlotStats& st = slot_stats[s];
+          const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + begin + s;
+          const std::uint64_t x0 = static_cast<std::uint64_t>(begin + s) * t;
+          for (std::uint32_t r = 0; r < st.cells.size(); ++r) {
+            const std::uint32_t j = border_of[s][r];
+            if (j == kNoRegion) {
+              ClumpRegionStats region;
+              region.label = numbers[s][r];
+              region.cells = st.cells[r];
+              region.value = st.value[r];
+              region.col_min = x0 + st.c0[r], region.row_min = y0 + st.r0[r];
+              region.col_max = x0 + st.c1[r], region.row_max = y0 + st.r1[r];
+              stats->push_interior(region);
+            } else {
+              const std::uint64_t root = table.parent[table.tile_offset[tile] + j] & ~BorderTable::kOwner;
+              stats->add_border(root, static_cast<std::uint32_t>(x0 + st.c0[r]), static_cast<std::uint32_t>(y0 + st.r0[r]),
+                                static_cast<std::uint32_t>(x0 + st.c1[r]), static_cast<std::uint32_t>(y0 + st.r1[r]),
+                                st.value[r]);
+            }
+          }
+        }
+      }
       if (!sink) continue;
       for (unsigned s = 0; s < n; ++s) {
         const std::uint64_t x0 = static_cast<std::uint64_t>(begin + s) * t;

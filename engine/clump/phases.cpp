@@ -2,6 +2,7 @@
 #include "engine/clump/phases.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "core/error.h"
 #include "core/timer.h"
@@ -10,6 +11,7 @@
 #include "engine/clump/phase1_tile_labels.h"
 #include "engine/clump/phase2_border_merge.h"
 #include "engine/clump/phase3_relabel.h"
+#include "engine/clump/region_stats.h"
 
 namespace terrazo {
 
@@ -23,7 +25,7 @@ const char* to_string(ClumpBy by) {
 }
 
 ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOptions& options, MemoryBudget& budget,
-                                  Progress& progress, ClumpWindowSink* sink) {
+                                  Progress& progress, ClumpWindowSink* sink, ClumpStatsSink* stats) {
   const TileGrid& grid = input.grid();
   if (options.by == ClumpBy::Range && !(options.range_lo <= options.range_hi))
     throw UsageError("clump: the range's low end is above its high end");
@@ -49,14 +51,32 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
     throw Error("clump: " + std::to_string(result.regions) + " regions, more than the " +
                 std::to_string(kMaxClumpRegions) + " that UInt32 labels can number (0 is nodata); nothing was written");
 
+  std::unique_ptr<RegionStatsCollector> collector;
+  if (stats) {
+    if (grid.width >= (1ull << 32) || grid.height >= (1ull << 32))
+      throw Error("clump --stats: the raster is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
+                  " cells; the statistics need both below 2^32");
+    collector = std::make_unique<RegionStatsCollector>(options.scratch_dir + "/clump_stats", table.size(), budget,
+                                                       options.stats_buffer_bytes);
+  }
   phase.restart();
-  const std::uint64_t labelled = run_clump_relabel(input, options, pool, records, table, budget, progress, sink);
+  const std::uint64_t labelled =
+      run_clump_relabel(input, options, pool, records, table, budget, progress, sink, collector.get());
   result.relabel_seconds = phase.seconds();
+  if (collector) {
+    phase.restart();
+    progress.update("clump: stats", 0, 1);
+    collector->finish(table, *stats);
+    progress.update("clump: stats", 1, 1);
+    result.stats_seconds = phase.seconds();
+    result.bytes_read += collector->bytes_read();
+    result.bytes_written += collector->bytes_written();
+  }
   if (labelled != result.regions)
     throw Error("clump: internal error: " + std::to_string(labelled) + " labels given for " +
                 std::to_string(result.regions) + " regions");
-  result.bytes_read = records.bytes_read();
-  result.bytes_written = records.bytes_written();
+  result.bytes_read += records.bytes_read();
+  result.bytes_written += records.bytes_written();
   return result;
 }
 

@@ -42,7 +42,25 @@ struct ClumpPhaseOptions {
   ClumpBy by = ClumpBy::Value;
   double range_lo = 0, range_hi = 0;  // ClumpBy::Range: [lo, hi]
   unsigned threads = 0;               // 0: all cores
-  std::string scratch_dir;            // the border records file goes here
+  std::string scratch_dir;            // the border records file (and the stats sorter's runs) go here
+  // Bytes of the stats sorter (store/external_sorter.h); 0: min(a quarter of what is left, 64 MiB).
+  // Tests set it small to force runs on disk.
+  std::uint64_t stats_buffer_bytes = 0;
+};
+
+// One region's statistics (--stats): cells, the value (ClumpBy::Value; NaN otherwise), and the
+// bounding box in cells (columns and rows, inclusive).
+struct ClumpRegionStats {
+  std::uint64_t label = 0, cells = 0;
+  double value = 0;
+  std::uint64_t col_min = 0, row_min = 0, col_max = 0, row_max = 0;
+};
+
+// Receives every region's statistics once, in label order (1..K), after the last window.
+class ClumpStatsSink {
+ public:
+  virtual ~ClumpStatsSink() = default;
+  virtual void region(const ClumpRegionStats& stats) = 0;
 };
 
 // Receives the label windows: tiles in row-major tile order, w x h labels row-major (0 = nodata).
@@ -59,11 +77,15 @@ struct ClumpPhaseResult {
   std::uint64_t largest_region = 0;   // cells of the largest region (0: none)
   std::uint64_t border_regions = 0;   // per-tile regions that touch their tile's ring
   std::uint64_t merged_border_regions = 0;  // border regions after the merge (roots)
-  double tile_labels_seconds = 0, merge_seconds = 0, relabel_seconds = 0;
+  double tile_labels_seconds = 0, merge_seconds = 0, relabel_seconds = 0, stats_seconds = 0;
   std::uint64_t bytes_read = 0, bytes_written = 0;  // scratch records (the input's reads: the TileInput)
 };
 
+// `stats` (optional): phase 4 ("clump: stats"). Interior regions' statistics are complete in their
+// tile and go to an external sorter keyed by label as phase 3 meets them; border regions' are
+// accumulated per root in memory (24 more bytes per border region) and sorted in at the end; the
+// sorted stream goes to `stats`. Needs W and H below 2^32.
 ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOptions& options, MemoryBudget& budget,
-                                  Progress& progress, ClumpWindowSink* sink);
+                                  Progress& progress, ClumpWindowSink* sink, ClumpStatsSink* stats = nullptr);
 
 }  // namespace terrazo
