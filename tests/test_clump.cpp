@@ -276,6 +276,22 @@ TEST(ClumpPipeline, FloatsEqualExactlyAndNegativeZeroIsZero) {
   EXPECT_EQ(run.labels, (std::vector<std::uint32_t>{1, 1, 2, 3, 3, 4, 5, 0, 6}));
 }
 
+TEST(ClumpPipeline, NoValidCellGivesNoRegionAndZeroLabels) {
+  const std::vector<double> values(30 * 20, kNaN);
+  ClumpPhaseOptions o;
+  const ClumpRun run = run_phases(values, 30, 20, 8, o);
+  EXPECT_EQ(run.result.regions, 0u);
+  EXPECT_EQ(run.result.cells_labelled, 0u);
+  EXPECT_EQ(run.labels, std::vector<std::uint32_t>(30 * 20, 0u));  // every window written, as nodata
+  ClumpPhaseOptions range;
+  range.by = ClumpBy::Range;
+  range.range_lo = 5, range.range_hi = 6;
+  const std::vector<double> ones(17 * 9, 1.0);
+  const ClumpRun outside = run_phases(ones, 17, 9, 4, range);
+  EXPECT_EQ(outside.result.regions, 0u);
+  EXPECT_EQ(outside.labels, std::vector<std::uint32_t>(17 * 9, 0u));
+}
+
 TEST(ClumpPipeline, BorderTableOverBudgetIsAClearError) {
   std::mt19937_64 rng(3);
   const std::uint64_t w = 512, h = 512;
@@ -373,7 +389,8 @@ std::vector<double> read_all(const std::string& path, RasterInfo* info) {
 TEST(ClumpApi, ShippedDemsMatchOracle) {
   const std::pair<const char*, ClumpBy> cases[] = {{"pysheds_dem.tif", ClumpBy::Range}, {"pysheds_dem.tif", ClumpBy::Value},
                                                    {"hugo_site.asc", ClumpBy::Range}, {"west_bijou_gully.asc", ClumpBy::Range},
-                                                   {"rhine_elv0.tif", ClumpBy::Range}, {"N44W072.hgt", ClumpBy::Value}};
+                                                   {"rhine_elv0.tif", ClumpBy::Range}, {"N44W072.hgt", ClumpBy::Value},
+                                                   {"west_bijou_gully.asc", ClumpBy::Value}, {"Mandakini.bil", ClumpBy::Valid}};
   for (const auto& [name, by] : cases) {
     const std::string dem = std::string(TERRAZO_DATASETS) + "/real/" + name;
     RasterInfo info;
@@ -507,6 +524,44 @@ TEST(ClumpApi, StatsCsvOnAShippedDem) {
     EXPECT_DOUBLE_EQ(y1, info.geotransform[3] + b.row_min * info.geotransform[5]);  // north-up: row_min is the top
   }
   EXPECT_EQ(rows, r.regions);
+}
+
+TEST(ClumpApi, CancelledRunLeavesNoOutput) {
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  testing::TempDir dir;
+  for (const char* phase : {"clump: tile labels", "clump: merge", "clump: relabel", "clump: stats"}) {
+    ClumpOptions o;
+    o.input = dem;
+    o.output = dir.file("labels.tif");
+    o.stats = dir.file("regions.csv");
+    o.tile = 32;
+    o.tmpdir = dir.path();
+    MemoryBudget budget(128ull << 20);
+    Progress cancel([&](const ProgressEvent& e) { return !(e.phase == phase && e.done > 0); });
+    EXPECT_THROW(run_clump(o, budget, cancel), Cancelled) << phase;
+    EXPECT_FALSE(std::ifstream(o.output).good()) << phase;
+    EXPECT_FALSE(std::ifstream(o.stats).good()) << phase;
+    EXPECT_TRUE(testing::partial_files_of(o.output).empty()) << phase;
+    EXPECT_TRUE(testing::partial_files_of(o.stats).empty()) << phase;
+  }
+}
+
+// VmHWM of a run on a raster whose cells (as doubles) are ~2x the budget stays within the budget
+// plus MemoryBudget::kFixedOverhead (docs/memory_budget.md).
+TEST(ClumpCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
+  testing::TempDir dir;
+  const std::string dem = dir.file("gen.tif");
+  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --nodata-holes 0.1 --width 3000 "
+                         "--height 2000 --seed 5 " + dem).c_str()),
+            0);
+  const CliRun r = run_cli("clump -q --json --memory 24M --tile 64 --stats " + dir.file("regions.csv") + " " + dem +
+                               " " + dir.file("labels.tif"),
+                           dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto key = r.out.find("\"peak_rss_bytes\":");
+  ASSERT_NE(key, std::string::npos) << r.out;
+  EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
 }
 
 TEST(ClumpCli, JsonSummary) {
