@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -83,13 +84,26 @@ class StatsCsv : public ClumpStatsSink {
       const double x = gt_[0] + c * gt_[1] + r * gt_[2], y = gt_[3] + c * gt_[4] + r * gt_[5];
       x_min = std::min(x_min, x), x_max = std::max(x_max, x), y_min = std::min(y_min, y), y_max = std::max(y_max, y);
     }
-    char value[40] = "";
-    if (s.value == s.value) std::snprintf(value, sizeof value, "%.17g", s.value);
-    std::fprintf(file_, "%llu,%llu,%.17g,%s,%llu,%llu,%llu,%llu,%.17g,%.17g,%.17g,%.17g\n",
-                 static_cast<unsigned long long>(s.label), static_cast<unsigned long long>(s.cells),
-                 static_cast<double>(s.cells) * pixel_area_, value, static_cast<unsigned long long>(s.col_min),
-                 static_cast<unsigned long long>(s.row_min), static_cast<unsigned long long>(s.col_max),
-                 static_cast<unsigned long long>(s.row_max), x_min, y_min, x_max, y_max);
+    // One line, numbers in their shortest form that reads back exactly (std::to_chars): doubles in
+    // fixed notation from 1e-6 to 1e16 (500000, not 5e+05), else in the general one.
+    char line[1024];
+    char* p = line;
+    char* const end = line + sizeof line - 1;  // room for the newline
+    auto put = [&](std::uint64_t n) { p = std::to_chars(p, end, n).ptr; };
+    auto put_double = [&](double v) {
+      const double a = std::fabs(v);
+      const bool fixed = a == 0 || (a >= 1e-6 && a < 1e16);
+      p = std::to_chars(p, end, v, fixed ? std::chars_format::fixed : std::chars_format::general).ptr;
+    };
+    auto comma = [&] {
+      if (p < end) *p++ = ',';
+    };
+    put(s.label), comma(), put(s.cells), comma(), put_double(static_cast<double>(s.cells) * pixel_area_), comma();
+    if (s.value == s.value) put_double(s.value);
+    comma(), put(s.col_min), comma(), put(s.row_min), comma(), put(s.col_max), comma(), put(s.row_max), comma();
+    put_double(x_min), comma(), put_double(y_min), comma(), put_double(x_max), comma(), put_double(y_max);
+    *p++ = '\n';
+    std::fwrite(line, 1, static_cast<std::size_t>(p - line), file_);
   }
   std::uint64_t finish() {
     const long size = std::ftell(file_);

@@ -292,6 +292,26 @@ TEST(ClumpPipeline, NoValidCellGivesNoRegionAndZeroLabels) {
   EXPECT_EQ(outside.labels, std::vector<std::uint32_t>(17 * 9, 0u));
 }
 
+TEST(ClumpPipeline, MoreRegionsThanTheLabelsHoldIsAnErrorBeforeAnyWindow) {
+  std::mt19937_64 rng(5);
+  const std::vector<double> values = random_values(rng, 40 * 30, 3, 0.2);
+  ClumpPhaseOptions o;
+  o.max_regions = 10;  // kMaxClumpRegions (2^32 - 2) in a run; the same check
+  testing::TempDir dir;
+  o.scratch_dir = dir.path();
+  MemoryTileInput input(values, 40, 30, 8);
+  MemorySink sink(40, 30);
+  MemoryBudget budget(64ull << 20);
+  try {
+    run_phases(values, 40, 30, 8, o);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("that UInt32 labels can number"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(run_clump_phases(input, o, budget, Progress::silent(), &sink), Error);
+  EXPECT_EQ(std::count(sink.labels.begin(), sink.labels.end(), 0xDEADBEEFu), 40 * 30);  // nothing written
+}
+
 TEST(ClumpPipeline, BorderTableOverBudgetIsAClearError) {
   std::mt19937_64 rng(3);
   const std::uint64_t w = 512, h = 512;

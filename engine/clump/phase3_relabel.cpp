@@ -60,8 +60,8 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         before[static_cast<std::uint64_t>(tx) * t + ly] = base;
         base += starts[static_cast<std::uint64_t>(tx) * t + ly];
       }
-    if (base > kMaxClumpRegions)
-      throw Error("clump: more than " + std::to_string(kMaxClumpRegions) +
+    if (base > options.max_regions)
+      throw Error("clump: more than " + std::to_string(options.max_regions) +
                   " regions: the labels do not fit UInt32 (0 is nodata)");
     // 1. The roots owned by this row.
     for (std::uint32_t tx = 0; tx < tiles_x; ++tx) {

@@ -47,9 +47,9 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   result.merged_border_regions = merged.roots;
   result.regions = tiles.interior_regions + merged.roots;
   result.largest_region = std::max(tiles.interior_largest, merged.largest);
-  if (result.regions > kMaxClumpRegions)
+  if (result.regions > options.max_regions)
     throw Error("clump: " + std::to_string(result.regions) + " regions, more than the " +
-                std::to_string(kMaxClumpRegions) + " that UInt32 labels can number (0 is nodata); nothing was written");
+                std::to_string(options.max_regions) + " that UInt32 labels can number (0 is nodata); nothing was written");
 
   std::unique_ptr<RegionStatsCollector> collector;
   if (stats) {

@@ -46,6 +46,8 @@ struct ClumpPhaseOptions {
   // Bytes of the stats sorter (store/external_sorter.h); 0: min(a quarter of what is left, 64 MiB).
   // Tests set it small to force runs on disk.
   std::uint64_t stats_buffer_bytes = 0;
+  // The most regions the labels may number (kMaxClumpRegions for UInt32); tests lower it.
+  std::uint64_t max_regions = kMaxClumpRegions;
 };
 
 // One region's statistics (--stats): cells, the value (ClumpBy::Value; NaN otherwise), and the
