@@ -6,19 +6,13 @@
 #include <numeric>
 #include <vector>
 
+#include "core/union_find.h"
+
 namespace terrazo {
 namespace {
 
-std::uint64_t find_root(std::uint64_t* parent, std::uint64_t v) {
-  while (parent[v] != v) {
-    parent[v] = parent[parent[v]];  // path halving
-    v = parent[v];
-  }
-  return v;
-}
-
 void join(std::uint64_t* parent, std::uint64_t a, std::uint64_t b) {
-  const std::uint64_t ra = find_root(parent, a), rb = find_root(parent, b);
+  const std::uint64_t ra = union_find_root(parent, a), rb = union_find_root(parent, b);
   if (ra == rb) return;
   if (ra < rb) parent[rb] = ra;
   else parent[ra] = rb;
@@ -99,7 +93,7 @@ ClumpMergeTotals run_clump_border_merge(const TileGrid& grid, Connectivity conne
   // Every region points at its root; each root gets its first cell and its cells.
   ClumpMergeTotals totals;
   for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t r = find_root(parent, i);
+    const std::uint64_t r = union_find_root(parent, i);
     parent[i] = r;
     table.root[r] = std::min(table.root[r], table.first[i]);
     if (r != i) table.cells[r] += table.cells[i];
