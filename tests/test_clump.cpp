@@ -181,6 +181,61 @@ TEST(ClumpKernel, TwoRegionsAndAHoleInOneTile) {
   EXPECT_EQ(border.cells, (std::vector<std::uint64_t>{3, 3, 1, 1}));
 }
 
+// The kernel alone on random tiles: labels equal the oracle's (a tile is a raster of one tile, its
+// labels the oracle's minus one), and the border summary agrees with a direct count.
+TEST(ClumpKernel, RandomTilesMatchOracleAndTheirBorderSummary) {
+  std::mt19937_64 rng(11);
+  UnionFind scratch;
+  TileBorder border;
+  for (int round = 0; round < 300; ++round) {
+    const std::uint32_t t = 1u << (rng() % 6);  // 1..32
+    const std::vector<double> keys = random_values(rng, std::uint64_t{t} * t, 1 + static_cast<int>(rng() % 3), (rng() % 3) * 0.2);
+    const Connectivity c = round % 2 ? Connectivity::Four : Connectivity::Eight;
+    ClumpPhaseOptions o;
+    o.connectivity = c;
+    const Oracle expected = oracle(keys, t, t, o);
+    std::vector<std::uint32_t> labels(std::size_t{t} * t);
+    const std::uint32_t regions = label_tile_cpu(keys.data(), t, c, labels.data(), scratch);
+    ASSERT_EQ(regions, expected.regions) << round;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      ASSERT_EQ(labels[i], expected.labels[i] ? expected.labels[i] - 1 : kNoRegion) << round << " cell " << i;
+    summarize_tile_border(labels.data(), regions, t, &border);
+    std::vector<bool> on_ring(regions, false);
+    for (std::uint32_t p = 0; p < 4 * t; ++p)
+      if (labels[ring_cell(p, t)] != kNoRegion) on_ring[labels[ring_cell(p, t)]] = true;
+    ASSERT_EQ(border.region.size() + border.interior_regions, regions);
+    std::uint64_t interior_starts = 0;
+    for (std::uint32_t v : border.interior_starts_per_row) interior_starts += v;
+    EXPECT_EQ(interior_starts, border.interior_regions);
+    for (std::uint32_t j = 0; j < border.region.size(); ++j) {
+      const std::uint32_t l = border.region[j];
+      EXPECT_TRUE(on_ring[l]);
+      EXPECT_EQ(labels[border.first_cell[j]], l);
+      // starts_before: interior regions whose first cell is in the same row, left of this one.
+      const std::uint32_t row = border.first_cell[j] / t;
+      std::uint32_t before = 0;
+      for (std::uint32_t i = row * t; i < border.first_cell[j]; ++i) {
+        const std::uint32_t m = labels[i];
+        if (m == kNoRegion || on_ring[m]) continue;
+        bool first = true;
+        for (std::uint32_t k = 0; k < i && first; ++k) first = labels[k] != m;
+        before += first;
+      }
+      EXPECT_EQ(border.starts_before[j], before);
+      if (j > 0) {
+        EXPECT_LT(border.region[j - 1], l);
+      }
+    }
+    for (std::uint32_t p = 0; p < 4 * t; ++p) {
+      const std::uint32_t l = labels[ring_cell(p, t)];
+      EXPECT_EQ(border.ring[p] == kNoRegion, l == kNoRegion);
+      if (l != kNoRegion) {
+        EXPECT_EQ(border.region[border.ring[p]], l);
+      }
+    }
+  }
+}
+
 TEST(ClumpPipeline, RandomRastersMatchOracle) {
   std::mt19937_64 rng(20261124);
   const std::uint32_t tiles[] = {4, 8, 16};
