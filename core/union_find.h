@@ -2,8 +2,8 @@
 // merge steps and the graph MSF twin; connected regions).
 //
 // Roots are found with path halving; unite() links the root of `b` under the root of `a` (no rank:
-// the callers' results must not depend on which root survives, and Kruskal's do not). Ids are
-// 32-bit: one tile or one merge graph. The CUDA kernels keep their own device-side copy.
+// the callers' results must not depend on which root survives, and Kruskal's do not). UnionFind's
+// ids are 32-bit: one tile or one merge graph; union_find_root also takes a 64-bit parent array. The CUDA kernels keep their own device-side copy.
 #pragma once
 #include <cstdint>
 #include <numeric>
@@ -13,6 +13,16 @@ namespace terrazo {
 
 // find over any parent array (a reused scratch buffer, or UnionFind's own).
 inline std::uint32_t union_find_root(std::uint32_t* parent, std::uint32_t v) {
+  while (parent[v] != v) {
+    parent[v] = parent[parent[v]];  // path halving
+    v = parent[v];
+  }
+  return v;
+}
+
+// The same over 64-bit ids, for forests larger than a tile (clump's merge of border regions across
+// all tiles, engine/clump/phase2_border_merge.cpp).
+inline std::uint64_t union_find_root(std::uint64_t* parent, std::uint64_t v) {
   while (parent[v] != v) {
     parent[v] = parent[parent[v]];  // path halving
     v = parent[v];

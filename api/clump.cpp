@@ -1,0 +1,183 @@
+// api/clump.cpp: run_clump = the input as a tile store + phases 1-3 (engine/clump/phases.h) + the
+// labels GeoTIFF (api/clump.h, docs/clump.md).
+#include "api/clump.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "api/output_paths.h"
+#include "api/raster_io.h"
+#include "core/error.h"
+#include "core/timer.h"
+#include "engine/tile_store_input.h"
+#include "gdal/gdal_raster.h"
+#include "store/atomic_output.h"
+#include "store/run_directory.h"
+#include "store/tile_store.h"
+
+namespace terrazo {
+namespace {
+
+// The labels raster: UInt32, nodata 0. Windows arrive in row-major tile order; GDAL's cache holds
+// one row of blocks (block = clamp(t, 256, 1024)) when the budget allows, so each block is
+// compressed once.
+class LabelRasterWriter : public ClumpWindowSink {
+ public:
+  LabelRasterWriter(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
+                    const GeoTiffOptions& options) {
+    const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
+    const std::uint64_t row_bytes = ((grid.width + block - 1) / block + 1) * block * block * 4ull;
+    const std::uint64_t cache_bytes =
+        std::max<std::uint64_t>(2ull * block * block * 4, std::min<std::uint64_t>(row_bytes, budget.available() / 4));
+    cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
+    scratch_reservation_ = budget.reserve(8ull * grid.tile * grid.tile, "clump label window (doubles)");
+    scratch_.resize(static_cast<std::uint64_t>(grid.tile) * grid.tile);
+    writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt32, georef, true, 0.0,
+                                              block, options);
+  }
+  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                    const std::uint32_t* labels) override {
+    const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
+    for (std::uint64_t i = 0; i < n; ++i) scratch_[i] = labels[i];  // exact: labels < 2^32
+    writer_->write_window(x0, y0, w, h, scratch_.data());
+  }
+  std::uint64_t finish() {
+    writer_->finish();
+    return writer_->bytes_written();
+  }
+
+ private:
+  std::unique_ptr<GdalCacheLimit> cache_;
+  MemoryBudget::Reservation scratch_reservation_;
+  std::vector<double> scratch_;
+  std::unique_ptr<GeoTiffWriter> writer_;
+};
+
+// The --stats CSV, written under an atomic output: published only when complete.
+class StatsCsv : public ClumpStatsSink {
+ public:
+  StatsCsv(const std::string& path, const RasterInfo& info) : output_(path) {
+    file_ = std::fopen(output_.partial().c_str(), "w");
+    if (!file_) throw Error("--stats '" + path + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
+    const auto& g = info.geotransform;
+    gt_ = g;
+    georeferenced_ = info.has_geotransform;
+    pixel_area_ = georeferenced_ ? std::fabs(g[1] * g[5] - g[2] * g[4]) : 1.0;
+    std::fputs("label,cells,area,value,col_min,row_min,col_max,row_max,x_min,y_min,x_max,y_max\n", file_);
+  }
+  ~StatsCsv() override {
+    if (file_) std::fclose(file_);
+  }
+  void region(const ClumpRegionStats& s) override {
+    // Map box: the four corners of the cells' box (edges: col_max + 1, row_max + 1).
+    double x_min = HUGE_VAL, y_min = HUGE_VAL, x_max = -HUGE_VAL, y_max = -HUGE_VAL;
+    for (int corner = 0; corner < 4; ++corner) {
+      const double c = static_cast<double>(corner & 1 ? s.col_max + 1 : s.col_min);
+      const double r = static_cast<double>(corner & 2 ? s.row_max + 1 : s.row_min);
+      const double x = gt_[0] + c * gt_[1] + r * gt_[2], y = gt_[3] + c * gt_[4] + r * gt_[5];
+      x_min = std::min(x_min, x), x_max = std::max(x_max, x), y_min = std::min(y_min, y), y_max = std::max(y_max, y);
+    }
+    // One line, numbers in their shortest form that reads back exactly (std::to_chars): doubles in
+    // fixed notation from 1e-6 to 1e16 (500000, not 5e+05), else in the general one.
+    char line[1024];
+    char* p = line;
+    char* const end = line + sizeof line - 1;  // room for the newline
+    auto put = [&](std::uint64_t n) { p = std::to_chars(p, end, n).ptr; };
+    auto put_double = [&](double v) {
+      const double a = std::fabs(v);
+      const bool fixed = a == 0 || (a >= 1e-6 && a < 1e16);
+      p = std::to_chars(p, end, v, fixed ? std::chars_format::fixed : std::chars_format::general).ptr;
+    };
+    auto comma = [&] {
+      if (p < end) *p++ = ',';
+    };
+    put(s.label), comma(), put(s.cells), comma(), put_double(static_cast<double>(s.cells) * pixel_area_), comma();
+    if (s.value == s.value) put_double(s.value);
+    comma(), put(s.col_min), comma(), put(s.row_min), comma(), put(s.col_max), comma(), put(s.row_max), comma();
+    put_double(x_min), comma(), put_double(y_min), comma(), put_double(x_max), comma(), put_double(y_max);
+    *p++ = '\n';
+    std::fwrite(line, 1, static_cast<std::size_t>(p - line), file_);
+  }
+  std::uint64_t finish() {
+    const long size = std::ftell(file_);
+    const bool failed = std::ferror(file_) != 0;
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (failed || closed != 0) throw Error("--stats '" + output_.path() + "': write failed: " + std::strerror(errno));
+    output_.publish();
+    return size > 0 ? static_cast<std::uint64_t>(size) : 0;
+  }
+
+ private:
+  AtomicOutput output_;
+  std::FILE* file_ = nullptr;
+  std::array<double, 6> gt_{};
+  bool georeferenced_ = false;
+  double pixel_area_ = 1;
+};
+
+}  // namespace
+
+ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  ClumpResult result;
+  if (options.input.empty()) throw UsageError("clump: INPUT is missing");
+  if (options.output.empty()) throw UsageError("clump: LABELS.tif is missing");
+  check_distinct_paths({{"INPUT", options.input}}, {{"LABELS", options.output}, {"--stats", options.stats}});
+  if (options.by_given && options.by == ClumpBy::Range && !(options.range_lo <= options.range_hi))
+    throw UsageError("invalid --by range: the low end is above the high end");
+
+  RunDirectory run(options.tmpdir);
+  Stopwatch phase;
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress);
+  result.seconds.import = phase.seconds();
+  const RasterInfo info = store->info();
+  if (!options.by_given && !cell_type_is_integer(info.type))
+    throw UsageError(std::string("INPUT '") + options.input + "' is " + to_string(info.type) +
+                     ": give --by value (exact equality of the values), valid or range:LO,HI");
+  const TileGrid grid = store->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  result.by = options.by;
+
+  ClumpPhaseOptions phase_options;
+  phase_options.connectivity = options.connectivity;
+  phase_options.by = options.by;
+  phase_options.range_lo = options.range_lo;
+  phase_options.range_hi = options.range_hi;
+  phase_options.threads = options.threads;
+  phase_options.scratch_dir = run.path();
+  TileStoreInput source(*store);
+  LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);
+  std::unique_ptr<StatsCsv> csv;
+  if (!options.stats.empty()) csv = std::make_unique<StatsCsv>(options.stats, info);
+  const ClumpPhaseResult phases = run_clump_phases(source, phase_options, budget, progress, &raster, csv.get());
+  result.bytes_written += raster.finish();
+  if (csv) result.bytes_written += csv->finish();
+
+  result.regions = phases.regions;
+  result.cells_labelled = phases.cells_labelled;
+  result.largest_region = phases.largest_region;
+  result.border_regions = phases.border_regions;
+  result.merged_border_regions = phases.merged_border_regions;
+  result.seconds.tile_labels = phases.tile_labels_seconds;
+  result.seconds.merge = phases.merge_seconds;
+  result.seconds.relabel = phases.relabel_seconds;
+  result.seconds.stats = phases.stats_seconds;
+  result.bytes_read += phases.bytes_read + store->bytes_read();
+  result.bytes_written += phases.bytes_written;
+  result.seconds.total = start.seconds();
+  result.memory_peak_reserved = budget.peak_reserved();
+  result.peak_rss_bytes = peak_rss_bytes();
+  return result;
+}
+
+}  // namespace terrazo

@@ -1,0 +1,60 @@
+// api/clump.h: connected regions of a raster (`terrazo clump`), out of core. The library entry
+// point; cli/cmd_clump.cpp is a thin main over api/clump_command.h, which calls this.
+//
+// Contract: engine/clump/phases.h (labels 1..K in row-major order of each region's first cell, 0 =
+// nodata; the same labels for every tile size, thread count and budget); docs/clump.md.
+// Output: a UInt32 GeoTIFF georeferenced like the input, nodata 0, written through GeoTiffWriter
+// (an atomic output: a failed run leaves no file). More than 2^32 - 2 regions is an Error (exit 1)
+// before the output is written.
+// --stats: a CSV, one line per region in label order (docs/clump.md "Statistics"):
+//   label,cells,area,value,col_min,row_min,col_max,row_max,x_min,y_min,x_max,y_max
+// area = cells x |pixel area| of the geotransform (map units squared; cells when there is none),
+// value empty unless --by value, the box in cells (inclusive) and in map coordinates (cell edges).
+// Keys: `by` Auto is Value for an integer raster and a UsageError for a floating-point one (exact
+// equality of floats is rarely what one wants: give --by value to ask for it, or valid, or range).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "core/types.h"
+#include "engine/clump/phases.h"
+#include "gdal/geotiff_options.h"
+
+namespace terrazo {
+
+struct ClumpOptions {
+  std::string input;    // any raster RasterReader::open accepts, or a tile store
+  std::string output;   // the labels (UInt32 GeoTIFF)
+  std::string stats;    // --stats: per-region CSV; empty: none
+  GeoTiffOptions geotiff;
+  Connectivity connectivity = Connectivity::Eight;
+  bool by_given = false;                // false: value for integer rasters, an error for float ones
+  ClumpBy by = ClumpBy::Value;
+  double range_lo = 0, range_hi = 0;    // by Range: [lo, hi]
+  std::uint32_t tile = 0;               // 0: the store's own, or kDefaultTile when importing
+  unsigned threads = 0;                 // 0: all cores
+  std::string tmpdir;
+};
+
+struct ClumpPhaseSeconds {
+  double import = 0, tile_labels = 0, merge = 0, relabel = 0, stats = 0, total = 0;
+};
+
+struct ClumpResult {
+  std::uint64_t width = 0, height = 0;
+  std::uint32_t tile = 0;
+  ClumpBy by = ClumpBy::Value;          // the keys used (never Auto)
+  std::uint64_t regions = 0;            // K
+  std::uint64_t cells_labelled = 0;
+  std::uint64_t largest_region = 0;     // cells
+  std::uint64_t border_regions = 0, merged_border_regions = 0;
+  ClumpPhaseSeconds seconds;
+  std::uint64_t bytes_read = 0, bytes_written = 0;
+  std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;
+};
+
+ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progress& progress);
+
+}  // namespace terrazo

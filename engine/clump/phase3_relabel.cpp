@@ -1,0 +1,191 @@
+// engine/clump/phase3_relabel.cpp: phase 3 of clump (engine/clump/phase3_relabel.h).
+#include "engine/clump/phase3_relabel.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "core/error.h"
+#include "engine/clump/phase1_tile_labels.h"
+#include "kernels/clump/label_tile.h"
+
+namespace terrazo {
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
+                                const BorderRecords& records, BorderTable& table, MemoryBudget& budget,
+                                Progress& progress, ClumpWindowSink* sink, RegionStatsCollector* stats) {
+  const TileGrid& grid = input.grid();
+  const std::uint32_t t = grid.tile, tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+  const unsigned batch = pool.threads();
+  auto row_reservation = budget.reserve(12ull * tiles_x * t, "clump row start counts (phase 3)");
+  std::vector<std::uint32_t> starts(static_cast<std::uint64_t>(tiles_x) * t);  // [tx * t + ly]
+  std::vector<std::uint64_t> before(static_cast<std::uint64_t>(tiles_x) * t);  // P[tx * t + ly]
+  // Per slot: phase 1's scratch (kClumpSlotCellBytes) + the window 4 t^2, numbers 4 t^2, border_of 4 t^2.
+  // With stats: per region cells 4, box 16, value 8.
+  const std::uint64_t stats_cell_bytes = stats ? 28 : 0;
+  auto slot_reservation =
+      budget.reserve(batch * ((kClumpSlotCellBytes + 12 + stats_cell_bytes) * cells + kClumpSlotRingBytes * t),
+                     "clump tile scratch (phase 3)");
+  struct SlotStats {
+    std::vector<std::uint32_t> cells, c0, r0, c1, r1;
+    std::vector<double> value;
+  };
+  std::vector<SlotStats> slot_stats(stats ? batch : 0);
+  std::vector<std::vector<double>> values(batch, std::vector<double>(cells));
+  std::vector<std::vector<std::uint32_t>> labels(batch, std::vector<std::uint32_t>(cells));
+  std::vector<std::vector<std::uint32_t>> out(batch, std::vector<std::uint32_t>(cells));
+  std::vector<std::vector<std::uint32_t>> numbers(batch), border_of(batch);
+  std::vector<UnionFind> scratch(batch);
+  std::vector<TileBorder> borders(batch);
+  std::vector<char> present(batch);
+
+  std::uint64_t base = 0;
+  progress.update("clump: relabel", 0, tiles_y);
+  for (std::uint32_t ty = 0; ty < tiles_y; ++ty) {
+    // C: interior starts (phase 1) + owner border starts.
+    std::fill(starts.begin(), starts.end(), 0u);
+    for (std::uint32_t tx = 0; tx < tiles_x; ++tx) {
+      const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + tx;
+      records.read_starts(tile, &starts[static_cast<std::uint64_t>(tx) * t]);
+      for (std::uint64_t j = table.tile_offset[tile]; j < table.tile_offset[tile + 1]; ++j)
+        if (table.parent[j] & BorderTable::kOwner) ++starts[static_cast<std::uint64_t>(tx) * t + table.first[j] / grid.width - static_cast<std::uint64_t>(ty) * t];
+    }
+    // P, row-major over (ly, tx).
+    for (std::uint32_t ly = 0; ly < t; ++ly)
+      for (std::uint32_t tx = 0; tx < tiles_x; ++tx) {
+        before[static_cast<std::uint64_t>(tx) * t + ly] = base;
+        base += starts[static_cast<std::uint64_t>(tx) * t + ly];
+      }
+    if (base > options.max_regions)
+      throw Error("clump: more than " + std::to_string(options.max_regions) +
+                  " regions: the labels do not fit UInt32 (0 is nodata)");
+    // 1. The roots owned by this row.
+    for (std::uint32_t tx = 0; tx < tiles_x; ++tx) {
+      const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + tx;
+      std::uint64_t row = ~0ull, owners_left = 0;
+      for (std::uint64_t j = table.tile_offset[tile]; j < table.tile_offset[tile + 1]; ++j) {
+        if (!(table.parent[j] & BorderTable::kOwner)) continue;
+        const std::uint64_t ly = table.first[j] / grid.width - static_cast<std::uint64_t>(ty) * t;
+        if (ly != row) row = ly, owners_left = 0;
+        table.root[table.parent[j] & ~BorderTable::kOwner] =
+            before[static_cast<std::uint64_t>(tx) * t + ly] + table.starts_before[j] + owners_left + 1;
+        ++owners_left;
+      }
+    }
+    // 2. The tiles of the row, relabelled.
+    const std::uint64_t y0 = static_cast<std::uint64_t>(ty) * t;
+    const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.height - y0));
+    for (std::uint32_t begin = 0; begin < tiles_x; begin += batch) {
+      const unsigned n = std::min<std::uint32_t>(batch, tiles_x - begin);
+      pool.run(n, [&](std::uint64_t s) {
+        const std::uint32_t tx = begin + static_cast<std::uint32_t>(s);
+        const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + tx;
+        std::uint32_t* o = out[s].data();
+        present[s] = input.tile_present(tx, ty);
+        if (!present[s]) return;
+        double* v = values[s].data();
+        input.read_tile(tx, ty, v);
+        clump_keys(v, cells, options);
+        std::uint32_t* l = labels[s].data();
+        const std::uint32_t regions = label_tile_cpu(v, t, options.connectivity, l, scratch[s]);
+        summarize_tile_border(l, regions, t, &borders[s]);
+        const TileBorder& b = borders[s];
+        if (b.region.size() != table.tile_offset[tile + 1] - table.tile_offset[tile])
+          throw Error("clump: tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
+                      ") changed between phases 1 and 3 (its border regions differ)");
+        std::vector<std::uint32_t>& bo = border_of[s];
+        bo.assign(regions, kNoRegion);
+        for (std::uint32_t j = 0; j < b.region.size(); ++j) bo[b.region[j]] = j;
+        std::vector<std::uint32_t>& number = numbers[s];
+        number.assign(regions, 0);
+        const std::uint64_t offset = table.tile_offset[tile];
+        std::uint32_t seen = 0;
+        for (std::uint32_t ly = 0; ly < t; ++ly) {
+          std::uint64_t next = before[static_cast<std::uint64_t>(tx) * t + ly] + 1;
+          for (std::uint32_t lx = 0; lx < t; ++lx) {
+            const std::uint32_t r = l[ly * t + lx];
+            if (r != seen) continue;  // nodata, or not a first cell
+            ++seen;
+            const std::uint32_t j = bo[r];
+            if (j == kNoRegion) {
+              number[r] = static_cast<std::uint32_t>(next++);
+              continue;
+            }
+            const std::uint64_t p = table.parent[offset + j];
+            number[r] = static_cast<std::uint32_t>(table.root[p & ~BorderTable::kOwner]);
+            if (p & BorderTable::kOwner) {
+              if (number[r] != next)
+                throw Error("clump: internal error: the numbering of tile (" + std::to_string(tx) + ", " +
+                            std::to_string(ty) + ") disagrees with its row counts");
+              ++next;
+            }
+          }
+        }
+        const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t;
+        const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
+        if (stats) {
+          SlotStats& st = slot_stats[s];
+          st.cells.assign(regions, 0);
+          st.c0.assign(regions, t);
+          st.r0.assign(regions, t);
+          st.c1.assign(regions, 0);
+          st.r1.assign(regions, 0);
+          st.value.resize(regions);
+          for (std::uint32_t y = 0; y < t; ++y)
+            for (std::uint32_t x = 0; x < t; ++x) {
+              const std::uint32_t r = l[y * t + x];
+              if (r == kNoRegion) continue;
+              if (st.cells[r]++ == 0) st.value[r] = options.by == ClumpBy::Value ? v[y * t + x] : kNaN;
+              st.c0[r] = std::min(st.c0[r], x), st.c1[r] = std::max(st.c1[r], x);
+              st.r0[r] = std::min(st.r0[r], y), st.r1[r] = std::max(st.r1[r], y);
+            }
+        }
+        for (std::uint32_t y = 0; y < h; ++y)
+          for (std::uint32_t x = 0; x < w; ++x) {
+            const std::uint32_t r = l[y * t + x];
+            o[y * w + x] = r == kNoRegion ? 0u : number[r];
+          }
+      });
+      if (stats) {
+        for (unsigned s = 0; s < n; ++s) {
+          if (!present[s]) continue;
+          const SlotStats& st = slot_stats[s];
+          const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + begin + s;
+          const std::uint64_t x0 = static_cast<std::uint64_t>(begin + s) * t;
+          for (std::uint32_t r = 0; r < st.cells.size(); ++r) {
+            const std::uint32_t j = border_of[s][r];
+            if (j == kNoRegion) {
+              ClumpRegionStats region;
+              region.label = numbers[s][r];
+              region.cells = st.cells[r];
+              region.value = st.value[r];
+              region.col_min = x0 + st.c0[r], region.row_min = y0 + st.r0[r];
+              region.col_max = x0 + st.c1[r], region.row_max = y0 + st.r1[r];
+              stats->push_interior(region);
+            } else {
+              const std::uint64_t root = table.parent[table.tile_offset[tile] + j] & ~BorderTable::kOwner;
+              stats->add_border(root, static_cast<std::uint32_t>(x0 + st.c0[r]), static_cast<std::uint32_t>(y0 + st.r0[r]),
+                                static_cast<std::uint32_t>(x0 + st.c1[r]), static_cast<std::uint32_t>(y0 + st.r1[r]),
+                                st.value[r]);
+            }
+          }
+        }
+      }
+      if (!sink) continue;
+      for (unsigned s = 0; s < n; ++s) {
+        const std::uint64_t x0 = static_cast<std::uint64_t>(begin + s) * t;
+        const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
+        if (!present[s]) std::fill(out[s].begin(), out[s].begin() + static_cast<std::uint64_t>(w) * h, 0u);
+        sink->write_window(x0, y0, w, h, out[s].data());
+      }
+    }
+    progress.update("clump: relabel", ty + 1, tiles_y, (ty + 1ull) * t * grid.width);
+  }
+  return base;
+}
+
+}  // namespace terrazo

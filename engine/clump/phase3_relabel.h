@@ -1,0 +1,36 @@
+// engine/clump/phase3_relabel.h: phase 3 of `terrazo clump` (engine/clump/phases.h): the final
+// numbering and the label windows, tile row by tile row.
+//
+// A region's number is 1 + the number of region first cells ("starts") before its first cell in
+// row-major order. Starts are the first cells of interior regions (phase 1 counted them per tile
+// row) and of owner border regions (phase 2). For tile row ty, with C[tx][ly] the starts in row ly
+// of tile tx, P[tx][ly] = base + the sum of C over (ly', tx') < (ly, tx) in row-major order gives
+// the number of starts before row ly of tile tx; then
+//   1. each owner border region of the row: root label = P[tx][ly] + starts_before + the owner
+//      border starts left of it in its row + 1 (no tile is read);
+//   2. each tile of the row (in batches of one per thread): read, labelled again (label_tile_cpu),
+//      interior regions numbered P[tx][ly] + 1 + the starts left of them, border regions given
+//      their root's label; the window goes to the sink in tile order.
+// A border region in row ty belongs to a root whose first cell is in row ty or above, so its label
+// is known when the row is written.
+// With `stats`: each tile's regions are measured (cells, box, value; 28 t^2 more bytes per slot),
+// interior ones pushed to the collector, border ones merged into their root's, after each batch.
+#pragma once
+#include <cstdint>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "core/worker_pool.h"
+#include "engine/clump/border_table.h"
+#include "engine/clump/phases.h"
+#include "engine/clump/region_stats.h"
+#include "engine/tile_input.h"
+
+namespace terrazo {
+
+// Returns the number of labels given (K).
+std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
+                                const BorderRecords& records, BorderTable& table, MemoryBudget& budget,
+                                Progress& progress, ClumpWindowSink* sink, RegionStatsCollector* stats = nullptr);
+
+}  // namespace terrazo

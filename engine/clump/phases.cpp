@@ -1,0 +1,83 @@
+// engine/clump/phases.cpp: run_clump_phases, the composition of phases 1-3 (engine/clump/phases.h).
+#include "engine/clump/phases.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "core/error.h"
+#include "core/timer.h"
+#include "core/worker_pool.h"
+#include "engine/clump/border_table.h"
+#include "engine/clump/phase1_tile_labels.h"
+#include "engine/clump/phase2_border_merge.h"
+#include "engine/clump/phase3_relabel.h"
+#include "engine/clump/region_stats.h"
+
+namespace terrazo {
+
+const char* to_string(ClumpBy by) {
+  switch (by) {
+    case ClumpBy::Value: return "value";
+    case ClumpBy::Valid: return "valid";
+    case ClumpBy::Range: return "range";
+  }
+  return "?";
+}
+
+ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOptions& options, MemoryBudget& budget,
+                                  Progress& progress, ClumpWindowSink* sink, ClumpStatsSink* stats) {
+  const TileGrid& grid = input.grid();
+  if (options.by == ClumpBy::Range && !(options.range_lo <= options.range_hi))
+    throw UsageError("clump: the range's low end is above its high end");
+  if (options.scratch_dir.empty()) throw Error("clump: no scratch directory");
+  ClumpPhaseResult result;
+  WorkerPool pool(options.threads);
+  BorderRecords records(options.scratch_dir + "/clump_borders.bin", grid);
+  BorderTable table(budget, grid.tile_count());
+
+  Stopwatch phase;
+  const ClumpTileTotals tiles = run_clump_tile_labels(input, options, pool, records, table, budget, progress);
+  result.tile_labels_seconds = phase.seconds();
+  result.border_regions = table.size();
+  result.cells_labelled = tiles.cells_labelled;
+
+  phase.restart();
+  const ClumpMergeTotals merged = run_clump_border_merge(grid, options.connectivity, records, table, budget, progress);
+  result.merge_seconds = phase.seconds();
+  result.merged_border_regions = merged.roots;
+  result.regions = tiles.interior_regions + merged.roots;
+  result.largest_region = std::max(tiles.interior_largest, merged.largest);
+  if (result.regions > options.max_regions)
+    throw Error("clump: " + std::to_string(result.regions) + " regions, more than the " +
+                std::to_string(options.max_regions) + " that UInt32 labels can number (0 is nodata); nothing was written");
+
+  std::unique_ptr<RegionStatsCollector> collector;
+  if (stats) {
+    if (grid.width >= (1ull << 32) || grid.height >= (1ull << 32))
+      throw Error("clump --stats: the raster is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
+                  " cells; the statistics need both below 2^32");
+    collector = std::make_unique<RegionStatsCollector>(options.scratch_dir + "/clump_stats", table.size(), budget,
+                                                       options.stats_buffer_bytes);
+  }
+  phase.restart();
+  const std::uint64_t labelled =
+      run_clump_relabel(input, options, pool, records, table, budget, progress, sink, collector.get());
+  result.relabel_seconds = phase.seconds();
+  if (collector) {
+    phase.restart();
+    progress.update("clump: stats", 0, 1);
+    collector->finish(table, *stats);
+    progress.update("clump: stats", 1, 1);
+    result.stats_seconds = phase.seconds();
+    result.bytes_read += collector->bytes_read();
+    result.bytes_written += collector->bytes_written();
+  }
+  if (labelled != result.regions)
+    throw Error("clump: internal error: " + std::to_string(labelled) + " labels given for " +
+                std::to_string(result.regions) + " regions");
+  result.bytes_read += records.bytes_read();
+  result.bytes_written += records.bytes_written();
+  return result;
+}
+
+}  // namespace terrazo

@@ -1,0 +1,93 @@
+// engine/clump/phases.h: connected regions of a raster's grid graph, out of core (`terrazo clump`,
+// docs/clump.md). GDAL-free: reads a TileInput, writes label windows to a ClumpWindowSink.
+//
+// Contract: labels[c] for every cell c = y*W + x of the raster:
+//   0 where the cell's key is NaN (nodata; outside [lo, hi] for --by range);
+//   else 1..K, one number per connected region of the 4- or 8-connected grid graph whose edges join
+//   neighbours with equal keys, numbered in row-major order of each region's first cell (its
+//   smallest cell id). Keys (ClumpBy): value = the cell's value (exact `==` on the doubles the
+//   store yields, so -0 == +0), valid = 0 for every valid cell, range = 0 for cells in [lo, hi].
+//   The labels are a function of the raster alone: the same for every tile size, thread count and
+//   budget. Plain formula (the tests' oracle): flood fill from each unlabelled cell in row-major order.
+// Phases (Progress names in quotes):
+//   1 "clump: tile labels"  engine/clump/phase1_tile_labels.h: label_tile per tile (kernels/clump/),
+//     each tile's border record (ring regions and keys, per-row counts) to a scratch file, the
+//     border regions to the in-memory BorderTable;
+//   2 "clump: merge"        engine/clump/phase2_border_merge.h: union-find over the border regions,
+//     joined across every seam and corner of adjacent tiles; each merged region's first cell;
+//   3 "clump: relabel"      engine/clump/phase3_relabel.h: per tile row, the final numbers of the
+//     first cells from per-row counts, then each tile relabelled and written in raster order.
+// Memory (reserved from the budget before allocation; docs/clump.md "Memory"): per thread 32 t^2
+// (phase 1) or 44 t^2 (phase 3) bytes of tile scratch; the BorderTable: 36 bytes per border region
+// + 9 per tile (an Error naming the count when it does not fit); phase 3: 12 W bytes of row counts.
+// Errors: more than 2^32 - 2 regions (UInt32 labels) is an Error before anything is written.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "core/types.h"
+#include "engine/tile_input.h"
+
+namespace terrazo {
+
+enum class ClumpBy { Value, Valid, Range };
+const char* to_string(ClumpBy by);
+
+constexpr std::uint64_t kMaxClumpRegions = 0xFFFFFFFEull;  // 2^32 - 2: UInt32 labels, 0 = nodata
+
+struct ClumpPhaseOptions {
+  Connectivity connectivity = Connectivity::Eight;
+  ClumpBy by = ClumpBy::Value;
+  double range_lo = 0, range_hi = 0;  // ClumpBy::Range: [lo, hi]
+  unsigned threads = 0;               // 0: all cores
+  std::string scratch_dir;            // the border records file (and the stats sorter's runs) go here
+  // Bytes of the stats sorter (store/external_sorter.h); 0: min(a quarter of what is left, 64 MiB).
+  // Tests set it small to force runs on disk.
+  std::uint64_t stats_buffer_bytes = 0;
+  // The most regions the labels may number (kMaxClumpRegions for UInt32); tests lower it.
+  std::uint64_t max_regions = kMaxClumpRegions;
+};
+
+// One region's statistics (--stats): cells, the value (ClumpBy::Value; NaN otherwise), and the
+// bounding box in cells (columns and rows, inclusive).
+struct ClumpRegionStats {
+  std::uint64_t label = 0, cells = 0;
+  double value = 0;
+  std::uint64_t col_min = 0, row_min = 0, col_max = 0, row_max = 0;
+};
+
+// Receives every region's statistics once, in label order (1..K), after the last window.
+class ClumpStatsSink {
+ public:
+  virtual ~ClumpStatsSink() = default;
+  virtual void region(const ClumpRegionStats& stats) = 0;
+};
+
+// Receives the label windows: tiles in row-major tile order, w x h labels row-major (0 = nodata).
+class ClumpWindowSink {
+ public:
+  virtual ~ClumpWindowSink() = default;
+  virtual void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                            const std::uint32_t* labels) = 0;
+};
+
+struct ClumpPhaseResult {
+  std::uint64_t regions = 0;          // K
+  std::uint64_t cells_labelled = 0;   // cells with a label (key not NaN)
+  std::uint64_t largest_region = 0;   // cells of the largest region (0: none)
+  std::uint64_t border_regions = 0;   // per-tile regions that touch their tile's ring
+  std::uint64_t merged_border_regions = 0;  // border regions after the merge (roots)
+  double tile_labels_seconds = 0, merge_seconds = 0, relabel_seconds = 0, stats_seconds = 0;
+  std::uint64_t bytes_read = 0, bytes_written = 0;  // scratch records (the input's reads: the TileInput)
+};
+
+// `stats` (optional): phase 4 ("clump: stats"). Interior regions' statistics are complete in their
+// tile and go to an external sorter keyed by label as phase 3 meets them; border regions' are
+// accumulated per root in memory (24 more bytes per border region) and sorted in at the end; the
+// sorted stream goes to `stats`. Needs W and H below 2^32.
+ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOptions& options, MemoryBudget& budget,
+                                  Progress& progress, ClumpWindowSink* sink, ClumpStatsSink* stats = nullptr);
+
+}  // namespace terrazo

@@ -1,0 +1,60 @@
+// kernels/clump/label_tile.h: connected regions of one tile (the per-tile solver of `terrazo clump`,
+// docs/clump.md), and the tile's border summary that the cross-tile merge consumes.
+//
+// Contract (label_tile_cpu; a CUDA twin, e.g. a frontier BFS, implements the same contract later):
+//   in:  `keys`, t*t doubles row-major; NaN = the cell belongs to no region (nodata, outside the
+//        --by range, padding). Two cells are joined when they are neighbours (4: E W N S; 8: also
+//        the diagonals) and their keys compare equal with `==` (so -0 == +0; NaN never joins).
+//   out: `labels[i]` = the local region of cell i, numbered 0..regions-1 in row-major order of each
+//        region's first cell (its smallest local id ly*t + lx); kNoRegion where the key is NaN.
+//   The numbering is a pure function of the keys: any twin gives the same labels bit for bit.
+// Plain formula: labels = flood fill from each unlabelled valid cell, in row-major order.
+// Here: one pass of union-find over the W, N (and NW, NE) neighbours, every union linking the
+// larger root under the smaller one, so each root is its region's first cell; a second row-major
+// pass numbers roots as they are met. O(t^2 alpha) time; scratch t^2 u32 (the UnionFind).
+//
+// summarize_tile_border: which regions touch the tile's ring, and the counts the final numbering
+// needs (engine/clump/phases.h). Pre: labels from label_tile_cpu.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/types.h"
+#include "core/union_find.h"
+
+namespace terrazo {
+
+constexpr std::uint32_t kNoRegion = 0xFFFFFFFFu;
+
+// Labels the tile; returns the number of regions. `scratch` is resized to t*t (reuse it per thread).
+std::uint32_t label_tile_cpu(const double* keys, std::uint32_t t, Connectivity connectivity, std::uint32_t* labels,
+                             UnionFind& scratch);
+
+// The tile's border summary. Ring order: top row (lx 0..t-1), bottom row, left column (ly 0..t-1),
+// right column: 4t entries.
+struct TileBorder {
+  // Border regions (regions with a ring cell), in local label order: border index b ->
+  std::vector<std::uint32_t> region;         // its local label
+  std::vector<std::uint32_t> first_cell;     // local id of its first cell (ly*t + lx)
+  std::vector<std::uint32_t> starts_before;  // interior regions whose first cell is in the same row, left of it
+  std::vector<std::uint64_t> cells;          // its cells in this tile
+  std::vector<std::uint32_t> ring;           // 4t: border index of the ring cell, or kNoRegion
+  std::vector<std::uint32_t> interior_starts_per_row;  // t: interior regions whose first cell is in row ly
+  std::uint64_t interior_largest = 0;        // cells of the largest interior region (0: none)
+  std::uint32_t interior_regions = 0;
+};
+
+void summarize_tile_border(const std::uint32_t* labels, std::uint32_t regions, std::uint32_t t, TileBorder* out);
+
+// Ring position p (0..4t-1) as a local cell id.
+inline std::uint32_t ring_cell(std::uint32_t p, std::uint32_t t) {
+  const std::uint32_t side = p / t, k = p % t;
+  switch (side) {
+    case 0: return k;                      // top row
+    case 1: return (t - 1) * t + k;        // bottom row
+    case 2: return k * t;                  // left column
+    default: return k * t + (t - 1);       // right column
+  }
+}
+
+}  // namespace terrazo

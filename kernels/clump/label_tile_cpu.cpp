@@ -1,0 +1,107 @@
+// kernels/clump/label_tile_cpu.cpp: the CPU twin of label_tile (kernels/clump/label_tile.h).
+#include "kernels/clump/label_tile.h"
+
+namespace terrazo {
+namespace {
+
+// Joins the sets of a and b, the larger root under the smaller: roots stay first cells.
+inline void join(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
+  std::uint32_t ra = union_find_root(parent, a), rb = union_find_root(parent, b);
+  if (ra == rb) return;
+  if (ra < rb) parent[rb] = ra;
+  else parent[ra] = rb;
+}
+
+}  // namespace
+
+std::uint32_t label_tile_cpu(const double* keys, std::uint32_t t, Connectivity connectivity, std::uint32_t* labels,
+                             UnionFind& scratch) {
+  const std::uint32_t n = t * t;
+  scratch.reset(n);
+  std::uint32_t* parent = scratch.parents().data();
+  const bool eight = connectivity == Connectivity::Eight;
+  for (std::uint32_t y = 0; y < t; ++y) {
+    for (std::uint32_t x = 0; x < t; ++x) {
+      const std::uint32_t i = y * t + x;
+      const double k = keys[i];
+      if (k != k) continue;
+      if (x > 0 && keys[i - 1] == k) join(parent, i, i - 1);
+      if (y > 0) {
+        if (keys[i - t] == k) join(parent, i, i - t);
+        if (eight) {
+          if (x > 0 && keys[i - t - 1] == k) join(parent, i, i - t - 1);
+          if (x + 1 < t && keys[i - t + 1] == k) join(parent, i, i - t + 1);
+        }
+      }
+    }
+  }
+  std::uint32_t regions = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const double k = keys[i];
+    if (k != k) {
+      labels[i] = kNoRegion;
+      continue;
+    }
+    const std::uint32_t root = union_find_root(parent, i);
+    labels[i] = root == i ? regions++ : labels[root];  // root <= i: labelled already
+  }
+  return regions;
+}
+
+void summarize_tile_border(const std::uint32_t* labels, std::uint32_t regions, std::uint32_t t, TileBorder* out) {
+  TileBorder& b = *out;
+  b.region.clear();
+  b.first_cell.clear();
+  b.starts_before.clear();
+  b.cells.clear();
+  b.ring.assign(4ull * t, kNoRegion);
+  b.interior_starts_per_row.assign(t, 0);
+  b.interior_largest = 0;
+  // border index of each region (kNoRegion: interior), in local label order.
+  std::vector<std::uint32_t> border_of(regions, kNoRegion);
+  std::vector<char> on_ring(regions, 0);
+  for (std::uint32_t p = 0; p < 4 * t; ++p) {
+    const std::uint32_t l = labels[ring_cell(p, t)];
+    if (l != kNoRegion) on_ring[l] = 1;
+  }
+  std::uint32_t border = 0;
+  for (std::uint32_t l = 0; l < regions; ++l)
+    if (on_ring[l]) border_of[l] = border++;
+  b.region.resize(border);
+  b.first_cell.resize(border);
+  b.starts_before.resize(border);
+  b.cells.assign(border, 0);
+  std::vector<std::uint64_t> interior_cells(regions, 0);
+  // Row-major scan: first cells appear in label order.
+  std::uint32_t seen = 0;
+  for (std::uint32_t y = 0; y < t; ++y) {
+    std::uint32_t interior_in_row = 0;
+    for (std::uint32_t x = 0; x < t; ++x) {
+      const std::uint32_t i = y * t + x;
+      const std::uint32_t l = labels[i];
+      if (l == kNoRegion) continue;
+      const std::uint32_t bi = border_of[l];
+      if (bi != kNoRegion) ++b.cells[bi];
+      else ++interior_cells[l];
+      if (l != seen) continue;  // not a first cell
+      ++seen;
+      if (bi == kNoRegion) {
+        ++interior_in_row;
+      } else {
+        b.region[bi] = l;
+        b.first_cell[bi] = i;
+        b.starts_before[bi] = interior_in_row;
+      }
+    }
+    b.interior_starts_per_row[y] = interior_in_row;
+  }
+  b.interior_regions = regions - border;
+  for (std::uint32_t l = 0; l < regions; ++l)
+    if (border_of[l] == kNoRegion && interior_cells[l] > b.interior_largest) b.interior_largest = interior_cells[l];
+  for (std::uint32_t p = 0; p < 4 * t; ++p) {
+    const std::uint32_t l = labels[ring_cell(p, t)];
+    if (l != kNoRegion) b.ring[p] = border_of[l];
+  }
+}
+
+}  // namespace terrazo

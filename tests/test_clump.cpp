@@ -1,0 +1,653 @@
+// tests/test_clump.cpp: `terrazo clump` (docs/clump.md) against an in-memory oracle: flood fill over
+// the whole raster, regions numbered in row-major order of their first cell.
+//   ClumpKernel    label_tile_cpu on single tiles;
+//   ClumpPipeline  run_clump_phases on random rasters (tiny tiles, sizes not multiples of the tile,
+//                  4/8 connectivity, holes, --by value|valid|range), spirals and snakes across many
+//                  tiles, tile-size / thread-count independence, the budget error;
+//   ClumpApi       run_clump on shipped DEMs, through the GeoTIFF (georeference, nodata 0);
+//   ClumpCli       the program: bad --by and ranges are one line and exit 2, --json keys.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/clump_command.h"
+#include "core/error.h"
+#include "engine/clump/phases.h"
+#include "gdal/gdal_raster.h"
+#include "kernels/clump/label_tile.h"
+#include "store/external_sorter.h"
+#include "support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+class MemoryTileInput : public TileInput {
+ public:
+  MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
+      : values_(values) {
+    grid_.width = width;
+    grid_.height = height;
+    grid_.tile = t;
+  }
+  const TileGrid& grid() const override { return grid_; }
+  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override {
+    for (std::uint32_t y = 0; y < grid_.tile; ++y)
+      for (std::uint32_t x = 0; x < grid_.tile; ++x)
+        if (!std::isnan(at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y))) return true;
+    return false;
+  }
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
+    for (std::uint32_t y = 0; y < grid_.tile; ++y)
+      for (std::uint32_t x = 0; x < grid_.tile; ++x)
+        out[std::size_t{y} * grid_.tile + x] = at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y);
+  }
+  std::uint64_t bytes_read() const override { return 0; }
+
+ private:
+  double at(std::uint64_t x, std::uint64_t y) const {
+    return x < grid_.width && y < grid_.height ? values_[y * grid_.width + x] : kNaN;
+  }
+  const std::vector<double>& values_;
+  TileGrid grid_;
+};
+
+class MemorySink : public ClumpWindowSink {
+ public:
+  MemorySink(std::uint64_t width, std::uint64_t height) : width_(width), labels(width * height, 0xDEADBEEFu) {}
+  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                    const std::uint32_t* cells) override {
+    for (std::uint32_t y = 0; y < h; ++y)
+      for (std::uint32_t x = 0; x < w; ++x) labels[(y0 + y) * width_ + x0 + x] = cells[std::size_t{y} * w + x];
+  }
+  std::uint64_t width_;
+  std::vector<std::uint32_t> labels;
+};
+
+struct Oracle {
+  std::vector<std::uint32_t> labels;
+  std::uint64_t regions = 0, cells = 0, largest = 0;
+};
+
+// The plain formula: keys as the phases define them, then flood fill from each unlabelled keyed
+// cell in row-major order.
+Oracle oracle(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, const ClumpPhaseOptions& o) {
+  std::vector<double> keys(values);
+  for (double& v : keys) {
+    if (std::isnan(v)) continue;
+    if (o.by == ClumpBy::Valid) v = 0;
+    if (o.by == ClumpBy::Range) v = (v >= o.range_lo && v <= o.range_hi) ? 0 : kNaN;
+  }
+  Oracle r;
+  r.labels.assign(w * h, 0);
+  std::vector<std::uint64_t> stack;
+  for (std::uint64_t s = 0; s < w * h; ++s) {
+    if (std::isnan(keys[s]) || r.labels[s]) continue;
+    const auto label = static_cast<std::uint32_t>(++r.regions);
+    std::uint64_t size = 0;
+    r.labels[s] = label;
+    stack.push_back(s);
+    while (!stack.empty()) {
+      const std::uint64_t c = stack.back();
+      stack.pop_back();
+      ++size;
+      const std::int64_t cx = c % w, cy = c / w;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          if ((dx == 0 && dy == 0) || (o.connectivity == Connectivity::Four && dx != 0 && dy != 0)) continue;
+          const std::int64_t nx = cx + dx, ny = cy + dy;
+          if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(w) || ny >= static_cast<std::int64_t>(h)) continue;
+          const std::uint64_t n = ny * w + nx;
+          if (r.labels[n] || !(keys[n] == keys[c])) continue;
+          r.labels[n] = label;
+          stack.push_back(n);
+        }
+    }
+    r.cells += size;
+    r.largest = std::max(r.largest, size);
+  }
+  return r;
+}
+
+struct ClumpRun {
+  std::vector<std::uint32_t> labels;
+  ClumpPhaseResult result;
+};
+
+ClumpRun run_phases(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
+               ClumpPhaseOptions o, unsigned threads = 2, std::uint64_t budget_bytes = 256ull << 20) {
+  testing::TempDir dir;
+  o.scratch_dir = dir.path();
+  o.threads = threads;
+  MemoryTileInput input(values, w, h, t);
+  MemorySink sink(w, h);
+  MemoryBudget budget(budget_bytes);
+  ClumpRun run;
+  run.result = run_clump_phases(input, o, budget, Progress::silent(), &sink);
+  run.labels = std::move(sink.labels);
+  EXPECT_EQ(budget.reserved(), 0u);
+  return run;
+}
+
+void expect_matches_oracle(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
+                           const ClumpPhaseOptions& o, const std::string& what, unsigned threads = 2) {
+  const Oracle expected = oracle(values, w, h, o);
+  const ClumpRun got = run_phases(values, w, h, t, o, threads);
+  EXPECT_EQ(got.result.regions, expected.regions) << what;
+  EXPECT_EQ(got.result.cells_labelled, expected.cells) << what;
+  EXPECT_EQ(got.result.largest_region, expected.largest) << what;
+  std::uint64_t wrong = 0, first_wrong = 0;
+  for (std::uint64_t i = 0; i < w * h; ++i)
+    if (got.labels[i] != expected.labels[i] && wrong++ == 0) first_wrong = i;
+  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first_wrong % w << ", " << first_wrong / w << "): got "
+                       << got.labels[first_wrong] << ", expected " << expected.labels[first_wrong];
+}
+
+std::vector<double> random_values(std::mt19937_64& rng, std::uint64_t n, int distinct, double holes) {
+  std::uniform_int_distribution<int> value(0, distinct - 1);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(rng) < holes ? kNaN : value(rng);
+  return v;
+}
+
+TEST(ClumpKernel, TwoRegionsAndAHoleInOneTile) {
+  // 4 x 4, keys: 1 1 . 2 / 1 . 2 2 / . 2 . . / 1 . . 2
+  const double n = kNaN;
+  const std::vector<double> keys{1, 1, n, 2, 1, n, 2, 2, n, 2, n, n, 1, n, n, 2};
+  std::vector<std::uint32_t> labels(16);
+  UnionFind scratch;
+  EXPECT_EQ(label_tile_cpu(keys.data(), 4, Connectivity::Eight, labels.data(), scratch), 4u);
+  const std::uint32_t X = kNoRegion;
+  EXPECT_EQ(labels, (std::vector<std::uint32_t>{0, 0, X, 1, 0, X, 1, 1, X, 1, X, X, 2, X, X, 3}));
+  EXPECT_EQ(label_tile_cpu(keys.data(), 4, Connectivity::Four, labels.data(), scratch), 5u);
+  EXPECT_EQ(labels, (std::vector<std::uint32_t>{0, 0, X, 1, 0, X, 1, 1, X, 2, X, X, 3, X, X, 4}));
+  TileBorder border;
+  summarize_tile_border(labels.data(), 5, 4, &border);
+  EXPECT_EQ(border.region, (std::vector<std::uint32_t>{0, 1, 3, 4}));  // region 2 (cell 9) is interior
+  EXPECT_EQ(border.interior_regions, 1u);
+  EXPECT_EQ(border.interior_starts_per_row, (std::vector<std::uint32_t>{0, 0, 1, 0}));
+  EXPECT_EQ(border.first_cell, (std::vector<std::uint32_t>{0, 3, 12, 15}));
+  EXPECT_EQ(border.cells, (std::vector<std::uint64_t>{3, 3, 1, 1}));
+}
+
+// The kernel alone on random tiles: labels equal the oracle's (a tile is a raster of one tile, its
+// labels the oracle's minus one), and the border summary agrees with a direct count.
+TEST(ClumpKernel, RandomTilesMatchOracleAndTheirBorderSummary) {
+  std::mt19937_64 rng(11);
+  UnionFind scratch;
+  TileBorder border;
+  for (int round = 0; round < 300; ++round) {
+    const std::uint32_t t = 1u << (rng() % 6);  // 1..32
+    const std::vector<double> keys = random_values(rng, std::uint64_t{t} * t, 1 + static_cast<int>(rng() % 3), (rng() % 3) * 0.2);
+    const Connectivity c = round % 2 ? Connectivity::Four : Connectivity::Eight;
+    ClumpPhaseOptions o;
+    o.connectivity = c;
+    const Oracle expected = oracle(keys, t, t, o);
+    std::vector<std::uint32_t> labels(std::size_t{t} * t);
+    const std::uint32_t regions = label_tile_cpu(keys.data(), t, c, labels.data(), scratch);
+    ASSERT_EQ(regions, expected.regions) << round;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      ASSERT_EQ(labels[i], expected.labels[i] ? expected.labels[i] - 1 : kNoRegion) << round << " cell " << i;
+    summarize_tile_border(labels.data(), regions, t, &border);
+    std::vector<bool> on_ring(regions, false);
+    for (std::uint32_t p = 0; p < 4 * t; ++p)
+      if (labels[ring_cell(p, t)] != kNoRegion) on_ring[labels[ring_cell(p, t)]] = true;
+    ASSERT_EQ(border.region.size() + border.interior_regions, regions);
+    std::uint64_t interior_starts = 0;
+    for (std::uint32_t v : border.interior_starts_per_row) interior_starts += v;
+    EXPECT_EQ(interior_starts, border.interior_regions);
+    for (std::uint32_t j = 0; j < border.region.size(); ++j) {
+      const std::uint32_t l = border.region[j];
+      EXPECT_TRUE(on_ring[l]);
+      EXPECT_EQ(labels[border.first_cell[j]], l);
+      // starts_before: interior regions whose first cell is in the same row, left of this one.
+      const std::uint32_t row = border.first_cell[j] / t;
+      std::uint32_t before = 0;
+      for (std::uint32_t i = row * t; i < border.first_cell[j]; ++i) {
+        const std::uint32_t m = labels[i];
+        if (m == kNoRegion || on_ring[m]) continue;
+        bool first = true;
+        for (std::uint32_t k = 0; k < i && first; ++k) first = labels[k] != m;
+        before += first;
+      }
+      EXPECT_EQ(border.starts_before[j], before);
+      if (j > 0) {
+        EXPECT_LT(border.region[j - 1], l);
+      }
+    }
+    for (std::uint32_t p = 0; p < 4 * t; ++p) {
+      const std::uint32_t l = labels[ring_cell(p, t)];
+      EXPECT_EQ(border.ring[p] == kNoRegion, l == kNoRegion);
+      if (l != kNoRegion) {
+        EXPECT_EQ(border.region[border.ring[p]], l);
+      }
+    }
+  }
+}
+
+TEST(ClumpPipeline, RandomRastersMatchOracle) {
+  std::mt19937_64 rng(20261124);
+  const std::uint32_t tiles[] = {4, 8, 16};
+  int cases = 0;
+  for (int round = 0; round < 40; ++round) {
+    const std::uint64_t w = 1 + rng() % 70, h = 1 + rng() % 70;
+    const int distinct = 1 + static_cast<int>(rng() % 4);
+    const double holes = (rng() % 3) * 0.15;
+    const std::vector<double> values = random_values(rng, w * h, distinct, holes);
+    for (std::uint32_t t : tiles) {
+      for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+        for (ClumpBy by : {ClumpBy::Value, ClumpBy::Valid, ClumpBy::Range}) {
+          ClumpPhaseOptions o;
+          o.connectivity = c;
+          o.by = by;
+          o.range_lo = 1;
+          o.range_hi = 2;
+          expect_matches_oracle(values, w, h, t, o,
+                                "round " + std::to_string(round) + " " + std::to_string(w) + "x" + std::to_string(h) +
+                                    " t " + std::to_string(t) + " conn " + std::to_string(static_cast<int>(c)) +
+                                    " by " + to_string(by));
+          ++cases;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 40 * 3 * 2 * 3);
+}
+
+// A one-cell-wide spiral (or a serpentine) of one value on another: a single region winding through
+// many tiny tiles, its first cell far from most of it; diagonal-only links for 8-connectivity.
+std::vector<double> spiral(std::uint64_t n) {
+  std::vector<double> v(n * n, 0.0);
+  std::int64_t x0 = 0, y0 = 0, x1 = n - 1, y1 = n - 1;
+  while (x0 <= x1 && y0 <= y1) {
+    for (std::int64_t x = x0; x <= x1; ++x) v[y0 * n + x] = 1;
+    for (std::int64_t y = y0; y <= y1; ++y) v[y * n + x1] = 1;
+    for (std::int64_t x = x0; x <= x1; ++x) v[y1 * n + x] = 1;
+    for (std::int64_t y = y0 + 2; y <= y1; ++y) v[y * n + x0] = 1;
+    if (x0 + 1 <= x1 && y0 + 2 <= y1) v[(y0 + 2) * n + x0 + 1] = 1;
+    x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
+  }
+  return v;
+}
+
+TEST(ClumpPipeline, SpiralsAndSnakesAcrossManyTiles) {
+  for (std::uint64_t n : {37u, 64u, 101u}) {
+    const std::vector<double> s = spiral(n);
+    for (std::uint32_t t : {4u, 16u})
+      for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+        ClumpPhaseOptions o;
+        o.connectivity = c;
+        expect_matches_oracle(s, n, n, t, o, "spiral " + std::to_string(n) + " t " + std::to_string(t));
+      }
+  }
+  // Serpentine: rows alternate, joined at alternating ends; a diagonal staircase (8 joins it, 4 does not).
+  const std::uint64_t w = 53, h = 47;
+  std::vector<double> snake(w * h, kNaN), stairs(w * h, kNaN);
+  for (std::uint64_t y = 0; y < h; y += 2) {
+    for (std::uint64_t x = 0; x < w; ++x) snake[y * w + x] = 7;
+    if (y + 1 < h) snake[(y + 1) * w + ((y / 2) % 2 ? 0 : w - 1)] = 7;
+  }
+  for (std::uint64_t i = 0; i < std::min(w, h); ++i) stairs[i * w + (w - 1 - i)] = 3;
+  for (std::uint32_t t : {4u, 8u})
+    for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+      ClumpPhaseOptions o;
+      o.connectivity = c;
+      expect_matches_oracle(snake, w, h, t, o, "snake t " + std::to_string(t));
+      expect_matches_oracle(stairs, w, h, t, o, "stairs t " + std::to_string(t));
+    }
+}
+
+TEST(ClumpPipeline, SameLabelsWhateverTheTileAndThreads) {
+  std::mt19937_64 rng(7);
+  const std::uint64_t w = 203, h = 150;
+  const std::vector<double> values = random_values(rng, w * h, 2, 0.1);
+  ClumpPhaseOptions o;
+  const ClumpRun reference = run_phases(values, w, h, 64, o, 1);
+  for (std::uint32_t t : {4u, 16u, 32u, 256u})
+    for (unsigned threads : {1u, 3u, 8u}) {
+      const ClumpRun other = run_phases(values, w, h, t, o, threads);
+      EXPECT_EQ(other.labels, reference.labels) << "t " << t << " threads " << threads;
+      EXPECT_EQ(other.result.regions, reference.result.regions);
+    }
+}
+
+TEST(ClumpPipeline, FloatsEqualExactlyAndNegativeZeroIsZero) {
+  const std::vector<double> values{0.5, 0.5, 0.25, -0.0, 0.0, 0.1 + 0.2, 0.3, kNaN, 0.3};
+  ClumpPhaseOptions o;
+  o.connectivity = Connectivity::Four;
+  const ClumpRun run = run_phases(values, 3, 3, 4, o);
+  // 0.1 + 0.2 != 0.3 in doubles; -0 == +0.
+  EXPECT_EQ(run.labels, (std::vector<std::uint32_t>{1, 1, 2, 3, 3, 4, 5, 0, 6}));
+}
+
+TEST(ClumpPipeline, NoValidCellGivesNoRegionAndZeroLabels) {
+  const std::vector<double> values(30 * 20, kNaN);
+  ClumpPhaseOptions o;
+  const ClumpRun run = run_phases(values, 30, 20, 8, o);
+  EXPECT_EQ(run.result.regions, 0u);
+  EXPECT_EQ(run.result.cells_labelled, 0u);
+  EXPECT_EQ(run.labels, std::vector<std::uint32_t>(30 * 20, 0u));  // every window written, as nodata
+  ClumpPhaseOptions range;
+  range.by = ClumpBy::Range;
+  range.range_lo = 5, range.range_hi = 6;
+  const std::vector<double> ones(17 * 9, 1.0);
+  const ClumpRun outside = run_phases(ones, 17, 9, 4, range);
+  EXPECT_EQ(outside.result.regions, 0u);
+  EXPECT_EQ(outside.labels, std::vector<std::uint32_t>(17 * 9, 0u));
+}
+
+TEST(ClumpPipeline, MoreRegionsThanTheLabelsHoldIsAnErrorBeforeAnyWindow) {
+  std::mt19937_64 rng(5);
+  const std::vector<double> values = random_values(rng, 40 * 30, 3, 0.2);
+  ClumpPhaseOptions o;
+  o.max_regions = 10;  // kMaxClumpRegions (2^32 - 2) in a run; the same check
+  testing::TempDir dir;
+  o.scratch_dir = dir.path();
+  MemoryTileInput input(values, 40, 30, 8);
+  MemorySink sink(40, 30);
+  MemoryBudget budget(64ull << 20);
+  try {
+    run_phases(values, 40, 30, 8, o);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("that UInt32 labels can number"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(run_clump_phases(input, o, budget, Progress::silent(), &sink), Error);
+  EXPECT_EQ(std::count(sink.labels.begin(), sink.labels.end(), 0xDEADBEEFu), 40 * 30);  // nothing written
+}
+
+TEST(ClumpPipeline, BorderTableOverBudgetIsAClearError) {
+  std::mt19937_64 rng(3);
+  const std::uint64_t w = 512, h = 512;
+  const std::vector<double> values = random_values(rng, w * h, 3, 0.0);  // ~ every ring cell its own region
+  ClumpPhaseOptions o;
+  try {
+    run_phases(values, w, h, 4, o, 1, 2ull << 20);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("border-region table"), std::string::npos) << e.what();
+  }
+}
+
+// ---- --stats ------------------------------------------------------------------------------------
+
+class MemoryStats : public ClumpStatsSink {
+ public:
+  void region(const ClumpRegionStats& s) override { regions.push_back(s); }
+  std::vector<ClumpRegionStats> regions;
+};
+
+// The oracle's statistics: from its labels, one region per label.
+std::vector<ClumpRegionStats> oracle_stats(const Oracle& o, const std::vector<double>& values, std::uint64_t w,
+                                           std::uint64_t h, ClumpBy by) {
+  std::vector<ClumpRegionStats> r(o.regions);
+  std::vector<bool> seen(o.regions, false);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const std::uint32_t l = o.labels[y * w + x];
+      if (!l) continue;
+      ClumpRegionStats& s = r[l - 1];
+      if (!seen[l - 1]) {
+        seen[l - 1] = true;
+        s.label = l;
+        s.value = by == ClumpBy::Value ? values[y * w + x] : kNaN;
+        s.col_min = s.col_max = x;
+        s.row_min = s.row_max = y;
+      }
+      ++s.cells;
+      s.col_min = std::min(s.col_min, x), s.col_max = std::max(s.col_max, x);
+      s.row_min = std::min(s.row_min, y), s.row_max = std::max(s.row_max, y);
+    }
+  return r;
+}
+
+TEST(ClumpPipeline, StatsMatchOracleThroughSpilledSorterRuns) {
+  std::mt19937_64 rng(99);
+  for (int round = 0; round < 12; ++round) {
+    const std::uint64_t w = 5 + rng() % 90, h = 5 + rng() % 90;
+    const std::vector<double> values = random_values(rng, w * h, 1 + static_cast<int>(rng() % 3), 0.1);
+    for (std::uint32_t t : {4u, 16u})
+      for (ClumpBy by : {ClumpBy::Value, ClumpBy::Range}) {
+        ClumpPhaseOptions o;
+        o.by = by;
+        o.range_lo = 0;
+        o.range_hi = 1;
+        o.connectivity = round % 2 ? Connectivity::Four : Connectivity::Eight;
+        o.stats_buffer_bytes = ExternalSorter::kMinimumBufferBytes;  // many runs on disk
+        testing::TempDir dir;
+        o.scratch_dir = dir.path();
+        MemoryTileInput input(values, w, h, t);
+        MemorySink sink(w, h);
+        MemoryStats stats;
+        MemoryBudget budget(64ull << 20);
+        const ClumpPhaseResult r = run_clump_phases(input, o, budget, Progress::silent(), &sink, &stats);
+        const Oracle expected = oracle(values, w, h, o);
+        const std::vector<ClumpRegionStats> want = oracle_stats(expected, values, w, h, by);
+        ASSERT_EQ(stats.regions.size(), want.size()) << round;
+        EXPECT_EQ(r.regions, want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+          const ClumpRegionStats &a = stats.regions[i], &b = want[i];
+          EXPECT_EQ(a.label, b.label);
+          EXPECT_EQ(a.cells, b.cells) << "label " << b.label;
+          EXPECT_TRUE(a.value == b.value || (std::isnan(a.value) && std::isnan(b.value))) << "label " << b.label;
+          EXPECT_EQ(a.col_min, b.col_min) << "label " << b.label;
+          EXPECT_EQ(a.row_min, b.row_min) << "label " << b.label;
+          EXPECT_EQ(a.col_max, b.col_max) << "label " << b.label;
+          EXPECT_EQ(a.row_max, b.row_max) << "label " << b.label;
+        }
+        EXPECT_EQ(budget.reserved(), 0u);
+      }
+  }
+}
+
+// ---- run_clump on shipped DEMs ----------------------------------------------------------------
+
+std::vector<double> read_all(const std::string& path, RasterInfo* info) {
+  auto reader = RasterReader::open(path);
+  *info = reader->info();
+  std::vector<double> v(info->width * info->height);
+  reader->read_window(0, 0, static_cast<std::uint32_t>(info->width), static_cast<std::uint32_t>(info->height), v.data());
+  return v;
+}
+
+TEST(ClumpApi, ShippedDemsMatchOracle) {
+  const std::pair<const char*, ClumpBy> cases[] = {{"pysheds_dem.tif", ClumpBy::Range}, {"pysheds_dem.tif", ClumpBy::Value},
+                                                   {"hugo_site.asc", ClumpBy::Range}, {"west_bijou_gully.asc", ClumpBy::Range},
+                                                   {"rhine_elv0.tif", ClumpBy::Range}, {"N44W072.hgt", ClumpBy::Value},
+                                                   {"west_bijou_gully.asc", ClumpBy::Value}, {"Mandakini.bil", ClumpBy::Valid}};
+  for (const auto& [name, by] : cases) {
+    const std::string dem = std::string(TERRAZO_DATASETS) + "/real/" + name;
+    RasterInfo info;
+    const std::vector<double> values = read_all(dem, &info);
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (double v : values)
+      if (!std::isnan(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    testing::TempDir dir;
+    for (std::uint32_t tile : {16u, 64u}) {
+      ClumpOptions o;
+      o.input = dem;
+      o.output = dir.file("labels_" + std::to_string(tile) + ".tif");
+      o.by_given = true;
+      o.by = by;
+      o.range_lo = lo + (hi - lo) * 0.3;
+      o.range_hi = lo + (hi - lo) * 0.6;
+      o.tile = tile;
+      o.tmpdir = dir.path();
+      MemoryBudget budget(256ull << 20);
+      const ClumpResult r = run_clump(o, budget, Progress::silent());
+      ClumpPhaseOptions po;
+      po.by = by;
+      po.range_lo = o.range_lo;
+      po.range_hi = o.range_hi;
+      const Oracle expected = oracle(values, info.width, info.height, po);
+      EXPECT_EQ(r.regions, expected.regions) << name;
+      EXPECT_EQ(r.cells_labelled, expected.cells) << name;
+      EXPECT_EQ(r.largest_region, expected.largest) << name;
+      EXPECT_GT(r.regions, 0u) << name;
+      RasterInfo out_info;
+      const std::vector<double> labels = read_all(o.output, &out_info);
+      EXPECT_EQ(out_info.type, CellType::UInt32);
+      EXPECT_TRUE(out_info.has_nodata);
+      EXPECT_EQ(out_info.nodata, 0.0);
+      for (int k = 0; k < 6; ++k) EXPECT_DOUBLE_EQ(out_info.geotransform[k], info.geotransform[k]) << name;
+      std::uint64_t wrong = 0;
+      for (std::size_t i = 0; i < labels.size(); ++i) {
+        const double want = expected.labels[i] ? expected.labels[i] : kNaN;  // nodata reads as NaN
+        if (!(labels[i] == want || (std::isnan(want) && std::isnan(labels[i])))) ++wrong;
+      }
+      EXPECT_EQ(wrong, 0u) << name << " tile " << tile;
+    }
+  }
+}
+
+// ---- the program -------------------------------------------------------------------------------
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+CliRun run_cli(const std::string& arguments, const testing::TempDir& dir) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = std::string(TERRAZO_BINARY) + " " + arguments + " > " + out + " 2> " + err;
+  const int status = std::system(command.c_str());
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  };
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+TEST(ClumpCli, BadFlagsAreOneLineAndExit2) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string out = dir.file("labels.tif");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--by values", "invalid --by 'values'"},
+      {"--by range:5", "invalid --by 'range:5'"},
+      {"--by range:9,3", "LO is above HI"},
+      {"--by range:a,3", "--by"},
+      {"--by range:1,2,3", "invalid --by"},
+      {"--connectivity 6", "--connectivity"},
+  };
+  for (const auto& [flags, needle] : cases) {
+    const CliRun r = run_cli("clump -q " + flags + " " + dem + " " + out, dir);
+    EXPECT_EQ(r.code, 2) << flags << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << flags << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << flags << ": " << r.err;
+  }
+}
+
+TEST(ClumpCli, FloatRasterNeedsBy) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/rhine_elv0.tif";  // Float32
+  const CliRun r = run_cli("clump -q " + dem + " " + dir.file("labels.tif"), dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--by"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(ClumpApi, StatsCsvOnAShippedDem) {
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  RasterInfo info;
+  const std::vector<double> values = read_all(dem, &info);
+  testing::TempDir dir;
+  ClumpOptions o;
+  o.input = dem;
+  o.output = dir.file("labels.tif");
+  o.stats = dir.file("regions.csv");
+  o.tile = 16;
+  o.tmpdir = dir.path();
+  MemoryBudget budget(128ull << 20);
+  const ClumpResult r = run_clump(o, budget, Progress::silent());
+  ClumpPhaseOptions po;
+  const Oracle expected = oracle(values, info.width, info.height, po);
+  const std::vector<ClumpRegionStats> want = oracle_stats(expected, values, info.width, info.height, ClumpBy::Value);
+  std::ifstream csv(o.stats);
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_EQ(line, "label,cells,area,value,col_min,row_min,col_max,row_max,x_min,y_min,x_max,y_max");
+  const double pixel_area = std::fabs(info.geotransform[1] * info.geotransform[5]);
+  std::uint64_t rows = 0;
+  while (std::getline(csv, line)) {
+    ASSERT_LT(rows, want.size());
+    const ClumpRegionStats& b = want[rows++];
+    unsigned long long label, cells, c0, r0, c1, r1;
+    double area, value, x0, y0, x1, y1;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%llu,%llu,%lf,%lf,%llu,%llu,%llu,%llu,%lf,%lf,%lf,%lf", &label, &cells, &area,
+                          &value, &c0, &r0, &c1, &r1, &x0, &y0, &x1, &y1),
+              12)
+        << line;
+    EXPECT_EQ(label, b.label);
+    EXPECT_EQ(cells, b.cells);
+    EXPECT_DOUBLE_EQ(area, b.cells * pixel_area);
+    EXPECT_EQ(value, b.value);
+    EXPECT_EQ(c0, b.col_min);
+    EXPECT_EQ(r1, b.row_max);
+    EXPECT_DOUBLE_EQ(x0, info.geotransform[0] + b.col_min * info.geotransform[1]);
+    EXPECT_DOUBLE_EQ(x1, info.geotransform[0] + (b.col_max + 1) * info.geotransform[1]);
+    EXPECT_DOUBLE_EQ(y1, info.geotransform[3] + b.row_min * info.geotransform[5]);  // north-up: row_min is the top
+  }
+  EXPECT_EQ(rows, r.regions);
+}
+
+TEST(ClumpApi, CancelledRunLeavesNoOutput) {
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  testing::TempDir dir;
+  for (const char* phase : {"clump: tile labels", "clump: merge", "clump: relabel", "clump: stats"}) {
+    ClumpOptions o;
+    o.input = dem;
+    o.output = dir.file("labels.tif");
+    o.stats = dir.file("regions.csv");
+    o.tile = 32;
+    o.tmpdir = dir.path();
+    MemoryBudget budget(128ull << 20);
+    Progress cancel([&](const ProgressEvent& e) { return !(e.phase == phase && e.done > 0); });
+    EXPECT_THROW(run_clump(o, budget, cancel), Cancelled) << phase;
+    EXPECT_FALSE(std::ifstream(o.output).good()) << phase;
+    EXPECT_FALSE(std::ifstream(o.stats).good()) << phase;
+    EXPECT_TRUE(testing::partial_files_of(o.output).empty()) << phase;
+    EXPECT_TRUE(testing::partial_files_of(o.stats).empty()) << phase;
+  }
+}
+
+// VmHWM of a run on a raster whose cells (as doubles) are ~2x the budget stays within the budget
+// plus MemoryBudget::kFixedOverhead (docs/memory_budget.md).
+TEST(ClumpCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
+  testing::TempDir dir;
+  const std::string dem = dir.file("gen.tif");
+  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --nodata-holes 0.1 --width 3000 "
+                         "--height 2000 --seed 5 " + dem).c_str()),
+            0);
+  const CliRun r = run_cli("clump -q --json --memory 24M --tile 64 --stats " + dir.file("regions.csv") + " " + dem +
+                               " " + dir.file("labels.tif"),
+                           dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto key = r.out.find("\"peak_rss_bytes\":");
+  ASSERT_NE(key, std::string::npos) << r.out;
+  EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+}
+
+TEST(ClumpCli, JsonSummary) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
+  const CliRun r = run_cli("clump -q --json --tile 16 --threads 2 --by valid " + dem + " " + dir.file("labels.tif"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* key : {"\"regions\":", "\"cells_labelled\":", "\"largest_region\":", "\"phases\":",
+                          "\"tile_labels\":", "\"peak_rss_bytes\":", "\"bytes_read\":", "\"bytes_written\":"})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+}
+
+}  // namespace
+}  // namespace terrazo
