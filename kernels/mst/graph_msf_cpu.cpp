@@ -104,7 +104,7 @@ void solve_graph(const GraphEdge* edges, const std::uint8_t* boundary, const Gra
   std::iota(s.parent.begin(), s.parent.end(), 0u);
   s.size.assign(n, 1u);
   s.forest.clear();
-  std::memset(chosen, 0, m);
+  if (m) std::memset(chosen, 0, m);  // chosen may be null when there is no edge (memset(nullptr, 0, 0) is undefined)
   for (const std::uint32_t i : s.order) {
     std::uint32_t ra = union_find_root(s.parent.data(), e[i].a), rb = union_find_root(s.parent.data(), e[i].b);
     if (ra == rb) continue;
