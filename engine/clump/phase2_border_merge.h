@@ -8,6 +8,8 @@
 // 4: the facing cell only) joined when both keys are equal (`==`, NaN never). Every neighbouring
 // pair of cells in different tiles is seen once. Then each merged region's first cell is the
 // smallest `first` of its members; the member holding it is its owner (BorderTable::kOwner).
+// The rings are read a row of tiles at a time, two rows held (96 bytes per column of the raster),
+// so each tile's record is read once.
 // Post: parent[i] = root | owner bit; root[r] = the region's first cell id; cells[r] = its cells.
 #pragma once
 #include <cstdint>
