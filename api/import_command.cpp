@@ -88,6 +88,8 @@ std::string ImportCommandResult::to_json() const {
       .add("width", info.width)
       .add("height", info.height)
       .add("type", to_string(info.type))
+      .add("band", result.band)
+      .add("bands", result.bands)
       .add("tile", result.grid.tile)
       .add("tiles", result.grid.tile_count())
       .add("present_tiles", result.present_tiles)

@@ -365,11 +365,11 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     });
     if (path.cells == 1) json.point(px, py);  // a LineString has two vertices at least
     json.end_feature();
-    result.bytes_spilled += steps.bytes_spilled();
     result.paths.push_back(path);
     progress.update("path", k + 1, dests.size());
   }
   json.finish();
+  result.bytes_spilled = steps.bytes_spilled();  // all walks'
 
   if (mask_cells) {
     // Block rows of the mask, each written once: the path cells in cell-id order.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/output_paths.h"
+#include "core/warnings.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "core/json_summary.h"
@@ -21,6 +22,17 @@
 #include "gdal/gdal_session.h"
 
 namespace terrazo {
+
+namespace {
+
+// Terrazo reads band 1 of every raster; a second band is worth a line on stderr.
+void warn_of_bands(const std::string& path, std::uint32_t bands) {
+  if (bands > 1)
+    warn("'" + path + "' has " + std::to_string(bands) + " bands; terrazo reads band 1 only (extract another with " +
+         "`gdal_translate -b N`)");
+}
+
+}  // namespace
 
 namespace {
 
@@ -114,6 +126,7 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
 
   std::unique_ptr<RasterReader> reader = RasterReader::open(options.input);
   RasterInfo info = reader->info();
+  warn_of_bands(options.input, reader->band_count());
   const TileGrid grid{info.width, info.height, t};
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t cell_size = cell_type_size(info.type);
@@ -161,6 +174,7 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
 
   ImportResult result;
   result.info = info;
+  result.bands = reader->band_count();
   result.info.has_stats = true;
   result.info.min = stats.valid ? stats.min : 0.0;
   result.info.max = stats.valid ? stats.max : 0.0;
@@ -266,6 +280,8 @@ RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& 
   } else {
     std::unique_ptr<RasterReader> reader = RasterReader::open(path);
     summary.format = reader->format();
+    summary.bands = reader->band_count();
+    warn_of_bands(path, summary.bands);
     summary.info = reader->info();
     const RasterInfo& info = summary.info;
     const std::uint32_t rows = 256;
@@ -300,7 +316,7 @@ RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& 
 
 std::string to_json(const RasterSummary& s) {
   JsonObject json;
-  json.add("path", s.path).add("format", s.format);
+  json.add("path", s.path).add("format", s.format).add("band", s.band).add("bands", s.bands);
   json.add("width", s.info.width).add("height", s.info.height).add("cells", s.info.cells());
   json.add("type", to_string(s.info.type));
   if (s.info.has_nodata) json.add("nodata", s.info.nodata);

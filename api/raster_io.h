@@ -51,6 +51,7 @@ struct ImportResult {
   std::uint64_t bytes_read = 0;     // cell bytes delivered by the reader (decoded size)
   std::uint64_t bytes_written = 0;  // bytes written to the store (header, index, tiles)
   std::uint64_t buffer_bytes = 0;   // memory reserved for the pass (chunk, tiles, reader, GDAL cache)
+  std::uint32_t band = 1, bands = 1;  // the band read, of how many (more than one: a warning)
   double seconds = 0.0;
 };
 
@@ -76,6 +77,7 @@ ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Prog
 struct RasterSummary {
   std::string path;
   std::string format;           // "terrazo tile store v1" or the GDAL driver ("GTiff", "AAIGrid", ...)
+  std::uint32_t band = 1, bands = 1;  // the band summarized, of how many (more than one: a warning)
   RasterInfo info;              // has_stats true when at least one cell is valid; min/max from the data
   std::uint64_t nodata_cells = 0;
   double nodata_share = 0.0;    // nodata_cells / cells

@@ -37,6 +37,21 @@ constexpr std::uint32_t kCudaBatchTiles = 64;
 // The three GeoTIFF outputs, tile by tile.
 class CostOutputsWriter : public SsspResultSink {
  public:
+  // The GDAL block cache of the writers: 4 blocks per output, 16 MiB at least; 0 without outputs.
+  static std::uint64_t cache_bytes(const SsspOptions& options, const TileGrid& grid) {
+    const std::uint32_t t = grid.tile;
+    const std::uint32_t block = (t >= 16 && t % 16 == 0 && t <= 4096) ? t : 256;
+    const int outputs = !options.output.empty() + !options.backlink.empty() + !options.allocation.empty();
+    if (outputs == 0) return 0;
+    const std::uint64_t block_bytes = static_cast<std::uint64_t>(block) * block * 8;
+    return std::max<std::uint64_t>(16ull << 20, 4 * outputs * block_bytes);
+  }
+  // What the writers reserve: the cache and one window of each output's cells (9 bytes per cell).
+  static std::uint64_t reserved_bytes(const SsspOptions& options, const TileGrid& grid) {
+    const std::uint64_t c = cache_bytes(options, grid);
+    return c ? c + static_cast<std::uint64_t>(grid.tile) * grid.tile * 9 : 0;
+  }
+
   CostOutputsWriter(const SsspOptions& options, const RasterInfo& info, const TileGrid& grid, double scale,
               MemoryBudget& budget)
       : scale_(scale), window_(static_cast<std::size_t>(grid.tile) * grid.tile),
@@ -45,8 +60,7 @@ class CostOutputsWriter : public SsspResultSink {
     const std::uint32_t block = (t >= 16 && t % 16 == 0 && t <= 4096) ? t : 256;
     const int outputs = !options.output.empty() + !options.backlink.empty() + !options.allocation.empty();
     if (outputs == 0) return;
-    const std::uint64_t block_bytes = static_cast<std::uint64_t>(block) * block * 8;
-    cache_ = std::make_unique<GdalCacheLimit>(budget, std::max<std::uint64_t>(16ull << 20, 4 * outputs * block_bytes));
+    cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes(options, grid));
     buffers_ = budget.reserve(window_.size() * 9, "sssp output windows");
     if (!options.output.empty())
       cost_ = std::make_unique<GeoTiffWriter>(options.output, grid.width, grid.height, options.cost_type, info, true,
@@ -203,6 +217,19 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
 
   const std::string store_path = run.file("distances.bin");
   DistanceStore distances(store_path, grid, labelled, budget);
+  {
+    // The write phase's fixed needs, checked before any work: it runs once the exchange has given
+    // its reservations back, beside what is held now (the store's index, the distance store).
+    const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
+    const std::uint64_t tile = sssp_output_tile_bytes(t, labelled, !options.backlink.empty());
+    if (outputs + tile > budget.available())
+      throw Error("memory budget too small for the sssp write phase: it needs " + MemoryBudget::format_size(outputs + tile) +
+                  " (GDAL block cache and output windows " + MemoryBudget::format_size(outputs) + ", output tile " +
+                  MemoryBudget::format_size(tile) + ") but only " + MemoryBudget::format_size(budget.available()) +
+                  " of --memory " + MemoryBudget::format_size(budget.total()) + " is left beside " +
+                  budget.describe() + "; raise --memory to " +
+                  MemoryBudget::format_size(budget.reserved() + outputs + tile) + " at least");
+  }
   SsspExchangeOptions xo;
   xo.params = params;
   xo.connectivity = options.connectivity;

@@ -116,6 +116,7 @@ class GdalRasterReader : public RasterReader {
   const RasterInfo& info() const override { return info_; }
   std::uint64_t bytes_read() const override { return bytes_read_; }
   std::string format() const override { return format_; }
+  std::uint32_t band_count() const override { return static_cast<std::uint32_t>(GDALGetRasterCount(dataset_)); }
 
   void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) override {
     check_window(path_, info_.width, info_.height, x0, y0, w, h);

@@ -37,6 +37,8 @@ class RasterReader {
     (void)rows;
     return 0;
   }
+  // Bands of the raster; the reader reads band 1 (docs/reliability.md "Bands").
+  virtual std::uint32_t band_count() const { return 1; }
   // Format name for summaries: GDAL's driver ("GTiff", "AAIGrid", ...), "AAIGrid+gzip", "terrazo tile store".
   virtual std::string format() const { return "raster"; }
 };

@@ -533,8 +533,9 @@ TEST(SsspCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   const auto key = last.find("\"peak_rss_bytes\":");
   ASSERT_NE(key, std::string::npos) << last;
   const std::uint64_t rss = std::stoull(last.substr(key + 17));
-  EXPECT_LE(rss, budget + MemoryBudget::kFixedOverhead) << last;
   EXPECT_NE(last.find("\"reached_cells\":6000000"), std::string::npos) << last;
+  // Under AddressSanitizer its shadow memory and quarantine are in VmHWM: the run is checked, not VmHWM.
+  if (!terrazo::testing::kSanitizedBuild) EXPECT_LE(rss, budget + MemoryBudget::kFixedOverhead) << last;
 }
 
 // mst: --json summary last on stdout (its values those of the library run and of the Kruskal

@@ -828,7 +828,7 @@ TEST(MstPipelineLarge, StoreMatchesPackedReference) {
   MemoryBudget budget(given && *given ? 1ull << 30 : 16ull << 20);
   const MstResult result = run_mst(options, budget, Progress::silent());
   auto store = TileStore::open(path);
-  const TileGrid& grid = store->grid();
+  const TileGrid grid = store->grid();  // a copy: the store is closed before the reference runs
   std::vector<double> values(grid.width * grid.height), tile(static_cast<std::size_t>(grid.tile) * grid.tile);
   for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
     for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {

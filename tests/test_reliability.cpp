@@ -23,6 +23,8 @@
 #include "api/output_paths.h"
 #include "api/raster_io.h"
 #include "gdal/gdal_raster.h"
+#include "gdal/gdal_session.h"
+#include <gdal.h>
 #include "store/atomic_output.h"
 #include "store/run_directory.h"
 #include "store/tile_store.h"
@@ -519,6 +521,47 @@ TEST(RunDirectories, KilledRunsDirectoryIsRemovedByTheNextRun) {
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(next.path()));
   EXPECT_TRUE(fs::exists(parent.file("terrazo-run-foreign")));
+}
+
+// ---- 8. bands ------------------------------------------------------------------------------------
+
+// Reproducer: a multi-band input silently used band 1. Now import and info name the band read and
+// the bands there are (--json), and warn on stderr when there is more than one.
+TEST(Bands, MultiBandInputIsWarnedOfAndTheBandStated) {
+  TempDir dir;
+  const std::string tif = dir.file("rgb.tif");
+  {
+    ensure_gdal();
+    GDALDriverH driver = GDALGetDriverByName("GTiff");
+    GDALDatasetH ds = GDALCreate(driver, tif.c_str(), 8, 6, 3, GDT_Float32, nullptr);
+    ASSERT_TRUE(ds);
+    for (int b = 1; b <= 3; ++b) {
+      std::vector<float> cells(48, static_cast<float>(b));
+      ASSERT_EQ(GDALRasterIO(GDALGetRasterBand(ds, b), GF_Write, 0, 0, 8, 6, cells.data(), 8, 6, GDT_Float32, 0, 0),
+                CE_None);
+    }
+    GDALClose(ds);
+  }
+  const std::string out = dir.file("out.txt"), err = dir.file("err.txt");
+  const std::string import = std::string(TERRAZO_BINARY) + " import -q --json " + tif + " " + dir.file("rgb.tzs") +
+                             " > " + out + " 2> " + err;
+  ASSERT_EQ(std::system(import.c_str()), 0);
+  auto text = [](const std::string& path) {
+    std::ifstream f(path);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  EXPECT_TRUE(contains(text(out), "\"band\":1,\"bands\":3")) << text(out);
+  EXPECT_TRUE(contains(text(err), "terrazo: warning: '" + tif + "' has 3 bands; terrazo reads band 1 only")) << text(err);
+  // Band 1 it is: every cell 1.
+  const std::string info = std::string(TERRAZO_BINARY) + " info --json " + tif + " > " + out + " 2> " + err;
+  ASSERT_EQ(std::system(info.c_str()), 0);
+  EXPECT_TRUE(contains(text(out), "\"band\":1,\"bands\":3")) << text(out);
+  EXPECT_TRUE(contains(text(out), "\"max\":1")) << text(out);
+  EXPECT_TRUE(contains(text(err), "has 3 bands")) << text(err);
+  // One band: no warning.
+  const std::string one = std::string(TERRAZO_BINARY) + " info -q --json " + dir.file("rgb.tzs") + " > " + out + " 2> " + err;
+  ASSERT_EQ(std::system(one.c_str()), 0);
+  EXPECT_TRUE(text(err).empty()) << text(err);
 }
 
 }  // namespace

@@ -62,6 +62,34 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
                 " cells for 64-bit expansion keys; use a larger --tile");
   }
   auto scratch_file = [&](const char* name) { return options.scratch_dir + "/" + name; };
+  const MstMergeMode merge_mode = options.merge_mode != MstMergeMode::Auto ? options.merge_mode
+                                  : options.cuda                          ? MstMergeMode::CudaLevels
+                                                                          : MstMergeMode::CpuPostOrder;
+  if (merge_mode == MstMergeMode::CpuPostOrder && grid.tile_count() > 1) {
+    // The merge phase's fixed need, checked before any work: its largest step, the root's, in the
+    // worst case. Each child summary is a forest on its ring cells and at most as many branch
+    // vertices, so fewer than 2 edges per ring cell; the four children's rings hold 4 (W + H)
+    // cells. Held then: the four summaries (heap_bytes), the merge graph (merge_working_bytes: 144
+    // bytes per candidate, ring cells bringing 3 each), the summary reader's buffer and the
+    // expansion-record sorter, which takes an eighth of what is left when the merge starts.
+    const std::uint64_t ring = 4 * (grid.width + grid.height);
+    const std::uint64_t root_graph = (2 * ring + 3 * ring) * 144 + 4096;
+    const std::uint64_t summaries = 2 * ring * sizeof(SummaryEdge) + ring * sizeof(double) + 4 * sizeof(ClusterSummary);
+    const std::uint64_t available = budget.available();
+    const std::uint64_t records = options.record_buffer_bytes
+                                      ? options.record_buffer_bytes
+                                      : std::min<std::uint64_t>(64ull << 20, available / 8);
+    const std::uint64_t need = root_graph + summaries + kSummaryFileBufferBytes +
+                               std::max(records, ExternalSorter::kMinimumBufferBytes);
+    if (need > available)
+      throw Error("memory budget too small for the MST merge phase: its root merge step can need " +
+                  MemoryBudget::format_size(root_graph + summaries) + " (" + std::to_string(grid.width) + " x " +
+                  std::to_string(grid.height) + " cells) and its buffers " +
+                  MemoryBudget::format_size(need - root_graph - summaries) + ", but only " +
+                  MemoryBudget::format_size(available) + " of --memory " + MemoryBudget::format_size(budget.total()) +
+                  " is left; raise --memory to " + MemoryBudget::format_size(budget.total() + need - available) +
+                  " at least");
+  }
 
   // 1. Block-local MST and reduction.
   Stopwatch phase;

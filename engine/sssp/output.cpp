@@ -12,6 +12,13 @@
 
 namespace terrazo {
 
+std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backlinks) {
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t halo = static_cast<std::uint64_t>(t + 2) * (t + 2);
+  const std::uint64_t ring_cells = 4ull * t + 4;  // DistanceStore::ring_cells()
+  return cells * (8 + 8 + 1) + (labelled ? cells * 8 : 0) + (backlinks ? halo * 24 : 0) + ring_cells * sizeof(RingCell);
+}
+
 SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
                                    bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
                                    bool release_tiles) {
@@ -21,10 +28,9 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t halo = static_cast<std::uint64_t>(s) * s;
   const bool labelled = store.labelled();
+  (void)halo;
   const MemoryBudget::Reservation reservation =
-      budget.reserve(cells * (8 + 8 + 1) + (labelled ? cells * 8 : 0) + (backlinks ? halo * 24 : 0) +
-                         store.ring_cells() * sizeof(RingCell),
-                     "sssp output tile");
+      budget.reserve(sssp_output_tile_bytes(t, labelled, backlinks), "sssp output tile");
 
   std::vector<PathLength> dist(cells);
   std::vector<std::uint32_t> source, hops;

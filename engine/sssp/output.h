@@ -44,6 +44,10 @@ struct SsspOutputStats {
 
 // `options` are the exchange's (weights, connectivity, which labels exist). Backlinks need
 // options.track_hops. Throws Error when a reached cell has no predecessor (labels not final).
+// Bytes write_sssp_results reserves ("sssp output tile") for tiles of `t` cells: the run checks
+// them up front, before the exchange (docs/reliability.md "The budget promise").
+std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backlinks);
+
 SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
                                    bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
                                    bool release_tiles = false);

@@ -173,17 +173,8 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   void set_source(std::uint64_t x, std::uint64_t y) override {
     const PathLength zero = 0;
     TERRAZO_CUDA_CHECK(cudaMemcpy(dist_.get() + layout_.index(x, y), &zero, sizeof(zero), cudaMemcpyHostToDevice));
-    const std::uint64_t tx = x / grid_.g, ty = y / grid_.g;
-    for (std::int64_t dy = -1; dy <= 1; ++dy)
-      for (std::int64_t dx = -1; dx <= 1; ++dx) {
-        const std::int64_t nx = static_cast<std::int64_t>(tx) + dx, ny = static_cast<std::int64_t>(ty) + dy;
-        if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid_.tiles_x) ||
-            ny >= static_cast<std::int64_t>(grid_.tiles_y))
-          continue;
-        const PathLength key = 0;
-        TERRAZO_CUDA_CHECK(cudaMemcpy(key_.get() + static_cast<std::uint64_t>(ny) * grid_.tiles_x + static_cast<std::uint64_t>(nx),
-                                      &key, sizeof(key), cudaMemcpyHostToDevice));
-      }
+    for (const std::uint64_t tile : grid_.source_tiles(x, y))
+      TERRAZO_CUDA_CHECK(cudaMemcpy(key_.get() + tile, &zero, sizeof(zero), cudaMemcpyHostToDevice));
   }
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "core/worker_pool.h"
 #include "kernels/common/batch_solver.h"
@@ -102,6 +103,14 @@ struct ResidentGrid {
       : width(o.width), height(o.height), g(o.g), tiles_x((o.width + o.g - 1) / o.g), tiles_y((o.height + o.g - 1) / o.g) {}
   std::uint64_t tiles() const { return tiles_x * tiles_y; }
   std::uint64_t tile_cells() const { return static_cast<std::uint64_t>(g) * g; }
+  // The tiles a source at (x, y) makes pending: its own and its (up to 8) neighbours, ascending.
+  std::vector<std::uint64_t> source_tiles(std::uint64_t x, std::uint64_t y) const {
+    std::vector<std::uint64_t> tiles;
+    const std::uint64_t tx = x / g, ty = y / g;
+    for (std::uint64_t ny = ty == 0 ? 0 : ty - 1; ny <= ty + 1 && ny < tiles_y; ++ny)
+      for (std::uint64_t nx = tx == 0 ? 0 : tx - 1; nx <= tx + 1 && nx < tiles_x; ++nx) tiles.push_back(ny * tiles_x + nx);
+    return tiles;
+  }
 };
 
 }  // namespace terrazo

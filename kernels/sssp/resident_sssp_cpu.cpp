@@ -44,15 +44,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
 
   void set_source(std::uint64_t x, std::uint64_t y) override {
     dist_[layout_.index(x, y)] = 0;
-    const std::uint64_t tx = x / grid_.g, ty = y / grid_.g;
-    for (std::int64_t dy = -1; dy <= 1; ++dy)
-      for (std::int64_t dx = -1; dx <= 1; ++dx) {
-        const std::int64_t nx = static_cast<std::int64_t>(tx) + dx, ny = static_cast<std::int64_t>(ty) + dy;
-        if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid_.tiles_x) ||
-            ny >= static_cast<std::int64_t>(grid_.tiles_y))
-          continue;
-        key_[static_cast<std::uint64_t>(ny) * grid_.tiles_x + static_cast<std::uint64_t>(nx)] = 0;
-      }
+    for (const std::uint64_t tile : grid_.source_tiles(x, y)) key_[tile] = 0;
   }
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {

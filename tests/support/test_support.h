@@ -19,7 +19,8 @@ std::vector<std::string> partial_files_of(const std::string& path);
 std::vector<std::string> entries_of(const TempDir& dir);
 
 // True in a build under AddressSanitizer (-DTERRAZO_SANITIZE=ON): its shadow memory and quarantine
-// are in every VmHWM, so the tests of the budget promise (VmHWM <= --memory + 64 MiB) skip there.
+// are in every VmHWM, so the tests of the budget promise (VmHWM <= --memory + 64 MiB) check the run
+// but not VmHWM there.
 constexpr bool kSanitizedBuild =
 #if defined(__SANITIZE_ADDRESS__)
     true;

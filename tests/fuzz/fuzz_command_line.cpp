@@ -1,0 +1,37 @@
+// tests/fuzz/fuzz_command_line.cpp: the option parsers (api/<cmd>_command.cpp parse_*_options) on
+// any argument lists: the first byte picks the command, the rest is split into arguments at NUL
+// and newline bytes. Parsers read no file (--tmpdir checks that a directory exists).
+#include "api/export_command.h"
+#include "api/gen_command.h"
+#include "api/import_command.h"
+#include "api/info_command.h"
+#include "api/mst_command.h"
+#include "api/path_command.h"
+#include "api/sssp_command.h"
+#include "tests/fuzz/fuzz_support.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace terrazo;
+  if (size < 1) return 0;
+  std::vector<std::string> args(1);
+  for (std::size_t i = 1; i < size; ++i) {
+    if (data[i] == 0 || data[i] == '\n') {
+      args.emplace_back();
+    } else {
+      args.back() += static_cast<char>(data[i]);
+    }
+  }
+  if (args.size() == 1 && args[0].empty()) args.clear();
+  fuzz::accept_clear_errors([&] {
+    switch (data[0] % 7) {
+      case 0: parse_import_options(args); break;
+      case 1: parse_info_options(args); break;
+      case 2: parse_export_options(args); break;
+      case 3: parse_gen_options(args); break;
+      case 4: parse_mst_options(args); break;
+      case 5: parse_sssp_options(args); break;
+      default: parse_path_options(args); break;
+    }
+  });
+  return 0;
+}
