@@ -34,6 +34,10 @@ struct RingRow {
 
 }  // namespace
 
+std::uint64_t clump_border_merge_bytes(const TileGrid& grid) {
+  return 2 * (static_cast<std::uint64_t>(grid.tiles_x()) * 48 * grid.tile + grid.tiles_x());
+}
+
 ClumpMergeTotals run_clump_border_merge(const TileGrid& grid, Connectivity connectivity, const BorderRecords& records,
                                         BorderTable& table, MemoryBudget& budget, Progress& progress) {
   const std::uint32_t t = grid.tile, tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
@@ -44,7 +48,7 @@ ClumpMergeTotals run_clump_border_merge(const TileGrid& grid, Connectivity conne
   table.root.assign(n, std::numeric_limits<std::uint64_t>::max());
   std::uint64_t* parent = table.parent.data();
   // Two rows of rings: 2 x tiles_x x 48 t bytes (96 bytes per column of the raster).
-  auto reservation = budget.reserve(2 * (static_cast<std::uint64_t>(tiles_x) * 48 * t + tiles_x), "clump seam rings (phase 2)");
+  auto reservation = budget.reserve(clump_border_merge_bytes(grid), "clump seam rings (phase 2)");
   RingRow rows[2];
   for (RingRow& r : rows) {
     r.t = t;

@@ -26,6 +26,9 @@ struct ClumpMergeTotals {
   std::uint64_t largest = 0;  // cells of the largest of them
 };
 
+// Bytes phase 2 reserves (two rows of rings); the union-find is in the BorderTable's reservation.
+std::uint64_t clump_border_merge_bytes(const TileGrid& grid);
+
 ClumpMergeTotals run_clump_border_merge(const TileGrid& grid, Connectivity connectivity, const BorderRecords& records,
                                         BorderTable& table, MemoryBudget& budget, Progress& progress);
 
