@@ -367,6 +367,29 @@ TEST(ClumpPipeline, MoreRegionsThanTheLabelsHoldIsAnErrorBeforeAnyWindow) {
   EXPECT_EQ(std::count(sink.labels.begin(), sink.labels.end(), 0xDEADBEEFu), 40 * 30);  // nothing written
 }
 
+TEST(ClumpPipeline, TooSmallABudgetIsFoundBeforeAnyWork) {
+  std::mt19937_64 rng(8);
+  const std::vector<double> values = random_values(rng, 300 * 200, 2, 0.1);
+  MemoryTileInput input(values, 300, 200, 64);
+  testing::TempDir dir;
+  ClumpPhaseOptions o;
+  o.scratch_dir = dir.path();
+  o.threads = 2;
+  MemoryBudget budget(200ull << 10);  // 2 slots of 64^2 cells need ~280 KiB
+  MemorySink sink(300, 200);
+  std::uint64_t events = 0;
+  Progress progress([&](const ProgressEvent&) { return ++events, true; });
+  try {
+    run_clump_phases(input, o, budget, progress, &sink);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("memory budget too small for clump: its relabel phase needs"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("raise --memory to"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(events, 0u);
+}
+
 TEST(ClumpPipeline, BorderTableOverBudgetIsAClearError) {
   std::mt19937_64 rng(3);
   const std::uint64_t w = 512, h = 512;
@@ -630,7 +653,7 @@ TEST(ClumpCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --nodata-holes 0.1 --width 3000 "
                          "--height 2000 --seed 5 " + dem).c_str()),
             0);
-  const CliRun r = run_cli("clump -q --json --memory 24M --tile 64 --stats " + dir.file("regions.csv") + " " + dem +
+  const CliRun r = run_cli("clump -q --json --memory 24M --tile 64 --threads 2 --stats " + dir.file("regions.csv") + " " + dem +
                                " " + dir.file("labels.tif"),
                            dir);
   ASSERT_EQ(r.code, 0) << r.err;

@@ -26,6 +26,10 @@ void clump_keys(double* values, std::uint64_t n, const ClumpPhaseOptions& option
   }
 }
 
+std::uint64_t clump_tile_labels_bytes(std::uint32_t t, unsigned threads) {
+  return threads * (kClumpSlotCellBytes * t * t + kClumpSlotRingBytes * t);
+}
+
 ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                       BorderRecords& records, BorderTable& table, MemoryBudget& budget,
                                       Progress& progress) {
@@ -36,8 +40,7 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
   const unsigned batch = pool.threads();
   // Per slot: values 8 t^2, labels 4 t^2, union-find 4 t^2, summarize_tile_border's per-region
   // scratch up to 13 t^2; ring keys 32 t, the border summary up to 100 t.
-  auto reservation = budget.reserve(batch * (kClumpSlotCellBytes * cells + kClumpSlotRingBytes * t),
-                                    "clump tile scratch (phase 1)");
+  auto reservation = budget.reserve(clump_tile_labels_bytes(t, batch), "clump tile scratch (phase 1)");
   std::vector<std::vector<double>> values(batch, std::vector<double>(cells));
   std::vector<std::vector<std::uint32_t>> labels(batch, std::vector<std::uint32_t>(cells));
   std::vector<UnionFind> scratch(batch);

@@ -20,6 +20,9 @@ constexpr std::uint64_t kClumpSlotCellBytes = 32, kClumpSlotRingBytes = 160;
 // The values of a tile (NaN = nodata) turned into keys in place (phases.h "Keys").
 void clump_keys(double* values, std::uint64_t n, const ClumpPhaseOptions& options);
 
+// Bytes phase 1 reserves for its tile slots (one per thread).
+std::uint64_t clump_tile_labels_bytes(std::uint32_t t, unsigned threads);
+
 struct ClumpTileTotals {
   std::uint64_t interior_regions = 0, cells_labelled = 0, interior_largest = 0;
 };

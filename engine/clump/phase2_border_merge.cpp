@@ -18,13 +18,25 @@ void join(std::uint64_t* parent, std::uint64_t a, std::uint64_t b) {
   else parent[ra] = rb;
 }
 
-struct Ring {
+// The rings of one row of tiles (tiles_x x 4t border indices and keys), read once each.
+struct RingRow {
   std::vector<std::uint32_t> ring;
   std::vector<double> keys;
-  bool present = false;
+  std::vector<char> present;
+  std::uint32_t t = 0;
+  void load(const BorderRecords& records, std::uint32_t ty, std::uint32_t tiles_x, std::uint32_t tiles_y) {
+    for (std::uint32_t tx = 0; tx < tiles_x; ++tx) {
+      const std::uint64_t at = static_cast<std::uint64_t>(tx) * 4 * t;
+      present[tx] = ty < tiles_y && records.read_ring(static_cast<std::uint64_t>(ty) * tiles_x + tx, &ring[at], &keys[at]);
+    }
+  }
 };
 
 }  // namespace
+
+std::uint64_t clump_border_merge_bytes(const TileGrid& grid) {
+  return 2 * (static_cast<std::uint64_t>(grid.tiles_x()) * 48 * grid.tile + grid.tiles_x());
+}
 
 ClumpMergeTotals run_clump_border_merge(const TileGrid& grid, Connectivity connectivity, const BorderRecords& records,
                                         BorderTable& table, MemoryBudget& budget, Progress& progress) {
@@ -35,58 +47,54 @@ ClumpMergeTotals run_clump_border_merge(const TileGrid& grid, Connectivity conne
   std::iota(table.parent.begin(), table.parent.end(), std::uint64_t{0});
   table.root.assign(n, std::numeric_limits<std::uint64_t>::max());
   std::uint64_t* parent = table.parent.data();
-  auto reservation = budget.reserve(5 * 48ull * t, "clump seam rings (phase 2)");
-  Ring self, right, down, down_right, down_left;
-  for (Ring* r : {&self, &right, &down, &down_right, &down_left}) {
-    r->ring.resize(4ull * t);
-    r->keys.resize(4ull * t);
+  // Two rows of rings: 2 x tiles_x x 48 t bytes (96 bytes per column of the raster).
+  auto reservation = budget.reserve(clump_border_merge_bytes(grid), "clump seam rings (phase 2)");
+  RingRow rows[2];
+  for (RingRow& r : rows) {
+    r.t = t;
+    r.ring.resize(static_cast<std::uint64_t>(tiles_x) * 4 * t);
+    r.keys.resize(static_cast<std::uint64_t>(tiles_x) * 4 * t);
+    r.present.resize(tiles_x);
   }
   const bool eight = connectivity == Connectivity::Eight;
-  auto load = [&](Ring& r, std::uint32_t tx, std::uint32_t ty) {
-    r.present = tx < tiles_x && ty < tiles_y &&
-                records.read_ring(static_cast<std::uint64_t>(ty) * tiles_x + tx, r.ring.data(), r.keys.data());
-  };
-  // Joins ring position p of T with ring position q of the neighbour N.
-  auto pair = [&](std::uint64_t base_t, const Ring& a, std::uint32_t p, std::uint64_t base_n, const Ring& b,
-                  std::uint32_t q) {
-    const std::uint32_t ia = a.ring[p], ib = b.ring[q];
-    if (ia == kNoRegion || ib == kNoRegion || !(a.keys[p] == b.keys[q])) return;
-    join(parent, base_t + ia, base_n + ib);
+  // Joins ring position p of tile (a, ta) with ring position q of tile (b, tb).
+  auto pair = [&](const RingRow& a, std::uint32_t ta, std::uint64_t base_a, std::uint32_t p, const RingRow& b,
+                  std::uint32_t tb, std::uint64_t base_b, std::uint32_t q) {
+    const std::uint64_t ia = static_cast<std::uint64_t>(ta) * 4 * t + p, ib = static_cast<std::uint64_t>(tb) * 4 * t + q;
+    if (a.ring[ia] == kNoRegion || b.ring[ib] == kNoRegion || !(a.keys[ia] == b.keys[ib])) return;
+    join(parent, base_a + a.ring[ia], base_b + b.ring[ib]);
   };
   progress.update("clump: merge", 0, tiles_y);
+  rows[0].load(records, 0, tiles_x, tiles_y);
   for (std::uint32_t ty = 0; ty < tiles_y; ++ty) {
+    const RingRow& row = rows[ty % 2];
+    RingRow& below = rows[(ty + 1) % 2];
+    below.load(records, ty + 1, tiles_x, tiles_y);
     for (std::uint32_t tx = 0; tx < tiles_x; ++tx) {
+      if (!row.present[tx]) continue;
       const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + tx;
-      load(self, tx, ty);
-      if (!self.present) continue;
       const std::uint64_t base = table.tile_offset[tile];
-      load(right, tx + 1, ty);
-      if (right.present) {  // T's right column (side 3) against R's left column (side 2)
+      if (tx + 1 < tiles_x && row.present[tx + 1]) {  // T's right column (side 3) against R's left column (side 2)
         const std::uint64_t nb = table.tile_offset[tile + 1];
         for (std::uint32_t k = 0; k < t; ++k) {
-          pair(base, self, 3 * t + k, nb, right, 2 * t + k);
-          if (eight && k > 0) pair(base, self, 3 * t + k, nb, right, 2 * t + k - 1);
-          if (eight && k + 1 < t) pair(base, self, 3 * t + k, nb, right, 2 * t + k + 1);
+          pair(row, tx, base, 3 * t + k, row, tx + 1, nb, 2 * t + k);
+          if (eight && k > 0) pair(row, tx, base, 3 * t + k, row, tx + 1, nb, 2 * t + k - 1);
+          if (eight && k + 1 < t) pair(row, tx, base, 3 * t + k, row, tx + 1, nb, 2 * t + k + 1);
         }
       }
-      load(down, tx, ty + 1);
-      if (down.present) {  // T's bottom row (side 1) against D's top row (side 0)
+      if (below.present[tx]) {  // T's bottom row (side 1) against D's top row (side 0)
         const std::uint64_t nb = table.tile_offset[tile + tiles_x];
         for (std::uint32_t k = 0; k < t; ++k) {
-          pair(base, self, t + k, nb, down, k);
-          if (eight && k > 0) pair(base, self, t + k, nb, down, k - 1);
-          if (eight && k + 1 < t) pair(base, self, t + k, nb, down, k + 1);
+          pair(row, tx, base, t + k, below, tx, nb, k);
+          if (eight && k > 0) pair(row, tx, base, t + k, below, tx, nb, k - 1);
+          if (eight && k + 1 < t) pair(row, tx, base, t + k, below, tx, nb, k + 1);
         }
       }
       if (!eight) continue;
-      load(down_right, tx + 1, ty + 1);
-      if (down_right.present)  // T's bottom-right cell against DR's top-left cell
-        pair(base, self, t + t - 1, table.tile_offset[tile + tiles_x + 1], down_right, 0);
-      if (tx > 0) {
-        load(down_left, tx - 1, ty + 1);
-        if (down_left.present)  // T's bottom-left cell against DL's top-right cell
-          pair(base, self, t, table.tile_offset[tile + tiles_x - 1], down_left, t - 1);
-      }
+      if (tx + 1 < tiles_x && below.present[tx + 1])  // T's bottom-right cell against DR's top-left cell
+        pair(row, tx, base, t + t - 1, below, tx + 1, table.tile_offset[tile + tiles_x + 1], 0);
+      if (tx > 0 && below.present[tx - 1])  // T's bottom-left cell against DL's top-right cell
+        pair(row, tx, base, t, below, tx - 1, table.tile_offset[tile + tiles_x - 1], t - 1);
     }
     progress.update("clump: merge", ty + 1, tiles_y);
   }

@@ -8,6 +8,8 @@
 // 4: the facing cell only) joined when both keys are equal (`==`, NaN never). Every neighbouring
 // pair of cells in different tiles is seen once. Then each merged region's first cell is the
 // smallest `first` of its members; the member holding it is its owner (BorderTable::kOwner).
+// The rings are read a row of tiles at a time, two rows held (96 bytes per column of the raster),
+// so each tile's record is read once.
 // Post: parent[i] = root | owner bit; root[r] = the region's first cell id; cells[r] = its cells.
 #pragma once
 #include <cstdint>
@@ -23,6 +25,9 @@ struct ClumpMergeTotals {
   std::uint64_t roots = 0;    // border regions after the merge
   std::uint64_t largest = 0;  // cells of the largest of them
 };
+
+// Bytes phase 2 reserves (two rows of rings); the union-find is in the BorderTable's reservation.
+std::uint64_t clump_border_merge_bytes(const TileGrid& grid);
 
 ClumpMergeTotals run_clump_border_merge(const TileGrid& grid, Connectivity connectivity, const BorderRecords& records,
                                         BorderTable& table, MemoryBudget& budget, Progress& progress);

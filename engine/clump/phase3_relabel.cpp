@@ -14,6 +14,17 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
+std::uint64_t clump_relabel_row_bytes(const TileGrid& grid) {
+  return 12ull * grid.tiles_x() * grid.tile;
+}
+
+std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, bool stats) {
+  // Per slot: phase 1's scratch (kClumpSlotCellBytes) + the window 4 t^2, numbers 4 t^2, border_of
+  // 4 t^2; with stats, per region cells 4, box 16, value 8.
+  const std::uint64_t cell_bytes = kClumpSlotCellBytes + 12 + (stats ? 28 : 0);
+  return threads * (cell_bytes * t * t + kClumpSlotRingBytes * t);
+}
+
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                 const BorderRecords& records, BorderTable& table, MemoryBudget& budget,
                                 Progress& progress, ClumpWindowSink* sink, RegionStatsCollector* stats) {
@@ -21,15 +32,10 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
   const std::uint32_t t = grid.tile, tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const unsigned batch = pool.threads();
-  auto row_reservation = budget.reserve(12ull * tiles_x * t, "clump row start counts (phase 3)");
+  auto row_reservation = budget.reserve(clump_relabel_row_bytes(grid), "clump row start counts (phase 3)");
   std::vector<std::uint32_t> starts(static_cast<std::uint64_t>(tiles_x) * t);  // [tx * t + ly]
   std::vector<std::uint64_t> before(static_cast<std::uint64_t>(tiles_x) * t);  // P[tx * t + ly]
-  // Per slot: phase 1's scratch (kClumpSlotCellBytes) + the window 4 t^2, numbers 4 t^2, border_of 4 t^2.
-  // With stats: per region cells 4, box 16, value 8.
-  const std::uint64_t stats_cell_bytes = stats ? 28 : 0;
-  auto slot_reservation =
-      budget.reserve(batch * ((kClumpSlotCellBytes + 12 + stats_cell_bytes) * cells + kClumpSlotRingBytes * t),
-                     "clump tile scratch (phase 3)");
+  auto slot_reservation = budget.reserve(clump_relabel_slot_bytes(t, batch, stats != nullptr), "clump tile scratch (phase 3)");
   struct SlotStats {
     std::vector<std::uint32_t> cells, c0, r0, c1, r1;
     std::vector<double> value;

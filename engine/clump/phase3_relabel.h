@@ -28,6 +28,11 @@
 
 namespace terrazo {
 
+// Bytes phase 3 reserves: the row counts (12 W) and its tile slots (one per thread), with the
+// per-region measures when `stats`.
+std::uint64_t clump_relabel_row_bytes(const TileGrid& grid);
+std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, bool stats);
+
 // Returns the number of labels given (K).
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                 const BorderRecords& records, BorderTable& table, MemoryBudget& budget,

@@ -12,6 +12,7 @@
 #include "engine/clump/phase2_border_merge.h"
 #include "engine/clump/phase3_relabel.h"
 #include "engine/clump/region_stats.h"
+#include "store/external_sorter.h"
 
 namespace terrazo {
 
@@ -34,6 +35,27 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   WorkerPool pool(options.threads);
   BorderRecords records(options.scratch_dir + "/clump_borders.bin", grid);
   BorderTable table(budget, grid.tile_count());
+  {
+    // The phases' fixed needs, checked before any work (each phase gives its reservations back
+    // before the next takes its own; only the border table, which grows with the data, is held
+    // across them and checked as it grows).
+    const std::uint64_t phase1 = clump_tile_labels_bytes(grid.tile, pool.threads());
+    const std::uint64_t phase2 = clump_border_merge_bytes(grid);
+    const std::uint64_t phase3 = clump_relabel_row_bytes(grid) +
+                                 clump_relabel_slot_bytes(grid.tile, pool.threads(), stats != nullptr) +
+                                 (stats ? ExternalSorter::kMinimumBufferBytes : 0);
+    const std::uint64_t need = std::max({phase1, phase2, phase3});
+    if (need > budget.available()) {
+      const char* which = need == phase1 ? "tile labels" : need == phase2 ? "merge" : "relabel";
+      throw Error("memory budget too small for clump: its " + std::string(which) + " phase needs " +
+                  MemoryBudget::format_size(need) + " (" + std::to_string(pool.threads()) + " tile slots of " +
+                  std::to_string(grid.tile) + "^2 cells, rows of " + std::to_string(grid.width) + " columns) but only " +
+                  MemoryBudget::format_size(budget.available()) + " of --memory " +
+                  MemoryBudget::format_size(budget.total()) + " is left beside " + budget.describe() +
+                  "; raise --memory to " + MemoryBudget::format_size(budget.reserved() + need) +
+                  " at least, or use fewer --threads or a smaller --tile");
+    }
+  }
 
   Stopwatch phase;
   const ClumpTileTotals tiles = run_clump_tile_labels(input, options, pool, records, table, budget, progress);

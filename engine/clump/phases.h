@@ -16,10 +16,12 @@
 //   2 "clump: merge"        engine/clump/phase2_border_merge.h: union-find over the border regions,
 //     joined across every seam and corner of adjacent tiles; each merged region's first cell;
 //   3 "clump: relabel"      engine/clump/phase3_relabel.h: per tile row, the final numbers of the
-//     first cells from per-row counts, then each tile relabelled and written in raster order.
+//     first cells from per-row counts, then each tile relabelled and written in raster order;
+//   4 "clump: stats"        engine/clump/region_stats.h (with a ClumpStatsSink only).
 // Memory (reserved from the budget before allocation; docs/clump.md "Memory"): per thread 32 t^2
 // (phase 1) or 44 t^2 (phase 3) bytes of tile scratch; the BorderTable: 36 bytes per border region
-// + 9 per tile (an Error naming the count when it does not fit); phase 3: 12 W bytes of row counts.
+// + 9 per tile (an Error naming the count when it does not fit); phase 2: 96 W bytes of rings;
+// phase 3: 12 W bytes of row counts; --stats: see run_clump_phases.
 // Errors: more than 2^32 - 2 regions (UInt32 labels) is an Error before anything is written.
 #pragma once
 #include <cstdint>
