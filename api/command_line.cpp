@@ -6,6 +6,8 @@
 // everything after it is positional, so a file named "-x.tif" can still be given.
 #include "api/command_line.h"
 
+#include <cstdarg>
+#include <cstdio>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -225,6 +227,15 @@ Connectivity parse_connectivity(const std::string& text) {
   if (text == "4") return Connectivity::Four;
   if (text == "8") return Connectivity::Eight;
   throw UsageError("invalid --connectivity '" + text + "': expected 4 or 8");
+}
+
+std::string format_line(const char* f, ...) {
+  char line[1024];
+  va_list args;
+  va_start(args, f);
+  std::vsnprintf(line, sizeof line, f, args);
+  va_end(args);
+  return line;
 }
 
 }  // namespace terrazo

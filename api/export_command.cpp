@@ -1,7 +1,6 @@
 // api/export_command.cpp: parse_export_options, export_usage, run_export_command (api/export_command.h).
 #include "api/export_command.h"
 
-#include <cstdarg>
 #include <cctype>
 #include <cstdio>
 
@@ -33,16 +32,6 @@ const char kUsage[] =
     "\n"
     "Example:\n"
     "  terrazo export dem.tzs dem.tif\n";
-
-std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* f, ...) {
-  char line[1024];
-  va_list args;
-  va_start(args, f);
-  std::vsnprintf(line, sizeof line, f, args);
-  va_end(args);
-  return line;
-}
 
 }  // namespace
 
@@ -82,7 +71,7 @@ ExportCommandResult run_export_command(const ExportCommandOptions& options, Prog
 
 std::string ExportCommandResult::summary() const {
   const RasterInfo& info = result.info;
-  return format("wrote %s: %llu x %llu %s GeoTIFF, %s in %.1f s", options.export_.output.c_str(),
+  return format_line("wrote %s: %llu x %llu %s GeoTIFF, %s in %.1f s", options.export_.output.c_str(),
                 static_cast<unsigned long long>(info.width), static_cast<unsigned long long>(info.height),
                 to_string(info.type), MemoryBudget::format_size(result.bytes_written).c_str(), result.seconds);
 }

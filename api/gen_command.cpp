@@ -1,7 +1,6 @@
 // api/gen_command.cpp: parse_gen_options, gen_usage, run_gen_command (api/gen_command.h).
 #include "api/gen_command.h"
 
-#include <cstdarg>
 #include <cctype>
 #include <cstdio>
 
@@ -46,16 +45,6 @@ const char kUsage[] =
     "\n"
     "Example:\n"
     "  terrazo gen --width 65536 --height 65536 --seed 7 --nodata-holes 0.05 big.tzs\n";
-
-std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* f, ...) {
-  char line[1024];
-  va_list args;
-  va_start(args, f);
-  std::vsnprintf(line, sizeof line, f, args);
-  va_end(args);
-  return line;
-}
 
 CellType parse_cell_type(const std::string& text) {
   std::string lower;
@@ -142,7 +131,7 @@ GenCommandResult run_gen_command(const GenCommandOptions& options, Progress& pro
 std::string GenCommandResult::summary() const {
   const RasterInfo& info = result.info;
   const std::uint64_t nodata_cells = info.cells() - info.valid_cells;
-  return format("wrote %s: %llu x %llu %s, seed %llu, min %g, max %g, nodata %.2f%%, %s in %.1f s",
+  return format_line("wrote %s: %llu x %llu %s, seed %llu, min %g, max %g, nodata %.2f%%, %s in %.1f s",
                 options.gen.output.c_str(), static_cast<unsigned long long>(info.width),
                 static_cast<unsigned long long>(info.height), to_string(info.type),
                 static_cast<unsigned long long>(options.gen.terrain.seed), info.min, info.max,

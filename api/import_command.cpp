@@ -1,7 +1,6 @@
 // api/import_command.cpp: parse_import_options, import_usage, run_import_command (api/import_command.h).
 #include "api/import_command.h"
 
-#include <cstdarg>
 #include <cctype>
 #include <cstdio>
 
@@ -28,16 +27,6 @@ const char kUsage[] =
     "\n"
     "Example:\n"
     "  terrazo import --memory 512M --tile 256 dem.tif dem.tzs\n";
-
-std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* f, ...) {
-  char line[1024];
-  va_list args;
-  va_start(args, f);
-  std::vsnprintf(line, sizeof line, f, args);
-  va_end(args);
-  return line;
-}
 
 }  // namespace
 
@@ -72,7 +61,7 @@ ImportCommandResult run_import_command(const ImportCommandOptions& options, Prog
 
 std::string ImportCommandResult::summary() const {
   const RasterInfo& info = result.info;
-  return format("wrote %s: %llu x %llu %s, tile %u (%u x %u tiles, %llu stored), %s in %.1f s",
+  return format_line("wrote %s: %llu x %llu %s, tile %u (%u x %u tiles, %llu stored), %s in %.1f s",
                 options.import.output.c_str(), static_cast<unsigned long long>(info.width),
                 static_cast<unsigned long long>(info.height), to_string(info.type), result.grid.tile,
                 result.grid.tiles_x(), result.grid.tiles_y(), static_cast<unsigned long long>(result.present_tiles),

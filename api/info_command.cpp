@@ -1,7 +1,6 @@
 // api/info_command.cpp: parse_info_options, info_usage, run_info_command (api/info_command.h).
 #include "api/info_command.h"
 
-#include <cstdarg>
 #include <cctype>
 #include <cstdio>
 
@@ -28,49 +27,39 @@ const char kUsage[] =
     "Example:\n"
     "  terrazo info --json dem.tzs\n";
 
-std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* f, ...) {
-  char line[1024];
-  va_list args;
-  va_start(args, f);
-  std::vsnprintf(line, sizeof line, f, args);
-  va_end(args);
-  return line;
-}
-
 std::string describe(const RasterSummary& s) {
   std::string out;
   const RasterInfo& info = s.info;
-  out += format("%s: %s\n", s.path.c_str(), s.format.c_str());
-  out += format("  size         %llu x %llu cells (%llu)\n", static_cast<unsigned long long>(info.width),
+  out += format_line("%s: %s\n", s.path.c_str(), s.format.c_str());
+  out += format_line("  size         %llu x %llu cells (%llu)\n", static_cast<unsigned long long>(info.width),
               static_cast<unsigned long long>(info.height), static_cast<unsigned long long>(info.cells()));
-  out += format("  type         %s\n", to_string(info.type));
+  out += format_line("  type         %s\n", to_string(info.type));
   if (s.is_tile_store)
-    out += format("  tiles        %u x %u cells: %llu x %llu = %llu, %llu stored\n", s.tile, s.tile,
+    out += format_line("  tiles        %u x %u cells: %llu x %llu = %llu, %llu stored\n", s.tile, s.tile,
                 static_cast<unsigned long long>(s.tiles_x), static_cast<unsigned long long>(s.tiles_y),
                 static_cast<unsigned long long>(s.tile_count), static_cast<unsigned long long>(s.present_tiles));
-  if (info.has_nodata) out += format("  nodata       %.15g\n", info.nodata);
-  else out += format("  nodata       none (NaN cells only)\n");
-  out += format("  nodata share %.4f%% (%llu cells)\n", 100.0 * s.nodata_share,
+  if (info.has_nodata) out += format_line("  nodata       %.15g\n", info.nodata);
+  else out += format_line("  nodata       none (NaN cells only)\n");
+  out += format_line("  nodata share %.4f%% (%llu cells)\n", 100.0 * s.nodata_share,
               static_cast<unsigned long long>(s.nodata_cells));
-  if (info.has_stats) out += format("  min / max    %.15g / %.15g (from the data)\n", info.min, info.max);
-  else out += format("  min / max    none: no valid cell\n");
+  if (info.has_stats) out += format_line("  min / max    %.15g / %.15g (from the data)\n", info.min, info.max);
+  else out += format_line("  min / max    none: no valid cell\n");
   if (info.has_geotransform) {
     const auto& g = info.geotransform;
-    out += format("  origin       %.15g, %.15g\n", g[0], g[3]);
-    out += format("  cell size    %.15g x %.15g", g[1], g[5]);
-    if (g[2] != 0.0 || g[4] != 0.0) out += format(" (rotated: %.15g, %.15g)", g[2], g[4]);
-    out += format("\n");
+    out += format_line("  origin       %.15g, %.15g\n", g[0], g[3]);
+    out += format_line("  cell size    %.15g x %.15g", g[1], g[5]);
+    if (g[2] != 0.0 || g[4] != 0.0) out += format_line(" (rotated: %.15g, %.15g)", g[2], g[4]);
+    out += format_line("\n");
   } else {
-    out += format("  geotransform none\n");
+    out += format_line("  geotransform none\n");
   }
   if (!s.crs_name.empty() || !s.crs_authority.empty()) {
-    out += format("  CRS          %s%s%s%s\n", s.crs_name.c_str(), s.crs_authority.empty() ? "" : " (",
+    out += format_line("  CRS          %s%s%s%s\n", s.crs_name.c_str(), s.crs_authority.empty() ? "" : " (",
                 s.crs_authority.c_str(), s.crs_authority.empty() ? "" : ")");
   } else if (!info.crs_wkt.empty()) {
-    out += format("  CRS          (unnamed, %zu characters of WKT)\n", info.crs_wkt.size());
+    out += format_line("  CRS          (unnamed, %zu characters of WKT)\n", info.crs_wkt.size());
   } else {
-    out += format("  CRS          none\n");
+    out += format_line("  CRS          none\n");
   }
   return out;
 }
