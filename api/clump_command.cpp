@@ -113,12 +113,10 @@ ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progres
 
 std::string ClumpCommandResult::summary() const {
   const ClumpResult& c = result;
-  char line[512];
-  std::snprintf(line, sizeof line, "clump: %llu regions over %llu cells (largest %llu cells); %.1f s, peak RSS %s",
-                static_cast<unsigned long long>(c.regions), static_cast<unsigned long long>(c.cells_labelled),
-                static_cast<unsigned long long>(c.largest_region), c.seconds.total,
-                MemoryBudget::format_size(c.peak_rss_bytes).c_str());
-  return line;
+  return format_line("clump: %llu regions over %llu cells (largest %llu cells); %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(c.regions), static_cast<unsigned long long>(c.cells_labelled),
+                     static_cast<unsigned long long>(c.largest_region), c.seconds.total,
+                     MemoryBudget::format_size(c.peak_rss_bytes).c_str());
 }
 
 std::string ClumpCommandResult::to_json() const {

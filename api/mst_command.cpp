@@ -117,15 +117,12 @@ MstCommandResult run_mst_command(const MstCommandOptions& options, Progress& pro
 
 std::string MstCommandResult::summary() const {
   const MstResult& m = result;
-  char line[512];
-  std::snprintf(line, sizeof line,
-                "mst: %llu edges, %llu vertices, %llu components; total weight %llu (x 1/%g = %.6f input units); "
-                "%.1f s, peak RSS %s",
-                static_cast<unsigned long long>(m.edges), static_cast<unsigned long long>(m.vertices),
-                static_cast<unsigned long long>(m.components), static_cast<unsigned long long>(m.total_weight),
-                m.params.scale, m.total_weight_input_units, m.seconds.total,
-                MemoryBudget::format_size(m.peak_rss_bytes).c_str());
-  return line;
+  return format_line("mst: %llu edges, %llu vertices, %llu components; total weight %llu (x 1/%g = %.6f input units); "
+                     "%.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(m.edges), static_cast<unsigned long long>(m.vertices),
+                     static_cast<unsigned long long>(m.components), static_cast<unsigned long long>(m.total_weight),
+                     m.params.scale, m.total_weight_input_units, m.seconds.total,
+                     MemoryBudget::format_size(m.peak_rss_bytes).c_str());
 }
 
 std::string MstCommandResult::to_json() const {

@@ -83,11 +83,11 @@ PathCommandResult run_path_command(const PathCommandOptions& options, Progress& 
 std::string PathCommandResult::summary() const {
   std::string text;
   for (const TracedPath& p : result.paths) {
-    char line[512];
-    std::snprintf(line, sizeof line, "path: %s: cost %.6f, length %.6f map units, %llu cells, from source cell %llu,%llu",
-                  p.dest.c_str(), p.cost, p.length, static_cast<unsigned long long>(p.cells),
-                  static_cast<unsigned long long>(p.source_x), static_cast<unsigned long long>(p.source_y));
-    text += (text.empty() ? "" : "\n") + std::string(line);
+    const std::string line =
+        format_line("path: %s: cost %.6f, length %.6f map units, %llu cells, from source cell %llu,%llu", p.dest.c_str(),
+                    p.cost, p.length, static_cast<unsigned long long>(p.cells),
+                    static_cast<unsigned long long>(p.source_x), static_cast<unsigned long long>(p.source_y));
+    text += (text.empty() ? "" : "\n") + line;
   }
   return text;
 }

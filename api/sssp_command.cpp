@@ -178,15 +178,12 @@ SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& 
 
 std::string SsspCommandResult::summary() const {
   const SsspResult& r = result;
-  char line[512];
-  std::snprintf(line, sizeof line,
-                "sssp: %llu sources, %llu of %llu valid cells reached, max cost %.6f; %llu tiles solved "
-                "(%llu re-solves); %.1f s, peak RSS %s",
-                static_cast<unsigned long long>(r.sources), static_cast<unsigned long long>(r.reached_cells),
-                static_cast<unsigned long long>(r.valid_cells), r.max_distance,
-                static_cast<unsigned long long>(r.tiles_solved), static_cast<unsigned long long>(r.resolves),
-                r.seconds.total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
-  return line;
+  return format_line("sssp: %llu sources, %llu of %llu valid cells reached, max cost %.6f; %llu tiles solved "
+                     "(%llu re-solves); %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(r.sources), static_cast<unsigned long long>(r.reached_cells),
+                     static_cast<unsigned long long>(r.valid_cells), r.max_distance,
+                     static_cast<unsigned long long>(r.tiles_solved), static_cast<unsigned long long>(r.resolves),
+                     r.seconds.total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
 }
 
 std::string SsspCommandResult::to_json() const {
