@@ -307,9 +307,9 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
       std::vector<TileSource> list;
       for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty) {
         for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
-          const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t, y0 = static_cast<std::uint64_t>(ty) * t;
-          const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
-          const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.height - y0));
+          const TileWindow in = grid.window(tx, ty);
+          const std::uint64_t x0 = in.x0, y0 = in.y0;
+          const std::uint32_t w = in.w, h = in.h;
           mask->read_window(x0, y0, w, h, window.data());
           list.clear();
           for (std::uint32_t y = 0; y < h; ++y)

@@ -9,6 +9,7 @@
 // Reads and writes use pread/pwrite into caller buffers (no mapping of tile data), so resident
 // memory is exactly what callers reserve from the MemoryBudget.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,9 +24,27 @@ namespace terrazo {
 std::uint64_t morton_encode(std::uint32_t tx, std::uint32_t ty);
 void morton_decode(std::uint64_t code, std::uint32_t* tx, std::uint32_t* ty);
 
+// The cells of one tile that lie inside the raster: [x0, x0 + w) x [y0, y0 + h).
+struct TileWindow {
+  std::uint64_t x0 = 0, y0 = 0;
+  std::uint32_t w = 0, h = 0;
+};
+
 struct TileGrid {
   std::uint64_t width = 0, height = 0;
   std::uint32_t tile = 256;
+  TileWindow window(std::uint32_t tx, std::uint32_t ty) const {
+    TileWindow r;
+    r.x0 = static_cast<std::uint64_t>(tx) * tile;
+    r.y0 = static_cast<std::uint64_t>(ty) * tile;
+    r.w = static_cast<std::uint32_t>(std::min<std::uint64_t>(tile, width - r.x0));
+    r.h = static_cast<std::uint32_t>(std::min<std::uint64_t>(tile, height - r.y0));
+    return r;
+  }
+  // The same for row-major tile index ty * tiles_x + tx.
+  TileWindow window(std::uint64_t tile_index) const {
+    return window(static_cast<std::uint32_t>(tile_index % tiles_x()), static_cast<std::uint32_t>(tile_index / tiles_x()));
+  }
   std::uint32_t tiles_x() const { return static_cast<std::uint32_t>((width + tile - 1) / tile); }
   std::uint32_t tiles_y() const { return static_cast<std::uint32_t>((height + tile - 1) / tile); }
   std::uint64_t tile_count() const { return static_cast<std::uint64_t>(tiles_x()) * tiles_y(); }

@@ -111,7 +111,9 @@ TEST(BudgetPromise, PathOfEveryCellOfTheRasterStaysInTheBudget) {
   EXPECT_EQ(json_number(r.json, "cells"), std::uint64_t{w} * h) << r.json;
   EXPECT_GT(json_number(r.json, "bytes_spilled"), 1u << 20) << r.json;
   // Under AddressSanitizer its shadow memory and quarantine are in VmHWM: the run is checked, not VmHWM.
-  if (!kSanitizedBuild) EXPECT_LE(r.peak_rss_bytes, (16ull << 20) + MemoryBudget::kFixedOverhead) << r.json;
+  if (!kSanitizedBuild) {
+    EXPECT_LE(r.peak_rss_bytes, (16ull << 20) + MemoryBudget::kFixedOverhead) << r.json;
+  }
 
   // Every vertex, source first, at its cell's centre.
   std::ifstream f(out);

@@ -535,7 +535,9 @@ TEST(SsspCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   const std::uint64_t rss = std::stoull(last.substr(key + 17));
   EXPECT_NE(last.find("\"reached_cells\":6000000"), std::string::npos) << last;
   // Under AddressSanitizer its shadow memory and quarantine are in VmHWM: the run is checked, not VmHWM.
-  if (!terrazo::testing::kSanitizedBuild) EXPECT_LE(rss, budget + MemoryBudget::kFixedOverhead) << last;
+  if (!terrazo::testing::kSanitizedBuild) {
+    EXPECT_LE(rss, budget + MemoryBudget::kFixedOverhead) << last;
+  }
 }
 
 // mst: --json summary last on stdout (its values those of the library run and of the Kruskal

@@ -128,7 +128,9 @@ TEST(ResidentSsspCpu, RandomRastersMatchReference) {
                                 ((c.options.height + c.options.g - 1) / c.options.g);
     EXPECT_LE(stats.tiles_solved, tiles);
     EXPECT_GE(stats.solves, stats.tiles_solved);
-    if (!c.sources.empty()) EXPECT_GE(stats.rounds, 1u);
+    if (!c.sources.empty()) {
+      EXPECT_GE(stats.rounds, 1u);
+    }
     if (stats.rounds > 2) ++multi_round;
     resolved += stats.solves - stats.tiles_solved;
   }
@@ -165,6 +167,18 @@ TEST(ResidentSsspCpu, ScheduleDoesNotChangeDistances) {
       }
 }
 
+// Two cost rasters cell for cell: nodata (NaN) at the same cells, the same values elsewhere.
+void expect_same_costs(const std::vector<double>& a, const std::vector<double>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const bool nan_a = a[i] != a[i], nan_b = b[i] != b[i];
+    ASSERT_EQ(nan_a, nan_b) << "cell " << i;
+    if (!nan_a) {
+      ASSERT_EQ(a[i], b[i]) << "cell " << i;
+    }
+  }
+}
+
 // The pipeline: --exchange resident (CPU twin) writes the same cost raster as streamed, on shipped DEMs.
 TEST(ResidentSsspPipeline, ShippedDemsMatchStreamed) {
   testing::TempDir dir;
@@ -190,12 +204,8 @@ TEST(ResidentSsspPipeline, ShippedDemsMatchStreamed) {
       EXPECT_GT(r.reached_cells, 1000u);
       costs[resident] = testing::read_raster_values(o.output);
     }
-    ASSERT_EQ(costs[0].size(), costs[1].size());
-    for (std::size_t i = 0; i < costs[0].size(); ++i) {
-      const bool nan0 = costs[0][i] != costs[0][i], nan1 = costs[1][i] != costs[1][i];
-      ASSERT_EQ(nan0, nan1) << "cell " << i;
-      if (!nan0) ASSERT_EQ(costs[0][i], costs[1][i]) << "cell " << i;
-    }
+    expect_same_costs(costs[0], costs[1]);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
@@ -243,12 +253,8 @@ TEST(ResidentSsspPipeline, GpuMatchesCpu) {
       EXPECT_EQ(r.exchange, o.exchange);
       costs[gpu] = testing::read_raster_values(o.output);
     }
-    ASSERT_EQ(costs[0].size(), costs[1].size());
-    for (std::size_t i = 0; i < costs[0].size(); ++i) {
-      const bool nan0 = costs[0][i] != costs[0][i], nan1 = costs[1][i] != costs[1][i];
-      ASSERT_EQ(nan0, nan1) << "cell " << i;
-      if (!nan0) ASSERT_EQ(costs[0][i], costs[1][i]) << "cell " << i;
-    }
+    expect_same_costs(costs[0], costs[1]);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 

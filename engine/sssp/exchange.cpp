@@ -428,6 +428,11 @@ void SsspExchange::push_to_neighbour(std::uint64_t tile, std::uint32_t first, co
 
 // ---- solving ----------------------------------------------------------------------------------
 
+void throw_weight_overflow(const WeightParams& params) {
+  throw Error("an edge weight does not fit in 32 bits at this --scale (" + std::to_string(params.scale) +
+              "); lower --scale");
+}
+
 void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
   SsspTileBatch tiles;
   tiles.tiles.reserve(batch.size());
@@ -446,9 +451,7 @@ void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
   const SsspTileSolved& solved = solver_->solve(tiles);
   stats_.cells_improved += solved.changed_cells;
   const bool overflow = solved.overflow;
-  if (overflow)
-    throw Error("an edge weight does not fit in 32 bits at this --scale (" + std::to_string(options_.params.scale) +
-                "); lower --scale");
+  if (overflow) throw_weight_overflow(options_.params);
 }
 
 void SsspExchange::run(Progress& progress) {

@@ -82,6 +82,9 @@ struct SsspExchangeStats {
   std::uint64_t memory_bytes = 0;    // reserved for cache, queue, solver and staging
 };
 
+// The error of a solve whose edge weight overflowed (both exchanges).
+[[noreturn]] void throw_weight_overflow(const WeightParams& params);
+
 // What the pipeline (api/sssp.cpp) drives: this streamed exchange, or the resident one
 // (engine/sssp/resident_exchange.h). Both leave the exact labels in the DistanceStore.
 class SsspExchangeRun {

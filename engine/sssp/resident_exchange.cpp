@@ -72,29 +72,18 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
   const std::string phase = "sssp: load";
   for (std::uint64_t first = 0; first < present.size(); first += group) {
     const std::uint64_t count = std::min<std::uint64_t>(group, present.size() - first);
-    auto window_of = [&](std::uint64_t tile, std::uint64_t* x0, std::uint64_t* y0, std::uint32_t* w, std::uint32_t* h) {
-      const auto tx = static_cast<std::uint32_t>(tile % grid_.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid_.tiles_x());
-      *x0 = static_cast<std::uint64_t>(tx) * t;
-      *y0 = static_cast<std::uint64_t>(ty) * t;
-      *w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.width - *x0));
-      *h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.height - *y0));
-    };
     pool_->run(count, [&](std::uint64_t i) {
       const std::uint64_t tile = present[first + i];
       double* window = &windows[i * tile_cells];
       input.read_tile(static_cast<std::uint32_t>(tile % grid_.tiles_x()), static_cast<std::uint32_t>(tile / grid_.tiles_x()),
                       window);
-      std::uint64_t x0, y0;
-      std::uint32_t w, h;
-      window_of(tile, &x0, &y0, &w, &h);
-      for (std::uint32_t y = 1; y < h && w < t; ++y)  // rows of w cells, packed in place
-        std::copy_n(&window[static_cast<std::size_t>(y) * t], w, &window[static_cast<std::size_t>(y) * w]);
+      const TileWindow in = grid_.window(tile);
+      for (std::uint32_t y = 1; y < in.h && in.w < t; ++y)  // rows of w cells, packed in place
+        std::copy_n(&window[static_cast<std::size_t>(y) * t], in.w, &window[static_cast<std::size_t>(y) * in.w]);
     });
     for (std::uint64_t i = 0; i < count; ++i) {
-      std::uint64_t x0, y0;
-      std::uint32_t w, h;
-      window_of(present[first + i], &x0, &y0, &w, &h);
-      solver_->write_values(x0, y0, w, h, &windows[i * tile_cells]);
+      const TileWindow in = grid_.window(present[first + i]);
+      solver_->write_values(in.x0, in.y0, in.w, in.h, &windows[i * tile_cells]);
     }
     progress.update(phase, first + count, present.size());
   }
@@ -123,9 +112,7 @@ void ResidentSsspExchange::run(Progress& progress) {
   const std::string phase = "sssp: exchange";
   progress.update(phase, 0, 0);
   resident_stats_ = solver_->solve([&](std::uint64_t, std::uint64_t solves) { progress.update(phase, solves, 0); });
-  if (resident_stats_.overflow)
-    throw Error("an edge weight does not fit in 32 bits at this --scale (" + std::to_string(options_.params.scale) +
-                "); lower --scale");
+  if (resident_stats_.overflow) throw_weight_overflow(options_.params);
   stats_.solves = resident_stats_.solves;
   stats_.tiles_solved = resident_stats_.tiles_solved;
   stats_.resolves = resident_stats_.solves - resident_stats_.tiles_solved;
@@ -137,11 +124,9 @@ void ResidentSsspExchange::run(Progress& progress) {
 void ResidentSsspExchange::read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source,
                                          std::uint32_t* hops) {
   const std::uint32_t t = grid_.tile;
-  const auto tx = static_cast<std::uint32_t>(tile % grid_.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid_.tiles_x());
-  const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t, y0 = static_cast<std::uint64_t>(ty) * t;
-  const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.width - x0));
-  const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.height - y0));
-  solver_->read_distances(x0, y0, w, h, dist);
+  const TileWindow in = grid_.window(tile);
+  const std::uint32_t w = in.w, h = in.h;
+  solver_->read_distances(in.x0, in.y0, w, h, dist);
   // Rows of w cells to rows of t, from the last row back (in place), padding unreached.
   for (std::uint32_t y = h; y-- > 0;) {
     std::copy_backward(dist + static_cast<std::size_t>(y) * w, dist + static_cast<std::size_t>(y) * w + w,

@@ -91,11 +91,8 @@ __global__ void activate_neighbours(ResidentLayout l, const std::uint64_t* __res
   const std::uint8_t* ch = changed + blockIdx.x * l.tile_cells();
   bool overflowed = false;
   for (std::uint32_t b = threadIdx.x; b < 4 * g - 4; b += blockDim.x) {
-    std::uint32_t lx, ly;  // top row, bottom row, left column, right column (as the CPU twin)
-    if (b < g) { lx = b; ly = 0; }
-    else if (b < 2 * g) { lx = b - g; ly = g - 1; }
-    else if (b < 3 * g - 2) { lx = 0; ly = b - 2 * g + 1; }
-    else { lx = g - 1; ly = b - (3 * g - 2) + 1; }
+    std::uint32_t lx, ly;
+    l.border_cell(b, &lx, &ly);
     if (!ch[ly * g + lx]) continue;
     for (int start = 0, dir = 0; start < 8; start = dir + 1) {
       PathLength candidate = kUnreached;
@@ -110,37 +107,36 @@ __global__ void activate_neighbours(ResidentLayout l, const std::uint64_t* __res
 
 class ResidentSsspCuda final : public ResidentSsspSolver {
  public:
-  explicit ResidentSsspCuda(const ResidentSsspOptions& options) : options_(options), grid_(options) {
+  explicit ResidentSsspCuda(const ResidentSsspOptions& options) : options_(options), layout_(options) {
     if (!cuda_device().available) throw Error("resident SSSP on CUDA: " + cuda_device().reason);
     if (options.g < 2 || options.g > 1024) throw Error("resident SSSP: tile side " + std::to_string(options.g) + " is outside 2..1024");
-    layout_ = ResidentLayout{grid_.width, grid_.height, grid_.tiles_x, grid_.g};
-    batch_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, grid_.tiles()));
-    const std::uint64_t cells = grid_.tiles() * grid_.tile_cells();
-    const std::uint64_t s = static_cast<std::uint64_t>(grid_.g) + 2;
+    batch_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, layout_.tiles()));
+    const std::uint64_t cells = layout_.tiles() * layout_.tile_cells();
+    const std::uint64_t s = static_cast<std::uint64_t>(layout_.g) + 2;
     values_.resize(cells);
     dist_.resize(cells);
-    key_.resize(grid_.tiles());
-    selected_.resize(grid_.tiles());
-    ever_.resize(grid_.tiles());
-    active_.resize(grid_.tiles());
+    key_.resize(layout_.tiles());
+    selected_.resize(layout_.tiles());
+    ever_.resize(layout_.tiles());
+    active_.resize(layout_.tiles());
     window_values_.resize(batch_ * s * s);
     window_dist_.resize(batch_ * s * s);
-    changed_.resize(batch_ * grid_.tile_cells());
+    changed_.resize(batch_ * layout_.tile_cells());
     counters_.resize(5);  // changed cells, first solves, rounds of sweeps, selected count, smallest key
     overflow_.resize(1);
     host_count_.resize(2);
     // Nodata and unreached everywhere: NaN's bytes are 0xff.. too (a quiet NaN with all bits set).
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(values_.get(), 0xff, cells * sizeof(double), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(dist_.get(), 0xff, cells * sizeof(PathLength), stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(key_.get(), 0xff, grid_.tiles() * sizeof(PathLength), stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(ever_.get(), 0, grid_.tiles(), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(key_.get(), 0xff, layout_.tiles() * sizeof(PathLength), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(ever_.get(), 0, layout_.tiles(), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 5 * sizeof(unsigned long long), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(overflow_.get(), 0, sizeof(int), stream_.get()));
     std::size_t select_temp = 0, reduce_temp = 0;
     TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select_temp, thrust::counting_iterator<std::uint64_t>(0),
-                                                  selected_.get(), active_.get(), counters_.get() + 3, grid_.tiles(),
+                                                  selected_.get(), active_.get(), counters_.get() + 3, layout_.tiles(),
                                                   stream_.get()));
-    TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, reduce_temp, key_.get(), counters_.get() + 4, grid_.tiles(),
+    TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, reduce_temp, key_.get(), counters_.get() + 4, layout_.tiles(),
                                               stream_.get()));
     cub_temp_bytes_ = std::max<std::size_t>({select_temp, reduce_temp, 1});
     cub_temp_.resize(cub_temp_bytes_);
@@ -173,7 +169,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   void set_source(std::uint64_t x, std::uint64_t y) override {
     const PathLength zero = 0;
     TERRAZO_CUDA_CHECK(cudaMemcpy(dist_.get() + layout_.index(x, y), &zero, sizeof(zero), cudaMemcpyHostToDevice));
-    for (const std::uint64_t tile : grid_.source_tiles(x, y))
+    for (const std::uint64_t tile : layout_.source_tiles(x, y))
       TERRAZO_CUDA_CHECK(cudaMemcpy(key_.get() + tile, &zero, sizeof(zero), cudaMemcpyHostToDevice));
   }
 
@@ -190,19 +186,19 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     for (;;) {
       // The smallest key; the tiles under the threshold, listed in ascending order, keys cleared.
       std::size_t temp = cub_temp_bytes_;
-      TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(cub_temp_.get(), temp, key_.get(), counters_.get() + 4, grid_.tiles(),
+      TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(cub_temp_.get(), temp, key_.get(), counters_.get() + 4, layout_.tiles(),
                                                 stream_.get()));
       TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get() + 1, d_min, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                          stream_.get()));
       stream_.synchronize();
       const PathLength min_key = host_count_.get()[1];
       if (min_key == kUnreached) break;
-      select_round<<<static_cast<unsigned>((grid_.tiles() + 255) / 256), 256, 0, stream_.get()>>>(
-          grid_.tiles(), schedule.threshold(min_key), key_.get(), selected_.get());
+      select_round<<<static_cast<unsigned>((layout_.tiles() + 255) / 256), 256, 0, stream_.get()>>>(
+          layout_.tiles(), schedule.threshold(min_key), key_.get(), selected_.get());
       TERRAZO_CUDA_CHECK_LAUNCH();
       temp = cub_temp_bytes_;
       TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), temp, thrust::counting_iterator<std::uint64_t>(0),
-                                                    selected_.get(), active_.get(), counters_.get() + 3, grid_.tiles(),
+                                                    selected_.get(), active_.get(), counters_.get() + 3, layout_.tiles(),
                                                     stream_.get()));
       TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get(), counters_.get() + 3, sizeof(unsigned long long),
                                          cudaMemcpyDeviceToHost, stream_.get()));
@@ -226,7 +222,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
             layout_, list, values_.get(), dist_.get(), window_values_.get(), window_dist_.get(), ever_.get(),
             counters_.get() + 1);
         TERRAZO_CUDA_CHECK_LAUNCH();
-        launch_block_sssp(window_values_.get(), count, grid_.g, options_.params, options_.connectivity, options_.max_cost,
+        launch_block_sssp(window_values_.get(), count, layout_.g, options_.params, options_.connectivity, options_.max_cost,
                           window_dist_.get(), changed_.get(), counters_.get(), overflow_.get(), workspace_, stream_.get(),
                           counters_.get() + 2);
         store_interiors<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(layout_, list, window_dist_.get(),
@@ -284,8 +280,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
 
  private:
   ResidentSsspOptions options_;
-  ResidentGrid grid_;
-  ResidentLayout layout_{};
+  ResidentLayout layout_;
   std::uint64_t batch_ = 1;
   CudaStream stream_;
   DeviceBuffer<double> values_;

@@ -94,15 +94,28 @@ std::unique_ptr<ResidentSsspSolver> make_resident_sssp_solver(Device device, con
 // The CUDA solver (kernels/sssp/resident_sssp.cu; kernels/common/cuda_solvers_none.cpp without CUDA).
 std::unique_ptr<ResidentSsspSolver> make_resident_sssp_cuda(const ResidentSsspOptions& options);
 
-// Shared by both twins: the resident tile grid.
-struct ResidentGrid {
+// Shared by both twins (and passed to the CUDA kernels): the resident tile grid and where each
+// cell lives in the resident arrays.
+struct ResidentLayout {
   std::uint64_t width = 0, height = 0;
-  std::uint32_t g = 0;
   std::uint64_t tiles_x = 0, tiles_y = 0;
-  explicit ResidentGrid(const ResidentSsspOptions& o)
-      : width(o.width), height(o.height), g(o.g), tiles_x((o.width + o.g - 1) / o.g), tiles_y((o.height + o.g - 1) / o.g) {}
-  std::uint64_t tiles() const { return tiles_x * tiles_y; }
-  std::uint64_t tile_cells() const { return static_cast<std::uint64_t>(g) * g; }
+  std::uint32_t g = 0;
+  ResidentLayout() = default;
+  explicit ResidentLayout(const ResidentSsspOptions& o)
+      : width(o.width), height(o.height), tiles_x((o.width + o.g - 1) / o.g), tiles_y((o.height + o.g - 1) / o.g), g(o.g) {}
+  TERRAZO_HD std::uint64_t tiles() const { return tiles_x * tiles_y; }
+  TERRAZO_HD std::uint64_t tile_cells() const { return static_cast<std::uint64_t>(g) * g; }
+  TERRAZO_HD std::uint64_t index(std::uint64_t x, std::uint64_t y) const {
+    return ((y / g) * tiles_x + x / g) * tile_cells() + (y % g) * g + x % g;
+  }
+  // Border position b in [0, 4g - 4) -> local cell: top row, bottom row, left and right columns.
+  TERRAZO_HD void border_cell(std::uint32_t b, std::uint32_t* lx, std::uint32_t* ly) const {
+    if (b < g) { *lx = b; *ly = 0; return; }
+    if (b < 2 * g) { *lx = b - g; *ly = g - 1; return; }
+    if (b < 3 * g - 2) { *lx = 0; *ly = b - 2 * g + 1; return; }
+    *lx = g - 1;
+    *ly = b - (3 * g - 2) + 1;
+  }
   // The tiles a source at (x, y) makes pending: its own and its (up to 8) neighbours, ascending.
   std::vector<std::uint64_t> source_tiles(std::uint64_t x, std::uint64_t y) const {
     std::vector<std::uint64_t> tiles;

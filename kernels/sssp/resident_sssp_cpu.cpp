@@ -19,19 +19,18 @@ namespace {
 class ResidentSsspCpu final : public ResidentSsspSolver {
  public:
   ResidentSsspCpu(const ResidentSsspOptions& options, WorkerPool& pool)
-      : options_(options), grid_(options), pool_(pool) {
+      : options_(options), layout_(options), pool_(pool) {
     if (options.g < 2) throw Error("resident SSSP: tile side " + std::to_string(options.g) + " is below 2");
-    layout_ = ResidentLayout{grid_.width, grid_.height, grid_.tiles_x, grid_.g};
-    const std::uint64_t cells = grid_.tiles() * grid_.tile_cells();
+    const std::uint64_t cells = layout_.tiles() * layout_.tile_cells();
     values_.assign(cells, std::numeric_limits<double>::quiet_NaN());
     dist_.assign(cells, kUnreached);
-    key_.assign(grid_.tiles(), kUnreached);
-    ever_.assign(grid_.tiles(), 0);
+    key_.assign(layout_.tiles(), kUnreached);
+    ever_.assign(layout_.tiles(), 0);
     group_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, 4ull * pool.threads()));
-    const std::uint64_t s = static_cast<std::uint64_t>(grid_.g) + 2;
+    const std::uint64_t s = static_cast<std::uint64_t>(layout_.g) + 2;
     window_values_.resize(group_ * s * s);
     window_dist_.resize(group_ * s * s);
-    changed_.resize(group_ * grid_.tile_cells());
+    changed_.resize(group_ * layout_.tile_cells());
     overflow_.assign(group_, 0);
   }
 
@@ -44,13 +43,13 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
 
   void set_source(std::uint64_t x, std::uint64_t y) override {
     dist_[layout_.index(x, y)] = 0;
-    for (const std::uint64_t tile : grid_.source_tiles(x, y)) key_[tile] = 0;
+    for (const std::uint64_t tile : layout_.source_tiles(x, y)) key_[tile] = 0;
   }
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
     ResidentSsspStats stats;
-    const std::uint32_t g = grid_.g, s = g + 2;
-    const std::uint64_t window = static_cast<std::uint64_t>(s) * s, tile_cells = grid_.tile_cells();
+    const std::uint32_t g = layout_.g, s = g + 2;
+    const std::uint64_t window = static_cast<std::uint64_t>(s) * s, tile_cells = layout_.tile_cells();
     std::vector<std::uint64_t> active;
     NearFarSchedule schedule;
     schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
@@ -59,7 +58,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
       if (min_key == kUnreached) break;
       const PathLength threshold = schedule.threshold(min_key);
       active.clear();
-      for (std::uint64_t k = 0; k < grid_.tiles(); ++k)
+      for (std::uint64_t k = 0; k < layout_.tiles(); ++k)
         if (key_[k] <= threshold) {
           key_[k] = kUnreached;
           active.push_back(k);
@@ -116,10 +115,10 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
  private:
   // Step 3 for one solved tile: its changed border cells activate the neighbouring tiles they improve.
   void activate(std::uint64_t tile, const std::uint8_t* changed, bool* overflow) {
-    const std::uint32_t g = grid_.g;
+    const std::uint32_t g = layout_.g;
     for (std::uint32_t b = 0; b < 4 * g - 4; ++b) {
       std::uint32_t lx, ly;
-      border_cell(g, b, &lx, &ly);
+      layout_.border_cell(b, &lx, &ly);
       if (!changed[ly * g + lx]) continue;
       for (int start = 0, dir = 0; start < 8; start = dir + 1) {
         PathLength candidate = kUnreached;
@@ -132,18 +131,8 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
     }
   }
 
-  // Border position b in [0, 4g - 4) -> local cell: top row, bottom row, left and right columns.
-  static void border_cell(std::uint32_t g, std::uint32_t b, std::uint32_t* lx, std::uint32_t* ly) {
-    if (b < g) { *lx = b; *ly = 0; return; }
-    if (b < 2 * g) { *lx = b - g; *ly = g - 1; return; }
-    if (b < 3 * g - 2) { *lx = 0; *ly = b - 2 * g + 1; return; }
-    *lx = g - 1;
-    *ly = b - (3 * g - 2) + 1;
-  }
-
   ResidentSsspOptions options_;
-  ResidentGrid grid_;
-  ResidentLayout layout_{};
+  ResidentLayout layout_;
   WorkerPool& pool_;
   std::vector<double> values_;
   std::vector<PathLength> dist_;
@@ -158,7 +147,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
 }  // namespace
 
 std::uint64_t resident_sssp_bytes(const ResidentSsspOptions& options, Device device, unsigned threads) {
-  const ResidentGrid grid(options);
+  const ResidentLayout grid(options);
   const std::uint64_t s = static_cast<std::uint64_t>(options.g) + 2;
   const std::uint64_t arrays = grid.tiles() * grid.tile_cells() * 16 + grid.tiles() * 10;
   if (device == Device::Cuda)  // + the list, the batch windows with their weight scratch, CUB's temporary

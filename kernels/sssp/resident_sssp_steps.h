@@ -8,17 +8,9 @@
 #include "core/types.h"
 #include "kernels/common/edge_weight.h"
 #include "kernels/common/tile_geometry.h"
+#include "kernels/sssp/resident_sssp.h"
 
 namespace terrazo {
-
-struct ResidentLayout {
-  std::uint64_t width, height, tiles_x;
-  std::uint32_t g;
-  TERRAZO_HD std::uint64_t tile_cells() const { return static_cast<std::uint64_t>(g) * g; }
-  TERRAZO_HD std::uint64_t index(std::uint64_t x, std::uint64_t y) const {
-    return ((y / g) * tiles_x + x / g) * tile_cells() + (y % g) * g + x % g;
-  }
-};
 
 TERRAZO_HD double resident_nodata() {
 #if defined(__CUDA_ARCH__)
