@@ -12,7 +12,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config   # compiler and build
-  libgdal-dev gdal-bin                           # GDAL (raster I/O, CRS) and its command-line tools
+  libgdal-dev gdal-bin libtiff-dev               # GDAL (raster I/O, CRS), its tools, libtiff (block writer)
   libboost-iostreams-dev zlib1g-dev              # gzip-compressed ASCII grids
   libgtest-dev googletest                        # tests
 )
