@@ -197,11 +197,26 @@ struct GeoTiffWriter::Impl {
   // The (bx, by) block of the file, NaN (doubles) or the fill value (bytes) until windows cover it.
   PendingBlock& pending_block(std::uint64_t bx, std::uint64_t by, bool doubles) {
     const std::uint64_t key = by * blocks->blocks_across() + bx;
+    const std::uint64_t cells = static_cast<std::uint64_t>(block) * block;
     auto found = pending.find(key);
-    if (found != pending.end()) return found->second;
+    if (found != pending.end()) {
+      PendingBlock& p = found->second;
+      if (p.doubles != doubles) {
+        // A Byte raster written through both entry points: the block changes representation.
+        std::vector<std::uint8_t> other = blocks->take_buffer(doubles ? cells * 8 : fill_block.size());
+        if (doubles) {
+          for (std::uint64_t i = 0; i < cells; ++i) reinterpret_cast<double*>(other.data())[i] = p.cells[i];
+        } else {
+          convert(reinterpret_cast<const double*>(p.cells.data()), other.data(), blocks->blocks_across(),
+                  blocks->blocks_down());  // unwritten cells (NaN) become the fill value
+        }
+        p.cells = std::move(other);
+        p.doubles = doubles;
+      }
+      return p;
+    }
     PendingBlock& p = pending[key];
     p.doubles = doubles;
-    const std::uint64_t cells = static_cast<std::uint64_t>(block) * block;
     p.cells = blocks->take_buffer(doubles ? cells * 8 : fill_block.size());
     if (doubles) std::fill_n(reinterpret_cast<double*>(p.cells.data()), cells, std::numeric_limits<double>::quiet_NaN());
     else std::memcpy(p.cells.data(), fill_block.data(), fill_block.size());
