@@ -46,22 +46,27 @@ class CostOutputsWriter : public SsspResultSink {
     const std::uint64_t block_bytes = static_cast<std::uint64_t>(block) * block * 8;
     return std::max<std::uint64_t>(16ull << 20, 4 * outputs * block_bytes);
   }
-  // What the writers reserve: the cache and one window of each output's cells (9 bytes per cell).
+  // One slot's windows: a tile of each output's cells (8 bytes for costs and allocations, 1 for backlinks).
+  static std::uint64_t window_bytes(const SsspOptions& options, const TileGrid& grid) {
+    const std::uint64_t per_cell = 8 * !options.output.empty() + 8 * !options.allocation.empty() + !options.backlink.empty();
+    return static_cast<std::uint64_t>(grid.tile) * grid.tile * per_cell;
+  }
+  // What the writers reserve up front: the cache and one slot of windows.
   static std::uint64_t reserved_bytes(const SsspOptions& options, const TileGrid& grid) {
     const std::uint64_t c = cache_bytes(options, grid);
-    return c ? c + static_cast<std::uint64_t>(grid.tile) * grid.tile * 9 : 0;
+    return c ? c + window_bytes(options, grid) : 0;
   }
 
   CostOutputsWriter(const SsspOptions& options, const RasterInfo& info, const TileGrid& grid, double scale,
               MemoryBudget& budget)
-      : scale_(scale), window_(static_cast<std::size_t>(grid.tile) * grid.tile),
-        bytes_(static_cast<std::size_t>(grid.tile) * grid.tile) {
+      : scale_(scale), cells_(static_cast<std::size_t>(grid.tile) * grid.tile),
+        window_bytes_(window_bytes(options, grid)), budget_(budget) {
     const std::uint32_t t = grid.tile;
     const std::uint32_t block = (t >= 16 && t % 16 == 0 && t <= 4096) ? t : 256;
     const int outputs = !options.output.empty() + !options.backlink.empty() + !options.allocation.empty();
     if (outputs == 0) return;
     cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes(options, grid));
-    buffers_ = budget.reserve(window_.size() * 9, "sssp output windows");
+    buffers_ = budget.reserve(window_bytes_, "sssp output windows");
     if (!options.output.empty())
       cost_ = std::make_unique<GeoTiffWriter>(options.output, grid.width, grid.height, options.cost_type, info, true,
                                               -1.0, block, options.geotiff);
@@ -71,34 +76,52 @@ class CostOutputsWriter : public SsspResultSink {
     if (!options.allocation.empty())
       allocation_ = std::make_unique<GeoTiffWriter>(options.allocation, grid.width, grid.height, CellType::UInt32,
                                                     info, true, 0.0, block, options.geotiff);
+    set_slots(1);
   }
 
-  void write_tile(const SsspTileResult& r) override {
+  std::uint64_t slot_bytes() const override { return window_bytes_; }
+  void set_slots(unsigned count) override {
+    if (count > slots_.size()) more_buffers_ = budget_.reserve((count - 1) * window_bytes_, "sssp output windows in flight");
+    slots_.resize(count);
+    for (Slot& slot : slots_) {
+      if (cost_) slot.cost.resize(cells_);
+      if (allocation_) slot.allocation.resize(cells_);
+      if (backlink_) slot.bytes.resize(cells_);
+    }
+  }
+
+  // The cells of each output, converted on the output phase's worker threads.
+  void prepare_tile(const SsspTileResult& r) override {
+    Slot& slot = slots_.at(r.slot);
     auto at = [&](std::uint32_t x, std::uint32_t y) { return static_cast<std::size_t>(y) * r.stride + x; };
     if (cost_) {
       for (std::uint32_t y = 0; y < r.height; ++y)
         for (std::uint32_t x = 0; x < r.width; ++x) {
           const PathLength d = r.dist[at(x, y)];
-          window_[static_cast<std::size_t>(y) * r.width + x] =
+          slot.cost[static_cast<std::size_t>(y) * r.width + x] =
               d == kUnreached ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(d) / scale_;
         }
-      cost_->write_window(r.x0, r.y0, r.width, r.height, window_.data());
     }
     if (backlink_) {
       for (std::uint32_t y = 0; y < r.height; ++y)
         for (std::uint32_t x = 0; x < r.width; ++x)
-          bytes_[static_cast<std::size_t>(y) * r.width + x] = r.backlink ? r.backlink[at(x, y)] : kNoBacklink;
-      backlink_->write_window_u8(r.x0, r.y0, r.width, r.height, bytes_.data());
+          slot.bytes[static_cast<std::size_t>(y) * r.width + x] = r.backlink ? r.backlink[at(x, y)] : kNoBacklink;
     }
     if (allocation_) {
       for (std::uint32_t y = 0; y < r.height; ++y)
         for (std::uint32_t x = 0; x < r.width; ++x) {
           const bool reached = r.dist[at(x, y)] != kUnreached;
-          window_[static_cast<std::size_t>(y) * r.width + x] =
+          slot.allocation[static_cast<std::size_t>(y) * r.width + x] =
               reached ? static_cast<double>(r.source[at(x, y)]) : std::numeric_limits<double>::quiet_NaN();
         }
-      allocation_->write_window(r.x0, r.y0, r.width, r.height, window_.data());
     }
+  }
+
+  void write_tile(const SsspTileResult& r) override {
+    const Slot& slot = slots_.at(r.slot);
+    if (cost_) cost_->write_window(r.x0, r.y0, r.width, r.height, slot.cost.data());
+    if (backlink_) backlink_->write_window_u8(r.x0, r.y0, r.width, r.height, slot.bytes.data());
+    if (allocation_) allocation_->write_window(r.x0, r.y0, r.width, r.height, slot.allocation.data());
   }
 
   std::uint64_t finish() {
@@ -112,11 +135,17 @@ class CostOutputsWriter : public SsspResultSink {
   }
 
  private:
+  struct Slot {
+    std::vector<double> cost, allocation;
+    std::vector<std::uint8_t> bytes;
+  };
   double scale_;
-  std::vector<double> window_;
-  std::vector<std::uint8_t> bytes_;
+  std::size_t cells_;
+  std::uint64_t window_bytes_;
+  MemoryBudget& budget_;
+  std::vector<Slot> slots_;
   std::unique_ptr<GdalCacheLimit> cache_;
-  MemoryBudget::Reservation buffers_;
+  MemoryBudget::Reservation buffers_, more_buffers_;
   std::unique_ptr<GeoTiffWriter> cost_, backlink_, allocation_;
 };
 
