@@ -114,6 +114,13 @@ struct LevelMergeTotals {
 
 // Runs the merge (contract above). Throws terrazo::Error on an I/O error, a scratch file out of
 // Z-order, a budget too small for one merge step, or (GPU) a CUDA failure.
+// The bytes of the largest merge step, the root's, in the worst case (checked before any work by
+// run_mst_phases): its four children's summaries (fewer than 2 edges per ring cell, 4 (W + H) ring
+// cells), its reservation when read ("MST merge steps": 74 bytes per bound edge, the vertex map,
+// the ring) and when built (held together for an instant), and the oversized-graph arrays (13 per
+// edge), the root step being larger than any slot in the worst case.
+std::uint64_t level_merge_root_step_bytes(const TileGrid& grid, bool cuda);
+
 LevelMergeTotals run_level_merge(const TileGrid& grid, const std::string& tile_summaries,
                                  const LevelMergeOptions& options, ExternalSorter& records, MemoryBudget& budget,
                                  Progress& progress, WorkerPool& pool);

@@ -91,6 +91,24 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
                   " at least");
   }
 
+  if (merge_mode != MstMergeMode::CpuPostOrder && grid.tile_count() > 1) {
+    // The level merge's fixed need, checked before any work (engine/mst/phase2_merge_levels.h): its
+    // root step in the worst case, the two summary buffers, the record sorter and a slot of one edge.
+    const std::uint64_t root = level_merge_root_step_bytes(grid, merge_mode == MstMergeMode::CudaLevels);
+    const std::uint64_t available = budget.available();
+    const std::uint64_t records = options.record_buffer_bytes
+                                      ? options.record_buffer_bytes
+                                      : std::min<std::uint64_t>(64ull << 20, available / 8);
+    const std::uint64_t buffers = 2 * kSummaryFileBufferBytes + std::max(records, ExternalSorter::kMinimumBufferBytes);
+    if (root + buffers > available)
+      throw Error("memory budget too small for the MST merge phase (--merge " + std::string(to_string(merge_mode)) +
+                  "): its root merge step can need " + MemoryBudget::format_size(root) + " (" +
+                  std::to_string(grid.width) + " x " + std::to_string(grid.height) + " cells) and its buffers " +
+                  MemoryBudget::format_size(buffers) + ", but only " + MemoryBudget::format_size(available) +
+                  " of --memory " + MemoryBudget::format_size(budget.total()) + " is left; raise --memory to " +
+                  MemoryBudget::format_size(budget.total() + root + buffers - available) + " at least");
+  }
+
   // 1. Block-local MST and reduction.
   Stopwatch phase;
   WorkerPool pool(options.threads);
