@@ -80,23 +80,32 @@ struct Outcome {
 
 class Child {
  public:
-  Child(const std::vector<std::string>& args, const std::string& err_path, const SpawnOptions& options = {}) {
+  explicit Child(const std::vector<std::string>& args, const SpawnOptions& options = {}) {
     // Everything the child needs is made before fork: it only calls async-signal-safe functions.
     std::vector<std::string> storage{TERRAZO_BINARY};
     storage.insert(storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : storage) argv.push_back(a.data());
     argv.push_back(nullptr);
-    err_path_ = err_path;
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    // stderr through a pipe, not a file: RLIMIT_FSIZE would cut a file of the disk-full cases.
+    int pipe_fds[2];
     const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (err < 0 || null < 0) throw std::runtime_error("cannot open the child's stderr file " + err_path);
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0 || null < 0) throw std::runtime_error("cannot make the child's stderr pipe");
+    err_fd_ = pipe_fds[0];
+    const int err = pipe_fds[1];
     start_ = Clock::now();
     pid_ = fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
       dup2(null, STDOUT_FILENO);
       dup2(err, STDERR_FILENO);
+      // The program as a terminal starts it: default dispositions (a shell's background job, as
+      // this test may be, ignores SIGINT, and exec keeps an ignored signal ignored), nothing blocked.
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);
       if (options.file_size_limit != RLIM_INFINITY) {
         signal(SIGXFSZ, SIG_IGN);  // kept across exec: a write past the limit fails with EFBIG
         const struct rlimit limit{options.file_size_limit, options.file_size_limit};
@@ -108,20 +117,43 @@ class Child {
     }
     ::close(err);
     ::close(null);
+    ::fcntl(err_fd_, F_SETFL, O_NONBLOCK);
   }
   ~Child() {
     if (pid_ > 0 && !reaped_) {
       kill(pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
     }
+    if (err_fd_ >= 0) ::close(err_fd_);
   }
   pid_t pid() const { return pid_; }
+  // Waits until the program catches SIGINT (main() installed its handler: /proc/PID/status SigCgt)
+  // or has ended; false on timeout.
+  bool wait_for_handler(double timeout_seconds = 30) const {
+    const std::string status = "/proc/" + std::to_string(pid_) + "/status";
+    while (elapsed() < timeout_seconds) {
+      std::ifstream in(status);
+      std::string line;
+      bool alive = false;
+      while (std::getline(in, line)) {
+        if (line.rfind("State:", 0) == 0) alive = line.find('Z') == std::string::npos;
+        if (line.rfind("SigCgt:", 0) == 0) {
+          const unsigned long long caught = std::strtoull(line.c_str() + 7, nullptr, 16);
+          if ((caught >> (SIGINT - 1)) & 1) return true;
+        }
+      }
+      if (!alive) return true;
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    return false;
+  }
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
   Outcome wait(double timeout_seconds = 120) {
     Outcome outcome;
     int status = 0;
     for (;;) {
+      drain();
       const pid_t got = waitpid(pid_, &status, WNOHANG);
       if (got == pid_) break;
       if (elapsed() > timeout_seconds) {
@@ -137,14 +169,20 @@ class Child {
     outcome.exited = WIFEXITED(status);
     outcome.code = outcome.exited ? WEXITSTATUS(status) : -1;
     outcome.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    outcome.err = slurp(err_path_);
+    drain();
+    outcome.err = err_;
     return outcome;
   }
 
  private:
+  void drain() {
+    char buffer[4096];
+    for (ssize_t got; (got = ::read(err_fd_, buffer, sizeof buffer)) > 0;) err_.append(buffer, static_cast<std::size_t>(got));
+  }
   pid_t pid_ = -1;
   bool reaped_ = false;
-  std::string err_path_;
+  int err_fd_ = -1;
+  std::string err_;
   Clock::time_point start_;
 };
 
@@ -233,7 +271,7 @@ class World {
   }
 
   Outcome run(const std::vector<std::string>& args, const SpawnOptions& options = {}) const {
-    Child child(args, root_.file("stderr.txt"), options);
+    Child child(args, options);
     return child.wait();
   }
 
@@ -252,6 +290,13 @@ class World {
     std::map<std::string, std::string> contents;
     for (const auto& name : c.outputs) contents[name] = content_of(dir + "/" + name);
     return contents;
+  }
+
+  // The shortest of three `terrazo --version` runs: exec and the dynamic loader.
+  double startup_seconds() const {
+    double best = 1e9;
+    for (int i = 0; i < 3; ++i) best = std::min(best, run({"--version"}).seconds);
+    return best;
   }
 
   void clear_outputs() const {
@@ -354,6 +399,10 @@ void signal_campaign(const std::string& command_name, std::uint64_t seed) {
   ASSERT_EQ(command.name, command_name);
   double reference_seconds = 0;
   const auto reference = world.reference(command, &reference_seconds);
+  // Before main() installs the handler (exec, the dynamic loader: about as long as `terrazo
+  // --version`) a signal takes the default action. Points are drawn in the run's work after that.
+  const double startup = std::min(world.startup_seconds(), 0.5 * reference_seconds);
+  const double work = std::max(0.01, reference_seconds - startup);
   std::mt19937_64 random(seed + env_number("TERRAZO_FAULT_SEED", 0));
   const unsigned trials = env_number("TERRAZO_FAULT_TRIALS", 3);
   Counts counts;
@@ -362,14 +411,24 @@ void signal_campaign(const std::string& command_name, std::uint64_t seed) {
     for (unsigned trial = 0; trial < trials; ++trial) {
       world.clear_outputs();
       ASSERT_TRUE(world.leftovers().empty()) << joined(world.leftovers());
-      // A point anywhere in the run: up to 0.9 of its undisturbed duration (a signal after the last progress update lets it finish).
-      const double at = std::uniform_real_distribution<double>(0.0, reference_seconds * 0.9)(random);
+      // Trial 0: at once when the handler is in place (the first progress update sees it: the
+      // handled path, deterministically). Trial 2: from exec, anywhere in the first 0.9 of the
+      // run (it may land before main()). Others: anywhere in the first 0.9 of the work after the
+      // handler is in place (after the last progress update a run finishes).
+      const bool from_exec = trial % 3 == 2;
+      const double at = trial == 0 ? 0.0
+                        : from_exec ? std::uniform_real_distribution<double>(0.0, 0.9 * reference_seconds)(random)
+                                    : std::uniform_real_distribution<double>(0.0, 0.9 * work)(random);
       const double second_after = std::uniform_real_distribution<double>(0.0, 0.05)(random);
-      const std::string context = command_name + ", " + fault_name(fault) + " at " + std::to_string(at) + " s";
+      const std::string context = command_name + ", " + fault_name(fault) + " at " + std::to_string(at) + " s" +
+                                  (from_exec ? " from exec" : " after the handler");
       const int sig = fault == Fault::Terminate ? SIGTERM : fault == Fault::Kill ? SIGKILL : SIGINT;
       Outcome o;
       {
-        Child child(world.argv_of(command, world.out()), world.file("stderr.txt"));
+        Child child(world.argv_of(command, world.out()));
+        if (!from_exec) {
+          ASSERT_TRUE(child.wait_for_handler()) << context;
+        }
         std::this_thread::sleep_for(std::chrono::duration<double>(at));
         kill(child.pid(), sig);
         if (fault == Fault::DoubleInterrupt) {
@@ -379,6 +438,9 @@ void signal_campaign(const std::string& command_name, std::uint64_t seed) {
         o = child.wait();
       }
       ++counts.tried;
+      if (std::getenv("TERRAZO_FAULT_VERBOSE"))
+        std::printf("  %s (startup %.3f s, reference %.3f s): %s after %.3f s\n", context.c_str(), startup,
+                    reference_seconds, o.describe().c_str(), o.seconds);
       if (o.hung) {
         ++counts.hang;
         ADD_FAILURE() << context << ": no end within 120 s";
@@ -420,7 +482,7 @@ void signal_campaign(const std::string& command_name, std::uint64_t seed) {
 
 // ---- disk full ------------------------------------------------------------------------------------
 
-// The size of the largest file `c` writes (outputs and scratch), from an undisturbed run.
+// Limits drawn up to the size of the largest output of an undisturbed run.
 void disk_full_campaign(const std::string& command_name, std::uint64_t seed) {
   World world;
   Command command;
@@ -533,9 +595,9 @@ TEST(FaultRace, TwoRunsOnOneOutputPathEachPublishAWholeFile) {
     for (unsigned trial = 0; trial < trials; ++trial) {
       world.clear_outputs();
       const double at = std::uniform_real_distribution<double>(0.0, seconds_a)(random);
-      Child first(world.argv_of(a, world.out()), world.file("stderr-a.txt"));
+      Child first(world.argv_of(a, world.out()));
       std::this_thread::sleep_for(std::chrono::duration<double>(at));
-      Child second(world.argv_of(b, world.out()), world.file("stderr-b.txt"));
+      Child second(world.argv_of(b, world.out()));
       const Outcome oa = first.wait(), ob = second.wait();
       const std::string context = command + ", second run at " + std::to_string(at) + " s";
       ASSERT_TRUE(oa.exited && oa.code == 0) << context << ": " << oa.describe() << " " << oa.err;
