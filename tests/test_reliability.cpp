@@ -635,12 +635,21 @@ TEST(RunDirectories, KilledRunsDirectoryIsRemovedByTheNextRun) {
   int status = 0;
   waitpid(child, &status, 0);
   ASSERT_TRUE(fs::exists(stale));
-  // A directory without an owner file (not made by this terrazo) is left alone.
+  // A directory with files and no owner file (not made by this terrazo) is left alone.
   fs::create_directory(parent.file("terrazo-run-foreign"));
+  spit(parent.file("terrazo-run-foreign/data"), "not ours");
+  // Runs killed while making their directory (the fault campaign found one): an empty directory,
+  // or one whose lock file still has its first name, unlocked.
+  fs::create_directory(parent.file("terrazo-run-empty1"));
+  fs::create_directory(parent.file("terrazo-run-fresh1"));
+  spit(parent.file("terrazo-run-fresh1/owner.pid.new"), "");
+  spit(parent.file("terrazo-run-fresh1/scratch.bin"), "leftover");
   RunDirectory next(parent.path());
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(next.path()));
-  EXPECT_TRUE(fs::exists(parent.file("terrazo-run-foreign")));
+  EXPECT_TRUE(fs::exists(parent.file("terrazo-run-foreign/data")));
+  EXPECT_FALSE(fs::exists(parent.file("terrazo-run-empty1")));
+  EXPECT_FALSE(fs::exists(parent.file("terrazo-run-fresh1")));
 }
 
 // ---- 8. bands ------------------------------------------------------------------------------------

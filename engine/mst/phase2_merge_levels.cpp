@@ -548,20 +548,15 @@ class LevelMerge {
 
 }  // namespace
 
-std::uint64_t level_merge_root_step_bytes(const TileGrid& grid, bool cuda) {
+std::uint64_t level_merge_root_step_bytes(const TileGrid& grid) {
+  // As read_step() reserves for the root cluster (its extent: the whole raster).
   const std::uint64_t perimeter = grid.width + grid.height;
   const std::uint64_t child_ring = 4 * perimeter;
   const std::uint64_t child_bytes =
       2 * child_ring * sizeof(SummaryEdge) + child_ring * sizeof(double) + 4 * sizeof(ClusterSummary);
   const std::uint64_t bound = 2 * child_ring + 3 * perimeter + 8;
-  const std::uint64_t ring = 2 * perimeter * sizeof(double);
-  const std::uint64_t read = sizeof(MergeStep) + child_bytes + bound * kStepBytesPerBoundEdge +
-                             VertexMap::bytes(2 * bound) + ring;
-  const std::uint64_t vertices = 2 * bound;
-  const std::uint64_t built = sizeof(MergeStep) + bound * kBuiltBytesPerEdge + vertices * (sizeof(CellId) + 1) + ring +
-                              (cuda ? 0 : bound * kCpuSolverBytesPerEdge + vertices * kCpuSolverBytesPerVertex);
-  const std::uint64_t oversized = 13 * bound + (cuda ? bound * kCpuSolverBytesPerEdge + vertices * kCpuSolverBytesPerVertex : 0);
-  return read + built + oversized;
+  return sizeof(MergeStep) + child_bytes + bound * kStepBytesPerBoundEdge + VertexMap::bytes(2 * bound) +
+         2 * perimeter * sizeof(double);
 }
 
 LevelMergeTotals run_level_merge(const TileGrid& grid, const std::string& tile_summaries,

@@ -92,13 +92,11 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
   }
 
   if (merge_mode != MstMergeMode::CpuPostOrder && grid.tile_count() > 1) {
-    // The level merge's fixed need, checked before any work (engine/mst/phase2_merge_levels.h): its
-    // root step in the worst case, the two summary buffers, the record sorter and a slot of one edge.
-    const std::uint64_t root = level_merge_root_step_bytes(grid, merge_mode == MstMergeMode::CudaLevels);
+    // The level merge's fixed need, checked before any work (engine/mst/phase2_merge_levels.h): what
+    // its root step reserves whatever the data, the two summary buffers and the record sorter's least.
+    const std::uint64_t root = level_merge_root_step_bytes(grid);
     const std::uint64_t available = budget.available();
-    const std::uint64_t records = options.record_buffer_bytes
-                                      ? options.record_buffer_bytes
-                                      : std::min<std::uint64_t>(64ull << 20, available / 8);
+    const std::uint64_t records = options.record_buffer_bytes ? options.record_buffer_bytes : 0;
     const std::uint64_t buffers = 2 * kSummaryFileBufferBytes + std::max(records, ExternalSorter::kMinimumBufferBytes);
     if (root + buffers > available)
       throw Error("memory budget too small for the MST merge phase (--merge " + std::string(to_string(merge_mode)) +
