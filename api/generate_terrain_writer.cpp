@@ -99,8 +99,19 @@ GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget
   const std::uint64_t order_bytes = to_store ? tile_count * sizeof(std::uint64_t) : 0;
   // The store writer's tile index, reserved by the writer itself below (before any tile is made).
   const std::uint64_t index_bytes = to_store ? TileStoreWriter::index_bytes(grid) : 0;
-  // At most half of what is left goes to tile buffers: fewer threads rather than a budget error.
+  // The fixed needs first: a budget too small is an error before any tile is made.
   const std::uint64_t per_thread = tile_cells * sizeof(double);
+  if (index_bytes + order_bytes + per_thread > budget.available())
+    throw Error("memory budget too small for gen: " +
+                (to_store ? "the tile index of '" + options.output + "' (" + MemoryBudget::format_size(index_bytes) +
+                                "), the tile order (" + MemoryBudget::format_size(order_bytes) + ") and "
+                          : std::string()) +
+                "one tile buffer (" + MemoryBudget::format_size(per_thread) + ") need " +
+                MemoryBudget::format_size(index_bytes + order_bytes + per_thread) + ", but only " +
+                MemoryBudget::format_size(budget.available()) + " of --memory " +
+                MemoryBudget::format_size(budget.total()) + " is left; raise --memory" +
+                (to_store ? " or use a larger --tile" : ""));
+  // At most half of what is left goes to tile buffers: fewer threads rather than a budget error.
   const std::uint64_t left =
       budget.available() > order_bytes + index_bytes ? budget.available() - order_bytes - index_bytes : 0;
   threads = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, left / 2 / per_thread)));
