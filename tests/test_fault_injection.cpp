@@ -473,8 +473,8 @@ void signal_campaign(const std::string& command_name, std::uint64_t seed) {
       EXPECT_TRUE(world.leftovers().empty()) << context << ", after the rerun: " << joined(world.leftovers());
     }
   }
-  std::printf("fault campaign %s (seed %llu): %s\n", command_name.c_str(), static_cast<unsigned long long>(seed),
-              counts.line().c_str());
+  std::printf("fault campaign %s (seed %llu, %u trials per kind): %s\n", command_name.c_str(),
+              static_cast<unsigned long long>(seed + env_number("TERRAZO_FAULT_SEED", 0)), trials, counts.line().c_str());
   EXPECT_EQ(counts.crash + counts.hang + counts.wrong, 0u) << counts.line();
   // The campaign must have reached the handled path: at least one run stopped by its handler.
   EXPECT_GT(handled, 0u) << "no signal landed inside the run: " << counts.line();
@@ -524,8 +524,8 @@ void disk_full_campaign(const std::string& command_name, std::uint64_t seed) {
       ++counts.clear_error;
     }
   }
-  std::printf("disk-full campaign %s (seed %llu): %s\n", command_name.c_str(), static_cast<unsigned long long>(seed),
-              counts.line().c_str());
+  std::printf("disk-full campaign %s (seed %llu, %u trials): %s\n", command_name.c_str(),
+              static_cast<unsigned long long>(seed + env_number("TERRAZO_FAULT_SEED", 0)), trials, counts.line().c_str());
   EXPECT_EQ(counts.crash + counts.hang + counts.wrong, 0u) << counts.line();
   EXPECT_GT(counts.clear_error, 0u) << "no limit was small enough to fail a write: " << counts.line();
 }
