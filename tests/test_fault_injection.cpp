@@ -499,8 +499,9 @@ void disk_full_campaign(const std::string& command_name, std::uint64_t seed) {
   Counts counts;
   for (unsigned trial = 0; trial < trials; ++trial) {
     world.clear_outputs();
-    // From a few bytes (the first header write fails) to the largest output (the last block does).
-    const double fraction = std::uniform_real_distribution<double>(0.0, 1.0)(random);
+    // From a few bytes (the first header write fails) to past the largest output (a run that may
+    // finish, when its scratch files fit too).
+    const double fraction = std::uniform_real_distribution<double>(0.0, 1.2)(random);
     SpawnOptions options;
     options.file_size_limit = static_cast<rlim_t>(1 + fraction * fraction * static_cast<double>(largest));
     const std::string context = command_name + ", files limited to " + std::to_string(options.file_size_limit) + " bytes";
