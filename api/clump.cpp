@@ -136,7 +136,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
 
   RunDirectory run(options.tmpdir);
   Stopwatch phase;
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress);
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress, options.band);
   result.seconds.import = phase.seconds();
   const RasterInfo info = store->info();
   if (!options.by_given && !cell_type_is_integer(info.type))

@@ -34,6 +34,7 @@ struct ClumpOptions {
   ClumpBy by = ClumpBy::Value;
   double range_lo = 0, range_hi = 0;    // by Range: [lo, hi]
   std::uint32_t tile = 0;               // 0: the store's own, or kDefaultTile when importing
+  std::uint32_t band = 0;               // --band of a GDAL input (ImportOptions::band)
   unsigned threads = 0;                 // 0: all cores
   std::string tmpdir;
 };

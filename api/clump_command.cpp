@@ -37,6 +37,7 @@ const char kUsage[] =
     "                        GDAL's -co), e.g. COMPRESS=DEFLATE; defaults: tiled, COMPRESS=ZSTD,\n"
     "                        ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
+    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  --threads N           CPU threads (default: all cores)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
     "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
@@ -80,6 +81,7 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   ArgParser args("clump", arguments);
   ClumpCommandOptions parsed;
   parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const CommonOptions& common = parsed.common;
   ClumpOptions& options = parsed.clump;
   if (auto by = args.value("--by")) parse_clump_by(*by, &options);
@@ -91,6 +93,7 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   options.geotiff = parse_geotiff_options(args, common);
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT LABELS.tif");
   options.input = files[0];
+  options.band = band;
   options.output = files[1];
   options.tile = common.tile;
   options.threads = common.threads;

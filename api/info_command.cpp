@@ -22,6 +22,7 @@ const char kUsage[] =
     "Options:\n"
     "  --json          print the description as one JSON object (the last line of stdout)\n"
     "  --memory SIZE   host memory budget for the scan, e.g. 256M (default 1G)\n"
+    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  -q, --quiet     no progress\n"
     "\n"
     "Example:\n"
@@ -72,7 +73,9 @@ InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments)
   ArgParser args("info", arguments);
   InfoCommandOptions parsed;
   parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   parsed.input = args.positionals(1, 1, "INPUT")[0];
+  parsed.band = band;
   return parsed;
 }
 
@@ -81,7 +84,7 @@ InfoCommandResult run_info_command(const InfoCommandOptions& options, Progress& 
   MemoryBudget budget(options.common.memory_bytes);
   InfoCommandResult r;
   r.options = options;
-  r.result = run_info(options.input, budget, progress);
+  r.result = run_info(options.input, budget, progress, options.band);
   r.memory_budget_bytes = budget.total();
   return r;
 }

@@ -195,7 +195,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
 
   // 0. The input as a tile store.
   Stopwatch phase;
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress);
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress, options.band);
   result.seconds.import = phase.seconds();
   RasterInfo info = store->info();
   if (!info.has_stats) compute_store_statistics(*store, &info, budget, "sssp statistics tile");
@@ -387,6 +387,11 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.rounds = stats.rounds;
   result.cache_tiles = stats.cache_capacity;
   result.cache_evictions = stats.cache_evictions;
+
+  // The header's statistics set the weight scale: every stored tile is checked against them
+  // (exactly: store/tile_store.h) before any output is published, also the tiles this run did not
+  // need (--max-cost, regions no source reaches), which are read now.
+  store->read_unseen_tiles(&budget);
 
   // 3. Outputs. The store is at its largest now; each tile's slot is released once written, so the
   // outputs grow into the space the store gives back.

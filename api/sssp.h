@@ -54,6 +54,7 @@ struct SsspOptions {
   Connectivity connectivity = Connectivity::Eight;
   double max_cost = -1.0;            // cost units; < 0: no limit
   std::uint32_t tile = 0;            // 0: the store's own, or kDefaultTile when importing
+  std::uint32_t band = 0;            // --band of a GDAL input (ImportOptions::band)
   std::string device = "auto";       // auto | cpu | cuda
   std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory; 0: the CUDA batch solver's default share
   unsigned threads = 0;              // CPU solver threads; 0: all cores

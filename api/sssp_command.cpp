@@ -61,6 +61,7 @@ const char kUsage[] =
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
     "  --max-cost C          stop at cost C: cells farther than C are unreached (cost units)\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
+    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  --device auto|cpu|cuda  block solver (default auto: the GPU when there is one; --backlink and\n"
     "                        --allocation use the CPU solver)\n"
     "  --gpu-memory SIZE     device memory for the CUDA solver (default: a quarter of the free memory\n"
@@ -100,6 +101,7 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   ArgParser args("sssp", arguments);
   SsspCommandOptions parsed;
   parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const CommonOptions& common = parsed.common;
   SsspOptions& options = parsed.sssp;
   for (const std::string& text : args.values("--source")) options.sources.push_back(parse_source_point(text));
@@ -140,6 +142,7 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   }
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT COST.tif");
   options.input = files[0];
+  options.band = band;
   if (files[1] != "-") options.output = files[1];
   if (options.output.empty() && options.backlink.empty() && options.allocation.empty() && !common.json)
     throw UsageError("COST.tif is '-' and none of --backlink, --allocation, --json is given: nothing would be output");

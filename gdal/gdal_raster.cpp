@@ -1,4 +1,4 @@
-// gdal/gdal_raster.cpp: RasterReader over GDAL (band 1), the reader dispatch, the GeoTIFF writer and
+// gdal/gdal_raster.cpp: RasterReader over GDAL (one band), the reader dispatch, the GeoTIFF writer and
 // the GDAL block-cache limit (gdal/gdal_raster.h).
 #include "gdal/gdal_raster.h"
 
@@ -73,9 +73,19 @@ void check_window(const std::string& path, std::uint64_t width, std::uint64_t he
                 std::to_string(height) + " cells of '" + path + "'");
 }
 
+// `band` (0: none chosen) against the `bands` of `path` (RasterReader::open).
+void check_band(const std::string& path, std::uint32_t band, std::uint32_t bands, const std::string& how_to_choose) {
+  const std::string range = bands == 1 ? "1 band" : std::to_string(bands) + " bands (1 to " + std::to_string(bands) + ")";
+  if (band == 0 && bands > 1)
+    throw UsageError("'" + path + "' has " + range + "; " + how_to_choose);
+  if (band > bands)
+    throw UsageError("band " + std::to_string(band) + " of '" + path + "' does not exist: it has " + range);
+}
+
 class GdalRasterReader : public RasterReader {
  public:
-  explicit GdalRasterReader(const std::string& path) : path_(path), rule_(CellType::Float32, false, 0.0) {
+  GdalRasterReader(const std::string& path, std::uint32_t band, const std::string& how_to_choose)
+      : path_(path), rule_(CellType::Float32, false, 0.0) {
     ensure_gdal();
     reset_gdal_error();
     // GDAL's warnings while opening are errors here (gdal/gdal_session.h GdalErrorTrap).
@@ -83,8 +93,11 @@ class GdalRasterReader : public RasterReader {
     dataset_ = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr, nullptr, nullptr);
     if (!dataset_) throw gdal_failure("cannot open '" + path + "' as a raster");
     try {
-      if (GDALGetRasterCount(dataset_) < 1) throw Error("'" + path + "' has no raster band");
-      band_ = GDALGetRasterBand(dataset_, 1);
+      const int bands = GDALGetRasterCount(dataset_);
+      if (bands < 1) throw Error("'" + path + "' has no raster band");
+      check_band(path, band, static_cast<std::uint32_t>(bands), how_to_choose);
+      band_number_ = band == 0 ? 1 : band;
+      band_ = GDALGetRasterBand(dataset_, static_cast<int>(band_number_));
       const GDALDataType gdal_type = GDALGetRasterDataType(band_);
       const char* pixel_type = GDALGetMetadataItem(band_, "PIXELTYPE", "IMAGE_STRUCTURE");
       if (!to_cell_type(gdal_type, &info_.type) || (pixel_type && EQUAL(pixel_type, "SIGNEDBYTE")))
@@ -121,6 +134,7 @@ class GdalRasterReader : public RasterReader {
   std::uint64_t bytes_read() const override { return bytes_read_; }
   std::string format() const override { return format_; }
   std::uint32_t band_count() const override { return static_cast<std::uint32_t>(GDALGetRasterCount(dataset_)); }
+  std::uint32_t band() const override { return band_number_; }
 
   void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) override {
     check_window(path_, info_.width, info_.height, x0, y0, w, h);
@@ -140,6 +154,7 @@ class GdalRasterReader : public RasterReader {
   std::string path_;
   GDALDatasetH dataset_ = nullptr;
   GDALRasterBandH band_ = nullptr;
+  std::uint32_t band_number_ = 1;
   RasterInfo info_;
   NodataRule rule_;
   std::string format_;
@@ -157,12 +172,17 @@ bool file_exists(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<RasterReader> RasterReader::open(const std::string& path) {
-  if (TileStore::looks_like_tile_store(path)) return open_tile_store_reader(path);
+std::unique_ptr<RasterReader> RasterReader::open(const std::string& path, std::uint32_t band,
+                                                 const std::string& how_to_choose, MemoryBudget* budget) {
   bool gzip = false;
-  if (is_ascii_grid(path, &gzip)) return open_ascii_grid(path, gzip);
-  if (ends_with_gz(path) && file_exists(path)) return std::make_unique<GdalRasterReader>("/vsigzip/" + path);
-  return std::make_unique<GdalRasterReader>(path);
+  if (TileStore::looks_like_tile_store(path) || is_ascii_grid(path, &gzip)) {
+    check_band(path, band, 1, how_to_choose);
+    if (TileStore::looks_like_tile_store(path)) return open_tile_store_reader(path, budget);
+    return open_ascii_grid(path, gzip);
+  }
+  if (ends_with_gz(path) && file_exists(path))
+    return std::make_unique<GdalRasterReader>("/vsigzip/" + path, band, how_to_choose);
+  return std::make_unique<GdalRasterReader>(path, band, how_to_choose);
 }
 
 // ---- GeoTiffWriter -----------------------------------------------------------------------------

@@ -298,6 +298,33 @@ void TileStore::check_statistics(std::uint32_t tx, std::uint32_t ty, const void*
               std::to_string(s.seen_stats.valid) + ")");
 }
 
+std::uint64_t TileStore::read_unseen_tiles(MemoryBudget* budget) const {
+  const Impl& s = *impl_;
+  if (!s.info.has_stats) return 0;
+  {
+    std::lock_guard<std::mutex> lock(s.seen_mutex);
+    if (s.seen_count == s.present) return 0;
+  }
+  const std::uint64_t bytes = static_cast<std::uint64_t>(s.grid.tile) * s.grid.tile * cell_type_size(s.info.type);
+  MemoryBudget::Reservation reservation;
+  if (budget) reservation = budget->reserve(bytes, "statistics check tile");
+  std::vector<unsigned char> raw(bytes);
+  std::uint64_t read = 0;
+  for (std::uint32_t ty = 0; ty < s.grid.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < s.grid.tiles_x(); ++tx) {
+      const std::uint64_t i = static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx;
+      if (!s.is_present(i)) continue;
+      {
+        std::lock_guard<std::mutex> lock(s.seen_mutex);
+        const std::uint64_t rank = s.rank(i);
+        if ((s.seen[rank / 64] >> (rank % 64)) & 1) continue;
+      }
+      read_tile_raw(tx, ty, raw.data());  // checks the CRC and, with statistics, the bounds
+      ++read;
+    }
+  return read;
+}
+
 void TileStore::read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const {
   const Impl& s = *impl_;
   const std::uint32_t t = s.grid.tile;
