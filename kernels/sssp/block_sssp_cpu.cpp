@@ -245,9 +245,12 @@ bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& par
   const Weight w_min = edge_weight(params, lo, lo, false, &overflow);
   const Weight w_max = edge_weight(params, hi, hi, connectivity == Connectivity::Eight, &overflow);
   if (overflow || w_min == 0 || w_min == kNoEdge || w_max == kNoEdge) return false;
-  const std::uint64_t n = w_max / w_min + 2;
-  if (n > 4096) return false;
-  *delta = w_min;
+  // The width: w_min rounded down to a power of two (bucket_queue.h takes shifts, not divisions).
+  std::uint64_t width = 1;
+  while (width * 2 <= w_min) width *= 2;
+  const std::uint64_t n = w_max / width + 2;
+  if (n > 8192) return false;
+  *delta = width;
   *buckets = n;
   return true;
 }
