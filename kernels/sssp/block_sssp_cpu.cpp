@@ -84,8 +84,7 @@ struct Labels<true> {
 };
 
 // Interior mask of a (t+2)^2 window: 1 on interior cells, 0 on the halo ring. Built once per tile
-// side and thread (it depends on t alone), so a solve does no per-call O(t^2) set-up beyond the
-// `changed` flags it must clear.
+// side and thread (it depends on t alone); a solve copies it as its cell states.
 const std::uint8_t* interior_mask(std::uint32_t t) {
   thread_local std::vector<std::uint8_t> mask;
   thread_local std::uint32_t mask_t = 0;
@@ -121,8 +120,13 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
   PathLength* dist = labels.dist;
   WeightParams p = params;
   if constexpr (kModel >= 0) p.model = static_cast<WeightModel>(kModel);
-  const std::uint8_t* interior = interior_mask(t);
-  std::memset(changed, 0, static_cast<std::size_t>(t) * t);
+  // Cell state in the window's layout: 0 halo, 1 interior, 2 interior and improved by this solve
+  // (copied into `changed` at the end), so marking a change needs no division by the row length.
+  thread_local std::vector<std::uint8_t> state_buffer;
+  state_buffer.resize(cells);
+  std::uint8_t* state = state_buffer.data();
+  std::memcpy(state, interior_mask(t), cells);
+  const std::uint8_t* interior = state;
 
   std::int64_t offset[8];
   for (int k = 0; k < kDirections; ++k) {
@@ -138,9 +142,8 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     Key candidate;
     if (!labels.extend(u, w, max_cost, &candidate) || !(candidate < labels.key(v))) return false;
     labels.store(v, candidate);
-    const std::uint32_t cell = (v / s - 1) * t + (v % s - 1);
-    changed_count += changed[cell] ? 0 : 1;
-    changed[cell] = 1;
+    changed_count += state[v] == 1 ? 1 : 0;
+    state[v] = 2;
     heap.push(candidate, v);
     return true;
   };
@@ -199,6 +202,11 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
       if (kLabelled ? dist[v] < du : dist[v] <= du) continue;
       if (interior[v]) relax(u, value, v, is_diagonal(k * kStep));
     }
+  }
+  for (std::uint32_t y = 0; y < t; ++y) {
+    const std::uint8_t* row = state + static_cast<std::size_t>(y + 1) * s + 1;
+    std::uint8_t* out = changed + static_cast<std::size_t>(y) * t;
+    for (std::uint32_t x = 0; x < t; ++x) out[x] = static_cast<std::uint8_t>(row[x] >> 1);
   }
   if (overflowed) *overflow = true;
   return changed_count;
