@@ -14,8 +14,8 @@ constexpr std::uint32_t ceil_log2(std::uint64_t v) {
 constexpr bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // Set bits of v. __builtin_popcount* on the x86-64 baseline (no POPCNT) is a call into libgcc
-// (__popcountdi2, a table walk, seen in MST profiles); this is the portable SWAR count (Hacker's
-// Delight, 5-1: bits summed in pairs, nibbles, bytes, then one multiply), inline, branch-free, and
+// (__popcountdi2, seen in MST profiles); this is the portable SWAR count [Warren2012, sec. 5-1]:
+// bits summed in pairs, nibbles, bytes, then one multiply, inline, branch-free, and
 // compiled to the POPCNT instruction by GCC and Clang where the target has it.
 constexpr std::uint32_t popcount64(std::uint64_t v) {
   v = v - ((v >> 1) & 0x5555555555555555ull);
