@@ -246,9 +246,12 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
 
   const std::string store_path = run.file("distances.bin");
   DistanceStore distances(store_path, grid, labelled, budget);
+  // The write phase's fixed needs, checked before any work, beside what is held now (the store's
+  // index, the distance store). The streamed exchange leaves this much unreserved, so the outputs
+  // can be written straight from its cache (no flush to the store and no second read of it).
+  const std::uint64_t write_phase_bytes = CostOutputsWriter::reserved_bytes(options, grid) +
+                                          sssp_output_tile_bytes(t, labelled, !options.backlink.empty());
   {
-    // The write phase's fixed needs, checked before any work: it runs once the exchange has given
-    // its reservations back, beside what is held now (the store's index, the distance store).
     const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
     const std::uint64_t tile = sssp_output_tile_bytes(t, labelled, !options.backlink.empty());
     if (outputs + tile > budget.available())
@@ -280,6 +283,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     xo.keep_free_bytes = mask_cache_bytes + tile_cells * 8 + mask->resident_bytes(t);
   }
   xo.keep_free_bytes += 1ull << 20;  // small allocations of the exchange (queue set nodes, lists)
+  xo.prefer_free_bytes = write_phase_bytes;
   TileStoreInput input(*store);
   SsspExchangeStats stats;
   // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
@@ -294,6 +298,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   // The distances of a resident exchange on a GPU stay there for the output phase (no flush to the
   // store); every other exchange leaves them in the store and releases its reservations first.
   const bool outputs_from_device = resident && use_cuda;
+  // The streamed exchange serves the outputs from its cache when the write phase fits beside it.
+  SsspExchange* outputs_from_cache = nullptr;
   std::unique_ptr<SsspExchangeRun> exchange_run;
   {
     result.seconds.sources = phase.seconds();
@@ -376,9 +382,14 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     if (const auto* r = dynamic_cast<const ResidentSsspExchange*>(exchange_run.get())) result.resident = r->resident_stats();
     if (!outputs_from_device) {
       phase.restart();
-      exchange.flush();
+      auto* streamed = dynamic_cast<SsspExchange*>(exchange_run.get());
+      if (streamed && write_phase_bytes <= budget.available()) {
+        outputs_from_cache = streamed;
+      } else {
+        exchange.flush();
+        exchange_run.reset();
+      }
       result.seconds.flush = phase.seconds();
-      exchange_run.reset();
     }
   }
   result.solves = stats.solves;
@@ -401,7 +412,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     CostOutputsWriter sink(options, info, grid, params.scale, budget);
     SsspLabelSource& labels = outputs_from_device ? static_cast<SsspLabelSource&>(
                                                         static_cast<ResidentSsspExchange&>(*exchange_run))
-                                                  : distances;
+                              : outputs_from_cache ? static_cast<SsspLabelSource&>(*outputs_from_cache)
+                                                   : distances;
     const SsspOutputStats out =
         write_sssp_results(input, labels, xo, !options.backlink.empty(), sink, budget, progress, true);
     result.bytes_written += sink.finish();

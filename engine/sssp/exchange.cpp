@@ -77,6 +77,7 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   if (wanted == 0) {
     const std::uint64_t left = budget.available();
     wanted = left > options_.keep_free_bytes ? left - options_.keep_free_bytes : 0;
+    if (wanted >= minimum + options_.prefer_free_bytes) wanted -= options_.prefer_free_bytes;
   }
   wanted = std::min(wanted, entry_bytes * std::max<std::uint64_t>(tiles, options_.batch));
   if (wanted < minimum)
@@ -178,7 +179,7 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
   return e;
 }
 
-void SsspExchange::release(Entry& entry) { --entry.pins; }
+void SsspExchange::unpin(Entry& entry) { --entry.pins; }
 
 void SsspExchange::write_back(Entry& e) {
   const std::uint32_t t = t_, s = t_ + 2;
@@ -235,6 +236,66 @@ void SsspExchange::flush() {
   free_entries_.clear();
 }
 
+// ---- labels for the write phase ----------------------------------------------------------------
+
+bool SsspExchange::interior_present(std::uint64_t tile) const {
+  return cache_.count(tile) != 0 || store_.interior_present(tile);
+}
+
+void SsspExchange::read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) {
+  auto found = cache_.find(tile);
+  if (found == cache_.end()) {
+    store_.read_interior(tile, dist, source, hops);
+    return;
+  }
+  const Entry& e = *found->second;
+  const std::uint32_t t = t_, s = t_ + 2;
+  for (std::uint32_t y = 0; y < t; ++y) {
+    const std::size_t row = (y + 1) * static_cast<std::size_t>(s) + 1, out = static_cast<std::size_t>(y) * t;
+    std::memcpy(&dist[out], &e.dist[row], t * sizeof(PathLength));
+    if (source) {
+      if (labelled_) std::memcpy(&source[out], &e.source[row], t * 4);
+      else std::fill(source + out, source + out + t, 0u);
+    }
+    if (hops) {
+      if (labelled_) std::memcpy(&hops[out], &e.hops[row], t * 4);
+      else std::fill(hops + out, hops + out + t, 0u);
+    }
+  }
+}
+
+void SsspExchange::read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) {
+  auto found = cache_.find(tile);
+  if (found == cache_.end()) {
+    store_.read_ring(tile, first, count, out);
+    return;
+  }
+  const Entry& e = *found->second;
+  const std::uint32_t s = t_ + 2;
+  for (std::uint32_t k = 0; k < count; ++k) {  // as write_back() stores the ring
+    std::uint32_t hx, hy;
+    ring_cell(t_, first + k, &hx, &hy);
+    const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
+    RingCell cell;
+    cell.dist = e.dist[i];
+    cell.value = e.values[i];
+    if (labelled_) {
+      cell.source = e.source[i];
+      cell.hops = e.hops[i];
+    }
+    out[k] = cell;
+  }
+}
+
+void SsspExchange::release(std::uint64_t tile) {
+  auto found = cache_.find(tile);
+  if (found != cache_.end()) {
+    lru_.erase(found->second->lru);
+    cache_.erase(found);  // the entry's memory goes back now; its reservation stays with the cache
+  }
+  store_.release(tile);
+}
+
 // ---- queue ------------------------------------------------------------------------------------
 
 void SsspExchange::enqueue(std::uint64_t tile, PathLength key) {
@@ -280,7 +341,7 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
     enqueue(tile, 0);
     push_borders(e, e.changed.data());
   }
-  release(e);
+  unpin(e);
   return on_nodata;
 }
 
@@ -478,7 +539,7 @@ void SsspExchange::run(Progress& progress) {
       }
       push_borders(*e, e->changed.data());
     }
-    for (Entry* e : batch) release(*e);
+    for (Entry* e : batch) unpin(*e);
     ++stats_.rounds;
     progress.update(phase, stats_.solves, 0, stats_.solves * cells);
   }
