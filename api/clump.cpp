@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/timer.h"
 #include "engine/tile_store_input.h"
+#include "kernels/common/cuda_device.h"
 #include "gdal/gdal_raster.h"
 #include "store/atomic_output.h"
 #include "store/run_directory.h"
@@ -133,6 +134,16 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   check_distinct_paths({{"INPUT", options.input}}, {{"LABELS", options.output}, {"--stats", options.stats}});
   if (options.by_given && options.by == ClumpBy::Range && !(options.range_lo <= options.range_hi))
     throw UsageError("invalid --by range: the low end is above the high end");
+  // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
+  bool use_cuda = false;
+  if (options.device == "cuda") {
+    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+    use_cuda = true;
+  } else if (options.device == "auto") {
+    use_cuda = cuda_device().available;
+  } else if (options.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
+  }
 
   RunDirectory run(options.tmpdir);
   Stopwatch phase;
@@ -146,6 +157,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
+  result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
   result.by = options.by;
 
   ClumpPhaseOptions phase_options;
@@ -154,6 +166,8 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   phase_options.range_lo = options.range_lo;
   phase_options.range_hi = options.range_hi;
   phase_options.threads = options.threads;
+  phase_options.device = use_cuda ? Device::Cuda : Device::Cpu;
+  phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
   phase_options.scratch_dir = run.path();
   TileStoreInput source(*store);
   LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);

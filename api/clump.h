@@ -35,6 +35,8 @@ struct ClumpOptions {
   double range_lo = 0, range_hi = 0;    // by Range: [lo, hi]
   std::uint32_t tile = 0;               // 0: the store's own, or kDefaultTile when importing
   unsigned threads = 0;                 // 0: all cores
+  std::string device = "auto";          // auto | cpu | cuda: where the per-tile labelling runs
+  std::uint64_t gpu_memory_bytes = 0;   // --gpu-memory: device memory of the GPU batches; 0: its default
   std::string tmpdir;
 };
 
@@ -45,6 +47,7 @@ struct ClumpPhaseSeconds {
 struct ClumpResult {
   std::uint64_t width = 0, height = 0;
   std::uint32_t tile = 0;
+  std::string device;                   // "cpu" or "cuda (<device name>)"
   ClumpBy by = ClumpBy::Value;          // the keys used (never Auto)
   std::uint64_t regions = 0;            // K
   std::uint64_t cells_labelled = 0;

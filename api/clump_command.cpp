@@ -38,13 +38,16 @@ const char kUsage[] =
     "                        ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --threads N           CPU threads (default: all cores)\n"
+    "  --device auto|cpu|cuda  where the per-tile labelling runs (default auto: the GPU when there is\n"
+    "                        one); the labels are the same bits on either\n"
+    "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
     "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
     "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
-    "by, range, connectivity, tile, stats, phases {import, tile_labels, merge, relabel, stats}, seconds,\n"
+    "by, range, connectivity, tile, device, stats, phases {import, tile_labels, merge, relabel, stats}, seconds,\n"
     "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
@@ -94,6 +97,8 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   options.output = files[1];
   options.tile = common.tile;
   options.threads = common.threads;
+  options.device = common.device;
+  options.gpu_memory_bytes = common.gpu_memory_bytes;
   options.tmpdir = common.tmpdir;
   return parsed;
 }
@@ -135,6 +140,7 @@ std::string ClumpCommandResult::to_json() const {
       .add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
+      .add("device", r.device)
       .add("stats", o.stats)
       .add("by", to_string(r.by));
   if (r.by == ClumpBy::Range) {
