@@ -134,6 +134,10 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   check_distinct_paths({{"INPUT", options.input}}, {{"LABELS", options.output}, {"--stats", options.stats}});
   if (options.by_given && options.by == ClumpBy::Range && !(options.range_lo <= options.range_hi))
     throw UsageError("invalid --by range: the low end is above the high end");
+  if (options.min_size_given && options.min_size == 0)
+    throw UsageError("invalid --min-size 0: expected a cell count of at least 1");
+  if (options.min_size > 0 && !options.stats.empty())
+    throw UsageError("--stats cannot be combined with --min-size (the statistics are of the regions before the sieve)");
   // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
   bool use_cuda = false;
   if (options.device == "cuda") {
@@ -173,13 +177,39 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);
   std::unique_ptr<StatsCsv> csv;
   if (!options.stats.empty()) csv = std::make_unique<StatsCsv>(options.stats, info);
-  const ClumpPhaseResult phases = run_clump_phases(source, phase_options, budget, progress, &raster, csv.get());
+  std::unique_ptr<ClumpLabelFile> label_file;
+  if (options.min_size > 0) label_file = std::make_unique<ClumpLabelFile>(run.path() + "/clump_labels.u32", grid.width, grid.height);
+  ClumpWindowSink* sink = label_file ? static_cast<ClumpWindowSink*>(label_file.get()) : &raster;
+  const ClumpPhaseResult phases = run_clump_phases(source, phase_options, budget, progress, sink, csv.get());
+  ClumpSieveResult sieve;
+  if (label_file) {
+    Stopwatch sieve_clock;
+    ClumpSieveOptions so;
+    so.min_size = options.min_size;
+    so.action = options.min_size_action;
+    so.connectivity = options.connectivity;
+    so.tile = grid.tile;
+    so.scratch_dir = run.path();
+    sieve = run_clump_sieve(*label_file, phases.regions, so, budget, progress, &raster);
+    result.seconds.sieve = sieve_clock.seconds();
+    result.bytes_read += sieve.bytes_read;
+    result.bytes_written += sieve.bytes_written + label_file->bytes_written();
+  }
   result.bytes_written += raster.finish();
   if (csv) result.bytes_written += csv->finish();
 
   result.regions = phases.regions;
   result.cells_labelled = phases.cells_labelled;
   result.largest_region = phases.largest_region;
+  if (label_file) {
+    result.regions_before_sieve = phases.regions;
+    result.small_regions = sieve.small_regions;
+    result.small_merged = sieve.merged;
+    result.small_isolated = sieve.isolated;
+    result.regions = sieve.regions;
+    result.cells_labelled = sieve.cells_labelled;
+    result.largest_region = sieve.largest_region;
+  }
   result.border_regions = phases.border_regions;
   result.merged_border_regions = phases.merged_border_regions;
   result.seconds.tile_labels = phases.tile_labels_seconds;

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "api/clump_command.h"
 #include "core/error.h"
 #include "engine/clump/phases.h"
+#include "engine/clump/sieve.h"
 #include "gdal/gdal_raster.h"
 #include "kernels/clump/label_tile.h"
 #include "store/external_sorter.h"
@@ -534,6 +536,193 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
   }
 }
 
+// ---- --min-size (engine/clump/sieve.h) ---------------------------------------------------------
+
+// The sieve's plain formula on the oracle's labels: exact sizes, borders counted pair by pair in a
+// map, each small region's target among its larger neighbours, chains followed, groups renumbered
+// by their smallest label.
+std::vector<std::uint32_t> sieve_oracle(const Oracle& o, std::uint64_t w, std::uint64_t h, Connectivity c,
+                                        std::uint64_t n, ClumpSmallAction action) {
+  const std::uint64_t k = o.regions;
+  std::vector<std::uint64_t> size(k + 1, 0);
+  for (std::uint32_t l : o.labels) ++size[l];
+  auto small = [&](std::uint64_t r) { return size[r] < n; };
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> border;
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const std::uint32_t a = o.labels[y * w + x];
+      const int dxs[] = {1, 0, 1, -1}, dys[] = {0, 1, 1, 1};  // E, S, SE, SW: each pair once
+      for (int d = 0; d < (c == Connectivity::Eight ? 4 : 2); ++d) {
+        const std::int64_t nx = static_cast<std::int64_t>(x) + dxs[d], ny = static_cast<std::int64_t>(y) + dys[d];
+        if (nx < 0 || nx >= static_cast<std::int64_t>(w) || ny >= static_cast<std::int64_t>(h)) continue;
+        const std::uint32_t b = o.labels[ny * w + nx];
+        if (a == 0 || b == 0 || a == b) continue;
+        ++border[{a, b}];
+        ++border[{b, a}];
+      }
+    }
+  std::vector<std::uint64_t> target(k + 1);
+  for (std::uint64_t l = 0; l <= k; ++l) target[l] = l;
+  std::vector<std::uint64_t> best(k + 1, 0);
+  if (action == ClumpSmallAction::Merge)
+    for (const auto& [pair, count] : border) {  // by a, then b ascending
+      const auto [a, b] = pair;
+      if (!small(a)) continue;
+      if (!(size[b] > size[a] || (size[b] == size[a] && b < a))) continue;
+      if (count > best[a]) best[a] = count, target[a] = b;
+    }
+  std::vector<std::uint32_t> number(k + 1, 0), out(w * h, 0);
+  std::uint32_t next = 0;
+  std::vector<std::uint32_t> label_of(k + 1, 0);
+  for (std::uint64_t l = 1; l <= k; ++l) {
+    if (action == ClumpSmallAction::Nodata) {
+      label_of[l] = small(l) ? 0 : ++next;
+      continue;
+    }
+    std::uint64_t r = l;
+    while (target[r] != r) r = target[r];
+    if (number[r] == 0) number[r] = ++next;
+    label_of[l] = number[r];
+  }
+  for (std::uint64_t i = 0; i < w * h; ++i) out[i] = label_of[o.labels[i]];
+  return out;
+}
+
+struct SieveRun {
+  std::vector<std::uint32_t> labels;
+  ClumpSieveResult result;
+};
+
+SieveRun run_sieve(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
+                   Connectivity c, std::uint64_t n, ClumpSmallAction action) {
+  testing::TempDir dir;
+  ClumpPhaseOptions o;
+  o.connectivity = c;
+  o.scratch_dir = dir.path();
+  o.threads = 2;
+  MemoryTileInput input(values, w, h, t);
+  MemoryBudget budget(256ull << 20);
+  ClumpLabelFile file(dir.file("labels.u32"), w, h);
+  const ClumpPhaseResult phases = run_clump_phases(input, o, budget, Progress::silent(), &file);
+  ClumpSieveOptions so;
+  so.min_size = n;
+  so.action = action;
+  so.connectivity = c;
+  so.tile = t;
+  so.scratch_dir = dir.path();
+  so.sort_buffer_bytes = ExternalSorter::kMinimumBufferBytes;  // spills runs on all but the smallest
+  MemorySink sink(w, h);
+  SieveRun run;
+  run.result = run_clump_sieve(file, phases.regions, so, budget, Progress::silent(), &sink);
+  run.labels = std::move(sink.labels);
+  EXPECT_EQ(budget.reserved(), 0u);
+  return run;
+}
+
+TEST(ClumpSieve, HandMadeLongestBorderAndTies) {
+  // 6 x 3, 4-connectivity, N = 3:
+  //   1 1 1 2 2 2     region A (1s, 3 cells), B (2s left, 3+), C (the 9 cell: 1 cell), ...
+  //   1 9 2 2 2 2
+  //   3 3 3 3 4 4
+  const std::vector<double> v{1, 1, 1, 2, 2, 2, 1, 9, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4};
+  const Oracle o = oracle(v, 6, 3, [] { ClumpPhaseOptions p; p.connectivity = Connectivity::Four; return p; }());
+  ASSERT_EQ(o.regions, 5u);  // 1s, 2s, 9, 3s, 4s in first-cell order
+  const SieveRun merged = run_sieve(v, 6, 3, 4, Connectivity::Four, 3, ClumpSmallAction::Merge);
+  // The 9 (1 cell) borders the 1s on 2 sides (N, W), the 2s on 1 (E), the 3s on 1 (S): into the 1s.
+  // The 4s (2 cells) border the 2s on 2 sides (N) and the 3s on 1 (W): into the 2s.
+  EXPECT_EQ(merged.labels, (std::vector<std::uint32_t>{1, 1, 1, 2, 2, 2, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 2, 2}));
+  EXPECT_EQ(merged.result.regions, 3u);
+  EXPECT_EQ(merged.result.small_regions, 2u);
+  EXPECT_EQ(merged.result.merged, 2u);
+  EXPECT_EQ(merged.result.largest_region, 9u);  // the 2s: 7 + the 4s
+  const SieveRun cleared = run_sieve(v, 6, 3, 4, Connectivity::Four, 3, ClumpSmallAction::Nodata);
+  EXPECT_EQ(cleared.labels, (std::vector<std::uint32_t>{1, 1, 1, 2, 2, 2, 1, 0, 2, 2, 2, 2, 3, 3, 3, 3, 0, 0}));
+  EXPECT_EQ(cleared.result.cells_labelled, 15u);
+  // Tie: a single cell between two 1-wide columns of equal border: the smaller label wins; an
+  // isolated single cell (nodata around) stays.
+  const double n = kNaN;
+  const std::vector<double> tie{1, 5, 2, 1, n, 2, 1, n, 2, n, n, n, n, 7, n};
+  const SieveRun t = run_sieve(tie, 3, 5, 4, Connectivity::Four, 2, ClumpSmallAction::Merge);
+  EXPECT_EQ(t.labels, (std::vector<std::uint32_t>{1, 1, 2, 1, 0, 2, 1, 0, 2, 0, 0, 0, 0, 3, 0}));
+  EXPECT_EQ(t.result.isolated, 1u);
+}
+
+TEST(ClumpSieve, RandomRastersMatchInMemorySieve) {
+  std::mt19937_64 rng(424242);
+  int cases = 0;
+  for (int round = 0; round < 30; ++round) {
+    const std::uint64_t w = 1 + rng() % 60, h = 1 + rng() % 60;
+    const std::vector<double> values = random_values(rng, w * h, 2 + static_cast<int>(rng() % 4), (rng() % 3) * 0.1);
+    const std::uint32_t t = 4u << (rng() % 3);
+    for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+      ClumpPhaseOptions po;
+      po.connectivity = c;
+      const Oracle o = oracle(values, w, h, po);
+      for (std::uint64_t n : {1ull, 2ull, 3ull, 6ull, 40ull})
+        for (ClumpSmallAction action : {ClumpSmallAction::Merge, ClumpSmallAction::Nodata}) {
+          const std::vector<std::uint32_t> expected = sieve_oracle(o, w, h, c, n, action);
+          const SieveRun got = run_sieve(values, w, h, t, c, n, action);
+          std::uint64_t wrong = 0, first = 0;
+          for (std::uint64_t i = 0; i < w * h; ++i)
+            if (got.labels[i] != expected[i] && wrong++ == 0) first = i;
+          ASSERT_EQ(wrong, 0u) << "round " << round << " " << w << "x" << h << " t " << t << " conn "
+                               << static_cast<int>(c) << " N " << n << " " << to_string(action) << ": first at ("
+                               << first % w << ", " << first / w << "): got " << got.labels[first] << ", expected "
+                               << expected[first];
+          const std::uint32_t k = expected.empty() ? 0 : *std::max_element(expected.begin(), expected.end());
+          EXPECT_EQ(got.result.regions, k);
+          if (n == 1) EXPECT_EQ(got.labels, o.labels);
+          ++cases;
+        }
+    }
+  }
+  EXPECT_EQ(cases, 30 * 2 * 5 * 2);
+}
+
+TEST(ClumpSieve, MinSizeZeroIsAUsageError) {
+  testing::TempDir dir;
+  ClumpLabelFile file(dir.file("labels.u32"), 2, 2);
+  ClumpSieveOptions so;
+  so.scratch_dir = dir.path();
+  MemoryBudget budget(16ull << 20);
+  EXPECT_THROW(run_clump_sieve(file, 0, so, budget, Progress::silent(), nullptr), UsageError);
+}
+
+TEST(ClumpApi, MinSizeOnAShippedDemMatchesInMemorySieve) {
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  RasterInfo info;
+  const std::vector<double> values = read_all(dem, &info);
+  testing::TempDir dir;
+  for (ClumpSmallAction action : {ClumpSmallAction::Merge, ClumpSmallAction::Nodata}) {
+    ClumpOptions o;
+    o.input = dem;
+    o.output = dir.file(std::string("labels_") + to_string(action) + ".tif");
+    o.by_given = true;
+    o.by = ClumpBy::Value;
+    o.min_size_given = true;
+    o.min_size = 25;
+    o.min_size_action = action;
+    o.tile = 32;
+    o.tmpdir = dir.path();
+    MemoryBudget budget(256ull << 20);
+    const ClumpResult r = run_clump(o, budget, Progress::silent());
+    ClumpPhaseOptions po;
+    po.by = ClumpBy::Value;
+    const Oracle before = oracle(values, info.width, info.height, po);
+    const std::vector<std::uint32_t> expected = sieve_oracle(before, info.width, info.height, po.connectivity, 25, action);
+    EXPECT_EQ(r.regions_before_sieve, before.regions);
+    EXPECT_GT(r.small_regions, 0u);
+    EXPECT_LT(r.regions, r.regions_before_sieve);
+    const std::vector<double> labels = read_all(o.output, &info);
+    std::uint64_t wrong = 0;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      const double want = expected[i] ? expected[i] : kNaN;
+      if (!(labels[i] == want || (std::isnan(want) && std::isnan(labels[i])))) ++wrong;
+    }
+    EXPECT_EQ(wrong, 0u) << to_string(action);
+  }
+}
+
 // ---- the program -------------------------------------------------------------------------------
 
 struct CliRun {
@@ -562,6 +751,13 @@ TEST(ClumpCli, BadFlagsAreOneLineAndExit2) {
       {"--by range:a,3", "--by"},
       {"--by range:1,2,3", "invalid --by"},
       {"--connectivity 6", "--connectivity"},
+      {"--min-size 0", "invalid --min-size 0"},
+      {"--min-size -3", "invalid --min-size -3"},
+      {"--min-size x", "invalid --min-size 'x'"},
+      {"--min-size 5 --min-size-action drop", "invalid --min-size-action 'drop'"},
+      {"--min-size-action nodata", "--min-size-action needs --min-size"},
+      {"--min-size 5 --stats " + dir.file("s.csv"), "--stats cannot be combined with --min-size"},
+      {"--device gpu", "invalid --device 'gpu'"},
   };
   for (const auto& [flags, needle] : cases) {
     const CliRun r = run_cli("clump -q " + flags + " " + dem + " " + out, dir);
