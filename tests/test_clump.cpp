@@ -10,12 +10,15 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <map>
+#include <sstream>
+#include <unordered_map>
 #include <random>
 #include <string>
 #include <vector>
@@ -722,6 +725,83 @@ TEST(ClumpApi, MinSizeOnAShippedDemMatchesInMemorySieve) {
     EXPECT_EQ(wrong, 0u) << to_string(action);
   }
 }
+
+// ---- r.clump golden (datasets/make_golden_clump.py) ------------------------------------------------
+
+// Labels renumbered 1..K in row-major order of first cells (0 stays 0): equal for two labellings
+// exactly when they are the same partition, whatever numbers each gave its regions.
+std::vector<std::uint32_t> canonical_labels(const std::vector<double>& labels) {
+  std::unordered_map<double, std::uint32_t> number;
+  std::vector<std::uint32_t> out(labels.size(), 0);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (std::isnan(labels[i]) || labels[i] == 0) continue;
+    const auto inserted = number.emplace(labels[i], static_cast<std::uint32_t>(number.size() + 1));
+    out[i] = inserted.first->second;
+  }
+  return out;
+}
+
+class ClumpGolden : public ::testing::TestWithParam<const char*> {};
+
+// terrazo clump --by value on the classified DEM gives r.clump's partition, for 4 and 8 neighbours,
+// at two tile sizes; the region counts match r.clump's (rclump.txt).
+TEST_P(ClumpGolden, SamePartitionAsRClump) {
+  const std::string name = GetParam();
+  const std::string stem = name.substr(0, name.rfind('.'));
+  const std::string golden = std::string(TERRAZO_DATASETS) + "/golden/clump/";
+  std::ifstream table(golden + "rclump.txt");
+  ASSERT_TRUE(table.good()) << golden << "rclump.txt";
+  int checked = 0;
+  for (std::string line; std::getline(table, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string dem;
+    int connectivity = 0;
+    std::uint64_t regions = 0, cells = 0, largest = 0;
+    fields >> dem >> connectivity >> regions >> cells >> largest;
+    if (dem != name) continue;
+    RasterInfo info;
+    const std::vector<double> expected_raw =
+        read_all(golden + stem + "_rclump" + std::to_string(connectivity) + ".tif", &info);
+    const std::vector<std::uint32_t> expected = canonical_labels(expected_raw);
+    for (std::uint32_t tile : {16u, 128u}) {
+      testing::TempDir dir;
+      ClumpOptions o;
+      o.input = golden + stem + "_bands.tif";
+      o.output = dir.file("labels.tif");
+      o.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
+      o.tile = tile;
+      o.threads = 2;
+      o.device = "cpu";
+      o.tmpdir = dir.path();
+      MemoryBudget budget(256ull << 20);
+      const ClumpResult r = run_clump(o, budget, Progress::silent());
+      EXPECT_EQ(r.regions, regions) << name << " " << connectivity << " tile " << tile;
+      EXPECT_EQ(r.cells_labelled, cells) << name;
+      EXPECT_EQ(r.largest_region, largest) << name;
+      const std::vector<std::uint32_t> got = canonical_labels(read_all(o.output, &info));
+      ASSERT_EQ(got.size(), expected.size());
+      std::uint64_t wrong = 0, first = 0;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        if (got[i] != expected[i] && wrong++ == 0) first = i;
+      EXPECT_EQ(wrong, 0u) << name << " " << connectivity << "-connectivity tile " << tile << ": first at cell " << first
+                           << ": terrazo " << got[first] << ", r.clump " << expected[first] << " (canonical)";
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2) << name << ": rclump.txt should hold its 4- and 8-neighbour lines";
+}
+
+INSTANTIATE_TEST_SUITE_P(ShippedDems, ClumpGolden,
+                         ::testing::Values("Mandakini.bil", "Mega_divide.bil", "N44W072.hgt", "hugo_site.asc",
+                                           "nz_elev.tif", "pysheds_dem.tif", "rhine_elv0.tif",
+                                           "srtm_bigtujunga30m_utm11.tif", "west_bijou_gully.asc"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
 
 // ---- the program -------------------------------------------------------------------------------
 
