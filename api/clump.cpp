@@ -38,16 +38,12 @@ class LabelRasterWriter : public ClumpWindowSink {
     const std::uint64_t cache_bytes =
         std::max<std::uint64_t>(2ull * block * block * 4, std::min<std::uint64_t>(row_bytes, budget.available() / 4));
     cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
-    scratch_reservation_ = budget.reserve(8ull * grid.tile * grid.tile, "clump label window (doubles)");
-    scratch_.resize(static_cast<std::uint64_t>(grid.tile) * grid.tile);
     writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt32, georef, true, 0.0,
                                               block, options);
   }
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                     const std::uint32_t* labels) override {
-    const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
-    for (std::uint64_t i = 0; i < n; ++i) scratch_[i] = labels[i];  // exact: labels < 2^32
-    writer_->write_window(x0, y0, w, h, scratch_.data());
+    writer_->write_window_u32(x0, y0, w, h, labels);
   }
   std::uint64_t finish() {
     writer_->finish();
@@ -56,8 +52,6 @@ class LabelRasterWriter : public ClumpWindowSink {
 
  private:
   std::unique_ptr<GdalCacheLimit> cache_;
-  MemoryBudget::Reservation scratch_reservation_;
-  std::vector<double> scratch_;
   std::unique_ptr<GeoTiffWriter> writer_;
 };
 
