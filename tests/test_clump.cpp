@@ -938,6 +938,29 @@ TEST(ClumpCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
 }
 
+// The same promise with --min-size: the labels through the scratch file, the sieve's region table,
+// label rows and border sort; a banded terrain (many small regions at the band edges).
+TEST(ClumpCli, MinSizePeakRssWithinBudgetOnARasterLargerThanIt) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
+  testing::TempDir dir;
+  const std::string dem = dir.file("bands.tif");
+  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Byte --relief 40 --nodata-holes 0.05 --width 3000 "
+                         "--height 2000 --seed 9 " + dem).c_str()),
+            0);
+  for (const char* action : {"merge", "nodata"}) {
+    const CliRun r = run_cli(std::string("clump -q --json --memory 24M --tile 64 --threads 2 --min-size 40 --min-size-action ") +
+                                 action + " " + dem + " " + dir.file(std::string("labels_") + action + ".tif"),
+                             dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto key = r.out.find("\"peak_rss_bytes\":");
+    ASSERT_NE(key, std::string::npos) << r.out;
+    EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+    const auto small = r.out.find("\"small_regions\":");
+    ASSERT_NE(small, std::string::npos) << r.out;
+    EXPECT_GT(std::stoull(r.out.substr(small + 16)), 0u) << r.out;
+  }
+}
+
 TEST(ClumpCli, JsonSummary) {
   testing::TempDir dir;
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
