@@ -8,7 +8,7 @@
 // neighbours: 4 or 8) with one cell in a and the other in b. "b is larger than a": size(b) > size(a),
 // or equal sizes and b < a (a total order: b's first cell comes first).
 //   action nodata: every small region's cells become nodata (0).
-//   action merge (GDAL's sieve [GDALSieve], with the longest border instead of the largest
+//   action merge (GDAL's sieve [GDAL-sieve], with the longest border instead of the largest
 //     neighbour): each small region a picks target(a) = among its neighbours larger than a, the one
 //     with the longest border(a, b); ties to the smallest label b. A small region with no larger
 //     neighbour (an island of nodata or of smaller regions) keeps its cells. Targets are chosen

@@ -8,9 +8,11 @@
 // How (a union-find whose roots are first cells, as the CPU twin, but built in parallel):
 //   1. link_subtiles: one thread block per S x S subtile (S = min(t, 32)): the subtile's keys and a
 //      parent array in shared memory (seed 004's lesson: the neighbourhood a block reads stays on
-//      chip, the halo is handled by a second pass instead of overlapping loads [Leist2009, sec. 4];
-//      the per-cell visited state of seed 003's frontier BFS is the parent array here
-//      [CS179Bfs, sec. "GPU BFS"]): every cell unites with its W, N (and NW, NE) neighbours in the
+//      chip [Leist2009, sec. 2.2.3, 3.1.7]; the halo that their kernel B loads with surplus threads
+//      is handled instead by a second pass over the subtile edges, so no thread idles; the
+//      frontier/visited arrays of a BFS [CS179-BFS, "GPU BFS"] become one parent array, since
+//      label propagation by BFS needs a round per cell of the longest region path, union-find
+//      a few): every cell unites with its W, N (and NW, NE) neighbours in the
 //      subtile when the keys are equal, by atomicMin on the larger root (so parent[x] <= x always
 //      and a root is its set's smallest cell); the flattened roots go to the tile's global parents
 //      as tile-local ids.
