@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "api/geotiff_tile_input.h"
 #include "api/output_paths.h"
 #include "api/raster_io.h"
 #include "core/error.h"
@@ -145,13 +146,21 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
 
   RunDirectory run(options.tmpdir);
   Stopwatch phase;
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress);
+  // A GeoTIFF whose blocks tile the tiles is read in place; anything else is imported first.
+  std::unique_ptr<GeoTiffTileInput> direct;
+  const std::uint32_t direct_tile = options.tile ? options.tile : kDefaultTile;
+  if (!TileStore::looks_like_tile_store(options.input) && direct_tile >= 16 && direct_tile <= 4096 &&
+      (direct_tile & (direct_tile - 1)) == 0)
+    direct = GeoTiffTileInput::open_if_tiled(options.input, direct_tile);
+  std::unique_ptr<TileStore> store;
+  if (!direct) store = open_as_tile_store(options.input, run, options.tile, budget, progress);
   result.seconds.import = phase.seconds();
-  const RasterInfo info = store->info();
+  result.input_read_in_place = direct != nullptr;
+  const RasterInfo info = direct ? direct->info() : store->info();
   if (!options.by_given && !cell_type_is_integer(info.type))
     throw UsageError(std::string("INPUT '") + options.input + "' is " + to_string(info.type) +
                      ": give --by value (exact equality of the values), valid or range:LO,HI");
-  const TileGrid grid = store->grid();
+  const TileGrid grid = direct ? direct->grid() : store->grid();
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
@@ -167,7 +176,9 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   phase_options.device = use_cuda ? Device::Cuda : Device::Cpu;
   phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
   phase_options.scratch_dir = run.path();
-  TileStoreInput source(*store);
+  std::unique_ptr<TileStoreInput> store_input;
+  if (store) store_input = std::make_unique<TileStoreInput>(*store);
+  const TileInput& source = direct ? static_cast<const TileInput&>(*direct) : *store_input;
   LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);
   std::unique_ptr<StatsCsv> csv;
   if (!options.stats.empty()) csv = std::make_unique<StatsCsv>(options.stats, info);
@@ -210,7 +221,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   result.seconds.merge = phases.merge_seconds;
   result.seconds.relabel = phases.relabel_seconds;
   result.seconds.stats = phases.stats_seconds;
-  result.bytes_read += phases.bytes_read + store->bytes_read();
+  result.bytes_read += phases.bytes_read + source.bytes_read();
   result.bytes_written += phases.bytes_written;
   result.seconds.total = start.seconds();
   result.memory_peak_reserved = budget.peak_reserved();

@@ -54,6 +54,7 @@ struct ClumpResult {
   std::uint64_t width = 0, height = 0;
   std::uint32_t tile = 0;
   std::string device;                   // "cpu" or "cuda (<device name>)"
+  bool input_read_in_place = false;     // a tiled GeoTIFF read as tiles (api/geotiff_tile_input.h), no import
   ClumpBy by = ClumpBy::Value;          // the keys used (never Auto)
   std::uint64_t regions = 0;            // K
   std::uint64_t cells_labelled = 0;

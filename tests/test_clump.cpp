@@ -764,7 +764,7 @@ TEST_P(ClumpGolden, SamePartitionAsRClump) {
     const std::vector<double> expected_raw =
         read_all(golden + stem + "_rclump" + std::to_string(connectivity) + ".tif", &info);
     const std::vector<std::uint32_t> expected = canonical_labels(expected_raw);
-    for (std::uint32_t tile : {16u, 128u}) {
+    for (std::uint32_t tile : {16u, 128u, 256u}) {  // 256: the bands' block, read in place (no import)
       testing::TempDir dir;
       ClumpOptions o;
       o.input = golden + stem + "_bands.tif";
@@ -776,6 +776,7 @@ TEST_P(ClumpGolden, SamePartitionAsRClump) {
       o.tmpdir = dir.path();
       MemoryBudget budget(256ull << 20);
       const ClumpResult r = run_clump(o, budget, Progress::silent());
+      EXPECT_EQ(r.input_read_in_place, tile == 256u) << name << " tile " << tile;
       EXPECT_EQ(r.regions, regions) << name << " " << connectivity << " tile " << tile;
       EXPECT_EQ(r.cells_labelled, cells) << name;
       EXPECT_EQ(r.largest_region, largest) << name;
