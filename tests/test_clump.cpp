@@ -29,6 +29,7 @@
 #include "engine/clump/sieve.h"
 #include "gdal/gdal_raster.h"
 #include "kernels/clump/label_tile.h"
+#include "kernels/common/cuda_device.h"
 #include "store/external_sorter.h"
 #include "support/test_support.h"
 
@@ -962,12 +963,34 @@ TEST(ClumpCli, MinSizePeakRssWithinBudgetOnARasterLargerThanIt) {
   }
 }
 
+// --device cuda where there is no GPU: one line naming the reason, exit 1 (a runtime condition, not
+// a usage error), no output; --device cpu gives the same labels as the default.
+TEST(ClumpCli, DeviceCudaWithoutAGpuIsOneLineAndCpuIsTheDefaultsLabels) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  if (!cuda_device().available) {
+    const CliRun r = run_cli("clump -q --device cuda " + dem + " " + dir.file("gpu.tif"), dir);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("--device cuda"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::ifstream(dir.file("gpu.tif")).good());
+  }
+  ASSERT_EQ(run_cli("clump -q --device cpu --tile 16 " + dem + " " + dir.file("cpu.tif"), dir).code, 0);
+  ASSERT_EQ(run_cli("clump -q --tile 16 " + dem + " " + dir.file("auto.tif"), dir).code, 0);
+  RasterInfo info;
+  const std::vector<double> cpu = read_all(dir.file("cpu.tif"), &info), automatic = read_all(dir.file("auto.tif"), &info);
+  ASSERT_EQ(cpu.size(), automatic.size());
+  std::uint64_t wrong = 0;
+  for (std::size_t i = 0; i < cpu.size(); ++i) wrong += !(cpu[i] == automatic[i] || (std::isnan(cpu[i]) && std::isnan(automatic[i])));
+  EXPECT_EQ(wrong, 0u);
+}
+
 TEST(ClumpCli, JsonSummary) {
   testing::TempDir dir;
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
   const CliRun r = run_cli("clump -q --json --tile 16 --threads 2 --by valid " + dem + " " + dir.file("labels.tif"), dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* key : {"\"regions\":", "\"cells_labelled\":", "\"largest_region\":", "\"phases\":",
+  for (const char* key : {"\"regions\":", "\"cells_labelled\":", "\"largest_region\":", "\"phases\":", "\"device\":",
                           "\"tile_labels\":", "\"peak_rss_bytes\":", "\"bytes_read\":", "\"bytes_written\":"})
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
 }
