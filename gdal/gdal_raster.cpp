@@ -500,6 +500,19 @@ void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uin
   if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0, w, h) + " of '" + s.path + "'");
 }
 
+void GeoTiffWriter::write_window_u32(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                                     const std::uint32_t* cells) {
+  Impl& s = *impl_;
+  if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
+  if (s.type != CellType::UInt32) throw Error("internal error: UInt32 window written to the " + std::string(to_string(s.type)) + " band of '" + s.path + "'");
+  check_window(s.path, s.width, s.height, x0, y0, w, h);
+  reset_gdal_error();
+  const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
+                                  static_cast<int>(h), const_cast<std::uint32_t*>(cells), static_cast<int>(w),
+                                  static_cast<int>(h), GDT_UInt32, 0, 0);
+  if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0, w, h) + " of '" + s.path + "'");
+}
+
 void GeoTiffWriter::finish() {
   Impl& s = *impl_;
   if (s.finished) return;

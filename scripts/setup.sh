@@ -4,7 +4,7 @@
 #
 #   scripts/setup.sh            build + test dependencies (what CI needs)
 #   scripts/setup.sh --bench    also the Python baselines the benchmarks compare against
-#                               (SciPy, scikit-image, GDAL's Python bindings)
+#                               (SciPy, scikit-image, GDAL's Python bindings, GRASS GIS)
 #
 # CUDA is not installed here: when nvcc is at /usr/local/cuda/bin (or on PATH) the CUDA solvers
 # are built, otherwise the CPU solvers alone (CMake says which).
@@ -16,7 +16,7 @@ packages=(
   libboost-iostreams-dev zlib1g-dev              # gzip-compressed ASCII grids
   libgtest-dev googletest                        # tests
 )
-bench_packages=(python3-scipy python3-skimage python3-gdal python3-numpy)
+bench_packages=(python3-scipy python3-skimage python3-gdal python3-numpy grass-core)  # grass-core: r.clump (datasets/make_golden_clump.py, the clump benchmark)
 
 with_bench=0
 for arg in "$@"; do
