@@ -25,7 +25,7 @@ RunDirectory::RunDirectory(const std::string& parent) {
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   if (!mkdtemp(buffer.data()))
-    throw Error("cannot create a scratch directory in '" + base + "': " + std::strerror(errno) +
+    throw IoError("cannot create a scratch directory in '" + base + "': " + std::strerror(errno) +
                 "; choose another with --tmpdir");
   path_ = buffer.data();
   // Locked under a temporary name, then renamed: whoever opens owner.pid finds it locked.
@@ -36,7 +36,7 @@ RunDirectory::RunDirectory(const std::string& parent) {
     if (lock_fd_ >= 0) ::close(lock_fd_);
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
-    throw Error("cannot lock the scratch directory '" + path_ + "': " + reason + "; choose another with --tmpdir");
+    throw IoError("cannot lock the scratch directory '" + path_ + "': " + reason + "; choose another with --tmpdir");
   }
   const std::string pid = std::to_string(static_cast<long long>(::getpid())) + "\n";
   if (::write(lock_fd_, pid.data(), pid.size()) < 0) {

@@ -47,7 +47,7 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
     const std::uint64_t need = std::max({phase1, phase2, phase3});
     if (need > budget.available()) {
       const char* which = need == phase1 ? "tile labels" : need == phase2 ? "merge" : "relabel";
-      throw Error("memory budget too small for clump: its " + std::string(which) + " phase needs " +
+      throw BudgetError("memory budget too small for clump: its " + std::string(which) + " phase needs " +
                   MemoryBudget::format_size(need) + " (" + std::to_string(pool.threads()) + " tile slots of " +
                   std::to_string(grid.tile) + "^2 cells, rows of " + std::to_string(grid.width) + " columns) but only " +
                   MemoryBudget::format_size(budget.available()) + " of --memory " +
