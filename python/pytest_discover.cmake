@@ -20,7 +20,11 @@ foreach(line IN LISTS lines)
     continue()
   endif()
   set(name "python.${line}")
+  set(labels python)
+  if(line MATCHES "^test_gpu\\.py::")
+    set(labels "python;gpu")  # needs a CUDA device, skipped (and shown so) without one
+  endif()
   add_test("${name}" ${TERRAZO_PYTEST_PYTHON} -m pytest -q -rs -p no:cacheprovider "${line}")
-  set_tests_properties("${name}" PROPERTIES LABELS python WORKING_DIRECTORY ${TERRAZO_PYTEST_DIR}
+  set_tests_properties("${name}" PROPERTIES LABELS "${labels}" WORKING_DIRECTORY ${TERRAZO_PYTEST_DIR}
                        ENVIRONMENT "${TERRAZO_PYTEST_ENV}" SKIP_REGULAR_EXPRESSION "[0-9]+ skipped")
 endforeach()

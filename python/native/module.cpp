@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "kernels/common/cuda_device.h"
 #include "python/native/commands.h"
 #include "python/native/raster_arrays.h"
 
@@ -21,6 +22,19 @@ PYBIND11_MODULE(_native, m) {
 #else
   m.attr("cuda_built") = false;
 #endif
+  m.def(
+      "cuda_device",
+      [] {
+        const terrazo::CudaDeviceInfo& d = terrazo::cuda_device();
+        py::dict info;
+        info["available"] = d.available;
+        info["reason"] = d.reason;
+        info["name"] = d.name;
+        info["multiprocessors"] = d.multiprocessors;
+        info["global_memory"] = d.global_memory;
+        return info;
+      },
+      "The CUDA device device='cuda' would use: {available, reason, name, multiprocessors, global_memory}.");
   m.def("run", &terrazo::python::run_command, py::arg("command"), py::arg("args"), py::arg("progress") = py::none(),
         "Runs a terrazo command on its command-line arguments; returns the --json summary line.");
   m.def("usage", &terrazo::python::command_usage, py::arg("command"), "The command's --help text.");

@@ -16,7 +16,7 @@ ValueError for bad arguments, OSError for files that cannot be read or written, 
 ``memory=`` budget too small, RuntimeError for other failures; the message is the CLI's.
 """
 
-from ._native import __version__, cuda_built
+from ._native import __version__, cuda_built, cuda_device
 from ._commands import (clump, cost_distance, export_raster, generate, import_raster, info, mst, path, run,
                         usage)
 
@@ -30,5 +30,5 @@ except ImportError as _error:  # numpy missing: the file functions still work
 
     clump_array = cost_distance_array = mst_array = _needs_numpy
 
-__all__ = ["__version__", "cuda_built", "cost_distance", "path", "mst", "clump", "import_raster", "export_raster",
+__all__ = ["__version__", "cuda_built", "cuda_device", "cost_distance", "path", "mst", "clump", "import_raster", "export_raster",
            "info", "generate", "run", "usage", "cost_distance_array", "mst_array", "clump_array"]

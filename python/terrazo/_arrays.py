@@ -114,7 +114,8 @@ _TEMP_OUTPUT = {"co": {"COMPRESS": "NONE"}}  # temporary outputs: no compression
 
 
 def cost_distance_array(friction, sources, *, nodata=None, weight=None, scale=None, connectivity=None,
-                        max_cost=None, allocation=False, cost_type="Float64", memory=None, device=None,
+                        max_cost=None, backlink=True, allocation=False, cost_type="Float64", memory=None,
+                        device=None,
                         progress=None, **flags):
     """Cost distance over an array, the CLI's cost distance bit for bit.
 
@@ -125,7 +126,9 @@ def cost_distance_array(friction, sources, *, nodata=None, weight=None, scale=No
     of friction's shape (non-zero cells are sources, their value the id). weight, scale,
     connectivity, max_cost and every other flag of ``terrazo sssp --help`` as in cost_distance.
 
-    Returns (cost, backlink), or (cost, backlink, allocation) with allocation=True:
+    Returns (cost, backlink), or (cost, backlink, allocation) with allocation=True; with
+    backlink=False the backlink is None (and a GPU may take the resident exchange, which computes
+    distances only: docs/sssp.md "Resident exchange"):
     cost float64 (float32 with cost_type="Float32"), NaN where unreached or nodata; backlink uint8,
     0 E, 1 SE, 2 S, 3 SW, 4 W, 5 NW, 6 N, 7 NE, 255 at sources, nodata and unreached cells;
     allocation uint32, the nearest source's id, 0 where unreached. DataArrays in, DataArrays out.
@@ -150,17 +153,19 @@ def cost_distance_array(friction, sources, *, nodata=None, weight=None, scale=No
             source_options["source_raster"] = mask_path
         else:
             source_options["sources"] = sources
-        paths = {"cost": os.path.join(tmp, "cost.tif"), "backlink": os.path.join(tmp, "backlink.tif")}
+        paths = {"cost": os.path.join(tmp, "cost.tif")}
+        if backlink:
+            paths["backlink"] = os.path.join(tmp, "backlink.tif")
         if allocation:
             paths["allocation"] = os.path.join(tmp, "allocation.tif")
-        _commands.cost_distance(input_path, paths["cost"], backlink=paths["backlink"],
+        _commands.cost_distance(input_path, paths["cost"], backlink=paths.get("backlink"),
                                 allocation=paths.get("allocation"), weight=weight, scale=scale,
                                 connectivity=connectivity, max_cost=max_cost, memory=memory, device=device,
                                 progress=progress, ot=cost_type if cost_type != "Float64" else None,
                                 **source_options, **options)
         float_type = np.float32 if cost_type == "Float32" else np.float64
         result = [_wrap(grid, _read(paths["cost"], float_type, np.nan), "cost"),
-                  _wrap(grid, _read(paths["backlink"], np.uint8, 255), "backlink")]
+                  _wrap(grid, _read(paths["backlink"], np.uint8, 255), "backlink") if backlink else None]
         if allocation:
             result.append(_wrap(grid, _read(paths["allocation"], np.uint32, 0), "allocation"))
     return tuple(result)

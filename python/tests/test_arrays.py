@@ -210,3 +210,11 @@ def test_clump_array_matches_cli(cli, tmp_path):
     cli.run("clump", "-q", "--by", "range:1000,1500", dataset(name), tmp_path / "l.tif")
     expected = read(tmp_path / "l.tif")[0]
     assert np.array_equal(labels, np.where(np.isnan(expected), 0, expected))
+
+
+def test_cost_only_without_backlink():
+    friction = np.random.default_rng(4).uniform(1, 3, size=(50, 60)).astype(np.float32)
+    cost, back = terrazo.cost_distance_array(friction, [(30, 25)], backlink=False)
+    assert back is None
+    expected, expected_back = terrazo.cost_distance_array(friction, [(30, 25)])
+    assert same_bits(cost, expected) and expected_back is not None
