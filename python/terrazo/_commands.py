@@ -66,6 +66,8 @@ def _flags(options):
 def run(command, *positionals, progress=None, **options):
     """Runs terrazo ``command`` (``"sssp"``, ``"mst"``, ...) on ``positionals`` (INPUT OUTPUT) with
     ``options`` as flags; returns the --json summary as a dict. The other functions call this."""
+    if progress is not None and not callable(progress):
+        raise TypeError("progress= takes a callable (phase, fraction), got %r" % (progress,))
     args = _flags(options) + ["--json"]
     files = [_text(p) for p in positionals]
     if any(f.startswith("-") and f != "-" for f in files):
