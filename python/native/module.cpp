@@ -4,6 +4,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <limits>
+
 #include "kernels/common/cuda_device.h"
 #include "python/native/commands.h"
 #include "python/native/raster_arrays.h"
@@ -41,7 +43,8 @@ PYBIND11_MODULE(_native, m) {
   m.def("commands", &terrazo::python::command_names, "The command names run() takes.");
   m.def("write_raster", &terrazo::python::write_raster, py::arg("path"), py::arg("cells"), py::arg("cell_type"),
         py::arg("nodata") = py::none(), py::arg("geotransform") = py::none(), py::arg("crs") = "",
-        "Writes a 2-D float64 array (NaN = nodata) as an uncompressed GeoTIFF of cell_type.");
-  m.def("read_raster", &terrazo::python::read_raster, py::arg("path"),
-        "Reads band 1 of a raster as float64 (nodata NaN); returns (cells, description).");
+        "Writes a 2-D array (any strides; NaN = nodata) as an uncompressed GeoTIFF of cell_type.");
+  m.def("read_raster", &terrazo::python::read_raster, py::arg("path"), py::arg("dtype") = "float64",
+        py::arg("none") = std::numeric_limits<double>::quiet_NaN(),
+        "Reads band 1 of a raster into an array of dtype (nodata: NaN, or `none` for integers); returns (cells, description).");
 }

@@ -52,7 +52,7 @@ def _cell_type(values, name):
 
 
 class _Grid:
-    """What an input array brings: its cells as float64 (NaN = nodata), cell type, nodata,
+    """What an input array brings: its cells (the array itself, NaN = nodata), cell type, nodata,
     georeferencing, and the DataArray to copy coordinates from (None for plain arrays)."""
 
     def __init__(self, data, nodata, name):
@@ -73,9 +73,13 @@ class _Grid:
             raise ValueError("%s: expected a non-empty array, got shape %s" % (name, values.shape))
         self.cell_type = _cell_type(values, name)
         self.shape = values.shape
-        # One C-ordered float64 copy, whatever the layout (strided, Fortran, other dtypes); float64
-        # holds every value of every cell type exactly.
-        self.cells = np.ascontiguousarray(values, dtype=np.float64)
+        # No copy: the GeoTIFF is written block by block from the array's own memory, whatever its
+        # strides (_native.write_raster). Only dtypes C++ has no type for are converted first.
+        if values.dtype == np.float16:
+            values = values.astype(np.float32)
+        elif not values.dtype.isnative:
+            values = values.astype(values.dtype.newbyteorder("="))
+        self.cells = values
         if nodata is not None:
             nodata = float(nodata)
             if np.isnan(nodata):
@@ -91,12 +95,9 @@ def _is_data_array(value):
 
 
 def _read(path, dtype, none_value):
-    """A terrazo output as an array of dtype: nodata cells NaN (float) or none_value (integers)."""
-    cells, _ = _native.read_raster(path)
-    if np.dtype(dtype).kind == "f":
-        return cells.astype(dtype, copy=False)
-    out = np.where(np.isnan(cells), none_value, cells)
-    return out.astype(dtype)
+    """A terrazo output as a new array of dtype: nodata cells NaN (float) or none_value (integers)."""
+    cells, _ = _native.read_raster(path, np.dtype(dtype).name, float(none_value))
+    return cells
 
 
 def _wrap(grid, array, name, attrs=None):
@@ -148,8 +149,7 @@ def cost_distance_array(friction, sources, *, nodata=None, weight=None, scale=No
             if mask.size and (mask.min() < 0 or mask.max() > 2**32 - 1):
                 raise ValueError("sources: mask ids must be 0 (no source) or 1 .. 2^32 - 1")
             mask_path = os.path.join(tmp, "sources.tif")
-            _native.write_raster(mask_path, np.ascontiguousarray(mask, dtype=np.float64), "UInt32", None,
-                                 grid.geotransform, grid.crs)
+            _native.write_raster(mask_path, mask, "UInt32", None, grid.geotransform, grid.crs)
             source_options["source_raster"] = mask_path
         else:
             source_options["sources"] = sources

@@ -101,12 +101,33 @@ def test_layouts_and_dtypes_give_the_same_result():
     view = strided[::2, ::2]
     assert not view.flags.c_contiguous
     transposed = np.ascontiguousarray(base.T).T
-    for variant in (fortran, view, transposed, base.astype(np.int64), base.astype(np.uint16)):
+    for variant in (fortran, view, transposed, base.astype(np.int64), base.astype(np.uint16), base.astype(">i4")):
         cost, back = terrazo.cost_distance_array(variant, [(5, 7)])
         assert same_bits(cost, expected) and np.array_equal(back, expected_back)
+    # Negative strides: a flipped view and its contiguous copy are the same raster.
+    flipped = base[::-1, ::-1]
+    cost, back = terrazo.cost_distance_array(flipped, [(5, 7)])
+    copy_cost, copy_back = terrazo.cost_distance_array(np.ascontiguousarray(flipped), [(5, 7)])
+    assert same_bits(cost, copy_cost) and np.array_equal(back, copy_back)
+    assert not same_bits(cost, expected)  # and a different one from the unflipped raster
     # float64 cells of integer values are a Float64 raster: same paths, same costs here.
     cost, _ = terrazo.cost_distance_array(base.astype(np.float64), [(5, 7)])
     assert np.allclose(cost, expected, rtol=0, atol=1e-6)
+
+
+def test_bool_int8_and_float16_cells():
+    walls = np.ones((20, 20), dtype=bool)
+    cost_bool, _ = terrazo.cost_distance_array(walls, [(0, 0)])
+    cost_byte, _ = terrazo.cost_distance_array(walls.astype(np.uint8), [(0, 0)])
+    assert same_bits(cost_bool, cost_byte)
+    small = np.full((20, 20), 3, dtype=np.int8)
+    cost_int8, _ = terrazo.cost_distance_array(small, [(0, 0)])
+    cost_int16, _ = terrazo.cost_distance_array(small.astype(np.int16), [(0, 0)])
+    assert same_bits(cost_int8, cost_int16)
+    half = np.full((20, 20), 1.5, dtype=np.float16)
+    cost_half, _ = terrazo.cost_distance_array(half, [(0, 0)])
+    cost_single, _ = terrazo.cost_distance_array(half.astype(np.float32), [(0, 0)])
+    assert same_bits(cost_half, cost_single) and cost_half[0, 19] == 19 * 1.5
 
 
 def test_float32_cost_and_masked_array():
