@@ -50,11 +50,16 @@ def main():
                 threads=args.threads, co={"COMPRESS": "NONE"}))
             arrays = best_of(args.repeat, lambda: terrazo.cost_distance_array(friction, sources,
                                                                               threads=args.threads))
+            # The round trip's own parts, alone: the array written, the two outputs read back.
+            write = best_of(args.repeat, lambda: _native.write_raster(path, friction, "Float32"))
+            read = best_of(args.repeat, lambda: (_native.read_raster(os.path.join(tmp, "c.tif")),
+                                                 _native.read_raster(os.path.join(tmp, "b.tif"), "uint8", 255.0)))
         record = {"cells": n * n, "files_s": round(files, 3), "arrays_s": round(arrays, 3),
                   "overhead_s": round(arrays - files, 3), "ratio": round(arrays / files, 3),
+                  "write_s": round(write, 3), "read_s": round(read, 3),
                   "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
-        print("%d x %d: files %.3f s, arrays %.3f s, overhead %.3f s (x%.2f)" %
-              (n, n, files, arrays, arrays - files, arrays / files))
+        print("%d x %d: files %.3f s, arrays %.3f s, difference %.3f s (x%.2f); write %.3f s, read back %.3f s" %
+              (n, n, files, arrays, arrays - files, arrays / files, write, read))
         print(json.dumps(record))
 
 
