@@ -107,6 +107,27 @@ def _wrap(grid, array, name, attrs=None):
     return _xarray.like(grid.template, array, name, attrs or {})
 
 
+class _ArrayNames:
+    """Within it, the CLI's messages name the caller's arrays instead of their temporary files:
+    "INPUT '/tmp/terrazo-array-x/friction.tif' has no valid cell" reads "INPUT '<friction array>' ..."."""
+
+    def __init__(self, **names):
+        self.names = names  # temporary path -> what the caller passed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, trace):
+        if not isinstance(error, (ValueError, OSError, MemoryError, RuntimeError)) or not error.args:
+            return False
+        text = str(error)
+        for path, name in self.names.items():
+            text = text.replace(path, "<%s>" % name)
+        if text == str(error):
+            return False
+        raise type(error)(text) from None
+
+
 def _scratch(options):
     return tempfile.TemporaryDirectory(prefix="terrazo-array-", dir=options.get("tmpdir"))
 
@@ -158,11 +179,12 @@ def cost_distance_array(friction, sources, *, nodata=None, weight=None, scale=No
             paths["backlink"] = os.path.join(tmp, "backlink.tif")
         if allocation:
             paths["allocation"] = os.path.join(tmp, "allocation.tif")
-        _commands.cost_distance(input_path, paths["cost"], backlink=paths.get("backlink"),
-                                allocation=paths.get("allocation"), weight=weight, scale=scale,
-                                connectivity=connectivity, max_cost=max_cost, memory=memory, device=device,
-                                progress=progress, ot=cost_type if cost_type != "Float64" else None,
-                                **source_options, **options)
+        with _ArrayNames(**{input_path: "friction array", os.path.join(tmp, "sources.tif"): "sources mask"}):
+            _commands.cost_distance(input_path, paths["cost"], backlink=paths.get("backlink"),
+                                    allocation=paths.get("allocation"), weight=weight, scale=scale,
+                                    connectivity=connectivity, max_cost=max_cost, memory=memory, device=device,
+                                    progress=progress, ot=cost_type if cost_type != "Float64" else None,
+                                    **source_options, **options)
         float_type = np.float32 if cost_type == "Float32" else np.float64
         result = [_wrap(grid, _read(paths["cost"], float_type, np.nan), "cost"),
                   _wrap(grid, _read(paths["backlink"], np.uint8, 255), "backlink") if backlink else None]
@@ -187,8 +209,9 @@ def mst_array(elevation, *, nodata=None, weight=None, scale=None, connectivity=N
         input_path = os.path.join(tmp, "elevation.tif")
         output_path = os.path.join(tmp, "edges.tif")
         grid.write(input_path)
-        _commands.mst(input_path, output_path, weight=weight, scale=scale, connectivity=connectivity,
-                      memory=memory, device=device, progress=progress, **options)
+        with _ArrayNames(**{input_path: "elevation array"}):
+            _commands.mst(input_path, output_path, weight=weight, scale=scale, connectivity=connectivity,
+                          memory=memory, device=device, progress=progress, **options)
         return _wrap(grid, _read(output_path, np.uint8, 255), "mst_edges")
 
 
@@ -207,6 +230,7 @@ def clump_array(values, *, nodata=None, by=None, connectivity=None, memory=None,
         input_path = os.path.join(tmp, "values.tif")
         output_path = os.path.join(tmp, "labels.tif")
         grid.write(input_path)
-        _commands.clump(input_path, output_path, by=by, connectivity=connectivity, memory=memory,
-                        progress=progress, **options)
+        with _ArrayNames(**{input_path: "values array"}):
+            _commands.clump(input_path, output_path, by=by, connectivity=connectivity, memory=memory,
+                            progress=progress, **options)
         return _wrap(grid, _read(output_path, np.uint32, 0), "labels")

@@ -132,3 +132,15 @@ def test_runs_from_threads_in_parallel(tmp_path):
     for t in threads:
         t.join()
     assert not errors and sorted(results) == [1, 2, 3]
+
+
+def test_cancelled_array_run_leaves_no_temporary_files(tmp_path):
+    def stop(phase, fraction):
+        raise KeyboardInterrupt
+
+    friction = np.random.default_rng(6).uniform(1, 5, size=(200, 300))
+    with pytest.raises(KeyboardInterrupt):
+        terrazo.cost_distance_array(friction, [(10, 10)], tmpdir=str(tmp_path), progress=stop)
+    assert outputs_left(tmp_path) == []
+    cost, _ = terrazo.cost_distance_array(friction, [(10, 10)], tmpdir=str(tmp_path))
+    assert cost[10, 10] == 0 and outputs_left(tmp_path) == []
