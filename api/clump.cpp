@@ -61,7 +61,7 @@ class StatsCsv : public ClumpStatsSink {
  public:
   StatsCsv(const std::string& path, const RasterInfo& info) : output_(path) {
     file_ = std::fopen(output_.partial().c_str(), "w");
-    if (!file_) throw Error("--stats '" + path + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
+    if (!file_) throw IoError("--stats '" + path + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
     const auto& g = info.geotransform;
     gt_ = g;
     georeferenced_ = info.has_geotransform;
@@ -106,7 +106,7 @@ class StatsCsv : public ClumpStatsSink {
     const bool failed = std::ferror(file_) != 0;
     const int closed = std::fclose(file_);
     file_ = nullptr;
-    if (failed || closed != 0) throw Error("--stats '" + output_.path() + "': write failed: " + std::strerror(errno));
+    if (failed || closed != 0) throw IoError("--stats '" + output_.path() + "': write failed: " + std::strerror(errno));
     output_.publish();
     return size > 0 ? static_cast<std::uint64_t>(size) : 0;
   }

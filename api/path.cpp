@@ -167,7 +167,7 @@ class GeoJsonStream {
  public:
   GeoJsonStream(const std::string& path, const std::string& crs_urn) : path_(path) {
     file_ = std::fopen(path.c_str(), "wb");
-    if (!file_) throw Error("cannot create '" + path + "': " + std::strerror(errno));
+    if (!file_) throw IoError("cannot create '" + path + "': " + std::strerror(errno));
     std::setvbuf(file_, nullptr, _IOFBF, 1 << 16);
     text("{\n\"type\": \"FeatureCollection\",\n\"name\": \"paths\",\n");
     if (!crs_urn.empty()) text("\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + crs_urn + "\" } },\n");
@@ -208,7 +208,7 @@ class GeoJsonStream {
     const bool failed = std::ferror(file_) != 0;
     const int closed = std::fclose(file_);
     file_ = nullptr;
-    if (failed || closed != 0) throw Error("cannot write '" + path_ + "': " + std::strerror(errno));
+    if (failed || closed != 0) throw IoError("cannot write '" + path_ + "': " + std::strerror(errno));
   }
   static std::string number(double v) {
     char text[32];
@@ -218,7 +218,7 @@ class GeoJsonStream {
  private:
   void text(const std::string& s) { write(s.data(), s.size()); }
   void write(const char* data, std::size_t bytes) {
-    if (std::fwrite(data, 1, bytes, file_) != bytes) throw Error("cannot write '" + path_ + "': " + std::strerror(errno));
+    if (std::fwrite(data, 1, bytes, file_) != bytes) throw IoError("cannot write '" + path_ + "': " + std::strerror(errno));
   }
   std::string path_;
   std::FILE* file_ = nullptr;

@@ -255,7 +255,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
     const std::uint64_t tile = sssp_output_tile_bytes(t, labelled, !options.backlink.empty());
     if (outputs + tile > budget.available())
-      throw Error("memory budget too small for the sssp write phase: it needs " + MemoryBudget::format_size(outputs + tile) +
+      throw BudgetError("memory budget too small for the sssp write phase: it needs " + MemoryBudget::format_size(outputs + tile) +
                   " (GDAL block cache and output windows " + MemoryBudget::format_size(outputs) + ", output tile " +
                   MemoryBudget::format_size(tile) + ") but only " + MemoryBudget::format_size(budget.available()) +
                   " of --memory " + MemoryBudget::format_size(budget.total()) + " is left beside " +

@@ -81,7 +81,7 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   }
   wanted = std::min(wanted, entry_bytes * std::max<std::uint64_t>(tiles, options_.batch));
   if (wanted < minimum)
-    throw Error("--memory is too small for the SSSP tile cache: it needs at least " +
+    throw BudgetError("--memory is too small for the SSSP tile cache: it needs at least " +
                 MemoryBudget::format_size(minimum) + " (" + std::to_string(options_.batch) + " tiles of " +
                 MemoryBudget::format_size(entry_bytes) + "); raise --memory or lower --tile");
   reservations_.push_back(budget.reserve(wanted, "sssp tile cache"));
