@@ -230,7 +230,8 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     result.costs = od_matrix_by_exchange(input, sites, qo, thread_count(options.threads), run.path(), budget, progress, &stats);
   }
   for (PathLength d : result.costs) result.pairs_reached += d != kUnreached;
-  result.settled = stats.settled;
+  result.batch_sources = stats.batch_sources;
+  result.tile_solves = stats.tile_solves;
   result.matrix_loads = stats.matrix_loads;
   result.cache_tiles = stats.cache_tiles;
   result.exchange_solves = stats.exchange_solves;

@@ -81,7 +81,7 @@ struct OdMatrixResult {
   WeightParams params;
   std::vector<std::uint64_t> site_cells;
   std::vector<PathLength> costs;  // K x K, fixed point, kUnreached where none
-  std::uint64_t settled = 0, matrix_loads = 0, cache_tiles = 0, exchange_solves = 0, site_tiles = 0;
+  std::uint64_t batch_sources = 0, tile_solves = 0, matrix_loads = 0, cache_tiles = 0, exchange_solves = 0, site_tiles = 0;
   double seconds_import = 0, seconds_sites = 0, seconds_queries = 0, seconds_total = 0;
   std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;
 };

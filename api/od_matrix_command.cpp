@@ -46,7 +46,7 @@ const char kUsage[] =
     "  -q, --quiet           no progress on stderr\n"
     "\n"
     "JSON keys: width, height, tile, method (index|exchange), weight, connectivity, scale, sites,\n"
-    "pairs_reached, settled, matrix_loads, cache_tiles, exchange_solves, phases {import, sites,\n"
+    "pairs_reached, batch_sources, tile_solves, matrix_loads, cache_tiles, exchange_solves, phases {import, sites,\n"
     "queries}, seconds, peak_rss_bytes.\n"
     "\n"
     "Examples:\n"
@@ -180,7 +180,8 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("sites", r.sites)
       .add("pairs_reached", r.pairs_reached)
       .add("site_tiles", r.site_tiles)
-      .add("settled", r.settled)
+      .add("batch_sources", r.batch_sources)
+      .add("tile_solves", r.tile_solves)
       .add("matrix_loads", r.matrix_loads)
       .add("cache_tiles", r.cache_tiles)
       .add("exchange_solves", r.exchange_solves)

@@ -17,6 +17,7 @@
 #include "engine/sssp/exchange.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/index/boundary_ring.h"
+#include "kernels/index/min_plus.h"
 #include "kernels/sssp/block_sssp.h"
 
 namespace terrazo {
@@ -112,12 +113,21 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
   const std::uint64_t k = sites.size();
   const std::uint32_t b = ring_size(t);
   const std::uint64_t tiles = grid.tile_count();
-  const std::uint64_t nodes = tiles * b;
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t, halo = static_cast<std::uint64_t>(t + 2) * (t + 2);
   const std::uint64_t entry_bytes = static_cast<std::uint64_t>(b) * b * 8 + b * 8 + 64;
   // Fixed needs: labels, site ring vectors, in-tile solve buffers, the results.
-  const std::uint64_t fixed = nodes * 8 + k * b * 8 + halo * 16 + cells * 9 + k * k * 8;
+  const std::uint64_t fixed = k * b * 8 + halo * 16 + cells * 9 + k * k * 8;
   MemoryBudget::Reservation fixed_reservation = budget.reserve(fixed, "od-matrix labels and site vectors");
+  // Labels of a batch of sources: 2 x 8 bytes per ring cell and source (every tile reached, worst
+  // case), from half of what is left; the matrix cache gets the rest.
+  const std::uint64_t per_source = tiles * b * 16 + 64 * tiles;
+  const std::uint64_t label_room = budget.available() / 2;
+  if (per_source > label_room)
+    throw Error("memory budget too small for od-matrix with the index: the labels of one source need " +
+                MemoryBudget::format_size(per_source) + " and only " + MemoryBudget::format_size(label_room) +
+                " is left for them; raise --memory");
+  const std::uint64_t label_batch = std::min<std::uint64_t>(k, label_room / per_source);
+  MemoryBudget::Reservation label_reservation = budget.reserve(label_batch * per_source, "od-matrix G' labels");
   std::uint64_t cache_bytes = options.cache_bytes;
   if (cache_bytes == 0) {
     const std::uint64_t keep = 1ull << 20;
@@ -180,97 +190,111 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
   st.seconds_sites = watch.seconds();
   watch.restart();
 
-  // Phase: a Dijkstra over G' per source site.
+  // Phase: the sources in batches of `batch`; per batch a tile-level exchange over G' with one label
+  // vector per source: a tile's re-solve is the min-plus product of its matrix with the labels
+  // improved since its last solve (kernels/index/min_plus.h), then the improved ring labels are
+  // pushed across the grid edges to the neighbouring tiles' rings. Tiles are solved in the order of
+  // their smallest pending label (a tile-level Dijkstra order), so most tiles are solved once or twice.
+  const std::uint64_t batch = std::max<std::uint64_t>(1, std::min<std::uint64_t>(k, label_batch));
+  st.batch_sources = batch;
+  const std::uint32_t tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> targets_in_tile;
   for (const SiteTile& group : site_tiles) targets_in_tile[group.tile] = group.sites;
-  std::vector<PathLength> label(nodes, kUnreached);
-  std::vector<std::uint64_t> touched;
-  using Item = std::pair<PathLength, std::uint64_t>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
-  const std::uint32_t tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
+  struct TileLabels {
+    std::vector<PathLength> label, delta;  // batch x b each, source-major
+    PathLength queued = kUnreached;        // key it is queued with (kUnreached: not queued)
+  };
+  std::vector<PathLength> before;
   progress.update("od-matrix: queries", 0, k);
-  for (std::uint64_t s = 0; s < k; ++s) {
-    PathLength* best = result.data() + s * k;
-    for (std::uint64_t n : touched) label[n] = kUnreached;
-    touched.clear();
-    const std::uint64_t home = tile_of_site[s];
-    for (std::uint32_t p = 0; p < b; ++p) {
-      const PathLength d = site_ring[s * b + p];
-      if (d == kUnreached) continue;
-      label[home * b + p] = d;
-      touched.push_back(home * b + p);
-      queue.push({d, home * b + p});
-    }
-    auto bound = [&]() {
-      PathLength most = 0;
-      for (std::uint64_t j = 0; j < k; ++j) most = std::max(most, best[j]);
-      return most;
+  for (std::uint64_t first = 0; first < k; first += batch) {
+    const std::uint64_t kb = std::min<std::uint64_t>(batch, k - first);
+    const std::uint64_t vector_entries = kb * b;
+    std::unordered_map<std::uint64_t, TileLabels> labels;
+    using Item = std::pair<PathLength, std::uint64_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+    auto labels_of = [&](std::uint64_t tile) -> TileLabels& {
+      TileLabels& l = labels[tile];
+      if (l.label.empty()) {
+        l.label.assign(vector_entries, kUnreached);
+        l.delta.assign(vector_entries, kUnreached);
+      }
+      return l;
     };
-    PathLength stop = bound();
+    // Offers label d to ring cell q of `tile` for source v: kept when it improves.
+    auto offer = [&](std::uint64_t tile, TileLabels& l, std::uint64_t v, std::uint32_t q, PathLength d) {
+      if (d > options.max_cost || d >= l.label[v * b + q]) return;
+      l.label[v * b + q] = d;
+      l.delta[v * b + q] = d;
+      if (d < l.queued) {
+        l.queued = d;
+        queue.push({d, tile});
+      }
+    };
+    for (std::uint64_t v = 0; v < kb; ++v) {
+      const std::uint64_t s = first + v;
+      TileLabels& l = labels_of(tile_of_site[s]);
+      for (std::uint32_t p = 0; p < b; ++p) offer(tile_of_site[s], l, v, p, site_ring[s * b + p]);
+    }
     while (!queue.empty()) {
-      const auto [d, node] = queue.top();
+      const auto [key, tile] = queue.top();
       queue.pop();
-      if (d != label[node]) continue;
-      if (d >= stop) break;  // every target is final: any later path is no shorter
-      ++st.settled;
-      const std::uint64_t tile = node / b;
-      const std::uint32_t p = static_cast<std::uint32_t>(node % b);
-      auto targets = targets_in_tile.find(tile);
-      if (targets != targets_in_tile.end()) {
-        bool lowered = false;
-        for (std::uint32_t j : targets->second) {
-          const PathLength via = min_plus_add(d, site_ring[j * b + p]);
-          if (via < best[j] && via <= options.max_cost) {
-            best[j] = via;
-            lowered = true;
+      TileLabels& l = labels.at(tile);
+      if (key != l.queued) continue;  // stale
+      l.queued = kUnreached;
+      ++st.tile_solves;
+      const IndexTileCache::Entry& entry = cache.get(tile);
+      // Labels as the previous solve left them: entries offered since count as changed.
+      before = l.label;
+      for (std::uint64_t i = 0; i < vector_entries; ++i)
+        if (l.delta[i] != kUnreached) before[i] = kUnreached;
+      min_plus_product_cpu(entry.matrix.data(), b, l.delta.data(), static_cast<std::uint32_t>(kb), l.label.data());
+      std::fill(l.delta.begin(), l.delta.end(), kUnreached);
+      const std::vector<double> ring = entry.ring;  // the cache may evict the entry below
+      // Push the improved ring labels across the grid edges to the neighbouring tiles.
+      const std::uint32_t tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
+      for (std::uint32_t p = 0; p < b; ++p) {
+        bool improved = false;
+        for (std::uint64_t v = 0; v < kb && !improved; ++v) improved = l.label[v * b + p] < before[v * b + p];
+        if (!improved) continue;
+        std::uint32_t lx, ly;
+        ring_cell_of(t, p, &lx, &ly);
+        const std::int64_t gx = static_cast<std::int64_t>(tx) * t + lx, gy = static_cast<std::int64_t>(ty) * t + ly;
+        for (int dir = 0; dir < 8; ++dir) {
+          if (!direction_used(dir, options.connectivity)) continue;
+          const std::int64_t nx = gx + kDirDx[dir], ny = gy + kDirDy[dir];
+          if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid.width) || ny >= static_cast<std::int64_t>(grid.height)) continue;
+          const std::uint32_t ntx = static_cast<std::uint32_t>(nx / t), nty = static_cast<std::uint32_t>(ny / t);
+          if ((ntx == tx && nty == ty) || ntx >= tiles_x || nty >= tiles_y) continue;
+          const std::uint64_t ntile = static_cast<std::uint64_t>(nty) * tiles_x + ntx;
+          if (index.entry(ntile).offset == 0) continue;  // no valid ring cell there
+          const std::uint32_t q = static_cast<std::uint32_t>(ring_position(t, static_cast<std::uint32_t>(nx % t), static_cast<std::uint32_t>(ny % t)));
+          bool overflow = false;
+          const Weight w = edge_weight(options.params, ring[p], cache.get(ntile).ring[q], is_diagonal(dir), &overflow);
+          if (w == kNoEdge) continue;
+          TileLabels& n = labels_of(ntile);
+          TileLabels& self = labels.at(tile);  // labels_of may have rehashed the map
+          for (std::uint64_t v = 0; v < kb; ++v) {
+            const PathLength d = self.label[v * b + p];
+            if (d == kUnreached || d >= before[v * b + p]) continue;
+            offer(ntile, n, v, q, d + w);
           }
         }
-        if (lowered) stop = bound();
-      }
-      // Inside the tile: row p of its matrix.
-      const IndexTileCache::Entry& entry = cache.get(tile);
-      const double value = entry.ring[p];
-      const PathLength* row = entry.matrix.data() + static_cast<std::uint64_t>(p) * b;
-      for (std::uint32_t q = 0; q < b; ++q) {
-        if (row[q] == kUnreached) continue;
-        const PathLength via = d + row[q];
-        const std::uint64_t other = tile * b + q;
-        if (via < label[other] && via <= options.max_cost) {
-          if (label[other] == kUnreached) touched.push_back(other);
-          label[other] = via;
-          queue.push({via, other});
-        }
-      }
-      // Across tiles: the grid edges from this ring cell to ring cells of the neighbouring tiles.
-      const std::uint32_t tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
-      std::uint32_t lx, ly;
-      ring_cell_of(t, p, &lx, &ly);
-      const std::int64_t gx = static_cast<std::int64_t>(tx) * t + lx, gy = static_cast<std::int64_t>(ty) * t + ly;
-      for (int dir = 0; dir < 8; ++dir) {
-        if (!direction_used(dir, options.connectivity)) continue;
-        const std::int64_t nx = gx + kDirDx[dir], ny = gy + kDirDy[dir];
-        if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid.width) || ny >= static_cast<std::int64_t>(grid.height)) continue;
-        const std::uint32_t ntx = static_cast<std::uint32_t>(nx / t), nty = static_cast<std::uint32_t>(ny / t);
-        if (ntx == tx && nty == ty) continue;
-        if (ntx >= tiles_x || nty >= tiles_y) continue;
-        const std::uint64_t ntile = static_cast<std::uint64_t>(nty) * tiles_x + ntx;
-        if (index.entry(ntile).offset == 0) continue;  // no valid ring cell there
-        const std::uint32_t q = static_cast<std::uint32_t>(ring_position(t, static_cast<std::uint32_t>(nx % t), static_cast<std::uint32_t>(ny % t)));
-        const double other_value = cache.get(ntile).ring[q];
-        bool overflow = false;
-        const Weight w = edge_weight(options.params, value, other_value, is_diagonal(dir), &overflow);
-        if (w == kNoEdge) continue;
-        const PathLength via = d + w;
-        const std::uint64_t other = ntile * b + q;
-        if (via < label[other] && via <= options.max_cost) {
-          if (label[other] == kUnreached) touched.push_back(other);
-          label[other] = via;
-          queue.push({via, other});
-        }
       }
     }
-    while (!queue.empty()) queue.pop();
-    progress.update("od-matrix: queries", s + 1, k);
+    // Targets: min over the ring cells r of the target's tile of label(r) + d_tile(r, target).
+    for (const auto& [tile, sites_here] : targets_in_tile) {
+      auto it = labels.find(tile);
+      if (it == labels.end()) continue;
+      for (std::uint64_t v = 0; v < kb; ++v) {
+        PathLength* best = result.data() + (first + v) * k;
+        for (std::uint32_t j : sites_here)
+          for (std::uint32_t p = 0; p < b; ++p) {
+            const PathLength via = min_plus_add(it->second.label[v * b + p], site_ring[j * b + p]);
+            if (via < best[j]) best[j] = via;
+          }
+      }
+    }
+    progress.update("od-matrix: queries", first + kb, k);
   }
   st.matrix_loads = cache.loads();
   st.seconds_queries = watch.seconds();

@@ -6,8 +6,7 @@
 //     cells; inside a tile the index matrix, a row per settled ring cell, i.e. a min-plus product
 //     with a unit vector; across tiles the grid edges between ring cells of neighbouring tiles,
 //     diagonals included); a target's cost is min over its tile's ring cells r of D(r) + d_tile(r,
-//     target), or the in-tile distance when that is smaller. The Dijkstra stops once its key reaches
-//     the largest target bound (every target then final) or the cost limit.
+//     target), or the in-tile distance when that is smaller.
 //   - od_matrix_by_exchange: K runs of the SSSP streamed exchange (engine/sssp/exchange.h), one per
 //     source site (not batched: one label per cell), each target read from the distance store.
 // Both give the same matrix: entry [i * K + j] = the shortest distance from site i to site j
@@ -17,9 +16,9 @@
 // inside the tile (d_tile(r, u), the site's ring vector by symmetry of the weights); the prefix s
 // -> r is a G' path whose in-tile pieces are bounded below by the index matrices ([Gerritsen2012,
 // ch. 4]).
-// Memory: G' labels, 8 bytes per ring cell of the grid (tiles x (4t - 4)), ring values of all tiles
-// (the same again), an LRU cache of expanded tile matrices ((4t - 4)^2 x 8 each) taking the rest of
-// what it is given, and per site its ring vector.
+// Memory: per batch of sources, G' labels and pending labels, 16 bytes per ring cell of the grid and
+// source (tiles x (4t - 4) x 16 per source; the batch is half of the budget's rest over that), an LRU
+// cache of expanded tile matrices ((4t - 4)^2 x 8 each) taking the rest, and per site its ring vector.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -47,7 +46,8 @@ struct OdQueryOptions {
 
 struct OdQueryStats {
   std::uint64_t site_tiles = 0;      // distinct tiles holding sites (in-tile solves)
-  std::uint64_t settled = 0;         // G' nodes settled, all sources
+  std::uint64_t batch_sources = 0;   // sources per batch of the G' exchange
+  std::uint64_t tile_solves = 0;     // tile re-solves (min-plus products), all batches
   std::uint64_t matrix_loads = 0;    // index tiles read (cache misses)
   std::uint64_t cache_tiles = 0;     // cache capacity
   std::uint64_t exchange_solves = 0; // od_matrix_by_exchange: block solves, all runs
