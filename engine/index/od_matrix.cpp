@@ -202,9 +202,12 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
   for (const SiteTile& group : site_tiles) targets_in_tile[group.tile] = group.sites;
   struct TileLabels {
     std::vector<PathLength> label, delta;  // batch x b each, source-major
+    std::vector<std::uint32_t> dirty;      // sources with pending (delta) labels
+    std::vector<char> is_dirty;            // batch
     PathLength queued = kUnreached;        // key it is queued with (kUnreached: not queued)
   };
   std::vector<PathLength> before;
+  std::vector<std::uint32_t> solving;
   progress.update("od-matrix: queries", 0, k);
   for (std::uint64_t first = 0; first < k; first += batch) {
     const std::uint64_t kb = std::min<std::uint64_t>(batch, k - first);
@@ -217,6 +220,7 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
       if (l.label.empty()) {
         l.label.assign(vector_entries, kUnreached);
         l.delta.assign(vector_entries, kUnreached);
+        l.is_dirty.assign(kb, 0);
       }
       return l;
     };
@@ -225,6 +229,10 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
       if (d > options.max_cost || d >= l.label[v * b + q]) return;
       l.label[v * b + q] = d;
       l.delta[v * b + q] = d;
+      if (!l.is_dirty[v]) {
+        l.is_dirty[v] = 1;
+        l.dirty.push_back(static_cast<std::uint32_t>(v));
+      }
       if (d < l.queued) {
         l.queued = d;
         queue.push({d, tile});
@@ -243,18 +251,27 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
       l.queued = kUnreached;
       ++st.tile_solves;
       const IndexTileCache::Entry& entry = cache.get(tile);
-      // Labels as the previous solve left them: entries offered since count as changed.
-      before = l.label;
-      for (std::uint64_t i = 0; i < vector_entries; ++i)
-        if (l.delta[i] != kUnreached) before[i] = kUnreached;
-      min_plus_product_cpu(entry.matrix.data(), b, l.delta.data(), static_cast<std::uint32_t>(kb), l.label.data());
-      std::fill(l.delta.begin(), l.delta.end(), kUnreached);
+      // The sources with pending labels, one product each; `before` holds their labels as the previous
+      // solve left them (entries offered since count as changed).
+      solving.swap(l.dirty);
+      l.dirty.clear();
+      before.resize(solving.size() * static_cast<std::uint64_t>(b));
+      for (std::uint64_t i = 0; i < solving.size(); ++i) {
+        const std::uint64_t v = solving[i];
+        l.is_dirty[v] = 0;
+        PathLength* was = before.data() + i * b;
+        PathLength* delta = l.delta.data() + v * b;
+        for (std::uint32_t p = 0; p < b; ++p) was[p] = delta[p] != kUnreached ? kUnreached : l.label[v * b + p];
+        min_plus_product_cpu(entry.matrix.data(), b, delta, 1, l.label.data() + v * b);
+        std::fill(delta, delta + b, kUnreached);
+      }
       const std::vector<double> ring = entry.ring;  // the cache may evict the entry below
       // Push the improved ring labels across the grid edges to the neighbouring tiles.
       const std::uint32_t tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
       for (std::uint32_t p = 0; p < b; ++p) {
         bool improved = false;
-        for (std::uint64_t v = 0; v < kb && !improved; ++v) improved = l.label[v * b + p] < before[v * b + p];
+        for (std::uint64_t i = 0; i < solving.size() && !improved; ++i)
+          improved = l.label[solving[i] * static_cast<std::uint64_t>(b) + p] < before[i * b + p];
         if (!improved) continue;
         std::uint32_t lx, ly;
         ring_cell_of(t, p, &lx, &ly);
@@ -273,9 +290,10 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
           if (w == kNoEdge) continue;
           TileLabels& n = labels_of(ntile);
           TileLabels& self = labels.at(tile);  // labels_of may have rehashed the map
-          for (std::uint64_t v = 0; v < kb; ++v) {
+          for (std::uint64_t i = 0; i < solving.size(); ++i) {
+            const std::uint64_t v = solving[i];
             const PathLength d = self.label[v * b + p];
-            if (d == kUnreached || d >= before[v * b + p]) continue;
+            if (d == kUnreached || d >= before[i * b + p]) continue;
             offer(ntile, n, v, q, d + w);
           }
         }

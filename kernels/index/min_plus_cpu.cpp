@@ -11,11 +11,11 @@ void min_plus_product_cpu(const PathLength* m, std::uint32_t b, const PathLength
       const PathLength xi = xv[i];
       if (xi == kUnreached) continue;
       const PathLength* row = m + static_cast<std::size_t>(i) * b;
+      // Branch-free: xi + kUnreached wraps below xi, and is then kept out by the select.
       for (std::uint32_t j = 0; j < b; ++j) {
-        const PathLength mij = row[j];
-        if (mij == kUnreached) continue;
-        const PathLength via = xi + mij;
-        if (via < yv[j]) yv[j] = via;
+        const PathLength sum = xi + row[j];
+        const PathLength via = sum < xi ? kUnreached : sum;
+        yv[j] = via < yv[j] ? via : yv[j];
       }
     }
   }
