@@ -17,7 +17,7 @@
 #include "engine/sssp/exchange.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/index/boundary_ring.h"
-#include "kernels/index/min_plus.h"
+#include "engine/index/gprime_exchange.h"
 #include "kernels/sssp/block_sssp.h"
 
 namespace terrazo {
@@ -44,50 +44,6 @@ std::uint32_t local_of(const TileGrid& grid, std::uint64_t cell) {
   const std::uint64_t x = cell % grid.width, y = cell / grid.width;
   return static_cast<std::uint32_t>((y % grid.tile) * grid.tile + x % grid.tile);
 }
-
-// The LRU cache of index tiles (ring values and expanded matrices).
-class IndexTileCache {
- public:
-  struct Entry {
-    std::vector<double> ring;
-    std::vector<PathLength> matrix;
-  };
-  IndexTileCache(const IndexFile& index, std::uint64_t capacity) : index_(index), capacity_(std::max<std::uint64_t>(2, capacity)) {}
-  const Entry& get(std::uint64_t tile) {
-    auto it = map_.find(tile);
-    if (it != map_.end()) {
-      lru_.splice(lru_.begin(), lru_, it->second.second);
-      return it->second.first;
-    }
-    Entry entry;
-    if (map_.size() >= capacity_) {
-      const std::uint64_t victim = lru_.back();
-      lru_.pop_back();
-      auto v = map_.find(victim);
-      entry = std::move(v->second.first);
-      map_.erase(v);
-    }
-    const std::uint32_t b = ring_size(index_.header().tile);
-    entry.ring.resize(b);
-    entry.matrix.resize(static_cast<std::uint64_t>(b) * b);
-    index_.read_tile(tile, entry.ring.data(), entry.matrix.data());
-    ++loads_;
-    lru_.push_front(tile);
-    auto& slot = map_[tile];
-    slot.first = std::move(entry);
-    slot.second = lru_.begin();
-    return slot.first;
-  }
-  std::uint64_t loads() const { return loads_; }
-  std::uint64_t capacity() const { return capacity_; }
-
- private:
-  const IndexFile& index_;
-  std::uint64_t capacity_;
-  std::unordered_map<std::uint64_t, std::pair<Entry, std::list<std::uint64_t>::iterator>> map_;
-  std::list<std::uint64_t> lru_;
-  std::uint64_t loads_ = 0;
-};
 
 }  // namespace
 
@@ -197,108 +153,23 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
   // their smallest pending label (a tile-level Dijkstra order), so most tiles are solved once or twice.
   const std::uint64_t batch = std::max<std::uint64_t>(1, std::min<std::uint64_t>(k, label_batch));
   st.batch_sources = batch;
-  const std::uint32_t tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> targets_in_tile;
   for (const SiteTile& group : site_tiles) targets_in_tile[group.tile] = group.sites;
-  struct TileLabels {
-    std::vector<PathLength> label, delta;  // batch x b each, source-major
-    std::vector<std::uint32_t> dirty;      // sources with pending (delta) labels
-    std::vector<char> is_dirty;            // batch
-    PathLength queued = kUnreached;        // key it is queued with (kUnreached: not queued)
-  };
-  std::vector<PathLength> before;
-  std::vector<std::uint32_t> solving;
+  GPrimeExchangeOptions xo;
+  xo.params = options.params;
+  xo.connectivity = options.connectivity;
+  xo.max_cost = options.max_cost;
   progress.update("od-matrix: queries", 0, k);
   for (std::uint64_t first = 0; first < k; first += batch) {
     const std::uint64_t kb = std::min<std::uint64_t>(batch, k - first);
-    const std::uint64_t vector_entries = kb * b;
-    std::unordered_map<std::uint64_t, TileLabels> labels;
-    using Item = std::pair<PathLength, std::uint64_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
-    auto labels_of = [&](std::uint64_t tile) -> TileLabels& {
-      TileLabels& l = labels[tile];
-      if (l.label.empty()) {
-        l.label.assign(vector_entries, kUnreached);
-        l.delta.assign(vector_entries, kUnreached);
-        l.is_dirty.assign(kb, 0);
-      }
-      return l;
-    };
-    // Offers label d to ring cell q of `tile` for source v: kept when it improves.
-    auto offer = [&](std::uint64_t tile, TileLabels& l, std::uint64_t v, std::uint32_t q, PathLength d) {
-      if (d > options.max_cost || d >= l.label[v * b + q]) return;
-      l.label[v * b + q] = d;
-      l.delta[v * b + q] = d;
-      if (!l.is_dirty[v]) {
-        l.is_dirty[v] = 1;
-        l.dirty.push_back(static_cast<std::uint32_t>(v));
-      }
-      if (d < l.queued) {
-        l.queued = d;
-        queue.push({d, tile});
-      }
-    };
+    std::vector<GPrimeSeed> seeds;
     for (std::uint64_t v = 0; v < kb; ++v) {
       const std::uint64_t s = first + v;
-      TileLabels& l = labels_of(tile_of_site[s]);
-      for (std::uint32_t p = 0; p < b; ++p) offer(tile_of_site[s], l, v, p, site_ring[s * b + p]);
+      seeds.push_back(GPrimeSeed{tile_of_site[s], static_cast<std::uint32_t>(v), std::vector<PathLength>(site_ring.begin() + static_cast<std::ptrdiff_t>(s * b), site_ring.begin() + static_cast<std::ptrdiff_t>((s + 1) * b))});
     }
-    while (!queue.empty()) {
-      const auto [key, tile] = queue.top();
-      queue.pop();
-      TileLabels& l = labels.at(tile);
-      if (key != l.queued) continue;  // stale
-      l.queued = kUnreached;
-      ++st.tile_solves;
-      const IndexTileCache::Entry& entry = cache.get(tile);
-      // The sources with pending labels, one product each; `before` holds their labels as the previous
-      // solve left them (entries offered since count as changed).
-      solving.swap(l.dirty);
-      l.dirty.clear();
-      before.resize(solving.size() * static_cast<std::uint64_t>(b));
-      for (std::uint64_t i = 0; i < solving.size(); ++i) {
-        const std::uint64_t v = solving[i];
-        l.is_dirty[v] = 0;
-        PathLength* was = before.data() + i * b;
-        PathLength* delta = l.delta.data() + v * b;
-        for (std::uint32_t p = 0; p < b; ++p) was[p] = delta[p] != kUnreached ? kUnreached : l.label[v * b + p];
-        min_plus_product_cpu(entry.matrix.data(), b, delta, 1, l.label.data() + v * b);
-        std::fill(delta, delta + b, kUnreached);
-      }
-      const std::vector<double> ring = entry.ring;  // the cache may evict the entry below
-      // Push the improved ring labels across the grid edges to the neighbouring tiles.
-      const std::uint32_t tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
-      for (std::uint32_t p = 0; p < b; ++p) {
-        bool improved = false;
-        for (std::uint64_t i = 0; i < solving.size() && !improved; ++i)
-          improved = l.label[solving[i] * static_cast<std::uint64_t>(b) + p] < before[i * b + p];
-        if (!improved) continue;
-        std::uint32_t lx, ly;
-        ring_cell_of(t, p, &lx, &ly);
-        const std::int64_t gx = static_cast<std::int64_t>(tx) * t + lx, gy = static_cast<std::int64_t>(ty) * t + ly;
-        for (int dir = 0; dir < 8; ++dir) {
-          if (!direction_used(dir, options.connectivity)) continue;
-          const std::int64_t nx = gx + kDirDx[dir], ny = gy + kDirDy[dir];
-          if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid.width) || ny >= static_cast<std::int64_t>(grid.height)) continue;
-          const std::uint32_t ntx = static_cast<std::uint32_t>(nx / t), nty = static_cast<std::uint32_t>(ny / t);
-          if ((ntx == tx && nty == ty) || ntx >= tiles_x || nty >= tiles_y) continue;
-          const std::uint64_t ntile = static_cast<std::uint64_t>(nty) * tiles_x + ntx;
-          if (index.entry(ntile).offset == 0) continue;  // no valid ring cell there
-          const std::uint32_t q = static_cast<std::uint32_t>(ring_position(t, static_cast<std::uint32_t>(nx % t), static_cast<std::uint32_t>(ny % t)));
-          bool overflow = false;
-          const Weight w = edge_weight(options.params, ring[p], cache.get(ntile).ring[q], is_diagonal(dir), &overflow);
-          if (w == kNoEdge) continue;
-          TileLabels& n = labels_of(ntile);
-          TileLabels& self = labels.at(tile);  // labels_of may have rehashed the map
-          for (std::uint64_t i = 0; i < solving.size(); ++i) {
-            const std::uint64_t v = solving[i];
-            const PathLength d = self.label[v * b + p];
-            if (d == kUnreached || d >= before[i * b + p]) continue;
-            offer(ntile, n, v, q, d + w);
-          }
-        }
-      }
-    }
+    GPrimeStats gs;
+    const GPrimeLabels labels = gprime_exchange(index, cache, grid, kb, seeds, xo, &gs);
+    st.tile_solves += gs.tile_solves;
     // Targets: min over the ring cells r of the target's tile of label(r) + d_tile(r, target).
     for (const auto& [tile, sites_here] : targets_in_tile) {
       auto it = labels.find(tile);
@@ -307,7 +178,7 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
         PathLength* best = result.data() + (first + v) * k;
         for (std::uint32_t j : sites_here)
           for (std::uint32_t p = 0; p < b; ++p) {
-            const PathLength via = min_plus_add(it->second.label[v * b + p], site_ring[j * b + p]);
+            const PathLength via = min_plus_add(it->second[v * b + p], site_ring[j * b + p]);
             if (via < best[j]) best[j] = via;
           }
       }
