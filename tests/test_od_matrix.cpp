@@ -209,6 +209,82 @@ TEST(OdMatrix, GeneratedTerrainWithTheIndexMatchesTheOracle) {
   expect_same(with.costs, want, cells.size(), "generated terrain");
 }
 
+// `sssp --index` against the oracle (random rasters with walls and islands, several sources, max
+// cost) and against plain sssp on a real DEM.
+TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
+  testing::TempDir dir;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    std::mt19937_64 rng(seed * 7907);
+    const std::uint64_t w = 20 + rng() % 70, h = 20 + rng() % 70;
+    std::vector<double> values(w * h);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (auto& v : values) v = unit(rng) < 0.06 ? kNaN : std::floor(unit(rng) * 50);
+    if (seed % 2 == 0) {
+      const std::uint64_t wx = 5 + rng() % (w - 10);
+      for (std::uint64_t y = 0; y < h; ++y)
+        if (y != h / 3) values[y * w + wx] = kNaN;
+    }
+    const std::string input = dir.file("s" + std::to_string(seed) + ".tif");
+    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
+    const WeightModel model = seed % 3 == 0 ? WeightModel::Max : seed % 3 == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
+    const Connectivity c = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
+    const std::string index = dir.file("s" + std::to_string(seed) + ".tzi");
+    build(input, index, model, c, 16, 8);
+    SsspOptions o;
+    o.input = input;
+    o.output = dir.file("s" + std::to_string(seed) + "_cost.tif");
+    o.index = index;
+    o.weight = model;
+    o.connectivity = c;
+    if (seed % 5 == 0) o.max_cost = 50.0;
+    if (seed % 3 == 0) o.cache_bytes = 1;  // the smallest cache: two tiles
+    const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 1 + static_cast<int>(rng() % 3));
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> seeds;
+    for (std::uint64_t cell : cells) {
+      o.sources.push_back(pixel(cell % w, cell / w));
+      seeds.push_back({cell, 0});
+    }
+    MemoryBudget budget(256ull << 20);
+    const SsspResult r = run_sssp(o, budget, Progress::silent());
+    EXPECT_EQ(r.exchange, "index");
+    testing::SsspReferenceProblem ref;
+    ref.width = w;
+    ref.height = h;
+    ref.values = values.data();
+    ref.params = r.params;
+    ref.connectivity = c;
+    ref.max_cost = r.max_cost_fixed;
+    testing::set_reference_sources(ref, seeds);
+    ASSERT_TRUE(testing::sssp_reference(ref));
+    const auto dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
+    for (std::uint64_t i = 0; i < dist.size(); ++i)
+      ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " cell " << i % w << "," << i / w;
+  }
+  // A real DEM: the index's cost raster equals plain sssp's, bit for bit.
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string index = dir.file("pysheds.tzi");
+  build(dem, index, WeightModel::Friction, Connectivity::Eight, 32, 8);
+  SsspOptions a;
+  a.input = dem;
+  a.output = dir.file("plain.tif");
+  a.sources = {pixel(17, 23), pixel(300, 200)};
+  a.tile = 64;
+  SsspOptions b = a;
+  b.output = dir.file("indexed.tif");
+  b.index = index;
+  MemoryBudget budget(256ull << 20);
+  run_sssp(a, budget, Progress::silent());
+  run_sssp(b, budget, Progress::silent());
+  const auto plain = testing::read_raster_values(a.output), indexed = testing::read_raster_values(b.output);
+  ASSERT_EQ(plain.size(), indexed.size());
+  for (std::uint64_t i = 0; i < plain.size(); ++i)
+    ASSERT_TRUE(plain[i] == indexed[i] || (plain[i] != plain[i] && indexed[i] != indexed[i])) << "cell " << i;
+  // --index with --backlink: one usage error.
+  SsspOptions c = b;
+  c.backlink = dir.file("back.tif");
+  EXPECT_THROW(run_sssp(c, budget, Progress::silent()), UsageError);
+}
+
 TEST(IndexFile, LeafSideDoesNotChangeTheMatricesAndCorruptionIsAnError) {
   testing::TempDir dir;
   const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";

@@ -5,11 +5,37 @@
 #include <functional>
 #include <queue>
 
+#include "core/error.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/index/boundary_ring.h"
 #include "kernels/index/min_plus.h"
 
 namespace terrazo {
+
+void check_index_fits(const IndexFile& index, const TileGrid& grid, const WeightParams& params, Connectivity connectivity) {
+  const IndexFileHeader& h = index.header();
+  if (h.width != grid.width || h.height != grid.height)
+    throw UsageError("--index was built for a raster of " + std::to_string(h.width) + " x " + std::to_string(h.height) +
+                     " cells, INPUT is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
+                     ": build an index of INPUT with `terrazo index`");
+  if (h.tile != grid.tile) throw Error("the index's tile " + std::to_string(h.tile) + " differs from the input's " + std::to_string(grid.tile));
+  if (h.model != params.model || h.connectivity != connectivity || h.scale != params.scale ||
+      h.offset != params.offset)
+    throw UsageError(std::string("--index was built with --weight ") + to_string(h.model) + " --connectivity " +
+                     to_string(h.connectivity) + " --scale " + std::to_string(h.scale) + ", this query asks for --weight " +
+                     to_string(params.model) + " --connectivity " + to_string(connectivity) +
+                     " --scale " + std::to_string(params.scale) + ": give the index's flags or rebuild it");
+}
+
+void check_index_tile(const IndexFile& index, std::uint64_t tile, const double* values, const std::string& what) {
+  const std::uint32_t t = index.header().tile;
+  if (index_values_crc(values, static_cast<std::uint64_t>(t) * t) != index.entry(tile).values_crc) {
+    const std::uint32_t tiles_x = index.header().grid().tiles_x();
+    throw UsageError("--index was built for another raster: the cells of tile " + std::to_string(tile % tiles_x) + "," +
+                     std::to_string(tile / tiles_x) + " (holding " + what +
+                     ") differ from those indexed (fingerprint); build an index of INPUT with `terrazo index`");
+  }
+}
 
 GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, const TileGrid& grid, std::uint64_t kb,
                              const std::vector<GPrimeSeed>& seeds, const GPrimeExchangeOptions& options,
@@ -79,6 +105,11 @@ GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, cons
         PathLength* delta = l.delta.data() + v * b;
         for (std::uint32_t p = 0; p < b; ++p) was[p] = delta[p] != kUnreached ? kUnreached : l.label[v * b + p];
         min_plus_product_cpu(entry.matrix.data(), b, delta, 1, l.label.data() + v * b);
+        if (options.max_cost != kUnreached) {  // beyond the limit: unreached, as the block solver leaves it
+          PathLength* y = l.label.data() + v * b;
+          for (std::uint32_t p = 0; p < b; ++p)
+            if (y[p] > options.max_cost) y[p] = kUnreached;
+        }
         std::fill(delta, delta + b, kUnreached);
       }
       const std::vector<double> ring = entry.ring;  // the cache may evict the entry below

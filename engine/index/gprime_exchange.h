@@ -16,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <list>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -89,6 +90,13 @@ struct GPrimeStats {
 };
 
 using GPrimeLabels = std::unordered_map<std::uint64_t, std::vector<PathLength>>;
+
+// UsageError unless the index was built for a raster of `grid`'s size and tile with these weights.
+void check_index_fits(const IndexFile& index, const TileGrid& grid, const WeightParams& params, Connectivity connectivity);
+
+// UsageError unless tile `tile`'s cells (t*t, NaN = nodata) are those the index was built from
+// (the tile's values CRC, part of the fingerprint); `what` names the site or source in the message.
+void check_index_tile(const IndexFile& index, std::uint64_t tile, const double* values, const std::string& what);
 
 GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, const TileGrid& grid, std::uint64_t kb,
                              const std::vector<GPrimeSeed>& seeds, const GPrimeExchangeOptions& options,

@@ -53,19 +53,8 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
   OdQueryStats local_stats;
   OdQueryStats& st = stats ? *stats : local_stats;
   const TileGrid& grid = input.grid();
-  const IndexFileHeader& h = index.header();
   const std::uint32_t t = grid.tile;
-  if (h.width != grid.width || h.height != grid.height)
-    throw UsageError("--index was built for a raster of " + std::to_string(h.width) + " x " + std::to_string(h.height) +
-                     " cells, INPUT is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
-                     ": build an index of INPUT with `terrazo index`");
-  if (h.tile != t) throw Error("od-matrix: the index's tile " + std::to_string(h.tile) + " differs from the input's " + std::to_string(t));
-  if (h.model != options.params.model || h.connectivity != options.connectivity || h.scale != options.params.scale ||
-      h.offset != options.params.offset)
-    throw UsageError(std::string("--index was built with --weight ") + to_string(h.model) + " --connectivity " +
-                     to_string(h.connectivity) + " --scale " + std::to_string(h.scale) + ", this query asks for --weight " +
-                     to_string(options.params.model) + " --connectivity " + to_string(options.connectivity) +
-                     " --scale " + std::to_string(options.params.scale) + ": give the index's flags or rebuild it");
+  check_index_fits(index, grid, options.params, options.connectivity);
   const std::uint64_t k = sites.size();
   const std::uint32_t b = ring_size(t);
   const std::uint64_t tiles = grid.tile_count();
@@ -111,10 +100,7 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
       const auto tx = static_cast<std::uint32_t>(group.tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(group.tile / grid.tiles_x());
       if (input.tile_present(tx, ty)) input.read_tile(tx, ty, tile_values.data());
       else std::fill(tile_values.begin(), tile_values.end(), std::numeric_limits<double>::quiet_NaN());
-      if (index_values_crc(tile_values.data(), cells) != index.entry(group.tile).values_crc)
-        throw UsageError("--index was built for another raster: the cells of tile " + std::to_string(tx) + "," +
-                         std::to_string(ty) + " (holding " + sites[group.sites.front()].text +
-                         ") differ from those indexed (fingerprint); build an index of INPUT with `terrazo index`");
+      check_index_tile(index, group.tile, tile_values.data(), sites[group.sites.front()].text);
       std::fill(values.begin(), values.end(), std::numeric_limits<double>::quiet_NaN());
       for (std::uint32_t y = 0; y < t; ++y)
         std::copy(tile_values.begin() + static_cast<std::ptrdiff_t>(y) * t, tile_values.begin() + static_cast<std::ptrdiff_t>(y + 1) * t,
