@@ -17,6 +17,7 @@
 #include "api/index.h"
 #include "api/index_command.h"
 #include "api/info_command.h"
+#include "api/network.h"
 #include "api/od_matrix_command.h"
 #include "api/sssp.h"
 #include "core/error.h"
@@ -283,6 +284,74 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
   SsspOptions c = b;
   c.backlink = dir.file("back.tif");
   EXPECT_THROW(run_sssp(c, budget, Progress::silent()), UsageError);
+}
+
+// The network: the tree's edges are the minimum spanning tree of the oracle's matrix (Prim on the
+// oracle, independent of Kruskal), each traced as a line whose cost is the matrix entry; an island
+// site makes a forest.
+TEST(Network, TreeIsTheMinimumSpanningTreeOfTheMatrixAndEveryEdgeIsTraced) {
+  testing::TempDir dir;
+  std::mt19937_64 rng(5);
+  const std::uint64_t w = 70, h = 50;
+  std::vector<double> values(w * h);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 30);
+  for (std::uint64_t y = 2; y <= 8; ++y)
+    for (std::uint64_t x = 2; x <= 8; ++x) values[y * w + x] = (y == 2 || y == 8 || x == 2 || x == 8) ? kNaN : 3;
+  const std::string input = dir.file("net.tif");
+  testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
+  std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 7);
+  cells.push_back(5 * w + 5);  // the island
+  cells.push_back(4 * w + 6);  // a second site on it
+  const std::uint64_t k = cells.size();
+  const std::string index = dir.file("net.tzi");
+  build(input, index, WeightModel::Friction, Connectivity::Eight, 16, 8);
+  for (const bool with_index : {true, false}) {
+    NetworkOptions o;
+    o.od.input = input;
+    o.od.output = dir.file(with_index ? "a.geojson" : "b.geojson");
+    o.od.index = with_index ? index : "";
+    o.od.sites = points_of(cells, w);
+    o.od.tile = 16;
+    MemoryBudget budget(256ull << 20);
+    const NetworkResult r = run_network(o, budget, Progress::silent());
+    const auto want = reference_matrix(values, w, h, r.matrix.params, Connectivity::Eight, kUnreached, cells);
+    // Prim's total weight per component on the oracle's matrix.
+    std::vector<char> in(k, 0);
+    PathLength total = 0;
+    std::uint64_t components = 0;
+    for (std::uint64_t root = 0; root < k; ++root) {
+      if (in[root]) continue;
+      ++components;
+      std::vector<PathLength> key(k, kUnreached);
+      key[root] = 0;
+      for (;;) {
+        std::uint64_t best = k;
+        for (std::uint64_t v = 0; v < k; ++v)
+          if (!in[v] && key[v] != kUnreached && (best == k || key[v] < key[best])) best = v;
+        if (best == k) break;
+        in[best] = 1;
+        total += key[best];
+        for (std::uint64_t v = 0; v < k; ++v)
+          if (!in[v] && want[best * k + v] < key[v]) key[v] = want[best * k + v];
+      }
+    }
+    EXPECT_EQ(r.components, components);
+    EXPECT_EQ(components, 2u);
+    EXPECT_EQ(r.edges.size(), k - components);
+    PathLength got = 0;
+    for (const NetworkEdge& e : r.edges) {
+      got += e.cost;
+      EXPECT_EQ(e.cost, want[e.from * k + e.to]);
+      EXPECT_GE(e.cells, cells[e.from] == cells[e.to] ? 1u : 2u);
+    }
+    EXPECT_EQ(got, total);
+    std::ifstream f(o.od.output);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::size_t features = 0;
+    for (std::size_t at = text.find("\"LineString\""); at != std::string::npos; at = text.find("\"LineString\"", at + 1)) ++features;
+    EXPECT_EQ(features, r.edges.size());
+  }
 }
 
 TEST(IndexFile, LeafSideDoesNotChangeTheMatricesAndCorruptionIsAnError) {
