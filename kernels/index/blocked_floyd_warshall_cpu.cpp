@@ -4,6 +4,7 @@
 
 #include "kernels/common/tile_geometry.h"
 #include "kernels/index/blocked_floyd_warshall.h"
+#include "kernels/index/min_plus.h"
 
 namespace terrazo {
 namespace {
@@ -16,13 +17,7 @@ void relax_block(PathLength* d, std::uint32_t n, std::uint32_t k0, std::uint32_t
     for (std::uint32_t i = i0; i < i1; ++i) {
       PathLength* row_i = d + static_cast<std::size_t>(i) * n;
       const PathLength dik = row_i[k];
-      if (dik == kUnreached) continue;
-      for (std::uint32_t j = j0; j < j1; ++j) {
-        const PathLength dkj = row_k[j];
-        if (dkj == kUnreached) continue;
-        const PathLength via = dik + dkj;
-        if (via < row_i[j]) row_i[j] = via;
-      }
+      if (dik != kUnreached) min_plus_relax_row(row_i + j0, row_k + j0, dik, j1 - j0);
     }
   }
 }

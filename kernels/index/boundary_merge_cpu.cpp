@@ -4,6 +4,7 @@
 
 #include "kernels/common/tile_geometry.h"
 #include "kernels/index/boundary_merge.h"
+#include "kernels/index/min_plus.h"
 
 namespace terrazo {
 
@@ -68,13 +69,7 @@ void boundary_merge_cpu(const double* values, std::uint64_t stride, std::uint32_
     for (std::uint32_t i = 0; i < k; ++i) {
       PathLength* row_i = d + static_cast<std::size_t>(i) * u;
       const PathLength dik = row_i[k];
-      if (dik == kUnreached) continue;
-      for (std::uint32_t j = 0; j < k; ++j) {
-        const PathLength dkj = row_k[j];
-        if (dkj == kUnreached) continue;
-        const PathLength via = dik + dkj;
-        if (via < row_i[j]) row_i[j] = via;
-      }
+      if (dik != kUnreached) min_plus_relax_row(row_i, row_k, dik, k);
     }
   }
   // Close P: paths between ring cells of the parent through other ring cells of the parent.
@@ -83,13 +78,7 @@ void boundary_merge_cpu(const double* values, std::uint64_t stride, std::uint32_
     for (std::uint32_t i = 0; i < parent_b; ++i) {
       PathLength* row_i = d + static_cast<std::size_t>(i) * u;
       const PathLength dik = row_i[k];
-      if (dik == kUnreached) continue;
-      for (std::uint32_t j = 0; j < parent_b; ++j) {
-        const PathLength dkj = row_k[j];
-        if (dkj == kUnreached) continue;
-        const PathLength via = dik + dkj;
-        if (via < row_i[j]) row_i[j] = via;
-      }
+      if (dik != kUnreached) min_plus_relax_row(row_i, row_k, dik, parent_b);
     }
   }
   for (std::uint32_t p = 0; p < parent_b; ++p)

@@ -14,6 +14,11 @@
 
 namespace terrazo {
 
+// One row of every CPU twin's relaxation: y[j] = min(y[j], x + row[j]) for j < n (kUnreached absorbs;
+// x finite). Branch-free, so the compiler vectorizes it; built for AVX2 and the baseline, chosen at
+// run time (the same results: integer min-plus is exact).
+void min_plus_relax_row(PathLength* y, const PathLength* row, PathLength x, std::uint32_t n);
+
 void min_plus_product_cpu(const PathLength* m, std::uint32_t b, const PathLength* x, std::uint32_t k, PathLength* y);
 
 // CUDA: `count` independent products back to back (matrices count x b x b, x and y count x k x b),
