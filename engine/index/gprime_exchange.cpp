@@ -2,6 +2,7 @@
 #include "engine/index/gprime_exchange.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <queue>
 
@@ -53,6 +54,35 @@ GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, cons
   };
   std::vector<PathLength> before;
   std::vector<std::uint32_t> solving;
+  std::vector<std::uint64_t> first_of, fill_at;
+  std::vector<std::uint32_t> improved_sources;
+  // The grid edges leaving each ring position: direction, neighbouring tile offset, ring position there.
+  struct Step {
+    int dir = 0, dx = 0, dy = 0;
+    std::uint32_t q = 0;
+  };
+  std::vector<std::vector<Step>> steps(b);
+  for (std::uint32_t p = 0; p < b; ++p) {
+    std::uint32_t lx, ly;
+    ring_cell_of(t, p, &lx, &ly);
+    for (int dir = 0; dir < 8; ++dir) {
+      if (!direction_used(dir, options.connectivity)) continue;
+      const std::int64_t nx = static_cast<std::int64_t>(lx) + kDirDx[dir], ny = static_cast<std::int64_t>(ly) + kDirDy[dir];
+      const int dx = nx < 0 ? -1 : nx >= static_cast<std::int64_t>(t) ? 1 : 0;
+      const int dy = ny < 0 ? -1 : ny >= static_cast<std::int64_t>(t) ? 1 : 0;
+      if (dx == 0 && dy == 0) continue;  // inside the tile: the matrix covers it
+      const auto q = ring_position(t, static_cast<std::uint32_t>(nx - dx * static_cast<std::int64_t>(t)),
+                                   static_cast<std::uint32_t>(ny - dy * static_cast<std::int64_t>(t)));
+      steps[p].push_back(Step{dir, dx, dy, static_cast<std::uint32_t>(q)});
+    }
+  }
+  struct Neighbour {
+    bool fetched = false, present = false;
+    std::uint64_t tile = 0;
+    std::vector<double> ring;
+    TileLabels* labels = nullptr;
+  };
+  std::array<Neighbour, 9> around;  // the 3 x 3 tiles around the one solved
   {
     const std::uint64_t vector_entries = kb * b;
     std::unordered_map<std::uint64_t, TileLabels> labels;
@@ -113,35 +143,49 @@ GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, cons
         std::fill(delta, delta + b, kUnreached);
       }
       const std::vector<double> ring = entry.ring;  // the cache may evict the entry below
-      // Push the improved ring labels across the grid edges to the neighbouring tiles.
+      // Push the improved ring labels across the grid edges to the neighbouring tiles; each neighbour's
+      // ring values and labels are looked up once per solve.
       const std::uint32_t tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
+      for (Neighbour& n : around) n.fetched = false;
+      // The improved (ring position, source) pairs grouped by position (a counting sort; the scans
+      // run along each source's contiguous vector).
+      first_of.assign(b + 1, 0);
+      for (std::uint64_t i = 0; i < solving.size(); ++i) {
+        const PathLength* now = l.label.data() + solving[i] * static_cast<std::uint64_t>(b);
+        const PathLength* was = before.data() + i * b;
+        for (std::uint32_t p = 0; p < b; ++p) first_of[p + 1] += now[p] < was[p];
+      }
+      for (std::uint32_t p = 0; p < b; ++p) first_of[p + 1] += first_of[p];
+      improved_sources.resize(first_of[b]);
+      fill_at.assign(first_of.begin(), first_of.end() - 1);
+      for (std::uint64_t i = 0; i < solving.size(); ++i) {
+        const PathLength* now = l.label.data() + solving[i] * static_cast<std::uint64_t>(b);
+        const PathLength* was = before.data() + i * b;
+        for (std::uint32_t p = 0; p < b; ++p)
+          if (now[p] < was[p]) improved_sources[fill_at[p]++] = solving[i];
+      }
       for (std::uint32_t p = 0; p < b; ++p) {
-        bool improved = false;
-        for (std::uint64_t i = 0; i < solving.size() && !improved; ++i)
-          improved = l.label[solving[i] * static_cast<std::uint64_t>(b) + p] < before[i * b + p];
-        if (!improved) continue;
-        std::uint32_t lx, ly;
-        ring_cell_of(t, p, &lx, &ly);
-        const std::int64_t gx = static_cast<std::int64_t>(tx) * t + lx, gy = static_cast<std::int64_t>(ty) * t + ly;
-        for (int dir = 0; dir < 8; ++dir) {
-          if (!direction_used(dir, options.connectivity)) continue;
-          const std::int64_t nx = gx + kDirDx[dir], ny = gy + kDirDy[dir];
-          if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid.width) || ny >= static_cast<std::int64_t>(grid.height)) continue;
-          const std::uint32_t ntx = static_cast<std::uint32_t>(nx / t), nty = static_cast<std::uint32_t>(ny / t);
-          if ((ntx == tx && nty == ty) || ntx >= tiles_x || nty >= tiles_y) continue;
-          const std::uint64_t ntile = static_cast<std::uint64_t>(nty) * tiles_x + ntx;
-          if (index.entry(ntile).offset == 0) continue;  // no valid ring cell there
-          const std::uint32_t q = static_cast<std::uint32_t>(ring_position(t, static_cast<std::uint32_t>(nx % t), static_cast<std::uint32_t>(ny % t)));
+        if (first_of[p] == first_of[p + 1]) continue;
+        for (const Step& step : steps[p]) {
+          const std::int64_t ntx = static_cast<std::int64_t>(tx) + step.dx, nty = static_cast<std::int64_t>(ty) + step.dy;
+          if (ntx < 0 || nty < 0 || ntx >= static_cast<std::int64_t>(tiles_x) || nty >= static_cast<std::int64_t>(tiles_y)) continue;
+          Neighbour& n = around[static_cast<std::size_t>((step.dy + 1) * 3 + step.dx + 1)];
+          if (!n.fetched) {
+            n.fetched = true;
+            n.tile = static_cast<std::uint64_t>(nty) * tiles_x + static_cast<std::uint64_t>(ntx);
+            n.present = index.entry(n.tile).offset != 0;  // else no valid ring cell there
+            if (n.present) {
+              n.ring = cache.get(n.tile).ring;
+              n.labels = &labels_of(n.tile);  // unordered_map: references stay valid on insertion
+            }
+          }
+          if (!n.present) continue;
           bool overflow = false;
-          const Weight w = edge_weight(options.params, ring[p], cache.get(ntile).ring[q], is_diagonal(dir), &overflow);
+          const Weight w = edge_weight(options.params, ring[p], n.ring[step.q], is_diagonal(step.dir), &overflow);
           if (w == kNoEdge) continue;
-          TileLabels& n = labels_of(ntile);
-          TileLabels& self = labels.at(tile);  // labels_of may have rehashed the map
-          for (std::uint64_t i = 0; i < solving.size(); ++i) {
-            const std::uint64_t v = solving[i];
-            const PathLength d = self.label[v * b + p];
-            if (d == kUnreached || d >= before[i * b + p]) continue;
-            offer(ntile, n, v, q, d + w);
+          for (std::uint64_t e = first_of[p]; e < first_of[p + 1]; ++e) {
+            const std::uint64_t v = improved_sources[e];
+            offer(n.tile, *n.labels, v, step.q, l.label[v * b + p] + w);
           }
         }
       }
