@@ -20,6 +20,8 @@
 #include "engine/sssp/exchange.h"
 #include "engine/sssp/resident_exchange.h"
 #include "engine/sssp/output.h"
+#include "engine/index/index_sssp.h"
+#include "store/index_file.h"
 #include "gdal/gdal_raster.h"
 #include "store/tile_store.h"
 #include "kernels/sssp/backlink.h"
@@ -195,7 +197,19 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
 
   // 0. The input as a tile store.
   Stopwatch phase;
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress, options.band);
+  // --index (docs/index.md "sssp --index"): distances from the boundary-graph index, in its tile size.
+  std::unique_ptr<IndexFile> index;
+  std::uint32_t tile_size = options.tile;
+  if (!options.index.empty()) {
+    if (labelled) throw UsageError("--index computes distances only; --backlink and --allocation need the exchange (drop --index)");
+    if (!options.source_raster.empty()) throw UsageError("--index takes --source points and --sources-file, not --source-raster");
+    if (!IndexFile::looks_like_index(options.index))
+      throw UsageError("--index '" + options.index + "' is not a terrazo index (.tzi); make one with `terrazo index`");
+    index = IndexFile::open(options.index, budget);
+    tile_size = index->header().tile;
+    result.device = "cpu (the index query)";
+  }
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile_size, budget, progress, options.band);
   result.seconds.import = phase.seconds();
   RasterInfo info = store->info();
   if (!info.has_stats) compute_store_statistics(*store, &info, budget, "sssp statistics tile");
@@ -287,21 +301,35 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   TileStoreInput input(*store);
   SsspExchangeStats stats;
   // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
-  bool resident = options.exchange == "resident";
-  if (options.exchange == "auto" && use_cuda) {
+  bool resident = options.exchange == "resident" && !index;
+  if (options.exchange == "auto" && use_cuda && !index) {
     const std::uint64_t need =
         ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile, Device::Cuda, 1);
     const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4 * 3;
     resident = need <= room;
   }
-  result.exchange = resident ? "resident" : "streamed";
+  result.exchange = index ? "index" : resident ? "resident" : "streamed";
   // The distances of a resident exchange on a GPU stay there for the output phase (no flush to the
   // store); every other exchange leaves them in the store and releases its reservations first.
   const bool outputs_from_device = resident && use_cuda;
   // The streamed exchange serves the outputs from its cache when the write phase fits beside it.
   SsspExchange* outputs_from_cache = nullptr;
   std::unique_ptr<SsspExchangeRun> exchange_run;
-  {
+  if (index) {
+    result.seconds.sources = phase.seconds();
+    phase.restart();
+    std::vector<IndexSource> sources;
+    for (const SourceCell& c : points) sources.push_back(IndexSource{c.cell, c.text});
+    GPrimeExchangeOptions go;
+    go.params = params;
+    go.connectivity = options.connectivity;
+    go.max_cost = max_cost;
+    const IndexSsspStats is = index_sssp(input, *index, sources, go, options.cache_bytes, distances, budget, progress);
+    result.sources = points.size();
+    result.solves = is.tile_solves;
+    result.tiles_solved = is.tiles_written;
+    result.seconds.exchange = phase.seconds();
+  } else {
     result.seconds.sources = phase.seconds();
     phase.restart();
     if (resident) {
@@ -392,12 +420,14 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
       result.seconds.flush = phase.seconds();
     }
   }
-  result.solves = stats.solves;
-  result.tiles_solved = stats.tiles_solved;
-  result.resolves = stats.resolves;
-  result.rounds = stats.rounds;
-  result.cache_tiles = stats.cache_capacity;
-  result.cache_evictions = stats.cache_evictions;
+  if (!index) {
+    result.solves = stats.solves;
+    result.tiles_solved = stats.tiles_solved;
+    result.resolves = stats.resolves;
+    result.rounds = stats.rounds;
+    result.cache_tiles = stats.cache_capacity;
+    result.cache_evictions = stats.cache_evictions;
+  }
 
   // The header's statistics set the weight scale: every stored tile is checked against them
   // (exactly: store/tile_store.h) before any output is published, also the tiles this run did not

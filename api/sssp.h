@@ -49,6 +49,7 @@ struct SsspOptions {
   std::string source_crs;            // --source-crs: CRS of --source points (implies map coordinates)
   std::string sources_file;          // --sources-file: OGR points
   std::string source_raster;         // --source-raster: mask
+  std::string index;                 // --index: a boundary-graph index of INPUT (docs/index.md); distances only
   WeightModel weight = WeightModel::Friction;
   double scale = 0.0;                // 0: the default of docs/weights.md (kSsspDefaultStepLimit)
   Connectivity connectivity = Connectivity::Eight;

@@ -35,6 +35,12 @@ const char kUsage[] =
     "  --source-raster FILE  a mask raster of INPUT's size: cells not 0 and not nodata are sources,\n"
     "                        their value (a positive integer) is their id; cells on INPUT nodata are skipped\n"
     "\n"
+    "Index:\n"
+    "  --index INDEX.tzi     distances from the boundary-graph index of `terrazo index` (same --weight,\n"
+    "                        --scale, --connectivity; checked): one in-tile solve per source tile, the\n"
+    "                        exchange over the tiles' boundaries, one in-tile solve per tile; the same\n"
+    "                        costs; COST.tif only (docs/index.md)\n"
+    "\n"
     "Outputs:\n"
     "  --backlink FILE       Byte GeoTIFF: direction to the predecessor on a least-cost path,\n"
     "                        0 E, 1 SE, 2 S, 3 SW, 4 W, 5 NW, 6 N, 7 NE; 255 at sources, nodata and\n"
@@ -109,6 +115,7 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
   if (auto file = args.value("--sources-file")) options.sources_file = *file;
   if (auto file = args.value("--source-raster")) options.source_raster = *file;
+  if (auto file = args.value("--index")) options.index = *file;
   if (auto file = args.value("--backlink")) options.backlink = *file;
   if (auto file = args.value("--allocation")) options.allocation = *file;
   if (auto weight = args.value("--weight")) options.weight = parse_weight_model(*weight);
@@ -165,7 +172,8 @@ SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& 
   check_input_file(o.input);
   if (!o.sources_file.empty()) check_input_file(o.sources_file);
   if (!o.source_raster.empty()) check_input_file(o.source_raster);
-  std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster};
+  if (!o.index.empty()) check_input_file(o.index);
+  std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster, o.index};
   for (const std::string* out : {&o.output, &o.backlink, &o.allocation}) {
     if (out->empty()) continue;
     check_output_file(*out, taken);
