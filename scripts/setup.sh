@@ -13,6 +13,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # compiler and build
   libgdal-dev gdal-bin                           # GDAL (raster I/O, CRS) and its command-line tools
+  libproj-dev                                    # PROJ's geodesics (sssp --distance geodesic)
   libboost-iostreams-dev zlib1g-dev              # gzip-compressed ASCII grids
   libgtest-dev googletest                        # tests
 )

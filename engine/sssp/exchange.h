@@ -126,6 +126,8 @@ class SsspExchange final : public SsspExchangeRun {
   void push_borders(Entry& entry, const std::uint8_t* changed);
   void push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells,
                          const std::vector<char>& improves);
+  // The weight parameters of one tile's window (its step-length table row origin).
+  WeightParams tile_params(const Entry& entry) const;
   bool halo_improves_interior(const Entry& entry, std::uint32_t hx, std::uint32_t hy) const;
   bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
   void solve_batch(const std::vector<Entry*>& batch);

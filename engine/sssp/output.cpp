@@ -103,8 +103,10 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
             halo_hops[i] = ring[r].hops;
           }
           bool overflow = false;
+          WeightParams tile_params = options.params;
+          tile_params.steps.row0 = static_cast<std::int64_t>(ty) * t - 1;
           const std::uint64_t missing =
-              backlinks_cpu(halo_values.data(), t, options.params, options.connectivity, halo_dist.data(),
+              backlinks_cpu(halo_values.data(), t, tile_params, options.connectivity, halo_dist.data(),
                             halo_source.data(), halo_hops.data(), back.data(), &overflow);
           if (missing != 0)
             throw Error("internal: " + std::to_string(missing) + " reached cells of tile (" + std::to_string(tx) +

@@ -6,8 +6,8 @@
 // w_max / delta small (friction and max on values bounded away from 0), buckets of width delta
 // (kernels/sssp/bucket_queue.h, O(1) per operation); otherwise a radix heap (kernels/sssp/radix_heap.h).
 // The bounds come from the smallest and largest value in the window: both models' weights are
-// monotone in the values, so edge_weight(vmin, vmin, orthogonal) <= w <= edge_weight(vmax, vmax,
-// diagonal). Either queue gives the same labels (the result is unique).
+// monotone in the values and in the step length, so weight(vmin, vmin, shortest step) <= w <=
+// weight(vmax, vmax, longest step). Either queue gives the same labels (the result is unique).
 //
 // Only seeds that can improve a neighbour are queued: a finite cell s whose every valid interior
 // neighbour v already has label(v) <= extend(label(s), w(s, v)) contributes nothing, because labels
@@ -130,7 +130,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
       if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
       const auto v = static_cast<std::uint32_t>(v64);
       if (!valid[v]) continue;
-      const Weight w = edge_weight(params, value, values[v], is_diagonal(d), overflow);
+      const Weight w = step_weight(params, value, values[v], d, u / s, overflow);
       if (w == kNoEdge) continue;
       Key candidate;
       if (labels.extend(u, w, max_cost, &candidate) && candidate < labels.key(v)) {
@@ -152,7 +152,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
       if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
       const auto v = static_cast<std::uint32_t>(v64);
       if (!valid[v]) continue;
-      const Weight w = edge_weight(params, value, values[v], is_diagonal(d), overflow);
+      const Weight w = step_weight(params, value, values[v], d, u / s, overflow);
       if (w == kNoEdge) continue;
       Key candidate;
       if (!labels.extend(u, w, max_cost, &candidate) || !(candidate < labels.key(v))) continue;
@@ -188,8 +188,11 @@ bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& par
   }
   if (!any) return false;
   bool overflow = false;
-  const Weight w_min = edge_weight(params, lo, lo, false, &overflow);
-  const Weight w_max = edge_weight(params, hi, hi, connectivity == Connectivity::Eight, &overflow);
+  const StepLengths& steps = params.steps;
+  const double longest = connectivity == Connectivity::Eight ? steps.max_length
+                                                             : (steps.rows ? steps.max_length : (steps.ew > steps.ns ? steps.ew : steps.ns));
+  const Weight w_min = weight_of_step(params, lo, lo, steps.min_length, &overflow);
+  const Weight w_max = weight_of_step(params, hi, hi, longest, &overflow);
   if (overflow || w_min == 0 || w_min == kNoEdge || w_max == kNoEdge) return false;
   const std::uint64_t n = w_max / w_min + 2;
   if (n > 4096) return false;

@@ -76,7 +76,9 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
           for (std::uint32_t c = 0; c < window; ++c)
             resident_window_cell(layout_, tile, c, values_.data(), dist_.data(), &wv[c], &wd[c]);
           bool overflow = false;
-          block_sssp_cpu(wv, g, options_.params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells],
+          WeightParams params = options_.params;  // per-row step lengths: the window's first global row
+          params.steps.row0 = static_cast<std::int64_t>((tile / layout_.tiles_x) * g) - 1;
+          block_sssp_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells],
                          &overflow);
           overflow_[i] = overflow ? 1 : 0;
         });
