@@ -252,7 +252,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                                   "--source");
     if (!options.sources_file.empty()) {
       std::string file_crs;
-      const std::vector<SourcePoint> file_points = read_source_points(options.sources_file, &file_crs);
+      const std::vector<SourcePoint> file_points =
+          read_source_points(options.sources_file, &file_crs, options.source_start);
       if (file_points.empty())
         throw UsageError("--sources-file '" + options.sources_file + "' holds no point");
       // A vector file's points are map coordinates (pixel coordinates only with a CRS-less file and
@@ -334,7 +335,14 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
       const std::uint64_t x = s.cell % grid.width, y = s.cell / grid.width;
       const std::uint64_t tile = (y / t) * grid.tiles_x() + x / t;
       const auto local = static_cast<std::uint32_t>((y % t) * t + x % t);
-      by_tile[tile].push_back(TileSource{local, s.id});
+      // Initial cost in fixed point, rounded as the weights are (docs/cost_models.md).
+      const double fixed = std::nearbyint(s.start * params.scale);
+      if (!(fixed < 9.2e18))
+        throw UsageError(s.text + ": --source-start " + format_double(s.start) + " does not fit the fixed point at scale " +
+                         format_double(params.scale));
+      const PathLength start_fixed = static_cast<PathLength>(fixed);
+      if (start_fixed > max_cost) ++result.sources_beyond_max_cost;
+      by_tile[tile].push_back(TileSource{local, s.id, start_fixed});
       by_local.emplace(std::make_pair(tile, local), &s);
     }
     for (const auto& [tile, list] : by_tile) {

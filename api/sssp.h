@@ -49,6 +49,7 @@ struct SsspOptions {
   bool map_coords = false;           // --map-coords: sources (and file points) are map coordinates
   std::string source_crs;            // --source-crs: CRS of --source points (implies map coordinates)
   std::string sources_file;          // --sources-file: OGR points
+  std::string source_start;          // --source-start FIELD: per-point initial cost (cost units) from --sources-file
   std::string source_raster;         // --source-raster: mask
   WeightModel weight = WeightModel::Friction;
   DistanceMode distance = DistanceMode::Cells;  // --distance: step lengths of friction and geometric
@@ -87,6 +88,7 @@ struct SsspResult {
   std::uint64_t barrier_cells = 0;         // valid cells the barrier raster closed
   PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
   std::uint64_t sources = 0;               // source cells set
+  std::uint64_t sources_beyond_max_cost = 0;  // point sources whose initial cost exceeds --max-cost (reach nothing)
   std::uint64_t mask_cells_on_nodata = 0;  // --source-raster cells skipped
   std::uint64_t valid_cells = 0;
   std::uint64_t reached_cells = 0;

@@ -32,6 +32,9 @@ const char kUsage[] =
     "  --source-crs CRS      --source values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
     "  --sources-file FILE   an OGR vector file of points (GeoJSON, GeoPackage, Shapefile, ...), in\n"
     "                        its layer's CRS (INPUT's when it has none)\n"
+    "  --source-start FIELD  initial cost of each --sources-file point, from its numeric attribute FIELD\n"
+    "                        (cost units, >= 0; null: 0): the point's distance starts there (ArcGIS's\n"
+    "                        initial accumulation, GRASS r.cost start values; docs/cost_models.md)\n"
     "  --source-raster FILE  a mask raster of INPUT's size: cells not 0 and not nodata are sources,\n"
     "                        their value (a positive integer) is their id; cells on INPUT nodata are skipped\n"
     "\n"
@@ -122,6 +125,10 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
   if (auto file = args.value("--sources-file")) options.sources_file = *file;
   if (auto file = args.value("--source-raster")) options.source_raster = *file;
+  if (auto field = args.value("--source-start")) {
+    if (field->empty()) throw UsageError("--source-start needs an attribute name of --sources-file");
+    options.source_start = *field;
+  }
   if (auto file = args.value("--backlink")) options.backlink = *file;
   if (auto file = args.value("--allocation")) options.allocation = *file;
   if (auto weight = args.value("--weight")) options.weight = parse_weight_model(*weight);
@@ -170,6 +177,8 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     throw UsageError("--ot applies to COST.tif, and COST.tif is '-'");
   if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
     throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
+  if (!options.source_start.empty() && options.sources_file.empty())
+    throw UsageError("--source-start names an attribute of --sources-file, and no --sources-file is given");
   if (options.map_coords && options.sources.empty())
     throw UsageError("--map-coords applies to --source points, and none is given");
   options.tile = common.tile;
@@ -244,6 +253,8 @@ std::string SsspCommandResult::to_json() const {
       .add("relative_error_bound", r.weights.relative_error_bound)
       .add("offset", r.params.offset)
       .add("sources", r.sources)
+      .add("source_start", o.source_start)
+      .add("sources_beyond_max_cost", r.sources_beyond_max_cost)
       .add("valid_cells", r.valid_cells)
       .add("reached_cells", r.reached_cells)
       .add("max_distance", r.max_distance)

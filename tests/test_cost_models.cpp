@@ -43,8 +43,15 @@ RasterInfo georef(const std::string& crs, double x0, double y0, double dx, doubl
 
 // Runs run_sssp and compares the cost (through the fixed point), backlinks and allocation with
 // the oracle on `values` (NaN: nodata or barrier), the same step lengths written out per row.
+// Point sources: o.sources as pixels, then `file_sources` (pixel x, y, initial cost) when given.
+struct FileSource {
+  std::uint64_t x = 0, y = 0;
+  double start = 0;
+};
+
 SsspResult check_run(const SsspOptions& o, const std::vector<double>& values, std::uint64_t width,
-                     std::uint64_t height, const std::vector<double>& row_lengths, const std::string& what) {
+                     std::uint64_t height, const std::vector<double>& row_lengths, const std::string& what,
+                     const std::vector<FileSource>& file_sources = {}) {
   MemoryBudget budget(256ull << 20);
   const SsspResult r = run_sssp(o, budget, Progress::silent());
   testing::SsspReferenceProblem ref;
@@ -61,6 +68,17 @@ SsspResult check_run(const SsspOptions& o, const std::vector<double>& values, st
     sources.push_back({static_cast<std::uint64_t>(p.y) * width + static_cast<std::uint64_t>(p.x),
                        o.allocation.empty() ? 0u : id++});
   testing::set_reference_sources(ref, sources);
+  for (const FileSource& f : file_sources) {  // label (start, id, 0), the smaller label where two meet
+    const std::uint64_t cell = f.y * width + f.x;
+    const PathLength start = static_cast<PathLength>(std::nearbyint(f.start * r.params.scale));
+    const std::uint32_t source_id = o.allocation.empty() ? 0u : id++;
+    if (start > ref.max_cost) continue;
+    if (std::make_pair(start, source_id) < std::make_pair(ref.dist[cell], ref.source[cell])) {
+      ref.dist[cell] = start;
+      ref.source[cell] = source_id;
+      ref.hops[cell] = 0;
+    }
+  }
   EXPECT_TRUE(testing::sssp_reference(ref)) << what;
   const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
   std::uint64_t reached = 0;
@@ -397,6 +415,83 @@ TEST(CostSteps, BadInputIsRefused) {
   EXPECT_EQ(parsed.sssp.distance, DistanceMode::Geodesic);
   EXPECT_EQ(parsed.sssp.weight, WeightModel::Geometric);
   EXPECT_EQ(parsed.sssp.barrier_raster, "b.tif");
+}
+
+std::string format_coordinate(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  return buffer;
+}
+
+// ---- per-source initial cost (--source-start) ------------------------------------------------------
+
+// Sources from a GeoJSON file with an initial cost attribute, beside --source points: the oracle
+// seeds each with (start, id, 0); streamed with backlinks and allocation, and the resident CPU twin;
+// a max cost below some starts.
+TEST(CostSources, InitialCostFromAttributeMatchesOracle) {
+  testing::TempDir dir;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    std::mt19937_64 rng(seed * 2654435761u);
+    const std::uint64_t w = 30 + rng() % 60, h = 30 + rng() % 60;
+    std::vector<double> values = random_values(rng, w * h, 0.05);
+    const RasterInfo georef_info = georef("EPSG:4326", 10.0, 50.0, 0.01, -0.01);  // GeoJSON is WGS 84
+    const std::string input = dir.file("in" + std::to_string(seed) + ".tif");
+    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999, georef_info);
+    std::vector<FileSource> file_sources;
+    std::string json = "{\"type\":\"FeatureCollection\",\"features\":[";
+    const int count = 2 + static_cast<int>(seed % 4);
+    for (int k = 0; k < count; ++k) {
+      std::uint64_t c;
+      do c = rng() % (w * h);
+      while (values[c] != values[c]);
+      FileSource f{c % w, c / w, k == 0 ? 0.0 : std::floor(std::uniform_real_distribution<double>(0, 400)(rng)) * 0.5};
+      if (k == 1 && seed % 3 == 0) f = file_sources[0];  // two points on one cell: the smaller label wins
+      file_sources.push_back(f);
+      const double mx = 10.0 + (static_cast<double>(f.x) + 0.5) * 0.01, my = 50.0 - (static_cast<double>(f.y) + 0.5) * 0.01;
+      json += std::string(k ? "," : "") + "{\"type\":\"Feature\",\"properties\":{\"start\":" +
+              std::to_string(f.start) + "},\"geometry\":{\"type\":\"Point\",\"coordinates\":[" +
+              format_coordinate(mx) + "," + format_coordinate(my) + "]}}";
+    }
+    json += "]}";
+    const std::string points = dir.file("points" + std::to_string(seed) + ".geojson");
+    std::ofstream(points) << json;
+    SsspOptions o;
+    o.input = input;
+    o.output = dir.file("cost" + std::to_string(seed) + ".tif");
+    o.sources_file = points;
+    o.source_start = "start";
+    o.sources = random_sources(rng, values, w, static_cast<int>(seed % 2));
+    o.tile = 16;
+    o.device = "cpu";
+    if (seed % 2 == 0) {
+      o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
+      o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
+    } else {
+      o.exchange = "resident";
+      o.resident_tile = 8;
+    }
+    if (seed % 4 == 3) o.max_cost = 150.0;
+    const SsspResult r = check_run(o, values, w, h, {}, "seed " + std::to_string(seed), file_sources);
+    EXPECT_EQ(r.sources, o.sources.size() + file_sources.size());
+    if (::testing::Test::HasFailure()) return;
+  }
+  // Refusals: an unknown attribute, a negative start, --source-start without --sources-file.
+  const std::vector<double> values(16 * 16, 1.0);
+  const RasterInfo georef_info = georef("EPSG:4326", 0.0, 16.0, 1.0, -1.0);
+  const std::string input = dir.file("flat.tif"), bad = dir.file("bad.geojson");
+  testing::write_raster_values(input, 16, 16, values, CellType::Float32, -9999, georef_info);
+  std::ofstream(bad) << "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":"
+                        "{\"start\":-3},\"geometry\":{\"type\":\"Point\",\"coordinates\":[2.5,2.5]}}]}";
+  for (const std::string field : {"start", "speed"}) {
+    SsspOptions o;
+    o.input = input;
+    o.output = dir.file("c.tif");
+    o.sources_file = bad;
+    o.source_start = field;
+    MemoryBudget budget(64ull << 20);
+    EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError) << field;
+  }
+  EXPECT_THROW(parse_sssp_options({"--source", "1,1", "--source-start", "start", "in.tif", "out.tif"}), UsageError);
 }
 
 // ---- path lengths in metres -------------------------------------------------------------------

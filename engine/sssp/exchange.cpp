@@ -264,9 +264,11 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
       on_nodata.push_back(source.local);
       continue;
     }
-    const Label label{0, labelled_ ? (static_cast<std::uint64_t>(options_.track_source ? source.id : 0) << 32) : 0};
+    if (source.start > options_.max_cost) continue;  // beyond --max-cost from the start: reaches nothing
+    const Label label{source.start,
+                      labelled_ ? (static_cast<std::uint64_t>(options_.track_source ? source.id : 0) << 32) : 0};
     if (!(label < e.label(i))) continue;
-    e.dist[i] = 0;
+    e.dist[i] = source.start;
     if (labelled_) {
       e.source[i] = options_.track_source ? source.id : 0;
       e.hops[i] = 0;

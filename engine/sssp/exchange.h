@@ -53,6 +53,7 @@ namespace terrazo {
 struct TileSource {
   std::uint32_t local = 0;
   std::uint32_t id = 0;
+  PathLength start = 0;  // initial distance (fixed point): the source's label is (start, id, 0)
 };
 
 using SsspSolverDevice = Device;  // kernels/common/batch_solver.h

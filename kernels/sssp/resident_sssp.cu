@@ -177,11 +177,17 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     slot.used = true;
   }
 
-  void set_source(std::uint64_t x, std::uint64_t y) override {
-    const PathLength zero = 0;
-    TERRAZO_CUDA_CHECK(cudaMemcpy(dist_.get() + layout_.index(x, y), &zero, sizeof(zero), cudaMemcpyHostToDevice));
-    for (const std::uint64_t tile : layout_.source_tiles(x, y))
-      TERRAZO_CUDA_CHECK(cudaMemcpy(key_.get() + tile, &zero, sizeof(zero), cudaMemcpyHostToDevice));
+  void set_source(std::uint64_t x, std::uint64_t y, PathLength start) override {
+    // min(current, start) for the cell and the keys of its tile and neighbours (a few copies per
+    // source; the stream's earlier work, e.g. write_values, is ordered before by the synchronous copies).
+    stream_.synchronize();
+    auto lower = [&](PathLength* d_at) {
+      PathLength current = 0;
+      TERRAZO_CUDA_CHECK(cudaMemcpy(&current, d_at, sizeof(current), cudaMemcpyDeviceToHost));
+      if (start < current) TERRAZO_CUDA_CHECK(cudaMemcpy(d_at, &start, sizeof(start), cudaMemcpyHostToDevice));
+    };
+    lower(dist_.get() + layout_.index(x, y));
+    for (const std::uint64_t tile : layout_.source_tiles(x, y)) lower(key_.get() + tile);
   }
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {

@@ -41,9 +41,10 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
       for (std::uint32_t x = 0; x < w; ++x) values_[layout_.index(x0 + x, y0 + y)] = values[static_cast<std::size_t>(y) * w + x];
   }
 
-  void set_source(std::uint64_t x, std::uint64_t y) override {
-    dist_[layout_.index(x, y)] = 0;
-    for (const std::uint64_t tile : layout_.source_tiles(x, y)) key_[tile] = 0;
+  void set_source(std::uint64_t x, std::uint64_t y, PathLength start) override {
+    PathLength& d = dist_[layout_.index(x, y)];
+    d = std::min(d, start);
+    for (const std::uint64_t tile : layout_.source_tiles(x, y)) key_[tile] = std::min(key_[tile], start);
   }
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
