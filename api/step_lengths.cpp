@@ -130,6 +130,10 @@ StepTable make_step_table(DistanceMode mode, const RasterInfo& info) {
   struct geod_geodesic geod;
   geod_init(&geod, e.a, e.f);
   const double dlon = std::fabs(g[1]);
+  for (const double edge : {g[3], g[3] + static_cast<double>(info.height) * g[5]})
+    if (!(edge >= -90.0 - 1e-9 && edge <= 90.0 + 1e-9))
+      throw UsageError(what + ": the raster's rows reach latitude " + format_value(edge) +
+                       ", outside -90..90 degrees; is its CRS really geographic (lon/lat)?");
   auto rows = std::make_shared<std::vector<double>>(info.height * 3);
   std::vector<double>& r = *rows;
   for (std::uint64_t y = 0; y < info.height; ++y) {

@@ -77,7 +77,7 @@ PY
     corridor)
       [[ -f "$work/cost_cells.tif" ]] || run_mode cells
       /usr/bin/time -f "%e %M" -o "$work/time" "$terrazo" sssp -q --memory "$memory" --threads "$threads" \
-        --source "$sy,$sx" "$input" "$work/cost_b.tif" > /dev/null 2>&1 || true
+        --source "$((sx / 2)),$((sy / 2))" "$input" "$work/cost_b.tif" > /dev/null 2>&1 || true
       if [[ -f "$work/cost_b.tif" ]]; then
         /usr/bin/time -f "%e %M" -o "$work/time" "$terrazo" corridor -q --memory "$memory" --percent 5 \
           "$work/cost_cells.tif" "$work/cost_b.tif" "$work/corridor.tif" > /dev/null

@@ -399,6 +399,9 @@ TEST(CostSteps, BadInputIsRefused) {
   EXPECT_THROW(run(geographic, DistanceMode::Map, WeightModel::Friction, ""), UsageError);
   EXPECT_THROW(run(projected, DistanceMode::Geodesic, WeightModel::Friction, ""), UsageError);
   EXPECT_THROW(run(bare, DistanceMode::Geodesic, WeightModel::Friction, ""), UsageError);
+  const std::string beyond = dir.file("beyond.tif");  // lon/lat CRS, rows past the pole
+  testing::write_raster_values(beyond, 16, 16, values, CellType::Float32, -9999, georef("EPSG:4326", 0, 95, 0.1, -0.1));
+  EXPECT_THROW(run(beyond, DistanceMode::Geodesic, WeightModel::Friction, ""), UsageError);
   EXPECT_THROW(run(projected, DistanceMode::Map, WeightModel::AbsDiff, ""), UsageError);
   EXPECT_THROW(run(projected, DistanceMode::Cells, WeightModel::Friction, small), UsageError);
   EXPECT_THROW(run(projected, DistanceMode::Cells, WeightModel::Friction, geographic), UsageError);  // other grid
