@@ -19,6 +19,7 @@
 #include "api/sssp_sources.h"
 #include "api/step_lengths.h"
 #include "core/error.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/block_sssp.h"
 #include "tests/support/sssp_reference.h"
@@ -552,6 +553,51 @@ TEST(CostPath, N44W072PathLengthInMetres) {
       EXPECT_GT(t.length, 60.0 * t.length_cells);  // metres, not degrees or cells
     }
   }
+}
+
+// ---- the whole pipeline on the GPU (label gpu; skipped without one) ----------------------------
+
+// N44W072.hgt with geodesic friction, geometric and unit weights (the last two around barriers),
+// on the CUDA streamed and resident exchanges, against the oracle (and so against the CPU runs).
+TEST(CostPipelineGpu, GeodesicUnitGeometricMatchOracle) {
+  if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason;
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/N44W072.hgt";
+  RasterInfo info;
+  const std::vector<double> values = testing::read_raster_values(dem, &info);
+  std::vector<double> walls(values.size(), 0.0), open = values;
+  for (std::uint64_t i = 0; i < values.size(); ++i) {
+    const std::uint64_t x = i % info.width, y = i / info.width;
+    if (x % 97 == 50 && y % 211 > 8) {
+      walls[i] = 1;
+      open[i] = kNaN;
+    }
+  }
+  const std::string barrier = dir.file("walls.tif");
+  testing::write_raster_values(barrier, info.width, info.height, walls, CellType::UInt8, 255, info);
+  const StepTable table = make_step_table(DistanceMode::Geodesic, info);
+  const std::vector<double> rows(table.rows->begin(), table.rows->end());
+  int k = 0;
+  for (const std::string exchange : {"streamed", "resident"})
+    for (const WeightModel weight : {WeightModel::Friction, WeightModel::Geometric, WeightModel::Unit}) {
+      SsspOptions o;
+      o.input = dem;
+      o.output = dir.file("cost" + std::to_string(k++) + ".tif");
+      o.sources = {pixel(600, 600), pixel(30, 1100)};
+      o.device = "cuda";
+      o.exchange = exchange;
+      o.weight = weight;
+      o.tile = 128;
+      o.resident_tile = 32;
+      if (weight != WeightModel::Unit) o.distance = DistanceMode::Geodesic;
+      if (weight != WeightModel::Friction) o.barrier_raster = barrier;
+      const std::string what = exchange + " " + to_string(weight);
+      const SsspResult r = check_run(o, weight == WeightModel::Friction ? values : open, info.width, info.height,
+                                     o.distance == DistanceMode::Geodesic ? rows : std::vector<double>(), what);
+      EXPECT_EQ(r.exchange, exchange) << what;
+      EXPECT_NE(r.device.find("cuda"), std::string::npos) << what;
+      if (::testing::Test::HasFailure()) return;
+    }
 }
 
 }  // namespace
