@@ -13,6 +13,7 @@
 #include "api/output_paths.h"
 #include "core/error.h"
 #include "core/timer.h"
+#include "engine/barrier_input.h"
 #include "engine/tile_store_input.h"
 #include "engine/sssp/distance_store.h"
 #include "api/raster_io.h"
@@ -222,12 +223,59 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.valid_cells = info.valid_cells;
   if (info.valid_cells == 0)
     throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): there is nothing to reach");
+  // Step lengths (--distance): the geodesic table lives in `steps` for the whole run.
+  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction &&
+      options.weight != WeightModel::Geometric)
+    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
+                     "--weight friction and geometric have; --weight " + to_string(options.weight) + " has none");
+  auto steps_reservation = budget.reserve(step_table_bytes(options.distance, grid.height), "sssp step-length table");
+  const StepTable steps = make_step_table(options.distance, info);
+  result.length_unit = steps.unit;
   {
     TileStoreInput weight_input(*store);
     result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
-                                          kSsspDefaultStepLimit, &weight_input, &budget);
+                                          kSsspDefaultStepLimit, &weight_input, &budget, &steps.lengths);
   }
   const WeightParams params = result.weights.params;
+
+  // Barriers (--barrier-raster): cells of INPUT's grid that cannot be entered.
+  std::unique_ptr<TileStore> barrier_store;
+  std::unique_ptr<TileStoreInput> input_cells, barrier_cells;
+  std::unique_ptr<BarrierTileInput> barred;
+  MemoryBudget::Reservation barrier_reservation;
+  if (!options.barrier_raster.empty()) {
+    barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress);
+    const RasterInfo& bi = barrier_store->info();
+    if (bi.width != grid.width || bi.height != grid.height)
+      throw UsageError("--barrier-raster '" + options.barrier_raster + "' is " + std::to_string(bi.width) + " x " +
+                       std::to_string(bi.height) + " cells, INPUT is " + std::to_string(grid.width) + " x " +
+                       std::to_string(grid.height) + "; they must match cell for cell");
+    if (bi.has_geotransform && info.has_geotransform) {
+      for (int k = 0; k < 6; ++k) {
+        const double a = bi.geotransform[k], b = info.geotransform[k];
+        const double tolerance = 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+        if (std::fabs(a - b) > tolerance)
+          throw UsageError("--barrier-raster '" + options.barrier_raster + "' has another geotransform than INPUT "
+                           "(term " + std::to_string(k) + ": " + format_double(a) + " against " + format_double(b) +
+                           "); they must cover the same cells");
+      }
+    }
+    const unsigned threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+    barrier_reservation = budget.reserve(static_cast<std::uint64_t>(threads + 1) * t * t * 8, "sssp barrier tiles");
+    input_cells = std::make_unique<TileStoreInput>(*store);
+    barrier_cells = std::make_unique<TileStoreInput>(*barrier_store);
+    barred = std::make_unique<BarrierTileInput>(*input_cells, *barrier_cells);
+    // Count the valid cells the barrier closes (one pass over both).
+    std::vector<double> a(static_cast<std::size_t>(t) * t), b(static_cast<std::size_t>(t) * t);
+    for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
+      for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+        if (!store->tile_present(tx, ty) || !barrier_store->tile_present(tx, ty)) continue;
+        store->read_tile(tx, ty, a.data());
+        barrier_store->read_tile(tx, ty, b.data());
+        for (std::size_t i = 0; i < a.size(); ++i)
+          if (a[i] == a[i] && b[i] == b[i] && b[i] != 0) ++result.barrier_cells;
+      }
+  }
   result.params = params;
   PathLength max_cost = kUnreached;
   if (options.max_cost >= 0) {
@@ -247,7 +295,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                                   "--source");
     if (!options.sources_file.empty()) {
       std::string file_crs;
-      const std::vector<SourcePoint> file_points = read_source_points(options.sources_file, &file_crs);
+      const std::vector<SourcePoint> file_points =
+          read_source_points(options.sources_file, &file_crs, options.source_start);
       if (file_points.empty())
         throw UsageError("--sources-file '" + options.sources_file + "' holds no point");
       // A vector file's points are map coordinates (pixel coordinates only with a CRS-less file and
@@ -298,7 +347,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   }
   xo.keep_free_bytes += 1ull << 20;  // small allocations of the exchange (queue set nodes, lists)
   xo.prefer_free_bytes = write_phase_bytes;
-  TileStoreInput input(*store);
+  TileStoreInput store_input(*store);
+  const TileInput& input = barred ? static_cast<const TileInput&>(*barred) : store_input;
   SsspExchangeStats stats;
   // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
   bool resident = options.exchange == "resident" && !index;
@@ -348,14 +398,23 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
       const std::uint64_t x = s.cell % grid.width, y = s.cell / grid.width;
       const std::uint64_t tile = (y / t) * grid.tiles_x() + x / t;
       const auto local = static_cast<std::uint32_t>((y % t) * t + x % t);
-      by_tile[tile].push_back(TileSource{local, s.id});
+      // Initial cost in fixed point, rounded as the weights are (docs/cost_models.md).
+      const double fixed = std::nearbyint(s.start * params.scale);
+      if (!(fixed < 9.2e18))
+        throw UsageError(s.text + ": --source-start " + format_double(s.start) + " does not fit the fixed point at scale " +
+                         format_double(params.scale));
+      const PathLength start_fixed = static_cast<PathLength>(fixed);
+      if (start_fixed > max_cost) ++result.sources_beyond_max_cost;
+      by_tile[tile].push_back(TileSource{local, s.id, start_fixed});
       by_local.emplace(std::make_pair(tile, local), &s);
     }
     for (const auto& [tile, list] : by_tile) {
       const auto rejected = exchange.add_sources(static_cast<std::uint32_t>(tile % grid.tiles_x()),
                                                  static_cast<std::uint32_t>(tile / grid.tiles_x()), list);
       if (!rejected.empty())
-        throw UsageError(by_local.at({tile, rejected.front()})->text + " is on a nodata cell; move it onto valid data");
+        throw UsageError(by_local.at({tile, rejected.front()})->text + " is on a nodata cell" +
+                         (barred ? std::string(" (or a --barrier-raster cell)") : std::string()) +
+                         "; move it onto valid data");
     }
     result.sources = points.size();
     if (mask) {
@@ -454,7 +513,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.seconds.write = phase.seconds();
   exchange_run.reset();
 
-  result.bytes_read += store->bytes_read() + distances.bytes_read();
+  result.bytes_read += store->bytes_read() + distances.bytes_read() + (barrier_store ? barrier_store->bytes_read() : 0);
   result.bytes_written += distances.bytes_written();
   result.seconds.total = start.seconds();
   result.peak_rss_bytes = peak_rss_bytes();

@@ -325,9 +325,11 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
       on_nodata.push_back(source.local);
       continue;
     }
-    const Label label{0, labelled_ ? (static_cast<std::uint64_t>(options_.track_source ? source.id : 0) << 32) : 0};
+    if (source.start > options_.max_cost) continue;  // beyond --max-cost from the start: reaches nothing
+    const Label label{source.start,
+                      labelled_ ? (static_cast<std::uint64_t>(options_.track_source ? source.id : 0) << 32) : 0};
     if (!(label < e.label(i))) continue;
-    e.dist[i] = 0;
+    e.dist[i] = source.start;
     if (labelled_) {
       e.source[i] = options_.track_source ? source.id : 0;
       e.hops[i] = 0;
@@ -347,16 +349,23 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
 
 // ---- boundary exchange ------------------------------------------------------------------------
 
+WeightParams SsspExchange::tile_params(const Entry& e) const {
+  WeightParams p = options_.params;
+  p.steps.row0 = static_cast<std::int64_t>(e.ty) * t_ - 1;
+  return p;
+}
+
 bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std::uint32_t hy) const {
   const std::uint32_t s = t_ + 2;
   const std::size_t h = static_cast<std::size_t>(hy) * s + hx;
+  const WeightParams params = tile_params(e);
   bool overflow = false;
   for (int d = 0; d < 8; ++d) {
     if (!direction_used(d, options_.connectivity)) continue;
     const std::int64_t x = static_cast<std::int64_t>(hx) + kDirDx[d], y = static_cast<std::int64_t>(hy) + kDirDy[d];
     if (x < 1 || y < 1 || x > static_cast<std::int64_t>(t_) || y > static_cast<std::int64_t>(t_)) continue;
     const std::size_t v = static_cast<std::size_t>(y) * s + static_cast<std::size_t>(x);
-    const Weight w = edge_weight(options_.params, e.values[h], e.values[v], is_diagonal(d), &overflow);
+    const Weight w = step_weight(params, e.values[h], e.values[v], d, hy, &overflow);
     if (w == kNoEdge) continue;
     const PathLength nd = e.dist[h] + w;
     if (nd < w || nd > options_.max_cost) continue;
@@ -374,6 +383,7 @@ bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std:
 bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const {
   const std::int64_t t = t_, s = t_ + 2;
   const std::size_t u = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+  const WeightParams params = tile_params(e);
   bool overflow = false;
   for (int d = 0; d < 8; ++d) {
     if (!direction_used(d, options_.connectivity)) continue;
@@ -381,7 +391,7 @@ bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32
     if ((vx < 0 ? -1 : vx >= t ? 1 : 0) != dx || (vy < 0 ? -1 : vy >= t ? 1 : 0) != dy) continue;
     const std::size_t v = static_cast<std::size_t>(vy + 1) * s + static_cast<std::size_t>(vx + 1);
     if (e.dist[v] == kUnreached) return true;
-    const Weight w = edge_weight(options_.params, e.values[u], e.values[v], is_diagonal(d), &overflow);
+    const Weight w = step_weight(params, e.values[u], e.values[v], d, ly + 1, &overflow);
     if (w == kNoEdge) continue;
     const PathLength nd = e.dist[u] + w;
     if (nd < w || nd > options_.max_cost) continue;
@@ -507,6 +517,7 @@ void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
     }
     tile.interior_consistent = !full_scan_[e->tile];
     tile.changed = e->changed.data();
+    tile.row0 = static_cast<std::int64_t>(e->ty) * t_ - 1;
     tiles.tiles.push_back(tile);
   }
   const SsspTileSolved& solved = solver_->solve(tiles);

@@ -53,6 +53,7 @@ namespace terrazo {
 struct TileSource {
   std::uint32_t local = 0;
   std::uint32_t id = 0;
+  PathLength start = 0;  // initial distance (fixed point): the source's label is (start, id, 0)
 };
 
 using SsspSolverDevice = Device;  // kernels/common/batch_solver.h
@@ -140,6 +141,8 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   void push_borders(Entry& entry, const std::uint8_t* changed);
   void push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells,
                          const std::vector<char>& improves);
+  // The weight parameters of one tile's window (its step-length table row origin).
+  WeightParams tile_params(const Entry& entry) const;
   bool halo_improves_interior(const Entry& entry, std::uint32_t hx, std::uint32_t hy) const;
   bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
   void solve_batch(const std::vector<Entry*>& batch);

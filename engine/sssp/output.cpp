@@ -142,7 +142,9 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
             o.halo_hops[h] = o.ring[r].hops;
           }
           bool overflow = false;
-          o.missing = backlinks_cpu(o.halo_values.data(), t, options.params, options.connectivity, o.halo_dist.data(),
+          WeightParams tile_params = options.params;
+          tile_params.steps.row0 = static_cast<std::int64_t>(result.ty) * t - 1;
+          o.missing = backlinks_cpu(o.halo_values.data(), t, tile_params, options.connectivity, o.halo_dist.data(),
                                     o.halo_source.data(), o.halo_hops.data(), o.back.data(), &overflow);
         }
         result.backlink = o.back.data();

@@ -6,8 +6,8 @@
 // w_max / delta small (friction and max on values bounded away from 0), buckets of width delta
 // (kernels/sssp/bucket_queue.h, O(1) per operation); otherwise a radix heap (kernels/sssp/radix_heap.h).
 // The bounds come from the smallest and largest value in the window: both models' weights are
-// monotone in the values, so edge_weight(vmin, vmin, orthogonal) <= w <= edge_weight(vmax, vmax,
-// diagonal). Either queue gives the same labels (the result is unique).
+// monotone in the values and in the step length, so weight(vmin, vmin, shortest step) <= w <=
+// weight(vmax, vmax, longest step). Either queue gives the same labels (the result is unique).
 //
 // Only seeds that can improve a neighbour are queued: a finite cell s whose every valid interior
 // neighbour v already has label(v) <= extend(label(s), w(s, v)) contributes nothing, because labels
@@ -103,8 +103,8 @@ const std::uint8_t* interior_mask(std::uint32_t t) {
 // every popped cell is interior and its neighbours lie inside the window without bounds checks.
 // Relaxing a seed before its turn is exact: labels only decrease and every decrease is queued,
 // so the queue ends at the same unique fixpoint, the minimum labels of the contract.
-// kModel < 0: the model read at run time (any model edge_weight knows).
-// flatten: edge_weight and the queue's push inline into the loops (GCC otherwise keeps them calls).
+// kModel < 0: the model read at run time (any model weight_of_step knows).
+// flatten: step_weight and the queue's push inline into the loops (GCC otherwise keeps them calls).
 template <int kModel, bool kEight, bool kLabelled, class Queue>
 #if defined(__GNUC__)
 __attribute__((flatten))
@@ -136,8 +136,9 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
   std::uint64_t changed_count = 0;
   bool overflowed = false;
   // Relaxes the edge u -> v (v interior); true when it improved v.
-  auto relax = [&](std::uint32_t u, double value, std::uint32_t v, bool diagonal) {
-    const Weight w = edge_weight(p, value, values[v], diagonal, &overflowed);
+  // Relaxes the step u -> v in direction d from u's window row (step lengths: p.steps).
+  auto relax = [&](std::uint32_t u, double value, std::uint32_t v, int d, std::int64_t urow) {
+    const Weight w = step_weight(p, value, values[v], d, urow, &overflowed);
     if (w == kNoEdge) return false;
     Key candidate;
     if (!labels.extend(u, w, max_cost, &candidate) || !(candidate < labels.key(v))) return false;
@@ -165,6 +166,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     const double value = values[u];
     if (value != value) continue;
     const bool halo = !interior[u];
+    const std::int64_t urow = p.steps.rows ? u / s : 0;  // only a per-row table needs the row
 #pragma GCC unroll 8
     for (int k2 = 0; k2 < kDirections; ++k2) {
       const int d = k2 * kStep;
@@ -173,10 +175,10 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
       const auto v = static_cast<std::uint32_t>(v64);
       if (!interior[v]) continue;
       if (halo) {
-        relax(u, value, v, is_diagonal(d));
+        relax(u, value, v, d, urow);
         continue;
       }
-      const Weight w = edge_weight(p, value, values[v], is_diagonal(d), &overflowed);
+      const Weight w = step_weight(p, value, values[v], d, urow, &overflowed);
       if (w == kNoEdge) continue;
       Key candidate;
       if (labels.extend(u, w, max_cost, &candidate) && candidate < labels.key(v)) {
@@ -192,6 +194,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     if (entry.key != labels.key(u)) continue;  // stale: the cell improved after this entry was queued
     const double value = values[u];
     const PathLength du = dist[u];
+    const std::int64_t urow = p.steps.rows ? u / s : 0;
 #pragma GCC unroll 8
     for (int k = 0; k < kDirections; ++k) {
       const auto v = static_cast<std::uint32_t>(static_cast<std::int64_t>(u) + offset[k]);
@@ -200,7 +203,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
       // weight. Its edge was or will be weighed from its other end (weights are symmetric), so
       // an overflowing weight is still reported.
       if (kLabelled ? dist[v] < du : dist[v] <= du) continue;
-      if (interior[v]) relax(u, value, v, is_diagonal(k * kStep));
+      if (interior[v]) relax(u, value, v, k * kStep, urow);
     }
   }
   for (std::uint32_t y = 0; y < t; ++y) {
@@ -225,7 +228,7 @@ std::uint64_t solve_any(const double* values, std::uint32_t t, const WeightParam
     case WeightModel::Max: return TERRAZO_SOLVE(static_cast<int>(WeightModel::Max));
     case WeightModel::AbsDiff: return TERRAZO_SOLVE(static_cast<int>(WeightModel::AbsDiff));
     case WeightModel::Friction: return TERRAZO_SOLVE(static_cast<int>(WeightModel::Friction));
-    default: return TERRAZO_SOLVE(-1);
+    default: return TERRAZO_SOLVE(-1);  // geometric, unit
   }
 #undef TERRAZO_SOLVE
 }
@@ -250,8 +253,11 @@ bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& par
   }
   if (!any) return false;
   bool overflow = false;
-  const Weight w_min = edge_weight(params, lo, lo, false, &overflow);
-  const Weight w_max = edge_weight(params, hi, hi, connectivity == Connectivity::Eight, &overflow);
+  const StepLengths& steps = params.steps;
+  const double longest = connectivity == Connectivity::Eight ? steps.max_length
+                                                             : (steps.rows ? steps.max_length : (steps.ew > steps.ns ? steps.ew : steps.ns));
+  const Weight w_min = weight_of_step(params, lo, lo, steps.min_length, &overflow);
+  const Weight w_max = weight_of_step(params, hi, hi, longest, &overflow);
   if (overflow || w_min == 0 || w_min == kNoEdge || w_max == kNoEdge) return false;
   // The width: w_min rounded down to a power of two (bucket_queue.h takes shifts, not divisions).
   std::uint64_t width = 1;
