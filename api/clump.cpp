@@ -61,7 +61,7 @@ class StatsCsv : public ClumpStatsSink {
  public:
   StatsCsv(const std::string& path, const RasterInfo& info) : output_(path) {
     file_ = std::fopen(output_.partial().c_str(), "w");
-    if (!file_) throw Error("--stats '" + path + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
+    if (!file_) throw IoError("--stats '" + path + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
     const auto& g = info.geotransform;
     gt_ = g;
     georeferenced_ = info.has_geotransform;
@@ -106,7 +106,7 @@ class StatsCsv : public ClumpStatsSink {
     const bool failed = std::ferror(file_) != 0;
     const int closed = std::fclose(file_);
     file_ = nullptr;
-    if (failed || closed != 0) throw Error("--stats '" + output_.path() + "': write failed: " + std::strerror(errno));
+    if (failed || closed != 0) throw IoError("--stats '" + output_.path() + "': write failed: " + std::strerror(errno));
     output_.publish();
     return size > 0 ? static_cast<std::uint64_t>(size) : 0;
   }
@@ -146,14 +146,14 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
 
   RunDirectory run(options.tmpdir);
   Stopwatch phase;
-  // A GeoTIFF whose blocks tile the tiles is read in place; anything else is imported first.
+  // A one-band GeoTIFF whose blocks tile the tiles is read in place; anything else is imported first.
   std::unique_ptr<GeoTiffTileInput> direct;
   const std::uint32_t direct_tile = options.tile ? options.tile : kDefaultTile;
-  if (!TileStore::looks_like_tile_store(options.input) && direct_tile >= 16 && direct_tile <= 4096 &&
-      (direct_tile & (direct_tile - 1)) == 0)
+  if (!TileStore::looks_like_tile_store(options.input) && options.band <= 1 && direct_tile >= 16 &&
+      direct_tile <= 4096 && (direct_tile & (direct_tile - 1)) == 0)
     direct = GeoTiffTileInput::open_if_tiled(options.input, direct_tile);
   std::unique_ptr<TileStore> store;
-  if (!direct) store = open_as_tile_store(options.input, run, options.tile, budget, progress);
+  if (!direct) store = open_as_tile_store(options.input, run, options.tile, budget, progress, options.band);
   result.seconds.import = phase.seconds();
   result.input_read_in_place = direct != nullptr;
   const RasterInfo info = direct ? direct->info() : store->info();

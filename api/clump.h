@@ -40,6 +40,7 @@ struct ClumpOptions {
   std::uint64_t min_size = 0;           // --min-size N: regions of fewer cells merged or cleared (engine/clump/sieve.h); 0: off
   ClumpSmallAction min_size_action = ClumpSmallAction::Merge;
   std::uint32_t tile = 0;               // 0: the store's own, or kDefaultTile when importing
+  std::uint32_t band = 0;               // --band of a GDAL input (ImportOptions::band)
   unsigned threads = 0;                 // 0: all cores
   std::string device = "auto";          // auto | cpu | cuda: where the per-tile labelling runs
   std::uint64_t gpu_memory_bytes = 0;   // --gpu-memory: device memory of the GPU batches; 0: its default

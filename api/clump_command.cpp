@@ -43,6 +43,7 @@ const char kUsage[] =
     "                        GDAL's -co), e.g. COMPRESS=DEFLATE; defaults: tiled, COMPRESS=ZSTD,\n"
     "                        ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
+    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  --threads N           CPU threads (default: all cores)\n"
     "  --device auto|cpu|cuda  where the per-tile labelling runs (default auto: the GPU when there is\n"
     "                        one); the labels are the same bits on either\n"
@@ -90,6 +91,7 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   ArgParser args("clump", arguments);
   ClumpCommandOptions parsed;
   parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const CommonOptions& common = parsed.common;
   ClumpOptions& options = parsed.clump;
   if (auto by = args.value("--by")) parse_clump_by(*by, &options);
@@ -112,6 +114,7 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   options.geotiff = parse_geotiff_options(args, common);
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT LABELS.tif");
   options.input = files[0];
+  options.band = band;
   options.output = files[1];
   options.tile = common.tile;
   options.threads = common.threads;

@@ -17,11 +17,13 @@ const char kUsage[] =
     "\n"
     "Describes a tile store or any GDAL raster: size, cell type, tiles, nodata value and share,\n"
     "min and max (computed by reading every cell, never taken from metadata; this also verifies\n"
-    "every tile checksum of a store), geotransform and CRS.\n"
+    "every tile checksum of a store), geotransform and CRS. A boundary-graph index (.tzi, `terrazo\n"
+    "index`): its raster size and fingerprint, weights, tiles and size; every tile checksum verified.\n"
     "\n"
     "Options:\n"
     "  --json          print the description as one JSON object (the last line of stdout)\n"
     "  --memory SIZE   host memory budget for the scan, e.g. 256M (default 1G)\n"
+    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  -q, --quiet     no progress\n"
     "\n"
     "Example:\n"
@@ -72,7 +74,9 @@ InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments)
   ArgParser args("info", arguments);
   InfoCommandOptions parsed;
   parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   parsed.input = args.positionals(1, 1, "INPUT")[0];
+  parsed.band = band;
   return parsed;
 }
 
@@ -81,17 +85,23 @@ InfoCommandResult run_info_command(const InfoCommandOptions& options, Progress& 
   MemoryBudget budget(options.common.memory_bytes);
   InfoCommandResult r;
   r.options = options;
-  r.result = run_info(options.input, budget, progress);
+  if (looks_like_index(options.input)) {
+    r.index = describe_index(options.input, budget, progress);
+    r.memory_budget_bytes = budget.total();
+    return r;
+  }
+  r.result = run_info(options.input, budget, progress, options.band);
   r.memory_budget_bytes = budget.total();
   return r;
 }
 
 std::string InfoCommandResult::summary() const {
+  if (!index.path.empty()) return index.text();
   std::string text = describe(result);
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }
 
-std::string InfoCommandResult::to_json() const { return terrazo::to_json(result); }
+std::string InfoCommandResult::to_json() const { return index.path.empty() ? terrazo::to_json(result) : index.to_json(); }
 
 }  // namespace terrazo

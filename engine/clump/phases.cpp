@@ -51,7 +51,7 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
     const std::uint64_t need = solver + largest;
     if (need > budget.available()) {
       const char* which = largest == phase1 ? "tile labels" : largest == phase2 ? "merge" : "relabel";
-      throw Error("memory budget too small for clump: its " + std::string(which) + " phase needs " +
+      throw BudgetError("memory budget too small for clump: its " + std::string(which) + " phase needs " +
                   MemoryBudget::format_size(need) + " (" + std::to_string(pool.threads()) + " tile slots of " +
                   std::to_string(grid.tile) + "^2 cells, rows of " + std::to_string(grid.width) + " columns) but only " +
                   MemoryBudget::format_size(budget.available()) + " of --memory " +
