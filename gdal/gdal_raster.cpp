@@ -503,9 +503,26 @@ void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uin
 void GeoTiffWriter::write_window_u32(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                                      const std::uint32_t* cells) {
   Impl& s = *impl_;
-  if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
+  if (!s.dataset && !s.blocks) throw Error("window written to '" + s.path + "' after finish()");
   if (s.type != CellType::UInt32) throw Error("internal error: UInt32 window written to the " + std::string(to_string(s.type)) + " band of '" + s.path + "'");
   check_window(s.path, s.width, s.height, x0, y0, w, h);
+  if (s.blocks) {
+    // As write_window_u8: the window's rows copied into the file's blocks (native UInt32 bytes).
+    const std::uint64_t b = s.block;
+    for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
+      const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
+      for (std::uint64_t px = x0; px < x0 + w; px = (px / b + 1) * b) {
+        const std::uint64_t cols = std::min((px / b + 1) * b, x0 + w) - px;
+        const std::uint64_t bx = px / b, by = py / b;
+        Impl::PendingBlock& block = s.pending_block(bx, by, false);
+        for (std::uint64_t r = 0; r < rows; ++r)
+          std::memcpy(block.cells.data() + ((py - by * b + r) * b + (px - bx * b)) * sizeof(std::uint32_t),
+                      cells + (py - y0 + r) * w + (px - x0), cols * sizeof(std::uint32_t));
+        s.block_written(bx, by, rows * cols);
+      }
+    }
+    return;
+  }
   reset_gdal_error();
   const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
                                   static_cast<int>(h), const_cast<std::uint32_t*>(cells), static_cast<int>(w),
