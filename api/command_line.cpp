@@ -216,11 +216,25 @@ CommonOptions parse_common_options(ArgParser& args) {
   return options;
 }
 
+std::uint32_t parse_band_option(ArgParser& args) {
+  const auto text = args.value("--band");
+  if (!text) return 0;
+  std::uint32_t band = 0;
+  bool digits = !text->empty() && text->size() <= 5;
+  for (char c : *text) digits = digits && c >= '0' && c <= '9';
+  if (digits) band = static_cast<std::uint32_t>(std::stoul(*text));
+  if (!digits || band < 1 || band > 65535)
+    throw UsageError("invalid --band '" + *text + "': expected a band number from 1 (the first band) to 65535");
+  return band;
+}
+
 WeightModel parse_weight_model(const std::string& text) {
   if (text == "max") return WeightModel::Max;
   if (text == "absdiff") return WeightModel::AbsDiff;
   if (text == "friction") return WeightModel::Friction;
-  throw UsageError("invalid --weight '" + text + "': expected max, absdiff or friction");
+  if (text == "unit") return WeightModel::Unit;
+  if (text == "geometric") return WeightModel::Geometric;
+  throw UsageError("invalid --weight '" + text + "': expected max, absdiff, friction, unit or geometric");
 }
 
 Connectivity parse_connectivity(const std::string& text) {

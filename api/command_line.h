@@ -50,6 +50,10 @@ struct CommonOptions {
 };
 CommonOptions parse_common_options(ArgParser& args);
 
+// --band N of the commands that read a GDAL raster (import, export, info, mst, sssp, clump): 0 when
+// not given (a raster of several bands is then refused: RasterReader::open), else 1..65535.
+std::uint32_t parse_band_option(ArgParser& args);
+
 // `text`, the value of `flag`, as a finite double; UsageError echoing the text as typed otherwise
 // (a value beyond the double range, e.g. 1e400, is not finite; 1e308 is).
 double parse_finite_double(const std::string& flag, const std::string& text);
@@ -57,7 +61,7 @@ double parse_finite_double(const std::string& flag, const std::string& text);
 // printf into a string, for the commands' summary lines (at most 1023 characters).
 std::string format_line(const char* f, ...) __attribute__((format(printf, 1, 2)));
 
-WeightModel parse_weight_model(const std::string& text);    // max|absdiff|friction, UsageError otherwise
+WeightModel parse_weight_model(const std::string& text);    // max|absdiff|friction|unit|geometric, UsageError otherwise
 Connectivity parse_connectivity(const std::string& text);   // 4|8
 
 }  // namespace terrazo

@@ -27,6 +27,7 @@ const char kUsage[] =
     "                  (Byte), BIGTIFF=IF_SAFER\n"
     "  --threads N     compression threads (default 0: all cores)\n"
     "  --memory SIZE   host memory budget, e.g. 256M or 2G (default 1G)\n"
+    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  --json          print a JSON summary as the last line of stdout\n"
     "  -q, --quiet     no progress, no summary line\n"
     "\n"
@@ -41,6 +42,7 @@ ExportCommandOptions parse_export_options(const std::vector<std::string>& argume
   ArgParser args("export", arguments);
   ExportCommandOptions parsed;
   parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   ExportOptions& options = parsed.export_;
   if (auto text = args.value("--block")) {
     const auto block = ArgParser("export", {"--block", *text}).int_value("--block");
@@ -51,6 +53,7 @@ ExportCommandOptions parse_export_options(const std::vector<std::string>& argume
   options.geotiff = parse_geotiff_options(args, parsed.common);
   const auto paths = args.positionals(2, 2, "INPUT OUTPUT");
   options.input = paths[0];
+  options.band = band;
   options.output = paths[1];
   const std::string ext = file_extension(options.output);
   if (ext != ".tif" && ext != ".tiff")

@@ -97,9 +97,23 @@ GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget
 
   // Budget: the tile buffers (and the tile order of a store), then GDAL's cache for a GeoTIFF.
   const std::uint64_t order_bytes = to_store ? tile_count * sizeof(std::uint64_t) : 0;
-  // At most half of what is left goes to tile buffers: fewer threads rather than a budget error.
+  // The store writer's tile index, reserved by the writer itself below (before any tile is made).
+  const std::uint64_t index_bytes = to_store ? TileStoreWriter::index_bytes(grid) : 0;
+  // The fixed needs first: a budget too small is an error before any tile is made.
   const std::uint64_t per_thread = tile_cells * sizeof(double);
-  const std::uint64_t left = budget.available() > order_bytes ? budget.available() - order_bytes : 0;
+  if (index_bytes + order_bytes + per_thread > budget.available())
+    throw Error("memory budget too small for gen: " +
+                (to_store ? "the tile index of '" + options.output + "' (" + MemoryBudget::format_size(index_bytes) +
+                                "), the tile order (" + MemoryBudget::format_size(order_bytes) + ") and "
+                          : std::string()) +
+                "one tile buffer (" + MemoryBudget::format_size(per_thread) + ") need " +
+                MemoryBudget::format_size(index_bytes + order_bytes + per_thread) + ", but only " +
+                MemoryBudget::format_size(budget.available()) + " of --memory " +
+                MemoryBudget::format_size(budget.total()) + " is left; raise --memory" +
+                (to_store ? " or use a larger --tile" : ""));
+  // At most half of what is left goes to tile buffers: fewer threads rather than a budget error.
+  const std::uint64_t left =
+      budget.available() > order_bytes + index_bytes ? budget.available() - order_bytes - index_bytes : 0;
   threads = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, left / 2 / per_thread)));
   const std::uint64_t buffer_bytes = static_cast<std::uint64_t>(threads) * tile_cells * sizeof(double);
   auto buffers_reservation = budget.reserve(buffer_bytes + order_bytes, "gen tile buffers");
@@ -116,7 +130,7 @@ GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget
   std::unique_ptr<GeoTiffWriter> tiff;
   std::vector<std::uint64_t> order;  // row-major tile indices in write order
   if (to_store) {
-    store = std::make_unique<TileStoreWriter>(options.output, info, tile);
+    store = std::make_unique<TileStoreWriter>(options.output, info, tile, &budget);
     order = grid.z_order();
   } else {
     tiff = std::make_unique<GeoTiffWriter>(options.output, info.width, info.height, info.type, info, info.has_nodata,

@@ -22,6 +22,7 @@ const char kUsage[] =
     "Options:\n"
     "  --tile T        tile edge, power of two 16..4096 (default 256)\n"
     "  --memory SIZE   host memory budget, e.g. 256M or 2G (default 1G)\n"
+    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  --json          print a JSON summary as the last line of stdout\n"
     "  -q, --quiet     no progress, no summary line\n"
     "\n"
@@ -36,9 +37,11 @@ ImportCommandOptions parse_import_options(const std::vector<std::string>& argume
   ArgParser args("import", arguments);
   ImportCommandOptions parsed;
   parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const auto paths = args.positionals(2, 2, "INPUT OUTPUT");
   ImportOptions& options = parsed.import;
   options.input = paths[0];
+  options.band = band;
   options.output = paths[1];
   options.tile = parsed.common.tile;
   const std::string ext = file_extension(options.output);

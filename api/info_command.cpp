@@ -23,6 +23,7 @@ const char kUsage[] =
     "Options:\n"
     "  --json          print the description as one JSON object (the last line of stdout)\n"
     "  --memory SIZE   host memory budget for the scan, e.g. 256M (default 1G)\n"
+    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  -q, --quiet     no progress\n"
     "\n"
     "Example:\n"
@@ -73,7 +74,9 @@ InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments)
   ArgParser args("info", arguments);
   InfoCommandOptions parsed;
   parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   parsed.input = args.positionals(1, 1, "INPUT")[0];
+  parsed.band = band;
   return parsed;
 }
 
@@ -87,7 +90,7 @@ InfoCommandResult run_info_command(const InfoCommandOptions& options, Progress& 
     r.memory_budget_bytes = budget.total();
     return r;
   }
-  r.result = run_info(options.input, budget, progress);
+  r.result = run_info(options.input, budget, progress, options.band);
   r.memory_budget_bytes = budget.total();
   return r;
 }

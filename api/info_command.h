@@ -15,6 +15,7 @@ namespace terrazo {
 
 struct InfoCommandOptions {
   std::string input;
+  std::uint32_t band = 0;  // --band (0: none given)
   CommonOptions common;  // --memory, --json, -q, ...
 };
 

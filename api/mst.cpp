@@ -86,6 +86,8 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   Stopwatch phase;
   std::unique_ptr<TileStore> store;
   if (TileStore::looks_like_tile_store(options.input)) {
+    if (options.band > 1)
+      throw UsageError("band " + std::to_string(options.band) + " of '" + options.input + "' does not exist: it has 1 band");
     store = TileStore::open(options.input, &budget);
     if (options.tile != 0 && store->tile() != options.tile) store.reset();
   }
@@ -95,6 +97,7 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
     import.input = options.input;
     import.output = run.file("input.tzs");
     import.tile = options.tile;
+    import.band = options.band;
     const ImportResult imported = run_import(import, budget, progress);
     import_read = imported.bytes_read;
     import_written = imported.bytes_written;

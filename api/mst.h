@@ -53,6 +53,7 @@ struct MstOptions {
   double scale = 0.0;     // fixed-point scale; 0: the default of docs/weights.md (kMstDefaultStepLimit)
   Connectivity connectivity = Connectivity::Eight;
   std::uint32_t tile = 0;      // 0: the store's own tile size, or kDefaultTile when importing
+  std::uint32_t band = 0;      // --band of a GDAL input (ImportOptions::band)
   std::string device = "auto"; // auto | cpu | cuda
   unsigned threads = 0;        // CPU threads for phase 1; 0: all cores
   std::string tmpdir;          // parent of the run directory; empty: $TMPDIR or /tmp

@@ -40,6 +40,7 @@ const char kUsage[] =
     "                        GDAL's -co), e.g. COMPRESS=DEFLATE, ZSTD_LEVEL=9; defaults: tiled,\n"
     "                        COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
+    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  --device auto|cpu|cuda  where the block solvers run (default auto: the GPU when there is one)\n"
     "  --merge auto|cpu|cpu-levels|cuda  how the hierarchical merge of tile summaries runs; every mode\n"
     "                        gives the same tree, bit for bit (default auto: cuda when the block solvers run\n"
@@ -77,9 +78,15 @@ MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   ArgParser args("mst", arguments);
   MstCommandOptions parsed;
   parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const CommonOptions& common = parsed.common;
   MstOptions& options = parsed.mst;
-  if (auto weight = args.value("--weight")) options.weight = parse_weight_model(*weight);
+  if (auto weight = args.value("--weight")) {
+    options.weight = parse_weight_model(*weight);
+    if (options.weight == WeightModel::Unit || options.weight == WeightModel::Geometric)
+      throw UsageError("invalid --weight '" + *weight + "' for mst: expected max, absdiff or friction (unit and "
+                       "geometric are cost distance weights)");
+  }
   if (auto text = args.value("--scale")) {
     const double scale = parse_finite_double("--scale", *text);
     if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 100");
@@ -91,6 +98,7 @@ MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   options.geotiff = parse_geotiff_options(args, common);
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT EDGES.tif");
   options.input = files[0];
+  options.band = band;
   if (files[1] != "-") options.output = files[1];
   if (options.output.empty() && options.edge_list.empty() && !common.json)
     throw UsageError("EDGES.tif is '-' and neither --edge-list nor --json is given: nothing would be output");

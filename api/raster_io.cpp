@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "api/output_paths.h"
-#include "core/warnings.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "core/json_summary.h"
@@ -25,18 +24,11 @@ namespace terrazo {
 
 namespace {
 
-// Terrazo reads band 1 of every raster; a second band is worth a line on stderr.
-void warn_of_bands(const std::string& path, std::uint32_t bands) {
-  if (bands > 1)
-    warn("'" + path + "' has " + std::to_string(bands) + " bands; terrazo reads band 1 only (extract another with " +
-         "`gdal_translate -b N`)");
+// A tile store has one band: --band 2 or more on one is a usage error (RasterReader::open's words).
+void check_store_band(const std::string& path, std::uint32_t band) {
+  if (band > 1)
+    throw UsageError("band " + std::to_string(band) + " of '" + path + "' does not exist: it has 1 band");
 }
-
-}  // namespace
-
-namespace {
-
-
 
 bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
@@ -124,10 +116,12 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
     throw UsageError("INPUT and OUTPUT are the same file '" + options.output + "'; choose another OUTPUT");
   check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}});
 
-  std::unique_ptr<RasterReader> reader = RasterReader::open(options.input);
+  std::unique_ptr<RasterReader> reader =
+      RasterReader::open(options.input, options.band, RasterReader::kChooseBand, &budget);
   RasterInfo info = reader->info();
-  warn_of_bands(options.input, reader->band_count());
   const TileGrid grid{info.width, info.height, t};
+  // The store's tile index first (17 bytes per tile), then the pass gets what is left.
+  TileStoreWriter writer(options.output, info, t, &budget);
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t cell_size = cell_type_size(info.type);
   // One tile of doubles (cut from the chunk) + the writer's transient raw tile and padded copy.
@@ -135,7 +129,6 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
   PassMemory memory = reserve_pass(budget, *reader, false, t, 1ull << 20, fixed, tile_cells * sizeof(double), grid.tiles_x(),
                                    "import");
 
-  TileStoreWriter writer(options.output, info, t);
   const std::uint64_t chunk_width = std::min<std::uint64_t>(memory.chunk_units * t, info.width);
   std::vector<double> chunk(chunk_width * t);
   std::vector<double> tile(tile_cells);
@@ -174,6 +167,7 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
 
   ImportResult result;
   result.info = info;
+  result.band = reader->band();
   result.bands = reader->band_count();
   result.info.has_stats = true;
   result.info.min = stats.valid ? stats.min : 0.0;
@@ -199,14 +193,14 @@ ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Prog
   if (options.block != 0 && (options.block % 16 != 0 || options.block > 4096))
     throw UsageError("invalid GeoTIFF block size " + std::to_string(options.block) + ": expected a multiple of 16 up to 4096");
 
-  std::unique_ptr<RasterReader> reader = RasterReader::open(options.input);
+  std::unique_ptr<RasterReader> reader =
+      RasterReader::open(options.input, options.band, RasterReader::kChooseBand, &budget);
   const RasterInfo info = reader->info();
   std::uint32_t block = options.block;
   if (block == 0) {
     block = 256;
-    if (TileStore::looks_like_tile_store(options.input)) {
+    if (const std::uint32_t t = reader->store_tile()) {
       // The store's tile, so each strip reads whole tiles once (at least 16, GeoTIFF's minimum).
-      const std::uint32_t t = TileStore::open(options.input)->tile();
       block = std::min<std::uint32_t>(std::max<std::uint32_t>(t, 16), 1024);
     }
   }
@@ -247,13 +241,14 @@ ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Prog
 
 // ---- info --------------------------------------------------------------------------------------
 
-RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& progress) {
+RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& progress, std::uint32_t band) {
   Stopwatch start;
   RasterSummary summary;
   summary.path = path;
   CellStats stats;
   if (TileStore::looks_like_tile_store(path)) {
     // Read the present tiles only (absent ones are all nodata), verifying every checksum.
+    check_store_band(path, band);
     auto store = TileStore::open(path, &budget);
     const TileGrid& grid = store->grid();
     summary.format = "terrazo tile store v1";
@@ -278,10 +273,10 @@ RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& 
     }
     summary.bytes_read = store->bytes_read();
   } else {
-    std::unique_ptr<RasterReader> reader = RasterReader::open(path);
+    std::unique_ptr<RasterReader> reader = RasterReader::open(path, band, RasterReader::kChooseBand);
     summary.format = reader->format();
+    summary.band = reader->band();
     summary.bands = reader->band_count();
-    warn_of_bands(path, summary.bands);
     summary.info = reader->info();
     const RasterInfo& info = summary.info;
     const std::uint32_t rows = 256;
@@ -339,8 +334,9 @@ std::string to_json(const RasterSummary& s) {
 // ---- open_as_tile_store --------------------------------------------------------------------------
 
 std::unique_ptr<TileStore> open_as_tile_store(const std::string& input_path, RunDirectory& run, std::uint32_t tile,
-                                              MemoryBudget& budget, Progress& progress) {
+                                              MemoryBudget& budget, Progress& progress, std::uint32_t band) {
   if (TileStore::looks_like_tile_store(input_path)) {
+    check_store_band(input_path, band);
     auto store = TileStore::open(input_path, &budget);
     if (tile == 0 || store->tile() == tile) return store;
   }
@@ -353,6 +349,7 @@ std::unique_ptr<TileStore> open_as_tile_store(const std::string& input_path, Run
   options.input = input_path;
   options.output = output;
   options.tile = tile;
+  options.band = band;
   run_import(options, budget, progress);
   return TileStore::open(output, &budget);
 }

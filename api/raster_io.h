@@ -42,6 +42,7 @@ struct ImportOptions {
   std::string input;       // any raster RasterReader::open accepts
   std::string output;      // the tile store to write (conventionally .tzs)
   std::uint32_t tile = 0;  // power of two, 1..16384; 0: kDefaultTile
+  std::uint32_t band = 0;  // --band: 0 none chosen (a raster of several bands is then a UsageError)
 };
 
 struct ImportResult {
@@ -51,7 +52,7 @@ struct ImportResult {
   std::uint64_t bytes_read = 0;     // cell bytes delivered by the reader (decoded size)
   std::uint64_t bytes_written = 0;  // bytes written to the store (header, index, tiles)
   std::uint64_t buffer_bytes = 0;   // memory reserved for the pass (chunk, tiles, reader, GDAL cache)
-  std::uint32_t band = 1, bands = 1;  // the band read, of how many (more than one: a warning)
+  std::uint32_t band = 1, bands = 1;  // the band read, of how many
   double seconds = 0.0;
 };
 
@@ -61,6 +62,7 @@ struct ExportOptions {
   std::string input;        // a tile store or any raster
   std::string output;       // GeoTIFF path
   std::uint32_t block = 0;  // GeoTIFF block edge, multiple of 16; 0: the store's tile (>= 16), else 256
+  std::uint32_t band = 0;   // --band (ImportOptions::band)
   GeoTiffOptions geotiff;   // --co and the compression threads
 };
 
@@ -77,7 +79,7 @@ ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Prog
 struct RasterSummary {
   std::string path;
   std::string format;           // "terrazo tile store v1" or the GDAL driver ("GTiff", "AAIGrid", ...)
-  std::uint32_t band = 1, bands = 1;  // the band summarized, of how many (more than one: a warning)
+  std::uint32_t band = 1, bands = 1;  // the band summarized, of how many
   RasterInfo info;              // has_stats true when at least one cell is valid; min/max from the data
   std::uint64_t nodata_cells = 0;
   double nodata_share = 0.0;    // nodata_cells / cells
@@ -91,15 +93,16 @@ struct RasterSummary {
   double seconds = 0.0;
 };
 
-RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& progress);
+// `band`: as ImportOptions::band.
+RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& progress, std::uint32_t band = 0);
 
 // The summary as one JSON object (one line), keys as in RasterSummary; for `terrazo info --json`.
 std::string to_json(const RasterSummary& summary);
 
 // `input_path` opened directly when it is a tile store and `tile` is 0 or its tile size; else the
 // input imported (re-tiled, for a store of another tile size) with tile size `tile` (0:
-// kDefaultTile) into `run`'s directory, which owns the imported file.
+// kDefaultTile) into `run`'s directory, which owns the imported file. `band`: as ImportOptions::band.
 std::unique_ptr<TileStore> open_as_tile_store(const std::string& input_path, RunDirectory& run, std::uint32_t tile,
-                                              MemoryBudget& budget, Progress& progress);
+                                              MemoryBudget& budget, Progress& progress, std::uint32_t band = 0);
 
 }  // namespace terrazo

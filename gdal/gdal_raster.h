@@ -16,12 +16,22 @@
 
 namespace terrazo {
 
-// Opens band 1 of a GDAL raster; ESRI ASCII grids, plain or gzip-compressed, through terrazo's
-// strict reader (gdal/ascii_grid.h); and terrazo tile stores. Throws Error with the file name and GDAL's
-// reason when it cannot. GDAL's messages never reach the terminal: they become the Error's text.
+// Opens one band of a GDAL raster; ESRI ASCII grids, plain or gzip-compressed, through terrazo's
+// strict reader (gdal/ascii_grid.h); and terrazo tile stores (one band each). Throws Error with the
+// file name and GDAL's reason when it cannot. GDAL's messages never reach the terminal: they become
+// the Error's text.
+//
+// Bands (docs/reliability.md "Bands"): `band` 0 means none was chosen: a raster of one band is
+// read, a raster of several is a UsageError naming their count and `how_to_choose` (the caller's
+// flag, e.g. "choose one with --band N"); a band outside 1..bands is a UsageError.
 class RasterReader {
  public:
-  static std::unique_ptr<RasterReader> open(const std::string& path);
+  // `budget`: a tile store's tile index is reserved from it (TileStore::open) for the reader's life.
+  static std::unique_ptr<RasterReader> open(const std::string& path, std::uint32_t band = 0,
+                                            const std::string& how_to_choose = kExtractBand,
+                                            MemoryBudget* budget = nullptr);
+  static constexpr const char* kExtractBand = "extract one with `gdal_translate -b N`";
+  static constexpr const char* kChooseBand = "choose one with --band N";
   virtual ~RasterReader() = default;
   // Size, type, nodata, geotransform, CRS. has_stats is false: statistics are computed, never trusted.
   virtual const RasterInfo& info() const = 0;
@@ -37,8 +47,11 @@ class RasterReader {
     (void)rows;
     return 0;
   }
-  // Bands of the raster; the reader reads band 1 (docs/reliability.md "Bands").
+  // Bands of the raster, and the one this reader reads (docs/reliability.md "Bands").
   virtual std::uint32_t band_count() const { return 1; }
+  virtual std::uint32_t band() const { return 1; }
+  // The tile edge of a tile store, 0 for other rasters.
+  virtual std::uint32_t store_tile() const { return 0; }
   // Format name for summaries: GDAL's driver ("GTiff", "AAIGrid", ...), "AAIGrid+gzip", "terrazo tile store".
   virtual std::string format() const { return "raster"; }
 };
@@ -61,6 +74,8 @@ class GeoTiffWriter {
   // GDAL's cache is small). Scratch memory: one block of doubles (block^2 x 8 bytes).
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* cells);
   void write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells);
+  // UInt32 cells as they are (no nodata mapping, no range check: for a UInt32 band, e.g. clump's labels).
+  void write_window_u32(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint32_t* cells);
   void finish();
   std::uint64_t bytes_written() const;  // size of the finished file
   struct Impl;

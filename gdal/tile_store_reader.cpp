@@ -11,7 +11,7 @@ namespace {
 
 class TileStoreReader : public RasterReader {
  public:
-  explicit TileStoreReader(const std::string& path) : path_(path), store_(TileStore::open(path)) {
+  TileStoreReader(const std::string& path, MemoryBudget* budget) : path_(path), store_(TileStore::open(path, budget)) {
     info_ = store_->info();
     info_.has_stats = false;
   }
@@ -22,6 +22,7 @@ class TileStoreReader : public RasterReader {
     return static_cast<std::uint64_t>(store_->tile()) * store_->tile() * sizeof(double);
   }
   std::string format() const override { return "terrazo tile store"; }
+  std::uint32_t store_tile() const override { return store_->tile(); }
 
   void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) override {
     if (x0 + w > info_.width || y0 + h > info_.height || w == 0 || h == 0)
@@ -51,8 +52,8 @@ class TileStoreReader : public RasterReader {
 
 }  // namespace
 
-std::unique_ptr<RasterReader> open_tile_store_reader(const std::string& path) {
-  return std::make_unique<TileStoreReader>(path);
+std::unique_ptr<RasterReader> open_tile_store_reader(const std::string& path, MemoryBudget* budget) {
+  return std::make_unique<TileStoreReader>(path, budget);
 }
 
 }  // namespace terrazo

@@ -14,6 +14,7 @@
 
 namespace terrazo {
 
-std::unique_ptr<RasterReader> open_tile_store_reader(const std::string& path);
+// `budget`: the store's tile index is reserved from it (TileStore::open).
+std::unique_ptr<RasterReader> open_tile_store_reader(const std::string& path, MemoryBudget* budget = nullptr);
 
 }  // namespace terrazo

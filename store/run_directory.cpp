@@ -21,22 +21,30 @@ RunDirectory::RunDirectory(const std::string& parent) {
     const char* env = std::getenv("TMPDIR");
     base = env && *env ? env : "/tmp";
   }
-  std::string pattern = base + "/terrazo-run-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  if (!mkdtemp(buffer.data()))
-    throw Error("cannot create a scratch directory in '" + base + "': " + std::strerror(errno) +
-                "; choose another with --tmpdir");
-  path_ = buffer.data();
-  // Locked under a temporary name, then renamed: whoever opens owner.pid finds it locked.
-  const std::string owner = file(kOwnerFile), fresh = owner + ".new";
-  lock_fd_ = ::open(fresh.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0 || std::rename(fresh.c_str(), owner.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
+  // Another run's sweep (remove_stale) may remove the directory in the instants before its lock
+  // is taken (empty, or owner.pid.new not yet locked): then a step fails with ENOENT, and a new
+  // directory is made.
+  for (int attempt = 0;; ++attempt) {
+    std::string pattern = base + "/terrazo-run-XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    if (!mkdtemp(buffer.data()))
+      throw IoError("cannot create a scratch directory in '" + base + "': " + std::strerror(errno) +
+                  "; choose another with --tmpdir");
+    path_ = buffer.data();
+    // Locked under a temporary name, then renamed: whoever opens owner.pid finds it locked.
+    const std::string owner = file(kOwnerFile), fresh = owner + ".new";
+    lock_fd_ = ::open(fresh.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (lock_fd_ >= 0 && ::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0 && std::rename(fresh.c_str(), owner.c_str()) == 0)
+      break;
+    const int saved = errno;
     if (lock_fd_ >= 0) ::close(lock_fd_);
+    lock_fd_ = -1;
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
-    throw Error("cannot lock the scratch directory '" + path_ + "': " + reason + "; choose another with --tmpdir");
+    if (saved == ENOENT && attempt < 16) continue;
+    throw IoError("cannot lock the scratch directory '" + path_ + "': " + std::strerror(saved) +
+                "; choose another with --tmpdir");
   }
   const std::string pid = std::to_string(static_cast<long long>(::getpid())) + "\n";
   if (::write(lock_fd_, pid.data(), pid.size()) < 0) {
@@ -62,8 +70,14 @@ unsigned RunDirectory::remove_stale(const std::string& parent) {
     std::error_code type_ec;
     if (!it->is_directory(type_ec) || it->is_symlink(type_ec)) continue;
     const std::string owner = it->path().string() + "/" + kOwnerFile;
-    const int fd = ::open(owner.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) continue;  // no owner file: not ours to judge
+    int fd = ::open(owner.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    // A run killed while making its directory: the lock file still under its first name, or none
+    // yet (an empty directory: rmdir removes nothing else).
+    if (fd < 0) fd = ::open((owner + ".new").c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+      if (::rmdir(it->path().c_str()) == 0) ++removed;
+      continue;  // not empty and no owner file: not ours to judge
+    }
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
       std::error_code ignored;
       fs::remove_all(it->path(), ignored);

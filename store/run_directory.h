@@ -9,8 +9,10 @@
 // owning process id, for people) locked with flock(LOCK_EX) for the object's lifetime; the kernel
 // drops the lock when the process dies, however it dies. A SIGKILLed run cannot remove its
 // directory, so every new RunDirectory first removes the `terrazo-run-*` directories in the same
-// parent whose owner.pid it can lock (their owner is gone); a directory without owner.pid
-// (another program's, or made in the instant between mkdtemp and the lock) is left alone.
+// parent whose owner.pid it can lock (their owner is gone). A run killed while making its
+// directory leaves it empty or with an unlocked `owner.pid.new`: both are removed too (a live run
+// that loses its directory so, in the instants before its lock, makes another). A directory with
+// other files and no owner file is not terrazo's: it is left alone.
 #pragma once
 #include <string>
 

@@ -27,6 +27,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/bits.h"
 #include "core/error.h"
 #include "store/atomic_output.h"
 #include "store/cell_values.h"
@@ -67,7 +68,7 @@ struct TileStore::Impl {
   // Stored tiles before tile i (row-major): its position in `crcs`.
   std::uint64_t rank(std::uint64_t i) const {
     const std::uint64_t below = present_bits[i / 64] & ((std::uint64_t{1} << (i % 64)) - 1);
-    return present_before[i / 64] + static_cast<std::uint64_t>(__builtin_popcountll(below));
+    return present_before[i / 64] + static_cast<std::uint64_t>(popcount64(below));
   }
   std::uint64_t offset(std::uint32_t tx, std::uint32_t ty) const {
     return layout.data_offset + grid.z_rank(tx, ty) * layout.tile_bytes;
@@ -147,7 +148,7 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path, MemoryBudget
     impl->corrupt("header record too short");
   }
   if (info.width == 0 || info.height == 0) impl->corrupt("raster size is zero");
-  if (!is_power_of_two(tile) || tile > kMaxTile) impl->corrupt("tile size " + std::to_string(tile) + " is invalid");
+  if (!tzs_format::is_power_of_two(tile) || tile > kMaxTile) impl->corrupt("tile size " + std::to_string(tile) + " is invalid");
   if ((info.width + tile - 1) / tile > 0xFFFFFFFFull || (info.height + tile - 1) / tile > 0xFFFFFFFFull)
     impl->corrupt("raster size too large for its tile size");
   impl->grid = TileGrid{info.width, info.height, tile};
@@ -296,6 +297,33 @@ void TileStore::check_statistics(std::uint32_t tx, std::uint32_t ty, const void*
               std::to_string(s.info.valid_cells) + " valid cells) are not its tiles' (min " +
               number_text(s.seen_stats.min) + ", max " + number_text(s.seen_stats.max) + ", " +
               std::to_string(s.seen_stats.valid) + ")");
+}
+
+std::uint64_t TileStore::read_unseen_tiles(MemoryBudget* budget) const {
+  const Impl& s = *impl_;
+  if (!s.info.has_stats) return 0;
+  {
+    std::lock_guard<std::mutex> lock(s.seen_mutex);
+    if (s.seen_count == s.present) return 0;
+  }
+  const std::uint64_t bytes = static_cast<std::uint64_t>(s.grid.tile) * s.grid.tile * cell_type_size(s.info.type);
+  MemoryBudget::Reservation reservation;
+  if (budget) reservation = budget->reserve(bytes, "statistics check tile");
+  std::vector<unsigned char> raw(bytes);
+  std::uint64_t read = 0;
+  for (std::uint32_t ty = 0; ty < s.grid.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < s.grid.tiles_x(); ++tx) {
+      const std::uint64_t i = static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx;
+      if (!s.is_present(i)) continue;
+      {
+        std::lock_guard<std::mutex> lock(s.seen_mutex);
+        const std::uint64_t rank = s.rank(i);
+        if ((s.seen[rank / 64] >> (rank % 64)) & 1) continue;
+      }
+      read_tile_raw(tx, ty, raw.data());  // checks the CRC and, with statistics, the bounds
+      ++read;
+    }
+  return read;
 }
 
 void TileStore::read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const {

@@ -80,6 +80,12 @@ class TileStore {
   // the tiles' own (min, max, valid cells): a store whose checksums hold but whose statistics lie
   // is an Error naming the tile (docs/reliability.md "Stored statistics").
   void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const;
+  // Reads the stored tiles that were not read yet, so that a run needing only part of the store
+  // (sssp with --max-cost, regions no source reaches) still checks the header's statistics against
+  // every tile before it publishes results computed at a scale set by them (docs/reliability.md
+  // "Stored statistics"). One raw tile of scratch, reserved from `budget` when given. No-op without
+  // statistics or once every stored tile was read; returns how many tiles it read.
+  std::uint64_t read_unseen_tiles(MemoryBudget* budget = nullptr) const;
   // Raw cells in the store's type (t*t*cell size bytes); absent tiles are filled with nodata (or NaN).
   void read_tile_raw(std::uint32_t tx, std::uint32_t ty, void* out) const;
 
@@ -94,8 +100,12 @@ class TileStore {
 // finish(); destroyed unfinished, it removes the partial file. Tiles may be written in any order (each lands at its Z-order slot).
 class TileStoreWriter {
  public:
-  TileStoreWriter(const std::string& path, const RasterInfo& info, std::uint32_t tile);
+  // With `budget`, the writer's tile index (index_bytes: 17 bytes per tile of the grid) is reserved
+  // from it ("tile index of PATH") before it is allocated; a budget too small is an Error naming
+  // the store and the size, before the partial file is made.
+  TileStoreWriter(const std::string& path, const RasterInfo& info, std::uint32_t tile, MemoryBudget* budget = nullptr);
   ~TileStoreWriter();
+  static std::uint64_t index_bytes(const TileGrid& grid);
   const TileGrid& grid() const;
   // `cells` is t*t values of info.type, row-major; a tile with no valid cell is not stored.
   // Cells outside the raster (padding of edge tiles) are ignored and stored as nodata (0 for an

@@ -37,6 +37,7 @@ struct TileStoreWriter::Impl {
   NodataRule rule{CellType::Float32, false, 0.0};
   unsigned char padding[8] = {};
   std::mutex mutex;  // guards everything below
+  MemoryBudget::Reservation index_reservation;
   std::vector<IndexEntry> index;
   std::vector<std::uint8_t> written;
   std::uint64_t present = 0;
@@ -45,7 +46,12 @@ struct TileStoreWriter::Impl {
   std::atomic<std::uint64_t> bytes_written{0};
 };
 
-TileStoreWriter::TileStoreWriter(const std::string& path, const RasterInfo& info, std::uint32_t tile)
+std::uint64_t TileStoreWriter::index_bytes(const TileGrid& grid) {
+  return grid.tile_count() * (sizeof(IndexEntry) + sizeof(std::uint8_t));  // index + written flags
+}
+
+TileStoreWriter::TileStoreWriter(const std::string& path, const RasterInfo& info, std::uint32_t tile,
+                                 MemoryBudget* budget)
     : impl_(std::make_unique<Impl>()) {
   Impl& w = *impl_;
   check_tile_size(tile);
@@ -67,6 +73,7 @@ TileStoreWriter::TileStoreWriter(const std::string& path, const RasterInfo& info
   w.rule = NodataRule(info);
   const double pad = w.rule.padding_value();
   doubles_to_cells(&pad, 1, w.rule, w.padding);
+  if (budget) w.index_reservation = budget->reserve(index_bytes(w.grid), ("tile index of '" + path + "'").c_str());
   w.index.resize(w.layout.tile_count);
   w.written.assign(w.layout.tile_count, 0);
   w.output.emplace(path);

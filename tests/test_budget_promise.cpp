@@ -9,7 +9,9 @@
 
 #include <gdal_priv.h>
 
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -19,6 +21,7 @@
 
 #include "core/memory_budget.h"
 #include "gdal/gdal_raster.h"
+#include "gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
 #include "store/raster_info.h"
 #include "store/tile_store.h"
@@ -229,6 +232,86 @@ TEST(BudgetPromise, TooSmallABudgetIsFoundBeforeAnyWork) {
             0);
   EXPECT_EQ(run_terrazo(dir, "mst -q --memory 40M --tmpdir " + dir.path() + " " + large + " " + dir.file("m.tif")).exit_code,
             0);
+}
+
+// ---- (d) every command: the stores it writes and reads, the level merge --------------------------
+
+double seconds_of(const std::function<void()>& work) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Issue 15 ("still outside the budget"): gen and import held the index of the store they write (17
+// bytes per tile) outside the budget, export opened its input store without one, and the level
+// merge (--merge cpu-levels|cuda) had no up-front check. Now each is reserved or checked before
+// any work: a budget too small fails at once (here within 5 s on a loaded CI machine; under 0.2 s
+// idle) naming what needs how much, leaving nothing behind.
+TEST(BudgetPromise, StoreWritersExportAndLevelMergeAreInTheBudget) {
+  TempDir dir;
+  // gen: a 65536^2 store in tiles of 16 (16.7 M tiles: a 272 MiB index) at --memory 64M.
+  ChildRun gen;
+  const double gen_seconds = seconds_of(
+      [&] { gen = run_terrazo(dir, "gen -q --width 65536 --height 65536 --tile 16 --memory 64M " + dir.file("big.tzs")); });
+  EXPECT_EQ(gen.exit_code, 1) << gen.err;
+  EXPECT_NE(gen.err.find("memory budget too small for gen: the tile index of '" + dir.file("big.tzs") +
+                         "' (272.0 MiB), the tile order (128.0 MiB) and one tile buffer (2.0 KiB) need 400.0 MiB"),
+            std::string::npos)
+      << gen.err;
+  EXPECT_LT(gen_seconds, 5.0);
+  // import: a sparse 32768^2 GeoTIFF (nothing written: GDAL reads absent blocks as 0) in tiles of 16.
+  const std::string sparse = dir.file("sparse.tif");
+  {
+    ensure_gdal();
+    GDALDriver* driver = GetGDALDriverManager()->GetDriverByName("GTiff");
+    ASSERT_TRUE(driver);
+    const char* options[] = {"TILED=YES", "SPARSE_OK=TRUE", nullptr};
+    GDALDatasetUniquePtr ds(driver->Create(sparse.c_str(), 32768, 32768, 1, GDT_Byte, const_cast<char**>(options)));
+    ASSERT_TRUE(ds);
+  }
+  ChildRun import;
+  const double import_seconds = seconds_of([&] {
+    import = run_terrazo(dir, "import -q --tile 16 --memory 16M " + sparse + " " + dir.file("sparse.tzs"));
+  });
+  EXPECT_EQ(import.exit_code, 1) << import.err;
+  EXPECT_NE(import.err.find("tile index of '" + dir.file("sparse.tzs") + "' needs 68.0 MiB"), std::string::npos)
+      << import.err;
+  EXPECT_LT(import_seconds, 5.0);
+  // export: the input store's index (4.2 M tiles, 1 MiB compact) from the budget.
+  const std::string empty = dir.file("empty.tzs");
+  {
+    RasterInfo info;
+    info.width = info.height = 32768;
+    info.type = CellType::Float32;
+    info.has_nodata = true;
+    info.nodata = -9999;
+    TileStoreWriter writer(empty, info, 16);
+    writer.finish();
+  }
+  const ChildRun exported = run_terrazo(dir, "export -q --memory 512K " + empty + " " + dir.file("e.tif"));
+  EXPECT_EQ(exported.exit_code, 1) << exported.err;
+  EXPECT_NE(exported.err.find("tile index of '" + empty + "'"), std::string::npos) << exported.err;
+  // The level merge of a 400000 x 8 raster: its root step alone can need 810 MiB.
+  const std::string long_store = dir.file("long.tzs");
+  ASSERT_EQ(run_terrazo(dir, "gen -q --width 400000 --height 8 --tile 16 " + long_store).exit_code, 0);
+  for (const char* merge : {"cpu-levels", "cpu"}) {
+    ChildRun mst;
+    const double mst_seconds = seconds_of([&] {
+      mst = run_terrazo(dir, std::string("mst --merge ") + merge + " --memory 300M --tmpdir " + dir.path() + " " +
+                                 long_store + " " + dir.file("m.tif"));
+    });
+    EXPECT_EQ(mst.exit_code, 1) << mst.err;
+    EXPECT_NE(mst.err.find("memory budget too small for the MST merge phase"), std::string::npos) << mst.err;
+    EXPECT_EQ(mst.err.find("mst: block-local"), std::string::npos) << mst.err;  // no phase ran
+    EXPECT_LT(mst_seconds, 5.0) << merge;
+  }
+  // Nothing left behind: no partial file, no run directory.
+  for (const auto& name : testing::entries_of(dir)) {
+    EXPECT_EQ(name.find(".partial-"), std::string::npos) << name;
+    EXPECT_NE(name.rfind("terrazo-run-", 0), 0u) << name;
+  }
+  EXPECT_FALSE(std::ifstream(dir.file("big.tzs")).good());
+  EXPECT_FALSE(std::ifstream(dir.file("sparse.tzs")).good());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -35,6 +36,7 @@ extern char** environ;
 namespace {
 
 using namespace terrazo;
+using terrazo::testing::entries_of;
 using terrazo::testing::partial_files_of;
 using terrazo::testing::TempDir;
 namespace fs = std::filesystem;
@@ -101,7 +103,14 @@ TEST(AtomicOutput, PartialNameIsOwnAndInTheOutputDirectory) {
   EXPECT_EQ(a.partial().rfind(prefix, 0), 0u) << a.partial();
   EXPECT_EQ(a.partial().size(), prefix.size() + 16) << a.partial();
   EXPECT_EQ(fs::path(a.partial()).parent_path(), fs::path(path).parent_path());
-  EXPECT_FALSE(fs::exists(a.partial()));  // it creates nothing
+  // It creates the partial file, empty and locked, and nothing else.
+  EXPECT_TRUE(fs::exists(a.partial()));
+  EXPECT_EQ(fs::file_size(a.partial()), 0u);
+  EXPECT_FALSE(fs::exists(a.partial() + ".new"));
+  const int fd = open(a.partial().c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  EXPECT_NE(flock(fd, LOCK_EX | LOCK_NB), 0);  // held by `a`
+  close(fd);
 }
 
 TEST(AtomicOutput, PublishRenamesWithSidecarsAndUnpublishedIsRemoved) {
@@ -175,6 +184,85 @@ TEST(AtomicOutput, EdgeListIsPublished) {
   EXPECT_TRUE(fs::exists(edges));
   EXPECT_TRUE(partial_files_of(edges).empty());
   EXPECT_TRUE(partial_files_of(dir.file("m.tif")).empty());
+}
+
+// Reproducer (issue 15, item 11): SIGKILL left `c.tif.partial-<pid>-<hex>` (and GDAL's sidecar)
+// that no later run removed. Now the partial file is locked while its writer lives, and the next
+// output made in that directory removes the partial files whose lock is free, with their sidecars.
+TEST(AtomicOutput, PartialOfAKilledWriterIsRemovedByTheNextOutput) {
+  TempDir dir;
+  const std::string path = dir.file("c.tif");
+  int channel[2];
+  ASSERT_EQ(pipe(channel), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto* out = new AtomicOutput(path, {".aux.xml"});  // never destroyed: the process is killed
+    spit(out->partial(), "half a raster");
+    spit(out->partial() + ".aux.xml", "aux");
+    const std::string name = out->partial();
+    if (write(channel[1], name.data(), name.size()) < 0) _exit(3);
+    close(channel[1]);
+    for (;;) pause();
+  }
+  close(channel[1]);
+  char buffer[4096];
+  const ssize_t got = read(channel[0], buffer, sizeof buffer);
+  close(channel[0]);
+  ASSERT_GT(got, 0);
+  const std::string stale(buffer, static_cast<std::size_t>(got));
+  {
+    // While its writer lives, another output of the directory leaves it alone.
+    AtomicOutput other(dir.file("other.tif"));
+    EXPECT_TRUE(fs::exists(stale));
+    EXPECT_EQ(AtomicOutput::remove_stale_partials(dir.path()), 0u);
+  }
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_TRUE(fs::exists(stale));
+  ASSERT_TRUE(fs::exists(stale + ".aux.xml"));
+  // Files that only look alike are not touched: another tool's, or not a partial name of terrazo.
+  spit(dir.file("notes.partial-12-xyz"), "keep");
+  spit(dir.file("c.tif.partial"), "keep");
+  AtomicOutput next(dir.file("d.tif"));  // any output of the directory sweeps it
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_FALSE(fs::exists(stale + ".aux.xml"));
+  EXPECT_TRUE(fs::exists(next.partial()));
+  EXPECT_TRUE(fs::exists(dir.file("notes.partial-12-xyz")));
+  EXPECT_TRUE(fs::exists(dir.file("c.tif.partial")));
+}
+
+// A fresh file killed between its creation and its rename (`NAME.partial-<pid>-<hex>.new`, unlocked)
+// is swept too; a live writer's partial file survives other outputs' sweeps, also GDAL's, which
+// opens the partial file again itself (the same inode, so the lock holds).
+TEST(AtomicOutput, SweepsFreshLeftoversButNotLiveWriters) {
+  TempDir dir;
+  const std::string leftover = dir.file("c.tif.partial-99999-0123456789abcdef.new");
+  spit(leftover, "");
+  RasterInfo georef;
+  GeoTiffWriter writer(dir.file("c.tif"), 64, 64, CellType::Float32, georef, false, 0.0, 16);
+  EXPECT_FALSE(fs::exists(leftover));
+  std::vector<double> cells(64 * 64, 3.0);
+  writer.write_window(0, 0, 64, 64, cells.data());
+  EXPECT_EQ(AtomicOutput::remove_stale_partials(dir.path()), 0u);
+  AtomicOutput other(dir.file("e.tif"));
+  EXPECT_EQ(partial_files_of(dir.file("c.tif")).size(), 1u);
+  ASSERT_NO_THROW(writer.finish());
+  EXPECT_EQ(read_all(dir.file("c.tif")), cells);
+}
+
+// An output directory that cannot hold the partial file is an error naming it, before any work.
+TEST(AtomicOutput, UncreatablePartialFileIsAnErrorNamingTheOutput) {
+  TempDir dir;
+  const std::string path = dir.file("missing/c.tif");
+  try {
+    AtomicOutput out(path);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), path)) << e.what();
+  }
 }
 
 // ---- 2. GDAL's warnings are errors -----------------------------------------------------------
@@ -351,6 +439,38 @@ TEST(StoredStatistics, ImpossibleOrLooseBoundsAreRefused) {
   EXPECT_FALSE(fs::exists(dir.file("c.tif")));
 }
 
+// Issue 15 (the loose Float64 bound): a bound wider than the data but within [min, max] of every
+// tile it read got through sssp when the run did not read every stored tile (--max-cost, here a
+// source whose reach ends in its own tile): the scale came from a header that lied. Now sssp reads
+// the tiles it skipped before it publishes, and the header must be the tiles' own, exactly.
+TEST(StoredStatistics, LooseBoundIsCaughtWhenSsspReadsPartOfTheStore) {
+  TempDir dir;
+  const std::string exact = make_store(dir, "exact.tzs", CellType::Float64);
+  const std::vector<std::string> near_source = {"sssp", "-q", "--max-cost", "0.5", "--source", "1,1"};
+  auto sssp = [&](const std::string& store, const std::string& out) {
+    std::vector<std::string> args = near_source;
+    args.insert(args.end(), {store, out});
+    return run_terrazo(args);
+  };
+  ASSERT_EQ(sssp(exact, dir.file("ok.tif")).exit_code, 0);
+  const std::string loose = make_store(dir, "loose.tzs", CellType::Float64);
+  patch_header(loose, kMaxOffset, double_bytes(1000.0));  // the data's max is 31
+  const RunResult r = sssp(loose, dir.file("c.tif"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "statistics")) << r.err;
+  EXPECT_TRUE(contains(r.err, "loose.tzs")) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("c.tif")));
+  // The store API: what a run skipped is read on demand, and only that.
+  auto store = TileStore::open(exact);
+  std::vector<double> tile(256);
+  store->read_tile(0, 0, tile.data());
+  EXPECT_EQ(store->read_unseen_tiles(), 5u);
+  EXPECT_EQ(store->read_unseen_tiles(), 0u);
+  auto lying = TileStore::open(loose);
+  lying->read_tile(0, 0, tile.data());
+  EXPECT_THROW(lying->read_unseen_tiles(), Error);
+}
+
 TEST(StoredStatistics, ValueOutsideTheBoundsNamesTheTile) {
   TempDir dir;
   const std::string path = make_store(dir, "narrow.tzs", CellType::Int16);
@@ -515,53 +635,116 @@ TEST(RunDirectories, KilledRunsDirectoryIsRemovedByTheNextRun) {
   int status = 0;
   waitpid(child, &status, 0);
   ASSERT_TRUE(fs::exists(stale));
-  // A directory without an owner file (not made by this terrazo) is left alone.
+  // A directory with files and no owner file (not made by this terrazo) is left alone.
   fs::create_directory(parent.file("terrazo-run-foreign"));
+  spit(parent.file("terrazo-run-foreign/data"), "not ours");
+  // Runs killed while making their directory (the fault campaign found one): an empty directory,
+  // or one whose lock file still has its first name, unlocked.
+  fs::create_directory(parent.file("terrazo-run-empty1"));
+  fs::create_directory(parent.file("terrazo-run-fresh1"));
+  spit(parent.file("terrazo-run-fresh1/owner.pid.new"), "");
+  spit(parent.file("terrazo-run-fresh1/scratch.bin"), "leftover");
   RunDirectory next(parent.path());
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(next.path()));
-  EXPECT_TRUE(fs::exists(parent.file("terrazo-run-foreign")));
+  EXPECT_TRUE(fs::exists(parent.file("terrazo-run-foreign/data")));
+  EXPECT_FALSE(fs::exists(parent.file("terrazo-run-empty1")));
+  EXPECT_FALSE(fs::exists(parent.file("terrazo-run-fresh1")));
 }
 
 // ---- 8. bands ------------------------------------------------------------------------------------
 
-// Reproducer: a multi-band input silently used band 1. Now import and info name the band read and
-// the bands there are (--json), and warn on stderr when there is more than one.
-TEST(Bands, MultiBandInputIsWarnedOfAndTheBandStated) {
+// Reproducer: a multi-band input silently used band 1 (issue 15, item 12: "refuse ambiguity"). Now a
+// raster of several bands needs --band N (import, export, info, mst, sssp, clump); without it, or
+// with a band it does not have, the run is a usage error on one line before any output.
+TEST(Bands, SeveralBandsNeedBandAndTheChosenBandIsRead) {
   TempDir dir;
   const std::string tif = dir.file("rgb.tif");
   {
     ensure_gdal();
     GDALDriverH driver = GDALGetDriverByName("GTiff");
-    GDALDatasetH ds = GDALCreate(driver, tif.c_str(), 8, 6, 3, GDT_Float32, nullptr);
+    GDALDatasetH ds = GDALCreate(driver, tif.c_str(), 40, 30, 3, GDT_Float32, nullptr);
     ASSERT_TRUE(ds);
     for (int b = 1; b <= 3; ++b) {
-      std::vector<float> cells(48, static_cast<float>(b));
-      ASSERT_EQ(GDALRasterIO(GDALGetRasterBand(ds, b), GF_Write, 0, 0, 8, 6, cells.data(), 8, 6, GDT_Float32, 0, 0),
+      std::vector<float> cells(40 * 30);
+      for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = static_cast<float>(b * 100 + i % 7);
+      ASSERT_EQ(GDALRasterIO(GDALGetRasterBand(ds, b), GF_Write, 0, 0, 40, 30, cells.data(), 40, 30, GDT_Float32, 0, 0),
                 CE_None);
     }
     GDALClose(ds);
   }
-  const std::string out = dir.file("out.txt"), err = dir.file("err.txt");
-  const std::string import = std::string(TERRAZO_BINARY) + " import -q --json " + tif + " " + dir.file("rgb.tzs") +
-                             " > " + out + " 2> " + err;
-  ASSERT_EQ(std::system(import.c_str()), 0);
-  auto text = [](const std::string& path) {
-    std::ifstream f(path);
-    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  auto one_line = [](const std::string& text) {
+    return !text.empty() && text.find('\n') == text.size() - 1;
   };
-  EXPECT_TRUE(contains(text(out), "\"band\":1,\"bands\":3")) << text(out);
-  EXPECT_TRUE(contains(text(err), "terrazo: warning: '" + tif + "' has 3 bands; terrazo reads band 1 only")) << text(err);
-  // Band 1 it is: every cell 1.
-  const std::string info = std::string(TERRAZO_BINARY) + " info --json " + tif + " > " + out + " 2> " + err;
-  ASSERT_EQ(std::system(info.c_str()), 0);
-  EXPECT_TRUE(contains(text(out), "\"band\":1,\"bands\":3")) << text(out);
-  EXPECT_TRUE(contains(text(out), "\"max\":1")) << text(out);
-  EXPECT_TRUE(contains(text(err), "has 3 bands")) << text(err);
-  // One band: no warning.
-  const std::string one = std::string(TERRAZO_BINARY) + " info -q --json " + dir.file("rgb.tzs") + " > " + out + " 2> " + err;
-  ASSERT_EQ(std::system(one.c_str()), 0);
-  EXPECT_TRUE(text(err).empty()) << text(err);
+  // Without --band: refused, naming the count and the flag, nothing written.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"import", "-q", tif, dir.file("a.tzs")},
+        {"info", "-q", tif},
+        {"export", "-q", tif, dir.file("a.tif")},
+        {"mst", "-q", tif, dir.file("m.tif")},
+        {"sssp", "-q", "--source", "1,1", tif, dir.file("c.tif")},
+        {"clump", "-q", "--by", "value", tif, dir.file("l.tif")}}) {
+    const RunResult r = run_terrazo(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "'" + tif + "' has 3 bands (1 to 3); choose one with --band N")) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+  }
+  EXPECT_EQ(entries_of(dir).size(), 1u);  // rgb.tif alone
+  // A band it does not have, or not a band number.
+  for (const std::string band : {"4", "0", "x", "-1", "1.5"}) {
+    const RunResult r = run_terrazo({"import", "-q", "--band", band, tif, dir.file("a.tzs")});
+    EXPECT_EQ(r.exit_code, 2) << band << ": " << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, band == "4" ? "band 4 of '" + tif + "' does not exist: it has 3 bands" : "invalid --band '" + band + "'"))
+        << r.err;
+  }
+  // --band N reads band N: values N*100 + 0..6.
+  for (int b = 1; b <= 3; ++b) {
+    const std::string store = dir.file("b" + std::to_string(b) + ".tzs");
+    ASSERT_EQ(run_terrazo({"import", "-q", "--band", std::to_string(b), tif, store}).exit_code, 0);
+    const std::vector<double> cells = read_all(store);
+    ASSERT_EQ(cells.size(), 1200u);
+    for (std::size_t i = 0; i < cells.size(); ++i) ASSERT_EQ(cells[i], b * 100 + static_cast<double>(i % 7)) << i;
+    MemoryBudget budget(64ull << 20);
+    const RasterSummary summary = run_info(tif, budget, Progress::silent(), static_cast<std::uint32_t>(b));
+    EXPECT_EQ(summary.band, static_cast<std::uint32_t>(b));
+    EXPECT_EQ(summary.bands, 3u);
+    EXPECT_EQ(summary.info.min, b * 100);
+    EXPECT_EQ(summary.info.max, b * 100 + 6);
+  }
+  // The pipelines read the chosen band: the same outputs as from the band's own store.
+  for (const std::string command : {"mst", "sssp", "clump", "export"}) {
+    std::vector<std::string> extra;
+    if (command == "sssp") extra = {"--source", "1,1"};
+    if (command == "clump") extra = {"--by", "value"};
+    auto run = [&](const std::string& input, const std::string& output, bool band) {
+      std::vector<std::string> args{command, "-q"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      if (band) args.insert(args.end(), {"--band", "2"});
+      args.insert(args.end(), {input, output});
+      return run_terrazo(args);
+    };
+    const RunResult from_band = run(tif, dir.file(command + "-band.tif"), true);
+    ASSERT_EQ(from_band.exit_code, 0) << command << ": " << from_band.err;
+    ASSERT_EQ(run(dir.file("b2.tzs"), dir.file(command + "-store.tif"), false).exit_code, 0) << command;
+    EXPECT_EQ(read_all(dir.file(command + "-band.tif")), read_all(dir.file(command + "-store.tif"))) << command;
+  }
+  // A tile store has one band: --band 1 is fine, --band 2 is not.
+  EXPECT_EQ(run_terrazo({"info", "-q", "--band", "1", dir.file("b1.tzs")}).exit_code, 0);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"info", "-q", "--band", "2", dir.file("b1.tzs")},
+        {"mst", "-q", "--band", "2", dir.file("b1.tzs"), dir.file("m2.tif")},
+        {"sssp", "-q", "--band", "2", "--source", "1,1", dir.file("b1.tzs"), dir.file("c2.tif")}}) {
+    const RunResult r = run_terrazo(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "band 2 of '" + dir.file("b1.tzs") + "' does not exist: it has 1 band")) << r.err;
+  }
+  // `import --json` states the band read and the count.
+  const std::string out = dir.file("out.txt");
+  const std::string import = std::string(TERRAZO_BINARY) + " import -q --json --band 3 " + tif + " " +
+                             dir.file("j.tzs") + " > " + out;
+  ASSERT_EQ(std::system(import.c_str()), 0);
+  EXPECT_TRUE(contains(slurp(out), "\"band\":3,\"bands\":3")) << slurp(out);
 }
 
 }  // namespace

@@ -548,6 +548,17 @@ class LevelMerge {
 
 }  // namespace
 
+std::uint64_t level_merge_root_step_bytes(const TileGrid& grid) {
+  // As read_step() reserves for the root cluster (its extent: the whole raster).
+  const std::uint64_t perimeter = grid.width + grid.height;
+  const std::uint64_t child_ring = 4 * perimeter;
+  const std::uint64_t child_bytes =
+      2 * child_ring * sizeof(SummaryEdge) + child_ring * sizeof(double) + 4 * sizeof(ClusterSummary);
+  const std::uint64_t bound = 2 * child_ring + 3 * perimeter + 8;
+  return sizeof(MergeStep) + child_bytes + bound * kStepBytesPerBoundEdge + VertexMap::bytes(2 * bound) +
+         2 * perimeter * sizeof(double);
+}
+
 LevelMergeTotals run_level_merge(const TileGrid& grid, const std::string& tile_summaries,
                                  const LevelMergeOptions& options, ExternalSorter& records, MemoryBudget& budget,
                                  Progress& progress, WorkerPool& pool) {

@@ -114,6 +114,15 @@ struct LevelMergeTotals {
 
 // Runs the merge (contract above). Throws terrazo::Error on an I/O error, a scratch file out of
 // Z-order, a budget too small for one merge step, or (GPU) a CUDA failure.
+// What the root merge step reserves when it is read ("MST merge steps"), in the worst case: its
+// four children's summaries (fewer than 2 edges per ring cell, 4 (W + H) ring cells), 74 bytes per
+// bound edge (those summary edges and the crossing edges' bound 3 (W + H) + 8), the vertex map
+// and the parent's ring of 2 (W + H) cells. Checked before any work by run_mst_phases. The
+// step's later reservations (built, an oversized graph) are not counted: the level merge shrinks
+// its slots down to budgets of a few MiB (tests/test_mst_pipeline.cpp), so the check names the
+// budget that surely fails, not every one that might.
+std::uint64_t level_merge_root_step_bytes(const TileGrid& grid);
+
 LevelMergeTotals run_level_merge(const TileGrid& grid, const std::string& tile_summaries,
                                  const LevelMergeOptions& options, ExternalSorter& records, MemoryBudget& budget,
                                  Progress& progress, WorkerPool& pool);

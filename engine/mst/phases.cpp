@@ -82,13 +82,29 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
     const std::uint64_t need = root_graph + summaries + kSummaryFileBufferBytes +
                                std::max(records, ExternalSorter::kMinimumBufferBytes);
     if (need > available)
-      throw Error("memory budget too small for the MST merge phase: its root merge step can need " +
+      throw BudgetError("memory budget too small for the MST merge phase: its root merge step can need " +
                   MemoryBudget::format_size(root_graph + summaries) + " (" + std::to_string(grid.width) + " x " +
                   std::to_string(grid.height) + " cells) and its buffers " +
                   MemoryBudget::format_size(need - root_graph - summaries) + ", but only " +
                   MemoryBudget::format_size(available) + " of --memory " + MemoryBudget::format_size(budget.total()) +
                   " is left; raise --memory to " + MemoryBudget::format_size(budget.total() + need - available) +
                   " at least");
+  }
+
+  if (merge_mode != MstMergeMode::CpuPostOrder && grid.tile_count() > 1) {
+    // The level merge's fixed need, checked before any work (engine/mst/phase2_merge_levels.h): what
+    // its root step reserves whatever the data, the two summary buffers and the record sorter's least.
+    const std::uint64_t root = level_merge_root_step_bytes(grid);
+    const std::uint64_t available = budget.available();
+    const std::uint64_t records = options.record_buffer_bytes ? options.record_buffer_bytes : 0;
+    const std::uint64_t buffers = 2 * kSummaryFileBufferBytes + std::max(records, ExternalSorter::kMinimumBufferBytes);
+    if (root + buffers > available)
+      throw Error("memory budget too small for the MST merge phase (--merge " + std::string(to_string(merge_mode)) +
+                  "): its root merge step can need " + MemoryBudget::format_size(root) + " (" +
+                  std::to_string(grid.width) + " x " + std::to_string(grid.height) + " cells) and its buffers " +
+                  MemoryBudget::format_size(buffers) + ", but only " + MemoryBudget::format_size(available) +
+                  " of --memory " + MemoryBudget::format_size(budget.total()) + " is left; raise --memory to " +
+                  MemoryBudget::format_size(budget.total() + root + buffers - available) + " at least");
   }
 
   // 1. Block-local MST and reduction.
