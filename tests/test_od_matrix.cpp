@@ -284,6 +284,10 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
   SsspOptions c = b;
   c.backlink = dir.file("back.tif");
   EXPECT_THROW(run_sssp(c, budget, Progress::silent()), UsageError);
+  // --index with map step lengths (the index holds cell step lengths): one usage error.
+  SsspOptions d = b;
+  d.distance = DistanceMode::Map;
+  EXPECT_THROW(run_sssp(d, budget, Progress::silent()), UsageError);
 }
 
 // The network: the tree's edges are the minimum spanning tree of the oracle's matrix (Prim on the
