@@ -246,8 +246,12 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   std::unique_ptr<BarrierTileInput> barred;
   MemoryBudget::Reservation barrier_reservation;
   if (!options.barrier_raster.empty()) {
-    barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress);
-    const RasterInfo& bi = barrier_store->info();
+    RasterInfo bi;
+    bi = RasterReader::open(options.barrier_raster)->info();  // the grid check before any import
+    if (bi.width == grid.width && bi.height == grid.height) {
+      barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress);
+      bi = barrier_store->info();
+    }
     if (bi.width != grid.width || bi.height != grid.height)
       throw UsageError("--barrier-raster '" + options.barrier_raster + "' is " + std::to_string(bi.width) + " x " +
                        std::to_string(bi.height) + " cells, INPUT is " + std::to_string(grid.width) + " x " +
