@@ -12,11 +12,13 @@
 #include <memory>
 #include <vector>
 
+#include "api/geotiff_tile_input.h"
 #include "api/output_paths.h"
 #include "api/raster_io.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "engine/tile_store_input.h"
+#include "kernels/common/cuda_device.h"
 #include "gdal/gdal_raster.h"
 #include "store/atomic_output.h"
 #include "store/run_directory.h"
@@ -37,16 +39,12 @@ class LabelRasterWriter : public ClumpWindowSink {
     const std::uint64_t cache_bytes =
         std::max<std::uint64_t>(2ull * block * block * 4, std::min<std::uint64_t>(row_bytes, budget.available() / 4));
     cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
-    scratch_reservation_ = budget.reserve(8ull * grid.tile * grid.tile, "clump label window (doubles)");
-    scratch_.resize(static_cast<std::uint64_t>(grid.tile) * grid.tile);
     writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt32, georef, true, 0.0,
                                               block, options);
   }
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                     const std::uint32_t* labels) override {
-    const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
-    for (std::uint64_t i = 0; i < n; ++i) scratch_[i] = labels[i];  // exact: labels < 2^32
-    writer_->write_window(x0, y0, w, h, scratch_.data());
+    writer_->write_window_u32(x0, y0, w, h, labels);
   }
   std::uint64_t finish() {
     writer_->finish();
@@ -55,8 +53,6 @@ class LabelRasterWriter : public ClumpWindowSink {
 
  private:
   std::unique_ptr<GdalCacheLimit> cache_;
-  MemoryBudget::Reservation scratch_reservation_;
-  std::vector<double> scratch_;
   std::unique_ptr<GeoTiffWriter> writer_;
 };
 
@@ -65,7 +61,7 @@ class StatsCsv : public ClumpStatsSink {
  public:
   StatsCsv(const std::string& path, const RasterInfo& info) : output_(path) {
     file_ = std::fopen(output_.partial().c_str(), "w");
-    if (!file_) throw Error("--stats '" + path + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
+    if (!file_) throw IoError("--stats '" + path + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
     const auto& g = info.geotransform;
     gt_ = g;
     georeferenced_ = info.has_geotransform;
@@ -110,7 +106,7 @@ class StatsCsv : public ClumpStatsSink {
     const bool failed = std::ferror(file_) != 0;
     const int closed = std::fclose(file_);
     file_ = nullptr;
-    if (failed || closed != 0) throw Error("--stats '" + output_.path() + "': write failed: " + std::strerror(errno));
+    if (failed || closed != 0) throw IoError("--stats '" + output_.path() + "': write failed: " + std::strerror(errno));
     output_.publish();
     return size > 0 ? static_cast<std::uint64_t>(size) : 0;
   }
@@ -133,19 +129,42 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   check_distinct_paths({{"INPUT", options.input}}, {{"LABELS", options.output}, {"--stats", options.stats}});
   if (options.by_given && options.by == ClumpBy::Range && !(options.range_lo <= options.range_hi))
     throw UsageError("invalid --by range: the low end is above the high end");
+  if (options.min_size_given && options.min_size == 0)
+    throw UsageError("invalid --min-size 0: expected a cell count of at least 1");
+  if (options.min_size > 0 && !options.stats.empty())
+    throw UsageError("--stats cannot be combined with --min-size (the statistics are of the regions before the sieve)");
+  // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
+  bool use_cuda = false;
+  if (options.device == "cuda") {
+    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+    use_cuda = true;
+  } else if (options.device == "auto") {
+    use_cuda = cuda_device().available;
+  } else if (options.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
+  }
 
   RunDirectory run(options.tmpdir);
   Stopwatch phase;
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress, options.band);
+  // A one-band GeoTIFF whose blocks tile the tiles is read in place; anything else is imported first.
+  std::unique_ptr<GeoTiffTileInput> direct;
+  const std::uint32_t direct_tile = options.tile ? options.tile : kDefaultTile;
+  if (!TileStore::looks_like_tile_store(options.input) && options.band <= 1 && direct_tile >= 16 &&
+      direct_tile <= 4096 && (direct_tile & (direct_tile - 1)) == 0)
+    direct = GeoTiffTileInput::open_if_tiled(options.input, direct_tile);
+  std::unique_ptr<TileStore> store;
+  if (!direct) store = open_as_tile_store(options.input, run, options.tile, budget, progress, options.band);
   result.seconds.import = phase.seconds();
-  const RasterInfo info = store->info();
+  result.input_read_in_place = direct != nullptr;
+  const RasterInfo info = direct ? direct->info() : store->info();
   if (!options.by_given && !cell_type_is_integer(info.type))
     throw UsageError(std::string("INPUT '") + options.input + "' is " + to_string(info.type) +
                      ": give --by value (exact equality of the values), valid or range:LO,HI");
-  const TileGrid grid = store->grid();
+  const TileGrid grid = direct ? direct->grid() : store->grid();
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
+  result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
   result.by = options.by;
 
   ClumpPhaseOptions phase_options;
@@ -154,25 +173,55 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   phase_options.range_lo = options.range_lo;
   phase_options.range_hi = options.range_hi;
   phase_options.threads = options.threads;
+  phase_options.device = use_cuda ? Device::Cuda : Device::Cpu;
+  phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
   phase_options.scratch_dir = run.path();
-  TileStoreInput source(*store);
+  std::unique_ptr<TileStoreInput> store_input;
+  if (store) store_input = std::make_unique<TileStoreInput>(*store);
+  const TileInput& source = direct ? static_cast<const TileInput&>(*direct) : *store_input;
   LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);
   std::unique_ptr<StatsCsv> csv;
   if (!options.stats.empty()) csv = std::make_unique<StatsCsv>(options.stats, info);
-  const ClumpPhaseResult phases = run_clump_phases(source, phase_options, budget, progress, &raster, csv.get());
+  std::unique_ptr<ClumpLabelFile> label_file;
+  if (options.min_size > 0) label_file = std::make_unique<ClumpLabelFile>(run.path() + "/clump_labels.u32", grid.width, grid.height);
+  ClumpWindowSink* sink = label_file ? static_cast<ClumpWindowSink*>(label_file.get()) : &raster;
+  const ClumpPhaseResult phases = run_clump_phases(source, phase_options, budget, progress, sink, csv.get());
+  ClumpSieveResult sieve;
+  if (label_file) {
+    Stopwatch sieve_clock;
+    ClumpSieveOptions so;
+    so.min_size = options.min_size;
+    so.action = options.min_size_action;
+    so.connectivity = options.connectivity;
+    so.tile = grid.tile;
+    so.scratch_dir = run.path();
+    sieve = run_clump_sieve(*label_file, phases.regions, so, budget, progress, &raster);
+    result.seconds.sieve = sieve_clock.seconds();
+    result.bytes_read += sieve.bytes_read;
+    result.bytes_written += sieve.bytes_written + label_file->bytes_written();
+  }
   result.bytes_written += raster.finish();
   if (csv) result.bytes_written += csv->finish();
 
   result.regions = phases.regions;
   result.cells_labelled = phases.cells_labelled;
   result.largest_region = phases.largest_region;
+  if (label_file) {
+    result.regions_before_sieve = phases.regions;
+    result.small_regions = sieve.small_regions;
+    result.small_merged = sieve.merged;
+    result.small_isolated = sieve.isolated;
+    result.regions = sieve.regions;
+    result.cells_labelled = sieve.cells_labelled;
+    result.largest_region = sieve.largest_region;
+  }
   result.border_regions = phases.border_regions;
   result.merged_border_regions = phases.merged_border_regions;
   result.seconds.tile_labels = phases.tile_labels_seconds;
   result.seconds.merge = phases.merge_seconds;
   result.seconds.relabel = phases.relabel_seconds;
   result.seconds.stats = phases.stats_seconds;
-  result.bytes_read += phases.bytes_read + store->bytes_read();
+  result.bytes_read += phases.bytes_read + source.bytes_read();
   result.bytes_written += phases.bytes_written;
   result.seconds.total = start.seconds();
   result.memory_peak_reserved = budget.peak_reserved();

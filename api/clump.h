@@ -6,6 +6,8 @@
 // Output: a UInt32 GeoTIFF georeferenced like the input, nodata 0, written through GeoTiffWriter
 // (an atomic output: a failed run leaves no file). More than 2^32 - 2 regions is an Error (exit 1)
 // before the output is written.
+// --min-size N (engine/clump/sieve.h): phase 3's labels go to a scratch file (4 bytes per cell), the
+// sieve writes the GeoTIFF; not with --stats (a UsageError).
 // --stats: a CSV, one line per region in label order (docs/clump.md "Statistics"):
 //   label,cells,area,value,col_min,row_min,col_max,row_max,x_min,y_min,x_max,y_max
 // area = cells x |pixel area| of the geotransform (map units squared; cells when there is none),
@@ -20,6 +22,7 @@
 #include "core/progress.h"
 #include "core/types.h"
 #include "engine/clump/phases.h"
+#include "engine/clump/sieve.h"
 #include "gdal/geotiff_options.h"
 
 namespace terrazo {
@@ -33,24 +36,33 @@ struct ClumpOptions {
   bool by_given = false;                // false: value for integer rasters, an error for float ones
   ClumpBy by = ClumpBy::Value;
   double range_lo = 0, range_hi = 0;    // by Range: [lo, hi]
+  bool min_size_given = false;          // --min-size given (0 is then an error)
+  std::uint64_t min_size = 0;           // --min-size N: regions of fewer cells merged or cleared (engine/clump/sieve.h); 0: off
+  ClumpSmallAction min_size_action = ClumpSmallAction::Merge;
   std::uint32_t tile = 0;               // 0: the store's own, or kDefaultTile when importing
   std::uint32_t band = 0;               // --band of a GDAL input (ImportOptions::band)
   unsigned threads = 0;                 // 0: all cores
+  std::string device = "auto";          // auto | cpu | cuda: where the per-tile labelling runs
+  std::uint64_t gpu_memory_bytes = 0;   // --gpu-memory: device memory of the GPU batches; 0: its default
   std::string tmpdir;
 };
 
 struct ClumpPhaseSeconds {
-  double import = 0, tile_labels = 0, merge = 0, relabel = 0, stats = 0, total = 0;
+  double import = 0, tile_labels = 0, merge = 0, relabel = 0, stats = 0, sieve = 0, total = 0;
 };
 
 struct ClumpResult {
   std::uint64_t width = 0, height = 0;
   std::uint32_t tile = 0;
+  std::string device;                   // "cpu" or "cuda (<device name>)"
+  bool input_read_in_place = false;     // a tiled GeoTIFF read as tiles (api/geotiff_tile_input.h), no import
   ClumpBy by = ClumpBy::Value;          // the keys used (never Auto)
   std::uint64_t regions = 0;            // K
   std::uint64_t cells_labelled = 0;
   std::uint64_t largest_region = 0;     // cells
   std::uint64_t border_regions = 0, merged_border_regions = 0;
+  // --min-size: regions before the sieve, its small ones, those merged and those kept (isolated).
+  std::uint64_t regions_before_sieve = 0, small_regions = 0, small_merged = 0, small_isolated = 0;
   ClumpPhaseSeconds seconds;
   std::uint64_t bytes_read = 0, bytes_written = 0;
   std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;

@@ -30,6 +30,12 @@ const char kUsage[] =
     "                        valid        any two valid cells\n"
     "                        range:LO,HI  any two cells with LO <= value <= HI; others are nodata\n"
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --min-size N          regions of fewer than N cells (N >= 1) are merged into the neighbour larger\n"
+    "                        than them with which they share the longest border (neighbouring cell pairs;\n"
+    "                        ties: the smallest label), as GDAL's sieve but by border; those with no larger\n"
+    "                        neighbour stay; then the regions are numbered again 1..K' (docs/clump.md\n"
+    "                        \"Small regions\"); not with --stats\n"
+    "  --min-size-action merge|nodata  merge (default) or make the small regions nodata\n"
     "  --stats OUT.csv       also write one line per region, in label order: label, cells, area (map\n"
     "                        units^2), value (--by value), col_min, row_min, col_max, row_max (cells,\n"
     "                        inclusive), x_min, y_min, x_max, y_max (map coordinates of the cell edges)\n"
@@ -39,13 +45,17 @@ const char kUsage[] =
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
     "  --threads N           CPU threads (default: all cores)\n"
+    "  --device auto|cpu|cuda  where the per-tile labelling runs (default auto: the GPU when there is\n"
+    "                        one); the labels are the same bits on either\n"
+    "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
     "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
     "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
-    "by, range, connectivity, tile, stats, phases {import, tile_labels, merge, relabel, stats}, seconds,\n"
+    "by, range, connectivity, tile, device, stats, min_size {min_size, action, regions_before, small_regions,\n"
+    "merged, isolated} (with --min-size), phases {import, tile_labels, merge, relabel, stats, sieve}, seconds,\n"
     "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
@@ -86,6 +96,17 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   ClumpOptions& options = parsed.clump;
   if (auto by = args.value("--by")) parse_clump_by(*by, &options);
   if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
+  if (auto min_size = args.int_value("--min-size")) {
+    if (*min_size < 1) throw UsageError("invalid --min-size " + std::to_string(*min_size) + ": expected a cell count of at least 1");
+    options.min_size_given = true;
+    options.min_size = static_cast<std::uint64_t>(*min_size);
+  }
+  if (auto action = args.value("--min-size-action")) {
+    if (*action == "merge") options.min_size_action = ClumpSmallAction::Merge;
+    else if (*action == "nodata") options.min_size_action = ClumpSmallAction::Nodata;
+    else throw UsageError("invalid --min-size-action '" + *action + "': expected merge or nodata");
+    if (!options.min_size_given) throw UsageError("--min-size-action needs --min-size N");
+  }
   if (auto stats = args.value("--stats")) {
     if (stats->empty()) throw UsageError("--stats needs a file name (OUT.csv)");
     options.stats = *stats;
@@ -97,6 +118,8 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   options.output = files[1];
   options.tile = common.tile;
   options.threads = common.threads;
+  options.device = common.device;
+  options.gpu_memory_bytes = common.gpu_memory_bytes;
   options.tmpdir = common.tmpdir;
   return parsed;
 }
@@ -130,7 +153,8 @@ std::string ClumpCommandResult::to_json() const {
       .add("tile_labels", r.seconds.tile_labels)
       .add("merge", r.seconds.merge)
       .add("relabel", r.seconds.relabel)
-      .add("stats", r.seconds.stats);
+      .add("stats", r.seconds.stats)
+      .add("sieve", r.seconds.sieve);
   JsonObject summary;
   summary.add("command", "clump")
       .add("input", o.input)
@@ -138,6 +162,7 @@ std::string ClumpCommandResult::to_json() const {
       .add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
+      .add("device", r.device)
       .add("stats", o.stats)
       .add("by", to_string(r.by));
   if (r.by == ClumpBy::Range) {
@@ -150,7 +175,18 @@ std::string ClumpCommandResult::to_json() const {
       .add("cells_labelled", r.cells_labelled)
       .add("largest_region", r.largest_region)
       .add("border_regions", r.border_regions)
-      .add("merged_border_regions", r.merged_border_regions)
+      .add("merged_border_regions", r.merged_border_regions);
+  if (o.min_size > 0) {
+    JsonObject sieve;
+    sieve.add("min_size", o.min_size)
+        .add("action", to_string(o.min_size_action))
+        .add("regions_before", r.regions_before_sieve)
+        .add("small_regions", r.small_regions)
+        .add("merged", r.small_merged)
+        .add("isolated", r.small_isolated);
+    summary.add("min_size", sieve);
+  }
+  summary
       .add("phases", phases)
       .add("seconds", r.seconds.total)
       .add("memory_budget_bytes", memory_budget_bytes)

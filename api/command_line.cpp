@@ -232,7 +232,9 @@ WeightModel parse_weight_model(const std::string& text) {
   if (text == "max") return WeightModel::Max;
   if (text == "absdiff") return WeightModel::AbsDiff;
   if (text == "friction") return WeightModel::Friction;
-  throw UsageError("invalid --weight '" + text + "': expected max, absdiff or friction");
+  if (text == "unit") return WeightModel::Unit;
+  if (text == "geometric") return WeightModel::Geometric;
+  throw UsageError("invalid --weight '" + text + "': expected max, absdiff, friction, unit or geometric");
 }
 
 Connectivity parse_connectivity(const std::string& text) {

@@ -61,7 +61,7 @@ double parse_finite_double(const std::string& flag, const std::string& text);
 // printf into a string, for the commands' summary lines (at most 1023 characters).
 std::string format_line(const char* f, ...) __attribute__((format(printf, 1, 2)));
 
-WeightModel parse_weight_model(const std::string& text);    // max|absdiff|friction, UsageError otherwise
+WeightModel parse_weight_model(const std::string& text);    // max|absdiff|friction|unit|geometric, UsageError otherwise
 Connectivity parse_connectivity(const std::string& text);   // 4|8
 
 }  // namespace terrazo

@@ -17,7 +17,8 @@ const char kUsage[] =
     "\n"
     "Describes a tile store or any GDAL raster: size, cell type, tiles, nodata value and share,\n"
     "min and max (computed by reading every cell, never taken from metadata; this also verifies\n"
-    "every tile checksum of a store), geotransform and CRS.\n"
+    "every tile checksum of a store), geotransform and CRS. A boundary-graph index (.tzi, `terrazo\n"
+    "index`): its raster size and fingerprint, weights, tiles and size; every tile checksum verified.\n"
     "\n"
     "Options:\n"
     "  --json          print the description as one JSON object (the last line of stdout)\n"
@@ -84,17 +85,23 @@ InfoCommandResult run_info_command(const InfoCommandOptions& options, Progress& 
   MemoryBudget budget(options.common.memory_bytes);
   InfoCommandResult r;
   r.options = options;
+  if (looks_like_index(options.input)) {
+    r.index = describe_index(options.input, budget, progress);
+    r.memory_budget_bytes = budget.total();
+    return r;
+  }
   r.result = run_info(options.input, budget, progress, options.band);
   r.memory_budget_bytes = budget.total();
   return r;
 }
 
 std::string InfoCommandResult::summary() const {
+  if (!index.path.empty()) return index.text();
   std::string text = describe(result);
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }
 
-std::string InfoCommandResult::to_json() const { return terrazo::to_json(result); }
+std::string InfoCommandResult::to_json() const { return index.path.empty() ? terrazo::to_json(result) : index.to_json(); }
 
 }  // namespace terrazo

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/command_line.h"
+#include "api/index.h"
 #include "api/raster_io.h"
 #include "core/progress.h"
 
@@ -26,6 +27,7 @@ const char* info_usage();
 struct InfoCommandResult {
   InfoCommandOptions options;
   RasterSummary result;
+  IndexSummary index;  // when INPUT is a boundary-graph index (.tzi): its description instead
   std::uint64_t memory_budget_bytes = 0;
   std::string to_json() const;  // one line: the --json summary
   std::string summary() const;  // the text printed without --json

@@ -81,7 +81,12 @@ MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const CommonOptions& common = parsed.common;
   MstOptions& options = parsed.mst;
-  if (auto weight = args.value("--weight")) options.weight = parse_weight_model(*weight);
+  if (auto weight = args.value("--weight")) {
+    options.weight = parse_weight_model(*weight);
+    if (options.weight == WeightModel::Unit || options.weight == WeightModel::Geometric)
+      throw UsageError("invalid --weight '" + *weight + "' for mst: expected max, absdiff or friction (unit and "
+                       "geometric are cost distance weights)");
+  }
   if (auto text = args.value("--scale")) {
     const double scale = parse_finite_double("--scale", *text);
     if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 100");

@@ -18,15 +18,15 @@ void check_input_file(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (ec || !fs::exists(status))
-    throw Error("input '" + path + "' does not exist; check the path");
-  if (fs::is_directory(status)) throw Error("input '" + path + "' is a directory; give a raster file");
+    throw IoError("input '" + path + "' does not exist; check the path");
+  if (fs::is_directory(status)) throw IoError("input '" + path + "' is a directory; give a raster file");
   if (access(path.c_str(), R_OK) != 0)
-    throw Error("cannot read input '" + path + "': " + std::strerror(errno) + "; check its permissions");
+    throw IoError("cannot read input '" + path + "': " + std::strerror(errno) + "; check its permissions");
 }
 
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error("output '" + path + "' is a directory; give a file name");
+  if (fs::is_directory(path, ec)) throw IoError("output '" + path + "' is a directory; give a file name");
   for (const auto& input : inputs) {
     if (fs::exists(path, ec) && fs::equivalent(path, input, ec))
       throw Error("output '" + path + "' is the input; choose another output name");
@@ -34,10 +34,10 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
   fs::path directory = fs::path(path).parent_path();
   if (directory.empty()) directory = ".";
   if (!fs::is_directory(directory, ec))
-    throw Error("cannot write output '" + path + "': directory '" + directory.string() +
+    throw IoError("cannot write output '" + path + "': directory '" + directory.string() +
                 "' does not exist; create it or choose another path");
   if (access(directory.c_str(), W_OK | X_OK) != 0)
-    throw Error("cannot write output '" + path + "': directory '" + directory.string() + "' is not writable (" +
+    throw IoError("cannot write output '" + path + "': directory '" + directory.string() + "' is not writable (" +
                 std::strerror(errno) + "); choose another path");
 }
 

@@ -1,5 +1,6 @@
 // api/path.cpp: run_path (api/path.h).
 #include "api/path.h"
+#include "api/step_lengths.h"
 
 #include <algorithm>
 #include <chrono>
@@ -167,7 +168,7 @@ class GeoJsonStream {
  public:
   GeoJsonStream(const std::string& path, const std::string& crs_urn) : path_(path) {
     file_ = std::fopen(path.c_str(), "wb");
-    if (!file_) throw Error("cannot create '" + path + "': " + std::strerror(errno));
+    if (!file_) throw IoError("cannot create '" + path + "': " + std::strerror(errno));
     std::setvbuf(file_, nullptr, _IOFBF, 1 << 16);
     text("{\n\"type\": \"FeatureCollection\",\n\"name\": \"paths\",\n");
     if (!crs_urn.empty()) text("\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + crs_urn + "\" } },\n");
@@ -208,7 +209,7 @@ class GeoJsonStream {
     const bool failed = std::ferror(file_) != 0;
     const int closed = std::fclose(file_);
     file_ = nullptr;
-    if (failed || closed != 0) throw Error("cannot write '" + path_ + "': " + std::strerror(errno));
+    if (failed || closed != 0) throw IoError("cannot write '" + path_ + "': " + std::strerror(errno));
   }
   static std::string number(double v) {
     char text[32];
@@ -218,7 +219,7 @@ class GeoJsonStream {
  private:
   void text(const std::string& s) { write(s.data(), s.size()); }
   void write(const char* data, std::size_t bytes) {
-    if (std::fwrite(data, 1, bytes, file_) != bytes) throw Error("cannot write '" + path_ + "': " + std::strerror(errno));
+    if (std::fwrite(data, 1, bytes, file_) != bytes) throw IoError("cannot write '" + path_ + "': " + std::strerror(errno));
   }
   std::string path_;
   std::FILE* file_ = nullptr;
@@ -286,6 +287,12 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
   GeoJsonStream json(output.partial(), crs_urn(info.crs_wkt));
 
   PathResult result;
+  // Lengths: metres on the ellipsoid on a geographic CRS, map units otherwise (api/step_lengths.h).
+  std::unique_ptr<GeodesicLine> geodesic;
+  if (crs_is_geographic(info.crs_wkt)) {
+    geodesic = std::make_unique<GeodesicLine>(info.crs_wkt);
+    result.length_unit = "metre";
+  }
   const std::uint64_t limit = info.width * info.height;
   progress.update("path", 0, dests.size());
   for (std::size_t k = 0; k < dests.size(); ++k) {
@@ -344,19 +351,26 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     };
     bool first = true;
     double px = 0, py = 0;
+    std::uint64_t qx = 0, qy = 0;
     replay([&](std::uint64_t vx, std::uint64_t vy) {
       double mx, my;
       centre(info, vx, vy, &mx, &my);
-      if (!first) path.length += std::hypot(mx - px, my - py);
+      if (!first) {
+        path.length += geodesic ? geodesic->distance(px, py, mx, my) : std::hypot(mx - px, my - py);
+        path.length_cells += (vx != qx && vy != qy) ? kSqrt2 : 1.0;
+      }
       first = false;
       px = mx;
       py = my;
+      qx = vx;
+      qy = vy;
     });
     json.begin_feature({{"dest_id", std::to_string(k + 1)},
                         {"dest_x", std::to_string(path.x)},
                         {"dest_y", std::to_string(path.y)},
                         {"cost", GeoJsonStream::number(path.cost)},
                         {"length", GeoJsonStream::number(path.length)},
+                        {"length_cells", GeoJsonStream::number(path.length_cells)},
                         {"cells", std::to_string(path.cells)}});
     replay([&](std::uint64_t vx, std::uint64_t vy) {
       double mx, my;

@@ -13,7 +13,9 @@
 //    CRS as an EPSG URN when it has an EPSG code), one LineString feature per destination, in the
 //    backlink raster's CRS, vertices at cell centres (geotransform applied to x + 0.5, y + 0.5),
 //    properties: dest_id (1-based destination order), dest_x, dest_y (pixel), cost (the cost raster at
-//    the destination), length (sum of step lengths in map units), cells (vertices). A destination
+//    the destination), length (sum of the step lengths between cell centres: metres on the CRS's
+//    ellipsoid (geodesics, [Karney2013]) on a geographic CRS, map units otherwise, whatever the cost
+//    model), length_cells (1 per orthogonal, sqrt 2 per diagonal step), cells (vertices). A destination
 //    that is a source gives a two-vertex line of length 0.
 //  - `mask` (optional): Byte GeoTIFF of the backlink raster's size: 1 on path cells, 0 elsewhere.
 // Out of core: backlink windows of 256 x 256 cells are read through RasterReader into an LRU
@@ -52,12 +54,14 @@ struct TracedPath {
   std::uint64_t x = 0, y = 0;      // destination cell
   std::uint64_t source_x = 0, source_y = 0;  // where the walk ended
   double cost = 0;                 // cost raster at the destination
-  double length = 0;               // map units
+  double length = 0;               // metres on a geographic CRS, else map units (PathResult::length_unit)
+  double length_cells = 0;         // 1 per orthogonal step, sqrt 2 per diagonal one
   std::uint64_t cells = 0;         // cells on the path, both ends included
 };
 
 struct PathResult {
   std::vector<TracedPath> paths;
+  std::string length_unit = "map unit";  // of TracedPath::length: "metre" on a geographic CRS
   double seconds = 0;
   std::uint64_t bytes_read = 0, bytes_written = 0, peak_rss_bytes = 0;
   std::uint64_t bytes_spilled = 0;  // steps of long walks and mask cells written to the run directory

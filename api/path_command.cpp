@@ -20,7 +20,9 @@ const char kUsage[] =
     "\n"
     "PATHS.geojson  one LineString per destination, source first, vertices at cell centres in the\n"
     "               rasters' CRS; properties dest_id, dest_x, dest_y, cost (COST.tif at the destination),\n"
-    "               length (map units), cells\n"
+    "               length (metres on the ellipsoid when the CRS is geographic, lon/lat; map units\n"
+    "               otherwise; whatever sssp's --distance was), length_cells (1 per orthogonal, sqrt 2\n"
+    "               per diagonal step), cells\n"
     "\n"
     "Options:\n"
     "  --backlink FILE   backlink raster (Byte, 0..7 clockwise from east, 255 = none) from terrazo sssp\n"
@@ -34,7 +36,8 @@ const char kUsage[] =
     "  --json            print a JSON summary as the last line of stdout\n"
     "  -q, --quiet       no progress on stderr\n"
     "\n"
-    "JSON keys: paths [{dest, x, y, source_x, source_y, cost, length, cells}], seconds, peak_rss_bytes,\n"
+    "JSON keys: length_unit (metre or map unit), paths [{dest, x, y, source_x, source_y, cost, length,\n"
+    "length_cells, cells}], seconds, peak_rss_bytes,\n"
     "bytes_read, bytes_written, bytes_spilled.\n"
     "\n"
     "Example:\n"
@@ -84,8 +87,9 @@ std::string PathCommandResult::summary() const {
   std::string text;
   for (const TracedPath& p : result.paths) {
     const std::string line =
-        format_line("path: %s: cost %.6f, length %.6f map units, %llu cells, from source cell %llu,%llu", p.dest.c_str(),
-                    p.cost, p.length, static_cast<unsigned long long>(p.cells),
+        format_line("path: %s: cost %.6f, length %.6f %ss (%.6f cells), %llu cells, from source cell %llu,%llu",
+                    p.dest.c_str(), p.cost, p.length, result.length_unit.c_str(), p.length_cells,
+                    static_cast<unsigned long long>(p.cells),
                     static_cast<unsigned long long>(p.source_x), static_cast<unsigned long long>(p.source_y));
     text += (text.empty() ? "" : "\n") + line;
   }
@@ -98,12 +102,13 @@ std::string PathCommandResult::to_json() const {
   for (const TracedPath& p : r.paths) {
     JsonObject o;
     o.add("dest", p.dest).add("x", p.x).add("y", p.y).add("source_x", p.source_x).add("source_y", p.source_y);
-    o.add("cost", p.cost).add("length", p.length).add("cells", p.cells);
+    o.add("cost", p.cost).add("length", p.length).add("length_cells", p.length_cells).add("cells", p.cells);
     paths.push_back(o);
   }
   JsonObject summary;
   summary.add("command", "path")
       .add("output", options.path.output)
+      .add("length_unit", r.length_unit)
       .add("paths", paths)
       .add("seconds", r.seconds)
       .add("window_reads", r.window_reads)

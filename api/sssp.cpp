@@ -13,6 +13,7 @@
 #include "api/output_paths.h"
 #include "core/error.h"
 #include "core/timer.h"
+#include "engine/barrier_input.h"
 #include "engine/tile_store_input.h"
 #include "engine/sssp/distance_store.h"
 #include "api/raster_io.h"
@@ -20,6 +21,8 @@
 #include "engine/sssp/exchange.h"
 #include "engine/sssp/resident_exchange.h"
 #include "engine/sssp/output.h"
+#include "engine/index/index_sssp.h"
+#include "store/index_file.h"
 #include "gdal/gdal_raster.h"
 #include "store/tile_store.h"
 #include "kernels/sssp/backlink.h"
@@ -46,22 +49,27 @@ class CostOutputsWriter : public SsspResultSink {
     const std::uint64_t block_bytes = static_cast<std::uint64_t>(block) * block * 8;
     return std::max<std::uint64_t>(16ull << 20, 4 * outputs * block_bytes);
   }
-  // What the writers reserve: the cache and one window of each output's cells (9 bytes per cell).
+  // One slot's windows: a tile of each output's cells (8 bytes for costs and allocations, 1 for backlinks).
+  static std::uint64_t window_bytes(const SsspOptions& options, const TileGrid& grid) {
+    const std::uint64_t per_cell = 8 * !options.output.empty() + 8 * !options.allocation.empty() + !options.backlink.empty();
+    return static_cast<std::uint64_t>(grid.tile) * grid.tile * per_cell;
+  }
+  // What the writers reserve up front: the cache and one slot of windows.
   static std::uint64_t reserved_bytes(const SsspOptions& options, const TileGrid& grid) {
     const std::uint64_t c = cache_bytes(options, grid);
-    return c ? c + static_cast<std::uint64_t>(grid.tile) * grid.tile * 9 : 0;
+    return c ? c + window_bytes(options, grid) : 0;
   }
 
   CostOutputsWriter(const SsspOptions& options, const RasterInfo& info, const TileGrid& grid, double scale,
               MemoryBudget& budget)
-      : scale_(scale), window_(static_cast<std::size_t>(grid.tile) * grid.tile),
-        bytes_(static_cast<std::size_t>(grid.tile) * grid.tile) {
+      : scale_(scale), cells_(static_cast<std::size_t>(grid.tile) * grid.tile),
+        window_bytes_(window_bytes(options, grid)), budget_(budget) {
     const std::uint32_t t = grid.tile;
     const std::uint32_t block = (t >= 16 && t % 16 == 0 && t <= 4096) ? t : 256;
     const int outputs = !options.output.empty() + !options.backlink.empty() + !options.allocation.empty();
     if (outputs == 0) return;
     cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes(options, grid));
-    buffers_ = budget.reserve(window_.size() * 9, "sssp output windows");
+    buffers_ = budget.reserve(window_bytes_, "sssp output windows");
     if (!options.output.empty())
       cost_ = std::make_unique<GeoTiffWriter>(options.output, grid.width, grid.height, options.cost_type, info, true,
                                               -1.0, block, options.geotiff);
@@ -71,34 +79,52 @@ class CostOutputsWriter : public SsspResultSink {
     if (!options.allocation.empty())
       allocation_ = std::make_unique<GeoTiffWriter>(options.allocation, grid.width, grid.height, CellType::UInt32,
                                                     info, true, 0.0, block, options.geotiff);
+    set_slots(1);
   }
 
-  void write_tile(const SsspTileResult& r) override {
+  std::uint64_t slot_bytes() const override { return window_bytes_; }
+  void set_slots(unsigned count) override {
+    if (count > slots_.size()) more_buffers_ = budget_.reserve((count - 1) * window_bytes_, "sssp output windows in flight");
+    slots_.resize(count);
+    for (Slot& slot : slots_) {
+      if (cost_) slot.cost.resize(cells_);
+      if (allocation_) slot.allocation.resize(cells_);
+      if (backlink_) slot.bytes.resize(cells_);
+    }
+  }
+
+  // The cells of each output, converted on the output phase's worker threads.
+  void prepare_tile(const SsspTileResult& r) override {
+    Slot& slot = slots_.at(r.slot);
     auto at = [&](std::uint32_t x, std::uint32_t y) { return static_cast<std::size_t>(y) * r.stride + x; };
     if (cost_) {
       for (std::uint32_t y = 0; y < r.height; ++y)
         for (std::uint32_t x = 0; x < r.width; ++x) {
           const PathLength d = r.dist[at(x, y)];
-          window_[static_cast<std::size_t>(y) * r.width + x] =
+          slot.cost[static_cast<std::size_t>(y) * r.width + x] =
               d == kUnreached ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(d) / scale_;
         }
-      cost_->write_window(r.x0, r.y0, r.width, r.height, window_.data());
     }
     if (backlink_) {
       for (std::uint32_t y = 0; y < r.height; ++y)
         for (std::uint32_t x = 0; x < r.width; ++x)
-          bytes_[static_cast<std::size_t>(y) * r.width + x] = r.backlink ? r.backlink[at(x, y)] : kNoBacklink;
-      backlink_->write_window_u8(r.x0, r.y0, r.width, r.height, bytes_.data());
+          slot.bytes[static_cast<std::size_t>(y) * r.width + x] = r.backlink ? r.backlink[at(x, y)] : kNoBacklink;
     }
     if (allocation_) {
       for (std::uint32_t y = 0; y < r.height; ++y)
         for (std::uint32_t x = 0; x < r.width; ++x) {
           const bool reached = r.dist[at(x, y)] != kUnreached;
-          window_[static_cast<std::size_t>(y) * r.width + x] =
+          slot.allocation[static_cast<std::size_t>(y) * r.width + x] =
               reached ? static_cast<double>(r.source[at(x, y)]) : std::numeric_limits<double>::quiet_NaN();
         }
-      allocation_->write_window(r.x0, r.y0, r.width, r.height, window_.data());
     }
+  }
+
+  void write_tile(const SsspTileResult& r) override {
+    const Slot& slot = slots_.at(r.slot);
+    if (cost_) cost_->write_window(r.x0, r.y0, r.width, r.height, slot.cost.data());
+    if (backlink_) backlink_->write_window_u8(r.x0, r.y0, r.width, r.height, slot.bytes.data());
+    if (allocation_) allocation_->write_window(r.x0, r.y0, r.width, r.height, slot.allocation.data());
   }
 
   std::uint64_t finish() {
@@ -112,11 +138,17 @@ class CostOutputsWriter : public SsspResultSink {
   }
 
  private:
+  struct Slot {
+    std::vector<double> cost, allocation;
+    std::vector<std::uint8_t> bytes;
+  };
   double scale_;
-  std::vector<double> window_;
-  std::vector<std::uint8_t> bytes_;
+  std::size_t cells_;
+  std::uint64_t window_bytes_;
+  MemoryBudget& budget_;
+  std::vector<Slot> slots_;
   std::unique_ptr<GdalCacheLimit> cache_;
-  MemoryBudget::Reservation buffers_;
+  MemoryBudget::Reservation buffers_, more_buffers_;
   std::unique_ptr<GeoTiffWriter> cost_, backlink_, allocation_;
 };
 
@@ -166,7 +198,19 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
 
   // 0. The input as a tile store.
   Stopwatch phase;
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, options.tile, budget, progress, options.band);
+  // --index (docs/index.md "sssp --index"): distances from the boundary-graph index, in its tile size.
+  std::unique_ptr<IndexFile> index;
+  std::uint32_t tile_size = options.tile;
+  if (!options.index.empty()) {
+    if (labelled) throw UsageError("--index computes distances only; --backlink and --allocation need the exchange (drop --index)");
+    if (!options.source_raster.empty()) throw UsageError("--index takes --source points and --sources-file, not --source-raster");
+    if (!IndexFile::looks_like_index(options.index))
+      throw UsageError("--index '" + options.index + "' is not a terrazo index (.tzi); make one with `terrazo index`");
+    index = IndexFile::open(options.index, budget);
+    tile_size = index->header().tile;
+    result.device = "cpu (the index query)";
+  }
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile_size, budget, progress, options.band);
   result.seconds.import = phase.seconds();
   RasterInfo info = store->info();
   if (!info.has_stats) compute_store_statistics(*store, &info, budget, "sssp statistics tile");
@@ -179,12 +223,59 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.valid_cells = info.valid_cells;
   if (info.valid_cells == 0)
     throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): there is nothing to reach");
+  // Step lengths (--distance): the geodesic table lives in `steps` for the whole run.
+  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction &&
+      options.weight != WeightModel::Geometric)
+    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
+                     "--weight friction and geometric have; --weight " + to_string(options.weight) + " has none");
+  auto steps_reservation = budget.reserve(step_table_bytes(options.distance, grid.height), "sssp step-length table");
+  const StepTable steps = make_step_table(options.distance, info);
+  result.length_unit = steps.unit;
   {
     TileStoreInput weight_input(*store);
     result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
-                                          kSsspDefaultStepLimit, &weight_input, &budget);
+                                          kSsspDefaultStepLimit, &weight_input, &budget, &steps.lengths);
   }
   const WeightParams params = result.weights.params;
+
+  // Barriers (--barrier-raster): cells of INPUT's grid that cannot be entered.
+  std::unique_ptr<TileStore> barrier_store;
+  std::unique_ptr<TileStoreInput> input_cells, barrier_cells;
+  std::unique_ptr<BarrierTileInput> barred;
+  MemoryBudget::Reservation barrier_reservation;
+  if (!options.barrier_raster.empty()) {
+    barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress);
+    const RasterInfo& bi = barrier_store->info();
+    if (bi.width != grid.width || bi.height != grid.height)
+      throw UsageError("--barrier-raster '" + options.barrier_raster + "' is " + std::to_string(bi.width) + " x " +
+                       std::to_string(bi.height) + " cells, INPUT is " + std::to_string(grid.width) + " x " +
+                       std::to_string(grid.height) + "; they must match cell for cell");
+    if (bi.has_geotransform && info.has_geotransform) {
+      for (int k = 0; k < 6; ++k) {
+        const double a = bi.geotransform[k], b = info.geotransform[k];
+        const double tolerance = 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+        if (std::fabs(a - b) > tolerance)
+          throw UsageError("--barrier-raster '" + options.barrier_raster + "' has another geotransform than INPUT "
+                           "(term " + std::to_string(k) + ": " + format_double(a) + " against " + format_double(b) +
+                           "); they must cover the same cells");
+      }
+    }
+    const unsigned threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+    barrier_reservation = budget.reserve(static_cast<std::uint64_t>(threads + 1) * t * t * 8, "sssp barrier tiles");
+    input_cells = std::make_unique<TileStoreInput>(*store);
+    barrier_cells = std::make_unique<TileStoreInput>(*barrier_store);
+    barred = std::make_unique<BarrierTileInput>(*input_cells, *barrier_cells);
+    // Count the valid cells the barrier closes (one pass over both).
+    std::vector<double> a(static_cast<std::size_t>(t) * t), b(static_cast<std::size_t>(t) * t);
+    for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
+      for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+        if (!store->tile_present(tx, ty) || !barrier_store->tile_present(tx, ty)) continue;
+        store->read_tile(tx, ty, a.data());
+        barrier_store->read_tile(tx, ty, b.data());
+        for (std::size_t i = 0; i < a.size(); ++i)
+          if (a[i] == a[i] && b[i] == b[i] && b[i] != 0) ++result.barrier_cells;
+      }
+  }
   result.params = params;
   PathLength max_cost = kUnreached;
   if (options.max_cost >= 0) {
@@ -204,7 +295,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                                   "--source");
     if (!options.sources_file.empty()) {
       std::string file_crs;
-      const std::vector<SourcePoint> file_points = read_source_points(options.sources_file, &file_crs);
+      const std::vector<SourcePoint> file_points =
+          read_source_points(options.sources_file, &file_crs, options.source_start);
       if (file_points.empty())
         throw UsageError("--sources-file '" + options.sources_file + "' holds no point");
       // A vector file's points are map coordinates (pixel coordinates only with a CRS-less file and
@@ -217,13 +309,16 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
 
   const std::string store_path = run.file("distances.bin");
   DistanceStore distances(store_path, grid, labelled, budget);
+  // The write phase's fixed needs, checked before any work, beside what is held now (the store's
+  // index, the distance store). The streamed exchange leaves this much unreserved, so the outputs
+  // can be written straight from its cache (no flush to the store and no second read of it).
+  const std::uint64_t write_phase_bytes = CostOutputsWriter::reserved_bytes(options, grid) +
+                                          sssp_output_tile_bytes(t, labelled, !options.backlink.empty());
   {
-    // The write phase's fixed needs, checked before any work: it runs once the exchange has given
-    // its reservations back, beside what is held now (the store's index, the distance store).
     const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
     const std::uint64_t tile = sssp_output_tile_bytes(t, labelled, !options.backlink.empty());
     if (outputs + tile > budget.available())
-      throw Error("memory budget too small for the sssp write phase: it needs " + MemoryBudget::format_size(outputs + tile) +
+      throw BudgetError("memory budget too small for the sssp write phase: it needs " + MemoryBudget::format_size(outputs + tile) +
                   " (GDAL block cache and output windows " + MemoryBudget::format_size(outputs) + ", output tile " +
                   MemoryBudget::format_size(tile) + ") but only " + MemoryBudget::format_size(budget.available()) +
                   " of --memory " + MemoryBudget::format_size(budget.total()) + " is left beside " +
@@ -251,22 +346,40 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     xo.keep_free_bytes = mask_cache_bytes + tile_cells * 8 + mask->resident_bytes(t);
   }
   xo.keep_free_bytes += 1ull << 20;  // small allocations of the exchange (queue set nodes, lists)
-  TileStoreInput input(*store);
+  xo.prefer_free_bytes = write_phase_bytes;
+  TileStoreInput store_input(*store);
+  const TileInput& input = barred ? static_cast<const TileInput&>(*barred) : store_input;
   SsspExchangeStats stats;
   // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
-  bool resident = options.exchange == "resident";
-  if (options.exchange == "auto" && use_cuda) {
+  bool resident = options.exchange == "resident" && !index;
+  if (options.exchange == "auto" && use_cuda && !index) {
     const std::uint64_t need =
         ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile, Device::Cuda, 1);
     const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4 * 3;
     resident = need <= room;
   }
-  result.exchange = resident ? "resident" : "streamed";
+  result.exchange = index ? "index" : resident ? "resident" : "streamed";
   // The distances of a resident exchange on a GPU stay there for the output phase (no flush to the
   // store); every other exchange leaves them in the store and releases its reservations first.
   const bool outputs_from_device = resident && use_cuda;
+  // The streamed exchange serves the outputs from its cache when the write phase fits beside it.
+  SsspExchange* outputs_from_cache = nullptr;
   std::unique_ptr<SsspExchangeRun> exchange_run;
-  {
+  if (index) {
+    result.seconds.sources = phase.seconds();
+    phase.restart();
+    std::vector<IndexSource> sources;
+    for (const SourceCell& c : points) sources.push_back(IndexSource{c.cell, c.text});
+    GPrimeExchangeOptions go;
+    go.params = params;
+    go.connectivity = options.connectivity;
+    go.max_cost = max_cost;
+    const IndexSsspStats is = index_sssp(input, *index, sources, go, options.cache_bytes, distances, budget, progress);
+    result.sources = points.size();
+    result.solves = is.tile_solves;
+    result.tiles_solved = is.tiles_written;
+    result.seconds.exchange = phase.seconds();
+  } else {
     result.seconds.sources = phase.seconds();
     phase.restart();
     if (resident) {
@@ -285,14 +398,23 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
       const std::uint64_t x = s.cell % grid.width, y = s.cell / grid.width;
       const std::uint64_t tile = (y / t) * grid.tiles_x() + x / t;
       const auto local = static_cast<std::uint32_t>((y % t) * t + x % t);
-      by_tile[tile].push_back(TileSource{local, s.id});
+      // Initial cost in fixed point, rounded as the weights are (docs/cost_models.md).
+      const double fixed = std::nearbyint(s.start * params.scale);
+      if (!(fixed < 9.2e18))
+        throw UsageError(s.text + ": --source-start " + format_double(s.start) + " does not fit the fixed point at scale " +
+                         format_double(params.scale));
+      const PathLength start_fixed = static_cast<PathLength>(fixed);
+      if (start_fixed > max_cost) ++result.sources_beyond_max_cost;
+      by_tile[tile].push_back(TileSource{local, s.id, start_fixed});
       by_local.emplace(std::make_pair(tile, local), &s);
     }
     for (const auto& [tile, list] : by_tile) {
       const auto rejected = exchange.add_sources(static_cast<std::uint32_t>(tile % grid.tiles_x()),
                                                  static_cast<std::uint32_t>(tile / grid.tiles_x()), list);
       if (!rejected.empty())
-        throw UsageError(by_local.at({tile, rejected.front()})->text + " is on a nodata cell; move it onto valid data");
+        throw UsageError(by_local.at({tile, rejected.front()})->text + " is on a nodata cell" +
+                         (barred ? std::string(" (or a --barrier-raster cell)") : std::string()) +
+                         "; move it onto valid data");
     }
     result.sources = points.size();
     if (mask) {
@@ -347,17 +469,24 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     if (const auto* r = dynamic_cast<const ResidentSsspExchange*>(exchange_run.get())) result.resident = r->resident_stats();
     if (!outputs_from_device) {
       phase.restart();
-      exchange.flush();
+      auto* streamed = dynamic_cast<SsspExchange*>(exchange_run.get());
+      if (streamed && write_phase_bytes <= budget.available()) {
+        outputs_from_cache = streamed;
+      } else {
+        exchange.flush();
+        exchange_run.reset();
+      }
       result.seconds.flush = phase.seconds();
-      exchange_run.reset();
     }
   }
-  result.solves = stats.solves;
-  result.tiles_solved = stats.tiles_solved;
-  result.resolves = stats.resolves;
-  result.rounds = stats.rounds;
-  result.cache_tiles = stats.cache_capacity;
-  result.cache_evictions = stats.cache_evictions;
+  if (!index) {
+    result.solves = stats.solves;
+    result.tiles_solved = stats.tiles_solved;
+    result.resolves = stats.resolves;
+    result.rounds = stats.rounds;
+    result.cache_tiles = stats.cache_capacity;
+    result.cache_evictions = stats.cache_evictions;
+  }
 
   // The header's statistics set the weight scale: every stored tile is checked against them
   // (exactly: store/tile_store.h) before any output is published, also the tiles this run did not
@@ -372,7 +501,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     CostOutputsWriter sink(options, info, grid, params.scale, budget);
     SsspLabelSource& labels = outputs_from_device ? static_cast<SsspLabelSource&>(
                                                         static_cast<ResidentSsspExchange&>(*exchange_run))
-                                                  : distances;
+                              : outputs_from_cache ? static_cast<SsspLabelSource&>(*outputs_from_cache)
+                                                   : distances;
     const SsspOutputStats out =
         write_sssp_results(input, labels, xo, !options.backlink.empty(), sink, budget, progress, true);
     result.bytes_written += sink.finish();
@@ -383,7 +513,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.seconds.write = phase.seconds();
   exchange_run.reset();
 
-  result.bytes_read += store->bytes_read() + distances.bytes_read();
+  result.bytes_read += store->bytes_read() + distances.bytes_read() + (barrier_store ? barrier_store->bytes_read() : 0);
   result.bytes_written += distances.bytes_written();
   result.seconds.total = start.seconds();
   result.peak_rss_bytes = peak_rss_bytes();

@@ -31,6 +31,7 @@
 #include "core/progress.h"
 #include "core/types.h"
 #include "api/sssp_sources.h"
+#include "api/step_lengths.h"
 #include "store/raster_info.h"
 #include "api/weight_params.h"
 #include "gdal/geotiff_options.h"
@@ -48,8 +49,12 @@ struct SsspOptions {
   bool map_coords = false;           // --map-coords: sources (and file points) are map coordinates
   std::string source_crs;            // --source-crs: CRS of --source points (implies map coordinates)
   std::string sources_file;          // --sources-file: OGR points
+  std::string source_start;          // --source-start FIELD: per-point initial cost (cost units) from --sources-file
   std::string source_raster;         // --source-raster: mask
+  std::string index;                 // --index: a boundary-graph index of INPUT (docs/index.md); distances only
   WeightModel weight = WeightModel::Friction;
+  DistanceMode distance = DistanceMode::Cells;  // --distance: step lengths of friction and geometric
+  std::string barrier_raster;        // --barrier-raster: cells not 0 and not nodata cannot be entered
   double scale = 0.0;                // 0: the default of docs/weights.md (kSsspDefaultStepLimit)
   Connectivity connectivity = Connectivity::Eight;
   double max_cost = -1.0;            // cost units; < 0: no limit
@@ -81,8 +86,11 @@ struct SsspResult {
   std::string exchange;                    // "streamed" or "resident"
   WeightParams params;                     // model, scale, offset used
   WeightChoice weights;                    // the same, with the error bounds (api/weight_params.h)
+  std::string length_unit = "cell";        // the unit of the step lengths (--distance)
+  std::uint64_t barrier_cells = 0;         // valid cells the barrier raster closed
   PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
   std::uint64_t sources = 0;               // source cells set
+  std::uint64_t sources_beyond_max_cost = 0;  // point sources whose initial cost exceeds --max-cost (reach nothing)
   std::uint64_t mask_cells_on_nodata = 0;  // --source-raster cells skipped
   std::uint64_t valid_cells = 0;
   std::uint64_t reached_cells = 0;

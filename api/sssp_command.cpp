@@ -32,8 +32,17 @@ const char kUsage[] =
     "  --source-crs CRS      --source values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
     "  --sources-file FILE   an OGR vector file of points (GeoJSON, GeoPackage, Shapefile, ...), in\n"
     "                        its layer's CRS (INPUT's when it has none)\n"
+    "  --source-start FIELD  initial cost of each --sources-file point, from its numeric attribute FIELD\n"
+    "                        (cost units, >= 0; null: 0): the point's distance starts there (ArcGIS's\n"
+    "                        initial accumulation, GRASS r.cost start values; docs/cost_models.md)\n"
     "  --source-raster FILE  a mask raster of INPUT's size: cells not 0 and not nodata are sources,\n"
     "                        their value (a positive integer) is their id; cells on INPUT nodata are skipped\n"
+    "\n"
+    "Index:\n"
+    "  --index INDEX.tzi     distances from the boundary-graph index of `terrazo index` (same --weight,\n"
+    "                        --scale, --connectivity; checked): one in-tile solve per source tile, the\n"
+    "                        exchange over the tiles' boundaries, one in-tile solve per tile; the same\n"
+    "                        costs; COST.tif only (docs/index.md)\n"
     "\n"
     "Outputs:\n"
     "  --backlink FILE       Byte GeoTIFF: direction to the predecessor on a least-cost path,\n"
@@ -50,12 +59,24 @@ const char kUsage[] =
     "                        threads (docs/benchmarks.md \"Output compression\")\n"
     "\n"
     "Options:\n"
-    "  --weight friction|absdiff|max  edge weight model (default friction):\n"
-    "                        friction (c(u) + c(v)) / 2 x step length (1, or sqrt 2 diagonally); costs >= 0\n"
-    "                        absdiff  |h(u) - h(v)|\n"
-    "                        max      max(h(u), h(v)), minus the raster minimum when it is negative\n"
+    "  --weight friction|absdiff|max|unit|geometric  edge weight model (default friction):\n"
+    "                        friction  (c(u) + c(v)) / 2 x step length; costs >= 0 (cost per cell, per map\n"
+    "                                  unit or per metre with --distance cells, map or geodesic)\n"
+    "                        absdiff   |h(u) - h(v)|\n"
+    "                        max       max(h(u), h(v)), minus the raster minimum when it is negative\n"
+    "                        unit      1 per step: hop count (BFS levels) through the valid cells\n"
+    "                        geometric the step length: distance through the valid cells, around\n"
+    "                                  nodata and barriers (1 and sqrt 2, or --distance map|geodesic)\n"
+    "  --distance cells|map|geodesic  step length of friction and geometric (default cells):\n"
+    "                        cells     1 orthogonal, sqrt 2 diagonal (as GRASS r.cost, scikit-image)\n"
+    "                        map       the geotransform's |dx|, |dy|, sqrt(dx^2 + dy^2), in the CRS's\n"
+    "                                  unit (refused on a lon/lat CRS: degrees are no length)\n"
+    "                        geodesic  metres on the CRS's ellipsoid between the two cell centres\n"
+    "                                  (lon/lat CRS only; every row has its own lengths; docs/weights.md)\n"
+    "  --barrier-raster FILE a raster of INPUT's grid: cells not 0 and not nodata cannot be entered\n"
+    "                        (as nodata cells; a source there is refused)\n"
     "  --scale S             fixed-point scale: weight = round(value x S) (default: 1 when every weight is\n"
-    "                        an integer (integer raster, absdiff or max), else the largest power of 10\n"
+    "                        an integer (unit, or an integer raster with absdiff or max), else the largest power of 10\n"
     "                        keeping every step weight <= 2^30; each step is exact to 0.5/S; the rule of\n"
     "                        docs/weights.md)\n"
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
@@ -80,9 +101,11 @@ const char kUsage[] =
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: cost_type, width, height, tile, device, exchange, weight, connectivity, scale,\n"
+    "JSON keys: cost_type, width, height, tile, device, exchange, weight, distance, length_unit,\n"
+    "barrier_raster, barrier_cells, connectivity, scale,\n"
     "scale_given, step_error_bound (input units per step; 0: exact), relative_error_bound (of every\n"
-    "path; null: void), offset, sources, reached_cells, max_distance, tiles, tiles_solved, solves,\n"
+    "path; null: void), offset, sources, source_start, sources_beyond_max_cost, reached_cells,\n"
+    "max_distance, tiles, tiles_solved, solves,\n"
     "resolves, rounds, phases {import, load, sources, exchange, flush, write}, seconds,\n"
     "peak_rss_bytes, bytes_read, bytes_written, scratch_bytes; with the resident exchange also\n"
     "resident {tile, rounds, max_round_tiles, sweeps, gpu_ms, select_ms, solve_ms} (GPU counters;\n"
@@ -91,7 +114,9 @@ const char kUsage[] =
     "Examples:\n"
     "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
     "  terrazo cost-distance --source-crs EPSG:4326 --source -71.30,44.27 --max-cost 5e6 dem.tif cost.tif\n"
-    "  terrazo sssp --sources-file towns.gpkg --allocation nearest.tif --memory 2G --json friction.tif cost.tif\n";
+    "  terrazo sssp --sources-file towns.gpkg --allocation nearest.tif --memory 2G --json friction.tif cost.tif\n"
+    "  terrazo sssp --distance geodesic --source 10,10 friction_per_metre.tif cost.tif\n"
+    "  terrazo sssp --weight unit --barrier-raster walls.tif --source 5,5 land.tif hops.tif\n";
 
 }  // namespace
 
@@ -109,9 +134,22 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
   if (auto file = args.value("--sources-file")) options.sources_file = *file;
   if (auto file = args.value("--source-raster")) options.source_raster = *file;
+  if (auto file = args.value("--index")) options.index = *file;
+  if (auto field = args.value("--source-start")) {
+    if (field->empty()) throw UsageError("--source-start needs an attribute name of --sources-file");
+    options.source_start = *field;
+  }
   if (auto file = args.value("--backlink")) options.backlink = *file;
   if (auto file = args.value("--allocation")) options.allocation = *file;
   if (auto weight = args.value("--weight")) options.weight = parse_weight_model(*weight);
+  if (auto distance = args.value("--distance")) {
+    options.distance = parse_distance_mode(*distance);
+    if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction &&
+        options.weight != WeightModel::Geometric)
+      throw UsageError("--distance " + *distance + " applies to --weight friction and geometric, not --weight " +
+                       to_string(options.weight));
+  }
+  if (auto file = args.value("--barrier-raster")) options.barrier_raster = *file;
   if (auto text = args.value("--scale")) {
     const double scale = parse_finite_double("--scale", *text);
     if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
@@ -150,6 +188,8 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     throw UsageError("--ot applies to COST.tif, and COST.tif is '-'");
   if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
     throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
+  if (!options.source_start.empty() && options.sources_file.empty())
+    throw UsageError("--source-start names an attribute of --sources-file, and no --sources-file is given");
   if (options.map_coords && options.sources.empty())
     throw UsageError("--map-coords applies to --source points, and none is given");
   options.tile = common.tile;
@@ -165,7 +205,9 @@ SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& 
   check_input_file(o.input);
   if (!o.sources_file.empty()) check_input_file(o.sources_file);
   if (!o.source_raster.empty()) check_input_file(o.source_raster);
-  std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster};
+  if (!o.index.empty()) check_input_file(o.index);
+  if (!o.barrier_raster.empty()) check_input_file(o.barrier_raster);
+  std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster};
   for (const std::string* out : {&o.output, &o.backlink, &o.allocation}) {
     if (out->empty()) continue;
     check_output_file(*out, taken);
@@ -212,6 +254,10 @@ std::string SsspCommandResult::to_json() const {
       .add("device", r.device)
       .add("exchange", r.exchange)
       .add("weight", to_string(r.params.model))
+      .add("distance", to_string(o.distance))
+      .add("length_unit", r.length_unit)
+      .add("barrier_raster", o.barrier_raster)
+      .add("barrier_cells", r.barrier_cells)
       .add("connectivity", static_cast<int>(o.connectivity))
       .add("scale", r.params.scale)
       .add("scale_given", r.weights.scale_given)
@@ -219,6 +265,8 @@ std::string SsspCommandResult::to_json() const {
       .add("relative_error_bound", r.weights.relative_error_bound)
       .add("offset", r.params.offset)
       .add("sources", r.sources)
+      .add("source_start", o.source_start)
+      .add("sources_beyond_max_cost", r.sources_beyond_max_cost)
       .add("valid_cells", r.valid_cells)
       .add("reached_cells", r.reached_cells)
       .add("max_distance", r.max_distance)

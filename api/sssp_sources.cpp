@@ -54,7 +54,8 @@ std::string crs_to_wkt(const std::string& definition, const std::string& flag) {
   return result;
 }
 
-std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt) {
+std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
+                                            const std::string& start_field) {
   ensure_gdal();
   reset_gdal_error();
   std::unique_ptr<GDALDataset> dataset(
@@ -73,6 +74,13 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
         throw UsageError("--sources-file '" + path + "': its layers have different CRSs; use one layer");
       *crs_wkt = layer_wkt;
     }
+    int start_index = -1;
+    if (!start_field.empty()) {
+      start_index = layer->GetLayerDefn()->GetFieldIndex(start_field.c_str());
+      if (start_index < 0)
+        throw UsageError("--source-start '" + start_field + "': --sources-file '" + path + "' layer " +
+                         layer->GetName() + " has no such attribute");
+    }
     layer->ResetReading();
     std::uint64_t feature_index = 0;
     for (auto& feature : *layer) {
@@ -81,13 +89,23 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
       if (!geometry) continue;
       const std::string where = "--sources-file " + path + " layer " + layer->GetName() + " feature " +
                                 std::to_string(feature_index);
+      double start = 0;
+      if (start_index >= 0 && feature->IsFieldSetAndNotNull(start_index)) {
+        const OGRFieldType field_type = feature->GetFieldDefnRef(start_index)->GetType();
+        if (field_type != OFTInteger && field_type != OFTInteger64 && field_type != OFTReal)
+          throw UsageError("--source-start '" + start_field + "' is not a numeric attribute (" + where + ")");
+        start = feature->GetFieldAsDouble(start_index);
+        if (!(start >= 0 && std::isfinite(start)))
+          throw UsageError(where + ": --source-start '" + start_field + "' is " + format_coordinate(start) +
+                           "; initial costs must be finite and >= 0");
+      }
       const auto type = wkbFlatten(geometry->getGeometryType());
       if (type == wkbPoint) {
         const auto* point = geometry->toPoint();
-        if (!point->IsEmpty()) points.push_back(SourcePoint{point->getX(), point->getY(), where});
+        if (!point->IsEmpty()) points.push_back(SourcePoint{point->getX(), point->getY(), where, start});
       } else if (type == wkbMultiPoint) {
         for (const OGRPoint* point : *geometry->toMultiPoint())
-          points.push_back(SourcePoint{point->getX(), point->getY(), where});
+          points.push_back(SourcePoint{point->getX(), point->getY(), where, start});
       } else {
         throw UsageError(where + " is a " + OGRGeometryTypeToName(geometry->getGeometryType()) +
                          ", not a point; sources must be points");
@@ -142,7 +160,8 @@ std::vector<SourceCell> locate_source_points(const std::vector<SourcePoint>& poi
                        std::to_string(info.height) + " cells" +
                        (map_coords ? ", pixel " + format_coordinate(px) + "," + format_coordinate(py) : std::string()) +
                        ")");
-    cells.push_back(SourceCell{static_cast<std::uint64_t>(py) * info.width + static_cast<std::uint64_t>(px), id, p.text});
+    cells.push_back(
+        SourceCell{static_cast<std::uint64_t>(py) * info.width + static_cast<std::uint64_t>(px), id, p.text, p.start});
     if (id == 0xFFFFFFFEu) throw UsageError(flag + ": more than 2^32 - 2 point sources");
     ++id;
   }

@@ -28,19 +28,24 @@ namespace terrazo {
 struct SourcePoint {
   double x = 0, y = 0;
   std::string text;  // as the user gave it, for messages ("--source 120,45", "points.gpkg feature 3")
+  double start = 0;  // initial cost (--source-start FIELD of --sources-file), cost units, >= 0
 };
 
 // "x,y" -> SourcePoint; UsageError naming `flag` on anything else.
 SourcePoint parse_source_point(const std::string& text, const std::string& flag = "--source");
 
-// Points of an OGR vector file, in the file's CRS, and that CRS as WKT (empty when none).
-std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt);
+// Points of an OGR vector file, in the file's CRS, and that CRS as WKT (empty when none). With
+// `start_field`, each point's initial cost is that attribute (a number >= 0; an unset or null field
+// is 0); a layer without the field, a negative, non-finite or non-numeric value is a UsageError.
+std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
+                                            const std::string& start_field = "");
 
 // A located point source: global cell id and source id.
 struct SourceCell {
   std::uint64_t cell = 0;
   std::uint32_t id = 0;
   std::string text;
+  double start = 0;  // initial cost, cost units (SourcePoint::start)
 };
 
 // Maps points to cells of the raster described by `info`. `map_coords`: x, y are map coordinates in

@@ -102,10 +102,18 @@ const char kRemedies[] = "give --scale S, clip the values, or set that value as 
 
 WeightChoice choose_weight_params(WeightModel model, double scale, const RasterInfo& info,
                                   Connectivity connectivity, double default_limit, const TileInput* data,
-                                  MemoryBudget* budget) {
+                                  MemoryBudget* budget, const StepLengths* steps) {
   WeightChoice choice;
   WeightParams& p = choice.params;
   p.model = model;
+  if (steps) p.steps = *steps;
+  // The longest and the shortest step the graph has (cells: sqrt 2 or 1, and 1).
+  const bool uniform = p.steps.rows == nullptr;
+  const double longest_step = connectivity == Connectivity::Eight || !uniform
+                                  ? p.steps.max_length
+                                  : std::max(p.steps.ew, p.steps.ns);
+  const double shortest_step = uniform && connectivity == Connectivity::Four ? std::min(p.steps.ew, p.steps.ns)
+                                                                           : p.steps.min_length;
   if (scale != 0 && !(scale > 0 && std::isfinite(scale)))
     throw UsageError("invalid --scale '" + format_value(scale) + "': expected a finite positive number, e.g. 1000");
   const bool stats = info.has_stats;  // false: no valid cell
@@ -130,15 +138,24 @@ WeightChoice choose_weight_params(WeightModel model, double scale, const RasterI
       break;
     case WeightModel::AbsDiff: largest = max - min; break;
     case WeightModel::Friction:
-      largest = max * (connectivity == Connectivity::Eight ? kSqrt2 : 1.0);
-      smallest = min;
+      largest = max * longest_step;
+      smallest = min * shortest_step;
+      break;
+    case WeightModel::Geometric:
+      largest = longest_step;
+      smallest = shortest_step;
+      break;
+    case WeightModel::Unit:
+      largest = 1;
+      smallest = 1;
       break;
   }
   // The value that set L: friction's maximum, else the extreme of larger magnitude.
   const double extreme = model == WeightModel::Friction ? max : (std::fabs(min) > std::fabs(max) ? min : max);
   // Every weight is an exact integer at an integer scale: integer cells (and so an integer offset)
   // under a model that only subtracts them.
-  const bool integer_weights = cell_type_is_integer(info.type) && model != WeightModel::Friction;
+  const bool integer_weights = model == WeightModel::Unit ||
+                               (cell_type_is_integer(info.type) && (model == WeightModel::Max || model == WeightModel::AbsDiff));
   if (scale > 0) {
     choice.scale_given = true;
     p.scale = scale;
@@ -164,7 +181,7 @@ WeightChoice choose_weight_params(WeightModel model, double scale, const RasterI
     throw UsageError(scale_text + " rounds every weight to 0: the largest step weight is " + format_value(largest) +
                      " (value " + format_value(extreme) + cell_of(data, budget, extreme) +
                      "); give a larger --scale, or leave --scale out for the default");
-  if (model == WeightModel::Friction && smallest > 0) {
+  if ((model == WeightModel::Friction || model == WeightModel::Geometric) && smallest > 0) {
     const double bound = choice.relative_error_bound;
     if (smallest * p.scale < 0.5 || (!choice.scale_given && bound > kMaxRelativeErrorBound))
       throw UsageError(scale_text + " cannot represent INPUT: the value " + format_value(max) +
@@ -175,7 +192,8 @@ WeightChoice choose_weight_params(WeightModel model, double scale, const RasterI
                                                        percent(kMaxRelativeErrorBound) + ")") +
                        "; " + kRemedies);
   }
-  if (data && p.scale < 1 && largest > 0) {
+  if (data && p.scale < 1 && largest > 0 && (model == WeightModel::Max || model == WeightModel::AbsDiff ||
+                                              model == WeightModel::Friction)) {
     const Scan scan = scan_data(*data, budget, extreme, true, model, p.scale);
     choice.nonzero_steps = scan.nonzero;
     choice.collapsed_steps = scan.collapsed;

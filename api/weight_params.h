@@ -7,7 +7,8 @@
 //  - offset: the max model subtracts the raster minimum when it is negative (weights stay >= 0 and the
 //    order of the weights is unchanged); other models 0;
 //  - L, the largest step weight in input units: max `max - offset`, absdiff `max - min`, friction
-//    `max x sqrt 2` (`max` with 4-connectivity);
+//    `max x sqrt 2` (`max` with 4-connectivity; with --distance map|geodesic `max x` the longest step),
+//    geometric the longest step, unit 1;
 //  - scale: a given scale (> 0) as it is; else 1 when every weight is an exact integer (an integer cell
 //    type with the max or absdiff model) and L <= the pipeline's limit; else the largest power of 10
 //    with L x scale <= the pipeline's limit (1 when L = 0 or there is no valid cell);
@@ -65,9 +66,13 @@ struct WeightChoice {
 // `data` (the raster's cells; optional) is read to name the offending cell in a refusal, and for the
 // collapse scan when the scale is below 1; one tile of doubles is reserved from `budget` for that.
 // Without `data` the refusals name no cell and there is no scan.
+// `steps` (sssp --distance; null: cells) scale the friction and geometric models: L uses the longest
+// step (max_length, or the longer orthogonal step with 4-connectivity) and w_min the shortest, and
+// the chosen params carry them. unit weighs every step 1 (exact integers), geometric L x scale.
 WeightChoice choose_weight_params(WeightModel model, double scale, const RasterInfo& info,
                                   Connectivity connectivity, double default_limit,
-                                  const TileInput* data = nullptr, MemoryBudget* budget = nullptr);
+                                  const TileInput* data = nullptr, MemoryBudget* budget = nullptr,
+                                  const StepLengths* steps = nullptr);
 
 // The rule with each pipeline's limit (the parameters only).
 inline WeightParams mst_weight_params(WeightModel model, double scale, const RasterInfo& info,

@@ -4,6 +4,11 @@
 //   the CLI prints one line and exits 2.
 // Error: the run failed (corrupt file, budget too small, I/O error, nodata everywhere); exit 1.
 // Cancelled: the progress callback asked to stop; exit 1, outputs are not published.
+// Two kinds of Error say more, for callers that sort failures (the Python package raises OSError and
+// MemoryError for them, docs/python.md "Errors"); the CLI treats them as any Error (exit 1):
+// IoError: a file could not be opened, read, written, created, renamed or removed (the path and the
+//   system's reason are in the message).
+// BudgetError: --memory is too small for a structure the run needs (the message says how much).
 // Messages say what is wrong and what to do, in one line, naming the flag or file.
 #pragma once
 #include <stdexcept>
@@ -19,6 +24,16 @@ class Error : public std::runtime_error {
 class UsageError : public Error {
  public:
   explicit UsageError(const std::string& message) : Error(message) {}
+};
+
+class IoError : public Error {
+ public:
+  explicit IoError(const std::string& message) : Error(message) {}
+};
+
+class BudgetError : public Error {
+ public:
+  explicit BudgetError(const std::string& message) : Error(message) {}
 };
 
 class Cancelled : public Error {

@@ -41,7 +41,7 @@ void MemoryBudget::Reservation::release() {
 MemoryBudget::Reservation MemoryBudget::reserve(std::uint64_t bytes, std::string_view what) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (bytes > total_ - reserved_) {
-    throw Error("memory budget too small: " + std::string(what) + " needs " + format_size(bytes) +
+    throw BudgetError("memory budget too small: " + std::string(what) + " needs " + format_size(bytes) +
                 " but only " + format_size(total_ - reserved_) + " of --memory " + format_size(total_) +
                 " is left; raise --memory or lower --tile");
   }

@@ -7,6 +7,8 @@ const char* to_string(WeightModel model) {
     case WeightModel::Max: return "max";
     case WeightModel::AbsDiff: return "absdiff";
     case WeightModel::Friction: return "friction";
+    case WeightModel::Unit: return "unit";
+    case WeightModel::Geometric: return "geometric";
   }
   return "?";
 }

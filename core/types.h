@@ -18,7 +18,8 @@ constexpr Weight kNoEdge = 0xFFFFFFFFu;
 constexpr Weight kMaxWeight = 0xFFFFFFFEu;
 constexpr PathLength kUnreached = ~PathLength{0};
 
-enum class WeightModel : std::uint8_t { Max = 0, AbsDiff = 1, Friction = 2 };
+// Unit (hop count) and Geometric (step length through valid cells) are cost distance only (sssp, path).
+enum class WeightModel : std::uint8_t { Max = 0, AbsDiff = 1, Friction = 2, Unit = 3, Geometric = 4 };
 enum class Connectivity : std::uint8_t { Four = 4, Eight = 8 };
 
 const char* to_string(WeightModel model);

@@ -44,7 +44,7 @@ class TextTokens {
  public:
   TextTokens(const std::string& path, bool gzip, std::size_t buffer_bytes = kReadBuffer)
       : path_(path), gzip_(gzip), file_(path, std::ios::binary), buffer_(buffer_bytes) {
-    if (!file_) throw Error("cannot open '" + path + "': " + std::strerror(errno));
+    if (!file_) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
     if (gzip) stream_.push(boost::iostreams::gzip_decompressor());
     stream_.push(file_);
     stream_.exceptions(std::ios::badbit);
@@ -87,7 +87,7 @@ class TextTokens {
     try {
       stream_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
     } catch (const std::exception& e) {
-      throw Error("cannot " + std::string(gzip_ ? "decompress" : "read") + " '" + path_ + "'" +
+      throw IoError("cannot " + std::string(gzip_ ? "decompress" : "read") + " '" + path_ + "'" +
                   (gzip_ ? " (is it a complete gzip file?)" : "") + ": " + e.what());
     }
     len_ = static_cast<std::size_t>(stream_.gcount());

@@ -14,8 +14,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <limits>
+#include <map>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <vector>
 
@@ -26,6 +29,7 @@
 #include "gdal/gdal_session.h"
 #include "store/tile_store.h"
 #include "gdal/tile_store_reader.h"
+#include "gdal/tiff_block_writer.h"
 
 namespace terrazo {
 
@@ -199,6 +203,98 @@ struct GeoTiffWriter::Impl {
   bool integer = false;
   double lowest = 0.0, highest = 0.0;  // range of the type (highest: FLT_MAX for Float32)
 
+  // The block writer (gdal/tiff_block_writer.h) when the codec allows it; null: GDAL's RasterIO.
+  std::unique_ptr<TiffBlockWriter> blocks;
+  TiffBlockFormat format;
+  struct PendingBlock {
+    std::vector<std::uint8_t> cells;  // one block: doubles (NaN where not yet written), or the file's bytes
+    bool doubles = true;
+    std::uint64_t filled = 0;         // cells written so far (windows do not overlap)
+  };
+  std::map<std::uint64_t, PendingBlock> pending;  // blocks some window has touched but not completed
+  std::vector<std::uint8_t> fill_block;           // a block of the fill value, of the file's type
+
+  // The (bx, by) block of the file, NaN (doubles) or the fill value (bytes) until windows cover it.
+  PendingBlock& pending_block(std::uint64_t bx, std::uint64_t by, bool doubles) {
+    const std::uint64_t key = by * blocks->blocks_across() + bx;
+    const std::uint64_t cells = static_cast<std::uint64_t>(block) * block;
+    auto found = pending.find(key);
+    if (found != pending.end()) {
+      PendingBlock& p = found->second;
+      if (p.doubles != doubles) {
+        // A Byte raster written through both entry points: the block changes representation.
+        std::vector<std::uint8_t> other = blocks->take_buffer(doubles ? cells * 8 : fill_block.size());
+        if (doubles) {
+          for (std::uint64_t i = 0; i < cells; ++i) reinterpret_cast<double*>(other.data())[i] = p.cells[i];
+        } else {
+          convert(reinterpret_cast<const double*>(p.cells.data()), other.data(), blocks->blocks_across(),
+                  blocks->blocks_down());  // unwritten cells (NaN) become the fill value
+        }
+        p.cells = std::move(other);
+        p.doubles = doubles;
+      }
+      return p;
+    }
+    PendingBlock& p = pending[key];
+    p.doubles = doubles;
+    p.cells = blocks->take_buffer(doubles ? cells * 8 : fill_block.size());
+    if (doubles) std::fill_n(reinterpret_cast<double*>(p.cells.data()), cells, std::numeric_limits<double>::quiet_NaN());
+    else std::memcpy(p.cells.data(), fill_block.data(), fill_block.size());
+    return p;
+  }
+  // Counts `cells` more cells of block (bx, by) and submits it once every cell inside the raster is written.
+  void block_written(std::uint64_t bx, std::uint64_t by, std::uint64_t cells) {
+    const auto key = by * blocks->blocks_across() + bx;
+    PendingBlock& p = pending.at(key);
+    p.filled += cells;
+    const std::uint64_t inside = std::min<std::uint64_t>(block, width - bx * block) *
+                                 std::min<std::uint64_t>(block, height - by * block);
+    if (p.filled < inside) return;
+    std::vector<std::uint8_t> done = std::move(p.cells);
+    const bool doubles = p.doubles;
+    pending.erase(key);
+    blocks->submit(bx, by, std::move(done), doubles);
+  }
+  // A block of doubles -> the file's type, on the block writer's threads: NaN becomes the fill value,
+  // integers are rounded, a value the type cannot hold inside the raster is an Error (padding cells
+  // beyond the edge are NaN and become the fill value).
+  template <typename T>
+  void convert_block(const double* in, T* out, std::uint64_t bx, std::uint64_t by) const {
+    const std::uint64_t b = block;
+    const auto fill = static_cast<T>(rule.can_store_nodata() ? rule.fill_value() : 0.0);
+    for (std::uint64_t r = 0; r < b; ++r) {
+      for (std::uint64_t c = 0; c < b; ++c) {
+        const double value = in[r * b + c];
+        T& cell = out[r * b + c];
+        if (std::isnan(value)) {
+          const bool inside = bx * b + c < width && by * b + r < height;
+          if (inside && !rule.can_store_nodata())
+            throw Error("cell (" + std::to_string(bx * b + c) + ", " + std::to_string(by * b + r) + ") of '" + path +
+                        "' is nodata but its " + to_string(type) + " band has no nodata value to store");
+          cell = fill;
+        } else if (integer) {
+          const double rounded = std::nearbyint(value);
+          if (!(rounded >= lowest && rounded <= highest)) out_of_range(value);
+          cell = static_cast<T>(rounded);
+        } else {
+          if (std::fabs(value) > highest && std::isfinite(value)) out_of_range(value);
+          cell = static_cast<T>(value);
+        }
+      }
+    }
+  }
+  void convert(const double* in, std::uint8_t* out, std::uint64_t bx, std::uint64_t by) const {
+    switch (type) {
+      case CellType::UInt8: convert_block(in, out, bx, by); break;
+      case CellType::Int16: convert_block(in, reinterpret_cast<std::int16_t*>(out), bx, by); break;
+      case CellType::UInt16: convert_block(in, reinterpret_cast<std::uint16_t*>(out), bx, by); break;
+      case CellType::Int32: convert_block(in, reinterpret_cast<std::int32_t*>(out), bx, by); break;
+      case CellType::UInt32: convert_block(in, reinterpret_cast<std::uint32_t*>(out), bx, by); break;
+      case CellType::Float32: convert_block(in, reinterpret_cast<float*>(out), bx, by); break;
+      case CellType::Float64: convert_block(in, reinterpret_cast<double*>(out), bx, by); break;
+    }
+  }
+
   [[noreturn]] void out_of_range(double value) const {
     throw Error("value " + std::to_string(value) + " does not fit the " + to_string(type) + " cells of '" + path + "'");
   }
@@ -245,9 +341,18 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
 
   GDALDriverH driver = GDALGetDriverByName("GTiff");
   if (!driver) throw Error("GDAL was built without its GTiff driver");
+  const auto creation_options = geotiff_creation_options(type, block, options, path);
+  const char* encoder = std::getenv("TERRAZO_GEOTIFF_ENCODER");
+  const bool block_writer = !options.gdal_encoder && !(encoder && std::string(encoder) == "gdal") &&
+                            fast_path_codec(creation_options, &w.format);
+  unsigned threads = options.threads;
   CPLStringList creation;
-  for (const auto& [key, value] : geotiff_creation_options(type, block, options, path))
+  for (const auto& [key, value] : creation_options) {
     creation.SetNameValue(key.c_str(), value.c_str());
+    if (key == "NUM_THREADS") threads = value == "ALL_CPUS" ? 0 : static_cast<unsigned>(std::atoi(value.c_str()));
+  }
+  // The block writer appends every block itself: GDAL writes none (SPARSE_OK) when it closes the new file.
+  if (block_writer) creation.SetNameValue("SPARSE_OK", "TRUE");
   reset_gdal_error();
   w.dataset = GDALCreate(driver, w.partial.c_str(), static_cast<int>(width), static_cast<int>(height), 1,
                          to_gdal_type(type), creation.List());
@@ -264,8 +369,30 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
       throw gdal_failure("cannot set the CRS of '" + path + "'");
     if (has_nodata && GDALSetRasterNoDataValue(w.band, nodata) != CE_None)
       throw gdal_failure("cannot set the nodata value of '" + path + "'");
+    if (block_writer) {
+      // GDAL has written the header, georeferencing and an empty block table; the blocks follow.
+      w.close_dataset();
+      w.format.block = block;
+      w.format.bits_per_sample = static_cast<std::uint16_t>(8 * cell_type_size(type));
+      w.format.sample_format = cell_type_is_integer(type) ? (type == CellType::UInt8 || type == CellType::UInt16 ||
+                                                                     type == CellType::UInt32
+                                                                 ? 1
+                                                                 : 2)
+                                                          : 3;
+      if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+      w.blocks = std::make_unique<TiffBlockWriter>(w.partial, w.format, threads, 2 * threads + 2);
+      Impl* impl = &w;
+      w.blocks->set_converter([impl](const double* in, std::uint8_t* out, std::uint64_t bx, std::uint64_t by) {
+        impl->convert(in, out, bx, by);
+      });
+      w.fill_block.assign(w.format.block_bytes(), 0);
+      const std::vector<double> nodata_block(static_cast<std::uint64_t>(block) * block,
+                                             std::numeric_limits<double>::quiet_NaN());
+      w.convert(nodata_block.data(), w.fill_block.data(), w.blocks->blocks_across(), w.blocks->blocks_down());  // all padding
+    }
   } catch (...) {
-    GDALClose(w.dataset);
+    w.blocks.reset();
+    if (w.dataset) GDALClose(w.dataset);
     w.dataset = nullptr;
     w.output->discard();
     throw;
@@ -274,6 +401,7 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
 
 GeoTiffWriter::~GeoTiffWriter() {
   if (!impl_ || impl_->finished) return;
+  impl_->blocks.reset();
   if (impl_->dataset) {
     GDALClose(impl_->dataset);
     impl_->dataset = nullptr;
@@ -284,7 +412,7 @@ GeoTiffWriter::~GeoTiffWriter() {
 void GeoTiffWriter::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                                  const double* cells) {
   Impl& s = *impl_;
-  if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
+  if (!s.dataset && !s.blocks) throw Error("window written to '" + s.path + "' after finish()");
   check_window(s.path, s.width, s.height, x0, y0, w, h);
   // Convert and write one block-aligned piece at a time (the window's intersection with each
   // block), through a scratch buffer of one block: NaN becomes the nodata value and every value is
@@ -293,6 +421,21 @@ void GeoTiffWriter::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32
   // and written once (writing a block in slices would let a small cache flush it half-filled and
   // then re-read, re-compress and append it again).
   const std::uint64_t b = s.block;
+  if (s.blocks) {
+    // The block writer converts on its threads: here the window's rows are only copied into blocks.
+    for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
+      const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
+      for (std::uint64_t px = x0; px < x0 + w; px = (px / b + 1) * b) {
+        const std::uint64_t cols = std::min((px / b + 1) * b, x0 + w) - px;
+        const std::uint64_t bx = px / b, by = py / b;
+        auto* block = reinterpret_cast<double*>(s.pending_block(bx, by, true).cells.data());
+        for (std::uint64_t r = 0; r < rows; ++r)
+          std::memcpy(block + (py - by * b + r) * b + (px - bx * b), cells + (py - y0 + r) * w + (px - x0), cols * 8);
+        s.block_written(bx, by, rows * cols);
+      }
+    }
+    return;
+  }
   s.scratch.resize(std::min<std::uint64_t>(b, w) * std::min<std::uint64_t>(b, h));
   for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
     const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
@@ -332,8 +475,24 @@ void GeoTiffWriter::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32
 void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                                     const std::uint8_t* cells) {
   Impl& s = *impl_;
-  if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
+  if (!s.dataset && !s.blocks) throw Error("window written to '" + s.path + "' after finish()");
   check_window(s.path, s.width, s.height, x0, y0, w, h);
+  if (s.blocks) {
+    if (s.type != CellType::UInt8) throw Error(std::string("internal error: bytes written to the ") + to_string(s.type) + " raster '" + s.path + "'");
+    const std::uint64_t b = s.block;
+    for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
+      const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
+      for (std::uint64_t px = x0; px < x0 + w; px = (px / b + 1) * b) {
+        const std::uint64_t cols = std::min((px / b + 1) * b, x0 + w) - px;
+        const std::uint64_t bx = px / b, by = py / b;
+        Impl::PendingBlock& block = s.pending_block(bx, by, false);
+        for (std::uint64_t r = 0; r < rows; ++r)
+          std::memcpy(block.cells.data() + (py - by * b + r) * b + (px - bx * b), cells + (py - y0 + r) * w + (px - x0), cols);
+        s.block_written(bx, by, rows * cols);
+      }
+    }
+    return;
+  }
   reset_gdal_error();
   const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
                                   static_cast<int>(h), const_cast<std::uint8_t*>(cells), static_cast<int>(w),
@@ -341,9 +500,35 @@ void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uin
   if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0, w, h) + " of '" + s.path + "'");
 }
 
+void GeoTiffWriter::write_window_u32(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                                     const std::uint32_t* cells) {
+  Impl& s = *impl_;
+  if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
+  if (s.type != CellType::UInt32) throw Error("internal error: UInt32 window written to the " + std::string(to_string(s.type)) + " band of '" + s.path + "'");
+  check_window(s.path, s.width, s.height, x0, y0, w, h);
+  reset_gdal_error();
+  const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
+                                  static_cast<int>(h), const_cast<std::uint32_t*>(cells), static_cast<int>(w),
+                                  static_cast<int>(h), GDT_UInt32, 0, 0);
+  if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0, w, h) + " of '" + s.path + "'");
+}
+
 void GeoTiffWriter::finish() {
   Impl& s = *impl_;
   if (s.finished) return;
+  if (s.blocks) {
+    // Blocks no window completed keep the fill value where nothing was written.
+    for (auto& [key, block] : s.pending) {
+      std::vector<std::uint8_t> cells = std::move(block.cells);
+      s.blocks->submit(key % s.blocks->blocks_across(), key / s.blocks->blocks_across(), std::move(cells), block.doubles);
+    }
+    s.pending.clear();
+    s.blocks->finish(s.fill_block);
+    if (std::getenv("TERRAZO_GEOTIFF_TRACE"))
+      std::fprintf(stderr, "terrazo: %s: block writer waited %.3f s for its encoders, which worked %.3f s\n",
+                   s.path.c_str(), s.blocks->seconds_waiting(), s.blocks->seconds_encoding());
+    s.blocks.reset();
+  }
   s.close_dataset();
   s.output->publish();
   struct stat st;

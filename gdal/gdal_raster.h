@@ -74,6 +74,8 @@ class GeoTiffWriter {
   // GDAL's cache is small). Scratch memory: one block of doubles (block^2 x 8 bytes).
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* cells);
   void write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells);
+  // UInt32 cells as they are (no nodata mapping, no range check: for a UInt32 band, e.g. clump's labels).
+  void write_window_u32(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint32_t* cells);
   void finish();
   std::uint64_t bytes_written() const;  // size of the finished file
   struct Impl;

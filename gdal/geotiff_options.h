@@ -35,6 +35,11 @@ struct GeoTiffOptions {
   // Compression threads (GTiff NUM_THREADS): 0 all cores, else that many (--threads). A --co
   // NUM_THREADS overrides it.
   unsigned threads = 0;
+  // How blocks are encoded: terrazo's block writer (gdal/tiff_block_writer.h: every thread encoding,
+  // blocks appended in order; used for NONE/LZW/DEFLATE/ZSTD) or GDAL's RasterIO through its block
+  // cache. Same cell values either way; the environment variable TERRAZO_GEOTIFF_ENCODER=gdal forces
+  // GDAL's path (benchmarks compare the two).
+  bool gdal_encoder = false;
 };
 
 // Splits "KEY=VALUE" and checks it against the GTiff driver: the key is one GTiff takes at creation,

@@ -4,7 +4,7 @@
 #
 #   scripts/setup.sh            build + test dependencies (what CI needs)
 #   scripts/setup.sh --bench    also the Python baselines the benchmarks compare against
-#                               (SciPy, scikit-image, GDAL's Python bindings)
+#                               (SciPy, scikit-image, GDAL's Python bindings, GRASS GIS)
 #
 # CUDA is not installed here: when nvcc is at /usr/local/cuda/bin (or on PATH) the CUDA solvers
 # are built, otherwise the CPU solvers alone (CMake says which).
@@ -12,11 +12,15 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config   # compiler and build
-  libgdal-dev gdal-bin                           # GDAL (raster I/O, CRS) and its command-line tools
+  libgdal-dev gdal-bin libtiff-dev               # GDAL (raster I/O, CRS), its tools, libtiff (block writer)
+  libproj-dev                                    # PROJ's geodesics (sssp --distance geodesic)
   libboost-iostreams-dev zlib1g-dev              # gzip-compressed ASCII grids
   libgtest-dev googletest                        # tests
+  python3-dev pybind11-dev python3-pybind11      # the Python package terrazo (docs/python.md)
+  python3-numpy python3-pytest                   # ... its arrays and its tests
+  python3-gdal python3-xarray python3-rioxarray  # ... tests of GDAL-read outputs and DataArrays
 )
-bench_packages=(python3-scipy python3-skimage python3-gdal python3-numpy)
+bench_packages=(python3-scipy python3-skimage python3-gdal python3-numpy grass-core)  # grass-core: r.clump (datasets/make_golden_clump.py, the clump benchmark)
 
 with_bench=0
 for arg in "$@"; do

@@ -132,7 +132,7 @@ AtomicOutput::AtomicOutput(std::string path, std::vector<std::string> sidecar_su
     if (saved != 0 && saved != ENOENT)
       throw Error("cannot create the partial file '" + candidate + "' of '" + path_ + "': " + std::strerror(saved));
   }
-  throw Error("cannot choose a fresh partial-file name for '" + path_ + "'");
+  throw IoError("cannot choose a fresh partial-file name for '" + path_ + "'");
 }
 
 AtomicOutput::~AtomicOutput() { discard(); }
@@ -156,10 +156,10 @@ void AtomicOutput::publish() {
   for (const auto& suffix : sidecars_) {
     const std::string from = partial_ + suffix, to = path_ + suffix;
     if (exists(from) && std::rename(from.c_str(), to.c_str()) != 0)
-      throw Error("cannot rename '" + from + "' to '" + to + "': " + std::strerror(errno));
+      throw IoError("cannot rename '" + from + "' to '" + to + "': " + std::strerror(errno));
   }
   if (std::rename(partial_.c_str(), path_.c_str()) != 0)
-    throw Error("cannot rename '" + partial_ + "' to '" + path_ + "': " + std::strerror(errno));
+    throw IoError("cannot rename '" + partial_ + "' to '" + path_ + "': " + std::strerror(errno));
   published_ = true;
   release_lock();
 }

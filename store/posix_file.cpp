@@ -23,12 +23,12 @@ PosixFile::PosixFile(const std::string& path, Mode mode) : path_(path) {
     fd_ = ::open(path.c_str(), flags, 0644);
   } while (fd_ < 0 && errno == EINTR);
   if (fd_ < 0)
-    throw Error(std::string("cannot ") + (mode == Mode::Read ? "open '" : "create '") + path + "': " + reason());
+    throw IoError(std::string("cannot ") + (mode == Mode::Read ? "open '" : "create '") + path + "': " + reason());
   struct stat st;
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd_);
     fd_ = -1;
-    throw Error("'" + path + "' is not a regular file");
+    throw IoError("'" + path + "' is not a regular file");
   }
 }
 
@@ -50,7 +50,7 @@ PosixFile& PosixFile::operator=(PosixFile&& other) noexcept {
 
 std::uint64_t PosixFile::size() const {
   struct stat st;
-  if (::fstat(fd_, &st) != 0) throw Error("cannot stat '" + path_ + "': " + reason());
+  if (::fstat(fd_, &st) != 0) throw IoError("cannot stat '" + path_ + "': " + reason());
   return static_cast<std::uint64_t>(st.st_size);
 }
 
@@ -62,7 +62,7 @@ std::uint64_t PosixFile::read_some(void* buffer, std::uint64_t bytes, std::uint6
     const ssize_t got = ::pread(fd_, out + done, chunk, static_cast<off_t>(offset + done));
     if (got < 0) {
       if (errno == EINTR) continue;
-      throw Error("cannot read '" + path_ + "' at byte " + std::to_string(offset + done) + ": " + reason());
+      throw IoError("cannot read '" + path_ + "' at byte " + std::to_string(offset + done) + ": " + reason());
     }
     if (got == 0) break;
     done += static_cast<std::uint64_t>(got);
@@ -85,7 +85,7 @@ void PosixFile::write_all(const void* buffer, std::uint64_t bytes, std::uint64_t
     const ssize_t put = ::pwrite(fd_, in + done, chunk, static_cast<off_t>(offset + done));
     if (put < 0) {
       if (errno == EINTR) continue;
-      throw Error("cannot write '" + path_ + "' at byte " + std::to_string(offset + done) + ": " + reason() +
+      throw IoError("cannot write '" + path_ + "' at byte " + std::to_string(offset + done) + ": " + reason() +
                   " (is the disk full?)");
     }
     done += static_cast<std::uint64_t>(put);
@@ -94,7 +94,7 @@ void PosixFile::write_all(const void* buffer, std::uint64_t bytes, std::uint64_t
 
 void PosixFile::truncate(std::uint64_t bytes) {
   if (::ftruncate(fd_, static_cast<off_t>(bytes)) != 0)
-    throw Error("cannot size '" + path_ + "' to " + std::to_string(bytes) + " bytes: " + reason());
+    throw IoError("cannot size '" + path_ + "' to " + std::to_string(bytes) + " bytes: " + reason());
 }
 
 void PosixFile::punch_hole(std::uint64_t offset, std::uint64_t bytes) {
@@ -109,14 +109,14 @@ void PosixFile::punch_hole(std::uint64_t offset, std::uint64_t bytes) {
 }
 
 void PosixFile::sync_data() {
-  if (::fdatasync(fd_) != 0) throw Error("cannot flush '" + path_ + "' to disk: " + reason());
+  if (::fdatasync(fd_) != 0) throw IoError("cannot flush '" + path_ + "' to disk: " + reason());
 }
 
 void PosixFile::close() {
   if (fd_ < 0) return;
   const int fd = fd_;
   fd_ = -1;
-  if (::close(fd) != 0 && errno != EINTR) throw Error("cannot close '" + path_ + "': " + reason());
+  if (::close(fd) != 0 && errno != EINTR) throw IoError("cannot close '" + path_ + "': " + reason());
 }
 
 }  // namespace terrazo

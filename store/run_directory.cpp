@@ -29,7 +29,7 @@ RunDirectory::RunDirectory(const std::string& parent) {
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
     if (!mkdtemp(buffer.data()))
-      throw Error("cannot create a scratch directory in '" + base + "': " + std::strerror(errno) +
+      throw IoError("cannot create a scratch directory in '" + base + "': " + std::strerror(errno) +
                   "; choose another with --tmpdir");
     path_ = buffer.data();
     // Locked under a temporary name, then renamed: whoever opens owner.pid finds it locked.
@@ -43,7 +43,7 @@ RunDirectory::RunDirectory(const std::string& parent) {
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
     if (saved == ENOENT && attempt < 16) continue;
-    throw Error("cannot lock the scratch directory '" + path_ + "': " + std::strerror(saved) +
+    throw IoError("cannot lock the scratch directory '" + path_ + "': " + std::strerror(saved) +
                 "; choose another with --tmpdir");
   }
   const std::string pid = std::to_string(static_cast<long long>(::getpid())) + "\n";

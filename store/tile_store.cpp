@@ -27,6 +27,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/bits.h"
 #include "core/error.h"
 #include "store/atomic_output.h"
 #include "store/cell_values.h"
@@ -67,7 +68,7 @@ struct TileStore::Impl {
   // Stored tiles before tile i (row-major): its position in `crcs`.
   std::uint64_t rank(std::uint64_t i) const {
     const std::uint64_t below = present_bits[i / 64] & ((std::uint64_t{1} << (i % 64)) - 1);
-    return present_before[i / 64] + static_cast<std::uint64_t>(__builtin_popcountll(below));
+    return present_before[i / 64] + static_cast<std::uint64_t>(popcount64(below));
   }
   std::uint64_t offset(std::uint32_t tx, std::uint32_t ty) const {
     return layout.data_offset + grid.z_rank(tx, ty) * layout.tile_bytes;
@@ -147,7 +148,7 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path, MemoryBudget
     impl->corrupt("header record too short");
   }
   if (info.width == 0 || info.height == 0) impl->corrupt("raster size is zero");
-  if (!is_power_of_two(tile) || tile > kMaxTile) impl->corrupt("tile size " + std::to_string(tile) + " is invalid");
+  if (!tzs_format::is_power_of_two(tile) || tile > kMaxTile) impl->corrupt("tile size " + std::to_string(tile) + " is invalid");
   if ((info.width + tile - 1) / tile > 0xFFFFFFFFull || (info.height + tile - 1) / tile > 0xFFFFFFFFull)
     impl->corrupt("raster size too large for its tile size");
   impl->grid = TileGrid{info.width, info.height, tile};

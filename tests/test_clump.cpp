@@ -10,11 +10,15 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
+#include <sstream>
+#include <unordered_map>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,8 +26,10 @@
 #include "api/clump_command.h"
 #include "core/error.h"
 #include "engine/clump/phases.h"
+#include "engine/clump/sieve.h"
 #include "gdal/gdal_raster.h"
 #include "kernels/clump/label_tile.h"
+#include "kernels/common/cuda_device.h"
 #include "store/external_sorter.h"
 #include "support/test_support.h"
 
@@ -534,6 +540,271 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
   }
 }
 
+// ---- --min-size (engine/clump/sieve.h) ---------------------------------------------------------
+
+// The sieve's plain formula on the oracle's labels: exact sizes, borders counted pair by pair in a
+// map, each small region's target among its larger neighbours, chains followed, groups renumbered
+// by their smallest label.
+std::vector<std::uint32_t> sieve_oracle(const Oracle& o, std::uint64_t w, std::uint64_t h, Connectivity c,
+                                        std::uint64_t n, ClumpSmallAction action) {
+  const std::uint64_t k = o.regions;
+  std::vector<std::uint64_t> size(k + 1, 0);
+  for (std::uint32_t l : o.labels) ++size[l];
+  auto small = [&](std::uint64_t r) { return size[r] < n; };
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> border;
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const std::uint32_t a = o.labels[y * w + x];
+      const int dxs[] = {1, 0, 1, -1}, dys[] = {0, 1, 1, 1};  // E, S, SE, SW: each pair once
+      for (int d = 0; d < (c == Connectivity::Eight ? 4 : 2); ++d) {
+        const std::int64_t nx = static_cast<std::int64_t>(x) + dxs[d], ny = static_cast<std::int64_t>(y) + dys[d];
+        if (nx < 0 || nx >= static_cast<std::int64_t>(w) || ny >= static_cast<std::int64_t>(h)) continue;
+        const std::uint32_t b = o.labels[ny * w + nx];
+        if (a == 0 || b == 0 || a == b) continue;
+        ++border[{a, b}];
+        ++border[{b, a}];
+      }
+    }
+  std::vector<std::uint64_t> target(k + 1);
+  for (std::uint64_t l = 0; l <= k; ++l) target[l] = l;
+  std::vector<std::uint64_t> best(k + 1, 0);
+  if (action == ClumpSmallAction::Merge)
+    for (const auto& [pair, count] : border) {  // by a, then b ascending
+      const auto [a, b] = pair;
+      if (!small(a)) continue;
+      if (!(size[b] > size[a] || (size[b] == size[a] && b < a))) continue;
+      if (count > best[a]) best[a] = count, target[a] = b;
+    }
+  std::vector<std::uint32_t> number(k + 1, 0), out(w * h, 0);
+  std::uint32_t next = 0;
+  std::vector<std::uint32_t> label_of(k + 1, 0);
+  for (std::uint64_t l = 1; l <= k; ++l) {
+    if (action == ClumpSmallAction::Nodata) {
+      label_of[l] = small(l) ? 0 : ++next;
+      continue;
+    }
+    std::uint64_t r = l;
+    while (target[r] != r) r = target[r];
+    if (number[r] == 0) number[r] = ++next;
+    label_of[l] = number[r];
+  }
+  for (std::uint64_t i = 0; i < w * h; ++i) out[i] = label_of[o.labels[i]];
+  return out;
+}
+
+struct SieveRun {
+  std::vector<std::uint32_t> labels;
+  ClumpSieveResult result;
+};
+
+SieveRun run_sieve(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
+                   Connectivity c, std::uint64_t n, ClumpSmallAction action) {
+  testing::TempDir dir;
+  ClumpPhaseOptions o;
+  o.connectivity = c;
+  o.scratch_dir = dir.path();
+  o.threads = 2;
+  MemoryTileInput input(values, w, h, t);
+  MemoryBudget budget(256ull << 20);
+  ClumpLabelFile file(dir.file("labels.u32"), w, h);
+  const ClumpPhaseResult phases = run_clump_phases(input, o, budget, Progress::silent(), &file);
+  ClumpSieveOptions so;
+  so.min_size = n;
+  so.action = action;
+  so.connectivity = c;
+  so.tile = t;
+  so.scratch_dir = dir.path();
+  so.sort_buffer_bytes = ExternalSorter::kMinimumBufferBytes;  // spills runs on all but the smallest
+  MemorySink sink(w, h);
+  SieveRun run;
+  run.result = run_clump_sieve(file, phases.regions, so, budget, Progress::silent(), &sink);
+  run.labels = std::move(sink.labels);
+  EXPECT_EQ(budget.reserved(), 0u);
+  return run;
+}
+
+TEST(ClumpSieve, HandMadeLongestBorderAndTies) {
+  // 6 x 3, 4-connectivity, N = 3:
+  //   1 1 1 2 2 2     region A (1s, 3 cells), B (2s left, 3+), C (the 9 cell: 1 cell), ...
+  //   1 9 2 2 2 2
+  //   3 3 3 3 4 4
+  const std::vector<double> v{1, 1, 1, 2, 2, 2, 1, 9, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4};
+  const Oracle o = oracle(v, 6, 3, [] { ClumpPhaseOptions p; p.connectivity = Connectivity::Four; return p; }());
+  ASSERT_EQ(o.regions, 5u);  // 1s, 2s, 9, 3s, 4s in first-cell order
+  const SieveRun merged = run_sieve(v, 6, 3, 4, Connectivity::Four, 3, ClumpSmallAction::Merge);
+  // The 9 (1 cell) borders the 1s on 2 sides (N, W), the 2s on 1 (E), the 3s on 1 (S): into the 1s.
+  // The 4s (2 cells) border the 2s on 2 sides (N) and the 3s on 1 (W): into the 2s.
+  EXPECT_EQ(merged.labels, (std::vector<std::uint32_t>{1, 1, 1, 2, 2, 2, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 2, 2}));
+  EXPECT_EQ(merged.result.regions, 3u);
+  EXPECT_EQ(merged.result.small_regions, 2u);
+  EXPECT_EQ(merged.result.merged, 2u);
+  EXPECT_EQ(merged.result.largest_region, 9u);  // the 2s: 7 + the 4s
+  const SieveRun cleared = run_sieve(v, 6, 3, 4, Connectivity::Four, 3, ClumpSmallAction::Nodata);
+  EXPECT_EQ(cleared.labels, (std::vector<std::uint32_t>{1, 1, 1, 2, 2, 2, 1, 0, 2, 2, 2, 2, 3, 3, 3, 3, 0, 0}));
+  EXPECT_EQ(cleared.result.cells_labelled, 15u);
+  // Tie: a single cell between two 1-wide columns of equal border: the smaller label wins; an
+  // isolated single cell (nodata around) stays.
+  const double n = kNaN;
+  const std::vector<double> tie{1, 5, 2, 1, n, 2, 1, n, 2, n, n, n, n, 7, n};
+  const SieveRun t = run_sieve(tie, 3, 5, 4, Connectivity::Four, 2, ClumpSmallAction::Merge);
+  EXPECT_EQ(t.labels, (std::vector<std::uint32_t>{1, 1, 2, 1, 0, 2, 1, 0, 2, 0, 0, 0, 0, 3, 0}));
+  EXPECT_EQ(t.result.isolated, 1u);
+}
+
+TEST(ClumpSieve, RandomRastersMatchInMemorySieve) {
+  std::mt19937_64 rng(424242);
+  int cases = 0;
+  for (int round = 0; round < 30; ++round) {
+    const std::uint64_t w = 1 + rng() % 60, h = 1 + rng() % 60;
+    const std::vector<double> values = random_values(rng, w * h, 2 + static_cast<int>(rng() % 4), (rng() % 3) * 0.1);
+    const std::uint32_t t = 4u << (rng() % 3);
+    for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+      ClumpPhaseOptions po;
+      po.connectivity = c;
+      const Oracle o = oracle(values, w, h, po);
+      for (std::uint64_t n : {1ull, 2ull, 3ull, 6ull, 40ull})
+        for (ClumpSmallAction action : {ClumpSmallAction::Merge, ClumpSmallAction::Nodata}) {
+          const std::vector<std::uint32_t> expected = sieve_oracle(o, w, h, c, n, action);
+          const SieveRun got = run_sieve(values, w, h, t, c, n, action);
+          std::uint64_t wrong = 0, first = 0;
+          for (std::uint64_t i = 0; i < w * h; ++i)
+            if (got.labels[i] != expected[i] && wrong++ == 0) first = i;
+          ASSERT_EQ(wrong, 0u) << "round " << round << " " << w << "x" << h << " t " << t << " conn "
+                               << static_cast<int>(c) << " N " << n << " " << to_string(action) << ": first at ("
+                               << first % w << ", " << first / w << "): got " << got.labels[first] << ", expected "
+                               << expected[first];
+          const std::uint32_t k = expected.empty() ? 0 : *std::max_element(expected.begin(), expected.end());
+          EXPECT_EQ(got.result.regions, k);
+          if (n == 1) EXPECT_EQ(got.labels, o.labels);
+          ++cases;
+        }
+    }
+  }
+  EXPECT_EQ(cases, 30 * 2 * 5 * 2);
+}
+
+TEST(ClumpSieve, MinSizeZeroIsAUsageError) {
+  testing::TempDir dir;
+  ClumpLabelFile file(dir.file("labels.u32"), 2, 2);
+  ClumpSieveOptions so;
+  so.scratch_dir = dir.path();
+  MemoryBudget budget(16ull << 20);
+  EXPECT_THROW(run_clump_sieve(file, 0, so, budget, Progress::silent(), nullptr), UsageError);
+}
+
+TEST(ClumpApi, MinSizeOnAShippedDemMatchesInMemorySieve) {
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  RasterInfo info;
+  const std::vector<double> values = read_all(dem, &info);
+  testing::TempDir dir;
+  for (ClumpSmallAction action : {ClumpSmallAction::Merge, ClumpSmallAction::Nodata}) {
+    ClumpOptions o;
+    o.input = dem;
+    o.output = dir.file(std::string("labels_") + to_string(action) + ".tif");
+    o.by_given = true;
+    o.by = ClumpBy::Value;
+    o.min_size_given = true;
+    o.min_size = 25;
+    o.min_size_action = action;
+    o.tile = 32;
+    o.tmpdir = dir.path();
+    MemoryBudget budget(256ull << 20);
+    const ClumpResult r = run_clump(o, budget, Progress::silent());
+    ClumpPhaseOptions po;
+    po.by = ClumpBy::Value;
+    const Oracle before = oracle(values, info.width, info.height, po);
+    const std::vector<std::uint32_t> expected = sieve_oracle(before, info.width, info.height, po.connectivity, 25, action);
+    EXPECT_EQ(r.regions_before_sieve, before.regions);
+    EXPECT_GT(r.small_regions, 0u);
+    EXPECT_LT(r.regions, r.regions_before_sieve);
+    const std::vector<double> labels = read_all(o.output, &info);
+    std::uint64_t wrong = 0;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      const double want = expected[i] ? expected[i] : kNaN;
+      if (!(labels[i] == want || (std::isnan(want) && std::isnan(labels[i])))) ++wrong;
+    }
+    EXPECT_EQ(wrong, 0u) << to_string(action);
+  }
+}
+
+// ---- r.clump golden (datasets/make_golden_clump.py) ------------------------------------------------
+
+// Labels renumbered 1..K in row-major order of first cells (0 stays 0): equal for two labellings
+// exactly when they are the same partition, whatever numbers each gave its regions.
+std::vector<std::uint32_t> canonical_labels(const std::vector<double>& labels) {
+  std::unordered_map<double, std::uint32_t> number;
+  std::vector<std::uint32_t> out(labels.size(), 0);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (std::isnan(labels[i]) || labels[i] == 0) continue;
+    const auto inserted = number.emplace(labels[i], static_cast<std::uint32_t>(number.size() + 1));
+    out[i] = inserted.first->second;
+  }
+  return out;
+}
+
+class ClumpGolden : public ::testing::TestWithParam<const char*> {};
+
+// terrazo clump --by value on the classified DEM gives r.clump's partition, for 4 and 8 neighbours,
+// at two tile sizes; the region counts match r.clump's (rclump.txt).
+TEST_P(ClumpGolden, SamePartitionAsRClump) {
+  const std::string name = GetParam();
+  const std::string stem = name.substr(0, name.rfind('.'));
+  const std::string golden = std::string(TERRAZO_DATASETS) + "/golden/clump/";
+  std::ifstream table(golden + "rclump.txt");
+  ASSERT_TRUE(table.good()) << golden << "rclump.txt";
+  int checked = 0;
+  for (std::string line; std::getline(table, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string dem;
+    int connectivity = 0;
+    std::uint64_t regions = 0, cells = 0, largest = 0;
+    fields >> dem >> connectivity >> regions >> cells >> largest;
+    if (dem != name) continue;
+    RasterInfo info;
+    const std::vector<double> expected_raw =
+        read_all(golden + stem + "_rclump" + std::to_string(connectivity) + ".tif", &info);
+    const std::vector<std::uint32_t> expected = canonical_labels(expected_raw);
+    for (std::uint32_t tile : {16u, 128u, 256u}) {  // 256: the bands' block, read in place (no import)
+      testing::TempDir dir;
+      ClumpOptions o;
+      o.input = golden + stem + "_bands.tif";
+      o.output = dir.file("labels.tif");
+      o.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
+      o.tile = tile;
+      o.threads = 2;
+      o.device = "cpu";
+      o.tmpdir = dir.path();
+      MemoryBudget budget(256ull << 20);
+      const ClumpResult r = run_clump(o, budget, Progress::silent());
+      EXPECT_EQ(r.input_read_in_place, tile == 256u) << name << " tile " << tile;
+      EXPECT_EQ(r.regions, regions) << name << " " << connectivity << " tile " << tile;
+      EXPECT_EQ(r.cells_labelled, cells) << name;
+      EXPECT_EQ(r.largest_region, largest) << name;
+      const std::vector<std::uint32_t> got = canonical_labels(read_all(o.output, &info));
+      ASSERT_EQ(got.size(), expected.size());
+      std::uint64_t wrong = 0, first = 0;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        if (got[i] != expected[i] && wrong++ == 0) first = i;
+      EXPECT_EQ(wrong, 0u) << name << " " << connectivity << "-connectivity tile " << tile << ": first at cell " << first
+                           << ": terrazo " << got[first] << ", r.clump " << expected[first] << " (canonical)";
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2) << name << ": rclump.txt should hold its 4- and 8-neighbour lines";
+}
+
+INSTANTIATE_TEST_SUITE_P(ShippedDems, ClumpGolden,
+                         ::testing::Values("Mandakini.bil", "Mega_divide.bil", "N44W072.hgt", "hugo_site.asc",
+                                           "nz_elev.tif", "pysheds_dem.tif", "rhine_elv0.tif",
+                                           "srtm_bigtujunga30m_utm11.tif", "west_bijou_gully.asc"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
 // ---- the program -------------------------------------------------------------------------------
 
 struct CliRun {
@@ -562,6 +833,13 @@ TEST(ClumpCli, BadFlagsAreOneLineAndExit2) {
       {"--by range:a,3", "--by"},
       {"--by range:1,2,3", "invalid --by"},
       {"--connectivity 6", "--connectivity"},
+      {"--min-size 0", "invalid --min-size 0"},
+      {"--min-size -3", "invalid --min-size -3"},
+      {"--min-size x", "invalid --min-size 'x'"},
+      {"--min-size 5 --min-size-action drop", "invalid --min-size-action 'drop'"},
+      {"--min-size-action nodata", "--min-size-action needs --min-size"},
+      {"--min-size 5 --stats " + dir.file("s.csv"), "--stats cannot be combined with --min-size"},
+      {"--device gpu", "invalid --device 'gpu'"},
   };
   for (const auto& [flags, needle] : cases) {
     const CliRun r = run_cli("clump -q " + flags + " " + dem + " " + out, dir);
@@ -662,12 +940,57 @@ TEST(ClumpCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
 }
 
+// The same promise with --min-size: the labels through the scratch file, the sieve's region table,
+// label rows and border sort; a banded terrain (many small regions at the band edges).
+TEST(ClumpCli, MinSizePeakRssWithinBudgetOnARasterLargerThanIt) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
+  testing::TempDir dir;
+  const std::string dem = dir.file("bands.tif");
+  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Byte --relief 40 --nodata-holes 0.05 --width 3000 "
+                         "--height 2000 --seed 9 " + dem).c_str()),
+            0);
+  for (const char* action : {"merge", "nodata"}) {
+    const CliRun r = run_cli(std::string("clump -q --json --memory 24M --tile 64 --threads 2 --min-size 40 --min-size-action ") +
+                                 action + " " + dem + " " + dir.file(std::string("labels_") + action + ".tif"),
+                             dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto key = r.out.find("\"peak_rss_bytes\":");
+    ASSERT_NE(key, std::string::npos) << r.out;
+    EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+    const auto small = r.out.find("\"small_regions\":");
+    ASSERT_NE(small, std::string::npos) << r.out;
+    EXPECT_GT(std::stoull(r.out.substr(small + 16)), 0u) << r.out;
+  }
+}
+
+// --device cuda where there is no GPU: one line naming the reason, exit 1 (a runtime condition, not
+// a usage error), no output; --device cpu gives the same labels as the default.
+TEST(ClumpCli, DeviceCudaWithoutAGpuIsOneLineAndCpuIsTheDefaultsLabels) {
+  testing::TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  if (!cuda_device().available) {
+    const CliRun r = run_cli("clump -q --device cuda " + dem + " " + dir.file("gpu.tif"), dir);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("--device cuda"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::ifstream(dir.file("gpu.tif")).good());
+  }
+  ASSERT_EQ(run_cli("clump -q --device cpu --tile 16 " + dem + " " + dir.file("cpu.tif"), dir).code, 0);
+  ASSERT_EQ(run_cli("clump -q --tile 16 " + dem + " " + dir.file("auto.tif"), dir).code, 0);
+  RasterInfo info;
+  const std::vector<double> cpu = read_all(dir.file("cpu.tif"), &info), automatic = read_all(dir.file("auto.tif"), &info);
+  ASSERT_EQ(cpu.size(), automatic.size());
+  std::uint64_t wrong = 0;
+  for (std::size_t i = 0; i < cpu.size(); ++i) wrong += !(cpu[i] == automatic[i] || (std::isnan(cpu[i]) && std::isnan(automatic[i])));
+  EXPECT_EQ(wrong, 0u);
+}
+
 TEST(ClumpCli, JsonSummary) {
   testing::TempDir dir;
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
   const CliRun r = run_cli("clump -q --json --tile 16 --threads 2 --by valid " + dem + " " + dir.file("labels.tif"), dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* key : {"\"regions\":", "\"cells_labelled\":", "\"largest_region\":", "\"phases\":",
+  for (const char* key : {"\"regions\":", "\"cells_labelled\":", "\"largest_region\":", "\"phases\":", "\"device\":",
                           "\"tile_labels\":", "\"peak_rss_bytes\":", "\"bytes_read\":", "\"bytes_written\":"})
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
 }

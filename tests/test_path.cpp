@@ -17,6 +17,7 @@
 #include "api/sssp.h"
 #include "gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
+#include "api/step_lengths.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -25,7 +26,7 @@ namespace {
 
 struct Traced {
   std::vector<std::pair<std::int64_t, std::int64_t>> cells;  // pixel coordinates, source first
-  double cost = 0, length = 0;
+  double cost = 0, length = 0, length_cells = 0;
   std::int64_t dest_x = 0, dest_y = 0, count = 0;
 };
 
@@ -55,6 +56,7 @@ std::vector<Traced> read_paths(const std::string& path, const RasterInfo& info) 
     }
     t.cost = feature->GetFieldAsDouble("cost");
     t.length = feature->GetFieldAsDouble("length");
+    t.length_cells = feature->GetFieldAsDouble("length_cells");
     t.dest_x = feature->GetFieldAsInteger64("dest_x");
     t.dest_y = feature->GetFieldAsInteger64("dest_y");
     t.count = feature->GetFieldAsInteger64("cells");
@@ -96,6 +98,9 @@ void check_paths(const std::string& dem, const std::vector<SourcePoint>& sources
   std::set<std::pair<std::int64_t, std::int64_t>> source_cells;
   for (const SourcePoint& s : sources) source_cells.insert({static_cast<std::int64_t>(s.x), static_cast<std::int64_t>(s.y)});
 
+  std::unique_ptr<GeodesicLine> geodesic;
+  if (crs_is_geographic(info.crs_wkt)) geodesic = std::make_unique<GeodesicLine>(info.crs_wkt);
+  EXPECT_EQ(traced.length_unit, geodesic ? "metre" : "map unit");
   const std::vector<Traced> paths = read_paths(p.output, info);
   ASSERT_EQ(paths.size(), dests.size());
   std::set<std::uint64_t> on_path;
@@ -111,7 +116,7 @@ void check_paths(const std::string& dem, const std::vector<SourcePoint>& sources
     EXPECT_EQ(traced.paths[k].cost, cost[dest]);
     // Sum of the exact weights along the path = the distance at the destination.
     PathLength sum = 0;
-    double length = 0;
+    double length = 0, length_cells = 0;
     bool overflow = false;
     const std::size_t steps = t.count == 1 ? 0 : t.cells.size() - 1;
     EXPECT_EQ(static_cast<std::size_t>(t.count), t.count == 1 ? 1 : t.cells.size());
@@ -129,8 +134,17 @@ void check_paths(const std::string& dem, const std::vector<SourcePoint>& sources
       const Weight w = edge_weight(r.params, va, vb, diagonal, &overflow);
       ASSERT_NE(w, kNoEdge);
       sum += w;
-      length += std::hypot(dx * info.geotransform[1], dy * info.geotransform[5]);
+      length_cells += diagonal ? kSqrt2 : 1.0;
+      if (geodesic) {  // metres between the two cell centres on a geographic CRS
+        const auto& g = info.geotransform;
+        length += geodesic->distance(g[0] + (ax + 0.5) * g[1], g[3] + (ay + 0.5) * g[5], g[0] + (bx + 0.5) * g[1],
+                                     g[3] + (by + 0.5) * g[5]);
+      } else {
+        length += std::hypot(dx * info.geotransform[1], dy * info.geotransform[5]);
+      }
     }
+    EXPECT_NEAR(t.length_cells, length_cells, 1e-9 * std::max(1.0, length_cells));
+    EXPECT_NEAR(traced.paths[k].length_cells, length_cells, 1e-9 * std::max(1.0, length_cells));
     EXPECT_EQ(sum, dist[dest]) << "path " << k;
     EXPECT_NEAR(t.length, length, 1e-9 * std::max(1.0, length));
     for (const auto& [x, y] : t.cells) on_path.insert(static_cast<std::uint64_t>(y) * info.width + static_cast<std::uint64_t>(x));

@@ -2,6 +2,7 @@
 #include "engine/clump/phase1_tile_labels.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <vector>
 
@@ -26,56 +27,54 @@ void clump_keys(double* values, std::uint64_t n, const ClumpPhaseOptions& option
   }
 }
 
-std::uint64_t clump_tile_labels_bytes(std::uint32_t t, unsigned threads) {
-  return threads * (kClumpSlotCellBytes * t * t + kClumpSlotRingBytes * t);
+std::uint64_t clump_tile_labels_bytes(std::uint32_t t, unsigned threads, std::uint64_t batch) {
+  return threads * kClumpThreadCellBytes * t * t + batch * kClumpSlotRingBytes * t;
+}
+
+std::vector<std::uint64_t> next_present_tiles(const TileInput& input, std::uint64_t* next, std::uint64_t end,
+                                              std::uint64_t count) {
+  const TileGrid& grid = input.grid();
+  std::vector<std::uint64_t> tiles;
+  while (*next < end && tiles.size() < count) {
+    const std::uint64_t tile = (*next)++;
+    if (input.tile_present(static_cast<std::uint32_t>(tile % grid.tiles_x()), static_cast<std::uint32_t>(tile / grid.tiles_x())))
+      tiles.push_back(tile);
+  }
+  return tiles;
 }
 
 ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
-                                      BorderRecords& records, BorderTable& table, MemoryBudget& budget,
-                                      Progress& progress) {
+                                      ClumpTileBatchSolver& solver, BorderRecords& records, BorderTable& table,
+                                      MemoryBudget& budget, Progress& progress) {
   const TileGrid& grid = input.grid();
   const std::uint32_t t = grid.tile;
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t tiles = grid.tile_count();
-  const unsigned batch = pool.threads();
-  // Per slot: values 8 t^2, labels 4 t^2, union-find 4 t^2, summarize_tile_border's per-region
-  // scratch up to 13 t^2; ring keys 32 t, the border summary up to 100 t.
-  auto reservation = budget.reserve(clump_tile_labels_bytes(t, batch), "clump tile scratch (phase 1)");
-  std::vector<std::vector<double>> values(batch, std::vector<double>(cells));
-  std::vector<std::vector<std::uint32_t>> labels(batch, std::vector<std::uint32_t>(cells));
-  std::vector<UnionFind> scratch(batch);
+  const std::uint64_t batch = solver.batch_tiles();
+  auto reservation = budget.reserve(clump_tile_labels_bytes(t, pool.threads(), batch), "clump tile borders (phase 1)");
   std::vector<TileBorder> borders(batch);
   std::vector<std::vector<double>> ring_keys(batch, std::vector<double>(4ull * t));
-  std::vector<std::uint64_t> tile_of(batch);
-  std::vector<char> solved(batch);
   std::vector<std::uint64_t> labelled(batch);
+  std::deque<std::vector<std::uint64_t>> in_flight;  // the submitted batches' tiles, oldest first
   ClumpTileTotals totals;
-  progress.update("clump: tile labels", 0, tiles);
-  for (std::uint64_t begin = 0; begin < tiles; begin += batch) {
-    const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(batch, tiles - begin));
-    pool.run(n, [&](std::uint64_t s) {
-      const std::uint64_t tile = begin + s;
-      const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x());
-      const auto ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
-      solved[s] = input.tile_present(tx, ty);
-      if (!solved[s]) return;
-      double* v = values[s].data();
-      input.read_tile(tx, ty, v);
-      clump_keys(v, cells, options);
-      std::uint32_t* l = labels[s].data();
-      const std::uint32_t regions = label_tile_cpu(v, t, options.connectivity, l, scratch[s]);
-      summarize_tile_border(l, regions, t, &borders[s]);
-      for (std::uint32_t p = 0; p < 4 * t; ++p) ring_keys[s][p] = v[ring_cell(p, t)];
-      records.write(tile, borders[s], ring_keys[s].data());
+  std::uint64_t next = 0, offsets_done = 0;  // tile_offset is filled up to tile offsets_done
+  auto consume = [&](const ClumpTileSolved& solved) {
+    const std::vector<std::uint64_t> list = std::move(in_flight.front());
+    in_flight.pop_front();
+    pool.run(list.size(), [&](std::uint64_t s) {
+      const std::uint32_t* l = solved.labels + s * cells;
+      const double* k = solved.keys + s * cells;
+      summarize_tile_border(l, solved.regions[s], t, &borders[s]);
+      for (std::uint32_t p = 0; p < 4 * t; ++p) ring_keys[s][p] = k[ring_cell(p, t)];
+      records.write(list[s], borders[s], ring_keys[s].data());
       std::uint64_t count = 0;
       for (std::uint64_t i = 0; i < cells; ++i) count += l[i] != kNoRegion;
       labelled[s] = count;
     });
-    // Append the border regions in tile order.
-    for (unsigned s = 0; s < n; ++s) {
-      const std::uint64_t tile = begin + s;
-      table.tile_offset[tile + 1] = table.tile_offset[tile];
-      if (!solved[s]) continue;
+    // Append the border regions in tile order (absent tiles have none).
+    for (std::size_t s = 0; s < list.size(); ++s) {
+      const std::uint64_t tile = list[s];
+      for (; offsets_done < tile; ++offsets_done) table.tile_offset[offsets_done + 1] = table.tile_offset[offsets_done];
       const TileBorder& b = borders[s];
       const std::uint64_t x0 = static_cast<std::uint64_t>(tile % grid.tiles_x()) * t;
       const std::uint64_t y0 = static_cast<std::uint64_t>(tile / grid.tiles_x()) * t;
@@ -85,13 +84,32 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
         table.starts_before.push_back(b.starts_before[j]);
         table.cells.push_back(b.cells[j]);
       }
-      table.tile_offset[tile + 1] += b.region.size();
+      table.tile_offset[tile + 1] = table.tile_offset[tile] + b.region.size();
+      offsets_done = tile + 1;
       totals.interior_regions += b.interior_regions;
       totals.interior_largest = std::max(totals.interior_largest, b.interior_largest);
       totals.cells_labelled += labelled[s];
     }
-    progress.update("clump: tile labels", begin + n, tiles, (begin + n) * cells);
+    progress.update("clump: tile labels", offsets_done, tiles, offsets_done * cells);
+  };
+  progress.update("clump: tile labels", 0, tiles);
+  while (next < tiles) {
+    std::vector<std::uint64_t> list = next_present_tiles(input, &next, tiles, batch);
+    if (list.empty()) break;
+    while (solver.pending() == solver.slots()) consume(solver.wait());
+    ClumpTileBatch job;
+    job.tiles = list.size();
+    job.read = [&input, &options, &grid, cells, tiles_of = list](std::uint64_t i, double* keys) {
+      const std::uint64_t tile = tiles_of[i];
+      input.read_tile(static_cast<std::uint32_t>(tile % grid.tiles_x()), static_cast<std::uint32_t>(tile / grid.tiles_x()), keys);
+      clump_keys(keys, cells, options);
+    };
+    in_flight.push_back(std::move(list));
+    solver.submit(job);
   }
+  while (solver.pending()) consume(solver.wait());
+  for (; offsets_done < tiles; ++offsets_done) table.tile_offset[offsets_done + 1] = table.tile_offset[offsets_done];
+  progress.update("clump: tile labels", tiles, tiles, tiles * cells);
   return totals;
 }
 

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "engine/clump/phase1_tile_labels.h"
 #include "kernels/clump/label_tile.h"
+#include "kernels/clump/label_tile_solver.h"
 
 namespace terrazo {
 namespace {
@@ -18,36 +19,43 @@ std::uint64_t clump_relabel_row_bytes(const TileGrid& grid) {
   return 12ull * grid.tiles_x() * grid.tile;
 }
 
-std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, bool stats) {
-  // Per slot: phase 1's scratch (kClumpSlotCellBytes) + the window 4 t^2, numbers 4 t^2, border_of
-  // 4 t^2; with stats, per region cells 4, box 16, value 8.
-  const std::uint64_t cell_bytes = kClumpSlotCellBytes + 12 + (stats ? 28 : 0);
-  return threads * (cell_bytes * t * t + kClumpSlotRingBytes * t);
+std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, std::uint64_t batch, bool stats) {
+  // Per thread: summarize_tile_border's scratch (kClumpThreadCellBytes t^2). Per tile of a batch:
+  // the window 4 t^2, numbers 4 t^2, border_of 4 t^2, the TileBorder (kClumpSlotRingBytes t); with
+  // stats, per region cells 4, box 16, value 8.
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+  return threads * kClumpThreadCellBytes * cells + batch * ((12 + (stats ? 28 : 0)) * cells + kClumpSlotRingBytes * t);
 }
 
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
-                                const BorderRecords& records, BorderTable& table, MemoryBudget& budget,
-                                Progress& progress, ClumpWindowSink* sink, RegionStatsCollector* stats) {
+                                ClumpTileBatchSolver& solver, const BorderRecords& records, BorderTable& table,
+                                MemoryBudget& budget, Progress& progress, ClumpWindowSink* sink,
+                                RegionStatsCollector* stats) {
   const TileGrid& grid = input.grid();
   const std::uint32_t t = grid.tile, tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-  const unsigned batch = pool.threads();
   auto row_reservation = budget.reserve(clump_relabel_row_bytes(grid), "clump row start counts (phase 3)");
   std::vector<std::uint32_t> starts(static_cast<std::uint64_t>(tiles_x) * t);  // [tx * t + ly]
   std::vector<std::uint64_t> before(static_cast<std::uint64_t>(tiles_x) * t);  // P[tx * t + ly]
-  auto slot_reservation = budget.reserve(clump_relabel_slot_bytes(t, batch, stats != nullptr), "clump tile scratch (phase 3)");
+  // Tiles per batch: the solver's, fewer when their windows do not fit what is left.
+  std::uint64_t batch = std::min<std::uint64_t>(solver.batch_tiles(), tiles_x);
+  {
+    const std::uint64_t fixed = clump_relabel_slot_bytes(t, pool.threads(), 0, stats != nullptr);
+    const std::uint64_t per_tile = clump_relabel_slot_bytes(t, 0, 1, stats != nullptr);
+    const std::uint64_t left = budget.available() > fixed ? budget.available() - fixed : 0;
+    batch = std::max<std::uint64_t>(1, std::min(batch, left / per_tile));
+  }
+  auto slot_reservation = budget.reserve(clump_relabel_slot_bytes(t, pool.threads(), batch, stats != nullptr),
+                                         "clump tile windows (phase 3)");
   struct SlotStats {
     std::vector<std::uint32_t> cells, c0, r0, c1, r1;
     std::vector<double> value;
   };
   std::vector<SlotStats> slot_stats(stats ? batch : 0);
-  std::vector<std::vector<double>> values(batch, std::vector<double>(cells));
-  std::vector<std::vector<std::uint32_t>> labels(batch, std::vector<std::uint32_t>(cells));
   std::vector<std::vector<std::uint32_t>> out(batch, std::vector<std::uint32_t>(cells));
   std::vector<std::vector<std::uint32_t>> numbers(batch), border_of(batch);
-  std::vector<UnionFind> scratch(batch);
   std::vector<TileBorder> borders(batch);
-  std::vector<char> present(batch);
+  std::vector<std::uint32_t> zeros;
 
   std::uint64_t base = 0;
   progress.update("clump: relabel", 0, tiles_y);
@@ -82,22 +90,37 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         ++owners_left;
       }
     }
-    // 2. The tiles of the row, relabelled.
+    // 2. The tiles of the row, relabelled, in batches of present tiles; windows in tile order.
     const std::uint64_t y0 = static_cast<std::uint64_t>(ty) * t;
     const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.height - y0));
-    for (std::uint32_t begin = 0; begin < tiles_x; begin += batch) {
-      const unsigned n = std::min<std::uint32_t>(batch, tiles_x - begin);
-      pool.run(n, [&](std::uint64_t s) {
-        const std::uint32_t tx = begin + static_cast<std::uint32_t>(s);
-        const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + tx;
+    const std::uint64_t row_begin = static_cast<std::uint64_t>(ty) * tiles_x, row_end = row_begin + tiles_x;
+    std::uint64_t next_tile = row_begin, written = row_begin;  // tiles whose windows went to the sink: [row_begin, written)
+    auto write_absent_until = [&](std::uint64_t tile) {
+      for (; written < tile; ++written) {
+        if (!sink) continue;
+        const std::uint64_t x0 = (written - row_begin) * t;
+        const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
+        zeros.assign(static_cast<std::uint64_t>(w) * h, 0u);
+        sink->write_window(x0, y0, w, h, zeros.data());
+      }
+    };
+    for (;;) {
+      const std::vector<std::uint64_t> list = next_present_tiles(input, &next_tile, row_end, batch);
+      if (list.empty()) break;
+      ClumpTileBatch job;
+      job.tiles = list.size();
+      job.read = [&](std::uint64_t i, double* keys) {
+        input.read_tile(static_cast<std::uint32_t>(list[i] - row_begin), ty, keys);
+        clump_keys(keys, cells, options);
+      };
+      const ClumpTileSolved& solved = solver.solve(job);
+      pool.run(list.size(), [&](std::uint64_t s) {
+        const std::uint64_t tile = list[s];
+        const auto tx = static_cast<std::uint32_t>(tile - row_begin);
         std::uint32_t* o = out[s].data();
-        present[s] = input.tile_present(tx, ty);
-        if (!present[s]) return;
-        double* v = values[s].data();
-        input.read_tile(tx, ty, v);
-        clump_keys(v, cells, options);
-        std::uint32_t* l = labels[s].data();
-        const std::uint32_t regions = label_tile_cpu(v, t, options.connectivity, l, scratch[s]);
+        const double* v = solved.keys + s * cells;
+        const std::uint32_t* l = solved.labels + s * cells;
+        const std::uint32_t regions = solved.regions[s];
         summarize_tile_border(l, regions, t, &borders[s]);
         const TileBorder& b = borders[s];
         if (b.region.size() != table.tile_offset[tile + 1] - table.tile_offset[tile])
@@ -157,11 +180,10 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
           }
       });
       if (stats) {
-        for (unsigned s = 0; s < n; ++s) {
-          if (!present[s]) continue;
+        for (std::size_t s = 0; s < list.size(); ++s) {
           const SlotStats& st = slot_stats[s];
-          const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + begin + s;
-          const std::uint64_t x0 = static_cast<std::uint64_t>(begin + s) * t;
+          const std::uint64_t tile = list[s];
+          const std::uint64_t x0 = (tile - row_begin) * t;
           for (std::uint32_t r = 0; r < st.cells.size(); ++r) {
             const std::uint32_t j = border_of[s][r];
             if (j == kNoRegion) {
@@ -181,14 +203,16 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
           }
         }
       }
-      if (!sink) continue;
-      for (unsigned s = 0; s < n; ++s) {
-        const std::uint64_t x0 = static_cast<std::uint64_t>(begin + s) * t;
+      for (std::size_t s = 0; s < list.size(); ++s) {
+        write_absent_until(list[s]);
+        ++written;
+        if (!sink) continue;
+        const std::uint64_t x0 = (list[s] - row_begin) * t;
         const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
-        if (!present[s]) std::fill(out[s].begin(), out[s].begin() + static_cast<std::uint64_t>(w) * h, 0u);
         sink->write_window(x0, y0, w, h, out[s].data());
       }
     }
+    write_absent_until(row_end);
     progress.update("clump: relabel", ty + 1, tiles_y, (ty + 1ull) * t * grid.width);
   }
   return base;

@@ -8,7 +8,8 @@
 // the number of starts before row ly of tile tx; then
 //   1. each owner border region of the row: root label = P[tx][ly] + starts_before + the owner
 //      border starts left of it in its row + 1 (no tile is read);
-//   2. each tile of the row (in batches of one per thread): read, labelled again (label_tile_cpu),
+//   2. each present tile of the row (in batches through the tile solver,
+//      kernels/clump/label_tile_solver.h): read, labelled again (the same labels as in phase 1),
 //      interior regions numbered P[tx][ly] + 1 + the starts left of them, border regions given
 //      their root's label; the window goes to the sink in tile order.
 // A border region in row ty belongs to a root whose first cell is in row ty or above, so its label
@@ -25,17 +26,19 @@
 #include "engine/clump/phases.h"
 #include "engine/clump/region_stats.h"
 #include "engine/tile_input.h"
+#include "kernels/clump/label_tile_solver.h"
 
 namespace terrazo {
 
 // Bytes phase 3 reserves: the row counts (12 W) and its tile slots (one per thread), with the
 // per-region measures when `stats`.
 std::uint64_t clump_relabel_row_bytes(const TileGrid& grid);
-std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, bool stats);
+// Per thread and per tile of a batch (the batch is the solver's, smaller when it does not fit).
+std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, std::uint64_t batch, bool stats);
 
 // Returns the number of labels given (K).
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
-                                const BorderRecords& records, BorderTable& table, MemoryBudget& budget,
+                                ClumpTileBatchSolver& solver, const BorderRecords& records, BorderTable& table, MemoryBudget& budget,
                                 Progress& progress, ClumpWindowSink* sink, RegionStatsCollector* stats = nullptr);
 
 }  // namespace terrazo

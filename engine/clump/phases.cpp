@@ -12,6 +12,7 @@
 #include "engine/clump/phase2_border_merge.h"
 #include "engine/clump/phase3_relabel.h"
 #include "engine/clump/region_stats.h"
+#include "kernels/clump/label_tile_solver.h"
 #include "store/external_sorter.h"
 
 namespace terrazo {
@@ -39,15 +40,18 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
     // The phases' fixed needs, checked before any work (each phase gives its reservations back
     // before the next takes its own; only the border table, which grows with the data, is held
     // across them and checked as it grows).
-    const std::uint64_t phase1 = clump_tile_labels_bytes(grid.tile, pool.threads());
+    // The CPU solver's bytes stand for the solver (the GPU one sizes its batches to what is left).
+    const std::uint64_t solver = pool.threads() * kClumpCpuSolverCellBytes * grid.tile * grid.tile;
+    const std::uint64_t phase1 = clump_tile_labels_bytes(grid.tile, pool.threads(), pool.threads());
     const std::uint64_t phase2 = clump_border_merge_bytes(grid);
     const std::uint64_t phase3 = clump_relabel_row_bytes(grid) +
-                                 clump_relabel_slot_bytes(grid.tile, pool.threads(), stats != nullptr) +
+                                 clump_relabel_slot_bytes(grid.tile, pool.threads(), 1, stats != nullptr) +
                                  (stats ? ExternalSorter::kMinimumBufferBytes : 0);
-    const std::uint64_t need = std::max({phase1, phase2, phase3});
+    const std::uint64_t largest = std::max({phase1, phase2, phase3});
+    const std::uint64_t need = solver + largest;
     if (need > budget.available()) {
-      const char* which = need == phase1 ? "tile labels" : need == phase2 ? "merge" : "relabel";
-      throw Error("memory budget too small for clump: its " + std::string(which) + " phase needs " +
+      const char* which = largest == phase1 ? "tile labels" : largest == phase2 ? "merge" : "relabel";
+      throw BudgetError("memory budget too small for clump: its " + std::string(which) + " phase needs " +
                   MemoryBudget::format_size(need) + " (" + std::to_string(pool.threads()) + " tile slots of " +
                   std::to_string(grid.tile) + "^2 cells, rows of " + std::to_string(grid.width) + " columns) but only " +
                   MemoryBudget::format_size(budget.available()) + " of --memory " +
@@ -57,8 +61,15 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
     }
   }
 
+  ClumpTileSolverOptions solver_options;
+  solver_options.t = grid.tile;
+  solver_options.connectivity = options.connectivity;
+  solver_options.max_tiles = grid.tile_count();
+  solver_options.gpu_memory_bytes = options.gpu_memory_bytes;
+  const std::unique_ptr<ClumpTileBatchSolver> solver = make_clump_tile_solver(options.device, solver_options, pool, budget);
+
   Stopwatch phase;
-  const ClumpTileTotals tiles = run_clump_tile_labels(input, options, pool, records, table, budget, progress);
+  const ClumpTileTotals tiles = run_clump_tile_labels(input, options, pool, *solver, records, table, budget, progress);
   result.tile_labels_seconds = phase.seconds();
   result.border_regions = table.size();
   result.cells_labelled = tiles.cells_labelled;
@@ -83,7 +94,7 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   }
   phase.restart();
   const std::uint64_t labelled =
-      run_clump_relabel(input, options, pool, records, table, budget, progress, sink, collector.get());
+      run_clump_relabel(input, options, pool, *solver, records, table, budget, progress, sink, collector.get());
   result.relabel_seconds = phase.seconds();
   if (collector) {
     phase.restart();

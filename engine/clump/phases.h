@@ -18,8 +18,11 @@
 //   3 "clump: relabel"      engine/clump/phase3_relabel.h: per tile row, the final numbers of the
 //     first cells from per-row counts, then each tile relabelled and written in raster order;
 //   4 "clump: stats"        engine/clump/region_stats.h (with a ClumpStatsSink only).
-// Memory (reserved from the budget before allocation; docs/clump.md "Memory"): per thread 32 t^2
-// (phase 1) or 44 t^2 (phase 3) bytes of tile scratch; the BorderTable: 36 bytes per border region
+// Phases 1 and 3 label tiles through one tile solver (make_clump_tile_solver, made once per run for
+// options.device: label_tile_cpu on the pool, or the CUDA twin; the same labels bit for bit).
+// Memory (reserved from the budget before allocation; docs/clump.md "Memory"): the tile solver
+// (16 t^2 per thread on the CPU; pinned batches on the GPU), per thread 16 t^2 of border scratch,
+// per tile of a batch 160 t (phase 1) or 12 t^2 + 160 t (phase 3) bytes; the BorderTable: 36 bytes per border region
 // + 9 per tile (an Error naming the count when it does not fit); phase 2: 96 W bytes of rings;
 // phase 3: 12 W bytes of row counts; --stats: see run_clump_phases.
 // Errors: more than 2^32 - 2 regions (UInt32 labels) is an Error before anything is written.
@@ -31,6 +34,7 @@
 #include "core/progress.h"
 #include "core/types.h"
 #include "engine/tile_input.h"
+#include "kernels/common/batch_solver.h"
 
 namespace terrazo {
 
@@ -44,6 +48,8 @@ struct ClumpPhaseOptions {
   ClumpBy by = ClumpBy::Value;
   double range_lo = 0, range_hi = 0;  // ClumpBy::Range: [lo, hi]
   unsigned threads = 0;               // 0: all cores
+  Device device = Device::Cpu;        // the per-tile labeller (kernels/clump/label_tile_solver.h)
+  std::uint64_t gpu_memory_bytes = 0; // Device::Cuda: device memory of its batches (0: a quarter of the free memory)
   std::string scratch_dir;            // the border records file (and the stats sorter's runs) go here
   // Bytes of the stats sorter (store/external_sorter.h); 0: min(a quarter of what is left, 64 MiB).
   // Tests set it small to force runs on disk.

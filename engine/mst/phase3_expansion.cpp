@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bits.h"
 #include "core/error.h"
 #include "engine/mst/merge_step.h"
 #include "engine/mst/summary_file.h"
@@ -80,7 +81,7 @@ ExpansionTotals run_expansion(const TileInput& source, const std::vector<std::ui
           const std::uint8_t cell = tile_bits[ly * t + lx];
           window[ly * w + lx] = cell;
           if (cell == 255) continue;
-          totals.edges += static_cast<std::uint64_t>(__builtin_popcount(cell));
+          totals.edges += static_cast<std::uint64_t>(popcount64(cell));
           if (!edge_list || cell == 0) continue;
           for (int dir = 0; dir < 4; ++dir) {
             if (!(cell & (1u << dir))) continue;

@@ -82,7 +82,7 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
     const std::uint64_t need = root_graph + summaries + kSummaryFileBufferBytes +
                                std::max(records, ExternalSorter::kMinimumBufferBytes);
     if (need > available)
-      throw Error("memory budget too small for the MST merge phase: its root merge step can need " +
+      throw BudgetError("memory budget too small for the MST merge phase: its root merge step can need " +
                   MemoryBudget::format_size(root_graph + summaries) + " (" + std::to_string(grid.width) + " x " +
                   std::to_string(grid.height) + " cells) and its buffers " +
                   MemoryBudget::format_size(need - root_graph - summaries) + ", but only " +

@@ -25,7 +25,7 @@ DistanceStore::DistanceStore(const std::string& path, const TileGrid& grid, bool
   ring_present_.assign(tiles, false);
   scratch_.resize(cells_);
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw Error("cannot create the distance store '" + path + "': " + std::strerror(errno));
+  if (fd_ < 0) throw IoError("cannot create the distance store '" + path + "': " + std::strerror(errno));
 }
 
 DistanceStore::~DistanceStore() {
@@ -42,7 +42,7 @@ void DistanceStore::pread_all(void* buffer, std::uint64_t bytes, std::uint64_t o
   while (bytes > 0) {
     const ssize_t n = ::pread(fd_, p, bytes, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("cannot read the distance store '" + path_ + "': " + std::strerror(errno));
+    if (n < 0) throw IoError("cannot read the distance store '" + path_ + "': " + std::strerror(errno));
     if (n == 0) {  // beyond the end of the sparse file: never written, zeros
       std::memset(p, 0, bytes);
       return;
@@ -60,7 +60,7 @@ void DistanceStore::pwrite_all(const void* buffer, std::uint64_t bytes, std::uin
     const ssize_t n = ::pwrite(fd_, p, bytes, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
-      throw Error("cannot write the distance store '" + path_ + "': " + std::strerror(errno) +
+      throw IoError("cannot write the distance store '" + path_ + "': " + std::strerror(errno) +
                   " (is the scratch disk full? choose another with --tmpdir)");
     p += n;
     bytes -= static_cast<std::uint64_t>(n);

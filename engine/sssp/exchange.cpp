@@ -77,10 +77,11 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   if (wanted == 0) {
     const std::uint64_t left = budget.available();
     wanted = left > options_.keep_free_bytes ? left - options_.keep_free_bytes : 0;
+    if (wanted >= minimum + options_.prefer_free_bytes) wanted -= options_.prefer_free_bytes;
   }
   wanted = std::min(wanted, entry_bytes * std::max<std::uint64_t>(tiles, options_.batch));
   if (wanted < minimum)
-    throw Error("--memory is too small for the SSSP tile cache: it needs at least " +
+    throw BudgetError("--memory is too small for the SSSP tile cache: it needs at least " +
                 MemoryBudget::format_size(minimum) + " (" + std::to_string(options_.batch) + " tiles of " +
                 MemoryBudget::format_size(entry_bytes) + "); raise --memory or lower --tile");
   reservations_.push_back(budget.reserve(wanted, "sssp tile cache"));
@@ -178,7 +179,7 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
   return e;
 }
 
-void SsspExchange::release(Entry& entry) { --entry.pins; }
+void SsspExchange::unpin(Entry& entry) { --entry.pins; }
 
 void SsspExchange::write_back(Entry& e) {
   const std::uint32_t t = t_, s = t_ + 2;
@@ -235,6 +236,66 @@ void SsspExchange::flush() {
   free_entries_.clear();
 }
 
+// ---- labels for the write phase ----------------------------------------------------------------
+
+bool SsspExchange::interior_present(std::uint64_t tile) const {
+  return cache_.count(tile) != 0 || store_.interior_present(tile);
+}
+
+void SsspExchange::read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) {
+  auto found = cache_.find(tile);
+  if (found == cache_.end()) {
+    store_.read_interior(tile, dist, source, hops);
+    return;
+  }
+  const Entry& e = *found->second;
+  const std::uint32_t t = t_, s = t_ + 2;
+  for (std::uint32_t y = 0; y < t; ++y) {
+    const std::size_t row = (y + 1) * static_cast<std::size_t>(s) + 1, out = static_cast<std::size_t>(y) * t;
+    std::memcpy(&dist[out], &e.dist[row], t * sizeof(PathLength));
+    if (source) {
+      if (labelled_) std::memcpy(&source[out], &e.source[row], t * 4);
+      else std::fill(source + out, source + out + t, 0u);
+    }
+    if (hops) {
+      if (labelled_) std::memcpy(&hops[out], &e.hops[row], t * 4);
+      else std::fill(hops + out, hops + out + t, 0u);
+    }
+  }
+}
+
+void SsspExchange::read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) {
+  auto found = cache_.find(tile);
+  if (found == cache_.end()) {
+    store_.read_ring(tile, first, count, out);
+    return;
+  }
+  const Entry& e = *found->second;
+  const std::uint32_t s = t_ + 2;
+  for (std::uint32_t k = 0; k < count; ++k) {  // as write_back() stores the ring
+    std::uint32_t hx, hy;
+    ring_cell(t_, first + k, &hx, &hy);
+    const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
+    RingCell cell;
+    cell.dist = e.dist[i];
+    cell.value = e.values[i];
+    if (labelled_) {
+      cell.source = e.source[i];
+      cell.hops = e.hops[i];
+    }
+    out[k] = cell;
+  }
+}
+
+void SsspExchange::release(std::uint64_t tile) {
+  auto found = cache_.find(tile);
+  if (found != cache_.end()) {
+    lru_.erase(found->second->lru);
+    cache_.erase(found);  // the entry's memory goes back now; its reservation stays with the cache
+  }
+  store_.release(tile);
+}
+
 // ---- queue ------------------------------------------------------------------------------------
 
 void SsspExchange::enqueue(std::uint64_t tile, PathLength key) {
@@ -264,9 +325,11 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
       on_nodata.push_back(source.local);
       continue;
     }
-    const Label label{0, labelled_ ? (static_cast<std::uint64_t>(options_.track_source ? source.id : 0) << 32) : 0};
+    if (source.start > options_.max_cost) continue;  // beyond --max-cost from the start: reaches nothing
+    const Label label{source.start,
+                      labelled_ ? (static_cast<std::uint64_t>(options_.track_source ? source.id : 0) << 32) : 0};
     if (!(label < e.label(i))) continue;
-    e.dist[i] = 0;
+    e.dist[i] = source.start;
     if (labelled_) {
       e.source[i] = options_.track_source ? source.id : 0;
       e.hops[i] = 0;
@@ -280,22 +343,29 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
     enqueue(tile, 0);
     push_borders(e, e.changed.data());
   }
-  release(e);
+  unpin(e);
   return on_nodata;
 }
 
 // ---- boundary exchange ------------------------------------------------------------------------
 
+WeightParams SsspExchange::tile_params(const Entry& e) const {
+  WeightParams p = options_.params;
+  p.steps.row0 = static_cast<std::int64_t>(e.ty) * t_ - 1;
+  return p;
+}
+
 bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std::uint32_t hy) const {
   const std::uint32_t s = t_ + 2;
   const std::size_t h = static_cast<std::size_t>(hy) * s + hx;
+  const WeightParams params = tile_params(e);
   bool overflow = false;
   for (int d = 0; d < 8; ++d) {
     if (!direction_used(d, options_.connectivity)) continue;
     const std::int64_t x = static_cast<std::int64_t>(hx) + kDirDx[d], y = static_cast<std::int64_t>(hy) + kDirDy[d];
     if (x < 1 || y < 1 || x > static_cast<std::int64_t>(t_) || y > static_cast<std::int64_t>(t_)) continue;
     const std::size_t v = static_cast<std::size_t>(y) * s + static_cast<std::size_t>(x);
-    const Weight w = edge_weight(options_.params, e.values[h], e.values[v], is_diagonal(d), &overflow);
+    const Weight w = step_weight(params, e.values[h], e.values[v], d, hy, &overflow);
     if (w == kNoEdge) continue;
     const PathLength nd = e.dist[h] + w;
     if (nd < w || nd > options_.max_cost) continue;
@@ -313,6 +383,7 @@ bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std:
 bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const {
   const std::int64_t t = t_, s = t_ + 2;
   const std::size_t u = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+  const WeightParams params = tile_params(e);
   bool overflow = false;
   for (int d = 0; d < 8; ++d) {
     if (!direction_used(d, options_.connectivity)) continue;
@@ -320,7 +391,7 @@ bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32
     if ((vx < 0 ? -1 : vx >= t ? 1 : 0) != dx || (vy < 0 ? -1 : vy >= t ? 1 : 0) != dy) continue;
     const std::size_t v = static_cast<std::size_t>(vy + 1) * s + static_cast<std::size_t>(vx + 1);
     if (e.dist[v] == kUnreached) return true;
-    const Weight w = edge_weight(options_.params, e.values[u], e.values[v], is_diagonal(d), &overflow);
+    const Weight w = step_weight(params, e.values[u], e.values[v], d, ly + 1, &overflow);
     if (w == kNoEdge) continue;
     const PathLength nd = e.dist[u] + w;
     if (nd < w || nd > options_.max_cost) continue;
@@ -446,6 +517,7 @@ void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
     }
     tile.interior_consistent = !full_scan_[e->tile];
     tile.changed = e->changed.data();
+    tile.row0 = static_cast<std::int64_t>(e->ty) * t_ - 1;
     tiles.tiles.push_back(tile);
   }
   const SsspTileSolved& solved = solver_->solve(tiles);
@@ -478,7 +550,7 @@ void SsspExchange::run(Progress& progress) {
       }
       push_borders(*e, e->changed.data());
     }
-    for (Entry* e : batch) release(*e);
+    for (Entry* e : batch) unpin(*e);
     ++stats_.rounds;
     progress.update(phase, stats_.solves, 0, stats_.solves * cells);
   }

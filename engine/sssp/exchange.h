@@ -53,6 +53,7 @@ namespace terrazo {
 struct TileSource {
   std::uint32_t local = 0;
   std::uint32_t id = 0;
+  PathLength start = 0;  // initial distance (fixed point): the source's label is (start, id, 0)
 };
 
 using SsspSolverDevice = Device;  // kernels/common/batch_solver.h
@@ -69,6 +70,8 @@ struct SsspExchangeOptions {
   std::uint64_t gpu_memory_bytes = 0;  // CUDA: device memory for the batch solver; 0: its default share
   std::uint64_t cache_bytes = 0;     // tile cache; 0: all the budget has left but keep_free_bytes
   std::uint64_t keep_free_bytes = 0; // with cache_bytes 0: left unreserved for the caller (masks, GDAL)
+  std::uint64_t prefer_free_bytes = 0;  // with cache_bytes 0: also left unreserved when the cache's
+                                        // minimum fits without it (the write phase beside the cache)
 };
 
 struct SsspExchangeStats {
@@ -101,31 +104,45 @@ class SsspExchangeRun {
   virtual const SsspExchangeStats& stats() const = 0;
 };
 
-class SsspExchange final : public SsspExchangeRun {
+// The streamed exchange is also a label source for the write phase (engine/sssp/output.h): cached
+// tiles are read from the cache, the others from the store, so the pipeline writes its outputs
+// without first flushing the cache to the store and reading it back (the cache's reservations
+// stay held meanwhile). release(tile) drops the tile from the cache and the store.
+class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
  public:
   SsspExchange(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options, MemoryBudget& budget);
   ~SsspExchange() override;
   SsspExchange(const SsspExchange&) = delete;
   SsspExchange& operator=(const SsspExchange&) = delete;
 
-  bool labelled() const { return labelled_; }
+  bool labelled() const override { return labelled_; }
   std::vector<std::uint32_t> add_sources(std::uint32_t tx, std::uint32_t ty,
                                          const std::vector<TileSource>& sources) override;
   void run(Progress& progress) override;
   void flush() override;
   const SsspExchangeStats& stats() const override { return stats_; }
 
+  // SsspLabelSource, after run(): the final labels, from the cache or the store.
+  const TileGrid& grid() const override { return grid_; }
+  bool interior_present(std::uint64_t tile) const override;
+  void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) override;
+  void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) override;
+  void release(std::uint64_t tile) override;
+  std::uint64_t bytes_read() const override { return store_.bytes_read(); }
+
   struct Entry;
 
  private:
   Entry& acquire(std::uint64_t tile);
-  void release(Entry& entry);
+  void unpin(Entry& entry);
   void evict_one();
   void write_back(Entry& entry);
   void enqueue(std::uint64_t tile, PathLength key);
   void push_borders(Entry& entry, const std::uint8_t* changed);
   void push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells,
                          const std::vector<char>& improves);
+  // The weight parameters of one tile's window (its step-length table row origin).
+  WeightParams tile_params(const Entry& entry) const;
   bool halo_improves_interior(const Entry& entry, std::uint32_t hx, std::uint32_t hy) const;
   bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
   void solve_batch(const std::vector<Entry*>& batch);

@@ -5,9 +5,11 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
+#include "core/worker_pool.h"
 #include "kernels/sssp/backlink.h"
 
 namespace terrazo {
@@ -19,6 +21,24 @@ std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backli
   return cells * (8 + 8 + 1) + (labelled ? cells * 8 : 0) + (backlinks ? halo * 24 : 0) + ring_cells * sizeof(RingCell);
 }
 
+namespace {
+
+// One tile in flight through the output phase: its labels as read, its backlinks, its result.
+struct OutputSlot {
+  std::vector<PathLength> dist;
+  std::vector<std::uint32_t> source, hops;
+  std::vector<std::uint8_t> back;
+  std::vector<double> tile_values, halo_values;
+  std::vector<PathLength> halo_dist;
+  std::vector<std::uint32_t> halo_source, halo_hops;
+  std::vector<RingCell> ring;
+  SsspTileResult result;
+  std::uint64_t tile = 0, reached_cells = 0, missing = 0;
+  PathLength max_dist = 0;
+};
+
+}  // namespace
+
 SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
                                    bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
                                    bool release_tiles) {
@@ -28,29 +48,34 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t halo = static_cast<std::uint64_t>(s) * s;
   const bool labelled = store.labelled();
-  (void)halo;
-  const MemoryBudget::Reservation reservation =
-      budget.reserve(sssp_output_tile_bytes(t, labelled, backlinks), "sssp output tile");
+  const std::uint64_t tile_bytes = sssp_output_tile_bytes(t, labelled, backlinks);
+  const MemoryBudget::Reservation reservation = budget.reserve(tile_bytes, "sssp output tile");
+  // More tiles in flight where the budget holds them (the first is the one checked up front).
+  const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const std::uint64_t per_slot = tile_bytes + sink.slot_bytes();
+  const std::uint64_t affordable = 1 + budget.available() / std::max<std::uint64_t>(per_slot, 1);
+  const auto slots = static_cast<unsigned>(std::min<std::uint64_t>(2ull * threads, affordable));
+  const MemoryBudget::Reservation more_tiles =
+      budget.reserve((slots - 1) * tile_bytes, "sssp output tiles in flight");
+  sink.set_slots(slots);
+  WorkerPool pool(std::min(threads, slots));
 
-  std::vector<PathLength> dist(cells);
-  std::vector<std::uint32_t> source, hops;
-  if (labelled) {
-    source.resize(cells);
-    hops.resize(cells);
-  }
-  std::vector<std::uint8_t> back;
-  std::vector<double> tile_values, halo_values;
-  std::vector<PathLength> halo_dist;
-  std::vector<std::uint32_t> halo_source, halo_hops;
-  std::vector<RingCell> ring;
-  if (backlinks) {
-    back.resize(cells);
-    tile_values.resize(cells);
-    halo_values.resize(halo);
-    halo_dist.resize(halo);
-    halo_source.resize(halo);
-    halo_hops.resize(halo);
-    ring.resize(store.ring_cells());
+  std::vector<OutputSlot> slot(slots);
+  for (OutputSlot& o : slot) {
+    o.dist.resize(cells);
+    if (labelled) {
+      o.source.resize(cells);
+      o.hops.resize(cells);
+    }
+    if (backlinks) {
+      o.back.resize(cells);
+      o.tile_values.resize(cells);
+      o.halo_values.resize(halo);
+      o.halo_dist.resize(halo);
+      o.halo_source.resize(halo);
+      o.halo_hops.resize(halo);
+      o.ring.resize(store.ring_cells());
+    }
   }
 
   SsspOutputStats stats;
@@ -58,63 +83,85 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   const std::string phase = "sssp: write";
   const std::uint64_t tiles = grid.tile_count();
   progress.update(phase, 0, tiles);
-  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty) {
-    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
-      const std::uint64_t tile = static_cast<std::uint64_t>(ty) * grid.tiles_x() + tx;
-      SsspTileResult result;
-      result.tx = tx;
-      result.ty = ty;
-      result.x0 = static_cast<std::uint64_t>(tx) * t;
-      result.y0 = static_cast<std::uint64_t>(ty) * t;
-      result.width = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - result.x0));
-      result.height = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.height - result.y0));
+  for (std::uint64_t first = 0; first < tiles; first += slots) {
+    const unsigned count = static_cast<unsigned>(std::min<std::uint64_t>(slots, tiles - first));
+    // The labels, one tile at a time (the sources are not thread-safe).
+    for (unsigned i = 0; i < count; ++i) {
+      OutputSlot& o = slot[i];
+      o.tile = first + i;
+      const TileWindow in = grid.window(o.tile);
+      SsspTileResult& result = o.result;
+      result = SsspTileResult{};
+      result.tx = static_cast<std::uint32_t>(o.tile % grid.tiles_x());
+      result.ty = static_cast<std::uint32_t>(o.tile / grid.tiles_x());
+      result.x0 = in.x0;
+      result.y0 = in.y0;
+      result.width = in.w;
+      result.height = in.h;
       result.stride = t;
-      result.reached = store.interior_present(tile);
-      store.read_interior(tile, dist.data(), labelled ? source.data() : nullptr, labelled ? hops.data() : nullptr);
+      result.slot = i;
+      result.reached = store.interior_present(o.tile);
+      store.read_interior(o.tile, o.dist.data(), labelled ? o.source.data() : nullptr, labelled ? o.hops.data() : nullptr);
+      if (backlinks && result.reached) store.read_ring(o.tile, 0, store.ring_cells(), o.ring.data());
+    }
+    // Statistics, backlinks and the sink's conversions, a tile per thread.
+    pool.run(count, [&](std::uint64_t i) {
+      OutputSlot& o = slot[i];
+      SsspTileResult& result = o.result;
+      o.reached_cells = 0;
+      o.max_dist = 0;
+      o.missing = 0;
       for (std::uint32_t y = 0; y < result.height; ++y)
         for (std::uint32_t x = 0; x < result.width; ++x) {
-          const PathLength d = dist[static_cast<std::size_t>(y) * t + x];
+          const PathLength d = o.dist[static_cast<std::size_t>(y) * t + x];
           if (d == kUnreached) continue;
-          ++stats.reached_cells;
-          stats.max_dist = std::max(stats.max_dist, d);
+          ++o.reached_cells;
+          o.max_dist = std::max(o.max_dist, d);
         }
-      result.dist = dist.data();
-      if (options.track_source) result.source = source.data();
+      result.dist = o.dist.data();
+      if (options.track_source) result.source = o.source.data();
       if (backlinks) {
-        std::fill(back.begin(), back.end(), kNoBacklink);
+        std::fill(o.back.begin(), o.back.end(), kNoBacklink);
         if (result.reached) {
-          input.read_tile(tx, ty, tile_values.data());
-          std::fill(halo_dist.begin(), halo_dist.end(), kUnreached);
+          input.read_tile(result.tx, result.ty, o.tile_values.data());
+          std::fill(o.halo_dist.begin(), o.halo_dist.end(), kUnreached);
           for (std::uint32_t y = 0; y < t; ++y) {
             const std::size_t row = static_cast<std::size_t>(y + 1) * s + 1, in = static_cast<std::size_t>(y) * t;
-            std::memcpy(&halo_values[row], &tile_values[in], t * sizeof(double));
-            std::memcpy(&halo_dist[row], &dist[in], t * sizeof(PathLength));
-            std::memcpy(&halo_source[row], &source[in], t * 4);
-            std::memcpy(&halo_hops[row], &hops[in], t * 4);
+            std::memcpy(&o.halo_values[row], &o.tile_values[in], t * sizeof(double));
+            std::memcpy(&o.halo_dist[row], &o.dist[in], t * sizeof(PathLength));
+            std::memcpy(&o.halo_source[row], &o.source[in], t * 4);
+            std::memcpy(&o.halo_hops[row], &o.hops[in], t * 4);
           }
-          store.read_ring(tile, 0, store.ring_cells(), ring.data());
           for (std::uint32_t r = 0; r < store.ring_cells(); ++r) {
             std::uint32_t hx, hy;
             ring_cell(t, r, &hx, &hy);
-            const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
-            halo_dist[i] = ring[r].dist;
-            halo_values[i] = ring[r].dist == kUnreached ? std::numeric_limits<double>::quiet_NaN() : ring[r].value;
-            halo_source[i] = ring[r].source;
-            halo_hops[i] = ring[r].hops;
+            const std::size_t h = static_cast<std::size_t>(hy) * s + hx;
+            o.halo_dist[h] = o.ring[r].dist;
+            o.halo_values[h] = o.ring[r].dist == kUnreached ? std::numeric_limits<double>::quiet_NaN() : o.ring[r].value;
+            o.halo_source[h] = o.ring[r].source;
+            o.halo_hops[h] = o.ring[r].hops;
           }
           bool overflow = false;
-          const std::uint64_t missing =
-              backlinks_cpu(halo_values.data(), t, options.params, options.connectivity, halo_dist.data(),
-                            halo_source.data(), halo_hops.data(), back.data(), &overflow);
-          if (missing != 0)
-            throw Error("internal: " + std::to_string(missing) + " reached cells of tile (" + std::to_string(tx) +
-                        ", " + std::to_string(ty) + ") have no predecessor in the final labels");
+          WeightParams tile_params = options.params;
+          tile_params.steps.row0 = static_cast<std::int64_t>(result.ty) * t - 1;
+          o.missing = backlinks_cpu(o.halo_values.data(), t, tile_params, options.connectivity, o.halo_dist.data(),
+                                    o.halo_source.data(), o.halo_hops.data(), o.back.data(), &overflow);
         }
-        result.backlink = back.data();
+        result.backlink = o.back.data();
       }
-      sink.write_tile(result);
-      if (release_tiles) store.release(tile);
-      progress.update(phase, tile + 1, tiles, (tile + 1) * cells);
+      if (o.missing == 0) sink.prepare_tile(result);
+    });
+    // In raster order to the sink.
+    for (unsigned i = 0; i < count; ++i) {
+      OutputSlot& o = slot[i];
+      if (o.missing != 0)
+        throw Error("internal: " + std::to_string(o.missing) + " reached cells of tile (" + std::to_string(o.result.tx) +
+                    ", " + std::to_string(o.result.ty) + ") have no predecessor in the final labels");
+      stats.reached_cells += o.reached_cells;
+      stats.max_dist = std::max(stats.max_dist, o.max_dist);
+      sink.write_tile(o.result);
+      if (release_tiles) store.release(o.tile);
+      progress.update(phase, o.tile + 1, tiles, (o.tile + 1) * cells);
     }
   }
   stats.bytes_read = (store.bytes_read() - store_read_before) + (input.bytes_read() - input_read_before);

@@ -8,7 +8,10 @@
 // tile's slot is released from the store (DistanceStore::release) once the sink has taken it, so
 // the store's disk space goes back while the outputs are written; the store then reads as empty.
 // Memory: one tile in the (t+2)^2 layout: (t+2)^2 x (8 value + 8 dist + 8 labels) + t*t backlinks
-// + the store's ring (24 bytes x (4t+4)), reserved from the budget.
+// + the store's ring (24 bytes x (4t+4)), reserved from the budget, per tile in flight: the labels
+// are read one tile at a time, then a batch of up to 2 x options.threads tiles (as many as the
+// budget holds beside the first, whose bytes the run checks up front) has its statistics, backlinks
+// and the sink's conversions computed on that many threads, and is handed to the sink in order.
 #pragma once
 #include <cstdint>
 
@@ -28,11 +31,20 @@ struct SsspTileResult {
   const PathLength* dist = nullptr;            // kUnreached where unreached
   const std::uint32_t* source = nullptr;       // allocation ids (track_source runs), else null
   const std::uint8_t* backlink = nullptr;      // kNoBacklink = 255 where none (backlink runs), else null
+  unsigned slot = 0;                           // which of the sink's slots prepare_tile used
 };
 
+// write_tile is called for every tile in raster order, one at a time, on the calling thread.
+// A sink that converts cells (the GeoTIFF writers) does it in prepare_tile instead: up to slots()
+// tiles, each in its own slot, are prepared at once on worker threads, then written in order.
 class SsspResultSink {
  public:
   virtual ~SsspResultSink() = default;
+  // Bytes one more slot costs; 0: the sink prepares nothing (one slot).
+  virtual std::uint64_t slot_bytes() const { return 0; }
+  // Called once, before any tile: slots [0, count) exist (the sink reserves what they need).
+  virtual void set_slots(unsigned count) { (void)count; }
+  virtual void prepare_tile(const SsspTileResult& tile) { (void)tile; }
   virtual void write_tile(const SsspTileResult& tile) = 0;
 };
 

@@ -102,8 +102,9 @@ std::vector<std::uint32_t> ResidentSsspExchange::add_sources(std::uint32_t tx, s
       on_nodata.push_back(source.local);
       continue;
     }
+    if (source.start > options_.max_cost) continue;  // beyond --max-cost from the start: reaches nothing
     solver_->set_source(static_cast<std::uint64_t>(tx) * t + source.local % t,
-                        static_cast<std::uint64_t>(ty) * t + source.local / t);
+                        static_cast<std::uint64_t>(ty) * t + source.local / t, source.start);
   }
   return on_nodata;
 }

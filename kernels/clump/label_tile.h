@@ -1,7 +1,8 @@
 // kernels/clump/label_tile.h: connected regions of one tile (the per-tile solver of `terrazo clump`,
 // docs/clump.md), and the tile's border summary that the cross-tile merge consumes.
 //
-// Contract (label_tile_cpu; a CUDA twin, e.g. a frontier BFS, implements the same contract later):
+// Contract (label_tile_cpu, and its CUDA twin label_tiles_cuda in kernels/clump/label_tile.cu,
+// many tiles at once; kernels/clump/label_tile_solver.h is the one CPU/GPU dispatch):
 //   in:  `keys`, t*t doubles row-major; NaN = the cell belongs to no region (nodata, outside the
 //        --by range, padding). Two cells are joined when they are neighbours (4: E W N S; 8: also
 //        the diagonals) and their keys compare equal with `==` (so -0 == +0; NaN never joins).
@@ -9,9 +10,12 @@
 //        region's first cell (its smallest local id ly*t + lx); kNoRegion where the key is NaN.
 //   The numbering is a pure function of the keys: any twin gives the same labels bit for bit.
 // Plain formula: labels = flood fill from each unlabelled valid cell, in row-major order.
-// Here: one pass of union-find over the W, N (and NW, NE) neighbours, every union linking the
-// larger root under the smaller one, so each root is its region's first cell; a second row-major
-// pass numbers roots as they are met. O(t^2 alpha) time; scratch t^2 u32 (the UnionFind).
+// Here: one pass of union-find over the W, N (and NW, NE) neighbours, every link pointing to a
+// smaller cell (a new cell attaches under a neighbour's parent, a union links the larger root under
+// the smaller), so each root is its region's first cell; the neighbours already joined through
+// another are skipped (a decision tree, [Wu2009, sec. 3]);
+// a second row-major pass flattens (the parent of an earlier cell is its root already) and numbers
+// roots as they are met. O(t^2 alpha) time; scratch t^2 u32 (the UnionFind's array, not reset).
 //
 // summarize_tile_border: which regions touch the tile's ring, and the counts the final numbering
 // needs (engine/clump/phases.h). Pre: labels from label_tile_cpu.

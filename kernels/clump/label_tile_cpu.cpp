@@ -17,24 +17,46 @@ inline void join(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
 std::uint32_t label_tile_cpu(const double* keys, std::uint32_t t, Connectivity connectivity, std::uint32_t* labels,
                              UnionFind& scratch) {
   const std::uint32_t n = t * t;
-  scratch.reset(n);
-  std::uint32_t* parent = scratch.parents().data();
+  std::vector<std::uint32_t>& parents = scratch.parents();
+  if (parents.size() < n) parents.resize(n);
+  std::uint32_t* parent = parents.data();
   const bool eight = connectivity == Connectivity::Eight;
+  // Pass 1. When cell i is met it is a singleton, so its first link is parent[i] = parent[j] of a
+  // neighbour j < i with the same key (an ancestor of j, below i: no find); only a second, possibly
+  // different, set needs a union. With 8 neighbours, N's set already holds W, NW and NE when they
+  // share its key (W's NE is N, N's W is NW, NE's W is N), and W's holds NW; so: N; else W or NW,
+  // then NE (the one neighbour not adjacent to them). With 4: N, then W (not adjacent to N).
   for (std::uint32_t y = 0; y < t; ++y) {
+    const double* row = keys + static_cast<std::size_t>(y) * t;
+    const double* up = y > 0 ? row - t : nullptr;
     for (std::uint32_t x = 0; x < t; ++x) {
       const std::uint32_t i = y * t + x;
-      const double k = keys[i];
+      const double k = row[x];
       if (k != k) continue;
-      if (x > 0 && keys[i - 1] == k) join(parent, i, i - 1);
-      if (y > 0) {
-        if (keys[i - t] == k) join(parent, i, i - t);
-        if (eight) {
-          if (x > 0 && keys[i - t - 1] == k) join(parent, i, i - t - 1);
-          if (x + 1 < t && keys[i - t + 1] == k) join(parent, i, i - t + 1);
-        }
+      const bool w = x > 0 && row[x - 1] == k;
+      if (!up) {
+        parent[i] = w ? parent[i - 1] : i;
+        continue;
+      }
+      if (up[x] == k) {
+        parent[i] = parent[i - t];
+        if (!eight && w) join(parent, i, i - 1);
+        continue;
+      }
+      const bool ne = eight && x + 1 < t && up[x + 1] == k;
+      if (w) {
+        parent[i] = parent[i - 1];
+        if (ne) join(parent, i, i - t + 1);
+      } else if (eight && x > 0 && up[x - 1] == k) {
+        parent[i] = parent[i - t - 1];
+        if (ne) join(parent, i, i - t + 1);
+      } else {
+        parent[i] = ne ? parent[i - t + 1] : i;
       }
     }
   }
+  // Pass 2, in cell order: parent[i] < i is flattened already, so its parent is i's root (roots
+  // are their sets' smallest cells: every link points down); roots are numbered as they are met.
   std::uint32_t regions = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const double k = keys[i];
@@ -42,8 +64,14 @@ std::uint32_t label_tile_cpu(const double* keys, std::uint32_t t, Connectivity c
       labels[i] = kNoRegion;
       continue;
     }
-    const std::uint32_t root = union_find_root(parent, i);
-    labels[i] = root == i ? regions++ : labels[root];  // root <= i: labelled already
+    const std::uint32_t p = parent[i];
+    if (p == i) {
+      labels[i] = regions++;
+      continue;
+    }
+    const std::uint32_t root = parent[p];
+    parent[i] = root;
+    labels[i] = labels[root];
   }
   return regions;
 }

@@ -60,6 +60,7 @@ std::uint64_t CudaSsspBatchSolver::device_bytes() const { return 0; }
 std::uint64_t CudaSsspBatchSolver::pinned_bytes() const { return 0; }
 double* CudaSsspBatchSolver::values() { no_cuda("CudaSsspBatchSolver"); }
 PathLength* CudaSsspBatchSolver::dist() { no_cuda("CudaSsspBatchSolver"); }
+std::int64_t* CudaSsspBatchSolver::row0() { no_cuda("CudaSsspBatchSolver"); }
 void CudaSsspBatchSolver::submit(std::uint64_t) { no_cuda("CudaSsspBatchSolver"); }
 std::size_t CudaSsspBatchSolver::pending() const { return 0; }
 const CudaSsspBatchSolver::Batch& CudaSsspBatchSolver::wait() { no_cuda("CudaSsspBatchSolver"); }

@@ -29,31 +29,96 @@ struct KruskalScratch {
 };
 
 // Stable LSD radix sort of `count` keys on bits 32..63 (the weight); keys[] holds the result.
-// Digits of 11 bits of (weight - smallest weight): a tile whose weights span less than 2^11 costs
-// one pass, 2^22 two, the full 32-bit range three.
-void sort_by_weight(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& tmp, std::size_t count) {
+// Digits of 11 bits of (weight - lowest), lowest and highest being the tile's smallest and largest
+// weight (from the emission): a tile whose weights span less than 2^11 costs one pass, 2^22 two, the
+// full 32-bit range three. One read of the keys counts every pass's digits at once.
+void sort_by_weight(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& tmp, std::size_t count,
+                    Weight lowest, Weight highest) {
   if (count < 2) return;
   constexpr int kDigitBits = 11;
   constexpr std::uint32_t kBuckets = 1u << kDigitBits;
-  Weight lowest = ~Weight{0}, highest = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    const Weight w = static_cast<Weight>(keys[i] >> 32);
-    lowest = std::min(lowest, w);
-    highest = std::max(highest, w);
-  }
   const std::uint32_t range = highest - lowest;
+  int passes = 0;
+  while (passes < 3 && (range >> (passes * kDigitBits)) != 0) ++passes;
+  if (passes == 0) return;  // one weight: the emission order is the key order
+  thread_local std::vector<std::uint32_t> histogram;
+  histogram.assign(static_cast<std::size_t>(passes) * (kBuckets + 1), 0);
+  std::uint32_t* counts[3] = {histogram.data(), histogram.data() + (kBuckets + 1),
+                              histogram.data() + 2 * (kBuckets + 1)};
   std::uint64_t* src = keys.data();
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t w = static_cast<Weight>(src[i] >> 32) - lowest;
+    for (int p = 0; p < passes; ++p) ++counts[p][(w >> (p * kDigitBits) & (kBuckets - 1)) + 1];
+  }
   std::uint64_t* dst = tmp.data();
-  for (int shift = 0; shift < 32 && (range >> shift) != 0; shift += kDigitBits) {
-    std::uint32_t counts[kBuckets + 1] = {0};
+  for (int p = 0; p < passes; ++p) {
+    std::uint32_t* c = counts[p];
+    for (std::uint32_t d = 0; d < kBuckets; ++d) c[d + 1] += c[d];
+    const int shift = p * kDigitBits;
     for (std::size_t i = 0; i < count; ++i)
-      ++counts[((static_cast<Weight>(src[i] >> 32) - lowest) >> shift & (kBuckets - 1)) + 1];
-    for (std::uint32_t d = 0; d < kBuckets; ++d) counts[d + 1] += counts[d];
-    for (std::size_t i = 0; i < count; ++i)
-      dst[counts[(static_cast<Weight>(src[i] >> 32) - lowest) >> shift & (kBuckets - 1)]++] = src[i];
+      dst[c[(static_cast<Weight>(src[i] >> 32) - lowest) >> shift & (kBuckets - 1)]++] = src[i];
     std::swap(src, dst);
   }
   if (src != keys.data()) std::memcpy(keys.data(), src, count * sizeof(std::uint64_t));
+}
+
+// Step 1, specialised for one weight model and connectivity (the model's switch folds away and
+// the direction loop unrolls); kModel < 0 reads the model at run time. Returns the key count and
+// the smallest and largest weight.
+template <int kModel, bool kEight>
+#if defined(__GNUC__)
+__attribute__((flatten))
+#endif
+std::size_t emit_edges(const double* values, std::uint32_t t, const WeightParams& params, std::uint64_t* keys,
+                       Weight* lowest, Weight* highest, bool* overflowed) {
+  static constexpr int kRankDirection[4] = {kEast, kSouthWest, kSouth, kSouthEast};
+  WeightParams p = params;
+  if constexpr (kModel >= 0) p.model = static_cast<WeightModel>(kModel);
+  std::size_t count = 0;
+  Weight lo = ~Weight{0}, hi = 0;
+  bool overflow = false;
+  for (std::uint32_t ly = 0; ly < t; ++ly) {
+    const bool last_row = ly + 1 == t;
+    for (std::uint32_t lx = 0; lx < t; ++lx) {
+      const std::uint32_t l = ly * t + lx;
+      const double a = values[l];
+      if (a != a) continue;
+#pragma GCC unroll 4
+      for (std::uint32_t rank = 0; rank < 4; ++rank) {
+        const int dir = kRankDirection[rank];
+        if (!kEight && is_diagonal(dir)) continue;
+        if (kDirDy[dir] != 0 && last_row) continue;
+        if (kDirDx[dir] > 0 && lx + 1 == t) continue;
+        if (kDirDx[dir] < 0 && lx == 0) continue;
+        const std::uint32_t m = l + static_cast<std::uint32_t>(kDirDy[dir]) * t + static_cast<std::uint32_t>(kDirDx[dir]);
+        const Weight w = edge_weight(p, a, values[m], is_diagonal(dir), &overflow);
+        if (w == kNoEdge) continue;
+        lo = w < lo ? w : lo;
+        hi = w > hi ? w : hi;
+        keys[count++] = tile_edge_key(w, l * 4u + rank);
+      }
+    }
+  }
+  *lowest = lo;
+  *highest = hi;
+  if (overflow) *overflowed = true;
+  return count;
+}
+
+std::size_t emit_edges_any(const double* values, std::uint32_t t, const WeightParams& params,
+                           Connectivity connectivity, std::uint64_t* keys, Weight* lowest, Weight* highest,
+                           bool* overflowed) {
+  const bool eight = connectivity == Connectivity::Eight;
+#define TERRAZO_EMIT(model)                                                                   \
+  (eight ? emit_edges<model, true>(values, t, params, keys, lowest, highest, overflowed) \
+         : emit_edges<model, false>(values, t, params, keys, lowest, highest, overflowed))
+  switch (params.model) {
+    case WeightModel::Max: return TERRAZO_EMIT(static_cast<int>(WeightModel::Max));
+    case WeightModel::AbsDiff: return TERRAZO_EMIT(static_cast<int>(WeightModel::AbsDiff));
+    case WeightModel::Friction: return TERRAZO_EMIT(static_cast<int>(WeightModel::Friction));
+    default: return TERRAZO_EMIT(-1);
+  }
+#undef TERRAZO_EMIT
 }
 
 }  // namespace
@@ -75,34 +140,17 @@ void block_mst_cpu(const double* values, std::uint32_t t, const WeightParams& pa
   std::uint64_t* keys = scratch.keys.data();
 
   // 1. Edges in local edge-id order: for each owner, ranks E(0) < SW(1) < S(2) < SE(3).
-  static constexpr int kRankDirection[4] = {kEast, kSouthWest, kSouth, kSouthEast};
-  std::size_t count = 0;
   bool overflowed = false;
-  for (std::uint32_t ly = 0; ly < t; ++ly) {
-    for (std::uint32_t lx = 0; lx < t; ++lx) {
-      const std::uint32_t l = ly * t + lx;
-      const double a = values[l];
-      if (a != a) continue;
-      for (int rank = 0; rank < 4; ++rank) {
-        const int dir = kRankDirection[rank];
-        if (!direction_used(dir, connectivity)) continue;
-        const std::int64_t nx = static_cast<std::int64_t>(lx) + kDirDx[dir];
-        const std::int64_t ny = static_cast<std::int64_t>(ly) + kDirDy[dir];
-        if (nx < 0 || nx >= t || ny >= t) continue;
-        const std::uint32_t m = static_cast<std::uint32_t>(ny) * t + static_cast<std::uint32_t>(nx);
-        const Weight w = edge_weight(params, a, values[m], is_diagonal(dir), &overflowed);
-        if (w == kNoEdge) continue;
-        keys[count++] = tile_edge_key(w, l * 4u + static_cast<std::uint32_t>(rank));
-      }
-    }
-  }
+  Weight lowest = 0, highest = 0;
+  const std::size_t count =
+      emit_edges_any(values, t, params, connectivity, keys, &lowest, &highest, &overflowed);
   if (overflowed) {
     *overflow = true;
     return;
   }
 
   // 2. Full key order.
-  sort_by_weight(scratch.keys, scratch.sorted, count);
+  sort_by_weight(scratch.keys, scratch.sorted, count, lowest, highest);
 
   // 3. Kruskal.
   std::uint32_t* parent = scratch.parent.data();

@@ -20,7 +20,7 @@ std::uint64_t backlinks_cpu(const double* values, std::uint32_t t, const WeightP
         const std::int64_t v = u + static_cast<std::int64_t>(kDirDy[d]) * s + kDirDx[d];
         if (dist[v] == kUnreached || hops[v] + 1 != hops[u]) continue;
         if ((source ? source[v] : 0u) != source_u) continue;
-        const Weight w = edge_weight(params, values[v], values[u], is_diagonal(d), overflow);
+        const Weight w = step_weight(params, values[v], values[u], opposite(d), v / s, overflow);
         if (w == kNoEdge || dist[v] > dist[u] || dist[u] - dist[v] != w) continue;
         out = static_cast<std::uint8_t>(d);
         break;

@@ -163,7 +163,8 @@ static __global__ void __launch_bounds__(1024)
                      WeightParams params, Connectivity connectivity, PathLength max_cost, PathLength* __restrict__ d_dist,
                      std::uint8_t* __restrict__ d_changed, unsigned long long* __restrict__ d_changed_total,
                      int* __restrict__ d_overflow, unsigned char* __restrict__ d_scratch, std::uint64_t scratch_stride,
-                     int placement, unsigned long long* __restrict__ d_rounds) {
+                     int placement, unsigned long long* __restrict__ d_rounds,
+                     const std::int64_t* __restrict__ d_row0) {
   extern __shared__ unsigned long long s_dynamic[];
   __shared__ int s_changed[2];
   __shared__ unsigned long long s_count;
@@ -173,6 +174,7 @@ static __global__ void __launch_bounds__(1024)
   const double* values = d_values + tile * grid;
   PathLength* dist_global = d_dist + tile * grid;
   std::uint8_t* changed = d_changed + tile * static_cast<std::uint64_t>(t) * t;
+  if (d_row0) params.steps.row0 = d_row0[tile];  // per-row step lengths: the window's first row
   const std::uint32_t padded = g | 1u;  // odd row stride in shared memory
 
   GridArrays a{};
@@ -206,7 +208,7 @@ static __global__ void __launch_bounds__(1024)
       const int nx = x + step_dx(dir), ny = y + step_dy(dir);
       if (direction_used(dir, connectivity) && nx >= 0 && ny >= 0 && nx < gi && ny < gi) {
         const bool other_interior = nx >= 1 && ny >= 1 && nx <= static_cast<int>(t) && ny <= static_cast<int>(t);
-        if (interior || other_interior) w = edge_weight(params, v, values[ny * gi + nx], is_diagonal(dir), &overflowed);
+        if (interior || other_interior) w = step_weight(params, v, values[ny * gi + nx], dir, y, &overflowed);
       }
       a.weight[dir * a.plane + wi] = w;
     }
@@ -303,7 +305,7 @@ std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t) {
 void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_t t, const WeightParams& params,
                        Connectivity connectivity, PathLength max_cost, PathLength* d_dist, std::uint8_t* d_changed,
                        unsigned long long* d_changed_total, int* d_overflow, SsspWorkspace& workspace,
-                       cudaStream_t stream, unsigned long long* d_rounds) {
+                       cudaStream_t stream, unsigned long long* d_rounds, const std::int64_t* d_row0) {
   if (tiles == 0) return;
   if (t == 0 || t > 16384) throw Error("block SSSP: tile size " + std::to_string(t) + " is outside 1..16384");
   const std::uint64_t dist_bytes = 8 * padded_plane(t);
@@ -333,7 +335,7 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
     const std::uint64_t count = std::min(max_launch, tiles - first);
     kernel<<<static_cast<unsigned>(count), threads, shared_bytes, stream>>>(
         d_values, first, t, params, connectivity, max_cost, d_dist, d_changed, d_changed_total, d_overflow,
-        workspace.scratch.get(), weight_bytes, static_cast<int>(placement), d_rounds);
+        workspace.scratch.get(), weight_bytes, static_cast<int>(placement), d_rounds, d_row0);
     TERRAZO_CUDA_CHECK_LAUNCH();
   }
 }
@@ -355,6 +357,15 @@ std::uint64_t block_sssp_cuda(const double* values, std::uint64_t tile_count, st
   cuda::DeviceBuffer<unsigned long long> d_total(1);
   cuda::DeviceBuffer<int> d_overflow(1);
   cuda::SsspWorkspace workspace;
+  // A step-length table (geodesic) goes to the device; every tile uses params.steps.row0.
+  WeightParams device_params = params;
+  cuda::DeviceBuffer<double> d_steps;
+  if (params.steps.rows) {
+    d_steps.resize(static_cast<std::uint64_t>(params.steps.row_count) * 3);
+    TERRAZO_CUDA_CHECK(cudaMemcpy(d_steps.get(), params.steps.rows, params.steps.row_count * 3 * sizeof(double),
+                                  cudaMemcpyHostToDevice));
+    device_params.steps.rows = d_steps.get();
+  }
   TERRAZO_CUDA_CHECK(cudaMemset(d_total.get(), 0, sizeof(unsigned long long)));
   TERRAZO_CUDA_CHECK(cudaMemset(d_overflow.get(), 0, sizeof(int)));
   for (std::uint64_t first = 0; first < tile_count; first += chunk) {
@@ -363,7 +374,7 @@ std::uint64_t block_sssp_cuda(const double* values, std::uint64_t tile_count, st
                                   cudaMemcpyHostToDevice));
     TERRAZO_CUDA_CHECK(cudaMemcpy(d_dist.get(), dist + first * grid, count * grid * sizeof(PathLength),
                                   cudaMemcpyHostToDevice));
-    cuda::launch_block_sssp(d_values.get(), count, t, params, connectivity, max_cost, d_dist.get(), d_changed.get(),
+    cuda::launch_block_sssp(d_values.get(), count, t, device_params, connectivity, max_cost, d_dist.get(), d_changed.get(),
                             d_total.get(), d_overflow.get(), workspace, nullptr);
     TERRAZO_CUDA_CHECK(cudaMemcpy(dist + first * grid, d_dist.get(), count * grid * sizeof(PathLength),
                                   cudaMemcpyDeviceToHost));

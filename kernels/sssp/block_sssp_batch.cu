@@ -26,7 +26,9 @@ struct CudaSsspBatchSolver::Impl {
     PinnedBuffer<std::uint8_t> changed;
     PinnedBuffer<unsigned long long> total;  // [0] changed cells, [1] sweep rounds
     PinnedBuffer<int> overflow;
+    PinnedBuffer<std::int64_t> row0;  // each tile's window row origin (per-row step lengths)
     DeviceBuffer<double> d_values;
+    DeviceBuffer<std::int64_t> d_row0;
     DeviceBuffer<PathLength> d_dist;
     DeviceBuffer<std::uint8_t> d_changed;
     DeviceBuffer<unsigned long long> d_total;
@@ -41,6 +43,8 @@ struct CudaSsspBatchSolver::Impl {
   std::uint64_t grid = 0, cells = 0, batch_tiles = 0, device_bytes = 0, pinned_bytes = 0;
   std::array<Slot, 2> slots;
   BatchSlots ring{"CudaSsspBatchSolver"};
+  DeviceBuffer<double> d_steps;  // the per-row step-length table, when the weights have one
+  WeightParams device_params;    // options.params with the table's device pointer
 };
 
 CudaSsspBatchSolver::CudaSsspBatchSolver(const SsspBatchOptions& options, PathLength max_cost) {
@@ -62,6 +66,8 @@ CudaSsspBatchSolver::CudaSsspBatchSolver(const SsspBatchOptions& options, PathLe
     slot.changed.resize(n * s.cells);
     slot.total.resize(2);
     slot.overflow.resize(1);
+    slot.row0.resize(n);
+    slot.d_row0.resize(n);
     slot.d_values.resize(n * s.grid);
     slot.d_dist.resize(n * s.grid);
     slot.d_changed.resize(n * s.cells);
@@ -69,6 +75,14 @@ CudaSsspBatchSolver::CudaSsspBatchSolver(const SsspBatchOptions& options, PathLe
     slot.d_overflow.resize(1);
     slot.workspace.shared_limit_bytes = options.shared_limit_bytes;
     slot.workspace.sweep = options.sweep;
+  }
+  s.device_params = options.params;
+  if (options.params.steps.rows) {
+    const std::uint64_t entries = static_cast<std::uint64_t>(options.params.steps.row_count) * 3;
+    s.d_steps.resize(entries);
+    TERRAZO_CUDA_CHECK(cudaMemcpy(s.d_steps.get(), options.params.steps.rows, entries * sizeof(double),
+                                  cudaMemcpyHostToDevice));
+    s.device_params.steps.rows = s.d_steps.get();
   }
   s.device_bytes = 2 * n * per_tile;
   s.pinned_bytes = 2 * n * (s.grid * 16 + s.cells);
@@ -92,6 +106,10 @@ PathLength* CudaSsspBatchSolver::dist() {
   return impl_->slots[impl_->ring.free_slot()].dist.get();
 }
 
+std::int64_t* CudaSsspBatchSolver::row0() {
+  return impl_->slots[impl_->ring.free_slot()].row0.get();
+}
+
 void CudaSsspBatchSolver::submit(std::uint64_t tiles) {
   Impl& s = *impl_;
   const std::size_t fill = s.ring.submit_slot();
@@ -107,12 +125,14 @@ void CudaSsspBatchSolver::submit(std::uint64_t tiles) {
                                      cudaMemcpyHostToDevice, stream));
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.d_dist.get(), slot.dist.get(), tiles * s.grid * sizeof(PathLength),
                                      cudaMemcpyHostToDevice, stream));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.d_row0.get(), slot.row0.get(), tiles * sizeof(std::int64_t),
+                                     cudaMemcpyHostToDevice, stream));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(slot.d_total.get(), 0, 2 * sizeof(unsigned long long), stream));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(slot.d_overflow.get(), 0, sizeof(int), stream));
   slot.kernels_start.record(stream);
-  cuda::launch_block_sssp(slot.d_values.get(), tiles, s.options.t, s.options.params, s.options.connectivity,
+  cuda::launch_block_sssp(slot.d_values.get(), tiles, s.options.t, s.device_params, s.options.connectivity,
                           s.max_cost, slot.d_dist.get(), slot.d_changed.get(), slot.d_total.get(),
-                          slot.d_overflow.get(), slot.workspace, stream, slot.d_total.get() + 1);
+                          slot.d_overflow.get(), slot.workspace, stream, slot.d_total.get() + 1, slot.d_row0.get());
   slot.kernels_end.record(stream);
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.dist.get(), slot.d_dist.get(), tiles * s.grid * sizeof(PathLength),
                                      cudaMemcpyDeviceToHost, stream));

@@ -5,7 +5,7 @@
 //   CudaSsspBatchSolver solver(options, max_cost);
 //   for (each group of up to solver.batch_tiles() tiles) {
 //     if (solver.pending() == 2) consume(solver.wait());
-//     ... copy the tiles' values and distances into solver.values(), solver.dist() ...
+//     ... copy the tiles' values, distances and row origins into solver.values(), dist(), row0() ...
 //     solver.submit(tiles_in_group);
 //   }
 //   while (solver.pending()) consume(solver.wait());
@@ -53,6 +53,7 @@ class CudaSsspBatchSolver {
   std::uint64_t pinned_bytes() const;
   double* values();                  // the free slot's values: batch_tiles() * (t+2)^2
   PathLength* dist();                // the free slot's distances: batch_tiles() * (t+2)^2
+  std::int64_t* row0();              // the free slot's window row origins (StepLengths::row0): batch_tiles()
   void submit(std::uint64_t tiles);
   std::size_t pending() const;
   const Batch& wait();

@@ -6,8 +6,8 @@
 // w_max / delta small (friction and max on values bounded away from 0), buckets of width delta
 // (kernels/sssp/bucket_queue.h, O(1) per operation); otherwise a radix heap (kernels/sssp/radix_heap.h).
 // The bounds come from the smallest and largest value in the window: both models' weights are
-// monotone in the values, so edge_weight(vmin, vmin, orthogonal) <= w <= edge_weight(vmax, vmax,
-// diagonal). Either queue gives the same labels (the result is unique).
+// monotone in the values and in the step length, so weight(vmin, vmin, shortest step) <= w <=
+// weight(vmax, vmax, longest step). Either queue gives the same labels (the result is unique).
 //
 // Only seeds that can improve a neighbour are queued: a finite cell s whose every valid interior
 // neighbour v already has label(v) <= extend(label(s), w(s, v)) contributes nothing, because labels
@@ -29,7 +29,6 @@ template <bool kLabelled>
 struct Labels;
 
 struct Workspace {
-  std::vector<std::uint8_t> interior_valid;  // (t+2)^2: interior cell with a finite value
   std::vector<std::uint32_t> scratch_source;  // stands in for an absent label array (all zeros in)
   std::vector<std::uint32_t> scratch_hops;
   RadixHeap<std::uint64_t> heap64;
@@ -84,33 +83,75 @@ struct Labels<true> {
   static PathLength dist_of(Key key) { return static_cast<PathLength>(key >> 64); }
 };
 
-template <bool kLabelled, class Queue>
-std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
-                    PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
-                    std::uint8_t* changed, bool* overflow, Queue& heap) {
+// Interior mask of a (t+2)^2 window: 1 on interior cells, 0 on the halo ring. Built once per tile
+// side and thread (it depends on t alone); a solve copies it as its cell states.
+const std::uint8_t* interior_mask(std::uint32_t t) {
+  thread_local std::vector<std::uint8_t> mask;
+  thread_local std::uint32_t mask_t = 0;
+  if (mask_t != t) {
+    const std::uint32_t s = t + 2;
+    mask.assign(static_cast<std::size_t>(s) * s, 0);
+    for (std::uint32_t y = 1; y <= t; ++y) std::memset(&mask[static_cast<std::size_t>(y) * s + 1], 1, t);
+    mask_t = t;
+  }
+  return mask.data();
+}
+
+// Dijkstra on the tile, specialised for one weight model and connectivity so that the model's
+// switch and the step length fold into constants and the neighbour loop unrolls.
+// Halo seeds are relaxed while seeding instead of being queued (their labels never change), so
+// every popped cell is interior and its neighbours lie inside the window without bounds checks.
+// Relaxing a seed before its turn is exact: labels only decrease and every decrease is queued,
+// so the queue ends at the same unique fixpoint, the minimum labels of the contract.
+// kModel < 0: the model read at run time (any model weight_of_step knows).
+// flatten: step_weight and the queue's push inline into the loops (GCC otherwise keeps them calls).
+template <int kModel, bool kEight, bool kLabelled, class Queue>
+#if defined(__GNUC__)
+__attribute__((flatten))
+#endif
+std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& params, PathLength max_cost,
+                    const Labels<kLabelled>& labels, bool interior_consistent, std::uint8_t* changed, bool* overflow,
+                    Queue& heap) {
   using Key = typename Labels<kLabelled>::Key;
+  constexpr int kDirections = kEight ? 8 : 4;
+  constexpr int kStep = kEight ? 1 : 2;
   const std::uint32_t s = t + 2;
   const std::uint64_t cells = static_cast<std::uint64_t>(s) * s;
   PathLength* dist = labels.dist;
+  WeightParams p = params;
+  if constexpr (kModel >= 0) p.model = static_cast<WeightModel>(kModel);
+  // Cell state in the window's layout: 0 halo, 1 interior, 2 interior and improved by this solve
+  // (copied into `changed` at the end), so marking a change needs no division by the row length.
+  thread_local std::vector<std::uint8_t> state_buffer;
+  state_buffer.resize(cells);
+  std::uint8_t* state = state_buffer.data();
+  std::memcpy(state, interior_mask(t), cells);
+  const std::uint8_t* interior = state;
 
-  std::vector<std::uint8_t>& valid = workspace().interior_valid;
-  valid.assign(cells, 0);
-  for (std::uint32_t y = 1; y <= t; ++y)
-    for (std::uint32_t x = 1; x <= t; ++x) {
-      const std::uint32_t i = y * s + x;
-      valid[i] = values[i] == values[i] ? 1 : 0;
-    }
-  std::memset(changed, 0, static_cast<std::size_t>(t) * t);
-
-  int directions[8];
-  int direction_count = 0;
-  for (int d = 0; d < 8; ++d)
-    if (direction_used(d, connectivity)) directions[direction_count++] = d;
   std::int64_t offset[8];
-  for (int d = 0; d < 8; ++d) offset[d] = static_cast<std::int64_t>(kDirDy[d]) * s + kDirDx[d];
+  for (int k = 0; k < kDirections; ++k) {
+    const int d = k * kStep;
+    offset[k] = static_cast<std::int64_t>(kDirDy[d]) * s + kDirDx[d];
+  }
+  std::uint64_t changed_count = 0;
+  bool overflowed = false;
+  // Relaxes the edge u -> v (v interior); true when it improved v.
+  // Relaxes the step u -> v in direction d from u's window row (step lengths: p.steps).
+  auto relax = [&](std::uint32_t u, double value, std::uint32_t v, int d, std::int64_t urow) {
+    const Weight w = step_weight(p, value, values[v], d, urow, &overflowed);
+    if (w == kNoEdge) return false;
+    Key candidate;
+    if (!labels.extend(u, w, max_cost, &candidate) || !(candidate < labels.key(v))) return false;
+    labels.store(v, candidate);
+    changed_count += state[v] == 1 ? 1 : 0;
+    state[v] = 2;
+    heap.push(candidate, v);
+    return true;
+  };
 
-  // Queue the seeds that improve at least one interior neighbour: every finite cell, or only the
-  // halo ring when the interior is known to be consistent. (The caller has emptied the queue.)
+  // Seeds: every finite cell, or only the halo ring when the interior is known to be consistent.
+  // Halo seeds relax their interior neighbours now; an interior seed is queued when it improves
+  // at least one neighbour. (The caller has emptied the queue.)
   const std::uint32_t ring = 4 * t + 4;
   const std::uint32_t scan = interior_consistent ? ring : static_cast<std::uint32_t>(cells);
   for (std::uint32_t k = 0; k < scan; ++k) {
@@ -124,13 +165,20 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     if (dist[u] == kUnreached || dist[u] > max_cost) continue;
     const double value = values[u];
     if (value != value) continue;
-    for (int k = 0; k < direction_count; ++k) {
-      const int d = directions[k];
-      const std::int64_t v64 = static_cast<std::int64_t>(u) + offset[d];
+    const bool halo = !interior[u];
+    const std::int64_t urow = p.steps.rows ? u / s : 0;  // only a per-row table needs the row
+#pragma GCC unroll 8
+    for (int k2 = 0; k2 < kDirections; ++k2) {
+      const int d = k2 * kStep;
+      const std::int64_t v64 = static_cast<std::int64_t>(u) + offset[k2];
       if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
       const auto v = static_cast<std::uint32_t>(v64);
-      if (!valid[v]) continue;
-      const Weight w = edge_weight(params, value, values[v], is_diagonal(d), overflow);
+      if (!interior[v]) continue;
+      if (halo) {
+        relax(u, value, v, d, urow);
+        continue;
+      }
+      const Weight w = step_weight(p, value, values[v], d, urow, &overflowed);
       if (w == kNoEdge) continue;
       Key candidate;
       if (labels.extend(u, w, max_cost, &candidate) && candidate < labels.key(v)) {
@@ -140,32 +188,49 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     }
   }
 
-  std::uint64_t changed_count = 0;
   while (!heap.empty()) {
     const auto entry = heap.pop();
     const std::uint32_t u = entry.value;
     if (entry.key != labels.key(u)) continue;  // stale: the cell improved after this entry was queued
     const double value = values[u];
-    for (int k = 0; k < direction_count; ++k) {
-      const int d = directions[k];
-      const std::int64_t v64 = static_cast<std::int64_t>(u) + offset[d];
-      if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
-      const auto v = static_cast<std::uint32_t>(v64);
-      if (!valid[v]) continue;
-      const Weight w = edge_weight(params, value, values[v], is_diagonal(d), overflow);
-      if (w == kNoEdge) continue;
-      Key candidate;
-      if (!labels.extend(u, w, max_cost, &candidate) || !(candidate < labels.key(v))) continue;
-      labels.store(v, candidate);
-      const std::uint32_t interior = (v / s - 1) * t + (v % s - 1);
-      if (!changed[interior]) {
-        changed[interior] = 1;
-        ++changed_count;
-      }
-      heap.push(candidate, v);
+    const PathLength du = dist[u];
+    const std::int64_t urow = p.steps.rows ? u / s : 0;
+#pragma GCC unroll 8
+    for (int k = 0; k < kDirections; ++k) {
+      const auto v = static_cast<std::uint32_t>(static_cast<std::int64_t>(u) + offset[k]);
+      // A neighbour already at u's distance or below cannot improve through u (weights are >= 0;
+      // with labels an equal distance may still improve on the source or hop count): skip the
+      // weight. Its edge was or will be weighed from its other end (weights are symmetric), so
+      // an overflowing weight is still reported.
+      if (kLabelled ? dist[v] < du : dist[v] <= du) continue;
+      if (interior[v]) relax(u, value, v, k * kStep, urow);
     }
   }
+  for (std::uint32_t y = 0; y < t; ++y) {
+    const std::uint8_t* row = state + static_cast<std::size_t>(y + 1) * s + 1;
+    std::uint8_t* out = changed + static_cast<std::size_t>(y) * t;
+    for (std::uint32_t x = 0; x < t; ++x) out[x] = static_cast<std::uint8_t>(row[x] >> 1);
+  }
+  if (overflowed) *overflow = true;
   return changed_count;
+}
+
+// The specialisation for the run's model and connectivity.
+template <bool kLabelled, class Queue>
+std::uint64_t solve_any(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
+                        PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
+                        std::uint8_t* changed, bool* overflow, Queue& heap) {
+  const bool eight = connectivity == Connectivity::Eight;
+#define TERRAZO_SOLVE(model) \
+  (eight ? solve<model, true, kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow, heap) \
+         : solve<model, false, kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow, heap))
+  switch (params.model) {
+    case WeightModel::Max: return TERRAZO_SOLVE(static_cast<int>(WeightModel::Max));
+    case WeightModel::AbsDiff: return TERRAZO_SOLVE(static_cast<int>(WeightModel::AbsDiff));
+    case WeightModel::Friction: return TERRAZO_SOLVE(static_cast<int>(WeightModel::Friction));
+    default: return TERRAZO_SOLVE(-1);  // geometric, unit
+  }
+#undef TERRAZO_SOLVE
 }
 
 // Bucket width and count for the tile, or false when the radix heap must be used.
@@ -188,12 +253,18 @@ bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& par
   }
   if (!any) return false;
   bool overflow = false;
-  const Weight w_min = edge_weight(params, lo, lo, false, &overflow);
-  const Weight w_max = edge_weight(params, hi, hi, connectivity == Connectivity::Eight, &overflow);
+  const StepLengths& steps = params.steps;
+  const double longest = connectivity == Connectivity::Eight ? steps.max_length
+                                                             : (steps.rows ? steps.max_length : (steps.ew > steps.ns ? steps.ew : steps.ns));
+  const Weight w_min = weight_of_step(params, lo, lo, steps.min_length, &overflow);
+  const Weight w_max = weight_of_step(params, hi, hi, longest, &overflow);
   if (overflow || w_min == 0 || w_min == kNoEdge || w_max == kNoEdge) return false;
-  const std::uint64_t n = w_max / w_min + 2;
-  if (n > 4096) return false;
-  *delta = w_min;
+  // The width: w_min rounded down to a power of two (bucket_queue.h takes shifts, not divisions).
+  std::uint64_t width = 1;
+  while (width * 2 <= w_min) width *= 2;
+  const std::uint64_t n = w_max / width + 2;
+  if (n > 8192) return false;
+  *delta = width;
   *buckets = n;
   return true;
 }
@@ -216,11 +287,11 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
     const Labels<false> plain{dist};
     if (use_buckets) {
       w.buckets64.reset(delta, buckets);
-      return solve<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
+      return solve_any<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
                           overflow, w.buckets64);
     }
     w.heap64.clear();
-    return solve<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
+    return solve_any<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
                         overflow, w.heap64);
   }
   const std::size_t cells = static_cast<std::size_t>(t + 2) * (t + 2);
@@ -240,11 +311,11 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
   const Labels<true> triple{dist, source, hops};
   if (use_buckets) {
     w.buckets128.reset(delta, buckets);
-    return solve<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed,
+    return solve_any<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed,
                        overflow, w.buckets128);
   }
   w.heap128.clear();
-  return solve<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed, overflow,
+  return solve_any<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed, overflow,
                      w.heap128);
 }
 

@@ -30,9 +30,12 @@ std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t);
 
 // d_values, d_dist: tiles * (t+2)^2; d_changed: tiles * t*t; *d_changed_total += changed cells;
 // *d_rounds (when not null) += the sweep rounds of all tiles (each tile's last round changes nothing).
+// params.steps.rows, when set, is a device pointer; d_row0 (when not null, tiles entries) gives each
+// tile's params.steps.row0 (the global row of its halo row), else every tile uses params.steps.row0.
 void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_t t, const WeightParams& params,
                        Connectivity connectivity, PathLength max_cost, PathLength* d_dist, std::uint8_t* d_changed,
                        unsigned long long* d_changed_total, int* d_overflow, SsspWorkspace& workspace,
-                       cudaStream_t stream, unsigned long long* d_rounds = nullptr);
+                       cudaStream_t stream, unsigned long long* d_rounds = nullptr,
+                       const std::int64_t* d_row0 = nullptr);
 
 }  // namespace terrazo::cuda

@@ -32,7 +32,9 @@ class CpuSsspTileSolver : public SsspTileBatchSolver {
       labels.interior_consistent = tile.interior_consistent;
       labels.source = tile.source;
       labels.hops = tile.hops;
-      improved[k] = block_sssp_cpu_labelled(tile.values, options_.t, options_.params, options_.connectivity,
+      WeightParams params = options_.params;
+      params.steps.row0 = tile.row0;
+      improved[k] = block_sssp_cpu_labelled(tile.values, options_.t, params, options_.connectivity,
                                             options_.max_cost, tile.dist, labels, tile.changed, &overflow);
       overflows[k] = overflow ? 1 : 0;
     });
@@ -72,7 +74,9 @@ class CudaSsspTileSolver : public SsspTileBatchSolver {
   void submit(const SsspTileBatch& batch) override {
     double* values = solver_.values();
     PathLength* dist = solver_.dist();
+    std::int64_t* row0 = solver_.row0();
     for (std::size_t k = 0; k < batch.tiles.size(); ++k) {
+      row0[k] = batch.tiles[k].row0;
       std::memcpy(values + k * halo_cells_, batch.tiles[k].values, halo_cells_ * sizeof(double));
       std::memcpy(dist + k * halo_cells_, batch.tiles[k].dist, halo_cells_ * sizeof(PathLength));
     }

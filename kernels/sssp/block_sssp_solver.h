@@ -27,6 +27,7 @@ struct SsspTile {
   std::uint32_t* hops = nullptr;    // (t+2)^2 with labels, else null (CPU only)
   bool interior_consistent = false; // SsspLabels' seeding hint (CPU only; the result is the same)
   std::uint8_t* changed = nullptr;  // t*t
+  std::int64_t row0 = 0;            // global row of the window's halo row (ty * t - 1): per-row step lengths
 };
 
 struct SsspTileBatch {

@@ -11,7 +11,10 @@
 //   (from bucket c, d + w < (c + 1) delta + w_max); seeds beyond the ring wait in a sorted list
 //   and enter when the ring reaches them (or the ring jumps to them when it runs empty).
 // Cost: O(1) per push and pop plus the scan over empty buckets (at most nb per pop, so callers use
-//   it only when nb is small; kernels/sssp/block_sssp_cpu.cpp: nb <= 4096).
+//   it only when nb is small; kernels/sssp/block_sssp_cpu.cpp: nb <= 8192).
+// Layout: delta is a power of two (the caller rounds the smallest weight down to one, which keeps
+//   the contract: every weight >= delta) and the ring has a power-of-two size, so a key's bucket and
+//   ring slot are a shift and a mask, not two 64-bit divisions per push and one per pop.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -28,10 +31,14 @@ class BucketQueue {
     std::uint32_t value;
   };
 
+  // Precondition: delta is a power of two >= 1; buckets >= 1 (rounded up to a power of two).
   void reset(std::uint64_t delta, std::uint64_t buckets) {
-    delta_ = delta;
-    if (ring_.size() < buckets) ring_.resize(buckets);
-    nb_ = buckets;
+    shift_ = 0;
+    while ((std::uint64_t{2} << shift_) <= delta) ++shift_;
+    nb_ = 1;
+    while (nb_ < buckets) nb_ <<= 1;
+    mask_ = nb_ - 1;
+    if (ring_.size() < nb_) ring_.resize(nb_);
     for (std::uint64_t i = 0; i < nb_; ++i) ring_[i].clear();
     far_.clear();
     far_sorted_ = true;
@@ -44,7 +51,7 @@ class BucketQueue {
   void push(Key key, std::uint32_t value) {
     const std::uint64_t b = bucket(key);
     if (b < current_ + nb_) {
-      ring_[b % nb_].push_back(Entry{key, value});
+      ring_[b & mask_].push_back(Entry{key, value});
       ++in_ring_;
     } else {
       far_.push_back(Entry{key, value});
@@ -64,11 +71,11 @@ class BucketQueue {
         while (!far_.empty() && bucket(far_.back().key) < current_ + nb_) {
           const Entry e = far_.back();
           far_.pop_back();
-          ring_[bucket(e.key) % nb_].push_back(e);
+          ring_[bucket(e.key) & mask_].push_back(e);
           ++in_ring_;
         }
       }
-      std::vector<Entry>& b = ring_[current_ % nb_];
+      std::vector<Entry>& b = ring_[current_ & mask_];
       if (!b.empty()) {
         const Entry e = b.back();
         b.pop_back();
@@ -80,12 +87,13 @@ class BucketQueue {
   }
 
  private:
-  std::uint64_t bucket(Key key) const { return DistOf::dist_of(key) / delta_; }
+  std::uint64_t bucket(Key key) const { return DistOf::dist_of(key) >> shift_; }
 
   std::vector<std::vector<Entry>> ring_;
   std::vector<Entry> far_;
   bool far_sorted_ = true;
-  std::uint64_t delta_ = 1, nb_ = 1, in_ring_ = 0, current_ = 0;
+  int shift_ = 0;
+  std::uint64_t nb_ = 1, mask_ = 0, in_ring_ = 0, current_ = 0;
 };
 
 }  // namespace terrazo

@@ -48,13 +48,14 @@ __global__ void read_window_kernel(ResidentLayout l, std::uint64_t x0, std::uint
 
 __global__ void gather_windows(ResidentLayout l, const std::uint64_t* __restrict__ active, const double* __restrict__ values,
                                const PathLength* __restrict__ dist, double* __restrict__ window_values,
-                               PathLength* __restrict__ window_dist, std::uint8_t* __restrict__ ever,
-                               unsigned long long* __restrict__ first_solves) {
+                               PathLength* __restrict__ window_dist, std::int64_t* __restrict__ window_row0,
+                               std::uint8_t* __restrict__ ever, unsigned long long* __restrict__ first_solves) {
   const std::uint64_t tile = active[blockIdx.x];
   const std::uint32_t s = l.g + 2, cells = s * s;
   double* wv = window_values + blockIdx.x * static_cast<std::uint64_t>(cells);
   PathLength* wd = window_dist + blockIdx.x * static_cast<std::uint64_t>(cells);
   for (std::uint32_t i = threadIdx.x; i < cells; i += blockDim.x) resident_window_cell(l, tile, i, values, dist, &wv[i], &wd[i]);
+  if (threadIdx.x == 0) window_row0[blockIdx.x] = static_cast<std::int64_t>((tile / l.tiles_x) * l.g) - 1;
   if (threadIdx.x == 0 && !ever[tile]) {
     ever[tile] = 1;
     atomicAdd(first_solves, 1ull);
@@ -122,6 +123,16 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     window_values_.resize(batch_ * s * s);
     window_dist_.resize(batch_ * s * s);
     changed_.resize(batch_ * layout_.tile_cells());
+    window_row0_.resize(batch_);
+    device_params_ = options_.params;
+    if (options_.params.steps.rows) {  // per-row step lengths: the table on the device, global rows
+      const std::uint64_t entries = static_cast<std::uint64_t>(options_.params.steps.row_count) * 3;
+      steps_.resize(entries);
+      TERRAZO_CUDA_CHECK(cudaMemcpy(steps_.get(), options_.params.steps.rows, entries * sizeof(double),
+                                    cudaMemcpyHostToDevice));
+      device_params_.steps.rows = steps_.get();
+    }
+    device_params_.steps.row0 = 0;
     counters_.resize(5);  // changed cells, first solves, rounds of sweeps, selected count, smallest key
     overflow_.resize(1);
     host_count_.resize(2);
@@ -166,11 +177,17 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     slot.used = true;
   }
 
-  void set_source(std::uint64_t x, std::uint64_t y) override {
-    const PathLength zero = 0;
-    TERRAZO_CUDA_CHECK(cudaMemcpy(dist_.get() + layout_.index(x, y), &zero, sizeof(zero), cudaMemcpyHostToDevice));
-    for (const std::uint64_t tile : layout_.source_tiles(x, y))
-      TERRAZO_CUDA_CHECK(cudaMemcpy(key_.get() + tile, &zero, sizeof(zero), cudaMemcpyHostToDevice));
+  void set_source(std::uint64_t x, std::uint64_t y, PathLength start) override {
+    // min(current, start) for the cell and the keys of its tile and neighbours (a few copies per
+    // source; the stream's earlier work, e.g. write_values, is ordered before by the synchronous copies).
+    stream_.synchronize();
+    auto lower = [&](PathLength* d_at) {
+      PathLength current = 0;
+      TERRAZO_CUDA_CHECK(cudaMemcpy(&current, d_at, sizeof(current), cudaMemcpyDeviceToHost));
+      if (start < current) TERRAZO_CUDA_CHECK(cudaMemcpy(d_at, &start, sizeof(start), cudaMemcpyHostToDevice));
+    };
+    lower(dist_.get() + layout_.index(x, y));
+    for (const std::uint64_t tile : layout_.source_tiles(x, y)) lower(key_.get() + tile);
   }
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
@@ -219,17 +236,17 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
         const std::uint64_t count = std::min(batch_, active - first);
         const std::uint64_t* list = active_.get() + first;
         gather_windows<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(
-            layout_, list, values_.get(), dist_.get(), window_values_.get(), window_dist_.get(), ever_.get(),
-            counters_.get() + 1);
+            layout_, list, values_.get(), dist_.get(), window_values_.get(), window_dist_.get(), window_row0_.get(),
+            ever_.get(), counters_.get() + 1);
         TERRAZO_CUDA_CHECK_LAUNCH();
-        launch_block_sssp(window_values_.get(), count, layout_.g, options_.params, options_.connectivity, options_.max_cost,
+        launch_block_sssp(window_values_.get(), count, layout_.g, device_params_, options_.connectivity, options_.max_cost,
                           window_dist_.get(), changed_.get(), counters_.get(), overflow_.get(), workspace_, stream_.get(),
-                          counters_.get() + 2);
+                          counters_.get() + 2, window_row0_.get());
         store_interiors<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(layout_, list, window_dist_.get(),
                                                                                      changed_.get(), dist_.get());
         TERRAZO_CUDA_CHECK_LAUNCH();
         activate_neighbours<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(
-            layout_, list, changed_.get(), values_.get(), dist_.get(), options_.params, options_.connectivity,
+            layout_, list, changed_.get(), values_.get(), dist_.get(), device_params_, options_.connectivity,
             options_.max_cost, key_.get(), overflow_.get());
         TERRAZO_CUDA_CHECK_LAUNCH();
         stats.solves += count;
@@ -291,6 +308,9 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   DeviceBuffer<double> window_values_;
   DeviceBuffer<PathLength> window_dist_;
   DeviceBuffer<std::uint8_t> changed_;
+  DeviceBuffer<std::int64_t> window_row0_;  // each window's global row of its halo row
+  DeviceBuffer<double> steps_;              // the per-row step-length table, when the weights have one
+  WeightParams device_params_;              // options_.params with steps_ for the table
   DeviceBuffer<unsigned long long> counters_;
   DeviceBuffer<int> overflow_;
   DeviceBuffer<unsigned char> cub_temp_;

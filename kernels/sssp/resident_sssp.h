@@ -73,8 +73,8 @@ class ResidentSsspSolver {
   // cells never written are nodata.
   virtual void write_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                             const double* values) = 0;
-  // Distance 0 at (x, y) (a valid cell; the caller checks).
-  virtual void set_source(std::uint64_t x, std::uint64_t y) = 0;
+  // Distance min(current, start) at (x, y) (a valid cell; the caller checks; start <= max_cost).
+  virtual void set_source(std::uint64_t x, std::uint64_t y, PathLength start = 0) = 0;
   // Rounds until no tile is active; round_done(rounds, solves) after each round (may throw to cancel).
   virtual ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) = 0;
   // Row-major window of distances (kUnreached: not reached).

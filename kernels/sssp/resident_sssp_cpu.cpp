@@ -41,9 +41,10 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
       for (std::uint32_t x = 0; x < w; ++x) values_[layout_.index(x0 + x, y0 + y)] = values[static_cast<std::size_t>(y) * w + x];
   }
 
-  void set_source(std::uint64_t x, std::uint64_t y) override {
-    dist_[layout_.index(x, y)] = 0;
-    for (const std::uint64_t tile : layout_.source_tiles(x, y)) key_[tile] = 0;
+  void set_source(std::uint64_t x, std::uint64_t y, PathLength start) override {
+    PathLength& d = dist_[layout_.index(x, y)];
+    d = std::min(d, start);
+    for (const std::uint64_t tile : layout_.source_tiles(x, y)) key_[tile] = std::min(key_[tile], start);
   }
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
@@ -76,7 +77,9 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
           for (std::uint32_t c = 0; c < window; ++c)
             resident_window_cell(layout_, tile, c, values_.data(), dist_.data(), &wv[c], &wd[c]);
           bool overflow = false;
-          block_sssp_cpu(wv, g, options_.params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells],
+          WeightParams params = options_.params;  // per-row step lengths: the window's first global row
+          params.steps.row0 = static_cast<std::int64_t>((tile / layout_.tiles_x) * g) - 1;
+          block_sssp_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells],
                          &overflow);
           overflow_[i] = overflow ? 1 : 0;
         });

@@ -62,7 +62,7 @@ TERRAZO_HD std::uint64_t resident_improved_neighbour(const ResidentLayout& l, st
     const std::int64_t vx = static_cast<std::int64_t>(ux) + resident_dx(d), vy = static_cast<std::int64_t>(uy) + resident_dy(d);
     if (vx < 0 || vy < 0 || vx >= static_cast<std::int64_t>(l.width) || vy >= static_cast<std::int64_t>(l.height)) continue;
     const std::uint64_t v = l.index(static_cast<std::uint64_t>(vx), static_cast<std::uint64_t>(vy));
-    const Weight w = edge_weight(params, values[u], values[v], is_diagonal(d), overflow);
+    const Weight w = step_weight(params, values[u], values[v], d, static_cast<std::int64_t>(uy), overflow);
     if (w == kNoEdge) continue;
     const PathLength candidate = du + w;
     if (candidate < du || candidate > max_cost) continue;

@@ -3,9 +3,12 @@
 // and newline bytes. Parsers read no file (--tmpdir checks that a directory exists).
 #include "api/export_command.h"
 #include "api/gen_command.h"
+#include "api/index_command.h"
 #include "api/import_command.h"
 #include "api/info_command.h"
 #include "api/mst_command.h"
+#include "api/network_command.h"
+#include "api/od_matrix_command.h"
 #include "api/path_command.h"
 #include "api/sssp_command.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -23,14 +26,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (args.size() == 1 && args[0].empty()) args.clear();
   fuzz::accept_clear_errors([&] {
-    switch (data[0] % 7) {
+    switch (data[0] % 10) {
       case 0: parse_import_options(args); break;
       case 1: parse_info_options(args); break;
       case 2: parse_export_options(args); break;
       case 3: parse_gen_options(args); break;
       case 4: parse_mst_options(args); break;
       case 5: parse_sssp_options(args); break;
-      default: parse_path_options(args); break;
+      case 6: parse_path_options(args); break;
+      case 7: parse_index_options(args); break;
+      case 8: parse_od_matrix_options(args); break;
+      default: parse_network_options(args); break;
     }
   });
   return 0;

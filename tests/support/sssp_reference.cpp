@@ -25,6 +25,13 @@ bool neighbour(const SsspReferenceProblem& p, std::uint64_t u, int d, std::uint6
 
 }  // namespace
 
+double reference_step_length(const SsspReferenceProblem& p, std::uint64_t y, int dx, int dy) {
+  if (p.row_lengths.empty()) return dy == 0 ? p.params.steps.ew : dx == 0 ? p.params.steps.ns : p.params.steps.diag;
+  if (dy == 0) return p.row_lengths[3 * y];
+  const std::uint64_t upper = dy > 0 ? y : y - 1;  // the step lies between rows upper and upper + 1
+  return p.row_lengths[3 * upper + (dx == 0 ? 1 : 2)];
+}
+
 void set_reference_sources(SsspReferenceProblem& p, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& sources) {
   const std::uint64_t n = p.width * p.height;
   p.dist.assign(n, kUnreached);
@@ -52,7 +59,8 @@ bool sssp_reference(SsspReferenceProblem& p) {
       std::uint64_t v;
       if (!neighbour(p, u, d, &v)) continue;
       if (!p.frozen.empty() && p.frozen[v]) continue;
-      const Weight w = edge_weight(p.params, p.values[u], p.values[v], is_diagonal(d), &overflow);
+      const Weight w = weight_of_step(p.params, p.values[u], p.values[v],
+                                      reference_step_length(p, u / p.width, kDirDx[d], kDirDy[d]), &overflow);
       if (w == kNoEdge) continue;
       const PathLength nd = std::get<0>(label) + w;
       if (nd > p.max_cost || nd < w) continue;
@@ -75,7 +83,8 @@ std::vector<std::uint8_t> backlinks_reference(const SsspReferenceProblem& p) {
     for (int d = 0; d < 8; ++d) {
       std::uint64_t v;
       if (!neighbour(p, u, d, &v) || p.dist[v] == kUnreached) continue;
-      const Weight w = edge_weight(p.params, p.values[v], p.values[u], is_diagonal(d), &overflow);
+      const Weight w = weight_of_step(p.params, p.values[v], p.values[u],
+                                      reference_step_length(p, u / p.width, kDirDx[d], kDirDy[d]), &overflow);
       if (w == kNoEdge) continue;
       if (p.dist[v] + w == p.dist[u] && p.source[v] == p.source[u] && p.hops[v] + 1 == p.hops[u]) {
         back[u] = static_cast<std::uint8_t>(d);

@@ -30,7 +30,14 @@ struct SsspReferenceProblem {
   // Optional, width*height: cells that keep their initial label and are never entered by a path
   // (they may still start one). Models a block solver's halo.
   std::vector<std::uint8_t> frozen;
+  // Optional step lengths per raster row, written out plainly (independent of the engine's lookup):
+  // row_lengths[3 y] east-west on row y, [3 y + 1] north-south between rows y and y + 1, [3 y + 2]
+  // diagonal between them. Empty: params.steps.ew, ns, diag for every step (cells: 1, 1, sqrt 2).
+  std::vector<double> row_lengths;
 };
+
+// The length of the step between cells (x, y) and (x + dx, y + dy) of `p`, as the oracle sees it.
+double reference_step_length(const SsspReferenceProblem& p, std::uint64_t y, int dx, int dy);
 
 // Runs Dijkstra in place on problem.dist/source/hops. Returns false when a weight overflowed.
 bool sssp_reference(SsspReferenceProblem& problem);

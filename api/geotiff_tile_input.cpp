@@ -1,0 +1,66 @@
+// api/geotiff_tile_input.cpp: GeoTiffTileInput (api/geotiff_tile_input.h).
+#include "api/geotiff_tile_input.h"
+
+#include <gdal.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "core/error.h"
+
+namespace terrazo {
+
+std::unique_ptr<GeoTiffTileInput> GeoTiffTileInput::open_if_tiled(const std::string& path, std::uint32_t t) {
+  std::unique_ptr<RasterReader> reader = RasterReader::open(path);
+  if (reader->format() != "GTiff" || reader->band_count() != 1) return nullptr;
+  int block_x = 0, block_y = 0;
+  {
+    GDALDatasetH ds = GDALOpen(path.c_str(), GA_ReadOnly);
+    if (!ds) return nullptr;
+    GDALGetBlockSize(GDALGetRasterBand(ds, 1), &block_x, &block_y);
+    GDALClose(ds);
+  }
+  if (block_x <= 0 || block_x != block_y || t % static_cast<std::uint32_t>(block_x) != 0) return nullptr;
+  return std::unique_ptr<GeoTiffTileInput>(new GeoTiffTileInput(path, std::move(reader), t));
+}
+
+GeoTiffTileInput::GeoTiffTileInput(std::string path, std::unique_ptr<RasterReader> first, std::uint32_t t)
+    : path_(std::move(path)), info_(first->info()), first_(std::move(first)) {
+  grid_.width = info_.width;
+  grid_.height = info_.height;
+  grid_.tile = t;
+}
+
+RasterReader& GeoTiffTileInput::reader() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_ptr<RasterReader>& r = readers_[std::this_thread::get_id()];
+  if (!r) r = first_ ? std::move(first_) : RasterReader::open(path_);
+  return *r;
+}
+
+void GeoTiffTileInput::read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const {
+  const std::uint32_t t = grid_.tile;
+  const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t, y0 = static_cast<std::uint64_t>(ty) * t;
+  const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.width - x0));
+  const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.height - y0));
+  reader().read_window(x0, y0, w, h, out);
+  // Spread the w-wide rows to the tile's stride t, last row first (in place), and pad with NaN.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (w < t) {
+    for (std::uint32_t y = h; y-- > 0;) {
+      std::copy_backward(out + static_cast<std::uint64_t>(y) * w, out + static_cast<std::uint64_t>(y) * w + w,
+                         out + static_cast<std::uint64_t>(y) * t + w);
+      std::fill(out + static_cast<std::uint64_t>(y) * t + w, out + static_cast<std::uint64_t>(y + 1) * t, nan);
+    }
+  }
+  std::fill(out + static_cast<std::uint64_t>(h) * t, out + static_cast<std::uint64_t>(t) * t, nan);
+}
+
+std::uint64_t GeoTiffTileInput::bytes_read() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::uint64_t bytes = first_ ? first_->bytes_read() : 0;
+  for (const auto& [id, r] : readers_) bytes += r->bytes_read();
+  return bytes;
+}
+
+}  // namespace terrazo

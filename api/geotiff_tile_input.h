@@ -1,0 +1,45 @@
+// api/geotiff_tile_input.h: a tiled GeoTIFF read straight as the pipelines' TileInput
+// (engine/tile_input.h), without importing it into a tile store first: `terrazo clump` uses it when
+// INPUT is a GeoTIFF whose blocks tile its t x t tiles (square blocks, t a multiple of the block
+// edge), so every block is decoded once per phase that reads it.
+//
+// GDAL datasets are not thread-safe: each thread that reads gets its own RasterReader (opened on
+// its first read, kept until the input is destroyed); tile reads of different threads never share
+// a block. Every tile is present (the store's absent tiles are an import-time index); padding and
+// nodata read as NaN. Memory: GDAL's block cache is the caller's (GdalCacheLimit); the readers hold
+// nothing else (RasterReader::resident_bytes is 0 for GDAL rasters).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "engine/tile_input.h"
+#include "gdal/gdal_raster.h"
+
+namespace terrazo {
+
+class GeoTiffTileInput : public TileInput {
+ public:
+  // Null when `path` is not a GeoTIFF whose blocks tile t x t tiles (the caller imports it then).
+  static std::unique_ptr<GeoTiffTileInput> open_if_tiled(const std::string& path, std::uint32_t t);
+  const TileGrid& grid() const override { return grid_; }
+  const RasterInfo& info() const { return info_; }
+  bool tile_present(std::uint32_t, std::uint32_t) const override { return true; }
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override;
+  std::uint64_t bytes_read() const override;
+
+ private:
+  GeoTiffTileInput(std::string path, std::unique_ptr<RasterReader> first, std::uint32_t t);
+  RasterReader& reader() const;
+  std::string path_;
+  RasterInfo info_;
+  TileGrid grid_;
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<std::thread::id, std::unique_ptr<RasterReader>> readers_;
+  mutable std::unique_ptr<RasterReader> first_;  // the reader that opened the file, given to the first thread
+};
+
+}  // namespace terrazo

@@ -1,0 +1,247 @@
+// api/index.cpp: run_index and run_od_matrix (api/index.h).
+#include "api/index.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cmath>
+#include <thread>
+
+#include "api/command_line.h"
+#include "api/output_paths.h"
+#include "api/raster_io.h"
+#include "core/error.h"
+#include "core/json_summary.h"
+#include "kernels/index/boundary_ring.h"
+#include "core/timer.h"
+#include "engine/index/build_index.h"
+#include "engine/index/od_matrix.h"
+#include "engine/tile_store_input.h"
+#include "kernels/common/cuda_device.h"
+#include "store/index_file.h"
+#include "store/run_directory.h"
+
+namespace terrazo {
+namespace {
+
+unsigned thread_count(unsigned requested) { return requested ? requested : std::max(1u, std::thread::hardware_concurrency()); }
+
+}  // namespace
+
+IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  IndexResult result;
+  if (options.leaf != 4 && options.leaf != 8 && options.leaf != 16)
+    throw UsageError("invalid --leaf " + std::to_string(options.leaf) + ": expected 4, 8 or 16");
+  bool cuda = false;
+  if (options.device == "cuda") {
+    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+    cuda = true;
+  } else if (options.device == "auto") {
+    cuda = cuda_device().available;
+  } else if (options.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
+  }
+  result.device = cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  check_distinct_paths({{"INPUT", options.input}}, {{"INDEX", options.output}});
+  RunDirectory run(options.tmpdir);
+  Stopwatch phase;
+  const std::uint32_t tile = options.tile ? options.tile : kDefaultIndexTile;
+  if (tile < 16 || tile > 1024 || (tile & (tile - 1)) != 0)
+    throw UsageError("invalid --tile " + std::to_string(tile) + " for an index: expected a power of two from 16 to 1024");
+  if (options.leaf > tile) throw UsageError("--leaf " + std::to_string(options.leaf) + " is larger than --tile " + std::to_string(tile));
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile, budget, progress);
+  result.seconds_import = phase.seconds();
+  RasterInfo info = store->info();
+  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "index statistics tile");
+  if (info.valid_cells == 0) throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): nothing to index");
+  const TileGrid grid = store->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  result.leaf = options.leaf;
+  TileStoreInput input(*store);
+  result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity, kSsspDefaultStepLimit,
+                                        &input, &budget);
+  IndexFileHeader header;
+  header.width = grid.width;
+  header.height = grid.height;
+  header.tile = grid.tile;
+  header.leaf = options.leaf;
+  header.model = result.weights.params.model;
+  header.connectivity = options.connectivity;
+  header.scale = result.weights.params.scale;
+  header.offset = result.weights.params.offset;
+  IndexFileWriter writer(options.output, header, budget);
+  IndexBuildOptions bo;
+  bo.params = result.weights.params;
+  bo.connectivity = options.connectivity;
+  bo.leaf = options.leaf;
+  bo.device = cuda ? Device::Cuda : Device::Cpu;
+  bo.threads = cuda ? 1 : thread_count(options.threads);
+  if (cuda) bo.threads = thread_count(options.threads);  // tile readers
+  bo.gpu_memory_bytes = options.gpu_memory_bytes;
+  const IndexBuildStats stats = build_index(input, writer, bo, budget, progress);
+  writer.finish();
+  result.tiles = stats.tiles;
+  result.present_tiles = stats.present_tiles;
+  result.batch_tiles = stats.batch_tiles;
+  result.bytes = writer.bytes_written();
+  result.bytes_per_cell = static_cast<double>(result.bytes) / static_cast<double>(grid.width * grid.height);
+  result.seconds_read = stats.read_seconds;
+  result.seconds_matrices = stats.matrix_seconds;
+  result.seconds_write = stats.write_seconds;
+  result.kernel_ms = stats.kernel_ms;
+  result.matrices_per_second = stats.matrix_seconds > 0 ? static_cast<double>(stats.present_tiles) / stats.matrix_seconds : 0;
+  result.fingerprint = writer.fingerprint();
+  result.seconds_total = start.seconds();
+  result.peak_rss_bytes = peak_rss_bytes();
+  result.memory_peak_reserved = budget.peak_reserved();
+  return result;
+}
+
+bool looks_like_index(const std::string& path) { return IndexFile::looks_like_index(path); }
+
+IndexSummary describe_index(const std::string& path, MemoryBudget& budget, Progress& progress) {
+  auto index = IndexFile::open(path, budget);
+  const IndexFileHeader& h = index->header();
+  IndexSummary s;
+  s.path = path;
+  s.width = h.width;
+  s.height = h.height;
+  s.tile = h.tile;
+  s.leaf = h.leaf;
+  s.weight = h.model;
+  s.connectivity = h.connectivity;
+  s.scale = h.scale;
+  s.offset = h.offset;
+  s.fingerprint = h.fingerprint;
+  s.tiles = h.grid().tile_count();
+  s.present_tiles = index->present_tiles();
+  s.bytes = index->file_bytes();
+  const std::uint32_t b = ring_size(h.tile);
+  MemoryBudget::Reservation reservation = budget.reserve(static_cast<std::uint64_t>(b) * b * 8 + b * 8, "index tile");
+  std::vector<double> ring(b);
+  std::vector<PathLength> matrix(static_cast<std::uint64_t>(b) * b);
+  progress.update("info", 0, s.tiles);
+  for (std::uint64_t i = 0; i < s.tiles; ++i) {
+    if (index->entry(i).offset == 0) continue;
+    index->read_tile(i, ring.data(), matrix.data());
+    s.tiles_32bit += index->entry(i).width == 4;
+    progress.update("info", i + 1, s.tiles);
+  }
+  progress.update("info", s.tiles, s.tiles);
+  return s;
+}
+
+std::string IndexSummary::text() const {
+  return format_line("%s: terrazo boundary-graph index (.tzi)\n"
+                     "  raster       %llu x %llu cells, fingerprint %016llx\n"
+                     "  weights      %s, connectivity %d, scale %.17g, offset %.17g\n"
+                     "  tiles        %llu of %u (leaf %u), %llu with a boundary, %llu of them with 32-bit entries\n"
+                     "  size         %llu bytes (%.2f bytes per cell); every tile checksum verified",
+                     path.c_str(), static_cast<unsigned long long>(width), static_cast<unsigned long long>(height),
+                     static_cast<unsigned long long>(fingerprint), to_string(weight), static_cast<int>(connectivity), scale,
+                     offset, static_cast<unsigned long long>(tiles), tile, leaf,
+                     static_cast<unsigned long long>(present_tiles), static_cast<unsigned long long>(tiles_32bit),
+                     static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / static_cast<double>(width * height));
+}
+
+std::string IndexSummary::to_json() const {
+  JsonObject s;
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fingerprint));
+  s.add("command", "info")
+      .add("input", path)
+      .add("format", "tzi")
+      .add("width", width)
+      .add("height", height)
+      .add("tile", tile)
+      .add("leaf", leaf)
+      .add("weight", to_string(weight))
+      .add("connectivity", static_cast<int>(connectivity))
+      .add("scale", scale)
+      .add("offset", offset)
+      .add("fingerprint", std::string(hex))
+      .add("tiles", tiles)
+      .add("present_tiles", present_tiles)
+      .add("tiles_32bit", tiles_32bit)
+      .add("bytes", bytes);
+  return s.str();
+}
+
+OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  OdMatrixResult result;
+  if (options.max_cost >= 0 && !std::isfinite(options.max_cost)) throw UsageError("invalid --max-cost: expected a finite number");
+  RunDirectory run(options.tmpdir);
+  std::unique_ptr<IndexFile> index;
+  std::uint32_t tile = options.tile;
+  if (!options.index.empty()) {
+    if (!IndexFile::looks_like_index(options.index))
+      throw UsageError("--index '" + options.index + "' is not a terrazo index (.tzi); make one with `terrazo index`");
+    index = IndexFile::open(options.index, budget);
+    tile = index->header().tile;
+  }
+  Stopwatch phase;
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile, budget, progress);
+  result.seconds_import = phase.seconds();
+  RasterInfo info = store->info();
+  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "od-matrix statistics tile");
+  if (info.valid_cells == 0) throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere)");
+  const TileGrid grid = store->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  TileStoreInput input(*store);
+  const WeightChoice weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                                    kSsspDefaultStepLimit, &input, &budget);
+  result.params = weights.params;
+  // Sites: --site points (pixel, or map with --map-coords), then the points of --sites-file.
+  std::vector<SourceCell> located = locate_source_points(options.sites, info, options.map_coords, "", 1, "--site");
+  if (!options.sites_file.empty()) {
+    std::string crs;
+    const std::vector<SourcePoint> points = read_source_points(options.sites_file, &crs);
+    const auto more = locate_source_points(points, info, true, crs, static_cast<std::uint32_t>(located.size() + 1), "--sites-file");
+    located.insert(located.end(), more.begin(), more.end());
+  }
+  if (located.size() < 2)
+    throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(located.size()) +
+                     "): give --site x,y more than once or --sites-file FILE");
+  std::vector<OdSite> sites;
+  for (const SourceCell& c : located) {
+    sites.push_back(OdSite{c.cell, c.text});
+    result.site_cells.push_back(c.cell);
+  }
+  result.sites = sites.size();
+  OdQueryOptions qo;
+  qo.params = weights.params;
+  qo.connectivity = options.connectivity;
+  if (options.max_cost >= 0) {
+    const double fixed = std::floor(options.max_cost * weights.params.scale);
+    qo.max_cost = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
+  }
+  qo.cache_bytes = options.cache_bytes;
+  OdQueryStats stats;
+  if (index) {
+    result.method = "index";
+    result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
+  } else {
+    result.method = "exchange";
+    result.costs = od_matrix_by_exchange(input, sites, qo, thread_count(options.threads), run.path(), budget, progress, &stats);
+  }
+  for (PathLength d : result.costs) result.pairs_reached += d != kUnreached;
+  result.batch_sources = stats.batch_sources;
+  result.tile_solves = stats.tile_solves;
+  result.matrix_loads = stats.matrix_loads;
+  result.cache_tiles = stats.cache_tiles;
+  result.exchange_solves = stats.exchange_solves;
+  result.site_tiles = stats.site_tiles;
+  result.seconds_sites = stats.seconds_sites;
+  result.seconds_queries = stats.seconds_queries;
+  result.seconds_total = start.seconds();
+  result.peak_rss_bytes = peak_rss_bytes();
+  result.memory_peak_reserved = budget.peak_reserved();
+  return result;
+}
+
+}  // namespace terrazo

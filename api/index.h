@@ -1,0 +1,107 @@
+// api/index.h: the boundary-graph index as library entry points (docs/index.md): `terrazo index`
+// builds it (run_index), `terrazo od-matrix` answers origin-destination cost matrices with it or
+// without it (run_od_matrix). cli/cmd_index.cpp and cli/cmd_od_matrix.cpp are thin mains over
+// api/index_command.h and api/od_matrix_command.h.
+//
+// Source: [Gerritsen2012, ch. 4] (the boundary graph G'); [PandeySharma] (blocked Floyd-Warshall);
+// [Malison2012, sec. 4.1] (min-plus products).
+// Phases (Progress phase names in quotes):
+//   "import"               a non-store input is imported into the run directory (api/raster_io.h)
+//   "index: matrices"      every tile's boundary matrix, written to the .tzi (engine/index/build_index.h)
+//   "od-matrix: sites"     the sites' in-tile solves (with --index)
+//   "od-matrix: queries"   one Dijkstra over G' per site (with --index)
+//   "od-matrix: runs"      one SSSP exchange per site (without --index)
+// Weights: the rule of api/weight_params.h with the sssp limit, so an index and `terrazo sssp` with the
+// same flags use the same fixed-point weights, and od-matrix costs equal sssp's costs at the sites.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "api/sssp_sources.h"
+#include "api/weight_params.h"
+#include "core/memory_budget.h"
+#include "core/progress.h"
+
+namespace terrazo {
+
+constexpr std::uint32_t kDefaultIndexTile = 64;
+
+struct IndexOptions {
+  std::string input, output;  // INPUT raster, INDEX.tzi
+  WeightModel weight = WeightModel::Friction;
+  double scale = 0.0;  // 0: the default rule
+  Connectivity connectivity = Connectivity::Eight;
+  std::uint32_t tile = 0;  // 0: kDefaultIndexTile (a .tzs of another tile is re-tiled)
+  std::uint32_t leaf = 8;  // nested dissection leaf: 4, 8 or 16
+  std::string device = "auto";
+  std::uint64_t gpu_memory_bytes = 0;
+  unsigned threads = 0;
+  std::string tmpdir;
+};
+
+struct IndexResult {
+  std::uint64_t width = 0, height = 0;
+  std::uint32_t tile = 0, leaf = 0;
+  std::string device;
+  WeightChoice weights;
+  std::uint64_t tiles = 0, present_tiles = 0, batch_tiles = 0;
+  std::uint64_t bytes = 0;  // of the index file
+  double bytes_per_cell = 0;
+  double matrices_per_second = 0;
+  double seconds_import = 0, seconds_read = 0, seconds_matrices = 0, seconds_write = 0, seconds_total = 0;
+  double kernel_ms = 0;
+  std::uint64_t fingerprint = 0;
+  std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;
+};
+
+IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progress& progress);
+
+struct OdMatrixOptions {
+  std::string input, output;  // INPUT raster, OUT.csv
+  std::string index;          // --index INDEX.tzi; empty: the SSSP exchange per site
+  std::vector<SourcePoint> sites;  // --site, ids 1.. in order, then --sites-file points
+  std::string sites_file;
+  bool map_coords = false;
+  WeightModel weight = WeightModel::Friction;
+  double scale = 0.0;
+  Connectivity connectivity = Connectivity::Eight;
+  double max_cost = -1.0;  // < 0: none
+  bool wide = false;       // K x K table instead of the long form
+  std::uint32_t tile = 0;  // without --index: the exchange's tile (0: the store's or kDefaultTile)
+  unsigned threads = 0;
+  std::string tmpdir;
+  std::uint64_t cache_bytes = 0;  // tests: the index tile cache / exchange tile cache (0: the budget's rest)
+};
+
+struct OdMatrixResult {
+  std::uint64_t width = 0, height = 0, sites = 0, pairs_reached = 0;
+  std::uint32_t tile = 0;
+  std::string method;  // "index" or "exchange"
+  WeightParams params;
+  std::vector<std::uint64_t> site_cells;
+  std::vector<PathLength> costs;  // K x K, fixed point, kUnreached where none
+  std::uint64_t batch_sources = 0, tile_solves = 0, matrix_loads = 0, cache_tiles = 0, exchange_solves = 0, site_tiles = 0;
+  double seconds_import = 0, seconds_sites = 0, seconds_queries = 0, seconds_total = 0;
+  std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;
+};
+
+// `terrazo info INDEX.tzi`: the header, the tiles and their entry widths; every tile record is read
+// and its checksum verified (an Error names a corrupt tile).
+struct IndexSummary {
+  std::string path;
+  std::uint64_t width = 0, height = 0, tiles = 0, present_tiles = 0, tiles_32bit = 0, bytes = 0;
+  std::uint32_t tile = 0, leaf = 0;
+  WeightModel weight = WeightModel::Friction;
+  Connectivity connectivity = Connectivity::Eight;
+  double scale = 0, offset = 0;
+  std::uint64_t fingerprint = 0;
+  std::string text() const;
+  std::string to_json() const;
+};
+bool looks_like_index(const std::string& path);
+IndexSummary describe_index(const std::string& path, MemoryBudget& budget, Progress& progress);
+
+OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budget, Progress& progress);
+
+}  // namespace terrazo

@@ -1,0 +1,196 @@
+// api/od_matrix_command.cpp: parse_od_matrix_options, od_matrix_usage, od_matrix_csv,
+// run_od_matrix_command (api/od_matrix_command.h).
+#include "api/od_matrix_command.h"
+
+#include <cstdio>
+
+#include "api/output_paths.h"
+#include "core/error.h"
+#include "core/json_summary.h"
+#include "core/memory_budget.h"
+#include "store/atomic_output.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo od-matrix --site x,y --site x,y [...] | --sites-file FILE [options] INPUT OUT.csv\n"
+    "\n"
+    "The exact cost-distance matrix between K sites over the 8- (or 4-) connected grid graph of INPUT,\n"
+    "the same numbers `terrazo sssp` gives at the sites. With --index, from the boundary-graph index of\n"
+    "`terrazo index` (one in-tile solve per site, then one Dijkstra over the tiles' boundaries per site);\n"
+    "without, one SSSP exchange per site over the raster (docs/index.md).\n"
+    "\n"
+    "INPUT      the cost surface: any GDAL raster or a terrazo tile store (.tzs)\n"
+    "OUT.csv    `from_id,to_id,cost`: a header line, then one line per ordered pair of sites (K x K,\n"
+    "           the diagonal 0), the cost in INPUT's cost units, empty where the target is unreachable\n"
+    "           (or beyond --max-cost); --wide: a K x K table instead\n"
+    "\n"
+    "Sites (at least 2; ids 1, 2, ... in the order given):\n"
+    "  --site x,y            a site cell: column,row (0-based, row 0 at the top); repeatable\n"
+    "  --map-coords          --site values are map coordinates in INPUT's CRS\n"
+    "  --sites-file FILE     an OGR vector file of points, in its layer's CRS (after the --site points)\n"
+    "\n"
+    "Options:\n"
+    "  --index INDEX.tzi     the index of INPUT (same --weight, --scale, --connectivity; checked)\n"
+    "  --weight friction|absdiff|max  edge weight model (default friction), as `terrazo sssp`\n"
+    "  --scale S             fixed-point scale (default: the rule of docs/weights.md, as sssp)\n"
+    "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --max-cost C          costs above C are reported unreachable (cost units)\n"
+    "  --wide                write a K x K table (`from_id,1,2,...,K`) instead of the long form\n"
+    "  --memory SIZE         host memory budget (default 1G)\n"
+    "  --threads N           CPU threads of the exchange without --index (default: all cores)\n"
+    "  --tile N              tile of the exchange without --index (default: the store's, else 256)\n"
+    "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
+    "  --json                print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet           no progress on stderr\n"
+    "\n"
+    "JSON keys: width, height, tile, method (index|exchange), weight, connectivity, scale, sites,\n"
+    "pairs_reached, batch_sources, tile_solves, matrix_loads, cache_tiles, exchange_solves, phases {import, sites,\n"
+    "queries}, seconds, peak_rss_bytes.\n"
+    "\n"
+    "Examples:\n"
+    "  terrazo index dem.tif dem.tzi\n"
+    "  terrazo od-matrix --index dem.tzi --site 10,20 --site 300,40 --site 512,512 dem.tif od.csv\n"
+    "  terrazo od-matrix --sites-file towns.gpkg --wide --max-cost 1e6 dem.tif od.csv\n";
+
+std::string format_cost(PathLength d, double scale) {
+  if (d == kUnreached) return "";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", static_cast<double>(d) / scale);
+  return buffer;
+}
+
+}  // namespace
+
+const char* od_matrix_usage() { return kUsage; }
+
+OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& arguments) {
+  ArgParser args("od-matrix", arguments);
+  OdMatrixCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  OdMatrixOptions& o = parsed.od;
+  for (const std::string& text : args.values("--site")) o.sites.push_back(parse_source_point(text, "--site"));
+  o.map_coords = args.flag("--map-coords");
+  if (auto file = args.value("--sites-file")) o.sites_file = *file;
+  if (auto file = args.value("--index")) o.index = *file;
+  if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
+  if (auto text = args.value("--scale")) {
+    const double scale = parse_finite_double("--scale", *text);
+    if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
+    o.scale = scale;
+  }
+  if (auto c = args.value("--connectivity")) o.connectivity = parse_connectivity(*c);
+  if (auto text = args.value("--max-cost")) {
+    const double max_cost = parse_finite_double("--max-cost", *text);
+    if (!(max_cost >= 0)) throw UsageError("invalid --max-cost '" + *text + "': expected a cost >= 0");
+    o.max_cost = max_cost;
+  }
+  o.wide = args.flag("--wide");
+  const std::vector<std::string> files = args.positionals(2, 2, "INPUT OUT.csv");
+  o.input = files[0];
+  o.output = files[1];
+  if (o.sites_file.empty() && o.sites.size() < 2)
+    throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(o.sites.size()) +
+                     "): give --site x,y more than once or --sites-file FILE");
+  if (o.map_coords && o.sites.empty()) throw UsageError("--map-coords applies to --site points, and none is given");
+  const CommonOptions& common = parsed.common;
+  o.tile = common.tile;
+  o.threads = common.threads;
+  o.tmpdir = common.tmpdir;
+  return parsed;
+}
+
+std::string od_matrix_csv(const OdMatrixResult& r, bool wide) {
+  std::string out;
+  const std::uint64_t k = r.sites;
+  if (wide) {
+    out += "from_id";
+    for (std::uint64_t j = 0; j < k; ++j) out += "," + std::to_string(j + 1);
+    out += "\n";
+    for (std::uint64_t i = 0; i < k; ++i) {
+      out += std::to_string(i + 1);
+      for (std::uint64_t j = 0; j < k; ++j) out += "," + format_cost(r.costs[i * k + j], r.params.scale);
+      out += "\n";
+    }
+    return out;
+  }
+  out += "from_id,to_id,cost\n";
+  for (std::uint64_t i = 0; i < k; ++i)
+    for (std::uint64_t j = 0; j < k; ++j)
+      out += std::to_string(i + 1) + "," + std::to_string(j + 1) + "," + format_cost(r.costs[i * k + j], r.params.scale) + "\n";
+  return out;
+}
+
+OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& options, Progress& progress) {
+  const OdMatrixOptions& o = options.od;
+  check_input_file(o.input);
+  std::vector<std::string> inputs = {o.input};
+  if (!o.index.empty()) {
+    check_input_file(o.index);
+    inputs.push_back(o.index);
+  }
+  if (!o.sites_file.empty()) {
+    check_input_file(o.sites_file);
+    inputs.push_back(o.sites_file);
+  }
+  check_output_file(o.output, inputs);
+  MemoryBudget budget(options.common.memory_bytes);
+  OdMatrixCommandResult r;
+  r.options = options;
+  r.result = run_od_matrix(o, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  AtomicOutput output(o.output);
+  {
+    const std::string text = od_matrix_csv(r.result, o.wide);
+    std::FILE* f = std::fopen(output.partial().c_str(), "wb");
+    if (!f) throw Error("cannot create '" + output.partial() + "'");
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) throw Error("cannot write '" + o.output + "' (disk full?)");
+  }
+  output.publish();
+  return r;
+}
+
+std::string OdMatrixCommandResult::summary() const {
+  const OdMatrixResult& r = result;
+  return format_line("od-matrix: %llu sites (%s), %llu of %llu pairs reached; %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(r.sites), r.method.c_str(),
+                     static_cast<unsigned long long>(r.pairs_reached), static_cast<unsigned long long>(r.sites * r.sites),
+                     r.seconds_total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+}
+
+std::string OdMatrixCommandResult::to_json() const {
+  const OdMatrixResult& r = result;
+  const OdMatrixOptions& o = options.od;
+  JsonObject phases;
+  phases.add("import", r.seconds_import).add("sites", r.seconds_sites).add("queries", r.seconds_queries);
+  JsonObject s;
+  s.add("command", "od-matrix")
+      .add("input", o.input)
+      .add("index", o.index)
+      .add("output", o.output)
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("tile", r.tile)
+      .add("method", r.method)
+      .add("weight", to_string(r.params.model))
+      .add("connectivity", static_cast<int>(o.connectivity))
+      .add("scale", r.params.scale)
+      .add("sites", r.sites)
+      .add("pairs_reached", r.pairs_reached)
+      .add("site_tiles", r.site_tiles)
+      .add("batch_sources", r.batch_sources)
+      .add("tile_solves", r.tile_solves)
+      .add("matrix_loads", r.matrix_loads)
+      .add("cache_tiles", r.cache_tiles)
+      .add("exchange_solves", r.exchange_solves)
+      .add("phases", phases)
+      .add("seconds", r.seconds_total)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
+      .add("peak_rss_bytes", r.peak_rss_bytes);
+  return s.str();
+}
+
+}  // namespace terrazo

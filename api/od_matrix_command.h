@@ -1,0 +1,38 @@
+// api/od_matrix_command.h: `terrazo od-matrix` as a library entry point (docs/architecture.md
+// "Commands"): options, the parser (the same for the CLI and the tests), the help text, the run
+// function over run_od_matrix (api/index.h), the CSV writer and a result that prints itself.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "api/command_line.h"
+#include "api/index.h"
+#include "core/progress.h"
+
+namespace terrazo {
+
+struct OdMatrixCommandOptions {
+  OdMatrixOptions od;
+  CommonOptions common;
+};
+
+OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& args);
+const char* od_matrix_usage();
+
+// The CSV text of a result: long form `from_id,to_id,cost` (a header line, K x K rows, the cost in
+// cost units, empty where unreachable), or with `wide` a K x K table (`from_id,1,2,...`).
+std::string od_matrix_csv(const OdMatrixResult& result, bool wide);
+
+struct OdMatrixCommandResult {
+  OdMatrixCommandOptions options;
+  OdMatrixResult result;
+  std::uint64_t memory_budget_bytes = 0;
+  std::string to_json() const;
+  std::string summary() const;
+  static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;
+};
+
+// Checks the files, runs under a budget of --memory, writes OUT.csv atomically.
+OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& options, Progress& progress);
+
+}  // namespace terrazo

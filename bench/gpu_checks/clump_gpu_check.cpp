@@ -1,0 +1,241 @@
+// bench/gpu_checks/clump_gpu_check.cpp: the whole clump pipeline (engine/clump/phases.h) with the
+// CUDA tile labeller (--device cuda) against the CPU pipeline and a flood-fill oracle, on the GPU
+// machine, where GDAL is not installed: rasters held in memory (random categorical fields with
+// holes, checkerboards, spirals and snakes that cross every tile many times, all one region, all
+// nodata), tile edges 16..512, 4/8 connectivity, --by value|valid|range; then CPU vs CUDA timed on
+// one larger raster (labels compared bit for bit there too).
+//
+// Build here (GDAL-free: CMake target terrazo_clump_gpu_check, also in the GPU-only build), carry
+// the binary, run it there:
+//   cmake -S . -B .devbuild -G Ninja -DTERRAZO_GPU_ONLY=ON && ninja -C .devbuild terrazo_clump_gpu_check
+//   terrazo_clump_gpu_check [RANDOM_CASES=120] [SIDE=8192] [THREADS=16]
+// Exit status 0 when every comparison holds; prints one line per failed check and the timings.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "core/error.h"
+#include "engine/clump/phases.h"
+#include "kernels/common/cuda_device.h"
+
+namespace terrazo {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+class MemoryTileInput : public TileInput {
+ public:
+  MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
+      : values_(values) {
+    grid_.width = width;
+    grid_.height = height;
+    grid_.tile = t;
+  }
+  const TileGrid& grid() const override { return grid_; }
+  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override {
+    for (std::uint32_t y = 0; y < grid_.tile; ++y)
+      for (std::uint32_t x = 0; x < grid_.tile; ++x)
+        if (!std::isnan(at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y))) return true;
+    return false;
+  }
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
+    for (std::uint32_t y = 0; y < grid_.tile; ++y)
+      for (std::uint32_t x = 0; x < grid_.tile; ++x)
+        out[std::size_t{y} * grid_.tile + x] = at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y);
+  }
+  std::uint64_t bytes_read() const override { return 0; }
+
+ private:
+  double at(std::uint64_t x, std::uint64_t y) const {
+    return x < grid_.width && y < grid_.height ? values_[y * grid_.width + x] : kNaN;
+  }
+  const std::vector<double>& values_;
+  TileGrid grid_;
+};
+
+class MemorySink : public ClumpWindowSink {
+ public:
+  MemorySink(std::uint64_t width, std::uint64_t height) : width_(width), labels(width * height, 0xDEADBEEFu) {}
+  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                    const std::uint32_t* cells) override {
+    for (std::uint32_t y = 0; y < h; ++y)
+      for (std::uint32_t x = 0; x < w; ++x) labels[(y0 + y) * width_ + x0 + x] = cells[std::size_t{y} * w + x];
+  }
+  std::uint64_t width_;
+  std::vector<std::uint32_t> labels;
+};
+
+// Flood fill in row-major order of first cells (the phases' plain formula).
+std::vector<std::uint32_t> oracle(const std::vector<double>& values, std::uint64_t w, std::uint64_t h,
+                                  const ClumpPhaseOptions& o) {
+  std::vector<double> keys(values);
+  for (double& v : keys) {
+    if (std::isnan(v)) continue;
+    if (o.by == ClumpBy::Valid) v = 0;
+    if (o.by == ClumpBy::Range) v = (v >= o.range_lo && v <= o.range_hi) ? 0 : kNaN;
+  }
+  std::vector<std::uint32_t> labels(w * h, 0);
+  std::vector<std::uint64_t> stack;
+  std::uint32_t next = 0;
+  for (std::uint64_t s = 0; s < w * h; ++s) {
+    if (std::isnan(keys[s]) || labels[s]) continue;
+    labels[s] = ++next;
+    stack.push_back(s);
+    while (!stack.empty()) {
+      const std::uint64_t c = stack.back();
+      stack.pop_back();
+      const std::int64_t cx = c % w, cy = c / w;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          if ((dx == 0 && dy == 0) || (o.connectivity == Connectivity::Four && dx != 0 && dy != 0)) continue;
+          const std::int64_t nx = cx + dx, ny = cy + dy;
+          if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(w) || ny >= static_cast<std::int64_t>(h)) continue;
+          const std::uint64_t n = ny * w + nx;
+          if (labels[n] || !(keys[n] == keys[c])) continue;
+          labels[n] = next;
+          stack.push_back(n);
+        }
+    }
+  }
+  return labels;
+}
+
+struct Run {
+  std::vector<std::uint32_t> labels;
+  ClumpPhaseResult result;
+  double seconds = 0;
+};
+
+Run run(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t, ClumpPhaseOptions o,
+        Device device, unsigned threads) {
+  const std::string dir = "/tmp/clump_gpu_check." + std::to_string(::getpid()) + (device == Device::Cuda ? ".cuda" : ".cpu");
+  if (std::system(("mkdir -p " + dir).c_str()) != 0) throw Error("cannot create " + dir);
+  o.scratch_dir = dir;
+  o.threads = threads;
+  o.device = device;
+  MemoryTileInput input(values, w, h, t);
+  MemorySink sink(w, h);
+  MemoryBudget budget(8ull << 30);
+  Run r;
+  const auto start = std::chrono::steady_clock::now();
+  r.result = run_clump_phases(input, o, budget, Progress::silent(), &sink);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.labels = std::move(sink.labels);
+  if (std::system(("rm -rf " + dir).c_str()) != 0) throw Error("cannot remove " + dir);
+  return r;
+}
+
+std::vector<double> make_raster(std::mt19937_64& rng, std::uint64_t w, std::uint64_t h, int kind) {
+  std::vector<double> v(w * h);
+  std::uniform_real_distribution<double> u(0, 1);
+  switch (kind % 6) {
+    case 0: {  // random categorical field with holes
+      const int distinct = 2 + static_cast<int>(rng() % 5);
+      const double holes = u(rng) * 0.3;
+      for (double& x : v) x = u(rng) < holes ? kNaN : static_cast<double>(rng() % distinct);
+      break;
+    }
+    case 1:  // checkerboard
+      for (std::uint64_t i = 0; i < w * h; ++i) v[i] = static_cast<double>((i % w + i / w) % 2);
+      break;
+    case 2:  // snake: rows joined alternately at the ends, one region crossing every tile
+      for (std::uint64_t y = 0; y < h; ++y)
+        for (std::uint64_t x = 0; x < w; ++x)
+          v[y * w + x] = (y % 2 == 1 && !((y / 2) % 2 == 0 ? x == w - 1 : x == 0)) ? kNaN : 3.0;
+      break;
+    case 3: {  // spiral wall
+      std::fill(v.begin(), v.end(), 0.0);
+      std::int64_t x0 = 0, y0 = 0, x1 = static_cast<std::int64_t>(w) - 1, y1 = static_cast<std::int64_t>(h) - 1;
+      while (x0 <= x1 && y0 <= y1) {
+        for (std::int64_t x = x0; x <= x1; ++x) v[y0 * w + x] = 1;
+        for (std::int64_t y = y0; y <= y1; ++y) v[y * w + x1] = 1;
+        if (y1 > y0) for (std::int64_t x = x0; x <= x1; ++x) v[y1 * w + x] = 1;
+        if (x1 > x0) for (std::int64_t y = y0 + 2; y <= y1; ++y) v[y * w + x0] = 1;
+        x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
+      }
+      break;
+    }
+    case 4:  // one region, a few holes
+      for (double& x : v) x = u(rng) < 0.02 ? kNaN : 7.0;
+      break;
+    default:  // all nodata
+      std::fill(v.begin(), v.end(), kNaN);
+      break;
+  }
+  return v;
+}
+
+int check(int random_cases, std::uint64_t side, unsigned threads) {
+  const std::uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  std::printf("clump_gpu_check: %s, seed %llu\n", cuda_device().name.c_str(), static_cast<unsigned long long>(seed));
+  int failures = 0;
+  const std::uint32_t tiles[] = {16, 32, 64, 128, 256, 512};
+  for (int i = 0; i < random_cases; ++i) {
+    const std::uint32_t t = tiles[rng() % 6];
+    const std::uint64_t w = 1 + rng() % (5 * t), h = 1 + rng() % (5 * t);
+    const int kind = static_cast<int>(rng() % 6);
+    const std::vector<double> values = make_raster(rng, w, h, kind);
+    ClumpPhaseOptions o;
+    o.connectivity = rng() % 2 ? Connectivity::Eight : Connectivity::Four;
+    const int by = static_cast<int>(rng() % 3);
+    o.by = by == 0 ? ClumpBy::Value : by == 1 ? ClumpBy::Valid : ClumpBy::Range;
+    o.range_lo = 0, o.range_hi = 1;
+    const std::vector<std::uint32_t> expected = oracle(values, w, h, o);
+    const Run cpu = run(values, w, h, t, o, Device::Cpu, 4);
+    const Run gpu = run(values, w, h, t, o, Device::Cuda, 4);
+    const bool ok = cpu.labels == expected && gpu.labels == cpu.labels && gpu.result.regions == cpu.result.regions;
+    if (!ok) {
+      ++failures;
+      std::printf("FAIL case %d: %llu x %llu, t %u, kind %d, by %s, %d-connectivity: cpu %s oracle, gpu %s cpu\n", i,
+                  static_cast<unsigned long long>(w), static_cast<unsigned long long>(h), t, kind, to_string(o.by),
+                  static_cast<int>(o.connectivity), cpu.labels == expected ? "==" : "!=",
+                  gpu.labels == cpu.labels ? "==" : "!=");
+    }
+  }
+  std::printf("random cases: %d, failures: %d\n", random_cases, failures);
+  if (side > 0) {
+    std::vector<double> values(side * side);
+    std::uniform_real_distribution<double> u(0, 1);
+    for (double& x : values) x = u(rng) < 0.05 ? kNaN : static_cast<double>(rng() % 3);
+    ClumpPhaseOptions o;
+    const Run cpu = run(values, side, side, 256, o, Device::Cpu, threads);
+    const Run gpu = run(values, side, side, 256, o, Device::Cuda, threads);
+    const bool same = cpu.labels == gpu.labels;
+    if (!same) ++failures;
+    std::printf("%llu x %llu random 3-value field, t 256, %u threads: cpu %.3f s (labels %.3f, merge %.3f, relabel %.3f), "
+                "cuda %.3f s (labels %.3f, merge %.3f, relabel %.3f), %llu regions, labels %s\n",
+                static_cast<unsigned long long>(side), static_cast<unsigned long long>(side), threads, cpu.seconds,
+                cpu.result.tile_labels_seconds, cpu.result.merge_seconds, cpu.result.relabel_seconds, gpu.seconds,
+                gpu.result.tile_labels_seconds, gpu.result.merge_seconds, gpu.result.relabel_seconds,
+                static_cast<unsigned long long>(cpu.result.regions), same ? "identical" : "DIFFER");
+  }
+  std::printf("%s\n", failures ? "FAILED" : "OK");
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace terrazo
+
+int main(int argc, char** argv) {
+  try {
+    if (!terrazo::cuda_device().available) {
+      std::printf("clump_gpu_check: no GPU: %s\n", terrazo::cuda_device().reason.c_str());
+      return 1;
+    }
+    const int cases = argc > 1 ? std::atoi(argv[1]) : 120;
+    const std::uint64_t side = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 8192;
+    const unsigned threads = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : 16;
+    return terrazo::check(cases, side, threads);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clump_gpu_check: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,110 @@
+// engine/index/build_index.cpp: build_index (engine/index/build_index.h).
+#include "engine/index/build_index.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/error.h"
+#include "core/timer.h"
+#include "core/worker_pool.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/index/boundary_ring.h"
+#include "kernels/index/tile_boundary_matrix.h"
+
+namespace terrazo {
+
+IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, const IndexBuildOptions& options,
+                            MemoryBudget& budget, Progress& progress) {
+  IndexBuildStats stats;
+  const TileGrid& grid = input.grid();
+  const std::uint32_t t = grid.tile;
+  const std::uint32_t b = ring_size(t);
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t b2 = static_cast<std::uint64_t>(b) * b;
+  const std::uint64_t per_tile = cells * 8 + b2 * 8 + b * 8;
+  const bool cuda = options.device == Device::Cuda;
+  const unsigned threads = std::max(1u, options.threads);
+  const std::uint64_t workspace = cuda ? 0 : tile_boundary_workspace_entries(t, options.leaf) * 8 * threads;
+  // A batch: 4 tiles per CPU thread, or what the GPU memory holds (up to 1024 tiles).
+  std::uint64_t want = cuda ? 1024 : 4ull * threads;
+  if (cuda) {
+    const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4;
+    const std::uint64_t per_gpu_tile = tile_boundary_cuda_bytes(t, options.leaf, 1);
+    want = std::max<std::uint64_t>(1, std::min(want, room / per_gpu_tile));
+  }
+  const std::uint64_t minimum = per_tile + workspace;
+  if (minimum > budget.available())
+    throw Error("memory budget too small for the index build: one tile of " + std::to_string(t) + " needs " +
+                MemoryBudget::format_size(minimum) + " but only " + MemoryBudget::format_size(budget.available()) +
+                " of --memory " + MemoryBudget::format_size(budget.total()) + " is left; raise --memory or lower --tile");
+  const std::uint64_t batch = std::max<std::uint64_t>(1, std::min(want, (budget.available() - workspace) / per_tile));
+  MemoryBudget::Reservation reservation = budget.reserve(batch * per_tile + workspace, "index build batch");
+  stats.memory_bytes = batch * per_tile + workspace;
+  stats.batch_tiles = batch;
+  std::vector<double> values(batch * cells), ring(batch * b);
+  std::vector<PathLength> matrices(batch * b2);
+  std::vector<std::uint64_t> ids;
+  std::vector<char> present;
+  std::unique_ptr<WorkerPool> pool;
+  if (!cuda) pool = std::make_unique<WorkerPool>(threads);
+  const std::vector<std::uint64_t> order = grid.z_order();
+  stats.tiles = order.size();
+  progress.update("index: matrices", 0, order.size());
+  bool overflow = false;
+  for (std::uint64_t first = 0; first < order.size(); first += batch) {
+    const std::uint64_t count = std::min<std::uint64_t>(batch, order.size() - first);
+    ids.assign(order.begin() + static_cast<std::ptrdiff_t>(first), order.begin() + static_cast<std::ptrdiff_t>(first + count));
+    present.assign(count, 0);
+    Stopwatch watch;
+    auto read_one = [&](std::uint64_t i) {
+      const auto tx = static_cast<std::uint32_t>(ids[i] % grid.tiles_x()), ty = static_cast<std::uint32_t>(ids[i] / grid.tiles_x());
+      double* v = values.data() + i * cells;
+      if (input.tile_present(tx, ty)) input.read_tile(tx, ty, v);
+      else std::fill(v, v + cells, std::nan(""));
+      for (std::uint32_t p = 0; p < b; ++p) {
+        std::uint32_t x, y;
+        ring_cell_of(t, p, &x, &y);
+        ring[i * b + p] = v[static_cast<std::uint64_t>(y) * t + x];
+        if (!std::isnan(ring[i * b + p])) present[i] = 1;
+      }
+    };
+    if (pool) pool->run(count, read_one);
+    else for (std::uint64_t i = 0; i < count; ++i) read_one(i);
+    stats.read_seconds += watch.seconds();
+    watch.restart();
+    if (cuda) {
+      stats.kernel_ms += tile_boundary_matrix_cuda(values.data(), count, t, options.leaf, options.params,
+                                                   options.connectivity, matrices.data(), &overflow);
+    } else {
+      std::vector<char> overflows(count, 0);
+      pool->run(count, [&](std::uint64_t i) {
+        thread_local std::vector<PathLength> work;
+        if (!present[i]) return;
+        bool o = false;
+        tile_boundary_matrix_cpu(values.data() + i * cells, t, options.leaf, options.params, options.connectivity, work,
+                                 matrices.data() + i * b2, &o);
+        overflows[i] = o;
+      });
+      for (char o : overflows) overflow = overflow || o;
+    }
+    stats.matrix_seconds += watch.seconds();
+    if (overflow) throw Error("index build: an edge weight overflows at --scale " + std::to_string(options.params.scale));
+    watch.restart();
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::uint32_t crc = index_values_crc(values.data() + i * cells, cells);
+      if (present[i]) {
+        writer.write_tile(ids[i], ring.data() + i * b, matrices.data() + i * b2, crc);
+        ++stats.present_tiles;
+      } else {
+        writer.set_values_crc(ids[i], crc);
+      }
+    }
+    stats.write_seconds += watch.seconds();
+    ++stats.batches;
+    progress.update("index: matrices", first + count, order.size(), count * cells);
+  }
+  return stats;
+}
+
+}  // namespace terrazo

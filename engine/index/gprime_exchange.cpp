@@ -1,0 +1,199 @@
+// engine/index/gprime_exchange.cpp: gprime_exchange (engine/index/gprime_exchange.h).
+#include "engine/index/gprime_exchange.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <queue>
+
+#include "core/error.h"
+#include "kernels/common/tile_geometry.h"
+#include "kernels/index/boundary_ring.h"
+#include "kernels/index/min_plus.h"
+
+namespace terrazo {
+
+void check_index_fits(const IndexFile& index, const TileGrid& grid, const WeightParams& params, Connectivity connectivity) {
+  const IndexFileHeader& h = index.header();
+  if (h.width != grid.width || h.height != grid.height)
+    throw UsageError("--index was built for a raster of " + std::to_string(h.width) + " x " + std::to_string(h.height) +
+                     " cells, INPUT is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
+                     ": build an index of INPUT with `terrazo index`");
+  if (h.tile != grid.tile) throw Error("the index's tile " + std::to_string(h.tile) + " differs from the input's " + std::to_string(grid.tile));
+  if (h.model != params.model || h.connectivity != connectivity || h.scale != params.scale ||
+      h.offset != params.offset)
+    throw UsageError(std::string("--index was built with --weight ") + to_string(h.model) + " --connectivity " +
+                     to_string(h.connectivity) + " --scale " + std::to_string(h.scale) + ", this query asks for --weight " +
+                     to_string(params.model) + " --connectivity " + to_string(connectivity) +
+                     " --scale " + std::to_string(params.scale) + ": give the index's flags or rebuild it");
+}
+
+void check_index_tile(const IndexFile& index, std::uint64_t tile, const double* values, const std::string& what) {
+  const std::uint32_t t = index.header().tile;
+  if (index_values_crc(values, static_cast<std::uint64_t>(t) * t) != index.entry(tile).values_crc) {
+    const std::uint32_t tiles_x = index.header().grid().tiles_x();
+    throw UsageError("--index was built for another raster: the cells of tile " + std::to_string(tile % tiles_x) + "," +
+                     std::to_string(tile / tiles_x) + " (holding " + what +
+                     ") differ from those indexed (fingerprint); build an index of INPUT with `terrazo index`");
+  }
+}
+
+GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, const TileGrid& grid, std::uint64_t kb,
+                             const std::vector<GPrimeSeed>& seeds, const GPrimeExchangeOptions& options,
+                             GPrimeStats* stats) {
+  GPrimeStats local;
+  GPrimeStats& st = stats ? *stats : local;
+  const std::uint32_t t = grid.tile;
+  const std::uint32_t b = ring_size(t);
+  const std::uint32_t tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
+  struct TileLabels {
+    std::vector<PathLength> label, delta;  // batch x b each, source-major
+    std::vector<std::uint32_t> dirty;      // sources with pending (delta) labels
+    std::vector<char> is_dirty;            // batch
+    PathLength queued = kUnreached;        // key it is queued with (kUnreached: not queued)
+  };
+  std::vector<PathLength> before;
+  std::vector<std::uint32_t> solving;
+  std::vector<std::uint64_t> first_of, fill_at;
+  std::vector<std::uint32_t> improved_sources;
+  // The grid edges leaving each ring position: direction, neighbouring tile offset, ring position there.
+  struct Step {
+    int dir = 0, dx = 0, dy = 0;
+    std::uint32_t q = 0;
+  };
+  std::vector<std::vector<Step>> steps(b);
+  for (std::uint32_t p = 0; p < b; ++p) {
+    std::uint32_t lx, ly;
+    ring_cell_of(t, p, &lx, &ly);
+    for (int dir = 0; dir < 8; ++dir) {
+      if (!direction_used(dir, options.connectivity)) continue;
+      const std::int64_t nx = static_cast<std::int64_t>(lx) + kDirDx[dir], ny = static_cast<std::int64_t>(ly) + kDirDy[dir];
+      const int dx = nx < 0 ? -1 : nx >= static_cast<std::int64_t>(t) ? 1 : 0;
+      const int dy = ny < 0 ? -1 : ny >= static_cast<std::int64_t>(t) ? 1 : 0;
+      if (dx == 0 && dy == 0) continue;  // inside the tile: the matrix covers it
+      const auto q = ring_position(t, static_cast<std::uint32_t>(nx - dx * static_cast<std::int64_t>(t)),
+                                   static_cast<std::uint32_t>(ny - dy * static_cast<std::int64_t>(t)));
+      steps[p].push_back(Step{dir, dx, dy, static_cast<std::uint32_t>(q)});
+    }
+  }
+  struct Neighbour {
+    bool fetched = false, present = false;
+    std::uint64_t tile = 0;
+    std::vector<double> ring;
+    TileLabels* labels = nullptr;
+  };
+  std::array<Neighbour, 9> around;  // the 3 x 3 tiles around the one solved
+  {
+    const std::uint64_t vector_entries = kb * b;
+    std::unordered_map<std::uint64_t, TileLabels> labels;
+    using Item = std::pair<PathLength, std::uint64_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+    auto labels_of = [&](std::uint64_t tile) -> TileLabels& {
+      TileLabels& l = labels[tile];
+      if (l.label.empty()) {
+        l.label.assign(vector_entries, kUnreached);
+        l.delta.assign(vector_entries, kUnreached);
+        l.is_dirty.assign(kb, 0);
+      }
+      return l;
+    };
+    // Offers label d to ring cell q of `tile` for source v: kept when it improves.
+    auto offer = [&](std::uint64_t tile, TileLabels& l, std::uint64_t v, std::uint32_t q, PathLength d) {
+      if (d > options.max_cost || d >= l.label[v * b + q]) return;
+      l.label[v * b + q] = d;
+      l.delta[v * b + q] = d;
+      if (!l.is_dirty[v]) {
+        l.is_dirty[v] = 1;
+        l.dirty.push_back(static_cast<std::uint32_t>(v));
+      }
+      if (d < l.queued) {
+        l.queued = d;
+        queue.push({d, tile});
+      }
+    };
+    for (const GPrimeSeed& seed : seeds) {
+      TileLabels& l = labels_of(seed.tile);
+      for (std::uint32_t p = 0; p < b; ++p) offer(seed.tile, l, seed.source, p, seed.ring[p]);
+    }
+    while (!queue.empty()) {
+      const auto [key, tile] = queue.top();
+      queue.pop();
+      TileLabels& l = labels.at(tile);
+      if (key != l.queued) continue;  // stale
+      l.queued = kUnreached;
+      ++st.tile_solves;
+      const IndexTileCache::Entry& entry = cache.get(tile);
+      // The sources with pending labels, one product each; `before` holds their labels as the previous
+      // solve left them (entries offered since count as changed).
+      solving.swap(l.dirty);
+      l.dirty.clear();
+      before.resize(solving.size() * static_cast<std::uint64_t>(b));
+      for (std::uint64_t i = 0; i < solving.size(); ++i) {
+        const std::uint64_t v = solving[i];
+        l.is_dirty[v] = 0;
+        PathLength* was = before.data() + i * b;
+        PathLength* delta = l.delta.data() + v * b;
+        for (std::uint32_t p = 0; p < b; ++p) was[p] = delta[p] != kUnreached ? kUnreached : l.label[v * b + p];
+        min_plus_product_cpu(entry.matrix.data(), b, delta, 1, l.label.data() + v * b);
+        if (options.max_cost != kUnreached) {  // beyond the limit: unreached, as the block solver leaves it
+          PathLength* y = l.label.data() + v * b;
+          for (std::uint32_t p = 0; p < b; ++p)
+            if (y[p] > options.max_cost) y[p] = kUnreached;
+        }
+        std::fill(delta, delta + b, kUnreached);
+      }
+      const std::vector<double> ring = entry.ring;  // the cache may evict the entry below
+      // Push the improved ring labels across the grid edges to the neighbouring tiles; each neighbour's
+      // ring values and labels are looked up once per solve.
+      const std::uint32_t tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
+      for (Neighbour& n : around) n.fetched = false;
+      // The improved (ring position, source) pairs grouped by position (a counting sort; the scans
+      // run along each source's contiguous vector).
+      first_of.assign(b + 1, 0);
+      for (std::uint64_t i = 0; i < solving.size(); ++i) {
+        const PathLength* now = l.label.data() + solving[i] * static_cast<std::uint64_t>(b);
+        const PathLength* was = before.data() + i * b;
+        for (std::uint32_t p = 0; p < b; ++p) first_of[p + 1] += now[p] < was[p];
+      }
+      for (std::uint32_t p = 0; p < b; ++p) first_of[p + 1] += first_of[p];
+      improved_sources.resize(first_of[b]);
+      fill_at.assign(first_of.begin(), first_of.end() - 1);
+      for (std::uint64_t i = 0; i < solving.size(); ++i) {
+        const PathLength* now = l.label.data() + solving[i] * static_cast<std::uint64_t>(b);
+        const PathLength* was = before.data() + i * b;
+        for (std::uint32_t p = 0; p < b; ++p)
+          if (now[p] < was[p]) improved_sources[fill_at[p]++] = solving[i];
+      }
+      for (std::uint32_t p = 0; p < b; ++p) {
+        if (first_of[p] == first_of[p + 1]) continue;
+        for (const Step& step : steps[p]) {
+          const std::int64_t ntx = static_cast<std::int64_t>(tx) + step.dx, nty = static_cast<std::int64_t>(ty) + step.dy;
+          if (ntx < 0 || nty < 0 || ntx >= static_cast<std::int64_t>(tiles_x) || nty >= static_cast<std::int64_t>(tiles_y)) continue;
+          Neighbour& n = around[static_cast<std::size_t>((step.dy + 1) * 3 + step.dx + 1)];
+          if (!n.fetched) {
+            n.fetched = true;
+            n.tile = static_cast<std::uint64_t>(nty) * tiles_x + static_cast<std::uint64_t>(ntx);
+            n.present = index.entry(n.tile).offset != 0;  // else no valid ring cell there
+            if (n.present) {
+              n.ring = cache.get(n.tile).ring;
+              n.labels = &labels_of(n.tile);  // unordered_map: references stay valid on insertion
+            }
+          }
+          if (!n.present) continue;
+          bool overflow = false;
+          const Weight w = edge_weight(options.params, ring[p], n.ring[step.q], is_diagonal(step.dir), &overflow);
+          if (w == kNoEdge) continue;
+          for (std::uint64_t e = first_of[p]; e < first_of[p + 1]; ++e) {
+            const std::uint64_t v = improved_sources[e];
+            offer(n.tile, *n.labels, v, step.q, l.label[v * b + p] + w);
+          }
+        }
+      }
+    }
+    GPrimeLabels out;
+    for (auto& [tile, l] : labels) out.emplace(tile, std::move(l.label));
+    return out;
+  }
+}
+
+}  // namespace terrazo

@@ -1,0 +1,105 @@
+// engine/index/gprime_exchange.h: the tile-level exchange over G' that every index query runs
+// (docs/index.md "Queries"): label vectors of a batch of sources on the rings of the tiles they reach.
+//
+// Source: [Gerritsen2012, ch. 4] (G'); [Malison2012, sec. 4.1] (min-plus products).
+// Contract: seeds give, per source v of the batch (0 <= v < kb), labels on the ring of one tile
+// (several seeds may share a tile or a source). Out: for every tile reached, kb x B labels
+// (source-major): label[v][r] = min over seeds of v and G' paths from the seed's ring cell to ring
+// cell r of seed + path length, i.e. the exact grid distance from v's seeds when the seeds are exact
+// in-tile distances (kUnreached where none, or beyond max_cost).
+// Algorithm: a tile's re-solve is the min-plus product of its matrix with the labels improved since
+// its last solve (only the sources with pending labels); its improved ring labels cross the grid
+// edges (diagonals included) to the neighbouring tiles' rings; tiles are solved in the order of
+// their smallest pending label until none is pending (label-correcting).
+// Memory: per tile reached 2 x kb x B x 8 bytes plus 2 bits per source (the caller reserves it),
+// and the cache's matrices.
+#pragma once
+#include <cstdint>
+#include <list>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "kernels/common/edge_weight.h"
+#include "kernels/index/boundary_ring.h"
+#include "store/index_file.h"
+
+namespace terrazo {
+
+// The LRU cache of index tiles (ring values and expanded matrices), `capacity` tiles.
+class IndexTileCache {
+ public:
+  struct Entry {
+    std::vector<double> ring;
+    std::vector<PathLength> matrix;
+  };
+  IndexTileCache(const IndexFile& index, std::uint64_t capacity) : index_(index), capacity_(std::max<std::uint64_t>(2, capacity)) {}
+  // The tile's entry; valid until the next get().
+  const Entry& get(std::uint64_t tile) {
+    auto it = map_.find(tile);
+    if (it != map_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second.second);
+      return it->second.first;
+    }
+    Entry entry;
+    if (map_.size() >= capacity_) {
+      const std::uint64_t victim = lru_.back();
+      lru_.pop_back();
+      auto v = map_.find(victim);
+      entry = std::move(v->second.first);
+      map_.erase(v);
+    }
+    const std::uint32_t b = ring_size(index_.header().tile);
+    entry.ring.resize(b);
+    entry.matrix.resize(static_cast<std::uint64_t>(b) * b);
+    index_.read_tile(tile, entry.ring.data(), entry.matrix.data());
+    ++loads_;
+    lru_.push_front(tile);
+    auto& slot = map_[tile];
+    slot.first = std::move(entry);
+    slot.second = lru_.begin();
+    return slot.first;
+  }
+  std::uint64_t loads() const { return loads_; }
+  std::uint64_t capacity() const { return capacity_; }
+
+ private:
+  const IndexFile& index_;
+  std::uint64_t capacity_;
+  std::unordered_map<std::uint64_t, std::pair<Entry, std::list<std::uint64_t>::iterator>> map_;
+  std::list<std::uint64_t> lru_;
+  std::uint64_t loads_ = 0;
+};
+
+
+struct GPrimeSeed {
+  std::uint64_t tile = 0;        // row-major tile index
+  std::uint32_t source = 0;      // v, 0..kb-1
+  std::vector<PathLength> ring;  // B labels
+};
+
+struct GPrimeExchangeOptions {
+  WeightParams params;
+  Connectivity connectivity = Connectivity::Eight;
+  PathLength max_cost = kUnreached;
+};
+
+struct GPrimeStats {
+  std::uint64_t tile_solves = 0;
+};
+
+using GPrimeLabels = std::unordered_map<std::uint64_t, std::vector<PathLength>>;
+
+// UsageError unless the index was built for a raster of `grid`'s size and tile with these weights.
+void check_index_fits(const IndexFile& index, const TileGrid& grid, const WeightParams& params, Connectivity connectivity);
+
+// UsageError unless tile `tile`'s cells (t*t, NaN = nodata) are those the index was built from
+// (the tile's values CRC, part of the fingerprint); `what` names the site or source in the message.
+void check_index_tile(const IndexFile& index, std::uint64_t tile, const double* values, const std::string& what);
+
+GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, const TileGrid& grid, std::uint64_t kb,
+                             const std::vector<GPrimeSeed>& seeds, const GPrimeExchangeOptions& options,
+                             GPrimeStats* stats);
+
+}  // namespace terrazo

@@ -1,0 +1,388 @@
+// kernels/clump/label_tile.cu: the CUDA twin of label_tile_cpu (kernels/clump/label_tile.h), many
+// tiles per launch, and the streamed CudaClumpBatchSolver (kernels/clump/label_tile_solver.h).
+//
+// Same contract as the CPU twin: labels[i] = the tile-local region of cell i, numbered in
+// row-major order of each region's first cell, kNoRegion where the key is NaN; regions[tile] = the
+// count. The labels are a pure function of the keys, so both twins give the same bits.
+//
+// How (a union-find whose roots are first cells, as the CPU twin, but built in parallel):
+//   1. link_subtiles: one thread block per S x S subtile (S = min(t, 32)): the subtile's keys and a
+//      parent array in shared memory (seed 004's lesson: the neighbourhood a block reads stays on
+//      chip [Leist2009, sec. 2.2.3, 3.1.7]; the halo that their kernel B loads with surplus threads
+//      is handled instead by a second pass over the subtile edges, so no thread idles; the
+//      frontier/visited arrays of a BFS [CS179-BFS, "GPU BFS"] become one parent array, since
+//      label propagation by BFS needs a round per cell of the longest region path, union-find
+//      a few): every cell unites with its W, N (and NW, NE) neighbours in the
+//      subtile when the keys are equal, by atomicMin on the larger root (so parent[x] <= x always
+//      and a root is its set's smallest cell); the flattened roots go to the tile's global parents
+//      as tile-local ids.
+//   2. link_seams (t > 32): the cells on a subtile's edge unite, in global memory with the same
+//      atomicMin rule, with their neighbours in the other subtiles.
+//   3. flatten: parent[i] = root(i). A root is the smallest cell id of its region: its first cell.
+//   4. count_roots / scan_chunk_counts / number_roots: the roots numbered in row-major order by a
+//      prefix sum per tile (chunks of 1024 cells, block_exclusive_scan).
+//   5. label_members: every other cell takes its root's number; NaN cells kNoRegion.
+// Every link joins a larger root under a smaller one of the same region, so the final forest is
+// the same whatever order the atomics land in: deterministic.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/clump/label_tile.h"
+#include "kernels/clump/label_tile_solver.h"
+#include "kernels/common/block_scan.cuh"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/cuda_support.cuh"
+
+namespace terrazo {
+namespace {
+
+constexpr std::uint32_t kSubtile = 32;        // subtile edge (t >= 32), else t
+constexpr unsigned kLinkThreads = 256;        // threads of link_subtiles
+constexpr unsigned kChunk = 1024;             // cells per numbering chunk (= threads of its blocks)
+constexpr unsigned kThreads = 256;            // threads of the elementwise kernels
+
+__device__ __forceinline__ bool is_key(double k) { return k == k; }
+
+// Volatile loads: other threads lower parents concurrently (a stale value is still an ancestor).
+__device__ __forceinline__ std::uint32_t find_root(const std::uint32_t* parent_in, std::uint32_t i) {
+  const volatile std::uint32_t* parent = parent_in;
+  std::uint32_t p = parent[i];
+  while (p != i) {
+    i = p;
+    p = parent[i];
+  }
+  return i;
+}
+
+// Joins the sets of a and b: the larger root is linked under the smaller by atomicMin; when
+// another thread moved the larger root first, its new parent is joined instead.
+__device__ __forceinline__ void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
+  for (;;) {
+    a = find_root(parent, a);
+    b = find_root(parent, b);
+    if (a == b) return;
+    if (a < b) {
+      const std::uint32_t s = a;
+      a = b;
+      b = s;
+    }
+    const std::uint32_t old = atomicMin(parent + a, b);
+    if (old == a) return;
+    a = old;
+  }
+}
+
+// 1. One block per subtile: shared-memory union-find of the subtile, roots written as tile-local ids.
+static __global__ void link_subtiles(const double* __restrict__ d_keys, std::uint32_t t, std::uint32_t s,
+                                     bool eight, std::uint32_t* __restrict__ d_parent) {
+  __shared__ double s_key[kSubtile * kSubtile];
+  __shared__ std::uint32_t s_parent[kSubtile * kSubtile];
+  const std::uint32_t per_row = t / s;
+  const std::uint64_t subtiles_per_tile = static_cast<std::uint64_t>(per_row) * per_row;
+  const std::uint64_t tile = blockIdx.x / subtiles_per_tile;
+  const auto sub = static_cast<std::uint32_t>(blockIdx.x % subtiles_per_tile);
+  const std::uint32_t x0 = (sub % per_row) * s, y0 = (sub / per_row) * s;
+  const std::uint64_t base = tile * t * t;
+  const std::uint32_t n = s * s;
+  for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
+    s_key[j] = d_keys[base + static_cast<std::uint64_t>(y0 + j / s) * t + x0 + j % s];
+    s_parent[j] = j;
+  }
+  __syncthreads();
+  for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
+    const double k = s_key[j];
+    if (!is_key(k)) continue;
+    const std::uint32_t x = j % s, y = j / s;
+    if (x > 0 && s_key[j - 1] == k) unite(s_parent, j, j - 1);
+    if (y > 0) {
+      if (s_key[j - s] == k) unite(s_parent, j, j - s);
+      if (eight) {
+        if (x > 0 && s_key[j - s - 1] == k) unite(s_parent, j, j - s - 1);
+        if (x + 1 < s && s_key[j - s + 1] == k) unite(s_parent, j, j - s + 1);
+      }
+    }
+  }
+  __syncthreads();
+  for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
+    const std::uint32_t r = find_root(s_parent, j);
+    d_parent[base + static_cast<std::uint64_t>(y0 + j / s) * t + x0 + j % s] = (y0 + r / s) * t + x0 + r % s;
+  }
+}
+
+// 2. Cells on a subtile's edge: unite with the neighbours in other subtiles (global memory).
+static __global__ void link_seams(const double* __restrict__ d_keys, std::uint64_t cells, std::uint32_t t,
+                                  std::uint32_t s, bool eight, std::uint32_t* __restrict__ d_parent) {
+  const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= cells) return;
+  const std::uint64_t tt = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t base = g / tt * tt;
+  const auto i = static_cast<std::uint32_t>(g - base);
+  const std::uint32_t x = i % t, y = i / t;
+  const bool west_edge = x % s == 0, north_edge = y % s == 0, east_edge = (x + 1) % s == 0;
+  if (!west_edge && !north_edge && !east_edge) return;
+  const double* keys = d_keys + base;
+  const double k = keys[i];
+  if (!is_key(k)) return;
+  std::uint32_t* parent = d_parent + base;
+  if (west_edge && x > 0 && keys[i - 1] == k) unite(parent, i, i - 1);
+  if (north_edge && y > 0 && keys[i - t] == k) unite(parent, i, i - t);
+  if (eight && y > 0) {
+    if (x > 0 && (west_edge || north_edge) && keys[i - t - 1] == k) unite(parent, i, i - t - 1);
+    if (x + 1 < t && (east_edge || north_edge) && keys[i - t + 1] == k) unite(parent, i, i - t + 1);
+  }
+}
+
+// 3. parent[i] = root(i) for every key cell.
+static __global__ void flatten(const double* __restrict__ d_keys, std::uint64_t cells, std::uint32_t t,
+                               std::uint32_t* __restrict__ d_parent) {
+  const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= cells) return;
+  if (!is_key(d_keys[g])) return;
+  const std::uint64_t tt = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t base = g / tt * tt;
+  d_parent[g] = find_root(d_parent + base, static_cast<std::uint32_t>(g - base));
+}
+
+__device__ __forceinline__ bool is_root(const double* d_keys, const std::uint32_t* d_parent, std::uint64_t base,
+                                        std::uint32_t i) {
+  return is_key(d_keys[base + i]) && d_parent[base + i] == i;
+}
+
+// 4a. Roots per chunk of kChunk cells (one block of kChunk threads per chunk).
+static __global__ void count_roots(const double* __restrict__ d_keys, const std::uint32_t* __restrict__ d_parent,
+                                   std::uint32_t t, std::uint32_t chunks_per_tile,
+                                   std::uint32_t* __restrict__ d_chunk_count) {
+  const std::uint64_t tile = blockIdx.x / chunks_per_tile;
+  const std::uint32_t chunk = blockIdx.x % chunks_per_tile;
+  const std::uint64_t base = tile * t * t;
+  const std::uint32_t i = chunk * kChunk + threadIdx.x;
+  const std::uint32_t flag = is_root(d_keys, d_parent, base, i) ? 1u : 0u;
+  const unsigned votes = __syncthreads_count(flag);
+  if (threadIdx.x == 0) d_chunk_count[blockIdx.x] = votes;
+}
+
+// 4b. Per tile (one block of kChunk threads): exclusive scan of its chunk counts, in place; the
+// total is the tile's region count.
+static __global__ void scan_chunk_counts(std::uint32_t chunks_per_tile, std::uint32_t* __restrict__ d_chunk_count,
+                                         std::uint32_t* __restrict__ d_regions) {
+  std::uint32_t* counts = d_chunk_count + static_cast<std::uint64_t>(blockIdx.x) * chunks_per_tile;
+  std::uint32_t carry = 0;
+  for (std::uint32_t begin = 0; begin < chunks_per_tile; begin += blockDim.x) {
+    const std::uint32_t c = begin + threadIdx.x;
+    const std::uint32_t v = c < chunks_per_tile ? counts[c] : 0u;
+    std::uint32_t total = 0;
+    const std::uint32_t before = cuda::block_exclusive_scan(v, &total);
+    if (c < chunks_per_tile) counts[c] = carry + before;
+    carry += total;
+  }
+  if (threadIdx.x == 0) d_regions[blockIdx.x] = carry;
+}
+
+// 4c. Each root's number: its chunk's offset + the roots before it in the chunk.
+static __global__ void number_roots(const double* __restrict__ d_keys, const std::uint32_t* __restrict__ d_parent,
+                                    std::uint32_t t, std::uint32_t chunks_per_tile,
+                                    const std::uint32_t* __restrict__ d_chunk_offset,
+                                    std::uint32_t* __restrict__ d_labels) {
+  const std::uint64_t tile = blockIdx.x / chunks_per_tile;
+  const std::uint32_t chunk = blockIdx.x % chunks_per_tile;
+  const std::uint64_t base = tile * t * t;
+  const std::uint32_t i = chunk * kChunk + threadIdx.x;
+  const bool root = is_root(d_keys, d_parent, base, i);
+  std::uint32_t total = 0;
+  const std::uint32_t before = cuda::block_exclusive_scan(root ? 1u : 0u, &total);
+  if (root) d_labels[base + i] = d_chunk_offset[blockIdx.x] + before;
+}
+
+// 5. Every other cell: its root's number; NaN keys kNoRegion.
+static __global__ void label_members(const double* __restrict__ d_keys, const std::uint32_t* __restrict__ d_parent,
+                                     std::uint64_t cells, std::uint32_t t, std::uint32_t* __restrict__ d_labels) {
+  const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= cells) return;
+  if (!is_key(d_keys[g])) {
+    d_labels[g] = kNoRegion;
+    return;
+  }
+  const std::uint64_t tt = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t base = g / tt * tt;
+  const std::uint32_t r = d_parent[g];
+  if (r != static_cast<std::uint32_t>(g - base)) d_labels[g] = d_labels[base + r];
+}
+
+std::uint32_t chunks_per_tile(std::uint32_t t) { return std::max<std::uint32_t>(1, t * t / kChunk); }
+
+unsigned blocks_for(std::uint64_t items, unsigned threads) {
+  const std::uint64_t blocks = (items + threads - 1) / threads;
+  if (blocks > 0x7FFFFFFFull) throw Error("label_tile_cuda: a batch of " + std::to_string(items) + " cells is too large for one launch");
+  return static_cast<unsigned>(blocks);
+}
+
+// Device buffers of one batch of `capacity` tiles.
+struct DeviceTiles {
+  cuda::DeviceBuffer<double> keys;
+  cuda::DeviceBuffer<std::uint32_t> parent, labels, chunk_count, regions;
+  void resize(std::uint64_t capacity, std::uint32_t t) {
+    const std::uint64_t cells = capacity * t * t;
+    keys.resize(cells);
+    parent.resize(cells);
+    labels.resize(cells);
+    chunk_count.resize(capacity * chunks_per_tile(t));
+    regions.resize(capacity);
+  }
+  static std::uint64_t bytes_per_tile(std::uint32_t t) {
+    const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+    return cells * (sizeof(double) + 2 * sizeof(std::uint32_t)) + 4ull * chunks_per_tile(t) + 4;
+  }
+};
+
+// Launches steps 1-5 on `stream` for the first `tiles` tiles of `d` (keys already there).
+void launch_label_tiles(DeviceTiles& d, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
+                        cudaStream_t stream) {
+  if (tiles == 0) return;
+  if (t < 16 || (t & (t - 1)) != 0) throw Error("label_tile_cuda: the tile edge must be a power of two >= 16");
+  const bool eight = connectivity == Connectivity::Eight;
+  const std::uint32_t s = std::min(t, kSubtile);
+  const std::uint64_t cells = tiles * t * t;
+  const std::uint64_t subtiles = tiles * (t / s) * (t / s);
+  const std::uint32_t chunks = chunks_per_tile(t);
+  if (subtiles > 0x7FFFFFFFull || tiles * chunks > 0x7FFFFFFFull)
+    throw Error("label_tile_cuda: too many tiles for one launch");
+  link_subtiles<<<static_cast<unsigned>(subtiles), kLinkThreads, 0, stream>>>(d.keys.get(), t, s, eight, d.parent.get());
+  TERRAZO_CUDA_CHECK_LAUNCH();
+  if (t > s) {
+    link_seams<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(d.keys.get(), cells, t, s, eight, d.parent.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+  }
+  flatten<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(d.keys.get(), cells, t, d.parent.get());
+  TERRAZO_CUDA_CHECK_LAUNCH();
+  // t = 16: 256 cells, one chunk of 1024 threads whose last 768 see cells of the next tile; so
+  // small tiles use one block per tile over the tile's cells only (see count_roots' bound below).
+  const unsigned chunk_threads = static_cast<unsigned>(std::min<std::uint64_t>(kChunk, static_cast<std::uint64_t>(t) * t));
+  count_roots<<<static_cast<unsigned>(tiles * chunks), chunk_threads, 0, stream>>>(d.keys.get(), d.parent.get(), t,
+                                                                                   chunks, d.chunk_count.get());
+  TERRAZO_CUDA_CHECK_LAUNCH();
+  scan_chunk_counts<<<static_cast<unsigned>(tiles), kChunk, 0, stream>>>(chunks, d.chunk_count.get(), d.regions.get());
+  TERRAZO_CUDA_CHECK_LAUNCH();
+  number_roots<<<static_cast<unsigned>(tiles * chunks), chunk_threads, 0, stream>>>(
+      d.keys.get(), d.parent.get(), t, chunks, d.chunk_count.get(), d.labels.get());
+  TERRAZO_CUDA_CHECK_LAUNCH();
+  label_members<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(d.keys.get(), d.parent.get(), cells, t,
+                                                                      d.labels.get());
+  TERRAZO_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void label_tiles_cuda(const double* keys, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
+                      std::uint32_t* labels, std::uint32_t* regions) {
+  if (tiles == 0) return;
+  const std::uint64_t cells = tiles * t * t;
+  cuda::CudaStream stream;
+  DeviceTiles d;
+  d.resize(tiles, t);
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(d.keys.get(), keys, cells * sizeof(double), cudaMemcpyHostToDevice, stream.get()));
+  launch_label_tiles(d, tiles, t, connectivity, stream.get());
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(labels, d.labels.get(), cells * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                     stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(regions, d.regions.get(), tiles * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                     stream.get()));
+  stream.synchronize();
+}
+
+// ---- the streamed batch solver -----------------------------------------------------------------
+
+struct CudaClumpBatchSolver::Impl {
+  struct Slot {
+    cuda::PinnedBuffer<double> keys;
+    cuda::PinnedBuffer<std::uint32_t> labels, regions;
+    DeviceTiles device;
+    cuda::CudaStream stream;
+    cuda::CudaEvent start, stop;
+    std::uint64_t tiles = 0;
+  };
+  std::uint32_t t = 0;
+  Connectivity connectivity = Connectivity::Eight;
+  std::uint64_t batch = 0;
+  Slot slots[2];
+  BatchSlots bookkeeping{"CudaClumpBatchSolver"};
+  Batch result;
+};
+
+CudaClumpBatchSolver::CudaClumpBatchSolver(std::uint32_t t, Connectivity connectivity, std::uint64_t max_batch_tiles,
+                                           std::uint64_t gpu_memory_bytes)
+    : impl_(std::make_unique<Impl>()) {
+  const CudaDeviceInfo& info = cuda_device();
+  if (!info.available) throw Error("CudaClumpBatchSolver: no CUDA device: " + info.reason);
+  if (t < 16 || (t & (t - 1)) != 0) throw Error("CudaClumpBatchSolver: the tile edge must be a power of two >= 16");
+  impl_->t = t;
+  impl_->connectivity = connectivity;
+  std::uint64_t gpu = gpu_memory_bytes;
+  if (gpu == 0) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    TERRAZO_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    gpu = free_bytes / 4;
+  }
+  const std::uint64_t per_tile = DeviceTiles::bytes_per_tile(t);
+  impl_->batch = std::max<std::uint64_t>(1, gpu / (2 * per_tile));
+  if (max_batch_tiles) impl_->batch = std::min(impl_->batch, max_batch_tiles);
+  // One launch indexes subtiles and chunks with 31 bits.
+  impl_->batch = std::min<std::uint64_t>(impl_->batch, 0x7FFFFFFFull / std::max<std::uint64_t>(1, (t / 16ull) * (t / 16ull)));
+  const std::uint64_t cells = impl_->batch * t * t;
+  for (Impl::Slot& slot : impl_->slots) {
+    slot.keys.resize(cells);
+    slot.labels.resize(cells);
+    slot.regions.resize(impl_->batch);
+    slot.device.resize(impl_->batch, t);
+  }
+}
+
+CudaClumpBatchSolver::~CudaClumpBatchSolver() = default;
+
+std::uint64_t CudaClumpBatchSolver::batch_tiles() const { return impl_->batch; }
+
+std::uint64_t CudaClumpBatchSolver::pinned_bytes() const {
+  return 2 * impl_->batch * (static_cast<std::uint64_t>(impl_->t) * impl_->t * 12 + 4);
+}
+
+std::uint64_t CudaClumpBatchSolver::device_bytes() const {
+  return 2 * impl_->batch * DeviceTiles::bytes_per_tile(impl_->t);
+}
+
+double* CudaClumpBatchSolver::keys() { return impl_->slots[impl_->bookkeeping.free_slot()].keys.get(); }
+
+void CudaClumpBatchSolver::submit(std::uint64_t tiles) {
+  if (tiles > impl_->batch) throw Error("CudaClumpBatchSolver: a batch of " + std::to_string(tiles) + " tiles exceeds its " + std::to_string(impl_->batch));
+  Impl::Slot& slot = impl_->slots[impl_->bookkeeping.submit_slot()];
+  const std::uint64_t cells = tiles * impl_->t * impl_->t;
+  cudaStream_t stream = slot.stream.get();
+  slot.tiles = tiles;
+  slot.start.record(stream);
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.keys.get(), slot.keys.get(), cells * sizeof(double),
+                                     cudaMemcpyHostToDevice, stream));
+  launch_label_tiles(slot.device, tiles, impl_->t, impl_->connectivity, stream);
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.labels.get(), slot.device.labels.get(), cells * sizeof(std::uint32_t),
+                                     cudaMemcpyDeviceToHost, stream));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.regions.get(), slot.device.regions.get(), tiles * sizeof(std::uint32_t),
+                                     cudaMemcpyDeviceToHost, stream));
+  slot.stop.record(stream);
+  impl_->bookkeeping.submitted();
+}
+
+std::size_t CudaClumpBatchSolver::pending() const { return impl_->bookkeeping.pending(); }
+
+const CudaClumpBatchSolver::Batch& CudaClumpBatchSolver::wait() {
+  Impl::Slot& slot = impl_->slots[impl_->bookkeeping.oldest_slot()];
+  slot.stop.synchronize();
+  impl_->bookkeeping.waited();
+  Batch& b = impl_->result;
+  b.tiles = slot.tiles;
+  b.keys = slot.keys.get();
+  b.labels = slot.labels.get();
+  b.regions = slot.regions.get();
+  b.total_ms = slot.stop.elapsed_since(slot.start);
+  return b;
+}
+
+}  // namespace terrazo

@@ -1,0 +1,37 @@
+// kernels/clump/label_tile_cuda_none.cpp: the CUDA clump labeller (kernels/clump/label_tile_solver.h)
+// in a build without CUDA: it links, and every call says why it cannot run.
+#if !defined(TERRAZO_WITH_CUDA)
+#include <string>
+
+#include "core/error.h"
+#include "kernels/clump/label_tile_solver.h"
+
+namespace terrazo {
+namespace {
+
+[[noreturn]] void no_cuda(const char* what) {
+  throw Error(std::string(what) +
+              ": this terrazo was built without CUDA (nvcc was not found at configure time); use --device cpu");
+}
+
+}  // namespace
+
+void label_tiles_cuda(const double*, std::uint64_t, std::uint32_t, Connectivity, std::uint32_t*, std::uint32_t*) {
+  no_cuda("label_tiles_cuda");
+}
+
+struct CudaClumpBatchSolver::Impl {};
+CudaClumpBatchSolver::CudaClumpBatchSolver(std::uint32_t, Connectivity, std::uint64_t, std::uint64_t) {
+  no_cuda("CudaClumpBatchSolver");
+}
+CudaClumpBatchSolver::~CudaClumpBatchSolver() = default;
+std::uint64_t CudaClumpBatchSolver::batch_tiles() const { return 0; }
+std::uint64_t CudaClumpBatchSolver::pinned_bytes() const { return 0; }
+std::uint64_t CudaClumpBatchSolver::device_bytes() const { return 0; }
+double* CudaClumpBatchSolver::keys() { no_cuda("CudaClumpBatchSolver"); }
+void CudaClumpBatchSolver::submit(std::uint64_t) { no_cuda("CudaClumpBatchSolver"); }
+std::size_t CudaClumpBatchSolver::pending() const { return 0; }
+const CudaClumpBatchSolver::Batch& CudaClumpBatchSolver::wait() { no_cuda("CudaClumpBatchSolver"); }
+
+}  // namespace terrazo
+#endif

@@ -1,0 +1,117 @@
+// kernels/clump/label_tile_solver.cpp: make_clump_tile_solver, the CPU and CUDA per-tile labellers
+// of clump (kernels/clump/label_tile_solver.h).
+#include "kernels/clump/label_tile_solver.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/error.h"
+#include "core/union_find.h"
+#include "kernels/clump/label_tile.h"
+
+namespace terrazo {
+namespace {
+
+// label_tile_cpu, one pool iteration per tile (read, label).
+class CpuClumpTileSolver : public ClumpTileBatchSolver {
+ public:
+  CpuClumpTileSolver(const ClumpTileSolverOptions& options, WorkerPool& pool, MemoryBudget& budget)
+      : options_(options), pool_(pool), cells_(static_cast<std::uint64_t>(options.t) * options.t) {
+    batch_ = pool.threads();
+    if (options.max_tiles) batch_ = std::min<std::uint64_t>(batch_, options.max_tiles);
+    batch_ = std::max<std::uint64_t>(batch_, 1);
+    reservation_ = budget.reserve(batch_ * kClumpCpuSolverCellBytes * cells_, "clump tile solver");
+    keys_.resize(batch_ * cells_);
+    labels_.resize(batch_ * cells_);
+    regions_.resize(batch_);
+    scratch_.resize(batch_);
+  }
+  Device device() const override { return Device::Cpu; }
+  std::size_t slots() const override { return 1; }
+  std::size_t pending() const override { return pending_ ? 1 : 0; }
+  std::uint64_t batch_tiles() const override { return batch_; }
+
+  void submit(const ClumpTileBatch& batch) override {
+    if (pending_) throw Error("internal error: the CPU clump tile solver has no free slot");
+    if (batch.tiles > batch_) throw Error("internal error: a tile batch exceeds the CPU clump tile solver's slot");
+    pool_.run(batch.tiles, [&](std::uint64_t i) {
+      double* k = keys_.data() + i * cells_;
+      batch.read(i, k);
+      regions_[i] = label_tile_cpu(k, options_.t, options_.connectivity, labels_.data() + i * cells_, scratch_[i]);
+    });
+    solved_.tiles = batch.tiles;
+    solved_.keys = keys_.data();
+    solved_.labels = labels_.data();
+    solved_.regions = regions_.data();
+    pending_ = true;
+  }
+  const ClumpTileSolved& wait() override {
+    if (!pending_) throw Error("internal error: no CPU clump tile batch to wait for");
+    pending_ = false;
+    return solved_;
+  }
+
+ private:
+  ClumpTileSolverOptions options_;
+  WorkerPool& pool_;
+  std::uint64_t cells_, batch_ = 0;
+  MemoryBudget::Reservation reservation_;
+  std::vector<double> keys_;
+  std::vector<std::uint32_t> labels_, regions_;
+  std::vector<UnionFind> scratch_;
+  ClumpTileSolved solved_;
+  bool pending_ = false;
+};
+
+// CudaClumpBatchSolver: tiles read on the pool straight into the free slot's pinned keys.
+class CudaClumpTileSolver : public ClumpTileBatchSolver {
+ public:
+  CudaClumpTileSolver(const ClumpTileSolverOptions& options, WorkerPool& pool, MemoryBudget& budget)
+      : pool_(pool), cells_(static_cast<std::uint64_t>(options.t) * options.t),
+        solver_(options.t, options.connectivity, batch_limit(options, budget), options.gpu_memory_bytes),
+        pinned_(budget.reserve(solver_.pinned_bytes(), "clump GPU pinned buffers")) {}
+  Device device() const override { return Device::Cuda; }
+  std::size_t slots() const override { return 2; }
+  std::size_t pending() const override { return solver_.pending(); }
+  std::uint64_t batch_tiles() const override { return solver_.batch_tiles(); }
+
+  void submit(const ClumpTileBatch& batch) override {
+    if (batch.tiles > solver_.batch_tiles()) throw Error("internal error: a tile batch exceeds the GPU clump solver's slot");
+    double* keys = solver_.keys();
+    pool_.run(batch.tiles, [&](std::uint64_t i) { batch.read(i, keys + i * cells_); });
+    solver_.submit(batch.tiles);
+  }
+  const ClumpTileSolved& wait() override {
+    const CudaClumpBatchSolver::Batch& b = solver_.wait();
+    solved_.tiles = b.tiles;
+    solved_.keys = b.keys;
+    solved_.labels = b.labels;
+    solved_.regions = b.regions;
+    return solved_;
+  }
+
+ private:
+  // Pinned host bytes per tile in flight: keys 8 t^2 + labels 4 t^2, two slots.
+  static std::uint64_t batch_limit(const ClumpTileSolverOptions& options, MemoryBudget& budget) {
+    const std::uint64_t per_tile = 2 * 12ull * options.t * options.t + 8;
+    std::uint64_t limit = std::max<std::uint64_t>(1, std::min<std::uint64_t>(1024, budget.available() / 4 / per_tile));
+    if (options.max_tiles) limit = std::min(limit, options.max_tiles);
+    return limit;
+  }
+
+  WorkerPool& pool_;
+  std::uint64_t cells_;
+  CudaClumpBatchSolver solver_;
+  MemoryBudget::Reservation pinned_;
+  ClumpTileSolved solved_;
+};
+
+}  // namespace
+
+std::unique_ptr<ClumpTileBatchSolver> make_clump_tile_solver(Device device, const ClumpTileSolverOptions& options,
+                                                             WorkerPool& pool, MemoryBudget& budget) {
+  if (device == Device::Cuda) return std::make_unique<CudaClumpTileSolver>(options, pool, budget);
+  return std::make_unique<CpuClumpTileSolver>(options, pool, budget);
+}
+
+}  // namespace terrazo

@@ -1,0 +1,98 @@
+// kernels/clump/label_tile_solver.h: the per-tile labelling of `terrazo clump` (phases 1 and 3,
+// engine/clump/phases.h) as a BatchSolver (kernels/common/batch_solver.h): label_tile_cpu on the
+// WorkerPool, or label_tiles_cuda through the streamed CudaClumpBatchSolver. One factory,
+// make_clump_tile_solver, is the only place that looks at the device; both give the same labels
+// bit for bit (kernels/clump/label_tile.h's contract).
+//
+// A batch is up to batch_tiles() tiles; its read function writes tile i's t*t keys (NaN: no
+// region) and is called once per tile, on the pool (several threads at once). CPU: each pool
+// iteration reads one tile and labels it. CUDA: the tiles are read straight into the free slot's
+// pinned keys, two batches in flight. A solved batch's keys and labels stay untouched until its
+// slot is submitted again.
+//
+// Memory (reserved by make_clump_tile_solver, held as long as the solver):
+//   CPU   "clump tile solver"        batch x 16 t^2 (keys 8, labels 4, union-find 4), batch = threads
+//   CUDA  "clump GPU pinned buffers" 2 x batch x (12 t^2 + 4), batch = min(1024, available / 4 /
+//                                    (24 t^2), what fits the device budget); device memory 2 x batch x
+//                                    (16 t^2 + ...) from --gpu-memory (default a quarter of the free memory).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/memory_budget.h"
+#include "core/types.h"
+#include "core/worker_pool.h"
+#include "kernels/common/batch_solver.h"
+#include "kernels/common/block_batch.h"
+
+namespace terrazo {
+
+// The CUDA twin of label_tile_cpu on `tiles` tiles at once (keys tiles x t*t, labels tiles x t*t,
+// regions one count per tile), synchronous: for tests. Throws Error without CUDA.
+void label_tiles_cuda(const double* keys, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
+                      std::uint32_t* labels, std::uint32_t* regions);
+
+// Two slots of pinned keys and labels, each with its device buffers and stream (block_batch.h's
+// model). Plain C++ interface; in a build without CUDA the constructor throws Error.
+class CudaClumpBatchSolver {
+ public:
+  struct Batch {
+    std::uint64_t tiles = 0;
+    const double* keys = nullptr;            // tiles x t*t, as submitted
+    const std::uint32_t* labels = nullptr;   // tiles x t*t
+    const std::uint32_t* regions = nullptr;  // tiles
+    double total_ms = 0;                     // GPU time from copy-in to copy-out
+  };
+  // max_batch_tiles 0: no limit but the device budget; gpu_memory_bytes 0: a quarter of the free memory.
+  CudaClumpBatchSolver(std::uint32_t t, Connectivity connectivity, std::uint64_t max_batch_tiles,
+                       std::uint64_t gpu_memory_bytes);
+  ~CudaClumpBatchSolver();
+  CudaClumpBatchSolver(const CudaClumpBatchSolver&) = delete;
+  CudaClumpBatchSolver& operator=(const CudaClumpBatchSolver&) = delete;
+  std::uint64_t batch_tiles() const;
+  std::uint64_t pinned_bytes() const;
+  std::uint64_t device_bytes() const;
+  double* keys();                     // the free slot's keys: batch_tiles() x t*t
+  void submit(std::uint64_t tiles);   // starts the free slot on its first `tiles` tiles
+  std::size_t pending() const;
+  const Batch& wait();                // the oldest submitted batch, finished
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct ClumpTileBatch {
+  std::uint64_t tiles = 0;
+  std::function<void(std::uint64_t i, double* keys)> read;  // tile i's t*t keys
+};
+
+struct ClumpTileSolved {
+  std::uint64_t tiles = 0;
+  const double* keys = nullptr;            // tiles x t*t
+  const std::uint32_t* labels = nullptr;   // tiles x t*t (label_tile.h)
+  const std::uint32_t* regions = nullptr;  // tiles: regions of each tile
+};
+
+struct ClumpTileSolverOptions {
+  std::uint32_t t = 256;
+  Connectivity connectivity = Connectivity::Eight;
+  std::uint64_t max_tiles = 0;         // tiles in all (a batch never needs more); 0: no limit
+  std::uint64_t gpu_memory_bytes = 0;  // CUDA: device memory (0: a quarter of the free memory)
+};
+
+class ClumpTileBatchSolver : public BatchSolver<ClumpTileBatch, ClumpTileSolved> {
+ public:
+  virtual std::uint64_t batch_tiles() const = 0;
+};
+
+// Bytes the CPU solver reserves per thread (the smallest solver the phases plan for).
+constexpr std::uint64_t kClumpCpuSolverCellBytes = 16;
+
+// Throws Error for Device::Cuda in a build without CUDA or without a device.
+std::unique_ptr<ClumpTileBatchSolver> make_clump_tile_solver(Device device, const ClumpTileSolverOptions& options,
+                                                             WorkerPool& pool, MemoryBudget& budget);
+
+}  // namespace terrazo

@@ -1,0 +1,89 @@
+// kernels/index/boundary_merge_cpu.cpp: the CPU twin of boundary_merge.h.
+#include <algorithm>
+#include <vector>
+
+#include "kernels/common/tile_geometry.h"
+#include "kernels/index/boundary_merge.h"
+#include "kernels/index/min_plus.h"
+
+namespace terrazo {
+
+void merge_union_order(std::uint32_t s, std::uint32_t* order) {
+  const std::uint32_t b = ring_size(s), parent_b = ring_size(2 * s);
+  std::uint32_t next = parent_b;
+  for (std::uint32_t c = 0; c < 4; ++c) {
+    const std::uint32_t ox = (c & 1u) * s, oy = (c >> 1) * s;
+    for (std::uint32_t p = 0; p < b; ++p) {
+      std::uint32_t x, y;
+      ring_cell_of(s, p, &x, &y);
+      const std::int32_t q = ring_position(2 * s, ox + x, oy + y);
+      order[c * b + p] = q >= 0 ? static_cast<std::uint32_t>(q) : next++;
+    }
+  }
+}
+
+void boundary_merge_cpu(const double* values, std::uint64_t stride, std::uint32_t s, const WeightParams& params,
+                        Connectivity connectivity, const PathLength* children, PathLength* workspace,
+                        PathLength* parent, bool* overflow) {
+  const std::uint32_t b = ring_size(s), parent_b = ring_size(2 * s);
+  const std::uint32_t u = static_cast<std::uint32_t>(merge_union_size(s));
+  std::vector<std::uint32_t> order(u);
+  merge_union_order(s, order.data());
+  PathLength* d = workspace;
+  std::fill(d, d + static_cast<std::size_t>(u) * u, kUnreached);
+  // The children's matrices.
+  for (std::uint32_t c = 0; c < 4; ++c) {
+    const PathLength* m = children + static_cast<std::size_t>(c) * b * b;
+    for (std::uint32_t p = 0; p < b; ++p) {
+      PathLength* row = d + static_cast<std::size_t>(order[c * b + p]) * u;
+      for (std::uint32_t q = 0; q < b; ++q) row[order[c * b + q]] = m[static_cast<std::size_t>(p) * b + q];
+    }
+  }
+  // The edges between cells of different children (both ends on their children's rings).
+  for (std::uint32_t c = 0; c < 4; ++c) {
+    const std::uint32_t ox = (c & 1u) * s, oy = (c >> 1) * s;
+    for (std::uint32_t p = 0; p < b; ++p) {
+      std::uint32_t x, y;
+      ring_cell_of(s, p, &x, &y);
+      const std::uint32_t gx = ox + x, gy = oy + y;
+      const double a = values[gy * stride + gx];
+      if (a != a) continue;
+      for (int dir = 0; dir < 8; ++dir) {
+        if (!direction_used(dir, connectivity)) continue;
+        const int nx = static_cast<int>(gx) + kDirDx[dir], ny = static_cast<int>(gy) + kDirDy[dir];
+        if (nx < 0 || ny < 0 || nx >= static_cast<int>(2 * s) || ny >= static_cast<int>(2 * s)) continue;
+        const std::uint32_t c2 = (static_cast<std::uint32_t>(nx) >= s ? 1u : 0u) + (static_cast<std::uint32_t>(ny) >= s ? 2u : 0u);
+        if (c2 == c) continue;
+        const Weight w = edge_weight(params, a, values[static_cast<std::uint64_t>(ny) * stride + nx], is_diagonal(dir), overflow);
+        if (w == kNoEdge) continue;
+        const std::int32_t q = ring_position(s, static_cast<std::uint32_t>(nx) - (c2 & 1u) * s,
+                                             static_cast<std::uint32_t>(ny) - (c2 >> 1) * s);
+        PathLength& entry = d[static_cast<std::size_t>(order[c * b + p]) * u + order[c2 * b + static_cast<std::uint32_t>(q)]];
+        entry = std::min<PathLength>(entry, w);
+      }
+    }
+  }
+  // Eliminate S (vertices parent_b .. u-1), last first: pivot k updates the vertices below it.
+  for (std::uint32_t k = u; k-- > parent_b;) {
+    const PathLength* row_k = d + static_cast<std::size_t>(k) * u;
+    for (std::uint32_t i = 0; i < k; ++i) {
+      PathLength* row_i = d + static_cast<std::size_t>(i) * u;
+      const PathLength dik = row_i[k];
+      if (dik != kUnreached) min_plus_relax_row(row_i, row_k, dik, k);
+    }
+  }
+  // Close P: paths between ring cells of the parent through other ring cells of the parent.
+  for (std::uint32_t k = 0; k < parent_b; ++k) {
+    const PathLength* row_k = d + static_cast<std::size_t>(k) * u;
+    for (std::uint32_t i = 0; i < parent_b; ++i) {
+      PathLength* row_i = d + static_cast<std::size_t>(i) * u;
+      const PathLength dik = row_i[k];
+      if (dik != kUnreached) min_plus_relax_row(row_i, row_k, dik, parent_b);
+    }
+  }
+  for (std::uint32_t p = 0; p < parent_b; ++p)
+    std::copy(d + static_cast<std::size_t>(p) * u, d + static_cast<std::size_t>(p) * u + parent_b,
+              parent + static_cast<std::size_t>(p) * parent_b);
+}
+
+}  // namespace terrazo

@@ -1,0 +1,31 @@
+// kernels/index/index_cuda_none.cpp: the CUDA entry points of the index kernels (tile_boundary_matrix.h,
+// min_plus.h) in a build without CUDA: they link, and every call says why it cannot run.
+#if !defined(TERRAZO_WITH_CUDA)
+#include <string>
+
+#include "core/error.h"
+#include "kernels/index/min_plus.h"
+#include "kernels/index/tile_boundary_matrix.h"
+
+namespace terrazo {
+namespace {
+
+[[noreturn]] void no_cuda(const char* what) {
+  throw Error(std::string(what) +
+              ": this terrazo was built without CUDA (nvcc was not found at configure time); use --device cpu");
+}
+
+}  // namespace
+
+std::uint64_t tile_boundary_cuda_bytes(std::uint32_t, std::uint32_t, std::uint64_t) { no_cuda("tile_boundary_cuda_bytes"); }
+double tile_boundary_matrix_cuda(const double*, std::uint64_t, std::uint32_t, std::uint32_t, const WeightParams&,
+                                 Connectivity, PathLength*, bool*) {
+  no_cuda("tile_boundary_matrix_cuda");
+}
+double min_plus_product_cuda(const PathLength*, std::uint64_t, std::uint32_t, const PathLength*, std::uint32_t,
+                             PathLength*) {
+  no_cuda("min_plus_product_cuda");
+}
+
+}  // namespace terrazo
+#endif

@@ -1,0 +1,171 @@
+"""terrazo's commands as Python functions, file to file, out of core (docs/python.md "Files").
+
+Each function spells its keyword arguments as the command's flags (``max_cost=5e6`` is
+``--max-cost=5e6``, ``map_coords=True`` is ``--map-coords``, a list repeats the flag) and hands
+them to the command's own C++ parser and run function (``terrazo._native.run``), exactly as the
+``terrazo`` program does: same defaults, same checks, same one-line messages, same outputs bit for
+bit. The return value is the command's ``--json`` summary as a dict.
+"""
+
+import json
+import numbers
+import os
+
+from . import _native
+
+__all__ = ["cost_distance", "mst", "path", "clump", "import_raster", "export_raster", "info", "generate",
+           "run", "usage"]
+
+# Keyword arguments whose list value gives one flag per item, and the flag's singular name.
+_REPEATED = {"sources": "--source", "source": "--source", "dests": "--dest", "dest": "--dest", "co": "--co"}
+
+
+def _text(value):
+    """A flag value as the command line types it: numbers exactly (repr of a float round-trips)."""
+    if isinstance(value, bool):
+        raise TypeError("a boolean is not a flag value")
+    if isinstance(value, float):
+        return repr(value)
+    if hasattr(value, "tolist"):  # numpy scalars and rows of a (n, 2) array of points
+        value = value.tolist()
+    if isinstance(value, (tuple, list)):
+        return ",".join(_text(v) for v in value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return str(value)
+
+
+def _flags(options):
+    """Keyword arguments as command-line flags, in the order given; None and False are left out."""
+    args = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        if key in _REPEATED:
+            flag = _REPEATED[key]
+            if isinstance(value, dict):  # co={"COMPRESS": "DEFLATE"}
+                items = ["%s=%s" % (k, _text(v)) for k, v in value.items()]
+            elif isinstance(value, str):
+                items = [value]
+            elif flag != "--co" and all(isinstance(v, numbers.Number) for v in value):
+                items = [value]  # one point (x, y)
+            else:
+                items = list(value)
+            args += ["%s=%s" % (flag, _text(item)) for item in items]
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        else:
+            args.append("%s=%s" % (flag, _text(value)))
+    return args
+
+
+def run(command, *positionals, progress=None, **options):
+    """Runs terrazo ``command`` (``"sssp"``, ``"mst"``, ...) on ``positionals`` (INPUT OUTPUT) with
+    ``options`` as flags; returns the --json summary as a dict. The other functions call this."""
+    if progress is not None and not callable(progress):
+        raise TypeError("progress= takes a callable (phase, fraction), got %r" % (progress,))
+    args = _flags(options) + ["--json"]
+    files = [_text(p) for p in positionals]
+    if any(f.startswith("-") and f != "-" for f in files):
+        args.append("--")  # a file name starting with '-' is not a flag
+    return json.loads(_native.run(command, args + files, progress))
+
+
+def usage(command):
+    """The ``terrazo COMMAND --help`` text: every flag the function of that command takes."""
+    return _native.usage(command)
+
+
+def cost_distance(input, output=None, *, sources=None, backlink=None, allocation=None, weight=None, scale=None,
+                  connectivity=None, max_cost=None, memory=None, device=None, progress=None, **flags):
+    """Cost distance from ``sources`` over ``input``, out of core (``terrazo sssp``, docs/sssp.md).
+
+    input: any GDAL raster or a .tzs tile store. output: the cost GeoTIFF (Float64; None writes
+    none). sources: [(x, y), ...] cells (column, row), or map coordinates with map_coords=True or
+    source_crs="EPSG:4326"; or give sources_file= / source_raster=. backlink, allocation: GeoTIFF
+    paths for the predecessor directions and the nearest source ids. Every other flag of
+    ``terrazo sssp --help`` is a keyword (``ot="Float32"``, ``exchange="streamed"``, ``tile=512``,
+    ``co={"COMPRESS": "DEFLATE"}``). progress: a callable (phase, fraction). Returns the --json
+    summary as a dict.
+
+    >>> terrazo.cost_distance("dem.tif", "cost.tif", sources=[(180, 180)], backlink="back.tif")
+    """
+    return run("sssp", input, "-" if output is None else output, progress=progress, sources=sources,
+               backlink=backlink, allocation=allocation, weight=weight, scale=scale, connectivity=connectivity,
+               max_cost=max_cost, memory=memory, device=device, **flags)
+
+
+def mst(input, output=None, *, edge_list=None, weight=None, scale=None, connectivity=None, memory=None, device=None,
+        progress=None, **flags):
+    """Minimum spanning forest of ``input``'s grid graph, out of core (``terrazo mst``, docs/mst.md).
+
+    output: the Byte edge GeoTIFF (bit 0 E, 1 SE, 2 S, 3 SW of each cell; 255 nodata; None writes
+    none). edge_list: also the binary edge records. Other flags of ``terrazo mst --help`` as keywords
+    (``merge="cpu-levels"``, ``tile=128``). Returns the --json summary (``total_weight``, ``edges``, ...).
+
+    >>> terrazo.mst("dem.tif", "edges.tif", memory="512M")["edges"]
+    """
+    return run("mst", input, "-" if output is None else output, progress=progress, edge_list=edge_list,
+               weight=weight, scale=scale, connectivity=connectivity, memory=memory, device=device, **flags)
+
+
+def path(output, *, backlink, cost, dests, mask=None, memory=None, progress=None, **flags):
+    """Least-cost paths from ``dests`` [(x, y), ...] back to their source, traced through the
+    ``backlink`` and ``cost`` rasters of one cost_distance run, as GeoJSON (``terrazo path``).
+    Other flags of ``terrazo path --help`` as keywords (``map_coords=True``, ``dest_crs=...``).
+
+    >>> terrazo.path("paths.geojson", backlink="back.tif", cost="cost.tif", dests=[(10, 20), (350, 300)])
+    """
+    return run("path", output, progress=progress, backlink=backlink, cost=cost, dests=dests, mask=mask,
+               memory=memory, **flags)
+
+
+def clump(input, output, *, by=None, connectivity=None, stats=None, memory=None, progress=None, **flags):
+    """Connected regions of ``input``, labels 1..K in raster order, 0 nodata (``terrazo clump``,
+    docs/clump.md). by: "value", "valid" or "range:LO,HI". stats: a CSV path for per-region stats.
+
+    >>> terrazo.clump("landcover.tif", "regions.tif", by="value")["regions"]
+    """
+    return run("clump", input, output, progress=progress, by=by, connectivity=connectivity, stats=stats,
+               memory=memory, **flags)
+
+
+def import_raster(input, output, *, tile=None, memory=None, progress=None, **flags):
+    """Any GDAL raster into a terrazo tile store (.tzs), one streaming pass (``terrazo import``).
+
+    >>> terrazo.import_raster("dem.tif", "dem.tzs", tile=256)
+    """
+    return run("import", input, output, progress=progress, tile=tile, memory=memory, **flags)
+
+
+def export_raster(input, output, *, block=None, co=None, threads=None, memory=None, progress=None, **flags):
+    """A tile store (or any raster) to a tiled, compressed GeoTIFF (``terrazo export``).
+
+    >>> terrazo.export_raster("dem.tzs", "dem.tif", co={"COMPRESS": "DEFLATE"})
+    """
+    return run("export", input, output, progress=progress, block=block, co=co, threads=threads, memory=memory,
+               **flags)
+
+
+def info(input, *, memory=None, progress=None, **flags):
+    """Size, type, tiles, nodata, min/max (read from every cell), geotransform and CRS of a store or
+    any GDAL raster (``terrazo info``), as a dict.
+
+    >>> terrazo.info("dem.tzs")["width"]
+    """
+    return run("info", input, progress=progress, memory=memory, **flags)
+
+
+def generate(output, *, width, height, seed=None, type=None, memory=None, progress=None, **flags):
+    """Deterministic fractal terrain of any size, streamed to a .tzs or .tif (``terrazo gen``).
+    Other flags of ``terrazo gen --help`` as keywords (``nodata_holes=0.05``, ``no_rivers=True``,
+    ``relief=500``, ``crs="EPSG:32611"``).
+
+    >>> terrazo.generate("big.tzs", width=4096, height=4096, seed=7, nodata_holes=0.05)
+    """
+    return run("gen", output, progress=progress, width=width, height=height, seed=seed, type=type, memory=memory,
+               **flags)

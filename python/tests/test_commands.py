@@ -1,0 +1,134 @@
+"""The file functions give the terrazo program's outputs bit for bit and its --json summary."""
+
+import json
+import os
+
+import pytest
+
+import terrazo
+from conftest import assert_same_raster, assert_same_summary, dataset, read
+
+# (dataset, weight, source cells): the shipped DEMs of several formats and cell types.
+COST_CASES = [
+    ("real/pysheds_dem.tif", "friction", [(180, 180)]),
+    ("real/hugo_site.asc", "absdiff", [(38, 27), (66, 30)]),
+    ("real/west_bijou_gully.asc", "friction", [(20, 44)]),
+    ("real/Mandakini.bil", "max", [(300, 300), (159, 466)]),
+    ("real/srtm_bigtujunga30m_utm11.tif", "absdiff", [(600, 300)]),
+]
+
+
+def test_version_and_commands():
+    assert terrazo.__version__ and terrazo.__version__ != "unknown"
+    assert terrazo._native.commands() == ["clump", "export", "gen", "import", "info", "mst", "path", "sssp"]
+    assert "--source x,y" in terrazo.usage("sssp")
+
+
+@pytest.mark.parametrize("name,weight,sources", COST_CASES, ids=[os.path.basename(c[0]) for c in COST_CASES])
+def test_cost_distance_matches_cli(cli, tmp_path, name, weight, sources):
+    dem = dataset(name)
+    py, sh = tmp_path / "py", tmp_path / "cli"
+    py.mkdir(), sh.mkdir()
+    summary = terrazo.cost_distance(dem, py / "cost.tif", sources=sources, backlink=py / "back.tif",
+                                    allocation=py / "alloc.tif", weight=weight, memory="256M", tile=64)
+    args = ["sssp"] + ["--source=%d,%d" % s for s in sources] + [
+        "--backlink", sh / "back.tif", "--allocation", sh / "alloc.tif", "--weight", weight, "--memory", "256M",
+        "--tile", "64", dem, sh / "cost.tif"]
+    expected = cli.json(*args)
+    assert_same_summary(summary, expected)
+    assert summary["sources"] == len(sources) and summary["reached_cells"] > 0
+    for out in ("cost.tif", "back.tif", "alloc.tif"):
+        assert_same_raster(py / out, sh / out)
+
+
+def test_cost_distance_outputs_equal_byte_for_byte_with_gdal(cli, tmp_path):
+    gdal = pytest.importorskip("osgeo.gdal")
+    dem = dataset("real/pysheds_dem.tif")
+    terrazo.cost_distance(dem, tmp_path / "py.tif", sources=[(180, 180), (10, 300)], threads=1)
+    cli.run("sssp", "-q", "--source", "180,180", "--source", "10,300", "--threads", "1", dem, tmp_path / "cli.tif")
+    gdal.UseExceptions()
+    python_dataset, cli_dataset = gdal.Open(str(tmp_path / "py.tif")), gdal.Open(str(tmp_path / "cli.tif"))
+    assert python_dataset.GetRasterBand(1).ReadRaster() == cli_dataset.GetRasterBand(1).ReadRaster()
+    assert python_dataset.GetGeoTransform() == cli_dataset.GetGeoTransform()
+    assert python_dataset.GetProjection() == cli_dataset.GetProjection()
+
+
+def test_cost_distance_without_cost_raster(cli, tmp_path):
+    dem = dataset("real/pysheds_dem.tif")
+    summary = terrazo.cost_distance(dem, None, sources=(180, 180), backlink=tmp_path / "back.tif")
+    assert summary["output"] == "" and summary["sources"] == 1
+    cli.run("sssp", "-q", "--source", "180,180", "--backlink", tmp_path / "cli_back.tif", dem, "-")
+    assert_same_raster(tmp_path / "back.tif", tmp_path / "cli_back.tif")
+
+
+def test_path_matches_cli(cli, tmp_path):
+    dem = dataset("real/pysheds_dem.tif")
+    terrazo.cost_distance(dem, tmp_path / "cost.tif", sources=[(180, 180)], backlink=tmp_path / "back.tif")
+    summary = terrazo.path(tmp_path / "py.geojson", backlink=tmp_path / "back.tif", cost=tmp_path / "cost.tif",
+                           dests=[(10, 20), (350, 300)], mask=tmp_path / "py_mask.tif")
+    expected = cli.json("path", "--backlink", tmp_path / "back.tif", "--cost", tmp_path / "cost.tif", "--dest",
+                        "10,20", "--dest", "350,300", "--mask", tmp_path / "cli_mask.tif", tmp_path / "cli.geojson")
+    assert_same_summary(summary, expected)
+    with open(tmp_path / "py.geojson") as a, open(tmp_path / "cli.geojson") as b:
+        assert json.load(a) == json.load(b)
+    assert_same_raster(tmp_path / "py_mask.tif", tmp_path / "cli_mask.tif")
+
+
+MST_CASES = ["real/pysheds_dem.tif", "real/hugo_site.asc", "real/Mandakini.bil"]
+
+
+@pytest.mark.parametrize("name", MST_CASES, ids=[os.path.basename(c) for c in MST_CASES])
+def test_mst_matches_cli(cli, tmp_path, name):
+    dem = dataset(name)
+    summary = terrazo.mst(dem, tmp_path / "py.tif", edge_list=tmp_path / "py.bin", tile=64, memory="128M")
+    expected = cli.json("mst", "--edge-list", tmp_path / "cli.bin", "--tile", "64", "--memory", "128M", dem,
+                        tmp_path / "cli.tif")
+    assert_same_summary(summary, expected)
+    assert_same_raster(tmp_path / "py.tif", tmp_path / "cli.tif")
+    assert (tmp_path / "py.bin").read_bytes() == (tmp_path / "cli.bin").read_bytes()
+
+
+def test_clump_matches_cli(cli, tmp_path):
+    dem = dataset("real/srtm_bigtujunga30m_utm11.tif")
+    summary = terrazo.clump(dem, tmp_path / "py.tif", by="range:1000,1500", stats=tmp_path / "py.csv", tile=128)
+    expected = cli.json("clump", "--by", "range:1000,1500", "--stats", tmp_path / "cli.csv", "--tile", "128", dem,
+                        tmp_path / "cli.tif")
+    assert_same_summary(summary, expected)
+    assert summary["regions"] > 1
+    assert_same_raster(tmp_path / "py.tif", tmp_path / "cli.tif")
+    assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+
+
+def test_import_export_info_match_cli(cli, tmp_path):
+    dem = dataset("real/hugo_site.asc")
+    imported = terrazo.import_raster(dem, tmp_path / "py.tzs", tile=32)
+    assert_same_summary(imported, cli.json("import", "--tile", "32", dem, tmp_path / "cli.tzs"))
+    assert (tmp_path / "py.tzs").read_bytes() == (tmp_path / "cli.tzs").read_bytes()
+    exported = terrazo.export_raster(tmp_path / "py.tzs", tmp_path / "py.tif", co={"COMPRESS": "DEFLATE"})
+    expected = cli.json("export", "--co", "COMPRESS=DEFLATE", tmp_path / "cli.tzs", tmp_path / "cli.tif")
+    assert_same_summary(exported, expected)
+    assert_same_raster(tmp_path / "py.tif", tmp_path / "cli.tif")
+    assert_same_raster(tmp_path / "py.tif", dem)
+    described = terrazo.info(tmp_path / "py.tzs")
+    assert_same_summary(described, cli.json("info", tmp_path / "py.tzs"))
+    assert described["width"] == 76 and described["height"] == 55
+
+
+def test_generate_matches_cli(cli, tmp_path):
+    summary = terrazo.generate(tmp_path / "py.tif", width=300, height=200, seed=7, nodata_holes=0.05, base=-500.0,
+                               type="Int16")
+    expected = cli.json("gen", "--width", "300", "--height", "200", "--seed", "7", "--nodata-holes", "0.05",
+                        "--base", "-500", "--type", "Int16", tmp_path / "cli.tif")
+    assert_same_summary(summary, expected)
+    assert_same_raster(tmp_path / "py.tif", tmp_path / "cli.tif")
+    cells, info = read(tmp_path / "py.tif")
+    assert info["type"] == "Int16" and cells.shape == (200, 300)
+
+
+def test_flags_spelling():
+    from terrazo._commands import _flags
+    assert _flags({"sources": [(1, 2), (3.5, 4)], "map_coords": True, "max_cost": 0.1, "backlink": None,
+                   "quiet": False, "co": {"COMPRESS": "NONE"}}) == [
+        "--source=1,2", "--source=3.5,4", "--map-coords", "--max-cost=0.1", "--co=COMPRESS=NONE"]
+    assert _flags({"sources": (1, 2)}) == ["--source=1,2"]
+    assert _flags({"dests": [[5, 6]], "co": ["A=1", "B=2"]}) == ["--dest=5,6", "--co=A=1", "--co=B=2"]

@@ -1,0 +1,191 @@
+// tests/gpu/test_cost_models_gpu.cpp: the CUDA SSSP solvers with per-row step lengths (sssp
+// --distance geodesic: kernels/common/edge_weight.h StepLengths, a device copy of the table and a
+// row origin per tile) and the unit and geometric models, against their CPU twins bit for bit:
+// the streamed batch solver (per-tile row origins through row0()), the one-shot block_sssp_cuda,
+// and the resident solver (windows' row origins computed on the device). Skips without a GPU.
+// A failure prints the run's seed; TERRAZO_TEST_SEED=<seed> reproduces it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/worker_pool.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/sssp/block_sssp.h"
+#include "kernels/sssp/block_sssp_batch.h"
+#include "kernels/sssp/resident_sssp.h"
+#include "tests/support/gpu_test_support.h"
+
+namespace terrazo {
+namespace {
+
+#define TERRAZO_REQUIRE_GPU()                                                          \
+  do {                                                                                 \
+    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
+  } while (0)
+
+// Lengths like a lon/lat grid's: east-west shrinking with the row, north-south nearly constant.
+std::vector<double> random_table(std::mt19937_64& rng, std::int64_t rows) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> table(3 * rows);
+  for (std::int64_t y = 0; y < rows; ++y) {
+    table[3 * y] = 10.0 + 60.0 * unit(rng);
+    table[3 * y + 1] = 90.0 + 3.0 * unit(rng);
+    table[3 * y + 2] = std::sqrt(table[3 * y] * table[3 * y] + table[3 * y + 1] * table[3 * y + 1]);
+  }
+  return table;
+}
+
+WeightParams table_params(std::mt19937_64& rng, const std::vector<double>& table) {
+  WeightParams p;
+  const int pick = static_cast<int>(rng() % 3);
+  p.model = pick == 0 ? WeightModel::Friction : pick == 1 ? WeightModel::Geometric : WeightModel::Unit;
+  p.scale = p.model == WeightModel::Unit ? 1.0 : 1000.0;
+  p.steps.rows = table.data();
+  p.steps.row_count = static_cast<std::int64_t>(table.size() / 3);
+  p.steps.min_length = *std::min_element(table.begin(), table.end());
+  p.steps.max_length = *std::max_element(table.begin(), table.end());
+  return p;
+}
+
+std::vector<double> random_window(std::mt19937_64& rng, std::uint32_t t) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(t + 2) * (t + 2));
+  for (double& x : v) x = unit(rng) < 0.08 ? std::numeric_limits<double>::quiet_NaN() : 1.0 + std::floor(unit(rng) * 30);
+  return v;
+}
+
+TEST(GpuCostModels, BatchSolverWithRowTableMatchesCpuTwin) {
+  TERRAZO_REQUIRE_GPU();
+  const std::uint64_t seed = gpu_testing::run_seed() + 21;
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
+  std::mt19937_64 rng(seed);
+  for (const std::uint32_t t : {8u, 16u, 64u, 128u}) {
+    const std::int64_t rows = 600;
+    const std::vector<double> table = random_table(rng, rows);
+    const WeightParams params = table_params(rng, table);
+    const Connectivity connectivity = rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
+    SCOPED_TRACE("t " + std::to_string(t) + " " + to_string(params.model));
+    const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2), cells = static_cast<std::uint64_t>(t) * t;
+    const std::uint64_t count = 9;
+    std::vector<double> values;
+    std::vector<PathLength> dist_in;
+    std::vector<std::int64_t> row0(count);
+    for (std::uint64_t k = 0; k < count; ++k) {
+      const auto v = random_window(rng, t);
+      values.insert(values.end(), v.begin(), v.end());
+      const auto d = gpu_testing::random_seeds(t, rng, 50000);
+      dist_in.insert(dist_in.end(), d.begin(), d.end());
+      row0[k] = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(rows + 4)) - 2;  // edges clamp
+    }
+    SsspBatchOptions options;
+    options.t = t;
+    options.params = params;
+    options.connectivity = connectivity;
+    options.max_batch_tiles = 4;
+    CudaSsspBatchSolver solver(options, kUnreached);
+    std::uint64_t next = 0, checked = 0;
+    auto consume = [&](const CudaSsspBatchSolver::Batch& batch) {
+      ASSERT_FALSE(batch.overflow);
+      for (std::uint64_t i = 0; i < batch.tiles; ++i, ++checked) {
+        std::vector<PathLength> cpu(dist_in.begin() + static_cast<std::ptrdiff_t>(checked * grid),
+                                    dist_in.begin() + static_cast<std::ptrdiff_t>((checked + 1) * grid));
+        std::vector<std::uint8_t> changed(cells);
+        bool overflow = false;
+        WeightParams p = params;
+        p.steps.row0 = row0[checked];
+        block_sssp_cpu(values.data() + checked * grid, t, p, connectivity, kUnreached, cpu.data(), changed.data(),
+                       &overflow);
+        ASSERT_EQ(0, std::memcmp(cpu.data(), batch.dist + i * grid, grid * sizeof(PathLength))) << "tile " << checked;
+        ASSERT_EQ(0, std::memcmp(changed.data(), batch.changed + i * cells, cells)) << "tile " << checked;
+      }
+    };
+    while (next < count) {
+      if (solver.pending() == 2) consume(solver.wait());
+      const std::uint64_t n = std::min<std::uint64_t>(solver.batch_tiles(), count - next);
+      std::memcpy(solver.values(), values.data() + next * grid, n * grid * sizeof(double));
+      std::memcpy(solver.dist(), dist_in.data() + next * grid, n * grid * sizeof(PathLength));
+      std::memcpy(solver.row0(), row0.data() + next, n * sizeof(std::int64_t));
+      solver.submit(n);
+      next += n;
+    }
+    while (solver.pending()) consume(solver.wait());
+    EXPECT_EQ(checked, count);
+  }
+}
+
+TEST(GpuCostModels, OneShotWithRowTableMatchesCpuTwin) {
+  TERRAZO_REQUIRE_GPU();
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
+  std::mt19937_64 rng(gpu_testing::run_seed() + 22);
+  for (int k = 0; k < 12; ++k) {
+    const std::uint32_t t = 16u << (k % 3);
+    const std::vector<double> table = random_table(rng, 300);
+    WeightParams params = table_params(rng, table);
+    params.steps.row0 = static_cast<std::int64_t>(rng() % 250);
+    const std::vector<double> values = random_window(rng, t);
+    std::vector<PathLength> gpu = gpu_testing::random_seeds(t, rng, 50000), cpu = gpu;
+    std::vector<std::uint8_t> gpu_changed(static_cast<std::size_t>(t) * t), cpu_changed(gpu_changed.size());
+    bool gpu_overflow = false, cpu_overflow = false;
+    block_sssp_cuda(values.data(), 1, t, params, Connectivity::Eight, kUnreached, gpu.data(), gpu_changed.data(),
+                    &gpu_overflow);
+    block_sssp_cpu(values.data(), t, params, Connectivity::Eight, kUnreached, cpu.data(), cpu_changed.data(),
+                   &cpu_overflow);
+    ASSERT_EQ(gpu_overflow, cpu_overflow);
+    ASSERT_EQ(gpu, cpu) << "case " << k;
+    ASSERT_EQ(gpu_changed, cpu_changed) << "case " << k;
+  }
+}
+
+std::vector<PathLength> run_resident(Device device, const ResidentSsspOptions& options, const std::vector<double>& values,
+                                     const std::vector<std::uint64_t>& sources) {
+  WorkerPool pool(2);
+  auto solver = make_resident_sssp_solver(device, options, pool);
+  solver->write_values(0, 0, static_cast<std::uint32_t>(options.width), static_cast<std::uint32_t>(options.height),
+                       values.data());
+  for (std::uint64_t cell : sources) solver->set_source(cell % options.width, cell / options.width);
+  const ResidentSsspStats stats = solver->solve([](std::uint64_t, std::uint64_t) {});
+  EXPECT_FALSE(stats.overflow);
+  std::vector<PathLength> dist(options.width * options.height);
+  solver->read_distances(0, 0, static_cast<std::uint32_t>(options.width), static_cast<std::uint32_t>(options.height),
+                         dist.data());
+  return dist;
+}
+
+TEST(GpuCostModels, ResidentWithRowTableMatchesCpuTwin) {
+  TERRAZO_REQUIRE_GPU();
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
+  std::mt19937_64 rng(gpu_testing::run_seed() + 23);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int k = 0; k < 16; ++k) {
+    const std::uint64_t w = 30 + rng() % 300, h = 30 + rng() % 300;
+    const std::vector<double> table = random_table(rng, static_cast<std::int64_t>(h));
+    ResidentSsspOptions o;
+    o.width = w;
+    o.height = h;
+    o.g = 8u << (rng() % 4);
+    o.params = table_params(rng, table);
+    o.connectivity = rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
+    o.batch_tiles = rng() % 2 ? 3 : 4096;
+    o.round_tiles = rng() % 2 ? 2 : 2048;
+    std::vector<double> values(w * h);
+    for (double& v : values) v = unit(rng) < 0.08 ? std::numeric_limits<double>::quiet_NaN() : 1.0 + std::floor(unit(rng) * 30);
+    std::vector<std::uint64_t> sources;
+    for (int s = 0; s < 3; ++s) {
+      const std::uint64_t cell = rng() % (w * h);
+      if (values[cell] == values[cell]) sources.push_back(cell);
+    }
+    const std::string what = "case " + std::to_string(k) + " " + std::to_string(w) + " x " + std::to_string(h) + " g " +
+                             std::to_string(o.g) + " " + to_string(o.params.model);
+    const auto gpu = run_resident(Device::Cuda, o, values, sources);
+    const auto cpu = run_resident(Device::Cpu, o, values, sources);
+    for (std::uint64_t i = 0; i < gpu.size(); ++i) ASSERT_EQ(gpu[i], cpu[i]) << what << " cell " << i % w << "," << i / w;
+  }
+}
+
+}  // namespace
+}  // namespace terrazo

@@ -1,0 +1,86 @@
+// tests/gpu/test_index_gpu.cpp: the CUDA index kernels (kernels/index/*.cu) against their CPU twins,
+// bit for bit: tile boundary matrices by nested dissection (leaves by blocked Floyd-Warshall in
+// shared memory, then the merge levels) for batches of random tiles of 16, 32 and 64 with every leaf
+// side, weight model and connectivity, holes and walls; min-plus products of random matrices and
+// vectors. The CPU twins are themselves checked against Dijkstra in tests/test_index_kernels.cpp.
+// Skips (with the reason) without a GPU; the last case then checks the entry points refuse clearly.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/index/min_plus.h"
+#include "kernels/index/tile_boundary_matrix.h"
+#include "tests/support/gpu_test_support.h"
+
+namespace terrazo {
+namespace {
+
+#define TERRAZO_REQUIRE_GPU()                                                          \
+  do {                                                                                 \
+    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
+  } while (0)
+
+TEST(IndexGpu, TileBoundaryMatricesMatchCpuBitForBit) {
+  TERRAZO_REQUIRE_GPU();
+  std::mt19937_64 rng(gpu_testing::run_seed());
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
+  std::vector<PathLength> workspace;
+  for (std::uint32_t t : {16u, 32u, 64u}) {
+    for (std::uint32_t leaf : {4u, 8u, 16u}) {
+      for (int batch = 0; batch < 4; ++batch) {
+        const WeightParams params = gpu_testing::random_params(rng, false);
+        const Connectivity connectivity = rng() % 2 ? Connectivity::Eight : Connectivity::Four;
+        const std::uint64_t tiles = 1 + rng() % (t == 64 ? 12 : 40);
+        std::vector<double> values;
+        for (std::uint64_t i = 0; i < tiles; ++i) {
+          const auto v = gpu_testing::random_values(gpu_testing::random_spec(t, rng), rng);
+          values.insert(values.end(), v.begin(), v.end());
+        }
+        const std::uint64_t b2 = static_cast<std::uint64_t>(ring_size(t)) * ring_size(t);
+        std::vector<PathLength> cpu(tiles * b2, 1), gpu(tiles * b2, 2);
+        bool cpu_overflow = false, gpu_overflow = false;
+        for (std::uint64_t i = 0; i < tiles; ++i)
+          tile_boundary_matrix_cpu(values.data() + i * t * t, t, leaf, params, connectivity, workspace,
+                                   cpu.data() + i * b2, &cpu_overflow);
+        tile_boundary_matrix_cuda(values.data(), tiles, t, leaf, params, connectivity, gpu.data(), &gpu_overflow);
+        ASSERT_EQ(cpu_overflow, gpu_overflow);
+        ASSERT_EQ(cpu, gpu) << "t " << t << " leaf " << leaf << " tiles " << tiles << " model " << to_string(params.model);
+      }
+    }
+  }
+}
+
+TEST(IndexGpu, MinPlusProductsMatchCpuBitForBit) {
+  TERRAZO_REQUIRE_GPU();
+  std::mt19937_64 rng(gpu_testing::run_seed() ^ 5);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
+  for (int round = 0; round < 40; ++round) {
+    const std::uint32_t b = 1 + static_cast<std::uint32_t>(rng() % 300), k = 1 + static_cast<std::uint32_t>(rng() % 8);
+    const std::uint64_t count = 1 + rng() % 20;
+    std::vector<PathLength> m(count * b * b), x(count * k * b), y(count * k * b);
+    for (auto& e : m) e = rng() % 3 == 0 ? kUnreached : rng() % (1ull << 40);
+    for (auto& e : x) e = rng() % 3 == 0 ? kUnreached : rng() % (1ull << 40);
+    for (auto& e : y) e = rng() % 2 == 0 ? kUnreached : rng() % (1ull << 41);
+    std::vector<PathLength> cpu = y, gpu = y;
+    for (std::uint64_t p = 0; p < count; ++p)
+      min_plus_product_cpu(m.data() + p * b * b, b, x.data() + p * k * b, k, cpu.data() + p * k * b);
+    min_plus_product_cuda(m.data(), count, b, x.data(), k, gpu.data());
+    ASSERT_EQ(cpu, gpu) << "b " << b << " k " << k << " count " << count;
+  }
+}
+
+TEST(IndexGpu, WithoutAGpuTheEntryPointsRefuseClearly) {
+  if (cuda_device().available) GTEST_SKIP() << "a GPU is present: " << cuda_device().name;
+  std::vector<double> values(16 * 16, 1.0);
+  std::vector<PathLength> out(ring_size(16) * ring_size(16));
+  bool overflow = false;
+  EXPECT_THROW(tile_boundary_matrix_cuda(values.data(), 1, 16, 8, WeightParams{}, Connectivity::Eight, out.data(), &overflow),
+               Error);
+}
+
+}  // namespace
+}  // namespace terrazo

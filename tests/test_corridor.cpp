@@ -1,0 +1,160 @@
+// tests/test_corridor.cpp: `terrazo corridor` (api/corridor.h): the sum of two cost surfaces from
+// run_sssp, cell for cell, over several strips; its minimum is the A-to-B distance and every cell
+// of the least-cost path from B back to A attains it (fixed point, exactly); thresholds; refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/corridor.h"
+#include "api/corridor_command.h"
+#include "api/sssp.h"
+#include "core/error.h"
+#include "kernels/common/tile_geometry.h"
+#include "tests/support/sssp_reference.h"
+#include "tests/support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Surfaces {
+  std::string a, b, back_b;
+  double scale = 1;
+  std::uint64_t ax = 0, ay = 0, bx = 0, by = 0;
+};
+
+// A random friction raster of w x h (more rows than one corridor strip) and the cost surfaces from
+// two sources, B's with backlinks.
+Surfaces make_surfaces(testing::TempDir& dir, std::uint64_t seed, std::uint64_t w, std::uint64_t h) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> values(w * h);
+  for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1.0 + std::floor(unit(rng) * 20.0);
+  Surfaces s;
+  s.ax = 3, s.ay = 4, s.bx = w - 5, s.by = h - 6;
+  values[s.ay * w + s.ax] = 1.0;
+  values[s.by * w + s.bx] = 1.0;
+  const std::string input = dir.file("friction" + std::to_string(seed) + ".tif");
+  testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
+  SsspOptions o;
+  o.input = input;
+  o.tile = 64;
+  o.output = s.a = dir.file("a" + std::to_string(seed) + ".tif");
+  o.sources = {parse_source_point(std::to_string(s.ax) + "," + std::to_string(s.ay))};
+  MemoryBudget budget(128ull << 20);
+  s.scale = run_sssp(o, budget, Progress::silent()).params.scale;
+  o.output = s.b = dir.file("b" + std::to_string(seed) + ".tif");
+  o.backlink = s.back_b = dir.file("back_b" + std::to_string(seed) + ".tif");
+  o.sources = {parse_source_point(std::to_string(s.bx) + "," + std::to_string(s.by))};
+  run_sssp(o, budget, Progress::silent());
+  return s;
+}
+
+CorridorResult corridor(const std::string& a, const std::string& b, const std::string& out, double threshold = -1,
+                        double percent = -1) {
+  CorridorOptions o;
+  o.a = a;
+  o.b = b;
+  o.output = out;
+  o.threshold = threshold;
+  o.percent = percent;
+  MemoryBudget budget(64ull << 20);
+  return run_corridor(o, budget, Progress::silent());
+}
+
+TEST(Corridor, SumOfTwoSurfacesAndItsMinimumIsTheLeastCostPath) {
+  testing::TempDir dir;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const std::uint64_t w = 90 + seed * 17, h = kCorridorStripRows + 40 + seed * 23;
+    const Surfaces s = make_surfaces(dir, seed, w, h);
+    const std::string out = dir.file("corridor" + std::to_string(seed) + ".tif");
+    const CorridorResult r = corridor(s.a, s.b, out);
+    const std::vector<double> a = testing::read_raster_values(s.a), b = testing::read_raster_values(s.b);
+    const std::vector<double> c = testing::read_raster_values(out);
+    std::uint64_t valid = 0;
+    for (std::uint64_t i = 0; i < c.size(); ++i) {
+      const double want = a[i] + b[i];
+      if (want != want) {
+        ASSERT_TRUE(c[i] != c[i]) << "cell " << i;
+        continue;
+      }
+      ++valid;
+      ASSERT_EQ(c[i], want) << "cell " << i;
+    }
+    EXPECT_EQ(r.valid_cells, valid);
+    EXPECT_EQ(r.corridor_cells, valid);
+    // The corridor's minimum is the A-to-B distance, attained along B's least-cost path to A.
+    const std::vector<PathLength> fa = testing::fixed_distances(a, s.scale), fb = testing::fixed_distances(b, s.scale);
+    const PathLength d_ab = fa[s.by * w + s.bx];
+    ASSERT_NE(d_ab, kUnreached);
+    EXPECT_EQ(fb[s.ay * w + s.ax], d_ab);  // symmetric weights
+    EXPECT_NEAR(r.min_sum, static_cast<double>(d_ab) / s.scale, 1e-9 * r.min_sum);
+    const std::vector<double> back = testing::read_raster_values(s.back_b);
+    std::uint64_t x = s.ax, y = s.ay, steps = 0;
+    for (;;) {
+      const std::uint64_t i = y * w + x;
+      EXPECT_EQ(fa[i] + fb[i], d_ab) << "path cell " << x << "," << y;
+      const double code = back[i];
+      if (code != code || code == 255) break;
+      x += kDirDx[static_cast<int>(code)];
+      y += kDirDy[static_cast<int>(code)];
+      ASSERT_LT(++steps, w * h);
+    }
+    EXPECT_EQ(x, s.bx);
+    EXPECT_EQ(y, s.by);
+    // Thresholds: --threshold C and --percent P keep exactly the cells with sum <= T.
+    for (const double percent : {-1.0, 0.0, 3.0}) {
+      const double threshold = percent < 0 ? r.min_sum * 1.02 : -1;
+      const std::string cut = dir.file("cut.tif");
+      const CorridorResult t = corridor(s.a, s.b, cut, threshold, percent);
+      const double limit = percent < 0 ? threshold : r.min_sum * (1 + percent / 100) * (1 + kCorridorPercentSlack);
+      EXPECT_EQ(t.threshold, limit);
+      const std::vector<double> kept = testing::read_raster_values(cut);
+      std::uint64_t count = 0;
+      for (std::uint64_t i = 0; i < kept.size(); ++i) {
+        const double sum = a[i] + b[i];
+        const bool in = sum == sum && sum <= limit;
+        ASSERT_EQ(kept[i] == kept[i], in) << "cell " << i << " percent " << percent;
+        if (in) {
+          ASSERT_EQ(kept[i], sum);
+        }
+        count += in;
+      }
+      EXPECT_EQ(t.corridor_cells, count);
+      EXPECT_GE(count, steps + 1);  // at least the least-cost path
+    }
+  }
+}
+
+TEST(Corridor, BadInputIsRefused) {
+  testing::TempDir dir;
+  const std::vector<double> v(20 * 30, 1.0);
+  const std::string a = dir.file("a.tif"), b = dir.file("b.tif"), shifted = dir.file("s.tif");
+  testing::write_raster_values(a, 20, 30, v, CellType::Float64, -1);
+  testing::write_raster_values(b, 30, 20, v, CellType::Float64, -1);
+  RasterInfo moved;
+  moved.has_geotransform = true;
+  moved.geotransform = {5, 1, 0, 30, 0, -1};
+  testing::write_raster_values(shifted, 20, 30, v, CellType::Float64, -1, moved);
+  RasterInfo base;
+  base.has_geotransform = true;
+  base.geotransform = {0, 1, 0, 30, 0, -1};
+  testing::write_raster_values(a, 20, 30, v, CellType::Float64, -1, base);
+  EXPECT_THROW(corridor(a, b, dir.file("o.tif")), UsageError);
+  EXPECT_THROW(corridor(a, shifted, dir.file("o.tif")), UsageError);
+  EXPECT_THROW(parse_corridor_options({"--threshold", "5", "--percent", "2", "a.tif", "b.tif", "o.tif"}), UsageError);
+  EXPECT_THROW(parse_corridor_options({"--percent", "-2", "a.tif", "b.tif", "o.tif"}), UsageError);
+  EXPECT_THROW(parse_corridor_options({"a.tif", "b.tif"}), UsageError);
+  const CorridorCommandOptions ok = parse_corridor_options({"--percent", "2.5", "a.tif", "b.tif", "o.tif"});
+  EXPECT_EQ(ok.corridor.percent, 2.5);
+  EXPECT_EQ(ok.corridor.threshold, -1);
+  EXPECT_NO_THROW(corridor(a, a, dir.file("o.tif")));
+}
+
+}  // namespace
+}  // namespace terrazo

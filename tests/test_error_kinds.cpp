@@ -1,0 +1,78 @@
+// tests/test_error_kinds.cpp: the kinds of core/error.h that say more than Error: IoError (a file
+// cannot be opened, read, written, created or renamed) and BudgetError (--memory too small), thrown
+// by the commands' library entry points where the Python package maps them to OSError and
+// MemoryError (docs/python.md "Errors"); still Errors to the CLI (exit 1).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "api/mst_command.h"
+#include "api/sssp_command.h"
+#include "core/error.h"
+#include "core/memory_budget.h"
+#include "store/posix_file.h"
+#include "tests/support/test_support.h"
+
+namespace {
+
+using namespace terrazo;
+using terrazo::testing::TempDir;
+
+const std::string kDem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+
+// The kind a call throws, as a word (a gtest message names it when it is not the expected one).
+template <class F>
+std::string kind_of(F&& call) {
+  try {
+    call();
+  } catch (const UsageError&) {
+    return "UsageError";
+  } catch (const IoError&) {
+    return "IoError";
+  } catch (const BudgetError&) {
+    return "BudgetError";
+  } catch (const Cancelled&) {
+    return "Cancelled";
+  } catch (const Error&) {
+    return "Error";
+  }
+  return "none";
+}
+
+std::string sssp_kind(const std::vector<std::string>& args) {
+  return kind_of([&] { run_sssp_command(parse_sssp_options(args), Progress::silent()); });
+}
+
+TEST(ErrorKinds, MissingInputIsIoError) {
+  TempDir dir;
+  EXPECT_EQ(sssp_kind({"--source", "1,1", dir.file("none.tif"), dir.file("c.tif")}), "IoError");
+  EXPECT_EQ(kind_of([&] { PosixFile file(dir.file("none.bin"), PosixFile::Mode::Read); }), "IoError");
+}
+
+TEST(ErrorKinds, UnwritableOutputIsIoError) {
+  TempDir dir;
+  EXPECT_EQ(sssp_kind({"--source", "1,1", kDem, dir.file("no/such/dir/c.tif")}), "IoError");
+}
+
+TEST(ErrorKinds, BudgetTooSmallIsBudgetError) {
+  TempDir dir;
+  EXPECT_EQ(sssp_kind({"--source", "1,1", "--memory", "64K", kDem, dir.file("c.tif")}), "BudgetError");
+  EXPECT_EQ(kind_of([&] {
+              run_mst_command(parse_mst_options({"--memory", "64K", kDem, dir.file("e.tif")}), Progress::silent());
+            }),
+            "BudgetError");
+  MemoryBudget budget(1024);
+  EXPECT_EQ(kind_of([&] { const MemoryBudget::Reservation r = budget.reserve(4096, "a test buffer"); }), "BudgetError");
+}
+
+TEST(ErrorKinds, BadFlagIsUsageErrorAndOtherFailuresStayError) {
+  TempDir dir;
+  EXPECT_EQ(sssp_kind({"--source", "1,1", "--connectivity", "6", kDem, dir.file("c.tif")}), "UsageError");
+  EXPECT_EQ(sssp_kind({"--source", "1000,1", kDem, dir.file("c.tif")}), "UsageError");  // outside the raster
+  // Cancellation is neither an I/O nor a budget failure.
+  Progress cancel([](const ProgressEvent&) { return false; });
+  EXPECT_EQ(kind_of([&] { run_sssp_command(parse_sssp_options({"--source", "1,1", kDem, dir.file("c.tif")}), cancel); }),
+            "Cancelled");
+}
+
+}  // namespace

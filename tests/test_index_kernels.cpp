@@ -1,0 +1,168 @@
+// tests/test_index_kernels.cpp: the CPU twins of the boundary-graph index kernels (kernels/index/)
+// against plain references (tests/support/index_reference.h): blocked Floyd-Warshall against the
+// textbook loop, leaf matrices, the 2x2 merge and whole tiles by nested dissection against one
+// Dijkstra per ring cell, and min-plus products against their formula; thousands of random blocks,
+// every weight model, 4 and 8 connectivity, nodata holes and walls that disconnect a block.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/index/blocked_floyd_warshall.h"
+#include "kernels/index/boundary_merge.h"
+#include "kernels/index/min_plus.h"
+#include "kernels/index/tile_boundary_matrix.h"
+#include "tests/support/gpu_test_support.h"
+#include "tests/support/index_reference.h"
+
+namespace terrazo {
+namespace {
+
+using gpu_testing::random_params;
+using gpu_testing::random_spec;
+using gpu_testing::random_values;
+using gpu_testing::run_seed;
+
+Connectivity random_connectivity(std::mt19937_64& rng) { return rng() % 2 ? Connectivity::Eight : Connectivity::Four; }
+
+TEST(BoundaryRing, PositionsAndCellsAreInverse) {
+  for (std::uint32_t s : {1u, 2u, 3u, 4u, 8u, 16u, 64u}) {
+    std::set<std::int32_t> seen;
+    for (std::uint32_t y = 0; y < s; ++y)
+      for (std::uint32_t x = 0; x < s; ++x) {
+        const std::int32_t p = ring_position(s, x, y);
+        const bool edge = x == 0 || y == 0 || x == s - 1 || y == s - 1;
+        ASSERT_EQ(p >= 0, edge) << s << " " << x << "," << y;
+        if (p < 0) continue;
+        ASSERT_LT(static_cast<std::uint32_t>(p), ring_size(s));
+        std::uint32_t rx, ry;
+        ring_cell_of(s, static_cast<std::uint32_t>(p), &rx, &ry);
+        ASSERT_EQ(rx, x);
+        ASSERT_EQ(ry, y);
+        seen.insert(p);
+      }
+    EXPECT_EQ(seen.size(), ring_size(s));
+  }
+}
+
+TEST(BlockedFloydWarshall, MatchesPlainFloydWarshallOnRandomGraphs) {
+  std::mt19937_64 rng(run_seed());
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(run_seed()));
+  for (int round = 0; round < 300; ++round) {
+    const std::uint32_t n = round < 200 ? 1 + static_cast<std::uint32_t>(rng() % 16) : 16 * (1 + static_cast<std::uint32_t>(rng() % 5));
+    std::vector<PathLength> d(static_cast<std::size_t>(n) * n, kUnreached);
+    const std::uint64_t density = 1 + rng() % 4;
+    for (auto& e : d)
+      if (rng() % 8 < density) e = rng() % 1000;
+    std::vector<PathLength> expected = d;
+    testing::plain_floyd_warshall(expected, n);
+    blocked_floyd_warshall_cpu(d.data(), n);
+    ASSERT_EQ(d, expected) << "n " << n << " round " << round;
+  }
+}
+
+TEST(LeafBoundaryMatrix, MatchesDijkstraOnThousandsOfRandomBlocks) {
+  std::mt19937_64 rng(run_seed() ^ 1);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(run_seed()));
+  std::vector<PathLength> workspace(16 * 16 * 16 * 16);
+  int disconnected = 0;
+  for (int round = 0; round < 2000; ++round) {
+    const std::uint32_t s = round < 1500 ? 4 : round < 1950 ? 8 : 16;
+    const std::uint32_t stride = s + static_cast<std::uint32_t>(rng() % 3);
+    gpu_testing::TileSpec spec = random_spec(stride, rng);
+    spec.negative = rng() % 4 == 0;
+    const std::vector<double> values = random_values(spec, rng);
+    const WeightParams params = random_params(rng, spec.negative);
+    if (params.model == WeightModel::Friction && spec.negative) continue;
+    const Connectivity connectivity = random_connectivity(rng);
+    bool overflow = false, reference_overflow = false;
+    const std::uint32_t b = ring_size(s);
+    std::vector<PathLength> out(static_cast<std::size_t>(b) * b, 7);
+    leaf_boundary_matrix_cpu(values.data(), stride, s, params, connectivity, workspace.data(), out.data(), &overflow);
+    const auto expected = testing::ring_matrix_reference(values.data(), stride, s, params, connectivity, &reference_overflow);
+    ASSERT_EQ(overflow, reference_overflow);
+    ASSERT_EQ(out, expected) << "s " << s << " round " << round << " model " << to_string(params.model);
+    for (std::uint32_t p = 0; p < b; ++p)
+      for (std::uint32_t q = 0; q < b; ++q)
+        if (expected[p * b + p] == 0 && expected[q * b + q] == 0 && expected[p * b + q] == kUnreached) ++disconnected;
+  }
+  EXPECT_GT(disconnected, 0) << "no block had valid ring cells without a path between them";
+}
+
+TEST(BoundaryMerge, MatchesDijkstraOnRandomParents) {
+  std::mt19937_64 rng(run_seed() ^ 2);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(run_seed()));
+  for (int round = 0; round < 1200; ++round) {
+    const std::uint32_t s = round < 1000 ? 2 + static_cast<std::uint32_t>(rng() % 3) : 8;  // 2, 3, 4 (any s >= 2), then 8
+    const std::uint32_t side = 2 * s;
+    gpu_testing::TileSpec spec = random_spec(side, rng);
+    const std::vector<double> values = random_values(spec, rng);
+    const WeightParams params = random_params(rng, false);
+    const Connectivity connectivity = random_connectivity(rng);
+    bool overflow = false;
+    const std::uint32_t b = ring_size(s);
+    std::vector<PathLength> children(4ull * b * b);
+    for (std::uint32_t c = 0; c < 4; ++c) {
+      const double* origin = values.data() + (c >> 1) * s * side + (c & 1u) * s;
+      const auto m = testing::ring_matrix_reference(origin, side, s, params, connectivity, &overflow);
+      std::copy(m.begin(), m.end(), children.begin() + c * b * b);
+    }
+    std::vector<PathLength> workspace(merge_workspace_entries(s));
+    const std::uint32_t pb = ring_size(side);
+    std::vector<PathLength> parent(static_cast<std::size_t>(pb) * pb, 7);
+    boundary_merge_cpu(values.data(), side, s, params, connectivity, children.data(), workspace.data(), parent.data(), &overflow);
+    const auto expected = testing::ring_matrix_reference(values.data(), side, side, params, connectivity, &overflow);
+    ASSERT_EQ(parent, expected) << "s " << s << " round " << round << " model " << to_string(params.model);
+  }
+}
+
+TEST(TileBoundaryMatrix, NestedDissectionMatchesDijkstraForEveryLeafSide) {
+  std::mt19937_64 rng(run_seed() ^ 3);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(run_seed()));
+  std::vector<PathLength> workspace;
+  for (int round = 0; round < 60; ++round) {
+    const std::uint32_t t = round < 50 ? 16 : 32;
+    gpu_testing::TileSpec spec = random_spec(t, rng);
+    const std::vector<double> values = random_values(spec, rng);
+    const WeightParams params = random_params(rng, false);
+    const Connectivity connectivity = random_connectivity(rng);
+    bool overflow = false;
+    const auto expected = testing::ring_matrix_reference(values.data(), t, t, params, connectivity, &overflow);
+    for (std::uint32_t leaf : {4u, 8u, 16u}) {
+      std::vector<PathLength> out(expected.size(), 7);
+      tile_boundary_matrix_cpu(values.data(), t, leaf, params, connectivity, workspace, out.data(), &overflow);
+      ASSERT_EQ(out, expected) << "t " << t << " leaf " << leaf << " round " << round;
+    }
+  }
+}
+
+TEST(TileBoundaryMatrix, RejectsSidesOutsideTheContract) {
+  std::vector<PathLength> workspace;
+  EXPECT_THROW(tile_boundary_workspace_entries(24, 8), Error);
+  EXPECT_THROW(tile_boundary_workspace_entries(16, 32), Error);
+  EXPECT_THROW(tile_boundary_workspace_entries(64, 2), Error);
+}
+
+TEST(MinPlusProduct, MatchesItsFormula) {
+  std::mt19937_64 rng(run_seed() ^ 4);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(run_seed()));
+  for (int round = 0; round < 500; ++round) {
+    const std::uint32_t b = 1 + static_cast<std::uint32_t>(rng() % 70), k = 1 + static_cast<std::uint32_t>(rng() % 5);
+    std::vector<PathLength> m(static_cast<std::size_t>(b) * b), x(static_cast<std::size_t>(k) * b), y(x.size());
+    for (auto& e : m) e = rng() % 3 == 0 ? kUnreached : rng() % 100000;
+    for (auto& e : x) e = rng() % 3 == 0 ? kUnreached : rng() % 100000;
+    for (auto& e : y) e = rng() % 2 == 0 ? kUnreached : rng() % 200000;
+    std::vector<PathLength> expected = y;
+    for (std::uint32_t v = 0; v < k; ++v)
+      for (std::uint32_t j = 0; j < b; ++j)
+        for (std::uint32_t i = 0; i < b; ++i)
+          expected[v * b + j] = std::min(expected[v * b + j], min_plus_add(x[v * b + i], m[i * b + j]));
+    min_plus_product_cpu(m.data(), b, x.data(), k, y.data());
+    ASSERT_EQ(y, expected) << "b " << b << " k " << k;
+  }
+}
+
+}  // namespace
+}  // namespace terrazo

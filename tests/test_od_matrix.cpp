@@ -1,0 +1,498 @@
+// tests/test_od_matrix.cpp: the boundary-graph index (terrazo index) and origin-destination matrices
+// (terrazo od-matrix) against the in-memory Dijkstra oracle (tests/support/sssp_reference.h) and
+// against plain `terrazo sssp` runs: random rasters with holes, walls and islands, real DEMs and
+// generated terrain; sites on tile borders and corners, in one tile, on unreachable islands; with the
+// index, without it, with a tiny cache; the index file's checksums and fingerprint; bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "api/generate_terrain.h"
+#include "api/index.h"
+#include "api/index_command.h"
+#include "api/info_command.h"
+#include "api/network.h"
+#include "api/od_matrix_command.h"
+#include "api/sssp.h"
+#include "core/error.h"
+#include "store/index_file.h"
+#include "tests/support/sssp_reference.h"
+#include "tests/support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+SourcePoint pixel(std::uint64_t x, std::uint64_t y) { return parse_source_point(std::to_string(x) + "," + std::to_string(y), "--site"); }
+
+// The oracle: costs from each site to every site by Dijkstra over the whole raster.
+std::vector<PathLength> reference_matrix(const std::vector<double>& values, std::uint64_t w, std::uint64_t h,
+                                         const WeightParams& params, Connectivity connectivity, PathLength max_cost,
+                                         const std::vector<std::uint64_t>& cells) {
+  std::vector<PathLength> out;
+  for (std::uint64_t s : cells) {
+    testing::SsspReferenceProblem ref;
+    ref.width = w;
+    ref.height = h;
+    ref.values = values.data();
+    ref.params = params;
+    ref.connectivity = connectivity;
+    ref.max_cost = max_cost;
+    testing::set_reference_sources(ref, {{s, 0}});
+    EXPECT_TRUE(testing::sssp_reference(ref));
+    for (std::uint64_t t : cells) out.push_back(ref.dist[t]);
+  }
+  return out;
+}
+
+IndexResult build(const std::string& input, const std::string& output, WeightModel model, Connectivity c,
+                  std::uint32_t tile, std::uint32_t leaf, double scale = 0.0) {
+  IndexOptions o;
+  o.input = input;
+  o.output = output;
+  o.weight = model;
+  o.connectivity = c;
+  o.tile = tile;
+  o.leaf = leaf;
+  o.scale = scale;
+  o.device = "cpu";
+  MemoryBudget budget(256ull << 20);
+  return run_index(o, budget, Progress::silent());
+}
+
+OdMatrixResult query(const std::string& input, const std::string& index, const std::vector<SourcePoint>& sites,
+                     WeightModel model, Connectivity c, double max_cost = -1, std::uint64_t cache_bytes = 0,
+                     std::uint32_t tile = 16, double scale = 0.0) {
+  OdMatrixOptions o;
+  o.input = input;
+  o.index = index;
+  o.sites = sites;
+  o.weight = model;
+  o.connectivity = c;
+  o.max_cost = max_cost;
+  o.cache_bytes = cache_bytes;
+  o.tile = tile;
+  o.scale = scale;
+  o.threads = 2;
+  MemoryBudget budget(256ull << 20);
+  return run_od_matrix(o, budget, Progress::silent());
+}
+
+// Random valid sites, with some on tile borders and corners (tile 16), two in one tile.
+std::vector<std::uint64_t> pick_sites(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::mt19937_64& rng,
+                                      int count) {
+  std::vector<std::uint64_t> cells;
+  auto valid = [&](std::uint64_t c) { return values[c] == values[c]; };
+  for (int tries = 0; cells.size() < static_cast<std::size_t>(count) && tries < 100000; ++tries) {
+    std::uint64_t x = rng() % w, y = rng() % h;
+    switch (cells.size() % 4) {
+      case 0: x = std::min<std::uint64_t>(w - 1, (x / 16) * 16 + (rng() % 2 ? 15 : 0)); break;  // tile border column
+      case 1: x = std::min<std::uint64_t>(w - 1, (x / 16) * 16 + 15); y = std::min<std::uint64_t>(h - 1, (y / 16) * 16); break;  // corner
+      case 2: if (!cells.empty()) { x = std::min<std::uint64_t>(w - 1, cells[0] % w + rng() % 3); y = cells[0] / w; } break;  // same tile
+      default: break;
+    }
+    if (valid(y * w + x)) cells.push_back(y * w + x);
+  }
+  return cells;
+}
+
+std::vector<SourcePoint> points_of(const std::vector<std::uint64_t>& cells, std::uint64_t w) {
+  std::vector<SourcePoint> points;
+  for (std::uint64_t c : cells) points.push_back(pixel(c % w, c / w));
+  return points;
+}
+
+void expect_same(const std::vector<PathLength>& got, const std::vector<PathLength>& want, std::uint64_t k, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::uint64_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << what << ": from site " << i / k + 1 << " to site " << i % k + 1;
+}
+
+TEST(OdMatrix, RandomRastersWithIndexAndWithoutMatchTheOracle) {
+  testing::TempDir dir;
+  int unreachable_pairs = 0;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    std::mt19937_64 rng(seed * 104729);
+    const std::uint64_t w = 20 + rng() % 60, h = 20 + rng() % 60;
+    std::vector<double> values(w * h);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (auto& v : values) v = unit(rng) < 0.06 ? kNaN : std::floor(unit(rng) * 50);
+    if (seed % 2 == 0) {  // a wall of nodata with a gap, and a closed nodata ring around an island
+      const std::uint64_t wx = 5 + rng() % (w - 10);
+      for (std::uint64_t y = 0; y < h; ++y)
+        if (y != h / 2) values[y * w + wx] = kNaN;
+      for (std::uint64_t y = 2; y <= 8; ++y)
+        for (std::uint64_t x = 2; x <= 8; ++x)
+          if (y == 2 || y == 8 || x == 2 || x == 8) values[y * w + x] = kNaN;
+          else values[y * w + x] = 7;
+    }
+    const std::string input = dir.file("in" + std::to_string(seed) + ".tif");
+    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
+    const WeightModel model = seed % 3 == 0 ? WeightModel::Max : seed % 3 == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
+    const Connectivity c = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
+    std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 3 + static_cast<int>(rng() % 5));
+    if (seed % 2 == 0) cells.push_back(5 * w + 5);  // on the island
+    const std::uint32_t leaf = seed % 3 == 0 ? 4 : seed % 3 == 1 ? 8 : 16;
+    const std::string index = dir.file("in" + std::to_string(seed) + ".tzi");
+    const IndexResult built = build(input, index, model, c, 16, leaf);
+    const double max_cost = seed % 5 == 0 ? 60.0 : -1.0;
+    const OdMatrixResult with = query(input, index, points_of(cells, w), model, c, max_cost, seed % 3 == 0 ? 1 : 0);
+    const OdMatrixResult without = query(input, "", points_of(cells, w), model, c, max_cost);
+    const PathLength max_fixed = max_cost < 0 ? kUnreached : static_cast<PathLength>(std::floor(max_cost * with.params.scale));
+    const auto want = reference_matrix(values, w, h, with.params, c, max_fixed, cells);
+    const std::string what = "seed " + std::to_string(seed);
+    EXPECT_EQ(built.weights.params.scale, with.params.scale);
+    expect_same(with.costs, want, cells.size(), what + " with the index");
+    expect_same(without.costs, want, cells.size(), what + " without the index");
+    for (PathLength d : want) unreachable_pairs += d == kUnreached;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(unreachable_pairs, 0) << "no case had an unreachable pair (island sites)";
+}
+
+TEST(OdMatrix, RealDemsEqualPlainSsspRuns) {
+  testing::TempDir dir;
+  for (const std::string name : {"pysheds_dem.tif", "hugo_site.asc"}) {
+    const std::string input = std::string(TERRAZO_DATASETS) + "/real/" + name;
+    RasterInfo info;
+    const std::vector<double> values = testing::read_raster_values(input, &info);
+    std::mt19937_64 rng(name.size());
+    const std::vector<std::uint64_t> cells = pick_sites(values, info.width, info.height, rng, 5);
+    const std::string index = dir.file(name + ".tzi");
+    build(input, index, WeightModel::Friction, Connectivity::Eight, 32, 8);
+    const OdMatrixResult with = query(input, index, points_of(cells, info.width), WeightModel::Friction, Connectivity::Eight);
+    const OdMatrixResult without = query(input, "", points_of(cells, info.width), WeightModel::Friction, Connectivity::Eight,
+                                         -1, 0, 64);
+    expect_same(without.costs, with.costs, cells.size(), name + ": without the index against with it");
+    // K plain sssp runs through the api: the cost raster at every site.
+    for (std::uint64_t s = 0; s < cells.size(); ++s) {
+      SsspOptions o;
+      o.input = input;
+      o.output = dir.file(name + "_cost" + std::to_string(s) + ".tif");
+      o.sources = {pixel(cells[s] % info.width, cells[s] / info.width)};
+      o.tile = 64;
+      MemoryBudget budget(256ull << 20);
+      const SsspResult r = run_sssp(o, budget, Progress::silent());
+      ASSERT_EQ(r.params.scale, with.params.scale);
+      const auto dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
+      for (std::uint64_t t = 0; t < cells.size(); ++t)
+        ASSERT_EQ(with.costs[s * cells.size() + t], dist[cells[t]]) << name << " site " << s + 1 << " -> " << t + 1;
+    }
+  }
+}
+
+TEST(OdMatrix, GeneratedTerrainWithTheIndexMatchesTheOracle) {
+  testing::TempDir dir;
+  GenerateOptions g;
+  g.terrain.width = 300;
+  g.terrain.height = 217;
+  g.terrain.seed = 7;
+  g.terrain.nodata_holes = 0.02;
+  g.output = dir.file("gen.tzs");
+  g.tile = 64;
+  MemoryBudget budget(256ull << 20);
+  run_generate(g, budget, Progress::silent());
+  RasterInfo info;
+  const std::vector<double> values = testing::read_raster_values(g.output, &info);
+  std::mt19937_64 rng(7);
+  const std::vector<std::uint64_t> cells = pick_sites(values, info.width, info.height, rng, 8);
+  const std::string index = dir.file("gen.tzi");
+  build(g.output, index, WeightModel::AbsDiff, Connectivity::Eight, 32, 8);
+  const OdMatrixResult with = query(g.output, index, points_of(cells, info.width), WeightModel::AbsDiff, Connectivity::Eight);
+  const auto want = reference_matrix(values, info.width, info.height, with.params, Connectivity::Eight, kUnreached, cells);
+  expect_same(with.costs, want, cells.size(), "generated terrain");
+}
+
+// `sssp --index` against the oracle (random rasters with walls and islands, several sources, max
+// cost) and against plain sssp on a real DEM.
+TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
+  testing::TempDir dir;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    std::mt19937_64 rng(seed * 7907);
+    const std::uint64_t w = 20 + rng() % 70, h = 20 + rng() % 70;
+    std::vector<double> values(w * h);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (auto& v : values) v = unit(rng) < 0.06 ? kNaN : std::floor(unit(rng) * 50);
+    if (seed % 2 == 0) {
+      const std::uint64_t wx = 5 + rng() % (w - 10);
+      for (std::uint64_t y = 0; y < h; ++y)
+        if (y != h / 3) values[y * w + wx] = kNaN;
+    }
+    const std::string input = dir.file("s" + std::to_string(seed) + ".tif");
+    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
+    const WeightModel model = seed % 3 == 0 ? WeightModel::Max : seed % 3 == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
+    const Connectivity c = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
+    const std::string index = dir.file("s" + std::to_string(seed) + ".tzi");
+    build(input, index, model, c, 16, 8);
+    SsspOptions o;
+    o.input = input;
+    o.output = dir.file("s" + std::to_string(seed) + "_cost.tif");
+    o.index = index;
+    o.weight = model;
+    o.connectivity = c;
+    if (seed % 5 == 0) o.max_cost = 50.0;
+    if (seed % 3 == 0) o.cache_bytes = 1;  // the smallest cache: two tiles
+    const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 1 + static_cast<int>(rng() % 3));
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> seeds;
+    for (std::uint64_t cell : cells) {
+      o.sources.push_back(pixel(cell % w, cell / w));
+      seeds.push_back({cell, 0});
+    }
+    MemoryBudget budget(256ull << 20);
+    const SsspResult r = run_sssp(o, budget, Progress::silent());
+    EXPECT_EQ(r.exchange, "index");
+    testing::SsspReferenceProblem ref;
+    ref.width = w;
+    ref.height = h;
+    ref.values = values.data();
+    ref.params = r.params;
+    ref.connectivity = c;
+    ref.max_cost = r.max_cost_fixed;
+    testing::set_reference_sources(ref, seeds);
+    ASSERT_TRUE(testing::sssp_reference(ref));
+    const auto dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
+    for (std::uint64_t i = 0; i < dist.size(); ++i)
+      ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " cell " << i % w << "," << i / w;
+  }
+  // A real DEM: the index's cost raster equals plain sssp's, bit for bit.
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string index = dir.file("pysheds.tzi");
+  build(dem, index, WeightModel::Friction, Connectivity::Eight, 32, 8);
+  SsspOptions a;
+  a.input = dem;
+  a.output = dir.file("plain.tif");
+  a.sources = {pixel(17, 23), pixel(300, 200)};
+  a.tile = 64;
+  SsspOptions b = a;
+  b.output = dir.file("indexed.tif");
+  b.index = index;
+  MemoryBudget budget(256ull << 20);
+  run_sssp(a, budget, Progress::silent());
+  run_sssp(b, budget, Progress::silent());
+  const auto plain = testing::read_raster_values(a.output), indexed = testing::read_raster_values(b.output);
+  ASSERT_EQ(plain.size(), indexed.size());
+  for (std::uint64_t i = 0; i < plain.size(); ++i)
+    ASSERT_TRUE(plain[i] == indexed[i] || (plain[i] != plain[i] && indexed[i] != indexed[i])) << "cell " << i;
+  // --index with --backlink: one usage error.
+  SsspOptions c = b;
+  c.backlink = dir.file("back.tif");
+  EXPECT_THROW(run_sssp(c, budget, Progress::silent()), UsageError);
+}
+
+// The network: the tree's edges are the minimum spanning tree of the oracle's matrix (Prim on the
+// oracle, independent of Kruskal), each traced as a line whose cost is the matrix entry; an island
+// site makes a forest.
+TEST(Network, TreeIsTheMinimumSpanningTreeOfTheMatrixAndEveryEdgeIsTraced) {
+  testing::TempDir dir;
+  std::mt19937_64 rng(5);
+  const std::uint64_t w = 70, h = 50;
+  std::vector<double> values(w * h);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 30);
+  for (std::uint64_t y = 2; y <= 8; ++y)
+    for (std::uint64_t x = 2; x <= 8; ++x) values[y * w + x] = (y == 2 || y == 8 || x == 2 || x == 8) ? kNaN : 3;
+  const std::string input = dir.file("net.tif");
+  testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
+  std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 7);
+  cells.push_back(5 * w + 5);  // the island
+  cells.push_back(4 * w + 6);  // a second site on it
+  const std::uint64_t k = cells.size();
+  const std::string index = dir.file("net.tzi");
+  build(input, index, WeightModel::Friction, Connectivity::Eight, 16, 8);
+  for (const bool with_index : {true, false}) {
+    NetworkOptions o;
+    o.od.input = input;
+    o.od.output = dir.file(with_index ? "a.geojson" : "b.geojson");
+    o.od.index = with_index ? index : "";
+    o.od.sites = points_of(cells, w);
+    o.od.tile = 16;
+    MemoryBudget budget(256ull << 20);
+    const NetworkResult r = run_network(o, budget, Progress::silent());
+    const auto want = reference_matrix(values, w, h, r.matrix.params, Connectivity::Eight, kUnreached, cells);
+    // Prim's total weight per component on the oracle's matrix.
+    std::vector<char> in(k, 0);
+    PathLength total = 0;
+    std::uint64_t components = 0;
+    for (std::uint64_t root = 0; root < k; ++root) {
+      if (in[root]) continue;
+      ++components;
+      std::vector<PathLength> key(k, kUnreached);
+      key[root] = 0;
+      for (;;) {
+        std::uint64_t best = k;
+        for (std::uint64_t v = 0; v < k; ++v)
+          if (!in[v] && key[v] != kUnreached && (best == k || key[v] < key[best])) best = v;
+        if (best == k) break;
+        in[best] = 1;
+        total += key[best];
+        for (std::uint64_t v = 0; v < k; ++v)
+          if (!in[v] && want[best * k + v] < key[v]) key[v] = want[best * k + v];
+      }
+    }
+    EXPECT_EQ(r.components, components);
+    EXPECT_EQ(components, 2u);
+    EXPECT_EQ(r.edges.size(), k - components);
+    PathLength got = 0;
+    for (const NetworkEdge& e : r.edges) {
+      got += e.cost;
+      EXPECT_EQ(e.cost, want[e.from * k + e.to]);
+      EXPECT_GE(e.cells, cells[e.from] == cells[e.to] ? 1u : 2u);
+    }
+    EXPECT_EQ(got, total);
+    std::ifstream f(o.od.output);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::size_t features = 0;
+    for (std::size_t at = text.find("\"LineString\""); at != std::string::npos; at = text.find("\"LineString\"", at + 1)) ++features;
+    EXPECT_EQ(features, r.edges.size());
+  }
+}
+
+TEST(IndexFile, LeafSideDoesNotChangeTheMatricesAndCorruptionIsAnError) {
+  testing::TempDir dir;
+  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
+  build(input, dir.file("a.tzi"), WeightModel::Friction, Connectivity::Eight, 32, 4);
+  build(input, dir.file("b.tzi"), WeightModel::Friction, Connectivity::Eight, 32, 16);
+  MemoryBudget budget(64ull << 20);
+  auto a = IndexFile::open(dir.file("a.tzi"), budget);
+  auto b = IndexFile::open(dir.file("b.tzi"), budget);
+  EXPECT_EQ(a->header().fingerprint, b->header().fingerprint);
+  const std::uint32_t ring = 4 * 32 - 4;
+  std::vector<double> ra(ring), rb(ring);
+  std::vector<PathLength> ma(ring * ring), mb(ring * ring);
+  const std::uint64_t tiles = a->header().grid().tile_count();
+  std::uint64_t present = 0;
+  for (std::uint64_t i = 0; i < tiles; ++i) {
+    a->read_tile(i, ra.data(), ma.data());
+    b->read_tile(i, rb.data(), mb.data());
+    ASSERT_EQ(ma, mb) << "tile " << i;
+    present += a->entry(i).offset != 0;
+  }
+  EXPECT_GT(present, 0u);
+  // `terrazo info` describes an index (and reads every tile).
+  const InfoCommandResult info = run_info_command(parse_info_options({dir.file("b.tzi")}), Progress::silent());
+  EXPECT_NE(info.summary().find("boundary-graph index"), std::string::npos) << info.summary();
+  EXPECT_EQ(info.index.present_tiles, present);
+  EXPECT_NE(info.to_json().find("\"format\":\"tzi\""), std::string::npos);
+  // One flipped byte in a tile record: an Error naming the tile, not a wrong distance.
+  std::uint64_t victim = 0;
+  while (a->entry(victim).offset == 0) ++victim;
+  const std::uint64_t at = a->entry(victim).offset + a->entry(victim).bytes / 2;
+  a.reset();
+  {
+    std::fstream f(dir.file("a.tzi"), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(at));
+    char byte = 0;
+    f.read(&byte, 1);
+    byte = static_cast<char>(byte ^ 0x40);
+    f.seekp(static_cast<std::streamoff>(at));
+    f.write(&byte, 1);
+  }
+  auto corrupt = IndexFile::open(dir.file("a.tzi"), budget);
+  EXPECT_THROW(corrupt->read_tile(victim, ra.data(), ma.data()), Error);
+  // Truncated: refused on open.
+  {
+    std::ifstream in(dir.file("b.tzi"), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream out(dir.file("c.tzi"), std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() - 100));
+  }
+  EXPECT_THROW(IndexFile::open(dir.file("c.tzi"), budget), Error);
+}
+
+TEST(OdMatrixCommand, BadInputIsAUsageError) {
+  testing::TempDir dir;
+  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
+  const std::string out = dir.file("od.csv");
+  // Fewer than 2 sites.
+  EXPECT_THROW(parse_od_matrix_options({"--site", "1,1", input, out}), UsageError);
+  EXPECT_THROW(parse_od_matrix_options({input, out}), UsageError);
+  RasterInfo info;
+  const std::vector<double> values = testing::read_raster_values(input, &info);
+  std::uint64_t nodata = 0;
+  while (nodata < values.size() && values[nodata] == values[nodata]) ++nodata;
+  std::uint64_t valid = 0;
+  while (values[valid] != values[valid]) ++valid;
+  const std::string a = std::to_string(valid % info.width) + "," + std::to_string(valid / info.width);
+  // Outside the raster.
+  auto outside = parse_od_matrix_options({"--site", a, "--site", std::to_string(info.width + 5) + ",0", input, out});
+  EXPECT_THROW(run_od_matrix_command(outside, Progress::silent()), UsageError);
+  // On nodata (with and without an index).
+  const std::string index = dir.file("hugo.tzi");
+  build(input, index, WeightModel::Friction, Connectivity::Eight, 16, 8);
+  if (nodata < values.size()) {
+    const std::string n = std::to_string(nodata % info.width) + "," + std::to_string(nodata / info.width);
+    auto on_nodata = parse_od_matrix_options({"--site", a, "--site", n, input, out});
+    EXPECT_THROW(run_od_matrix_command(on_nodata, Progress::silent()), UsageError);
+    auto on_nodata_index = parse_od_matrix_options({"--index", index, "--site", a, "--site", n, input, out});
+    EXPECT_THROW(run_od_matrix_command(on_nodata_index, Progress::silent()), UsageError);
+  }
+  // An index of another weight model.
+  auto other_weight = parse_od_matrix_options({"--index", index, "--weight", "absdiff", "--site", a, "--site", a, input, out});
+  EXPECT_THROW(run_od_matrix_command(other_weight, Progress::silent()), UsageError);
+  // An index of another raster of another size, and of the same size with other values (fingerprint).
+  const std::string pysheds = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  auto other_raster = parse_od_matrix_options({"--index", index, "--site", "1,1", "--site", "2,2", pysheds, out});
+  EXPECT_THROW(run_od_matrix_command(other_raster, Progress::silent()), UsageError);
+  std::vector<double> changed = values;
+  for (double& v : changed)
+    if (v == v) v += 1.0;
+  const std::string shifted = dir.file("shifted.tif");
+  testing::write_raster_values(shifted, info.width, info.height, changed, CellType::Float64, -9999, info);
+  auto fingerprint = parse_od_matrix_options({"--index", index, "--scale", std::to_string(build(input, dir.file("x.tzi"), WeightModel::Friction, Connectivity::Eight, 16, 8).weights.params.scale),
+                                              "--site", a, "--site", a, shifted, out});
+  EXPECT_THROW(run_od_matrix_command(fingerprint, Progress::silent()), UsageError);
+  // Not an index at all.
+  auto not_index = parse_od_matrix_options({"--index", input, "--site", a, "--site", a, input, out});
+  EXPECT_THROW(run_od_matrix_command(not_index, Progress::silent()), UsageError);
+}
+
+TEST(OdMatrixCli, WritesTheCsvAndRefusesBadInputWithOneLineAndExitTwo) {
+  testing::TempDir dir;
+  const std::string input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const std::string index = dir.file("p.tzi"), out = dir.file("od.csv"), wide = dir.file("wide.csv"), err = dir.file("err.txt");
+  const std::string bin = TERRAZO_BINARY;
+  ASSERT_EQ(std::system((bin + " index -q --device cpu --tile 32 " + input + " " + index).c_str()), 0);
+  ASSERT_EQ(std::system((bin + " od-matrix -q --index " + index + " --site 10,10 --site 100,50 --site 200,120 " + input + " " + out).c_str()), 0);
+  ASSERT_EQ(std::system((bin + " od-matrix -q --wide --site 10,10 --site 100,50 --site 200,120 " + input + " " + wide).c_str()), 0);
+  std::ifstream f(out);
+  std::string line;
+  std::getline(f, line);
+  EXPECT_EQ(line, "from_id,to_id,cost");
+  int rows = 0;
+  std::vector<double> long_costs;
+  while (std::getline(f, line)) {
+    ++rows;
+    long_costs.push_back(std::stod(line.substr(line.rfind(',') + 1)));
+  }
+  EXPECT_EQ(rows, 9);
+  EXPECT_EQ(long_costs[0], 0.0);
+  EXPECT_GT(long_costs[1], 0.0);
+  std::ifstream g(wide);
+  std::getline(g, line);
+  EXPECT_EQ(line, "from_id,1,2,3");
+  std::getline(g, line);
+  std::stringstream cells(line);
+  std::string cell;
+  std::getline(cells, cell, ',');
+  for (int j = 0; j < 3; ++j) {
+    std::getline(cells, cell, ',');
+    EXPECT_EQ(std::stod(cell), long_costs[j]) << "the wide table and the long form (index or not) agree";
+  }
+  // One site: exit 2, one line.
+  const int status = std::system((bin + " od-matrix --site 10,10 " + input + " " + out + " 2> " + err).c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream e(err);
+  int lines = 0;
+  while (std::getline(e, line)) ++lines;
+  EXPECT_EQ(lines, 1);
+}
+
+}  // namespace
+}  // namespace terrazo
