@@ -503,9 +503,19 @@ void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uin
 void GeoTiffWriter::write_window_u32(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                                      const std::uint32_t* cells) {
   Impl& s = *impl_;
-  if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
+  if (!s.dataset && !s.blocks) throw Error("window written to '" + s.path + "' after finish()");
   if (s.type != CellType::UInt32) throw Error("internal error: UInt32 window written to the " + std::string(to_string(s.type)) + " band of '" + s.path + "'");
   check_window(s.path, s.width, s.height, x0, y0, w, h);
+  if (s.blocks) {
+    // The block writer takes doubles (every UInt32 is exact in one): a row at a time, so the copy
+    // is one row of the window.
+    std::vector<double> row(w);
+    for (std::uint32_t r = 0; r < h; ++r) {
+      std::copy(cells + static_cast<std::uint64_t>(r) * w, cells + static_cast<std::uint64_t>(r + 1) * w, row.begin());
+      write_window(x0, y0 + r, w, 1, row.data());
+    }
+    return;
+  }
   reset_gdal_error();
   const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
                                   static_cast<int>(h), const_cast<std::uint32_t*>(cells), static_cast<int>(w),
