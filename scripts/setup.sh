@@ -3,8 +3,9 @@
 # by package name through apt. Run as root (or as a user with sudo). Safe to run again.
 #
 #   scripts/setup.sh            build + test dependencies (what CI needs)
-#   scripts/setup.sh --bench    also the Python baselines the benchmarks compare against
-#                               (SciPy, scikit-image, GDAL's Python bindings)
+#   scripts/setup.sh --bench    also the baselines the benchmarks compare against (SciPy,
+#                               scikit-image, GDAL's Python bindings, GRASS r.cost) and perf
+#                               for the profiles of docs/benchmarks.md
 #
 # CUDA is not installed here: when nvcc is at /usr/local/cuda/bin (or on PATH) the CUDA solvers
 # are built, otherwise the CPU solvers alone (CMake says which).
@@ -16,7 +17,7 @@ packages=(
   libboost-iostreams-dev zlib1g-dev              # gzip-compressed ASCII grids
   libgtest-dev googletest                        # tests
 )
-bench_packages=(python3-scipy python3-skimage python3-gdal python3-numpy)
+bench_packages=(python3-scipy python3-skimage python3-gdal python3-numpy grass-core linux-perf)
 
 with_bench=0
 for arg in "$@"; do
