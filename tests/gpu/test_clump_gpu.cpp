@@ -234,14 +234,23 @@ TEST(ClumpGpu, StreamedSolverEqualsCpuSolverWithBothSlotsInFlight) {
   std::uint64_t checked = 0;
   auto check = [&](const ClumpTileSolved& g) {
     const std::uint64_t begin = begins[checked++];
-    ClumpTileBatch job;
-    job.tiles = g.tiles;
-    job.read = [&](std::uint64_t i, double* k) { std::copy_n(all.keys.data() + (begin + i) * cells, cells, k); };
     // Copy the GPU's results before the CPU solver runs (they stay valid until the slot is reused anyway).
     const std::vector<std::uint32_t> gl(g.labels, g.labels + g.tiles * cells), gr(g.regions, g.regions + g.tiles);
-    const ClumpTileSolved& c = cpu->solve(job);
-    ASSERT_EQ(std::vector<std::uint32_t>(c.regions, c.regions + c.tiles), gr) << "batch at " << begin;
-    ASSERT_EQ(std::vector<std::uint32_t>(c.labels, c.labels + c.tiles * cells), gl) << "batch at " << begin;
+    // The CPU solver takes batches of its own size (its pool's threads): the GPU batch in pieces.
+    for (std::uint64_t first = 0; first < g.tiles; first += cpu->batch_tiles()) {
+      ClumpTileBatch job;
+      job.tiles = std::min<std::uint64_t>(cpu->batch_tiles(), g.tiles - first);
+      job.read = [&, first](std::uint64_t i, double* k) {
+        std::copy_n(all.keys.data() + (begin + first + i) * cells, cells, k);
+      };
+      const ClumpTileSolved& c = cpu->solve(job);
+      ASSERT_EQ(std::vector<std::uint32_t>(c.regions, c.regions + c.tiles),
+                std::vector<std::uint32_t>(gr.begin() + first, gr.begin() + first + c.tiles))
+          << "batch at " << begin << ", tile " << first;
+      ASSERT_EQ(std::vector<std::uint32_t>(c.labels, c.labels + c.tiles * cells),
+                std::vector<std::uint32_t>(gl.begin() + first * cells, gl.begin() + (first + c.tiles) * cells))
+          << "batch at " << begin << ", tile " << first;
+    }
     for (std::uint64_t j = 0; j < g.tiles * cells; ++j)
       ASSERT_TRUE(g.keys[j] == all.keys[begin * cells + j] || (std::isnan(g.keys[j]) && std::isnan(all.keys[begin * cells + j])));
   };
