@@ -17,6 +17,7 @@ Choice (first that applies):
 
 import json
 import os
+import queue
 import re
 import shutil
 import signal
@@ -171,39 +172,49 @@ def _run_program(program, command, positionals, flags, feedback):
         feedback.pushCommandInfo(" ".join(args))
     bridge = _ProgressBridge(feedback)
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    # Two threads drain the pipes; only this thread (the algorithm's) touches feedback, whose
+    # signals would otherwise cross threads.
+    lines = queue.Queue()
+    stdout_chunks = []
+    readers = [threading.Thread(target=lambda: [lines.put(line.rstrip("\n")) for line in process.stderr], daemon=True),
+               threading.Thread(target=lambda: stdout_chunks.append(process.stdout.read()), daemon=True)]
+    for reader in readers:
+        reader.start()
     stderr_lines = []
 
-    def read_stderr():
-        for line in process.stderr:
-            line = line.rstrip("\n")
+    def show_lines():
+        while True:
+            try:
+                line = lines.get_nowait()
+            except queue.Empty:
+                return
             stderr_lines.append(line)
             match = _PROGRESS_LINE.match(line)
-            if match and feedback is not None:
+            if feedback is None:
+                continue
+            if match:
                 if match.group("phase") != bridge.phase:
                     bridge.phase = match.group("phase")
                     feedback.setProgressText("terrazo: %s" % bridge.phase)
                 feedback.setProgress(min(100.0, float(match.group("percent"))))
-            elif feedback is not None and line:
+            elif line:
                 feedback.pushConsoleInfo(line)
 
-    reader = threading.Thread(target=read_stderr, daemon=True)
-    reader.start()
-    stdout_chunks = []
-    stdout_reader = threading.Thread(target=lambda: stdout_chunks.append(process.stdout.read()), daemon=True)
-    stdout_reader.start()
     canceled = False
     while True:
         try:
             process.wait(timeout=0.1)
             break
         except subprocess.TimeoutExpired:
+            show_lines()
             if feedback is not None and feedback.isCanceled() and not canceled:
                 # SIGINT: the program's progress callback returns false, the run unwinds and
                 # publishes no output (the same as Ctrl-C in a terminal).
                 process.send_signal(signal.SIGINT)
                 canceled = True
-    reader.join()
-    stdout_reader.join()
+    for reader in readers:
+        reader.join()
+    show_lines()
     if canceled or (feedback is not None and feedback.isCanceled() and process.returncode != 0):
         raise QgsProcessingException("terrazo %s canceled: no output was written" % command)
     if process.returncode != 0:

@@ -93,6 +93,13 @@ class Harness:
         self.env = env
         self.qgis(["plugins", "enable", "terrazo_provider"])
 
+    def input(self, raster):
+        """A copy of the shipped raster in the scratch folder (QGIS may write .aux.xml beside what it opens)."""
+        copy = self.path(os.path.basename(raster))
+        if not os.path.exists(copy):
+            shutil.copyfile(raster, copy)
+        return copy
+
     def path(self, name):
         return os.path.join(self.dir, name)
 
@@ -208,13 +215,14 @@ def costdistance_layer(backend):
     """Sources from a point layer in another CRS (Web Mercator) than the DEM's (WGS 84): cost,
     backlink and allocation equal the program's run from the same cells."""
     h = Harness(backend)
-    layer = point_layer(h.path("sources.gpkg"), cell_centres(DEM, SOURCE_CELLS, epsg=3857), 3857)
-    results = h.run_algorithm("costdistance", {"INPUT": DEM, "SOURCES": layer, "MEMORY": 256, "DEVICE": 1,
+    dem, utm_dem = h.input(DEM), h.input(UTM_DEM)
+    layer = point_layer(h.path("sources.gpkg"), cell_centres(dem, SOURCE_CELLS, epsg=3857), 3857)
+    results = h.run_algorithm("costdistance", {"INPUT": dem, "SOURCES": layer, "MEMORY": 256, "DEVICE": 1,
                                                "OUTPUT": h.path("q_cost.tif"), "BACKLINK": h.path("q_back.tif"),
                                                "ALLOCATION": h.path("q_alloc.tif")})
     expected = h.cli(["sssp", "--memory=256M", "--device=cpu"] + ["--source=%d,%d" % c for c in SOURCE_CELLS] +
                      ["--backlink=" + h.path("c_back.tif"), "--allocation=" + h.path("c_alloc.tif"),
-                      DEM, h.path("c_cost.tif")])
+                      dem, h.path("c_cost.tif")])
     for name in ("cost", "back", "alloc"):
         same_raster(h.path("q_%s.tif" % name), h.path("c_%s.tif" % name))
     summary = json.loads(results["SUMMARY"])
@@ -226,12 +234,13 @@ def costdistance_layer(backend):
 def costdistance_point(backend):
     """A clicked point ('x,y [EPSG:4326]') and options: absdiff weight, 4-connectivity, Float32, max cost."""
     h = Harness(backend)
-    (x, y), = cell_centres(DEM, [(100, 250)])
-    h.run_algorithm("costdistance", {"INPUT": DEM, "SOURCE_POINT": "%r,%r [EPSG:4326]" % (x, y), "WEIGHT": 1,
+    dem, utm_dem = h.input(DEM), h.input(UTM_DEM)
+    (x, y), = cell_centres(dem, [(100, 250)])
+    h.run_algorithm("costdistance", {"INPUT": dem, "SOURCE_POINT": "%r,%r [EPSG:4326]" % (x, y), "WEIGHT": 1,
                                      "CONNECTIVITY": 1, "COST_TYPE": 1, "MAX_COST": 500.5, "MEMORY": 64,
                                      "OUTPUT": h.path("q_cost.tif"), "BACKLINK": h.path("q_back.tif")})
     h.cli(["sssp", "--source=100,250", "--weight=absdiff", "--connectivity=4", "--ot=Float32", "--max-cost=500.5",
-           "--memory=64M", "--backlink=" + h.path("c_back.tif"), DEM, h.path("c_cost.tif")])
+           "--memory=64M", "--backlink=" + h.path("c_back.tif"), dem, h.path("c_cost.tif")])
     same_raster(h.path("q_cost.tif"), h.path("c_cost.tif"))
     same_raster(h.path("q_back.tif"), h.path("c_back.tif"))
     h.done()
@@ -241,9 +250,10 @@ def leastcostpath(backend):
     """Paths from a destination layer through the program's backlink: the GeoJSON and the mask equal
     the program's byte for byte."""
     h = Harness(backend)
-    h.cli(["sssp", "--source=180,180", "--backlink=" + h.path("back.tif"), DEM, h.path("cost.tif")])
+    dem, utm_dem = h.input(DEM), h.input(UTM_DEM)
+    h.cli(["sssp", "--source=180,180", "--backlink=" + h.path("back.tif"), dem, h.path("cost.tif")])
     dests = [(10, 20), (350, 300), (200, 5)]
-    layer = point_layer(h.path("dests.gpkg"), cell_centres(DEM, dests), 4326)
+    layer = point_layer(h.path("dests.gpkg"), cell_centres(dem, dests), 4326)
     h.run_algorithm("leastcostpath", {"BACKLINK": h.path("back.tif"), "COST": h.path("cost.tif"),
                                       "DESTINATIONS": layer, "OUTPUT": h.path("q_paths.geojson"),
                                       "MASK": h.path("q_mask.tif")})
@@ -259,10 +269,11 @@ def leastcostpath(backend):
 def mst(backend):
     """Minimum spanning forest of a projected DEM with an edge list: raster and edge list equal."""
     h = Harness(backend)
-    results = h.run_algorithm("mst", {"INPUT": UTM_DEM, "WEIGHT": 1, "MEMORY": 128, "DEVICE": 1,
+    dem, utm_dem = h.input(DEM), h.input(UTM_DEM)
+    results = h.run_algorithm("mst", {"INPUT": utm_dem, "WEIGHT": 1, "MEMORY": 128, "DEVICE": 1,
                                       "OUTPUT": h.path("q_edges.tif"), "EDGE_LIST": h.path("q_edges.bin")})
     expected = h.cli(["mst", "--weight=absdiff", "--memory=128M", "--device=cpu",
-                      "--edge-list=" + h.path("c_edges.bin"), UTM_DEM, h.path("c_edges.tif")])
+                      "--edge-list=" + h.path("c_edges.bin"), utm_dem, h.path("c_edges.tif")])
     same_raster(h.path("q_edges.tif"), h.path("c_edges.tif"))
     same_file(h.path("q_edges.bin"), h.path("c_edges.bin"))
     if json.loads(results["SUMMARY"])["total_weight"] != expected["total_weight"]:
@@ -273,10 +284,16 @@ def mst(backend):
 def clump(backend):
     """Clump by range with statistics: labels and CSV equal."""
     h = Harness(backend)
-    h.run_algorithm("clump", {"INPUT": DEM, "BY": 2, "RANGE_LOW": 1000, "RANGE_HIGH": 1500, "CONNECTIVITY": 1,
+    dem, utm_dem = h.input(DEM), h.input(UTM_DEM)
+    # Workaround, main at b2b3900: GeoTiffWriter::write_window_u32 has no block-writer path (the
+    # merge of wt_rel's block writer and wt_clump), so `terrazo clump` fails with "window written
+    # ... after finish()" on every GeoTIFF output; GDAL's encoder path works. Remove once fixed.
+    h.env["TERRAZO_GEOTIFF_ENCODER"] = "gdal"
+    os.environ["TERRAZO_GEOTIFF_ENCODER"] = "gdal"
+    h.run_algorithm("clump", {"INPUT": dem, "BY": 2, "RANGE_LOW": 200, "RANGE_HIGH": 250, "CONNECTIVITY": 1,
                               "OUTPUT": h.path("q_labels.tif"), "STATS": h.path("q_stats.csv")})
-    expected = h.cli(["clump", "--by=range:1000.0,1500.0", "--connectivity=4", "--stats=" + h.path("c_stats.csv"),
-                      DEM, h.path("c_labels.tif")])
+    expected = h.cli(["clump", "--by=range:200.0,250.0", "--connectivity=4", "--stats=" + h.path("c_stats.csv"),
+                      dem, h.path("c_labels.tif")])
     if expected["regions"] < 2:
         fail("too few regions for a meaningful test: %s" % expected)
     same_raster(h.path("q_labels.tif"), h.path("c_labels.tif"))
@@ -287,7 +304,8 @@ def clump(backend):
 def bad_input(backend):
     """terrazo's one-line error reaches QGIS and nothing is written: a source outside the raster."""
     h = Harness(backend)
-    args = ["run", "terrazo:costdistance", "--", "INPUT=" + DEM, "SOURCE_POINT=0,0 [EPSG:4326]",
+    dem, utm_dem = h.input(DEM), h.input(UTM_DEM)
+    args = ["run", "terrazo:costdistance", "--", "INPUT=" + dem, "SOURCE_POINT=0,0 [EPSG:4326]",
             "OUTPUT=" + h.path("q_cost.tif")]
     completed = subprocess.run([h.qgis_process] + args, env=h.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                universal_newlines=True, timeout=600)
@@ -304,6 +322,7 @@ def cancel(backend):
     """Cancel pressed at the first progress report: the run stops, the algorithm fails with
     'canceled', and no output exists. Driven from PyQGIS (qgis_process has no cancel button)."""
     h = Harness(backend)
+    dem, utm_dem = h.input(DEM), h.input(UTM_DEM)
     big = h.path("big.tif")
     h.cli(["gen", "--width=3000", "--height=3000", "--seed=5", "--type=Float32", big])
     script = h.path("cancel.py")
