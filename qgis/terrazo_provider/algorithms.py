@@ -10,9 +10,9 @@ into the raster's CRS (QgsCoordinateTransform) and given to terrazo as map coord
 import json
 
 from qgis.core import (QgsCoordinateTransform, QgsProcessing, QgsProcessingAlgorithm, QgsProcessingException,
-                       QgsProcessingOutputString, QgsProcessingParameterBand, QgsProcessingParameterDefinition,
+                       QgsProcessingOutputString, QgsProcessingParameterBand, QgsProcessingParameterBoolean, QgsProcessingParameterDefinition,
                        QgsProcessingParameterEnum, QgsProcessingParameterFeatureSource,
-                       QgsProcessingParameterFileDestination, QgsProcessingParameterNumber,
+                       QgsProcessingParameterFile, QgsProcessingParameterFileDestination, QgsProcessingParameterNumber,
                        QgsProcessingParameterPoint, QgsProcessingParameterRasterDestination,
                        QgsProcessingParameterRasterLayer, QgsProcessingParameterString,
                        QgsProcessingParameterVectorDestination, QgsWkbTypes)
@@ -113,7 +113,7 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
                 geometry.transform(transform)
                 for vertex in geometry.vertices():
                     points.append((vertex.x(), vertex.y()))
-        if parameters.get(point_name) not in (None, ""):
+        if point_name is not None and parameters.get(point_name) not in (None, ""):
             point = self.parameterAsPoint(parameters, point_name, context, crs)
             points.append((point.x(), point.y()))
         return points
@@ -327,4 +327,149 @@ class Clump(TerrazoAlgorithm):
         return {"OUTPUT": output, "STATS": stats or None, "SUMMARY": summary}
 
 
-ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, Clump]
+class Corridor(TerrazoAlgorithm):
+    COMMAND = "corridor"
+    NAME = "corridor"
+    TITLE = "Least-cost corridor"
+    HELP = ("<p>The least-cost corridor between two sources: the sum of their two cost-distance rasters (two "
+            "<i>Cost distance</i> runs over the same raster, one from each source), kept where it is within a "
+            "threshold or within a percentage of the least-cost path's cost (docs/corridor.md).</p>")
+    MODES = ["all cells", "threshold (cost units)", "percent above the least cost"]
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.addParameter(QgsProcessingParameterRasterLayer("COST_A", "Cost distance from source A"))
+        self.addParameter(QgsProcessingParameterRasterLayer("COST_B", "Cost distance from source B"))
+        self.addParameter(QgsProcessingParameterEnum("KEEP", "Cells kept", self.MODES, False, 2))
+        self.addParameter(QgsProcessingParameterNumber("VALUE", "Threshold or percent", QgsProcessingParameterNumber.Double,
+                                                       5.0, True, 0.0))
+        self.add_memory()
+        self.add_extra()
+        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Corridor"))
+        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        cost_a = self.raster_path(parameters, "COST_A", context)[1]
+        cost_b = self.raster_path(parameters, "COST_B", context)[1]
+        output = self.output_path(parameters, "OUTPUT", context)
+        keep = self.parameterAsEnum(parameters, "KEEP", context)
+        flags = []
+        if keep:
+            if parameters.get("VALUE") in (None, ""):
+                raise QgsProcessingException("Cells kept by threshold or percent needs Threshold or percent")
+            flags.append(("threshold" if keep == 1 else "percent", self.parameterAsDouble(parameters, "VALUE", context)))
+        flags += self.common_flags(parameters, context, device=False)
+        summary = self.run_terrazo([cost_a, cost_b, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
+class SitesAlgorithm(TerrazoAlgorithm):
+    """od-matrix and network: K sites over a cost raster, with or without a boundary-graph index."""
+
+    WEIGHTS = ["friction", "absdiff", "max"]
+
+    def add_sites_parameters(self):
+        self.addParameter(QgsProcessingParameterRasterLayer("INPUT", "Cost (friction) or elevation raster"))
+        self.addParameter(QgsProcessingParameterFeatureSource(
+            "SITES", "Sites (ids 1, 2, ... in feature order)", [QgsProcessing.TypeVectorPoint]))
+        self.addParameter(QgsProcessingParameterFile(
+            "INDEX", "Boundary-graph index of INPUT (terrazo index; empty: none)", QgsProcessingParameterFile.File,
+            "tzi", None, True))
+        self.addParameter(QgsProcessingParameterEnum("WEIGHT", "Edge weight", self.WEIGHTS, False, 0))
+        self.add_connectivity()
+
+    def sites_flags(self, parameters, context):
+        layer, input_path = self.raster_path(parameters, "INPUT", context)
+        sites = self.points(parameters, "SITES", None, context, layer.crs())
+        if len(sites) < 2:
+            raise QgsProcessingException("Sites: %d point(s); at least 2 are needed" % len(sites))
+        flags = [("site", point) for point in sites] + [("map-coords", True)]
+        index = self.parameterAsFile(parameters, "INDEX", context)
+        if index:
+            flags.append(("index", index))
+        flags.append(("weight", self.WEIGHTS[self.parameterAsEnum(parameters, "WEIGHT", context)]))
+        flags.append(("connectivity", CONNECTIVITIES[self.parameterAsEnum(parameters, "CONNECTIVITY", context)]))
+        return input_path, flags
+
+
+class OdMatrix(SitesAlgorithm):
+    COMMAND = "od-matrix"
+    NAME = "odmatrix"
+    TITLE = "Cost-distance matrix between sites"
+    HELP = ("<p>The exact cost-distance matrix between K sites (the numbers <i>Cost distance</i> gives at the "
+            "sites), as a CSV table: from_id, to_id, cost, or K x K with <i>wide</i> (docs/index.md).</p>")
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_sites_parameters()
+        self.addParameter(QgsProcessingParameterNumber(
+            "MAX_COST", "Maximum cost (empty: none)", QgsProcessingParameterNumber.Double, None, True, 0.0))
+        self.addParameter(QgsProcessingParameterBoolean("WIDE", "Wide table (K x K)", False))
+        self.add_memory()
+        self.add_extra()
+        self.addParameter(QgsProcessingParameterFileDestination("OUTPUT", "Cost matrix", "CSV files (*.csv)"))
+        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path, flags = self.sites_flags(parameters, context)
+        output = self.parameterAsFileOutput(parameters, "OUTPUT", context)
+        if parameters.get("MAX_COST") not in (None, ""):
+            flags.append(("max-cost", self.parameterAsDouble(parameters, "MAX_COST", context)))
+        if self.parameterAsBoolean(parameters, "WIDE", context):
+            flags.append(("wide", True))
+        flags += self.common_flags(parameters, context, device=False)
+        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
+class Network(SitesAlgorithm):
+    COMMAND = "network"
+    NAME = "network"
+    TITLE = "Least-cost network between sites"
+    HELP = ("<p>The least-cost network connecting K sites: the minimum spanning tree of their exact cost "
+            "matrix, each tree edge traced as a least-cost path; one line per edge with from_id, to_id, cost, "
+            "length (docs/index.md).</p>")
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_sites_parameters()
+        self.add_memory()
+        self.add_extra()
+        self.addParameter(QgsProcessingParameterVectorDestination("OUTPUT", "Network", QgsProcessing.TypeVectorLine))
+        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path, flags = self.sites_flags(parameters, context)
+        output = self.output_path(parameters, "OUTPUT", context)
+        flags += self.common_flags(parameters, context, device=False)
+        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
+class BoundaryIndex(TerrazoAlgorithm):
+    COMMAND = "index"
+    NAME = "index"
+    TITLE = "Boundary-graph index (for many-site queries)"
+    HELP = ("<p>Builds the boundary-graph index of a cost raster, once per terrain and weight model; "
+            "<i>Cost-distance matrix</i> and <i>Least-cost network</i> answer many-site queries fast with it "
+            "(docs/index.md). About 32 bytes per cell.</p>")
+    WEIGHTS = ["friction", "absdiff", "max"]
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.addParameter(QgsProcessingParameterRasterLayer("INPUT", "Cost (friction) or elevation raster"))
+        self.addParameter(QgsProcessingParameterEnum("WEIGHT", "Edge weight", self.WEIGHTS, False, 0))
+        self.add_connectivity()
+        self.add_memory()
+        self.add_device()
+        self.add_extra()
+        self.addParameter(QgsProcessingParameterFileDestination("OUTPUT", "Index", "terrazo index (*.tzi)"))
+        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path = self.raster_path(parameters, "INPUT", context)[1]
+        output = self.parameterAsFileOutput(parameters, "OUTPUT", context)
+        flags = [("weight", self.WEIGHTS[self.parameterAsEnum(parameters, "WEIGHT", context)]),
+                 ("connectivity", CONNECTIVITIES[self.parameterAsEnum(parameters, "CONNECTIVITY", context)])]
+        flags += self.common_flags(parameters, context)
+        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
+ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, Clump, Corridor, OdMatrix, Network, BoundaryIndex]
