@@ -45,7 +45,7 @@ def _setting(name):
         return value
     try:
         from processing.core.ProcessingConfig import ProcessingConfig
-        value = ProcessingConfig.getSetting(name)
+        value = ProcessingConfig.getSetting(name, readable=True)  # a selection by its text, not its index
     except Exception:  # Processing plugin absent (a bare PyQGIS script): environment only
         value = None
     return str(value) if value else ""

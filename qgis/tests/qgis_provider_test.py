@@ -436,9 +436,68 @@ app.exitQgis()
 sys.exit(status)
 '''
 
+def settings(backend):
+    """The provider's settings (Processing > Options > Providers > terrazo) choose the backend when no
+    environment variable does: the backend by its name, the package folder, the program's path."""
+    h = Harness(backend)
+    script = h.path("settings.py")
+    with open(script, "w") as f:
+        f.write(SETTINGS_SCRIPT)
+    env = dict(h.env)
+    for name in ("TERRAZO_BACKEND", "TERRAZO_PYTHONPATH", "TERRAZO_EXECUTABLE"):
+        env.pop(name, None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, ["/usr/share/qgis/python", "/usr/share/qgis/python/plugins",
+                                                      PLUGINS]))
+    completed = subprocess.run([sys.executable, script, backend, PYTHONPATH if backend == "python" else BINARY],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                               timeout=600)
+    print(completed.stdout)
+    if completed.returncode != 0:
+        fail("the settings script exited %d" % completed.returncode)
+    h.done()
+
+
+SETTINGS_SCRIPT = r'''
+import os, sys
+from qgis.core import QgsApplication
+app = QgsApplication([], False)
+app.initQgis()
+from processing.core.Processing import Processing
+Processing.initialize()
+from processing.core.ProcessingConfig import ProcessingConfig
+from terrazo_provider.provider import TerrazoProvider
+from terrazo_provider import backend
+provider = TerrazoProvider()
+QgsApplication.processingRegistry().addProvider(provider)
+wanted, where = sys.argv[1], sys.argv[2]
+status = 0
+ProcessingConfig.setSettingValue(backend.SETTING_BACKEND, backend.BACKENDS.index(wanted))
+ProcessingConfig.setSettingValue(backend.SETTING_PYTHONPATH if wanted == "python" else backend.SETTING_EXECUTABLE, where)
+kind, found = backend.choose_backend()
+found = os.path.dirname(os.path.dirname(found.__file__)) if kind == "python" else found
+print("chose", kind, found)
+if kind != wanted or os.path.realpath(found) != os.path.realpath(where):
+    print("FAILED: expected", wanted, where)
+    status = 1
+os.environ["TERRAZO_BACKEND"] = "bogus"  # the environment wins over the setting
+try:
+    backend.choose_backend()
+    print("FAILED: TERRAZO_BACKEND=bogus was accepted")
+    status = 1
+except Exception as error:
+    print("refused:", error)
+ProcessingConfig.setSettingValue(backend.SETTING_BACKEND, 0)
+ProcessingConfig.setSettingValue(backend.SETTING_PYTHONPATH, "")
+ProcessingConfig.setSettingValue(backend.SETTING_EXECUTABLE, "")
+QgsApplication.processingRegistry().removeProvider(provider)
+app.exitQgis()
+sys.exit(status)
+'''
+
+
 CASES = {"costdistance_layer": costdistance_layer, "costdistance_point": costdistance_point,
          "leastcostpath": leastcostpath, "mst": mst, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
-         "network": network, "bad_input": bad_input, "cancel": cancel}
+         "network": network, "bad_input": bad_input, "cancel": cancel, "settings": settings}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in CASES or sys.argv[2] not in ("python", "cli"):
