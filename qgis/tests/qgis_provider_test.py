@@ -291,11 +291,6 @@ def clump(backend):
     """Clump by range with statistics: labels and CSV equal."""
     h = Harness(backend)
     dem = h.input(DEM)
-    # Workaround, main at b2b3900: GeoTiffWriter::write_window_u32 has no block-writer path (the
-    # merge of wt_rel's block writer and wt_clump), so `terrazo clump` fails with "window written
-    # ... after finish()" on every GeoTIFF output; GDAL's encoder path works. Remove once fixed.
-    h.env["TERRAZO_GEOTIFF_ENCODER"] = "gdal"
-    os.environ["TERRAZO_GEOTIFF_ENCODER"] = "gdal"
     h.run_algorithm("clump", {"INPUT": dem, "BY": 2, "RANGE_LOW": 200, "RANGE_HIGH": 250, "CONNECTIVITY": 1,
                               "OUTPUT": h.path("q_labels.tif"), "STATS": h.path("q_stats.csv")})
     expected = h.cli(["clump", "--by=range:200.0,250.0", "--connectivity=4", "--stats=" + h.path("c_stats.csv"),
