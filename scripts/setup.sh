@@ -20,6 +20,7 @@ packages=(
   python3-dev pybind11-dev python3-pybind11      # the Python package terrazo (docs/python.md)
   python3-numpy python3-pytest                   # ... its arrays and its tests
   python3-gdal python3-xarray python3-rioxarray  # ... tests of GDAL-read outputs and DataArrays
+  qgis python3-qgis qgis-providers               # the QGIS Processing provider's qgis_process tests (docs/qgis.md)
 )
 bench_packages=(python3-scipy python3-skimage python3-gdal python3-numpy grass-core linux-perf)  # grass-core: r.cost, r.clump (datasets/make_golden_clump.py)
 

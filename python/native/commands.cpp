@@ -20,11 +20,15 @@
 #include <vector>
 
 #include "api/clump_command.h"
+#include "api/corridor_command.h"
 #include "api/export_command.h"
 #include "api/gen_command.h"
 #include "api/import_command.h"
+#include "api/index_command.h"
 #include "api/info_command.h"
 #include "api/mst_command.h"
+#include "api/network_command.h"
+#include "api/od_matrix_command.h"
 #include "api/path_command.h"
 #include "api/sssp_command.h"
 #include "core/error.h"
@@ -55,11 +59,15 @@ struct CommandEntry {
 const std::map<std::string, CommandEntry>& commands() {
   static const std::map<std::string, CommandEntry> table = {
       {"clump", {runner(parse_clump_options, run_clump_command), clump_usage}},
+      {"corridor", {runner(parse_corridor_options, run_corridor_command), corridor_usage}},
       {"export", {runner(parse_export_options, run_export_command), export_usage}},
       {"gen", {runner(parse_gen_options, run_gen_command), gen_usage}},
       {"import", {runner(parse_import_options, run_import_command), import_usage}},
+      {"index", {runner(parse_index_options, run_index_command), index_usage}},
       {"info", {runner(parse_info_options, run_info_command), info_usage}},
       {"mst", {runner(parse_mst_options, run_mst_command), mst_usage}},
+      {"network", {runner(parse_network_options, run_network_command), network_usage}},
+      {"od-matrix", {runner(parse_od_matrix_options, run_od_matrix_command), od_matrix_usage}},
       {"path", {runner(parse_path_options, run_path_command), path_usage}},
       {"sssp", {runner(parse_sssp_options, run_sssp_command), sssp_usage}},
   };

@@ -17,7 +17,8 @@ __all__ = ["cost_distance", "mst", "path", "clump", "import_raster", "export_ras
            "run", "usage"]
 
 # Keyword arguments whose list value gives one flag per item, and the flag's singular name.
-_REPEATED = {"sources": "--source", "source": "--source", "dests": "--dest", "dest": "--dest", "co": "--co"}
+_REPEATED = {"sources": "--source", "source": "--source", "dests": "--dest", "dest": "--dest", "sites": "--site",
+             "site": "--site", "co": "--co"}
 
 
 def _text(value):

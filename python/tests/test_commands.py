@@ -20,7 +20,8 @@ COST_CASES = [
 
 def test_version_and_commands():
     assert terrazo.__version__ and terrazo.__version__ != "unknown"
-    assert terrazo._native.commands() == ["clump", "export", "gen", "import", "info", "mst", "path", "sssp"]
+    assert terrazo._native.commands() == ["clump", "corridor", "export", "gen", "import", "index", "info", "mst",
+                                          "network", "od-matrix", "path", "sssp"]
     assert "--source x,y" in terrazo.usage("sssp")
 
 
@@ -97,6 +98,35 @@ def test_clump_matches_cli(cli, tmp_path):
     assert summary["regions"] > 1
     assert_same_raster(tmp_path / "py.tif", tmp_path / "cli.tif")
     assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+
+
+def test_index_od_matrix_network_corridor_match_cli(cli, tmp_path):
+    """The commands reached through run() only (the QGIS provider's Python backend, docs/qgis.md)."""
+    dem = dataset("real/pysheds_dem.tif")
+    sites = [(20, 40), (300, 320), (180, 180)]
+    site_flags = [a for s in sites for a in ("--site", "%d,%d" % s)]
+    summary = terrazo.run("index", dem, tmp_path / "py.tzi", device="cpu")
+    expected = cli.json("index", "--device", "cpu", dem, tmp_path / "cli.tzi")
+    for rate in (summary, expected):
+        rate.pop("matrices_per_second")  # a measure of the run, not of its result
+    assert_same_summary(summary, expected)
+    assert (tmp_path / "py.tzi").read_bytes() == (tmp_path / "cli.tzi").read_bytes()
+    summary = terrazo.run("od-matrix", dem, tmp_path / "py.csv", sites=sites, index=tmp_path / "cli.tzi")  # the same bytes
+    expected = cli.json("od-matrix", *site_flags, "--index", tmp_path / "cli.tzi", dem, tmp_path / "cli.csv")
+    assert_same_summary(summary, expected)
+    assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    summary = terrazo.run("network", dem, tmp_path / "py.geojson", sites=sites)
+    assert_same_summary(summary, cli.json("network", *site_flags, dem, tmp_path / "cli.geojson"))
+    assert summary["edges"] == 2
+    assert (tmp_path / "py.geojson").read_bytes() == (tmp_path / "cli.geojson").read_bytes()
+    terrazo.cost_distance(dem, tmp_path / "a.tif", sources=[sites[0]])
+    terrazo.cost_distance(dem, tmp_path / "b.tif", sources=[sites[1]])
+    summary = terrazo.run("corridor", tmp_path / "a.tif", tmp_path / "b.tif", tmp_path / "py_corridor.tif", percent=5.0)
+    expected = cli.json("corridor", "--percent", "5.0", tmp_path / "a.tif", tmp_path / "b.tif",
+                        tmp_path / "cli_corridor.tif")
+    assert_same_summary(summary, expected)
+    assert 0 < summary["corridor_cells"] < summary["valid_cells"]
+    assert_same_raster(tmp_path / "py_corridor.tif", tmp_path / "cli_corridor.tif")
 
 
 def test_import_export_info_match_cli(cli, tmp_path):
