@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "api/output_paths.h"
 #include "api/render/colormaps.h"
@@ -94,13 +95,12 @@ RenderKind resolve_kind(RenderKind asked, const RasterInfo& info, const std::str
 
 struct Georef {
   bool geographic = false;
-  std::string units;  // for the scale bar; empty: none drawn
+  std::string units;  // of the scale bar: "m", "ft", "deg", or "" (unknown: the number alone)
 };
 
 Georef describe_crs(const RasterInfo& info) {
   Georef g;
   if (!info.has_geotransform) return g;
-  g.units = "";
   if (info.crs_wkt.empty()) return g;
   ensure_gdal();
   OGRSpatialReferenceH srs = OSRNewSpatialReference(info.crs_wkt.c_str());
@@ -256,6 +256,8 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
 
   // Hillshade: of INPUT for a DEM, of --terrain for the other kinds.
   std::vector<float> shading;
+  std::vector<double> terrain_cells;  // --terrain at the picture's size (edges: its colours under the tree)
+  double terrain_lo = 0, terrain_hi = 0;
   if (r.kind == RenderKind::Dem || !options.terrain.empty()) {
     double dx, dy;
     ground_spacing(info, georef, out_w, out_h, &dx, &dy);
@@ -269,6 +271,10 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
                          std::to_string(info.height) + ": give the DEM INPUT was computed from");
       DecimatedRaster dem = read_decimated(options.terrain, 0, out_w, out_h, Resampling::Average, budget, progress);
       shading = hillshade(dem.cells, out_w, out_h, dx, dy);
+      if (r.kind == RenderKind::Edges) {
+        std::tie(terrain_lo, terrain_hi) = value_range(dem.cells);
+        terrain_cells = std::move(dem.cells);
+      }
     }
   }
   auto shade_at = [&](std::size_t k, double floor_share) {
@@ -322,7 +328,8 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
         image.set(x, y, Rgba(shade(c, shade_at(k, 0.45))));
       }
   } else {  // edges
-    // Background: the valid cells in light grey (shaded by --terrain), nodata transparent.
+    // Background: the valid cells in light grey, or in the terrain colours of --terrain under its
+    // hillshade; nodata transparent.
     for (std::uint32_t y = 0; y < out_h; ++y)
       for (std::uint32_t x = 0; x < out_w; ++x) {
         const std::size_t k = static_cast<std::size_t>(y) * out_w + x;
@@ -330,7 +337,12 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
         const std::uint64_t cy = edge_lines ? static_cast<std::uint64_t>(y) * info.height / out_h : y;
         const double v = grid.cells[static_cast<std::size_t>(cy) * grid_w + cx];
         if (std::isnan(v)) continue;
-        image.set(x, y, Rgba(shade(Rgb{235, 235, 235}, shade_at(k, 0.45))));
+        if (terrain_cells.empty() || std::isnan(terrain_cells[k])) {
+          image.set(x, y, Rgba(shade(Rgb{235, 235, 235}, shade_at(k, 0.45))));
+        } else {
+          const double t = terrain_hi > terrain_lo ? (terrain_cells[k] - terrain_lo) / (terrain_hi - terrain_lo) : 0.0;
+          image.set(x, y, Rgba(shade(terrain_colour(t), shade_at(k, 0.3))));
+        }
       }
     const Rgba ink(20, 20, 60);
     if (edge_lines) {
@@ -407,7 +419,7 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
   if (options.legend) {
     if (r.kind == RenderKind::Cost) draw_colour_bar(image, out_h, cmap, r.lo, r.hi);
     else if (r.kind == RenderKind::Backlink) draw_direction_legend(image, out_h);
-    if (info.has_geotransform && !georef.units.empty()) {
+    if (info.has_geotransform) {
       const double pixel_size = std::hypot(info.geotransform[1], info.geotransform[4]) * info.width / out_w;
       const ScaleBar bar = draw_scale_bar(image, out_h, pixel_size, georef.units);
       r.scale_bar_units = bar.length_units;

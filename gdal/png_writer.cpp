@@ -29,16 +29,21 @@ void write_png(const std::string& path, std::uint32_t width, std::uint32_t heigh
   {
     DatasetCloser src;
     GdalErrorTrap trap;
-    src.h = GDALCreate(mem, "", static_cast<int>(width), static_cast<int>(height), 4, GDT_Byte, nullptr);
+    // Opaque pictures are written as RGB (smaller files); others as RGBA.
+    bool opaque = true;
+    for (std::size_t k = 3; k < rgba.size() && opaque; k += 4) opaque = rgba[k] == 255;
+    const int bands = opaque ? 3 : 4;
+    src.h = GDALCreate(mem, "", static_cast<int>(width), static_cast<int>(height), bands, GDT_Byte, nullptr);
     if (!src.h) throw gdal_failure("cannot create the picture in memory");
     // Pixel-interleaved buffer: band b starts at byte b, pixels 4 bytes apart.
     const CPLErr err = GDALDatasetRasterIO(src.h, GF_Write, 0, 0, static_cast<int>(width), static_cast<int>(height),
                                            const_cast<std::uint8_t*>(rgba.data()), static_cast<int>(width),
-                                           static_cast<int>(height), GDT_Byte, 4, nullptr, 4,
+                                           static_cast<int>(height), GDT_Byte, bands, nullptr, 4,
                                            static_cast<GSpacing>(width) * 4, 1);
     if (err != CE_None) throw gdal_failure("cannot fill the picture in memory");
-    GDALSetRasterColorInterpretation(GDALGetRasterBand(src.h, 4), GCI_AlphaBand);
+    if (bands == 4) GDALSetRasterColorInterpretation(GDALGetRasterBand(src.h, 4), GCI_AlphaBand);
     char** options = CSLSetNameValue(nullptr, "WORLDFILE", "NO");
+    options = CSLSetNameValue(options, "ZLEVEL", "9");
     DatasetCloser dst;
     dst.h = GDALCreateCopy(png, output.partial().c_str(), src.h, FALSE, options, nullptr, nullptr);
     CSLDestroy(options);

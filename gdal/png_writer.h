@@ -1,6 +1,8 @@
 // gdal/png_writer.h: an RGBA picture written as a PNG through GDAL's PNG driver (a MEM dataset of
 // four Byte bands, then GDALCreateCopy), published atomically (store/atomic_output.h); and the
-// PNG read back as RGBA, for tests. No georeferencing is written (no world file, no .aux.xml).
+// PNG read back as RGBA, for tests. A picture with every alpha 255 is written as RGB (smaller), any
+// other as RGBA. Deflate level 9; no georeferencing is written (no world file,
+// no .aux.xml).
 #pragma once
 #include <cstdint>
 #include <string>
