@@ -256,7 +256,7 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
 
   // Hillshade: of INPUT for a DEM, of --terrain for the other kinds.
   std::vector<float> shading;
-  std::vector<double> terrain_cells;  // --terrain at the picture's size (edges: its colours under the tree)
+  DecimatedRaster terrain;  // --terrain at the picture's size (edges: its colours under the tree)
   double terrain_lo = 0, terrain_hi = 0;
   if (r.kind == RenderKind::Dem || !options.terrain.empty()) {
     double dx, dy;
@@ -269,12 +269,9 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
         throw UsageError("--terrain " + options.terrain + " is " + std::to_string(t.width) + " x " +
                          std::to_string(t.height) + " cells, INPUT is " + std::to_string(info.width) + " x " +
                          std::to_string(info.height) + ": give the DEM INPUT was computed from");
-      DecimatedRaster dem = read_decimated(options.terrain, 0, out_w, out_h, Resampling::Average, budget, progress);
-      shading = hillshade(dem.cells, out_w, out_h, dx, dy);
-      if (r.kind == RenderKind::Edges) {
-        std::tie(terrain_lo, terrain_hi) = value_range(dem.cells);
-        terrain_cells = std::move(dem.cells);
-      }
+      terrain = read_decimated(options.terrain, 0, out_w, out_h, Resampling::Average, budget, progress);
+      shading = hillshade(terrain.cells, out_w, out_h, dx, dy);
+      std::tie(terrain_lo, terrain_hi) = value_range(terrain.cells);
     }
   }
   auto shade_at = [&](std::size_t k, double floor_share) {
@@ -337,10 +334,10 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
         const std::uint64_t cy = edge_lines ? static_cast<std::uint64_t>(y) * info.height / out_h : y;
         const double v = grid.cells[static_cast<std::size_t>(cy) * grid_w + cx];
         if (std::isnan(v)) continue;
-        if (terrain_cells.empty() || std::isnan(terrain_cells[k])) {
+        if (terrain.cells.empty() || std::isnan(terrain.cells[k])) {
           image.set(x, y, Rgba(shade(Rgb{235, 235, 235}, shade_at(k, 0.45))));
         } else {
-          const double t = terrain_hi > terrain_lo ? (terrain_cells[k] - terrain_lo) / (terrain_hi - terrain_lo) : 0.0;
+          const double t = terrain_hi > terrain_lo ? (terrain.cells[k] - terrain_lo) / (terrain_hi - terrain_lo) : 0.0;
           image.set(x, y, Rgba(shade(terrain_colour(t), shade_at(k, 0.3))));
         }
       }

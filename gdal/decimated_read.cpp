@@ -80,32 +80,53 @@ void box(std::uint64_t k, std::uint64_t n, std::uint64_t N, std::uint64_t* first
 void read_with_reader(RasterReader& reader, DecimatedRaster& out, Resampling resampling, MemoryBudget& budget,
                       Progress& progress) {
   const std::uint64_t W = out.info.width, H = out.info.height;
-  auto row_bytes = budget.reserve(W * 8 + out.width * 16ull + reader.resident_bytes(1), "render: source row and sums");
-  std::vector<double> row(W), sum(out.width), count(out.width);
+  // Average reads source rows in windows of up to `chunk` rows, each window once, serving every
+  // output row whose box lies in it (a tile row of a tile store is read about once, not once per
+  // row); nearest reads single rows.
+  std::uint64_t chunk = 1;
+  if (resampling == Resampling::Average) {
+    const std::uint64_t affordable = budget.available() / 4 / std::max<std::uint64_t>(1, W * 8);
+    chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>({H, affordable, 256}));
+  }
+  auto row_bytes = budget.reserve(W * 8 * chunk + out.width * 16ull + reader.resident_bytes(static_cast<std::uint32_t>(chunk)),
+                                  "render: source rows and sums");
+  std::vector<double> rows(W * chunk), sum(out.width), count(out.width);
+  std::uint64_t window_first = 0, window_rows = 0;  // rows [first, first + rows) are in `rows`
   progress.update("read", 0, out.height);
   for (std::uint32_t j = 0; j < out.height; ++j) {
     double* dst = out.cells.data() + static_cast<std::size_t>(j) * out.width;
     if (resampling == Resampling::Nearest) {
       const std::uint64_t y = std::min<std::uint64_t>(H - 1, static_cast<std::uint64_t>((j + 0.5) * H / out.height));
-      reader.read_window(0, y, static_cast<std::uint32_t>(W), 1, row.data());
+      reader.read_window(0, y, static_cast<std::uint32_t>(W), 1, rows.data());
       for (std::uint32_t i = 0; i < out.width; ++i)
-        dst[i] = row[std::min<std::uint64_t>(W - 1, static_cast<std::uint64_t>((i + 0.5) * W / out.width))];
+        dst[i] = rows[std::min<std::uint64_t>(W - 1, static_cast<std::uint64_t>((i + 0.5) * W / out.width))];
     } else {
       std::fill(sum.begin(), sum.end(), 0.0);
       std::fill(count.begin(), count.end(), 0.0);
       std::uint64_t y0, y1;
       box(j, out.height, H, &y0, &y1);
-      for (std::uint64_t y = y0; y < std::min(y1, H); ++y) {
-        reader.read_window(0, y, static_cast<std::uint32_t>(W), 1, row.data());
-        for (std::uint32_t i = 0; i < out.width; ++i) {
-          std::uint64_t x0, x1;
-          box(i, out.width, W, &x0, &x1);
-          for (std::uint64_t x = x0; x < std::min(x1, W); ++x)
-            if (!std::isnan(row[x])) {
-              sum[i] += row[x];
-              count[i] += 1;
-            }
+      y1 = std::min(y1, H);
+      for (std::uint64_t ya = y0; ya < y1;) {
+        if (ya < window_first || ya >= window_first + window_rows) {
+          window_first = ya;
+          window_rows = std::min(chunk, H - ya);
+          reader.read_window(0, window_first, static_cast<std::uint32_t>(W), static_cast<std::uint32_t>(window_rows),
+                             rows.data());
         }
+        const std::uint64_t yb = std::min(y1, window_first + window_rows);
+        for (std::uint64_t y = ya; y < yb; ++y) {
+          const double* row = rows.data() + (y - window_first) * W;
+          for (std::uint32_t i = 0; i < out.width; ++i) {
+            std::uint64_t x0, x1;
+            box(i, out.width, W, &x0, &x1);
+            for (std::uint64_t x = x0; x < std::min(x1, W); ++x)
+              if (!std::isnan(row[x])) {
+                sum[i] += row[x];
+                count[i] += 1;
+              }
+          }
+        }
+        ya = yb;
       }
       for (std::uint32_t i = 0; i < out.width; ++i) dst[i] = count[i] > 0 ? sum[i] / count[i] : kNaN;
     }

@@ -11,10 +11,11 @@
 //    with progress per strip.
 //  - terrazo tile stores and gzip ASCII grids (which GDAL cannot open): through RasterReader, row
 //    by row; nearest takes source row/column floor((k + 0.5) * N / n); average takes the plain mean
-//    of the valid cells in [floor(k N / n), floor((k+1) N / n)) (at least one cell) per axis.
+//    of the valid cells in [floor(k N / n), floor((k+1) N / n)) (at least one cell) per axis, source rows
+//    read in windows of up to 256 rows (at most a quarter of the budget's free bytes), each once.
 // Memory: GDAL's block cache capped at `cache_bytes` and reserved from the budget, the output grid
-// (8 bytes per output cell) and, for the RasterReader path, one source row (8 W bytes) and two rows
-// of sums (16 out_w bytes), all reserved from `budget`.
+// (8 bytes per output cell) and, for the RasterReader path, the source window (8 W bytes per row)
+// and two rows of sums (16 out_w bytes), all reserved from `budget`.
 #pragma once
 #include <cstdint>
 #include <string>

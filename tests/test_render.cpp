@@ -17,6 +17,7 @@
 #include "api/render/hillshade.h"
 #include "api/render/legend.h"
 #include "api/render/line.h"
+#include "api/raster_io.h"
 #include "api/render_command.h"
 #include "api/sssp_sources.h"
 #include "core/error.h"
@@ -408,6 +409,45 @@ TEST(Render, RealDemAndTileStoreRead) {
   for (std::size_t k = 0; k < a.cells.size(); ++k) {
     if (std::isnan(b.cells[k])) EXPECT_TRUE(std::isnan(a.cells[k])) << k;
     else EXPECT_EQ(a.cells[k], b.cells[k]) << k;
+  }
+}
+
+TEST(Render, TileStoreReadByRowsEqualsReferenceBoxes) {
+  testing::TempDir dir;
+  const std::uint64_t w = 150, h = 70;  // 3 x 2 tiles of 64, the last ones partial
+  std::vector<double> v(w * h);
+  std::mt19937_64 rng(5);
+  for (auto& x : v) x = rng() % 8 == 0 ? kNaN : static_cast<double>(rng() % 1000) / 4;
+  const std::string tif = dir.file("random.tif"), tzs = dir.file("random.tzs");
+  testing::write_raster_values(tif, w, h, v, CellType::Float32, -9999);
+  MemoryBudget budget(64ull << 20);
+  ImportOptions import;
+  import.input = tif;
+  import.output = tzs;
+  import.tile = 64;
+  run_import(import, budget, Progress::silent());
+  // Fractional factors (150 -> 40 columns, 70 -> 17 rows) and an upsampling (70 -> 90 rows).
+  for (auto [ow, oh] : {std::pair<std::uint32_t, std::uint32_t>{40, 17}, {150, 90}, {7, 3}}) {
+    const DecimatedRaster avg = read_decimated(tzs, 0, ow, oh, Resampling::Average, budget, Progress::silent());
+    const DecimatedRaster near = read_decimated(tzs, 0, ow, oh, Resampling::Nearest, budget, Progress::silent());
+    EXPECT_FALSE(avg.via_gdal);
+    for (std::uint32_t j = 0; j < oh; ++j)
+      for (std::uint32_t i = 0; i < ow; ++i) {
+        const std::uint64_t x0 = i * w / ow, x1 = std::max<std::uint64_t>(x0 + 1, (i + 1) * w / ow);
+        const std::uint64_t y0 = j * h / oh, y1 = std::max<std::uint64_t>(y0 + 1, (j + 1) * h / oh);
+        double sum = 0;
+        int n = 0;
+        for (std::uint64_t y = y0; y < y1; ++y)
+          for (std::uint64_t x = x0; x < x1; ++x)
+            if (!std::isnan(v[y * w + x])) sum += v[y * w + x], ++n;
+        const double got = avg.cells[j * ow + i];
+        if (n == 0) EXPECT_TRUE(std::isnan(got));
+        else EXPECT_DOUBLE_EQ(got, sum / n) << ow << "x" << oh << ": " << i << "," << j;
+        const std::uint64_t nx = static_cast<std::uint64_t>((i + 0.5) * w / ow), ny = static_cast<std::uint64_t>((j + 0.5) * h / oh);
+        const double want = v[ny * w + nx];
+        if (std::isnan(want)) EXPECT_TRUE(std::isnan(near.cells[j * ow + i]));
+        else EXPECT_EQ(near.cells[j * ow + i], want) << ow << "x" << oh << ": " << i << "," << j;
+      }
   }
 }
 

@@ -70,7 +70,9 @@ ScaleBar draw_scale_bar(Image& image, std::uint32_t map_h, double pixel_size, co
   if (!(pixel_size > 0)) return bar;
   bar.length_units = nice_scale_length(pixel_size * image.width());
   bar.length_pixels = static_cast<std::int64_t>(std::llround(bar.length_units / pixel_size));
-  const std::string label = legend_number(bar.length_units) + (units.empty() ? "" : " " + units);
+  const bool km = units == "m" && bar.length_units >= 1000;
+  const std::string label = legend_number(km ? bar.length_units / 1000 : bar.length_units) +
+                            (units.empty() ? "" : (km ? " km" : " " + units));
   if (bar.length_pixels < 1 || bar.length_pixels + 16 > static_cast<std::int64_t>(image.width())) return ScaleBar();
   bar.x0 = static_cast<std::int64_t>(image.width()) - 8 - bar.length_pixels;
   bar.y0 = map_h + 4;

@@ -7,7 +7,8 @@
 // the max value under its right end ("%.4g").
 // Scale bar: a length L = 1, 2 or 5 x 10^k map units, the largest such at most a quarter of the map's
 // width in map units; it is round(L / pixel size) pixels long (pixel size = map units per map pixel),
-// kScaleThickness rows from panel row 4, ending 8 pixels from the right edge, with "L units" under it.
+// kScaleThickness rows from panel row 4, ending 8 pixels from the right edge, with "L units" under it
+// (metres of 1000 and more as km).
 #pragma once
 #include <cstdint>
 #include <string>
