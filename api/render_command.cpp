@@ -415,6 +415,7 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
 
   if (options.legend) {
     if (r.kind == RenderKind::Cost) draw_colour_bar(image, out_h, cmap, r.lo, r.hi);
+    else if (r.kind == RenderKind::Dem) draw_terrain_bar(image, out_h, r.lo, r.hi);
     else if (r.kind == RenderKind::Backlink) draw_direction_legend(image, out_h);
     if (info.has_geotransform) {
       const double pixel_size = std::hypot(info.geotransform[1], info.geotransform[4]) * info.width / out_w;

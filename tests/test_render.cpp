@@ -101,6 +101,16 @@ TEST(Render, CostRampGivesColourMapEntries) {
   EXPECT_PIXEL(load(dir.file("ramp.png")), 0, 0, Rgba(kMagma[0]));
   EXPECT_EQ(expect_colour_text(Rgba(kViridis[0])), "68,1,84,255");
   EXPECT_EQ(expect_colour_text(Rgba(kViridis[255])), "253,231,37,255");
+  // With the legend: the colour bar under the map, min(256, 256 / 2 - 16) = 112 columns from x = 8,
+  // column k the entry floor(256 k / 112), 4 rows below the map.
+  const auto legend = render({"--width", "256", "--contours", "0", in, out});
+  EXPECT_EQ(legend.height, h + kPanelHeight);
+  const Picture withbar = load(out);
+  for (std::uint32_t k = 0; k < 112; ++k)
+    for (std::uint32_t row = 0; row < static_cast<std::uint32_t>(kBarHeight); ++row)
+      EXPECT_PIXEL(withbar, 8 + k, h + 4 + row, Rgba(kViridis[256 * k / 112]));
+  EXPECT_PIXEL(withbar, 8 + 112, h + 4, Rgba(255, 255, 255));
+  EXPECT_PIXEL(withbar, 7, h + 4, Rgba(255, 255, 255));
   // --range: values beyond it clamp to the end entries.
   render({"--width", "256", "--contours", "0", "--no-legend", "--range", "64,191", in, out});
   const Picture p = load(out);

@@ -39,17 +39,30 @@ std::string legend_number(double v) {
   return s;
 }
 
-void draw_colour_bar(Image& image, std::uint32_t map_h, ColourMap map, double lo, double hi) {
+namespace {
+
+template <class ColourOf>
+void draw_bar(Image& image, std::uint32_t map_h, double lo, double hi, ColourOf colour_of) {
   const int width = std::min<int>(256, static_cast<int>(image.width()) / 2 - 16);
   if (width < 16) return;
   const std::int64_t x0 = 8, y0 = map_h + 4;
   for (int k = 0; k < width; ++k) {
-    const Rgba c = colour_map(map, 256 * k / width);
+    const Rgba c = colour_of(k, width);
     for (int r = 0; r < kBarHeight; ++r) image.set(x0 + k, y0 + r, c);
   }
   const std::string lo_text = legend_number(lo), hi_text = legend_number(hi);
   draw_text(image, x0, y0 + kBarHeight + 3, lo_text, kInk);
   draw_text(image, x0 + width - text_width(hi_text), y0 + kBarHeight + 3, hi_text, kInk);
+}
+
+}  // namespace
+
+void draw_colour_bar(Image& image, std::uint32_t map_h, ColourMap map, double lo, double hi) {
+  draw_bar(image, map_h, lo, hi, [map](int k, int width) { return Rgba(colour_map(map, 256 * k / width)); });
+}
+
+void draw_terrain_bar(Image& image, std::uint32_t map_h, double lo, double hi) {
+  draw_bar(image, map_h, lo, hi, [](int k, int width) { return Rgba(terrain_colour(static_cast<double>(k) / (width - 1))); });
 }
 
 void draw_direction_legend(Image& image, std::uint32_t map_h) {

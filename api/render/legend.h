@@ -2,7 +2,7 @@
 // backlink direction swatches, and a scale bar (docs/render.md "Legend and scale bar").
 //
 // The panel is kPanelHeight pixels high, white, below the map (rows map_h .. map_h + kPanelHeight).
-// Colour bar: from x = 8, kBarHeight rows from panel row 4, min(256, width / 2 - 16) pixels wide;
+// Colour bar (cost: the colour map; dem: the terrain ramp): from x = 8, kBarHeight rows from panel row 4, min(256, width / 2 - 16) pixels wide;
 // column k shows the map entry floor(256 k / bar width); the min value is written under its left end,
 // the max value under its right end ("%.4g").
 // Scale bar: a length L = 1, 2 or 5 x 10^k map units, the largest such at most a quarter of the map's
@@ -32,6 +32,8 @@ struct ScaleBar {
 };
 
 void draw_colour_bar(Image& image, std::uint32_t map_h, ColourMap map, double lo, double hi);
+// The same bar with the terrain ramp (column k: terrain_colour(k / (bar width - 1))), for DEMs.
+void draw_terrain_bar(Image& image, std::uint32_t map_h, double lo, double hi);
 void draw_direction_legend(Image& image, std::uint32_t map_h);
 // `pixel_size`: map units per map pixel; `units`: "m", "ft", "deg" ... Draws nothing (and returns a
 // zero bar) when the bar would not fit.
