@@ -70,11 +70,11 @@ void draw_direction_legend(Image& image, std::uint32_t map_h) {
   std::int64_t x = 8;
   const std::int64_t y0 = map_h + 4;
   for (int d = 0; d < 8; ++d) {
-    if (x + 20 > static_cast<std::int64_t>(image.width()) / 2) break;
+    if (x + 12 > static_cast<std::int64_t>(image.width()) / 2) break;
     for (int r = 0; r < kBarHeight; ++r)
       for (int k = 0; k < 12; ++k) image.set(x + k, y0 + r, Rgba(direction_colour(d)));
     draw_text(image, x, y0 + kBarHeight + 3, kNames[d], kInk);
-    x += 18;
+    x += 16;
   }
 }
 
