@@ -102,7 +102,7 @@ GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget
   // The fixed needs first: a budget too small is an error before any tile is made.
   const std::uint64_t per_thread = tile_cells * sizeof(double);
   if (index_bytes + order_bytes + per_thread > budget.available())
-    throw Error("memory budget too small for gen: " +
+    throw BudgetError("memory budget too small for gen: " +
                 (to_store ? "the tile index of '" + options.output + "' (" + MemoryBudget::format_size(index_bytes) +
                                 "), the tile order (" + MemoryBudget::format_size(order_bytes) + ") and "
                           : std::string()) +

@@ -11,7 +11,7 @@
 namespace terrazo {
 
 std::unique_ptr<GeoTiffTileInput> GeoTiffTileInput::open_if_tiled(const std::string& path, std::uint32_t t) {
-  std::unique_ptr<RasterReader> reader = RasterReader::open(path);
+  std::unique_ptr<RasterReader> reader = RasterReader::open(path, 1);  // band 1: a file of several bands is refused by the import, with its message
   if (reader->format() != "GTiff" || reader->band_count() != 1) return nullptr;
   int block_x = 0, block_y = 0;
   {
@@ -34,7 +34,7 @@ GeoTiffTileInput::GeoTiffTileInput(std::string path, std::unique_ptr<RasterReade
 RasterReader& GeoTiffTileInput::reader() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::unique_ptr<RasterReader>& r = readers_[std::this_thread::get_id()];
-  if (!r) r = first_ ? std::move(first_) : RasterReader::open(path_);
+  if (!r) r = first_ ? std::move(first_) : RasterReader::open(path_, 1);
   return *r;
 }
 

@@ -196,6 +196,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   const WeightChoice weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
                                                     kSsspDefaultStepLimit, &input, &budget);
   result.params = weights.params;
+  result.info = info;
   // Sites: --site points (pixel, or map with --map-coords), then the points of --sites-file.
   std::vector<SourceCell> located = locate_source_points(options.sites, info, options.map_coords, "", 1, "--site");
   if (!options.sites_file.empty()) {

@@ -20,6 +20,7 @@
 
 #include "api/sssp_sources.h"
 #include "api/weight_params.h"
+#include "store/raster_info.h"
 #include "core/memory_budget.h"
 #include "core/progress.h"
 
@@ -68,6 +69,7 @@ struct OdMatrixOptions {
   Connectivity connectivity = Connectivity::Eight;
   double max_cost = -1.0;  // < 0: none
   bool wide = false;       // K x K table instead of the long form
+  std::string geojson;     // --geojson: straight lines between the pairs of sites (empty: none)
   std::uint32_t tile = 0;  // without --index: the exchange's tile (0: the store's or kDefaultTile)
   unsigned threads = 0;
   std::string tmpdir;
@@ -80,6 +82,7 @@ struct OdMatrixResult {
   std::string method;  // "index" or "exchange"
   WeightParams params;
   std::vector<std::uint64_t> site_cells;
+  RasterInfo info;  // INPUT's georeferencing (for --geojson)
   std::vector<PathLength> costs;  // K x K, fixed point, kUnreached where none
   std::uint64_t batch_sources = 0, tile_solves = 0, matrix_loads = 0, cache_tiles = 0, exchange_solves = 0, site_tiles = 0;
   double seconds_import = 0, seconds_sites = 0, seconds_queries = 0, seconds_total = 0;

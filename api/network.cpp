@@ -79,7 +79,9 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
     return parse_source_point(std::to_string(cell % m.width) + "," + std::to_string(cell / m.width), "--site");
   };
   std::vector<std::string> geometries(result.edges.size());
-  std::string crs_member;
+  const std::string urn = crs_urn(m.info.crs_wkt);
+  const std::string crs_member =
+      urn.empty() ? "" : "\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + urn + "\" } },\n";
   ensure_gdal();
   std::uint64_t done = 0;
   progress.update("network: paths", 0, by_from.size());
@@ -110,14 +112,6 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
         GDALOpenEx(po.output.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
     if (!dataset || dataset->GetLayerCount() != 1) throw gdal_failure("network: cannot read the traced paths");
     OGRLayer* layer = dataset->GetLayer(0);
-    if (crs_member.empty()) {
-      if (const OGRSpatialReference* srs = layer->GetSpatialRef()) {
-        const char* authority = srs->GetAuthorityName(nullptr);
-        const char* code = srs->GetAuthorityCode(nullptr);
-        if (authority && code && std::string(authority) == "EPSG")
-          crs_member = std::string("\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"urn:ogc:def:crs:EPSG::") + code + "\" } },\n";
-      }
-    }
     std::size_t i = 0;
     layer->ResetReading();
     for (auto& feature : *layer) {

@@ -21,8 +21,8 @@ const char kUsage[] =
     "             cost (cost units), length (map units), cells\n"
     "\n"
     "Options: those of `terrazo od-matrix` (--site, --map-coords, --sites-file, --index, --weight,\n"
-    "--scale, --connectivity, --memory, --threads, --tile, --tmpdir, --json, -q); --max-cost and --wide\n"
-    "do not apply.\n"
+    "--scale, --connectivity, --memory, --threads, --tile, --tmpdir, --json, -q); --max-cost, --wide and\n"
+    "--geojson do not apply.\n"
     "\n"
     "JSON keys: sites, edges, components, total_cost, method, phases {matrix, paths}, seconds, peak_rss_bytes.\n"
     "\n"
@@ -35,7 +35,7 @@ const char* network_usage() { return kUsage; }
 
 NetworkCommandOptions parse_network_options(const std::vector<std::string>& arguments) {
   for (const std::string& a : arguments)
-    if (a == "--max-cost" || a == "--wide" || a.rfind("--max-cost=", 0) == 0)
+    if (a == "--max-cost" || a == "--wide" || a == "--geojson" || a.rfind("--max-cost=", 0) == 0 || a.rfind("--geojson=", 0) == 0)
       throw UsageError(a + " does not apply to network (use od-matrix)");
   std::vector<std::string> args = arguments;
   NetworkCommandOptions parsed;

@@ -2,9 +2,11 @@
 // run_od_matrix_command (api/od_matrix_command.h).
 #include "api/od_matrix_command.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "api/output_paths.h"
+#include "api/path.h"
 #include "core/error.h"
 #include "core/json_summary.h"
 #include "core/memory_budget.h"
@@ -38,6 +40,9 @@ const char kUsage[] =
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
     "  --max-cost C          costs above C are reported unreachable (cost units)\n"
     "  --wide                write a K x K table (`from_id,1,2,...,K`) instead of the long form\n"
+    "  --geojson FILE        also write one straight LineString per pair of sites i < j with a cost\n"
+    "                        (cell centres, INPUT's CRS; properties from_id, to_id, cost); traced\n"
+    "                        least-cost lines: `terrazo network`\n"
     "  --memory SIZE         host memory budget (default 1G)\n"
     "  --threads N           CPU threads of the exchange without --index (default: all cores)\n"
     "  --tile N              tile of the exchange without --index (default: the store's, else 256)\n"
@@ -87,6 +92,7 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
     o.max_cost = max_cost;
   }
   o.wide = args.flag("--wide");
+  if (auto file = args.value("--geojson")) o.geojson = *file;
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT OUT.csv");
   o.input = files[0];
   o.output = files[1];
@@ -99,6 +105,34 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   o.threads = common.threads;
   o.tmpdir = common.tmpdir;
   return parsed;
+}
+
+std::string od_matrix_geojson(const OdMatrixResult& r) {
+  const std::uint64_t k = r.sites;
+  const auto& g = r.info.geotransform;
+  auto point = [&](std::uint64_t cell) {
+    const double x = static_cast<double>(cell % r.width) + 0.5, y = static_cast<double>(cell / r.width) + 0.5;
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, "[ %.17g, %.17g ]", g[0] + x * g[1] + y * g[2], g[3] + x * g[4] + y * g[5]);
+    return std::string(buffer);
+  };
+  std::string out = "{\n\"type\": \"FeatureCollection\",\n\"name\": \"od_matrix\",\n";
+  const std::string urn = crs_urn(r.info.crs_wkt);
+  if (!urn.empty()) out += "\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + urn + "\" } },\n";
+  out += "\"features\": [\n";
+  bool first = true;
+  for (std::uint64_t i = 0; i < k; ++i)
+    for (std::uint64_t j = i + 1; j < k; ++j) {
+      const PathLength d = std::min(r.costs[i * k + j], r.costs[j * k + i]);
+      if (d == kUnreached) continue;
+      out += std::string(first ? "" : ",\n") + "{ \"type\": \"Feature\", \"properties\": { \"from_id\": " + std::to_string(i + 1) +
+             ", \"to_id\": " + std::to_string(j + 1) + ", \"cost\": " + format_cost(d, r.params.scale) +
+             " }, \"geometry\": { \"type\": \"LineString\", \"coordinates\": [ " + point(r.site_cells[i]) + ", " +
+             point(r.site_cells[j]) + " ] } }";
+      first = false;
+    }
+  out += "\n]\n}\n";
+  return out;
 }
 
 std::string od_matrix_csv(const OdMatrixResult& r, bool wide) {
@@ -135,6 +169,10 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
     inputs.push_back(o.sites_file);
   }
   check_output_file(o.output, inputs);
+  if (!o.geojson.empty()) {
+    inputs.push_back(o.output);
+    check_output_file(o.geojson, inputs);
+  }
   MemoryBudget budget(options.common.memory_bytes);
   OdMatrixCommandResult r;
   r.options = options;
@@ -149,6 +187,15 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
     if (std::fclose(f) != 0 || !ok) throw Error("cannot write '" + o.output + "' (disk full?)");
   }
   output.publish();
+  if (!o.geojson.empty()) {
+    AtomicOutput lines(o.geojson);
+    const std::string text = od_matrix_geojson(r.result);
+    std::FILE* f = std::fopen(lines.partial().c_str(), "wb");
+    if (!f) throw Error("cannot create '" + lines.partial() + "'");
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) throw Error("cannot write '" + o.geojson + "' (disk full?)");
+    lines.publish();
+  }
   return r;
 }
 

@@ -22,6 +22,9 @@ const char* od_matrix_usage();
 // The CSV text of a result: long form `from_id,to_id,cost` (a header line, K x K rows, the cost in
 // cost units, empty where unreachable), or with `wide` a K x K table (`from_id,1,2,...`).
 std::string od_matrix_csv(const OdMatrixResult& result, bool wide);
+// --geojson: one straight LineString per pair i < j with a finite cost (site cell centres through the
+// geotransform; the CRS as an EPSG URN when it has one), properties from_id, to_id, cost.
+std::string od_matrix_geojson(const OdMatrixResult& result);
 
 struct OdMatrixCommandResult {
   OdMatrixCommandOptions options;

@@ -226,6 +226,8 @@ class GeoJsonStream {
   std::uint64_t features_ = 0, points_ = 0;
 };
 
+}  // namespace
+
 // "urn:ogc:def:crs:EPSG::<code>" when the CRS has an EPSG code (what OGR's GeoJSON driver writes), else "".
 std::string crs_urn(const std::string& wkt) {
   if (wkt.empty()) return "";
@@ -237,8 +239,6 @@ std::string crs_urn(const std::string& wkt) {
   if (!authority || !code || std::string(authority) != "EPSG") return "";
   return std::string("urn:ogc:def:crs:EPSG::") + code;
 }
-
-}  // namespace
 
 PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& progress) {
   const auto start = std::chrono::steady_clock::now();

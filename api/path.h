@@ -70,4 +70,8 @@ struct PathResult {
 
 PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& progress);
 
+// "urn:ogc:def:crs:EPSG::<code>" when the CRS (WKT) has an EPSG code (what OGR's GeoJSON driver
+// writes), else "" (the GeoJSON outputs of path, od-matrix and network).
+std::string crs_urn(const std::string& wkt);
+
 }  // namespace terrazo

@@ -204,6 +204,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   if (!options.index.empty()) {
     if (labelled) throw UsageError("--index computes distances only; --backlink and --allocation need the exchange (drop --index)");
     if (!options.source_raster.empty()) throw UsageError("--index takes --source points and --sources-file, not --source-raster");
+    if (options.distance != DistanceMode::Cells)
+      throw UsageError("--index holds distances with cell step lengths (1, sqrt 2); --distance needs the exchange (drop --index)");
     if (!IndexFile::looks_like_index(options.index))
       throw UsageError("--index '" + options.index + "' is not a terrazo index (.tzi); make one with `terrazo index`");
     index = IndexFile::open(options.index, budget);
@@ -244,8 +246,12 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   std::unique_ptr<BarrierTileInput> barred;
   MemoryBudget::Reservation barrier_reservation;
   if (!options.barrier_raster.empty()) {
-    barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress);
-    const RasterInfo& bi = barrier_store->info();
+    RasterInfo bi;
+    bi = RasterReader::open(options.barrier_raster)->info();  // the grid check before any import
+    if (bi.width == grid.width && bi.height == grid.height) {
+      barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress);
+      bi = barrier_store->info();
+    }
     if (bi.width != grid.width || bi.height != grid.height)
       throw UsageError("--barrier-raster '" + options.barrier_raster + "' is " + std::to_string(bi.width) + " x " +
                        std::to_string(bi.height) + " cells, INPUT is " + std::to_string(grid.width) + " x " +

@@ -9,6 +9,8 @@
 #   X,Y     the source cell, column,row
 # Each tool's time is the wall time of its whole command as a user runs it (reading the input and
 # writing the cost raster included); GRASS's also includes r.in.gdal/r.out.gdal, reported apart.
+# CPU seconds (user + sys, all threads and child processes, /usr/bin/time) are printed beside, with
+# ratios of both: on a shared machine the wall ratio moves with the load, the CPU ratio much less.
 # Example:
 #   terrazo gen --width 4096 --height 4096 --seed 3 /tmp/g16m.tif
 #   bench/bench_sssp.sh --memory 1G /tmp/g16m.tif 2000,2000
@@ -43,11 +45,12 @@ echo "input: $input ($size, $cells cells), source $sx,$sy"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p')"
 
 # terrazo
-/usr/bin/time -f "%e %M" -o "$work/terrazo.time" "$terrazo" sssp -q --json --memory "$memory" --threads "$threads" \
+/usr/bin/time -f "%e %M %U %S" -o "$work/terrazo.time" "$terrazo" sssp -q --json --memory "$memory" --threads "$threads" \
   --tmpdir "$work" --source "$source_xy" "$input" "$work/terrazo.tif" > "$work/terrazo.json"
-read -r t_terrazo rss_terrazo < "$work/terrazo.time"
+read -r t_terrazo rss_terrazo u_terrazo s_terrazo < "$work/terrazo.time"
+cpu_terrazo=$(/usr/bin/python3 -c "print('%.2f' % ($u_terrazo + $s_terrazo))")
 summary=$(tail -n 1 "$work/terrazo.json")
-echo "terrazo sssp:         ${t_terrazo} s, peak RSS $((rss_terrazo / 1024)) MiB  $(/usr/bin/python3 -c "
+echo "terrazo sssp:         ${t_terrazo} s (CPU ${cpu_terrazo} s), peak RSS $((rss_terrazo / 1024)) MiB  $(/usr/bin/python3 -c "
 import json, sys
 d = json.loads(sys.argv[1])
 print('tiles %d, solves %d, re-solves %d, exchange %.2f s, write %.2f s' % (d['tiles'], d['solves'], d['resolves'],
@@ -70,11 +73,12 @@ end=\$(date +%s.%N)
 echo "\$start \$end" > "$work/grass.rcost"
 r.out.gdal input=cost output="$work/grass.tif" type=Float64 --quiet -f
 EOF
-  /usr/bin/time -f "%e %M" -o "$work/grass.time" grass --tmp-location "$input" --exec bash "$work/grass.sh" > /dev/null 2>&1
-  read -r t_grass rss_grass < "$work/grass.time"
+  /usr/bin/time -f "%e %M %U %S" -o "$work/grass.time" grass --tmp-location "$input" --exec bash "$work/grass.sh" > /dev/null 2>&1
+  read -r t_grass rss_grass u_grass s_grass < "$work/grass.time"
+  cpu_grass=$(/usr/bin/python3 -c "print('%.2f' % ($u_grass + $s_grass))")
   read -r g0 g1 < "$work/grass.rcost"
   t_rcost=$(/usr/bin/python3 -c "print('%.2f' % ($g1 - $g0))")
-  echo "GRASS r.cost:         ${t_grass} s (r.cost alone ${t_rcost} s), peak RSS $((rss_grass / 1024)) MiB"
+  echo "GRASS r.cost:         ${t_grass} s (CPU ${cpu_grass} s; r.cost alone ${t_rcost} s), peak RSS $((rss_grass / 1024)) MiB"
 fi
 
 # scikit-image MCP_Geometric(fully_connected=True)
@@ -102,9 +106,10 @@ out.GetRasterBand(1).WriteArray(costs)
 out = None
 print('%.2f' % elapsed)
 EOF
-  /usr/bin/time -f "%e %M" -o "$work/skimage.time" /usr/bin/python3 "$work/mcp_geometric_run.py" > "$work/skimage.out"
-  read -r t_skimage rss_skimage < "$work/skimage.time"
-  echo "skimage MCP_Geometric: ${t_skimage} s (find_costs alone $(cat "$work/skimage.out") s), peak RSS $((rss_skimage / 1024)) MiB"
+  /usr/bin/time -f "%e %M %U %S" -o "$work/skimage.time" /usr/bin/python3 "$work/mcp_geometric_run.py" > "$work/skimage.out"
+  read -r t_skimage rss_skimage u_skimage s_skimage < "$work/skimage.time"
+  cpu_skimage=$(/usr/bin/python3 -c "print('%.2f' % ($u_skimage + $s_skimage))")
+  echo "skimage MCP_Geometric: ${t_skimage} s (CPU ${cpu_skimage} s; find_costs alone $(cat "$work/skimage.out") s), peak RSS $((rss_skimage / 1024)) MiB"
   /usr/bin/python3 - "$work" << 'EOF'
 import sys
 import numpy as np
@@ -128,6 +133,6 @@ EOF
 fi
 
 echo "ratios (peer time / terrazo time):"
-[[ -n "$t_grass" ]] && /usr/bin/python3 -c "print('  GRASS r.cost / terrazo   = %.2f' % ($t_grass / $t_terrazo))"
-[[ -n "$t_skimage" ]] && /usr/bin/python3 -c "print('  scikit-image / terrazo   = %.2f' % ($t_skimage / $t_terrazo))"
+[[ -n "$t_grass" ]] && /usr/bin/python3 -c "print('  GRASS r.cost / terrazo   = %.2f (CPU %.2f)' % ($t_grass / $t_terrazo, $cpu_grass / $cpu_terrazo))"
+[[ -n "$t_skimage" ]] && /usr/bin/python3 -c "print('  scikit-image / terrazo   = %.2f (CPU %.2f)' % ($t_skimage / $t_terrazo, $cpu_skimage / $cpu_terrazo))"
 exit 0

@@ -222,10 +222,11 @@ struct GeoTiffWriter::Impl {
     if (found != pending.end()) {
       PendingBlock& p = found->second;
       if (p.doubles != doubles) {
-        // A Byte raster written through both entry points: the block changes representation.
+        // A raster written through both entry points (doubles, and Byte or UInt32 cells): the block
+        // changes representation.
         std::vector<std::uint8_t> other = blocks->take_buffer(doubles ? cells * 8 : fill_block.size());
         if (doubles) {
-          for (std::uint64_t i = 0; i < cells; ++i) reinterpret_cast<double*>(other.data())[i] = p.cells[i];
+          for (std::uint64_t i = 0; i < cells; ++i) reinterpret_cast<double*>(other.data())[i] = typed_cell(p.cells.data(), i);
         } else {
           convert(reinterpret_cast<const double*>(p.cells.data()), other.data(), blocks->blocks_across(),
                   blocks->blocks_down());  // unwritten cells (NaN) become the fill value
@@ -242,6 +243,22 @@ struct GeoTiffWriter::Impl {
     else std::memcpy(p.cells.data(), fill_block.data(), fill_block.size());
     return p;
   }
+  // A window of cells already of the file's type (Byte, UInt32: written as they are) copied into blocks.
+  void write_typed_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells) {
+    const std::uint64_t b = block, size = cell_type_size(type);
+    for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
+      const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
+      for (std::uint64_t px = x0; px < x0 + w; px = (px / b + 1) * b) {
+        const std::uint64_t cols = std::min((px / b + 1) * b, x0 + w) - px;
+        const std::uint64_t bx = px / b, by = py / b;
+        PendingBlock& pending = pending_block(bx, by, false);
+        for (std::uint64_t r = 0; r < rows; ++r)
+          std::memcpy(pending.cells.data() + ((py - by * b + r) * b + (px - bx * b)) * size,
+                      cells + ((py - y0 + r) * w + (px - x0)) * size, cols * size);
+        block_written(bx, by, rows * cols);
+      }
+    }
+  }
   // Counts `cells` more cells of block (bx, by) and submits it once every cell inside the raster is written.
   void block_written(std::uint64_t bx, std::uint64_t by, std::uint64_t cells) {
     const auto key = by * blocks->blocks_across() + bx;
@@ -254,6 +271,10 @@ struct GeoTiffWriter::Impl {
     const bool doubles = p.doubles;
     pending.erase(key);
     blocks->submit(bx, by, std::move(done), doubles);
+  }
+  // Cell i of a block of the file's type, as a double (integer types only take this path: Byte, UInt32).
+  double typed_cell(const std::uint8_t* cells, std::uint64_t i) const {
+    return type == CellType::UInt32 ? reinterpret_cast<const std::uint32_t*>(cells)[i] : cells[i];
   }
   // A block of doubles -> the file's type, on the block writer's threads: NaN becomes the fill value,
   // integers are rounded, a value the type cannot hold inside the raster is an Error (padding cells
@@ -479,18 +500,7 @@ void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uin
   check_window(s.path, s.width, s.height, x0, y0, w, h);
   if (s.blocks) {
     if (s.type != CellType::UInt8) throw Error(std::string("internal error: bytes written to the ") + to_string(s.type) + " raster '" + s.path + "'");
-    const std::uint64_t b = s.block;
-    for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
-      const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
-      for (std::uint64_t px = x0; px < x0 + w; px = (px / b + 1) * b) {
-        const std::uint64_t cols = std::min((px / b + 1) * b, x0 + w) - px;
-        const std::uint64_t bx = px / b, by = py / b;
-        Impl::PendingBlock& block = s.pending_block(bx, by, false);
-        for (std::uint64_t r = 0; r < rows; ++r)
-          std::memcpy(block.cells.data() + (py - by * b + r) * b + (px - bx * b), cells + (py - y0 + r) * w + (px - x0), cols);
-        s.block_written(bx, by, rows * cols);
-      }
-    }
+    s.write_typed_window(x0, y0, w, h, cells);
     return;
   }
   reset_gdal_error();
@@ -503,9 +513,13 @@ void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uin
 void GeoTiffWriter::write_window_u32(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                                      const std::uint32_t* cells) {
   Impl& s = *impl_;
-  if (!s.dataset) throw Error("window written to '" + s.path + "' after finish()");
+  if (!s.dataset && !s.blocks) throw Error("window written to '" + s.path + "' after finish()");
   if (s.type != CellType::UInt32) throw Error("internal error: UInt32 window written to the " + std::string(to_string(s.type)) + " band of '" + s.path + "'");
   check_window(s.path, s.width, s.height, x0, y0, w, h);
+  if (s.blocks) {
+    s.write_typed_window(x0, y0, w, h, reinterpret_cast<const std::uint8_t*>(cells));
+    return;
+  }
   reset_gdal_error();
   const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
                                   static_cast<int>(h), const_cast<std::uint32_t*>(cells), static_cast<int>(w),

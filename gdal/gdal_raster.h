@@ -59,9 +59,10 @@ class RasterReader {
 // Writes a tiled (block x block), compressed, BIGTIFF=IF_SAFER GeoTIFF of `type`, with the
 // geotransform and CRS of `georef` (size from width/height, nodata from has_nodata/nodata). The
 // creation options are terrazo's defaults with the user's --co on top (gdal/geotiff_options.h);
-// compression runs on options.threads GDAL worker threads (0: all cores; GTiff's NUM_THREADS),
-// each holding one block and its compressed copy; cell values are the same for any count, the
-// order of blocks in the file may differ.
+// compression runs on options.threads threads (0: all cores): terrazo's block writer for NONE, LZW,
+// DEFLATE and ZSTD (gdal/tiff_block_writer.h: blocks in the order they complete, the same bytes
+// for any thread count), GDAL's NUM_THREADS workers for other codecs (the order of blocks in the
+// file may differ); cell values are the same either way.
 class GeoTiffWriter {
  public:
   GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
@@ -69,9 +70,15 @@ class GeoTiffWriter {
                 const GeoTiffOptions& options = {});
   ~GeoTiffWriter();
   // Row-major w*h doubles; NaN is written as the nodata value, integers are rounded, a value the
-  // type cannot hold is an Error. Windows may come in any order; each block should be covered by
-  // one call (a block filled by several calls may be compressed and stored more than once when
-  // GDAL's cache is small). Scratch memory: one block of doubles (block^2 x 8 bytes).
+  // type cannot hold is an Error. Windows may come in any order and must not overlap (each cell
+  // written once). With the block writer (NONE/LZW/DEFLATE/ZSTD, gdal/tiff_block_writer.h) a
+  // window's cells are only copied into their blocks here; a block is converted, encoded and
+  // appended on the encoder threads once every cell of it inside the raster is written, so a value
+  // the type cannot hold is reported by a later write_window or by finish(), and nothing is
+  // published. On GDAL's path (other codecs) each block should be covered by one call (a block
+  // filled by several calls may be compressed and stored more than once when GDAL's cache is small).
+  // Memory: the blocks partly written (a window's edges), plus the encoders' blocks in flight,
+  // within GDAL's cache limit (GdalCacheLimit).
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* cells);
   void write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells);
   // UInt32 cells as they are (no nodata mapping, no range check: for a UInt32 band, e.g. clump's labels).

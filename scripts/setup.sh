@@ -3,8 +3,9 @@
 # by package name through apt. Run as root (or as a user with sudo). Safe to run again.
 #
 #   scripts/setup.sh            build + test dependencies (what CI needs)
-#   scripts/setup.sh --bench    also the Python baselines the benchmarks compare against
-#                               (SciPy, scikit-image, GDAL's Python bindings, GRASS GIS)
+#   scripts/setup.sh --bench    also the baselines the benchmarks compare against (SciPy,
+#                               scikit-image, GDAL's Python bindings, GRASS r.cost and r.clump)
+#                               and perf for the profiles of docs/benchmarks.md
 #
 # CUDA is not installed here: when nvcc is at /usr/local/cuda/bin (or on PATH) the CUDA solvers
 # are built, otherwise the CPU solvers alone (CMake says which).
@@ -20,7 +21,7 @@ packages=(
   python3-numpy python3-pytest                   # ... its arrays and its tests
   python3-gdal python3-xarray python3-rioxarray  # ... tests of GDAL-read outputs and DataArrays
 )
-bench_packages=(python3-scipy python3-skimage python3-gdal python3-numpy grass-core)  # grass-core: r.clump (datasets/make_golden_clump.py, the clump benchmark)
+bench_packages=(python3-scipy python3-skimage python3-gdal python3-numpy grass-core linux-perf)  # grass-core: r.cost, r.clump (datasets/make_golden_clump.py)
 
 with_bench=0
 for arg in "$@"; do

@@ -114,7 +114,7 @@ AtomicOutput::AtomicOutput(std::string path, std::vector<std::string> sidecar_su
     const int fd = ::open(fresh.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
       if (errno == EEXIST) continue;
-      throw Error("cannot create '" + fresh + "' (the partial file of '" + path_ + "'): " + std::strerror(errno));
+      throw IoError("cannot create '" + fresh + "' (the partial file of '" + path_ + "'): " + std::strerror(errno));
     }
     // Another run's stale-file sweep may remove `fresh` before it is locked: then the rename fails
     // with ENOENT and a new name is tried.
@@ -130,7 +130,7 @@ AtomicOutput::AtomicOutput(std::string path, std::vector<std::string> sidecar_su
     ::close(fd);
     ::unlink(fresh.c_str());
     if (saved != 0 && saved != ENOENT)
-      throw Error("cannot create the partial file '" + candidate + "' of '" + path_ + "': " + std::strerror(saved));
+      throw IoError("cannot create the partial file '" + candidate + "' of '" + path_ + "': " + std::strerror(saved));
   }
   throw IoError("cannot choose a fresh partial-file name for '" + path_ + "'");
 }

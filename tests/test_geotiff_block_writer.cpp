@@ -104,9 +104,17 @@ void write(const std::string& path, CellType type, std::uint64_t width, std::uin
         window[static_cast<std::size_t>(y) * w.w + x] = v;
         bytes[static_cast<std::size_t>(y) * w.w + x] = std::isnan(v) ? 255 : static_cast<std::uint8_t>(v);
       }
-    // Byte rasters through both entry points: the bytes one for every other window.
-    if (type == CellType::UInt8 && (w.x0 + w.y0) % 2 == 0) writer.write_window_u8(w.x0, w.y0, w.w, w.h, bytes.data());
-    else writer.write_window(w.x0, w.y0, w.w, w.h, window.data());
+    // Byte and UInt32 rasters through both entry points: the typed one for every other window.
+    if (type == CellType::UInt8 && (w.x0 + w.y0) % 2 == 0) {
+      writer.write_window_u8(w.x0, w.y0, w.w, w.h, bytes.data());
+    } else if (type == CellType::UInt32 && (w.x0 + w.y0) % 2 == 0) {
+      std::vector<std::uint32_t> u32(window.size());
+      for (std::size_t i = 0; i < window.size(); ++i)
+        u32[i] = std::isnan(window[i]) ? 4294967295u : static_cast<std::uint32_t>(window[i]);
+      writer.write_window_u32(w.x0, w.y0, w.w, w.h, u32.data());
+    } else {
+      writer.write_window(w.x0, w.y0, w.w, w.h, window.data());
+    }
   }
   writer.finish();
 }

@@ -522,19 +522,35 @@ TEST(GeoTiffWriter, UnfinishedWriterLeavesNothingAndRangesAreChecked) {
   RasterInfo georef;
   const std::string path = dir.file("o.tif");
   {
+    // Cells are converted on the encoder threads: a value the type cannot hold is an Error of a
+    // later write_window or of finish(), and nothing is published.
     GeoTiffWriter writer(path, 40, 30, CellType::Int16, georef, true, -9999.0, 16);
     std::vector<double> cells(40 * 30, 7.0);
-    writer.write_window(0, 0, 40, 30, cells.data());
+    writer.write_window(0, 0, 40, 16, cells.data());
     cells[5] = 40000.0;
-    EXPECT_THROW(writer.write_window(0, 0, 40, 30, cells.data()), Error);
+    EXPECT_THROW(
+        {
+          writer.write_window(0, 16, 40, 14, cells.data());
+          writer.finish();
+        },
+        Error);
     EXPECT_EQ(partial_files_of(path).size(), 1u);
   }
   EXPECT_TRUE(partial_files_of(path).empty());
   EXPECT_FALSE(file_exists(path));
-  GeoTiffWriter bytes(dir.file("b.tif"), 16, 16, CellType::UInt8, georef, false, 0.0, 16);
   std::vector<double> nan(256, std::numeric_limits<double>::quiet_NaN());
-  EXPECT_THROW(bytes.write_window(0, 0, 16, 16, nan.data()), Error);
-  EXPECT_THROW(bytes.write_window(8, 8, 16, 16, nan.data()), Error);
+  {
+    GeoTiffWriter bytes(dir.file("b.tif"), 16, 16, CellType::UInt8, georef, false, 0.0, 16);
+    EXPECT_THROW(
+        {
+          bytes.write_window(0, 0, 16, 16, nan.data());
+          bytes.finish();
+        },
+        Error);
+  }
+  GeoTiffWriter outside(dir.file("c.tif"), 16, 16, CellType::UInt8, georef, false, 0.0, 16);
+  EXPECT_THROW(outside.write_window(8, 8, 16, 16, nan.data()), Error);
+  EXPECT_FALSE(file_exists(dir.file("b.tif")));
 }
 
 TEST(GeoTiffWriter, SmallCacheWritesEachBlockOnce) {

@@ -284,6 +284,10 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
   SsspOptions c = b;
   c.backlink = dir.file("back.tif");
   EXPECT_THROW(run_sssp(c, budget, Progress::silent()), UsageError);
+  // --index with map step lengths (the index holds cell step lengths): one usage error.
+  SsspOptions d = b;
+  d.distance = DistanceMode::Map;
+  EXPECT_THROW(run_sssp(d, budget, Progress::silent()), UsageError);
 }
 
 // The network: the tree's edges are the minimum spanning tree of the oracle's matrix (Prim on the
@@ -460,7 +464,16 @@ TEST(OdMatrixCli, WritesTheCsvAndRefusesBadInputWithOneLineAndExitTwo) {
   const std::string bin = TERRAZO_BINARY;
   ASSERT_EQ(std::system((bin + " index -q --device cpu --tile 32 " + input + " " + index).c_str()), 0);
   ASSERT_EQ(std::system((bin + " od-matrix -q --index " + index + " --site 10,10 --site 100,50 --site 200,120 " + input + " " + out).c_str()), 0);
-  ASSERT_EQ(std::system((bin + " od-matrix -q --wide --site 10,10 --site 100,50 --site 200,120 " + input + " " + wide).c_str()), 0);
+  ASSERT_EQ(std::system((bin + " od-matrix -q --wide --geojson " + dir.file("lines.geojson") +
+                         " --site 10,10 --site 100,50 --site 200,120 " + input + " " + wide).c_str()), 0);
+  {
+    std::ifstream lines(dir.file("lines.geojson"));
+    const std::string text((std::istreambuf_iterator<char>(lines)), std::istreambuf_iterator<char>());
+    std::size_t count = 0;
+    for (std::size_t at = text.find("\"LineString\""); at != std::string::npos; at = text.find("\"LineString\"", at + 1)) ++count;
+    EXPECT_EQ(count, 3u) << text;  // pairs 1-2, 1-3, 2-3
+    EXPECT_NE(text.find("urn:ogc:def:crs:EPSG::4326"), std::string::npos);
+  }
   std::ifstream f(out);
   std::string line;
   std::getline(f, line);

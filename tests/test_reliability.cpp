@@ -663,7 +663,9 @@ TEST(Bands, SeveralBandsNeedBandAndTheChosenBandIsRead) {
   {
     ensure_gdal();
     GDALDriverH driver = GDALGetDriverByName("GTiff");
-    GDALDatasetH ds = GDALCreate(driver, tif.c_str(), 40, 30, 3, GDT_Float32, nullptr);
+    // Tiled in blocks of 16: clump may read such a GeoTIFF in place (api/geotiff_tile_input.h).
+    const char* tiled[] = {"TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", nullptr};
+    GDALDatasetH ds = GDALCreate(driver, tif.c_str(), 40, 30, 3, GDT_Float32, const_cast<char**>(tiled));
     ASSERT_TRUE(ds);
     for (int b = 1; b <= 3; ++b) {
       std::vector<float> cells(40 * 30);
@@ -729,6 +731,10 @@ TEST(Bands, SeveralBandsNeedBandAndTheChosenBandIsRead) {
     ASSERT_EQ(run(dir.file("b2.tzs"), dir.file(command + "-store.tif"), false).exit_code, 0) << command;
     EXPECT_EQ(read_all(dir.file(command + "-band.tif")), read_all(dir.file(command + "-store.tif"))) << command;
   }
+  // --band 1 of a tiled GeoTIFF of several bands (clump's in-place path takes one-band GeoTIFFs only).
+  ASSERT_EQ(run_terrazo({"clump", "-q", "--by", "value", "--tile", "16", "--band", "1", tif, dir.file("l1.tif")}).exit_code, 0);
+  ASSERT_EQ(run_terrazo({"clump", "-q", "--by", "value", "--tile", "16", dir.file("b1.tzs"), dir.file("l1s.tif")}).exit_code, 0);
+  EXPECT_EQ(read_all(dir.file("l1.tif")), read_all(dir.file("l1s.tif")));
   // A tile store has one band: --band 1 is fine, --band 2 is not.
   EXPECT_EQ(run_terrazo({"info", "-q", "--band", "1", dir.file("b1.tzs")}).exit_code, 0);
   for (const std::vector<std::string>& args :

@@ -99,7 +99,7 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
     const std::uint64_t records = options.record_buffer_bytes ? options.record_buffer_bytes : 0;
     const std::uint64_t buffers = 2 * kSummaryFileBufferBytes + std::max(records, ExternalSorter::kMinimumBufferBytes);
     if (root + buffers > available)
-      throw Error("memory budget too small for the MST merge phase (--merge " + std::string(to_string(merge_mode)) +
+      throw BudgetError("memory budget too small for the MST merge phase (--merge " + std::string(to_string(merge_mode)) +
                   "): its root merge step can need " + MemoryBudget::format_size(root) + " (" +
                   std::to_string(grid.width) + " x " + std::to_string(grid.height) + " cells) and its buffers " +
                   MemoryBudget::format_size(buffers) + ", but only " + MemoryBudget::format_size(available) +

@@ -14,6 +14,7 @@
 // only decrease, so skipping it leaves the result unchanged. On a re-solve after a few halo cells
 // improved this turns an O(t^2 log) solve into an O(t^2) scan plus work on the improved region.
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/sssp/block_sssp.h"
@@ -83,6 +84,11 @@ struct Labels<true> {
   static PathLength dist_of(Key key) { return static_cast<PathLength>(key >> 64); }
 };
 
+template <class Queue>
+struct IsBucketQueue : std::false_type {};
+template <class Key, class DistOf>
+struct IsBucketQueue<BucketQueue<Key, DistOf>> : std::true_type {};
+
 // Interior mask of a (t+2)^2 window: 1 on interior cells, 0 on the halo ring. Built once per tile
 // side and thread (it depends on t alone); a solve copies it as its cell states.
 const std::uint8_t* interior_mask(std::uint32_t t) {
@@ -113,6 +119,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
                     const Labels<kLabelled>& labels, bool interior_consistent, std::uint8_t* changed, bool* overflow,
                     Queue& heap) {
   using Key = typename Labels<kLabelled>::Key;
+  constexpr bool kBuckets = IsBucketQueue<Queue>::value;
   constexpr int kDirections = kEight ? 8 : 4;
   constexpr int kStep = kEight ? 1 : 2;
   const std::uint32_t s = t + 2;
@@ -141,10 +148,18 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     const Weight w = step_weight(p, value, values[v], d, urow, &overflowed);
     if (w == kNoEdge) return false;
     Key candidate;
-    if (!labels.extend(u, w, max_cost, &candidate) || !(candidate < labels.key(v))) return false;
+    const Key before = labels.key(v);
+    if (!labels.extend(u, w, max_cost, &candidate) || !(candidate < before)) return false;
     labels.store(v, candidate);
-    changed_count += state[v] == 1 ? 1 : 0;
+    const std::uint8_t was = state[v];
+    changed_count += was == 1 ? 1 : 0;
     state[v] = 2;
+    // Buckets: a cell improved earlier in this solve (state 2) and not settled yet has an entry in
+    // the bucket of its current label; when the new label falls in the same bucket, that entry
+    // serves it (pops check buckets, not keys), so no second entry is queued.
+    if constexpr (kBuckets) {
+      if (was == 2 && heap.same_bucket(before, candidate)) return true;
+    }
     heap.push(candidate, v);
     return true;
   };
@@ -191,7 +206,13 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
   while (!heap.empty()) {
     const auto entry = heap.pop();
     const std::uint32_t u = entry.value;
-    if (entry.key != labels.key(u)) continue;  // stale: the cell improved after this entry was queued
+    // Stale: the cell improved after this entry was queued (with buckets: into a lower bucket; an
+    // improvement within the bucket reuses the entry, and the cell is settled with its current label).
+    if constexpr (kBuckets) {
+      if (!heap.same_bucket(entry.key, labels.key(u))) continue;
+    } else {
+      if (entry.key != labels.key(u)) continue;
+    }
     const double value = values[u];
     const PathLength du = dist[u];
     const std::int64_t urow = p.steps.rows ? u / s : 0;

@@ -46,6 +46,7 @@ class BucketQueue {
     current_ = 0;
   }
   bool empty() const { return in_ring_ == 0 && far_.empty(); }
+  bool same_bucket(Key a, Key b) const { return bucket(a) == bucket(b); }
 
   // Precondition: bucket(key) >= the bucket of the last key popped.
   void push(Key key, std::uint32_t value) {
