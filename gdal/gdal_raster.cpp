@@ -243,15 +243,17 @@ struct GeoTiffWriter::Impl {
     else std::memcpy(p.cells.data(), fill_block.data(), fill_block.size());
     return p;
   }
-  // A window of cells already of the file's type (Byte, UInt32: written as they are) copied into blocks.
-  void write_typed_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells) {
-    const std::uint64_t b = block, size = cell_type_size(type);
+  // A window copied into the blocks it covers: doubles (converted later, on the encoder threads) or
+  // cells already of the file's type (Byte, UInt32: written as they are).
+  void copy_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells,
+                   bool doubles) {
+    const std::uint64_t b = block, size = doubles ? sizeof(double) : cell_type_size(type);
     for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
       const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
       for (std::uint64_t px = x0; px < x0 + w; px = (px / b + 1) * b) {
         const std::uint64_t cols = std::min((px / b + 1) * b, x0 + w) - px;
         const std::uint64_t bx = px / b, by = py / b;
-        PendingBlock& pending = pending_block(bx, by, false);
+        PendingBlock& pending = pending_block(bx, by, doubles);
         for (std::uint64_t r = 0; r < rows; ++r)
           std::memcpy(pending.cells.data() + ((py - by * b + r) * b + (px - bx * b)) * size,
                       cells + ((py - y0 + r) * w + (px - x0)) * size, cols * size);
@@ -444,17 +446,7 @@ void GeoTiffWriter::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32
   const std::uint64_t b = s.block;
   if (s.blocks) {
     // The block writer converts on its threads: here the window's rows are only copied into blocks.
-    for (std::uint64_t py = y0; py < y0 + h; py = (py / b + 1) * b) {
-      const std::uint64_t rows = std::min((py / b + 1) * b, y0 + h) - py;
-      for (std::uint64_t px = x0; px < x0 + w; px = (px / b + 1) * b) {
-        const std::uint64_t cols = std::min((px / b + 1) * b, x0 + w) - px;
-        const std::uint64_t bx = px / b, by = py / b;
-        auto* block = reinterpret_cast<double*>(s.pending_block(bx, by, true).cells.data());
-        for (std::uint64_t r = 0; r < rows; ++r)
-          std::memcpy(block + (py - by * b + r) * b + (px - bx * b), cells + (py - y0 + r) * w + (px - x0), cols * 8);
-        s.block_written(bx, by, rows * cols);
-      }
-    }
+    s.copy_window(x0, y0, w, h, reinterpret_cast<const std::uint8_t*>(cells), true);
     return;
   }
   s.scratch.resize(std::min<std::uint64_t>(b, w) * std::min<std::uint64_t>(b, h));
@@ -500,7 +492,7 @@ void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uin
   check_window(s.path, s.width, s.height, x0, y0, w, h);
   if (s.blocks) {
     if (s.type != CellType::UInt8) throw Error(std::string("internal error: bytes written to the ") + to_string(s.type) + " raster '" + s.path + "'");
-    s.write_typed_window(x0, y0, w, h, cells);
+    s.copy_window(x0, y0, w, h, cells, false);
     return;
   }
   reset_gdal_error();
@@ -517,7 +509,7 @@ void GeoTiffWriter::write_window_u32(std::uint64_t x0, std::uint64_t y0, std::ui
   if (s.type != CellType::UInt32) throw Error("internal error: UInt32 window written to the " + std::string(to_string(s.type)) + " band of '" + s.path + "'");
   check_window(s.path, s.width, s.height, x0, y0, w, h);
   if (s.blocks) {
-    s.write_typed_window(x0, y0, w, h, reinterpret_cast<const std::uint8_t*>(cells));
+    s.copy_window(x0, y0, w, h, reinterpret_cast<const std::uint8_t*>(cells), false);
     return;
   }
   reset_gdal_error();
