@@ -32,8 +32,8 @@ namespace {
 // 16 MiB when the budget allows.
 class EdgeRasterWriter : public MstWindowSink {
  public:
-  // Compression on options.threads GDAL worker threads (0: all cores): on 1 G cells the
-  // single-threaded compression was most of the expansion phase (docs/benchmarks.md).
+  // Blocks are encoded on options.threads threads (0: all cores) by GeoTiffWriter's block writer,
+  // whose blocks in flight stay within the GDAL cache limit reserved here (gdal/gdal_raster.h).
   EdgeRasterWriter(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
               const GeoTiffOptions& options) {
     const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
