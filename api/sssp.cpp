@@ -14,6 +14,8 @@
 #include "core/error.h"
 #include "core/timer.h"
 #include "engine/barrier_input.h"
+#include "engine/walk_input.h"
+#include "api/walk_weights.h"
 #include "engine/tile_store_input.h"
 #include "engine/sssp/distance_store.h"
 #include "api/raster_io.h"
@@ -170,7 +172,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   if (options.max_cost >= 0 && !std::isfinite(options.max_cost))
     throw UsageError("invalid --max-cost: expected a finite number");
   check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
-                        {"--source-raster", options.source_raster}},
+                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
                        {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
 
   // Device: the CUDA block solver computes distances only; backlinks and allocation need the
@@ -194,6 +196,9 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   if (options.resident_tile < 8 || options.resident_tile > 256)
     throw UsageError("--resident-tile must be 8 to 256, not " + std::to_string(options.resident_tile));
 
+  if (is_directed(options.weight) && !options.index.empty())
+    throw UsageError(std::string("--model ") + to_string(options.weight) + " has directed weights (uphill is not "
+                     "downhill); the index holds symmetric distances: drop --index");
   RunDirectory run(options.tmpdir);
 
   // 0. The input as a tile store.
@@ -226,19 +231,33 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   if (info.valid_cells == 0)
     throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): there is nothing to reach");
   // Step lengths (--distance): the geodesic table lives in `steps` for the whole run.
+  const bool directed = is_directed(options.weight);
   if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction &&
-      options.weight != WeightModel::Geometric)
+      options.weight != WeightModel::Geometric && !directed)
     throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
-                     "--weight friction and geometric have; --weight " + to_string(options.weight) + " has none");
-  auto steps_reservation = budget.reserve(step_table_bytes(options.distance, grid.height), "sssp step-length table");
-  const StepTable steps = make_step_table(options.distance, info);
+                     "--weight friction, geometric and --model walk, tobler have; --weight " + to_string(options.weight) +
+                     " has none");
+  DistanceMode distance = options.distance;
+  if (directed) {
+    // r.walk's coefficients are per metre: map units on a projected CRS, metres on a lon/lat one.
+    if (!options.distance_given)
+      distance = !info.crs_wkt.empty() && crs_is_geographic(info.crs_wkt) ? DistanceMode::Geodesic : DistanceMode::Map;
+    for (double v : {info.min, info.max})
+      if (info.has_stats && !(std::fabs(v) <= 3.4e38))
+        throw UsageError("INPUT (elevation) has the value " + format_double(v) + "; --model " + to_string(options.weight) +
+                         " reads elevations as 32-bit floats: clip the values or set that value as nodata");
+  } else if (!options.friction.empty()) {
+    throw UsageError("--friction is the friction raster of --model walk and tobler (INPUT is then the elevation)");
+  }
+  result.distance = distance;
+  auto steps_reservation = budget.reserve(step_table_bytes(distance, grid.height), "sssp step-length table");
+  const StepTable steps = make_step_table(distance, info);
   result.length_unit = steps.unit;
-  {
+  if (!directed) {
     TileStoreInput weight_input(*store);
     result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
                                           kSsspDefaultStepLimit, &weight_input, &budget, &steps.lengths);
   }
-  const WeightParams params = result.weights.params;
 
   // Barriers (--barrier-raster): cells of INPUT's grid that cannot be entered.
   std::unique_ptr<TileStore> barrier_store;
@@ -282,6 +301,46 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
           if (a[i] == a[i] && b[i] == b[i] && b[i] != 0) ++result.barrier_cells;
       }
   }
+  // Directed models (--model walk|tobler): INPUT is the elevation, --friction an optional raster of
+  // its grid; both are packed into one value per cell (engine/walk_input.h).
+  std::unique_ptr<TileStore> friction_store;
+  std::unique_ptr<TileStoreInput> elevation_cells, friction_cells;
+  std::unique_ptr<WalkTileInput> walk_cells;
+  MemoryBudget::Reservation walk_reservation;
+  if (directed) {
+    if (!options.friction.empty()) {
+      RasterInfo fi = RasterReader::open(options.friction)->info();  // the grid check before any import
+      if (fi.width != grid.width || fi.height != grid.height)
+        throw UsageError("--friction '" + options.friction + "' is " + std::to_string(fi.width) + " x " +
+                         std::to_string(fi.height) + " cells, INPUT (elevation) is " + std::to_string(grid.width) +
+                         " x " + std::to_string(grid.height) + "; they must match cell for cell");
+      if (fi.has_geotransform != info.has_geotransform)
+        throw UsageError("--friction '" + options.friction + "' and INPUT must both be georeferenced on the same grid, or neither");
+      if (fi.has_geotransform) {
+        for (int k = 0; k < 6; ++k) {
+          const double a = fi.geotransform[k], b = info.geotransform[k];
+          const double tolerance = 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+          if (std::fabs(a - b) > tolerance)
+            throw UsageError("--friction '" + options.friction + "' has another geotransform than INPUT (term " +
+                             std::to_string(k) + ": " + format_double(a) + " against " + format_double(b) +
+                             "); they must cover the same cells");
+        }
+      }
+      friction_store = open_as_tile_store(options.friction, run, t, budget, progress);
+      friction_cells = std::make_unique<TileStoreInput>(*friction_store);
+    }
+    const unsigned threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+    if (friction_cells)
+      walk_reservation = budget.reserve(static_cast<std::uint64_t>(threads + 1) * t * t * 8, "sssp friction tiles");
+    if (!barred) elevation_cells = std::make_unique<TileStoreInput>(*store);
+    const TileInput& elevation = barred ? static_cast<const TileInput&>(*barred) : *elevation_cells;
+    walk_cells = std::make_unique<WalkTileInput>(elevation, friction_cells.get());
+    result.weights = choose_walk_weight_params(options.weight, options.walk, options.scale, *walk_cells, steps.lengths,
+                                               &budget);
+  }
+  WeightParams params = result.weights.params;
+  params.walk.reverse = options.walk.reverse;
+  result.weights.params = params;
   result.params = params;
   PathLength max_cost = kUnreached;
   if (options.max_cost >= 0) {
@@ -354,7 +413,9 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   xo.keep_free_bytes += 1ull << 20;  // small allocations of the exchange (queue set nodes, lists)
   xo.prefer_free_bytes = write_phase_bytes;
   TileStoreInput store_input(*store);
-  const TileInput& input = barred ? static_cast<const TileInput&>(*barred) : store_input;
+  const TileInput& input = walk_cells ? static_cast<const TileInput&>(*walk_cells)
+                           : barred   ? static_cast<const TileInput&>(*barred)
+                                      : store_input;
   SsspExchangeStats stats;
   // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
   bool resident = options.exchange == "resident" && !index;
@@ -519,7 +580,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.seconds.write = phase.seconds();
   exchange_run.reset();
 
-  result.bytes_read += store->bytes_read() + distances.bytes_read() + (barrier_store ? barrier_store->bytes_read() : 0);
+  result.bytes_read += store->bytes_read() + distances.bytes_read() + (barrier_store ? barrier_store->bytes_read() : 0) +
+                      (friction_store ? friction_store->bytes_read() : 0);
   result.bytes_written += distances.bytes_written();
   result.seconds.total = start.seconds();
   result.peak_rss_bytes = peak_rss_bytes();

@@ -52,8 +52,11 @@ struct SsspOptions {
   std::string source_start;          // --source-start FIELD: per-point initial cost (cost units) from --sources-file
   std::string source_raster;         // --source-raster: mask
   std::string index;                 // --index: a boundary-graph index of INPUT (docs/index.md); distances only
-  WeightModel weight = WeightModel::Friction;
-  DistanceMode distance = DistanceMode::Cells;  // --distance: step lengths of friction and geometric
+  WeightModel weight = WeightModel::Friction;   // --weight, or --model walk|tobler (directed)
+  DistanceMode distance = DistanceMode::Cells;  // --distance: step lengths of friction, geometric, walk, tobler
+  bool distance_given = false;       // --distance given; else walk and tobler take map (geodesic on lon/lat)
+  std::string friction;              // --friction: walk/tobler friction raster on INPUT's grid (INPUT: elevation)
+  WalkParams walk;                   // --walk-coeff, --lambda, --slope-factor, --direction (walk.reverse)
   std::string barrier_raster;        // --barrier-raster: cells not 0 and not nodata cannot be entered
   double scale = 0.0;                // 0: the default of docs/weights.md (kSsspDefaultStepLimit)
   Connectivity connectivity = Connectivity::Eight;
@@ -87,6 +90,7 @@ struct SsspResult {
   WeightParams params;                     // model, scale, offset used
   WeightChoice weights;                    // the same, with the error bounds (api/weight_params.h)
   std::string length_unit = "cell";        // the unit of the step lengths (--distance)
+  DistanceMode distance = DistanceMode::Cells;  // the step lengths used (walk, tobler: map or geodesic by default)
   std::uint64_t barrier_cells = 0;         // valid cells the barrier raster closed
   PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
   std::uint64_t sources = 0;               // source cells set

@@ -1,5 +1,6 @@
 // api/sssp_command.cpp: parse_sssp_options, sssp_usage, run_sssp_command (api/sssp_command.h).
 #include "api/sssp_command.h"
+#include "api/walk_weights.h"
 
 #include <cstdio>
 
@@ -73,6 +74,21 @@ const char kUsage[] =
     "                                  unit (refused on a lon/lat CRS: degrees are no length)\n"
     "                        geodesic  metres on the CRS's ellipsoid between the two cell centres\n"
     "                                  (lon/lat CRS only; every row has its own lengths; docs/weights.md)\n"
+    "  --model walk|tobler   directed (anisotropic) travel time over INPUT as elevation (docs/cost_models.md):\n"
+    "                        walk      GRASS r.walk: a L + b dh uphill, a L + c dh moderate and a L + d dh\n"
+    "                                  steep downhill (dh/L < --slope-factor), + lambda x friction x L\n"
+    "                        tobler    Tobler's hiking function: 0.6 L exp(3.5 |dh/L + 0.05|) seconds\n"
+    "                                  (6 km/h at dh/L = -0.05), + lambda x friction x L\n"
+    "                        L in metres: --distance map on a projected CRS, geodesic on a lon/lat one\n"
+    "                        (the default for these models; --distance cells takes 1 and sqrt 2)\n"
+    "  --friction FILE       walk/tobler: friction (seconds per metre, >= 0) on INPUT's grid (default 0)\n"
+    "  --walk-coeff a,b,c,d  walk: seconds per metre flat, per metre climbed, per metre descended moderately\n"
+    "                        and steeply (default 0.72,6.0,1.9998,-1.9998, r.walk's)\n"
+    "  --lambda L            walk/tobler: weight of the friction term (default 1)\n"
+    "  --slope-factor S      walk: dh/L below which downhill is steep (default -0.2125, tan 12 degrees)\n"
+    "  --direction from|to   walk/tobler: from = cost of travelling from the nearest source to each cell\n"
+    "                        (the default, as r.walk); to = from each cell to its nearest source (ArcGIS's\n"
+    "                        travel direction); no effect on symmetric weights\n"
     "  --barrier-raster FILE a raster of INPUT's grid: cells not 0 and not nodata cannot be entered\n"
     "                        (as nodata cells; a source there is refused)\n"
     "  --scale S             fixed-point scale: weight = round(value x S) (default: 1 when every weight is\n"
@@ -116,7 +132,8 @@ const char kUsage[] =
     "  terrazo cost-distance --source-crs EPSG:4326 --source -71.30,44.27 --max-cost 5e6 dem.tif cost.tif\n"
     "  terrazo sssp --sources-file towns.gpkg --allocation nearest.tif --memory 2G --json friction.tif cost.tif\n"
     "  terrazo sssp --distance geodesic --source 10,10 friction_per_metre.tif cost.tif\n"
-    "  terrazo sssp --weight unit --barrier-raster walls.tif --source 5,5 land.tif hops.tif\n";
+    "  terrazo sssp --weight unit --barrier-raster walls.tif --source 5,5 land.tif hops.tif\n"
+    "  terrazo sssp --model walk --friction landcover_s_per_m.tif --source 10,10 dem_utm.tif minutes.tif\n";
 
 }  // namespace
 
@@ -141,12 +158,54 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   }
   if (auto file = args.value("--backlink")) options.backlink = *file;
   if (auto file = args.value("--allocation")) options.allocation = *file;
-  if (auto weight = args.value("--weight")) options.weight = parse_weight_model(*weight);
+  const auto weight_text = args.value("--weight");
+  if (weight_text) options.weight = parse_weight_model(*weight_text);
+  // --model walk|tobler: directed weights from INPUT's elevations (docs/cost_models.md).
+  if (auto model = args.value("--model")) {
+    if (*model != "walk" && *model != "tobler")
+      throw UsageError("invalid --model '" + *model + "': expected walk (GRASS r.walk) or tobler (Tobler's hiking function)");
+    if (weight_text)
+      throw UsageError("--model " + *model + " and --weight " + *weight_text + " are two weight models: give one");
+    options.weight = *model == "walk" ? WeightModel::Walk : WeightModel::Tobler;
+  }
+  const bool directed = is_directed(options.weight);
+  if (auto file = args.value("--friction")) options.friction = *file;
+  if (auto text = args.value("--walk-coeff")) {
+    if (options.weight != WeightModel::Walk) throw UsageError("--walk-coeff applies to --model walk");
+    std::vector<double> v;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = text->find(',', start);
+      v.push_back(parse_finite_double("--walk-coeff", text->substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (v.size() != 4) throw UsageError("invalid --walk-coeff '" + *text + "': expected four numbers a,b,c,d, e.g. 0.72,6.0,1.9998,-1.9998");
+    options.walk.a = v[0];
+    options.walk.b = v[1];
+    options.walk.c = v[2];
+    options.walk.d = v[3];
+  }
+  if (auto text = args.value("--lambda")) options.walk.lambda = parse_finite_double("--lambda", *text);
+  if (auto text = args.value("--slope-factor")) {
+    if (options.weight != WeightModel::Walk) throw UsageError("--slope-factor applies to --model walk");
+    options.walk.slope_factor = parse_finite_double("--slope-factor", *text);
+  }
+  if (!directed && (!options.friction.empty() || options.walk.lambda != WalkParams{}.lambda))
+    throw UsageError(std::string(options.friction.empty() ? "--lambda" : "--friction") +
+                     " applies to --model walk and tobler (INPUT is then the elevation)");
+  if (auto direction = args.value("--direction")) {
+    if (*direction != "from" && *direction != "to")
+      throw UsageError("invalid --direction '" + *direction + "': expected from (travel from the sources, the default) or to (travel to them)");
+    options.walk.reverse = *direction == "to";
+  }
+  if (directed) check_walk_params(options.walk);
   if (auto distance = args.value("--distance")) {
     options.distance = parse_distance_mode(*distance);
+    options.distance_given = true;
     if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction &&
-        options.weight != WeightModel::Geometric)
-      throw UsageError("--distance " + *distance + " applies to --weight friction and geometric, not --weight " +
+        options.weight != WeightModel::Geometric && !directed)
+      throw UsageError("--distance " + *distance + " applies to --weight friction and geometric and --model walk and tobler, not --weight " +
                        to_string(options.weight));
   }
   if (auto file = args.value("--barrier-raster")) options.barrier_raster = *file;
@@ -207,7 +266,8 @@ SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& 
   if (!o.source_raster.empty()) check_input_file(o.source_raster);
   if (!o.index.empty()) check_input_file(o.index);
   if (!o.barrier_raster.empty()) check_input_file(o.barrier_raster);
-  std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster};
+  if (!o.friction.empty()) check_input_file(o.friction);
+  std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster, o.friction};
   for (const std::string* out : {&o.output, &o.backlink, &o.allocation}) {
     if (out->empty()) continue;
     check_output_file(*out, taken);
@@ -254,7 +314,8 @@ std::string SsspCommandResult::to_json() const {
       .add("device", r.device)
       .add("exchange", r.exchange)
       .add("weight", to_string(r.params.model))
-      .add("distance", to_string(o.distance))
+      .add("distance", to_string(r.distance))
+      .add("direction", r.params.walk.reverse ? "to" : "from")
       .add("length_unit", r.length_unit)
       .add("barrier_raster", o.barrier_raster)
       .add("barrier_cells", r.barrier_cells)

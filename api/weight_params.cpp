@@ -149,6 +149,10 @@ WeightChoice choose_weight_params(WeightModel model, double scale, const RasterI
       largest = 1;
       smallest = 1;
       break;
+    case WeightModel::Walk:
+    case WeightModel::Tobler:  // directed: api/walk_weights.h scans the weights themselves
+      throw UsageError(std::string("--model ") + to_string(model) + " is cost distance only (sssp); its weights come from "
+                       "choose_walk_weight_params");
   }
   // The value that set L: friction's maximum, else the extreme of larger magnitude.
   const double extreme = model == WeightModel::Friction ? max : (std::fabs(min) > std::fabs(max) ? min : max);

@@ -9,6 +9,8 @@ const char* to_string(WeightModel model) {
     case WeightModel::Friction: return "friction";
     case WeightModel::Unit: return "unit";
     case WeightModel::Geometric: return "geometric";
+    case WeightModel::Walk: return "walk";
+    case WeightModel::Tobler: return "tobler";
   }
   return "?";
 }

@@ -19,7 +19,12 @@ constexpr Weight kMaxWeight = 0xFFFFFFFEu;
 constexpr PathLength kUnreached = ~PathLength{0};
 
 // Unit (hop count) and Geometric (step length through valid cells) are cost distance only (sssp, path).
-enum class WeightModel : std::uint8_t { Max = 0, AbsDiff = 1, Friction = 2, Unit = 3, Geometric = 4 };
+// Walk (GRASS r.walk) and Tobler (Tobler's hiking function) are sssp only: directed (anisotropic)
+// weights from elevation and friction packed in one value per cell (kernels/common/edge_weight.h).
+enum class WeightModel : std::uint8_t { Max = 0, AbsDiff = 1, Friction = 2, Unit = 3, Geometric = 4, Walk = 5, Tobler = 6 };
+
+// Whether the model's weights are directed (w(u, v) != w(v, u)): walk and tobler.
+constexpr bool is_directed(WeightModel model) { return model == WeightModel::Walk || model == WeightModel::Tobler; }
 enum class Connectivity : std::uint8_t { Four = 4, Eight = 8 };
 
 const char* to_string(WeightModel model);

@@ -3,7 +3,9 @@
 // Source: docs/sssp.md "Block solver"; [Malison2012] for relaxation on the GPU. One thread
 // block per tile on the (t+2) x (t+2) grid with its halo ring:
 //  1. weight[d][i]: the owned edges E, SE, S, SW of every grid cell i whose edge has at least one
-//     interior end (halo-to-halo edges are never used), computed once with edge_weight.
+//     interior end (halo-to-halo edges are never used), computed once with step_weight. Directed
+//     models (walk, tobler: w(u, v) != w(v, u)) keep 8 planes instead: weight[d][i] = w(v, i), the
+//     edge from i's neighbour v in direction d into interior cell i (what i pulls).
 //  2. Sweeps until a whole round changes nothing. A round is a row phase (every interior row
 //     west to east, then east to west) and a column phase (every column north to south, then
 //     back). Each visited cell pulls
@@ -46,9 +48,18 @@ namespace {
 
 struct GridArrays {
   PathLength* dist;        // (t+2) rows of dist_stride
-  std::uint32_t* weight;   // 4 planes of (t+2) rows of weight_stride
+  std::uint32_t* weight;   // 4 planes (8 when directed) of (t+2) rows of weight_stride
   std::uint32_t dist_stride, weight_stride, plane;
+  bool directed;           // 8 planes of pull weights (walk, tobler)
 };
+
+// The weight of the edge into cell wi from its neighbour in direction dir (dx, dy).
+__device__ __forceinline__ Weight pull_weight(const GridArrays& g, int dir, int dx, int dy, std::uint32_t wi) {
+  if (g.directed) return g.weight[dir * g.plane + wi];
+  return dir < 4 ? g.weight[dir * g.plane + wi]
+                 : g.weight[(dir - 4) * g.plane +
+                            static_cast<std::uint32_t>(static_cast<int>(wi) + dy * static_cast<int>(g.weight_stride) + dx)];
+}
 
 __device__ __forceinline__ bool relax_cell(const GridArrays& g, int x, int y, Connectivity connectivity,
                                            PathLength max_cost) {
@@ -60,9 +71,7 @@ __device__ __forceinline__ bool relax_cell(const GridArrays& g, int x, int y, Co
   for (int dir = 0; dir < 8; ++dir) {
     if (!direction_used(dir, connectivity)) continue;
     const int dx = step_dx(dir), dy = step_dy(dir);
-    const Weight w = dir < 4 ? g.weight[dir * g.plane + wi]
-                             : g.weight[(dir - 4) * g.plane + static_cast<std::uint32_t>(static_cast<int>(wi) +
-                                                                                         dy * static_cast<int>(g.weight_stride) + dx)];
+    const Weight w = pull_weight(g, dir, dx, dy, wi);
     if (w == kNoEdge) continue;
     const PathLength dn = g.dist[static_cast<std::uint32_t>(static_cast<int>(di) + dy * static_cast<int>(g.dist_stride) + dx)];
     if (dn == kUnreached || dn > max_cost) continue;
@@ -87,9 +96,7 @@ __device__ __forceinline__ PathLength pull_cell(const GridArrays& g, int x, int 
   for (int dir = 0; dir < 8; ++dir) {
     if (!direction_used(dir, connectivity)) continue;
     const int dx = step_dx(dir), dy = step_dy(dir);
-    const Weight w = dir < 4 ? g.weight[dir * g.plane + wi]
-                             : g.weight[(dir - 4) * g.plane + static_cast<std::uint32_t>(static_cast<int>(wi) +
-                                                                                         dy * static_cast<int>(g.weight_stride) + dx)];
+    const Weight w = pull_weight(g, dir, dx, dy, wi);
     if (w == kNoEdge) continue;
     const PathLength dn = g.dist[static_cast<std::uint32_t>(static_cast<int>(di) + dy * static_cast<int>(g.dist_stride) + dx)];
     if (dn == kUnreached || dn > max_cost) continue;
@@ -130,9 +137,13 @@ __device__ bool scan_lines(const GridArrays& g, int t, Connectivity connectivity
           current = g.dist[static_cast<std::uint32_t>(y) * g.dist_stride + static_cast<std::uint32_t>(x)];
           c = pull_cell(g, x, y, connectivity, max_cost, current);
           // The edge from the previous cell of the line: E of (x-1, y) or of (x, y); S of (x, y-1) or of (x, y).
+          // Directed: the pull weight of (x, y) from W, E, N or S (directions 4, 0, 6, 2).
           const int ox = kRows && forward ? x - 1 : x, oy = !kRows && forward ? y - 1 : y;
-          const Weight edge = g.weight[(kRows ? kEast : kSouth) * g.plane + static_cast<std::uint32_t>(oy) * g.weight_stride +
-                                       static_cast<std::uint32_t>(ox)];
+          const Weight edge =
+              g.directed ? g.weight[(kRows ? (forward ? 4 : 0) : (forward ? 6 : 2)) * g.plane +
+                                    static_cast<std::uint32_t>(y) * g.weight_stride + static_cast<std::uint32_t>(x)]
+                         : g.weight[(kRows ? kEast : kSouth) * g.plane + static_cast<std::uint32_t>(oy) * g.weight_stride +
+                                    static_cast<std::uint32_t>(ox)];
           w = edge == kNoEdge ? kUnreached : edge;
         }
 #pragma unroll
@@ -180,6 +191,7 @@ static __global__ void __launch_bounds__(1024)
   GridArrays a{};
   a.weight_stride = padded;
   a.plane = padded * g;
+  a.directed = is_directed(params.model);
   unsigned char* shared_base = reinterpret_cast<unsigned char*>(s_dynamic);
   const bool dist_shared = placement != static_cast<int>(ScratchPlacement::Global);
   if (dist_shared) {
@@ -203,14 +215,25 @@ static __global__ void __launch_bounds__(1024)
     const bool interior = x >= 1 && y >= 1 && x <= static_cast<int>(t) && y <= static_cast<int>(t);
     const double v = values[i];
     const std::uint32_t wi = static_cast<std::uint32_t>(y) * a.weight_stride + static_cast<std::uint32_t>(x);
-    for (int dir = 0; dir < 4; ++dir) {
-      Weight w = kNoEdge;
-      const int nx = x + step_dx(dir), ny = y + step_dy(dir);
-      if (direction_used(dir, connectivity) && nx >= 0 && ny >= 0 && nx < gi && ny < gi) {
-        const bool other_interior = nx >= 1 && ny >= 1 && nx <= static_cast<int>(t) && ny <= static_cast<int>(t);
-        if (interior || other_interior) w = step_weight(params, v, values[ny * gi + nx], dir, y, &overflowed);
+    if (a.directed) {
+      // Pull weights: the edge from the neighbour in direction dir into this interior cell.
+      for (int dir = 0; dir < 8; ++dir) {
+        Weight w = kNoEdge;
+        const int nx = x + step_dx(dir), ny = y + step_dy(dir);
+        if (interior && direction_used(dir, connectivity) && nx >= 0 && ny >= 0 && nx < gi && ny < gi)
+          w = step_weight(params, values[ny * gi + nx], v, (dir + 4) & 7, ny, &overflowed);
+        a.weight[dir * a.plane + wi] = w;
       }
-      a.weight[dir * a.plane + wi] = w;
+    } else {
+      for (int dir = 0; dir < 4; ++dir) {
+        Weight w = kNoEdge;
+        const int nx = x + step_dx(dir), ny = y + step_dy(dir);
+        if (direction_used(dir, connectivity) && nx >= 0 && ny >= 0 && nx < gi && ny < gi) {
+          const bool other_interior = nx >= 1 && ny >= 1 && nx <= static_cast<int>(t) && ny <= static_cast<int>(t);
+          if (interior || other_interior) w = step_weight(params, v, values[ny * gi + nx], dir, y, &overflowed);
+        }
+        a.weight[dir * a.plane + wi] = w;
+      }
     }
     if (dist_shared) a.dist[static_cast<std::uint32_t>(y) * a.dist_stride + static_cast<std::uint32_t>(x)] = dist_global[i];
   }
@@ -297,8 +320,8 @@ std::uint64_t padded_plane(std::uint32_t t) {
 
 }  // namespace
 
-std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t) {
-  const std::uint64_t bytes = 16 * padded_plane(t);
+std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t, bool directed) {
+  const std::uint64_t bytes = (directed ? 32 : 16) * padded_plane(t);
   return (bytes + 255) / 256 * 256;
 }
 
@@ -309,7 +332,7 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
   if (tiles == 0) return;
   if (t == 0 || t > 16384) throw Error("block SSSP: tile size " + std::to_string(t) + " is outside 1..16384");
   const std::uint64_t dist_bytes = 8 * padded_plane(t);
-  const std::uint64_t weight_bytes = block_sssp_scratch_bytes_per_tile(t);
+  const std::uint64_t weight_bytes = block_sssp_scratch_bytes_per_tile(t, is_directed(params.model));
   const std::size_t limit = shared_scratch_limit(workspace.shared_limit_bytes);
   ScratchPlacement placement = ScratchPlacement::Global;
   std::size_t shared_bytes = 0;
@@ -349,7 +372,7 @@ std::uint64_t block_sssp_cuda(const double* values, std::uint64_t tile_count, st
   if (tile_count == 0) return 0;
   const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-  const std::uint64_t per_tile = grid * 16 + cells + cuda::block_sssp_scratch_bytes_per_tile(t);
+  const std::uint64_t per_tile = grid * 16 + cells + cuda::block_sssp_scratch_bytes_per_tile(t, is_directed(params.model));
   const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(tile_count, (1ull << 30) / per_tile));
   cuda::DeviceBuffer<double> d_values(chunk * grid);
   cuda::DeviceBuffer<PathLength> d_dist(chunk * grid);

@@ -56,7 +56,8 @@ CudaSsspBatchSolver::CudaSsspBatchSolver(const SsspBatchOptions& options, PathLe
   const std::uint32_t t = options.t;
   s.grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
   s.cells = static_cast<std::uint64_t>(t) * t;
-  const std::uint64_t per_tile = s.grid * 16 + s.cells + cuda::block_sssp_scratch_bytes_per_tile(t);
+  const std::uint64_t per_tile =
+      s.grid * 16 + s.cells + cuda::block_sssp_scratch_bytes_per_tile(t, is_directed(options.params.model));
   s.batch_tiles = cuda::batch_tiles_for_budget(cuda::batch_budget_bytes(options.gpu_memory_bytes), 2 * per_tile,
                                                options.max_batch_tiles, "CudaSsspBatchSolver");
   const std::uint64_t n = s.batch_tiles;

@@ -222,7 +222,9 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
       // A neighbour already at u's distance or below cannot improve through u (weights are >= 0;
       // with labels an equal distance may still improve on the source or hop count): skip the
       // weight. Its edge was or will be weighed from its other end (weights are symmetric), so
-      // an overflowing weight is still reported.
+      // an overflowing weight is still reported. (Directed models: the edge u -> v cannot be on a
+      // shortest path then, so skipping it leaves the labels exact; their scale is chosen from
+      // every in-tile edge's weight up front, api/walk_input.h.)
       if (kLabelled ? dist[v] < du : dist[v] <= du) continue;
       if (interior[v]) relax(u, value, v, k * kStep, urow);
     }
@@ -258,6 +260,7 @@ std::uint64_t solve_any(const double* values, std::uint32_t t, const WeightParam
 bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
                   std::uint64_t* delta, std::uint64_t* buckets) {
   if (params.model == WeightModel::AbsDiff) return false;  // equal neighbours weigh 0
+  if (is_directed(params.model)) return false;  // packed cells: no bound from the values' range
   const std::size_t cells = static_cast<std::size_t>(t + 2) * (t + 2);
   double lo = 0, hi = 0;
   bool any = false;

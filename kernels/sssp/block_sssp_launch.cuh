@@ -18,7 +18,7 @@
 namespace terrazo::cuda {
 
 struct SsspWorkspace {
-  DeviceBuffer<unsigned char> scratch;  // per tile: edge weights (16 bytes per halo-grid cell)
+  DeviceBuffer<unsigned char> scratch;  // per tile: edge weights (16 bytes per halo-grid cell, 32 directed)
   std::size_t shared_limit_bytes = 0;
   SsspSweep sweep = SsspSweep::Auto;
   ScratchPlacement last_placement = ScratchPlacement::Global;
@@ -26,7 +26,8 @@ struct SsspWorkspace {
 };
 
 // Per-cell global scratch, for budgets: bytes per tile when nothing fits in shared memory.
-std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t);
+// directed: the 8 planes of walk and tobler.
+std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t, bool directed = false);
 
 // d_values, d_dist: tiles * (t+2)^2; d_changed: tiles * t*t; *d_changed_total += changed cells;
 // *d_rounds (when not null) += the sweep rounds of all tiles (each tile's last round changes nothing).

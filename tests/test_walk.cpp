@@ -1,0 +1,457 @@
+// tests/test_walk.cpp: sssp --model walk and tobler (directed weights: kernels/common/edge_weight.h,
+// api/walk_weights.h, engine/walk_input.h) against the in-memory Dijkstra oracle
+// (tests/support/sssp_reference.h relaxes u -> v with w(u, v), so it takes directed weights as they
+// are), --direction to against a reverse-graph Dijkstra written here, the formula by hand, the
+// asymmetry on a slope, path tracing, refusals, and GRASS r.walk's costs on a shipped DEM (golden
+// file made by datasets/make_golden_walk.py).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "api/path.h"
+#include "api/sssp.h"
+#include "api/sssp_command.h"
+#include "api/sssp_sources.h"
+#include "api/step_lengths.h"
+#include "api/walk_weights.h"
+#include "core/error.h"
+#include "kernels/common/tile_geometry.h"
+#include "kernels/sssp/block_sssp.h"
+#include "tests/support/sssp_reference.h"
+#include "tests/support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+SourcePoint pixel(std::uint64_t x, std::uint64_t y) {
+  return parse_source_point(std::to_string(x) + "," + std::to_string(y));
+}
+
+RasterInfo utm(double dx, double dy) {
+  RasterInfo info;
+  info.has_geotransform = true;
+  info.geotransform = {300000, dx, 0, 4900000, 0, dy};
+  info.crs_wkt = crs_to_wkt("EPSG:32619", "test");
+  return info;
+}
+
+// ---- the formula by hand ----------------------------------------------------------------------
+
+WeightParams hand_params(WeightModel model) {
+  WeightParams p;
+  p.model = model;
+  p.scale = 1000.0;
+  p.steps.ew = 30.0;
+  p.steps.ns = 30.0;
+  p.steps.diag = std::sqrt(1800.0);
+  return p;
+}
+
+Weight weigh(const WeightParams& p, double ha, double fa, double hb, double fb, int dir) {
+  bool overflow = false;
+  const Weight w = step_weight(p, pack_walk_cell(static_cast<float>(ha), static_cast<float>(fa)),
+                               pack_walk_cell(static_cast<float>(hb), static_cast<float>(fb)), dir, 0, &overflow);
+  EXPECT_FALSE(overflow);
+  return w;
+}
+
+TEST(WalkWeights, FormulaByHand) {
+  WeightParams p = hand_params(WeightModel::Walk);
+  // 30 m east, 3 m up: a L + b dh = 21.6 + 18 = 39.6 s.
+  EXPECT_EQ(weigh(p, 100, 0, 103, 0, 0), 39600u);
+  // The way back, 3 m down (dh/L = -0.1, moderate): 21.6 - 1.9998 x 3 = 15.6006 s.
+  EXPECT_EQ(weigh(p, 103, 0, 100, 0, 4), 15601u);
+  // 10 m down over 30 m (dh/L = -1/3 < -0.2125, steep): 21.6 + 1.9998 x 10 = 41.598 s.
+  EXPECT_EQ(weigh(p, 100, 0, 90, 0, 0), 41598u);
+  // Flat with friction 2 and 4 (seconds per metre), lambda 1: 21.6 + 3 x 30 = 111.6 s.
+  EXPECT_EQ(weigh(p, 100, 2, 100, 4, 2), 111600u);
+  // Diagonal: L = sqrt 1800, 6 m up: 0.72 L + 36.
+  EXPECT_EQ(weigh(p, 100, 0, 106, 0, 1), static_cast<Weight>(std::llround((0.72 * std::sqrt(1800.0) + 36.0) * 1000.0)));
+  // --direction to weighs the Dijkstra edge u -> v as the travel v -> u.
+  p.walk.reverse = true;
+  EXPECT_EQ(weigh(p, 103, 0, 100, 0, 4), 39600u);
+  EXPECT_EQ(weigh(p, 100, 0, 103, 0, 0), 15601u);
+  // lambda scales the friction term only.
+  p.walk.reverse = false;
+  p.walk.lambda = 0.5;
+  EXPECT_EQ(weigh(p, 100, 2, 100, 4, 2), 66600u);
+  // Tobler: 0.6 L exp(3.5 |dh/L + 0.05|) seconds, 5.04 km/h on the flat, fastest at dh/L = -0.05.
+  WeightParams q = hand_params(WeightModel::Tobler);
+  for (const double dh : {0.0, 3.0, -1.5, -3.0, 12.0, -20.0}) {
+    const double expected = 0.6 * 30.0 * std::exp(3.5 * std::fabs(dh / 30.0 + 0.05)) * 1000.0;
+    EXPECT_NEAR(static_cast<double>(weigh(q, 50, 0, 50 + dh, 0, 0)), expected, 0.5 + 1e-12 * expected) << dh;
+  }
+  EXPECT_EQ(weigh(q, 50, 0, 48.5, 0, 0), 18000u);  // dh/L = -0.05: exactly 0.6 s per metre
+  EXPECT_LT(weigh(q, 50, 0, 48.5, 0, 0), weigh(q, 50, 0, 50, 0, 0));
+  for (double x = -700; x < 708; x += 0.731) EXPECT_NEAR(exp_portable(x), std::exp(x), 4e-16 * std::exp(x)) << x;
+}
+
+// ---- the asymmetry itself ----------------------------------------------------------------------
+
+// A 5 x 1 ramp, 10 m cells, 10 m up per cell: from A (x 0) to B (x 4) is 4 uphill steps of
+// 0.72 x 10 + 6 x 10 = 67.2 s; from B to A 4 steep downhill steps (dh/L = -1) of 7.2 + 19.998 s.
+TEST(WalkPipeline, AsymmetryOnASlope) {
+  testing::TempDir dir;
+  const std::string dem = dir.file("ramp.tif");
+  testing::write_raster_values(dem, 5, 1, {0, 10, 20, 30, 40}, CellType::Float32, -9999, utm(10, -10));
+  auto cost_at = [&](std::uint64_t source, std::uint64_t at, bool to, WeightModel model) {
+    SsspOptions o;
+    o.input = dem;
+    o.output = dir.file("cost.tif");
+    o.weight = model;
+    o.walk.reverse = to;
+    o.sources = {pixel(source, 0)};
+    MemoryBudget budget(256ull << 20);
+    run_sssp(o, budget, Progress::silent());
+    return testing::read_raster_values(o.output)[at];
+  };
+  EXPECT_NEAR(cost_at(0, 4, false, WeightModel::Walk), 4 * 67.2, 1e-6);
+  EXPECT_NEAR(cost_at(4, 0, false, WeightModel::Walk), 4 * 27.198, 1e-6);
+  // --direction to from source A: the cost of travelling from B to A, downhill.
+  EXPECT_NEAR(cost_at(0, 4, true, WeightModel::Walk), 4 * 27.198, 1e-6);
+  EXPECT_NEAR(cost_at(4, 0, true, WeightModel::Walk), 4 * 67.2, 1e-6);
+  // Tobler: 4 x 0.6 x 10 x exp(3.5 x 1.05) uphill, 4 x 6 x exp(3.5 x 0.95) downhill.
+  EXPECT_NEAR(cost_at(0, 4, false, WeightModel::Tobler), 24 * std::exp(3.675), 1e-6 * 24 * std::exp(3.675));
+  EXPECT_NEAR(cost_at(4, 0, false, WeightModel::Tobler), 24 * std::exp(3.325), 1e-6 * 24 * std::exp(3.325));
+}
+
+// ---- the CPU block solver on random tiles ---------------------------------------------------------
+
+// Packed cells: elevations 0..40 m in steps of 0.5, frictions 0..1.75, `holes` nodata.
+std::vector<double> random_cells(std::mt19937_64& rng, std::uint64_t n, double holes, std::vector<double>* elevation = nullptr,
+                                 std::vector<double>* friction = nullptr) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> v(n);
+  if (elevation) elevation->assign(n, kNaN);
+  if (friction) friction->assign(n, kNaN);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (unit(rng) < holes) {
+      v[i] = kNaN;
+      continue;
+    }
+    const double h = std::floor(unit(rng) * 80) * 0.5, f = std::floor(unit(rng) * 8) * 0.25;
+    v[i] = pack_walk_cell(static_cast<float>(h), static_cast<float>(f));
+    if (elevation) (*elevation)[i] = h;
+    if (friction) (*friction)[i] = f;
+  }
+  return v;
+}
+
+TEST(WalkBlock, CpuSolverMatchesOracle) {
+  for (std::uint64_t seed = 1; seed <= 160; ++seed) {
+    std::mt19937_64 rng(seed * 6151);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const std::uint32_t t = 1 + static_cast<std::uint32_t>(rng() % 24);
+    const std::uint32_t s = t + 2;
+    WeightParams params = hand_params(seed % 2 ? WeightModel::Walk : WeightModel::Tobler);
+    params.steps.ns = 20.0;
+    params.steps.diag = std::sqrt(1300.0);
+    params.walk.reverse = seed % 3 == 0;
+    params.walk.lambda = (seed % 4) * 0.5;
+    const Connectivity connectivity = seed % 5 == 1 ? Connectivity::Four : Connectivity::Eight;
+    const std::vector<double> values = random_cells(rng, static_cast<std::uint64_t>(s) * s, 0.1);
+    std::vector<PathLength> dist(values.size(), kUnreached);
+    for (std::uint32_t y = 0; y < s; ++y)
+      for (std::uint32_t x = 0; x < s; ++x) {
+        const bool halo = x == 0 || y == 0 || x == s - 1 || y == s - 1;
+        if (unit(rng) < (halo ? 0.3 : 0.02)) dist[static_cast<std::size_t>(y) * s + x] = rng() % 500000;
+      }
+    testing::SsspReferenceProblem ref;
+    ref.width = ref.height = s;
+    ref.values = values.data();
+    ref.params = params;
+    ref.connectivity = connectivity;
+    ref.dist = dist;
+    ref.source.assign(dist.size(), 0);
+    ref.hops.assign(dist.size(), 0);
+    ref.frozen.assign(dist.size(), 0);
+    for (std::uint32_t y = 0; y < s; ++y)
+      for (std::uint32_t x = 0; x < s; ++x)
+        if (x == 0 || y == 0 || x == s - 1 || y == s - 1) ref.frozen[static_cast<std::size_t>(y) * s + x] = 1;
+    ASSERT_TRUE(testing::sssp_reference(ref));
+    std::vector<std::uint8_t> changed(static_cast<std::size_t>(t) * t);
+    bool overflow = false;
+    block_sssp_cpu(values.data(), t, params, connectivity, kUnreached, dist.data(), changed.data(), &overflow);
+    ASSERT_FALSE(overflow);
+    for (std::uint32_t y = 1; y <= t; ++y)
+      for (std::uint32_t x = 1; x <= t; ++x) {
+        const std::size_t i = static_cast<std::size_t>(y) * s + x;
+        ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " cell " << x << "," << y;
+      }
+  }
+}
+
+// ---- the pipeline: streamed (several tiles, tiny cache), resident twin, direction ---------------
+
+// The reverse-graph oracle of --direction to, written without the engine's reverse flag: Dijkstra
+// from the sources where a settled cell u offers its neighbour v the travel v -> u.
+std::vector<PathLength> reverse_oracle(const std::vector<double>& values, std::uint64_t w, std::uint64_t h,
+                                       const WeightParams& from_params, Connectivity connectivity,
+                                       const std::vector<std::uint64_t>& sources) {
+  std::vector<PathLength> dist(w * h, kUnreached);
+  using Entry = std::pair<PathLength, std::uint64_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  for (std::uint64_t c : sources) {
+    dist[c] = 0;
+    queue.push({0, c});
+  }
+  while (!queue.empty()) {
+    const auto [d, u] = queue.top();
+    queue.pop();
+    if (d != dist[u]) continue;
+    for (int k = 0; k < 8; ++k) {
+      if (!direction_used(k, connectivity)) continue;
+      const std::int64_t x = static_cast<std::int64_t>(u % w) + kDirDx[k], y = static_cast<std::int64_t>(u / w) + kDirDy[k];
+      if (x < 0 || y < 0 || x >= static_cast<std::int64_t>(w) || y >= static_cast<std::int64_t>(h)) continue;
+      const std::uint64_t v = static_cast<std::uint64_t>(y) * w + static_cast<std::uint64_t>(x);
+      double hv, fv, hu, fu;
+      if (values[u] != values[u] || values[v] != values[v]) continue;
+      unpack_walk_cell(values[v], &hv, &fv);
+      unpack_walk_cell(values[u], &hu, &fu);
+      const double length = (k & 1) ? from_params.steps.diag : (k == 0 || k == 4) ? from_params.steps.ew : from_params.steps.ns;
+      const double seconds = walk_step_cost(from_params, hv, fv, hu, fu, length);  // travel v -> u
+      const double fixed = seconds * from_params.scale;
+      const PathLength wgt = static_cast<PathLength>(std::floor(fixed) + (fixed - std::floor(fixed) >= 0.5 ? 1 : 0));
+      if (d + wgt < dist[v]) {
+        dist[v] = d + wgt;
+        queue.push({dist[v], v});
+      }
+    }
+  }
+  return dist;
+}
+
+TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
+  testing::TempDir dir;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    std::mt19937_64 rng(seed * 3571);
+    const std::uint64_t w = 12 + rng() % 40, h = 12 + rng() % 40;
+    std::vector<double> elevation, friction;
+    const std::vector<double> values = random_cells(rng, w * h, 0.06, &elevation, &friction);
+    const std::string tag = std::to_string(seed);
+    const std::string dem = dir.file("dem" + tag + ".tif"), fric = dir.file("fric" + tag + ".tif");
+    testing::write_raster_values(dem, w, h, elevation, CellType::Float32, -9999, utm(30, -20));
+    const bool with_friction = seed % 3 != 0;
+    testing::write_raster_values(fric, w, h, friction, CellType::Float32, -9999, utm(30, -20));
+    std::vector<double> cells = values;
+    if (!with_friction)  // friction 0 where the elevation is valid
+      for (std::uint64_t i = 0; i < cells.size(); ++i)
+        cells[i] = elevation[i] != elevation[i] ? kNaN : pack_walk_cell(static_cast<float>(elevation[i]), 0.0f);
+    SsspOptions o;
+    o.input = dem;
+    o.friction = with_friction ? fric : "";
+    o.weight = seed % 2 ? WeightModel::Walk : WeightModel::Tobler;
+    o.walk.reverse = seed % 4 >= 2;
+    o.connectivity = seed % 5 == 0 ? Connectivity::Four : Connectivity::Eight;
+    std::vector<std::uint64_t> source_cells;
+    for (int k = 0; k < 1 + static_cast<int>(seed % 3); ++k) {
+      std::uint64_t c;
+      do c = rng() % cells.size();
+      while (cells[c] != cells[c]);
+      source_cells.push_back(c);
+      o.sources.push_back(pixel(c % w, c / w));
+    }
+    const std::string what = "seed " + tag + " " + to_string(o.weight) + (o.walk.reverse ? " to" : " from");
+    std::vector<PathLength> first;
+    // Tiles of 4, 8 and 64 (one tile), the last with a cache of 2 tiles; the resident CPU twin.
+    for (int variant = 0; variant < 4; ++variant) {
+      SsspOptions v = o;
+      v.output = dir.file("cost" + tag + "_" + std::to_string(variant) + ".tif");
+      v.tile = variant == 0 ? 4 : variant == 1 ? 8 : variant == 2 ? 64 : 8;
+      if (variant == 1) {
+        v.backlink = dir.file("back" + tag + ".tif");
+        v.allocation = dir.file("alloc" + tag + ".tif");
+        v.cache_bytes = 1;  // the minimum: one round of tiles, evictions all the way
+      }
+      if (variant == 3) {
+        v.exchange = "resident";
+        v.device = "cpu";
+        v.resident_tile = 8;
+      }
+      MemoryBudget budget(256ull << 20);
+      const SsspResult r = run_sssp(v, budget, Progress::silent());
+      EXPECT_EQ(r.distance, DistanceMode::Map) << what;
+      EXPECT_EQ(r.params.steps.ew, 30.0);
+      const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(v.output), r.params.scale);
+      if (variant == 0) {
+        // The oracle with the engine's params (its reverse flag included)...
+        testing::SsspReferenceProblem ref;
+        ref.width = w;
+        ref.height = h;
+        ref.values = cells.data();
+        ref.params = r.params;
+        ref.connectivity = o.connectivity;
+        std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
+        for (std::uint32_t k = 0; k < source_cells.size(); ++k) sources.push_back({source_cells[k], k + 1});
+        testing::set_reference_sources(ref, sources);
+        ASSERT_TRUE(testing::sssp_reference(ref)) << what;
+        for (std::uint64_t i = 0; i < dist.size(); ++i)
+          ASSERT_EQ(dist[i], ref.dist[i]) << what << " cell " << i % w << "," << i / w;
+        // ... and --direction to against the reverse graph written out here.
+        if (o.walk.reverse) {
+          WeightParams from = r.params;
+          from.walk.reverse = false;
+          const std::vector<PathLength> expected = reverse_oracle(cells, w, h, from, o.connectivity, source_cells);
+          for (std::uint64_t i = 0; i < dist.size(); ++i)
+            ASSERT_EQ(dist[i], expected[i]) << what << " reverse graph, cell " << i % w << "," << i / w;
+        }
+        first = dist;
+        continue;
+      }
+      ASSERT_EQ(dist, first) << what << " variant " << variant;
+      if (variant == 1) {  // backlinks and allocation against the oracle's rule
+        testing::SsspReferenceProblem ref;
+        ref.width = w;
+        ref.height = h;
+        ref.values = cells.data();
+        ref.params = r.params;
+        ref.connectivity = o.connectivity;
+        std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
+        for (std::uint32_t k = 0; k < source_cells.size(); ++k) sources.push_back({source_cells[k], k + 1});
+        testing::set_reference_sources(ref, sources);
+        ASSERT_TRUE(testing::sssp_reference(ref));
+        const std::vector<std::uint8_t> expected = testing::backlinks_reference(ref);
+        const std::vector<double> back = testing::read_raster_values(v.backlink);
+        const std::vector<double> alloc = testing::read_raster_values(v.allocation);
+        for (std::uint64_t i = 0; i < back.size(); ++i) {
+          const int got = back[i] != back[i] ? 255 : static_cast<int>(back[i]);
+          ASSERT_EQ(got, expected[i]) << what << " backlink at " << i % w << "," << i / w;
+          const std::uint32_t a = alloc[i] != alloc[i] ? 0u : static_cast<std::uint32_t>(alloc[i]);
+          ASSERT_EQ(a, ref.dist[i] == kUnreached ? 0u : ref.source[i]) << what << " allocation at " << i % w << "," << i / w;
+        }
+        EXPECT_GT(r.cache_evictions, 0u) << what;
+      }
+    }
+  }
+}
+
+// The length of a step in direction d with uniform step lengths.
+double reference_length(const WeightParams& p, int d) {
+  return (d & 1) ? p.steps.diag : (d == 0 || d == 4) ? p.steps.ew : p.steps.ns;
+}
+
+// ---- path: back to a source with the reported cost, in both directions ----------------------------
+
+// On a crop of a real UTM DEM: every destination's backlink walk ends at the source, and the exact
+// sum of the travel's step weights (source -> destination for from, destination -> source for to)
+// equals the cost raster's fixed-point distance at the destination.
+TEST(WalkPath, TracesBackToTheSourceWithTheReportedCost) {
+  testing::TempDir dir;
+  const std::string full = std::string(TERRAZO_DATASETS) + "/real/srtm_bigtujunga30m_utm11.tif";
+  RasterInfo info;
+  const std::vector<double> all = testing::read_raster_values(full, &info);
+  const std::uint64_t w = 90, h = 70, x0 = 100, y0 = 120;
+  std::vector<double> elevation(w * h);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) elevation[y * w + x] = all[(y0 + y) * info.width + x0 + x];
+  RasterInfo crop = info;
+  crop.geotransform[0] += static_cast<double>(x0) * info.geotransform[1];
+  crop.geotransform[3] += static_cast<double>(y0) * info.geotransform[5];
+  const std::string dem = dir.file("crop.tif");
+  testing::write_raster_values(dem, w, h, elevation, CellType::Float32, -9999, crop);
+  for (const bool to : {false, true}) {
+    SsspOptions o;
+    o.input = dem;
+    o.output = dir.file(to ? "cost_to.tif" : "cost_from.tif");
+    o.backlink = dir.file(to ? "back_to.tif" : "back_from.tif");
+    o.weight = WeightModel::Walk;
+    o.walk.reverse = to;
+    o.sources = {pixel(45, 35)};
+    o.tile = 16;
+    MemoryBudget budget(256ull << 20);
+    const SsspResult r = run_sssp(o, budget, Progress::silent());
+    PathOptions p;
+    p.backlink = o.backlink;
+    p.cost = o.output;
+    p.output = dir.file(to ? "paths_to.geojson" : "paths_from.geojson");
+    p.dests = {pixel(0, 0), pixel(89, 69), pixel(10, 60), pixel(80, 5)};
+    MemoryBudget path_budget(64ull << 20);
+    const PathResult traced = run_path(p, path_budget, Progress::silent());
+    ASSERT_EQ(traced.paths.size(), p.dests.size());
+    const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
+    const std::vector<double> back = testing::read_raster_values(o.backlink);
+    WeightParams travel = r.params;
+    travel.walk.reverse = false;
+    for (const TracedPath& t : traced.paths) {
+      EXPECT_EQ(t.source_x, 45u);
+      EXPECT_EQ(t.source_y, 35u);
+      std::uint64_t x = t.x, y = t.y;
+      PathLength sum = 0;
+      std::uint64_t cells = 1;
+      for (;;) {
+        const double b = back[y * w + x];
+        if (b != b || b == 255) break;
+        const int d = static_cast<int>(b);
+        const std::uint64_t nx = x + kDirDx[d], ny = y + kDirDy[d];  // the predecessor, nearer the source
+        const double here = pack_walk_cell(static_cast<float>(elevation[y * w + x]), 0.0f);
+        const double there = pack_walk_cell(static_cast<float>(elevation[ny * w + nx]), 0.0f);
+        bool overflow = false;
+        // from: the travel goes predecessor -> here; to: here -> predecessor.
+        sum += to ? weight_of_step(travel, here, there, reference_length(r.params, d), &overflow)
+                  : weight_of_step(travel, there, here, reference_length(r.params, d), &overflow);
+        x = nx;
+        y = ny;
+        ++cells;
+      }
+      EXPECT_EQ(x, 45u);
+      EXPECT_EQ(y, 35u);
+      EXPECT_EQ(sum, dist[t.y * w + t.x]) << t.dest << (to ? " to" : " from");
+      EXPECT_EQ(t.cells, cells) << t.dest;
+      EXPECT_NEAR(t.cost, static_cast<double>(dist[t.y * w + t.x]) / r.params.scale, 1e-9 * t.cost);
+    }
+  }
+}
+
+// ---- refusals ----------------------------------------------------------------------------------
+
+TEST(WalkCli, BadInputIsRefused) {
+  testing::TempDir dir;
+  const std::string dem = dir.file("dem.tif"), other = dir.file("other.tif"), shifted = dir.file("shifted.tif");
+  std::vector<double> v(16 * 12, 5.0);
+  testing::write_raster_values(dem, 16, 12, v, CellType::Float32, -9999, utm(30, -30));
+  testing::write_raster_values(other, 16, 11, std::vector<double>(16 * 11, 1.0), CellType::Float32, -9999, utm(30, -30));
+  RasterInfo moved = utm(30, -30);
+  moved.geotransform[0] += 30;
+  testing::write_raster_values(shifted, 16, 12, v, CellType::Float32, -9999, moved);
+  const std::string negative = dir.file("negative.tif");
+  std::vector<double> neg(v.size(), 1.0);
+  neg[37] = -2.0;
+  testing::write_raster_values(negative, 16, 12, neg, CellType::Float32, -9999, utm(30, -30));
+  auto run = [&](std::vector<std::string> args) {
+    const SsspCommandOptions parsed = parse_sssp_options(args);
+    MemoryBudget budget(256ull << 20);
+    run_sssp(parsed.sssp, budget, Progress::silent());
+  };
+  const std::string out = dir.file("cost.tif");
+  EXPECT_THROW(run({"--model", "walk", "--friction", other, "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--friction", shifted, "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--friction", negative, "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "hike", "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--weight", "friction", "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--walk-coeff", "0.72,6,1.9998", "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--walk-coeff", "0.72,6,1.9998,2", "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--walk-coeff", "0.1,6,5,-2", "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--slope-factor", "0.3", "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--lambda", "-1", "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "tobler", "--walk-coeff", "0.72,6,1.9998,-1.9998", "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--friction", dem, "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--direction", "up", "--source", "1,1", dem, out}), UsageError);
+  EXPECT_THROW(run({"--model", "walk", "--index", dir.file("x.tzi"), "--source", "1,1", dem, out}), UsageError);
+  // The defaults run: map lengths on a projected CRS, direction from.
+  run({"--model", "walk", "--walk-coeff", "0.72,6.0,1.9998,-1.9998", "--lambda", "1", "--slope-factor", "-0.2125",
+       "--friction", dem, "--direction", "to", "--source", "1,1", dem, out});
+}
+
+}  // namespace
+}  // namespace terrazo
