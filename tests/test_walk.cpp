@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "api/path.h"
@@ -411,6 +412,63 @@ TEST(WalkPath, TracesBackToTheSourceWithTheReportedCost) {
       EXPECT_NEAR(t.cost, static_cast<double>(dist[t.y * w + t.x]) / r.params.scale, 1e-9 * t.cost);
     }
   }
+}
+
+// ---- GRASS r.walk on a shipped DEM ------------------------------------------------------------------
+
+// datasets/golden/walk_samples_bigtujunga.txt (datasets/make_golden_walk.py): r.walk's defaults with a
+// friction raster on srtm_bigtujunga30m_utm11.tif (UTM, 30 m). terrazo's fixed point is within its
+// relative bound 0.5 / (scale x w_min) of the exact cost (every step weighs at least w_min); r.walk
+// sums doubles (relative error ~1e-13 over a few thousand steps).
+TEST(WalkGolden, MatchesGrassRWalk) {
+  testing::TempDir dir;
+  const std::string golden = std::string(TERRAZO_DATASETS) + "/golden/walk_samples_bigtujunga.txt";
+  std::ifstream in(golden);
+  ASSERT_TRUE(in) << golden;
+  std::string line;
+  std::uint64_t sx = 0, sy = 0;
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, double>> samples;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    if (line.rfind("source", 0) == 0) {
+      std::string word;
+      fields >> word >> sx >> sy;
+      continue;
+    }
+    std::uint64_t x, y;
+    double cost;
+    fields >> x >> y >> cost;
+    samples.emplace_back(x, y, cost);
+  }
+  ASSERT_GT(samples.size(), 400u);
+  SsspOptions o;
+  o.input = std::string(TERRAZO_DATASETS) + "/real/srtm_bigtujunga30m_utm11.tif";
+  o.friction = std::string(TERRAZO_DATASETS) + "/golden/walk_friction_bigtujunga.tif";
+  o.output = dir.file("walk.tif");
+  o.weight = WeightModel::Walk;
+  o.sources = {pixel(sx, sy)};
+  MemoryBudget budget(256ull << 20);
+  const SsspResult r = run_sssp(o, budget, Progress::silent());
+  EXPECT_EQ(r.distance, DistanceMode::Map);
+  const double bound = r.weights.relative_error_bound;
+  EXPECT_GT(bound, 0.0);
+  EXPECT_LT(bound, 1e-6);
+  RasterInfo info;
+  const std::vector<double> cost = testing::read_raster_values(o.output, &info);
+  double worst = 0;
+  for (const auto& [x, y, expected] : samples) {
+    const double got = cost[y * info.width + x];
+    if (expected == 0) {
+      EXPECT_EQ(got, 0.0);
+      continue;
+    }
+    const double relative = std::fabs(got - expected) / expected;
+    worst = std::max(worst, relative);
+    EXPECT_LE(relative, bound + 1e-12) << "cell " << x << "," << y << ": terrazo " << got << ", r.walk " << expected;
+  }
+  std::printf("walk vs r.walk: %zu samples, max relative difference %.3g (bound %.3g, scale %g)\n", samples.size(),
+              worst, bound, r.params.scale);
 }
 
 // ---- refusals ----------------------------------------------------------------------------------
