@@ -273,7 +273,8 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
       if (variant == 1) {
         v.backlink = dir.file("back" + tag + ".tif");
         v.allocation = dir.file("alloc" + tag + ".tif");
-        v.cache_bytes = 1;  // the minimum: one round of tiles, evictions all the way
+        v.threads = 1;
+        v.cache_bytes = 2 * (10 * 10 * 24 + 8 * 8 + 128);  // two tiles of 8 with labels: evictions all the way
       }
       if (variant == 3) {
         v.exchange = "resident";
