@@ -23,7 +23,10 @@ constexpr PathLength kUnreached = ~PathLength{0};
 // weights from elevation and friction packed in one value per cell (kernels/common/edge_weight.h).
 enum class WeightModel : std::uint8_t { Max = 0, AbsDiff = 1, Friction = 2, Unit = 3, Geometric = 4, Walk = 5, Tobler = 6 };
 
-// Whether the model's weights are directed (w(u, v) != w(v, u)): walk and tobler.
+// Whether the model's weights are directed (w(u, v) != w(v, u)): walk and tobler (host and device).
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
 constexpr bool is_directed(WeightModel model) { return model == WeightModel::Walk || model == WeightModel::Tobler; }
 enum class Connectivity : std::uint8_t { Four = 4, Eight = 8 };
 
