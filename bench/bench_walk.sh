@@ -66,7 +66,7 @@ start=\$(date +%s.%N)
 r.walk elevation=dem friction=fric output=cost start_coordinates=$ex,$ey --quiet
 end=\$(date +%s.%N)
 echo "\$start \$end" >> "$work/rwalk"
-r.out.gdal input=cost output="$work/grass.tif" type=Float64 --quiet -f
+r.out.gdal input=cost output="$work/grass.tif" type=Float64 --quiet --overwrite -f
 EOF
   read -r w c < <(best grass --tmp-location "$dem" --exec bash "$work/grass.sh")
   alone=$(/usr/bin/python3 -c "
