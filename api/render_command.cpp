@@ -146,6 +146,10 @@ void ground_spacing(const RasterInfo& info, const Georef& georef, std::uint32_t 
   *dy = cy * static_cast<double>(info.height) / out_h;
 }
 
+// MST edges: the ink of the tree edges and the grey of the valid cells under them (legend alike).
+constexpr Rgb kEdgeBackground{235, 235, 235};
+constexpr Rgba kEdgeInk(20, 20, 60);
+
 std::pair<double, double> value_range(const std::vector<double>& v) {
   double lo = 0, hi = 0;
   bool any = false;
@@ -285,6 +289,7 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
     for (std::uint32_t y = out_h; y < r.height; ++y)
       for (std::uint32_t x = 0; x < r.width; ++x) image.set(x, y, Rgba(255, 255, 255));
   const ColourMap cmap = options.magma ? ColourMap::Magma : ColourMap::Viridis;
+  std::uint64_t max_label = 0;  // labels: the largest label in the picture (its legend)
 
   if (continuous) {
     const auto range = value_range(grid.cells);
@@ -314,6 +319,10 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
           if (mask[static_cast<std::size_t>(y) * out_w + x]) image.blend(x, y, Rgba(0, 0, 0), 0.6);
     }
   } else if (r.kind == RenderKind::Backlink || r.kind == RenderKind::Labels) {
+    if (r.kind == RenderKind::Labels) {
+      const double top = value_range(grid.cells).second;  // the largest label drawn (NaN: none)
+      max_label = top >= 1 ? static_cast<std::uint64_t>(top) : 0;
+    }
     for (std::uint32_t y = 0; y < out_h; ++y)
       for (std::uint32_t x = 0; x < out_w; ++x) {
         const std::size_t k = static_cast<std::size_t>(y) * out_w + x;
@@ -335,13 +344,13 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
         const double v = grid.cells[static_cast<std::size_t>(cy) * grid_w + cx];
         if (std::isnan(v)) continue;
         if (terrain.cells.empty() || std::isnan(terrain.cells[k])) {
-          image.set(x, y, Rgba(shade(Rgb{235, 235, 235}, shade_at(k, 0.45))));
+          image.set(x, y, Rgba(shade(kEdgeBackground, shade_at(k, 0.45))));
         } else {
           const double t = terrain_hi > terrain_lo ? (terrain.cells[k] - terrain_lo) / (terrain_hi - terrain_lo) : 0.0;
           image.set(x, y, Rgba(shade(terrain_colour(t), shade_at(k, 0.3))));
         }
       }
-    const Rgba ink(20, 20, 60);
+    const Rgba ink = kEdgeInk;
     if (edge_lines) {
       const double sx = static_cast<double>(out_w) / info.width, sy = static_cast<double>(out_h) / info.height;
       static const int kDx[4] = {1, 1, 0, -1}, kDy[4] = {0, 1, 1, 1};
@@ -417,6 +426,8 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
     if (r.kind == RenderKind::Cost) draw_colour_bar(image, out_h, cmap, r.lo, r.hi);
     else if (r.kind == RenderKind::Dem) draw_terrain_bar(image, out_h, r.lo, r.hi);
     else if (r.kind == RenderKind::Backlink) draw_direction_legend(image, out_h);
+    else if (r.kind == RenderKind::Labels) draw_label_legend(image, out_h, max_label);
+    else if (r.kind == RenderKind::Edges) draw_edge_legend(image, out_h, edge_lines, kEdgeInk, kEdgeBackground);
     if (info.has_geotransform) {
       const double pixel_size = std::hypot(info.geotransform[1], info.geotransform[4]) * info.width / out_w;
       const ScaleBar bar = draw_scale_bar(image, out_h, pixel_size, georef.units);

@@ -19,6 +19,7 @@ packages=(
   libgtest-dev googletest                        # tests
   python3-dev pybind11-dev python3-pybind11      # the Python package terrazo (docs/python.md)
   python3-numpy python3-pytest                   # ... its arrays and its tests
+  python3-pip python3-setuptools python3-wheel   # ... its offline `pip install build/python` (docs/python.md)
   python3-gdal python3-xarray python3-rioxarray  # ... tests of GDAL-read outputs and DataArrays
   qgis python3-qgis qgis-providers               # the QGIS Processing provider's qgis_process tests (docs/qgis.md)
 )

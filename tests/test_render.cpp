@@ -8,15 +8,18 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "api/render/bitmap_font.h"
 #include "api/render/colormaps.h"
 #include "api/render/hillshade.h"
 #include "api/render/legend.h"
 #include "api/render/line.h"
+#include "api/mst_command.h"
 #include "api/raster_io.h"
 #include "api/render_command.h"
 #include "api/sssp_sources.h"
@@ -338,6 +341,80 @@ TEST(Render, MstEdgesAsLinesBetweenCellCentres) {
   EXPECT_FALSE(small.edge_lines);
 }
 
+// The legend of labels: the palette's swatches of labels 1, 2, ... at x = 8 + 16 (L - 1), 12 pixels
+// wide, kBarHeight rows from 4 rows under the map, white between them; with more labels than
+// swatches, "..." and the largest label after them. Of MST edges: a 16-pixel swatch at x = 8, grey
+// with the ink line on its middle row (edges as lines) or all ink (edge cells).
+TEST(Render, LegendOfLabelsAndEdges) {
+  testing::TempDir dir;
+  const std::uint64_t w = 100, h = 20;
+  std::vector<double> labels(w * h);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) labels[y * w + x] = static_cast<double>(1 + x / 20);  // 1..5
+  const std::string lab = dir.file("labels.tif"), out = dir.file("o.png");
+  testing::write_raster_values(lab, w, h, labels, CellType::UInt32, 0);
+  const auto r = render({"--width", "200", lab, out});
+  ASSERT_EQ(r.kind, RenderKind::Labels);
+  ASSERT_EQ(r.map_height, 40u);
+  Picture p = load(out);
+  ASSERT_EQ(p.height, 40u + kPanelHeight);
+  const std::uint32_t y0 = 40 + 4;
+  for (std::uint64_t label = 1; label <= 5; ++label) {
+    const std::uint32_t x0 = static_cast<std::uint32_t>(8 + 16 * (label - 1));
+    for (std::uint32_t row = 0; row < static_cast<std::uint32_t>(kBarHeight); ++row)
+      for (std::uint32_t k = 0; k < 12; ++k) EXPECT_PIXEL(p, x0 + k, y0 + row, Rgba(categorical_colour(label)));
+    EXPECT_PIXEL(p, x0 + 12, y0, Rgba(255, 255, 255));  // the gap
+    // The label's number under its swatch: the font's glyph pixels in black.
+    Image expected(16, kGlyphHeight, Rgba(255, 255, 255));
+    draw_text(expected, 0, 0, std::to_string(label), Rgba(0, 0, 0));
+    for (int gy = 0; gy < kGlyphHeight; ++gy)
+      for (int gx = 0; gx < kGlyphWidth; ++gx) {
+        const Rgba e = expected.get(gx, gy);
+        EXPECT_PIXEL(p, x0 + gx, y0 + kBarHeight + 3 + gy, e);
+      }
+  }
+  EXPECT_PIXEL(p, 8 + 16 * 5, y0, Rgba(255, 255, 255));  // no sixth swatch: label 5 is the largest
+  // 40 labels: 12 swatches and "...40" after them (x = 200 + 29 pixels <= 480 / 2).
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) labels[y * w + x] = static_cast<double>(1 + (y * w + x) % 40);
+  testing::write_raster_values(lab, w, h, labels, CellType::UInt32, 0);
+  render({"--width", "480", lab, out});
+  p = load(out);
+  const std::uint32_t y1 = 96 + 4;
+  EXPECT_PIXEL(p, 8 + 16 * 11, y1, Rgba(categorical_colour(12)));
+  EXPECT_PIXEL(p, 8 + 16 * 12, y1, Rgba(255, 255, 255));
+  Image more(64, kGlyphHeight, Rgba(255, 255, 255));
+  draw_text(more, 0, 0, "...40", Rgba(0, 0, 0));
+  for (int gy = 0; gy < kGlyphHeight; ++gy)
+    for (int gx = 0; gx < text_width("...40"); ++gx) EXPECT_PIXEL(p, 8 + 16 * 12 + gx, y1 + kBarHeight + 3 + gy, more.get(gx, gy));
+
+  // Edges: 4 x 3 cells drawn as lines, then 200 x 150 cells as edge cells; 160 pixels wide (the
+  // label, 59 pixels from x = 8, fits the left half).
+  std::vector<double> e(4 * 3, 1.0);
+  const std::string edges = dir.file("edges.tif");
+  testing::write_raster_values(edges, 4, 3, e, CellType::UInt8, 255);
+  const auto lines = render({"--kind", "edges", "--width", "160", edges, out});
+  ASSERT_TRUE(lines.edge_lines);
+  p = load(out);
+  const Rgba ink(20, 20, 60), ground(235, 235, 235);
+  for (std::uint32_t row = 0; row < static_cast<std::uint32_t>(kBarHeight); ++row)
+    for (std::uint32_t k = 0; k < 16; ++k)
+      EXPECT_PIXEL(p, 8 + k, 120 + 4 + row, row == static_cast<std::uint32_t>(kBarHeight) / 2 ? ink : ground);
+  EXPECT_PIXEL(p, 8 + 16, 120 + 4, Rgba(255, 255, 255));
+  Image words(64, kGlyphHeight, Rgba(255, 255, 255));
+  draw_text(words, 0, 0, "tree edges", Rgba(0, 0, 0));
+  EXPECT_EQ(words.get(1, 0), Rgba(0, 0, 0));  // 't' has a pixel at (1, 0)
+  for (int gy = 0; gy < kGlyphHeight; ++gy)
+    for (int gx = 0; gx < text_width("tree edges"); ++gx) EXPECT_PIXEL(p, 8 + gx, 120 + 4 + kBarHeight + 3 + gy, words.get(gx, gy));
+  std::vector<double> big(200 * 150, 1.0);
+  testing::write_raster_values(edges, 200, 150, big, CellType::UInt8, 255);
+  const auto cells = render({"--kind", "edges", "--width", "160", edges, out});
+  ASSERT_FALSE(cells.edge_lines);
+  p = load(out);
+  for (std::uint32_t row = 0; row < static_cast<std::uint32_t>(kBarHeight); ++row)
+    for (std::uint32_t k = 0; k < 16; ++k) EXPECT_PIXEL(p, 8 + k, 120 + 4 + row, ink);
+}
+
 TEST(Render, FlatDemIsShadedByTheSunAt45Degrees) {
   testing::TempDir dir;
   const std::uint64_t w = 20, h = 10;
@@ -420,6 +497,26 @@ TEST(Render, RealDemAndTileStoreRead) {
     if (std::isnan(b.cells[k])) EXPECT_TRUE(std::isnan(a.cells[k])) << k;
     else EXPECT_EQ(a.cells[k], b.cells[k]) << k;
   }
+}
+
+// The README's MST picture (datasets/make_readme_pictures.sh, its second command pair) made again
+// here equals the committed docs/img/mst_hugo_site.png byte for byte: the picture is reproducible by
+// its command (the cost picture's 13 M-cell cost run is too long for the suite; the script makes it).
+TEST(Render, ReadmeMstPictureIsReproducible) {
+  testing::TempDir dir;
+  const std::string root = std::string(TERRAZO_DATASETS) + "/..";
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc", edges = dir.file("edges.tif");
+  run_mst_command(parse_mst_options({"-q", dem, edges}), Progress::silent());
+  const std::string out = dir.file("mst_hugo_site.png");
+  render({"-q", "--kind", "edges", "--terrain", dem, "--width", "608", edges, out});
+  auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string committed = bytes(root + "/docs/img/mst_hugo_site.png");
+  ASSERT_FALSE(committed.empty());
+  EXPECT_TRUE(bytes(out) == committed) << "docs/img/mst_hugo_site.png differs from `terrazo render` of it: run "
+                                          "datasets/make_readme_pictures.sh";
 }
 
 TEST(Render, TileStoreReadByRowsEqualsReferenceBoxes) {

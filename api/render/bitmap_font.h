@@ -1,6 +1,6 @@
 // api/render/bitmap_font.h: a tiny built-in 5 x 7 bitmap font for the legend's numbers and units.
-// Glyphs: the digits, ". - + e x", the letters of units and directions "m k d g f t E S W N", and
-// space; any other character draws nothing but takes its cell (6 pixels, one of spacing). A string
+// Glyphs: the digits, ". - + e x", the letters of units and directions "m k d g f t E S W N", those
+// of the edges legend "r s c l", and space; any other character draws nothing but takes its cell (6 pixels, one of spacing). A string
 // is drawn from its top-left corner at (x, y); it is 6 n - 1 pixels wide and 7 high (scale 1).
 #pragma once
 #include <cstdint>

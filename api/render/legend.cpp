@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "api/render/bitmap_font.h"
 #include "api/render/line.h"
@@ -76,6 +77,35 @@ void draw_direction_legend(Image& image, std::uint32_t map_h) {
     draw_text(image, x, y0 + kBarHeight + 3, kNames[d], kInk);
     x += 16;
   }
+}
+
+int draw_label_legend(Image& image, std::uint32_t map_h, std::uint64_t max_label) {
+  std::int64_t x = 8;
+  const std::int64_t y0 = map_h + 4;
+  int shown = 0;
+  for (std::uint64_t label = 1; label <= std::min<std::uint64_t>(12, max_label); ++label) {
+    if (x + 12 > static_cast<std::int64_t>(image.width()) / 2) break;
+    for (int r = 0; r < kBarHeight; ++r)
+      for (int k = 0; k < 12; ++k) image.set(x + k, y0 + r, Rgba(categorical_colour(label)));
+    draw_text(image, x, y0 + kBarHeight + 3, std::to_string(label), kInk);
+    x += 16;
+    ++shown;
+  }
+  if (shown > 0 && max_label > static_cast<std::uint64_t>(shown)) {
+    const std::string more = "..." + std::to_string(max_label);
+    if (x + text_width(more) <= static_cast<std::int64_t>(image.width()) / 2)
+      draw_text(image, x, y0 + kBarHeight + 3, more, kInk);
+  }
+  return shown;
+}
+
+void draw_edge_legend(Image& image, std::uint32_t map_h, bool lines, Rgba ink, Rgba background) {
+  const std::string label = lines ? "tree edges" : "edge cells";
+  const std::int64_t x0 = 8, y0 = map_h + 4;
+  if (x0 + std::max(16, text_width(label)) > static_cast<std::int64_t>(image.width()) / 2) return;
+  for (int r = 0; r < kBarHeight; ++r)
+    for (int k = 0; k < 16; ++k) image.set(x0 + k, y0 + r, !lines || r == kBarHeight / 2 ? ink : background);
+  draw_text(image, x0, y0 + kBarHeight + 3, label, kInk);
 }
 
 ScaleBar draw_scale_bar(Image& image, std::uint32_t map_h, double pixel_size, const std::string& units) {

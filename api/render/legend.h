@@ -35,6 +35,15 @@ void draw_colour_bar(Image& image, std::uint32_t map_h, ColourMap map, double lo
 // The same bar with the terrain ramp (column k: terrain_colour(k / (bar width - 1))), for DEMs.
 void draw_terrain_bar(Image& image, std::uint32_t map_h, double lo, double hi);
 void draw_direction_legend(Image& image, std::uint32_t map_h);
+// Labels (clump labels, allocation zones): the palette's swatches of labels 1, 2, ..., n, 12 pixels
+// wide at x = 8 + 16 (L - 1), each with its number under it, n = min(12, max_label) and as many as fit
+// in the left half (as the direction swatches); when max_label > n, "..." and max_label follow.
+// Returns n.
+int draw_label_legend(Image& image, std::uint32_t map_h, std::uint64_t max_label);
+// MST edges: a 16 x kBarHeight swatch at x = 8, as the map draws edges: `lines`, the valid cells' grey
+// with a one-pixel line of `ink` across its middle row (row kBarHeight / 2), labelled "tree edges";
+// else (the picture has fewer pixels than cells) filled with `ink`, labelled "edge cells".
+void draw_edge_legend(Image& image, std::uint32_t map_h, bool lines, Rgba ink, Rgba background);
 // `pixel_size`: map units per map pixel; `units`: "m", "ft", "deg" ... Draws nothing (and returns a
 // zero bar) when the bar would not fit.
 ScaleBar draw_scale_bar(Image& image, std::uint32_t map_h, double pixel_size, const std::string& units);

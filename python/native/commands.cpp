@@ -30,6 +30,7 @@
 #include "api/network_command.h"
 #include "api/od_matrix_command.h"
 #include "api/path_command.h"
+#include "api/render_command.h"
 #include "api/sssp_command.h"
 #include "core/error.h"
 #include "python/native/python_progress.h"
@@ -69,6 +70,7 @@ const std::map<std::string, CommandEntry>& commands() {
       {"network", {runner(parse_network_options, run_network_command), network_usage}},
       {"od-matrix", {runner(parse_od_matrix_options, run_od_matrix_command), od_matrix_usage}},
       {"path", {runner(parse_path_options, run_path_command), path_usage}},
+      {"render", {runner(parse_render_options, run_render_command), render_usage}},
       {"sssp", {runner(parse_sssp_options, run_sssp_command), sssp_usage}},
   };
   return table;

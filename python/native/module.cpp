@@ -6,6 +6,8 @@
 
 #include <limits>
 
+#include <cpl_conv.h>
+
 #include "kernels/common/cuda_device.h"
 #include "python/native/commands.h"
 #include "python/native/raster_arrays.h"
@@ -47,4 +49,10 @@ PYBIND11_MODULE(_native, m) {
   m.def("read_raster", &terrazo::python::read_raster, py::arg("path"), py::arg("dtype") = "float64",
         py::arg("none") = std::numeric_limits<double>::quiet_NaN(),
         "Reads band 1 of a raster into an array of dtype (nodata: NaN, or `none` for integers); returns (cells, description).");
+  m.def("read_array", &terrazo::python::read_array, py::arg("path"), py::arg("dtype") = "float64",
+        py::arg("none") = std::numeric_limits<double>::quiet_NaN(),
+        "read_raster for a GDAL raster of the type dtype names: GDAL reads the cells straight into the new array.");
+  // The in-memory functions hand arrays to the engine as GDAL MEM bands opened by name
+  // (MEM:::DATAPOINTER=..., terrazo/_arrays.py); GDAL 3.10 and later open those only with this set.
+  CPLSetConfigOption("GDAL_MEM_ENABLE_OPEN", "YES");
 }

@@ -6,13 +6,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <type_traits>
 #include <string>
 #include <vector>
+
+#include <gdal.h>
 
 #include "core/error.h"
 #include "core/memory_budget.h"
 #include "gdal/gdal_raster.h"
+#include "gdal/gdal_session.h"
+#include "store/cell_values.h"
 #include "store/raster_info.h"
 
 namespace py = pybind11;
@@ -93,6 +99,65 @@ void store_rows(py::array& out, std::uint64_t y, std::uint32_t rows, const std::
     }
 }
 
+// The numpy dtype name of a cell type: the array read_array returns holds the raster's own cells.
+const char* dtype_of(CellType type) {
+  switch (type) {
+    case CellType::UInt8: return "uint8";
+    case CellType::Int16: return "int16";
+    case CellType::UInt16: return "uint16";
+    case CellType::Int32: return "int32";
+    case CellType::UInt32: return "uint32";
+    case CellType::Float32: return "float32";
+    case CellType::Float64: return "float64";
+  }
+  return "float64";
+}
+
+GDALDataType gdal_type_of(CellType type) {
+  switch (type) {
+    case CellType::UInt8: return GDT_Byte;
+    case CellType::Int16: return GDT_Int16;
+    case CellType::UInt16: return GDT_UInt16;
+    case CellType::Int32: return GDT_Int32;
+    case CellType::UInt32: return GDT_UInt32;
+    case CellType::Float32: return GDT_Float32;
+    case CellType::Float64: return GDT_Float64;
+  }
+  return GDT_Float64;
+}
+
+// Nodata cells of `n` cells of T at `cells` (NodataRule: NaN, or equal to the nodata value as the
+// type holds it) become NaN in float arrays and `none` in integer ones; in place.
+template <class T>
+void mark_nodata(T* cells, std::size_t n, const NodataRule& rule, double none) {
+  const T replacement = std::is_floating_point<T>::value ? static_cast<T>(std::numeric_limits<double>::quiet_NaN())
+                                                         : static_cast<T>(none);
+  for (std::size_t k = 0; k < n; ++k)
+    if (rule.is_nodata(static_cast<double>(cells[k]))) cells[k] = replacement;
+}
+
+void mark_nodata(CellType type, void* cells, std::size_t n, const NodataRule& rule, double none) {
+  switch (type) {
+    case CellType::UInt8: return mark_nodata(static_cast<std::uint8_t*>(cells), n, rule, none);
+    case CellType::Int16: return mark_nodata(static_cast<std::int16_t*>(cells), n, rule, none);
+    case CellType::UInt16: return mark_nodata(static_cast<std::uint16_t*>(cells), n, rule, none);
+    case CellType::Int32: return mark_nodata(static_cast<std::int32_t*>(cells), n, rule, none);
+    case CellType::UInt32: return mark_nodata(static_cast<std::uint32_t*>(cells), n, rule, none);
+    case CellType::Float32: return mark_nodata(static_cast<float*>(cells), n, rule, none);
+    case CellType::Float64: return mark_nodata(static_cast<double*>(cells), n, rule, none);
+  }
+}
+
+py::dict describe(const RasterInfo& info) {
+  py::dict description;
+  description["type"] = to_string(info.type);
+  description["nodata"] = info.has_nodata ? py::object(py::float_(info.nodata)) : py::object(py::none());
+  description["geotransform"] =
+      info.has_geotransform ? py::object(py::tuple(py::cast(info.geotransform))) : py::object(py::none());
+  description["crs"] = info.crs_wkt;
+  return description;
+}
+
 }  // namespace
 
 void write_raster(const std::string& path, const py::array& cells, const std::string& cell_type,
@@ -161,13 +226,59 @@ py::tuple read_raster(const std::string& path, const std::string& dtype, double 
   } catch (const Error& e) {
     raise_error(e);
   }
-  py::dict description;
-  description["type"] = to_string(info.type);
-  description["nodata"] = info.has_nodata ? py::object(py::float_(info.nodata)) : py::object(py::none());
-  description["geotransform"] =
-      info.has_geotransform ? py::object(py::tuple(py::cast(info.geotransform))) : py::object(py::none());
-  description["crs"] = info.crs_wkt;
-  return py::make_tuple(out, description);
+  return py::make_tuple(out, describe(info));
+}
+
+py::tuple read_array(const std::string& path, const std::string& dtype, double none) {
+  std::unique_ptr<RasterReader> reader;
+  RasterInfo info;
+  try {
+    py::gil_scoped_release release;
+    reader = RasterReader::open(path);  // checks the file as the engine does; the description
+    info = reader->info();
+  } catch (const Error& e) {
+    raise_error(e);
+  }
+  // Not a GDAL raster of that very type (a tile store, an ASCII grid, another type): read_raster.
+  if (dtype != dtype_of(info.type) || reader->store_tile() != 0 || reader->format().rfind("AAIGrid", 0) == 0)
+    return read_raster(path, dtype, none);
+  reader.reset();
+  py::array out(py::dtype(dtype), {static_cast<py::ssize_t>(info.height), static_cast<py::ssize_t>(info.width)});
+  try {
+    py::gil_scoped_release release;  // `out` is ours alone until returned
+    MemoryBudget budget(kGdalCache);
+    GdalCacheLimit cache(budget, kGdalCache);
+    ensure_gdal();
+    reset_gdal_error();
+    GdalErrorTrap trap;
+    struct Dataset {
+      GDALDatasetH h = nullptr;
+      ~Dataset() {
+        if (h) GDALClose(h);
+      }
+    } dataset;
+    dataset.h = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr, nullptr,
+                           nullptr);
+    if (!dataset.h) throw gdal_failure("cannot open '" + path + "' as a raster");
+    GDALRasterBandH band = GDALGetRasterBand(dataset.h, 1);
+    const NodataRule rule(info);
+    const std::size_t cell_bytes = static_cast<std::size_t>(out.itemsize());
+    auto* cells = static_cast<std::uint8_t*>(out.mutable_data());
+    // Strips of whole rows (at most kBlock rows): GDAL reads each straight into its rows of `out`.
+    for (std::uint64_t y = 0; y < info.height; y += kBlock) {
+      const auto rows = static_cast<int>(std::min<std::uint64_t>(kBlock, info.height - y));
+      std::uint8_t* strip = cells + static_cast<std::size_t>(y) * info.width * cell_bytes;
+      if (GDALRasterIO(band, GF_Read, 0, static_cast<int>(y), static_cast<int>(info.width), rows, strip,
+                       static_cast<int>(info.width), rows, gdal_type_of(info.type), 0, 0) != CE_None)
+        throw gdal_failure("cannot read rows " + std::to_string(y) + ".." + std::to_string(y + rows - 1) + " of '" +
+                           path + "'");
+      trap.check("cannot read '" + path + "'");
+      mark_nodata(info.type, strip, static_cast<std::size_t>(rows) * info.width, rule, none);
+    }
+  } catch (const Error& e) {
+    raise_error(e);
+  }
+  return py::make_tuple(out, describe(info));
 }
 
 }  // namespace terrazo::python

@@ -2,10 +2,10 @@
 // (terrazo.cost_distance_array, clump_array, mst_array: terrazo/_arrays.py).
 //
 // The pipelines are out of core: they read rasters and tile stores, never arrays. The in-memory
-// functions therefore write the array to an uncompressed GeoTIFF in a temporary directory, run the
-// same command as the file functions, and read the outputs back (docs/python.md "In memory").
-// Neither direction copies the whole array: cells go block by block (256 x 256) between the
-// array's own memory (any strides) and GDAL.
+// functions hand the input array over in place (a VRT over a GDAL MEM band on the array's memory,
+// written by terrazo/_arrays.py), run the same command as the file functions, and read the outputs
+// back with read_array (docs/python.md "In memory"). write_raster writes an array as a GeoTIFF (the
+// tests and benchmarks use it): block by block (256 x 256) from the array's own memory, any strides.
 #pragma once
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -30,5 +30,11 @@ void write_raster(const std::string& path, const pybind11::array& cells, const s
 // description): {"type", "nodata" (None when none), "geotransform" (None when none), "crs" (WKT,
 // "" when none)}. Runs without the GIL.
 pybind11::tuple read_raster(const std::string& path, const std::string& dtype, double none);
+
+// The same as read_raster, for a GDAL raster of the very type `dtype` names (a terrazo output, as
+// the in-memory functions read them back): GDAL reads the cells straight into the new array, strip
+// by strip (GDALRasterIO into its rows, no intermediate buffer), then nodata cells become NaN or
+// `none` in place. Any other raster goes to read_raster. Runs without the GIL.
+pybind11::tuple read_array(const std::string& path, const std::string& dtype, double none);
 
 }  // namespace terrazo::python

@@ -1,15 +1,22 @@
 """In memory: numpy arrays (or xarray DataArrays) in, numpy arrays (or DataArrays) out
 (docs/python.md "In memory").
 
-The pipelines are out of core and read rasters, not arrays. So each function here writes the array
-to an uncompressed GeoTIFF in a temporary directory (its cell type kept: the weight scale rule
-depends on it, docs/weights.md), runs the same command as the file functions (terrazo._commands,
-the CLI's parser and run function), reads the outputs back and removes the directory. Results are
-the CLI's bit for bit; the cost of the round trip is stated in docs/python.md.
+The pipelines are out of core and read rasters by name, not arrays. So each function here hands the
+array to the engine as a raster without copying it: a tiny VRT file (a few hundred bytes, in a
+temporary directory) whose one band is a GDAL MEM dataset over the array's own memory
+(``MEM:::DATAPOINTER=...`` with the array's strides), carrying the nodata value, geotransform and
+CRS. The engine reads the cells through GDAL straight from the array, as it would read a GeoTIFF
+(the cell type is kept: the weight scale rule depends on it, docs/weights.md). Arrays whose dtype
+has no raster type (int8, float16, int64, big-endian) or whose layout GDAL cannot address (negative
+or zero strides, unaligned) are converted first: one copy, of the input only. Then the same command
+as the file functions runs (terrazo._commands: the CLI's parser and run function); its outputs are
+uncompressed GeoTIFFs in the temporary directory, read by GDAL straight into new numpy arrays of
+their own type (_native.read_array), and the directory is removed. Results are the CLI's bit for bit.
 """
 
 import os
 import tempfile
+from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -17,12 +24,13 @@ from . import _commands, _native
 
 __all__ = ["cost_distance_array", "mst_array", "clump_array"]
 
-# numpy dtype -> terrazo cell type; others are converted (_cell_type) or refused.
+# numpy dtype -> terrazo cell type (GDAL's type name); others are converted (_cell_type) or refused.
 _CELL_TYPES = {
     np.dtype(np.uint8): "Byte", np.dtype(np.int16): "Int16", np.dtype(np.uint16): "UInt16",
     np.dtype(np.int32): "Int32", np.dtype(np.uint32): "UInt32", np.dtype(np.float32): "Float32",
     np.dtype(np.float64): "Float64",
 }
+_DTYPES = {name: dtype for dtype, name in _CELL_TYPES.items()}
 _RANGES = {"Byte": (0, 255), "Int16": (-32768, 32767), "UInt16": (0, 65535), "Int32": (-2**31, 2**31 - 1),
            "UInt32": (0, 2**32 - 1)}
 
@@ -30,7 +38,7 @@ _RANGES = {"Byte": (0, 255), "Int16": (-32768, 32767), "UInt16": (0, 65535), "In
 def _cell_type(values, name):
     """The terrazo cell type of an array's dtype: bool as Byte, int8 as Int16, float16 as Float32,
     int64/uint64 as Int32/UInt32 when every value fits; anything else is a TypeError."""
-    dtype = values.dtype
+    dtype = values.dtype.newbyteorder("=") if values.dtype.byteorder not in "=|" else values.dtype
     if dtype in _CELL_TYPES:
         return _CELL_TYPES[dtype]
     if dtype == np.bool_:
@@ -51,9 +59,53 @@ def _cell_type(values, name):
                     % (name, dtype))
 
 
+def _addressable(values, dtype):
+    """Whether GDAL's MEM driver can read `values` in place as cells of `dtype`: the same native
+    type, aligned, and positive strides (any order: C, Fortran, slices, transposes)."""
+    return (values.dtype == dtype and values.flags.aligned and all(s > 0 for s in values.strides))
+
+
+def _as_cells(values, cell_type):
+    """`values` as an array GDAL reads in place as `cell_type`: itself (bool as a uint8 view), or
+    one converted copy when its dtype or layout does not allow that. Returns (cells, copied)."""
+    dtype = _DTYPES[cell_type]
+    if values.dtype == np.bool_:
+        values = values.view(np.uint8)  # numpy bools are bytes of 0 and 1
+    if _addressable(values, dtype):
+        return values, False
+    return np.ascontiguousarray(values, dtype=dtype), True
+
+
+def _write_vrt(path, cells, cell_type, nodata=None, geotransform=None, crs=""):
+    """A VRT file at `path` whose band 1 is `cells` in place (GDAL's MEM driver over the array's
+    memory, with its strides), with the nodata value, geotransform and CRS. The array must stay
+    alive (and unchanged) while the raster is read."""
+    height, width = cells.shape
+    pointer = cells.__array_interface__["data"][0]
+    source = ("MEM:::DATAPOINTER=0x%x,PIXELS=%d,LINES=%d,BANDS=1,DATATYPE=%s,PIXELOFFSET=%d,LINEOFFSET=%d" %
+              (pointer, width, height, cell_type, cells.strides[1], cells.strides[0]))
+    lines = ['<VRTDataset rasterXSize="%d" rasterYSize="%d">' % (width, height)]
+    if crs:
+        lines.append("  <SRS>%s</SRS>" % escape(crs))
+    if geotransform is not None:
+        lines.append("  <GeoTransform>%s</GeoTransform>" % ", ".join(repr(float(v)) for v in geotransform))
+    lines.append('  <VRTRasterBand dataType="%s" band="1">' % cell_type)
+    if nodata is not None:
+        lines.append("    <NoDataValue>%r</NoDataValue>" % float(nodata))
+    lines += ["    <SimpleSource>",
+              '      <SourceFilename relativeToVRT="0">%s</SourceFilename>' % escape(source),
+              "      <SourceBand>1</SourceBand>",
+              '      <SourceProperties RasterXSize="%d" RasterYSize="%d" DataType="%s" BlockXSize="%d" '
+              'BlockYSize="1"/>' % (width, height, cell_type, width),
+              "    </SimpleSource>", "  </VRTRasterBand>", "</VRTDataset>"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 class _Grid:
-    """What an input array brings: its cells (the array itself, NaN = nodata), cell type, nodata,
-    georeferencing, and the DataArray to copy coordinates from (None for plain arrays)."""
+    """What an input array brings: its cells (the array itself where GDAL can read it in place, NaN =
+    nodata), cell type, nodata, georeferencing, and the DataArray to copy coordinates from (None for
+    plain arrays). `copied` says whether the cells had to be converted (one copy)."""
 
     def __init__(self, data, nodata, name):
         self.template = None
@@ -73,13 +125,7 @@ class _Grid:
             raise ValueError("%s: expected a non-empty array, got shape %s" % (name, values.shape))
         self.cell_type = _cell_type(values, name)
         self.shape = values.shape
-        # No copy: the GeoTIFF is written block by block from the array's own memory, whatever its
-        # strides (_native.write_raster). Only dtypes C++ has no type for are converted first.
-        if values.dtype == np.float16:
-            values = values.astype(np.float32)
-        elif not values.dtype.isnative:
-            values = values.astype(values.dtype.newbyteorder("="))
-        self.cells = values
+        self.cells, self.copied = _as_cells(values, self.cell_type)
         if nodata is not None:
             nodata = float(nodata)
             if np.isnan(nodata):
@@ -87,7 +133,8 @@ class _Grid:
         self.nodata = nodata
 
     def write(self, path):
-        _native.write_raster(path, self.cells, self.cell_type, self.nodata, self.geotransform, self.crs)
+        """The raster over the array: a VRT file at `path` (no copy of the cells)."""
+        _write_vrt(path, self.cells, self.cell_type, self.nodata, self.geotransform, self.crs)
 
 
 def _is_data_array(value):
@@ -95,8 +142,9 @@ def _is_data_array(value):
 
 
 def _read(path, dtype, none_value):
-    """A terrazo output as a new array of dtype: nodata cells NaN (float) or none_value (integers)."""
-    cells, _ = _native.read_raster(path, np.dtype(dtype).name, float(none_value))
+    """A terrazo output as a new array of dtype, read by GDAL straight into it: nodata cells NaN
+    (float) or none_value (integers)."""
+    cells, _ = _native.read_array(path, np.dtype(dtype).name, float(none_value))
     return cells
 
 
@@ -109,7 +157,7 @@ def _wrap(grid, array, name, attrs=None):
 
 class _ArrayNames:
     """Within it, the CLI's messages name the caller's arrays instead of their temporary files:
-    "INPUT '/tmp/terrazo-array-x/friction.tif' has no valid cell" reads "INPUT '<friction array>' ..."."""
+    "INPUT '/tmp/terrazo-array-x/friction.vrt' has no valid cell" reads "INPUT '<friction array>' ..."."""
 
     def __init__(self, **names):
         self.names = names  # temporary path -> what the caller passed
@@ -160,7 +208,7 @@ def cost_distance_array(friction, sources, *, nodata=None, weight=None, scale=No
     grid = _Grid(friction, nodata, "friction")
     options = dict(_TEMP_OUTPUT, **flags)
     with _scratch(options) as tmp:
-        input_path = os.path.join(tmp, "friction.tif")
+        input_path = os.path.join(tmp, "friction.vrt")
         grid.write(input_path)
         source_options = {}
         if (isinstance(sources, np.ndarray) or _is_data_array(sources)) and np.shape(sources) == grid.shape:
@@ -169,8 +217,9 @@ def cost_distance_array(friction, sources, *, nodata=None, weight=None, scale=No
                 raise TypeError("sources: a mask array holds integer or bool ids, got %s" % mask.dtype)
             if mask.size and (mask.min() < 0 or mask.max() > 2**32 - 1):
                 raise ValueError("sources: mask ids must be 0 (no source) or 1 .. 2^32 - 1")
-            mask_path = os.path.join(tmp, "sources.tif")
-            _native.write_raster(mask_path, mask, "UInt32", None, grid.geotransform, grid.crs)
+            mask_path = os.path.join(tmp, "sources.vrt")
+            mask_cells = _as_cells(mask, "UInt32")[0]  # referenced until the run ends: GDAL reads it in place
+            _write_vrt(mask_path, mask_cells, "UInt32", None, grid.geotransform, grid.crs)
             source_options["source_raster"] = mask_path
         else:
             source_options["sources"] = sources
@@ -179,7 +228,7 @@ def cost_distance_array(friction, sources, *, nodata=None, weight=None, scale=No
             paths["backlink"] = os.path.join(tmp, "backlink.tif")
         if allocation:
             paths["allocation"] = os.path.join(tmp, "allocation.tif")
-        with _ArrayNames(**{input_path: "friction array", os.path.join(tmp, "sources.tif"): "sources mask"}):
+        with _ArrayNames(**{input_path: "friction array", os.path.join(tmp, "sources.vrt"): "sources mask"}):
             _commands.cost_distance(input_path, paths["cost"], backlink=paths.get("backlink"),
                                     allocation=paths.get("allocation"), weight=weight, scale=scale,
                                     connectivity=connectivity, max_cost=max_cost, memory=memory, device=device,
@@ -206,7 +255,7 @@ def mst_array(elevation, *, nodata=None, weight=None, scale=None, connectivity=N
     grid = _Grid(elevation, nodata, "elevation")
     options = dict(_TEMP_OUTPUT, **flags)
     with _scratch(options) as tmp:
-        input_path = os.path.join(tmp, "elevation.tif")
+        input_path = os.path.join(tmp, "elevation.vrt")
         output_path = os.path.join(tmp, "edges.tif")
         grid.write(input_path)
         with _ArrayNames(**{input_path: "elevation array"}):
@@ -227,7 +276,7 @@ def clump_array(values, *, nodata=None, by=None, connectivity=None, memory=None,
     grid = _Grid(values, nodata, "values")
     options = dict(_TEMP_OUTPUT, **flags)
     with _scratch(options) as tmp:
-        input_path = os.path.join(tmp, "values.tif")
+        input_path = os.path.join(tmp, "values.vrt")
         output_path = os.path.join(tmp, "labels.tif")
         grid.write(input_path)
         with _ArrayNames(**{input_path: "values array"}):

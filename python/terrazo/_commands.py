@@ -13,12 +13,12 @@ import os
 
 from . import _native
 
-__all__ = ["cost_distance", "mst", "path", "clump", "import_raster", "export_raster", "info", "generate",
-           "run", "usage"]
+__all__ = ["cost_distance", "mst", "path", "clump", "corridor", "od_matrix", "network", "index", "render",
+           "import_raster", "export_raster", "info", "generate", "run", "usage"]
 
 # Keyword arguments whose list value gives one flag per item, and the flag's singular name.
 _REPEATED = {"sources": "--source", "source": "--source", "dests": "--dest", "dest": "--dest", "sites": "--site",
-             "site": "--site", "co": "--co"}
+             "site": "--site", "co": "--co", "paths": "--paths"}
 
 
 def _text(value):
@@ -48,7 +48,7 @@ def _flags(options):
             flag = _REPEATED[key]
             if isinstance(value, dict):  # co={"COMPRESS": "DEFLATE"}
                 items = ["%s=%s" % (k, _text(v)) for k, v in value.items()]
-            elif isinstance(value, str):
+            elif isinstance(value, (str, os.PathLike)):
                 items = [value]
             elif flag != "--co" and all(isinstance(v, numbers.Number) for v in value):
                 items = [value]  # one point (x, y)
@@ -170,3 +170,61 @@ def generate(output, *, width, height, seed=None, type=None, memory=None, progre
     """
     return run("gen", output, progress=progress, width=width, height=height, seed=seed, type=type, memory=memory,
                **flags)
+
+
+def corridor(cost_a, cost_b, output, *, threshold=None, percent=None, memory=None, progress=None, **flags):
+    """The least-cost corridor of two cost surfaces (two cost_distance runs over the same raster, one
+    from each source): their sum, kept within ``threshold`` cost units or ``percent`` above the
+    least cost (``terrazo corridor``, docs/corridor.md).
+
+    >>> terrazo.corridor("cost_a.tif", "cost_b.tif", "corridor.tif", percent=5)["corridor_cells"]
+    """
+    return run("corridor", cost_a, cost_b, output, progress=progress, threshold=threshold, percent=percent,
+               memory=memory, **flags)
+
+
+def od_matrix(input, output, *, sites=None, index=None, weight=None, connectivity=None, max_cost=None, wide=False,
+              memory=None, progress=None, **flags):
+    """The exact cost-distance matrix between ``sites`` [(x, y), ...] as CSV (from_id, to_id, cost; K x K
+    with ``wide=True``), through a boundary-graph ``index`` when given (``terrazo od-matrix``,
+    docs/index.md). ``map_coords=True``, ``sites_file=`` as the CLI's flags.
+
+    >>> terrazo.od_matrix("dem.tif", "matrix.csv", sites=[(20, 40), (300, 320), (180, 180)])
+    """
+    return run("od-matrix", input, output, progress=progress, sites=sites, index=index, weight=weight,
+               connectivity=connectivity, max_cost=max_cost, wide=wide, memory=memory, **flags)
+
+
+def network(input, output, *, sites=None, index=None, weight=None, connectivity=None, memory=None, progress=None,
+            **flags):
+    """The least-cost network of ``sites``: the minimum spanning tree of their cost matrix, each edge a
+    least-cost path, as GeoJSON lines (``terrazo network``, docs/index.md).
+
+    >>> terrazo.network("dem.tif", "network.geojson", sites=[(20, 40), (300, 320), (180, 180)])["edges"]
+    """
+    return run("network", input, output, progress=progress, sites=sites, index=index, weight=weight,
+               connectivity=connectivity, memory=memory, **flags)
+
+
+def index(input, output, *, weight=None, connectivity=None, memory=None, device=None, progress=None, **flags):
+    """The boundary-graph index (.tzi) of ``input`` that od_matrix and network answer many-site queries
+    with (``terrazo index``, docs/index.md).
+
+    >>> terrazo.index("dem.tif", "dem.tzi", memory="2G")
+    """
+    return run("index", input, output, progress=progress, weight=weight, connectivity=connectivity, memory=memory,
+               device=device, **flags)
+
+
+def render(input, output, *, kind=None, width=None, terrain=None, paths=None, sources=None, contours=None,
+           range=None, colour_map=None, legend=True, memory=None, progress=None, **flags):
+    """A quick-look PNG of a DEM or any terrazo output (``terrazo render``, docs/render.md): kind
+    "auto", "dem", "cost", "backlink", "labels" or "edges"; ``terrain``: a DEM whose hillshade goes
+    underneath; ``paths``: GeoJSON line files drawn on top; ``sources``: [(x, y), ...] markers;
+    ``range=(lo, hi)`` of the colour map; ``legend=False`` leaves the legend panel out.
+
+    >>> terrazo.render("cost.tif", "cost.png", terrain="dem.tif", paths="paths.geojson", width=800)
+    """
+    return run("render", input, output, progress=progress, kind=kind, width=width, terrain=terrain, paths=paths,
+               sources=sources, contours=contours, range=range, colour_map=colour_map, no_legend=not legend,
+               memory=memory, **flags)

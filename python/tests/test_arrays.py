@@ -115,6 +115,61 @@ def test_layouts_and_dtypes_give_the_same_result():
     assert np.allclose(cost, expected, rtol=0, atol=1e-6)
 
 
+def test_arrays_are_read_in_place_or_copied_once(tmp_path):
+    """A raster type's array in any positive-stride layout reaches GDAL in place: the VRT's MEM band
+    points at the array's own memory with its strides, and GDAL reads the array's cells from it. Other
+    dtypes and negative strides are converted once (docs/python.md "In memory")."""
+    gdal = pytest.importorskip("osgeo.gdal")
+    from terrazo._arrays import _Grid
+    base = np.random.default_rng(4).uniform(1, 9, size=(30, 20))
+    strided = np.zeros((60, 40))
+    strided[::2, ::2] = base
+    for array in (base, np.asfortranarray(base), strided[::2, ::2], base.T, base.astype(np.float32),
+                  base.astype(np.uint16), base > 5):
+        grid = _Grid(array, None, "friction")
+        assert not grid.copied, array.dtype
+        pointer = grid.cells.__array_interface__["data"][0]
+        assert pointer == array.__array_interface__["data"][0]
+        path = str(tmp_path / "in.vrt")
+        grid.write(path)
+        with open(path) as f:
+            assert "DATAPOINTER=0x%x," % pointer in f.read()
+        dataset = gdal.OpenEx(path, gdal.OF_RASTER)
+        assert np.array_equal(dataset.GetRasterBand(1).ReadAsArray(), array.astype(grid.cells.dtype))
+        dataset = None
+    for array in (base.astype(np.int8), base.astype(np.float16), base.astype(np.int64), base[::-1],
+                  base.astype(">f8")):
+        grid = _Grid(array, None, "friction")
+        assert grid.copied and grid.cells.flags.c_contiguous, array.dtype
+    # Nodata, geotransform and CRS travel in the VRT.
+    grid = _Grid(base.astype(np.int16), -9999, "friction")
+    grid.geotransform, grid.crs = (500000.0, 30.0, 0.0, 4100000.5, 0.0, -30.0), 'GEOGCS["x & <y>"]'
+    grid.write(str(tmp_path / "g.vrt"))
+    dataset = gdal.OpenEx(str(tmp_path / "g.vrt"), gdal.OF_RASTER)
+    assert dataset.GetRasterBand(1).GetNoDataValue() == -9999
+    assert dataset.GetGeoTransform() == grid.geotransform
+
+
+def test_outputs_are_read_into_arrays_of_their_type(cli, tmp_path):
+    """read_array: GDAL reads a terrazo output straight into an array of its own type, nodata cells
+    NaN (float) or the caller's value (integers), equal to the generic reader's cells."""
+    dem = dataset("real/pysheds_dem.tif")
+    cli.run("sssp", "-q", "--source=180,180", "--ot=Float32", "--max-cost=20000", "--backlink", tmp_path / "b.tif", dem,
+            tmp_path / "c.tif")  # unreached cells: nodata
+    cost, info = terrazo._native.read_array(str(tmp_path / "c.tif"), "float32")
+    generic, generic_info = read(tmp_path / "c.tif")
+    assert cost.dtype == np.float32 and info == generic_info
+    assert np.any(np.isnan(cost)) and same_bits(cost, generic)
+    back, _ = terrazo._native.read_array(str(tmp_path / "b.tif"), "uint8", 255)
+    generic = read(tmp_path / "b.tif")[0]
+    assert np.array_equal(back, np.where(np.isnan(generic), 255, generic))
+    # Another type than the raster's, or a format GDAL's fast path does not take: the generic reader.
+    as_double, _ = terrazo._native.read_array(str(tmp_path / "c.tif"), "float64")
+    assert as_double.dtype == np.float64 and same_bits(as_double, cost)
+    ascii, _ = terrazo._native.read_array(dataset("real/hugo_site.asc"), "float64")
+    assert same_bits(ascii, read(dataset("real/hugo_site.asc"))[0])
+
+
 def test_bool_int8_and_float16_cells():
     walls = np.ones((20, 20), dtype=bool)
     cost_bool, _ = terrazo.cost_distance_array(walls, [(0, 0)])

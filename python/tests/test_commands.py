@@ -21,7 +21,7 @@ COST_CASES = [
 def test_version_and_commands():
     assert terrazo.__version__ and terrazo.__version__ != "unknown"
     assert terrazo._native.commands() == ["clump", "corridor", "export", "gen", "import", "index", "info", "mst",
-                                          "network", "od-matrix", "path", "sssp"]
+                                          "network", "od-matrix", "path", "render", "sssp"]
     assert "--source x,y" in terrazo.usage("sssp")
 
 
@@ -101,32 +101,59 @@ def test_clump_matches_cli(cli, tmp_path):
 
 
 def test_index_od_matrix_network_corridor_match_cli(cli, tmp_path):
-    """The commands reached through run() only (the QGIS provider's Python backend, docs/qgis.md)."""
+    """index, od_matrix, network, corridor as functions, and through run() (the QGIS provider's
+    Python backend, docs/qgis.md)."""
     dem = dataset("real/pysheds_dem.tif")
     sites = [(20, 40), (300, 320), (180, 180)]
     site_flags = [a for s in sites for a in ("--site", "%d,%d" % s)]
-    summary = terrazo.run("index", dem, tmp_path / "py.tzi", device="cpu")
+    summary = terrazo.index(dem, tmp_path / "py.tzi", device="cpu")
     expected = cli.json("index", "--device", "cpu", dem, tmp_path / "cli.tzi")
     for rate in (summary, expected):
         rate.pop("matrices_per_second")  # a measure of the run, not of its result
     assert_same_summary(summary, expected)
     assert (tmp_path / "py.tzi").read_bytes() == (tmp_path / "cli.tzi").read_bytes()
-    summary = terrazo.run("od-matrix", dem, tmp_path / "py.csv", sites=sites, index=tmp_path / "cli.tzi")  # the same bytes
+    summary = terrazo.od_matrix(dem, tmp_path / "py.csv", sites=sites, index=tmp_path / "cli.tzi")  # the same bytes
     expected = cli.json("od-matrix", *site_flags, "--index", tmp_path / "cli.tzi", dem, tmp_path / "cli.csv")
     assert_same_summary(summary, expected)
     assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
-    summary = terrazo.run("network", dem, tmp_path / "py.geojson", sites=sites)
+    summary = terrazo.network(dem, tmp_path / "py.geojson", sites=sites)
     assert_same_summary(summary, cli.json("network", *site_flags, dem, tmp_path / "cli.geojson"))
     assert summary["edges"] == 2
     assert (tmp_path / "py.geojson").read_bytes() == (tmp_path / "cli.geojson").read_bytes()
     terrazo.cost_distance(dem, tmp_path / "a.tif", sources=[sites[0]])
     terrazo.cost_distance(dem, tmp_path / "b.tif", sources=[sites[1]])
-    summary = terrazo.run("corridor", tmp_path / "a.tif", tmp_path / "b.tif", tmp_path / "py_corridor.tif", percent=5.0)
+    summary = terrazo.corridor(tmp_path / "a.tif", tmp_path / "b.tif", tmp_path / "py_corridor.tif", percent=5.0)
     expected = cli.json("corridor", "--percent", "5.0", tmp_path / "a.tif", tmp_path / "b.tif",
                         tmp_path / "cli_corridor.tif")
     assert_same_summary(summary, expected)
     assert 0 < summary["corridor_cells"] < summary["valid_cells"]
     assert_same_raster(tmp_path / "py_corridor.tif", tmp_path / "cli_corridor.tif")
+    summary = terrazo.run("od-matrix", dem, tmp_path / "run.csv", sites=sites, wide=True)
+    assert_same_summary(summary, cli.json("od-matrix", *site_flags, "--wide", dem, tmp_path / "cli_wide.csv"))
+    assert (tmp_path / "run.csv").read_bytes() == (tmp_path / "cli_wide.csv").read_bytes()
+
+
+def test_render_matches_cli(cli, tmp_path):
+    """A cost picture with terrain, paths (repeated --paths), sources, range and magma, and a labels
+    picture without legend: the PNGs equal the program's byte for byte."""
+    dem = dataset("real/pysheds_dem.tif")
+    terrazo.cost_distance(dem, tmp_path / "cost.tif", sources=[(180, 180), (20, 40)], backlink=tmp_path / "back.tif",
+                          allocation=tmp_path / "alloc.tif")
+    terrazo.path(tmp_path / "a.geojson", backlink=tmp_path / "back.tif", cost=tmp_path / "cost.tif", dests=[(10, 300)])
+    terrazo.path(tmp_path / "b.geojson", backlink=tmp_path / "back.tif", cost=tmp_path / "cost.tif", dests=[(350, 20)])
+    summary = terrazo.render(tmp_path / "cost.tif", tmp_path / "py.png", terrain=dem, width=200,
+                             paths=[tmp_path / "a.geojson", tmp_path / "b.geojson"], sources=[(180, 180), (20, 40)],
+                             range=(0.0, 5000.5), colour_map="magma", contours=6)
+    expected = cli.json("render", "--terrain", dem, "--width", "200", "--paths", tmp_path / "a.geojson", "--paths",
+                        tmp_path / "b.geojson", "--source", "180,180", "--source", "20,40", "--range", "0,5000.5",
+                        "--colour-map", "magma", "--contours", "6", tmp_path / "cost.tif", tmp_path / "cli.png")
+    assert_same_summary(summary, expected)
+    assert summary["kind"] == "cost" and summary["path_lines"] == 2 and summary["sources"] == 2
+    assert (tmp_path / "py.png").read_bytes() == (tmp_path / "cli.png").read_bytes()
+    summary = terrazo.render(tmp_path / "alloc.tif", tmp_path / "py_zones.png", width=120, legend=False)
+    expected = cli.json("render", "--width", "120", "--no-legend", tmp_path / "alloc.tif", tmp_path / "cli_zones.png")
+    assert summary["kind"] == "labels" and summary["height"] == expected["height"]
+    assert (tmp_path / "py_zones.png").read_bytes() == (tmp_path / "cli_zones.png").read_bytes()
 
 
 def test_import_export_info_match_cli(cli, tmp_path):
@@ -162,3 +189,7 @@ def test_flags_spelling():
         "--source=1,2", "--source=3.5,4", "--map-coords", "--max-cost=0.1", "--co=COMPRESS=NONE"]
     assert _flags({"sources": (1, 2)}) == ["--source=1,2"]
     assert _flags({"dests": [[5, 6]], "co": ["A=1", "B=2"]}) == ["--dest=5,6", "--co=A=1", "--co=B=2"]
+    import pathlib
+    assert _flags({"paths": pathlib.Path("a.geojson")}) == ["--paths=a.geojson"]
+    assert _flags({"paths": ["a.geojson", pathlib.Path("b.geojson")], "range": (0, 2.5)}) == [
+        "--paths=a.geojson", "--paths=b.geojson", "--range=0,2.5"]

@@ -5,26 +5,62 @@ backend.run, which runs the terrazo Python package or the terrazo program: the s
 run, the program's outputs bit for bit. Nothing here computes terrain: points are only transformed
 into the raster's CRS (QgsCoordinateTransform) and given to terrazo as map coordinates
 (--map-coords), which terrazo maps to cells.
+
+Parameters that several algorithms share (INPUT, BAND, CONNECTIVITY, MAX_COST, MEMORY, DEVICE,
+EXTRA, ...) are declared once, in COMMON_PARAMETERS; an algorithm lists the ones it takes by name
+and declares only its own.
 """
 
 import json
 
 from qgis.core import (QgsCoordinateTransform, QgsProcessing, QgsProcessingAlgorithm, QgsProcessingException,
-                       QgsProcessingOutputString, QgsProcessingParameterBand, QgsProcessingParameterBoolean, QgsProcessingParameterDefinition,
-                       QgsProcessingParameterEnum, QgsProcessingParameterFeatureSource,
-                       QgsProcessingParameterFile, QgsProcessingParameterFileDestination, QgsProcessingParameterNumber,
+                       QgsProcessingOutputString, QgsProcessingParameterBand, QgsProcessingParameterBoolean,
+                       QgsProcessingParameterCrs, QgsProcessingParameterDefinition, QgsProcessingParameterEnum,
+                       QgsProcessingParameterFeatureSource, QgsProcessingParameterFile,
+                       QgsProcessingParameterFileDestination, QgsProcessingParameterNumber,
                        QgsProcessingParameterPoint, QgsProcessingParameterRasterDestination,
                        QgsProcessingParameterRasterLayer, QgsProcessingParameterString,
-                       QgsProcessingParameterVectorDestination, QgsWkbTypes)
+                       QgsProcessingParameterVectorDestination, QgsProcessingParameterVectorLayer, QgsWkbTypes)
 
 from . import backend
 
 DEVICES = ["auto", "cpu", "cuda"]
 CONNECTIVITIES = ["8", "4"]
+CELL_TYPES = ["Float32", "Float64", "Byte", "Int16", "UInt16", "Int32", "UInt32"]
+
+_Number = QgsProcessingParameterNumber
+
+
+def _advanced(parameter):
+    parameter.setFlags(parameter.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
+    return parameter
+
+
+# The parameters several algorithms share: name -> a function making a fresh definition (QGIS takes
+# ownership of each one added). TerrazoAlgorithm.add(name) adds one; its flag is read back by
+# TerrazoAlgorithm.common_flags (MEMORY, DEVICE, CONNECTIVITY, MAX_COST, BAND) and extra_flags (EXTRA).
+COMMON_PARAMETERS = {
+    "INPUT": lambda: QgsProcessingParameterRasterLayer("INPUT", "Cost (friction) or elevation raster"),
+    "BAND": lambda: QgsProcessingParameterBand("BAND", "Band (of a raster of several bands)", 1, "INPUT", True),
+    "CONNECTIVITY": lambda: QgsProcessingParameterEnum("CONNECTIVITY", "Neighbours per cell", CONNECTIVITIES,
+                                                       False, 0),
+    "MAX_COST": lambda: _Number("MAX_COST", "Maximum cost (empty: none)", _Number.Double, None, True, 0.0),
+    "MEMORY": lambda: _Number(
+        "MEMORY", "Memory budget (MiB): terrazo's peak memory stays within it, whatever the raster's size",
+        _Number.Integer, 1024, False, 16),
+    "DEVICE": lambda: QgsProcessingParameterEnum(
+        "DEVICE", "Device (auto: the GPU when there is one and the build has CUDA)", DEVICES, False, 0),
+    "EXTRA": lambda: _advanced(QgsProcessingParameterString(
+        "EXTRA", "Other terrazo flags, as on the command line (e.g. --tile=512 --threads=4)", "", False, True)),
+}
 
 
 class TerrazoAlgorithm(QgsProcessingAlgorithm):
-    """What every terrazo algorithm shares: memory budget, device, extra flags, the run itself."""
+    """What every terrazo algorithm shares: the common parameters, points, paths, the run itself.
+
+    A subclass names its command and declares its parameters in initAlgorithm: add("INPUT", ...)
+    for the common ones (COMMON_PARAMETERS, in the order given), addParameter for its own, then
+    add_summary() for the SUMMARY output every algorithm has."""
 
     COMMAND = None  # the terrazo command
     NAME = None  # the algorithm id under terrazo: (qgis_process run terrazo:NAME)
@@ -51,31 +87,46 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
                             "importable, else the terrazo program. Outputs are the program's bit for bit.</p>"
                             % self.COMMAND)
 
-    # --- parameters shared by the algorithms --------------------------------------------------
+    # --- declaring parameters -------------------------------------------------------------------
 
-    def add_memory(self, default_mib=1024):
-        self.addParameter(QgsProcessingParameterNumber(
-            "MEMORY", "Memory budget (MiB): terrazo's peak memory stays within it, whatever the raster's size",
-            QgsProcessingParameterNumber.Integer, default_mib, False, 16))
+    def add(self, *names, **overrides):
+        """Adds the common parameters `names`; overrides: name=label replaces a label, or
+        MEMORY=(label, default MiB)."""
+        for name in names:
+            parameter = COMMON_PARAMETERS[name]()
+            override = overrides.get(name)
+            if isinstance(override, tuple):
+                parameter.setDescription(override[0])
+                parameter.setDefaultValue(override[1])
+            elif override:
+                parameter.setDescription(override)
+            self.addParameter(parameter)
 
-    def add_device(self):
-        self.addParameter(QgsProcessingParameterEnum(
-            "DEVICE", "Device (auto: the GPU when there is one and the build has CUDA)", DEVICES, False, 0))
+    def add_summary(self):
+        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
 
-    def add_connectivity(self):
-        self.addParameter(QgsProcessingParameterEnum("CONNECTIVITY", "Neighbours per cell", CONNECTIVITIES,
-                                                     False, 0))
+    # --- reading parameters ---------------------------------------------------------------------
 
-    def add_extra(self):
-        extra = QgsProcessingParameterString(
-            "EXTRA", "Other terrazo flags, as on the command line (e.g. --tile=512 --threads=4)", "", False, True)
-        extra.setFlags(extra.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
-        self.addParameter(extra)
+    def has(self, parameters, name):
+        return parameters.get(name) not in (None, "")
 
-    def common_flags(self, parameters, context, device=True):
-        flags = [("memory", "%dM" % self.parameterAsInt(parameters, "MEMORY", context))]
-        if device:
-            flags.append(("device", DEVICES[self.parameterAsEnum(parameters, "DEVICE", context)]))
+    def enum(self, parameters, name, choices, context):
+        return choices[self.parameterAsEnum(parameters, name, context)]
+
+    def common_flags(self, parameters, context):
+        """The flags of the common parameters this algorithm declared, in a fixed order."""
+        declared = {p.name() for p in self.parameterDefinitions()}
+        flags = []
+        if "BAND" in declared:
+            flags += self.band_flags(parameters, context)
+        if "CONNECTIVITY" in declared:
+            flags.append(("connectivity", self.enum(parameters, "CONNECTIVITY", CONNECTIVITIES, context)))
+        if "MAX_COST" in declared and self.has(parameters, "MAX_COST"):
+            flags.append(("max-cost", self.parameterAsDouble(parameters, "MAX_COST", context)))
+        if "MEMORY" in declared:
+            flags.append(("memory", "%dM" % self.parameterAsInt(parameters, "MEMORY", context)))
+        if "DEVICE" in declared:
+            flags.append(("device", self.enum(parameters, "DEVICE", DEVICES, context)))
         return flags
 
     def extra_flags(self, parameters, context):
@@ -113,7 +164,7 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
                 geometry.transform(transform)
                 for vertex in geometry.vertices():
                     points.append((vertex.x(), vertex.y()))
-        if point_name is not None and parameters.get(point_name) not in (None, ""):
+        if point_name is not None and self.has(parameters, point_name):
             point = self.parameterAsPoint(parameters, point_name, context, crs)
             points.append((point.x(), point.y()))
         return points
@@ -150,29 +201,24 @@ class CostDistance(TerrazoAlgorithm):
     COST_TYPES = ["Float64", "Float32"]
 
     def initAlgorithm(self, config=None):  # noqa: N802
-        self.addParameter(QgsProcessingParameterRasterLayer("INPUT", "Cost (friction) or elevation raster"))
-        self.addParameter(QgsProcessingParameterBand("BAND", "Band (of a raster of several bands)", 1, "INPUT", True))
+        self.add("INPUT", "BAND")
         self.addParameter(QgsProcessingParameterFeatureSource(
             "SOURCES", "Source points", [QgsProcessing.TypeVectorPoint], None, True))
         self.addParameter(QgsProcessingParameterPoint("SOURCE_POINT", "Source point (clicked)", None, True))
         self.addParameter(QgsProcessingParameterEnum(
             "WEIGHT", "Edge weight (friction: mean of the two cells x step length)", self.WEIGHTS, False, 0))
         self.addParameter(QgsProcessingParameterEnum("DISTANCE", "Step length", self.DISTANCES, False, 0))
-        self.add_connectivity()
-        self.addParameter(QgsProcessingParameterNumber(
-            "MAX_COST", "Maximum cost (empty: none)", QgsProcessingParameterNumber.Double, None, True, 0.0))
+        self.add("CONNECTIVITY", "MAX_COST")
         self.addParameter(QgsProcessingParameterRasterLayer(
             "BARRIER", "Barrier raster (cells not 0 and not nodata cannot be entered)", None, True))
-        self.add_memory()
-        self.add_device()
-        cost_type = QgsProcessingParameterEnum("COST_TYPE", "Cell type of the cost raster", self.COST_TYPES, False, 0)
-        cost_type.setFlags(cost_type.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
-        self.addParameter(cost_type)
-        self.add_extra()
+        self.add("MEMORY", "DEVICE")
+        self.addParameter(_advanced(QgsProcessingParameterEnum("COST_TYPE", "Cell type of the cost raster",
+                                                               self.COST_TYPES, False, 0)))
+        self.add("EXTRA")
         self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Cost distance"))
         self.addParameter(QgsProcessingParameterRasterDestination("BACKLINK", "Backlink", None, True, False))
         self.addParameter(QgsProcessingParameterRasterDestination("ALLOCATION", "Allocation", None, True, False))
-        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+        self.add_summary()
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         layer, input_path = self.raster_path(parameters, "INPUT", context)
@@ -183,15 +229,11 @@ class CostDistance(TerrazoAlgorithm):
         backlink = self.output_path(parameters, "BACKLINK", context)
         allocation = self.output_path(parameters, "ALLOCATION", context)
         flags = [("source", point) for point in sources] + [("map-coords", True)]
-        flags += self.band_flags(parameters, context)
-        flags.append(("weight", self.WEIGHTS[self.parameterAsEnum(parameters, "WEIGHT", context)]))
-        flags.append(("distance", self.DISTANCES[self.parameterAsEnum(parameters, "DISTANCE", context)]))
-        flags.append(("connectivity", CONNECTIVITIES[self.parameterAsEnum(parameters, "CONNECTIVITY", context)]))
-        if parameters.get("MAX_COST") not in (None, ""):
-            flags.append(("max-cost", self.parameterAsDouble(parameters, "MAX_COST", context)))
-        if parameters.get("BARRIER") not in (None, ""):
+        flags.append(("weight", self.enum(parameters, "WEIGHT", self.WEIGHTS, context)))
+        flags.append(("distance", self.enum(parameters, "DISTANCE", self.DISTANCES, context)))
+        if self.has(parameters, "BARRIER"):
             flags.append(("barrier-raster", self.raster_path(parameters, "BARRIER", context)[1]))
-        flags.append(("ot", self.COST_TYPES[self.parameterAsEnum(parameters, "COST_TYPE", context)]))
+        flags.append(("ot", self.enum(parameters, "COST_TYPE", self.COST_TYPES, context)))
         if backlink:
             flags.append(("backlink", backlink))
         if allocation:
@@ -215,13 +257,12 @@ class LeastCostPath(TerrazoAlgorithm):
         self.addParameter(QgsProcessingParameterFeatureSource(
             "DESTINATIONS", "Destination points", [QgsProcessing.TypeVectorPoint], None, True))
         self.addParameter(QgsProcessingParameterPoint("DESTINATION_POINT", "Destination point (clicked)", None, True))
-        self.add_memory()
-        self.add_extra()
+        self.add("MEMORY", "EXTRA")
         self.addParameter(QgsProcessingParameterVectorDestination(
             "OUTPUT", "Least-cost paths", QgsProcessing.TypeVectorLine))
         self.addParameter(QgsProcessingParameterRasterDestination(
             "MASK", "Path cells (1 on a path, 0 elsewhere)", None, True, False))
-        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+        self.add_summary()
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         layer, backlink = self.raster_path(parameters, "BACKLINK", context)
@@ -235,7 +276,7 @@ class LeastCostPath(TerrazoAlgorithm):
         flags.append(("map-coords", True))
         if mask:
             flags.append(("mask", mask))
-        flags += self.common_flags(parameters, context, device=False)
+        flags += self.common_flags(parameters, context)
         summary = self.run_terrazo([output], flags, parameters, context, feedback)
         return {"OUTPUT": output, "MASK": mask or None, "SUMMARY": summary}
 
@@ -250,26 +291,20 @@ class MinimumSpanningTree(TerrazoAlgorithm):
     WEIGHTS = ["max", "absdiff", "friction"]
 
     def initAlgorithm(self, config=None):  # noqa: N802
-        self.addParameter(QgsProcessingParameterRasterLayer("INPUT", "Elevation raster"))
-        self.addParameter(QgsProcessingParameterBand("BAND", "Band (of a raster of several bands)", 1, "INPUT", True))
+        self.add("INPUT", "BAND", INPUT="Elevation raster")
         self.addParameter(QgsProcessingParameterEnum("WEIGHT", "Edge weight", self.WEIGHTS, False, 0))
-        self.add_connectivity()
-        self.add_memory()
-        self.add_device()
-        self.add_extra()
+        self.add("CONNECTIVITY", "MEMORY", "DEVICE", "EXTRA")
         self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Tree edges"))
         self.addParameter(QgsProcessingParameterFileDestination(
             "EDGE_LIST", "Edge list (binary records: u64 a, u64 b, u32 weight)", "Binary files (*.bin)", None, True,
             False))
-        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+        self.add_summary()
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         input_path = self.raster_path(parameters, "INPUT", context)[1]
         output = self.output_path(parameters, "OUTPUT", context)
         edge_list = self.parameterAsFileOutput(parameters, "EDGE_LIST", context)
-        flags = self.band_flags(parameters, context) + [
-                 ("weight", self.WEIGHTS[self.parameterAsEnum(parameters, "WEIGHT", context)]),
-                 ("connectivity", CONNECTIVITIES[self.parameterAsEnum(parameters, "CONNECTIVITY", context)])]
+        flags = [("weight", self.enum(parameters, "WEIGHT", self.WEIGHTS, context))]
         if edge_list:
             flags.append(("edge-list", edge_list))
         flags += self.common_flags(parameters, context)
@@ -287,38 +322,31 @@ class Clump(TerrazoAlgorithm):
     BY = ["value", "valid", "range"]
 
     def initAlgorithm(self, config=None):  # noqa: N802
-        self.addParameter(QgsProcessingParameterRasterLayer("INPUT", "Raster"))
-        self.addParameter(QgsProcessingParameterBand("BAND", "Band (of a raster of several bands)", 1, "INPUT", True))
+        self.add("INPUT", "BAND", INPUT="Raster")
         self.addParameter(QgsProcessingParameterEnum("BY", "What joins neighbours", self.BY, False, 0))
-        self.addParameter(QgsProcessingParameterNumber("RANGE_LOW", "Range: lowest value (with by range)",
-                                                       QgsProcessingParameterNumber.Double, None, True))
-        self.addParameter(QgsProcessingParameterNumber("RANGE_HIGH", "Range: highest value (with by range)",
-                                                       QgsProcessingParameterNumber.Double, None, True))
-        self.add_connectivity()
-        self.addParameter(QgsProcessingParameterNumber(
-            "MIN_SIZE", "Merge regions of fewer cells into a neighbour (empty: keep all)",
-            QgsProcessingParameterNumber.Integer, None, True, 1))
-        self.add_memory()
-        self.add_device()
-        self.add_extra()
+        self.addParameter(_Number("RANGE_LOW", "Range: lowest value (with by range)", _Number.Double, None, True))
+        self.addParameter(_Number("RANGE_HIGH", "Range: highest value (with by range)", _Number.Double, None, True))
+        self.add("CONNECTIVITY")
+        self.addParameter(_Number("MIN_SIZE", "Merge regions of fewer cells into a neighbour (empty: keep all)",
+                                  _Number.Integer, None, True, 1))
+        self.add("MEMORY", "DEVICE", "EXTRA")
         self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Region labels"))
         self.addParameter(QgsProcessingParameterFileDestination(
             "STATS", "Region statistics", "CSV files (*.csv)", None, True, False))
-        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+        self.add_summary()
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         input_path = self.raster_path(parameters, "INPUT", context)[1]
         output = self.output_path(parameters, "OUTPUT", context)
         stats = self.parameterAsFileOutput(parameters, "STATS", context)
-        by = self.BY[self.parameterAsEnum(parameters, "BY", context)]
+        by = self.enum(parameters, "BY", self.BY, context)
         if by == "range":
-            if parameters.get("RANGE_LOW") in (None, "") or parameters.get("RANGE_HIGH") in (None, ""):
+            if not (self.has(parameters, "RANGE_LOW") and self.has(parameters, "RANGE_HIGH")):
                 raise QgsProcessingException("by range needs Range: lowest value and Range: highest value")
             by = "range:%r,%r" % (self.parameterAsDouble(parameters, "RANGE_LOW", context),
                                   self.parameterAsDouble(parameters, "RANGE_HIGH", context))
-        flags = self.band_flags(parameters, context) + [("by", by),
-                 ("connectivity", CONNECTIVITIES[self.parameterAsEnum(parameters, "CONNECTIVITY", context)])]
-        if parameters.get("MIN_SIZE") not in (None, ""):
+        flags = [("by", by)]
+        if self.has(parameters, "MIN_SIZE"):
             flags.append(("min-size", self.parameterAsInt(parameters, "MIN_SIZE", context)))
         if stats:
             flags.append(("stats", stats))
@@ -340,12 +368,10 @@ class Corridor(TerrazoAlgorithm):
         self.addParameter(QgsProcessingParameterRasterLayer("COST_A", "Cost distance from source A"))
         self.addParameter(QgsProcessingParameterRasterLayer("COST_B", "Cost distance from source B"))
         self.addParameter(QgsProcessingParameterEnum("KEEP", "Cells kept", self.MODES, False, 2))
-        self.addParameter(QgsProcessingParameterNumber("VALUE", "Threshold or percent", QgsProcessingParameterNumber.Double,
-                                                       5.0, True, 0.0))
-        self.add_memory()
-        self.add_extra()
+        self.addParameter(_Number("VALUE", "Threshold or percent", _Number.Double, 5.0, True, 0.0))
+        self.add("MEMORY", "EXTRA")
         self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Corridor"))
-        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+        self.add_summary()
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         cost_a = self.raster_path(parameters, "COST_A", context)[1]
@@ -354,10 +380,10 @@ class Corridor(TerrazoAlgorithm):
         keep = self.parameterAsEnum(parameters, "KEEP", context)
         flags = []
         if keep:
-            if parameters.get("VALUE") in (None, ""):
+            if not self.has(parameters, "VALUE"):
                 raise QgsProcessingException("Cells kept by threshold or percent needs Threshold or percent")
             flags.append(("threshold" if keep == 1 else "percent", self.parameterAsDouble(parameters, "VALUE", context)))
-        flags += self.common_flags(parameters, context, device=False)
+        flags += self.common_flags(parameters, context)
         summary = self.run_terrazo([cost_a, cost_b, output], flags, parameters, context, feedback)
         return {"OUTPUT": output, "SUMMARY": summary}
 
@@ -368,14 +394,14 @@ class SitesAlgorithm(TerrazoAlgorithm):
     WEIGHTS = ["friction", "absdiff", "max"]
 
     def add_sites_parameters(self):
-        self.addParameter(QgsProcessingParameterRasterLayer("INPUT", "Cost (friction) or elevation raster"))
+        self.add("INPUT")
         self.addParameter(QgsProcessingParameterFeatureSource(
             "SITES", "Sites (ids 1, 2, ... in feature order)", [QgsProcessing.TypeVectorPoint]))
         self.addParameter(QgsProcessingParameterFile(
             "INDEX", "Boundary-graph index of INPUT (terrazo index; empty: none)", QgsProcessingParameterFile.File,
             "tzi", None, True))
         self.addParameter(QgsProcessingParameterEnum("WEIGHT", "Edge weight", self.WEIGHTS, False, 0))
-        self.add_connectivity()
+        self.add("CONNECTIVITY")
 
     def sites_flags(self, parameters, context):
         layer, input_path = self.raster_path(parameters, "INPUT", context)
@@ -386,8 +412,7 @@ class SitesAlgorithm(TerrazoAlgorithm):
         index = self.parameterAsFile(parameters, "INDEX", context)
         if index:
             flags.append(("index", index))
-        flags.append(("weight", self.WEIGHTS[self.parameterAsEnum(parameters, "WEIGHT", context)]))
-        flags.append(("connectivity", CONNECTIVITIES[self.parameterAsEnum(parameters, "CONNECTIVITY", context)]))
+        flags.append(("weight", self.enum(parameters, "WEIGHT", self.WEIGHTS, context)))
         return input_path, flags
 
 
@@ -400,22 +425,18 @@ class OdMatrix(SitesAlgorithm):
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_sites_parameters()
-        self.addParameter(QgsProcessingParameterNumber(
-            "MAX_COST", "Maximum cost (empty: none)", QgsProcessingParameterNumber.Double, None, True, 0.0))
+        self.add("MAX_COST")
         self.addParameter(QgsProcessingParameterBoolean("WIDE", "Wide table (K x K)", False))
-        self.add_memory()
-        self.add_extra()
+        self.add("MEMORY", "EXTRA")
         self.addParameter(QgsProcessingParameterFileDestination("OUTPUT", "Cost matrix", "CSV files (*.csv)"))
-        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+        self.add_summary()
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         input_path, flags = self.sites_flags(parameters, context)
         output = self.parameterAsFileOutput(parameters, "OUTPUT", context)
-        if parameters.get("MAX_COST") not in (None, ""):
-            flags.append(("max-cost", self.parameterAsDouble(parameters, "MAX_COST", context)))
         if self.parameterAsBoolean(parameters, "WIDE", context):
             flags.append(("wide", True))
-        flags += self.common_flags(parameters, context, device=False)
+        flags += self.common_flags(parameters, context)
         summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
         return {"OUTPUT": output, "SUMMARY": summary}
 
@@ -430,15 +451,14 @@ class Network(SitesAlgorithm):
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_sites_parameters()
-        self.add_memory()
-        self.add_extra()
+        self.add("MEMORY", "EXTRA")
         self.addParameter(QgsProcessingParameterVectorDestination("OUTPUT", "Network", QgsProcessing.TypeVectorLine))
-        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+        self.add_summary()
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         input_path, flags = self.sites_flags(parameters, context)
         output = self.output_path(parameters, "OUTPUT", context)
-        flags += self.common_flags(parameters, context, device=False)
+        flags += self.common_flags(parameters, context)
         summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
         return {"OUTPUT": output, "SUMMARY": summary}
 
@@ -453,23 +473,219 @@ class BoundaryIndex(TerrazoAlgorithm):
     WEIGHTS = ["friction", "absdiff", "max"]
 
     def initAlgorithm(self, config=None):  # noqa: N802
-        self.addParameter(QgsProcessingParameterRasterLayer("INPUT", "Cost (friction) or elevation raster"))
+        self.add("INPUT")
         self.addParameter(QgsProcessingParameterEnum("WEIGHT", "Edge weight", self.WEIGHTS, False, 0))
-        self.add_connectivity()
-        self.add_memory()
-        self.add_device()
-        self.add_extra()
+        self.add("CONNECTIVITY", "MEMORY", "DEVICE", "EXTRA")
         self.addParameter(QgsProcessingParameterFileDestination("OUTPUT", "Index", "terrazo index (*.tzi)"))
-        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+        self.add_summary()
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         input_path = self.raster_path(parameters, "INPUT", context)[1]
         output = self.parameterAsFileOutput(parameters, "OUTPUT", context)
-        flags = [("weight", self.WEIGHTS[self.parameterAsEnum(parameters, "WEIGHT", context)]),
-                 ("connectivity", CONNECTIVITIES[self.parameterAsEnum(parameters, "CONNECTIVITY", context)])]
+        flags = [("weight", self.enum(parameters, "WEIGHT", self.WEIGHTS, context))]
         flags += self.common_flags(parameters, context)
         summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
         return {"OUTPUT": output, "SUMMARY": summary}
 
 
-ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, Clump, Corridor, OdMatrix, Network, BoundaryIndex]
+class Render(TerrazoAlgorithm):
+    COMMAND = "render"
+    NAME = "render"
+    TITLE = "Quick-look picture (PNG)"
+    HELP = ("<p>A PNG of any terrazo input or output: a DEM under its hillshade, a cost surface in viridis with "
+            "contour lines, backlink directions, allocation zones or clump labels, MST edges; least-cost paths "
+            "and source points drawn on top; a legend and a scale bar under the map. Read at the picture's "
+            "size, so it works on rasters larger than memory (docs/render.md).</p>")
+    KINDS = ["auto", "dem", "cost", "backlink", "labels", "edges"]
+    COLOUR_MAPS = ["viridis", "magma"]
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add("INPUT", "BAND", INPUT="Raster (a DEM or any terrazo output)")
+        self.addParameter(QgsProcessingParameterEnum("KIND", "What the raster is", self.KINDS, False, 0))
+        self.addParameter(_Number("WIDTH", "Picture width (pixels)", _Number.Integer, 1024, False, 1, 16384))
+        self.addParameter(QgsProcessingParameterRasterLayer(
+            "TERRAIN", "Terrain (a DEM of the raster's size: its hillshade underneath)", None, True))
+        self.addParameter(QgsProcessingParameterVectorLayer(
+            "PATHS", "Paths (a line layer in the raster's CRS, e.g. from Least-cost path)",
+            [QgsProcessing.TypeVectorLine], None, True))
+        self.addParameter(QgsProcessingParameterFeatureSource(
+            "SOURCES", "Source points (markers)", [QgsProcessing.TypeVectorPoint], None, True))
+        self.addParameter(QgsProcessingParameterPoint("SOURCE_POINT", "Source point (clicked)", None, True))
+        self.addParameter(_Number("CONTOURS", "Contour levels (empty: 10 for cost, none otherwise)", _Number.Integer,
+                                  None, True, 0, 1000))
+        self.addParameter(_Number("RANGE_MIN", "Colour range: lowest value (empty: the raster's)", _Number.Double,
+                                  None, True))
+        self.addParameter(_Number("RANGE_MAX", "Colour range: highest value (empty: the raster's)", _Number.Double,
+                                  None, True))
+        self.addParameter(QgsProcessingParameterEnum("COLOUR_MAP", "Colour map (cost)", self.COLOUR_MAPS, False, 0))
+        self.addParameter(QgsProcessingParameterBoolean("LEGEND", "Legend and scale bar", True))
+        self.add("MEMORY", "EXTRA")
+        self.addParameter(QgsProcessingParameterFileDestination("OUTPUT", "Picture", "PNG files (*.png)"))
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        layer, input_path = self.raster_path(parameters, "INPUT", context)
+        output = self.parameterAsFileOutput(parameters, "OUTPUT", context)
+        flags = [("kind", self.enum(parameters, "KIND", self.KINDS, context)),
+                 ("width", self.parameterAsInt(parameters, "WIDTH", context))]
+        if self.has(parameters, "TERRAIN"):
+            flags.append(("terrain", self.raster_path(parameters, "TERRAIN", context)[1]))
+        if self.has(parameters, "PATHS"):
+            paths = self.parameterAsVectorLayer(parameters, "PATHS", context)
+            if paths is None or paths.providerType() != "ogr":
+                raise QgsProcessingException("PATHS: terrazo reads line files through OGR; save the layer as GeoJSON")
+            flags.append(("paths", paths.source().split("|")[0]))
+        sources = self.points(parameters, "SOURCES", "SOURCE_POINT", context, layer.crs())
+        if sources:
+            flags += [("source", point) for point in sources] + [("map-coords", True)]
+        if self.has(parameters, "CONTOURS"):
+            flags.append(("contours", self.parameterAsInt(parameters, "CONTOURS", context)))
+        if self.has(parameters, "RANGE_MIN") != self.has(parameters, "RANGE_MAX"):
+            raise QgsProcessingException("Colour range: give both the lowest and the highest value, or neither")
+        if self.has(parameters, "RANGE_MIN"):
+            flags.append(("range", (self.parameterAsDouble(parameters, "RANGE_MIN", context),
+                                    self.parameterAsDouble(parameters, "RANGE_MAX", context))))
+        if self.parameterAsEnum(parameters, "COLOUR_MAP", context):
+            flags.append(("colour-map", self.enum(parameters, "COLOUR_MAP", self.COLOUR_MAPS, context)))
+        if not self.parameterAsBoolean(parameters, "LEGEND", context):
+            flags.append(("no-legend", True))
+        flags += self.common_flags(parameters, context)
+        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
+class Import(TerrazoAlgorithm):
+    COMMAND = "import"
+    NAME = "import"
+    TITLE = "Import into a tile store (.tzs)"
+    HELP = ("<p>Any GDAL raster into a terrazo tile store, one streaming pass (docs/tile_store_format.md). Every terrazo "
+            "algorithm reads stores as well as rasters; a store read many times is faster than a compressed "
+            "GeoTIFF. <i>Export</i> turns it back into a GeoTIFF.</p>")
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add("INPUT", "BAND", INPUT="Raster")
+        self.addParameter(_Number("TILE", "Tile edge (power of two, 16..4096; empty: 256)", _Number.Integer, None,
+                                  True, 16, 4096))
+        self.add("MEMORY", "EXTRA")
+        self.addParameter(QgsProcessingParameterFileDestination("OUTPUT", "Tile store", "terrazo tile store (*.tzs)"))
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path = self.raster_path(parameters, "INPUT", context)[1]
+        output = self.parameterAsFileOutput(parameters, "OUTPUT", context)
+        flags = []
+        if self.has(parameters, "TILE"):
+            flags.append(("tile", self.parameterAsInt(parameters, "TILE", context)))
+        flags += self.common_flags(parameters, context)
+        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
+class Export(TerrazoAlgorithm):
+    COMMAND = "export"
+    NAME = "export"
+    TITLE = "Export to GeoTIFF"
+    HELP = ("<p>A terrazo tile store (or any raster) to a tiled, compressed GeoTIFF that QGIS and every GIS "
+            "open. Creation options as GDAL's -co, e.g. <code>COMPRESS=DEFLATE</code>.</p>")
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.addParameter(QgsProcessingParameterFile("INPUT", "Tile store (.tzs) or raster",
+                                                     QgsProcessingParameterFile.File))
+        self.addParameter(_Number("BLOCK", "GeoTIFF block edge (multiple of 16; empty: 256)", _Number.Integer, None,
+                                  True, 16, 4096))
+        self.addParameter(QgsProcessingParameterString(
+            "CREATION_OPTIONS", "GeoTIFF creation options (KEY=VALUE, separated by spaces)", "", False, True))
+        self.add("MEMORY", "EXTRA")
+        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "GeoTIFF"))
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path = self.parameterAsFile(parameters, "INPUT", context)
+        output = self.output_path(parameters, "OUTPUT", context)
+        flags = []
+        if self.has(parameters, "BLOCK"):
+            flags.append(("block", self.parameterAsInt(parameters, "BLOCK", context)))
+        flags += [("co", option) for option in self.parameterAsString(parameters, "CREATION_OPTIONS", context).split()]
+        flags += self.common_flags(parameters, context)
+        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
+class Info(TerrazoAlgorithm):
+    COMMAND = "info"
+    NAME = "info"
+    TITLE = "Information (size, type, nodata, min/max)"
+    HELP = ("<p>Size, cell type, tiles, nodata, valid cells, min and max (read from every cell), geotransform "
+            "and CRS of a tile store or any raster, or what a boundary-graph index (.tzi) holds, as terrazo's "
+            "JSON summary (also written to a file when one is given).</p>")
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.addParameter(QgsProcessingParameterFile("INPUT", "Tile store (.tzs), index (.tzi) or raster",
+                                                     QgsProcessingParameterFile.File))
+        self.add("MEMORY", "EXTRA")
+        self.addParameter(QgsProcessingParameterFileDestination("OUTPUT", "Summary (JSON)", "JSON files (*.json)",
+                                                                None, True, False))
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path = self.parameterAsFile(parameters, "INPUT", context)
+        output = self.parameterAsFileOutput(parameters, "OUTPUT", context)
+        summary = self.run_terrazo([input_path], self.common_flags(parameters, context), parameters, context, feedback)
+        if output:
+            with open(output, "w") as f:
+                f.write(summary + "\n")
+        return {"OUTPUT": output or None, "SUMMARY": summary}
+
+
+class Generate(TerrazoAlgorithm):
+    COMMAND = "gen"
+    NAME = "gen"
+    TITLE = "Generate terrain"
+    HELP = ("<p>Deterministic fractal terrain of any size (valleys, rivers, pits, optional nodata holes), "
+            "streamed tile by tile: test data for every other algorithm. The same options give the same cells.</p>")
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.addParameter(_Number("WIDTH", "Width (cells)", _Number.Integer, 1024, False, 1))
+        self.addParameter(_Number("HEIGHT", "Height (cells)", _Number.Integer, 1024, False, 1))
+        self.addParameter(_Number("SEED", "Seed", _Number.Integer, 1, False, 0))
+        self.addParameter(QgsProcessingParameterEnum("TYPE", "Cell type", CELL_TYPES, False, 0))
+        self.addParameter(_Number("RELIEF", "Relief, lowest valley to highest peak (empty: 1000 m; 250 for Byte)",
+                                  _Number.Double, None, True, 0.0))
+        self.addParameter(_Number("NODATA_HOLES", "Nodata holes (fraction of the cells)", _Number.Double, 0.0, False,
+                                  0.0, 0.99))
+        self.addParameter(QgsProcessingParameterBoolean("RIVERS", "Carve river valleys", True))
+        self.addParameter(QgsProcessingParameterBoolean("PITS", "Pits (closed depressions)", True))
+        self.addParameter(_Number("CELL_SIZE", "Cell size (empty: 30)", _Number.Double, None, True, 0.0))
+        self.addParameter(QgsProcessingParameterCrs("CRS", "CRS (empty: EPSG:3857)", None, True))
+        self.add("MEMORY", "EXTRA")
+        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Terrain"))
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        output = self.output_path(parameters, "OUTPUT", context)
+        flags = [("width", self.parameterAsInt(parameters, "WIDTH", context)),
+                 ("height", self.parameterAsInt(parameters, "HEIGHT", context)),
+                 ("seed", self.parameterAsInt(parameters, "SEED", context)),
+                 ("type", self.enum(parameters, "TYPE", CELL_TYPES, context))]
+        if self.has(parameters, "RELIEF"):
+            flags.append(("relief", self.parameterAsDouble(parameters, "RELIEF", context)))
+        holes = self.parameterAsDouble(parameters, "NODATA_HOLES", context)
+        if holes:
+            flags.append(("nodata-holes", holes))
+        if not self.parameterAsBoolean(parameters, "RIVERS", context):
+            flags.append(("no-rivers", True))
+        if not self.parameterAsBoolean(parameters, "PITS", context):
+            flags.append(("no-pits", True))
+        if self.has(parameters, "CELL_SIZE"):
+            flags.append(("cell-size", self.parameterAsDouble(parameters, "CELL_SIZE", context)))
+        if self.has(parameters, "CRS"):
+            crs = self.parameterAsCrs(parameters, "CRS", context)
+            if crs.isValid():
+                flags.append(("crs", crs.authid() or crs.toWkt()))
+        flags += self.common_flags(parameters, context)
+        summary = self.run_terrazo([output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
+ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, Clump, Corridor, OdMatrix, Network, BoundaryIndex,
+              Render, Import, Export, Info, Generate]

@@ -148,7 +148,7 @@ def _run_package(module, command, positionals, flags, feedback):
     keywords = {}
     for name, value in flags:
         key = name.replace("-", "_")
-        if name in ("source", "dest", "site", "co"):
+        if name in ("source", "dest", "site", "co", "paths"):
             keywords.setdefault(key, []).append(value)
         else:
             keywords[key] = value

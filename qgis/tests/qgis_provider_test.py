@@ -490,9 +490,66 @@ sys.exit(status)
 '''
 
 
+def same_summary(produced, expected, what):
+    """Two --json summaries equal key for key, timings and the paths that name the run's own files aside."""
+    ignore = {"seconds", "output", "input", "elapsed_seconds"}
+    a = {k: v for k, v in produced.items() if k not in ignore and "seconds" not in k}
+    b = {k: v for k, v in expected.items() if k not in ignore and "seconds" not in k}
+    if a != b:
+        fail("%s summary differs:\n%s\n%s" % (what, a, b))
+
+
+def files(backend):
+    """gen, import, info and export through QGIS, each against the program: the generated GeoTIFF cell
+    for cell, the tile store byte for byte, info's summary key for key, the exported GeoTIFF cell for cell."""
+    h = Harness(backend)
+    h.run_algorithm("gen", {"WIDTH": 150, "HEIGHT": 100, "SEED": 3, "TYPE": 3, "NODATA_HOLES": 0.05,
+                            "OUTPUT": h.path("q_gen.tif")})
+    h.cli(["gen", "--width=150", "--height=100", "--seed=3", "--type=Int16", "--nodata-holes=0.05", h.path("c_gen.tif")])
+    same_raster(h.path("q_gen.tif"), h.path("c_gen.tif"))
+    dem = h.input(DEM)
+    h.run_algorithm("import", {"INPUT": dem, "TILE": 64, "MEMORY": 64, "OUTPUT": h.path("q.tzs")})
+    h.cli(["import", "--tile=64", "--memory=64M", dem, h.path("c.tzs")])
+    same_file(h.path("q.tzs"), h.path("c.tzs"))
+    results = h.run_algorithm("info", {"INPUT": h.path("q.tzs"), "OUTPUT": h.path("q_info.json")})
+    expected = h.cli(["info", h.path("q.tzs")])
+    same_summary(json.loads(results["SUMMARY"]), expected, "info")
+    with open(h.path("q_info.json")) as f:
+        same_summary(json.load(f), expected, "info (file)")
+    if expected.get("valid_cells", 0) == 0:
+        fail("info found no valid cell: %s" % expected)
+    h.run_algorithm("export", {"INPUT": h.path("q.tzs"), "BLOCK": 128, "CREATION_OPTIONS": "COMPRESS=DEFLATE",
+                               "OUTPUT": h.path("q_export.tif")})
+    h.cli(["export", "--block=128", "--co=COMPRESS=DEFLATE", h.path("c.tzs"), h.path("c_export.tif")])
+    same_raster(h.path("q_export.tif"), h.path("c_export.tif"))
+    h.done()
+
+
+def render(backend):
+    """A cost picture with the terrain's hillshade, a path layer, a source marker and magma: the PNG
+    equals the program's byte for byte."""
+    h = Harness(backend)
+    dem = h.input(DEM)
+    h.cli(["sssp", "--source=180,180", "--backlink=" + h.path("back.tif"), dem, h.path("cost.tif")])
+    h.cli(["path", "--backlink=" + h.path("back.tif"), "--cost=" + h.path("cost.tif"), "--dest=10,20",
+           "--dest=350,300", h.path("paths.geojson")])
+    (x, y), = cell_centres(dem, [(180, 180)])
+    results = h.run_algorithm("render", {"INPUT": h.path("cost.tif"), "KIND": 2, "WIDTH": 240, "TERRAIN": dem,
+                                         "PATHS": h.path("paths.geojson"), "SOURCE_POINT": "%r,%r [EPSG:4326]" % (x, y),
+                                         "CONTOURS": 8, "COLOUR_MAP": 1, "OUTPUT": h.path("q.png")})
+    expected = h.cli(["render", "--kind=cost", "--width=240", "--terrain=" + dem, "--paths=" + h.path("paths.geojson"),
+                      "--source=180,180", "--contours=8", "--colour-map=magma", h.path("cost.tif"), h.path("c.png")])
+    if expected["path_lines"] != 2 or expected["sources"] != 1:
+        fail("the program drew %s path lines and %s sources" % (expected["path_lines"], expected["sources"]))
+    same_file(h.path("q.png"), h.path("c.png"))
+    same_summary(json.loads(results["SUMMARY"]), expected, "render")
+    h.done()
+
+
 CASES = {"costdistance_layer": costdistance_layer, "costdistance_point": costdistance_point,
          "leastcostpath": leastcostpath, "mst": mst, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
-         "network": network, "bad_input": bad_input, "cancel": cancel, "settings": settings}
+         "network": network, "bad_input": bad_input, "cancel": cancel, "settings": settings, "files": files,
+         "render": render}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in CASES or sys.argv[2] not in ("python", "cli"):
