@@ -153,6 +153,8 @@ class CostOutputsWriter : public SsspResultSink {
 };
 
 
+constexpr const char* kChooseBarrierBand = "choose one with --barrier-band N";
+
 std::string format_double(double v) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.10g", v);
@@ -193,6 +195,17 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     throw UsageError("--exchange resident computes distances only; --backlink and --allocation need --exchange streamed");
   if (options.resident_tile < 8 || options.resident_tile > 256)
     throw UsageError("--resident-tile must be 8 to 256, not " + std::to_string(options.resident_tile));
+
+  // The barrier raster's band before any work: a raster of several bands needs --barrier-band
+  // (--band chooses INPUT's), refused with that flag's name (docs/reliability.md "Bands").
+  RasterInfo barrier_info;
+  if (!options.barrier_raster.empty()) {
+    const auto reader = RasterReader::open(options.barrier_raster, options.barrier_band, kChooseBarrierBand, &budget);
+    barrier_info = reader->info();
+    result.barrier_band = reader->band();
+  } else if (options.barrier_band) {
+    throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
+  }
 
   RunDirectory run(options.tmpdir);
 
@@ -246,10 +259,9 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   std::unique_ptr<BarrierTileInput> barred;
   MemoryBudget::Reservation barrier_reservation;
   if (!options.barrier_raster.empty()) {
-    RasterInfo bi;
-    bi = RasterReader::open(options.barrier_raster)->info();  // the grid check before any import
+    RasterInfo bi = barrier_info;  // the grid check before any import
     if (bi.width == grid.width && bi.height == grid.height) {
-      barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress);
+      barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress, options.barrier_band);
       bi = barrier_store->info();
     }
     if (bi.width != grid.width || bi.height != grid.height)

@@ -55,6 +55,7 @@ struct SsspOptions {
   WeightModel weight = WeightModel::Friction;
   DistanceMode distance = DistanceMode::Cells;  // --distance: step lengths of friction and geometric
   std::string barrier_raster;        // --barrier-raster: cells not 0 and not nodata cannot be entered
+  std::uint32_t barrier_band = 0;    // --barrier-band: its band (0: none chosen; several bands are then refused)
   double scale = 0.0;                // 0: the default of docs/weights.md (kSsspDefaultStepLimit)
   Connectivity connectivity = Connectivity::Eight;
   double max_cost = -1.0;            // cost units; < 0: no limit
@@ -88,6 +89,7 @@ struct SsspResult {
   WeightChoice weights;                    // the same, with the error bounds (api/weight_params.h)
   std::string length_unit = "cell";        // the unit of the step lengths (--distance)
   std::uint64_t barrier_cells = 0;         // valid cells the barrier raster closed
+  std::uint32_t barrier_band = 0;          // the barrier raster's band read (0: no barrier raster)
   PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
   std::uint64_t sources = 0;               // source cells set
   std::uint64_t sources_beyond_max_cost = 0;  // point sources whose initial cost exceeds --max-cost (reach nothing)

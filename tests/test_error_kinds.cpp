@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "api/index_command.h"
 #include "api/mst_command.h"
 #include "api/sssp_command.h"
 #include "core/error.h"
@@ -63,6 +64,24 @@ TEST(ErrorKinds, BudgetTooSmallIsBudgetError) {
             "BudgetError");
   MemoryBudget budget(1024);
   EXPECT_EQ(kind_of([&] { const MemoryBudget::Reservation r = budget.reserve(4096, "a test buffer"); }), "BudgetError");
+}
+
+// Budget failures of the later pipelines' own checks (not MemoryBudget::reserve's) are BudgetErrors
+// too: the index build's one-tile minimum (the clump border table's: tests/test_clump.cpp
+// ClumpPipeline.BorderTableOverBudgetIsAClearError). The CLI exits 1 with the message.
+TEST(ErrorKinds, IndexBuildBudgetTooSmallIsBudgetError) {
+  TempDir dir;
+  std::string message;
+  const std::string kind = kind_of([&] {
+    try {
+      run_index_command(parse_index_options({"--memory", "2M", kDem, dir.file("d.tzi")}), Progress::silent());
+    } catch (const Error& e) {
+      message = e.what();
+      throw;
+    }
+  });
+  EXPECT_EQ(kind, "BudgetError") << message;
+  EXPECT_NE(message.find("memory budget too small for the index build"), std::string::npos) << message;
 }
 
 TEST(ErrorKinds, BadFlagIsUsageErrorAndOtherFailuresStayError) {
