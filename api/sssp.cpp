@@ -163,6 +163,13 @@ std::string format_double(double v) {
 
 }  // namespace
 
+std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t tile) {
+  TileGrid grid;
+  grid.tile = tile;
+  const bool labelled = !options.backlink.empty() || !options.allocation.empty();
+  return CostOutputsWriter::reserved_bytes(options, grid) + sssp_output_tile_bytes(tile, labelled, !options.backlink.empty());
+}
+
 SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
   Stopwatch start;
   SsspResult result;

@@ -115,4 +115,9 @@ struct SsspResult {
 
 SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress);
 
+// The fixed needs of run_sssp's write phase at tile side `tile` for `options`' outputs (GDAL block
+// cache, output windows, the output tile): what run_sssp checks before its exchange, and what a
+// caller that runs sssp after other work (network, after its matrix) checks before that work.
+std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t tile);
+
 }  // namespace terrazo

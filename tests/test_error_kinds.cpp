@@ -8,6 +8,7 @@
 
 #include "api/index_command.h"
 #include "api/mst_command.h"
+#include "api/network_command.h"
 #include "api/sssp_command.h"
 #include "core/error.h"
 #include "core/memory_budget.h"
@@ -82,6 +83,33 @@ TEST(ErrorKinds, IndexBuildBudgetTooSmallIsBudgetError) {
   });
   EXPECT_EQ(kind, "BudgetError") << message;
   EXPECT_NE(message.find("memory budget too small for the index build"), std::string::npos) << message;
+}
+
+// network's paths run sssp after the whole cost matrix: a budget too small for sssp's write phase is
+// found before the matrix (it was found after it), a BudgetError naming the phase and the size,
+// with no progress event of the matrix.
+TEST(ErrorKinds, NetworkBudgetTooSmallForItsPathsIsFoundBeforeTheMatrix) {
+  TempDir dir;
+  std::string message;
+  std::uint64_t events = 0;
+  Progress counting([&](const ProgressEvent&) {
+    ++events;
+    return true;
+  });
+  const std::string kind = kind_of([&] {
+    try {
+      run_network_command(parse_network_options({"--memory", "16M", "--site", "10,10", "--site", "300,300", kDem,
+                                                 dir.file("n.geojson")}),
+                          counting);
+    } catch (const Error& e) {
+      message = e.what();
+      throw;
+    }
+  });
+  EXPECT_EQ(kind, "BudgetError") << message;
+  EXPECT_NE(message.find("memory budget too small for network's paths: their sssp write phase needs"), std::string::npos)
+      << message;
+  EXPECT_EQ(events, 0u) << message;
 }
 
 TEST(ErrorKinds, BadFlagIsUsageErrorAndOtherFailuresStayError) {
