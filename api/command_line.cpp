@@ -216,15 +216,15 @@ CommonOptions parse_common_options(ArgParser& args) {
   return options;
 }
 
-std::uint32_t parse_band_option(ArgParser& args) {
-  const auto text = args.value("--band");
+std::uint32_t parse_band_option(ArgParser& args, const std::string& flag) {
+  const auto text = args.value(flag);
   if (!text) return 0;
   std::uint32_t band = 0;
   bool digits = !text->empty() && text->size() <= 5;
   for (char c : *text) digits = digits && c >= '0' && c <= '9';
   if (digits) band = static_cast<std::uint32_t>(std::stoul(*text));
   if (!digits || band < 1 || band > 65535)
-    throw UsageError("invalid --band '" + *text + "': expected a band number from 1 (the first band) to 65535");
+    throw UsageError("invalid " + flag + " '" + *text + "': expected a band number from 1 (the first band) to 65535");
   return band;
 }
 

@@ -52,7 +52,8 @@ CommonOptions parse_common_options(ArgParser& args);
 
 // --band N of the commands that read a GDAL raster (import, export, info, mst, sssp, clump): 0 when
 // not given (a raster of several bands is then refused: RasterReader::open), else 1..65535.
-std::uint32_t parse_band_option(ArgParser& args);
+// `flag`: another flag of the same form, e.g. sssp's --barrier-band.
+std::uint32_t parse_band_option(ArgParser& args, const std::string& flag = "--band");
 
 // `text`, the value of `flag`, as a finite double; UsageError echoing the text as typed otherwise
 // (a value beyond the double range, e.g. 1e400, is not finite; 1e308 is).

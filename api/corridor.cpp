@@ -55,7 +55,12 @@ CorridorResult run_corridor(const CorridorOptions& options, MemoryBudget& budget
   const std::uint64_t strip_cells = width * rows;
   auto strips = budget.reserve(strip_cells * 24 + a->resident_bytes(rows) + b->resident_bytes(rows),
                                "corridor strips (both inputs and the output)");
-  GdalCacheLimit cache(budget, 16ull << 20);
+  // GDAL's cache limit bounds two things here, each up to the limit: the block cache of the two
+  // readers and the blocks the output's block writer holds (gdal/tiff_block_writer.h). Both are
+  // reserved: 8 MiB each, 16 MiB in all (the strips are whole rows of 256-row blocks, so each input
+  // block is decoded once whatever the cache holds).
+  GdalCacheLimit cache(budget, 8ull << 20);
+  auto written_blocks = budget.reserve(8ull << 20, "corridor output blocks in flight (GDAL's cache limit)");
   std::vector<double> sa(strip_cells), sb(strip_cells), out(strip_cells);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::uint64_t strips_count = (info.height + rows - 1) / rows;

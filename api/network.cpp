@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "api/path.h"
+#include "api/raster_io.h"
 #include "api/sssp.h"
 #include "core/error.h"
 #include "core/timer.h"
@@ -18,6 +19,7 @@
 #include "gdal/gdal_session.h"
 #include "store/atomic_output.h"
 #include "store/run_directory.h"
+#include "store/tile_store.h"
 
 namespace terrazo {
 namespace {
@@ -64,6 +66,23 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
   NetworkResult result;
   OdMatrixOptions od = options.od;
   const std::string output = od.output;
+  {
+    // The paths' sssp runs (costs and backlinks, in the tile of INPUT's store or kDefaultTile) come
+    // after the whole matrix: their write phase's fixed needs are checked first, so a budget too
+    // small for them fails before any work, naming the phase and the size.
+    SsspOptions probe;
+    probe.output = "cost.tif";
+    probe.backlink = "backlink.tif";
+    const std::uint32_t t = TileStore::looks_like_tile_store(od.input) ? TileStore::open(od.input, &budget)->tile()
+                                                                        : kDefaultTile;
+    const std::uint64_t need = sssp_write_phase_bytes(probe, t);
+    if (need > budget.available())
+      throw BudgetError("memory budget too small for network's paths: their sssp write phase needs " +
+                        MemoryBudget::format_size(need) + " (GDAL block cache, output windows, output tile) but only " +
+                        MemoryBudget::format_size(budget.available()) + " of --memory " +
+                        MemoryBudget::format_size(budget.total()) + " is free; raise --memory to " +
+                        MemoryBudget::format_size(budget.reserved() + need) + " at least");
+  }
   result.matrix = run_od_matrix(od, budget, progress);
   result.seconds_matrix = start.seconds();
   const OdMatrixResult& m = result.matrix;

@@ -155,6 +155,8 @@ class CostOutputsWriter : public SsspResultSink {
 };
 
 
+constexpr const char* kChooseBarrierBand = "choose one with --barrier-band N";
+
 std::string format_double(double v) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.10g", v);
@@ -162,6 +164,13 @@ std::string format_double(double v) {
 }
 
 }  // namespace
+
+std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t tile) {
+  TileGrid grid;
+  grid.tile = tile;
+  const bool labelled = !options.backlink.empty() || !options.allocation.empty();
+  return CostOutputsWriter::reserved_bytes(options, grid) + sssp_output_tile_bytes(tile, labelled, !options.backlink.empty());
+}
 
 SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
   Stopwatch start;
@@ -199,6 +208,18 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   if (is_directed(options.weight) && !options.index.empty())
     throw UsageError(std::string("--model ") + to_string(options.weight) + " has directed weights (uphill is not "
                      "downhill); the index holds symmetric distances: drop --index");
+
+  // The barrier raster's band before any work: a raster of several bands needs --barrier-band
+  // (--band chooses INPUT's), refused with that flag's name (docs/reliability.md "Bands").
+  RasterInfo barrier_info;
+  if (!options.barrier_raster.empty()) {
+    const auto reader = RasterReader::open(options.barrier_raster, options.barrier_band, kChooseBarrierBand, &budget);
+    barrier_info = reader->info();
+    result.barrier_band = reader->band();
+  } else if (options.barrier_band) {
+    throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
+  }
+
   RunDirectory run(options.tmpdir);
 
   // 0. The input as a tile store.
@@ -265,10 +286,9 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   std::unique_ptr<BarrierTileInput> barred;
   MemoryBudget::Reservation barrier_reservation;
   if (!options.barrier_raster.empty()) {
-    RasterInfo bi;
-    bi = RasterReader::open(options.barrier_raster)->info();  // the grid check before any import
+    RasterInfo bi = barrier_info;  // the grid check before any import
     if (bi.width == grid.width && bi.height == grid.height) {
-      barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress);
+      barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress, options.barrier_band);
       bi = barrier_store->info();
     }
     if (bi.width != grid.width || bi.height != grid.height)

@@ -58,6 +58,7 @@ struct SsspOptions {
   std::string friction;              // --friction: walk/tobler friction raster on INPUT's grid (INPUT: elevation)
   WalkParams walk;                   // --walk-coeff, --lambda, --slope-factor, --direction (walk.reverse)
   std::string barrier_raster;        // --barrier-raster: cells not 0 and not nodata cannot be entered
+  std::uint32_t barrier_band = 0;    // --barrier-band: its band (0: none chosen; several bands are then refused)
   double scale = 0.0;                // 0: the default of docs/weights.md (kSsspDefaultStepLimit)
   Connectivity connectivity = Connectivity::Eight;
   double max_cost = -1.0;            // cost units; < 0: no limit
@@ -92,6 +93,7 @@ struct SsspResult {
   std::string length_unit = "cell";        // the unit of the step lengths (--distance)
   DistanceMode distance = DistanceMode::Cells;  // the step lengths used (walk, tobler: map or geodesic by default)
   std::uint64_t barrier_cells = 0;         // valid cells the barrier raster closed
+  std::uint32_t barrier_band = 0;          // the barrier raster's band read (0: no barrier raster)
   PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
   std::uint64_t sources = 0;               // source cells set
   std::uint64_t sources_beyond_max_cost = 0;  // point sources whose initial cost exceeds --max-cost (reach nothing)
@@ -116,5 +118,10 @@ struct SsspResult {
 };
 
 SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress);
+
+// The fixed needs of run_sssp's write phase at tile side `tile` for `options`' outputs (GDAL block
+// cache, output windows, the output tile): what run_sssp checks before its exchange, and what a
+// caller that runs sssp after other work (network, after its matrix) checks before that work.
+std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t tile);
 
 }  // namespace terrazo

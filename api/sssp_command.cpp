@@ -91,6 +91,8 @@ const char kUsage[] =
     "                        travel direction); no effect on symmetric weights\n"
     "  --barrier-raster FILE a raster of INPUT's grid: cells not 0 and not nodata cannot be entered\n"
     "                        (as nodata cells; a source there is refused)\n"
+    "  --barrier-band N      read band N (1 = first) of a --barrier-raster of several bands (required\n"
+    "                        then; --band chooses INPUT's band only)\n"
     "  --scale S             fixed-point scale: weight = round(value x S) (default: 1 when every weight is\n"
     "                        an integer (unit, or an integer raster with absdiff or max), else the\n"
     "                        largest power of 10 keeping every step weight <= 2^30; each step is exact\n"
@@ -118,7 +120,7 @@ const char kUsage[] =
     "  -q, --quiet           no progress on stderr\n"
     "\n"
     "JSON keys: cost_type, width, height, tile, device, exchange, weight (walk or tobler with --model),\n"
-    "distance, direction, length_unit, barrier_raster, barrier_cells, connectivity, scale,\n"
+    "distance, direction, length_unit, barrier_raster, barrier_band, barrier_cells, connectivity, scale,\n"
     "scale_given, step_error_bound (input units per step; 0: exact), relative_error_bound (of every\n"
     "path; null: void), offset, sources, source_start, sources_beyond_max_cost, reached_cells,\n"
     "max_distance, tiles, tiles_solved, solves,\n"
@@ -144,6 +146,7 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   SsspCommandOptions parsed;
   parsed.common = parse_common_options(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
+  const std::uint32_t barrier_band = parse_band_option(args, "--barrier-band");
   const CommonOptions& common = parsed.common;
   SsspOptions& options = parsed.sssp;
   for (const std::string& text : args.values("--source")) options.sources.push_back(parse_source_point(text));
@@ -209,6 +212,9 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
                        to_string(options.weight));
   }
   if (auto file = args.value("--barrier-raster")) options.barrier_raster = *file;
+  if (barrier_band && options.barrier_raster.empty())
+    throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
+  options.barrier_band = barrier_band;
   if (auto text = args.value("--scale")) {
     const double scale = parse_finite_double("--scale", *text);
     if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
@@ -318,6 +324,7 @@ std::string SsspCommandResult::to_json() const {
       .add("direction", r.params.walk.reverse ? "to" : "from")
       .add("length_unit", r.length_unit)
       .add("barrier_raster", o.barrier_raster)
+      .add("barrier_band", r.barrier_band)
       .add("barrier_cells", r.barrier_cells)
       .add("connectivity", static_cast<int>(o.connectivity))
       .add("scale", r.params.scale)

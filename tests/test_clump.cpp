@@ -404,7 +404,7 @@ TEST(ClumpPipeline, BorderTableOverBudgetIsAClearError) {
   try {
     run_phases(values, w, h, 4, o, 1, 2ull << 20);
     FAIL() << "no error";
-  } catch (const Error& e) {
+  } catch (const BudgetError& e) {  // a budget failure: MemoryError in Python, as every other
     EXPECT_NE(std::string(e.what()).find("border-region table"), std::string::npos) << e.what();
   }
 }

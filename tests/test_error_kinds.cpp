@@ -6,7 +6,9 @@
 
 #include <string>
 
+#include "api/index_command.h"
 #include "api/mst_command.h"
+#include "api/network_command.h"
 #include "api/sssp_command.h"
 #include "core/error.h"
 #include "core/memory_budget.h"
@@ -63,6 +65,51 @@ TEST(ErrorKinds, BudgetTooSmallIsBudgetError) {
             "BudgetError");
   MemoryBudget budget(1024);
   EXPECT_EQ(kind_of([&] { const MemoryBudget::Reservation r = budget.reserve(4096, "a test buffer"); }), "BudgetError");
+}
+
+// Budget failures of the later pipelines' own checks (not MemoryBudget::reserve's) are BudgetErrors
+// too: the index build's one-tile minimum (the clump border table's: tests/test_clump.cpp
+// ClumpPipeline.BorderTableOverBudgetIsAClearError). The CLI exits 1 with the message.
+TEST(ErrorKinds, IndexBuildBudgetTooSmallIsBudgetError) {
+  TempDir dir;
+  std::string message;
+  const std::string kind = kind_of([&] {
+    try {
+      run_index_command(parse_index_options({"--memory", "2M", kDem, dir.file("d.tzi")}), Progress::silent());
+    } catch (const Error& e) {
+      message = e.what();
+      throw;
+    }
+  });
+  EXPECT_EQ(kind, "BudgetError") << message;
+  EXPECT_NE(message.find("memory budget too small for the index build"), std::string::npos) << message;
+}
+
+// network's paths run sssp after the whole cost matrix: a budget too small for sssp's write phase is
+// found before the matrix (it was found after it), a BudgetError naming the phase and the size,
+// with no progress event of the matrix.
+TEST(ErrorKinds, NetworkBudgetTooSmallForItsPathsIsFoundBeforeTheMatrix) {
+  TempDir dir;
+  std::string message;
+  std::uint64_t events = 0;
+  Progress counting([&](const ProgressEvent&) {
+    ++events;
+    return true;
+  });
+  const std::string kind = kind_of([&] {
+    try {
+      run_network_command(parse_network_options({"--memory", "16M", "--site", "10,10", "--site", "300,300", kDem,
+                                                 dir.file("n.geojson")}),
+                          counting);
+    } catch (const Error& e) {
+      message = e.what();
+      throw;
+    }
+  });
+  EXPECT_EQ(kind, "BudgetError") << message;
+  EXPECT_NE(message.find("memory budget too small for network's paths: their sssp write phase needs"), std::string::npos)
+      << message;
+  EXPECT_EQ(events, 0u) << message;
 }
 
 TEST(ErrorKinds, BadFlagIsUsageErrorAndOtherFailuresStayError) {

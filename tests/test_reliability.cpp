@@ -18,6 +18,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -751,6 +752,85 @@ TEST(Bands, SeveralBandsNeedBandAndTheChosenBandIsRead) {
                              dir.file("j.tzs") + " > " + out;
   ASSERT_EQ(std::system(import.c_str()), 0);
   EXPECT_TRUE(contains(slurp(out), "\"band\":3,\"bands\":3")) << slurp(out);
+}
+
+// --band chooses INPUT's band, --barrier-band the --barrier-raster's: a barrier raster of several
+// bands without --barrier-band is refused on one line, exit 2, before any work (an --band does not
+// choose it), and the chosen band is the barrier: the same costs as from that band alone.
+TEST(Bands, BarrierRasterOfSeveralBandsNeedsBarrierBand) {
+  TempDir dir;
+  const std::uint32_t w = 40, h = 30;
+  ensure_gdal();
+  GDALDriverH driver = GDALGetDriverByName("GTiff");
+  auto write_tif = [&](const std::string& path, const std::vector<std::vector<float>>& bands) {
+    GDALDatasetH ds = GDALCreate(driver, path.c_str(), w, h, static_cast<int>(bands.size()), GDT_Float32, nullptr);
+    ASSERT_TRUE(ds);
+    for (std::size_t b = 0; b < bands.size(); ++b)
+      ASSERT_EQ(GDALRasterIO(GDALGetRasterBand(ds, static_cast<int>(b + 1)), GF_Write, 0, 0, w, h,
+                             const_cast<float*>(bands[b].data()), w, h, GDT_Float32, 0, 0),
+                CE_None);
+    GDALClose(ds);
+  };
+  // Friction 1 + (x + y) % 3; band 1 of the barrier is open everywhere, band 2 a wall at x = 20
+  // with a gap at y = 25, band 3 a wall at y = 10 (closed everywhere but x = 35).
+  std::vector<float> dem(w * h), open(w * h, 0.0f), wall_x(w * h, 0.0f), wall_y(w * h, 0.0f);
+  for (std::uint32_t y = 0; y < h; ++y)
+    for (std::uint32_t x = 0; x < w; ++x) {
+      dem[y * w + x] = static_cast<float>(1 + (x + y) % 3);
+      if (x == 20 && y != 25) wall_x[y * w + x] = 1.0f;
+      if (y == 10 && x != 35) wall_y[y * w + x] = 7.0f;
+    }
+  const std::string input = dir.file("dem.tif"), barriers = dir.file("barriers.tif"), band2 = dir.file("wall_x.tif");
+  write_tif(input, {dem});
+  write_tif(barriers, {open, wall_x, wall_y});
+  write_tif(band2, {wall_x});
+  auto one_line = [](const std::string& text) { return !text.empty() && text.find('\n') == text.size() - 1; };
+  auto sssp = [&](const std::vector<std::string>& flags, const std::string& output) {
+    std::vector<std::string> args{"sssp", "-q", "--source", "2,2"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {input, output});
+    return run_terrazo(args);
+  };
+  // Refused without --barrier-band, also when --band (INPUT's) is given; a band it lacks, not a
+  // band number, or no --barrier-raster to choose from: one line, exit 2, nothing written.
+  const std::string three = "'" + barriers + "' has 3 bands (1 to 3); choose one with --barrier-band N";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"--barrier-raster", barriers}, three},
+      {{"--band", "1", "--barrier-raster", barriers}, three},
+      {{"--barrier-raster", barriers, "--barrier-band", "4"}, "band 4 of '" + barriers + "' does not exist: it has 3 bands"},
+      {{"--barrier-raster", barriers, "--barrier-band", "0"}, "invalid --barrier-band '0'"},
+      {{"--barrier-band", "2"}, "no --barrier-raster is given"},
+      {{"--barrier-raster", band2, "--barrier-band", "2"}, "band 2 of '" + band2 + "' does not exist: it has 1 band"}};
+  for (const auto& [flags, message] : refused) {
+    const RunResult r = sssp(flags, dir.file("refused.tif"));
+    EXPECT_EQ(r.exit_code, 2) << message << ": " << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, message)) << r.err;
+  }
+  EXPECT_EQ(entries_of(dir).size(), 3u);  // the three inputs alone
+  // --barrier-band 2 is the wall of band 2: the same costs as the one-band raster of it, other costs
+  // than band 1 (open); the JSON states the band read and the cells it closed.
+  const std::string out = dir.file("out.txt");
+  const std::string command = std::string(TERRAZO_BINARY) + " sssp -q --json --source 2,2 --barrier-raster " +
+                              barriers + " --barrier-band 2 " + input + " " + dir.file("c2.tif") + " > " + out;
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  ASSERT_EQ(sssp({"--barrier-raster", band2}, dir.file("c2_alone.tif")).exit_code, 0);
+  ASSERT_EQ(sssp({"--barrier-raster", barriers, "--barrier-band", "1"}, dir.file("c1.tif")).exit_code, 0);
+  const std::vector<double> c2 = read_all(dir.file("c2.tif")), alone = read_all(dir.file("c2_alone.tif")),
+                            c1 = read_all(dir.file("c1.tif"));
+  ASSERT_EQ(c2.size(), alone.size());
+  ASSERT_EQ(c2.size(), c1.size());
+  std::size_t closed = 0, differ_from_open = 0;
+  for (std::size_t i = 0; i < c2.size(); ++i) {
+    ASSERT_TRUE(c2[i] == alone[i] || (std::isnan(c2[i]) && std::isnan(alone[i]))) << i;
+    closed += std::isnan(c2[i]);
+    ASSERT_FALSE(std::isnan(c1[i])) << i;  // band 1 closes nothing
+    differ_from_open += c1[i] != c2[i];
+  }
+  EXPECT_EQ(closed, 29u);                       // the wall, each cell not entered
+  EXPECT_GT(differ_from_open, 200u);            // the far side, reached through the gap
+  EXPECT_FALSE(std::isnan(c2[5 * w + 30]));
+  EXPECT_TRUE(contains(slurp(out), "\"barrier_band\":2,\"barrier_cells\":29")) << slurp(out);
 }
 
 }  // namespace

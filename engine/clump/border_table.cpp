@@ -48,8 +48,8 @@ void BorderTable::grow(std::uint64_t more) {
   try {
     // The new arrays are reserved before the old ones are given back (both live while copying).
     next = budget_.reserve(capacity * kBytesPerRegion, "clump border table");
-  } catch (const Error& e) {
-    throw Error("clump: the border-region table (" + std::to_string(kBytesPerRegion) +
+  } catch (const BudgetError& e) {
+    throw BudgetError("clump: the border-region table (" + std::to_string(kBytesPerRegion) +
                 " bytes per region touching a tile's edge) needs " + MemoryBudget::format_size(need * kBytesPerRegion) +
                 " for " + std::to_string(need) + " border regions and does not fit in the budget (" + e.what() +
                 "); give a larger --memory or a larger --tile (docs/clump.md \"Memory\")");

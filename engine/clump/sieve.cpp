@@ -70,7 +70,7 @@ ClumpSieveResult run_clump_sieve(const ClumpLabelFile& labels, std::uint64_t reg
   // The region table: size (saturated at N; later the numbers of the roots) and target, per label 0..K.
   const std::uint64_t table_bytes = 8 * (regions + 1);
   if (table_bytes + 8 * w + 4ull * options.tile * options.tile > budget.available())
-    throw Error("memory budget too small for clump --min-size: its region table needs " +
+    throw BudgetError("memory budget too small for clump --min-size: its region table needs " +
                 MemoryBudget::format_size(table_bytes) + " (8 bytes for each of " + std::to_string(regions) +
                 " regions) beside two rows of " + std::to_string(w) + " labels, but only " +
                 MemoryBudget::format_size(budget.available()) + " of --memory " + MemoryBudget::format_size(budget.total()) +

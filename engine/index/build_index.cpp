@@ -35,7 +35,7 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
   }
   const std::uint64_t minimum = per_tile + workspace;
   if (minimum > budget.available())
-    throw Error("memory budget too small for the index build: one tile of " + std::to_string(t) + " needs " +
+    throw BudgetError("memory budget too small for the index build: one tile of " + std::to_string(t) + " needs " +
                 MemoryBudget::format_size(minimum) + " but only " + MemoryBudget::format_size(budget.available()) +
                 " of --memory " + MemoryBudget::format_size(budget.total()) + " is left; raise --memory or lower --tile");
   const std::uint64_t batch = std::max<std::uint64_t>(1, std::min(want, (budget.available() - workspace) / per_tile));

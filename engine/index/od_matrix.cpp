@@ -68,7 +68,7 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
   const std::uint64_t per_source = tiles * b * 16 + 64 * tiles;
   const std::uint64_t label_room = budget.available() / 2;
   if (per_source > label_room)
-    throw Error("memory budget too small for od-matrix with the index: the labels of one source need " +
+    throw BudgetError("memory budget too small for od-matrix with the index: the labels of one source need " +
                 MemoryBudget::format_size(per_source) + " and only " + MemoryBudget::format_size(label_room) +
                 " is left for them; raise --memory");
   const std::uint64_t label_batch = std::min<std::uint64_t>(k, label_room / per_source);

@@ -23,7 +23,7 @@ std::uint64_t batch_tiles_for_budget(std::uint64_t budget, std::uint64_t per_til
                                      const char* what) {
   const std::uint64_t fit = budget / per_tile_both_slots;
   if (fit == 0) {
-    throw Error(std::string(what) + ": --gpu-memory " + std::to_string(budget) + " bytes is too small for one tile (" +
+    throw BudgetError(std::string(what) + ": --gpu-memory " + std::to_string(budget) + " bytes is too small for one tile (" +
                 std::to_string(per_tile_both_slots) + " bytes with both slots); raise it or lower --tile");
   }
   return max_tiles ? std::min(fit, max_tiles) : fit;

@@ -247,7 +247,7 @@ CudaGraphMsfBatchSolver::CudaGraphMsfBatchSolver(const GraphBatchOptions& option
   while (edges > 0 && both_slots(edges) > budget) --edges;
   if (options.max_edges) edges = std::min(edges, options.max_edges);
   if (edges == 0) {
-    throw Error(std::string(what) + ": --gpu-memory " + std::to_string(budget) +
+    throw BudgetError(std::string(what) + ": --gpu-memory " + std::to_string(budget) +
                 " bytes is too small for one edge per slot (" + std::to_string(both_slots(1)) +
                 " bytes with both slots); raise it");
   }
