@@ -90,7 +90,14 @@ void encode_block(const TiffBlockFormat& format, std::vector<std::uint8_t>& cell
 
 std::mutex held_mutex;
 std::condition_variable held_room;
-std::uint64_t held_bytes = 0;
+std::uint64_t held_bytes = 0;     // blocks in flight, all writers
+std::uint64_t claimed_bytes = 0;  // the writers' fixed needs: encoder threads and their spare buffers
+
+// What one encoder thread keeps between blocks besides the jobs it works on: its typed block and
+// encoding scratch, the codec's state (a ZSTD or DEFLATE context) and its allocator arena's slack
+// (about 2.5 MiB per thread measured at 256 x 256 Float64 blocks, docs/reliability.md "Budget"),
+// plus one recycled cell buffer.
+constexpr std::uint64_t kCodecStateBytes = 3ull << 19;  // 1.5 MiB
 
 std::uint64_t held_bytes_limit() { return static_cast<std::uint64_t>(std::max<GIntBig>(GDALGetCacheMax64(), 0)); }
 
@@ -160,7 +167,25 @@ TiffBlockWriter::TiffBlockWriter(const std::string& path, const TiffBlockFormat&
   down_ = (height + format.block - 1) / format.block;
   written_.assign(across_ * down_, false);
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  {
+    // Encoder threads cost memory of their own: run as many as GDAL's cache limit (reserved from the
+    // budget by GdalCacheLimit) holds beside the other writers' threads and one block in flight each,
+    // at least one. At the default budgets that is every core; at --memory 64M a few.
+    std::lock_guard<std::mutex> lock(held_mutex);
+    const std::uint64_t limit = held_bytes_limit();
+    const std::uint64_t taken = claimed_bytes + held_bytes;
+    const std::uint64_t room = limit > taken ? limit - taken : 0;
+    const std::uint64_t affordable = room / (thread_state_bytes() + held_bytes_per_block());
+    threads = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, affordable)));
+    in_flight_limit_ = std::min(in_flight_limit_, 2 * threads + 2);
+    claimed_ = static_cast<std::uint64_t>(threads) * thread_state_bytes();
+    claimed_bytes += claimed_;
+  }
   for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { worker_main(); });
+}
+
+std::uint64_t TiffBlockWriter::thread_state_bytes() const {
+  return 2 * format_.block_bytes() + kCodecStateBytes + static_cast<std::uint64_t>(format_.block) * format_.block * 8;
 }
 
 TiffBlockWriter::~TiffBlockWriter() {
@@ -169,6 +194,7 @@ TiffBlockWriter::~TiffBlockWriter() {
   {
     std::lock_guard<std::mutex> lock(held_mutex);
     held_bytes -= std::min<std::uint64_t>(held_bytes, static_cast<std::uint64_t>(held_.load()) * held_bytes_per_block());
+    claimed_bytes -= std::min(claimed_bytes, claimed_);
   }
   held_room.notify_all();
   if (tif_) TIFFClose(static_cast<TIFF*>(tif_));
@@ -211,7 +237,7 @@ void TiffBlockWriter::submit(std::uint64_t bx, std::uint64_t by, std::vector<std
   {
     // The shared byte budget first (one block always goes through, so every writer progresses).
     std::unique_lock<std::mutex> lock(held_mutex);
-    held_room.wait(lock, [&] { return held_ == 0 || failed_ || held_bytes + bytes <= held_bytes_limit(); });
+    held_room.wait(lock, [&] { return held_ == 0 || failed_ || claimed_bytes + held_bytes + bytes <= held_bytes_limit(); });
     held_bytes += bytes;
   }
   std::unique_lock<std::mutex> lock(mutex_);
@@ -289,7 +315,7 @@ void TiffBlockWriter::write_ready_locked() {
         failed_ = true;
       }
     }
-    spare_.push_back(std::move(job.cells));
+    if (spare_.size() < workers_.size()) spare_.push_back(std::move(job.cells));  // one per thread (thread_state_bytes)
     encoded_.erase(next);
     ++next_to_write_;
     --held_;

@@ -15,7 +15,9 @@
 // creation options qualifies; others stay on GDAL's path).
 // Memory: at most `in_flight` blocks are held, each as its cells (doubles at most) and its encoded
 // bytes; all writers together hold at most GDAL's cache limit (GdalCacheLimit reserves it), one block
-// each at least.
+// each at least. The encoder threads' own memory (scratch, codec state, one recycled buffer each) is
+// claimed from the same limit: a writer runs as many threads as fit (one at least), so a small
+// --memory gets fewer encoders instead of a broken promise.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -85,6 +87,7 @@ class TiffBlockWriter {
   void write_ready_locked();  // writes the encoded blocks that are next in sequence
   void stop_workers();
   std::uint64_t held_bytes_per_block() const;
+  std::uint64_t thread_state_bytes() const;  // one encoder thread's own memory (claimed while it runs)
 
   std::string path_;
   TiffBlockFormat format_;
@@ -93,6 +96,7 @@ class TiffBlockWriter {
   std::uint64_t across_ = 0, down_ = 0;
   std::vector<bool> written_;
   unsigned in_flight_limit_;
+  std::uint64_t claimed_ = 0;  // this writer's share of the fixed claims (its threads)
 
   std::mutex mutex_;
   std::condition_variable work_ready_, room_;
