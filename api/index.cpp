@@ -323,6 +323,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   qo.threads = thread_count(options.threads);
   qo.device = cuda ? Device::Cuda : Device::Cpu;
   qo.round_tiles = options.round_tiles;
+  qo.max_batch = options.max_batch;
   qo.gpu_memory_bytes = options.gpu_memory_bytes;
   OdQueryStats stats;
   if (index) {

@@ -82,6 +82,7 @@ struct OdMatrixOptions {
   std::string device = "auto";    // --device: the min-plus products of the index query (auto, cpu, cuda)
   std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory: GPU matrix slots (0: 60% of the free memory)
   std::uint64_t round_tiles = 0;  // tests: tiles per GPU launch (0: 512)
+  std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)
 };
 
 struct OdMatrixResult {

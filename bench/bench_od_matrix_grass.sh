@@ -35,6 +35,7 @@ for p in '''$pixels'''.split():
     x, y = map(int, p.split(','))
     print('%.12f,%.12f' % (g[0] + (x + 0.5) * g[1], g[3] + (y + 0.5) * g[5]))")
 all=$(echo $coords | tr ' ' ',')
+coords=$(echo $coords)  # one line
 cat > "$work/grass.sh" << GRASS
 set -e
 r.in.gdal -o input="$dem" output=c --quiet

@@ -115,6 +115,7 @@ void check(bool ok, const std::string& what) {
 
 int main(int argc, char** argv) {
   using namespace terrazo;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // one line at a time, also into a file
   std::uint64_t side = 0, k_sites = 100;
   std::uint32_t tile = 64;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());

@@ -133,7 +133,8 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   if (per_source > label_room)
     throw Error("memory budget too small for od-matrix: the labels of one source need " + MemoryBudget::format_size(per_source) +
                 " and only " + MemoryBudget::format_size(label_room) + " is left for them; raise --memory");
-  const std::uint64_t batch = std::max<std::uint64_t>(1, std::min<std::uint64_t>(k, label_room / per_source));
+  std::uint64_t batch = std::max<std::uint64_t>(1, std::min<std::uint64_t>(k, label_room / per_source));
+  if (options.max_batch) batch = std::min(batch, options.max_batch);
   MemoryBudget::Reservation label_reservation = budget.reserve(batch * per_source, "od-matrix G' labels");
   st.batch_sources = batch;
 

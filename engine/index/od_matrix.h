@@ -51,6 +51,7 @@ struct OdQueryOptions {
   unsigned threads = 1;           // CPU threads: the products of a round of this many tiles (index), the in-tile solves (without)
   std::uint64_t round_tiles = 0;  // CUDA: tiles per launch (0: 512)
   std::uint64_t gpu_memory_bytes = 0;  // CUDA: matrix slots on the GPU (0: 60% of the free memory)
+  std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)
 };
 
 struct OdQueryStats {
