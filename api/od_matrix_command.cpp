@@ -16,7 +16,7 @@ namespace terrazo {
 namespace {
 
 const char kUsage[] =
-    "Usage: terrazo od-matrix --site x,y --site x,y [...] | --sites-file FILE [options] INPUT OUT.csv\n"
+    "Usage: terrazo od-matrix --site x,y --site x,y [...] | --sites-file FILE | --sites-raster R [options] INPUT OUT.csv\n"
     "\n"
     "The exact cost-distance matrix between K sites over the 8- (or 4-) connected grid graph of INPUT,\n"
     "the same numbers `terrazo sssp` gives at the sites. With --index, from the boundary-graph index of\n"

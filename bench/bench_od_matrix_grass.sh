@@ -57,7 +57,7 @@ for line in open(sys.argv[1]).read().split('\n')[1:]:
     if line:
         i, j, c = line.split(',')
         ours[(int(i), int(j))] = float(c) if c else None
-rows = [l.strip().split(',') for l in open(sys.argv[2]) if l[:1].isdigit()]
+rows = [l.replace('grass-loop ', '').strip().split(',') for l in open(sys.argv[2]) if l.replace('grass-loop ', '')[:1].isdigit()]
 worst, n, pos = 0.0, 0, {}
 for r in rows:
     i = int(r[0]); pos[i] = pos.get(i, 0) + 1; j = pos[i]
