@@ -131,7 +131,7 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   const std::uint64_t per_source = tiles * b * 16 + 64 * tiles + round_tiles * b * 24;
   const std::uint64_t label_room = budget.available() / 2;
   if (per_source > label_room)
-    throw Error("memory budget too small for od-matrix: the labels of one source need " + MemoryBudget::format_size(per_source) +
+    throw BudgetError("memory budget too small for od-matrix: the labels of one source need " + MemoryBudget::format_size(per_source) +
                 " and only " + MemoryBudget::format_size(label_room) + " is left for them; raise --memory");
   std::uint64_t batch = std::max<std::uint64_t>(1, std::min<std::uint64_t>(k, label_room / per_source));
   if (options.max_batch) batch = std::min(batch, options.max_batch);
@@ -167,7 +167,7 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
       slots = std::min(slots, index->present_tiles() + 1);
       if (slots < round_tiles) round_tiles = std::max<std::uint64_t>(1, slots);
       if (slots == 0)
-        throw Error("GPU memory too small for od-matrix --device cuda: a tile matrix needs " + MemoryBudget::format_size(slot) +
+        throw BudgetError("GPU memory too small for od-matrix --device cuda: a tile matrix needs " + MemoryBudget::format_size(slot) +
                     "; use --device cpu");
       auto g = std::make_unique<IndexMatrixTilesCuda>(*index, *cache, slots, round_tiles);
       gpu = g.get();
