@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
+#include <map>
 #include <thread>
 
 #include "api/command_line.h"
 #include "api/output_paths.h"
 #include "api/raster_io.h"
+#include "gdal/gdal_raster.h"
 #include "core/error.h"
 #include "core/json_summary.h"
 #include "kernels/index/boundary_ring.h"
@@ -24,6 +26,59 @@ namespace terrazo {
 namespace {
 
 unsigned thread_count(unsigned requested) { return requested ? requested : std::max(1u, std::thread::hardware_concurrency()); }
+
+std::string format_value(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.10g", v);
+  return buffer;
+}
+
+// Region sites of --sites-raster (a raster of INPUT's size): per positive integer id, its cells, in
+// ascending id order; 0 and nodata belong to no region. The cell lists are reserved from `budget`
+// as they grow (8 bytes a cell).
+std::vector<OdSite> read_region_sites(const std::string& path, const TileGrid& grid, MemoryBudget& budget,
+                                      std::vector<std::uint64_t>* ids) {
+  check_input_file(path);
+  auto mask = RasterReader::open(path);
+  const RasterInfo& mi = mask->info();
+  if (mi.width != grid.width || mi.height != grid.height)
+    throw UsageError("--sites-raster '" + path + "' is " + std::to_string(mi.width) + " x " + std::to_string(mi.height) +
+                     " cells, INPUT is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
+                     "; they must match cell for cell");
+  const std::uint64_t window_cells = static_cast<std::uint64_t>(grid.tile) * grid.tile;
+  const std::uint64_t mask_cache_bytes = 8ull << 20;
+  auto reservation = budget.reserve(window_cells * 8 + mask->resident_bytes(grid.tile), "od-matrix sites raster window");
+  GdalCacheLimit cache(budget, mask_cache_bytes);
+  std::map<std::uint64_t, std::vector<std::uint64_t>> regions;
+  std::vector<MemoryBudget::Reservation> cell_reservations;
+  std::uint64_t cells = 0, reserved_cells = 0;
+  std::vector<double> window(window_cells);
+  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+      const TileWindow in = grid.window(tx, ty);
+      mask->read_window(in.x0, in.y0, in.w, in.h, window.data());
+      for (std::uint32_t y = 0; y < in.h; ++y)
+        for (std::uint32_t x = 0; x < in.w; ++x) {
+          const double v = window[static_cast<std::size_t>(y) * in.w + x];
+          if (v != v || v == 0) continue;
+          if (!(v >= 1 && v <= 4294967294.0 && v == std::floor(v)))
+            throw UsageError("--sites-raster '" + path + "' has the value " + format_value(v) + " at " +
+                             std::to_string(in.x0 + x) + "," + std::to_string(in.y0 + y) +
+                             "; region ids must be positive integers (0 or nodata: no region)");
+          if (++cells > reserved_cells) {  // room for the next million cells of the lists (and map nodes)
+            cell_reservations.push_back(budget.reserve((1ull << 20) * 16, "od-matrix region cells"));
+            reserved_cells += 1ull << 20;
+          }
+          regions[static_cast<std::uint64_t>(v)].push_back((in.y0 + y) * grid.width + in.x0 + x);
+        }
+    }
+  std::vector<OdSite> sites;
+  for (auto& [id, list] : regions) {
+    ids->push_back(id);
+    sites.push_back(OdSite{std::move(list), "--sites-raster region " + std::to_string(id)});
+  }
+  return sites;
+}
 
 }  // namespace
 
@@ -60,8 +115,16 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
   result.tile = grid.tile;
   result.leaf = options.leaf;
   TileStoreInput input(*store);
+  // Step lengths (--distance): an index holds uniform ones (cells, or map from the geotransform).
+  if (options.distance == DistanceMode::Geodesic)
+    throw UsageError("--distance geodesic has no index: its step lengths vary by row; run od-matrix or sssp without --index");
+  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
+    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
+                     "--weight friction has among the index's models; --weight " + to_string(options.weight) + " has none");
+  const StepTable steps = make_step_table(options.distance, info);
   result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity, kSsspDefaultStepLimit,
-                                        &input, &budget);
+                                        &input, &budget, &steps.lengths);
+  result.distance = to_string(options.distance);
   IndexFileHeader header;
   header.width = grid.width;
   header.height = grid.height;
@@ -71,6 +134,10 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
   header.connectivity = options.connectivity;
   header.scale = result.weights.params.scale;
   header.offset = result.weights.params.offset;
+  header.distance = options.distance == DistanceMode::Map ? 1 : 0;
+  header.step_ew = result.weights.params.steps.ew;
+  header.step_ns = result.weights.params.steps.ns;
+  header.step_diag = result.weights.params.steps.diag;
   IndexFileWriter writer(options.output, header, budget);
   IndexBuildOptions bo;
   bo.params = result.weights.params;
@@ -114,6 +181,10 @@ IndexSummary describe_index(const std::string& path, MemoryBudget& budget, Progr
   s.connectivity = h.connectivity;
   s.scale = h.scale;
   s.offset = h.offset;
+  s.distance = h.distance == 1 ? "map" : "cells";
+  s.step_ew = h.step_ew;
+  s.step_ns = h.step_ns;
+  s.step_diag = h.step_diag;
   s.fingerprint = h.fingerprint;
   s.tiles = h.grid().tile_count();
   s.present_tiles = index->present_tiles();
@@ -136,12 +207,12 @@ IndexSummary describe_index(const std::string& path, MemoryBudget& budget, Progr
 std::string IndexSummary::text() const {
   return format_line("%s: terrazo boundary-graph index (.tzi)\n"
                      "  raster       %llu x %llu cells, fingerprint %016llx\n"
-                     "  weights      %s, connectivity %d, scale %.17g, offset %.17g\n"
+                     "  weights      %s, connectivity %d, scale %.17g, offset %.17g, distance %s (steps %.17g, %.17g, %.17g)\n"
                      "  tiles        %llu of %u (leaf %u), %llu with a boundary, %llu of them with 32-bit entries\n"
                      "  size         %llu bytes (%.2f bytes per cell); every tile checksum verified",
                      path.c_str(), static_cast<unsigned long long>(width), static_cast<unsigned long long>(height),
                      static_cast<unsigned long long>(fingerprint), to_string(weight), static_cast<int>(connectivity), scale,
-                     offset, static_cast<unsigned long long>(tiles), tile, leaf,
+                     offset, distance.c_str(), step_ew, step_ns, step_diag, static_cast<unsigned long long>(tiles), tile, leaf,
                      static_cast<unsigned long long>(present_tiles), static_cast<unsigned long long>(tiles_32bit),
                      static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / static_cast<double>(width * height));
 }
@@ -161,6 +232,7 @@ std::string IndexSummary::to_json() const {
       .add("connectivity", static_cast<int>(connectivity))
       .add("scale", scale)
       .add("offset", offset)
+      .add("distance", distance)
       .add("fingerprint", std::string(hex))
       .add("tiles", tiles)
       .add("present_tiles", present_tiles)
@@ -173,6 +245,18 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   Stopwatch start;
   OdMatrixResult result;
   if (options.max_cost >= 0 && !std::isfinite(options.max_cost)) throw UsageError("invalid --max-cost: expected a finite number");
+  // --device: the G' exchange's min-plus products with --index (auto: the GPU when there is one);
+  // without --index the in-tile solves run on the CPU.
+  bool cuda = false;
+  if (options.device == "cuda") {
+    if (options.index.empty()) throw UsageError("--device cuda needs --index (without an index the in-tile solves run on the CPU)");
+    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+    cuda = true;
+  } else if (options.device == "auto") {
+    cuda = !options.index.empty() && cuda_device().available;
+  } else if (options.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
+  }
   RunDirectory run(options.tmpdir);
   std::unique_ptr<IndexFile> index;
   std::uint32_t tile = options.tile;
@@ -193,26 +277,40 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   result.height = grid.height;
   result.tile = grid.tile;
   TileStoreInput input(*store);
+  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
+    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
+                     "--weight friction has among od-matrix's models; --weight " + to_string(options.weight) + " has none");
+  auto steps_reservation = budget.reserve(step_table_bytes(options.distance, grid.height), "od-matrix step-length table");
+  const StepTable steps = make_step_table(options.distance, info);  // lives until the matrix is done
   const WeightChoice weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
-                                                    kSsspDefaultStepLimit, &input, &budget);
+                                                    kSsspDefaultStepLimit, &input, &budget, &steps.lengths);
   result.params = weights.params;
   result.info = info;
-  // Sites: --site points (pixel, or map with --map-coords), then the points of --sites-file.
-  std::vector<SourceCell> located = locate_source_points(options.sites, info, options.map_coords, "", 1, "--site");
-  if (!options.sites_file.empty()) {
-    std::string crs;
-    const std::vector<SourcePoint> points = read_source_points(options.sites_file, &crs);
-    const auto more = locate_source_points(points, info, true, crs, static_cast<std::uint32_t>(located.size() + 1), "--sites-file");
-    located.insert(located.end(), more.begin(), more.end());
-  }
-  if (located.size() < 2)
-    throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(located.size()) +
-                     "): give --site x,y more than once or --sites-file FILE");
   std::vector<OdSite> sites;
-  for (const SourceCell& c : located) {
-    sites.push_back(OdSite{c.cell, c.text});
-    result.site_cells.push_back(c.cell);
+  if (!options.sites_raster.empty()) {
+    // Region sites: every cell of the raster that is not nodata and not 0 belongs to the region of
+    // its value (a positive integer); the regions in ascending id order, named by their ids.
+    if (!options.sites.empty() || !options.sites_file.empty())
+      throw UsageError("--sites-raster gives region sites; --site and --sites-file give point sites: use one kind");
+    sites = read_region_sites(options.sites_raster, grid, budget, &result.site_ids);
+    for (const OdSite& site : sites) result.site_cells.push_back(site.cells.front());
+  } else {
+    // Sites: --site points (pixel, or map with --map-coords), then the points of --sites-file.
+    std::vector<SourceCell> located = locate_source_points(options.sites, info, options.map_coords, "", 1, "--site");
+    if (!options.sites_file.empty()) {
+      std::string crs;
+      const std::vector<SourcePoint> points = read_source_points(options.sites_file, &crs);
+      const auto more = locate_source_points(points, info, true, crs, static_cast<std::uint32_t>(located.size() + 1), "--sites-file");
+      located.insert(located.end(), more.begin(), more.end());
+    }
+    for (const SourceCell& c : located) {
+      sites.push_back(OdSite{{c.cell}, c.text});
+      result.site_cells.push_back(c.cell);
+    }
   }
+  if (sites.size() < 2)
+    throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(sites.size()) + "): give --site x,y more than once, " +
+                     "--sites-file FILE or --sites-raster R with 2 region ids or more");
   result.sites = sites.size();
   OdQueryOptions qo;
   qo.params = weights.params;
@@ -222,14 +320,24 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     qo.max_cost = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
   }
   qo.cache_bytes = options.cache_bytes;
+  qo.threads = thread_count(options.threads);
+  qo.device = cuda ? Device::Cuda : Device::Cpu;
+  qo.round_tiles = options.round_tiles;
+  qo.max_batch = options.max_batch;
+  qo.gpu_memory_bytes = options.gpu_memory_bytes;
   OdQueryStats stats;
   if (index) {
     result.method = "index";
     result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
   } else {
     result.method = "exchange";
-    result.costs = od_matrix_by_exchange(input, sites, qo, thread_count(options.threads), run.path(), budget, progress, &stats);
+    result.costs = od_matrix_by_exchange(input, sites, qo, budget, progress, &stats);
   }
+  result.device = qo.device == Device::Cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  result.rounds = stats.rounds;
+  result.gpu_uploads = stats.gpu_uploads;
+  result.kernel_ms = stats.kernel_ms;
+  result.site_parts = stats.site_parts;
   for (PathLength d : result.costs) result.pairs_reached += d != kUnreached;
   result.batch_sources = stats.batch_sources;
   result.tile_solves = stats.tile_solves;

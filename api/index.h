@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "api/sssp_sources.h"
+#include "api/step_lengths.h"
 #include "api/weight_params.h"
 #include "store/raster_info.h"
 #include "core/memory_budget.h"
@@ -35,6 +36,7 @@ struct IndexOptions {
   Connectivity connectivity = Connectivity::Eight;
   std::uint32_t tile = 0;  // 0: kDefaultIndexTile (a .tzs of another tile is re-tiled)
   std::uint32_t leaf = 8;  // nested dissection leaf: 4, 8 or 16
+  DistanceMode distance = DistanceMode::Cells;  // --distance cells|map (geodesic: no index)
   std::string device = "auto";
   std::uint64_t gpu_memory_bytes = 0;
   unsigned threads = 0;
@@ -45,6 +47,7 @@ struct IndexResult {
   std::uint64_t width = 0, height = 0;
   std::uint32_t tile = 0, leaf = 0;
   std::string device;
+  std::string distance = "cells";
   WeightChoice weights;
   std::uint64_t tiles = 0, present_tiles = 0, batch_tiles = 0;
   std::uint64_t bytes = 0;  // of the index file
@@ -63,10 +66,12 @@ struct OdMatrixOptions {
   std::string index;          // --index INDEX.tzi; empty: the SSSP exchange per site
   std::vector<SourcePoint> sites;  // --site, ids 1.. in order, then --sites-file points
   std::string sites_file;
+  std::string sites_raster;  // --sites-raster: region sites (ids = the raster's values), instead of points
   bool map_coords = false;
   WeightModel weight = WeightModel::Friction;
   double scale = 0.0;
   Connectivity connectivity = Connectivity::Eight;
+  DistanceMode distance = DistanceMode::Cells;  // --distance cells|map|geodesic (geodesic: without --index)
   double max_cost = -1.0;  // < 0: none
   bool wide = false;       // K x K table instead of the long form
   std::string geojson;     // --geojson: straight lines between the pairs of sites (empty: none)
@@ -74,14 +79,22 @@ struct OdMatrixOptions {
   unsigned threads = 0;
   std::string tmpdir;
   std::uint64_t cache_bytes = 0;  // tests: the index tile cache / exchange tile cache (0: the budget's rest)
+  std::string device = "auto";    // --device: the min-plus products of the index query (auto, cpu, cuda)
+  std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory: GPU matrix slots (0: 60% of the free memory)
+  std::uint64_t round_tiles = 0;  // tests: tiles per GPU launch (0: 512)
+  std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)
 };
 
 struct OdMatrixResult {
   std::uint64_t width = 0, height = 0, sites = 0, pairs_reached = 0;
   std::uint32_t tile = 0;
   std::string method;  // "index" or "exchange"
+  std::string device;  // "cpu" or "cuda (NAME)"
+  std::uint64_t rounds = 0, gpu_uploads = 0, site_parts = 0;
+  double kernel_ms = 0;
   WeightParams params;
-  std::vector<std::uint64_t> site_cells;
+  std::vector<std::uint64_t> site_cells;  // a point's cell; a region's first cell (row-major)
+  std::vector<std::uint64_t> site_ids;    // --sites-raster: the regions' ids; empty: 1..K
   RasterInfo info;  // INPUT's georeferencing (for --geojson)
   std::vector<PathLength> costs;  // K x K, fixed point, kUnreached where none
   std::uint64_t batch_sources = 0, tile_solves = 0, matrix_loads = 0, cache_tiles = 0, exchange_solves = 0, site_tiles = 0;
@@ -98,6 +111,8 @@ struct IndexSummary {
   WeightModel weight = WeightModel::Friction;
   Connectivity connectivity = Connectivity::Eight;
   double scale = 0, offset = 0;
+  std::string distance = "cells";
+  double step_ew = 1, step_ns = 1, step_diag = 1;
   std::uint64_t fingerprint = 0;
   std::string text() const;
   std::string to_json() const;

@@ -26,6 +26,9 @@ const char kUsage[] =
     "  --weight friction|absdiff|max  edge weight model (default friction), as `terrazo sssp`\n"
     "  --scale S             fixed-point scale (default: the rule of docs/weights.md, as sssp)\n"
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --distance cells|map  step lengths of --weight friction: cells 1 and sqrt 2 (default), map the\n"
+    "                        geotransform's lengths (recorded; od-matrix and sssp --index must match;\n"
+    "                        geodesic has no index: its lengths vary by row)\n"
     "  --tile N              index tile side, a power of two 16..1024 (default 64): the matrices grow\n"
     "                        as (4N)^2 per N^2 cells, the build as N per cell, a query as the number of\n"
     "                        ring cells (4 / N per cell)\n"
@@ -63,6 +66,7 @@ IndexCommandOptions parse_index_options(const std::vector<std::string>& argument
     o.scale = scale;
   }
   if (auto c = args.value("--connectivity")) o.connectivity = parse_connectivity(*c);
+  if (auto distance = args.value("--distance")) o.distance = parse_distance_mode(*distance);
   if (auto leaf = args.int_value("--leaf")) {
     if (*leaf != 4 && *leaf != 8 && *leaf != 16) throw UsageError("invalid --leaf " + std::to_string(*leaf) + ": expected 4, 8 or 16");
     o.leaf = static_cast<std::uint32_t>(*leaf);
@@ -118,6 +122,7 @@ std::string IndexCommandResult::to_json() const {
       .add("device", r.device)
       .add("weight", to_string(r.weights.params.model))
       .add("connectivity", static_cast<int>(o.connectivity))
+      .add("distance", r.distance)
       .add("scale", r.weights.params.scale)
       .add("offset", r.weights.params.offset)
       .add("tiles", r.tiles)

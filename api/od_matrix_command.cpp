@@ -16,12 +16,13 @@ namespace terrazo {
 namespace {
 
 const char kUsage[] =
-    "Usage: terrazo od-matrix --site x,y --site x,y [...] | --sites-file FILE [options] INPUT OUT.csv\n"
+    "Usage: terrazo od-matrix --site x,y --site x,y [...] | --sites-file FILE | --sites-raster R [options] INPUT OUT.csv\n"
     "\n"
     "The exact cost-distance matrix between K sites over the 8- (or 4-) connected grid graph of INPUT,\n"
     "the same numbers `terrazo sssp` gives at the sites. With --index, from the boundary-graph index of\n"
-    "`terrazo index` (one in-tile solve per site, then one Dijkstra over the tiles' boundaries per site);\n"
-    "without, one SSSP exchange per site over the raster (docs/index.md).\n"
+    "`terrazo index` (one in-tile solve per site, then an exchange over the tiles' boundaries whose tile\n"
+    "re-solves are min-plus products, on the GPU with --device cuda); without, the same exchange with\n"
+    "in-tile solves, the sites in batches, each tile read about once per batch (docs/index.md).\n"
     "\n"
     "INPUT      the cost surface: any GDAL raster or a terrazo tile store (.tzs)\n"
     "OUT.csv    `from_id,to_id,cost`: a header line, then one line per ordered pair of sites (K x K,\n"
@@ -32,27 +33,39 @@ const char kUsage[] =
     "  --site x,y            a site cell: column,row (0-based, row 0 at the top); repeatable\n"
     "  --map-coords          --site values are map coordinates in INPUT's CRS\n"
     "  --sites-file FILE     an OGR vector file of points, in its layer's CRS (after the --site points)\n"
+    "  --sites-raster R      region sites instead of points: a raster of INPUT's size whose cells hold\n"
+    "                        region ids (positive integers; 0 and nodata: none), e.g. habitat patches;\n"
+    "                        the cost between two regions is the least over their cells' pairs, ids\n"
+    "                        in the CSV are the regions' ids (ascending); region cells on nodata are\n"
+    "                        left out\n"
     "\n"
     "Options:\n"
     "  --index INDEX.tzi     the index of INPUT (same --weight, --scale, --connectivity; checked)\n"
     "  --weight friction|absdiff|max  edge weight model (default friction), as `terrazo sssp`\n"
     "  --scale S             fixed-point scale (default: the rule of docs/weights.md, as sssp)\n"
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --distance cells|map|geodesic  step lengths of --weight friction, as `terrazo sssp`: cells 1 and\n"
+    "                        sqrt 2 (default), map the geotransform's, geodesic metres on a lon/lat CRS\n"
+    "                        (with --index: the index's mode; geodesic has no index)\n"
     "  --max-cost C          costs above C are reported unreachable (cost units)\n"
     "  --wide                write a K x K table (`from_id,1,2,...,K`) instead of the long form\n"
     "  --geojson FILE        also write one straight LineString per pair of sites i < j with a cost\n"
     "                        (cell centres, INPUT's CRS; properties from_id, to_id, cost); traced\n"
     "                        least-cost lines: `terrazo network`\n"
+    "  --device auto|cpu|cuda  with --index: the min-plus products on the GPU (auto: when there is one)\n"
+    "                        or the CPU; the same numbers either way\n"
+    "  --gpu-memory SIZE     GPU memory for the index's matrices (default 60% of the free memory)\n"
     "  --memory SIZE         host memory budget (default 1G)\n"
-    "  --threads N           CPU threads of the exchange without --index (default: all cores)\n"
+    "  --threads N           CPU threads: the min-plus products of --index on the CPU, the in-tile solves\n"
+    "                        without it (default: all cores)\n"
     "  --tile N              tile of the exchange without --index (default: the store's, else 256)\n"
     "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: width, height, tile, method (index|exchange), weight, connectivity, scale, sites,\n"
-    "pairs_reached, batch_sources, tile_solves, matrix_loads, cache_tiles, exchange_solves, phases {import, sites,\n"
-    "queries}, seconds, peak_rss_bytes.\n"
+    "JSON keys: width, height, tile, method (index|exchange), device, weight, connectivity, scale, sites,\n"
+    "pairs_reached, batch_sources, tile_solves, rounds, matrix_loads, gpu_uploads, kernel_ms, cache_tiles,\n"
+    "exchange_solves, phases {import, sites, queries}, seconds, peak_rss_bytes.\n"
     "\n"
     "Examples:\n"
     "  terrazo index dem.tif dem.tzi\n"
@@ -78,6 +91,7 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   for (const std::string& text : args.values("--site")) o.sites.push_back(parse_source_point(text, "--site"));
   o.map_coords = args.flag("--map-coords");
   if (auto file = args.value("--sites-file")) o.sites_file = *file;
+  if (auto file = args.value("--sites-raster")) o.sites_raster = *file;
   if (auto file = args.value("--index")) o.index = *file;
   if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
   if (auto text = args.value("--scale")) {
@@ -86,6 +100,7 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
     o.scale = scale;
   }
   if (auto c = args.value("--connectivity")) o.connectivity = parse_connectivity(*c);
+  if (auto distance = args.value("--distance")) o.distance = parse_distance_mode(*distance);
   if (auto text = args.value("--max-cost")) {
     const double max_cost = parse_finite_double("--max-cost", *text);
     if (!(max_cost >= 0)) throw UsageError("invalid --max-cost '" + *text + "': expected a cost >= 0");
@@ -96,7 +111,9 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT OUT.csv");
   o.input = files[0];
   o.output = files[1];
-  if (o.sites_file.empty() && o.sites.size() < 2)
+  if (!o.sites_raster.empty() && (!o.sites.empty() || !o.sites_file.empty()))
+    throw UsageError("--sites-raster gives region sites; --site and --sites-file give point sites: use one kind");
+  if (o.sites_file.empty() && o.sites_raster.empty() && o.sites.size() < 2)
     throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(o.sites.size()) +
                      "): give --site x,y more than once or --sites-file FILE");
   if (o.map_coords && o.sites.empty()) throw UsageError("--map-coords applies to --site points, and none is given");
@@ -104,7 +121,13 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   o.tile = common.tile;
   o.threads = common.threads;
   o.tmpdir = common.tmpdir;
+  o.device = common.device;
+  o.gpu_memory_bytes = common.gpu_memory_bytes;
   return parsed;
+}
+
+static std::string site_id(const OdMatrixResult& r, std::uint64_t i) {
+  return std::to_string(r.site_ids.empty() ? i + 1 : r.site_ids[i]);
 }
 
 std::string od_matrix_geojson(const OdMatrixResult& r) {
@@ -125,8 +148,8 @@ std::string od_matrix_geojson(const OdMatrixResult& r) {
     for (std::uint64_t j = i + 1; j < k; ++j) {
       const PathLength d = std::min(r.costs[i * k + j], r.costs[j * k + i]);
       if (d == kUnreached) continue;
-      out += std::string(first ? "" : ",\n") + "{ \"type\": \"Feature\", \"properties\": { \"from_id\": " + std::to_string(i + 1) +
-             ", \"to_id\": " + std::to_string(j + 1) + ", \"cost\": " + format_cost(d, r.params.scale) +
+      out += std::string(first ? "" : ",\n") + "{ \"type\": \"Feature\", \"properties\": { \"from_id\": " + site_id(r, i) +
+             ", \"to_id\": " + site_id(r, j) + ", \"cost\": " + format_cost(d, r.params.scale) +
              " }, \"geometry\": { \"type\": \"LineString\", \"coordinates\": [ " + point(r.site_cells[i]) + ", " +
              point(r.site_cells[j]) + " ] } }";
       first = false;
@@ -140,10 +163,10 @@ std::string od_matrix_csv(const OdMatrixResult& r, bool wide) {
   const std::uint64_t k = r.sites;
   if (wide) {
     out += "from_id";
-    for (std::uint64_t j = 0; j < k; ++j) out += "," + std::to_string(j + 1);
+    for (std::uint64_t j = 0; j < k; ++j) out += "," + site_id(r, j);
     out += "\n";
     for (std::uint64_t i = 0; i < k; ++i) {
-      out += std::to_string(i + 1);
+      out += site_id(r, i);
       for (std::uint64_t j = 0; j < k; ++j) out += "," + format_cost(r.costs[i * k + j], r.params.scale);
       out += "\n";
     }
@@ -152,7 +175,7 @@ std::string od_matrix_csv(const OdMatrixResult& r, bool wide) {
   out += "from_id,to_id,cost\n";
   for (std::uint64_t i = 0; i < k; ++i)
     for (std::uint64_t j = 0; j < k; ++j)
-      out += std::to_string(i + 1) + "," + std::to_string(j + 1) + "," + format_cost(r.costs[i * k + j], r.params.scale) + "\n";
+      out += site_id(r, i) + "," + site_id(r, j) + "," + format_cost(r.costs[i * k + j], r.params.scale) + "\n";
   return out;
 }
 
@@ -167,6 +190,10 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
   if (!o.sites_file.empty()) {
     check_input_file(o.sites_file);
     inputs.push_back(o.sites_file);
+  }
+  if (!o.sites_raster.empty()) {
+    check_input_file(o.sites_raster);
+    inputs.push_back(o.sites_raster);
   }
   check_output_file(o.output, inputs);
   if (!o.geojson.empty()) {
@@ -201,8 +228,8 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
 
 std::string OdMatrixCommandResult::summary() const {
   const OdMatrixResult& r = result;
-  return format_line("od-matrix: %llu sites (%s), %llu of %llu pairs reached; %.1f s, peak RSS %s",
-                     static_cast<unsigned long long>(r.sites), r.method.c_str(),
+  return format_line("od-matrix: %llu sites (%s, %s), %llu of %llu pairs reached; %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(r.sites), r.method.c_str(), r.device.c_str(),
                      static_cast<unsigned long long>(r.pairs_reached), static_cast<unsigned long long>(r.sites * r.sites),
                      r.seconds_total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
 }
@@ -221,14 +248,20 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("height", r.height)
       .add("tile", r.tile)
       .add("method", r.method)
+      .add("device", r.device)
       .add("weight", to_string(r.params.model))
       .add("connectivity", static_cast<int>(o.connectivity))
+      .add("distance", to_string(o.distance))
       .add("scale", r.params.scale)
       .add("sites", r.sites)
       .add("pairs_reached", r.pairs_reached)
       .add("site_tiles", r.site_tiles)
       .add("batch_sources", r.batch_sources)
       .add("tile_solves", r.tile_solves)
+      .add("rounds", r.rounds)
+      .add("gpu_uploads", r.gpu_uploads)
+      .add("kernel_ms", r.kernel_ms)
+      .add("site_parts", r.site_parts)
       .add("matrix_loads", r.matrix_loads)
       .add("cache_tiles", r.cache_tiles)
       .add("exchange_solves", r.exchange_solves)

@@ -230,8 +230,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   if (!options.index.empty()) {
     if (labelled) throw UsageError("--index computes distances only; --backlink and --allocation need the exchange (drop --index)");
     if (!options.source_raster.empty()) throw UsageError("--index takes --source points and --sources-file, not --source-raster");
-    if (options.distance != DistanceMode::Cells)
-      throw UsageError("--index holds distances with cell step lengths (1, sqrt 2); --distance needs the exchange (drop --index)");
+    if (options.distance == DistanceMode::Geodesic)
+      throw UsageError("--distance geodesic has no index (its step lengths vary by row); drop --index");
     if (!IndexFile::looks_like_index(options.index))
       throw UsageError("--index '" + options.index + "' is not a terrazo index (.tzi); make one with `terrazo index`");
     index = IndexFile::open(options.index, budget);

@@ -8,7 +8,13 @@
 #
 # Usage: bench/bench_index.sh TERRAZO SIDE TILE DEVICE WORKDIR K...
 #   TERRAZO  the terrazo command (a build's binary, or DIR/terrazo.sh from bench/device_bundle.sh)
-#   DEVICE   cpu or cuda (the index build; the queries run on the CPU)
+#   DEVICE   cpu or cuda: the index build and od-matrix --index; with cuda the query also runs with
+#            --device cpu (the same binary, the same call) and the two CSVs must be equal
+#   MEMORY (environment) --memory of the od-matrix runs (default 1G; the labels of a batch take
+#            16 bytes per ring cell and source, about 64/t bytes per cell and source)
+#   SKIP_EXCHANGE=1 (environment) leaves out od-matrix without the index
+#   SSSP_RUNS (environment) separate `terrazo sssp` runs timed for the smallest K (default: K; the
+#            per-run mean times K is the estimate when fewer)
 # Example (GPU machine): bench/bench_index.sh /tmp/tz/terrazo.sh 4096 64 cuda /tmp/work 10 100
 set -euo pipefail
 tz=$1
@@ -26,14 +32,21 @@ timed index "$tz" index -q --json --device "$device" --tile "$tile" "$store" "$i
 first=1
 for k in "$@"; do
   sites=$(awk -v k="$k" -v s="$side" 'BEGIN { srand(11); for (i = 0; i < k; i++) printf "--site %d,%d ", int(rand() * s), int(rand() * s) }')
-  timed "od-index-k$k" "$tz" od-matrix -q --json --index "$index" $sites "$store" "$work/od_i_$k.csv"
-  timed "od-exchange-k$k" "$tz" od-matrix -q --json $sites "$store" "$work/od_x_$k.csv"
-  cmp "$work/od_i_$k.csv" "$work/od_x_$k.csv" && echo "k$k: the same CSV with and without the index"
+  timed "od-index-$device-k$k" "$tz" od-matrix -q --json --memory "${MEMORY:-1G}" --device "$device" --index "$index" $sites "$store" "$work/od_i_$k.csv"
+  if [ "$device" = cuda ]; then
+    timed "od-index-cpu-k$k" "$tz" od-matrix -q --json --memory "${MEMORY:-1G}" --device cpu --index "$index" $sites "$store" "$work/od_c_$k.csv"
+    cmp "$work/od_i_$k.csv" "$work/od_c_$k.csv" && echo "k$k: the same CSV with the query on the GPU and on the CPU"
+  fi
+  if [ "${SKIP_EXCHANGE:-0}" = 0 ]; then
+    timed "od-exchange-k$k" "$tz" od-matrix -q --json --memory "${MEMORY:-1G}" $sites "$store" "$work/od_x_$k.csv"
+    cmp "$work/od_i_$k.csv" "$work/od_x_$k.csv" && echo "k$k: the same CSV with and without the index"
+  fi
   if [ $first -eq 1 ]; then
     first=0
+    runs=${SSSP_RUNS:-$k}
     start=$(date +%s.%N)
-    for p in $(echo $sites | tr ' ' '\n' | grep -v -- --site); do "$tz" sssp -q --source "$p" "$store" "$work/cost.tif"; done
-    echo "sssp-runs-k$k: $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s wall for $k runs"
+    for p in $(echo $sites | tr ' ' '\n' | grep -v -- --site | head -n "$runs"); do "$tz" sssp -q --source "$p" "$store" "$work/cost.tif"; done
+    echo "sssp-runs-k$k: $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s wall for $runs runs"
     rm -f "$work/cost.tif"
   fi
 done

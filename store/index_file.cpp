@@ -40,7 +40,8 @@ std::vector<unsigned char> encode_header(const IndexFileHeader& h, std::uint64_t
   e.put<std::uint32_t>(h.leaf);
   e.put<std::uint8_t>(static_cast<std::uint8_t>(h.model));
   e.put<std::uint8_t>(static_cast<std::uint8_t>(h.connectivity));
-  e.put<std::uint16_t>(0);
+  e.put<std::uint8_t>(h.distance);
+  e.put<std::uint8_t>(0);
   e.put<double>(h.scale);
   e.put<double>(h.offset);
   e.put<std::uint64_t>(h.fingerprint);
@@ -48,6 +49,9 @@ std::vector<unsigned char> encode_header(const IndexFileHeader& h, std::uint64_t
   e.put<std::uint64_t>(present);
   e.put<std::uint64_t>(table_offset);
   e.put<std::uint64_t>(file_size);
+  e.put<double>(h.step_ew);
+  e.put<double>(h.step_ns);
+  e.put<double>(h.step_diag);
   e.bytes().resize(kHeaderBytes - 4, 0);
   e.put<std::uint32_t>(crc32_of(e.bytes().data(), e.bytes().size()));
   return std::move(e.bytes());
@@ -238,7 +242,9 @@ std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, MemoryBudget
   h.tile = d.get<std::uint32_t>();
   h.leaf = d.get<std::uint32_t>();
   const std::uint8_t model = d.get<std::uint8_t>(), connectivity = d.get<std::uint8_t>();
-  d.get<std::uint16_t>();
+  h.distance = d.get<std::uint8_t>();
+  d.get<std::uint8_t>();
+  if (h.distance > 1) throw corrupt("bad distance mode");
   if (model > 2 || (connectivity != 4 && connectivity != 8)) throw corrupt("bad weight model or connectivity");
   h.model = static_cast<WeightModel>(model);
   h.connectivity = static_cast<Connectivity>(connectivity);
@@ -249,6 +255,13 @@ std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, MemoryBudget
   s.present = d.get<std::uint64_t>();
   const std::uint64_t table_offset = d.get<std::uint64_t>();
   const std::uint64_t file_size = d.get<std::uint64_t>();
+  h.step_ew = d.get<double>();
+  h.step_ns = d.get<double>();
+  h.step_diag = d.get<double>();
+  if (h.distance == 0 && h.step_ew == 0 && h.step_ns == 0 && h.step_diag == 0) {  // written before the fields
+    h.step_ew = h.step_ns = 1.0;
+    h.step_diag = 1.41421356237309514547462185873883;
+  }
   if (h.tile < 16 || h.tile > 4096 || (h.tile & (h.tile - 1)) != 0 || h.width == 0 || h.height == 0)
     throw corrupt("bad raster size or tile");
   if (tiles != h.grid().tile_count() || s.present > tiles) throw corrupt("tile count does not match the raster size");

@@ -5,8 +5,8 @@
 //
 // Layout (little-endian; docs/index.md has the table):
 //   header    magic "\x89TZI\r\n\x1a\n", version, the raster's size, tile side, weight model,
-//             connectivity, scale, offset, leaf side, the raster fingerprint, tile count, table and
-//             data offsets; CRC32 of the header
+//             connectivity, distance mode, scale, offset, leaf side, the raster fingerprint, tile
+//             count, table and data offsets, the three step lengths; CRC32 of the header
 //   data      the present tiles' records in Z-order (tile-ordered: an aligned 2^k x 2^k group of
 //             tiles is contiguous): ring values (B doubles, NaN = nodata), then the upper triangle
 //             with the diagonal of the B x B matrix, row by row, as 32-bit entries (0xFFFFFFFF = no
@@ -37,6 +37,11 @@ struct IndexFileHeader {
   Connectivity connectivity = Connectivity::Eight;
   double scale = 1.0, offset = 0.0;
   std::uint64_t fingerprint = 0;  // of the raster's cells (combined tile CRCs, with the size)
+  // Step lengths of the weights (--distance): 0 cells (1, 1, sqrt 2), 1 map (uniform east-west,
+  // north-south and diagonal lengths from the geotransform). Files written before these fields
+  // read as cells.
+  std::uint8_t distance = 0;
+  double step_ew = 1.0, step_ns = 1.0, step_diag = 1.41421356237309514547462185873883;
   TileGrid grid() const {
     TileGrid g;
     g.width = width;

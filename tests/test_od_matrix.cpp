@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -155,6 +156,202 @@ TEST(OdMatrix, RandomRastersWithIndexAndWithoutMatchTheOracle) {
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(unreachable_pairs, 0) << "no case had an unreachable pair (island sites)";
+}
+
+// The exchange without the index carries a label vector per source for a batch of sources: batches
+// of one and of two sources and one batch of all give the same matrix, the oracle's (tiles of 16).
+TEST(OdMatrix, BatchedExchangeEqualsOneSourceAtATime) {
+  testing::TempDir dir;
+  std::mt19937_64 rng(4242);
+  const std::uint64_t w = 150, h = 120;
+  std::vector<double> values(w * h);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 20);
+  const std::string input = dir.file("batch.tif");
+  testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
+  const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 9);
+  OdMatrixOptions o;
+  o.input = input;
+  o.sites = points_of(cells, w);
+  o.weight = WeightModel::Friction;
+  o.tile = 16;
+  o.threads = 2;
+  MemoryBudget budget(256ull << 20);
+  const OdMatrixResult all = run_od_matrix(o, budget, Progress::silent());
+  EXPECT_EQ(all.batch_sources, cells.size());
+  for (std::uint64_t batch : {1u, 2u}) {
+    o.max_batch = batch;
+    const OdMatrixResult few = run_od_matrix(o, budget, Progress::silent());
+    EXPECT_EQ(few.batch_sources, batch);
+    expect_same(few.costs, all.costs, cells.size(), "batches of " + std::to_string(batch) + " against one batch");
+  }
+  expect_same(all.costs, reference_matrix(values, w, h, all.params, Connectivity::Eight, kUnreached, cells), cells.size(),
+              "batched against the oracle");
+}
+
+// Region sites (--sites-raster): the cost between two regions is the least over their cells' pairs:
+// against a multi-source Dijkstra from each region's cells, with and without the index, regions that
+// span several tiles, share a tile, hold nodata cells, and one closed off by nodata.
+TEST(OdMatrix, RegionSitesMatchAMultiSourceOracle) {
+  testing::TempDir dir;
+  int unreachable = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937_64 rng(seed * 6151);
+    const std::uint64_t w = 30 + rng() % 50, h = 30 + rng() % 50;
+    std::vector<double> values(w * h);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 30);
+    for (std::uint64_t y = 2; y <= 8; ++y)  // a closed nodata ring around an island
+      for (std::uint64_t x = 2; x <= 8; ++x)
+        if (y == 2 || y == 8 || x == 2 || x == 8) values[y * w + x] = kNaN;
+        else values[y * w + x] = 5;
+    // Regions: rectangles and scattered cells with ids 3, 7, 12, ..., one on the island.
+    std::vector<double> ids(w * h, 0);
+    const int regions = 3 + static_cast<int>(rng() % 3);
+    for (int r = 0; r < regions; ++r) {
+      const double id = 3 + 4 * r + (r == 1 ? 1 : 0);
+      const std::uint64_t x0 = 10 + rng() % (w - 20), y0 = 10 + rng() % (h - 20);
+      const std::uint64_t rw = 1 + rng() % 12, rh = 1 + rng() % 12;
+      for (std::uint64_t y = y0; y < std::min(h, y0 + rh); ++y)
+        for (std::uint64_t x = x0; x < std::min(w, x0 + rw); ++x) ids[y * w + x] = id;
+      for (int extra = 0; extra < 3; ++extra) ids[(rng() % h) * w + rng() % w] = id;
+      ids[(y0 + rh / 2 < h ? y0 + rh / 2 : y0) * w + x0] = id;  // at least one cell kept
+    }
+    for (std::uint64_t y = 4; y <= 6; ++y) ids[y * w + 4] = ids[y * w + 5] = 99;  // the island region
+    const std::string input = dir.file("reg" + std::to_string(seed) + ".tif");
+    const std::string zones = dir.file("zones" + std::to_string(seed) + ".tif");
+    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
+    testing::write_raster_values(zones, w, h, ids, CellType::Int32, 0);
+    const Connectivity c = seed % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
+    const WeightModel model = seed % 2 ? WeightModel::Friction : WeightModel::AbsDiff;
+    const std::string index = dir.file("reg" + std::to_string(seed) + ".tzi");
+    build(input, index, model, c, 16, 8);
+    OdMatrixOptions o;
+    o.input = input;
+    o.sites_raster = zones;
+    o.weight = model;
+    o.connectivity = c;
+    o.tile = 16;
+    o.threads = 2;
+    MemoryBudget budget(256ull << 20);
+    const OdMatrixResult without = run_od_matrix(o, budget, Progress::silent());
+    o.index = index;
+    const OdMatrixResult with = run_od_matrix(o, budget, Progress::silent());
+    // The oracle: one multi-source Dijkstra per region from its valid cells.
+    std::map<std::uint64_t, std::vector<std::uint64_t>> cells_of;
+    for (std::uint64_t cell = 0; cell < w * h; ++cell)
+      if (ids[cell] != 0) cells_of[static_cast<std::uint64_t>(ids[cell])].push_back(cell);
+    std::vector<std::uint64_t> want_ids;
+    std::vector<PathLength> want;
+    for (const auto& [id, list] : cells_of) want_ids.push_back(id);
+    for (const auto& [id, list] : cells_of) {
+      testing::SsspReferenceProblem ref;
+      ref.width = w;
+      ref.height = h;
+      ref.values = values.data();
+      ref.params = with.params;
+      ref.connectivity = c;
+      std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
+      for (std::uint64_t cell : list)
+        if (values[cell] == values[cell]) sources.push_back({cell, 0});
+      testing::set_reference_sources(ref, sources);
+      ASSERT_TRUE(testing::sssp_reference(ref));
+      for (const auto& [to, targets] : cells_of) {
+        PathLength best = kUnreached;
+        for (std::uint64_t cell : targets)
+          if (values[cell] == values[cell]) best = std::min(best, ref.dist[cell]);
+        want.push_back(best);
+        unreachable += best == kUnreached;
+      }
+    }
+    const std::string what = "seed " + std::to_string(seed);
+    EXPECT_EQ(with.site_ids, want_ids) << what;
+    expect_same(without.costs, want, want_ids.size(), what + " regions without the index");
+    expect_same(with.costs, want, want_ids.size(), what + " regions with the index");
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(unreachable, 0) << "the island region should be unreachable from the others";
+}
+
+// --distance: od-matrix with map step lengths (an index built with --distance map, and without an
+// index) against the oracle with those lengths; geodesic (no index) against plain sssp at the sites;
+// an index of one mode refuses a query of another, and an index refuses geodesic.
+TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
+  testing::TempDir dir;
+  std::mt19937_64 rng(777);
+  const std::uint64_t w = 60, h = 50;
+  std::vector<double> values(w * h);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 20);
+  auto georef = [](const std::string& crs, double x0, double y0, double dx, double dy) {
+    RasterInfo info;
+    info.has_geotransform = true;
+    info.geotransform = {x0, dx, 0, y0, 0, dy};
+    info.crs_wkt = crs_to_wkt(crs, "test");
+    return info;
+  };
+  const std::string projected = dir.file("utm.tif"), lonlat = dir.file("lonlat.tif");
+  testing::write_raster_values(projected, w, h, values, CellType::Float32, -9999, georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
+  testing::write_raster_values(lonlat, w, h, values, CellType::Float32, -9999, georef("EPSG:4326", -72.0, 70.0, 0.01, -0.005));
+  const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 6);
+  OdMatrixOptions o;
+  o.input = projected;
+  o.sites = points_of(cells, w);
+  o.tile = 16;
+  o.threads = 2;
+  o.distance = DistanceMode::Map;
+  MemoryBudget budget(256ull << 20);
+  const OdMatrixResult map = run_od_matrix(o, budget, Progress::silent());
+  EXPECT_EQ(map.params.steps.ew, 30.0);
+  EXPECT_EQ(map.params.steps.ns, 20.0);
+  expect_same(map.costs, reference_matrix(values, w, h, map.params, Connectivity::Eight, kUnreached, cells), cells.size(),
+              "map without the index");
+  IndexOptions io;
+  io.input = projected;
+  io.output = dir.file("utm_map.tzi");
+  io.tile = 16;
+  io.device = "cpu";
+  io.distance = DistanceMode::Map;
+  run_index(io, budget, Progress::silent());
+  o.index = io.output;
+  const OdMatrixResult map_indexed = run_od_matrix(o, budget, Progress::silent());
+  expect_same(map_indexed.costs, map.costs, cells.size(), "map with the index");
+  // Mismatches: a map index queried with cell lengths, a cells index queried with map lengths.
+  OdMatrixOptions cells_query = o;
+  cells_query.distance = DistanceMode::Cells;
+  EXPECT_THROW(run_od_matrix(cells_query, budget, Progress::silent()), UsageError);
+  io.output = dir.file("utm_cells.tzi");
+  io.distance = DistanceMode::Cells;
+  run_index(io, budget, Progress::silent());
+  o.index = io.output;
+  EXPECT_THROW(run_od_matrix(o, budget, Progress::silent()), UsageError);
+  // Geodesic: no index; od-matrix equals sssp's cost raster at the sites.
+  io.input = lonlat;
+  io.output = dir.file("geo.tzi");
+  io.distance = DistanceMode::Geodesic;
+  EXPECT_THROW(run_index(io, budget, Progress::silent()), UsageError);
+  OdMatrixOptions g = o;
+  g.input = lonlat;
+  g.index = "";
+  g.distance = DistanceMode::Geodesic;
+  const OdMatrixResult geo = run_od_matrix(g, budget, Progress::silent());
+  ASSERT_NE(geo.params.steps.rows, nullptr);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    SsspOptions so;
+    so.input = lonlat;
+    so.output = dir.file("geo_cost.tif");
+    so.sources = {o.sites[i]};
+    so.distance = DistanceMode::Geodesic;
+    so.tile = 16;
+    so.device = "cpu";
+    const SsspResult r = run_sssp(so, budget, Progress::silent());
+    ASSERT_EQ(r.params.scale, geo.params.scale);
+    const auto dist = testing::fixed_distances(testing::read_raster_values(so.output), r.params.scale);
+    for (std::size_t j = 0; j < cells.size(); ++j)
+      ASSERT_EQ(geo.costs[i * cells.size() + j], dist[cells[j]]) << "geodesic from site " << i + 1 << " to " << j + 1;
+  }
+  g.index = dir.file("utm_cells.tzi");  // geodesic with an index: refused
+  EXPECT_THROW(run_od_matrix(g, budget, Progress::silent()), UsageError);
 }
 
 TEST(OdMatrix, RealDemsEqualPlainSsspRuns) {

@@ -3,13 +3,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <functional>
 #include <queue>
 
 #include "core/error.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/index/boundary_ring.h"
-#include "kernels/index/min_plus.h"
 
 namespace terrazo {
 
@@ -26,6 +26,21 @@ void check_index_fits(const IndexFile& index, const TileGrid& grid, const Weight
                      to_string(h.connectivity) + " --scale " + std::to_string(h.scale) + ", this query asks for --weight " +
                      to_string(params.model) + " --connectivity " + to_string(connectivity) +
                      " --scale " + std::to_string(params.scale) + ": give the index's flags or rebuild it");
+  // Step lengths (--distance): an index holds uniform ones (cells or map); geodesic lengths vary by row.
+  auto lengths = [](double ew, double ns, double diag) {
+    char buffer[128];
+    std::snprintf(buffer, sizeof buffer, "%.17g, %.17g, %.17g", ew, ns, diag);
+    return std::string(buffer);
+  };
+  const std::string built = std::string(h.distance == 0 ? "cells" : "map") + " (step lengths " +
+                            lengths(h.step_ew, h.step_ns, h.step_diag) + ")";
+  if (params.steps.rows != nullptr)
+    throw UsageError("--index was built with --distance " + built +
+                     "; --distance geodesic varies by row and has no index: drop --index");
+  if (params.steps.ew != h.step_ew || params.steps.ns != h.step_ns || params.steps.diag != h.step_diag)
+    throw UsageError("--index was built with --distance " + built + ", this query's step lengths are " +
+                     lengths(params.steps.ew, params.steps.ns, params.steps.diag) +
+                     ": give the index's --distance or rebuild it");
 }
 
 void check_index_tile(const IndexFile& index, std::uint64_t tile, const double* values, const std::string& what) {
@@ -38,7 +53,7 @@ void check_index_tile(const IndexFile& index, std::uint64_t tile, const double* 
   }
 }
 
-GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, const TileGrid& grid, std::uint64_t kb,
+GPrimeLabels gprime_exchange(GPrimeTiles& tiles, const TileGrid& grid, std::uint64_t kb,
                              const std::vector<GPrimeSeed>& seeds, const GPrimeExchangeOptions& options,
                              GPrimeStats* stats) {
   GPrimeStats local;
@@ -46,16 +61,23 @@ GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, cons
   const std::uint32_t t = grid.tile;
   const std::uint32_t b = ring_size(t);
   const std::uint32_t tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
+  const std::uint64_t round_limit = std::max<std::uint64_t>(1, tiles.round_tiles());
   struct TileLabels {
     std::vector<PathLength> label, delta;  // batch x b each, source-major
     std::vector<std::uint32_t> dirty;      // sources with pending (delta) labels
     std::vector<char> is_dirty;            // batch
     PathLength queued = kUnreached;        // key it is queued with (kUnreached: not queued)
   };
-  std::vector<PathLength> before;
-  std::vector<std::uint32_t> solving;
+  // A round's vectors: per vector its tile, source, and x (the pending labels), y (the labels), the
+  // labels before the solve (entries offered since the last solve count as changed).
+  std::vector<PathLength> xs, ys, before;
+  std::vector<std::uint64_t> vector_tile;
+  std::vector<std::uint32_t> vector_source;
+  std::vector<std::uint64_t> round;              // the round's tiles
+  std::vector<std::uint64_t> round_first;        // first vector of each round tile (+ end)
   std::vector<std::uint64_t> first_of, fill_at;
   std::vector<std::uint32_t> improved_sources;
+  std::vector<double> ring;
   // The grid edges leaving each ring position: direction, neighbouring tile offset, ring position there.
   struct Step {
     int dir = 0, dx = 0, dy = 0;
@@ -83,117 +105,148 @@ GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, cons
     TileLabels* labels = nullptr;
   };
   std::array<Neighbour, 9> around;  // the 3 x 3 tiles around the one solved
-  {
-    const std::uint64_t vector_entries = kb * b;
-    std::unordered_map<std::uint64_t, TileLabels> labels;
-    using Item = std::pair<PathLength, std::uint64_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
-    auto labels_of = [&](std::uint64_t tile) -> TileLabels& {
-      TileLabels& l = labels[tile];
-      if (l.label.empty()) {
-        l.label.assign(vector_entries, kUnreached);
-        l.delta.assign(vector_entries, kUnreached);
-        l.is_dirty.assign(kb, 0);
-      }
-      return l;
-    };
-    // Offers label d to ring cell q of `tile` for source v: kept when it improves.
-    auto offer = [&](std::uint64_t tile, TileLabels& l, std::uint64_t v, std::uint32_t q, PathLength d) {
-      if (d > options.max_cost || d >= l.label[v * b + q]) return;
-      l.label[v * b + q] = d;
-      l.delta[v * b + q] = d;
-      if (!l.is_dirty[v]) {
-        l.is_dirty[v] = 1;
-        l.dirty.push_back(static_cast<std::uint32_t>(v));
-      }
-      if (d < l.queued) {
-        l.queued = d;
-        queue.push({d, tile});
-      }
-    };
-    for (const GPrimeSeed& seed : seeds) {
-      TileLabels& l = labels_of(seed.tile);
-      for (std::uint32_t p = 0; p < b; ++p) offer(seed.tile, l, seed.source, p, seed.ring[p]);
+  const std::uint64_t vector_entries = kb * b;
+  std::unordered_map<std::uint64_t, TileLabels> labels;
+  using Item = std::pair<PathLength, std::uint64_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+  auto labels_of = [&](std::uint64_t tile) -> TileLabels& {
+    TileLabels& l = labels[tile];
+    if (l.label.empty()) {
+      l.label.assign(vector_entries, kUnreached);
+      l.delta.assign(vector_entries, kUnreached);
+      l.is_dirty.assign(kb, 0);
     }
-    while (!queue.empty()) {
+    return l;
+  };
+  // Offers label d to ring cell q of `tile` for source v: kept when it improves.
+  auto offer = [&](std::uint64_t tile, TileLabels& l, std::uint64_t v, std::uint32_t q, PathLength d) {
+    if (d > options.max_cost || d >= l.label[v * b + q]) return;
+    l.label[v * b + q] = d;
+    l.delta[v * b + q] = d;
+    if (!l.is_dirty[v]) {
+      l.is_dirty[v] = 1;
+      l.dirty.push_back(static_cast<std::uint32_t>(v));
+    }
+    if (d < l.queued) {
+      l.queued = d;
+      queue.push({d, tile});
+    }
+  };
+  for (const GPrimeSeed& seed : seeds) {
+    TileLabels& l = labels_of(seed.tile);
+    for (std::uint32_t p = 0; p < b; ++p) offer(seed.tile, l, seed.source, p, seed.ring[p]);
+  }
+  while (!queue.empty()) {
+    // The round: up to round_limit tiles in the order of their smallest pending label.
+    round.clear();
+    while (!queue.empty() && round.size() < round_limit) {
       const auto [key, tile] = queue.top();
       queue.pop();
       TileLabels& l = labels.at(tile);
       if (key != l.queued) continue;  // stale
       l.queued = kUnreached;
-      ++st.tile_solves;
-      const IndexTileCache::Entry& entry = cache.get(tile);
-      // The sources with pending labels, one product each; `before` holds their labels as the previous
-      // solve left them (entries offered since count as changed).
-      solving.swap(l.dirty);
-      l.dirty.clear();
-      before.resize(solving.size() * static_cast<std::uint64_t>(b));
-      for (std::uint64_t i = 0; i < solving.size(); ++i) {
-        const std::uint64_t v = solving[i];
+      round.push_back(tile);
+    }
+    if (round.empty()) break;
+    ++st.rounds;
+    st.tile_solves += round.size();
+    // Gather the pending sources of every round tile: one vector each.
+    vector_tile.clear();
+    vector_source.clear();
+    round_first.clear();
+    for (std::uint64_t tile : round) {
+      round_first.push_back(vector_tile.size());
+      TileLabels& l = labels.at(tile);
+      for (std::uint32_t v : l.dirty) {
         l.is_dirty[v] = 0;
-        PathLength* was = before.data() + i * b;
-        PathLength* delta = l.delta.data() + v * b;
-        for (std::uint32_t p = 0; p < b; ++p) was[p] = delta[p] != kUnreached ? kUnreached : l.label[v * b + p];
-        min_plus_product_cpu(entry.matrix.data(), b, delta, 1, l.label.data() + v * b);
-        if (options.max_cost != kUnreached) {  // beyond the limit: unreached, as the block solver leaves it
-          PathLength* y = l.label.data() + v * b;
-          for (std::uint32_t p = 0; p < b; ++p)
-            if (y[p] > options.max_cost) y[p] = kUnreached;
-        }
-        std::fill(delta, delta + b, kUnreached);
+        vector_tile.push_back(tile);
+        vector_source.push_back(v);
       }
-      const std::vector<double> ring = entry.ring;  // the cache may evict the entry below
-      // Push the improved ring labels across the grid edges to the neighbouring tiles; each neighbour's
-      // ring values and labels are looked up once per solve.
+      l.dirty.clear();
+    }
+    round_first.push_back(vector_tile.size());
+    const std::uint64_t n = vector_tile.size();
+    xs.resize(n * b);
+    ys.resize(n * b);
+    before.resize(n * b);
+    for (std::uint64_t e = 0; e < n; ++e) {
+      TileLabels& l = labels.at(vector_tile[e]);
+      const std::uint64_t v = vector_source[e];
+      PathLength* delta = l.delta.data() + v * b;
+      const PathLength* label = l.label.data() + v * b;
+      PathLength* was = before.data() + e * b;
+      for (std::uint32_t p = 0; p < b; ++p) was[p] = delta[p] != kUnreached ? kUnreached : label[p];
+      std::copy(delta, delta + b, xs.data() + e * b);
+      std::copy(label, label + b, ys.data() + e * b);
+      std::fill(delta, delta + b, kUnreached);
+    }
+    tiles.relax(vector_tile.data(), n, xs.data(), ys.data());
+    for (std::uint64_t e = 0; e < n; ++e) {
+      PathLength* y = labels.at(vector_tile[e]).label.data() + static_cast<std::uint64_t>(vector_source[e]) * b;
+      const PathLength* solved = ys.data() + e * b;
+      for (std::uint32_t p = 0; p < b; ++p)  // beyond the limit: unreached, as the block solver leaves it
+        y[p] = solved[p] > options.max_cost ? kUnreached : solved[p];
+    }
+    // Push each round tile's improved ring labels across the grid edges to the neighbouring tiles;
+    // each neighbour's ring values and labels are looked up once per tile.
+    for (std::uint64_t r = 0; r < round.size(); ++r) {
+      const std::uint64_t tile = round[r];
+      TileLabels& l = labels.at(tile);
+      const std::uint64_t e0 = round_first[r], e1 = round_first[r + 1];
+      if (e0 == e1) continue;
+      tiles.ring_values(tile, &ring);
       const std::uint32_t tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
-      for (Neighbour& n : around) n.fetched = false;
+      for (Neighbour& nb : around) nb.fetched = false;
       // The improved (ring position, source) pairs grouped by position (a counting sort; the scans
       // run along each source's contiguous vector).
       first_of.assign(b + 1, 0);
-      for (std::uint64_t i = 0; i < solving.size(); ++i) {
-        const PathLength* now = l.label.data() + solving[i] * static_cast<std::uint64_t>(b);
-        const PathLength* was = before.data() + i * b;
+      for (std::uint64_t e = e0; e < e1; ++e) {
+        const PathLength* now = l.label.data() + static_cast<std::uint64_t>(vector_source[e]) * b;
+        const PathLength* was = before.data() + e * b;
         for (std::uint32_t p = 0; p < b; ++p) first_of[p + 1] += now[p] < was[p];
       }
       for (std::uint32_t p = 0; p < b; ++p) first_of[p + 1] += first_of[p];
       improved_sources.resize(first_of[b]);
       fill_at.assign(first_of.begin(), first_of.end() - 1);
-      for (std::uint64_t i = 0; i < solving.size(); ++i) {
-        const PathLength* now = l.label.data() + solving[i] * static_cast<std::uint64_t>(b);
-        const PathLength* was = before.data() + i * b;
+      for (std::uint64_t e = e0; e < e1; ++e) {
+        const PathLength* now = l.label.data() + static_cast<std::uint64_t>(vector_source[e]) * b;
+        const PathLength* was = before.data() + e * b;
         for (std::uint32_t p = 0; p < b; ++p)
-          if (now[p] < was[p]) improved_sources[fill_at[p]++] = solving[i];
+          if (now[p] < was[p]) improved_sources[fill_at[p]++] = vector_source[e];
       }
       for (std::uint32_t p = 0; p < b; ++p) {
         if (first_of[p] == first_of[p + 1]) continue;
         for (const Step& step : steps[p]) {
           const std::int64_t ntx = static_cast<std::int64_t>(tx) + step.dx, nty = static_cast<std::int64_t>(ty) + step.dy;
           if (ntx < 0 || nty < 0 || ntx >= static_cast<std::int64_t>(tiles_x) || nty >= static_cast<std::int64_t>(tiles_y)) continue;
-          Neighbour& n = around[static_cast<std::size_t>((step.dy + 1) * 3 + step.dx + 1)];
-          if (!n.fetched) {
-            n.fetched = true;
-            n.tile = static_cast<std::uint64_t>(nty) * tiles_x + static_cast<std::uint64_t>(ntx);
-            n.present = index.entry(n.tile).offset != 0;  // else no valid ring cell there
-            if (n.present) {
-              n.ring = cache.get(n.tile).ring;
-              n.labels = &labels_of(n.tile);  // unordered_map: references stay valid on insertion
+          Neighbour& nb = around[static_cast<std::size_t>((step.dy + 1) * 3 + step.dx + 1)];
+          if (!nb.fetched) {
+            nb.fetched = true;
+            nb.tile = static_cast<std::uint64_t>(nty) * tiles_x + static_cast<std::uint64_t>(ntx);
+            nb.present = tiles.present(nb.tile);
+            if (nb.present) {
+              tiles.ring_values(nb.tile, &nb.ring);
+              nb.labels = &labels_of(nb.tile);  // unordered_map: references stay valid on insertion
             }
           }
-          if (!n.present) continue;
+          if (!nb.present) continue;
           bool overflow = false;
-          const Weight w = edge_weight(options.params, ring[p], n.ring[step.q], is_diagonal(step.dir), &overflow);
+          std::uint32_t lx, ly;
+          ring_cell_of(t, p, &lx, &ly);
+          const Weight w = step_weight(options.params, ring[p], nb.ring[step.q], step.dir,
+                                       static_cast<std::int64_t>(ty) * t + ly - options.params.steps.row0, &overflow);
           if (w == kNoEdge) continue;
           for (std::uint64_t e = first_of[p]; e < first_of[p + 1]; ++e) {
             const std::uint64_t v = improved_sources[e];
-            offer(n.tile, *n.labels, v, step.q, l.label[v * b + p] + w);
+            offer(nb.tile, *nb.labels, v, step.q, l.label[v * b + p] + w);
           }
         }
       }
     }
-    GPrimeLabels out;
-    for (auto& [tile, l] : labels) out.emplace(tile, std::move(l.label));
-    return out;
   }
+  GPrimeLabels out;
+  for (auto& [tile, l] : labels) out.emplace(tile, std::move(l.label));
+  return out;
 }
 
 }  // namespace terrazo

@@ -73,6 +73,25 @@ class IndexTileCache {
 };
 
 
+// The tiles of G' as the exchange sees them: which tiles take labels, their ring values (for the
+// grid edges between rings), and a tile's re-solve. Implementations (engine/index/gprime_tiles.h):
+// the index's matrices (min-plus products, CPU or CUDA) and, without an index, in-tile solves.
+class GPrimeTiles {
+ public:
+  virtual ~GPrimeTiles() = default;
+  // False where no label can enter (no valid ring cell).
+  virtual bool present(std::uint64_t tile) = 0;
+  // The tile's ring values (B doubles, NaN = nodata), copied into `out`.
+  virtual void ring_values(std::uint64_t tile, std::vector<double>* out) = 0;
+  // The re-solves of a round: for e < n, y[e][q] = min(y[e][q], min over ring cells p of x[e][p] +
+  // d_tile(p, q)) with tile = tiles[e] (vectors of one tile adjacent; B entries each, back to back),
+  // d_tile the in-tile distance (the index matrix). Exact integer min-plus: every implementation gives
+  // the same y.
+  virtual void relax(const std::uint64_t* tiles, std::uint64_t n, const PathLength* x, PathLength* y) = 0;
+  // Tiles solved together in one round (1: the tile-level Dijkstra order, one tile at a time).
+  virtual std::uint64_t round_tiles() const { return 1; }
+};
+
 struct GPrimeSeed {
   std::uint64_t tile = 0;        // row-major tile index
   std::uint32_t source = 0;      // v, 0..kb-1
@@ -87,6 +106,7 @@ struct GPrimeExchangeOptions {
 
 struct GPrimeStats {
   std::uint64_t tile_solves = 0;
+  std::uint64_t rounds = 0;
 };
 
 using GPrimeLabels = std::unordered_map<std::uint64_t, std::vector<PathLength>>;
@@ -98,7 +118,12 @@ void check_index_fits(const IndexFile& index, const TileGrid& grid, const Weight
 // (the tile's values CRC, part of the fingerprint); `what` names the site or source in the message.
 void check_index_tile(const IndexFile& index, std::uint64_t tile, const double* values, const std::string& what);
 
-GPrimeLabels gprime_exchange(const IndexFile& index, IndexTileCache& cache, const TileGrid& grid, std::uint64_t kb,
+// Rounds: each pops up to tiles.round_tiles() tiles in the order of their smallest pending label,
+// re-solves them in one relax() call, then pushes their improved ring labels to the neighbours. The
+// labels' fixed point (the exact distances) does not depend on the round size; with one tile a round
+// the order is the tile-level Dijkstra order (fewest re-solves). Memory per round: 3 x 8 x B bytes
+// per vector (x, y and the labels before), at most round_tiles x kb vectors (the caller reserves it).
+GPrimeLabels gprime_exchange(GPrimeTiles& tiles, const TileGrid& grid, std::uint64_t kb,
                              const std::vector<GPrimeSeed>& seeds, const GPrimeExchangeOptions& options,
                              GPrimeStats* stats);
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "engine/index/gprime_tiles.h"
 #include "kernels/index/boundary_ring.h"
 #include "kernels/sssp/block_sssp.h"
 
@@ -90,7 +91,8 @@ IndexSsspStats index_sssp(const TileInput& input, const IndexFile& index, const 
   }
   // (2) G'.
   GPrimeStats gs;
-  const GPrimeLabels labels = gprime_exchange(index, cache, grid, 1, seeds, options, &gs);
+  IndexMatrixTiles gtiles(index, cache);
+  const GPrimeLabels labels = gprime_exchange(gtiles, grid, 1, seeds, options, &gs);
   stats.tile_solves = gs.tile_solves;
   stats.matrix_loads = cache.loads();
   progress.update("sssp: index", 1, 1);

@@ -1,24 +1,28 @@
 // engine/index/od_matrix.h: origin-destination cost matrices between K sites, exactly, two ways
-// (docs/index.md "Queries"):
-//   - od_matrix_by_index: phase 2 of the boundary-graph index. Each site's tile is solved once
-//     (block_sssp_cpu from the site, paths inside the tile: the site's distances to its tile's ring,
-//     and to the other sites of its tile); then per source site a Dijkstra over G' (the tiles' ring
-//     cells; inside a tile the index matrix, a row per settled ring cell, i.e. a min-plus product
-//     with a unit vector; across tiles the grid edges between ring cells of neighbouring tiles,
-//     diagonals included); a target's cost is min over its tile's ring cells r of D(r) + d_tile(r,
-//     target), or the in-tile distance when that is smaller.
-//   - od_matrix_by_exchange: K runs of the SSSP streamed exchange (engine/sssp/exchange.h), one per
-//     source site (not batched: one label per cell), each target read from the distance store.
-// Both give the same matrix: entry [i * K + j] = the shortest distance from site i to site j
-// (fixed point), kUnreached when no path or beyond max_cost.
-// Exactness of the index query: a path from s to u either stays in s's tile (the in-tile term) or
-// leaves it; then its last entry into u's tile passes a ring cell r of that tile and continues
-// inside the tile (d_tile(r, u), the site's ring vector by symmetry of the weights); the prefix s
-// -> r is a G' path whose in-tile pieces are bounded below by the index matrices ([Gerritsen2012,
-// ch. 4]).
+// (docs/index.md "Queries"), both over G' (engine/index/gprime_exchange.h):
+//   - od_matrix_by_index: the tiles' re-solves are min-plus products with the index's matrices, on
+//     the CPU (one tile a round, tile-level Dijkstra order) or on the GPU (many tiles a launch).
+//   - od_matrix_by_exchange: no index; a tile's re-solve is an in-tile Dijkstra per pending source
+//     (BlockSolveTiles), the sources in batches carrying a label vector each on every ring: tiles
+//     are read about once per batch, not once per site.
+// Steps: (1) sites: per (site, tile it touches) one in-tile solve from the site's cells in the tile
+// (block_sssp_cpu, empty halo): the site's distances to the tile's ring, and to the other sites'
+// cells in the tile (the in-tile term); (2) per batch of sources the G' exchange seeded with those
+// ring vectors; (3) targets: cost(s, j) = min( in-tile term, min over the tiles U of j and ring cells
+// r of U of D_s(r) + d_U(r, j) ), d_U(r, j) = j's ring vector in U (the weights are symmetric).
+// A site is a point (one cell) or a region (a set of cells: the distance between regions is the
+// minimum over their cell pairs; the same formula with every tile a region touches).
+// Exactness: a path from s to a cell u of j either stays in one tile (the in-tile term) or leaves
+// it; then its last entry into u's tile passes a ring cell r and continues inside the tile; the prefix
+// s -> r is a G' path whose in-tile pieces are bounded below by the tiles' in-tile distances
+// ([Gerritsen2012, ch. 4]). Every re-solve is exact integer arithmetic, so the matrix does not depend
+// on the method, device or round size.
+// Result: entry [i * K + j] = the shortest distance from site i to site j (fixed point), kUnreached
+// when no path or beyond max_cost; the diagonal 0.
 // Memory: per batch of sources, G' labels and pending labels, 16 bytes per ring cell of the grid and
-// source (tiles x (4t - 4) x 16 per source; the batch is half of the budget's rest over that), an LRU
-// cache of expanded tile matrices ((4t - 4)^2 x 8 each) taking the rest, and per site its ring vector.
+// source (tiles x (4t - 4) x 16 per source; the batch is half of the budget's rest over that) and the
+// round's vectors (24 B bytes per vector); then the index tile cache ((4t - 4)^2 x 8 each) or, without
+// the index, the tile cache (block_solve_tiles_bytes) from the rest; per (site, tile) its ring vector.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,14 +31,15 @@
 #include "core/memory_budget.h"
 #include "core/progress.h"
 #include "engine/tile_input.h"
+#include "kernels/common/batch_solver.h"
 #include "kernels/common/edge_weight.h"
 #include "store/index_file.h"
 
 namespace terrazo {
 
 struct OdSite {
-  std::uint64_t cell = 0;  // global id y * W + x
-  std::string text;        // for messages
+  std::vector<std::uint64_t> cells;  // global ids y * W + x: one for a point, a region's cells
+  std::string text;                  // for messages
 };
 
 struct OdQueryOptions {
@@ -42,6 +47,11 @@ struct OdQueryOptions {
   Connectivity connectivity = Connectivity::Eight;
   PathLength max_cost = kUnreached;
   std::uint64_t cache_bytes = 0;  // index matrix cache; 0: what the budget leaves (1 MiB kept free)
+  Device device = Device::Cpu;    // with the index: the min-plus products on the CPU or the GPU
+  unsigned threads = 1;           // CPU threads: the products of a round of this many tiles (index), the in-tile solves (without)
+  std::uint64_t round_tiles = 0;  // CUDA: tiles per launch (0: 512)
+  std::uint64_t gpu_memory_bytes = 0;  // CUDA: matrix slots on the GPU (0: 60% of the free memory)
+  std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)
 };
 
 struct OdQueryStats {
@@ -50,21 +60,24 @@ struct OdQueryStats {
   std::uint64_t tile_solves = 0;     // tile re-solves (min-plus products), all batches
   std::uint64_t matrix_loads = 0;    // index tiles read (cache misses)
   std::uint64_t cache_tiles = 0;     // cache capacity
-  std::uint64_t exchange_solves = 0; // od_matrix_by_exchange: block solves, all runs
+  std::uint64_t exchange_solves = 0; // od_matrix_by_exchange: in-tile solves of the G' exchange
+  std::uint64_t rounds = 0;          // exchange rounds (CUDA: launches)
+  std::uint64_t gpu_uploads = 0;     // CUDA: matrices uploaded to the GPU
+  std::uint64_t site_parts = 0;      // (site, tile) pairs: in-tile solves of the sites
+  double kernel_ms = 0;              // CUDA: kernel time
   double seconds_sites = 0, seconds_queries = 0;
 };
 
-// Throws UsageError naming the site when a site is on a nodata cell, and when the index does not
+// Throws UsageError naming the site when a point site is on a nodata cell (a region's nodata cells
+// are left out; a region with none valid is an error), and when the index does not
 // fit the raster (size, tile, weights; a site tile whose values differ from those indexed: the
 // fingerprint).
 std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFile& index, const std::vector<OdSite>& sites,
                                            const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
                                            OdQueryStats* stats);
 
-// run_directory: where each run's distance store lives (removed after each run).
 std::vector<PathLength> od_matrix_by_exchange(const TileInput& input, const std::vector<OdSite>& sites,
-                                              const OdQueryOptions& options, unsigned threads,
-                                              const std::string& run_directory, MemoryBudget& budget,
-                                              Progress& progress, OdQueryStats* stats);
+                                              const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
+                                              OdQueryStats* stats);
 
 }  // namespace terrazo

@@ -41,7 +41,7 @@ static __global__ void build_leaf_adjacency(const double* __restrict__ d_values,
       const int nx = static_cast<int>(x) + step_dx(dir), ny = static_cast<int>(y) + step_dy(dir);
       if (nx < 0 || ny < 0 || nx >= static_cast<int>(leaf) || ny >= static_cast<int>(leaf)) continue;
       const double b = values[static_cast<std::uint64_t>(oy + ny) * t + ox + nx];
-      const Weight w = edge_weight(params, a, b, is_diagonal(dir), &overflow);
+      const Weight w = step_weight(params, a, b, dir, 0, &overflow);  // uniform steps (cells or map)
       if (w == kNoEdge) continue;
       row[static_cast<std::uint32_t>(ny) * leaf + static_cast<std::uint32_t>(nx)] = w;
     }

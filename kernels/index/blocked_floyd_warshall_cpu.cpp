@@ -61,7 +61,7 @@ void leaf_adjacency_cpu(const double* values, std::uint64_t stride, std::uint32_
       if (!direction_used(dir, connectivity)) continue;
       const int nx = static_cast<int>(x) + kDirDx[dir], ny = static_cast<int>(y) + kDirDy[dir];
       if (nx < 0 || ny < 0 || nx >= static_cast<int>(s) || ny >= static_cast<int>(s)) continue;
-      const Weight w = edge_weight(params, a, values[static_cast<std::uint64_t>(ny) * stride + nx], is_diagonal(dir), overflow);
+      const Weight w = step_weight(params, a, values[static_cast<std::uint64_t>(ny) * stride + nx], dir, 0, overflow);
       if (w == kNoEdge) continue;
       d[static_cast<std::size_t>(u) * n + static_cast<std::uint32_t>(ny) * s + static_cast<std::uint32_t>(nx)] = w;
     }

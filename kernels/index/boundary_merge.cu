@@ -38,7 +38,7 @@ __device__ void add_cross_edges(const double* __restrict__ values, std::uint32_t
       if (nx < 0 || ny < 0 || nx >= static_cast<int>(2 * s) || ny >= static_cast<int>(2 * s)) continue;
       const std::uint32_t c2 = (static_cast<std::uint32_t>(nx) >= s ? 1u : 0u) + (static_cast<std::uint32_t>(ny) >= s ? 2u : 0u);
       if (c2 == c) continue;
-      const Weight w = edge_weight(params, a, values[static_cast<std::uint64_t>(ny) * t + nx], is_diagonal(dir), overflow);
+      const Weight w = step_weight(params, a, values[static_cast<std::uint64_t>(ny) * t + nx], dir, 0, overflow);
       if (w == kNoEdge) continue;
       const std::int32_t q = ring_position(s, static_cast<std::uint32_t>(nx) - (c2 & 1u) * s,
                                            static_cast<std::uint32_t>(ny) - (c2 >> 1) * s);

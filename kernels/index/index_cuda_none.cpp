@@ -27,5 +27,12 @@ double min_plus_product_cuda(const PathLength*, std::uint64_t, std::uint32_t, co
   no_cuda("min_plus_product_cuda");
 }
 
+struct MinPlusCuda::State {};
+MinPlusCuda::MinPlusCuda(std::uint32_t, std::uint64_t) { no_cuda("MinPlusCuda"); }
+MinPlusCuda::~MinPlusCuda() = default;
+std::uint64_t MinPlusCuda::free_device_bytes() { no_cuda("MinPlusCuda"); }
+void MinPlusCuda::upload(std::uint64_t, const PathLength*) { no_cuda("MinPlusCuda"); }
+double MinPlusCuda::gather(const std::uint32_t*, std::uint64_t, const PathLength*, PathLength*) { no_cuda("MinPlusCuda"); }
+
 }  // namespace terrazo
 #endif

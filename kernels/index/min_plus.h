@@ -7,8 +7,13 @@
 //   vectors of b entries back to back; y[v][j] = min( y[v][j], min over i of x[v][i] + m[i][j] )
 //   (kUnreached absorbs). With k = 1 this is the matrix-vector product of a tile's re-solve.
 //   Plain formula; the CPU twin skips rows whose x[v][i] is kUnreached (same result).
+//   min_plus_gather_cpu(m, b, slot_of, n, x, y): n vectors of b entries (x, y back to back); vector e
+//   uses matrix slot_of[e] of m (slots of b x b, back to back): y[e][j] = min(y[e][j], min over i of
+//   x[e][i] + m[slot_of[e]][i][j]). The G' exchange's round of tile re-solves (many tiles, each with
+//   its pending sources); MinPlusCuda::gather is its CUDA twin over matrices held on the GPU.
 #pragma once
 #include <cstdint>
+#include <memory>
 
 #include "kernels/index/boundary_ring.h"
 
@@ -20,6 +25,34 @@ namespace terrazo {
 void min_plus_relax_row(PathLength* y, const PathLength* row, PathLength x, std::uint32_t n);
 
 void min_plus_product_cpu(const PathLength* m, std::uint32_t b, const PathLength* x, std::uint32_t k, PathLength* y);
+
+void min_plus_gather_cpu(const PathLength* m, std::uint32_t b, const std::uint32_t* slot_of, std::uint64_t n,
+                         const PathLength* x, PathLength* y);
+
+// The CUDA twin of min_plus_gather_cpu with the matrices resident on the GPU: `slots` matrices of
+// b x b entries (slot_bytes(b) each) are allocated once; upload() fills a slot, gather() runs the
+// products of n vectors (host pointers x, y) over the slots in one launch (a thread block per run of
+// up to 8 adjacent vectors of one slot: each matrix entry read once serves the run). Returns the
+// kernel time in milliseconds. Without CUDA (or a GPU) the constructor throws Error.
+class MinPlusCuda {
+ public:
+  MinPlusCuda(std::uint32_t b, std::uint64_t slots);
+  ~MinPlusCuda();
+  MinPlusCuda(const MinPlusCuda&) = delete;
+  MinPlusCuda& operator=(const MinPlusCuda&) = delete;
+  static std::uint64_t slot_bytes(std::uint32_t b) { return static_cast<std::uint64_t>(b) * b * 8; }
+  // Device memory free now (bytes), for sizing `slots`.
+  static std::uint64_t free_device_bytes();
+  void upload(std::uint64_t slot, const PathLength* matrix);
+  double gather(const std::uint32_t* slot_of, std::uint64_t n, const PathLength* x, PathLength* y);
+  std::uint64_t uploads() const { return uploads_; }
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  std::uint32_t b_ = 0;
+  std::uint64_t slots_ = 0, uploads_ = 0;
+};
 
 // CUDA: `count` independent products back to back (matrices count x b x b, x and y count x k x b),
 // host pointers. Returns the kernel time in milliseconds.

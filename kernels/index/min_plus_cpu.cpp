@@ -24,4 +24,11 @@ void min_plus_product_cpu(const PathLength* m, std::uint32_t b, const PathLength
   }
 }
 
+void min_plus_gather_cpu(const PathLength* m, std::uint32_t b, const std::uint32_t* slot_of, std::uint64_t n,
+                         const PathLength* x, PathLength* y) {
+  const std::uint64_t b2 = static_cast<std::uint64_t>(b) * b;
+  for (std::uint64_t e = 0; e < n; ++e)
+    min_plus_product_cpu(m + slot_of[e] * b2, b, x + e * b, 1, y + e * b);
+}
+
 }  // namespace terrazo

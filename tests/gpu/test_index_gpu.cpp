@@ -73,6 +73,44 @@ TEST(IndexGpu, MinPlusProductsMatchCpuBitForBit) {
   }
 }
 
+// The G' exchange's rounds on the GPU (MinPlusCuda: matrices in slots, uploaded once, gathered
+// products of vectors of many slots in one launch) against min_plus_gather_cpu, with runs of one slot
+// longer than the kernel's 8 vectors, slots reused after re-uploads, and ring sizes of t = 16..128.
+TEST(IndexGpu, GatheredProductsOverGpuSlotsMatchCpuBitForBit) {
+  TERRAZO_REQUIRE_GPU();
+  std::mt19937_64 rng(gpu_testing::run_seed() ^ 11);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
+  for (std::uint32_t b : {ring_size(16), ring_size(64), ring_size(128), 7u}) {
+    const std::uint64_t slots = 1 + rng() % 6;
+    const std::uint64_t b2 = static_cast<std::uint64_t>(b) * b;
+    MinPlusCuda gpu(b, slots);
+    std::vector<PathLength> m(slots * b2);
+    for (int round = 0; round < 6; ++round) {
+      // Re-upload some slots with new matrices.
+      for (std::uint64_t slot = 0; slot < slots; ++slot) {
+        if (round > 0 && rng() % 2) continue;
+        for (std::uint64_t e = 0; e < b2; ++e) m[slot * b2 + e] = rng() % 4 == 0 ? kUnreached : rng() % (1ull << 40);
+        gpu.upload(slot, m.data() + slot * b2);
+      }
+      std::vector<std::uint32_t> slot_of;
+      const std::uint64_t runs = 1 + rng() % 5;
+      for (std::uint64_t r = 0; r < runs; ++r) {
+        const auto slot = static_cast<std::uint32_t>(rng() % slots);
+        const std::uint64_t length = 1 + rng() % 20;
+        for (std::uint64_t e = 0; e < length; ++e) slot_of.push_back(slot);
+      }
+      const std::uint64_t n = slot_of.size();
+      std::vector<PathLength> x(n * b), y(n * b);
+      for (auto& e : x) e = rng() % 3 == 0 ? kUnreached : rng() % (1ull << 40);
+      for (auto& e : y) e = rng() % 2 == 0 ? kUnreached : rng() % (1ull << 41);
+      std::vector<PathLength> cpu = y, out = y;
+      min_plus_gather_cpu(m.data(), b, slot_of.data(), n, x.data(), cpu.data());
+      gpu.gather(slot_of.data(), n, x.data(), out.data());
+      ASSERT_EQ(cpu, out) << "b " << b << " slots " << slots << " vectors " << n << " round " << round;
+    }
+  }
+}
+
 TEST(IndexGpu, WithoutAGpuTheEntryPointsRefuseClearly) {
   if (cuda_device().available) GTEST_SKIP() << "a GPU is present: " << cuda_device().name;
   std::vector<double> values(16 * 16, 1.0);
@@ -80,6 +118,7 @@ TEST(IndexGpu, WithoutAGpuTheEntryPointsRefuseClearly) {
   bool overflow = false;
   EXPECT_THROW(tile_boundary_matrix_cuda(values.data(), 1, 16, 8, WeightParams{}, Connectivity::Eight, out.data(), &overflow),
                Error);
+  EXPECT_THROW(MinPlusCuda(ring_size(16), 2), Error);
 }
 
 }  // namespace

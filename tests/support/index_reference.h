@@ -45,7 +45,7 @@ inline std::vector<PathLength> block_dijkstra(const double* values, std::uint64_
       const int vx = ux + kDirDx[dir], vy = uy + kDirDy[dir];
       if (vx < 0 || vy < 0 || vx >= static_cast<int>(s) || vy >= static_cast<int>(s)) continue;
       const std::uint32_t v = static_cast<std::uint32_t>(vy) * s + static_cast<std::uint32_t>(vx);
-      const Weight w = edge_weight(params, value(u), value(v), is_diagonal(dir), overflow);
+      const Weight w = step_weight(params, value(u), value(v), dir, 0, overflow);
       if (w == kNoEdge) continue;
       if (d + w < dist[v]) {
         dist[v] = d + w;

@@ -1,0 +1,258 @@
+// bench/gpu_checks/od_matrix_gpu_check.cpp: od-matrix with the index, the G' exchange's min-plus
+// products on the GPU (IndexMatrixTilesCuda, engine/index/gprime_tiles.h) against the same query on
+// the CPU, against od-matrix without the index (batched in-tile solves) and against the in-memory
+// Dijkstra oracle, on the GPU machine, where GDAL is not installed. Random rasters with nodata walls
+// and islands, point sites and region sites, tiles of 16 and 32, GPU rounds of 1, 3 and 512 tiles, 8-
+// and 4-connectivity, --max-cost; every matrix must be equal bit for bit. Then (--side N) one timing
+// on a smooth synthetic terrain: the index build on the CPU and the GPU and the query both ways.
+//
+// Build here (GDAL-free: CMake target terrazo_od_matrix_gpu_check), carry it, run it there:
+//   terrazo_od_matrix_gpu_check [--side N] [--tile T] [--sites K] [--scratch DIR] [--threads N]
+// Exit status 0 when every comparison holds; one line per check.
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "core/memory_budget.h"
+#include "core/progress.h"
+#include "engine/index/build_index.h"
+#include "engine/index/od_matrix.h"
+#include "kernels/common/cuda_device.h"
+#include "store/index_file.h"
+#include "tests/support/sssp_reference.h"
+
+namespace terrazo {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+class MemorySource : public TileInput {
+ public:
+  MemorySource(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
+      : values_(values) {
+    grid_.width = width;
+    grid_.height = height;
+    grid_.tile = t;
+  }
+  const TileGrid& grid() const override { return grid_; }
+  bool tile_present(std::uint32_t, std::uint32_t) const override { return true; }
+  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
+    const std::uint32_t t = grid_.tile;
+    for (std::uint32_t y = 0; y < t; ++y) {
+      const std::uint64_t gy = static_cast<std::uint64_t>(ty) * t + y;
+      for (std::uint32_t x = 0; x < t; ++x) {
+        const std::uint64_t gx = static_cast<std::uint64_t>(tx) * t + x;
+        out[static_cast<std::size_t>(y) * t + x] = gx < grid_.width && gy < grid_.height ? values_[gy * grid_.width + gx] : kNaN;
+      }
+    }
+    bytes_ += static_cast<std::uint64_t>(t) * t * 8;
+  }
+  std::uint64_t bytes_read() const override { return bytes_; }
+
+ private:
+  const std::vector<double>& values_;
+  TileGrid grid_;
+  mutable std::uint64_t bytes_ = 0;
+};
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+std::string build(const MemorySource& input, const std::string& path, const WeightParams& params, Connectivity c, Device device,
+                  unsigned threads, double* seconds) {
+  IndexFileHeader header;
+  header.width = input.grid().width;
+  header.height = input.grid().height;
+  header.tile = input.grid().tile;
+  header.leaf = 8;
+  header.model = params.model;
+  header.connectivity = c;
+  header.scale = params.scale;
+  header.offset = params.offset;
+  MemoryBudget budget(8ull << 30);
+  const double start = now();
+  IndexFileWriter writer(path, header, budget);
+  IndexBuildOptions bo;
+  bo.params = params;
+  bo.connectivity = c;
+  bo.device = device;
+  bo.threads = threads;
+  build_index(input, writer, bo, budget, Progress::silent());
+  writer.finish();
+  if (seconds) *seconds = now() - start;
+  return path;
+}
+
+std::vector<PathLength> query(const MemorySource& input, const IndexFile* index, const std::vector<OdSite>& sites,
+                              OdQueryOptions qo, Device device, std::uint64_t round_tiles, std::uint64_t memory,
+                              OdQueryStats* stats, double* seconds) {
+  qo.device = device;
+  qo.round_tiles = round_tiles;
+  MemoryBudget budget(memory);
+  const double start = now();
+  auto out = index ? od_matrix_by_index(input, *index, sites, qo, budget, Progress::silent(), stats)
+                   : od_matrix_by_exchange(input, sites, qo, budget, Progress::silent(), stats);
+  if (seconds) *seconds = now() - start;
+  return out;
+}
+
+int failures = 0;
+void check(bool ok, const std::string& what) {
+  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  if (!ok) ++failures;
+}
+
+}  // namespace
+}  // namespace terrazo
+
+int main(int argc, char** argv) {
+  using namespace terrazo;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // one line at a time, also into a file
+  std::uint64_t side = 0, k_sites = 100;
+  std::uint32_t tile = 64;
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::string scratch = "/tmp";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--side") side = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--tile") tile = static_cast<std::uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
+    else if (flag == "--sites") k_sites = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--threads") threads = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
+    else if (flag == "--scratch") scratch = argv[i + 1];
+    else {
+      std::printf("unknown flag %s\n", argv[i]);
+      return 2;
+    }
+  }
+  const bool gpu = cuda_device().available;
+  std::printf("device: %s\n", gpu ? cuda_device().name.c_str() : ("none: " + cuda_device().reason).c_str());
+  const std::string dir = scratch + "/od_gpu_check_" + std::to_string(getpid());
+  if (std::system(("mkdir -p " + dir).c_str()) != 0) return 2;
+  std::mt19937_64 rng(20261126);
+  // 1. Random rasters against the oracle and CPU = GPU.
+  for (int round = 0; round < 12; ++round) {
+    const std::uint32_t t = round % 2 ? 16 : 32;
+    const std::uint64_t w = 40 + rng() % 90, h = 40 + rng() % 90;
+    std::vector<double> values(w * h);
+    for (auto& v : values) v = 1.0 + static_cast<double>(rng() % 1000) / 100.0;
+    // A nodata wall with one gap and a closed island.
+    const std::uint64_t wall = w / 3 + rng() % (w / 3), gap = rng() % h;
+    for (std::uint64_t y = 0; y < h; ++y)
+      if (y != gap) values[y * w + wall] = kNaN;
+    for (std::uint64_t x = w - 8; x < w - 1; ++x) values[(h - 8) * w + x] = values[(h - 2) * w + x] = kNaN;
+    for (std::uint64_t y = h - 8; y < h - 1; ++y) values[y * w + w - 8] = values[y * w + w - 2] = kNaN;
+    WeightParams params;
+    params.model = static_cast<WeightModel>(rng() % 3);
+    params.scale = 1000;
+    const Connectivity c = round % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
+    MemorySource input(values, w, h, t);
+    auto valid = [&]() {
+      for (;;) {
+        const std::uint64_t cell = rng() % (w * h);
+        if (!std::isnan(values[cell])) return cell;
+      }
+    };
+    std::vector<OdSite> sites;
+    const std::uint64_t k = 3 + rng() % 6;
+    for (std::uint64_t i = 0; i < k; ++i) sites.push_back(OdSite{{valid()}, "site " + std::to_string(i + 1)});
+    sites.push_back(OdSite{{(h - 5) * w + w - 5}, "island"});  // inside the closed island
+    if (std::isnan(values[sites.back().cells[0]])) sites.pop_back();
+    if (round % 2 == 0) {  // a region site: a few scattered cells
+      OdSite region{{}, "region"};
+      for (int i = 0; i < 5; ++i) region.cells.push_back(valid());
+      sites.push_back(region);
+    }
+    OdQueryOptions qo;
+    qo.params = params;
+    qo.connectivity = c;
+    qo.threads = 2;
+    if (round % 4 == 3) qo.max_cost = 40000;
+    const std::string path = build(input, dir + "/r" + std::to_string(round) + ".tzi", params, c, Device::Cpu, 2, nullptr);
+    MemoryBudget budget(1ull << 30);
+    auto index = IndexFile::open(path, budget);
+    const auto cpu = query(input, index.get(), sites, qo, Device::Cpu, 0, 1ull << 30, nullptr, nullptr);
+    const auto exchange = query(input, nullptr, sites, qo, Device::Cpu, 0, 1ull << 30, nullptr, nullptr);
+    // Oracle: multi-source Dijkstra from each site's cells.
+    std::vector<PathLength> oracle(sites.size() * sites.size(), kUnreached);
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+      testing::SsspReferenceProblem p;
+      p.width = w;
+      p.height = h;
+      p.values = values.data();
+      p.params = params;
+      p.connectivity = c;
+      p.max_cost = qo.max_cost;
+      std::vector<std::pair<std::uint64_t, std::uint32_t>> cells;
+      for (std::uint64_t cell : sites[i].cells) cells.push_back({cell, 1});
+      testing::set_reference_sources(p, cells);
+      testing::sssp_reference(p);
+      for (std::size_t j = 0; j < sites.size(); ++j)
+        for (std::uint64_t cell : sites[j].cells) oracle[i * sites.size() + j] = std::min(oracle[i * sites.size() + j], p.dist[cell]);
+    }
+    for (auto& d : oracle)
+      if (d > qo.max_cost) d = kUnreached;
+    const std::string what = "raster " + std::to_string(w) + "x" + std::to_string(h) + " t " + std::to_string(t) + " " +
+                             to_string(params.model) + " " + std::to_string(static_cast<int>(c)) + " K " + std::to_string(sites.size());
+    check(cpu == oracle, what + ": index (CPU) = oracle");
+    check(exchange == oracle, what + ": no index (batched in-tile solves) = oracle");
+    if (gpu)
+      for (std::uint64_t rt : {1ull, 3ull, 512ull})
+        check(query(input, index.get(), sites, qo, Device::Cuda, rt, 1ull << 30, nullptr, nullptr) == cpu,
+              what + ": index on the GPU, rounds of " + std::to_string(rt) + " tiles = CPU");
+  }
+  // 2. Timing on a smooth synthetic terrain.
+  if (side > 0) {
+    std::vector<double> values(side * side);
+    for (std::uint64_t y = 0; y < side; ++y)
+      for (std::uint64_t x = 0; x < side; ++x)
+        values[y * side + x] = 2.0 + std::sin(x * 0.013) * std::cos(y * 0.011) + 0.5 * std::sin((x + 2 * y) * 0.071) +
+                               static_cast<double>(rng() % 100) / 400.0;
+    MemorySource input(values, side, side, tile);
+    WeightParams params;
+    params.scale = 1e6;
+    std::vector<OdSite> sites;
+    std::mt19937_64 srng(11);
+    for (std::uint64_t i = 0; i < k_sites; ++i) sites.push_back(OdSite{{srng() % (side * side)}, "site"});
+    double t_gpu = 0, t_cpu = 0;
+    if (gpu) build(input, dir + "/big.tzi", params, Connectivity::Eight, Device::Cuda, threads, &t_gpu);
+    else build(input, dir + "/big.tzi", params, Connectivity::Eight, Device::Cpu, threads, &t_cpu);
+    std::printf("index build %llu^2 t %u: %s %.2f s\n", static_cast<unsigned long long>(side), tile, gpu ? "cuda" : "cpu",
+                gpu ? t_gpu : t_cpu);
+    MemoryBudget budget(1ull << 30);
+    auto index = IndexFile::open(dir + "/big.tzi", budget);
+    OdQueryOptions qo;
+    qo.params = params;
+    qo.threads = threads;
+    const std::uint64_t memory = 32ull << 30;
+    OdQueryStats sc, sg, sx;
+    double qc = 0, qg = 0, qx = 0;
+    const auto cpu = query(input, index.get(), sites, qo, Device::Cpu, 0, memory, &sc, &qc);
+    std::printf("od-matrix K %llu index cpu: %.2f s (sites %.2f, queries %.2f), %llu tile solves, batch %llu\n",
+                static_cast<unsigned long long>(k_sites), qc, sc.seconds_sites, sc.seconds_queries,
+                static_cast<unsigned long long>(sc.tile_solves), static_cast<unsigned long long>(sc.batch_sources));
+    if (gpu) {
+      const auto g = query(input, index.get(), sites, qo, Device::Cuda, 0, memory, &sg, &qg);
+      std::printf("od-matrix K %llu index cuda: %.2f s (queries %.2f, kernels %.2f s), %llu tile solves, %llu rounds, %llu uploads\n",
+                  static_cast<unsigned long long>(k_sites), qg, sg.seconds_queries, sg.kernel_ms / 1000,
+                  static_cast<unsigned long long>(sg.tile_solves), static_cast<unsigned long long>(sg.rounds),
+                  static_cast<unsigned long long>(sg.gpu_uploads));
+      check(g == cpu, "big: index on the GPU = CPU");
+    }
+    const auto x = query(input, nullptr, sites, qo, Device::Cpu, 0, memory, &sx, &qx);
+    std::printf("od-matrix K %llu no index (batched, %u threads): %.2f s, %llu in-tile solves, batch %llu\n",
+                static_cast<unsigned long long>(k_sites), threads, qx, static_cast<unsigned long long>(sx.exchange_solves),
+                static_cast<unsigned long long>(sx.batch_sources));
+    check(x == cpu, "big: no index = index");
+  }
+  std::system(("rm -rf " + dir).c_str());
+  std::printf("%s: %d failures\n", failures ? "FAILED" : "PASSED", failures);
+  return failures ? 1 : 0;
+}
