@@ -32,6 +32,7 @@
 #include "store/run_directory.h"
 #include "store/raster_info.h"
 #include "store/tile_store.h"
+#include "engine/in_memory_tile_input.h"
 
 namespace terrazo {
 
@@ -104,5 +105,13 @@ std::string to_json(const RasterSummary& summary);
 // kDefaultTile) into `run`'s directory, which owns the imported file. `band`: as ImportOptions::band.
 std::unique_ptr<TileStore> open_as_tile_store(const std::string& input_path, RunDirectory& run, std::uint32_t tile,
                                               MemoryBudget& budget, Progress& progress, std::uint32_t band = 0);
+
+// `reader`'s raster read once into tiles of `tile` (0: kDefaultTile) held in memory, with its
+// statistics (as run_import computes them): the cells a tile store imported from it would hold
+// (engine/in_memory_tile_input.h). The tiles are reserved from `budget` for the input's life, the
+// pass's buffers (strip chunk, one tile, GDAL's cache) only during the load. Progress: "import".
+class RasterReader;
+std::unique_ptr<InMemoryTileInput> load_in_memory(RasterReader& reader, std::uint32_t tile, MemoryBudget& budget,
+                                                  Progress& progress);
 
 }  // namespace terrazo
