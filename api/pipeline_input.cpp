@@ -8,6 +8,7 @@
 #include "api/geotiff_tile_input.h"
 #include "api/raster_io.h"
 #include "core/error.h"
+#include "core/worker_pool.h"
 #include "engine/in_memory_tile_input.h"
 #include "engine/tile_store_input.h"
 #include "gdal/gdal_raster.h"
@@ -84,7 +85,32 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
         throw BudgetError("--input-mode memory: INPUT '" + path + "' takes " + MemoryBudget::format_size(need) +
                           " as tiles in memory but only " + MemoryBudget::format_size(budget.available()) + " of --memory " +
                           MemoryBudget::format_size(budget.total()) + " is left; raise --memory or use --input-mode auto");
-      held.memory = load_in_memory(*reader, t, budget, progress);
+      // A tiled GeoTIFF whose blocks tile the tiles is decoded on `threads` threads (one GDAL
+      // dataset each, api/geotiff_tile_input.h); anything else strip by strip on this one.
+      std::unique_ptr<GeoTiffTileInput> tiled;
+      if (options.threads > 1 && options.band <= 1 && usable_tile(t)) tiled = GeoTiffTileInput::open_if_tiled(path, t);
+      if (tiled) {
+        held.memory = std::make_unique<InMemoryTileInput>(ri, t, budget);
+        GdalCacheLimit cache(budget, direct_cache_bytes(ri, t, options.threads));
+        // Per thread: the tile read and put_tile's padded copy of an edge tile.
+        auto buffers = budget.reserve(2ull * options.threads * t * t * sizeof(double),
+                                      "input load tiles");
+        const TileGrid grid{ri.width, ri.height, t};
+        progress.update("import", 0, grid.tiles_y());
+        WorkerPool pool(options.threads);
+        InMemoryTileInput& memory = *held.memory;
+        pool.run(grid.tiles_y(), [&](std::uint64_t ty) {
+          std::vector<double> cells(static_cast<std::size_t>(t) * t);
+          for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+            tiled->read_tile(tx, static_cast<std::uint32_t>(ty), cells.data());
+            memory.put_tile(tx, static_cast<std::uint32_t>(ty), cells.data());
+          }
+        });
+        progress.update("import", grid.tiles_y(), grid.tiles_y());
+        memory.set_bytes_read(tiled->bytes_read());
+      } else {
+        held.memory = load_in_memory(*reader, t, budget, progress);
+      }
       input->info_ = held.memory->info();
       input->cells_ = held.memory.get();
       input->how_ = "memory";

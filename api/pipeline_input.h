@@ -6,7 +6,9 @@
 //  - memory: any other raster whose tiles, in its own cell type, take at most a quarter of what the
 //    budget has left (auto), or whatever fits the budget (asked for), is read once into tiles held
 //    in memory (engine/in_memory_tile_input.h): an SRTM .hgt of 1.44 M cells is 3.3 MB there.
-//    Nothing is written to the run directory and nothing read twice;
+//    Nothing is written to the run directory and nothing read twice. A tiled GeoTIFF whose blocks
+//    tile the tiles is decoded on `threads` threads (one GDAL dataset each), any other raster
+//    strip by strip on one;
 //  - direct: a one-band GeoTIFF whose square blocks tile the t x t tiles (t a multiple of the block
 //    edge) is read in place, block by block (api/geotiff_tile_input.h); when the pipeline needs
 //    statistics (sssp, mst: the weight scale) one scan of the file computes them first;

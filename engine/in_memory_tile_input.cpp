@@ -1,7 +1,10 @@
 // engine/in_memory_tile_input.cpp: InMemoryTileInput (engine/in_memory_tile_input.h).
 #include "engine/in_memory_tile_input.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 
@@ -23,8 +26,23 @@ InMemoryTileInput::InMemoryTileInput(const RasterInfo& info, std::uint32_t tile,
   const std::uint64_t cell_bytes = bytes_for(info, tile);
   const std::uint64_t extra = grid_.tile_count() + static_cast<std::uint64_t>(tile) * tile * sizeof(double);
   reservation_ = budget.reserve(cell_bytes + extra, "input tiles in memory");
-  cells_.reset(new unsigned char[cell_bytes]);  // default-initialised: pages are touched by put_tile only
+  // Pages are touched by put_tile only.
+  mapping_.bytes = std::max<std::uint64_t>(cell_bytes, 1);
+  mapping_.address = ::mmap(nullptr, mapping_.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping_.address == MAP_FAILED) {
+    mapping_.address = nullptr;
+    throw Error("input tiles in memory: cannot map " + MemoryBudget::format_size(mapping_.bytes) + ": " +
+                std::strerror(errno));
+  }
+#ifdef MADV_HUGEPAGE
+  ::madvise(mapping_.address, mapping_.bytes, MADV_HUGEPAGE);  // advice only: no huge pages is fine
+#endif
+  cells_ = static_cast<unsigned char*>(mapping_.address);
   present_.assign(grid_.tile_count(), 0);
+}
+
+InMemoryTileInput::Mapping::~Mapping() {
+  if (address) ::munmap(address, bytes);
 }
 
 void InMemoryTileInput::put_tile(std::uint32_t tx, std::uint32_t ty, const double* cells) {
@@ -36,23 +54,27 @@ void InMemoryTileInput::put_tile(std::uint32_t tx, std::uint32_t ty, const doubl
     present_[index] = 0;
     return;
   }
-  stats_.merge(tile);
-  info_.has_stats = true;
-  info_.min = stats_.min;
-  info_.max = stats_.max;
-  info_.valid_cells = stats_.valid;
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.merge(tile);
+    info_.has_stats = true;
+    info_.min = stats_.min;
+    info_.max = stats_.max;
+    info_.valid_cells = stats_.valid;
+  }
   // Padding cells hold the store's padding value (TileStoreWriter::write_tile), read back as NaN.
   const std::uint64_t n = static_cast<std::uint64_t>(t) * t;
   const double* source = cells;
+  std::vector<double> padded;  // edge tiles only
   if (w.w < t || w.h < t) {
-    scratch_.resize(n);
+    padded.resize(n);
     const double pad = rule_.padding_value();
     for (std::uint64_t r = 0; r < t; ++r)
       for (std::uint64_t c = 0; c < t; ++c)
-        scratch_[r * t + c] = (r < w.h && c < w.w) ? cells[r * t + c] : pad;
-    source = scratch_.data();
+        padded[r * t + c] = (r < w.h && c < w.w) ? cells[r * t + c] : pad;
+    source = padded.data();
   }
-  doubles_to_cells(source, n, rule_, cells_.get() + index * tile_bytes_);
+  doubles_to_cells(source, n, rule_, cells_ + index * tile_bytes_);
   present_[index] = 1;
 }
 
@@ -72,7 +94,7 @@ void InMemoryTileInput::read_tile(std::uint32_t tx, std::uint32_t ty, double* ou
     return;
   }
   const std::uint64_t index = static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx;
-  cells_to_doubles(cells_.get() + index * tile_bytes_, n, rule_, out);
+  cells_to_doubles(cells_ + index * tile_bytes_, n, rule_, out);
   const TileWindow w = grid_.window(tx, ty);
   if (w.w == t && w.h == t) return;
   for (std::uint64_t r = 0; r < t; ++r)
