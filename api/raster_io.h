@@ -15,8 +15,10 @@
 //  - run_info describes a store or any GDAL raster; min, max and the nodata share are computed by
 //    reading every cell (metadata statistics are never trusted), which also verifies every tile
 //    checksum of a store.
-//  - open_as_tile_store gives the pipelines (MST, SSSP) a TileStore whatever the input: a .tzs is
-//    opened as is, anything else is imported into the run directory first.
+//  - open_as_tile_store gives `index` a TileStore whatever the input: a .tzs is opened as is,
+//    anything else is imported into the run directory first (sssp, mst and clump open theirs
+//    through api/pipeline_input.h, which also reads in memory or in place).
+//  - load_in_memory reads a raster once into tiles held in memory (api/pipeline_input.h's memory way).
 // Outputs are published atomically (written as a partial file of their own,
 // `path.partial-<pid>-<hex>`, renamed at the end: store/atomic_output.h); a failure or
 // cancellation leaves nothing under the final name. Progress: phase "import" / "export" / "info",
