@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "api/geotiff_tile_input.h"
@@ -146,21 +147,24 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
 
   RunDirectory run(options.tmpdir);
   Stopwatch phase;
-  // A one-band GeoTIFF whose blocks tile the tiles is read in place; anything else is imported first.
-  std::unique_ptr<GeoTiffTileInput> direct;
-  const std::uint32_t direct_tile = options.tile ? options.tile : kDefaultTile;
-  if (!TileStore::looks_like_tile_store(options.input) && options.band <= 1 && direct_tile >= 16 &&
-      direct_tile <= 4096 && (direct_tile & (direct_tile - 1)) == 0)
-    direct = GeoTiffTileInput::open_if_tiled(options.input, direct_tile);
-  std::unique_ptr<TileStore> store;
-  if (!direct) store = open_as_tile_store(options.input, run, options.tile, budget, progress, options.band);
+  // A store, tiles in memory, a tiled GeoTIFF in place or an import (api/pipeline_input.h); the
+  // labelling needs no statistics.
+  PipelineInputOptions in;
+  in.path = options.input;
+  in.tile = options.tile;
+  in.band = options.band;
+  in.mode = options.input_mode;
+  in.statistics = false;
+  in.threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(in, run, budget, progress);
   result.seconds.import = phase.seconds();
-  result.input_read_in_place = direct != nullptr;
-  const RasterInfo info = direct ? direct->info() : store->info();
+  result.input_read = input->how();
+  result.input_read_in_place = input->how() == "memory" || input->how() == "direct";
+  const RasterInfo info = input->info();
   if (!options.by_given && !cell_type_is_integer(info.type))
     throw UsageError(std::string("INPUT '") + options.input + "' is " + to_string(info.type) +
                      ": give --by value (exact equality of the values), valid or range:LO,HI");
-  const TileGrid grid = direct ? direct->grid() : store->grid();
+  const TileGrid grid = input->grid();
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
@@ -176,9 +180,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   phase_options.device = use_cuda ? Device::Cuda : Device::Cpu;
   phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
   phase_options.scratch_dir = run.path();
-  std::unique_ptr<TileStoreInput> store_input;
-  if (store) store_input = std::make_unique<TileStoreInput>(*store);
-  const TileInput& source = direct ? static_cast<const TileInput&>(*direct) : *store_input;
+  const TileInput& source = input->cells();
   LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);
   std::unique_ptr<StatsCsv> csv;
   if (!options.stats.empty()) csv = std::make_unique<StatsCsv>(options.stats, info);
@@ -221,7 +223,8 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   result.seconds.merge = phases.merge_seconds;
   result.seconds.relabel = phases.relabel_seconds;
   result.seconds.stats = phases.stats_seconds;
-  result.bytes_read += phases.bytes_read + source.bytes_read();
+  result.bytes_read += phases.bytes_read + input->bytes_read();
+  result.bytes_written += input->bytes_written();
   result.bytes_written += phases.bytes_written;
   result.seconds.total = start.seconds();
   result.memory_peak_reserved = budget.peak_reserved();

@@ -24,6 +24,7 @@
 #include "engine/clump/phases.h"
 #include "engine/clump/sieve.h"
 #include "gdal/geotiff_options.h"
+#include "api/pipeline_input.h"
 
 namespace terrazo {
 
@@ -41,6 +42,7 @@ struct ClumpOptions {
   ClumpSmallAction min_size_action = ClumpSmallAction::Merge;
   std::uint32_t tile = 0;               // 0: the store's own, or kDefaultTile when importing
   std::uint32_t band = 0;               // --band of a GDAL input (ImportOptions::band)
+  InputMode input_mode = InputMode::Auto;  // --input-mode (api/pipeline_input.h)
   unsigned threads = 0;                 // 0: all cores
   std::string device = "auto";          // auto | cpu | cuda: where the per-tile labelling runs
   std::uint64_t gpu_memory_bytes = 0;   // --gpu-memory: device memory of the GPU batches; 0: its default
@@ -55,7 +57,8 @@ struct ClumpResult {
   std::uint64_t width = 0, height = 0;
   std::uint32_t tile = 0;
   std::string device;                   // "cpu" or "cuda (<device name>)"
-  bool input_read_in_place = false;     // a tiled GeoTIFF read as tiles (api/geotiff_tile_input.h), no import
+  bool input_read_in_place = false;     // read without an import: tiles in memory or a tiled GeoTIFF in place
+  std::string input_read;               // how INPUT was read: PipelineInput::how() (api/pipeline_input.h)
   ClumpBy by = ClumpBy::Value;          // the keys used (never Auto)
   std::uint64_t regions = 0;            // K
   std::uint64_t cells_labelled = 0;

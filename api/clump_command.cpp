@@ -49,6 +49,10 @@ const char kUsage[] =
     "                        one); the labels are the same bits on either\n"
     "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
+    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto: the first\n"
+    "                        that applies): memory reads it once into tiles in memory (when they take at\n"
+    "                        most a quarter of --memory), direct reads a tiled GeoTIFF whose blocks tile\n"
+    "                        the tiles in place, import converts it to a tile store in --tmpdir first\n"
     "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
@@ -92,6 +96,7 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   ClumpCommandOptions parsed;
   parsed.common = parse_common_options(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
+  const std::optional<std::string> input_mode = args.value("--input-mode");
   const CommonOptions& common = parsed.common;
   ClumpOptions& options = parsed.clump;
   if (auto by = args.value("--by")) parse_clump_by(*by, &options);
@@ -117,6 +122,7 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   options.band = band;
   options.output = files[1];
   options.tile = common.tile;
+  if (input_mode) options.input_mode = parse_input_mode(*input_mode);
   options.threads = common.threads;
   options.device = common.device;
   options.gpu_memory_bytes = common.gpu_memory_bytes;
@@ -162,6 +168,7 @@ std::string ClumpCommandResult::to_json() const {
       .add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
+      .add("input_read", r.input_read)
       .add("device", r.device)
       .add("stats", o.stats)
       .add("by", to_string(r.by));

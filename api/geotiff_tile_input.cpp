@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "store/cell_values.h"
 
 namespace terrazo {
 
@@ -54,6 +55,27 @@ void GeoTiffTileInput::read_tile(std::uint32_t tx, std::uint32_t ty, double* out
     }
   }
   std::fill(out + static_cast<std::uint64_t>(h) * t, out + static_cast<std::uint64_t>(t) * t, nan);
+}
+
+void GeoTiffTileInput::scan(double* tile, Progress& progress) {
+  CellStats stats;
+  std::vector<unsigned char> present(grid_.tile_count(), 0);
+  progress.update("import", 0, grid_.tiles_y());
+  for (std::uint32_t ty = 0; ty < grid_.tiles_y(); ++ty) {
+    for (std::uint32_t tx = 0; tx < grid_.tiles_x(); ++tx) {
+      read_tile(tx, ty, tile);
+      const TileWindow w = grid_.window(tx, ty);
+      const CellStats s = scan_doubles(tile, w.h, w.w, grid_.tile);
+      stats.merge(s);
+      present[static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx] = s.valid > 0;
+    }
+    progress.update("import", ty + 1ull, grid_.tiles_y());
+  }
+  present_ = std::move(present);
+  info_.has_stats = stats.valid > 0;
+  info_.min = stats.valid ? stats.min : 0.0;
+  info_.max = stats.valid ? stats.max : 0.0;
+  info_.valid_cells = stats.valid;
 }
 
 std::uint64_t GeoTiffTileInput::bytes_read() const {

@@ -3,6 +3,11 @@
 // INPUT is a GeoTIFF whose blocks tile its t x t tiles (square blocks, t a multiple of the block
 // edge), so every block is decoded once per phase that reads it.
 //
+// sssp and mst need the raster's statistics (the weight scale) and skip tiles without a valid cell:
+// scan() reads every tile once, computes min, max and valid cells as run_import does (scan_doubles
+// over the cells inside the raster) and marks the tiles with no valid cell absent, as a store does;
+// without it (clump) every tile is present and info() has no statistics.
+//
 // GDAL datasets are not thread-safe: each thread that reads gets its own RasterReader (opened on
 // its first read, kept until the input is destroyed); tile reads of different threads never share
 // a block. Every tile is present (the store's absent tiles are an import-time index); padding and
@@ -15,7 +20,9 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
+#include "core/progress.h"
 #include "engine/tile_input.h"
 #include "gdal/gdal_raster.h"
 
@@ -27,7 +34,11 @@ class GeoTiffTileInput : public TileInput {
   static std::unique_ptr<GeoTiffTileInput> open_if_tiled(const std::string& path, std::uint32_t t);
   const TileGrid& grid() const override { return grid_; }
   const RasterInfo& info() const { return info_; }
-  bool tile_present(std::uint32_t, std::uint32_t) const override { return true; }
+  // Reads every tile once through `tile` (t*t doubles, the caller's); progress "import" per tile row.
+  void scan(double* tile, Progress& progress);
+  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override {
+    return present_.empty() || present_[static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx] != 0;
+  }
   void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override;
   std::uint64_t bytes_read() const override;
 
@@ -37,6 +48,7 @@ class GeoTiffTileInput : public TileInput {
   std::string path_;
   RasterInfo info_;
   TileGrid grid_;
+  std::vector<unsigned char> present_;  // after scan(): one byte per tile
   mutable std::mutex mutex_;
   mutable std::unordered_map<std::thread::id, std::unique_ptr<RasterReader>> readers_;
   mutable std::unique_ptr<RasterReader> first_;  // the reader that opened the file, given to the first thread

@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "api/output_paths.h"
+#include "api/pipeline_input.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "engine/tile_store_input.h"
@@ -82,39 +84,24 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
 
   RunDirectory run(options.tmpdir);
 
-  // 0. The input as a tile store.
+  // 0. The input: a store, tiles in memory, a tiled GeoTIFF in place or an import (api/pipeline_input.h).
   Stopwatch phase;
-  std::unique_ptr<TileStore> store;
-  if (TileStore::looks_like_tile_store(options.input)) {
-    if (options.band > 1)
-      throw UsageError("band " + std::to_string(options.band) + " of '" + options.input + "' does not exist: it has 1 band");
-    store = TileStore::open(options.input, &budget);
-    if (options.tile != 0 && store->tile() != options.tile) store.reset();
-  }
-  std::uint64_t import_read = 0, import_written = 0;
-  if (!store) {
-    ImportOptions import;
-    import.input = options.input;
-    import.output = run.file("input.tzs");
-    import.tile = options.tile;
-    import.band = options.band;
-    const ImportResult imported = run_import(import, budget, progress);
-    import_read = imported.bytes_read;
-    import_written = imported.bytes_written;
-    store = TileStore::open(import.output, &budget);
-  }
+  PipelineInputOptions in;
+  in.path = options.input;
+  in.tile = options.tile;
+  in.band = options.band;
+  in.mode = options.input_mode;
+  in.threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(in, run, budget, progress);
   result.seconds.import = phase.seconds();
-  RasterInfo info = store->info();
-  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "MST statistics tile");
-  const TileGrid grid = store->grid();
+  result.input_read = input->how();
+  const RasterInfo info = input->info();
+  const TileGrid grid = input->grid();
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
-  {
-    TileStoreInput weight_input(*store);
-    result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
-                                          kMstDefaultStepLimit, &weight_input, &budget);
-  }
+  result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                        kMstDefaultStepLimit, &input->cells(), &budget);
   const WeightParams params = result.weights.params;
   result.params = params;
 
@@ -130,10 +117,9 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   phase_options.merge_batch_edges = options.merge_batch_edges;
   phase_options.edge_list = options.edge_list;
   phase_options.scratch_dir = run.path();
-  TileStoreInput source(*store);
   std::unique_ptr<EdgeRasterWriter> raster;
   if (!options.output.empty()) raster = std::make_unique<EdgeRasterWriter>(options.output, grid, info, budget, options.geotiff);
-  const MstPhaseResult phases = run_mst_phases(source, phase_options, budget, progress, raster.get());
+  const MstPhaseResult phases = run_mst_phases(input->cells(), phase_options, budget, progress, raster.get());
   if (raster) result.bytes_written += raster->finish();
 
   result.total_weight = phases.total_weight;
@@ -159,8 +145,8 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   result.merge_oversized_graphs = phases.merge_oversized_graphs;
   result.merge_batch_edges = phases.merge_batch_edges;
   result.gpu_merge_kernel_seconds = phases.gpu_merge_kernel_ms / 1000.0;
-  result.bytes_read += phases.bytes_read + store->bytes_read() + import_read;
-  result.bytes_written += phases.bytes_written + import_written;
+  result.bytes_read += phases.bytes_read + input->bytes_read();
+  result.bytes_written += phases.bytes_written + input->bytes_written();
   result.seconds.total = start.seconds();
   result.memory_peak_reserved = budget.peak_reserved();
   result.peak_rss_bytes = peak_rss_bytes();

@@ -40,6 +40,7 @@
 #include "gdal/geotiff_options.h"
 #include "store/raster_info.h"
 #include "api/weight_params.h"
+#include "api/pipeline_input.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {
@@ -54,6 +55,7 @@ struct MstOptions {
   Connectivity connectivity = Connectivity::Eight;
   std::uint32_t tile = 0;      // 0: the store's own tile size, or kDefaultTile when importing
   std::uint32_t band = 0;      // --band of a GDAL input (ImportOptions::band)
+  InputMode input_mode = InputMode::Auto;  // --input-mode (api/pipeline_input.h)
   std::string device = "auto"; // auto | cpu | cuda
   unsigned threads = 0;        // CPU threads for phase 1; 0: all cores
   std::string tmpdir;          // parent of the run directory; empty: $TMPDIR or /tmp
@@ -75,6 +77,7 @@ struct MstResult {
   std::uint64_t width = 0, height = 0;
   std::uint32_t tile = 0;
   std::string device;               // "cpu" or "cuda (<device name>)"
+  std::string input_read;           // how INPUT was read: PipelineInput::how() (api/pipeline_input.h)
   WeightParams params;              // model, scale, offset used
   WeightChoice weights;             // the same, with the error bounds (api/weight_params.h)
   std::uint64_t total_weight = 0;   // sum of the fixed-point weights of the forest's edges

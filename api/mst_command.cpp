@@ -55,6 +55,10 @@ const char kUsage[] =
     "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
     "  --threads N           CPU threads for the block solvers (default: all cores)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
+    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto: the first\n"
+    "                        that applies): memory reads it once into tiles in memory (when they take at\n"
+    "                        most a quarter of --memory), direct reads a tiled GeoTIFF whose blocks tile\n"
+    "                        the tiles in place, import converts it to a tile store in --tmpdir first\n"
     "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
@@ -79,6 +83,7 @@ MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   MstCommandOptions parsed;
   parsed.common = parse_common_options(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
+  const std::optional<std::string> input_mode = args.value("--input-mode");
   const CommonOptions& common = parsed.common;
   MstOptions& options = parsed.mst;
   if (auto weight = args.value("--weight")) {
@@ -103,6 +108,7 @@ MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   if (options.output.empty() && options.edge_list.empty() && !common.json)
     throw UsageError("EDGES.tif is '-' and neither --edge-list nor --json is given: nothing would be output");
   options.tile = common.tile;
+  if (input_mode) options.input_mode = parse_input_mode(*input_mode);
   options.device = common.device;
   options.threads = common.threads;
   options.tmpdir = common.tmpdir;
@@ -147,6 +153,7 @@ std::string MstCommandResult::to_json() const {
       .add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
+      .add("input_read", r.input_read)
       .add("device", r.device)
       .add("merge", to_string(r.merge_mode))
       .add("weight", to_string(r.params.model))

@@ -17,6 +17,7 @@
 #include "core/timer.h"
 #include "core/json_summary.h"
 #include "store/cell_values.h"
+#include "engine/in_memory_tile_input.h"
 #include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
 
@@ -90,6 +91,53 @@ PassMemory reserve_pass(MemoryBudget& budget, const RasterReader& reader, bool w
   return memory;
 }
 
+// Streams `reader`'s raster as t x t tiles of doubles (NaN = nodata or padding), strip by strip of
+// t rows, left to right in chunks of `chunk_units` tiles, calling put(tx, ty, cells) for every tile
+// of the grid in row-major order; progress `phase` at 0, after each strip and at 1. Returns the
+// statistics of the cells inside the raster. Memory: the chunk (chunk_units x t x t doubles) and
+// one tile of doubles, reserved by the caller (reserve_pass).
+template <typename Put>
+CellStats stream_tiles(RasterReader& reader, const TileGrid& grid, std::uint64_t chunk_units, Progress& progress,
+                       const char* phase, Put&& put) {
+  const RasterInfo& info = reader.info();
+  const std::uint32_t t = grid.tile;
+  const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t chunk_width = std::min<std::uint64_t>(chunk_units * t, info.width);
+  std::vector<double> chunk(chunk_width * t);
+  std::vector<double> tile(tile_cells);
+  CellStats stats;
+  std::uint64_t cells_done = 0;
+  const std::uint32_t tiles_y = grid.tiles_y();
+  progress.update(phase, 0, tiles_y, 0);
+  for (std::uint32_t ty = 0; ty < tiles_y; ++ty) {
+    const std::uint64_t y0 = static_cast<std::uint64_t>(ty) * t;
+    const auto rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, info.height - y0));
+    for (std::uint64_t tx0 = 0; tx0 < grid.tiles_x(); tx0 += chunk_units) {
+      const std::uint64_t x0 = tx0 * t;
+      const auto width = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_width, info.width - x0));
+      reader.read_window(x0, y0, width, rows, chunk.data());
+      for (std::uint64_t tx = tx0; tx * t < x0 + width; ++tx) {
+        const std::uint64_t cx = tx * t - x0;
+        const std::uint64_t cols = std::min<std::uint64_t>(t, width - cx);
+        for (std::uint64_t r = 0; r < t; ++r) {
+          double* dst = tile.data() + r * t;
+          if (r < rows) {
+            std::copy(chunk.data() + r * width + cx, chunk.data() + r * width + cx + cols, dst);
+            std::fill(dst + cols, dst + t, std::numeric_limits<double>::quiet_NaN());
+          } else {
+            std::fill(dst, dst + t, std::numeric_limits<double>::quiet_NaN());
+          }
+        }
+        stats.merge(scan_doubles(tile.data(), rows, cols, t));
+        put(static_cast<std::uint32_t>(tx), ty, tile.data());
+      }
+    }
+    cells_done += static_cast<std::uint64_t>(rows) * info.width;
+    progress.update(phase, ty + 1ull, tiles_y, cells_done);
+  }
+  return stats;
+}
+
 std::string crs_name_of(const std::string& wkt, std::string* authority) {
   authority->clear();
   if (wkt.empty()) return "";
@@ -129,39 +177,10 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
   PassMemory memory = reserve_pass(budget, *reader, false, t, 1ull << 20, fixed, tile_cells * sizeof(double), grid.tiles_x(),
                                    "import");
 
-  const std::uint64_t chunk_width = std::min<std::uint64_t>(memory.chunk_units * t, info.width);
-  std::vector<double> chunk(chunk_width * t);
-  std::vector<double> tile(tile_cells);
-  CellStats stats;
-  std::uint64_t cells_done = 0;
-  const std::uint32_t tiles_y = grid.tiles_y();
-  progress.update("import", 0, tiles_y, 0);
-  for (std::uint32_t ty = 0; ty < tiles_y; ++ty) {
-    const std::uint64_t y0 = static_cast<std::uint64_t>(ty) * t;
-    const auto rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, info.height - y0));
-    for (std::uint64_t tx0 = 0; tx0 < grid.tiles_x(); tx0 += memory.chunk_units) {
-      const std::uint64_t x0 = tx0 * t;
-      const auto width = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_width, info.width - x0));
-      reader->read_window(x0, y0, width, rows, chunk.data());
-      for (std::uint64_t tx = tx0; tx * t < x0 + width; ++tx) {
-        const std::uint64_t cx = tx * t - x0;
-        const std::uint64_t cols = std::min<std::uint64_t>(t, width - cx);
-        for (std::uint64_t r = 0; r < t; ++r) {
-          double* dst = tile.data() + r * t;
-          if (r < rows) {
-            std::copy(chunk.data() + r * width + cx, chunk.data() + r * width + cx + cols, dst);
-            std::fill(dst + cols, dst + t, std::numeric_limits<double>::quiet_NaN());
-          } else {
-            std::fill(dst, dst + t, std::numeric_limits<double>::quiet_NaN());
-          }
-        }
-        stats.merge(scan_doubles(tile.data(), rows, cols, t));
-        writer.write_tile(static_cast<std::uint32_t>(tx), ty, tile.data());
-      }
-    }
-    cells_done += static_cast<std::uint64_t>(rows) * info.width;
-    progress.update("import", ty + 1ull, tiles_y, cells_done);
-  }
+  const CellStats stats = stream_tiles(*reader, grid, memory.chunk_units, progress, "import",
+                                      [&](std::uint32_t tx, std::uint32_t ty, const double* tile) {
+                                        writer.write_tile(tx, ty, tile);
+                                      });
   writer.set_stats(stats.valid ? stats.min : 0.0, stats.valid ? stats.max : 0.0, stats.valid);
   writer.finish();
 
@@ -180,6 +199,24 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
   result.present_tiles = writer.present_tiles();
   result.seconds = start.seconds();
   return result;
+}
+
+// ---- load into memory ----------------------------------------------------------------------------
+
+std::unique_ptr<InMemoryTileInput> load_in_memory(RasterReader& reader, std::uint32_t tile, MemoryBudget& budget,
+                                                  Progress& progress) {
+  const std::uint32_t t = checked_tile(tile);
+  const RasterInfo& info = reader.info();
+  const TileGrid grid{info.width, info.height, t};
+  // The tiles first, then the pass (GDAL's cache, the strip chunk, one tile) gets what is left.
+  auto input = std::make_unique<InMemoryTileInput>(info, t, budget);
+  const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
+  PassMemory memory = reserve_pass(budget, reader, false, t, 1ull << 20, tile_cells * sizeof(double),
+                                   tile_cells * sizeof(double), grid.tiles_x(), "input load");
+  stream_tiles(reader, grid, memory.chunk_units, progress, "import",
+               [&](std::uint32_t tx, std::uint32_t ty, const double* cells) { input->put_tile(tx, ty, cells); });
+  input->set_bytes_read(reader.bytes_read());
+  return input;
 }
 
 // ---- export ------------------------------------------------------------------------------------

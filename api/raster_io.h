@@ -15,8 +15,10 @@
 //  - run_info describes a store or any GDAL raster; min, max and the nodata share are computed by
 //    reading every cell (metadata statistics are never trusted), which also verifies every tile
 //    checksum of a store.
-//  - open_as_tile_store gives the pipelines (MST, SSSP) a TileStore whatever the input: a .tzs is
-//    opened as is, anything else is imported into the run directory first.
+//  - open_as_tile_store gives `index` a TileStore whatever the input: a .tzs is opened as is,
+//    anything else is imported into the run directory first (sssp, mst and clump open theirs
+//    through api/pipeline_input.h, which also reads in memory or in place).
+//  - load_in_memory reads a raster once into tiles held in memory (api/pipeline_input.h's memory way).
 // Outputs are published atomically (written as a partial file of their own,
 // `path.partial-<pid>-<hex>`, renamed at the end: store/atomic_output.h); a failure or
 // cancellation leaves nothing under the final name. Progress: phase "import" / "export" / "info",
@@ -32,6 +34,7 @@
 #include "store/run_directory.h"
 #include "store/raster_info.h"
 #include "store/tile_store.h"
+#include "engine/in_memory_tile_input.h"
 
 namespace terrazo {
 
@@ -104,5 +107,13 @@ std::string to_json(const RasterSummary& summary);
 // kDefaultTile) into `run`'s directory, which owns the imported file. `band`: as ImportOptions::band.
 std::unique_ptr<TileStore> open_as_tile_store(const std::string& input_path, RunDirectory& run, std::uint32_t tile,
                                               MemoryBudget& budget, Progress& progress, std::uint32_t band = 0);
+
+// `reader`'s raster read once into tiles of `tile` (0: kDefaultTile) held in memory, with its
+// statistics (as run_import computes them): the cells a tile store imported from it would hold
+// (engine/in_memory_tile_input.h). The tiles are reserved from `budget` for the input's life, the
+// pass's buffers (strip chunk, one tile, GDAL's cache) only during the load. Progress: "import".
+class RasterReader;
+std::unique_ptr<InMemoryTileInput> load_in_memory(RasterReader& reader, std::uint32_t tile, MemoryBudget& budget,
+                                                  Progress& progress);
 
 }  // namespace terrazo

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "api/output_paths.h"
+#include "api/pipeline_input.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "engine/barrier_input.h"
@@ -222,7 +223,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
 
   RunDirectory run(options.tmpdir);
 
-  // 0. The input as a tile store.
+  // 0. The input: a store, tiles in memory, a tiled GeoTIFF in place or an import (api/pipeline_input.h).
   Stopwatch phase;
   // --index (docs/index.md "sssp --index"): distances from the boundary-graph index, in its tile size.
   std::unique_ptr<IndexFile> index;
@@ -238,11 +239,18 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     tile_size = index->header().tile;
     result.device = "cpu (the index query)";
   }
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile_size, budget, progress, options.band);
+  const unsigned threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+  PipelineInputOptions in;
+  in.path = options.input;
+  in.tile = tile_size;
+  in.band = options.band;
+  in.mode = options.input_mode;
+  in.threads = threads;
+  const std::unique_ptr<PipelineInput> source = open_pipeline_input(in, run, budget, progress);
   result.seconds.import = phase.seconds();
-  RasterInfo info = store->info();
-  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "sssp statistics tile");
-  const TileGrid grid = store->grid();
+  result.input_read = source->how();
+  const RasterInfo info = source->info();
+  const TileGrid grid = source->grid();
   const std::uint32_t t = grid.tile;
   result.width = grid.width;
   result.height = grid.height;
@@ -275,21 +283,26 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   const StepTable steps = make_step_table(distance, info);
   result.length_unit = steps.unit;
   if (!directed) {
-    TileStoreInput weight_input(*store);
     result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
-                                          kSsspDefaultStepLimit, &weight_input, &budget, &steps.lengths);
+                                          kSsspDefaultStepLimit, &source->cells(), &budget, &steps.lengths);
   }
 
   // Barriers (--barrier-raster): cells of INPUT's grid that cannot be entered.
-  std::unique_ptr<TileStore> barrier_store;
-  std::unique_ptr<TileStoreInput> input_cells, barrier_cells;
+  std::unique_ptr<PipelineInput> barrier_source;
   std::unique_ptr<BarrierTileInput> barred;
   MemoryBudget::Reservation barrier_reservation;
   if (!options.barrier_raster.empty()) {
     RasterInfo bi = barrier_info;  // the grid check before any import
     if (bi.width == grid.width && bi.height == grid.height) {
-      barrier_store = open_as_tile_store(options.barrier_raster, run, t, budget, progress, options.barrier_band);
-      bi = barrier_store->info();
+      PipelineInputOptions bo;
+      bo.path = options.barrier_raster;
+      bo.tile = t;
+      bo.mode = options.input_mode == InputMode::Direct ? InputMode::Auto : options.input_mode;
+      bo.band = options.barrier_band;
+      bo.statistics = false;
+      bo.threads = threads;
+      barrier_source = open_pipeline_input(bo, run, budget, progress);
+      bi = barrier_source->info();
     }
     if (bi.width != grid.width || bi.height != grid.height)
       throw UsageError("--barrier-raster '" + options.barrier_raster + "' is " + std::to_string(bi.width) + " x " +
@@ -305,26 +318,24 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                            "); they must cover the same cells");
       }
     }
-    const unsigned threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
     barrier_reservation = budget.reserve(static_cast<std::uint64_t>(threads + 1) * t * t * 8, "sssp barrier tiles");
-    input_cells = std::make_unique<TileStoreInput>(*store);
-    barrier_cells = std::make_unique<TileStoreInput>(*barrier_store);
-    barred = std::make_unique<BarrierTileInput>(*input_cells, *barrier_cells);
+    const TileInput& input_cells = source->cells();
+    const TileInput& barrier_cells = barrier_source->cells();
+    barred = std::make_unique<BarrierTileInput>(input_cells, barrier_cells);
     // Count the valid cells the barrier closes (one pass over both).
     std::vector<double> a(static_cast<std::size_t>(t) * t), b(static_cast<std::size_t>(t) * t);
     for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
       for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
-        if (!store->tile_present(tx, ty) || !barrier_store->tile_present(tx, ty)) continue;
-        store->read_tile(tx, ty, a.data());
-        barrier_store->read_tile(tx, ty, b.data());
+        if (!input_cells.tile_present(tx, ty) || !barrier_cells.tile_present(tx, ty)) continue;
+        input_cells.read_tile(tx, ty, a.data());
+        barrier_cells.read_tile(tx, ty, b.data());
         for (std::size_t i = 0; i < a.size(); ++i)
           if (a[i] == a[i] && b[i] == b[i] && b[i] != 0) ++result.barrier_cells;
       }
   }
   // Directed models (--model walk|tobler): INPUT is the elevation, --friction an optional raster of
   // its grid; both are packed into one value per cell (engine/walk_input.h).
-  std::unique_ptr<TileStore> friction_store;
-  std::unique_ptr<TileStoreInput> elevation_cells, friction_cells;
+  std::unique_ptr<PipelineInput> friction_source;
   std::unique_ptr<WalkTileInput> walk_cells;
   MemoryBudget::Reservation walk_reservation;
   if (directed) {
@@ -346,15 +357,18 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                              "); they must cover the same cells");
         }
       }
-      friction_store = open_as_tile_store(options.friction, run, t, budget, progress);
-      friction_cells = std::make_unique<TileStoreInput>(*friction_store);
+      PipelineInputOptions fo;
+      fo.path = options.friction;
+      fo.tile = t;
+      fo.mode = options.input_mode == InputMode::Direct ? InputMode::Auto : options.input_mode;
+      fo.statistics = false;
+      fo.threads = threads;
+      friction_source = open_pipeline_input(fo, run, budget, progress);
     }
-    const unsigned threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
-    if (friction_cells)
+    if (friction_source)
       walk_reservation = budget.reserve(static_cast<std::uint64_t>(threads + 1) * t * t * 8, "sssp friction tiles");
-    if (!barred) elevation_cells = std::make_unique<TileStoreInput>(*store);
-    const TileInput& elevation = barred ? static_cast<const TileInput&>(*barred) : *elevation_cells;
-    walk_cells = std::make_unique<WalkTileInput>(elevation, friction_cells.get());
+    const TileInput& elevation = barred ? static_cast<const TileInput&>(*barred) : source->cells();
+    walk_cells = std::make_unique<WalkTileInput>(elevation, friction_source ? &friction_source->cells() : nullptr);
     result.weights = choose_walk_weight_params(options.weight, options.walk, options.scale, *walk_cells, steps.lengths,
                                                &budget);
   }
@@ -432,10 +446,9 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   }
   xo.keep_free_bytes += 1ull << 20;  // small allocations of the exchange (queue set nodes, lists)
   xo.prefer_free_bytes = write_phase_bytes;
-  TileStoreInput store_input(*store);
   const TileInput& input = walk_cells ? static_cast<const TileInput&>(*walk_cells)
                            : barred   ? static_cast<const TileInput&>(*barred)
-                                      : store_input;
+                                      : source->cells();
   SsspExchangeStats stats;
   // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
   bool resident = options.exchange == "resident" && !index;
@@ -578,7 +591,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   // The header's statistics set the weight scale: every stored tile is checked against them
   // (exactly: store/tile_store.h) before any output is published, also the tiles this run did not
   // need (--max-cost, regions no source reaches), which are read now.
-  store->read_unseen_tiles(&budget);
+  source->check_unseen_tiles(budget);
 
   // 3. Outputs. The store is at its largest now; each tile's slot is released once written, so the
   // outputs grow into the space the store gives back.
@@ -600,9 +613,11 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.seconds.write = phase.seconds();
   exchange_run.reset();
 
-  result.bytes_read += store->bytes_read() + distances.bytes_read() + (barrier_store ? barrier_store->bytes_read() : 0) +
-                      (friction_store ? friction_store->bytes_read() : 0);
-  result.bytes_written += distances.bytes_written();
+  result.bytes_read += source->bytes_read() + distances.bytes_read() + (barrier_source ? barrier_source->bytes_read() : 0) +
+                      (friction_source ? friction_source->bytes_read() : 0);
+  result.bytes_written += distances.bytes_written() + source->bytes_written() +
+                          (barrier_source ? barrier_source->bytes_written() : 0) +
+                          (friction_source ? friction_source->bytes_written() : 0);
   result.seconds.total = start.seconds();
   result.peak_rss_bytes = peak_rss_bytes();
   result.memory_peak_reserved = budget.peak_reserved();

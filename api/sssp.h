@@ -32,6 +32,7 @@
 #include "core/types.h"
 #include "api/sssp_sources.h"
 #include "api/step_lengths.h"
+#include "api/pipeline_input.h"
 #include "store/raster_info.h"
 #include "api/weight_params.h"
 #include "gdal/geotiff_options.h"
@@ -64,6 +65,7 @@ struct SsspOptions {
   double max_cost = -1.0;            // cost units; < 0: no limit
   std::uint32_t tile = 0;            // 0: the store's own, or kDefaultTile when importing
   std::uint32_t band = 0;            // --band of a GDAL input (ImportOptions::band)
+  InputMode input_mode = InputMode::Auto;  // --input-mode (api/pipeline_input.h)
   std::string device = "auto";       // auto | cpu | cuda
   std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory; 0: the CUDA batch solver's default share
   unsigned threads = 0;              // CPU solver threads; 0: all cores
@@ -88,6 +90,7 @@ struct SsspResult {
   std::uint32_t tile = 0;
   std::string device;
   std::string exchange;                    // "streamed" or "resident"
+  std::string input_read;                  // how INPUT was read: PipelineInput::how() (api/pipeline_input.h)
   WeightParams params;                     // model, scale, offset used
   WeightChoice weights;                    // the same, with the error bounds (api/weight_params.h)
   std::string length_unit = "cell";        // the unit of the step lengths (--distance)

@@ -115,6 +115,10 @@ const char kUsage[] =
     "                        4 per thread on the CPU); tuning only, the result is the same\n"
     "  --threads N           CPU solver threads (default: all cores)\n"
     "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
+    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto: the first\n"
+    "                        that applies): memory reads it once into tiles in memory (when they take at\n"
+    "                        most a quarter of --memory), direct reads a tiled GeoTIFF whose blocks tile\n"
+    "                        the tiles in place, import converts it to a tile store in --tmpdir first\n"
     "  --tmpdir DIR          scratch directory for the distance store (default $TMPDIR or /tmp)\n"
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
@@ -147,6 +151,7 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   parsed.common = parse_common_options(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const std::uint32_t barrier_band = parse_band_option(args, "--barrier-band");
+  const std::optional<std::string> input_mode = args.value("--input-mode");
   const CommonOptions& common = parsed.common;
   SsspOptions& options = parsed.sssp;
   for (const std::string& text : args.values("--source")) options.sources.push_back(parse_source_point(text));
@@ -258,6 +263,7 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   if (options.map_coords && options.sources.empty())
     throw UsageError("--map-coords applies to --source points, and none is given");
   options.tile = common.tile;
+  if (input_mode) options.input_mode = parse_input_mode(*input_mode);
   options.device = common.device;
   options.gpu_memory_bytes = common.gpu_memory_bytes;
   options.threads = common.threads;
@@ -317,6 +323,7 @@ std::string SsspCommandResult::to_json() const {
       .add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
+      .add("input_read", r.input_read)
       .add("device", r.device)
       .add("exchange", r.exchange)
       .add("weight", to_string(r.params.model))

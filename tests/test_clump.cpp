@@ -765,7 +765,9 @@ TEST_P(ClumpGolden, SamePartitionAsRClump) {
     const std::vector<double> expected_raw =
         read_all(golden + stem + "_rclump" + std::to_string(connectivity) + ".tif", &info);
     const std::vector<std::uint32_t> expected = canonical_labels(expected_raw);
-    for (std::uint32_t tile : {16u, 128u, 256u}) {  // 256: the bands' block, read in place (no import)
+    // 16: imported into a tile store; 128: read into tiles in memory (auto); 256: the bands' block,
+    // read in place (api/pipeline_input.h).
+    for (std::uint32_t tile : {16u, 128u, 256u}) {
       testing::TempDir dir;
       ClumpOptions o;
       o.input = golden + stem + "_bands.tif";
@@ -775,9 +777,11 @@ TEST_P(ClumpGolden, SamePartitionAsRClump) {
       o.threads = 2;
       o.device = "cpu";
       o.tmpdir = dir.path();
+      o.input_mode = tile == 16u ? InputMode::Import : tile == 256u ? InputMode::Direct : InputMode::Auto;
       MemoryBudget budget(256ull << 20);
       const ClumpResult r = run_clump(o, budget, Progress::silent());
-      EXPECT_EQ(r.input_read_in_place, tile == 256u) << name << " tile " << tile;
+      EXPECT_EQ(r.input_read, tile == 16u ? "imported" : tile == 256u ? "direct" : "memory") << name << " tile " << tile;
+      EXPECT_EQ(r.input_read_in_place, tile != 16u) << name << " tile " << tile;
       EXPECT_EQ(r.regions, regions) << name << " " << connectivity << " tile " << tile;
       EXPECT_EQ(r.cells_labelled, cells) << name;
       EXPECT_EQ(r.largest_region, largest) << name;

@@ -1,0 +1,104 @@
+// engine/in_memory_tile_input.cpp: InMemoryTileInput (engine/in_memory_tile_input.h).
+#include "engine/in_memory_tile_input.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "core/error.h"
+
+namespace terrazo {
+
+std::uint64_t InMemoryTileInput::bytes_for(const RasterInfo& info, std::uint32_t tile) {
+  const TileGrid grid{info.width, info.height, tile};
+  return grid.tile_count() * tile * tile * cell_type_size(info.type);
+}
+
+InMemoryTileInput::InMemoryTileInput(const RasterInfo& info, std::uint32_t tile, MemoryBudget& budget)
+    : info_(info), grid_{info.width, info.height, tile}, rule_(info) {
+  info_.has_stats = false;
+  info_.min = info_.max = 0.0;
+  info_.valid_cells = 0;
+  tile_bytes_ = static_cast<std::uint64_t>(tile) * tile * cell_type_size(info.type);
+  const std::uint64_t cell_bytes = bytes_for(info, tile);
+  const std::uint64_t extra = grid_.tile_count() + static_cast<std::uint64_t>(tile) * tile * sizeof(double);
+  reservation_ = budget.reserve(cell_bytes + extra, "input tiles in memory");
+  // Pages are touched by put_tile only.
+  mapping_.bytes = std::max<std::uint64_t>(cell_bytes, 1);
+  mapping_.address = ::mmap(nullptr, mapping_.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping_.address == MAP_FAILED) {
+    mapping_.address = nullptr;
+    throw Error("input tiles in memory: cannot map " + MemoryBudget::format_size(mapping_.bytes) + ": " +
+                std::strerror(errno));
+  }
+#ifdef MADV_HUGEPAGE
+  ::madvise(mapping_.address, mapping_.bytes, MADV_HUGEPAGE);  // advice only: no huge pages is fine
+#endif
+  cells_ = static_cast<unsigned char*>(mapping_.address);
+  present_.assign(grid_.tile_count(), 0);
+}
+
+InMemoryTileInput::Mapping::~Mapping() {
+  if (address) ::munmap(address, bytes);
+}
+
+void InMemoryTileInput::put_tile(std::uint32_t tx, std::uint32_t ty, const double* cells) {
+  const std::uint32_t t = grid_.tile;
+  const TileWindow w = grid_.window(tx, ty);
+  const CellStats tile = scan_doubles(cells, w.h, w.w, t);
+  const std::uint64_t index = static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx;
+  if (tile.valid == 0) {  // absent, as in a store
+    present_[index] = 0;
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.merge(tile);
+    info_.has_stats = true;
+    info_.min = stats_.min;
+    info_.max = stats_.max;
+    info_.valid_cells = stats_.valid;
+  }
+  // Padding cells hold the store's padding value (TileStoreWriter::write_tile), read back as NaN.
+  const std::uint64_t n = static_cast<std::uint64_t>(t) * t;
+  const double* source = cells;
+  std::vector<double> padded;  // edge tiles only
+  if (w.w < t || w.h < t) {
+    padded.resize(n);
+    const double pad = rule_.padding_value();
+    for (std::uint64_t r = 0; r < t; ++r)
+      for (std::uint64_t c = 0; c < t; ++c)
+        padded[r * t + c] = (r < w.h && c < w.w) ? cells[r * t + c] : pad;
+    source = padded.data();
+  }
+  doubles_to_cells(source, n, rule_, cells_ + index * tile_bytes_);
+  present_[index] = 1;
+}
+
+bool InMemoryTileInput::tile_present(std::uint32_t tx, std::uint32_t ty) const {
+  if (tx >= grid_.tiles_x() || ty >= grid_.tiles_y()) return false;
+  return present_[static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx] != 0;
+}
+
+void InMemoryTileInput::read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const {
+  const std::uint32_t t = grid_.tile;
+  const std::uint64_t n = static_cast<std::uint64_t>(t) * t;
+  if (tx >= grid_.tiles_x() || ty >= grid_.tiles_y())
+    throw Error("tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") is outside the " +
+                std::to_string(grid_.tiles_x()) + " x " + std::to_string(grid_.tiles_y()) + " tiles of the input");
+  if (!tile_present(tx, ty)) {
+    std::fill(out, out + n, std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  const std::uint64_t index = static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx;
+  cells_to_doubles(cells_ + index * tile_bytes_, n, rule_, out);
+  const TileWindow w = grid_.window(tx, ty);
+  if (w.w == t && w.h == t) return;
+  for (std::uint64_t r = 0; r < t; ++r)
+    for (std::uint64_t c = (r < w.h ? w.w : 0); c < t; ++c) out[r * t + c] = std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace terrazo

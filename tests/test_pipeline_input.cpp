@@ -1,0 +1,269 @@
+// tests/test_pipeline_input.cpp: the one input opener of sssp, mst and clump (api/pipeline_input.h).
+// Every way of reading INPUT (a tile store imported in the run directory, tiles in memory, a tiled
+// GeoTIFF in place) gives the same cells bit for bit, the same tiles present and the same
+// statistics, and so the same sssp and mst outputs; at several tile sizes, with nodata and an
+// all-nodata tile; auto keeps the budget (a raster whose tiles take more than a quarter of it is
+// not held in memory). Small rasters: the whole file runs in well under a second.
+#include <gdal.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/clump.h"
+#include "api/mst.h"
+#include "api/mst_command.h"
+#include "api/pipeline_input.h"
+#include "api/sssp.h"
+#include "api/sssp_command.h"
+#include "core/error.h"
+#include "gdal/gdal_raster.h"
+#include "gdal/gdal_session.h"
+#include "support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+using testing::TempDir;
+
+
+// A 70 x 45 (or `width` x `height`) GeoTIFF of `type` with nodata -9999: random values 1..500
+// (integers for Int16), a few nodata cells, and the block of cells [32, 48) x [16, 32) all nodata
+// (an absent tile at t = 16). `block` 0: striped; else tiled in block x block.
+std::string write_dem(const TempDir& dir, const std::string& name, GDALDataType type, int block, std::uint32_t seed,
+                      int width = 70, int height = 45) {
+  const int kWidth = width, kHeight = height;
+  ensure_gdal();
+  const std::string path = dir.file(name);
+  std::vector<std::string> options_text;
+  if (block) {
+    options_text = {"TILED=YES", "BLOCKXSIZE=" + std::to_string(block), "BLOCKYSIZE=" + std::to_string(block)};
+  }
+  std::vector<char*> options;
+  for (std::string& o : options_text) options.push_back(o.data());
+  options.push_back(nullptr);
+  GDALDatasetH ds = GDALCreate(GDALGetDriverByName("GTiff"), path.c_str(), kWidth, kHeight, 1, type, options.data());
+  EXPECT_TRUE(ds);
+  const double gt[6] = {500000, 30, 0, 4100000, 0, -30};
+  GDALSetGeoTransform(ds, const_cast<double*>(gt));
+  GDALRasterBandH band = GDALGetRasterBand(ds, 1);
+  GDALSetRasterNoDataValue(band, -9999);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> value(1, 500);
+  std::vector<double> cells(static_cast<std::size_t>(kWidth) * kHeight);
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x) {
+      double v = type == GDT_Int16 ? std::floor(value(rng)) : value(rng);
+      if (rng() % 23 == 0) v = -9999;
+      if (x >= 32 && x < 48 && y >= 16 && y < 32) v = -9999;
+      cells[static_cast<std::size_t>(y) * kWidth + x] = v;
+    }
+  EXPECT_EQ(GDALRasterIO(band, GF_Write, 0, 0, kWidth, kHeight, cells.data(), kWidth, kHeight, GDT_Float64, 0, 0), CE_None);
+  GDALClose(ds);
+  return path;
+}
+
+std::vector<double> read_all(const std::string& path) {
+  auto reader = RasterReader::open(path);
+  const RasterInfo& info = reader->info();
+  std::vector<double> v(info.width * info.height);
+  reader->read_window(0, 0, static_cast<std::uint32_t>(info.width), static_cast<std::uint32_t>(info.height), v.data());
+  return v;
+}
+
+// Bit for bit (NaN payloads included).
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+std::unique_ptr<PipelineInput> open(const std::string& path, std::uint32_t tile, InputMode mode, RunDirectory& run,
+                                    MemoryBudget& budget, bool statistics = true) {
+  PipelineInputOptions o;
+  o.path = path;
+  o.tile = tile;
+  o.mode = mode;
+  o.statistics = statistics;
+  o.threads = 2;
+  return open_pipeline_input(o, run, budget, Progress::silent());
+}
+
+TEST(PipelineInput, EveryWayReadsTheSameCellsTilesAndStatistics) {
+  TempDir dir;
+  const std::string f32 = write_dem(dir, "f32.tif", GDT_Float32, 16, 1);
+  const std::string i16 = write_dem(dir, "i16.tif", GDT_Int16, 16, 2);
+  for (const std::string& path : {f32, i16}) {
+    for (std::uint32_t tile : {16u, 32u, 64u}) {
+      MemoryBudget budget(64ull << 20);
+      auto imported = open(path, tile, InputMode::Import, dir, budget);
+      auto memory = open(path, tile, InputMode::Memory, dir, budget);
+      auto direct = open(path, tile, InputMode::Direct, dir, budget);
+      auto automatic = open(path, tile, InputMode::Auto, dir, budget);
+      EXPECT_EQ(imported->how(), "imported");
+      EXPECT_EQ(memory->how(), "memory");
+      EXPECT_EQ(direct->how(), "direct");
+      EXPECT_EQ(automatic->how(), "memory");  // 70 x 45 cells fit a quarter of 64 MiB
+      for (const PipelineInput* in : {memory.get(), direct.get()}) {
+        const std::string what = path + " tile " + std::to_string(tile) + " " + in->how();
+        EXPECT_TRUE(in->info().has_stats) << what;
+        EXPECT_EQ(in->info().min, imported->info().min) << what;
+        EXPECT_EQ(in->info().max, imported->info().max) << what;
+        EXPECT_EQ(in->info().valid_cells, imported->info().valid_cells) << what;
+        EXPECT_EQ(in->info().type, imported->info().type) << what;
+        const TileGrid& g = in->grid();
+        ASSERT_EQ(g.tiles_x(), imported->grid().tiles_x());
+        ASSERT_EQ(g.tiles_y(), imported->grid().tiles_y());
+        std::vector<double> a(static_cast<std::size_t>(tile) * tile), b(a.size());
+        std::uint64_t absent = 0;
+        for (std::uint32_t ty = 0; ty < g.tiles_y(); ++ty)
+          for (std::uint32_t tx = 0; tx < g.tiles_x(); ++tx) {
+            EXPECT_EQ(in->cells().tile_present(tx, ty), imported->cells().tile_present(tx, ty)) << what << " " << tx << "," << ty;
+            absent += !imported->cells().tile_present(tx, ty);
+            in->cells().read_tile(tx, ty, a.data());
+            imported->cells().read_tile(tx, ty, b.data());
+            EXPECT_TRUE(same_bits(a, b)) << what << " tile " << tx << "," << ty;
+          }
+        if (tile == 16) {
+          EXPECT_EQ(absent, 1u) << what;  // the all-nodata block
+        }
+      }
+      // Nothing was written for the ways that read in place.
+      EXPECT_EQ(memory->bytes_written(), 0u);
+      EXPECT_EQ(direct->bytes_written(), 0u);
+      EXPECT_GT(imported->bytes_written(), 0u);
+    }
+  }
+}
+
+TEST(PipelineInput, AutoKeepsTheBudgetAndRefusalsAreClear) {
+  TempDir dir;
+  const std::string tiled = write_dem(dir, "tiled.tif", GDT_Float32, 16, 3, 600, 400);
+  const std::string striped = write_dem(dir, "striped.tif", GDT_Float32, 0, 3, 600, 400);
+  // 600 x 400 Float32 cells in tiles of 64: 10 x 7 tiles, 1.1 MiB. A budget whose quarter is less:
+  // a tiled GeoTIFF is read in place (its GDAL cache, 256 KiB, fits the quarter), any other raster
+  // imported; the run keeps the budget (every byte is reserved: an overrun throws).
+  {
+    MemoryBudget budget(3ull << 20);
+    auto in = open(tiled, 64, InputMode::Auto, dir, budget);
+    EXPECT_EQ(in->how(), "direct");
+    EXPECT_LE(budget.peak_reserved(), budget.total());
+  }
+  {
+    MemoryBudget budget(3ull << 20);
+    EXPECT_EQ(open(striped, 64, InputMode::Auto, dir, budget)->how(), "imported");
+  }
+  {
+    MemoryBudget budget(1ull << 20);
+    EXPECT_THROW(open(striped, 256, InputMode::Memory, dir, budget), BudgetError);  // 1.5 MiB of tiles
+  }
+  MemoryBudget budget(64ull << 20);
+  try {
+    open(striped, 16, InputMode::Direct, dir, budget);
+    ADD_FAILURE() << "a striped GeoTIFF is not read in place";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--input-mode direct: INPUT '" + striped + "' is not a one-band GeoTIFF"),
+              std::string::npos) << e.what();
+  }
+  try {
+    open(tiled, 64, InputMode::Direct, dir, budget);  // 64 is a multiple of the 16-cell blocks: fine
+    open(tiled, 16, InputMode::Direct, dir, budget);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  // A store is read as it is, whatever the mode.
+  auto imported = open(striped, 32, InputMode::Import, dir, budget);
+  EXPECT_THROW(parse_input_mode("disk"), UsageError);
+  EXPECT_THROW(parse_sssp_options({"--input-mode", "fast", "--source", "1,1", striped, "-", "--json"}), UsageError);
+  EXPECT_THROW(parse_mst_options({"--input-mode", "", striped, "-", "--json"}), UsageError);
+  EXPECT_EQ(parse_sssp_options({"--input-mode", "import", "--source", "1,1", striped, "-", "--json"}).sssp.input_mode,
+            InputMode::Import);
+}
+
+// sssp and mst give the same outputs (cost raster, backlinks, edge raster, totals) whichever way
+// INPUT is read, at two tile sizes.
+TEST(PipelineInput, SsspAndMstOutputsDoNotDependOnTheWay) {
+  TempDir dir;
+  const std::string dem = write_dem(dir, "dem.tif", GDT_Float32, 16, 4);
+  for (std::uint32_t tile : {16u, 32u}) {
+    std::vector<double> cost0, back0, edges0;
+    SsspResult s0;
+    MstResult m0;
+    int k = 0;
+    for (InputMode mode : {InputMode::Import, InputMode::Memory, InputMode::Direct}) {
+      const std::string what = std::string(to_string(mode)) + " tile " + std::to_string(tile);
+      SsspOptions so;
+      so.input = dem;
+      so.input_mode = mode;
+      so.output = dir.file("cost" + std::to_string(k) + ".tif");
+      so.backlink = dir.file("back" + std::to_string(k) + ".tif");
+      so.sources.push_back(parse_source_point("5,7"));
+      so.sources.push_back(parse_source_point("60,40"));
+      so.tile = tile;
+      so.threads = 2;
+      so.device = "cpu";
+      so.tmpdir = dir.path();
+      MemoryBudget budget(64ull << 20);
+      const SsspResult s = run_sssp(so, budget, Progress::silent());
+      EXPECT_EQ(s.input_read, mode == InputMode::Import ? "imported" : to_string(mode)) << what;
+      MstOptions mo;
+      mo.input = dem;
+      mo.input_mode = mode;
+      mo.output = dir.file("edges" + std::to_string(k) + ".tif");
+      mo.tile = tile;
+      mo.threads = 2;
+      mo.device = "cpu";
+      mo.tmpdir = dir.path();
+      MemoryBudget mst_budget(64ull << 20);
+      const MstResult m = run_mst(mo, mst_budget, Progress::silent());
+      const std::vector<double> cost = read_all(so.output), back = read_all(so.backlink), edges = read_all(mo.output);
+      if (k == 0) {
+        cost0 = cost, back0 = back, edges0 = edges, s0 = s, m0 = m;
+        EXPECT_GT(s.reached_cells, 1000u);
+        EXPECT_GT(m.edges, 1000u);
+      } else {
+        EXPECT_TRUE(same_bits(cost, cost0)) << what;
+        EXPECT_TRUE(same_bits(back, back0)) << what;
+        EXPECT_TRUE(same_bits(edges, edges0)) << what;
+        EXPECT_EQ(s.reached_cells, s0.reached_cells) << what;
+        EXPECT_EQ(s.max_distance_fixed, s0.max_distance_fixed) << what;
+        EXPECT_EQ(s.params.scale, s0.params.scale) << what;
+        EXPECT_EQ(s.tiles_solved, s0.tiles_solved) << what;
+        EXPECT_EQ(m.total_weight, m0.total_weight) << what;
+        EXPECT_EQ(m.edges, m0.edges) << what;
+        EXPECT_EQ(m.components, m0.components) << what;
+      }
+      ++k;
+    }
+  }
+}
+
+// clump reads in memory, in place or through an import, with the same labels.
+TEST(PipelineInput, ClumpLabelsDoNotDependOnTheWay) {
+  TempDir dir;
+  const std::string dem = write_dem(dir, "dem.tif", GDT_Int16, 16, 5);
+  std::vector<double> labels0;
+  int k = 0;
+  for (InputMode mode : {InputMode::Import, InputMode::Memory, InputMode::Direct}) {
+    ClumpOptions o;
+    o.input = dem;
+    o.input_mode = mode;
+    o.by = ClumpBy::Valid;
+    o.by_given = true;
+    o.output = dir.file("labels" + std::to_string(k) + ".tif");
+    o.tile = 16;
+    o.threads = 2;
+    o.device = "cpu";
+    o.tmpdir = dir.path();
+    MemoryBudget budget(64ull << 20);
+    const ClumpResult r = run_clump(o, budget, Progress::silent());
+    EXPECT_EQ(r.input_read_in_place, mode != InputMode::Import);
+    const std::vector<double> labels = read_all(o.output);
+    if (k++ == 0) labels0 = labels;
+    else EXPECT_TRUE(same_bits(labels, labels0)) << to_string(mode);
+  }
+}
+
+}  // namespace
+}  // namespace terrazo
