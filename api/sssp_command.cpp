@@ -93,6 +93,10 @@ const char kUsage[] =
     "                        pending tiles near the front per round; auto takes resident on a GPU that\n"
     "                        holds the raster when neither --backlink nor --allocation is given\n"
     "  --resident-tile N     tile side of the resident exchange, 8..256 (default 64)\n"
+    "  --block-solver auto|bfs|sweep  how a tile is solved (default auto): bfs, the frontier BFS of\n"
+    "                        --weight unit (on the CPU without --backlink/--allocation); sweep, the\n"
+    "                        generic solvers (GPU relaxation sweeps, CPU Dijkstra); auto: bfs for\n"
+    "                        --weight unit, else sweep. Tuning only, the result is the same\n"
     "  --resident-round N    tiles per round the resident exchange aims at (default 256 on a GPU,\n"
     "                        4 per thread on the CPU); tuning only, the result is the same\n"
     "  --threads N           CPU solver threads (default: all cores)\n"
@@ -101,8 +105,8 @@ const char kUsage[] =
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: cost_type, width, height, tile, device, exchange, weight, distance, length_unit,\n"
-    "barrier_raster, barrier_cells, connectivity, scale,\n"
+    "JSON keys: cost_type, width, height, tile, device, exchange, block_solver, weight, distance,\n"
+    "length_unit, barrier_raster, barrier_cells, connectivity, scale,\n"
     "scale_given, step_error_bound (input units per step; 0: exact), relative_error_bound (of every\n"
     "path; null: void), offset, sources, source_start, sources_beyond_max_cost, reached_cells,\n"
     "max_distance, tiles, tiles_solved, solves,\n"
@@ -160,6 +164,11 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     if (*exchange != "auto" && *exchange != "streamed" && *exchange != "resident")
       throw UsageError("invalid --exchange '" + *exchange + "': expected auto, streamed or resident");
     options.exchange = *exchange;
+  }
+  if (auto solver = args.value("--block-solver")) {
+    if (*solver != "auto" && *solver != "bfs" && *solver != "sweep")
+      throw UsageError("invalid --block-solver '" + *solver + "': expected auto, bfs or sweep");
+    options.block_solver = *solver;
   }
   if (auto side = args.int_value("--resident-tile")) {
     if (*side < 8 || *side > 256)
@@ -253,6 +262,7 @@ std::string SsspCommandResult::to_json() const {
       .add("tile", r.tile)
       .add("device", r.device)
       .add("exchange", r.exchange)
+      .add("block_solver", r.block_solver)
       .add("weight", to_string(r.params.model))
       .add("distance", to_string(o.distance))
       .add("length_unit", r.length_unit)

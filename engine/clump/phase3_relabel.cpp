@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/timer.h"
 #include "engine/clump/phase1_tile_labels.h"
 #include "kernels/clump/label_tile.h"
 #include "kernels/clump/label_tile_solver.h"
@@ -30,7 +31,8 @@ std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, std::u
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                 ClumpTileBatchSolver& solver, const BorderRecords& records, BorderTable& table,
                                 MemoryBudget& budget, Progress& progress, ClumpWindowSink* sink,
-                                RegionStatsCollector* stats) {
+                                RegionStatsCollector* stats, ClumpRelabelSeconds* seconds) {
+  ClumpRelabelSeconds spent;
   const TileGrid& grid = input.grid();
   const std::uint32_t t = grid.tile, tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
@@ -113,7 +115,10 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         input.read_tile(static_cast<std::uint32_t>(list[i] - row_begin), ty, keys);
         clump_keys(keys, cells, options);
       };
+      Stopwatch watch;
       const ClumpTileSolved& solved = solver.solve(job);
+      spent.solve += watch.seconds();
+      watch.restart();
       pool.run(list.size(), [&](std::uint64_t s) {
         const std::uint64_t tile = list[s];
         const auto tx = static_cast<std::uint32_t>(tile - row_begin);
@@ -203,6 +208,8 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
           }
         }
       }
+      spent.number += watch.seconds();
+      watch.restart();
       for (std::size_t s = 0; s < list.size(); ++s) {
         write_absent_until(list[s]);
         ++written;
@@ -211,10 +218,12 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
         sink->write_window(x0, y0, w, h, out[s].data());
       }
+      spent.write += watch.seconds();
     }
     write_absent_until(row_end);
     progress.update("clump: relabel", ty + 1, tiles_y, (ty + 1ull) * t * grid.width);
   }
+  if (seconds) *seconds = spent;
   return base;
 }
 

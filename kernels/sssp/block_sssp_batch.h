@@ -20,11 +20,14 @@
 
 namespace terrazo {
 
-// How the CUDA block SSSP sweeps a line of cells (kernels/sssp/block_sssp.cu): one thread per line, or
-// one warp per line with a min-plus scan. Results are identical; only the speed differs. Auto is
-// ThreadPerLine: measured on an H100 (docs/benchmarks.md) it converges in 2-5 rounds per tile on
-// terrain against 6-54 for WarpScan, and is 1.4x to 4.4x faster at every tile size from 32 to 512.
-enum class SsspSweep { Auto, ThreadPerLine, WarpScan };
+// How the CUDA block SSSP solves a tile (kernels/sssp/block_sssp.cu): relaxation sweeps with one
+// thread per line, or one warp per line with a min-plus scan; or, for the unit weight model only,
+// the frontier BFS of kernels/sssp/block_bfs.h. Results are identical; only the speed differs. Auto
+// is FrontierBfs for the unit model (when its bitmaps fit in shared memory: t <= 512 at 227 KiB;
+// block_bfs_fits), else ThreadPerLine: measured on an H100 (docs/benchmarks.md) it converges in 2-5
+// rounds per tile on terrain against 6-54 for WarpScan, and is 1.4x to 4.4x faster at every tile
+// size from 32 to 512. FrontierBfs asked for a non-unit model (or a tile too large) is ThreadPerLine.
+enum class SsspSweep { Auto, ThreadPerLine, WarpScan, FrontierBfs };
 
 struct SsspBatchOptions : BlockBatchOptions {
   SsspSweep sweep = SsspSweep::Auto;  // tuning
