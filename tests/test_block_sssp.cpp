@@ -401,7 +401,9 @@ TEST(BlockBfs, SerpentineHopCounts) {
     for (std::size_t k = 0; k < path.size(); ++k) {
       const auto [x, y] = path[k];
       EXPECT_EQ(changed[y * t + x], 1);
-      if (c == Connectivity::Four) EXPECT_EQ(dist[(y + 1) * s + x + 1], 5 + 10 * (k + 1)) << "path cell " << k;
+      if (c == Connectivity::Four) {
+        EXPECT_EQ(dist[(y + 1) * s + x + 1], 5 + 10 * (k + 1)) << "path cell " << k;
+      }
     }
     std::vector<PathLength> generic(static_cast<std::size_t>(s) * s, kUnreached);
     generic[1 * s + 0] = 5;

@@ -11,8 +11,9 @@
 //     (L2) and are read there with __ldcg.
 //  2. Levels: thread k takes the frontier words k, k + blockDim, ...; for every set bit u (a cell whose
 //     distance dropped in the last level, or a seed) and every neighbour v (4 or 8) that is interior
-//     and valid, candidate = dist(u) + c (skipped when it wraps or exceeds max_cost); atomicMin on
-//     dist(v), and when the candidate won, v's bit goes into the next frontier and changed[v] = 1. The
+//     and valid, candidate = dist(u) + c (skipped when it wraps or exceeds max_cost); when it is below
+//     dist(v) as loaded, atomicMin on dist(v) (no wait for the result), v's bit goes into the next
+//     frontier and changed[v] = 1. The
 //     distance array is the BFS's visited array: a cell is re-entered only when its distance drops,
 //     which with seeds at one distance happens once (plain BFS levels) and otherwise stops when no
 //     distance drops: a Bellman-Ford fixpoint restricted to the cells that changed, so the exact
@@ -116,21 +117,34 @@ static __global__ void __launch_bounds__(1024)
         const PathLength candidate = du + step;
         if (du == kUnreached || du > max_cost || candidate < du || candidate > max_cost) continue;
         const int ux = static_cast<int>(u % g), uy = static_cast<int>(u / g);
+        // All neighbours' distances are loaded first (independent loads in flight together), then
+        // every improvement is a fire-and-forget atomicMin (a reduction: nothing waits for its
+        // result). A neighbour whose loaded distance is above the candidate joins the next frontier
+        // even when another thread's smaller candidate wins the race: it is then expanded once more
+        // with its final distance, which changes nothing; and it did drop below its input distance
+        // (candidate < loaded <= input), so changed = 1 is exact.
+        std::uint32_t target[8];
+        PathLength seen[8];
 #pragma unroll
         for (int dir = 0; dir < 8; ++dir) {
+          target[dir] = ~0u;
+          seen[dir] = 0;
           if (!direction_used(dir, connectivity)) continue;
           const int vx = ux + step_dx(dir), vy = uy + step_dy(dir);
           if (vx < 1 || vy < 1 || vx > ti || vy > ti) continue;
           const std::uint32_t v = static_cast<std::uint32_t>(vy * gi + vx);
           if (!((s_valid[v >> 5] >> (v & 31u)) & 1u)) continue;
-          if (candidate >= load_dist<kSharedDist>(dist + v)) continue;
-          const unsigned long long old =
-              atomicMin(reinterpret_cast<unsigned long long*>(dist + v), static_cast<unsigned long long>(candidate));
-          if (candidate < old) {
-            atomicOr(&next[v >> 5], 1u << (v & 31u));
-            changed[(vy - 1) * ti + (vx - 1)] = 1;
-            any = true;
-          }
+          target[dir] = v;
+          seen[dir] = load_dist<kSharedDist>(dist + v);
+        }
+#pragma unroll
+        for (int dir = 0; dir < 8; ++dir) {
+          const std::uint32_t v = target[dir];
+          if (v == ~0u || candidate >= seen[dir]) continue;
+          atomicMin(reinterpret_cast<unsigned long long*>(dist + v), static_cast<unsigned long long>(candidate));
+          atomicOr(&next[v >> 5], 1u << (v & 31u));
+          changed[(v / g - 1) * t + (v % g - 1)] = 1;
+          any = true;
         }
       }
     }

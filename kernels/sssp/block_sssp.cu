@@ -310,7 +310,7 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
   if (tiles == 0) return;
   if (t == 0 || t > 16384) throw Error("block SSSP: tile size " + std::to_string(t) + " is outside 1..16384");
   Weight step = 0;
-  if ((workspace.sweep == SsspSweep::Auto || workspace.sweep == SsspSweep::FrontierBfs) && block_bfs_step(params, &step) &&
+  if (workspace.sweep == SsspSweep::FrontierBfs && block_bfs_step(params, &step) &&
       block_bfs_fits(t, workspace.shared_limit_bytes)) {
     launch_block_bfs(d_values, tiles, t, step, connectivity, max_cost, d_dist, d_changed, d_changed_total, workspace,
                      stream, d_rounds);

@@ -124,7 +124,7 @@ class CudaSsspTileSolver : public SsspTileBatchSolver {
     gpu.connectivity = options.connectivity;
     gpu.gpu_memory_bytes = options.gpu_memory_bytes;
     gpu.max_batch_tiles = options.batch;
-    gpu.sweep = options.frontier_bfs ? SsspSweep::Auto : SsspSweep::ThreadPerLine;
+    gpu.sweep = options.frontier_bfs ? SsspSweep::FrontierBfs : SsspSweep::Auto;
     return gpu;
   }
 
