@@ -2,6 +2,8 @@
 #include "engine/clump/phase3_relabel.h"
 
 #include <algorithm>
+#include <functional>
+#include <future>
 #include <limits>
 #include <vector>
 
@@ -22,10 +24,11 @@ std::uint64_t clump_relabel_row_bytes(const TileGrid& grid) {
 
 std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, std::uint64_t batch, bool stats) {
   // Per thread: summarize_tile_border's scratch (kClumpThreadCellBytes t^2). Per tile of a batch:
-  // the window 4 t^2, numbers 4 t^2, border_of 4 t^2, the TileBorder (kClumpSlotRingBytes t); with
-  // stats, per region cells 4, box 16, value 8.
+  // two windows 8 t^2 (one filled while the writer thread sends the other to the sink), numbers
+  // 4 t^2, border_of 4 t^2, the TileBorder (kClumpSlotRingBytes t); with stats, per region cells 4,
+  // box 16, value 8.
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-  return threads * kClumpThreadCellBytes * cells + batch * ((12 + (stats ? 28 : 0)) * cells + kClumpSlotRingBytes * t);
+  return threads * kClumpThreadCellBytes * cells + batch * ((16 + (stats ? 28 : 0)) * cells + kClumpSlotRingBytes * t);
 }
 
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
@@ -54,10 +57,28 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
     std::vector<double> value;
   };
   std::vector<SlotStats> slot_stats(stats ? batch : 0);
-  std::vector<std::vector<std::uint32_t>> out(batch, std::vector<std::uint32_t>(cells));
+  // Two sets of output windows: the writer thread sends one batch's windows to the sink (the
+  // GeoTIFF writer, one thread) while this thread solves and numbers the next batch into the other.
+  std::vector<std::vector<std::uint32_t>> out_sets[2];
+  for (auto& set : out_sets) set.assign(batch, std::vector<std::uint32_t>(cells));
   std::vector<std::vector<std::uint32_t>> numbers(batch), border_of(batch);
   std::vector<TileBorder> borders(batch);
-  std::vector<std::uint32_t> zeros;
+  std::vector<std::uint32_t> zeros;  // the writer's
+  std::uint64_t written = 0;         // the writer's: tiles whose windows went to the sink, in tile order
+                                     // (each row's last job leaves it at the next row's first tile)
+  std::size_t out_set = 0;
+  double write_seconds = 0;
+  // Declared after everything the writer uses, so an exception here waits for it before they go.
+  std::future<void> writer;
+  // Runs `job` on the writer thread after the previous job (sink calls stay in tile order, one at a time).
+  auto enqueue = [&](std::function<void()> job) {
+    if (writer.valid()) writer.get();
+    writer = std::async(std::launch::async, [job = std::move(job), &write_seconds] {
+      Stopwatch watch;
+      job();
+      write_seconds += watch.seconds();
+    });
+  };
 
   std::uint64_t base = 0;
   progress.update("clump: relabel", 0, tiles_y);
@@ -96,8 +117,9 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
     const std::uint64_t y0 = static_cast<std::uint64_t>(ty) * t;
     const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.height - y0));
     const std::uint64_t row_begin = static_cast<std::uint64_t>(ty) * tiles_x, row_end = row_begin + tiles_x;
-    std::uint64_t next_tile = row_begin, written = row_begin;  // tiles whose windows went to the sink: [row_begin, written)
-    auto write_absent_until = [&](std::uint64_t tile) {
+    std::uint64_t next_tile = row_begin;
+    // On the writer thread: nodata windows for the absent tiles of this row before `tile`.
+    auto write_absent_until = [&, row_begin, y0, h](std::uint64_t tile) {
       for (; written < tile; ++written) {
         if (!sink) continue;
         const std::uint64_t x0 = (written - row_begin) * t;
@@ -106,6 +128,7 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         sink->write_window(x0, y0, w, h, zeros.data());
       }
     };
+
     for (;;) {
       const std::vector<std::uint64_t> list = next_present_tiles(input, &next_tile, row_end, batch);
       if (list.empty()) break;
@@ -119,6 +142,9 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
       const ClumpTileSolved& solved = solver.solve(job);
       spent.solve += watch.seconds();
       watch.restart();
+      // This batch's windows: the set the writer is not sending (its last job used the other one).
+      std::vector<std::vector<std::uint32_t>>& out = out_sets[out_set];
+      out_set ^= 1;
       pool.run(list.size(), [&](std::uint64_t s) {
         const std::uint64_t tile = list[s];
         const auto tx = static_cast<std::uint32_t>(tile - row_begin);
@@ -209,20 +235,24 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         }
       }
       spent.number += watch.seconds();
-      watch.restart();
-      for (std::size_t s = 0; s < list.size(); ++s) {
-        write_absent_until(list[s]);
-        ++written;
-        if (!sink) continue;
-        const std::uint64_t x0 = (list[s] - row_begin) * t;
-        const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
-        sink->write_window(x0, y0, w, h, out[s].data());
-      }
-      spent.write += watch.seconds();
+      // Waits for the previous batch's writes (so the set filled next is free), then sends this one.
+      const std::vector<std::vector<std::uint32_t>>* windows = &out;
+      enqueue([&, windows, list, row_begin, y0, h, write_absent_until]() mutable {
+        for (std::size_t s = 0; s < list.size(); ++s) {
+          write_absent_until(list[s]);
+          ++written;
+          if (!sink) continue;
+          const std::uint64_t x0 = (list[s] - row_begin) * t;
+          const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
+          sink->write_window(x0, y0, w, h, (*windows)[s].data());
+        }
+      });
     }
-    write_absent_until(row_end);
+    enqueue([write_absent_until, row_end]() mutable { write_absent_until(row_end); });
     progress.update("clump: relabel", ty + 1, tiles_y, (ty + 1ull) * t * grid.width);
   }
+  if (writer.valid()) writer.get();
+  spent.write = write_seconds;  // the sink's time on the writer thread (overlapping the next batches)
   if (seconds) *seconds = spent;
   return base;
 }

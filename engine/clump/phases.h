@@ -82,9 +82,9 @@ class ClumpWindowSink {
 };
 
 // Where phase 3's wall time goes (the profile of docs/clump.md "Performance"): the tile solver
-// (reading the tiles and labelling them: GPU kernels and copies with --device cuda), the numbering on
-// the worker pool (border summaries, numbers, output windows, statistics), and the sink (the GeoTIFF
-// writer). The rest (row counts, roots) is the difference to the phase's time.
+// (reading the tiles and labelling them: GPU kernels and copies with --device cuda) and the numbering
+// on the worker pool (border summaries, numbers, output windows, statistics), on the calling thread;
+// and the sink (the GeoTIFF writer) on the writer thread, overlapping the next batches.
 struct ClumpRelabelSeconds {
   double solve = 0, number = 0, write = 0;
 };
