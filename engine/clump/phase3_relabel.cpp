@@ -68,16 +68,20 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
                                      // (each row's last job leaves it at the next row's first tile)
   std::size_t out_set = 0;
   double write_seconds = 0;
-  // Declared after everything the writer uses, so an exception here waits for it before they go.
-  std::future<void> writer;
-  // Runs `job` on the writer thread after the previous job (sink calls stay in tile order, one at a time).
+  // Declared after everything the writer jobs use, so an exception here waits for them before those go.
+  std::shared_future<void> last_job;       // the newest writer job
+  std::shared_future<void> set_reader[2];  // the job that sends each set of windows
+  // Queues `job` behind the previous one, without waiting: each job first waits for its predecessor
+  // (rethrowing its error), so the sink's calls stay in tile order, one at a time.
   auto enqueue = [&](std::function<void()> job) {
-    if (writer.valid()) writer.get();
-    writer = std::async(std::launch::async, [job = std::move(job), &write_seconds] {
-      Stopwatch watch;
-      job();
-      write_seconds += watch.seconds();
-    });
+    std::shared_future<void> before = last_job;
+    last_job = std::async(std::launch::async, [before, job = std::move(job), &write_seconds] {
+                 if (before.valid()) before.get();
+                 Stopwatch watch;
+                 job();
+                 write_seconds += watch.seconds();
+               }).share();
+    return last_job;
   };
 
   std::uint64_t base = 0;
@@ -142,9 +146,11 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
       const ClumpTileSolved& solved = solver.solve(job);
       spent.solve += watch.seconds();
       watch.restart();
-      // This batch's windows: the set the writer is not sending (its last job used the other one).
-      std::vector<std::vector<std::uint32_t>>& out = out_sets[out_set];
+      // This batch's windows: the set whose last batch the writer has sent (it may still send the other).
+      const std::size_t set = out_set;
       out_set ^= 1;
+      if (set_reader[set].valid()) set_reader[set].get();
+      std::vector<std::vector<std::uint32_t>>& out = out_sets[set];
       pool.run(list.size(), [&](std::uint64_t s) {
         const std::uint64_t tile = list[s];
         const auto tx = static_cast<std::uint32_t>(tile - row_begin);
@@ -235,9 +241,9 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         }
       }
       spent.number += watch.seconds();
-      // Waits for the previous batch's writes (so the set filled next is free), then sends this one.
+      // Sent on the writer thread while the next batch is solved and numbered into the other set.
       const std::vector<std::vector<std::uint32_t>>* windows = &out;
-      enqueue([&, windows, list, row_begin, y0, h, write_absent_until]() mutable {
+      set_reader[set] = enqueue([&, windows, list, row_begin, y0, h, write_absent_until]() mutable {
         for (std::size_t s = 0; s < list.size(); ++s) {
           write_absent_until(list[s]);
           ++written;
@@ -251,7 +257,7 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
     enqueue([write_absent_until, row_end]() mutable { write_absent_until(row_end); });
     progress.update("clump: relabel", ty + 1, tiles_y, (ty + 1ull) * t * grid.width);
   }
-  if (writer.valid()) writer.get();
+  if (last_job.valid()) last_job.get();
   spent.write = write_seconds;  // the sink's time on the writer thread (overlapping the next batches)
   if (seconds) *seconds = spent;
   return base;
