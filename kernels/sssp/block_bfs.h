@@ -22,8 +22,16 @@
 namespace terrazo {
 
 // The unit model's step weight c (the same for every edge); false when the model is not Unit or
-// c does not fit a Weight (then the generic solver runs, and reports the overflow).
-bool block_bfs_step(const WeightParams& params, Weight* step);
+// c does not fit a Weight (then the generic solver runs, and reports the overflow). Inline: the
+// CUDA library's dispatch uses it too, without a link dependency on the CPU kernels.
+inline bool block_bfs_step(const WeightParams& params, Weight* step) {
+  if (params.model != WeightModel::Unit) return false;
+  bool overflow = false;
+  const Weight c = weight_of_step(params, 0.0, 0.0, 1.0, &overflow);  // unit: the values and length do not matter
+  if (overflow || c == kNoEdge) return false;
+  *step = c;
+  return true;
+}
 
 // CPU twin: seeds that can improve a neighbour, sorted by distance, merged with a FIFO of the cells
 // they reach (a FIFO of nondecreasing distances, since every step adds the same c): O(t^2) plus the

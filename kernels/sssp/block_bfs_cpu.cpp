@@ -17,15 +17,6 @@
 
 namespace terrazo {
 
-bool block_bfs_step(const WeightParams& params, Weight* step) {
-  if (params.model != WeightModel::Unit) return false;
-  bool overflow = false;
-  const Weight c = weight_of_step(params, 0.0, 0.0, 1.0, &overflow);  // unit: the values and length do not matter
-  if (overflow || c == kNoEdge) return false;
-  *step = c;
-  return true;
-}
-
 namespace {
 
 struct BfsWorkspace {
