@@ -203,6 +203,11 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     throw UsageError("--exchange must be auto, streamed or resident, not '" + options.exchange + "'");
   if (options.exchange == "resident" && labelled)
     throw UsageError("--exchange resident computes distances only; --backlink and --allocation need --exchange streamed");
+  if (options.block_solver != "auto" && options.block_solver != "bfs" && options.block_solver != "sweep")
+    throw UsageError("--block-solver must be auto, bfs or sweep, not '" + options.block_solver + "'");
+  if (options.block_solver == "bfs" && options.weight != WeightModel::Unit)
+    throw UsageError(std::string("--block-solver bfs needs --weight unit (every step the same weight), not --weight ") +
+                     to_string(options.weight));
   if (options.resident_tile < 8 || options.resident_tile > 256)
     throw UsageError("--resident-tile must be 8 to 256, not " + std::to_string(options.resident_tile));
 
@@ -436,6 +441,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   xo.batch = use_cuda ? kCudaBatchTiles : xo.threads;
   xo.cache_bytes = options.cache_bytes;
   xo.gpu_memory_bytes = options.gpu_memory_bytes;
+  xo.frontier_bfs = options.block_solver == "bfs";
+  result.block_solver = options.weight == WeightModel::Unit && xo.frontier_bfs && !labelled ? "bfs" : "sweep";
   // The source mask is read while the exchange holds its cache: open it first, keep its room free.
   std::unique_ptr<RasterReader> mask;
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;

@@ -77,6 +77,11 @@ struct SsspOptions {
   std::string exchange = "auto";
   std::uint32_t resident_tile = 64;  // --resident-tile: the resident exchange's tile side
   std::uint64_t resident_round = 0;  // --resident-round: tiles per round it aims at; 0: its default
+  // --block-solver: bfs (the frontier BFS block solvers of --weight unit, kernels/sssp/block_bfs.h;
+  // refused for other models), sweep (the generic solvers: relaxation sweeps on a GPU, Dijkstra on
+  // the CPU), auto (= sweep: measured faster, docs/benchmarks.md "Unit weights"). Tuning only: the
+  // result is the same.
+  std::string block_solver = "auto";
   CellType cost_type = CellType::Float64;  // --ot: Float64 or Float32 (docs/sssp.md "Outputs")
   GeoTiffOptions geotiff;            // --co and the compression threads, for all three outputs
 };
@@ -91,6 +96,7 @@ struct SsspResult {
   std::string device;
   std::string exchange;                    // "streamed" or "resident"
   std::string input_read;                  // how INPUT was read: PipelineInput::how() (api/pipeline_input.h)
+  std::string block_solver;                // "bfs" (the unit model's frontier BFS) or "sweep"
   WeightParams params;                     // model, scale, offset used
   WeightChoice weights;                    // the same, with the error bounds (api/weight_params.h)
   std::string length_unit = "cell";        // the unit of the step lengths (--distance)

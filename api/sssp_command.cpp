@@ -111,6 +111,10 @@ const char kUsage[] =
     "                        pending tiles near the front per round; auto takes resident on a GPU that\n"
     "                        holds the raster when neither --backlink nor --allocation is given\n"
     "  --resident-tile N     tile side of the resident exchange, 8..256 (default 64)\n"
+    "  --block-solver auto|bfs|sweep  how a tile is solved (default auto = sweep): bfs, the frontier\n"
+    "                        BFS of --weight unit (on the CPU without --backlink/--allocation); sweep,\n"
+    "                        the generic solvers (GPU relaxation sweeps, CPU Dijkstra), measured\n"
+    "                        faster on terrain. Tuning only, the result is the same\n"
     "  --resident-round N    tiles per round the resident exchange aims at (default 256 on a GPU,\n"
     "                        4 per thread on the CPU); tuning only, the result is the same\n"
     "  --threads N           CPU solver threads (default: all cores)\n"
@@ -123,8 +127,9 @@ const char kUsage[] =
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: cost_type, width, height, tile, device, exchange, weight (walk or tobler with --model),\n"
-    "distance, direction, length_unit, barrier_raster, barrier_band, barrier_cells, connectivity, scale,\n"
+    "JSON keys: cost_type, width, height, tile, device, exchange, block_solver, weight (walk or tobler\n"
+    "with --model), distance, direction, length_unit, barrier_raster, barrier_band, barrier_cells,\n"
+    "connectivity, scale, input_read,\n"
     "scale_given, step_error_bound (input units per step; 0: exact), relative_error_bound (of every\n"
     "path; null: void), offset, sources, source_start, sources_beyond_max_cost, reached_cells,\n"
     "max_distance, tiles, tiles_solved, solves,\n"
@@ -231,6 +236,11 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
       throw UsageError("invalid --exchange '" + *exchange + "': expected auto, streamed or resident");
     options.exchange = *exchange;
   }
+  if (auto solver = args.value("--block-solver")) {
+    if (*solver != "auto" && *solver != "bfs" && *solver != "sweep")
+      throw UsageError("invalid --block-solver '" + *solver + "': expected auto, bfs or sweep");
+    options.block_solver = *solver;
+  }
   if (auto side = args.int_value("--resident-tile")) {
     if (*side < 8 || *side > 256)
       throw UsageError("invalid --resident-tile " + std::to_string(*side) + ": expected a tile side from 8 to 256");
@@ -326,6 +336,7 @@ std::string SsspCommandResult::to_json() const {
       .add("input_read", r.input_read)
       .add("device", r.device)
       .add("exchange", r.exchange)
+      .add("block_solver", r.block_solver)
       .add("weight", to_string(r.params.model))
       .add("distance", to_string(r.distance))
       .add("direction", r.params.walk.reverse ? "to" : "from")

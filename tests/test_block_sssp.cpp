@@ -10,7 +10,9 @@
 #include <random>
 #include <vector>
 
+#include "core/error.h"
 #include "kernels/sssp/backlink.h"
+#include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"
 #include "tests/support/sssp_reference.h"
 
@@ -333,6 +335,142 @@ TEST(BlockSssp, InteriorConsistentHintAfterHaloImprovements) {
       ASSERT_EQ(tile.source, ref.source) << "seed " << seed;
       ASSERT_EQ(tile.hops, ref.hops) << "seed " << seed;
     }
+  }
+}
+
+// ---- the unit model's frontier BFS twin (kernels/sssp/block_bfs.h) ----------------------------
+
+// A one-cell-wide serpentine of valid cells through nodata in a side x side window: rows 0, 2, 4, ...
+// valid, joined alternately at the east and west ends, so one path winds through the whole window.
+std::vector<double> serpentine_window(std::uint32_t side) {
+  std::vector<double> values(static_cast<std::size_t>(side) * side, kNaN);
+  for (std::uint32_t y = 0; y < side; ++y)
+    for (std::uint32_t x = 0; x < side; ++x) {
+      const bool row = y % 2 == 0;
+      const bool joint = y % 2 == 1 && x == ((y / 2) % 2 == 0 ? side - 1 : 0);
+      if (row || joint) values[static_cast<std::size_t>(y) * side + x] = 3.0;
+    }
+  return values;
+}
+
+TEST(BlockBfs, StepWeightOfTheUnitModel) {
+  WeightParams p;
+  Weight step = 0;
+  p.model = WeightModel::Max;
+  EXPECT_FALSE(block_bfs_step(p, &step));
+  p.model = WeightModel::Unit;
+  p.scale = 1.0;
+  ASSERT_TRUE(block_bfs_step(p, &step));
+  EXPECT_EQ(step, 1u);
+  p.scale = 2.5;  // llround: half away from zero
+  ASSERT_TRUE(block_bfs_step(p, &step));
+  EXPECT_EQ(step, 3u);
+  p.scale = 1e10;  // does not fit a Weight: the generic solver runs and reports the overflow
+  EXPECT_FALSE(block_bfs_step(p, &step));
+  std::vector<double> values(9, 1.0);
+  std::vector<PathLength> dist(9, kUnreached);
+  std::vector<std::uint8_t> changed(1);
+  EXPECT_THROW(block_bfs_cpu(values.data(), 1, p, Connectivity::Eight, kUnreached, dist.data(), changed.data()), Error);
+}
+
+// Hop counts along a serpentine inside the tile, entered from the halo: with 4 neighbours the k-th
+// cell of the path is 5 + k c away; with 8 the diagonals cut the corners, checked against Dijkstra.
+TEST(BlockBfs, SerpentineHopCounts) {
+  for (const Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+    const std::uint32_t t = 9, s = t + 2;
+    const std::vector<double> inner = serpentine_window(t);
+    std::vector<double> values(static_cast<std::size_t>(s) * s, kNaN);
+    values[1 * s + 0] = 1.0;  // the halo cell west of interior (0, 0)
+    for (std::uint32_t y = 0; y < t; ++y)
+      for (std::uint32_t x = 0; x < t; ++x) values[(y + 1) * s + x + 1] = inner[y * t + x];
+    // The path in order: rows 0, 2, 4, ... alternately east and west, joined at the ends.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> path;
+    for (std::uint32_t y = 0; y < t; y += 2) {
+      const bool east = (y / 2) % 2 == 0;
+      for (std::uint32_t k = 0; k < t; ++k) path.push_back({east ? k : t - 1 - k, y});
+      if (y + 1 < t) path.push_back({east ? t - 1 : 0, y + 1});
+    }
+    WeightParams p;
+    p.model = WeightModel::Unit;
+    p.scale = 10.0;
+    std::vector<PathLength> dist(static_cast<std::size_t>(s) * s, kUnreached);
+    dist[1 * s + 0] = 5;
+    std::vector<std::uint8_t> changed(t * t, 9);
+    const std::uint64_t count = block_bfs_cpu(values.data(), t, p, c, kUnreached, dist.data(), changed.data());
+    EXPECT_EQ(count, path.size());
+    for (std::size_t k = 0; k < path.size(); ++k) {
+      const auto [x, y] = path[k];
+      EXPECT_EQ(changed[y * t + x], 1);
+      if (c == Connectivity::Four) {
+        EXPECT_EQ(dist[(y + 1) * s + x + 1], 5 + 10 * (k + 1)) << "path cell " << k;
+      }
+    }
+    std::vector<PathLength> generic(static_cast<std::size_t>(s) * s, kUnreached);
+    generic[1 * s + 0] = 5;
+    std::vector<std::uint8_t> generic_changed(t * t);
+    bool overflow = false;
+    block_sssp_cpu(values.data(), t, p, c, kUnreached, generic.data(), generic_changed.data(), &overflow);
+    EXPECT_EQ(dist, generic);
+    EXPECT_EQ(changed, generic_changed);
+  }
+}
+
+// Every random tile: block_bfs_cpu equals block_sssp_cpu (Dijkstra) and the reference, distances,
+// changed flags and count, with seeds at different distances on the halo and inside (some of them
+// improved before they are taken: stale seeds), max_cost, nodata, serpentines and step weights 1..1000.
+TEST(BlockBfs, RandomTilesMatchTheDijkstraSolver) {
+  for (std::uint64_t seed = 1; seed <= 500; ++seed) {
+    std::mt19937_64 rng(seed * 7919);
+    const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 8, 16, 21, 32};
+    const std::uint32_t t = sizes[rng() % 9], s = t + 2;
+    const std::size_t cells = static_cast<std::size_t>(s) * s;
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> values;
+    if (rng() % 4 == 0) {
+      values = serpentine_window(s);
+    } else {
+      const double holes = 0.1 * static_cast<double>(rng() % 5);
+      values.resize(cells);
+      for (double& v : values) v = unit(rng) < holes ? kNaN : std::floor(unit(rng) * 100.0);
+    }
+    WeightParams p;
+    p.model = WeightModel::Unit;
+    const double scales[] = {1.0, 3.0, 1000.0, 0.7};
+    p.scale = scales[rng() % 4];
+    const Connectivity c = rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
+    const double halo_finite = (rng() % 4 == 0) ? 0.0 : unit(rng);
+    const double interior_finite = (rng() % 2) ? 0.0 : 0.3 * unit(rng);
+    const PathLength spread = 1 + rng() % 5000;
+    std::vector<PathLength> dist(cells, kUnreached);
+    for (std::uint32_t y = 0; y < s; ++y)
+      for (std::uint32_t x = 0; x < s; ++x) {
+        const bool halo = x == 0 || y == 0 || x == s - 1 || y == s - 1;
+        if (unit(rng) < (halo ? halo_finite : interior_finite)) dist[static_cast<std::size_t>(y) * s + x] = rng() % spread;
+      }
+    const PathLength max_cost = rng() % 4 == 0 ? rng() % spread : kUnreached;
+
+    std::vector<PathLength> bfs = dist, generic = dist;
+    std::vector<std::uint8_t> bfs_changed(static_cast<std::size_t>(t) * t, 7), generic_changed(bfs_changed.size(), 5);
+    bool overflow = false;
+    const std::uint64_t bfs_count = block_bfs_cpu(values.data(), t, p, c, max_cost, bfs.data(), bfs_changed.data());
+    const std::uint64_t generic_count =
+        block_sssp_cpu(values.data(), t, p, c, max_cost, generic.data(), generic_changed.data(), &overflow);
+    ASSERT_FALSE(overflow);
+    ASSERT_EQ(bfs, generic) << "seed " << seed << " t " << t;
+    ASSERT_EQ(bfs_changed, generic_changed) << "seed " << seed;
+    ASSERT_EQ(bfs_count, generic_count) << "seed " << seed;
+    RandomTile tile;
+    tile.t = t;
+    tile.values = values;
+    tile.dist = dist;
+    tile.source.assign(cells, 0);
+    tile.hops.assign(cells, 0);
+    tile.params = p;
+    tile.connectivity = c;
+    tile.max_cost = max_cost;
+    testing::SsspReferenceProblem ref = reference_of(tile);
+    ASSERT_TRUE(testing::sssp_reference(ref));
+    ASSERT_EQ(bfs, ref.dist) << "seed " << seed;
   }
 }
 

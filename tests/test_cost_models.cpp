@@ -359,6 +359,9 @@ TEST(CostPipeline, UnitAndGeometricAroundBarriersMatchOracle) {
     o.weight = seed % 2 ? WeightModel::Unit : WeightModel::Geometric;
     o.connectivity = seed % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
     o.tile = 16;
+    // Unit: the frontier BFS twin (kernels/sssp/block_bfs.h) for seeds 3, 7 (no labels), the labelled
+    // Dijkstra for 1, 5, 9 (backlinks and allocation), both against the same oracle.
+    if (o.weight == WeightModel::Unit) o.block_solver = "bfs";
     o.sources = random_sources(rng, open, w, 1 + static_cast<int>(seed % 3));
     if (seed % 4 < 2) {
       o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
@@ -366,6 +369,7 @@ TEST(CostPipeline, UnitAndGeometricAroundBarriersMatchOracle) {
     }
     const SsspResult r = check_run(o, open, w, h, {}, "seed " + std::to_string(seed));
     EXPECT_EQ(r.barrier_cells, closed);
+    EXPECT_EQ(r.block_solver, o.weight == WeightModel::Unit && o.backlink.empty() ? "bfs" : "sweep");
     if (o.weight == WeightModel::Unit) {
       EXPECT_EQ(r.params.scale, 1.0);  // hop counts, exact
       EXPECT_EQ(r.weights.step_error_bound, 0.0);
@@ -407,6 +411,18 @@ TEST(CostSteps, BadInputIsRefused) {
   EXPECT_THROW(run(projected, DistanceMode::Cells, WeightModel::Friction, small), UsageError);
   EXPECT_THROW(run(projected, DistanceMode::Cells, WeightModel::Friction, geographic), UsageError);  // other grid
   EXPECT_NO_THROW(run(projected, DistanceMode::Map, WeightModel::Friction, ""));
+  EXPECT_THROW(parse_sssp_options({"--source", "1,1", "--block-solver", "dfs", "in.tif", "out.tif"}), UsageError);
+  {  // the frontier BFS is for --weight unit only
+    SsspOptions o;
+    o.input = projected;
+    o.output = dir.file("cost.tif");
+    o.sources = {pixel(1, 1)};
+    o.block_solver = "bfs";
+    MemoryBudget budget(64ull << 20);
+    EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError);
+    o.weight = WeightModel::Unit;
+    EXPECT_NO_THROW(run_sssp(o, budget, Progress::silent()));
+  }
   EXPECT_NO_THROW(run(geographic, DistanceMode::Geodesic, WeightModel::Geometric, ""));
   EXPECT_THROW(parse_sssp_options({"--source", "1,1", "--distance", "map", "--weight", "max", "in.tif", "out.tif"}),
                UsageError);
@@ -591,6 +607,7 @@ TEST(CostPipelineGpu, GeodesicUnitGeometricMatchOracle) {
       o.resident_tile = 32;
       if (weight != WeightModel::Unit) o.distance = DistanceMode::Geodesic;
       if (weight != WeightModel::Friction) o.barrier_raster = barrier;
+      if (weight == WeightModel::Unit) o.block_solver = "bfs";  // the CUDA frontier BFS (the sweeps: friction, geometric)
       const std::string what = exchange + " " + to_string(weight);
       const SsspResult r = check_run(o, weight == WeightModel::Friction ? values : open, info.width, info.height,
                                      o.distance == DistanceMode::Geodesic ? rows : std::vector<double>(), what);

@@ -43,9 +43,11 @@ ResidentCase random_resident_case(std::uint64_t seed) {
   c.options.height = dims[rng() % 13];
   const std::uint32_t sides[] = {2, 3, 4, 8, 16};
   c.options.g = sides[rng() % 5];
-  const int model = static_cast<int>(rng() % 3);
-  c.options.params.model = model == 0 ? WeightModel::Max : model == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
+  const int model = static_cast<int>(rng() % 4);  // 3: unit, half of them through the frontier BFS twin
+  c.options.params.model = model == 0 ? WeightModel::Max : model == 1 ? WeightModel::AbsDiff
+                         : model == 2 ? WeightModel::Friction : WeightModel::Unit;
   c.options.params.scale = (rng() % 2) ? 1.0 : 100.0;
+  c.options.frontier_bfs = model == 3 && rng() % 2;
   c.options.connectivity = (rng() % 3 == 0) ? Connectivity::Four : Connectivity::Eight;
   const std::uint64_t batches[] = {1, 2, 5, 64};
   c.options.batch_tiles = batches[rng() % 4];

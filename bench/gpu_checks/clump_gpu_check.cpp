@@ -216,6 +216,16 @@ int check(int random_cases, std::uint64_t side, unsigned threads) {
                 cpu.result.tile_labels_seconds, cpu.result.merge_seconds, cpu.result.relabel_seconds, gpu.seconds,
                 gpu.result.tile_labels_seconds, gpu.result.merge_seconds, gpu.result.relabel_seconds,
                 static_cast<unsigned long long>(cpu.result.regions), same ? "identical" : "DIFFER");
+    // Phase 3's profile (engine/clump/phases.h ClumpRelabelSeconds): tile solver (reads + labels),
+    // numbering on the pool, the sink (here a copy into memory; the CLI's is the GeoTIFF writer).
+    std::printf("relabel split: cpu solve %.3f number %.3f sink %.3f; cuda solve %.3f number %.3f sink %.3f\n",
+                cpu.result.relabel.solve, cpu.result.relabel.number, cpu.result.relabel.write, gpu.result.relabel.solve,
+                gpu.result.relabel.number, gpu.result.relabel.write);
+    // The border table (docs/clump.md "Is the merge streamed?"): 36 bytes per border region.
+    std::printf("border regions %llu (%.1f MB of border table, %.1f per tile of 256; bound 4t-4 = 1020), merged %llu\n",
+                static_cast<unsigned long long>(cpu.result.border_regions), cpu.result.border_regions * 36.0 / 1e6,
+                static_cast<double>(cpu.result.border_regions) / static_cast<double>(((side + 255) / 256) * ((side + 255) / 256)),
+                static_cast<unsigned long long>(cpu.result.merged_border_regions));
   }
   std::printf("%s\n", failures ? "FAILED" : "OK");
   return failures ? 1 : 0;

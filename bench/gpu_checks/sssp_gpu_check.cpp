@@ -6,13 +6,16 @@
 // Build here (GDAL-free: CMake target terrazo_sssp_gpu_check, also in the GPU-only build), carry
 // the binary, run it there:
 //   cmake -S . -B .devbuild -G Ninja -DTERRAZO_GPU_ONLY=ON && ninja -C .devbuild terrazo_sssp_gpu_check
-//   terrazo_sssp_gpu_check [RANDOM_CASES=60] [SIDE=4096]
+//   terrazo_sssp_gpu_check [RANDOM_CASES=60] [SIDE=4096] [UNIT_SIDE=SIDE]
+// UNIT_SIDE: the --weight unit comparison (frontier BFS against the generic block solvers, CPU and
+// CUDA, streamed and resident: check_unit_large); 0 skips it.
 // Exit status 0 when every comparison holds; prints one line per check and the timings.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@
 
 #include "engine/sssp/distance_store.h"
 #include "engine/sssp/exchange.h"
+#include "engine/sssp/resident_exchange.h"
 #include "engine/sssp/output.h"
 #include "kernels/common/cuda_device.h"
 #include "tests/support/sssp_reference.h"
@@ -74,8 +78,10 @@ struct Run {
   double seconds = 0;
 };
 
+// resident_g > 0: the resident exchange with that tile side (distances only), else the streamed one.
 Run run_exchange(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
-                 SsspExchangeOptions options, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& sources) {
+                 SsspExchangeOptions options, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& sources,
+                 std::uint32_t resident_g = 0) {
   const std::string path = "/tmp/sssp_gpu_check." + std::to_string(::getpid()) + ".dist";
   MemoryBudget budget(8ull << 30);
   MemoryTileInput input(values, w, h, t);
@@ -83,7 +89,12 @@ Run run_exchange(const std::vector<double>& values, std::uint64_t w, std::uint64
   Run run;
   const auto start = std::chrono::steady_clock::now();
   {
-    SsspExchange exchange(input, store, options, budget);
+    std::unique_ptr<SsspExchangeRun> run_of;
+    if (resident_g)
+      run_of = std::make_unique<ResidentSsspExchange>(input, store, options, resident_g, 0, budget, Progress::silent());
+    else
+      run_of = std::make_unique<SsspExchange>(input, store, options, budget);
+    SsspExchangeRun& exchange = *run_of;
     std::map<std::uint64_t, std::vector<TileSource>> by_tile;
     const std::uint64_t tiles_x = input.grid().tiles_x();
     for (const auto& [cell, id] : sources) {
@@ -118,8 +129,8 @@ int check_random(std::uint64_t seed) {
     if (unit(rng) < 0.1) v = kNaN;
   }
   SsspExchangeOptions o;
-  const int model = static_cast<int>(rng() % 3);
-  o.params.model = model == 0 ? WeightModel::Max : model == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
+  const int model = static_cast<int>(rng() % 4);  // 3: unit, through the frontier BFS block solver
+  o.params.model = model == 0 ? WeightModel::Max : model == 1 ? WeightModel::AbsDiff : model == 2 ? WeightModel::Friction : WeightModel::Unit;
   o.params.scale = (rng() % 2) ? 1.0 : 1000.0;
   o.connectivity = (rng() % 3 == 0) ? Connectivity::Four : Connectivity::Eight;
   if (rng() % 4 == 0) o.max_cost = static_cast<PathLength>(unit(rng) * range * o.params.scale * 30);
@@ -180,6 +191,61 @@ int check_large(std::uint64_t side, std::uint32_t t) {
   return ok ? 0 : 1;
 }
 
+// --weight unit (hop counts) on a side x side raster with nodata walls and holes: the frontier BFS
+// block solver against the generic ones (sweeps on the GPU, Dijkstra on the CPU), streamed and
+// resident exchange, all in this one process; every run must give the same distances.
+int check_unit_large(std::uint64_t side, std::uint32_t t) {
+  std::mt19937_64 rng(7);
+  std::vector<double> values(side * side, 1.0);
+  // Holes (10%) and long walls with gaps: BFS fronts that wind around barriers.
+  for (double& v : values)
+    if (rng() % 10 == 0) v = kNaN;
+  for (std::uint64_t k = 0; k < side / 64; ++k) {
+    const std::uint64_t y = rng() % side, x = rng() % side, len = side / 4 + rng() % (side / 2);
+    const bool horizontal = k % 2;
+    for (std::uint64_t i = 0; i < len; ++i) {
+      const std::uint64_t xx = horizontal ? (x + i) % side : x, yy = horizontal ? y : (y + i) % side;
+      if (i % 97 != 0) values[yy * side + xx] = kNaN;
+    }
+  }
+  SsspExchangeOptions o;
+  o.params.model = WeightModel::Unit;
+  o.params.scale = 1.0;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> sources = {{(side / 2) * side + side / 3, 0}};
+  values[sources[0].first] = 1.0;
+  struct Variant {
+    const char* name;
+    Device device;
+    bool bfs;
+    std::uint32_t resident_g;
+  };
+  const Variant variants[] = {
+      {"CPU 16 threads, streamed, BFS twin", Device::Cpu, true, 0},
+      {"CPU 16 threads, streamed, Dijkstra", Device::Cpu, false, 0},
+      {"CUDA streamed, frontier BFS", Device::Cuda, true, 0},
+      {"CUDA streamed, sweeps", Device::Cuda, false, 0},
+      {"CUDA resident g=64, frontier BFS", Device::Cuda, true, 64},
+      {"CUDA resident g=64, sweeps", Device::Cuda, false, 64},
+  };
+  std::vector<PathLength> first;
+  int failures = 0;
+  for (const Variant& v : variants) {
+    o.device = v.device;
+    o.threads = v.device == Device::Cpu ? 16 : 1;
+    o.batch = v.device == Device::Cpu ? 16 : 64;
+    o.frontier_bfs = v.bfs;
+    const Run run = run_exchange(values, side, side, t, o, sources, v.resident_g);
+    if (first.empty()) first = run.dist;
+    const bool ok = run.dist == first;
+    failures += ok ? 0 : 1;
+    std::printf("%s unit %llux%llu t=%u %-38s %.2f s, %llu solves, %llu rounds\n", ok ? "ok  " : "FAIL",
+                static_cast<unsigned long long>(side), static_cast<unsigned long long>(side), t, v.name, run.seconds,
+                static_cast<unsigned long long>(run.stats.solves), static_cast<unsigned long long>(run.stats.rounds));
+    std::fflush(stdout);
+  }
+  return failures;
+}
+
 }  // namespace
 }  // namespace terrazo
 
@@ -195,6 +261,8 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (int seed = 1; seed <= randoms; ++seed) failures += check_random(static_cast<std::uint64_t>(seed));
   failures += check_large(side, 256);
+  const std::uint64_t unit_side = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : side;
+  if (unit_side) failures += check_unit_large(unit_side, 256);
   std::printf("%s: %d failures\n", failures ? "FAILED" : "PASSED", failures);
   return failures ? 1 : 0;
 }

@@ -2,10 +2,13 @@
 #include "engine/clump/phase3_relabel.h"
 
 #include <algorithm>
+#include <functional>
+#include <future>
 #include <limits>
 #include <vector>
 
 #include "core/error.h"
+#include "core/timer.h"
 #include "engine/clump/phase1_tile_labels.h"
 #include "kernels/clump/label_tile.h"
 #include "kernels/clump/label_tile_solver.h"
@@ -21,16 +24,18 @@ std::uint64_t clump_relabel_row_bytes(const TileGrid& grid) {
 
 std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, std::uint64_t batch, bool stats) {
   // Per thread: summarize_tile_border's scratch (kClumpThreadCellBytes t^2). Per tile of a batch:
-  // the window 4 t^2, numbers 4 t^2, border_of 4 t^2, the TileBorder (kClumpSlotRingBytes t); with
-  // stats, per region cells 4, box 16, value 8.
+  // two windows 8 t^2 (one filled while the writer thread sends the other to the sink), numbers
+  // 4 t^2, border_of 4 t^2, the TileBorder (kClumpSlotRingBytes t); with stats, per region cells 4,
+  // box 16, value 8.
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-  return threads * kClumpThreadCellBytes * cells + batch * ((12 + (stats ? 28 : 0)) * cells + kClumpSlotRingBytes * t);
+  return threads * kClumpThreadCellBytes * cells + batch * ((16 + (stats ? 28 : 0)) * cells + kClumpSlotRingBytes * t);
 }
 
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                 ClumpTileBatchSolver& solver, const BorderRecords& records, BorderTable& table,
                                 MemoryBudget& budget, Progress& progress, ClumpWindowSink* sink,
-                                RegionStatsCollector* stats) {
+                                RegionStatsCollector* stats, ClumpRelabelSeconds* seconds) {
+  ClumpRelabelSeconds spent;
   const TileGrid& grid = input.grid();
   const std::uint32_t t = grid.tile, tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
@@ -52,10 +57,32 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
     std::vector<double> value;
   };
   std::vector<SlotStats> slot_stats(stats ? batch : 0);
-  std::vector<std::vector<std::uint32_t>> out(batch, std::vector<std::uint32_t>(cells));
+  // Two sets of output windows: the writer thread sends one batch's windows to the sink (the
+  // GeoTIFF writer, one thread) while this thread solves and numbers the next batch into the other.
+  std::vector<std::vector<std::uint32_t>> out_sets[2];
+  for (auto& set : out_sets) set.assign(batch, std::vector<std::uint32_t>(cells));
   std::vector<std::vector<std::uint32_t>> numbers(batch), border_of(batch);
   std::vector<TileBorder> borders(batch);
-  std::vector<std::uint32_t> zeros;
+  std::vector<std::uint32_t> zeros;  // the writer's
+  std::uint64_t written = 0;         // the writer's: tiles whose windows went to the sink, in tile order
+                                     // (each row's last job leaves it at the next row's first tile)
+  std::size_t out_set = 0;
+  double write_seconds = 0;
+  // Declared after everything the writer jobs use, so an exception here waits for them before those go.
+  std::shared_future<void> last_job;       // the newest writer job
+  std::shared_future<void> set_reader[2];  // the job that sends each set of windows
+  // Queues `job` behind the previous one, without waiting: each job first waits for its predecessor
+  // (rethrowing its error), so the sink's calls stay in tile order, one at a time.
+  auto enqueue = [&](std::function<void()> job) {
+    std::shared_future<void> before = last_job;
+    last_job = std::async(std::launch::async, [before, job = std::move(job), &write_seconds] {
+                 if (before.valid()) before.get();
+                 Stopwatch watch;
+                 job();
+                 write_seconds += watch.seconds();
+               }).share();
+    return last_job;
+  };
 
   std::uint64_t base = 0;
   progress.update("clump: relabel", 0, tiles_y);
@@ -94,8 +121,9 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
     const std::uint64_t y0 = static_cast<std::uint64_t>(ty) * t;
     const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.height - y0));
     const std::uint64_t row_begin = static_cast<std::uint64_t>(ty) * tiles_x, row_end = row_begin + tiles_x;
-    std::uint64_t next_tile = row_begin, written = row_begin;  // tiles whose windows went to the sink: [row_begin, written)
-    auto write_absent_until = [&](std::uint64_t tile) {
+    std::uint64_t next_tile = row_begin;
+    // On the writer thread: nodata windows for the absent tiles of this row before `tile`.
+    auto write_absent_until = [&, row_begin, y0, h](std::uint64_t tile) {
       for (; written < tile; ++written) {
         if (!sink) continue;
         const std::uint64_t x0 = (written - row_begin) * t;
@@ -104,6 +132,7 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         sink->write_window(x0, y0, w, h, zeros.data());
       }
     };
+
     for (;;) {
       const std::vector<std::uint64_t> list = next_present_tiles(input, &next_tile, row_end, batch);
       if (list.empty()) break;
@@ -113,7 +142,15 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         input.read_tile(static_cast<std::uint32_t>(list[i] - row_begin), ty, keys);
         clump_keys(keys, cells, options);
       };
+      Stopwatch watch;
       const ClumpTileSolved& solved = solver.solve(job);
+      spent.solve += watch.seconds();
+      watch.restart();
+      // This batch's windows: the set whose last batch the writer has sent (it may still send the other).
+      const std::size_t set = out_set;
+      out_set ^= 1;
+      if (set_reader[set].valid()) set_reader[set].get();
+      std::vector<std::vector<std::uint32_t>>& out = out_sets[set];
       pool.run(list.size(), [&](std::uint64_t s) {
         const std::uint64_t tile = list[s];
         const auto tx = static_cast<std::uint32_t>(tile - row_begin);
@@ -203,18 +240,26 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
           }
         }
       }
-      for (std::size_t s = 0; s < list.size(); ++s) {
-        write_absent_until(list[s]);
-        ++written;
-        if (!sink) continue;
-        const std::uint64_t x0 = (list[s] - row_begin) * t;
-        const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
-        sink->write_window(x0, y0, w, h, out[s].data());
-      }
+      spent.number += watch.seconds();
+      // Sent on the writer thread while the next batch is solved and numbered into the other set.
+      const std::vector<std::vector<std::uint32_t>>* windows = &out;
+      set_reader[set] = enqueue([&, windows, list, row_begin, y0, h, write_absent_until]() mutable {
+        for (std::size_t s = 0; s < list.size(); ++s) {
+          write_absent_until(list[s]);
+          ++written;
+          if (!sink) continue;
+          const std::uint64_t x0 = (list[s] - row_begin) * t;
+          const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
+          sink->write_window(x0, y0, w, h, (*windows)[s].data());
+        }
+      });
     }
-    write_absent_until(row_end);
+    enqueue([write_absent_until, row_end]() mutable { write_absent_until(row_end); });
     progress.update("clump: relabel", ty + 1, tiles_y, (ty + 1ull) * t * grid.width);
   }
+  if (last_job.valid()) last_job.get();
+  spent.write = write_seconds;  // the sink's time on the writer thread (overlapping the next batches)
+  if (seconds) *seconds = spent;
   return base;
 }
 

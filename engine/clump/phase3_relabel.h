@@ -39,6 +39,7 @@ std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, std::u
 // Returns the number of labels given (K).
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                 ClumpTileBatchSolver& solver, const BorderRecords& records, BorderTable& table, MemoryBudget& budget,
-                                Progress& progress, ClumpWindowSink* sink, RegionStatsCollector* stats = nullptr);
+                                Progress& progress, ClumpWindowSink* sink, RegionStatsCollector* stats = nullptr,
+                                ClumpRelabelSeconds* seconds = nullptr);
 
 }  // namespace terrazo

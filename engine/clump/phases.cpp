@@ -94,7 +94,8 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   }
   phase.restart();
   const std::uint64_t labelled =
-      run_clump_relabel(input, options, pool, *solver, records, table, budget, progress, sink, collector.get());
+      run_clump_relabel(input, options, pool, *solver, records, table, budget, progress, sink, collector.get(),
+                        &result.relabel);
   result.relabel_seconds = phase.seconds();
   if (collector) {
     phase.restart();

@@ -81,6 +81,14 @@ class ClumpWindowSink {
                             const std::uint32_t* labels) = 0;
 };
 
+// Where phase 3's wall time goes (the profile of docs/clump.md "Performance"): the tile solver
+// (reading the tiles and labelling them: GPU kernels and copies with --device cuda) and the numbering
+// on the worker pool (border summaries, numbers, output windows, statistics), on the calling thread;
+// and the sink (the GeoTIFF writer) on the writer thread, overlapping the next batches.
+struct ClumpRelabelSeconds {
+  double solve = 0, number = 0, write = 0;
+};
+
 struct ClumpPhaseResult {
   std::uint64_t regions = 0;          // K
   std::uint64_t cells_labelled = 0;   // cells with a label (key not NaN)
@@ -88,6 +96,7 @@ struct ClumpPhaseResult {
   std::uint64_t border_regions = 0;   // per-tile regions that touch their tile's ring
   std::uint64_t merged_border_regions = 0;  // border regions after the merge (roots)
   double tile_labels_seconds = 0, merge_seconds = 0, relabel_seconds = 0, stats_seconds = 0;
+  ClumpRelabelSeconds relabel;        // relabel_seconds split: tile solver, numbering, sink (phase3_relabel.h)
   std::uint64_t bytes_read = 0, bytes_written = 0;  // scratch records (the input's reads: the TileInput)
 };
 

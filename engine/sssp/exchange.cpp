@@ -69,6 +69,7 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   solver_options.labelled = labelled_;
   solver_options.batch = options_.batch;
   solver_options.gpu_memory_bytes = options_.gpu_memory_bytes;
+  solver_options.frontier_bfs = options_.frontier_bfs;
   solver_ = make_sssp_tile_solver(options_.device, solver_options, *pool_, budget);
   options_.batch = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.batch, solver_->batch_tiles()));
   const std::uint64_t entry_bytes = halo_cells_ * (16 + (labelled_ ? 8 : 0)) + cells + 128;

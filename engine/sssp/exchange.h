@@ -68,6 +68,7 @@ struct SsspExchangeOptions {
   unsigned threads = 1;              // CPU solver threads (tiles of one batch in parallel)
   std::uint32_t batch = 1;           // tiles popped per round (>= threads; the GPU batch, capped by GPU memory)
   std::uint64_t gpu_memory_bytes = 0;  // CUDA: device memory for the batch solver; 0: its default share
+  bool frontier_bfs = false;         // unit model: the frontier BFS block solvers (kernels/sssp/block_bfs.h)
   std::uint64_t cache_bytes = 0;     // tile cache; 0: all the budget has left but keep_free_bytes
   std::uint64_t keep_free_bytes = 0; // with cache_bytes 0: left unreserved for the caller (masks, GDAL)
   std::uint64_t prefer_free_bytes = 0;  // with cache_bytes 0: also left unreserved when the cache's

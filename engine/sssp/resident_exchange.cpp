@@ -18,6 +18,7 @@ ResidentSsspOptions resident_options(const TileGrid& grid, const SsspExchangeOpt
   ro.params = options.params;
   ro.connectivity = options.connectivity;
   ro.max_cost = options.max_cost;
+  ro.frontier_bfs = options.frontier_bfs;
   ro.batch_tiles = options.device == Device::Cuda ? 8192 : 64;
   // Rounds about one wave of the device wide: on a GPU ~256 tiles (an H100 runs 132 SMs x 2 blocks
   // of 64^2 at once; wider rounds re-solve more: docs/benchmarks.md "Resident exchange"), on the

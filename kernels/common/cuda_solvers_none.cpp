@@ -7,6 +7,7 @@
 #include "kernels/mst/block_mst.h"
 #include "kernels/mst/block_mst_batch.h"
 #include "kernels/mst/block_reduce.h"
+#include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/block_sssp_batch.h"
 #include "kernels/mst/graph_msf.h"
@@ -35,6 +36,11 @@ void block_reduce_cuda(const std::uint8_t*, const double*, std::uint64_t, std::u
 std::uint64_t block_sssp_cuda(const double*, std::uint64_t, std::uint32_t, const WeightParams&, Connectivity,
                               PathLength, PathLength*, std::uint8_t*, bool*) {
   no_cuda("block_sssp_cuda");
+}
+
+std::uint64_t block_bfs_cuda(const double*, std::uint64_t, std::uint32_t, const WeightParams&, Connectivity, PathLength,
+                             PathLength*, std::uint8_t*) {
+  no_cuda("block_bfs_cuda");
 }
 
 std::unique_ptr<ResidentSsspSolver> make_resident_sssp_cuda(const ResidentSsspOptions&) {

@@ -39,6 +39,7 @@
 #include <string>
 
 #include "kernels/sssp/block_sssp_launch.cuh"
+#include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/common/cuda_device.h"
 
@@ -331,6 +332,13 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
                        cudaStream_t stream, unsigned long long* d_rounds, const std::int64_t* d_row0) {
   if (tiles == 0) return;
   if (t == 0 || t > 16384) throw Error("block SSSP: tile size " + std::to_string(t) + " is outside 1..16384");
+  Weight step = 0;
+  if (workspace.sweep == SsspSweep::FrontierBfs && block_bfs_step(params, &step) &&
+      block_bfs_fits(t, workspace.shared_limit_bytes)) {
+    launch_block_bfs(d_values, tiles, t, step, connectivity, max_cost, d_dist, d_changed, d_changed_total, workspace,
+                     stream, d_rounds);
+    return;
+  }
   const std::uint64_t dist_bytes = 8 * padded_plane(t);
   const std::uint64_t weight_bytes = block_sssp_scratch_bytes_per_tile(t, is_directed(params.model));
   const std::size_t limit = shared_scratch_limit(workspace.shared_limit_bytes);

@@ -20,11 +20,16 @@
 
 namespace terrazo {
 
-// How the CUDA block SSSP sweeps a line of cells (kernels/sssp/block_sssp.cu): one thread per line, or
-// one warp per line with a min-plus scan. Results are identical; only the speed differs. Auto is
-// ThreadPerLine: measured on an H100 (docs/benchmarks.md) it converges in 2-5 rounds per tile on
-// terrain against 6-54 for WarpScan, and is 1.4x to 4.4x faster at every tile size from 32 to 512.
-enum class SsspSweep { Auto, ThreadPerLine, WarpScan };
+// How the CUDA block SSSP solves a tile (kernels/sssp/block_sssp.cu): relaxation sweeps with one
+// thread per line, or one warp per line with a min-plus scan; or, for the unit weight model only,
+// the frontier BFS of kernels/sssp/block_bfs.h. Results are identical; only the speed differs. Auto
+// is ThreadPerLine: measured on an H100 (docs/benchmarks.md) it converges in 2-5 rounds per tile on
+// terrain against 6-54 for WarpScan, and is 1.4x to 4.4x faster at every tile size from 32 to 512;
+// and on an H200 with --weight unit it is 1.06x (streamed, t = 256) to 1.4x (resident, g = 64)
+// faster than FrontierBfs (docs/benchmarks.md "Unit weights"), so the BFS is asked for explicitly
+// (sssp --block-solver bfs). FrontierBfs for a non-unit model, or a tile whose bitmaps do not fit in
+// shared memory (t > 512 at 227 KiB; block_bfs_fits), is ThreadPerLine.
+enum class SsspSweep { Auto, ThreadPerLine, WarpScan, FrontierBfs };
 
 struct SsspBatchOptions : BlockBatchOptions {
   SsspSweep sweep = SsspSweep::Auto;  // tuning

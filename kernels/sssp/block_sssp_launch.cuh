@@ -33,10 +33,21 @@ std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t, bool directed =
 // *d_rounds (when not null) += the sweep rounds of all tiles (each tile's last round changes nothing).
 // params.steps.rows, when set, is a device pointer; d_row0 (when not null, tiles entries) gives each
 // tile's params.steps.row0 (the global row of its halo row), else every tile uses params.steps.row0.
+// The unit weight model goes to launch_block_bfs (below) under SsspSweep::FrontierBfs.
 void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_t t, const WeightParams& params,
                        Connectivity connectivity, PathLength max_cost, PathLength* d_dist, std::uint8_t* d_changed,
                        unsigned long long* d_changed_total, int* d_overflow, SsspWorkspace& workspace,
                        cudaStream_t stream, unsigned long long* d_rounds = nullptr,
                        const std::int64_t* d_row0 = nullptr);
+
+// The frontier BFS block solver of the unit weight model (kernels/sssp/block_bfs.h; every step weighs
+// `step`), same arrays and counters as launch_block_sssp (*d_rounds += the BFS levels). Its three
+// bitmaps must fit in shared memory (block_bfs_fits), the distances join them when they fit too.
+// launch_block_sssp calls it for the unit model under SsspSweep::FrontierBfs.
+bool block_bfs_fits(std::uint32_t t, std::size_t shared_limit_bytes);
+void launch_block_bfs(const double* d_values, std::uint64_t tiles, std::uint32_t t, Weight step,
+                      Connectivity connectivity, PathLength max_cost, PathLength* d_dist, std::uint8_t* d_changed,
+                      unsigned long long* d_changed_total, SsspWorkspace& workspace, cudaStream_t stream,
+                      unsigned long long* d_rounds);
 
 }  // namespace terrazo::cuda

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "kernels/sssp/block_sssp_batch.h"
+#include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"
 
 namespace terrazo {
@@ -14,7 +15,10 @@ namespace {
 
 class CpuSsspTileSolver : public SsspTileBatchSolver {
  public:
-  CpuSsspTileSolver(const SsspTileSolverOptions& options, WorkerPool& pool) : options_(options), pool_(pool) {}
+  CpuSsspTileSolver(const SsspTileSolverOptions& options, WorkerPool& pool) : options_(options), pool_(pool) {
+    Weight step = 0;
+    bfs_ = options.frontier_bfs && !options.labelled && block_bfs_step(options.params, &step);
+  }
   Device device() const override { return Device::Cpu; }
   std::size_t slots() const override { return 1; }
   std::size_t pending() const override { return pending_ ? 1 : 0; }
@@ -34,6 +38,11 @@ class CpuSsspTileSolver : public SsspTileBatchSolver {
       labels.hops = tile.hops;
       WeightParams params = options_.params;
       params.steps.row0 = tile.row0;
+      if (bfs_ && !tile.source && !tile.hops) {
+        improved[k] = block_bfs_cpu(tile.values, options_.t, params, options_.connectivity, options_.max_cost, tile.dist,
+                                    tile.changed);
+        return;
+      }
       improved[k] = block_sssp_cpu_labelled(tile.values, options_.t, params, options_.connectivity,
                                             options_.max_cost, tile.dist, labels, tile.changed, &overflow);
       overflows[k] = overflow ? 1 : 0;
@@ -57,6 +66,7 @@ class CpuSsspTileSolver : public SsspTileBatchSolver {
   WorkerPool& pool_;
   SsspTileSolved solved_;
   bool pending_ = false;
+  bool bfs_ = false;  // the unit model's frontier BFS twin
 };
 
 class CudaSsspTileSolver : public SsspTileBatchSolver {
@@ -114,6 +124,7 @@ class CudaSsspTileSolver : public SsspTileBatchSolver {
     gpu.connectivity = options.connectivity;
     gpu.gpu_memory_bytes = options.gpu_memory_bytes;
     gpu.max_batch_tiles = options.batch;
+    gpu.sweep = options.frontier_bfs ? SsspSweep::FrontierBfs : SsspSweep::Auto;
     return gpu;
   }
 

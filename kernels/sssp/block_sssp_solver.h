@@ -1,5 +1,6 @@
 // kernels/sssp/block_sssp_solver.h: the block SSSP of the exchange (engine/sssp/exchange.h) as a
-// BatchSolver (kernels/common/batch_solver.h): block_sssp_cpu_labelled on the WorkerPool, one pool
+// BatchSolver (kernels/common/batch_solver.h): block_sssp_cpu_labelled (block_bfs_cpu for the unit model
+// without labels when frontier_bfs) on the WorkerPool, one pool
 // iteration per tile, solved in place; or the streamed CudaSsspBatchSolver (distances only), the
 // tiles copied into its pinned slot and the results copied back at wait().
 //
@@ -47,6 +48,8 @@ struct SsspTileSolverOptions {
   Connectivity connectivity = Connectivity::Eight;
   PathLength max_cost = kUnreached;
   bool labelled = false;                // source/hops labels (CPU only)
+  bool frontier_bfs = false;            // unit model: the frontier BFS twins (kernels/sssp/block_bfs.h; CPU only
+                                        // without labels); false: the generic solvers (sweeps / Dijkstra)
   std::uint64_t batch = 1;              // tiles per batch wanted (CUDA: capped by GPU memory)
   std::uint64_t gpu_memory_bytes = 0;   // CUDA: device memory for the batch solver; 0: its default share
 };

@@ -133,6 +133,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
       device_params_.steps.rows = steps_.get();
     }
     device_params_.steps.row0 = 0;
+    workspace_.sweep = options_.frontier_bfs ? SsspSweep::FrontierBfs : SsspSweep::Auto;
     counters_.resize(5);  // changed cells, first solves, rounds of sweeps, selected count, smallest key
     overflow_.resize(1);
     host_count_.resize(2);

@@ -48,6 +48,7 @@ struct ResidentSsspOptions {
   WeightParams params;
   Connectivity connectivity = Connectivity::Eight;
   PathLength max_cost = kUnreached;
+  bool frontier_bfs = false;         // unit model: the frontier BFS block solver (kernels/sssp/block_bfs.h)
   std::uint64_t batch_tiles = 4096;  // tiles solved per launch (CPU: per pool loop) at most
   std::uint64_t round_tiles = 2048;  // tiles per round the near-far schedule aims at (resident_sssp_steps.h)
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/resident_sssp.h"
 #include "kernels/sssp/resident_sssp_steps.h"
@@ -32,6 +33,8 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
     window_dist_.resize(group_ * s * s);
     changed_.resize(group_ * layout_.tile_cells());
     overflow_.assign(group_, 0);
+    Weight step = 0;
+    bfs_ = options.frontier_bfs && block_bfs_step(options.params, &step);
   }
 
   Device device() const override { return Device::Cpu; }
@@ -79,8 +82,11 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
           bool overflow = false;
           WeightParams params = options_.params;  // per-row step lengths: the window's first global row
           params.steps.row0 = static_cast<std::int64_t>((tile / layout_.tiles_x) * g) - 1;
-          block_sssp_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells],
-                         &overflow);
+          if (bfs_)
+            block_bfs_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells]);
+          else
+            block_sssp_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells],
+                           &overflow);
           overflow_[i] = overflow ? 1 : 0;
         });
         // 2. Interiors back; 3. activations.
@@ -145,6 +151,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
   std::vector<double> window_values_;
   std::vector<PathLength> window_dist_;
   std::vector<std::uint8_t> changed_, overflow_;
+  bool bfs_ = false;  // the unit model's frontier BFS twin (kernels/sssp/block_bfs.h)
 };
 
 }  // namespace

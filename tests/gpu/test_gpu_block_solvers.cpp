@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "kernels/sssp/block_sssp_batch.h"
 #include "kernels/mst/block_mst.h"
 #include "kernels/mst/block_reduce.h"
+#include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/common/cuda_device.h"
 
@@ -339,6 +341,140 @@ TEST(GpuBlockSssp, ReportsWeightOverflow) {
   EXPECT_TRUE(cpu_overflow);
 }
 
+// ---- the frontier BFS of the unit model (kernels/sssp/block_bfs.h) --------------------------------
+
+// A one-cell-wide serpentine through nodata over the whole (t+2)^2 window: about t^2 / 2 BFS levels.
+std::vector<double> serpentine_window(std::uint32_t side) {
+  std::vector<double> values(static_cast<std::size_t>(side) * side, std::numeric_limits<double>::quiet_NaN());
+  for (std::uint32_t y = 0; y < side; ++y)
+    for (std::uint32_t x = 0; x < side; ++x)
+      if (y % 2 == 0 || x == ((y / 2) % 2 == 0 ? side - 2 : 1)) values[static_cast<std::size_t>(y) * side + x] = 1.0;
+  return values;
+}
+
+// block_bfs_cuda against block_bfs_cpu and block_sssp_cpu (Dijkstra), tile by tile: distances,
+// changed flags, count. Tile sides on both sides of the shared-memory limit of the distances
+// (t <= 164: shared at 227 KiB; above: global) and up to 512, random fields with holes and walls, serpentines.
+TEST(GpuBlockBfs, MatchesCpuTwinsOnRandomTiles) {
+  TERRAZO_REQUIRE_GPU();
+  std::mt19937_64 rng(gpu_testing::run_seed() + 11);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
+  for (const std::uint32_t t : {1u, 2u, 3u, 16u, 45u, 64u, 128u, 164u, 165u, 256u, 512u}) {
+    const std::uint64_t count = t >= 256 ? 3 : 12;
+    const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
+    const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+    WeightParams params;
+    params.model = WeightModel::Unit;
+    const double scales[] = {1.0, 3.0, 1000.0};
+    params.scale = scales[rng() % 3];
+    const Connectivity connectivity = rng() % 2 ? Connectivity::Four : Connectivity::Eight;
+    const PathLength max_cost = rng() % 3 == 0 ? 200 + rng() % 20000 : kUnreached;
+    std::vector<double> values;
+    std::vector<PathLength> dist_in;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::vector<double> v;
+      if (i % 4 == 3) {
+        v = serpentine_window(t + 2);
+      } else {
+        TileSpec spec = gpu_testing::random_spec(t + 2, rng);
+        v = gpu_testing::random_values(spec, rng);
+      }
+      values.insert(values.end(), v.begin(), v.end());
+      std::vector<PathLength> d = gpu_testing::random_seeds(t, rng, 5000);
+      if (i % 4 == 3) {  // one seed: the halo cell above the serpentine's first interior joint (t^2 / 2 levels)
+        std::fill(d.begin(), d.end(), kUnreached);
+        d[t] = rng() % 100;
+      }
+      dist_in.insert(dist_in.end(), d.begin(), d.end());
+    }
+    SCOPED_TRACE("t " + std::to_string(t) + ", scale " + std::to_string(params.scale) + ", connectivity " +
+                 to_string(connectivity) + ", max_cost " + std::to_string(max_cost));
+    std::vector<PathLength> gpu = dist_in;
+    std::vector<std::uint8_t> gpu_changed(count * cells, kPoison);
+    const std::uint64_t gpu_count =
+        block_bfs_cuda(values.data(), count, t, params, connectivity, max_cost, gpu.data(), gpu_changed.data());
+    std::uint64_t cpu_count = 0;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      SCOPED_TRACE("tile " + std::to_string(i) + (i % 4 == 3 ? " (serpentine)" : ""));
+      std::vector<PathLength> bfs(dist_in.begin() + static_cast<std::ptrdiff_t>(i * grid),
+                                  dist_in.begin() + static_cast<std::ptrdiff_t>((i + 1) * grid));
+      std::vector<PathLength> generic = bfs;
+      std::vector<std::uint8_t> bfs_changed(cells, kPoison), generic_changed(cells, kPoison);
+      bool overflow = false;
+      cpu_count += block_bfs_cpu(values.data() + i * grid, t, params, connectivity, max_cost, bfs.data(), bfs_changed.data());
+      block_sssp_cpu(values.data() + i * grid, t, params, connectivity, max_cost, generic.data(), generic_changed.data(),
+                     &overflow);
+      ASSERT_EQ(bfs, generic) << "the CPU BFS twin disagrees with block_sssp_cpu";
+      ASSERT_EQ(bfs_changed, generic_changed);
+      ASSERT_EQ(0, std::memcmp(bfs.data(), gpu.data() + i * grid, grid * sizeof(PathLength))) << "GPU distances";
+      ASSERT_EQ(0, std::memcmp(bfs_changed.data(), gpu_changed.data() + i * cells, cells)) << "GPU changed flags";
+    }
+    EXPECT_EQ(gpu_count, cpu_count);
+    if (HasFailure()) return;
+  }
+}
+
+// The streamed batch solver picks the frontier BFS for the unit model (SsspSweep::Auto, FrontierBfs)
+// and gives what the sweeps and the CPU give, with the distances in shared memory or in global
+// memory (a 48 KiB limit puts t = 128's distances in global memory, its bitmaps stay in shared).
+TEST(GpuBatchSolvers, UnitModelBatchesThroughTheFrontierBfs) {
+  TERRAZO_REQUIRE_GPU();
+  std::mt19937_64 rng(gpu_testing::run_seed() + 12);
+  for (const SsspSweep sweep : {SsspSweep::Auto, SsspSweep::FrontierBfs, SsspSweep::ThreadPerLine})
+  for (const std::size_t shared_limit : {std::size_t{0}, std::size_t{48 * 1024}})
+  for (const std::uint32_t t : {16u, 64u, 128u}) {
+    SCOPED_TRACE("t " + std::to_string(t) + ", sweep " + std::to_string(static_cast<int>(sweep)) + ", shared limit " +
+                 std::to_string(shared_limit));
+    const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
+    const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+    TileBatch all = random_batch(rng, t, 7, 2);
+    all.params = WeightParams{};
+    all.params.model = WeightModel::Unit;
+    all.params.scale = 1000.0;
+    std::vector<PathLength> dist_in;
+    for (std::uint64_t i = 0; i < all.count; ++i) {
+      const auto d = gpu_testing::random_seeds(t, rng, 5000);
+      dist_in.insert(dist_in.end(), d.begin(), d.end());
+    }
+    SsspBatchOptions options;
+    options.t = t;
+    options.params = all.params;
+    options.connectivity = all.connectivity;
+    options.max_batch_tiles = 3;
+    options.shared_limit_bytes = shared_limit;
+    options.sweep = sweep;
+    CudaSsspBatchSolver solver(options, kUnreached);
+    std::uint64_t next = 0, checked = 0;
+    auto consume = [&](const CudaSsspBatchSolver::Batch& batch) {
+      ASSERT_FALSE(batch.overflow);
+      std::uint64_t changed_cells = 0;
+      for (std::uint64_t i = 0; i < batch.tiles; ++i, ++checked) {
+        std::vector<PathLength> cpu(dist_in.begin() + static_cast<std::ptrdiff_t>(checked * grid),
+                                    dist_in.begin() + static_cast<std::ptrdiff_t>((checked + 1) * grid));
+        std::vector<std::uint8_t> changed(cells);
+        bool overflow = false;
+        changed_cells += block_sssp_cpu(all.values.data() + checked * grid, t, all.params, all.connectivity, kUnreached,
+                                        cpu.data(), changed.data(), &overflow);
+        ASSERT_EQ(0, std::memcmp(cpu.data(), batch.dist + i * grid, grid * sizeof(PathLength))) << "tile " << checked;
+        ASSERT_EQ(0, std::memcmp(changed.data(), batch.changed + i * cells, cells)) << "tile " << checked;
+      }
+      EXPECT_EQ(batch.changed_cells, changed_cells);
+      EXPECT_GE(batch.sweep_rounds, batch.tiles);  // every tile ends with a level (or round) that changes nothing
+    };
+    while (next < all.count) {
+      if (solver.pending() == 2) consume(solver.wait());
+      const std::uint64_t n = std::min<std::uint64_t>(solver.batch_tiles(), all.count - next);
+      std::memcpy(solver.values(), all.values.data() + next * grid, n * grid * sizeof(double));
+      std::memcpy(solver.dist(), dist_in.data() + next * grid, n * grid * sizeof(PathLength));
+      solver.submit(n);
+      next += n;
+    }
+    while (solver.pending()) consume(solver.wait());
+    EXPECT_EQ(checked, all.count);
+    if (HasFailure()) return;
+  }
+}
+
 // ---- streamed batch solvers ------------------------------------------------------------------
 
 // Every scratch placement (shared memory where it fits / global memory) through the streamed solver.
@@ -463,6 +599,9 @@ TEST(GpuSolversWithoutDevice, RefuseWithAClearError) {
   EXPECT_THROW(block_sssp_cuda(values.data(), 1, 4, WeightParams{}, Connectivity::Eight, kUnreached, dist.data(),
                                bits.data(), &overflow),
                Error);
+  WeightParams unit;
+  unit.model = WeightModel::Unit;
+  EXPECT_THROW(block_bfs_cuda(values.data(), 1, 4, unit, Connectivity::Eight, kUnreached, dist.data(), bits.data()), Error);
   EXPECT_THROW({ CudaMstBatchSolver solver{MstBatchOptions{}}; }, Error);
   EXPECT_THROW({ CudaSsspBatchSolver solver(SsspBatchOptions{}, kUnreached); }, Error);
   try {
