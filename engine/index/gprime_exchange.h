@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kernels/common/edge_weight.h"
+#include "engine/index/lru_tile_cache.h"
 #include "kernels/index/boundary_ring.h"
 #include "store/index_file.h"
 
@@ -34,44 +35,23 @@ class IndexTileCache {
     std::vector<double> ring;
     std::vector<PathLength> matrix;
   };
-  IndexTileCache(const IndexFile& index, std::uint64_t capacity) : index_(index), capacity_(std::max<std::uint64_t>(2, capacity)) {}
+  IndexTileCache(const IndexFile& index, std::uint64_t capacity) : index_(index), cache_(capacity) {}
   // The tile's entry; valid until the next get().
   const Entry& get(std::uint64_t tile) {
-    auto it = map_.find(tile);
-    if (it != map_.end()) {
-      lru_.splice(lru_.begin(), lru_, it->second.second);
-      return it->second.first;
-    }
-    Entry entry;
-    if (map_.size() >= capacity_) {
-      const std::uint64_t victim = lru_.back();
-      lru_.pop_back();
-      auto v = map_.find(victim);
-      entry = std::move(v->second.first);
-      map_.erase(v);
-    }
-    const std::uint32_t b = ring_size(index_.header().tile);
-    entry.ring.resize(b);
-    entry.matrix.resize(static_cast<std::uint64_t>(b) * b);
-    index_.read_tile(tile, entry.ring.data(), entry.matrix.data());
-    ++loads_;
-    lru_.push_front(tile);
-    auto& slot = map_[tile];
-    slot.first = std::move(entry);
-    slot.second = lru_.begin();
-    return slot.first;
+    return cache_.get(tile, [this](std::uint64_t t, Entry& entry) {
+      const std::uint32_t b = ring_size(index_.header().tile);
+      entry.ring.resize(b);
+      entry.matrix.resize(static_cast<std::uint64_t>(b) * b);
+      index_.read_tile(t, entry.ring.data(), entry.matrix.data());
+    });
   }
-  std::uint64_t loads() const { return loads_; }
-  std::uint64_t capacity() const { return capacity_; }
+  std::uint64_t loads() const { return cache_.loads(); }
+  std::uint64_t capacity() const { return cache_.capacity(); }
 
  private:
   const IndexFile& index_;
-  std::uint64_t capacity_;
-  std::unordered_map<std::uint64_t, std::pair<Entry, std::list<std::uint64_t>::iterator>> map_;
-  std::list<std::uint64_t> lru_;
-  std::uint64_t loads_ = 0;
+  LruTileCache<Entry> cache_;
 };
-
 
 // The tiles of G' as the exchange sees them: which tiles take labels, their ring values (for the
 // grid edges between rings), and a tile's re-solve. Implementations (engine/index/gprime_tiles.h):

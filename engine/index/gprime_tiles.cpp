@@ -93,7 +93,7 @@ std::uint64_t block_solve_tiles_bytes(std::uint32_t t, std::uint64_t cache_tiles
 
 BlockSolveTiles::BlockSolveTiles(const TileInput& input, const GPrimeExchangeOptions& options, std::uint64_t cache_tiles,
                                  unsigned threads)
-    : input_(input), options_(options), capacity_(std::max<std::uint64_t>(2, cache_tiles)), threads_(std::max(1u, threads)) {}
+    : input_(input), options_(options), cache_(cache_tiles), threads_(std::max(1u, threads)) {}
 
 bool BlockSolveTiles::present(std::uint64_t tile) {
   const std::uint32_t tiles_x = input_.grid().tiles_x();
@@ -101,19 +101,10 @@ bool BlockSolveTiles::present(std::uint64_t tile) {
 }
 
 const BlockSolveTiles::Entry& BlockSolveTiles::get(std::uint64_t tile) {
-  auto it = map_.find(tile);
-  if (it != map_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second.second);
-    return it->second.first;
-  }
-  Entry entry;
-  if (map_.size() >= capacity_) {
-    const std::uint64_t victim = lru_.back();
-    lru_.pop_back();
-    auto v = map_.find(victim);
-    entry = std::move(v->second.first);
-    map_.erase(v);
-  }
+  return cache_.get(tile, [this](std::uint64_t t, Entry& entry) { load(t, entry); });
+}
+
+void BlockSolveTiles::load(std::uint64_t tile, Entry& entry) {
   const std::uint32_t t = input_.grid().tile, tiles_x = input_.grid().tiles_x();
   const std::uint32_t b = ring_size(t);
   const auto tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
@@ -130,12 +121,6 @@ const BlockSolveTiles::Entry& BlockSolveTiles::get(std::uint64_t tile) {
     ring_cell_of(t, p, &x, &y);
     entry.ring[p] = read_buffer_[static_cast<std::uint64_t>(y) * t + x];
   }
-  ++loads_;
-  lru_.push_front(tile);
-  auto& slot = map_[tile];
-  slot.first = std::move(entry);
-  slot.second = lru_.begin();
-  return slot.first;
 }
 
 void BlockSolveTiles::relax(const std::uint64_t* tiles, std::uint64_t n, const PathLength* x, PathLength* y) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/index/gprime_exchange.h"
+#include "engine/index/lru_tile_cache.h"
 #include "engine/tile_input.h"
 #include "kernels/index/min_plus.h"
 
@@ -75,7 +76,7 @@ class BlockSolveTiles : public GPrimeTiles {
   bool present(std::uint64_t tile) override;
   void ring_values(std::uint64_t tile, std::vector<double>* out) override { *out = get(tile).ring; }
   void relax(const std::uint64_t* tiles, std::uint64_t n, const PathLength* x, PathLength* y) override;
-  std::uint64_t loads() const { return loads_; }
+  std::uint64_t loads() const { return cache_.loads(); }
   std::uint64_t solves() const { return solves_; }
 
  private:
@@ -84,14 +85,13 @@ class BlockSolveTiles : public GPrimeTiles {
     std::vector<double> ring;
   };
   const Entry& get(std::uint64_t tile);
+  void load(std::uint64_t tile, Entry& entry);
   const TileInput& input_;
   GPrimeExchangeOptions options_;
-  std::uint64_t capacity_;
+  LruTileCache<Entry> cache_;
   unsigned threads_;
-  std::unordered_map<std::uint64_t, std::pair<Entry, std::list<std::uint64_t>::iterator>> map_;
-  std::list<std::uint64_t> lru_;
   std::vector<double> read_buffer_;
-  std::uint64_t loads_ = 0, solves_ = 0;
+  std::uint64_t solves_ = 0;
 };
 
 }  // namespace terrazo
