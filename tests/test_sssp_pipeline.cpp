@@ -31,48 +31,13 @@
 #include "kernels/common/tile_geometry.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
+#include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
 namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// A raster in memory, cut into t x t tiles (padding NaN).
-class MemoryTileInput : public TileInput {
- public:
-  MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
-      : values_(values) {
-    grid_.width = width;
-    grid_.height = height;
-    grid_.tile = t;
-  }
-  const TileGrid& grid() const override { return grid_; }
-  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override {
-    for (std::uint32_t y = 0; y < grid_.tile; ++y)
-      for (std::uint32_t x = 0; x < grid_.tile; ++x) {
-        const double v = at(static_cast<std::uint64_t>(tx) * grid_.tile + x, static_cast<std::uint64_t>(ty) * grid_.tile + y);
-        if (v == v) return true;
-      }
-    return false;
-  }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
-    ++reads_;
-    for (std::uint32_t y = 0; y < grid_.tile; ++y)
-      for (std::uint32_t x = 0; x < grid_.tile; ++x)
-        out[static_cast<std::size_t>(y) * grid_.tile + x] =
-            at(static_cast<std::uint64_t>(tx) * grid_.tile + x, static_cast<std::uint64_t>(ty) * grid_.tile + y);
-  }
-  std::uint64_t bytes_read() const override { return reads_ * grid_.tile * grid_.tile * 8; }
-  std::uint64_t reads() const { return reads_; }
-
- private:
-  double at(std::uint64_t x, std::uint64_t y) const {
-    return x < grid_.width && y < grid_.height ? values_[y * grid_.width + x] : kNaN;
-  }
-  const std::vector<double>& values_;
-  TileGrid grid_;
-  mutable std::uint64_t reads_ = 0;
-};
 
 // Collects the pipeline's results into whole-raster arrays.
 class CaptureSink : public SsspResultSink {

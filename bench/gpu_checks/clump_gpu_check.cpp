@@ -24,41 +24,13 @@
 #include "core/error.h"
 #include "engine/clump/phases.h"
 #include "kernels/common/cuda_device.h"
+#include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
 namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-class MemoryTileInput : public TileInput {
- public:
-  MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
-      : values_(values) {
-    grid_.width = width;
-    grid_.height = height;
-    grid_.tile = t;
-  }
-  const TileGrid& grid() const override { return grid_; }
-  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override {
-    for (std::uint32_t y = 0; y < grid_.tile; ++y)
-      for (std::uint32_t x = 0; x < grid_.tile; ++x)
-        if (!std::isnan(at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y))) return true;
-    return false;
-  }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
-    for (std::uint32_t y = 0; y < grid_.tile; ++y)
-      for (std::uint32_t x = 0; x < grid_.tile; ++x)
-        out[std::size_t{y} * grid_.tile + x] = at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y);
-  }
-  std::uint64_t bytes_read() const override { return 0; }
-
- private:
-  double at(std::uint64_t x, std::uint64_t y) const {
-    return x < grid_.width && y < grid_.height ? values_[y * grid_.width + x] : kNaN;
-  }
-  const std::vector<double>& values_;
-  TileGrid grid_;
-};
 
 class MemorySink : public ClumpWindowSink {
  public:

@@ -32,41 +32,10 @@
 #include "engine/mst/phases.h"
 #include "kernels/common/cuda_device.h"
 #include "tests/support/mst_reference.h"
+#include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// A raster held in memory as floats (NaN = nodata), served as tiles.
-class MemorySource : public TileInput {
- public:
-  MemorySource(std::vector<float> values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
-      : values_(std::move(values)) {
-    grid_.width = width;
-    grid_.height = height;
-    grid_.tile = t;
-  }
-  const TileGrid& grid() const override { return grid_; }
-  bool tile_present(std::uint32_t, std::uint32_t) const override { return true; }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
-    const std::uint32_t t = grid_.tile;
-    for (std::uint32_t y = 0; y < t; ++y) {
-      const std::uint64_t gy = static_cast<std::uint64_t>(ty) * t + y;
-      for (std::uint32_t x = 0; x < t; ++x) {
-        const std::uint64_t gx = static_cast<std::uint64_t>(tx) * t + x;
-        out[static_cast<std::size_t>(y) * t + x] =
-            gx < grid_.width && gy < grid_.height ? static_cast<double>(values_[gy * grid_.width + gx]) : kNaN;
-      }
-    }
-  }
-  std::uint64_t bytes_read() const override { return 0; }
-  const std::vector<float>& values() const { return values_; }
-
- private:
-  std::vector<float> values_;
-  TileGrid grid_;
-};
 
 // Collects the edge raster.
 class CaptureSink : public MstWindowSink {
@@ -127,7 +96,7 @@ struct Run {
 
 // One whole run of the phases: phase 1 on the GPU when `cuda`, phase 2 as `merge` says;
 // `merge_batch_edges` > 0 sets the level merge's slot (small: batches of one graph, graphs alone).
-Run run(const MemorySource& source, const WeightParams& params, Connectivity connectivity, bool cuda,
+Run run(const MemoryTileInput<float>& source, const WeightParams& params, Connectivity connectivity, bool cuda,
         MstMergeMode merge, unsigned threads, const std::string& scratch, std::uint64_t memory,
         std::uint64_t merge_batch_edges = 0) {
   MstPhaseOptions options;
@@ -213,7 +182,7 @@ int main(int argc, char** argv) {
               for (std::uint64_t x = tx * t; x < std::min<std::uint64_t>(w, (tx + 1) * t); ++x)
                 values[y * w + x] = std::numeric_limits<float>::quiet_NaN();
     }
-    const MemorySource source(values, w, h, t);
+    const MemoryTileInput<float> source(values, w, h, t, MemoryTileInput<float>::Absent::Never);
     WeightParams params;
     params.model = static_cast<WeightModel>(rng() % 3);
     params.scale = 100;
@@ -257,7 +226,8 @@ int main(int argc, char** argv) {
   // 2. One large synthetic raster: phase times of every path (max, 8-connected, scale 10).
   const std::uint64_t side = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(cells)));
   const auto made = std::chrono::steady_clock::now();
-  const MemorySource big(synthetic(side, side, threads), side, side, tile);
+  const std::vector<float> big_values = synthetic(side, side, threads);
+  const MemoryTileInput<float> big(big_values, side, side, tile, MemoryTileInput<float>::Absent::Never);
   std::printf("synthetic %llu x %llu made in %.1f s\n", static_cast<unsigned long long>(side),
               static_cast<unsigned long long>(side),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - made).count());

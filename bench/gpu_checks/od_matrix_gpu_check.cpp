@@ -29,44 +29,17 @@
 #include "kernels/common/cuda_device.h"
 #include "store/index_file.h"
 #include "tests/support/sssp_reference.h"
+#include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-class MemorySource : public TileInput {
- public:
-  MemorySource(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
-      : values_(values) {
-    grid_.width = width;
-    grid_.height = height;
-    grid_.tile = t;
-  }
-  const TileGrid& grid() const override { return grid_; }
-  bool tile_present(std::uint32_t, std::uint32_t) const override { return true; }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
-    const std::uint32_t t = grid_.tile;
-    for (std::uint32_t y = 0; y < t; ++y) {
-      const std::uint64_t gy = static_cast<std::uint64_t>(ty) * t + y;
-      for (std::uint32_t x = 0; x < t; ++x) {
-        const std::uint64_t gx = static_cast<std::uint64_t>(tx) * t + x;
-        out[static_cast<std::size_t>(y) * t + x] = gx < grid_.width && gy < grid_.height ? values_[gy * grid_.width + gx] : kNaN;
-      }
-    }
-    bytes_ += static_cast<std::uint64_t>(t) * t * 8;
-  }
-  std::uint64_t bytes_read() const override { return bytes_; }
-
- private:
-  const std::vector<double>& values_;
-  TileGrid grid_;
-  mutable std::uint64_t bytes_ = 0;
-};
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-std::string build(const MemorySource& input, const std::string& path, const WeightParams& params, Connectivity c, Device device,
+std::string build(const MemoryTileInput<>& input, const std::string& path, const WeightParams& params, Connectivity c, Device device,
                   unsigned threads, double* seconds) {
   IndexFileHeader header;
   header.width = input.grid().width;
@@ -91,7 +64,7 @@ std::string build(const MemorySource& input, const std::string& path, const Weig
   return path;
 }
 
-std::vector<PathLength> query(const MemorySource& input, const IndexFile* index, const std::vector<OdSite>& sites,
+std::vector<PathLength> query(const MemoryTileInput<>& input, const IndexFile* index, const std::vector<OdSite>& sites,
                               OdQueryOptions qo, Device device, std::uint64_t round_tiles, std::uint64_t memory,
                               OdQueryStats* stats, double* seconds) {
   qo.device = device;
@@ -153,7 +126,7 @@ int main(int argc, char** argv) {
     params.model = static_cast<WeightModel>(rng() % 3);
     params.scale = 1000;
     const Connectivity c = round % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
-    MemorySource input(values, w, h, t);
+    MemoryTileInput input(values, w, h, t, MemoryTileInput<>::Absent::Never);
     auto valid = [&]() {
       for (;;) {
         const std::uint64_t cell = rng() % (w * h);
@@ -215,7 +188,7 @@ int main(int argc, char** argv) {
       for (std::uint64_t x = 0; x < side; ++x)
         values[y * side + x] = 2.0 + std::sin(x * 0.013) * std::cos(y * 0.011) + 0.5 * std::sin((x + 2 * y) * 0.071) +
                                static_cast<double>(rng() % 100) / 400.0;
-    MemorySource input(values, side, side, tile);
+    MemoryTileInput input(values, side, side, tile, MemoryTileInput<>::Absent::Never);
     WeightParams params;
     params.scale = 1e6;
     std::vector<OdSite> sites;

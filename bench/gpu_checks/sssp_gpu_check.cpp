@@ -28,37 +28,13 @@
 #include "engine/sssp/output.h"
 #include "kernels/common/cuda_device.h"
 #include "tests/support/sssp_reference.h"
+#include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
 namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-class MemoryTileInput : public TileInput {
- public:
-  MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
-      : values_(values) {
-    grid_.width = width;
-    grid_.height = height;
-    grid_.tile = t;
-  }
-  const TileGrid& grid() const override { return grid_; }
-  bool tile_present(std::uint32_t, std::uint32_t) const override { return true; }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
-    for (std::uint32_t y = 0; y < grid_.tile; ++y)
-      for (std::uint32_t x = 0; x < grid_.tile; ++x) {
-        const std::uint64_t gx = static_cast<std::uint64_t>(tx) * grid_.tile + x;
-        const std::uint64_t gy = static_cast<std::uint64_t>(ty) * grid_.tile + y;
-        out[static_cast<std::size_t>(y) * grid_.tile + x] =
-            gx < grid_.width && gy < grid_.height ? values_[gy * grid_.width + gx] : kNaN;
-      }
-  }
-  std::uint64_t bytes_read() const override { return 0; }
-
- private:
-  const std::vector<double>& values_;
-  TileGrid grid_;
-};
 
 class CaptureSink : public SsspResultSink {
  public:
@@ -84,7 +60,7 @@ Run run_exchange(const std::vector<double>& values, std::uint64_t w, std::uint64
                  std::uint32_t resident_g = 0) {
   const std::string path = "/tmp/sssp_gpu_check." + std::to_string(::getpid()) + ".dist";
   MemoryBudget budget(8ull << 30);
-  MemoryTileInput input(values, w, h, t);
+  MemoryTileInput input(values, w, h, t, MemoryTileInput<>::Absent::Never);
   DistanceStore store(path, input.grid(), false, budget);
   Run run;
   const auto start = std::chrono::steady_clock::now();
