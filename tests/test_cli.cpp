@@ -447,18 +447,8 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Bad input: one clear line and a non-zero exit (2 for the user's choices, 1 for the data).
-struct CliRun {
-  int code;
-  std::string err;
-};
-CliRun run_cli(const std::string& arguments, const testing::TempDir& dir) {
-  const std::string err = dir.file("stderr.txt");
-  const std::string command = std::string(TERRAZO_BINARY) + " " + arguments + " > /dev/null 2> " + err;
-  const int status = std::system(command.c_str());
-  std::ifstream f(err);
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+using testing::CliRun;
+using testing::run_cli;
 
 TEST(SsspCli, BadInputGetsOneClearLine) {
   testing::TempDir dir;

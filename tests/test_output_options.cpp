@@ -78,21 +78,8 @@ void parse_mst(const std::vector<std::string>& args) { parse_mst_options(args); 
 void parse_export(const std::vector<std::string>& args) { parse_export_options(args); }
 void parse_gen(const std::vector<std::string>& args) { parse_gen_options(args); }
 
-struct CliRun {
-  int code = -1;
-  std::string err, out;
-};
-
-CliRun run_cli(const std::string& arguments, const testing::TempDir& dir) {
-  const std::string err = dir.file("stderr.txt"), out = dir.file("stdout.txt");
-  const std::string command = std::string(TERRAZO_BINARY) + " " + arguments + " > " + out + " 2> " + err;
-  const int status = std::system(command.c_str());
-  auto slurp = [](const std::string& path) {
-    std::ifstream f(path);
-    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  };
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err), slurp(out)};
-}
+using testing::CliRun;
+using testing::run_cli;
 
 TEST(OutputOptions, DefaultsAndOverrides) {
   GeoTiffOptions options;

@@ -166,19 +166,8 @@ TEST(WeightParams, NegativeFrictionIsAUsageErrorInEveryPipeline) {
   EXPECT_EQ(usage_error_of(WeightModel::Max, 0, info, kSsspDefaultStepLimit), "");
 }
 
-struct CliRun {
-  int code = -1;
-  std::string err;
-};
-
-CliRun run_cli(const std::string& arguments, const testing::TempDir& dir) {
-  const std::string err = dir.file("stderr.txt");
-  const std::string command = std::string(TERRAZO_BINARY) + " " + arguments + " > /dev/null 2> " + err;
-  const int status = std::system(command.c_str());
-  std::ifstream f(err);
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+using testing::CliRun;
+using testing::run_cli;
 
 TEST(WeightParamsCli, NegativeFrictionExitsTwoInMstAndSssp) {
   testing::TempDir dir;

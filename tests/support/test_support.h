@@ -28,4 +28,21 @@ constexpr bool kSanitizedBuild =
     false;
 #endif
 
+// What a run of a program left: its exit status (-1 when it did not exit), stdout and stderr.
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs `program arguments` through the shell (arguments are one shell-quoted string), its stdout
+// and stderr captured in files of `dir`.
+CliRun run_program(const std::string& program, const std::string& arguments, const TempDir& dir);
+
+#ifdef TERRAZO_BINARY
+// Runs the terrazo program built with the tests (TERRAZO_BINARY, set by CMake on each test target).
+inline CliRun run_cli(const std::string& arguments, const TempDir& dir) {
+  return run_program(TERRAZO_BINARY, arguments, dir);
+}
+#endif
+
 }  // namespace terrazo::testing
