@@ -7,6 +7,10 @@
 // Contract: dist(u) = min over sources s and paths s -> u of the sum of the path's edge weights
 // (kernels/common/edge_weight.h, fixed point), exactly; cells farther than max_cost, or unreachable, are
 // unreached. Friction (the default) equals GRASS r.cost / scikit-image MCP_Geometric to rounding.
+// Per-source settings (initial cost, maximum cost, multiplier; docs/sssp.md "Per-source settings"):
+// cost(u) = min over sources s with init(s) + d_m(s)(s, u) <= max(s) of that, ties to the lower id;
+// sources of one (multiplier, maximum) are one pass of the pipeline, several groups are merged cell by
+// cell (engine/sssp/source_groups.h, phase "sssp: merge").
 // Phases (Progress phase names in quotes):
 //   "import"          a non-store input is imported into the run directory (api/raster_io.h)
 //   "sssp: sources"   point sources located, or the source mask streamed tile by tile

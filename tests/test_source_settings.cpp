@@ -7,7 +7,11 @@
 // byte, and the refusals.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -460,6 +464,35 @@ TEST(SourceSettings, BadInputIsRefused) {
   o.source_multiplier = 2;
   o.index = dir.file("none.tzi");
   EXPECT_THROW(run(o), UsageError);
+}
+
+// The command line: a bad attribute is one line on stderr and exit 2; the JSON counts the groups.
+TEST(SourceSettings, CommandLineExitCodeAndJson) {
+  testing::TempDir dir;
+  const std::uint64_t w = 16, h = 16;
+  const std::string input = dir.file("flat.tif");
+  testing::write_raster_values(input, w, h, std::vector<double>(w * h, 1.0), CellType::Float32, -9999, georef());
+  const std::string points = dir.file("points.geojson"), bad = dir.file("bad.geojson");
+  write_points(points, {{2, 2, 0, -1, 2.0}, {12, 12, 1.0, 5.0, 1.0}});
+  write_points(bad, {{2, 2, 0, -1, -2.0}});
+  const std::string err = dir.file("err.txt"), out = dir.file("out.txt");
+  auto terrazo = [&](const std::string& file) {
+    const std::string command = std::string(TERRAZO_BINARY) + " sssp -q --json --sources-file " + file +
+                                " --source-multiplier-field mult --source-max-field max " + input + " " +
+                                dir.file("cost.tif") + " > " + out + " 2> " + err;
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(terrazo(bad), 2);
+  const std::string message = slurp(err);
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
+  EXPECT_NE(message.find("multipliers must be finite and > 0"), std::string::npos) << message;
+  EXPECT_EQ(terrazo(points), 0) << slurp(err);
+  EXPECT_NE(slurp(out).find("\"source_groups\":2"), std::string::npos) << slurp(out);
 }
 
 }  // namespace
