@@ -182,6 +182,7 @@ struct SsspPass {
   std::string scratch_path;      // non-empty: results go to an SsspGroupScratch there
   std::unique_ptr<SsspGroupScratch>* scratch = nullptr;
   RasterInfo* info_out = nullptr;  // INPUT's info, for the merge's writers
+  const PipelineInput* input = nullptr;  // INPUT opened once for every group (null: the pass opens it)
 };
 
 // The group of a point source: its multiplier and its maximum cost (none: kNoMaximum).
@@ -280,7 +281,10 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   in.band = options.band;
   in.mode = options.input_mode;
   in.threads = threads;
-  const std::unique_ptr<PipelineInput> source = open_pipeline_input(in, run, budget, progress);
+  // A group's pass reads the input the run opened once for all groups (pass.input).
+  std::unique_ptr<PipelineInput> owned_input;
+  if (!pass.input) owned_input = open_pipeline_input(in, run, budget, progress);
+  const PipelineInput* const source = pass.input ? pass.input : owned_input.get();
   result.seconds.import = phase.seconds();
   result.input_read = source->how();
   const RasterInfo info = source->info();
@@ -703,9 +707,9 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   result.seconds.write = phase.seconds();
   exchange_run.reset();
 
-  result.bytes_read += source->bytes_read() + distances.bytes_read() + (barrier_source ? barrier_source->bytes_read() : 0) +
+  result.bytes_read += (owned_input ? source->bytes_read() : 0) + distances.bytes_read() + (barrier_source ? barrier_source->bytes_read() : 0) +
                       (friction_source ? friction_source->bytes_read() : 0);
-  result.bytes_written += distances.bytes_written() + source->bytes_written() +
+  result.bytes_written += distances.bytes_written() + (owned_input ? source->bytes_written() : 0) +
                           (barrier_source ? barrier_source->bytes_written() : 0) +
                           (friction_source ? friction_source->bytes_written() : 0);
   result.seconds.total = start.seconds();
@@ -756,8 +760,21 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     return run_sssp_pass(options, pass, budget, progress);
   }
 
-  // Several groups: one pass each into a scratch file, then the cell-by-cell merge into the outputs.
+  // Several groups: INPUT opened (imported, read into memory) once, one pass each into a scratch
+  // file, then the cell-by-cell merge into the outputs.
+  check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
+                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
+                       {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
   RunDirectory run(options.tmpdir);
+  Stopwatch import_phase;
+  PipelineInputOptions in;
+  in.path = options.input;
+  in.tile = options.tile;
+  in.band = options.band;
+  in.mode = options.input_mode;
+  in.threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(in, run, budget, progress);
+  const double import_seconds = import_phase.seconds();
   const bool labelled = !options.backlink.empty() || !options.allocation.empty();
   std::vector<std::unique_ptr<SsspGroupScratch>> scratch(keys.size());
   RasterInfo info;
@@ -773,6 +790,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     pass.scratch_path = run.file("group" + std::to_string(g) + ".bin");
     pass.scratch = &scratch[g];
     pass.info_out = &info;
+    pass.input = input.get();
     const SsspResult r = run_sssp_pass(options, pass, budget, progress);
     if (g == 0) {
       total = r;
@@ -819,6 +837,9 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     total.bytes_read += s->bytes_read();
     total.bytes_written += s->bytes_written();
   }
+  total.bytes_read += input->bytes_read();
+  total.bytes_written += input->bytes_written();
+  total.seconds.import += import_seconds;
   total.seconds.write += phase.seconds();
   total.seconds.total = start.seconds();
   total.peak_rss_bytes = peak_rss_bytes();
