@@ -544,7 +544,12 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     result.seconds.sources = phase.seconds();
     phase.restart();
     std::vector<IndexSource> sources;
-    for (const SourceCell& c : points) sources.push_back(IndexSource{c.cell, c.text});
+    for (const SourceCell& c : points) {
+      if (c.start != 0)  // the index query seeds every source at 0
+        throw UsageError(c.text + " has the initial cost " + format_double(c.start) +
+                         "; --index starts every source at 0: drop --index or the initial costs");
+      sources.push_back(IndexSource{c.cell, c.text});
+    }
     GPrimeExchangeOptions go;
     go.params = solve_params;
     go.connectivity = options.connectivity;

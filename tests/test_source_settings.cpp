@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "api/index.h"
 #include "api/sssp.h"
 #include "api/sssp_command.h"
 #include "api/sssp_sources.h"
@@ -464,6 +465,21 @@ TEST(SourceSettings, BadInputIsRefused) {
   o.source_multiplier = 2;
   o.index = dir.file("none.tzi");
   EXPECT_THROW(run(o), UsageError);
+  {  // an index starts every source at 0: a real index with an initial cost is refused, without one it runs
+    IndexOptions io;
+    io.input = input;
+    io.output = dir.file("flat.tzi");
+    io.tile = 16;
+    io.device = "cpu";
+    MemoryBudget budget(128ull << 20);
+    run_index(io, budget, Progress::silent());
+    o.index = io.output;
+    o.source_multiplier = 1;
+    o.source_initial = 2;
+    EXPECT_THROW(run(o), UsageError);
+    o.source_initial = 0;
+    EXPECT_NO_THROW(run(o));
+  }
 }
 
 // The command line: a bad attribute is one line on stderr and exit 2; the JSON counts the groups.
