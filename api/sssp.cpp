@@ -432,6 +432,13 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
       throw UsageError("a source multiplier of " + format_double(pass.multiplier) + " takes the largest step weight to " +
                        format_double(largest) + " > 2^32 - 2 in the fixed point at scale " + format_double(params.scale) +
                        "; give a smaller --scale or a smaller multiplier");
+    // Exact integer weights at the default scale (unit, or absdiff and max on integers) stay exact
+    // only where scale x multiplier is an integer; a fraction would round every step by up to 0.5.
+    if (!result.weights.scale_given && result.weights.step_error_bound == 0 &&
+        solve_params.scale != std::floor(solve_params.scale))
+      throw UsageError("the weights are exact integers at scale " + format_double(params.scale) +
+                       " and a source multiplier of " + format_double(pass.multiplier) + " makes them fractions; give "
+                       "--scale (e.g. --scale 1000: each step then rounds to 0.5 / 1000)");
     const double relative = result.weights.relative_error_bound / pass.multiplier;
     if (!result.weights.scale_given && relative > kMaxRelativeErrorBound)
       throw UsageError("a source multiplier of " + format_double(pass.multiplier) + " makes the cheapest step round with "

@@ -439,6 +439,21 @@ TEST(SourceSettings, BadInputIsRefused) {
   EXPECT_THROW(run_with("\"w\":2", "mult"), UsageError);  // no such attribute
   EXPECT_THROW(run_with("\"v\":1e12", "mult"), UsageError);  // the weights overflow
   EXPECT_NO_THROW(run_with("\"v\":null", "mult"));
+  {  // exact integer weights (unit) and a fractional multiplier: refused at the default scale, run with --scale
+    SsspOptions o;
+    o.input = input;
+    o.output = dir.file("u.tif");
+    o.sources = {parse_source_point("1,1"), parse_source_point("9,9")};
+    o.weight = WeightModel::Unit;
+    o.source_multiplier = 0.5;
+    EXPECT_THROW(run(o), UsageError);
+    o.source_multiplier = 3;
+    EXPECT_NO_THROW(run(o));
+    o.source_multiplier = 0.5;
+    o.scale = 10;
+    const SsspResult r = run(o);
+    EXPECT_EQ(r.max_distance, 4.5);  // (15,0): 9 hops x 0.5 from (9,9), exactly
+  }
   EXPECT_NO_THROW(run_with("\"v\":2.5", "max"));
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--source", "1,1", "--source-multiplier", "-1", "in.tif", "out.tif"},
