@@ -8,7 +8,9 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "api/output_paths.h"
 #include "api/pipeline_input.h"
@@ -24,6 +26,7 @@
 #include "engine/sssp/exchange.h"
 #include "engine/sssp/resident_exchange.h"
 #include "engine/sssp/output.h"
+#include "engine/sssp/source_groups.h"
 #include "engine/index/index_sssp.h"
 #include "store/index_file.h"
 #include "gdal/gdal_raster.h"
@@ -164,6 +167,31 @@ std::string format_double(double v) {
   return buffer;
 }
 
+// One pass of the pipeline over some of the sources (docs/sssp.md "Per-source settings"). The
+// default pass takes every source as today. A group's pass keeps the point sources of its
+// (multiplier, maximum cost) and, with `mask`, the --source-raster's; its weights are the
+// multiplier times the exact weights, rounded once (scale x multiplier), its distances stay in the
+// run's fixed point. With `scratch` it writes its results there instead of the GeoTIFF outputs.
+constexpr double kNoMaximum = std::numeric_limits<double>::infinity();
+struct SsspPass {
+  bool filter = false;           // keep only the point sources of (multiplier, max_cost)
+  double multiplier = 1;         // the group's multiplier
+  double max_cost = kNoMaximum;  // the group's maximum cost (cost units), beside --max-cost
+  bool mask = true;              // read --source-raster in this pass
+  bool track_source = false;     // source ids even without --allocation (the merge's tie-break)
+  std::string scratch_path;      // non-empty: results go to an SsspGroupScratch there
+  std::unique_ptr<SsspGroupScratch>* scratch = nullptr;
+  RasterInfo* info_out = nullptr;  // INPUT's info, for the merge's writers
+  const PipelineInput* input = nullptr;  // INPUT opened once for every group (null: the pass opens it)
+};
+
+// The group of a point source: its multiplier and its maximum cost (none: kNoMaximum).
+std::pair<double, double> group_key(double multiplier, double max_cost) {
+  return {multiplier, max_cost < 0 ? kNoMaximum : max_cost};
+}
+
+SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, MemoryBudget& budget, Progress& progress);
+
 }  // namespace
 
 std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t tile) {
@@ -173,7 +201,9 @@ std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t t
   return CostOutputsWriter::reserved_bytes(options, grid) + sssp_output_tile_bytes(tile, labelled, !options.backlink.empty());
 }
 
-SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
+namespace {
+
+SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, MemoryBudget& budget, Progress& progress) {
   Stopwatch start;
   SsspResult result;
   if (options.input.empty()) throw UsageError("sssp: INPUT is missing");
@@ -187,7 +217,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
 
   // Device: the CUDA block solver computes distances only; backlinks and allocation need the
   // CPU solver's labels.
-  const bool labelled = !options.backlink.empty() || !options.allocation.empty();
+  const bool labelled = !options.backlink.empty() || !options.allocation.empty() || pass.track_source;
   bool use_cuda = false;
   if (options.device == "cuda") {
     if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
@@ -251,7 +281,10 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   in.band = options.band;
   in.mode = options.input_mode;
   in.threads = threads;
-  const std::unique_ptr<PipelineInput> source = open_pipeline_input(in, run, budget, progress);
+  // A group's pass reads the input the run opened once for all groups (pass.input).
+  std::unique_ptr<PipelineInput> owned_input;
+  if (!pass.input) owned_input = open_pipeline_input(in, run, budget, progress);
+  const PipelineInput* const source = pass.input ? pass.input : owned_input.get();
   result.seconds.import = phase.seconds();
   result.input_read = source->how();
   const RasterInfo info = source->info();
@@ -262,6 +295,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.tile = t;
   result.tiles = grid.tile_count();
   result.valid_cells = info.valid_cells;
+  if (pass.info_out) *pass.info_out = info;
   if (info.valid_cells == 0)
     throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): there is nothing to reach");
   // Step lengths (--distance): the geodesic table lives in `steps` for the whole run.
@@ -382,11 +416,35 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.weights.params = params;
   result.params = params;
   PathLength max_cost = kUnreached;
-  if (options.max_cost >= 0) {
-    const double fixed = std::floor(options.max_cost * params.scale);
+  const double max_cost_units = std::min(options.max_cost >= 0 ? options.max_cost : kNoMaximum, pass.max_cost);
+  if (max_cost_units < kNoMaximum) {
+    const double fixed = std::floor(max_cost_units * params.scale);
     max_cost = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
   }
   result.max_cost_fixed = max_cost;
+  // The solver's weights: the group's multiplier times each exact weight, rounded once (the scale
+  // times the multiplier), in the run's fixed point; distances, starts and maxima keep the run's scale.
+  WeightParams solve_params = params;
+  if (pass.multiplier != 1) {
+    solve_params.scale = params.scale * pass.multiplier;
+    const double largest = result.weights.largest_step * solve_params.scale;
+    if (!(largest <= static_cast<double>(kMaxWeight)))
+      throw UsageError("a source multiplier of " + format_double(pass.multiplier) + " takes the largest step weight to " +
+                       format_double(largest) + " > 2^32 - 2 in the fixed point at scale " + format_double(params.scale) +
+                       "; give a smaller --scale or a smaller multiplier");
+    // Exact integer weights at the default scale (unit, or absdiff and max on integers) stay exact
+    // only where scale x multiplier is an integer; a fraction would round every step by up to 0.5.
+    if (!result.weights.scale_given && result.weights.step_error_bound == 0 &&
+        solve_params.scale != std::floor(solve_params.scale))
+      throw UsageError("the weights are exact integers at scale " + format_double(params.scale) +
+                       " and a source multiplier of " + format_double(pass.multiplier) + " makes them fractions; give "
+                       "--scale (e.g. --scale 1000: each step then rounds to 0.5 / 1000)");
+    const double relative = result.weights.relative_error_bound / pass.multiplier;
+    if (!result.weights.scale_given && relative > kMaxRelativeErrorBound)
+      throw UsageError("a source multiplier of " + format_double(pass.multiplier) + " makes the cheapest step round with "
+                       "a relative error up to " + format_double(relative) + " at scale " + format_double(params.scale) +
+                       "; give a larger --scale or a larger multiplier");
+  }
 
   // 1. Sources.
   phase.restart();
@@ -395,12 +453,22 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   {
     std::string crs;
     if (!options.source_crs.empty()) crs = crs_to_wkt(options.source_crs, "--source-crs");
-    points = locate_source_points(options.sources, info, options.map_coords || !options.source_crs.empty(), crs, 1,
+    std::vector<SourcePoint> flag_points = options.sources;
+    for (SourcePoint& p : flag_points) {
+      p.start = options.source_initial;
+      p.multiplier = options.source_multiplier;
+    }
+    points = locate_source_points(flag_points, info, options.map_coords || !options.source_crs.empty(), crs, 1,
                                   "--source");
     if (!options.sources_file.empty()) {
       std::string file_crs;
-      const std::vector<SourcePoint> file_points =
-          read_source_points(options.sources_file, &file_crs, options.source_start);
+      SourceFields fields;
+      fields.start = options.source_start;
+      fields.max_cost = options.source_max_field;
+      fields.multiplier = options.source_multiplier_field;
+      fields.default_start = options.source_initial;
+      fields.default_multiplier = options.source_multiplier;
+      const std::vector<SourcePoint> file_points = read_source_points(options.sources_file, &file_crs, fields);
       if (file_points.empty())
         throw UsageError("--sources-file '" + options.sources_file + "' holds no point");
       // A vector file's points are map coordinates (pixel coordinates only with a CRS-less file and
@@ -408,6 +476,13 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
       const auto located = locate_source_points(file_points, info, true, file_crs,
                                                 static_cast<std::uint32_t>(points.size() + 1), "--sources-file");
       points.insert(points.end(), located.begin(), located.end());
+    }
+    // A group's pass keeps its own points (their ids stay those of the whole list).
+    if (pass.filter) {
+      const auto key = group_key(pass.multiplier, pass.max_cost);
+      points.erase(std::remove_if(points.begin(), points.end(),
+                                  [&](const SourceCell& c) { return group_key(c.multiplier, c.max_cost) != key; }),
+                   points.end());
     }
   }
 
@@ -430,10 +505,10 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                   MemoryBudget::format_size(budget.reserved() + outputs + tile) + " at least");
   }
   SsspExchangeOptions xo;
-  xo.params = params;
+  xo.params = solve_params;
   xo.connectivity = options.connectivity;
   xo.max_cost = max_cost;
-  xo.track_source = !options.allocation.empty();
+  xo.track_source = !options.allocation.empty() || pass.track_source;
   xo.track_hops = !options.backlink.empty();
   xo.device = use_cuda ? SsspSolverDevice::Cuda : SsspSolverDevice::Cpu;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -447,7 +522,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   std::unique_ptr<RasterReader> mask;
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t mask_cache_bytes = 8ull << 20;
-  if (!options.source_raster.empty()) {
+  if (!options.source_raster.empty() && pass.mask) {
     mask = RasterReader::open(options.source_raster);
     xo.keep_free_bytes = mask_cache_bytes + tile_cells * 8 + mask->resident_bytes(t);
   }
@@ -476,9 +551,14 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     result.seconds.sources = phase.seconds();
     phase.restart();
     std::vector<IndexSource> sources;
-    for (const SourceCell& c : points) sources.push_back(IndexSource{c.cell, c.text});
+    for (const SourceCell& c : points) {
+      if (c.start != 0)  // the index query seeds every source at 0
+        throw UsageError(c.text + " has the initial cost " + format_double(c.start) +
+                         "; --index starts every source at 0: drop --index or the initial costs");
+      sources.push_back(IndexSource{c.cell, c.text});
+    }
     GPrimeExchangeOptions go;
-    go.params = params;
+    go.params = solve_params;
     go.connectivity = options.connectivity;
     go.max_cost = max_cost;
     const IndexSsspStats is = index_sssp(input, *index, sources, go, options.cache_bytes, distances, budget, progress);
@@ -508,7 +588,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
       // Initial cost in fixed point, rounded as the weights are (docs/cost_models.md).
       const double fixed = std::nearbyint(s.start * params.scale);
       if (!(fixed < 9.2e18))
-        throw UsageError(s.text + ": --source-start " + format_double(s.start) + " does not fit the fixed point at scale " +
+        throw UsageError(s.text + ": the initial cost " + format_double(s.start) + " does not fit the fixed point at scale " +
                          format_double(params.scale));
       const PathLength start_fixed = static_cast<PathLength>(fixed);
       if (start_fixed > max_cost) ++result.sources_beyond_max_cost;
@@ -524,6 +604,14 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                          "; move it onto valid data");
     }
     result.sources = points.size();
+    PathLength mask_start = 0;
+    if (mask) {
+      const double fixed = std::nearbyint(options.source_initial * params.scale);
+      if (!(fixed < 9.2e18))
+        throw UsageError("--source-initial " + format_double(options.source_initial) +
+                         " does not fit the fixed point at scale " + format_double(params.scale));
+      mask_start = static_cast<PathLength>(fixed);
+    }
     if (mask) {
       const RasterInfo& mi = mask->info();
       if (mi.width != grid.width || mi.height != grid.height)
@@ -549,7 +637,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                 throw UsageError("--source-raster '" + options.source_raster + "' has the value " + format_double(v) +
                                  " at " + std::to_string(x0 + x) + "," + std::to_string(y0 + y) +
                                  "; source ids must be positive integers (0 or nodata: not a source)");
-              list.push_back(TileSource{y * t + x, static_cast<std::uint32_t>(v)});
+              list.push_back(TileSource{y * t + x, static_cast<std::uint32_t>(v), mask_start});
             }
           if (list.empty()) continue;
           const auto rejected = exchange.add_sources(tx, ty, list);
@@ -605,14 +693,25 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.scratch_bytes = distances.bytes_on_disk();
   phase.restart();
   {
-    CostOutputsWriter sink(options, info, grid, params.scale, budget);
+    std::unique_ptr<CostOutputsWriter> writer;
+    SsspResultSink* sink_ptr = nullptr;
+    if (pass.scratch) {
+      *pass.scratch = std::make_unique<SsspGroupScratch>(pass.scratch_path, grid, xo.track_source,
+                                                         !options.backlink.empty(), budget);
+      sink_ptr = pass.scratch->get();
+    } else {
+      writer = std::make_unique<CostOutputsWriter>(options, info, grid, params.scale, budget);
+      sink_ptr = writer.get();
+    }
+    SsspResultSink& sink = *sink_ptr;
     SsspLabelSource& labels = outputs_from_device ? static_cast<SsspLabelSource&>(
                                                         static_cast<ResidentSsspExchange&>(*exchange_run))
                               : outputs_from_cache ? static_cast<SsspLabelSource&>(*outputs_from_cache)
                                                    : distances;
     const SsspOutputStats out =
         write_sssp_results(input, labels, xo, !options.backlink.empty(), sink, budget, progress, true);
-    result.bytes_written += sink.finish();
+    if (writer) result.bytes_written += writer->finish();
+    if (pass.scratch) (*pass.scratch)->finish_writing();
     result.reached_cells = out.reached_cells;
     result.max_distance_fixed = out.max_dist;
     result.max_distance = static_cast<double>(out.max_dist) / params.scale;
@@ -620,15 +719,144 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   result.seconds.write = phase.seconds();
   exchange_run.reset();
 
-  result.bytes_read += source->bytes_read() + distances.bytes_read() + (barrier_source ? barrier_source->bytes_read() : 0) +
+  result.bytes_read += (owned_input ? source->bytes_read() : 0) + distances.bytes_read() + (barrier_source ? barrier_source->bytes_read() : 0) +
                       (friction_source ? friction_source->bytes_read() : 0);
-  result.bytes_written += distances.bytes_written() + source->bytes_written() +
+  result.bytes_written += distances.bytes_written() + (owned_input ? source->bytes_written() : 0) +
                           (barrier_source ? barrier_source->bytes_written() : 0) +
                           (friction_source ? friction_source->bytes_written() : 0);
   result.seconds.total = start.seconds();
   result.peak_rss_bytes = peak_rss_bytes();
   result.memory_peak_reserved = budget.peak_reserved();
   return result;
+}
+
+}  // namespace
+
+SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  if (!(options.source_initial >= 0 && std::isfinite(options.source_initial)))
+    throw UsageError("invalid --source-initial " + format_double(options.source_initial) +
+                     ": expected a finite cost >= 0");
+  if (!(options.source_multiplier > 0 && std::isfinite(options.source_multiplier)))
+    throw UsageError("invalid --source-multiplier " + format_double(options.source_multiplier) +
+                     ": expected a finite number > 0");
+  for (const auto& [flag, field] : {std::make_pair("--source-initial-field", &options.source_start),
+                                    std::make_pair("--source-max-field", &options.source_max_field),
+                                    std::make_pair("--source-multiplier-field", &options.source_multiplier_field)})
+    if (!field->empty() && options.sources_file.empty())
+      throw UsageError(std::string(flag) + " names an attribute of --sources-file, and no --sources-file is given");
+  const bool per_source = !options.source_max_field.empty() || !options.source_multiplier_field.empty() ||
+                          options.source_multiplier != 1;
+  if (!per_source) return run_sssp_pass(options, SsspPass{}, budget, progress);
+  if (!options.index.empty())
+    throw UsageError("--index holds distances at multiplier 1 without per-source maxima; drop --index or "
+                     "--source-multiplier, --source-multiplier-field and --source-max-field");
+
+  // The groups: the distinct (multiplier, maximum cost) of the sources, in ascending order.
+  std::set<std::pair<double, double>> keys;
+  const auto default_key = group_key(options.source_multiplier, -1);
+  if (!options.sources.empty() || !options.source_raster.empty()) keys.insert(default_key);
+  if (!options.sources_file.empty()) {
+    SourceFields fields;
+    fields.start = options.source_start;
+    fields.max_cost = options.source_max_field;
+    fields.multiplier = options.source_multiplier_field;
+    fields.default_multiplier = options.source_multiplier;
+    std::string crs;
+    for (const SourcePoint& p : read_source_points(options.sources_file, &crs, fields))
+      keys.insert(group_key(p.multiplier, p.max_cost));
+  }
+  if (keys.size() <= 1) {  // one group: one pass, its multiplier and maximum on the solver
+    SsspPass pass;
+    if (!keys.empty()) std::tie(pass.multiplier, pass.max_cost) = *keys.begin();
+    return run_sssp_pass(options, pass, budget, progress);
+  }
+
+  // Several groups: INPUT opened (imported, read into memory) once, one pass each into a scratch
+  // file, then the cell-by-cell merge into the outputs.
+  check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
+                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
+                       {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
+  RunDirectory run(options.tmpdir);
+  Stopwatch import_phase;
+  PipelineInputOptions in;
+  in.path = options.input;
+  in.tile = options.tile;
+  in.band = options.band;
+  in.mode = options.input_mode;
+  in.threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(in, run, budget, progress);
+  const double import_seconds = import_phase.seconds();
+  const bool labelled = !options.backlink.empty() || !options.allocation.empty();
+  std::vector<std::unique_ptr<SsspGroupScratch>> scratch(keys.size());
+  RasterInfo info;
+  SsspResult total;
+  std::uint64_t scratch_on_disk = 0;
+  std::size_t g = 0;
+  for (const auto& key : keys) {
+    SsspPass pass;
+    pass.filter = true;
+    std::tie(pass.multiplier, pass.max_cost) = key;
+    pass.mask = key == default_key;
+    pass.track_source = labelled;  // ties between groups go to the lower source id
+    pass.scratch_path = run.file("group" + std::to_string(g) + ".bin");
+    pass.scratch = &scratch[g];
+    pass.info_out = &info;
+    pass.input = input.get();
+    const SsspResult r = run_sssp_pass(options, pass, budget, progress);
+    if (g == 0) {
+      total = r;
+    } else {
+      total.sources += r.sources;
+      total.sources_beyond_max_cost += r.sources_beyond_max_cost;
+      total.mask_cells_on_nodata += r.mask_cells_on_nodata;
+      total.tiles_solved += r.tiles_solved;
+      total.solves += r.solves;
+      total.resolves += r.resolves;
+      total.rounds += r.rounds;
+      total.cache_evictions += r.cache_evictions;
+      total.bytes_read += r.bytes_read;
+      total.bytes_written += r.bytes_written;
+      total.seconds.import += r.seconds.import;
+      total.seconds.load += r.seconds.load;
+      total.seconds.sources += r.seconds.sources;
+      total.seconds.exchange += r.seconds.exchange;
+      total.seconds.flush += r.seconds.flush;
+      total.seconds.write += r.seconds.write;
+    }
+    total.scratch_bytes = std::max(total.scratch_bytes, scratch_on_disk + r.scratch_bytes);
+    scratch_on_disk += scratch[g]->bytes_on_disk();
+    ++g;
+  }
+  total.scratch_bytes = std::max(total.scratch_bytes, scratch_on_disk);
+  total.source_groups = keys.size();
+  total.max_cost_fixed = kUnreached;
+  if (options.max_cost >= 0) {
+    const double fixed = std::floor(options.max_cost * total.params.scale);
+    total.max_cost_fixed = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
+  }
+  Stopwatch phase;
+  {
+    const TileGrid grid = scratch.front()->grid();
+    CostOutputsWriter sink(options, info, grid, total.params.scale, budget);
+    const SourceGroupMergeStats merged = merge_source_groups(scratch, sink, budget, progress);
+    total.bytes_written += sink.finish();
+    total.reached_cells = merged.reached_cells;
+    total.max_distance_fixed = merged.max_dist;
+    total.max_distance = static_cast<double>(merged.max_dist) / total.params.scale;
+  }
+  for (const auto& s : scratch) {
+    total.bytes_read += s->bytes_read();
+    total.bytes_written += s->bytes_written();
+  }
+  total.bytes_read += input->bytes_read();
+  total.bytes_written += input->bytes_written();
+  total.seconds.import += import_seconds;
+  total.seconds.write += phase.seconds();
+  total.seconds.total = start.seconds();
+  total.peak_rss_bytes = peak_rss_bytes();
+  total.memory_peak_reserved = budget.peak_reserved();
+  return total;
 }
 
 }  // namespace terrazo

@@ -7,6 +7,10 @@
 // Contract: dist(u) = min over sources s and paths s -> u of the sum of the path's edge weights
 // (kernels/common/edge_weight.h, fixed point), exactly; cells farther than max_cost, or unreachable, are
 // unreached. Friction (the default) equals GRASS r.cost / scikit-image MCP_Geometric to rounding.
+// Per-source settings (initial cost, maximum cost, multiplier; docs/sssp.md "Per-source settings"):
+// cost(u) = min over sources s with init(s) + d_m(s)(s, u) <= max(s) of that, ties to the lower id;
+// sources of one (multiplier, maximum) are one pass of the pipeline, several groups are merged cell by
+// cell (engine/sssp/source_groups.h, phase "sssp: merge").
 // Phases (Progress phase names in quotes):
 //   "import"          a non-store input is imported into the run directory (api/raster_io.h)
 //   "sssp: sources"   point sources located, or the source mask streamed tile by tile
@@ -50,7 +54,11 @@ struct SsspOptions {
   bool map_coords = false;           // --map-coords: sources (and file points) are map coordinates
   std::string source_crs;            // --source-crs: CRS of --source points (implies map coordinates)
   std::string sources_file;          // --sources-file: OGR points
-  std::string source_start;          // --source-start FIELD: per-point initial cost (cost units) from --sources-file
+  std::string source_start;          // --source-initial-field (or --source-start) FIELD: per-point initial cost (cost units) from --sources-file
+  std::string source_max_field;      // --source-max-field FIELD: per-point maximum cost (cost units; null: none)
+  std::string source_multiplier_field;  // --source-multiplier-field FIELD: per-point cost multiplier (> 0; null: the default)
+  double source_initial = 0;         // --source-initial C: initial cost of every source without its own (cost units, >= 0)
+  double source_multiplier = 1;      // --source-multiplier M: multiplier of every source without its own (> 0)
   std::string source_raster;         // --source-raster: mask
   std::string index;                 // --index: a boundary-graph index of INPUT (docs/index.md); distances only
   WeightModel weight = WeightModel::Friction;   // --weight, or --model walk|tobler (directed)
@@ -105,7 +113,10 @@ struct SsspResult {
   std::uint32_t barrier_band = 0;          // the barrier raster's band read (0: no barrier raster)
   PathLength max_cost_fixed = kUnreached;  // the limit in fixed point (kUnreached: none)
   std::uint64_t sources = 0;               // source cells set
-  std::uint64_t sources_beyond_max_cost = 0;  // point sources whose initial cost exceeds --max-cost (reach nothing)
+  std::uint64_t sources_beyond_max_cost = 0;  // point sources whose initial cost exceeds their maximum cost (reach nothing)
+  // Per-source settings (docs/sssp.md "Per-source settings"): the groups of sources sharing a
+  // (multiplier, maximum cost), each one pass of the pipeline, merged cell by cell; 1 without them.
+  std::uint64_t source_groups = 1;
   std::uint64_t mask_cells_on_nodata = 0;  // --source-raster cells skipped
   std::uint64_t valid_cells = 0;
   std::uint64_t reached_cells = 0;

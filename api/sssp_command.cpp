@@ -33,11 +33,24 @@ const char kUsage[] =
     "  --source-crs CRS      --source values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
     "  --sources-file FILE   an OGR vector file of points (GeoJSON, GeoPackage, Shapefile, ...), in\n"
     "                        its layer's CRS (INPUT's when it has none)\n"
-    "  --source-start FIELD  initial cost of each --sources-file point, from its numeric attribute FIELD\n"
-    "                        (cost units, >= 0; null: 0): the point's distance starts there (ArcGIS's\n"
-    "                        initial accumulation, GRASS r.cost start values; docs/cost_models.md)\n"
     "  --source-raster FILE  a mask raster of INPUT's size: cells not 0 and not nodata are sources,\n"
     "                        their value (a positive integer) is their id; cells on INPUT nodata are skipped\n"
+    "\n"
+    "Per-source settings (ArcGIS's source characteristics; docs/sssp.md \"Per-source settings\"):\n"
+    "  --source-initial-field FIELD  initial cost of each --sources-file point from its numeric\n"
+    "                        attribute FIELD (cost units, >= 0; null: --source-initial): the point's\n"
+    "                        cost starts there (ArcGIS's initial accumulation, GRASS r.cost start\n"
+    "                        values); --source-start FIELD is the same\n"
+    "  --source-max-field FIELD  maximum cost of each point (cost units, >= 0; null: none): the\n"
+    "                        point reaches only cells where its cost is at most FIELD (and --max-cost)\n"
+    "  --source-multiplier-field FIELD  cost multiplier of each point (> 0; null: --source-multiplier):\n"
+    "                        its cost is initial + multiplier x path cost\n"
+    "  --source-initial C    initial cost of every source without its own (default 0)\n"
+    "  --source-multiplier M cost multiplier of every source without its own (default 1)\n"
+    "                        A cell takes the cheapest source within that source's maximum, ties to the\n"
+    "                        lower id. Sources of different (multiplier, maximum) run as groups, one\n"
+    "                        pass each, merged cell by cell (JSON source_groups); a backlink then\n"
+    "                        points along its own cell's path, which may cross other sources' cells\n"
     "\n"
     "Index:\n"
     "  --index INDEX.tzi     distances from the boundary-graph index of `terrazo index` (same --weight,\n"
@@ -131,7 +144,8 @@ const char kUsage[] =
     "with --model), distance, direction, length_unit, barrier_raster, barrier_band, barrier_cells,\n"
     "connectivity, scale, input_read,\n"
     "scale_given, step_error_bound (input units per step; 0: exact), relative_error_bound (of every\n"
-    "path; null: void), offset, sources, source_start, sources_beyond_max_cost, reached_cells,\n"
+    "path; null: void), offset, sources, source_start, source_max_field, source_multiplier_field,\n"
+    "source_initial, source_multiplier, source_groups, sources_beyond_max_cost, reached_cells,\n"
     "max_distance, tiles, tiles_solved, solves,\n"
     "resolves, rounds, phases {import, load, sources, exchange, flush, write}, seconds,\n"
     "peak_rss_bytes, bytes_read, bytes_written, scratch_bytes; with the resident exchange also\n"
@@ -144,6 +158,8 @@ const char kUsage[] =
     "  terrazo sssp --sources-file towns.gpkg --allocation nearest.tif --memory 2G --json friction.tif cost.tif\n"
     "  terrazo sssp --distance geodesic --source 10,10 friction_per_metre.tif cost.tif\n"
     "  terrazo sssp --weight unit --barrier-raster walls.tif --source 5,5 land.tif hops.tif\n"
+    "  terrazo sssp --sources-file depots.gpkg --source-multiplier-field speed_factor --source-max-field range\n"
+    "               --allocation served.tif friction.tif cost.tif\n"
     "  terrazo sssp --model walk --friction landcover_s_per_m.tif --source 10,10 dem_utm.tif minutes.tif\n";
 
 }  // namespace
@@ -165,9 +181,29 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   if (auto file = args.value("--sources-file")) options.sources_file = *file;
   if (auto file = args.value("--source-raster")) options.source_raster = *file;
   if (auto file = args.value("--index")) options.index = *file;
-  if (auto field = args.value("--source-start")) {
-    if (field->empty()) throw UsageError("--source-start needs an attribute name of --sources-file");
-    options.source_start = *field;
+  for (const char* flag : {"--source-start", "--source-initial-field", "--source-max-field", "--source-multiplier-field"}) {
+    const auto field = args.value(flag);
+    if (!field) continue;
+    if (field->empty()) throw UsageError(std::string(flag) + " needs an attribute name of --sources-file");
+    const std::string name = flag;
+    std::string& target = name == "--source-max-field"          ? options.source_max_field
+                          : name == "--source-multiplier-field" ? options.source_multiplier_field
+                                                                : options.source_start;
+    if (!target.empty() && (name == "--source-start" || name == "--source-initial-field"))
+      throw UsageError("--source-start and --source-initial-field are the same setting: give one");
+    target = *field;
+    if (options.sources_file.empty())
+      throw UsageError(name + " names an attribute of --sources-file, and no --sources-file is given");
+  }
+  if (auto text = args.value("--source-initial")) {
+    const double v = parse_finite_double("--source-initial", *text);
+    if (!(v >= 0)) throw UsageError("invalid --source-initial '" + *text + "': expected a cost >= 0");
+    options.source_initial = v;
+  }
+  if (auto text = args.value("--source-multiplier")) {
+    const double v = parse_finite_double("--source-multiplier", *text);
+    if (!(v > 0)) throw UsageError("invalid --source-multiplier '" + *text + "': expected a number > 0");
+    options.source_multiplier = v;
   }
   if (auto file = args.value("--backlink")) options.backlink = *file;
   if (auto file = args.value("--allocation")) options.allocation = *file;
@@ -268,8 +304,6 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     throw UsageError("--ot applies to COST.tif, and COST.tif is '-'");
   if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
     throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
-  if (!options.source_start.empty() && options.sources_file.empty())
-    throw UsageError("--source-start names an attribute of --sources-file, and no --sources-file is given");
   if (options.map_coords && options.sources.empty())
     throw UsageError("--map-coords applies to --source points, and none is given");
   options.tile = common.tile;
@@ -352,6 +386,11 @@ std::string SsspCommandResult::to_json() const {
       .add("offset", r.params.offset)
       .add("sources", r.sources)
       .add("source_start", o.source_start)
+      .add("source_max_field", o.source_max_field)
+      .add("source_multiplier_field", o.source_multiplier_field)
+      .add("source_initial", o.source_initial)
+      .add("source_multiplier", o.source_multiplier)
+      .add("source_groups", r.source_groups)
       .add("sources_beyond_max_cost", r.sources_beyond_max_cost)
       .add("valid_cells", r.valid_cells)
       .add("reached_cells", r.reached_cells)

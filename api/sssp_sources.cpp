@@ -55,7 +55,7 @@ std::string crs_to_wkt(const std::string& definition, const std::string& flag) {
 }
 
 std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
-                                            const std::string& start_field) {
+                                            const SourceFields& fields) {
   ensure_gdal();
   reset_gdal_error();
   std::unique_ptr<GDALDataset> dataset(
@@ -63,6 +63,16 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
   if (!dataset) throw UsageError("--sources-file '" + path + "': cannot open it as a vector file: " + CPLGetLastErrorMsg());
   std::vector<SourcePoint> points;
   crs_wkt->clear();
+  // The per-source settings: flag, attribute name, what a value must be.
+  struct Field {
+    const char* flag;
+    const std::string* name;
+    bool positive;  // > 0 (the multiplier), else >= 0
+    int index = -1;
+  };
+  Field settings[3] = {{"--source-initial-field", &fields.start, false},
+                       {"--source-max-field", &fields.max_cost, false},
+                       {"--source-multiplier-field", &fields.multiplier, true}};
   for (int l = 0; l < dataset->GetLayerCount(); ++l) {
     OGRLayer* layer = dataset->GetLayer(l);
     if (const OGRSpatialReference* srs = layer->GetSpatialRef()) {
@@ -74,11 +84,12 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
         throw UsageError("--sources-file '" + path + "': its layers have different CRSs; use one layer");
       *crs_wkt = layer_wkt;
     }
-    int start_index = -1;
-    if (!start_field.empty()) {
-      start_index = layer->GetLayerDefn()->GetFieldIndex(start_field.c_str());
-      if (start_index < 0)
-        throw UsageError("--source-start '" + start_field + "': --sources-file '" + path + "' layer " +
+    for (Field& f : settings) {
+      f.index = -1;
+      if (f.name->empty()) continue;
+      f.index = layer->GetLayerDefn()->GetFieldIndex(f.name->c_str());
+      if (f.index < 0)
+        throw UsageError(std::string(f.flag) + " '" + *f.name + "': --sources-file '" + path + "' layer " +
                          layer->GetName() + " has no such attribute");
     }
     layer->ResetReading();
@@ -89,23 +100,33 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
       if (!geometry) continue;
       const std::string where = "--sources-file " + path + " layer " + layer->GetName() + " feature " +
                                 std::to_string(feature_index);
-      double start = 0;
-      if (start_index >= 0 && feature->IsFieldSetAndNotNull(start_index)) {
-        const OGRFieldType field_type = feature->GetFieldDefnRef(start_index)->GetType();
+      double values[3] = {fields.default_start, -1, fields.default_multiplier};
+      for (int k = 0; k < 3; ++k) {
+        const Field& f = settings[k];
+        if (f.index < 0 || !feature->IsFieldSetAndNotNull(f.index)) continue;
+        const OGRFieldType field_type = feature->GetFieldDefnRef(f.index)->GetType();
         if (field_type != OFTInteger && field_type != OFTInteger64 && field_type != OFTReal)
-          throw UsageError("--source-start '" + start_field + "' is not a numeric attribute (" + where + ")");
-        start = feature->GetFieldAsDouble(start_index);
-        if (!(start >= 0 && std::isfinite(start)))
-          throw UsageError(where + ": --source-start '" + start_field + "' is " + format_coordinate(start) +
-                           "; initial costs must be finite and >= 0");
+          throw UsageError(std::string(f.flag) + " '" + *f.name + "' is not a numeric attribute (" + where + ")");
+        const double v = feature->GetFieldAsDouble(f.index);
+        if (!(std::isfinite(v) && (f.positive ? v > 0 : v >= 0)))
+          throw UsageError(where + ": " + f.flag + " '" + *f.name + "' is " + format_coordinate(v) + "; " +
+                           (k == 0   ? "initial costs must be finite and >= 0"
+                            : k == 1 ? "maximum costs must be finite and >= 0 (null: no maximum)"
+                                     : "multipliers must be finite and > 0"));
+        values[k] = v;
       }
+      auto point_at = [&](double x, double y) {
+        SourcePoint p{x, y, where, values[0]};
+        p.max_cost = values[1];
+        p.multiplier = values[2];
+        return p;
+      };
       const auto type = wkbFlatten(geometry->getGeometryType());
       if (type == wkbPoint) {
         const auto* point = geometry->toPoint();
-        if (!point->IsEmpty()) points.push_back(SourcePoint{point->getX(), point->getY(), where, start});
+        if (!point->IsEmpty()) points.push_back(point_at(point->getX(), point->getY()));
       } else if (type == wkbMultiPoint) {
-        for (const OGRPoint* point : *geometry->toMultiPoint())
-          points.push_back(SourcePoint{point->getX(), point->getY(), where, start});
+        for (const OGRPoint* point : *geometry->toMultiPoint()) points.push_back(point_at(point->getX(), point->getY()));
       } else {
         throw UsageError(where + " is a " + OGRGeometryTypeToName(geometry->getGeometryType()) +
                          ", not a point; sources must be points");
@@ -160,8 +181,8 @@ std::vector<SourceCell> locate_source_points(const std::vector<SourcePoint>& poi
                        std::to_string(info.height) + " cells" +
                        (map_coords ? ", pixel " + format_coordinate(px) + "," + format_coordinate(py) : std::string()) +
                        ")");
-    cells.push_back(
-        SourceCell{static_cast<std::uint64_t>(py) * info.width + static_cast<std::uint64_t>(px), id, p.text, p.start});
+    cells.push_back(SourceCell{static_cast<std::uint64_t>(py) * info.width + static_cast<std::uint64_t>(px), id, p.text,
+                               p.start, p.max_cost, p.multiplier});
     if (id == 0xFFFFFFFEu) throw UsageError(flag + ": more than 2^32 - 2 point sources");
     ++id;
   }

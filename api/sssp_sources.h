@@ -28,17 +28,28 @@ namespace terrazo {
 struct SourcePoint {
   double x = 0, y = 0;
   std::string text;  // as the user gave it, for messages ("--source 120,45", "points.gpkg feature 3")
-  double start = 0;  // initial cost (--source-start FIELD of --sources-file), cost units, >= 0
+  double start = 0;  // initial cost (--source-initial-field FIELD of --sources-file), cost units, >= 0
+  double max_cost = -1;    // maximum accumulation (--source-max-field), cost units; < 0: none
+  double multiplier = 1;   // cost multiplier (--source-multiplier-field), > 0
+};
+
+// Attribute names of the per-source settings of a --sources-file (empty: none) and the values a
+// point takes where the attribute is absent or null (the whole run's --source-initial,
+// --source-multiplier; no maximum). docs/sssp.md "Per-source settings".
+struct SourceFields {
+  std::string start, max_cost, multiplier;
+  double default_start = 0, default_multiplier = 1;
 };
 
 // "x,y" -> SourcePoint; UsageError naming `flag` on anything else.
 SourcePoint parse_source_point(const std::string& text, const std::string& flag = "--source");
 
-// Points of an OGR vector file, in the file's CRS, and that CRS as WKT (empty when none). With
-// `start_field`, each point's initial cost is that attribute (a number >= 0; an unset or null field
-// is 0); a layer without the field, a negative, non-finite or non-numeric value is a UsageError.
+// Points of an OGR vector file, in the file's CRS, and that CRS as WKT (empty when none). Each named
+// field of `fields` sets that setting of every point from its attribute (numeric; an unset or null
+// field takes the default): initial cost >= 0, maximum cost >= 0, multiplier > 0, all finite; a
+// layer without the field, a non-numeric attribute or a value out of range is a UsageError.
 std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
-                                            const std::string& start_field = "");
+                                            const SourceFields& fields = {});
 
 // A located point source: global cell id and source id.
 struct SourceCell {
@@ -46,6 +57,7 @@ struct SourceCell {
   std::uint32_t id = 0;
   std::string text;
   double start = 0;  // initial cost, cost units (SourcePoint::start)
+  double max_cost = -1, multiplier = 1;  // SourcePoint's
 };
 
 // Maps points to cells of the raster described by `info`. `map_coords`: x, y are map coordinates in

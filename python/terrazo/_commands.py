@@ -90,10 +90,15 @@ def cost_distance(input, output=None, *, sources=None, backlink=None, allocation
     source_crs="EPSG:4326"; or give sources_file= / source_raster=. backlink, allocation: GeoTIFF
     paths for the predecessor directions and the nearest source ids. Every other flag of
     ``terrazo sssp --help`` is a keyword (``ot="Float32"``, ``exchange="streamed"``, ``tile=512``,
-    ``co={"COMPRESS": "DEFLATE"}``). progress: a callable (phase, fraction). Returns the --json
-    summary as a dict.
+    ``co={"COMPRESS": "DEFLATE"}``). Per-source settings (docs/sssp.md "Per-source settings"):
+    ``sources_file="depots.gpkg"`` with ``source_initial_field=``, ``source_max_field=``,
+    ``source_multiplier_field=`` (attribute names), and ``source_initial=``, ``source_multiplier=``
+    for every source; the summary's ``source_groups`` counts the passes. progress: a callable
+    (phase, fraction). Returns the --json summary as a dict.
 
     >>> terrazo.cost_distance("dem.tif", "cost.tif", sources=[(180, 180)], backlink="back.tif")
+    >>> terrazo.cost_distance("friction.tif", "cost.tif", sources_file="depots.geojson",
+    ...                       source_multiplier_field="speed", source_max_field="range")
     """
     return run("sssp", input, "-" if output is None else output, progress=progress, sources=sources,
                backlink=backlink, allocation=allocation, weight=weight, scale=scale, connectivity=connectivity,

@@ -13,9 +13,10 @@ and declares only its own.
 
 import json
 
-from qgis.core import (QgsCoordinateTransform, QgsProcessing, QgsProcessingAlgorithm, QgsProcessingException,
+from qgis.core import (QgsCoordinateReferenceSystem, QgsCoordinateTransform, QgsProcessing, QgsProcessingAlgorithm, QgsProcessingException,
                        QgsProcessingOutputString, QgsProcessingParameterBand, QgsProcessingParameterBoolean,
                        QgsProcessingParameterCrs, QgsProcessingParameterDefinition, QgsProcessingParameterEnum,
+                       QgsProcessingParameterField, QgsProcessingUtils,
                        QgsProcessingParameterFeatureSource, QgsProcessingParameterFile,
                        QgsProcessingParameterFileDestination, QgsProcessingParameterNumber,
                        QgsProcessingParameterPoint, QgsProcessingParameterRasterDestination,
@@ -195,9 +196,16 @@ class CostDistance(TerrazoAlgorithm):
     HELP = ("<p>Exact cumulative cost distance from one or more sources over the grid graph of a raster, out of "
             "core (docs/sssp.md). Sources: the points of a point layer (in its order: ids 1, 2, ...) and/or a "
             "clicked point; each lies in the cell under it. Backlink (direction to the predecessor, input of "
-            "<i>Least-cost path</i>) and allocation (nearest source id) rasters are optional.</p>")
+            "<i>Least-cost path</i>) and allocation (nearest source id) rasters are optional. Advanced: per-source "
+            "initial cost, maximum cost and cost multiplier from numeric fields of the point layer (ArcGIS's source "
+            "characteristics; docs/sssp.md \"Per-source settings\").</p>")
     WEIGHTS = ["friction", "absdiff", "max", "unit", "geometric"]
     DISTANCES = ["cells", "map", "geodesic"]
+    # Per-source settings (docs/sssp.md "Per-source settings"): numeric fields of the source layer.
+    SOURCE_FIELDS = [("INITIAL_FIELD", "source-initial-field", "Initial cost field of the source points (null: Initial cost)"),
+                     ("MAX_FIELD", "source-max-field", "Maximum cost field of the source points (null: none)"),
+                     ("MULTIPLIER_FIELD", "source-multiplier-field",
+                      "Cost multiplier field of the source points (null: Cost multiplier)")]
     COST_TYPES = ["Float64", "Float32"]
 
     def initAlgorithm(self, config=None):  # noqa: N802
@@ -211,6 +219,13 @@ class CostDistance(TerrazoAlgorithm):
         self.add("CONNECTIVITY", "MAX_COST")
         self.addParameter(QgsProcessingParameterRasterLayer(
             "BARRIER", "Barrier raster (cells not 0 and not nodata cannot be entered)", None, True))
+        for name, _, description in self.SOURCE_FIELDS:
+            self.addParameter(_advanced(QgsProcessingParameterField(
+                name, description, None, "SOURCES", QgsProcessingParameterField.Numeric, False, True)))
+        self.addParameter(_advanced(_Number("SOURCE_INITIAL", "Initial cost of every source without its own",
+                                            _Number.Double, 0.0, True, 0.0)))
+        self.addParameter(_advanced(_Number("SOURCE_MULTIPLIER", "Cost multiplier of every source without its own",
+                                            _Number.Double, 1.0, True, 0.0)))
         self.add("MEMORY", "DEVICE")
         self.addParameter(_advanced(QgsProcessingParameterEnum("COST_TYPE", "Cell type of the cost raster",
                                                                self.COST_TYPES, False, 0)))
@@ -228,7 +243,17 @@ class CostDistance(TerrazoAlgorithm):
         output = self.output_path(parameters, "OUTPUT", context)
         backlink = self.output_path(parameters, "BACKLINK", context)
         allocation = self.output_path(parameters, "ALLOCATION", context)
-        flags = [("source", point) for point in sources] + [("map-coords", True)]
+        fields = [(flag, self.parameterAsString(parameters, name, context)) for name, flag, _ in self.SOURCE_FIELDS]
+        fields = [(flag, field) for flag, field in fields if field]
+        if fields:  # the points and their attributes as a GeoJSON file (WGS 84), in the same order
+            flags = [("sources-file", self.sources_file(parameters, [field for _, field in fields], context))] + fields
+        else:
+            flags = [("source", point) for point in sources] + [("map-coords", True)]
+        if self.has(parameters, "SOURCE_INITIAL") and self.parameterAsDouble(parameters, "SOURCE_INITIAL", context) != 0:
+            flags.append(("source-initial", self.parameterAsDouble(parameters, "SOURCE_INITIAL", context)))
+        if (self.has(parameters, "SOURCE_MULTIPLIER") and
+                self.parameterAsDouble(parameters, "SOURCE_MULTIPLIER", context) != 1):
+            flags.append(("source-multiplier", self.parameterAsDouble(parameters, "SOURCE_MULTIPLIER", context)))
         flags.append(("weight", self.enum(parameters, "WEIGHT", self.WEIGHTS, context)))
         flags.append(("distance", self.enum(parameters, "DISTANCE", self.DISTANCES, context)))
         if self.has(parameters, "BARRIER"):
@@ -241,6 +266,38 @@ class CostDistance(TerrazoAlgorithm):
         flags += self.common_flags(parameters, context)
         summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
         return {"OUTPUT": output, "BACKLINK": backlink or None, "ALLOCATION": allocation or None, "SUMMARY": summary}
+
+
+    def sources_file(self, parameters, attributes, context):
+        """A GeoJSON file (WGS 84) of the SOURCES layer's points with their `attributes` (null stays
+        null), then the clicked point without any: terrazo's --sources-file, ids in the same order."""
+        wgs84 = QgsCoordinateReferenceSystem("EPSG:4326")
+        features = []
+        source = self.parameterAsSource(parameters, "SOURCES", context)
+        if source is not None:
+            transform = QgsCoordinateTransform(source.sourceCrs(), wgs84, context.transformContext())
+            for feature in source.getFeatures():
+                geometry = feature.geometry()
+                if geometry.isNull() or geometry.isEmpty():
+                    continue
+                if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
+                    raise QgsProcessingException("SOURCES: feature %d is not a point" % feature.id())
+                properties = {}
+                for name in attributes:
+                    value = feature[name]
+                    properties[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+                geometry.transform(transform)
+                for vertex in geometry.vertices():
+                    features.append((vertex.x(), vertex.y(), properties))
+        if self.has(parameters, "SOURCE_POINT"):
+            point = self.parameterAsPoint(parameters, "SOURCE_POINT", context, wgs84)
+            features.append((point.x(), point.y(), {}))
+        path = QgsProcessingUtils.generateTempFilename("terrazo_sources.geojson")
+        with open(path, "w") as out:
+            json.dump({"type": "FeatureCollection", "features": [
+                {"type": "Feature", "properties": properties, "geometry": {"type": "Point", "coordinates": [x, y]}}
+                for x, y, properties in features]}, out)
+        return path
 
 
 class LeastCostPath(TerrazoAlgorithm):

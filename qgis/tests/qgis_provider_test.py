@@ -212,6 +212,31 @@ def point_layer(path, points, epsg):
     return path
 
 
+def point_layer_with_fields(path, points, epsg, fields):
+    """A GeoPackage point layer of `points` with the Real fields `fields` {name: [value or None per point]}."""
+    from osgeo import ogr, osr
+    srs = osr.SpatialReference()
+    srs.ImportFromEPSG(epsg)
+    srs.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    dataset = ogr.GetDriverByName("GPKG").CreateDataSource(path)
+    layer = dataset.CreateLayer("points", srs, ogr.wkbPoint)
+    for name in fields:
+        layer.CreateField(ogr.FieldDefn(name, ogr.OFTReal))
+    for i, (x, y) in enumerate(points):
+        feature = ogr.Feature(layer.GetLayerDefn())
+        for name, values in fields.items():
+            if values[i] is None:
+                feature.SetFieldNull(name)
+            else:
+                feature.SetField(name, values[i])
+        point = ogr.Geometry(ogr.wkbPoint)
+        point.AddPoint_2D(x, y)
+        feature.SetGeometry(point)
+        layer.CreateFeature(feature)
+    dataset = None
+    return path
+
+
 # --- cases ---------------------------------------------------------------------------------------
 
 SOURCE_CELLS = [(180, 180), (20, 40), (300, 320)]
@@ -234,6 +259,36 @@ def costdistance_layer(backend):
     summary = json.loads(results["SUMMARY"])
     if summary["reached_cells"] != expected["reached_cells"] or summary["max_distance"] != expected["max_distance"]:
         fail("summary differs: %s vs %s" % (summary, expected))
+    h.done()
+
+
+def costdistance_fields(backend):
+    """Per-source settings from the layer's fields (initial cost, maximum, multiplier; nulls take the
+    run's values) beside a clicked point: equal to the program's --sources-file run on the same layer."""
+    h = Harness(backend)
+    dem = h.input(DEM)
+    fields = {"init": [0.0, 2000.0, None], "maxc": [None, 30000.0, 8000.0], "mult": [2.0, None, 0.5]}
+    layer = point_layer_with_fields(h.path("sources.gpkg"), cell_centres(dem, SOURCE_CELLS, epsg=3857), 3857, fields)
+    (x, y), = cell_centres(dem, [(100, 250)])
+    results = h.run_algorithm("costdistance", {"INPUT": dem, "SOURCES": layer, "INITIAL_FIELD": "init",
+                                               "MAX_FIELD": "maxc", "MULTIPLIER_FIELD": "mult",
+                                               "SOURCE_MULTIPLIER": 1.5, "SOURCE_INITIAL": 100.0,
+                                               "SOURCE_POINT": "%r,%r [EPSG:4326]" % (x, y), "MEMORY": 256,
+                                               "OUTPUT": h.path("q_cost.tif"), "ALLOCATION": h.path("q_alloc.tif")})
+    point_file = h.path("c_points.geojson")
+    with open(point_file, "w") as out:  # the layer's points in WGS 84, then the clicked point
+        centres = cell_centres(dem, SOURCE_CELLS + [(100, 250)])
+        json.dump({"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {name: values[i] for name, values in fields.items()} if i < 3 else {},
+             "geometry": {"type": "Point", "coordinates": [cx, cy]}} for i, (cx, cy) in enumerate(centres)]}, out)
+    expected = h.cli(["sssp", "--memory=256M", "--sources-file=" + point_file, "--source-initial-field=init",
+                      "--source-max-field=maxc", "--source-multiplier-field=mult", "--source-multiplier=1.5",
+                      "--source-initial=100", "--allocation=" + h.path("c_alloc.tif"), dem, h.path("c_cost.tif")])
+    same_raster(h.path("q_cost.tif"), h.path("c_cost.tif"))
+    same_raster(h.path("q_alloc.tif"), h.path("c_alloc.tif"))
+    summary = json.loads(results["SUMMARY"])
+    if summary["source_groups"] != 4 or summary["source_groups"] != expected["source_groups"]:
+        fail("source_groups: %s vs %s (4 expected)" % (summary["source_groups"], expected["source_groups"]))
     h.done()
 
 
@@ -546,7 +601,8 @@ def render(backend):
     h.done()
 
 
-CASES = {"costdistance_layer": costdistance_layer, "costdistance_point": costdistance_point,
+CASES = {"costdistance_layer": costdistance_layer, "costdistance_fields": costdistance_fields,
+         "costdistance_point": costdistance_point,
          "leastcostpath": leastcostpath, "mst": mst, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
          "network": network, "bad_input": bad_input, "cancel": cancel, "settings": settings, "files": files,
          "render": render}
