@@ -771,6 +771,13 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
     if (!keys.empty()) std::tie(pass.multiplier, pass.max_cost) = *keys.begin();
     return run_sssp_pass(options, pass, budget, progress);
   }
+  // A cell's backlink is the first step of its own source's least-cost path, and the cell it points
+  // at may belong to another source: a path traced through several groups' zones would not be the
+  // least-cost path of its source. Refused rather than written (docs/sssp.md "Per-source settings").
+  if (!options.backlink.empty())
+    throw UsageError("--backlink with sources of " + std::to_string(keys.size()) +
+                     " different multipliers or maximum costs: traced paths would cross into other sources' "
+                     "zones; run one sssp per group of sources for their backlinks");
 
   // Several groups: INPUT opened (imported, read into memory) once, one pass each into a scratch
   // file, then the cell-by-cell merge into the outputs.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -233,8 +234,7 @@ TEST(SourceSettings, RandomSourcesMatchOneDijkstraPerSource) {
     o.source_max_field = "max";
     o.source_multiplier_field = "mult";
     if (seed % 3 != 2) {
-      o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
-      if (seed % 2 == 1) o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
+      o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
     } else if (seed % 2 == 0) {
       o.exchange = "resident";
       o.resident_tile = 8;
@@ -272,13 +272,17 @@ TEST(SourceSettings, TiesMaximaAndUnreachableCells) {
   o.input = input;
   o.output = dir.file("cost.tif");
   o.allocation = dir.file("alloc.tif");
-  o.backlink = dir.file("back.tif");
   o.sources_file = points;
   o.source_start = "init";
   o.source_max_field = "max";
   o.source_multiplier_field = "mult";
   o.tile = 8;
   o.connectivity = Connectivity::Four;
+  SsspOptions with_backlinks = o;  // several groups: backlinks are refused, nothing written
+  with_backlinks.output = dir.file("refused.tif");
+  with_backlinks.backlink = dir.file("back.tif");
+  EXPECT_THROW(run(with_backlinks), UsageError);
+  EXPECT_FALSE(std::filesystem::exists(with_backlinks.output));
   const SsspResult r = run(o);
   EXPECT_EQ(r.source_groups, 3u);
   check_against_oracle(o, r, values, w, h, sources, "flat");
