@@ -1,5 +1,6 @@
 // api/sssp_command.cpp: parse_sssp_options, sssp_usage, run_sssp_command (api/sssp_command.h).
 #include "api/sssp_command.h"
+#include "kernels/sssp/knight.h"
 #include "api/walk_weights.h"
 
 #include <cstdio>
@@ -232,7 +233,7 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     options.scale = scale;
   }
   if (auto connectivity = args.value("--connectivity"))
-    options.connectivity = *connectivity == "16" ? Connectivity::Sixteen : parse_connectivity(*connectivity);
+    options.connectivity = *connectivity == "16" ? kConnectivity16 : parse_connectivity(*connectivity);
   if (auto exchange = args.value("--exchange")) {
     if (*exchange != "auto" && *exchange != "streamed" && *exchange != "resident")
       throw UsageError("invalid --exchange '" + *exchange + "': expected auto, streamed or resident");

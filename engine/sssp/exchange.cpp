@@ -389,7 +389,7 @@ bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std:
   const WeightParams params = tile_params(e);
   bool overflow = false;
   for (int d = 0; d < direction_count(options_.connectivity); ++d) {
-    if (!direction_used(d & 7, options_.connectivity)) continue;
+    if (!step_used(d, options_.connectivity)) continue;
     const std::int64_t x = static_cast<std::int64_t>(hx) + kStepDx[d], y = static_cast<std::int64_t>(hy) + kStepDy[d];
     if (x < h || y < h || x >= t + h || y >= t + h) continue;
     const std::size_t v = static_cast<std::size_t>(y * s + x);
@@ -414,7 +414,7 @@ bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32
   const WeightParams params = tile_params(e);
   bool overflow = false;
   for (int d = 0; d < direction_count(options_.connectivity); ++d) {
-    if (!direction_used(d & 7, options_.connectivity)) continue;
+    if (!step_used(d, options_.connectivity)) continue;
     const std::int64_t vx = static_cast<std::int64_t>(lx) + kStepDx[d], vy = static_cast<std::int64_t>(ly) + kStepDy[d];
     if ((vx < 0 ? -1 : vx >= t ? 1 : 0) != dx || (vy < 0 ? -1 : vy >= t ? 1 : 0) != dy) continue;
     const std::size_t v = static_cast<std::size_t>((vy + h) * s + vx + h);
@@ -437,7 +437,7 @@ void SsspExchange::push_borders(Entry& e, const std::uint8_t* changed) {
   std::vector<RingCell> cells;
   std::vector<char> improves;
   for (int d = 0; d < 8; ++d) {
-    if (!direction_used(d, options_.connectivity)) continue;
+    if (!step_used(d, options_.connectivity)) continue;
     const int dx = kDirDx[d], dy = kDirDy[d];
     const std::int64_t ntx = static_cast<std::int64_t>(e.tx) + dx, nty = static_cast<std::int64_t>(e.ty) + dy;
     if (ntx < 0 || nty < 0 || ntx >= tiles_x || nty >= tiles_y) continue;

@@ -12,7 +12,7 @@ std::uint64_t backlinks_cpu(const double* values, std::uint32_t t, const WeightP
   const std::int64_t s = static_cast<std::int64_t>(t) + 2 * h;
   const int directions = direction_count(connectivity);
   double knight_lengths[16] = {};
-  if (connectivity == Connectivity::Sixteen)
+  if (connectivity == kConnectivity16)
     for (int d = 8; d < 16; ++d) knight_lengths[d] = knight_length(params.steps, d);
   std::uint64_t missing = 0;
   for (std::uint32_t ly = 0; ly < t; ++ly) {
@@ -23,7 +23,7 @@ std::uint64_t backlinks_cpu(const double* values, std::uint32_t t, const WeightP
       if (dist[u] == kUnreached || hops[u] == 0) continue;
       const std::uint32_t source_u = source ? source[u] : 0u;
       for (int d = 0; d < directions; ++d) {
-        if (!direction_used(d & 7, connectivity)) continue;
+        if (!step_used(d, connectivity)) continue;
         const std::int64_t v = u + static_cast<std::int64_t>(kStepDy[d]) * s + kStepDx[d];
         if (dist[v] == kUnreached || hops[v] + 1 != hops[u]) continue;
         if ((source ? source[v] : 0u) != source_u) continue;

@@ -1,6 +1,7 @@
 // kernels/sssp/block_sssp_solver.cpp: the CPU and CUDA tile solvers of the exchange
 // (kernels/sssp/block_sssp_solver.h).
 #include "kernels/sssp/block_sssp_solver.h"
+#include "kernels/sssp/knight.h"
 
 #include <algorithm>
 #include <cstring>
@@ -139,7 +140,9 @@ class CudaSsspTileSolver : public SsspTileBatchSolver {
 
 std::unique_ptr<SsspTileBatchSolver> make_sssp_tile_solver(Device device, const SsspTileSolverOptions& options,
                                                            WorkerPool& pool, MemoryBudget& budget) {
-  if (device == Device::Cuda) return std::make_unique<CudaSsspTileSolver>(options, budget);
+  // Knight's moves (two-cell halo) have a CPU solver only: CUDA falls back to it (docs/sssp.md).
+  if (device == Device::Cuda && options.connectivity != kConnectivity16)
+    return std::make_unique<CudaSsspTileSolver>(options, budget);
   return std::make_unique<CpuSsspTileSolver>(options, pool);
 }
 
