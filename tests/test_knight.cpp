@@ -192,8 +192,9 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
           ASSERT_EQ(source[i], ref.source[i]) << "seed " << seed << " cell " << x << "," << y;
           ASSERT_EQ(hops[i], ref.hops[i]) << "seed " << seed << " cell " << x << "," << y;
         }
-        if (!frozen[i])
+        if (!frozen[i]) {
           ASSERT_EQ(changed[static_cast<std::size_t>(y - 2) * t + x - 2], dist[i] != before[i] ? 1 : 0);
+        }
       }
     // A re-solve after a few halo cells improved, with the interior_consistent hint (only the
     // two-cell halo is scanned for seeds), equals a fresh oracle run.
@@ -340,7 +341,9 @@ TEST(KnightCore, RandomRastersAndTinyTilesMatchReference) {
                              " t=" + std::to_string(t) + " model " + to_string(options.params.model);
     for (std::uint64_t i = 0; i < values.size(); ++i) {
       ASSERT_EQ(sink.dist[i], ref.dist[i]) << what << " cell " << i % w << "," << i / w;
-      if (options.track_source && ref.dist[i] != kUnreached) ASSERT_EQ(sink.source[i], ref.source[i]) << what;
+      if (options.track_source && ref.dist[i] != kUnreached) {
+        ASSERT_EQ(sink.source[i], ref.source[i]) << what;
+      }
       if (backlinks) {
         ASSERT_EQ(sink.backlink[i], back[i]) << what << " cell " << i % w << "," << i / w;
         knight_links += back[i] >= 8 && back[i] < 16 ? 1 : 0;
