@@ -218,7 +218,8 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   }
   result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
   if (options.device == "cuda" && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
-  else if (options.device == "cuda" && knight) result.device = "cpu (--connectivity 16 uses the CPU solver)";
+  else if (knight && (options.device == "cuda" || (options.device == "auto" && cuda_device().available)))
+    result.device = "cpu (--connectivity 16 uses the CPU solver)";
   if (options.exchange != "auto" && options.exchange != "streamed" && options.exchange != "resident")
     throw UsageError("--exchange must be auto, streamed or resident, not '" + options.exchange + "'");
   if (options.exchange == "resident" && labelled)

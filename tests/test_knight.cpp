@@ -27,6 +27,8 @@
 #include "engine/sssp/output.h"
 #include "kernels/sssp/backlink.h"
 #include "kernels/sssp/block_sssp.h"
+#include "kernels/sssp/block_sssp_solver.h"
+#include "core/worker_pool.h"
 #include "kernels/sssp/knight.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
@@ -212,6 +214,37 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
                             &overflow);
     for (std::size_t i = 0; i < dist.size(); ++i) ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " re-solve";
   }
+}
+
+// The one dispatch: a CUDA tile solver asked for with 16 neighbours is the CPU one (no GPU needed).
+TEST(KnightBlock, CudaDeviceFallsBackToTheCpuSolver) {
+  SsspTileSolverOptions options;
+  options.t = 4;
+  options.params.model = WeightModel::Friction;
+  options.params.scale = 10;
+  options.connectivity = kConnectivity16;
+  WorkerPool pool(1);
+  MemoryBudget budget(64ull << 20);
+  const auto solver = make_sssp_tile_solver(Device::Cuda, options, pool, budget);
+  EXPECT_EQ(solver->device(), Device::Cpu);
+  EXPECT_EQ(solver->reserved_bytes(), 0u);
+  // It solves a (t+4)^2 window: a source in the far halo corner reaches the interior by a knight's move.
+  const std::uint32_t t = 4, s = t + 4;
+  std::vector<double> values(s * s, 1.0);
+  std::vector<PathLength> dist(s * s, kUnreached);
+  dist[1 * s + 0] = 0;  // halo cell (0, 1): its only step into the interior is the knight's move to (2, 2)
+  std::vector<std::uint8_t> changed(t * t);
+  SsspTileBatch batch;
+  SsspTile tile;
+  tile.values = values.data();
+  tile.dist = dist.data();
+  tile.changed = changed.data();
+  batch.tiles.push_back(tile);
+  solver->submit(batch);
+  const SsspTileSolved& solved = solver->wait();
+  EXPECT_FALSE(solved.overflow);
+  EXPECT_EQ(dist[2 * s + 2], 22u);  // llround(1 * sqrt 5 * 10)
+  EXPECT_EQ(solved.changed_cells, t * t);
 }
 
 // ---- the exchange and the output phase ----------------------------------------------------------

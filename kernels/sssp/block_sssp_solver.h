@@ -22,7 +22,7 @@
 namespace terrazo {
 
 struct SsspTile {
-  const double* values = nullptr;   // (t+2)^2
+  const double* values = nullptr;   // (t+2)^2 ((t+4)^2 with knight's moves, kernels/sssp/knight.h)
   PathLength* dist = nullptr;       // (t+2)^2, solved in place
   std::uint32_t* source = nullptr;  // (t+2)^2 with labels, else null (CPU only)
   std::uint32_t* hops = nullptr;    // (t+2)^2 with labels, else null (CPU only)
@@ -61,6 +61,8 @@ class SsspTileBatchSolver : public BatchSolver<SsspTileBatch, SsspTileSolved> {
 };
 
 // Throws terrazo::Error (CUDA) for labelled runs, when built without CUDA, or on a CUDA failure.
+// Knight's moves (kConnectivity16, two-cell halo windows) have no CUDA solver: Device::Cuda gives
+// the CPU one (docs/sssp.md "Knight's moves").
 std::unique_ptr<SsspTileBatchSolver> make_sssp_tile_solver(Device device, const SsspTileSolverOptions& options,
                                                            WorkerPool& pool, MemoryBudget& budget);
 
