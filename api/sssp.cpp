@@ -205,21 +205,19 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
       throw UsageError("--connectivity 16 (knight's moves) runs the Dijkstra block solver; drop --block-solver bfs");
   }
   // Device: the CUDA block solver computes distances only; backlinks and allocation need the
-  // CPU solver's labels, and knight's moves (two-cell halo) have a CPU solver only.
+  // CPU solver's labels.
   const bool labelled = !options.backlink.empty() || !options.allocation.empty();
   bool use_cuda = false;
   if (options.device == "cuda") {
     if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
-    use_cuda = !labelled && !knight;
+    use_cuda = !labelled;
   } else if (options.device == "auto") {
-    use_cuda = cuda_device().available && !labelled && !knight;
+    use_cuda = cuda_device().available && !labelled;
   } else if (options.device != "cpu") {
     throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
   }
   result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
   if (options.device == "cuda" && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
-  else if (knight && (options.device == "cuda" || (options.device == "auto" && cuda_device().available)))
-    result.device = "cpu (--connectivity 16 uses the CPU solver)";
   if (options.exchange != "auto" && options.exchange != "streamed" && options.exchange != "resident")
     throw UsageError("--exchange must be auto, streamed or resident, not '" + options.exchange + "'");
   if (options.exchange == "resident" && labelled)
@@ -483,7 +481,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   SsspExchangeStats stats;
   // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
   bool resident = options.exchange == "resident" && !index;
-  if (options.exchange == "auto" && use_cuda && !index) {
+  if (options.exchange == "auto" && use_cuda && !index && !knight) {  // the resident exchange: 8 neighbours
     const std::uint64_t need =
         ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile, Device::Cuda, 1);
     const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4 * 3;

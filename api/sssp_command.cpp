@@ -99,7 +99,7 @@ const char kUsage[] =
     "                        largest power of 10 keeping every step weight <= 2^30; each step is exact\n"
     "                        to 0.5/S; the rule of docs/weights.md)\n"
     "  --connectivity 8|4|16 neighbours per cell (default 8); 16 adds the 8 knight's moves as GRASS\n"
-    "                        r.cost -k (friction, geometric, unit; CPU solver; docs/sssp.md)\n"
+    "                        r.cost -k (friction, geometric, unit; docs/sssp.md)\n"
     "  --max-cost C          stop at cost C: cells farther than C are unreached (cost units)\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"

@@ -27,8 +27,6 @@
 #include "engine/sssp/output.h"
 #include "kernels/sssp/backlink.h"
 #include "kernels/sssp/block_sssp.h"
-#include "kernels/sssp/block_sssp_solver.h"
-#include "core/worker_pool.h"
 #include "kernels/sssp/knight.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
@@ -60,6 +58,10 @@ TEST(KnightGeometry, MovesCrossedCellsAndOpposites) {
     EXPECT_EQ(dy + oby, ay);
   }
   for (int d = 0; d < 8; ++d) EXPECT_EQ(opposite_step(d), opposite(d));
+  for (int d = 0; d < 16; ++d) {  // the device-side functions hold the same tables
+    EXPECT_EQ(step_dx16(d), kStepDx[d]);
+    EXPECT_EQ(step_dy16(d), kStepDy[d]);
+  }
   // GRASS r.cost's NNW (col - 1, row - 2) crosses N and NW; WNW (col - 2, row - 1) crosses W and NW.
   int ax, ay, bx, by;
   knight_crossed(13, &ax, &ay, &bx, &by);
@@ -214,37 +216,6 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
                             &overflow);
     for (std::size_t i = 0; i < dist.size(); ++i) ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " re-solve";
   }
-}
-
-// The one dispatch: a CUDA tile solver asked for with 16 neighbours is the CPU one (no GPU needed).
-TEST(KnightBlock, CudaDeviceFallsBackToTheCpuSolver) {
-  SsspTileSolverOptions options;
-  options.t = 4;
-  options.params.model = WeightModel::Friction;
-  options.params.scale = 10;
-  options.connectivity = kConnectivity16;
-  WorkerPool pool(1);
-  MemoryBudget budget(64ull << 20);
-  const auto solver = make_sssp_tile_solver(Device::Cuda, options, pool, budget);
-  EXPECT_EQ(solver->device(), Device::Cpu);
-  EXPECT_EQ(solver->reserved_bytes(), 0u);
-  // It solves a (t+4)^2 window: a source in the far halo corner reaches the interior by a knight's move.
-  const std::uint32_t t = 4, s = t + 4;
-  std::vector<double> values(s * s, 1.0);
-  std::vector<PathLength> dist(s * s, kUnreached);
-  dist[1 * s + 0] = 0;  // halo cell (0, 1): its only step into the interior is the knight's move to (2, 2)
-  std::vector<std::uint8_t> changed(t * t);
-  SsspTileBatch batch;
-  SsspTile tile;
-  tile.values = values.data();
-  tile.dist = dist.data();
-  tile.changed = changed.data();
-  batch.tiles.push_back(tile);
-  solver->submit(batch);
-  const SsspTileSolved& solved = solver->wait();
-  EXPECT_FALSE(solved.overflow);
-  EXPECT_EQ(dist[2 * s + 2], 22u);  // llround(1 * sqrt 5 * 10)
-  EXPECT_EQ(solved.changed_cells, t * t);
 }
 
 // ---- the exchange and the output phase ----------------------------------------------------------
@@ -407,17 +378,9 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   o.connectivity = kConnectivity16;
   o.tile = 8;
   o.scale = 1e6;
-  o.device = "cuda";  // falls back to the CPU solver where a GPU exists, refused where none
   o.sources = {pixel(4, 3)};
   MemoryBudget budget(256ull << 20);
-  SsspResult r;
-  try {
-    r = run_sssp(o, budget, Progress::silent());
-    EXPECT_EQ(r.device, "cpu (--connectivity 16 uses the CPU solver)");
-  } catch (const Error&) {
-    o.device = "cpu";
-    r = run_sssp(o, budget, Progress::silent());
-  }
+  const SsspResult r = run_sssp(o, budget, Progress::silent());
   // The rasters equal the oracle's.
   testing::SsspReferenceProblem ref;
   ref.width = w;

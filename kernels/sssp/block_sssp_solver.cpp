@@ -73,7 +73,8 @@ class CpuSsspTileSolver : public SsspTileBatchSolver {
 class CudaSsspTileSolver : public SsspTileBatchSolver {
  public:
   CudaSsspTileSolver(const SsspTileSolverOptions& options, MemoryBudget& budget)
-      : halo_cells_(static_cast<std::uint64_t>(options.t + 2) * (options.t + 2)),
+      : halo_cells_(static_cast<std::uint64_t>(options.t + 2 * halo_width(options.connectivity)) *
+                    (options.t + 2 * halo_width(options.connectivity))),
         cells_(static_cast<std::uint64_t>(options.t) * options.t),
         pinned_(reserve_pinned(options, budget)),
         solver_(batch_options(options), options.max_cost) {}
@@ -114,7 +115,8 @@ class CudaSsspTileSolver : public SsspTileBatchSolver {
   static MemoryBudget::Reservation reserve_pinned(const SsspTileSolverOptions& options, MemoryBudget& budget) {
     if (options.labelled)
       throw Error("internal: the CUDA block solver computes distances only; labelled runs use the CPU solver");
-    const std::uint64_t halo = static_cast<std::uint64_t>(options.t + 2) * (options.t + 2);
+    const std::uint64_t halo = static_cast<std::uint64_t>(options.t + 2 * halo_width(options.connectivity)) *
+                               (options.t + 2 * halo_width(options.connectivity));
     const std::uint64_t cells = static_cast<std::uint64_t>(options.t) * options.t;
     return budget.reserve(2ull * options.batch * (halo * 16 + cells), "sssp GPU pinned batch buffers");
   }
@@ -140,9 +142,7 @@ class CudaSsspTileSolver : public SsspTileBatchSolver {
 
 std::unique_ptr<SsspTileBatchSolver> make_sssp_tile_solver(Device device, const SsspTileSolverOptions& options,
                                                            WorkerPool& pool, MemoryBudget& budget) {
-  // Knight's moves (two-cell halo) have a CPU solver only: CUDA falls back to it (docs/sssp.md).
-  if (device == Device::Cuda && options.connectivity != kConnectivity16)
-    return std::make_unique<CudaSsspTileSolver>(options, budget);
+  if (device == Device::Cuda) return std::make_unique<CudaSsspTileSolver>(options, budget);
   return std::make_unique<CpuSsspTileSolver>(options, pool);
 }
 

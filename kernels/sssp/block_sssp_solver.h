@@ -61,8 +61,6 @@ class SsspTileBatchSolver : public BatchSolver<SsspTileBatch, SsspTileSolved> {
 };
 
 // Throws terrazo::Error (CUDA) for labelled runs, when built without CUDA, or on a CUDA failure.
-// Knight's moves (kConnectivity16, two-cell halo windows) have no CUDA solver: Device::Cuda gives
-// the CPU one (docs/sssp.md "Knight's moves").
 std::unique_ptr<SsspTileBatchSolver> make_sssp_tile_solver(Device device, const SsspTileSolverOptions& options,
                                                            WorkerPool& pool, MemoryBudget& budget);
 

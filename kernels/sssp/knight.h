@@ -30,6 +30,10 @@ constexpr Connectivity kConnectivity16 = static_cast<Connectivity>(16);
 constexpr int kStepDx[16] = {1, 1, 0, -1, -1, -1, 0, 1, 2, 1, -1, -2, -2, -1, 1, 2};
 constexpr int kStepDy[16] = {0, 1, 1, 1, 0, -1, -1, -1, 1, 2, 2, 1, -1, -2, -2, -1};
 
+// The same tables as functions, for device code too: 3 bits per direction, offset by 2.
+TERRAZO_HD int step_dx16(int dir) { return static_cast<int>((0x8c805c68929bull >> (3 * dir)) & 7u) - 2; }
+TERRAZO_HD int step_dy16(int dir) { return static_cast<int>((0x20172324a6daull >> (3 * dir)) & 7u) - 2; }
+
 TERRAZO_HD int direction_count(Connectivity c) { return c == kConnectivity16 ? 16 : 8; }
 // Whether step `dir` (0..15) exists with connectivity c (4: orthogonal; 8: + diagonal; 16: + knight).
 TERRAZO_HD bool step_used(int dir, Connectivity c) {
@@ -42,7 +46,7 @@ TERRAZO_HD std::uint32_t halo_width(Connectivity c) { return c == kConnectivity1
 
 // The offsets (dx, dy) of the two cells a knight's move `dir` (8..15) crosses.
 TERRAZO_HD void knight_crossed(int dir, int* ax, int* ay, int* bx, int* by) {
-  const int dx = kStepDx[dir], dy = kStepDy[dir];
+  const int dx = step_dx16(dir), dy = step_dy16(dir);
   if (dx == 2 || dx == -2) {
     *ax = dx / 2; *ay = 0; *bx = dx / 2; *by = dy;
   } else {
