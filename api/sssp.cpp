@@ -189,7 +189,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
 
   // Knight's moves (GRASS r.cost -k, docs/sssp.md "Knight's moves"): the symmetric models whose
   // weight over four cells is defined, on uniform step lengths, through the streamed CPU exchange.
-  const bool knight = options.connectivity == kConnectivity16;
+  const bool knight = options.connectivity == Connectivity::Sixteen;
   if (knight) {
     if (options.weight != WeightModel::Friction && options.weight != WeightModel::Geometric &&
         options.weight != WeightModel::Unit)

@@ -233,7 +233,7 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     options.scale = scale;
   }
   if (auto connectivity = args.value("--connectivity"))
-    options.connectivity = *connectivity == "16" ? kConnectivity16 : parse_connectivity(*connectivity);
+    options.connectivity = *connectivity == "16" ? Connectivity::Sixteen : parse_connectivity(*connectivity);
   if (auto exchange = args.value("--exchange")) {
     if (*exchange != "auto" && *exchange != "streamed" && *exchange != "resident")
       throw UsageError("invalid --exchange '" + *exchange + "': expected auto, streamed or resident");

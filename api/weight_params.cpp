@@ -114,7 +114,7 @@ WeightChoice choose_weight_params(WeightModel model, double scale, const RasterI
   double longest_step = connectivity == Connectivity::Eight || !uniform
                             ? p.steps.max_length
                             : std::max(p.steps.ew, p.steps.ns);
-  if (connectivity == kConnectivity16 && uniform)  // the longer knight's move (cells: sqrt 5)
+  if (connectivity == Connectivity::Sixteen && uniform)  // the longer knight's move (cells: sqrt 5)
     longest_step = std::max(knight_length(p.steps, 8), knight_length(p.steps, 9));
   const double shortest_step = uniform && connectivity == Connectivity::Four ? std::min(p.steps.ew, p.steps.ns)
                                                                            : p.steps.min_length;

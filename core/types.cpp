@@ -16,7 +16,7 @@ const char* to_string(WeightModel model) {
 }
 
 const char* to_string(Connectivity connectivity) {
-  return connectivity == Connectivity::Four ? "4" : static_cast<int>(connectivity) == 16 ? "16" : "8";
+  return connectivity == Connectivity::Four ? "4" : connectivity == Connectivity::Sixteen ? "16" : "8";
 }
 
 }  // namespace terrazo

@@ -68,11 +68,11 @@ TEST(KnightGeometry, MovesCrossedCellsAndOpposites) {
   EXPECT_EQ(std::make_tuple(kStepDx[13], kStepDy[13], ax, ay, bx, by), std::make_tuple(-1, -2, 0, -1, -1, -1));
   knight_crossed(12, &ax, &ay, &bx, &by);
   EXPECT_EQ(std::make_tuple(kStepDx[12], kStepDy[12], ax, ay, bx, by), std::make_tuple(-2, -1, -1, 0, -1, -1));
-  EXPECT_TRUE(step_used(1, kConnectivity16) && step_used(15, kConnectivity16));
+  EXPECT_TRUE(step_used(1, Connectivity::Sixteen) && step_used(15, Connectivity::Sixteen));
   EXPECT_FALSE(step_used(8, Connectivity::Eight) || step_used(1, Connectivity::Four));
-  EXPECT_EQ(halo_width(kConnectivity16), 2u);
+  EXPECT_EQ(halo_width(Connectivity::Sixteen), 2u);
   EXPECT_EQ(halo_width(Connectivity::Eight), 1u);
-  EXPECT_STREQ(to_string(kConnectivity16), "16");
+  EXPECT_STREQ(to_string(Connectivity::Sixteen), "16");
 }
 
 TEST(KnightWeight, GrassMeanOfFourCellsTimesSqrt5) {
@@ -171,7 +171,7 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
     ref.width = ref.height = s;
     ref.values = values.data();
     ref.params = params;
-    ref.connectivity = kConnectivity16;
+    ref.connectivity = Connectivity::Sixteen;
     ref.dist = dist;
     ref.source = source;
     ref.hops = hops;
@@ -185,7 +185,7 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
       labels.hops = hops.data();
     }
     std::vector<PathLength> before = dist;
-    block_sssp_cpu_labelled(values.data(), t, params, kConnectivity16, kUnreached, dist.data(), labels, changed.data(),
+    block_sssp_cpu_labelled(values.data(), t, params, Connectivity::Sixteen, kUnreached, dist.data(), labels, changed.data(),
                             &overflow);
     ASSERT_FALSE(overflow);
     for (std::uint32_t y = 0; y < s; ++y)
@@ -212,7 +212,7 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
     ref.hops = hops;
     ASSERT_TRUE(testing::sssp_reference(ref));
     labels.interior_consistent = true;
-    block_sssp_cpu_labelled(values.data(), t, params, kConnectivity16, kUnreached, dist.data(), labels, changed.data(),
+    block_sssp_cpu_labelled(values.data(), t, params, Connectivity::Sixteen, kUnreached, dist.data(), labels, changed.data(),
                             &overflow);
     for (std::size_t i = 0; i < dist.size(); ++i) ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " re-solve";
   }
@@ -285,7 +285,7 @@ TEST(KnightCore, RandomRastersAndTinyTilesMatchReference) {
     SsspExchangeOptions options;
     options.params.model = model_of(seed / 5);
     options.params.scale = seed % 2 ? 100.0 : 1.0;
-    options.connectivity = kConnectivity16;
+    options.connectivity = Connectivity::Sixteen;
     const double holes = seed % 4 == 0 ? 0.0 : seed % 4 == 1 ? 0.1 : seed % 4 == 2 ? 0.35 : 0.05;
     const std::vector<double> values = random_values(rng, w * h, holes, options.params.scale == 1.0);
     std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
@@ -333,7 +333,7 @@ TEST(KnightCore, RandomRastersAndTinyTilesMatchReference) {
     ref.height = h;
     ref.values = values.data();
     ref.params = options.params;
-    ref.connectivity = kConnectivity16;
+    ref.connectivity = Connectivity::Sixteen;
     ref.max_cost = options.max_cost;
     auto ids = sources;
     if (!options.track_source)
@@ -375,7 +375,7 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   o.input = in;
   o.output = dir.file("cost.tif");
   o.backlink = dir.file("back.tif");
-  o.connectivity = kConnectivity16;
+  o.connectivity = Connectivity::Sixteen;
   o.tile = 8;
   o.scale = 1e6;
   o.sources = {pixel(4, 3)};
@@ -388,7 +388,7 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   std::vector<double> read = testing::read_raster_values(in);
   ref.values = read.data();
   ref.params = r.params;
-  ref.connectivity = kConnectivity16;
+  ref.connectivity = Connectivity::Sixteen;
   testing::set_reference_sources(ref, {{3 * w + 4, 0}});
   ASSERT_TRUE(testing::sssp_reference(ref));
   const std::vector<std::uint8_t> expected = testing::backlinks_reference(ref);
@@ -472,7 +472,7 @@ TEST(KnightGolden, MatchesGrassRCostK) {
     SsspOptions o;
     o.input = std::string(TERRAZO_DATASETS) + "/real/" + dem.name;
     o.output = dir.file("cost.tif");
-    o.connectivity = kConnectivity16;
+    o.connectivity = Connectivity::Sixteen;
     o.sources = {pixel(dem.sx, dem.sy)};
     o.device = "cpu";
     MemoryBudget budget(256ull << 20);

@@ -12,7 +12,7 @@ std::uint64_t backlinks_cpu(const double* values, std::uint32_t t, const WeightP
   const std::int64_t s = static_cast<std::int64_t>(t) + 2 * h;
   const int directions = direction_count(connectivity);
   double knight_lengths[16] = {};
-  if (connectivity == kConnectivity16)
+  if (connectivity == Connectivity::Sixteen)
     for (int d = 8; d < 16; ++d) knight_lengths[d] = knight_length(params.steps, d);
   std::uint64_t missing = 0;
   for (std::uint32_t ly = 0; ly < t; ++ly) {

@@ -332,7 +332,7 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
                        unsigned long long* d_changed_total, int* d_overflow, SsspWorkspace& workspace,
                        cudaStream_t stream, unsigned long long* d_rounds, const std::int64_t* d_row0) {
   if (tiles == 0) return;
-  if (connectivity == kConnectivity16) {  // knight's moves: kernels/sssp/block_sssp_knight.cu
+  if (connectivity == Connectivity::Sixteen) {  // knight's moves: kernels/sssp/block_sssp_knight.cu
     launch_block_sssp_knight(d_values, tiles, t, params, max_cost, d_dist, d_changed, d_changed_total, d_overflow,
                              workspace, stream, d_rounds);
     return;
@@ -387,7 +387,7 @@ std::uint64_t block_sssp_cuda(const double* values, std::uint64_t tile_count, st
   const std::uint64_t grid = static_cast<std::uint64_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t per_tile = grid * 16 + cells +
-                                 (connectivity == kConnectivity16 ? cuda::block_sssp_knight_scratch_bytes_per_tile(t)
+                                 (connectivity == Connectivity::Sixteen ? cuda::block_sssp_knight_scratch_bytes_per_tile(t)
                                                                   : cuda::block_sssp_scratch_bytes_per_tile(t, is_directed(params.model)));
   const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(tile_count, (1ull << 30) / per_tile));
   cuda::DeviceBuffer<double> d_values(chunk * grid);

@@ -55,7 +55,7 @@ CudaSsspBatchSolver::CudaSsspBatchSolver(const SsspBatchOptions& options, PathLe
   s.options = options;
   s.max_cost = max_cost;
   const std::uint32_t t = options.t;
-  const bool knight = options.connectivity == kConnectivity16;  // (t+4)^2 windows (kernels/sssp/knight.h)
+  const bool knight = options.connectivity == Connectivity::Sixteen;  // (t+4)^2 windows (kernels/sssp/knight.h)
   s.grid = static_cast<std::uint64_t>(t + 2 * halo_width(options.connectivity)) * (t + 2 * halo_width(options.connectivity));
   s.cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t per_tile =

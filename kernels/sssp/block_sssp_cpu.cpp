@@ -64,7 +64,7 @@ template <bool kLabelled, class Queue>
 std::uint64_t solve_any(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
                         PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
                         std::uint8_t* changed, bool* overflow, Queue& heap) {
-  if (connectivity == kConnectivity16)  // knight's moves: block_sssp_cpu_knight.cpp
+  if (connectivity == Connectivity::Sixteen)  // knight's moves: block_sssp_cpu_knight.cpp
     return solve_knight<kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow, heap);
 #define TERRAZO_SOLVE(model) \
   solve_model<model, kLabelled>(values, t, params, connectivity, max_cost, labels, interior_consistent, changed, overflow, heap)
@@ -101,7 +101,7 @@ bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& par
   const StepLengths& steps = params.steps;
   double longest = connectivity == Connectivity::Eight ? steps.max_length
                                                        : (steps.rows ? steps.max_length : (steps.ew > steps.ns ? steps.ew : steps.ns));
-  if (connectivity == kConnectivity16) {  // the longer knight's move; its mean value is within [lo, hi] too
+  if (connectivity == Connectivity::Sixteen) {  // the longer knight's move; its mean value is within [lo, hi] too
     const double a = knight_length(steps, 8), b = knight_length(steps, 9);
     longest = a > b ? a : b;
   }

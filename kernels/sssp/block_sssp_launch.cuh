@@ -40,9 +40,9 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
                        cudaStream_t stream, unsigned long long* d_rounds = nullptr,
                        const std::int64_t* d_row0 = nullptr);
 
-// Knight's moves (connectivity kConnectivity16, kernels/sssp/block_sssp_knight.cu): (t+4)^2 windows,
+// Knight's moves (connectivity Connectivity::Sixteen, kernels/sssp/block_sssp_knight.cu): (t+4)^2 windows,
 // 16 planes of pull weights in global scratch (block_sssp_knight_scratch_bytes_per_tile). Same
-// arrays and counters as launch_block_sssp, which calls it for kConnectivity16.
+// arrays and counters as launch_block_sssp, which calls it for Connectivity::Sixteen.
 std::uint64_t block_sssp_knight_scratch_bytes_per_tile(std::uint32_t t);
 void launch_block_sssp_knight(const double* d_values, std::uint64_t tiles, std::uint32_t t, const WeightParams& params,
                               PathLength max_cost, PathLength* d_dist, std::uint8_t* d_changed,

@@ -22,10 +22,8 @@
 
 namespace terrazo {
 
-// --connectivity 16 (sssp only). A value of Connectivity outside its named enumerators (4, 8), kept
-// out of core/types.h so that every engine's `connectivity == Connectivity::Eight` tests stay as
-// they are; use step_used (not direction_used) where 16 can occur.
-constexpr Connectivity kConnectivity16 = static_cast<Connectivity>(16);
+// Connectivity::Sixteen (core/types.h) is sssp's only: the other commands refuse it when parsing.
+// step_used covers all 16 directions; direction_used (kernels/common/tile_geometry.h) the first 8.
 
 constexpr int kStepDx[16] = {1, 1, 0, -1, -1, -1, 0, 1, 2, 1, -1, -2, -2, -1, 1, 2};
 constexpr int kStepDy[16] = {0, 1, 1, 1, 0, -1, -1, -1, 1, 2, 2, 1, -1, -2, -2, -1};
@@ -34,15 +32,15 @@ constexpr int kStepDy[16] = {0, 1, 1, 1, 0, -1, -1, -1, 1, 2, 2, 1, -1, -2, -2, 
 TERRAZO_HD int step_dx16(int dir) { return static_cast<int>((0x8c805c68929bull >> (3 * dir)) & 7u) - 2; }
 TERRAZO_HD int step_dy16(int dir) { return static_cast<int>((0x20172324a6daull >> (3 * dir)) & 7u) - 2; }
 
-TERRAZO_HD int direction_count(Connectivity c) { return c == kConnectivity16 ? 16 : 8; }
+TERRAZO_HD int direction_count(Connectivity c) { return c == Connectivity::Sixteen ? 16 : 8; }
 // Whether step `dir` (0..15) exists with connectivity c (4: orthogonal; 8: + diagonal; 16: + knight).
 TERRAZO_HD bool step_used(int dir, Connectivity c) {
-  return dir < 8 ? (c != Connectivity::Four || (dir & 1) == 0) : c == kConnectivity16;
+  return dir < 8 ? (c != Connectivity::Four || (dir & 1) == 0) : c == Connectivity::Sixteen;
 }
 TERRAZO_HD bool is_knight(int dir) { return dir >= 8; }
 TERRAZO_HD int opposite_step(int dir) { return dir < 8 ? ((dir + 4) & 7) : 8 + ((dir - 4) & 7); }
 // Cells of halo around a tile window: 2 with knight's moves, else 1.
-TERRAZO_HD std::uint32_t halo_width(Connectivity c) { return c == kConnectivity16 ? 2u : 1u; }
+TERRAZO_HD std::uint32_t halo_width(Connectivity c) { return c == Connectivity::Sixteen ? 2u : 1u; }
 
 // The offsets (dx, dy) of the two cells a knight's move `dir` (8..15) crosses.
 TERRAZO_HD void knight_crossed(int dir, int* ax, int* ay, int* bx, int* by) {

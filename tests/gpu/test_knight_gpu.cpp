@@ -82,9 +82,9 @@ TEST(KnightGpu, BlockSolverEqualsCpuTwin) {
       bool cpu_overflow = false, gpu_overflow = false;
       std::uint64_t cpu_count = 0;
       for (std::uint64_t k = 0; k < tiles; ++k)
-        cpu_count += block_sssp_cpu(w.values.data() + k * grid, t, w.params, kConnectivity16, w.max_cost,
+        cpu_count += block_sssp_cpu(w.values.data() + k * grid, t, w.params, Connectivity::Sixteen, w.max_cost,
                                     cpu.data() + k * grid, cpu_changed.data() + k * cells, &cpu_overflow);
-      const std::uint64_t gpu_count = block_sssp_cuda(w.values.data(), tiles, t, w.params, kConnectivity16, w.max_cost,
+      const std::uint64_t gpu_count = block_sssp_cuda(w.values.data(), tiles, t, w.params, Connectivity::Sixteen, w.max_cost,
                                                       gpu.data(), gpu_changed.data(), &gpu_overflow);
       ASSERT_FALSE(cpu_overflow);
       ASSERT_FALSE(gpu_overflow);
@@ -105,7 +105,7 @@ TEST(KnightGpu, TileSolverEqualsCpuTileSolver) {
   SsspTileSolverOptions options;
   options.t = t;
   options.params = w.params;
-  options.connectivity = kConnectivity16;
+  options.connectivity = Connectivity::Sixteen;
   options.max_cost = w.max_cost;
   options.batch = 8;
   WorkerPool pool(2);

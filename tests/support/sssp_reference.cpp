@@ -19,7 +19,7 @@ using Label = std::tuple<PathLength, std::uint32_t, std::uint32_t>;  // dist, so
 constexpr int kDx[16] = {1, 1, 0, -1, -1, -1, 0, 1, 2, 1, -1, -2, -2, -1, 1, 2};
 constexpr int kDy[16] = {0, 1, 1, 1, 0, -1, -1, -1, 1, 2, 2, 1, -1, -2, -2, -1};
 
-int steps_of(const SsspReferenceProblem& p) { return p.connectivity == kConnectivity16 ? 16 : 8; }
+int steps_of(const SsspReferenceProblem& p) { return p.connectivity == Connectivity::Sixteen ? 16 : 8; }
 
 bool neighbour(const SsspReferenceProblem& p, std::uint64_t u, int d, std::uint64_t* v) {
   if (d < 8 && p.connectivity == Connectivity::Four && (d & 1)) return false;
