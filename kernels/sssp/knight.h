@@ -1,6 +1,6 @@
 // kernels/sssp/knight.h: the 16-neighbourhood of `sssp --connectivity 16` (GRASS r.cost -k).
 //
-// Source: docs/sssp.md "Knight's moves"; the weighting is GRASS r.cost's with -k [GRASS-rcost].
+// Source: docs/sssp.md "Knight's moves"; the weighting is GRASS r.cost's with -k [GRASS-r.cost].
 // Directions 0..7 are the 8 neighbours of kernels/common/tile_geometry.h; 8..15 the knight's moves,
 // also clockwise from east (y downwards):
 //   8 (2, 1)   9 (1, 2)   10 (-1, 2)   11 (-2, 1)   12 (-2, -1)   13 (-1, -2)   14 (1, -2)   15 (2, -1)
