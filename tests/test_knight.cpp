@@ -148,6 +148,13 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
     WeightParams params;
     params.model = seed % 5 == 0 ? WeightModel::Friction : model_of(seed);
     params.scale = seed % 2 ? 1000.0 : 1.0;
+    if (seed % 7 == 2) {  // --distance map on 30 x 20 cells
+      params.steps.ew = 30;
+      params.steps.ns = 20;
+      params.steps.diag = std::sqrt(1300.0);
+      params.steps.min_length = 20;
+      params.steps.max_length = std::sqrt(1300.0);
+    }
     const std::vector<double> values = random_values(rng, static_cast<std::uint64_t>(s) * s, seed % 4 == 0 ? 0.3 : 0.08,
                                                      params.scale == 1.0);
     const bool labelled = seed % 2 == 0;
@@ -285,6 +292,13 @@ TEST(KnightCore, RandomRastersAndTinyTilesMatchReference) {
     SsspExchangeOptions options;
     options.params.model = model_of(seed / 5);
     options.params.scale = seed % 2 ? 100.0 : 1.0;
+    if (seed % 7 == 3) {  // --distance map on 30 x 20 cells: knight's moves sqrt(60^2 + 20^2), sqrt(30^2 + 40^2)
+      options.params.steps.ew = 30;
+      options.params.steps.ns = 20;
+      options.params.steps.diag = std::sqrt(1300.0);
+      options.params.steps.min_length = 20;
+      options.params.steps.max_length = std::sqrt(1300.0);
+    }
     options.connectivity = Connectivity::Sixteen;
     const double holes = seed % 4 == 0 ? 0.0 : seed % 4 == 1 ? 0.1 : seed % 4 == 2 ? 0.35 : 0.05;
     const std::vector<double> values = random_values(rng, w * h, holes, options.params.scale == 1.0);
