@@ -240,6 +240,8 @@ WeightModel parse_weight_model(const std::string& text) {
 Connectivity parse_connectivity(const std::string& text) {
   if (text == "4") return Connectivity::Four;
   if (text == "8") return Connectivity::Eight;
+  if (text == "16")
+    throw UsageError("--connectivity 16 (knight's moves) is sssp's only; this command takes 4 or 8");
   throw UsageError("invalid --connectivity '" + text + "': expected 4 or 8");
 }
 

@@ -22,6 +22,7 @@
 #include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
+#include "kernels/sssp/knight.h"
 #include "store/atomic_output.h"
 #include "store/external_sorter.h"
 #include "store/posix_file.h"
@@ -59,16 +60,17 @@ class BacklinkWindows {
       window.width = w;
       window.cells.resize(static_cast<std::size_t>(w) * h);
       for (std::size_t i = 0; i < window.cells.size(); ++i) {
-        // 0..7 a direction; 255 (the raster's nodata, read as NaN) none. Anything else is not a
-        // backlink: taken as "none" it would end the walk as if at a source (api/path.h).
+        // 0..7 a direction, 8..15 a knight's move (sssp --connectivity 16, kernels/sssp/knight.h);
+        // 255 (the raster's nodata, read as NaN) none. Anything else is not a backlink: taken as
+        // "none" it would end the walk as if at a source (api/path.h).
         const double v = buffer_[i];
         if (v != v || v == 255) {
           window.cells[i] = 255;
-        } else if (v >= 0 && v <= 7 && v == std::floor(v)) {
+        } else if (v >= 0 && v <= 15 && v == std::floor(v)) {
           window.cells[i] = static_cast<std::uint8_t>(v);
         } else {
           throw Error("--backlink '" + path_ + "' holds " + number_text(v) + " at " + std::to_string(x0 + i % w) + "," +
-                      std::to_string(y0 + i / w) + "; backlinks are 0..7 or 255: is it a backlink raster from terrazo sssp?");
+                      std::to_string(y0 + i / w) + "; backlinks are 0..15 or 255: is it a backlink raster from terrazo sssp?");
         }
       }
       lru_.push_front(key);
@@ -316,7 +318,7 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     for (;;) {
       const std::uint8_t b = windows.at(x, y);
       if (b == 255) break;
-      const std::int64_t nx = static_cast<std::int64_t>(x) + kDirDx[b], ny = static_cast<std::int64_t>(y) + kDirDy[b];
+      const std::int64_t nx = static_cast<std::int64_t>(x) + kStepDx[b], ny = static_cast<std::int64_t>(y) + kStepDy[b];
       if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(info.width) || ny >= static_cast<std::int64_t>(info.height))
         throw Error("--backlink '" + options.backlink + "' leads out of the raster at " + std::to_string(x) + "," +
                     std::to_string(y) + "; is it a backlink raster from terrazo sssp?");
@@ -344,8 +346,8 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
       std::uint64_t vx = path.source_x, vy = path.source_y;
       vertex(vx, vy);
       steps.replay_backwards([&](std::uint8_t b) {
-        vx -= kDirDx[b];
-        vy -= kDirDy[b];
+        vx -= kStepDx[b];
+        vy -= kStepDy[b];
         vertex(vx, vy);
       });
     };
@@ -357,7 +359,9 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
       centre(info, vx, vy, &mx, &my);
       if (!first) {
         path.length += geodesic ? geodesic->distance(px, py, mx, my) : std::hypot(mx - px, my - py);
-        path.length_cells += (vx != qx && vy != qy) ? kSqrt2 : 1.0;
+        // 1, sqrt 2 or (knight's move) sqrt 5: sqrt is correctly rounded, so sqrt(2.0) == kSqrt2.
+        const std::uint64_t adx = vx > qx ? vx - qx : qx - vx, ady = vy > qy ? vy - qy : qy - vy;
+        path.length_cells += std::sqrt(static_cast<double>(adx * adx + ady * ady));
       }
       first = false;
       px = mx;

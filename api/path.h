@@ -15,7 +15,7 @@
 //    properties: dest_id (1-based destination order), dest_x, dest_y (pixel), cost (the cost raster at
 //    the destination), length (sum of the step lengths between cell centres: metres on the CRS's
 //    ellipsoid (geodesics, [Karney2013]) on a geographic CRS, map units otherwise, whatever the cost
-//    model), length_cells (1 per orthogonal, sqrt 2 per diagonal step), cells (vertices). A destination
+//    model), length_cells (1 per orthogonal, sqrt 2 per diagonal, sqrt 5 per knight's step), cells (vertices). A destination
 //    that is a source gives a two-vertex line of length 0.
 //  - `mask` (optional): Byte GeoTIFF of the backlink raster's size: 1 on path cells, 0 elsewhere.
 // Out of core: backlink windows of 256 x 256 cells are read through RasterReader into an LRU
@@ -55,7 +55,7 @@ struct TracedPath {
   std::uint64_t source_x = 0, source_y = 0;  // where the walk ended
   double cost = 0;                 // cost raster at the destination
   double length = 0;               // metres on a geographic CRS, else map units (PathResult::length_unit)
-  double length_cells = 0;         // 1 per orthogonal step, sqrt 2 per diagonal one
+  double length_cells = 0;         // 1 per orthogonal step, sqrt 2 per diagonal one, sqrt 5 per knight's
   std::uint64_t cells = 0;         // cells on the path, both ends included
 };
 

@@ -32,6 +32,7 @@
 #include "gdal/gdal_raster.h"
 #include "store/tile_store.h"
 #include "kernels/sssp/backlink.h"
+#include "kernels/sssp/knight.h"
 #include "kernels/common/cuda_device.h"
 
 namespace terrazo {
@@ -198,7 +199,8 @@ std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t t
   TileGrid grid;
   grid.tile = tile;
   const bool labelled = !options.backlink.empty() || !options.allocation.empty();
-  return CostOutputsWriter::reserved_bytes(options, grid) + sssp_output_tile_bytes(tile, labelled, !options.backlink.empty());
+  return CostOutputsWriter::reserved_bytes(options, grid) +
+         sssp_output_tile_bytes(tile, labelled, !options.backlink.empty(), halo_width(options.connectivity));
 }
 
 namespace {
@@ -215,6 +217,23 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
                         {"--source-raster", options.source_raster}, {"--friction", options.friction}},
                        {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
 
+  // Knight's moves (GRASS r.cost -k, docs/sssp.md "Knight's moves"): the symmetric models whose
+  // weight over four cells is defined, on uniform step lengths, through the streamed CPU exchange.
+  const bool knight = options.connectivity == Connectivity::Sixteen;
+  if (knight) {
+    if (options.weight != WeightModel::Friction && options.weight != WeightModel::Geometric &&
+        options.weight != WeightModel::Unit)
+      throw UsageError(std::string("--connectivity 16 (knight's moves) takes --weight friction, geometric or unit, not ") +
+                       (is_directed(options.weight) ? "--model " : "--weight ") + to_string(options.weight));
+    if (options.distance == DistanceMode::Geodesic)
+      throw UsageError("--connectivity 16 (knight's moves) takes --distance cells or map, not geodesic");
+    if (!options.index.empty())
+      throw UsageError("--connectivity 16 (knight's moves) has no index (its boundary graph is 8-connected); drop --index");
+    if (options.exchange == "resident")
+      throw UsageError("--connectivity 16 (knight's moves) runs the streamed exchange; drop --exchange resident");
+    if (options.block_solver == "bfs")
+      throw UsageError("--connectivity 16 (knight's moves) runs the Dijkstra block solver; drop --block-solver bfs");
+  }
   // Device: the CUDA block solver computes distances only; backlinks and allocation need the
   // CPU solver's labels.
   const bool labelled = !options.backlink.empty() || !options.allocation.empty() || pass.track_source;
@@ -487,15 +506,18 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   }
 
   const std::string store_path = run.file("distances.bin");
-  DistanceStore distances(store_path, grid, labelled, budget);
+  if (t < halo_width(options.connectivity))
+    throw UsageError("--tile " + std::to_string(t) + " is narrower than the two-cell halo of --connectivity 16");
+  DistanceStore distances(store_path, grid, labelled, budget, halo_width(options.connectivity));
   // The write phase's fixed needs, checked before any work, beside what is held now (the store's
   // index, the distance store). The streamed exchange leaves this much unreserved, so the outputs
   // can be written straight from its cache (no flush to the store and no second read of it).
+  const std::uint32_t halo = halo_width(options.connectivity);
   const std::uint64_t write_phase_bytes = CostOutputsWriter::reserved_bytes(options, grid) +
-                                          sssp_output_tile_bytes(t, labelled, !options.backlink.empty());
+                                          sssp_output_tile_bytes(t, labelled, !options.backlink.empty(), halo);
   {
     const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
-    const std::uint64_t tile = sssp_output_tile_bytes(t, labelled, !options.backlink.empty());
+    const std::uint64_t tile = sssp_output_tile_bytes(t, labelled, !options.backlink.empty(), halo);
     if (outputs + tile > budget.available())
       throw BudgetError("memory budget too small for the sssp write phase: it needs " + MemoryBudget::format_size(outputs + tile) +
                   " (GDAL block cache and output windows " + MemoryBudget::format_size(outputs) + ", output tile " +
@@ -534,7 +556,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   SsspExchangeStats stats;
   // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
   bool resident = options.exchange == "resident" && !index;
-  if (options.exchange == "auto" && use_cuda && !index) {
+  if (options.exchange == "auto" && use_cuda && !index && !knight) {  // the resident exchange: 8 neighbours
     const std::uint64_t need =
         ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile, Device::Cuda, 1);
     const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4 * 3;

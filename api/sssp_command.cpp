@@ -1,5 +1,6 @@
 // api/sssp_command.cpp: parse_sssp_options, sssp_usage, run_sssp_command (api/sssp_command.h).
 #include "api/sssp_command.h"
+#include "kernels/sssp/knight.h"
 #include "api/walk_weights.h"
 
 #include <cstdio>
@@ -110,7 +111,8 @@ const char kUsage[] =
     "                        an integer (unit, or an integer raster with absdiff or max), else the\n"
     "                        largest power of 10 keeping every step weight <= 2^30; each step is exact\n"
     "                        to 0.5/S; the rule of docs/weights.md)\n"
-    "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --connectivity 8|4|16 neighbours per cell (default 8); 16 adds the 8 knight's moves as GRASS\n"
+    "                        r.cost -k (friction, geometric, unit; docs/sssp.md)\n"
     "  --max-cost C          stop at cost C: cells farther than C are unreached (cost units)\n"
     "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
     "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
@@ -266,7 +268,8 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
     options.scale = scale;
   }
-  if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
+  if (auto connectivity = args.value("--connectivity"))
+    options.connectivity = *connectivity == "16" ? Connectivity::Sixteen : parse_connectivity(*connectivity);
   if (auto exchange = args.value("--exchange")) {
     if (*exchange != "auto" && *exchange != "streamed" && *exchange != "resident")
       throw UsageError("invalid --exchange '" + *exchange + "': expected auto, streamed or resident");

@@ -1,6 +1,8 @@
 // api/weight_params.cpp: choose_weight_params (api/weight_params.h; the rule in docs/weights.md).
 #include "api/weight_params.h"
 
+#include "kernels/sssp/knight.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -109,9 +111,11 @@ WeightChoice choose_weight_params(WeightModel model, double scale, const RasterI
   if (steps) p.steps = *steps;
   // The longest and the shortest step the graph has (cells: sqrt 2 or 1, and 1).
   const bool uniform = p.steps.rows == nullptr;
-  const double longest_step = connectivity == Connectivity::Eight || !uniform
-                                  ? p.steps.max_length
-                                  : std::max(p.steps.ew, p.steps.ns);
+  double longest_step = connectivity == Connectivity::Eight || !uniform
+                            ? p.steps.max_length
+                            : std::max(p.steps.ew, p.steps.ns);
+  if (connectivity == Connectivity::Sixteen && uniform)  // the longer knight's move (cells: sqrt 5)
+    longest_step = std::max(knight_length(p.steps, 8), knight_length(p.steps, 9));
   const double shortest_step = uniform && connectivity == Connectivity::Four ? std::min(p.steps.ew, p.steps.ns)
                                                                            : p.steps.min_length;
   if (scale != 0 && !(scale > 0 && std::isfinite(scale)))

@@ -15,6 +15,8 @@ const char* to_string(WeightModel model) {
   return "?";
 }
 
-const char* to_string(Connectivity connectivity) { return connectivity == Connectivity::Four ? "4" : "8"; }
+const char* to_string(Connectivity connectivity) {
+  return connectivity == Connectivity::Four ? "4" : connectivity == Connectivity::Sixteen ? "16" : "8";
+}
 
 }  // namespace terrazo

@@ -28,7 +28,8 @@ enum class WeightModel : std::uint8_t { Max = 0, AbsDiff = 1, Friction = 2, Unit
 __host__ __device__
 #endif
 constexpr bool is_directed(WeightModel model) { return model == WeightModel::Walk || model == WeightModel::Tobler; }
-enum class Connectivity : std::uint8_t { Four = 4, Eight = 8 };
+// Sixteen: the 8 neighbours plus the 8 knight's moves (sssp only, kernels/sssp/knight.h).
+enum class Connectivity : std::uint8_t { Four = 4, Eight = 8, Sixteen = 16 };
 
 const char* to_string(WeightModel model);
 const char* to_string(Connectivity connectivity);

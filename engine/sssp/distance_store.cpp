@@ -12,12 +12,13 @@
 
 namespace terrazo {
 
-DistanceStore::DistanceStore(const std::string& path, const TileGrid& grid, bool labelled, MemoryBudget& budget)
-    : path_(path), grid_(grid), labelled_(labelled) {
+DistanceStore::DistanceStore(const std::string& path, const TileGrid& grid, bool labelled, MemoryBudget& budget,
+                             std::uint32_t halo)
+    : path_(path), grid_(grid), labelled_(labelled), halo_(halo) {
   const std::uint64_t t = grid.tile;
   cells_ = t * t;
   ring_offset_ = cells_ * (labelled ? 16 : 8);
-  const std::uint64_t raw = ring_offset_ + (4 * t + 4) * sizeof(RingCell);
+  const std::uint64_t raw = ring_offset_ + static_cast<std::uint64_t>(ring_cell_count(t, halo)) * sizeof(RingCell);
   slot_bytes_ = (raw + 4095) / 4096 * 4096;
   const std::uint64_t tiles = grid.tile_count();
   reservation_ = budget.reserve(tiles / 4 + 64 + cells_ * 8, "distance store index and buffer");

@@ -3,7 +3,8 @@
 // One file in the run directory with one fixed slot per tile (slot = tile index ty * tiles_x + tx):
 //   interior  dist[t*t] u64, then (labelled runs) source[t*t] u32 and hops[t*t] u32, row-major;
 //   ring      4t+4 RingCell entries: the labels and cell values of the one-cell ring around the
-//             tile (the block solver's halo, kernels/sssp/block_sssp.h) as pushed by the neighbours.
+//             tile (the block solver's halo, kernels/sssp/block_sssp.h) as pushed by the neighbours
+//             (8t+16 for the two-cell ring of 16 neighbours: ring_index below).
 // Ring order (each side contiguous, so a neighbour's push is one read-modify-write):
 //   [0, t+2)        top row     halo (hx, 0),   hx = 0..t+1
 //   [t+2, 2t+4)     bottom row  halo (hx, t+1), hx = 0..t+1
@@ -36,20 +37,32 @@ struct RingCell {
 };
 static_assert(sizeof(RingCell) == 24, "RingCell is stored as 24 bytes");
 
-// Ring position of halo cell (hx, hy) of a t x t tile (one of hx, hy is 0 or t+1).
-inline std::uint32_t ring_index(std::uint32_t t, std::uint32_t hx, std::uint32_t hy) {
-  if (hy == 0) return hx;
-  if (hy == t + 1) return t + 2 + hx;
-  if (hx == 0) return 2 * t + 4 + (hy - 1);
-  return 3 * t + 4 + (hy - 1);
+// Ring position of halo cell (hx, hy) of a t x t tile with a halo h cells wide, in the window's
+// coordinates (0 <= hx, hy < t + 2h, outside the interior [h, t + h)^2). With s = t + 2h:
+//   [0, h s)                top band     rows 0..h-1, row-major
+//   [h s, 2 h s)            bottom band  rows t+h..t+2h-1, row-major
+//   [2 h s, 2 h s + t h)    left band    rows h..t+h-1, columns 0..h-1, row-major
+//   [2 h s + t h, 4ht+4h^2) right band   rows h..t+h-1, columns t+h..t+2h-1, row-major
+// h = 1 is the layout above (the default); h = 2 with 16 neighbours (kernels/sssp/knight.h). What
+// one neighbour pushes is one contiguous run (a side) or a run with gaps (a corner's h x h block).
+inline std::uint32_t ring_cell_count(std::uint32_t t, std::uint32_t h = 1) { return 4 * h * t + 4 * h * h; }
+inline std::uint32_t ring_index(std::uint32_t t, std::uint32_t hx, std::uint32_t hy, std::uint32_t h = 1) {
+  const std::uint32_t s = t + 2 * h;
+  if (hy < h) return hy * s + hx;
+  if (hy >= t + h) return h * s + (hy - t - h) * s + hx;
+  if (hx < h) return 2 * h * s + (hy - h) * h + hx;
+  return 2 * h * s + t * h + (hy - h) * h + (hx - t - h);
 }
 // Halo coordinates of ring position r.
-inline void ring_cell(std::uint32_t t, std::uint32_t r, std::uint32_t* hx, std::uint32_t* hy) {
-  if (r < t + 2) { *hx = r; *hy = 0; return; }
-  if (r < 2 * t + 4) { *hx = r - (t + 2); *hy = t + 1; return; }
-  if (r < 3 * t + 4) { *hx = 0; *hy = r - (2 * t + 4) + 1; return; }
-  *hx = t + 1;
-  *hy = r - (3 * t + 4) + 1;
+inline void ring_cell(std::uint32_t t, std::uint32_t r, std::uint32_t* hx, std::uint32_t* hy, std::uint32_t h = 1) {
+  const std::uint32_t s = t + 2 * h;
+  if (r < h * s) { *hx = r % s; *hy = r / s; return; }
+  if (r < 2 * h * s) { r -= h * s; *hx = r % s; *hy = t + h + r / s; return; }
+  r -= 2 * h * s;
+  if (r < t * h) { *hx = r % h; *hy = h + r / h; return; }
+  r -= t * h;
+  *hx = t + h + r % h;
+  *hy = h + r / h;
 }
 
 // Where the output phase (engine/sssp/output.h) reads the final labels: the DistanceStore, or the
@@ -59,7 +72,9 @@ class SsspLabelSource {
   virtual ~SsspLabelSource() = default;
   virtual const TileGrid& grid() const = 0;
   virtual bool labelled() const = 0;
-  std::uint32_t ring_cells() const { return 4 * grid().tile + 4; }
+  // The halo's width: 2 with 16 neighbours, else 1 (kernels/sssp/knight.h).
+  virtual std::uint32_t halo() const { return 1; }
+  std::uint32_t ring_cells() const { return ring_cell_count(grid().tile, halo()); }
   // False: every cell of the tile is unreached (no read needed).
   virtual bool interior_present(std::uint64_t tile) const = 0;
   // t*t each; source/hops only with labels (may be null otherwise). Absent: unreached, 0, 0.
@@ -73,13 +88,16 @@ class SsspLabelSource {
 
 class DistanceStore final : public SsspLabelSource {
  public:
-  DistanceStore(const std::string& path, const TileGrid& grid, bool labelled, MemoryBudget& budget);
+  // halo: the ring's width (ring_index).
+  DistanceStore(const std::string& path, const TileGrid& grid, bool labelled, MemoryBudget& budget,
+                std::uint32_t halo = 1);
   ~DistanceStore();
   DistanceStore(const DistanceStore&) = delete;
   DistanceStore& operator=(const DistanceStore&) = delete;
 
   const TileGrid& grid() const override { return grid_; }
   bool labelled() const override { return labelled_; }
+  std::uint32_t halo() const override { return halo_; }
   bool interior_present(std::uint64_t tile) const override { return interior_present_[tile]; }
   bool ring_present(std::uint64_t tile) const { return ring_present_[tile]; }
   std::uint64_t tiles_with_interior() const { return interior_count_; }
@@ -110,6 +128,7 @@ class DistanceStore final : public SsspLabelSource {
   std::string path_;
   TileGrid grid_;
   bool labelled_;
+  std::uint32_t halo_;
   int fd_ = -1;
   std::uint64_t cells_;       // t*t
   std::uint64_t ring_offset_; // within a slot

@@ -7,7 +7,9 @@
 #include <string>
 
 #include "core/error.h"
+#include "engine/sssp/halo_values.h"
 #include "kernels/sssp/block_sssp.h"
+#include "kernels/sssp/knight.h"
 #include "kernels/common/tile_geometry.h"
 
 namespace terrazo {
@@ -24,10 +26,10 @@ constexpr std::uint32_t kHopsLimit = 0xC0000000u;
 struct SsspExchange::Entry {
   std::uint64_t tile = 0;
   std::uint32_t tx = 0, ty = 0;
-  std::vector<double> values;        // (t+2)^2
-  std::vector<PathLength> dist;      // (t+2)^2
-  std::vector<std::uint32_t> source; // (t+2)^2, labelled runs
-  std::vector<std::uint32_t> hops;   // (t+2)^2, labelled runs
+  std::vector<double> values;        // (t+2h)^2, h = halo_width (kernels/sssp/knight.h)
+  std::vector<PathLength> dist;      // (t+2h)^2
+  std::vector<std::uint32_t> source; // (t+2h)^2, labelled runs
+  std::vector<std::uint32_t> hops;   // (t+2h)^2, labelled runs
   std::vector<std::uint8_t> changed; // t*t
   bool dirty = false;
   int pins = 0;
@@ -45,11 +47,14 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
       options_(options),
       grid_(input.grid()),
       labelled_(options.track_source || options.track_hops),
-      t_(input.grid().tile) {
+      t_(input.grid().tile),
+      h_(halo_width(options.connectivity)) {
   if (store.labelled() != labelled_) throw Error("internal: distance store and exchange disagree on labels");
+  if (store.halo() != h_) throw Error("internal: distance store and exchange disagree on the halo");
+  if (t_ < h_) throw Error("internal: the tile is narrower than the halo");
   if (options_.threads == 0) options_.threads = 1;
   if (options_.batch < options_.threads) options_.batch = options_.threads;
-  halo_cells_ = static_cast<std::uint64_t>(t_ + 2) * (t_ + 2);
+  halo_cells_ = static_cast<std::uint64_t>(t_ + 2 * h_) * (t_ + 2 * h_);
   const std::uint64_t tiles = grid_.tile_count();
   const std::uint64_t cells = static_cast<std::uint64_t>(t_) * t_;
 
@@ -58,7 +63,8 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   reservations_.push_back(budget.reserve(queue_bytes, "sssp tile queue"));
   // Solver heaps and masks per thread, plus this object's tile, label and ring buffers.
   const std::uint64_t solver_bytes = options_.threads * halo_cells_ * (labelled_ ? 48 : 32) +
-                                     cells * (16 + (labelled_ ? 8 : 0)) + (4 * t_ + 4) * sizeof(RingCell);
+                                     cells * (16 + (labelled_ ? 8 : 0)) + ring_cell_count(t_, h_) * sizeof(RingCell) +
+                                     (h_ > 1 ? cells * 8 : 0);
   reservations_.push_back(budget.reserve(solver_bytes, "sssp block solver workspace"));
   pool_ = std::make_unique<WorkerPool>(options_.threads);
   SsspTileSolverOptions solver_options;
@@ -101,6 +107,8 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
     hops_buffer_.resize(cells);
   }
   ring_buffer_.resize(store_.ring_cells());
+  if (h_ > 1) halo_scratch_.resize(cells);
+  for (int d = 8; d < 16; ++d) knight_lengths_[d] = knight_length(options_.params.steps, d);
 }
 
 SsspExchange::~SsspExchange() = default;
@@ -138,7 +146,7 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
   e.ty = static_cast<std::uint32_t>(tile / grid_.tiles_x());
   e.dirty = false;
   e.pins = 1;
-  const std::uint32_t t = t_, s = t_ + 2;
+  const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
   ++stats_.cache_loads;
 
   // Values: the tile from the input, the ring from the store (where a neighbour pushed a label).
@@ -148,12 +156,13 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
     std::fill(read_buffer_.begin(), read_buffer_.end(), std::numeric_limits<double>::quiet_NaN());
   }
   for (std::uint32_t y = 0; y < t; ++y)
-    std::memcpy(&e.values[(y + 1) * s + 1], &read_buffer_[static_cast<std::size_t>(y) * t], t * sizeof(double));
+    std::memcpy(&e.values[static_cast<std::size_t>(y + h) * s + h], &read_buffer_[static_cast<std::size_t>(y) * t],
+                t * sizeof(double));
   // Labels of the interior.
   store_.read_interior(tile, dist_buffer_.data(), labelled_ ? source_buffer_.data() : nullptr,
                        labelled_ ? hops_buffer_.data() : nullptr);
   for (std::uint32_t y = 0; y < t; ++y) {
-    const std::size_t row = (y + 1) * static_cast<std::size_t>(s) + 1;
+    const std::size_t row = (y + h) * static_cast<std::size_t>(s) + h;
     std::memcpy(&e.dist[row], &dist_buffer_[static_cast<std::size_t>(y) * t], t * sizeof(PathLength));
     if (labelled_) {
       std::memcpy(&e.source[row], &source_buffer_[static_cast<std::size_t>(y) * t], t * 4);
@@ -165,7 +174,7 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
   store_.read_ring(tile, 0, store_.ring_cells(), ring.data());
   for (std::uint32_t r = 0; r < ring.size(); ++r) {
     std::uint32_t hx, hy;
-    ring_cell(t, r, &hx, &hy);
+    ring_cell(t, r, &hx, &hy, h);
     const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
     e.dist[i] = ring[r].dist;
     e.values[i] = ring[r].dist == kUnreached ? std::numeric_limits<double>::quiet_NaN() : ring[r].value;
@@ -174,6 +183,9 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
       e.hops[i] = ring[r].hops;
     }
   }
+  // A knight's move weighs the two cells it crosses, reached or not: with 16 neighbours every halo
+  // cell holds its value, read from the neighbouring tiles (engine/sssp/halo_values.h).
+  if (h > 1) fill_halo_values(input_, e.tx, e.ty, h, e.values.data(), halo_scratch_);
   lru_.push_front(tile);
   e.lru = lru_.begin();
   cache_.emplace(tile, std::move(entry));
@@ -183,12 +195,12 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
 void SsspExchange::unpin(Entry& entry) { --entry.pins; }
 
 void SsspExchange::write_back(Entry& e) {
-  const std::uint32_t t = t_, s = t_ + 2;
+  const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
   std::vector<PathLength>& dist = dist_buffer_;
   std::vector<std::uint32_t>& source = source_buffer_;
   std::vector<std::uint32_t>& hops = hops_buffer_;
   for (std::uint32_t y = 0; y < t; ++y) {
-    const std::size_t row = (y + 1) * static_cast<std::size_t>(s) + 1;
+    const std::size_t row = (y + h) * static_cast<std::size_t>(s) + h;
     std::memcpy(&dist[static_cast<std::size_t>(y) * t], &e.dist[row], t * sizeof(PathLength));
     if (labelled_) {
       std::memcpy(&source[static_cast<std::size_t>(y) * t], &e.source[row], t * 4);
@@ -200,7 +212,7 @@ void SsspExchange::write_back(Entry& e) {
   bool any = false;
   for (std::uint32_t r = 0; r < ring.size(); ++r) {
     std::uint32_t hx, hy;
-    ring_cell(t, r, &hx, &hy);
+    ring_cell(t, r, &hx, &hy, h);
     const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
     ring[r].dist = e.dist[i];
     ring[r].value = e.values[i];
@@ -250,9 +262,9 @@ void SsspExchange::read_interior(std::uint64_t tile, PathLength* dist, std::uint
     return;
   }
   const Entry& e = *found->second;
-  const std::uint32_t t = t_, s = t_ + 2;
+  const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
   for (std::uint32_t y = 0; y < t; ++y) {
-    const std::size_t row = (y + 1) * static_cast<std::size_t>(s) + 1, out = static_cast<std::size_t>(y) * t;
+    const std::size_t row = (y + h) * static_cast<std::size_t>(s) + h, out = static_cast<std::size_t>(y) * t;
     std::memcpy(&dist[out], &e.dist[row], t * sizeof(PathLength));
     if (source) {
       if (labelled_) std::memcpy(&source[out], &e.source[row], t * 4);
@@ -272,10 +284,10 @@ void SsspExchange::read_ring(std::uint64_t tile, std::uint32_t first, std::uint3
     return;
   }
   const Entry& e = *found->second;
-  const std::uint32_t s = t_ + 2;
+  const std::uint32_t s = t_ + 2 * h_;
   for (std::uint32_t k = 0; k < count; ++k) {  // as write_back() stores the ring
     std::uint32_t hx, hy;
-    ring_cell(t_, first + k, &hx, &hy);
+    ring_cell(t_, first + k, &hx, &hy, h_);
     const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
     RingCell cell;
     cell.dist = e.dist[i];
@@ -316,12 +328,12 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
   std::vector<std::uint32_t> on_nodata;
   const std::uint64_t tile = static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx;
   Entry& e = acquire(tile);
-  const std::uint32_t t = t_, s = t_ + 2;
+  const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
   std::fill(e.changed.begin(), e.changed.end(), 0);
   bool any = false;
   for (const TileSource& source : sources) {
     const std::uint32_t lx = source.local % t, ly = source.local / t;
-    const std::size_t i = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+    const std::size_t i = static_cast<std::size_t>(ly + h) * s + lx + h;
     if (e.values[i] != e.values[i]) {
       on_nodata.push_back(source.local);
       continue;
@@ -352,26 +364,41 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
 
 WeightParams SsspExchange::tile_params(const Entry& e) const {
   WeightParams p = options_.params;
-  p.steps.row0 = static_cast<std::int64_t>(e.ty) * t_ - 1;
+  p.steps.row0 = static_cast<std::int64_t>(e.ty) * t_ - h_;
   return p;
 }
 
+// The weight of the step from window cell u = (ux, uy) in direction d (0..15) to its neighbour v
+// (both inside e's window, and with a knight's move the two cells it crosses too).
+Weight SsspExchange::window_step_weight(const Entry& e, const WeightParams& params, std::int64_t ux, std::int64_t uy,
+                                        int d, bool* overflow) const {
+  const std::int64_t s = t_ + 2 * h_;
+  const std::size_t u = static_cast<std::size_t>(uy * s + ux);
+  const std::size_t v = static_cast<std::size_t>((uy + kStepDy[d]) * s + ux + kStepDx[d]);
+  if (!is_knight(d)) return step_weight(params, e.values[u], e.values[v], d, uy, overflow);
+  int ax, ay, bx, by;
+  knight_crossed(d, &ax, &ay, &bx, &by);
+  return knight_weight(params, e.values[u], e.values[static_cast<std::size_t>((uy + ay) * s + ux + ax)],
+                       e.values[static_cast<std::size_t>((uy + by) * s + ux + bx)], e.values[v], knight_lengths_[d],
+                       overflow);
+}
+
 bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std::uint32_t hy) const {
-  const std::uint32_t s = t_ + 2;
-  const std::size_t h = static_cast<std::size_t>(hy) * s + hx;
+  const std::int64_t s = t_ + 2 * h_, h = h_, t = t_;
+  const std::size_t u = static_cast<std::size_t>(hy) * static_cast<std::size_t>(s) + hx;
   const WeightParams params = tile_params(e);
   bool overflow = false;
-  for (int d = 0; d < 8; ++d) {
-    if (!direction_used(d, options_.connectivity)) continue;
-    const std::int64_t x = static_cast<std::int64_t>(hx) + kDirDx[d], y = static_cast<std::int64_t>(hy) + kDirDy[d];
-    if (x < 1 || y < 1 || x > static_cast<std::int64_t>(t_) || y > static_cast<std::int64_t>(t_)) continue;
-    const std::size_t v = static_cast<std::size_t>(y) * s + static_cast<std::size_t>(x);
-    const Weight w = step_weight(params, e.values[h], e.values[v], d, hy, &overflow);
+  for (int d = 0; d < direction_count(options_.connectivity); ++d) {
+    if (!step_used(d, options_.connectivity)) continue;
+    const std::int64_t x = static_cast<std::int64_t>(hx) + kStepDx[d], y = static_cast<std::int64_t>(hy) + kStepDy[d];
+    if (x < h || y < h || x >= t + h || y >= t + h) continue;
+    const std::size_t v = static_cast<std::size_t>(y * s + x);
+    const Weight w = window_step_weight(e, params, hx, hy, d, &overflow);
     if (w == kNoEdge) continue;
-    const PathLength nd = e.dist[h] + w;
+    const PathLength nd = e.dist[u] + w;
     if (nd < w || nd > options_.max_cost) continue;
     Label candidate{nd, 0};
-    if (labelled_) candidate.second = (static_cast<std::uint64_t>(e.source[h]) << 32) | (e.hops[h] + 1u);
+    if (labelled_) candidate.second = (static_cast<std::uint64_t>(e.source[u]) << 32) | (e.hops[u] + 1u);
     if (candidate < e.label(v)) return true;
   }
   return false;  // an overflowing weight is reported by the solver when the tile is solved anyway
@@ -382,17 +409,17 @@ bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std:
 // lower than its current labels). A neighbour cell never pushed (unreached in the ring, value
 // unknown) counts as improved.
 bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const {
-  const std::int64_t t = t_, s = t_ + 2;
-  const std::size_t u = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+  const std::int64_t t = t_, h = h_, s = t_ + 2 * h_;
+  const std::size_t u = static_cast<std::size_t>((ly + h) * s + lx + h);
   const WeightParams params = tile_params(e);
   bool overflow = false;
-  for (int d = 0; d < 8; ++d) {
-    if (!direction_used(d, options_.connectivity)) continue;
-    const std::int64_t vx = static_cast<std::int64_t>(lx) + kDirDx[d], vy = static_cast<std::int64_t>(ly) + kDirDy[d];
+  for (int d = 0; d < direction_count(options_.connectivity); ++d) {
+    if (!step_used(d, options_.connectivity)) continue;
+    const std::int64_t vx = static_cast<std::int64_t>(lx) + kStepDx[d], vy = static_cast<std::int64_t>(ly) + kStepDy[d];
     if ((vx < 0 ? -1 : vx >= t ? 1 : 0) != dx || (vy < 0 ? -1 : vy >= t ? 1 : 0) != dy) continue;
-    const std::size_t v = static_cast<std::size_t>(vy + 1) * s + static_cast<std::size_t>(vx + 1);
+    const std::size_t v = static_cast<std::size_t>((vy + h) * s + vx + h);
     if (e.dist[v] == kUnreached) return true;
-    const Weight w = step_weight(params, e.values[u], e.values[v], d, ly + 1, &overflow);
+    const Weight w = window_step_weight(e, params, lx + h, ly + h, d, &overflow);
     if (w == kNoEdge) continue;
     const PathLength nd = e.dist[u] + w;
     if (nd < w || nd > options_.max_cost) continue;
@@ -405,31 +432,36 @@ bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32
 
 // Pushes the changed border cells of `e` into the rings of its neighbours.
 void SsspExchange::push_borders(Entry& e, const std::uint8_t* changed) {
-  const std::uint32_t t = t_, s = t_ + 2;
+  const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
   const std::int64_t tiles_x = grid_.tiles_x(), tiles_y = grid_.tiles_y();
   std::vector<RingCell> cells;
   std::vector<char> improves;
   for (int d = 0; d < 8; ++d) {
-    if (!direction_used(d, options_.connectivity)) continue;
+    if (!step_used(d, options_.connectivity)) continue;
     const int dx = kDirDx[d], dy = kDirDy[d];
     const std::int64_t ntx = static_cast<std::int64_t>(e.tx) + dx, nty = static_cast<std::int64_t>(e.ty) + dy;
     if (ntx < 0 || nty < 0 || ntx >= tiles_x || nty >= tiles_y) continue;
-    // This tile's cells adjacent to the neighbour: a column, a row or a corner cell. In the
-    // neighbour's halo, cell (lx, ly) of this tile sits at (lx - dx*t + 1, ly - dy*t + 1).
-    const std::uint32_t x0 = dx > 0 ? t - 1 : 0, x1 = dx < 0 ? 0 : t - 1;
-    const std::uint32_t y0 = dy > 0 ? t - 1 : 0, y1 = dy < 0 ? 0 : t - 1;
-    const std::uint32_t xa = dx == 0 ? 0 : x0, xb = dx == 0 ? t - 1 : x1;
-    const std::uint32_t ya = dy == 0 ? 0 : y0, yb = dy == 0 ? t - 1 : y1;
+    // This tile's cells in the neighbour's halo: h columns, h rows or an h x h corner block. In the
+    // neighbour's window, cell (lx, ly) of this tile sits at (lx - dx*t + h, ly - dy*t + h). Their
+    // ring positions increase in this loop's order; a corner block's leave gaps, pushed as
+    // unreached ("no news").
+    const std::uint32_t xa = dx > 0 ? t - h : 0, xb = dx < 0 ? h - 1 : t - 1;
+    const std::uint32_t ya = dy > 0 ? t - h : 0, yb = dy < 0 ? h - 1 : t - 1;
     cells.clear();
     improves.clear();
     std::uint32_t first = 0;
     bool any = false;
     for (std::uint32_t ly = ya; ly <= yb; ++ly)
       for (std::uint32_t lx = xa; lx <= xb; ++lx) {
-        const std::uint32_t hx = static_cast<std::uint32_t>(static_cast<std::int64_t>(lx) - dx * static_cast<std::int64_t>(t) + 1);
-        const std::uint32_t hy = static_cast<std::uint32_t>(static_cast<std::int64_t>(ly) - dy * static_cast<std::int64_t>(t) + 1);
-        if (cells.empty()) first = ring_index(t, hx, hy);
-        const std::size_t i = static_cast<std::size_t>(ly + 1) * s + lx + 1;
+        const std::uint32_t hx = static_cast<std::uint32_t>(static_cast<std::int64_t>(lx) - dx * static_cast<std::int64_t>(t) + h);
+        const std::uint32_t hy = static_cast<std::uint32_t>(static_cast<std::int64_t>(ly) - dy * static_cast<std::int64_t>(t) + h);
+        const std::uint32_t r = ring_index(t, hx, hy, h);
+        if (cells.empty()) first = r;
+        while (first + cells.size() < r) {  // a gap of a corner block
+          cells.push_back(RingCell{});
+          improves.push_back(0);
+        }
+        const std::size_t i = static_cast<std::size_t>(ly + h) * s + lx + h;
         RingCell cell;  // unreached: "no news" for ring positions whose cell did not change
         bool better = false;
         if (changed[static_cast<std::size_t>(ly) * t + lx]) {
@@ -456,7 +488,7 @@ void SsspExchange::push_borders(Entry& e, const std::uint8_t* changed) {
 
 void SsspExchange::push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells,
                                      const std::vector<char>& improves) {
-  const std::uint32_t t = t_, s = t_ + 2;
+  const std::uint32_t t = t_, s = t_ + 2 * h_;
   const auto count = static_cast<std::uint32_t>(cells.size());
   auto label_of = [&](const RingCell& c) {
     return Label{c.dist, labelled_ ? (static_cast<std::uint64_t>(c.source) << 32 | c.hops) : 0};
@@ -468,7 +500,7 @@ void SsspExchange::push_to_neighbour(std::uint64_t tile, std::uint32_t first, co
     for (std::uint32_t k = 0; k < count; ++k) {
       if (cells[k].dist == kUnreached) continue;
       std::uint32_t hx, hy;
-      ring_cell(t, first + k, &hx, &hy);
+      ring_cell(t, first + k, &hx, &hy, h_);
       const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
       if (!(label_of(cells[k]) < n.label(i))) continue;
       n.dist[i] = cells[k].dist;
@@ -518,7 +550,7 @@ void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
     }
     tile.interior_consistent = !full_scan_[e->tile];
     tile.changed = e->changed.data();
-    tile.row0 = static_cast<std::int64_t>(e->ty) * t_ - 1;
+    tile.row0 = static_cast<std::int64_t>(e->ty) * t_ - h_;
     tiles.tiles.push_back(tile);
   }
   const SsspTileSolved& solved = solver_->solve(tiles);

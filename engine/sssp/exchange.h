@@ -6,14 +6,15 @@
 //
 // State: the labels of every cell (dist, and with labels also source and hops, kernels/sssp/block_sssp.h)
 // live in a DistanceStore; a tile cache (LRU, pinned while in use) holds tiles in the block
-// solver's (t+2)^2 layout: values and labels of the tile and of its halo ring.
+// solver's (t+2h)^2 layout: values and labels of the tile and of its halo ring (h = 1; 2 with 16
+// neighbours, whose knight's moves reach two cells into a neighbouring tile: kernels/sssp/knight.h).
 // Algorithm:
 //   1. Sources: each source cell gets label (0, id, 0) (lowest id when a cell is given twice), its
 //      tile is queued with key 0 and source cells on the tile's border are pushed (step 3).
 //   2. Pop the tiles of smallest key (a batch of up to `batch` tiles), solve each with the block
 //      solver (CPU Dijkstra, or the CUDA solver for distance-only runs).
-//   3. Push every border cell whose label changed to the ring of each neighbouring tile it touches
-//      (4 or 8 neighbours): ring label = min(ring label, pushed label). The neighbour is queued only
+//   3. Push every border cell (within h of the border) whose label changed to the ring of each
+//      neighbouring tile it touches (4 or 8 neighbours): ring label = min(ring label, pushed label). The neighbour is queued only
 //      if the pushed cell improves one of the neighbour's cells next to it: checked on the
 //      neighbour's own labels when it is cached, else on this tile's ring, which holds the
 //      neighbour's border labels as last pushed (never lower than current, so the check never
@@ -117,6 +118,7 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   SsspExchange& operator=(const SsspExchange&) = delete;
 
   bool labelled() const override { return labelled_; }
+  std::uint32_t halo() const override { return h_; }
   std::vector<std::uint32_t> add_sources(std::uint32_t tx, std::uint32_t ty,
                                          const std::vector<TileSource>& sources) override;
   void run(Progress& progress) override;
@@ -144,6 +146,8 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
                          const std::vector<char>& improves);
   // The weight parameters of one tile's window (its step-length table row origin).
   WeightParams tile_params(const Entry& entry) const;
+  Weight window_step_weight(const Entry& entry, const WeightParams& params, std::int64_t ux, std::int64_t uy, int d,
+                            bool* overflow) const;
   bool halo_improves_interior(const Entry& entry, std::uint32_t hx, std::uint32_t hy) const;
   bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
   void solve_batch(const std::vector<Entry*>& batch);
@@ -154,7 +158,9 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   TileGrid grid_;
   bool labelled_;
   std::uint32_t t_;
+  std::uint32_t h_;  // the halo's width: 2 with 16 neighbours, else 1 (kernels/sssp/knight.h)
   std::uint64_t halo_cells_;
+  double knight_lengths_[16] = {};
   // Cache.
   std::uint64_t capacity_ = 0;
   std::unordered_map<std::uint64_t, std::unique_ptr<Entry>> cache_;
@@ -163,7 +169,8 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   std::vector<double> read_buffer_;             // t*t
   std::vector<PathLength> dist_buffer_;         // t*t
   std::vector<std::uint32_t> source_buffer_, hops_buffer_;  // t*t, labelled runs
-  std::vector<RingCell> ring_buffer_;           // 4t+4
+  std::vector<RingCell> ring_buffer_;           // 4t+4 (8t+16 with a two-cell halo)
+  std::vector<double> halo_scratch_;            // t*t: a neighbour's values (two-cell halo only)
   // Queue.
   std::vector<PathLength> queued_key_;  // kUnreached: not queued
   std::set<std::pair<PathLength, std::uint64_t>> queue_;

@@ -10,15 +10,17 @@
 
 #include "core/error.h"
 #include "core/worker_pool.h"
+#include "engine/sssp/halo_values.h"
 #include "kernels/sssp/backlink.h"
 
 namespace terrazo {
 
-std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backlinks) {
+std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backlinks, std::uint32_t h) {
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-  const std::uint64_t halo = static_cast<std::uint64_t>(t + 2) * (t + 2);
-  const std::uint64_t ring_cells = 4ull * t + 4;  // DistanceStore::ring_cells()
-  return cells * (8 + 8 + 1) + (labelled ? cells * 8 : 0) + (backlinks ? halo * 24 : 0) + ring_cells * sizeof(RingCell);
+  const std::uint64_t halo = static_cast<std::uint64_t>(t + 2 * h) * (t + 2 * h);
+  const std::uint64_t ring_cells = ring_cell_count(t, h);  // DistanceStore::ring_cells()
+  return cells * (8 + 8 + 1) + (labelled ? cells * 8 : 0) + (backlinks ? halo * 24 : 0) + ring_cells * sizeof(RingCell) +
+         (backlinks && h > 1 ? cells * 8 : 0);  // a neighbour's values (fill_halo_values)
 }
 
 namespace {
@@ -28,7 +30,7 @@ struct OutputSlot {
   std::vector<PathLength> dist;
   std::vector<std::uint32_t> source, hops;
   std::vector<std::uint8_t> back;
-  std::vector<double> tile_values, halo_values;
+  std::vector<double> tile_values, halo_values, neighbour_values;
   std::vector<PathLength> halo_dist;
   std::vector<std::uint32_t> halo_source, halo_hops;
   std::vector<RingCell> ring;
@@ -44,11 +46,11 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
                                    bool release_tiles) {
   if (backlinks && !options.track_hops) throw Error("internal: backlinks need hop labels");
   const TileGrid& grid = store.grid();
-  const std::uint32_t t = grid.tile, s = t + 2;
+  const std::uint32_t t = grid.tile, h = store.halo(), s = t + 2 * h;
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t halo = static_cast<std::uint64_t>(s) * s;
   const bool labelled = store.labelled();
-  const std::uint64_t tile_bytes = sssp_output_tile_bytes(t, labelled, backlinks);
+  const std::uint64_t tile_bytes = sssp_output_tile_bytes(t, labelled, backlinks, h);
   const MemoryBudget::Reservation reservation = budget.reserve(tile_bytes, "sssp output tile");
   // More tiles in flight where the budget holds them (the first is the one checked up front).
   const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -102,7 +104,12 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
       result.slot = i;
       result.reached = store.interior_present(o.tile);
       store.read_interior(o.tile, o.dist.data(), labelled ? o.source.data() : nullptr, labelled ? o.hops.data() : nullptr);
-      if (backlinks && result.reached) store.read_ring(o.tile, 0, store.ring_cells(), o.ring.data());
+      if (backlinks && result.reached) {
+        store.read_ring(o.tile, 0, store.ring_cells(), o.ring.data());
+        // 16 neighbours: every halo cell's value (a knight's move weighs the cells it crosses), here
+        // where the input is read by one thread at a time.
+        if (h > 1) fill_halo_values(input, result.tx, result.ty, h, o.halo_values.data(), o.neighbour_values);
+      }
     }
     // Statistics, backlinks and the sink's conversions, a tile per thread.
     pool.run(count, [&](std::uint64_t i) {
@@ -126,7 +133,7 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
           input.read_tile(result.tx, result.ty, o.tile_values.data());
           std::fill(o.halo_dist.begin(), o.halo_dist.end(), kUnreached);
           for (std::uint32_t y = 0; y < t; ++y) {
-            const std::size_t row = static_cast<std::size_t>(y + 1) * s + 1, in = static_cast<std::size_t>(y) * t;
+            const std::size_t row = static_cast<std::size_t>(y + h) * s + h, in = static_cast<std::size_t>(y) * t;
             std::memcpy(&o.halo_values[row], &o.tile_values[in], t * sizeof(double));
             std::memcpy(&o.halo_dist[row], &o.dist[in], t * sizeof(PathLength));
             std::memcpy(&o.halo_source[row], &o.source[in], t * 4);
@@ -134,16 +141,17 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
           }
           for (std::uint32_t r = 0; r < store.ring_cells(); ++r) {
             std::uint32_t hx, hy;
-            ring_cell(t, r, &hx, &hy);
-            const std::size_t h = static_cast<std::size_t>(hy) * s + hx;
-            o.halo_dist[h] = o.ring[r].dist;
-            o.halo_values[h] = o.ring[r].dist == kUnreached ? std::numeric_limits<double>::quiet_NaN() : o.ring[r].value;
-            o.halo_source[h] = o.ring[r].source;
-            o.halo_hops[h] = o.ring[r].hops;
+            ring_cell(t, r, &hx, &hy, h);
+            const std::size_t c = static_cast<std::size_t>(hy) * s + hx;
+            o.halo_dist[c] = o.ring[r].dist;
+            if (h == 1)  // (two-cell halos hold every value already)
+              o.halo_values[c] = o.ring[r].dist == kUnreached ? std::numeric_limits<double>::quiet_NaN() : o.ring[r].value;
+            o.halo_source[c] = o.ring[r].source;
+            o.halo_hops[c] = o.ring[r].hops;
           }
           bool overflow = false;
           WeightParams tile_params = options.params;
-          tile_params.steps.row0 = static_cast<std::int64_t>(result.ty) * t - 1;
+          tile_params.steps.row0 = static_cast<std::int64_t>(result.ty) * t - h;
           o.missing = backlinks_cpu(o.halo_values.data(), t, tile_params, options.connectivity, o.halo_dist.data(),
                                     o.halo_source.data(), o.halo_hops.data(), o.back.data(), &overflow);
         }

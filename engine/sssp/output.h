@@ -58,7 +58,7 @@ struct SsspOutputStats {
 // options.track_hops. Throws Error when a reached cell has no predecessor (labels not final).
 // Bytes write_sssp_results reserves ("sssp output tile") for tiles of `t` cells: the run checks
 // them up front, before the exchange (docs/reliability.md "The budget promise").
-std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backlinks);
+std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backlinks, std::uint32_t halo = 1);
 
 SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
                                    bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,

@@ -24,8 +24,9 @@ constexpr int kDirDy[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 
 TERRAZO_HD bool is_diagonal(int dir) { return (dir & 1) != 0; }
 TERRAZO_HD int opposite(int dir) { return (dir + 4) & 7; }
-// In 4-connectivity only the orthogonal directions exist.
-TERRAZO_HD bool direction_used(int dir, Connectivity c) { return c == Connectivity::Eight || !is_diagonal(dir); }
+// In 4-connectivity only the orthogonal directions exist (16: all 8, plus the knight's moves of
+// kernels/sssp/knight.h).
+TERRAZO_HD bool direction_used(int dir, Connectivity c) { return c != Connectivity::Four || !is_diagonal(dir); }
 
 // Rank of an owned direction (0..3) in the (min id, max id) order of its edge.
 TERRAZO_HD std::uint32_t owned_direction_rank(int dir) {

@@ -41,6 +41,7 @@
 #include "kernels/sssp/block_sssp_launch.cuh"
 #include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"
+#include "kernels/sssp/knight.h"
 #include "kernels/common/cuda_device.h"
 
 namespace terrazo {
@@ -331,6 +332,11 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
                        unsigned long long* d_changed_total, int* d_overflow, SsspWorkspace& workspace,
                        cudaStream_t stream, unsigned long long* d_rounds, const std::int64_t* d_row0) {
   if (tiles == 0) return;
+  if (connectivity == Connectivity::Sixteen) {  // knight's moves: kernels/sssp/block_sssp_knight.cu
+    launch_block_sssp_knight(d_values, tiles, t, params, max_cost, d_dist, d_changed, d_changed_total, d_overflow,
+                             workspace, stream, d_rounds);
+    return;
+  }
   if (t == 0 || t > 16384) throw Error("block SSSP: tile size " + std::to_string(t) + " is outside 1..16384");
   Weight step = 0;
   if (workspace.sweep == SsspSweep::FrontierBfs && block_bfs_step(params, &step) &&
@@ -378,9 +384,11 @@ std::uint64_t block_sssp_cuda(const double* values, std::uint64_t tile_count, st
                               PathLength* dist, std::uint8_t* changed, bool* overflow) {
   if (!cuda_device().available) throw Error("block_sssp_cuda: " + cuda_device().reason);
   if (tile_count == 0) return 0;
-  const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
+  const std::uint64_t grid = static_cast<std::uint64_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-  const std::uint64_t per_tile = grid * 16 + cells + cuda::block_sssp_scratch_bytes_per_tile(t, is_directed(params.model));
+  const std::uint64_t per_tile = grid * 16 + cells +
+                                 (connectivity == Connectivity::Sixteen ? cuda::block_sssp_knight_scratch_bytes_per_tile(t)
+                                                                  : cuda::block_sssp_scratch_bytes_per_tile(t, is_directed(params.model)));
   const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(tile_count, (1ull << 30) / per_tile));
   cuda::DeviceBuffer<double> d_values(chunk * grid);
   cuda::DeviceBuffer<PathLength> d_dist(chunk * grid);

@@ -4,7 +4,9 @@
 // the block decomposition; [Malison2012] for GPU relaxation.
 //
 // Layout: the tile with a one-cell halo ring, (t+2) x (t+2), row-major, interior cell (lx, ly) at
-// index (ly+1)*(t+2) + (lx+1). values: NaN = nodata/padding/outside the raster.
+// index (ly+1)*(t+2) + (lx+1). values: NaN = nodata/padding/outside the raster. With
+// Connectivity::Sixteen (knight's moves, kernels/sssp/knight.h; CUDA twin: block_sssp_knight.cu) the halo is two cells wide:
+// (t+4) x (t+4), interior cell at (ly+2)*(t+4) + (lx+2), and every halo cell holds its value.
 // Contract (CPU and CUDA implementations give identical distances):
 //   in     values[(t+2)^2]; dist[(t+2)^2]: interior = current distances (kUnreached or finite, sources
 //          already 0), halo = current distances of the neighbouring cells (read only)

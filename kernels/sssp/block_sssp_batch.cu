@@ -9,6 +9,7 @@
 
 #include "kernels/sssp/block_sssp_batch.h"
 #include "kernels/sssp/block_sssp_launch.cuh"
+#include "kernels/sssp/knight.h"
 
 namespace terrazo {
 
@@ -54,10 +55,12 @@ CudaSsspBatchSolver::CudaSsspBatchSolver(const SsspBatchOptions& options, PathLe
   s.options = options;
   s.max_cost = max_cost;
   const std::uint32_t t = options.t;
-  s.grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
+  const bool knight = options.connectivity == Connectivity::Sixteen;  // (t+4)^2 windows (kernels/sssp/knight.h)
+  s.grid = static_cast<std::uint64_t>(t + 2 * halo_width(options.connectivity)) * (t + 2 * halo_width(options.connectivity));
   s.cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t per_tile =
-      s.grid * 16 + s.cells + cuda::block_sssp_scratch_bytes_per_tile(t, is_directed(options.params.model));
+      s.grid * 16 + s.cells + (knight ? cuda::block_sssp_knight_scratch_bytes_per_tile(t)
+                                      : cuda::block_sssp_scratch_bytes_per_tile(t, is_directed(options.params.model)));
   s.batch_tiles = cuda::batch_tiles_for_budget(cuda::batch_budget_bytes(options.gpu_memory_bytes), 2 * per_tile,
                                                options.max_batch_tiles, "CudaSsspBatchSolver");
   const std::uint64_t n = s.batch_tiles;

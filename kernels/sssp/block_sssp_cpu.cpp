@@ -64,6 +64,8 @@ template <bool kLabelled, class Queue>
 std::uint64_t solve_any(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
                         PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
                         std::uint8_t* changed, bool* overflow, Queue& heap) {
+  if (connectivity == Connectivity::Sixteen)  // knight's moves: block_sssp_cpu_knight.cpp
+    return solve_knight<kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow, heap);
 #define TERRAZO_SOLVE(model) \
   solve_model<model, kLabelled>(values, t, params, connectivity, max_cost, labels, interior_consistent, changed, overflow, heap)
   switch (params.model) {
@@ -80,7 +82,7 @@ bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& par
                   std::uint64_t* delta, std::uint64_t* buckets) {
   if (params.model == WeightModel::AbsDiff) return false;  // equal neighbours weigh 0
   if (is_directed(params.model)) return false;  // packed cells: no bound from the values' range
-  const std::size_t cells = static_cast<std::size_t>(t + 2) * (t + 2);
+  const std::size_t cells = static_cast<std::size_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
   double lo = 0, hi = 0;
   bool any = false;
   for (std::size_t i = 0; i < cells; ++i) {
@@ -97,8 +99,12 @@ bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& par
   if (!any) return false;
   bool overflow = false;
   const StepLengths& steps = params.steps;
-  const double longest = connectivity == Connectivity::Eight ? steps.max_length
-                                                             : (steps.rows ? steps.max_length : (steps.ew > steps.ns ? steps.ew : steps.ns));
+  double longest = connectivity == Connectivity::Eight ? steps.max_length
+                                                       : (steps.rows ? steps.max_length : (steps.ew > steps.ns ? steps.ew : steps.ns));
+  if (connectivity == Connectivity::Sixteen) {  // the longer knight's move; its mean value is within [lo, hi] too
+    const double a = knight_length(steps, 8), b = knight_length(steps, 9);
+    longest = a > b ? a : b;
+  }
   const Weight w_min = weight_of_step(params, lo, lo, steps.min_length, &overflow);
   const Weight w_max = weight_of_step(params, hi, hi, longest, &overflow);
   if (overflow || w_min == 0 || w_min == kNoEdge || w_max == kNoEdge) return false;
@@ -137,7 +143,7 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
     return solve_any<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
                         overflow, w.heap64);
   }
-  const std::size_t cells = static_cast<std::size_t>(t + 2) * (t + 2);
+  const std::size_t cells = static_cast<std::size_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
   std::uint32_t* source = labels.source;
   std::uint32_t* hops = labels.hops;
   // An absent array starts as zeros and its results are dropped. This leaves the other components

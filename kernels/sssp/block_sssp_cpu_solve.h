@@ -13,6 +13,7 @@
 
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/bucket_queue.h"
+#include "kernels/sssp/knight.h"
 #include "kernels/sssp/radix_heap.h"
 
 namespace terrazo {
@@ -243,6 +244,24 @@ TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, static_cast<int>(WeightModel::Max))
 TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, static_cast<int>(WeightModel::AbsDiff))
 TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, static_cast<int>(WeightModel::Friction))
 TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, kRuntimeModel)
+
+// Knight's moves (--connectivity 16, kernels/sssp/knight.h): a (t+4)^2 window with a two-cell halo,
+// 16 directions, the model read at run time (friction, geometric, unit). block_sssp_cpu_knight.cpp;
+// kept apart from solve() so the 4- and 8-neighbour solves stay as they are.
+template <bool kLabelled, class Queue>
+std::uint64_t solve_knight(const double* values, std::uint32_t t, const WeightParams& params, PathLength max_cost,
+                           const Labels<kLabelled>& labels, bool interior_consistent, std::uint8_t* changed,
+                           bool* overflow, Queue& heap);
+extern template std::uint64_t solve_knight<false, Heap64>(const double*, std::uint32_t, const WeightParams&, PathLength,
+                                                          const Labels<false>&, bool, std::uint8_t*, bool*, Heap64&);
+extern template std::uint64_t solve_knight<false, Buckets64>(const double*, std::uint32_t, const WeightParams&,
+                                                             PathLength, const Labels<false>&, bool, std::uint8_t*,
+                                                             bool*, Buckets64&);
+extern template std::uint64_t solve_knight<true, Heap128>(const double*, std::uint32_t, const WeightParams&, PathLength,
+                                                          const Labels<true>&, bool, std::uint8_t*, bool*, Heap128&);
+extern template std::uint64_t solve_knight<true, Buckets128>(const double*, std::uint32_t, const WeightParams&,
+                                                             PathLength, const Labels<true>&, bool, std::uint8_t*,
+                                                             bool*, Buckets128&);
 
 }  // namespace block_sssp_cpu_detail
 }  // namespace terrazo

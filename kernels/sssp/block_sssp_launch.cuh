@@ -29,7 +29,7 @@ struct SsspWorkspace {
 // directed: the 8 planes of walk and tobler.
 std::uint64_t block_sssp_scratch_bytes_per_tile(std::uint32_t t, bool directed = false);
 
-// d_values, d_dist: tiles * (t+2)^2; d_changed: tiles * t*t; *d_changed_total += changed cells;
+// d_values, d_dist: tiles * (t+2)^2 ((t+4)^2 with knight's moves); d_changed: tiles * t*t; *d_changed_total += changed cells;
 // *d_rounds (when not null) += the sweep rounds of all tiles (each tile's last round changes nothing).
 // params.steps.rows, when set, is a device pointer; d_row0 (when not null, tiles entries) gives each
 // tile's params.steps.row0 (the global row of its halo row), else every tile uses params.steps.row0.
@@ -39,6 +39,15 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
                        unsigned long long* d_changed_total, int* d_overflow, SsspWorkspace& workspace,
                        cudaStream_t stream, unsigned long long* d_rounds = nullptr,
                        const std::int64_t* d_row0 = nullptr);
+
+// Knight's moves (connectivity Connectivity::Sixteen, kernels/sssp/block_sssp_knight.cu): (t+4)^2 windows,
+// 16 planes of pull weights in global scratch (block_sssp_knight_scratch_bytes_per_tile). Same
+// arrays and counters as launch_block_sssp, which calls it for Connectivity::Sixteen.
+std::uint64_t block_sssp_knight_scratch_bytes_per_tile(std::uint32_t t);
+void launch_block_sssp_knight(const double* d_values, std::uint64_t tiles, std::uint32_t t, const WeightParams& params,
+                              PathLength max_cost, PathLength* d_dist, std::uint8_t* d_changed,
+                              unsigned long long* d_changed_total, int* d_overflow, SsspWorkspace& workspace,
+                              cudaStream_t stream, unsigned long long* d_rounds);
 
 // The frontier BFS block solver of the unit weight model (kernels/sssp/block_bfs.h; every step weighs
 // `step`), same arrays and counters as launch_block_sssp (*d_rounds += the BFS levels). Its three

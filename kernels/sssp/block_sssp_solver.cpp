@@ -1,6 +1,7 @@
 // kernels/sssp/block_sssp_solver.cpp: the CPU and CUDA tile solvers of the exchange
 // (kernels/sssp/block_sssp_solver.h).
 #include "kernels/sssp/block_sssp_solver.h"
+#include "kernels/sssp/knight.h"
 
 #include <algorithm>
 #include <cstring>
@@ -72,7 +73,8 @@ class CpuSsspTileSolver : public SsspTileBatchSolver {
 class CudaSsspTileSolver : public SsspTileBatchSolver {
  public:
   CudaSsspTileSolver(const SsspTileSolverOptions& options, MemoryBudget& budget)
-      : halo_cells_(static_cast<std::uint64_t>(options.t + 2) * (options.t + 2)),
+      : halo_cells_(static_cast<std::uint64_t>(options.t + 2 * halo_width(options.connectivity)) *
+                    (options.t + 2 * halo_width(options.connectivity))),
         cells_(static_cast<std::uint64_t>(options.t) * options.t),
         pinned_(reserve_pinned(options, budget)),
         solver_(batch_options(options), options.max_cost) {}
@@ -113,7 +115,8 @@ class CudaSsspTileSolver : public SsspTileBatchSolver {
   static MemoryBudget::Reservation reserve_pinned(const SsspTileSolverOptions& options, MemoryBudget& budget) {
     if (options.labelled)
       throw Error("internal: the CUDA block solver computes distances only; labelled runs use the CPU solver");
-    const std::uint64_t halo = static_cast<std::uint64_t>(options.t + 2) * (options.t + 2);
+    const std::uint64_t halo = static_cast<std::uint64_t>(options.t + 2 * halo_width(options.connectivity)) *
+                               (options.t + 2 * halo_width(options.connectivity));
     const std::uint64_t cells = static_cast<std::uint64_t>(options.t) * options.t;
     return budget.reserve(2ull * options.batch * (halo * 16 + cells), "sssp GPU pinned batch buffers");
   }

@@ -22,7 +22,7 @@
 namespace terrazo {
 
 struct SsspTile {
-  const double* values = nullptr;   // (t+2)^2
+  const double* values = nullptr;   // (t+2)^2 ((t+4)^2 with knight's moves, kernels/sssp/knight.h)
   PathLength* dist = nullptr;       // (t+2)^2, solved in place
   std::uint32_t* source = nullptr;  // (t+2)^2 with labels, else null (CPU only)
   std::uint32_t* hops = nullptr;    // (t+2)^2 with labels, else null (CPU only)

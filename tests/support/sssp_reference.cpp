@@ -1,11 +1,13 @@
 // tests/support/sssp_reference.cpp: plain Dijkstra with a binary heap (see sssp_reference.h).
 #include "tests/support/sssp_reference.h"
 
+#include <cmath>
 #include <functional>
 #include <queue>
 #include <tuple>
 
 #include "kernels/common/tile_geometry.h"
+#include "kernels/sssp/knight.h"
 
 namespace terrazo::testing {
 
@@ -13,19 +15,53 @@ namespace {
 
 using Label = std::tuple<PathLength, std::uint32_t, std::uint32_t>;  // dist, source, hops
 
+// The 16 steps written out: the 8 neighbours, then the knight's moves (dx, dy) with |dx| + |dy| == 3.
+constexpr int kDx[16] = {1, 1, 0, -1, -1, -1, 0, 1, 2, 1, -1, -2, -2, -1, 1, 2};
+constexpr int kDy[16] = {0, 1, 1, 1, 0, -1, -1, -1, 1, 2, 2, 1, -1, -2, -2, -1};
+
+int steps_of(const SsspReferenceProblem& p) { return p.connectivity == Connectivity::Sixteen ? 16 : 8; }
+
 bool neighbour(const SsspReferenceProblem& p, std::uint64_t u, int d, std::uint64_t* v) {
-  if (!direction_used(d, p.connectivity)) return false;
-  const std::int64_t x = static_cast<std::int64_t>(u % p.width) + kDirDx[d];
-  const std::int64_t y = static_cast<std::int64_t>(u / p.width) + kDirDy[d];
+  if (d < 8 && p.connectivity == Connectivity::Four && (d & 1)) return false;
+  const std::int64_t x = static_cast<std::int64_t>(u % p.width) + kDx[d];
+  const std::int64_t y = static_cast<std::int64_t>(u / p.width) + kDy[d];
   if (x < 0 || y < 0 || x >= static_cast<std::int64_t>(p.width) || y >= static_cast<std::int64_t>(p.height))
     return false;
   *v = static_cast<std::uint64_t>(y) * p.width + static_cast<std::uint64_t>(x);
   return true;
 }
 
+// The weight of the step u -> v in direction d. A knight's move (GRASS r.cost -k) crosses the two
+// cells on either side of the segment's midpoint; all four cells must be valid, and friction is
+// their mean times the step's length.
+Weight reference_weight(const SsspReferenceProblem& p, std::uint64_t u, std::uint64_t v, int d, bool* overflow) {
+  const double length = reference_step_length(p, u / p.width, kDx[d], kDy[d]);
+  if (d < 8) return weight_of_step(p.params, p.values[u], p.values[v], length, overflow);
+  const std::int64_t x = static_cast<std::int64_t>(u % p.width), y = static_cast<std::int64_t>(u / p.width);
+  std::int64_t ax, ay, bx, by;  // the crossed cells: halfway along the long axis, on both sides
+  if (kDx[d] == 2 || kDx[d] == -2) {
+    ax = bx = x + kDx[d] / 2;
+    ay = y;
+    by = y + kDy[d];
+  } else {
+    ay = by = y + kDy[d] / 2;
+    ax = x;
+    bx = x + kDx[d];
+  }
+  const double ca = p.values[static_cast<std::uint64_t>(ay) * p.width + static_cast<std::uint64_t>(ax)];
+  const double cb = p.values[static_cast<std::uint64_t>(by) * p.width + static_cast<std::uint64_t>(bx)];
+  if (std::isnan(ca) || std::isnan(cb)) return kNoEdge;
+  const double mean = ((p.values[u] + p.values[v]) + (ca + cb)) / 4.0;
+  return weight_of_step(p.params, mean, mean, length, overflow);
+}
+
 }  // namespace
 
 double reference_step_length(const SsspReferenceProblem& p, std::uint64_t y, int dx, int dy) {
+  if (dx * dx + dy * dy == 5) {  // a knight's move: uniform lengths only (geodesic is refused)
+    const double ex = dx * p.params.steps.ew, ny = dy * p.params.steps.ns;
+    return std::sqrt(ex * ex + ny * ny);
+  }
   if (p.row_lengths.empty()) return dy == 0 ? p.params.steps.ew : dx == 0 ? p.params.steps.ns : p.params.steps.diag;
   if (dy == 0) return p.row_lengths[3 * y];
   const std::uint64_t upper = dy > 0 ? y : y - 1;  // the step lies between rows upper and upper + 1
@@ -55,12 +91,11 @@ bool sssp_reference(SsspReferenceProblem& p) {
     const auto [label, u] = queue.top();
     queue.pop();
     if (label != Label{p.dist[u], p.source[u], p.hops[u]}) continue;
-    for (int d = 0; d < 8; ++d) {
+    for (int d = 0; d < steps_of(p); ++d) {
       std::uint64_t v;
       if (!neighbour(p, u, d, &v)) continue;
       if (!p.frozen.empty() && p.frozen[v]) continue;
-      const Weight w = weight_of_step(p.params, p.values[u], p.values[v],
-                                      reference_step_length(p, u / p.width, kDirDx[d], kDirDy[d]), &overflow);
+      const Weight w = reference_weight(p, u, v, d, &overflow);
       if (w == kNoEdge) continue;
       const PathLength nd = std::get<0>(label) + w;
       if (nd > p.max_cost || nd < w) continue;
@@ -80,11 +115,12 @@ std::vector<std::uint8_t> backlinks_reference(const SsspReferenceProblem& p) {
   bool overflow = false;
   for (std::uint64_t u = 0; u < n; ++u) {
     if (p.dist[u] == kUnreached || p.hops[u] == 0) continue;
-    for (int d = 0; d < 8; ++d) {
+    for (int d = 0; d < steps_of(p); ++d) {
       std::uint64_t v;
       if (!neighbour(p, u, d, &v) || p.dist[v] == kUnreached) continue;
-      const Weight w = weight_of_step(p.params, p.values[v], p.values[u],
-                                      reference_step_length(p, u / p.width, kDirDx[d], kDirDy[d]), &overflow);
+      // The step v -> u: direction opposite to d, from v.
+      const int back_d = d < 8 ? (d + 4) % 8 : 8 + (d - 8 + 4) % 8;
+      const Weight w = reference_weight(p, v, u, back_d, &overflow);
       if (w == kNoEdge) continue;
       if (p.dist[v] + w == p.dist[u] && p.source[v] == p.source[u] && p.hops[v] + 1 == p.hops[u]) {
         back[u] = static_cast<std::uint8_t>(d);

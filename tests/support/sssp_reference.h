@@ -47,7 +47,8 @@ void set_reference_sources(SsspReferenceProblem& problem,
                            const std::vector<std::pair<std::uint64_t, std::uint32_t>>& cell_and_id);
 
 // Backlink of every cell: 255 where unreached or hops == 0, else the lowest direction d (0..7,
-// clockwise from east, kernels/common/tile_geometry.h) whose neighbour v is reached with
+// clockwise from east, kernels/common/tile_geometry.h; 8..15 the knight's moves with 16 neighbours,
+// kernels/sssp/knight.h) whose neighbour v is reached with
 // dist(v) + w(v, u) == dist(u), source(v) == source(u), hops(v) + 1 == hops(u).
 std::vector<std::uint8_t> backlinks_reference(const SsspReferenceProblem& solved);
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench/bench_knight.sh: `terrazo sssp --connectivity 16` against GRASS `r.cost -k` on one DEM (the DEM
+# as the cost surface), in one run, best of N (default 3) of each whole command; plus terrazo's and
+# r.cost's 8-neighbour runs as the baseline of what knight's moves cost (docs/benchmarks.md
+# "Knight's moves").
+#
+# Usage: bench/bench_knight.sh [--terrazo BIN] [--memory SIZE] [--threads N] [--repeat N] DEM SOURCE_X SOURCE_Y
+# GRASS's time is the whole session (r.in.gdal, r.cost, r.out.gdal) and r.cost alone in brackets.
+# terrazo's is the whole command (reading the DEM and the GeoTIFF write included). Wall seconds and
+# CPU seconds (user + sys) are printed, and the largest difference between the two cost rasters.
+set -euo pipefail
+terrazo=build/terrazo
+memory=1G
+threads=0
+repeat=3
+while [[ $# -gt 3 ]]; do
+  case "$1" in
+    --terrazo) terrazo=$2; shift 2 ;;
+    --memory) memory=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+dem=$(realpath "$1"); sx=$2; sy=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench_knight.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+echo "input: $dem, source $sx,$sy; machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+best() {  # best wall and its CPU of $repeat runs of the command in "$@"
+  local bw="" bc=""
+  for ((i = 0; i < repeat; ++i)); do
+    /usr/bin/time -f "%e %U %S" -o "$work/t" "$@" > "$work/out" 2> "$work/err" || { cat "$work/err" >&2; return 1; }
+    read -r w u s < "$work/t"
+    c=$(/usr/bin/python3 -c "print('%.2f' % ($u + $s))")
+    if [[ -z "$bw" ]] || /usr/bin/python3 -c "import sys; sys.exit(0 if $w < $bw else 1)"; then bw=$w; bc=$c; fi
+  done
+  echo "$bw $bc"
+}
+
+run_terrazo() {  # connectivity
+  read -r w c < <(best "$terrazo" sssp -q --json --memory "$memory" --threads "$threads" --tmpdir "$work" \
+    --device cpu --connectivity "$1" --source "$sx,$sy" "$dem" "$work/terrazo$1.tif")
+  printf '%-36s %8s s  (CPU %s s)  %s\n' "terrazo --connectivity $1" "$w" "$c" \
+    "$(/usr/bin/python3 -c "import json,sys; d=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print('scale %g, max %.6g, solves %d' % (d['scale'], d['max_distance'], d['solves']))" "$work/out")"
+}
+
+run_terrazo 8
+run_terrazo 16
+
+if command -v grass > /dev/null; then
+  read -r ex ey < <(/usr/bin/python3 -c "
+from osgeo import gdal
+g = gdal.Open('$dem').GetGeoTransform()
+print('%.12f %.12f' % (g[0] + ($sx + 0.5) * g[1], g[3] + ($sy + 0.5) * g[5]))")
+  for k in "" "-k"; do
+    : > "$work/rcost"
+    cat > "$work/grass.sh" << GRASS
+set -e
+r.in.gdal -o input="$dem" output=dem --quiet
+g.region raster=dem
+start=\$(date +%s.%N)
+r.cost $k input=dem output=cost start_coordinates=$ex,$ey --quiet
+end=\$(date +%s.%N)
+echo "\$start \$end" >> "$work/rcost"
+r.out.gdal input=cost output="$work/grass$k.tif" type=Float64 --quiet --overwrite -f
+GRASS
+    read -r w c < <(best grass --tmp-location "$dem" --exec bash "$work/grass.sh")
+    alone=$(/usr/bin/python3 -c "
+print('%.2f' % min(float(b) - float(a) for a, b in (l.split() for l in open('$work/rcost'))))")
+    printf '%-36s %8s s  (CPU %s s; r.cost alone best %s s)\n' "GRASS r.cost $k" "$w" "$c" "$alone"
+  done
+  /usr/bin/python3 - "$work" << 'COMPARE'
+import sys
+import numpy as np
+from osgeo import gdal
+work = sys.argv[1]
+for ours, theirs in (('terrazo16.tif', 'grass-k.tif'), ('terrazo8.tif', 'grass.tif')):
+    da, db = gdal.Open(work + '/' + ours), gdal.Open(work + '/' + theirs)
+    a = da.ReadAsArray().astype(np.float64)
+    b = db.ReadAsArray().astype(np.float64)
+    na, nb = da.GetRasterBand(1).GetNoDataValue(), db.GetRasterBand(1).GetNoDataValue()
+    ok = np.isfinite(a) & np.isfinite(b) & (b > 0)
+    if na is not None: ok &= a != na
+    if nb is not None: ok &= b != nb
+    print('%s vs %s: max relative difference %.3g over %d cells' % (ours, theirs, np.max(np.abs(a[ok] - b[ok]) / b[ok]), ok.sum()))
+COMPARE
+fi
