@@ -10,7 +10,7 @@
 //
 // Build here (GDAL-free: CMake target terrazo_od_matrix_gpu_check), carry it, run it there:
 //   terrazo_od_matrix_gpu_check [--side N] [--tile T] [--sites K] [--scratch DIR] [--threads N]
-//                               [--skip cpu-rounds|gpu-queue|no-index]... (timings left out)
+//                               [--skip cpu-queue|cpu-rounds|gpu-queue|no-index|random]... (parts left out)
 // Exit status 0 when every comparison holds; one line per check.
 #include <chrono>
 #include <cmath>
@@ -97,9 +97,9 @@ int main(int argc, char** argv) {
   std::uint32_t tile = 64;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::string scratch = "/tmp";
-  // which timings run (--skip cpu-queue|cpu-rounds|gpu-queue|no-index); without the CPU queue (the
+  // which timings run (--skip cpu-queue|cpu-rounds|gpu-queue|no-index|random); without the CPU queue (the
   // reference) the others are timed but not compared
-  bool cpu_queue = true, cpu_rounds = true, gpu_queue = true, no_index = false;
+  bool cpu_queue = true, cpu_rounds = true, gpu_queue = true, no_index = false, random = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--side") side = std::strtoull(argv[i + 1], nullptr, 10);
@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
       cpu_queue = cpu_queue && what != "cpu-queue";
       gpu_queue = gpu_queue && what != "gpu-queue";
       no_index = no_index || what == "no-index";
+      random = random && what != "random";
     }
     else {
       std::printf("unknown flag %s\n", argv[i]);
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
   if (std::system(("mkdir -p " + dir).c_str()) != 0) return 2;
   std::mt19937_64 rng(20261126);
   // 1. Random rasters against the oracle and CPU = GPU.
-  for (int round = 0; round < 12; ++round) {
+  for (int round = 0; round < (random ? 12 : 0); ++round) {
     const std::uint32_t t = round % 2 ? 16 : 32;
     const std::uint64_t w = 40 + rng() % 90, h = 40 + rng() % 90;
     std::vector<double> values(w * h);
