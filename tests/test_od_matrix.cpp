@@ -360,7 +360,8 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
 // The G' exchange in Bellman-Ford rounds with the labels resident (CPU threads over tiles): the
 // labels of every tile equal the label-correcting exchange's, for random seeds (several per source
 // and tile, partial rings) on rasters with nodata walls, an all-nodata tile (absent from the index),
-// 4- and 8-connectivity, every weight model and max_cost; one thread and two give the same labels.
+// 4- and 8-connectivity, every weight model and max_cost; one thread and two, with and without a label
+// window, give the same labels.
 TEST(OdMatrix, RoundsExchangeLabelsEqualTheLabelCorrectingExchange) {
   testing::TempDir dir;
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
@@ -406,14 +407,15 @@ TEST(OdMatrix, RoundsExchangeLabelsEqualTheLabelCorrectingExchange) {
     std::vector<std::uint64_t> all(grid.tile_count());
     for (std::uint64_t tile = 0; tile < all.size(); ++tile) all[tile] = tile;
     for (unsigned threads : {1u, 2u}) {
-      GPrimeRounds rounds(*index, cache, xo, Device::Cpu, kb, threads);
+      const double window = threads == 2 ? 0.5 * static_cast<double>(seed % 3) : 0.0;  // label windows of 0, 0.5, 1 tile crossings
+      GPrimeRounds rounds(*index, cache, xo, Device::Cpu, kb, threads, window);
       const GPrimeLabels got = rounds.run(kb, seeds, all, &rounds_stats);
       std::uint64_t reached = 0;
       for (std::uint64_t tile = 0; tile < all.size(); ++tile) {
         const auto g = got.find(tile), x = want.find(tile);
         for (std::uint64_t e = 0; e < kb * b; ++e) {
           const PathLength gv = g == got.end() ? kUnreached : g->second[e], wv = x == want.end() ? kUnreached : x->second[e];
-          ASSERT_EQ(gv, wv) << "seed " << seed << " threads " << threads << " tile " << tile << " source " << e / b << " ring " << e % b;
+          ASSERT_EQ(gv, wv) << "seed " << seed << " threads " << threads << " window " << window << " tile " << tile << " source " << e / b << " ring " << e % b;
           reached += gv != kUnreached;
         }
       }

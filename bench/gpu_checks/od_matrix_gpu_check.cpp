@@ -11,6 +11,7 @@
 // Build here (GDAL-free: CMake target terrazo_od_matrix_gpu_check), carry it, run it there:
 //   terrazo_od_matrix_gpu_check [--side N] [--tile T] [--sites K] [--scratch DIR] [--threads N]
 //                               [--skip cpu-queue|cpu-rounds|gpu-queue|no-index|random]... (parts left out)
+//                               [--windows W1,W2,...] (label windows of the GPU rounds timed; default 0)
 // Exit status 0 when every comparison holds; one line per check.
 #include <chrono>
 #include <cmath>
@@ -100,6 +101,7 @@ int main(int argc, char** argv) {
   // which timings run (--skip cpu-queue|cpu-rounds|gpu-queue|no-index|random); without the CPU queue (the
   // reference) the others are timed but not compared
   bool cpu_queue = true, cpu_rounds = true, gpu_queue = true, no_index = false, random = true;
+  std::vector<double> windows = {0.0};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--side") side = std::strtoull(argv[i + 1], nullptr, 10);
@@ -107,6 +109,15 @@ int main(int argc, char** argv) {
     else if (flag == "--sites") k_sites = std::strtoull(argv[i + 1], nullptr, 10);
     else if (flag == "--threads") threads = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
     else if (flag == "--scratch") scratch = argv[i + 1];
+    else if (flag == "--windows") {  // label windows of the GPU rounds to time, comma-separated (tile crossings)
+      windows.clear();
+      for (const char* p = argv[i + 1]; *p;) {
+        char* end = nullptr;
+        windows.push_back(std::strtod(p, &end));
+        p = *end == ',' ? end + 1 : end;
+        if (end == p && *p) break;
+      }
+    }
     else if (flag == "--skip") {
       const std::string what = argv[i + 1];
       cpu_rounds = cpu_rounds && what != "cpu-rounds";
@@ -199,10 +210,12 @@ int main(int argc, char** argv) {
               what + ": index on the GPU, rounds of " + std::to_string(rt) + " tiles = CPU");
       OdQueryStats rs;
       qo.max_batch = round % 3 == 0 ? 2 : 0;
+      qo.round_window = round % 2 ? 0.7 : 0.0;
       check(query(input, index.get(), sites, qo, Device::Cuda, 0, 1ull << 30, &rs, nullptr, OdExchange::Auto) == cpu &&
                 rs.exchange == "rounds-gpu",
             what + ": index, resident rounds on the GPU (" + rs.exchange + ", batch " + std::to_string(rs.batch_sources) + ") = CPU");
       qo.max_batch = 0;
+      qo.round_window = 0;
     }
   }
   // 2. Timing on a smooth synthetic terrain.
@@ -238,9 +251,14 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(k_sites), threads, qc, sc.seconds_sites, sc.seconds_queries,
                   static_cast<unsigned long long>(sc.tile_solves), static_cast<unsigned long long>(sc.batch_sources));
     }
+    // Without the CPU queue the first matrix timed is the reference of the others.
     auto same = [&](const std::vector<PathLength>& got, const std::string& what) {
-      if (cpu_queue) check(got == cpu, what);
-      else std::printf("     %s: not compared (--skip cpu-queue)\n", what.c_str());
+      if (cpu.empty()) {
+        cpu = got;
+        std::printf("     %s: the reference (--skip cpu-queue)\n", what.c_str());
+      } else {
+        check(got == cpu, what + (cpu_queue ? "" : " (= the first matrix timed)"));
+      }
     };
     if (cpu_rounds) {
       OdQueryStats sr;
@@ -253,16 +271,20 @@ int main(int argc, char** argv) {
       same(r, "big: index, rounds on the CPU = queue");
     }
     if (gpu) {
+      for (double window : windows) {
       OdQueryStats sr;
       double qr = 0;
+      qo.round_window = window;
       const auto r = query(input, index.get(), sites, qo, Device::Cuda, 0, memory, &sr, &qr, OdExchange::Auto);
-      std::printf("od-matrix K %llu index cuda %s: %.2f s (queries %.2f, kernels %.2f s), %llu tile solves, %llu rounds, max %llu active, "
+      qo.round_window = 0;
+      std::printf("od-matrix K %llu index cuda %s window %.2f: %.2f s (queries %.2f, kernels %.2f s), %llu tile solves, %llu rounds, max %llu active, "
                   "batch %llu, %llu uploads\n",
-                  static_cast<unsigned long long>(k_sites), sr.exchange.c_str(), qr, sr.seconds_queries, sr.kernel_ms / 1000,
+                  static_cast<unsigned long long>(k_sites), sr.exchange.c_str(), window, qr, sr.seconds_queries, sr.kernel_ms / 1000,
                   static_cast<unsigned long long>(sr.tile_solves), static_cast<unsigned long long>(sr.rounds),
                   static_cast<unsigned long long>(sr.max_active), static_cast<unsigned long long>(sr.batch_sources),
                   static_cast<unsigned long long>(sr.gpu_uploads));
-      same(r, "big: index on the GPU (" + sr.exchange + ") = CPU");
+      same(r, "big: index on the GPU (" + sr.exchange + ", window " + std::to_string(window) + ") = CPU");
+      }
       if (gpu_queue) {
         const auto g = query(input, index.get(), sites, qo, Device::Cuda, 0, memory, &sg, &qg);
         std::printf("od-matrix K %llu index cuda queue: %.2f s (queries %.2f, kernels %.2f s), %llu tile solves, %llu rounds, %llu uploads\n",

@@ -36,7 +36,7 @@ std::uint64_t gprime_rounds_host_bytes(std::uint32_t t, std::uint64_t tiles, std
 }
 
 GPrimeRounds::GPrimeRounds(const IndexFile& index, IndexTileCache& cache, const GPrimeExchangeOptions& options, Device device,
-                           std::uint64_t kb_max, unsigned threads)
+                           std::uint64_t kb_max, unsigned threads, double window)
     : index_(index), cache_(cache), options_(options), threads_(std::max(1u, threads)) {
   const TileGrid grid = index.header().grid();
   const std::uint32_t t = grid.tile;
@@ -61,7 +61,7 @@ GPrimeRounds::GPrimeRounds(const IndexFile& index, IndexTileCache& cache, const 
       }
   }
   // Every present tile's ring values (and, on the GPU, its matrix uploaded) in one pass over the index.
-  if (device == Device::Cuda) gpu_ = std::make_unique<GPrimeRoundsCuda>(b_, n, kb_max);
+  if (device == Device::Cuda && n > 0) gpu_ = std::make_unique<GPrimeRoundsCuda>(b_, n, kb_max);
   std::vector<double> rings(n * b_);
   for (std::uint64_t d = 0; d < n; ++d) {
     const IndexTileCache::Entry& entry = cache_.get(tile_of_[d]);
@@ -69,6 +69,12 @@ GPrimeRounds::GPrimeRounds(const IndexFile& index, IndexTileCache& cache, const 
     if (gpu_) {
       gpu_->upload_matrix(d, entry.matrix.data());
       ++uploads_;
+    }
+    if (d == 0 && window > 0) {  // the window in tile crossings: the largest in-tile distance of one tile
+      PathLength crossing = 0;
+      for (PathLength e : entry.matrix)
+        if (e != kUnreached) crossing = std::max(crossing, e);
+      window_ = static_cast<PathLength>(std::max(1.0, window * static_cast<double>(std::max<PathLength>(crossing, 1))));
     }
   }
   // The in-edges of every ring cell: the grid edges from ring cells of the neighbouring tiles, with the
@@ -113,7 +119,7 @@ GPrimeRounds::GPrimeRounds(const IndexFile& index, IndexTileCache& cache, const 
     pending_.assign(n * kb_max * b_, kUnreached);
     out_.assign(n * kb_max * b_, kUnreached);
     active_.assign(n, 0);
-    next_.assign(n, 0);
+    key_.assign(n, kUnreached);
   }
 }
 
@@ -151,7 +157,7 @@ GPrimeLabels GPrimeRounds::run(std::uint64_t kb, const std::vector<GPrimeSeed>& 
     for (std::uint64_t s = 0; s < seeded.size(); ++s)
       if (any_finite(seed_labels.data() + s * block)) gpu_->seed(static_cast<std::uint64_t>(seeded[s]), seed_labels.data() + s * block);
     std::vector<std::uint64_t> active;
-    st.tile_solves += gpu_->run(max_cost, &active);
+    st.tile_solves += gpu_->run(max_cost, window_, &active);
     st.rounds += active.size();
     for (std::uint64_t a : active) max_active_ = std::max(max_active_, a);
     for (std::uint64_t tile : wanted) {
@@ -163,18 +169,19 @@ GPrimeLabels GPrimeRounds::run(std::uint64_t kb, const std::vector<GPrimeSeed>& 
     }
     return result;
   }
+  if (n == 0) return result;  // no present tile: no label crosses a ring
   if (block * n > label_.size()) throw Error("GPrimeRounds::run: batch larger than the one reserved");
   std::fill(label_.begin(), label_.begin() + static_cast<std::ptrdiff_t>(n * block), kUnreached);
   std::fill(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n * block), kUnreached);
   std::fill(active_.begin(), active_.end(), 0);
-  std::fill(next_.begin(), next_.end(), 0);
+  std::fill(key_.begin(), key_.end(), kUnreached);
   for (std::uint64_t s = 0; s < seeded.size(); ++s) {
     const PathLength* l = seed_labels.data() + s * block;
     if (!any_finite(l)) continue;
     const std::uint64_t d = static_cast<std::uint64_t>(seeded[s]);
     std::copy(l, l + block, label_.begin() + static_cast<std::ptrdiff_t>(d * block));
     std::copy(l, l + block, pending_.begin() + static_cast<std::ptrdiff_t>(d * block));
-    next_[d] = 1;
+    key_[d] = *std::min_element(l, l + block);
   }
   const auto kb32 = static_cast<std::uint32_t>(kb);
   std::vector<std::uint64_t> list;
@@ -182,10 +189,13 @@ GPrimeLabels GPrimeRounds::run(std::uint64_t kb, const std::vector<GPrimeSeed>& 
   const std::uint64_t chunk = std::max<std::uint64_t>(1, cache_.capacity());
   for (;;) {
     list.clear();
+    const PathLength threshold = gprime_round_threshold(*std::min_element(key_.begin(), key_.end()), window_);
     for (std::uint64_t d = 0; d < n; ++d) {
-      active_[d] = next_[d];
-      next_[d] = 0;
-      if (active_[d]) list.push_back(d);
+      active_[d] = key_[d] != kUnreached && key_[d] <= threshold;
+      if (active_[d]) {
+        list.push_back(d);
+        key_[d] = kUnreached;
+      }
     }
     if (list.empty()) break;
     ++st.rounds;
@@ -198,15 +208,15 @@ GPrimeLabels GPrimeRounds::run(std::uint64_t kb, const std::vector<GPrimeSeed>& 
       for (std::uint64_t i = c0; i < c1; ++i) matrix[i - c0] = cache_.get(tile_of_[list[i]]).matrix.data();
       parallel_for(c1 - c0, threads_, [&](std::uint64_t i) {
         const std::uint64_t d = list[c0 + i];
-        gprime_round_solve_cpu(matrix[i], b_, kb32, max_cost, label_.data() + d * block, pending_.data() + d * block,
-                               out_.data() + d * block);
+        key_[d] = gprime_round_solve_cpu(matrix[i], b_, kb32, max_cost, threshold, label_.data() + d * block,
+                                         pending_.data() + d * block, out_.data() + d * block);
       });
     }
     // Pushes into every tile (those with no active neighbour return at once).
     parallel_for(n, threads_, [&](std::uint64_t d) {
-      if (gprime_round_push_cpu(d, b_, kb32, max_cost, edges_.data() + d * b_ * kGPrimeInEdges, neighbours_.data() + d * 9,
-                                active_.data(), out_.data(), label_.data(), pending_.data()))
-        next_[d] = 1;
+      key_[d] = std::min(key_[d], gprime_round_push_cpu(d, b_, kb32, max_cost, edges_.data() + d * b_ * kGPrimeInEdges,
+                                                        neighbours_.data() + d * 9, active_.data(), out_.data(), label_.data(),
+                                                        pending_.data()));
     });
   }
   for (std::uint64_t tile : wanted) {

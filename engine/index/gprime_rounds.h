@@ -30,8 +30,10 @@ class GPrimeRounds {
  public:
   // device Cuda: GPrimeRoundsCuda for batches of up to kb_max sources, every present tile's matrix
   // uploaded now (read through `cache`); Cpu: `threads` threads over the tiles of a round.
+  // window: the rounds' label window in tile crossings (0: none, plain Bellman-Ford; else
+  // window x the largest finite entry of the first present tile's matrix, kernels/index/gprime_rounds.h).
   GPrimeRounds(const IndexFile& index, IndexTileCache& cache, const GPrimeExchangeOptions& options, Device device,
-               std::uint64_t kb_max, unsigned threads);
+               std::uint64_t kb_max, unsigned threads, double window = 0);
   GPrimeLabels run(std::uint64_t kb, const std::vector<GPrimeSeed>& seeds, const std::vector<std::uint64_t>& wanted,
                    GPrimeStats* stats);
   double kernel_ms() const { return gpu_ ? gpu_->kernel_ms() : 0.0; }
@@ -50,7 +52,9 @@ class GPrimeRounds {
   std::vector<GPrimeInEdge> edges_;       // per dense id B x kGPrimeInEdges
   std::unique_ptr<GPrimeRoundsCuda> gpu_;
   std::vector<PathLength> label_, pending_, out_;  // CPU
-  std::vector<std::uint8_t> active_, next_;        // CPU
+  std::vector<std::uint8_t> active_;               // CPU
+  std::vector<PathLength> key_;                    // CPU
+  PathLength window_ = 0;
   std::uint64_t uploads_ = 0, max_active_ = 0;
 };
 

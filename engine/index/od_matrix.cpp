@@ -132,8 +132,8 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   // labels on the GPU (the batch also bounded by --gpu-memory), on the host the seeds' and the site
   // tiles' labels. From half of what is left.
   const bool cuda = index && options.device == Device::Cuda;
-  bool rounds = index && (options.exchange == OdExchange::Rounds || (options.exchange == OdExchange::Auto && cuda));
   const std::uint64_t present = index ? index->present_tiles() : 0;
+  bool rounds = index && present > 0 && (options.exchange == OdExchange::Rounds || (options.exchange == OdExchange::Auto && cuda));
   std::uint64_t gpu_bytes = 0, gpu_batch = 0;
   if (rounds && cuda) {
     gpu_bytes = options.gpu_memory_bytes ? options.gpu_memory_bytes : MinPlusCuda::free_device_bytes() / 10 * 6;
@@ -195,7 +195,7 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
     st.cache_tiles = cache->capacity();
     if (rounds) {
       resident = std::make_unique<GPrimeRounds>(*index, *cache, xo, cuda ? Device::Cuda : Device::Cpu, batch,
-                                                std::max(1u, options.threads));
+                                                std::max(1u, options.threads), options.round_window);
     } else if (cuda) {
       std::uint64_t gpu_bytes = options.gpu_memory_bytes;
       const std::uint64_t vectors = round_tiles * batch * b * 16 + (1ull << 20);

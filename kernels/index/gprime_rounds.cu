@@ -4,8 +4,9 @@
 // run's pending entries of a chunk of rows in shared memory, so each matrix entry read serves the run;
 // consecutive blocks are the same tile's runs, so its matrix is read from L2), the push into every
 // tile next to an active one (a thread block per (tile, run of kPushRun sources), thread q reads its
-// in-edges once), then the compaction of the next round's active tiles (their order does not matter:
-// a tile's solve reads and writes only its own labels). The host reads back the active count.
+// in-edges once, improvements lower the tile's key by atomicMin), then the next round's threshold
+// (the least key) and its active tiles, compacted into a list (their order does not matter: a tile's
+// solve reads and writes only its own labels). The host reads back the active count.
 // Contract: gprime_rounds.h.
 #include <algorithm>
 #include <vector>
@@ -21,7 +22,8 @@ constexpr unsigned kSolveThreads = 256, kSolveRun = 8, kSolveChunk = 128;
 constexpr unsigned kPushThreads = 256, kPushRun = 16;
 
 static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uint32_t b, std::uint32_t kb,
-                                    PathLength max_cost, const std::uint64_t* __restrict__ d_list,
+                                    PathLength max_cost, const PathLength* __restrict__ d_threshold,
+                                    PathLength* __restrict__ d_key, const std::uint64_t* __restrict__ d_list,
                                     PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
                                     PathLength* __restrict__ d_out) {
   __shared__ PathLength xs[kSolveRun][kSolveChunk];
@@ -34,6 +36,7 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
   PathLength* x = d_pending + base;
   PathLength* y = d_label + base;
   PathLength* o = d_out + base;
+  const PathLength threshold = *d_threshold;
   for (std::uint32_t j0 = 0; j0 < b; j0 += blockDim.x) {
     const std::uint32_t j = j0 + threadIdx.x;
     const bool active = j < b;
@@ -46,7 +49,8 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
       int mine = 0;
       for (unsigned e = threadIdx.x; e < kSolveRun * kSolveChunk; e += blockDim.x) {
         const unsigned g = e / kSolveChunk, i = e % kSolveChunk;
-        const PathLength value = g < count && i < rows ? x[static_cast<std::uint64_t>(g) * b + i0 + i] : kUnreached;
+        PathLength value = g < count && i < rows ? x[static_cast<std::uint64_t>(g) * b + i0 + i] : kUnreached;
+        if (value > threshold) value = kUnreached;  // not due this round
         xs[g][i] = value;
         mine |= value != kUnreached;
       }
@@ -69,19 +73,29 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
       for (unsigned g = 0; g < count; ++g) {
         const std::uint64_t at = static_cast<std::uint64_t>(g) * b + j;
         const PathLength now = acc[g] > max_cost ? kUnreached : acc[g];
-        o[at] = now < y[at] || x[at] != kUnreached ? now : kUnreached;
+        const PathLength xj = x[at];
+        o[at] = now < y[at] || (xj != kUnreached && xj <= threshold) ? now : kUnreached;
         y[at] = now;
       }
   }
   __syncthreads();  // every thread has read the pending labels
-  for (std::uint64_t e = threadIdx.x; e < static_cast<std::uint64_t>(count) * b; e += blockDim.x) x[e] = kUnreached;
+  // Pending entries that were due, or that the solve improved on (dominated), are cleared; the rest
+  // give the tile's key.
+  PathLength key = kUnreached;
+  for (std::uint64_t e = threadIdx.x; e < static_cast<std::uint64_t>(count) * b; e += blockDim.x) {
+    const PathLength xe = x[e];
+    if (xe == kUnreached) continue;
+    if (xe <= threshold || y[e] < xe) x[e] = kUnreached;
+    else key = xe < key ? xe : key;
+  }
+  if (key != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(key));
 }
 
 static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength max_cost,
                                    const GPrimeInEdge* __restrict__ d_edges, const std::int64_t* __restrict__ d_neighbours,
                                    const std::uint8_t* __restrict__ d_active, const PathLength* __restrict__ d_out,
                                    PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
-                                   std::uint8_t* __restrict__ d_next) {
+                                   PathLength* __restrict__ d_key) {
   const std::uint32_t runs = (kb + kPushRun - 1) / kPushRun;
   const std::uint64_t tile = blockIdx.x / runs;
   const std::uint32_t v0 = (blockIdx.x % runs) * kPushRun;
@@ -91,7 +105,7 @@ static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength
   for (int k = 0; k < 9; ++k) any = any || (k != 4 && nb[k] >= 0 && d_active[nb[k]]);
   if (!any) return;  // the same for the whole block
   const std::uint64_t block = static_cast<std::uint64_t>(kb) * b;
-  bool improved = false;
+  PathLength improved = kUnreached;
   for (std::uint32_t q = threadIdx.x; q < b; q += blockDim.x) {
     const GPrimeInEdge* e = d_edges + (tile * b + q) * kGPrimeInEdges;
     const PathLength* from[kGPrimeInEdges];
@@ -119,21 +133,41 @@ static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength
       if (best < was) {
         d_label[at] = best;
         d_pending[at] = best;
-        improved = true;
+        improved = best < improved ? best : improved;
       }
     }
   }
-  if (improved) d_next[tile] = 1;
+  if (improved != kUnreached)
+    atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(improved));
 }
 
-static __global__ void gprime_compact(std::uint64_t tiles, std::uint8_t* __restrict__ d_active, std::uint8_t* __restrict__ d_next,
-                                      std::uint64_t* __restrict__ d_list, unsigned long long* __restrict__ d_count) {
+static __global__ void gprime_least_key(std::uint64_t tiles, const PathLength* __restrict__ d_key,
+                                        unsigned long long* __restrict__ d_least) {
+  PathLength least = kUnreached;
+  for (std::uint64_t tile = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; tile < tiles;
+       tile += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
+    least = d_key[tile] < least ? d_key[tile] : least;
+  if (least != kUnreached) atomicMin(d_least, static_cast<unsigned long long>(least));
+}
+
+// The round's threshold from the least key, then the active tiles (key <= T), their keys reset (the
+// solve sets them again from what stays pending).
+static __global__ void gprime_select(std::uint64_t tiles, PathLength window, const unsigned long long* __restrict__ d_least,
+                                     PathLength* __restrict__ d_threshold, PathLength* __restrict__ d_key,
+                                     std::uint8_t* __restrict__ d_active, std::uint64_t* __restrict__ d_list,
+                                     unsigned long long* __restrict__ d_count) {
+  const PathLength least = *d_least;
+  const PathLength threshold = gprime_round_threshold(least, window);
+  if (blockIdx.x == 0 && threadIdx.x == 0) *d_threshold = threshold;
   for (std::uint64_t tile = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; tile < tiles;
        tile += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-    const std::uint8_t a = d_next[tile];
+    const PathLength key = d_key[tile];
+    const bool a = key != kUnreached && key <= threshold;
     d_active[tile] = a;
-    d_next[tile] = 0;
-    if (a) d_list[atomicAdd(d_count, 1ull)] = tile;
+    if (a) {
+      d_key[tile] = kUnreached;
+      d_list[atomicAdd(d_count, 1ull)] = tile;
+    }
   }
 }
 
@@ -144,9 +178,10 @@ struct GPrimeRoundsCuda::State {
   cuda::DeviceBuffer<PathLength> matrices, label, pending, out;
   cuda::DeviceBuffer<GPrimeInEdge> edges;
   cuda::DeviceBuffer<std::int64_t> neighbours;
-  cuda::DeviceBuffer<std::uint8_t> active, next;
+  cuda::DeviceBuffer<std::uint8_t> active;
+  cuda::DeviceBuffer<PathLength> key, threshold;
   cuda::DeviceBuffer<std::uint64_t> list;
-  cuda::DeviceBuffer<unsigned long long> count;
+  cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key
 };
 
 GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::uint64_t kb_max)
@@ -161,11 +196,12 @@ GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::ui
   s.edges.resize(tiles * b * kGPrimeInEdges);
   s.neighbours.resize(tiles * 9);
   s.active.resize(tiles);
-  s.next.resize(tiles);
+  s.key.resize(tiles);
+  s.threshold.resize(1);
   s.list.resize(tiles);
-  s.count.resize(1);
+  s.count.resize(2);
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.active.get(), 0, tiles, s.stream.get()));
-  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.next.get(), 0, tiles, s.stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.key.get(), 0xFF, tiles * sizeof(PathLength), s.stream.get()));
   s.stream.synchronize();
 }
 
@@ -191,7 +227,7 @@ void GPrimeRoundsCuda::reset(std::uint64_t kb) {
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.label.get(), 0xFF, bytes, s.stream.get()));  // kUnreached: all ones
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.pending.get(), 0xFF, bytes, s.stream.get()));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.active.get(), 0, tiles_, s.stream.get()));
-  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.next.get(), 0, tiles_, s.stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.key.get(), 0xFF, tiles_ * sizeof(PathLength), s.stream.get()));
   s.stream.synchronize();
 }
 
@@ -201,11 +237,12 @@ void GPrimeRoundsCuda::seed(std::uint64_t d, const PathLength* labels) {
   const std::uint64_t block = kb_ * b_;
   TERRAZO_CUDA_CHECK(cudaMemcpy(s.label.get() + d * block, labels, block * sizeof(PathLength), cudaMemcpyHostToDevice));
   TERRAZO_CUDA_CHECK(cudaMemcpy(s.pending.get() + d * block, labels, block * sizeof(PathLength), cudaMemcpyHostToDevice));
-  const std::uint8_t one = 1;
-  TERRAZO_CUDA_CHECK(cudaMemcpy(s.next.get() + d, &one, 1, cudaMemcpyHostToDevice));
+  PathLength key = kUnreached;
+  for (std::uint64_t e = 0; e < block; ++e) key = labels[e] < key ? labels[e] : key;
+  TERRAZO_CUDA_CHECK(cudaMemcpy(s.key.get() + d, &key, sizeof key, cudaMemcpyHostToDevice));
 }
 
-std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, std::vector<std::uint64_t>* active_per_round) {
+std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std::vector<std::uint64_t>* active_per_round) {
   State& s = *state_;
   cudaStream_t stream = s.stream.get();
   const auto kb = static_cast<std::uint32_t>(kb_);
@@ -217,7 +254,11 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, std::vector<std::uint64
   std::uint64_t solves = 0;
   for (;;) {
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.count.get(), 0, sizeof(unsigned long long), stream));
-    gprime_compact<<<compact_blocks, 256, 0, stream>>>(tiles_, s.active.get(), s.next.get(), s.list.get(), s.count.get());
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.count.get() + 1, 0xFF, sizeof(unsigned long long), stream));
+    gprime_least_key<<<compact_blocks, 256, 0, stream>>>(tiles_, s.key.get(), s.count.get() + 1);
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    gprime_select<<<compact_blocks, 256, 0, stream>>>(tiles_, window, s.count.get() + 1, s.threshold.get(), s.key.get(),
+                                                      s.active.get(), s.list.get(), s.count.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
     unsigned long long active = 0;
     TERRAZO_CUDA_CHECK(cudaMemcpyAsync(&active, s.count.get(), sizeof active, cudaMemcpyDeviceToHost, stream));
@@ -226,11 +267,12 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, std::vector<std::uint64
     if (active_per_round) active_per_round->push_back(active);
     solves += active;
     gprime_solve<<<static_cast<unsigned>(active * solve_runs), kSolveThreads, 0, stream>>>(
-        s.matrices.get(), b_, kb, max_cost, s.list.get(), s.label.get(), s.pending.get(), s.out.get());
+        s.matrices.get(), b_, kb, max_cost, s.threshold.get(), s.key.get(), s.list.get(), s.label.get(), s.pending.get(),
+        s.out.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
     gprime_push<<<static_cast<unsigned>(tiles_ * push_runs), kPushThreads, 0, stream>>>(
         b_, kb, max_cost, s.edges.get(), s.neighbours.get(), s.active.get(), s.out.get(), s.label.get(), s.pending.get(),
-        s.next.get());
+        s.key.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
   }
   TERRAZO_CUDA_CHECK(cudaEventRecord(stop.get(), stream));

@@ -7,17 +7,22 @@
 // array kb x B labels, source-major (entry (d * kb + v) * B + p). Three arrays: label (the best
 // label so far), pending (the labels improved since the tile's last solve, kUnreached elsewhere) and
 // out (a solved tile's labels that changed in its round, kUnreached elsewhere; read by the push).
-// Contract of a round (CPU twin per tile, CUDA kernels for all tiles of a round; the same arrays):
-//   solve, for every active tile d (matrix m, B x B row-major):
-//     for v < kb, j < B: acc = min(label[v][j], min over i with pending[v][i] finite of
+// A pending entry is always equal to its label. key[d] = the least pending label of tile d
+// (kUnreached: none). Contract of a round (CPU twin per tile, CUDA kernels for all tiles of a round):
+//   select: T = min over tiles of key + window (kUnreached when window is 0 or the sum overflows);
+//     the active tiles are those with key <= T (and key finite); the rounds end when none is.
+//   solve, for every active tile d (matrix m, B x B row-major); a pending entry is due when <= T:
+//     for v < kb, j < B: acc = min(label[v][j], min over i with pending[v][i] due of
 //       pending[v][i] + m[i][j]); new = acc > max_cost ? kUnreached : acc;
-//       out[v][j] = (new < label[v][j] or pending[v][j] finite) ? new : kUnreached; label[v][j] = new;
-//     then pending[v][*] = kUnreached.
+//       out[v][j] = (new < label[v][j] or pending[v][j] due) ? new : kUnreached; label[v][j] = new;
+//     then pending[v][j] = kUnreached where it was due or new < it (dominated: the matrix is closed
+//     under paths), and key[d] = the least pending entry left.
 //   push, for every tile d (after every solve of the round; reads only out of the active tiles):
 //     for q < B, v < kb: c = min over in-edges (n, p, w) of (d, q) with n active and out[n][v][p]
 //       finite of out[n][v][p] + w; when c <= max_cost and c < label[v][q]: label[v][q] =
-//       pending[v][q] = c, and d is active in the next round.
-// The rounds run until no tile is active. Each label only decreases and stays the length of a G'
+//       pending[v][q] = c, key[d] = min(key[d], c).
+// The window (delta-stepping over tiles) only orders the work: window 0 solves every tile with a
+// pending label each round (plain Bellman-Ford). Each label only decreases and stays the length of a G'
 // path, and every improvement is pushed, so the fixed point is the unique shortest-distance labels:
 // the same as the label-correcting exchange (engine/index/gprime_exchange.h) whatever the order.
 // In-edges: the grid edges entering ring cell q of tile d from a ring cell p of a neighbouring tile n
@@ -41,14 +46,20 @@ struct GPrimeInEdge {
   std::uint8_t pad = 0;
 };
 
+// The threshold T of a round from the least key and the window (0: none).
+TERRAZO_HD PathLength gprime_round_threshold(PathLength least_key, PathLength window) {
+  return window == 0 || least_key > kUnreached - window ? kUnreached : least_key + window;
+}
+
 // The solve of one active tile (CPU twin): label, pending, out point at the tile's kb x b blocks.
-void gprime_round_solve_cpu(const PathLength* m, std::uint32_t b, std::uint32_t kb, PathLength max_cost,
-                            PathLength* label, PathLength* pending, PathLength* out);
+// Returns the tile's new key.
+PathLength gprime_round_solve_cpu(const PathLength* m, std::uint32_t b, std::uint32_t kb, PathLength max_cost,
+                                  PathLength threshold, PathLength* label, PathLength* pending, PathLength* out);
 
 // The push into tile d (CPU twin): edges its b x kGPrimeInEdges in-edges, neighbours its 9 dense
 // neighbour ids (-1: none or absent), active the round's flags (all tiles), out/label/pending the
-// whole arrays. Returns true when a label of d improved (d is active next round).
-bool gprime_round_push_cpu(std::uint64_t d, std::uint32_t b, std::uint32_t kb, PathLength max_cost,
+// whole arrays. Returns the least label it improved (kUnreached: none).
+PathLength gprime_round_push_cpu(std::uint64_t d, std::uint32_t b, std::uint32_t kb, PathLength max_cost,
                            const GPrimeInEdge* edges, const std::int64_t* neighbours, const std::uint8_t* active,
                            const PathLength* out, PathLength* label, PathLength* pending);
 
@@ -71,10 +82,10 @@ class GPrimeRoundsCuda {
   void upload_edges(const GPrimeInEdge* edges, const std::int64_t* neighbours);
   // A new batch of kb (<= kb_max) sources: every label and pending kUnreached, no tile active.
   void reset(std::uint64_t kb);
-  // Tile d's labels and pending labels = `labels` (kb x b), and d active in the first round.
+  // Tile d's labels and pending labels = `labels` (kb x b), its key their least.
   void seed(std::uint64_t d, const PathLength* labels);
   // The rounds to the fixed point. Returns the tile solves; active_per_round gets each round's count.
-  std::uint64_t run(PathLength max_cost, std::vector<std::uint64_t>* active_per_round);
+  std::uint64_t run(PathLength max_cost, PathLength window, std::vector<std::uint64_t>* active_per_round);
   void download(std::uint64_t d, PathLength* labels) const;  // kb x b
   double kernel_ms() const { return kernel_ms_; }
 

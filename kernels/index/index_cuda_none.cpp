@@ -42,7 +42,7 @@ GPrimeRoundsCuda::~GPrimeRoundsCuda() = default;
 void GPrimeRoundsCuda::upload_matrix(std::uint64_t, const PathLength*) { no_cuda("GPrimeRoundsCuda"); }
 void GPrimeRoundsCuda::reset(std::uint64_t) { no_cuda("GPrimeRoundsCuda"); }
 void GPrimeRoundsCuda::seed(std::uint64_t, const PathLength*) { no_cuda("GPrimeRoundsCuda"); }
-std::uint64_t GPrimeRoundsCuda::run(PathLength, std::vector<std::uint64_t>*) { no_cuda("GPrimeRoundsCuda"); }
+std::uint64_t GPrimeRoundsCuda::run(PathLength, PathLength, std::vector<std::uint64_t>*) { no_cuda("GPrimeRoundsCuda"); }
 void GPrimeRoundsCuda::download(std::uint64_t, PathLength*) const { no_cuda("GPrimeRoundsCuda"); }
 
 }  // namespace terrazo

@@ -1,12 +1,13 @@
 // tests/gpu/test_gprime_rounds_gpu.cpp: the G' exchange in rounds on the GPU (GPrimeRoundsCuda,
 // kernels/index/gprime_rounds.h) against its CPU twin (gprime_round_solve_cpu, gprime_round_push_cpu
 // driven round by round here), bit for bit: the labels at the fixed point and the count of active
-// tiles in every round. Random grids of tiles with absent tiles, random nonnegative matrices (zero
+// tiles in every round, with and without a label window. Random grids of tiles with absent tiles, random nonnegative matrices (zero
 // diagonal, kUnreached entries), random in-edges between neighbouring rings, batches of sources
 // that cross the kernels' runs (8 and 16), max_cost. The od-matrix end to end (index, GPU rounds =
 // CPU queue) is in bench/gpu_checks/od_matrix_gpu_check.cpp. Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -58,6 +59,7 @@ TEST(GPrimeRoundsGpu, RoundsMatchTheCpuTwinBitForBit) {
     }
     const std::uint64_t kb = 1 + rng() % 20;
     const PathLength max_cost = round % 3 == 2 ? 20000 : kUnreached;
+    const PathLength window = round % 2 ? 0 : 3000 + rng() % 5000;  // plain Bellman-Ford, or a label window
     const std::uint64_t block = kb * b;
     // Seeds: a few tiles with partial rings.
     std::vector<PathLength> seed_labels(n * block, kUnreached);
@@ -70,13 +72,17 @@ TEST(GPrimeRoundsGpu, RoundsMatchTheCpuTwinBitForBit) {
     }
     // The CPU twin, round by round.
     std::vector<PathLength> label = seed_labels, pending = seed_labels, out(n * block, kUnreached);
-    std::vector<std::uint8_t> active(n, 0), next = seeded;
+    std::vector<std::uint8_t> active(n, 0);
+    std::vector<PathLength> key(n, kUnreached);
+    for (std::uint64_t d = 0; d < n; ++d)
+      if (seeded[d]) key[d] = *std::min_element(seed_labels.begin() + d * block, seed_labels.begin() + (d + 1) * block);
     std::vector<std::uint64_t> cpu_counts;
     for (;;) {
+      const PathLength threshold = gprime_round_threshold(*std::min_element(key.begin(), key.end()), window);
       std::uint64_t count = 0;
       for (std::uint64_t d = 0; d < n; ++d) {
-        active[d] = next[d];
-        next[d] = 0;
+        active[d] = key[d] != kUnreached && key[d] <= threshold;
+        if (active[d]) key[d] = kUnreached;
         count += active[d];
       }
       if (count == 0) break;
@@ -84,12 +90,12 @@ TEST(GPrimeRoundsGpu, RoundsMatchTheCpuTwinBitForBit) {
       ASSERT_LT(cpu_counts.size(), 100000u) << "no fixed point";
       for (std::uint64_t d = 0; d < n; ++d)
         if (active[d])
-          gprime_round_solve_cpu(matrices.data() + d * b * b, b, static_cast<std::uint32_t>(kb), max_cost, label.data() + d * block,
-                                 pending.data() + d * block, out.data() + d * block);
+          key[d] = gprime_round_solve_cpu(matrices.data() + d * b * b, b, static_cast<std::uint32_t>(kb), max_cost, threshold,
+                                          label.data() + d * block, pending.data() + d * block, out.data() + d * block);
       for (std::uint64_t d = 0; d < n; ++d)
-        if (gprime_round_push_cpu(d, b, static_cast<std::uint32_t>(kb), max_cost, edges.data() + d * b * kGPrimeInEdges,
-                                  neighbours.data() + d * 9, active.data(), out.data(), label.data(), pending.data()))
-          next[d] = 1;
+        key[d] = std::min(key[d], gprime_round_push_cpu(d, b, static_cast<std::uint32_t>(kb), max_cost, edges.data() + d * b * kGPrimeInEdges,
+                                                        neighbours.data() + d * 9, active.data(), out.data(), label.data(),
+                                                        pending.data()));
     }
     // The GPU, twice with the same object (reset between batches).
     GPrimeRoundsCuda gpu(b, n, kb + 3);
@@ -100,9 +106,9 @@ TEST(GPrimeRoundsGpu, RoundsMatchTheCpuTwinBitForBit) {
       for (std::uint64_t d = 0; d < n; ++d)
         if (seeded[d]) gpu.seed(d, seed_labels.data() + d * block);
       std::vector<std::uint64_t> gpu_counts;
-      gpu.run(max_cost, &gpu_counts);
+      gpu.run(max_cost, window, &gpu_counts);
       const std::string what = "case " + std::to_string(round) + " (" + std::to_string(n) + " tiles, B " + std::to_string(b) +
-                               ", kb " + std::to_string(kb) + ")";
+                               ", kb " + std::to_string(kb) + ", window " + std::to_string(window) + ")";
       EXPECT_EQ(gpu_counts, cpu_counts) << what << ": active tiles per round";
       EXPECT_GT(cpu_counts.size(), 1u) << what;
       std::vector<PathLength> got(block);
