@@ -11,7 +11,8 @@
 // Build here (GDAL-free: CMake target terrazo_od_matrix_gpu_check), carry it, run it there:
 //   terrazo_od_matrix_gpu_check [--side N] [--tile T] [--sites K] [--scratch DIR] [--threads N]
 //                               [--skip cpu-queue|cpu-rounds|gpu-queue|no-index|random]... (parts left out)
-//                               [--windows W1,W2,...] (label windows of the GPU rounds timed; default 0)
+//                               [--windows W1,W2,...] (label windows of the GPU rounds timed; default
+//                               the dispatch's, OdQueryOptions::round_window)
 // Exit status 0 when every comparison holds; one line per check.
 #include <chrono>
 #include <cmath>
@@ -101,7 +102,7 @@ int main(int argc, char** argv) {
   // which timings run (--skip cpu-queue|cpu-rounds|gpu-queue|no-index|random); without the CPU queue (the
   // reference) the others are timed but not compared
   bool cpu_queue = true, cpu_rounds = true, gpu_queue = true, no_index = false, random = true;
-  std::vector<double> windows = {0.0};
+  std::vector<double> windows = {OdQueryOptions{}.round_window};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--side") side = std::strtoull(argv[i + 1], nullptr, 10);
@@ -215,7 +216,7 @@ int main(int argc, char** argv) {
                 rs.exchange == "rounds-gpu",
             what + ": index, resident rounds on the GPU (" + rs.exchange + ", batch " + std::to_string(rs.batch_sources) + ") = CPU");
       qo.max_batch = 0;
-      qo.round_window = 0;
+      qo.round_window = OdQueryOptions{}.round_window;
     }
   }
   // 2. Timing on a smooth synthetic terrain.
@@ -276,7 +277,7 @@ int main(int argc, char** argv) {
       double qr = 0;
       qo.round_window = window;
       const auto r = query(input, index.get(), sites, qo, Device::Cuda, 0, memory, &sr, &qr, OdExchange::Auto);
-      qo.round_window = 0;
+      qo.round_window = OdQueryOptions{}.round_window;
       std::printf("od-matrix K %llu index cuda %s window %.2f: %.2f s (queries %.2f, kernels %.2f s), %llu tile solves, %llu rounds, max %llu active, "
                   "batch %llu, %llu uploads\n",
                   static_cast<unsigned long long>(k_sites), sr.exchange.c_str(), window, qr, sr.seconds_queries, sr.kernel_ms / 1000,

@@ -61,7 +61,7 @@ struct OdQueryOptions {
   std::uint64_t gpu_memory_bytes = 0;  // CUDA: matrix slots on the GPU (0: 60% of the free memory)
   std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)
   OdExchange exchange = OdExchange::Auto;  // with the index (without: the queue, always)
-  double round_window = 0;        // rounds: label window in tile crossings (0: none; GPrimeRounds)
+  double round_window = 4;        // rounds: label window in tile crossings (0: none; GPrimeRounds); 4 measured best (docs/benchmarks.md)
 };
 
 struct OdQueryStats {
