@@ -325,6 +325,10 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   qo.round_tiles = options.round_tiles;
   qo.max_batch = options.max_batch;
   qo.gpu_memory_bytes = options.gpu_memory_bytes;
+  if (options.exchange == "queue") qo.exchange = OdExchange::Queue;
+  else if (options.exchange == "rounds") qo.exchange = OdExchange::Rounds;
+  else if (options.exchange != "auto")
+    throw UsageError("--exchange must be auto, queue or rounds, not '" + options.exchange + "'");
   OdQueryStats stats;
   if (index) {
     result.method = "index";
@@ -335,6 +339,8 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   }
   result.device = qo.device == Device::Cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
   result.rounds = stats.rounds;
+  result.exchange = stats.exchange;
+  result.max_active = stats.max_active;
   result.gpu_uploads = stats.gpu_uploads;
   result.kernel_ms = stats.kernel_ms;
   result.site_parts = stats.site_parts;

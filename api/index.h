@@ -83,6 +83,7 @@ struct OdMatrixOptions {
   std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory: GPU matrix slots (0: 60% of the free memory)
   std::uint64_t round_tiles = 0;  // tests: tiles per GPU launch (0: 512)
   std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)
+  std::string exchange = "auto";  // --exchange: the index's G' exchange (auto, queue, rounds; docs/index.md)
 };
 
 struct OdMatrixResult {
@@ -90,7 +91,8 @@ struct OdMatrixResult {
   std::uint32_t tile = 0;
   std::string method;  // "index" or "exchange"
   std::string device;  // "cpu" or "cuda (NAME)"
-  std::uint64_t rounds = 0, gpu_uploads = 0, site_parts = 0;
+  std::string exchange;  // "queue", "rounds-cpu" or "rounds-gpu": the G' exchange that ran
+  std::uint64_t rounds = 0, gpu_uploads = 0, site_parts = 0, max_active = 0;
   double kernel_ms = 0;
   WeightParams params;
   std::vector<std::uint64_t> site_cells;  // a point's cell; a region's first cell (row-major)

@@ -55,6 +55,11 @@ const char kUsage[] =
     "  --device auto|cpu|cuda  with --index: the min-plus products on the GPU (auto: when there is one)\n"
     "                        or the CPU; the same numbers either way\n"
     "  --gpu-memory SIZE     GPU memory for the index's matrices (default 60% of the free memory)\n"
+    "  --exchange auto|queue|rounds  with --index: the G' exchange; queue: label-correcting (one tile\n"
+    "                        a round on the CPU); rounds: Bellman-Ford rounds over all tiles with the\n"
+    "                        labels resident (on the GPU: matrices and labels in GPU memory); auto:\n"
+    "                        rounds with --device cuda when they fit in --gpu-memory, else queue;\n"
+    "                        the same numbers every way\n"
     "  --memory SIZE         host memory budget (default 1G)\n"
     "  --threads N           CPU threads: the min-plus products of --index on the CPU, the in-tile solves\n"
     "                        without it (default: all cores)\n"
@@ -63,8 +68,9 @@ const char kUsage[] =
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: width, height, tile, method (index|exchange), device, weight, connectivity, scale, sites,\n"
-    "pairs_reached, batch_sources, tile_solves, rounds, matrix_loads, gpu_uploads, kernel_ms, cache_tiles,\n"
+    "JSON keys: width, height, tile, method (index|exchange), device, exchange (queue, rounds-cpu or\n"
+    "rounds-gpu), weight, connectivity, scale, sites, pairs_reached, batch_sources, tile_solves, rounds,\n"
+    "max_active, matrix_loads, gpu_uploads, kernel_ms, cache_tiles,\n"
     "exchange_solves, phases {import, sites, queries}, seconds, peak_rss_bytes.\n"
     "\n"
     "Examples:\n"
@@ -108,6 +114,7 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   }
   o.wide = args.flag("--wide");
   if (auto file = args.value("--geojson")) o.geojson = *file;
+  if (auto exchange = args.value("--exchange")) o.exchange = *exchange;
   const std::vector<std::string> files = args.positionals(2, 2, "INPUT OUT.csv");
   o.input = files[0];
   o.output = files[1];
@@ -249,6 +256,7 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("tile", r.tile)
       .add("method", r.method)
       .add("device", r.device)
+      .add("exchange", r.exchange)
       .add("weight", to_string(r.params.model))
       .add("connectivity", static_cast<int>(o.connectivity))
       .add("distance", to_string(o.distance))
@@ -259,6 +267,7 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("batch_sources", r.batch_sources)
       .add("tile_solves", r.tile_solves)
       .add("rounds", r.rounds)
+      .add("max_active", r.max_active)
       .add("gpu_uploads", r.gpu_uploads)
       .add("kernel_ms", r.kernel_ms)
       .add("site_parts", r.site_parts)

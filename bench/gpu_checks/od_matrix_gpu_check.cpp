@@ -3,11 +3,16 @@
 // the CPU, against od-matrix without the index (batched in-tile solves) and against the in-memory
 // Dijkstra oracle, on the GPU machine, where GDAL is not installed. Random rasters with nodata walls
 // and islands, point sites and region sites, tiles of 16 and 32, GPU rounds of 1, 3 and 512 tiles, 8-
-// and 4-connectivity, --max-cost; every matrix must be equal bit for bit. Then (--side N) one timing
-// on a smooth synthetic terrain: the index build on the CPU and the GPU and the query both ways.
+// and 4-connectivity, --max-cost; the G' exchange as the queue (CPU, GPU) and in resident
+// Bellman-Ford rounds (CPU, GPU: GPrimeRounds, engine/index/gprime_rounds.h); every matrix must be
+// equal bit for bit. Then (--side N) one timing on a smooth synthetic terrain: the index build on
+// the GPU (CPU without one) and the query every way.
 //
 // Build here (GDAL-free: CMake target terrazo_od_matrix_gpu_check), carry it, run it there:
 //   terrazo_od_matrix_gpu_check [--side N] [--tile T] [--sites K] [--scratch DIR] [--threads N]
+//                               [--skip cpu-queue|cpu-rounds|gpu-queue|no-index|random]... (parts left out)
+//                               [--windows W1,W2,...] (label windows of the GPU rounds timed; default
+//                               the dispatch's, OdQueryOptions::round_window)
 // Exit status 0 when every comparison holds; one line per check.
 #include <chrono>
 #include <cmath>
@@ -66,8 +71,9 @@ std::string build(const MemoryTileInput<>& input, const std::string& path, const
 
 std::vector<PathLength> query(const MemoryTileInput<>& input, const IndexFile* index, const std::vector<OdSite>& sites,
                               OdQueryOptions qo, Device device, std::uint64_t round_tiles, std::uint64_t memory,
-                              OdQueryStats* stats, double* seconds) {
+                              OdQueryStats* stats, double* seconds, OdExchange exchange = OdExchange::Queue) {
   qo.device = device;
+  qo.exchange = exchange;
   qo.round_tiles = round_tiles;
   MemoryBudget budget(memory);
   const double start = now();
@@ -93,6 +99,10 @@ int main(int argc, char** argv) {
   std::uint32_t tile = 64;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::string scratch = "/tmp";
+  // which timings run (--skip cpu-queue|cpu-rounds|gpu-queue|no-index|random); without the CPU queue (the
+  // reference) the others are timed but not compared
+  bool cpu_queue = true, cpu_rounds = true, gpu_queue = true, no_index = false, random = true;
+  std::vector<double> windows = {OdQueryOptions{}.round_window};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--side") side = std::strtoull(argv[i + 1], nullptr, 10);
@@ -100,6 +110,23 @@ int main(int argc, char** argv) {
     else if (flag == "--sites") k_sites = std::strtoull(argv[i + 1], nullptr, 10);
     else if (flag == "--threads") threads = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
     else if (flag == "--scratch") scratch = argv[i + 1];
+    else if (flag == "--windows") {  // label windows of the GPU rounds to time, comma-separated (tile crossings)
+      windows.clear();
+      for (const char* p = argv[i + 1]; *p;) {
+        char* end = nullptr;
+        windows.push_back(std::strtod(p, &end));
+        p = *end == ',' ? end + 1 : end;
+        if (end == p && *p) break;
+      }
+    }
+    else if (flag == "--skip") {
+      const std::string what = argv[i + 1];
+      cpu_rounds = cpu_rounds && what != "cpu-rounds";
+      cpu_queue = cpu_queue && what != "cpu-queue";
+      gpu_queue = gpu_queue && what != "gpu-queue";
+      no_index = no_index || what == "no-index";
+      random = random && what != "random";
+    }
     else {
       std::printf("unknown flag %s\n", argv[i]);
       return 2;
@@ -111,7 +138,7 @@ int main(int argc, char** argv) {
   if (std::system(("mkdir -p " + dir).c_str()) != 0) return 2;
   std::mt19937_64 rng(20261126);
   // 1. Random rasters against the oracle and CPU = GPU.
-  for (int round = 0; round < 12; ++round) {
+  for (int round = 0; round < (random ? 12 : 0); ++round) {
     const std::uint32_t t = round % 2 ? 16 : 32;
     const std::uint64_t w = 40 + rng() % 90, h = 40 + rng() % 90;
     std::vector<double> values(w * h);
@@ -176,10 +203,21 @@ int main(int argc, char** argv) {
                              to_string(params.model) + " " + std::to_string(static_cast<int>(c)) + " K " + std::to_string(sites.size());
     check(cpu == oracle, what + ": index (CPU) = oracle");
     check(exchange == oracle, what + ": no index (batched in-tile solves) = oracle");
-    if (gpu)
+    check(query(input, index.get(), sites, qo, Device::Cpu, 0, 1ull << 30, nullptr, nullptr, OdExchange::Rounds) == cpu,
+          what + ": index, Bellman-Ford rounds on the CPU = queue");
+    if (gpu) {
       for (std::uint64_t rt : {1ull, 3ull, 512ull})
         check(query(input, index.get(), sites, qo, Device::Cuda, rt, 1ull << 30, nullptr, nullptr) == cpu,
               what + ": index on the GPU, rounds of " + std::to_string(rt) + " tiles = CPU");
+      OdQueryStats rs;
+      qo.max_batch = round % 3 == 0 ? 2 : 0;
+      qo.round_window = round % 2 ? 0.7 : 0.0;
+      check(query(input, index.get(), sites, qo, Device::Cuda, 0, 1ull << 30, &rs, nullptr, OdExchange::Auto) == cpu &&
+                rs.exchange == "rounds-gpu",
+            what + ": index, resident rounds on the GPU (" + rs.exchange + ", batch " + std::to_string(rs.batch_sources) + ") = CPU");
+      qo.max_batch = 0;
+      qo.round_window = OdQueryOptions{}.round_window;
+    }
   }
   // 2. Timing on a smooth synthetic terrain.
   if (side > 0) {
@@ -207,23 +245,63 @@ int main(int argc, char** argv) {
     const std::uint64_t memory = 32ull << 30;
     OdQueryStats sc, sg, sx;
     double qc = 0, qg = 0, qx = 0;
-    const auto cpu = query(input, index.get(), sites, qo, Device::Cpu, 0, memory, &sc, &qc);
-    std::printf("od-matrix K %llu index cpu: %.2f s (sites %.2f, queries %.2f), %llu tile solves, batch %llu\n",
-                static_cast<unsigned long long>(k_sites), qc, sc.seconds_sites, sc.seconds_queries,
-                static_cast<unsigned long long>(sc.tile_solves), static_cast<unsigned long long>(sc.batch_sources));
-    if (gpu) {
-      const auto g = query(input, index.get(), sites, qo, Device::Cuda, 0, memory, &sg, &qg);
-      std::printf("od-matrix K %llu index cuda: %.2f s (queries %.2f, kernels %.2f s), %llu tile solves, %llu rounds, %llu uploads\n",
-                  static_cast<unsigned long long>(k_sites), qg, sg.seconds_queries, sg.kernel_ms / 1000,
-                  static_cast<unsigned long long>(sg.tile_solves), static_cast<unsigned long long>(sg.rounds),
-                  static_cast<unsigned long long>(sg.gpu_uploads));
-      check(g == cpu, "big: index on the GPU = CPU");
+    std::vector<PathLength> cpu;
+    if (cpu_queue) {
+      cpu = query(input, index.get(), sites, qo, Device::Cpu, 0, memory, &sc, &qc);
+      std::printf("od-matrix K %llu index cpu queue (%u threads): %.2f s (sites %.2f, queries %.2f), %llu tile solves, batch %llu\n",
+                  static_cast<unsigned long long>(k_sites), threads, qc, sc.seconds_sites, sc.seconds_queries,
+                  static_cast<unsigned long long>(sc.tile_solves), static_cast<unsigned long long>(sc.batch_sources));
     }
-    const auto x = query(input, nullptr, sites, qo, Device::Cpu, 0, memory, &sx, &qx);
-    std::printf("od-matrix K %llu no index (batched, %u threads): %.2f s, %llu in-tile solves, batch %llu\n",
-                static_cast<unsigned long long>(k_sites), threads, qx, static_cast<unsigned long long>(sx.exchange_solves),
-                static_cast<unsigned long long>(sx.batch_sources));
-    check(x == cpu, "big: no index = index");
+    // Without the CPU queue the first matrix timed is the reference of the others.
+    auto same = [&](const std::vector<PathLength>& got, const std::string& what) {
+      if (cpu.empty()) {
+        cpu = got;
+        std::printf("     %s: the reference (--skip cpu-queue)\n", what.c_str());
+      } else {
+        check(got == cpu, what + (cpu_queue ? "" : " (= the first matrix timed)"));
+      }
+    };
+    if (cpu_rounds) {
+      OdQueryStats sr;
+      double qr = 0;
+      const auto r = query(input, index.get(), sites, qo, Device::Cpu, 0, memory, &sr, &qr, OdExchange::Rounds);
+      std::printf("od-matrix K %llu index cpu rounds (%u threads): %.2f s (queries %.2f), %llu tile solves, %llu rounds, batch %llu\n",
+                  static_cast<unsigned long long>(k_sites), threads, qr, sr.seconds_queries,
+                  static_cast<unsigned long long>(sr.tile_solves), static_cast<unsigned long long>(sr.rounds),
+                  static_cast<unsigned long long>(sr.batch_sources));
+      same(r, "big: index, rounds on the CPU = queue");
+    }
+    if (gpu) {
+      for (double window : windows) {
+      OdQueryStats sr;
+      double qr = 0;
+      qo.round_window = window;
+      const auto r = query(input, index.get(), sites, qo, Device::Cuda, 0, memory, &sr, &qr, OdExchange::Auto);
+      qo.round_window = OdQueryOptions{}.round_window;
+      std::printf("od-matrix K %llu index cuda %s window %.2f: %.2f s (queries %.2f, kernels %.2f s), %llu tile solves, %llu rounds, max %llu active, "
+                  "batch %llu, %llu uploads\n",
+                  static_cast<unsigned long long>(k_sites), sr.exchange.c_str(), window, qr, sr.seconds_queries, sr.kernel_ms / 1000,
+                  static_cast<unsigned long long>(sr.tile_solves), static_cast<unsigned long long>(sr.rounds),
+                  static_cast<unsigned long long>(sr.max_active), static_cast<unsigned long long>(sr.batch_sources),
+                  static_cast<unsigned long long>(sr.gpu_uploads));
+      same(r, "big: index on the GPU (" + sr.exchange + ", window " + std::to_string(window) + ") = CPU");
+      }
+      if (gpu_queue) {
+        const auto g = query(input, index.get(), sites, qo, Device::Cuda, 0, memory, &sg, &qg);
+        std::printf("od-matrix K %llu index cuda queue: %.2f s (queries %.2f, kernels %.2f s), %llu tile solves, %llu rounds, %llu uploads\n",
+                    static_cast<unsigned long long>(k_sites), qg, sg.seconds_queries, sg.kernel_ms / 1000,
+                    static_cast<unsigned long long>(sg.tile_solves), static_cast<unsigned long long>(sg.rounds),
+                    static_cast<unsigned long long>(sg.gpu_uploads));
+        same(g, "big: index on the GPU (queue) = CPU");
+      }
+    }
+    if (!no_index) {
+      const auto x = query(input, nullptr, sites, qo, Device::Cpu, 0, memory, &sx, &qx);
+      std::printf("od-matrix K %llu no index (batched, %u threads): %.2f s, %llu in-tile solves, batch %llu\n",
+                  static_cast<unsigned long long>(k_sites), threads, qx, static_cast<unsigned long long>(sx.exchange_solves),
+                  static_cast<unsigned long long>(sx.batch_sources));
+      same(x, "big: no index = index");
+    }
   }
   std::system(("rm -rf " + dir).c_str());
   std::printf("%s: %d failures\n", failures ? "FAILED" : "PASSED", failures);

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/timer.h"
 #include "engine/index/gprime_exchange.h"
+#include "engine/index/gprime_rounds.h"
 #include "engine/index/gprime_tiles.h"
 #include "kernels/index/boundary_ring.h"
 #include "kernels/sssp/block_sssp.h"
@@ -46,6 +47,8 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   const TileGrid& grid = input.grid();
   const std::uint32_t t = grid.tile;
   if (index) check_index_fits(*index, grid, options.params, options.connectivity);
+  if (!index && options.exchange == OdExchange::Rounds)
+    throw UsageError("--exchange rounds needs --index (without it a tile's re-solve is a cell-level solve: the queue)");
   const std::uint64_t k = sites.size();
   const std::uint32_t b = ring_size(t);
   const std::uint64_t tiles = grid.tile_count();
@@ -123,18 +126,49 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   st.seconds_sites = watch.seconds();
   watch.restart();
 
-  // (2) The label batch: per source 2 x 8 bytes per ring cell of every tile reached (worst case)
-  // and its vectors of a round (3 x 8 x B per round tile), from half of what is left.
+  // (2) The exchange (OdQueryOptions::exchange) and the label batch. Queue: per source 2 x 8 bytes per
+  // ring cell of every tile reached (worst case) and its vectors of a round (3 x 8 x B per round
+  // tile); rounds on the CPU: 3 x 8 bytes per ring cell of every present tile; rounds on the GPU: the
+  // labels on the GPU (the batch also bounded by --gpu-memory), on the host the seeds' and the site
+  // tiles' labels. From half of what is left.
   const bool cuda = index && options.device == Device::Cuda;
+  const std::uint64_t present = index ? index->present_tiles() : 0;
+  bool rounds = index && present > 0 && (options.exchange == OdExchange::Rounds || (options.exchange == OdExchange::Auto && cuda));
+  std::uint64_t gpu_bytes = 0, gpu_batch = 0;
+  if (rounds && cuda) {
+    gpu_bytes = options.gpu_memory_bytes ? options.gpu_memory_bytes : MinPlusCuda::free_device_bytes() / 10 * 6;
+    const std::uint64_t one = GPrimeRoundsCuda::device_bytes(b, present, 1);
+    const std::uint64_t per = GPrimeRoundsCuda::device_bytes(b, present, 2) - one;
+    if (one > gpu_bytes) {
+      if (options.exchange == OdExchange::Rounds)
+        throw BudgetError("GPU memory too small for od-matrix --exchange rounds: the matrices and one source's labels need " +
+                          MemoryBudget::format_size(one) + ", --gpu-memory gives " + MemoryBudget::format_size(gpu_bytes) +
+                          "; raise --gpu-memory or use --exchange queue");
+      rounds = false;  // auto: the queue, its matrices streamed through GPU slots
+    } else {
+      gpu_batch = 1 + (gpu_bytes - one) / per;
+    }
+  }
+  st.exchange = !rounds ? "queue" : cuda ? "rounds-gpu" : "rounds-cpu";
+  MemoryBudget::Reservation rounds_reservation;
+  if (rounds)
+    rounds_reservation = budget.reserve(gprime_rounds_host_bytes(t, present, tiles, 0) + (cuda ? b * b * 8 : 0),
+                                        "od-matrix G' in-edges");
   std::uint64_t round_tiles = cuda ? (options.round_tiles ? options.round_tiles : 512) : index ? std::max(1u, options.threads) : 1;
   round_tiles = std::min<std::uint64_t>(round_tiles, std::max<std::uint64_t>(1, index ? index->present_tiles() : tiles));
-  const std::uint64_t per_source = tiles * b * 16 + 64 * tiles + round_tiles * b * 24;
+  std::uint64_t site_tiles = 0;
+  for (std::uint64_t a = 0; a < parts.size(); ++a) site_tiles += a == 0 || parts[a].tile != parts[a - 1].tile;
+  const std::uint64_t per_source = !rounds ? tiles * b * 16 + 64 * tiles + round_tiles * b * 24
+                                   : cuda  ? (site_tiles * 2 + 2) * b * 8
+                                           : gprime_rounds_host_bytes(t, present, tiles, 1) - gprime_rounds_host_bytes(t, present, tiles, 0) +
+                                                 site_tiles * b * 8;
   const std::uint64_t label_room = budget.available() / 2;
   if (per_source > label_room)
     throw BudgetError("memory budget too small for od-matrix: the labels of one source need " + MemoryBudget::format_size(per_source) +
                 " and only " + MemoryBudget::format_size(label_room) + " is left for them; raise --memory");
   std::uint64_t batch = std::max<std::uint64_t>(1, std::min<std::uint64_t>(k, label_room / per_source));
   if (options.max_batch) batch = std::min(batch, options.max_batch);
+  if (gpu_batch) batch = std::min(batch, gpu_batch);
   MemoryBudget::Reservation label_reservation = budget.reserve(batch * per_source, "od-matrix G' labels");
   st.batch_sources = batch;
 
@@ -148,6 +182,7 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   xo.max_cost = options.max_cost;
   IndexMatrixTilesCuda* gpu = nullptr;
   BlockSolveTiles* block = nullptr;
+  std::unique_ptr<GPrimeRounds> resident;
   const std::uint64_t keep = 1ull << 20;
   std::uint64_t cache_bytes = options.cache_bytes;
   if (cache_bytes == 0) cache_bytes = budget.available() > keep ? budget.available() - keep : 0;
@@ -158,7 +193,10 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
     cache_reservation = budget.reserve(cache_bytes, "od-matrix index tile cache");
     cache = std::make_unique<IndexTileCache>(*index, cache_bytes / entry_bytes);
     st.cache_tiles = cache->capacity();
-    if (cuda) {
+    if (rounds) {
+      resident = std::make_unique<GPrimeRounds>(*index, *cache, xo, cuda ? Device::Cuda : Device::Cpu, batch,
+                                                std::max(1u, options.threads), options.round_window);
+    } else if (cuda) {
       std::uint64_t gpu_bytes = options.gpu_memory_bytes;
       const std::uint64_t vectors = round_tiles * batch * b * 16 + (1ull << 20);
       if (gpu_bytes == 0) gpu_bytes = MinPlusCuda::free_device_bytes() / 10 * 6;
@@ -191,6 +229,8 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   // (3) The sources in batches: the G' exchange, then the targets.
   std::map<std::uint64_t, std::vector<std::uint64_t>> parts_in_tile;
   for (std::uint64_t a = 0; a < parts.size(); ++a) parts_in_tile[parts[a].tile].push_back(a);
+  std::vector<std::uint64_t> wanted;
+  for (const auto& [tile, list] : parts_in_tile) wanted.push_back(tile);
   progress.update("od-matrix: queries", 0, k);
   for (std::uint64_t first = 0; first < k; first += batch) {
     const std::uint64_t kb = std::min<std::uint64_t>(batch, k - first);
@@ -203,7 +243,7 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
                                                          site_ring.begin() + static_cast<std::ptrdiff_t>((a + 1) * b))});
     }
     GPrimeStats gs;
-    const GPrimeLabels labels = gprime_exchange(*gtiles, grid, kb, seeds, xo, &gs);
+    const GPrimeLabels labels = resident ? resident->run(kb, seeds, wanted, &gs) : gprime_exchange(*gtiles, grid, kb, seeds, xo, &gs);
     st.tile_solves += gs.tile_solves;
     st.rounds += gs.rounds;
     // Targets: min over the ring cells r of each tile U of j of label(r) + d_U(r, j).
@@ -229,6 +269,11 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   if (gpu) {
     st.gpu_uploads = gpu->uploads();
     st.kernel_ms = gpu->kernel_ms();
+  }
+  if (resident) {
+    st.gpu_uploads = resident->uploads();
+    st.kernel_ms = resident->kernel_ms();
+    st.max_active = resident->max_active();
   }
   if (block) {
     st.exchange_solves = block->solves();

@@ -19,6 +19,7 @@
 // on the method, device or round size.
 // Result: entry [i * K + j] = the shortest distance from site i to site j (fixed point), kUnreached
 // when no path or beyond max_cost; the diagonal 0.
+// The exchange: OdQueryOptions::exchange; OdQueryStats::exchange says which ran.
 // Memory: per batch of sources, G' labels and pending labels, 16 bytes per ring cell of the grid and
 // source (tiles x (4t - 4) x 16 per source; the batch is half of the budget's rest over that) and the
 // round's vectors (24 B bytes per vector); then the index tile cache ((4t - 4)^2 x 8 each) or, without
@@ -42,6 +43,13 @@ struct OdSite {
   std::string text;                  // for messages
 };
 
+// How the index's G' exchange runs (docs/index.md "The exchange in rounds"): Queue, the label-correcting
+// exchange (tile-level Dijkstra order on the CPU; on the GPU, rounds of tiles gathered by the host);
+// Rounds, Bellman-Ford rounds with the labels resident (CPU threads over tiles, or everything on
+// the GPU); Auto: Rounds on the GPU when the matrices and one source's labels fit in its memory,
+// else Queue.
+enum class OdExchange { Auto, Queue, Rounds };
+
 struct OdQueryOptions {
   WeightParams params;
   Connectivity connectivity = Connectivity::Eight;
@@ -52,6 +60,8 @@ struct OdQueryOptions {
   std::uint64_t round_tiles = 0;  // CUDA: tiles per launch (0: 512)
   std::uint64_t gpu_memory_bytes = 0;  // CUDA: matrix slots on the GPU (0: 60% of the free memory)
   std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)
+  OdExchange exchange = OdExchange::Auto;  // with the index (without: the queue, always)
+  double round_window = 4;        // rounds: label window in tile crossings (0: none; GPrimeRounds); 4 measured best (docs/benchmarks.md)
 };
 
 struct OdQueryStats {
@@ -65,6 +75,8 @@ struct OdQueryStats {
   std::uint64_t gpu_uploads = 0;     // CUDA: matrices uploaded to the GPU
   std::uint64_t site_parts = 0;      // (site, tile) pairs: in-tile solves of the sites
   double kernel_ms = 0;              // CUDA: kernel time
+  std::string exchange;              // "queue", "rounds-cpu" or "rounds-gpu" (the dispatch's choice)
+  std::uint64_t max_active = 0;      // rounds: the most tiles active in one round
   double seconds_sites = 0, seconds_queries = 0;
 };
 

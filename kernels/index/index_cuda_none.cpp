@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "kernels/index/gprime_rounds.h"
 #include "kernels/index/min_plus.h"
 #include "kernels/index/tile_boundary_matrix.h"
 
@@ -33,6 +34,16 @@ MinPlusCuda::~MinPlusCuda() = default;
 std::uint64_t MinPlusCuda::free_device_bytes() { no_cuda("MinPlusCuda"); }
 void MinPlusCuda::upload(std::uint64_t, const PathLength*) { no_cuda("MinPlusCuda"); }
 double MinPlusCuda::gather(const std::uint32_t*, std::uint64_t, const PathLength*, PathLength*) { no_cuda("MinPlusCuda"); }
+
+struct GPrimeRoundsCuda::State {};
+GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t, std::uint64_t, std::uint64_t) { no_cuda("GPrimeRoundsCuda"); }
+void GPrimeRoundsCuda::upload_edges(const GPrimeInEdge*, const std::int64_t*) { no_cuda("GPrimeRoundsCuda"); }
+GPrimeRoundsCuda::~GPrimeRoundsCuda() = default;
+void GPrimeRoundsCuda::upload_matrix(std::uint64_t, const PathLength*) { no_cuda("GPrimeRoundsCuda"); }
+void GPrimeRoundsCuda::reset(std::uint64_t) { no_cuda("GPrimeRoundsCuda"); }
+void GPrimeRoundsCuda::seed(std::uint64_t, const PathLength*) { no_cuda("GPrimeRoundsCuda"); }
+std::uint64_t GPrimeRoundsCuda::run(PathLength, PathLength, std::vector<std::uint64_t>*) { no_cuda("GPrimeRoundsCuda"); }
+void GPrimeRoundsCuda::download(std::uint64_t, PathLength*) const { no_cuda("GPrimeRoundsCuda"); }
 
 }  // namespace terrazo
 #endif

@@ -1,0 +1,61 @@
+// engine/index/gprime_rounds.h: the G' exchange of an index query in Bellman-Ford rounds over tiles
+// (docs/index.md "The exchange in rounds"), on the CPU (threads over tiles) or with everything
+// resident on the GPU (kernels/index/gprime_rounds.h: labels of the batch on every tile's ring, the
+// matrices, the in-edges between rings; the host sees the count of active tiles per round).
+//
+// Source: [Malison2012, sec. 4.1] (Bellman-Ford with min-plus products); [Gerritsen2012, ch. 4] (G').
+// Contract: as gprime_exchange (engine/index/gprime_exchange.h) for the same seeds, but only the
+// labels of the tiles in `wanted` are returned (present tiles; absent ones are left out, as their
+// labels are all kUnreached): bit-identical, the fixed point being the unique shortest distances.
+// Memory: host: the in-edges (B x kGPrimeInEdges x 8 bytes per present tile) and 9 x 8 bytes per
+// tile; CPU: 3 x kb x B x 8 bytes per present tile (label, pending, out) and the caller's
+// IndexTileCache; CUDA: GPrimeRoundsCuda::device_bytes on the GPU (every matrix resident) and one
+// B x B matrix on the host while uploading. The caller reserves both.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/index/gprime_exchange.h"
+#include "kernels/common/batch_solver.h"
+#include "kernels/index/gprime_rounds.h"
+
+namespace terrazo {
+
+// Host bytes of GPrimeRounds for `tiles` present tiles (tile side t) and batches of kb sources on
+// the CPU (kb = 0: the CUDA twin, whose labels live on the GPU).
+std::uint64_t gprime_rounds_host_bytes(std::uint32_t t, std::uint64_t tiles, std::uint64_t grid_tiles, std::uint64_t kb);
+
+class GPrimeRounds {
+ public:
+  // device Cuda: GPrimeRoundsCuda for batches of up to kb_max sources, every present tile's matrix
+  // uploaded now (read through `cache`); Cpu: `threads` threads over the tiles of a round.
+  // window: the rounds' label window in tile crossings (0: none, plain Bellman-Ford; else
+  // window x the largest finite entry of the first present tile's matrix, kernels/index/gprime_rounds.h).
+  GPrimeRounds(const IndexFile& index, IndexTileCache& cache, const GPrimeExchangeOptions& options, Device device,
+               std::uint64_t kb_max, unsigned threads, double window = 0);
+  GPrimeLabels run(std::uint64_t kb, const std::vector<GPrimeSeed>& seeds, const std::vector<std::uint64_t>& wanted,
+                   GPrimeStats* stats);
+  double kernel_ms() const { return gpu_ ? gpu_->kernel_ms() : 0.0; }
+  std::uint64_t uploads() const { return uploads_; }
+  std::uint64_t max_active() const { return max_active_; }
+
+ private:
+  const IndexFile& index_;
+  IndexTileCache& cache_;
+  GPrimeExchangeOptions options_;
+  unsigned threads_ = 1;
+  std::uint32_t b_ = 0;
+  std::vector<std::int64_t> dense_;       // per grid tile its dense id, -1 when absent
+  std::vector<std::uint64_t> tile_of_;    // per dense id its grid tile
+  std::vector<std::int64_t> neighbours_;  // per dense id the dense ids of the 3 x 3 around it
+  std::vector<GPrimeInEdge> edges_;       // per dense id B x kGPrimeInEdges
+  std::unique_ptr<GPrimeRoundsCuda> gpu_;
+  std::vector<PathLength> label_, pending_, out_;  // CPU
+  std::vector<std::uint8_t> active_;               // CPU
+  std::vector<PathLength> key_;                    // CPU
+  PathLength window_ = 0;
+  std::uint64_t uploads_ = 0, max_active_ = 0;
+};
+
+}  // namespace terrazo

@@ -1,0 +1,292 @@
+// kernels/index/gprime_rounds.cu: the CUDA twin of gprime_rounds.h. Per round three launches on one
+// stream: the solves of the active tiles (a thread block per (tile, run of kSolveRun sources): thread
+// j keeps the run's acc[j] in registers and walks the matrix rows that carry a pending label, the
+// run's pending entries of a chunk of rows in shared memory, so each matrix entry read serves the run;
+// consecutive blocks are the same tile's runs, so its matrix is read from L2), the push into every
+// tile next to an active one (a thread block per (tile, run of kPushRun sources), thread q reads its
+// in-edges once, improvements lower the tile's key by atomicMin), then the next round's threshold
+// (the least key) and its active tiles, compacted into a list (their order does not matter: a tile's
+// solve reads and writes only its own labels). The host reads back the active count.
+// Contract: gprime_rounds.h.
+#include <algorithm>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/common/cuda_support.cuh"
+#include "kernels/index/gprime_rounds.h"
+
+namespace terrazo {
+namespace {
+
+constexpr unsigned kSolveThreads = 256, kSolveRun = 8, kSolveChunk = 128;
+constexpr unsigned kPushThreads = 256, kPushRun = 16;
+
+static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uint32_t b, std::uint32_t kb,
+                                    PathLength max_cost, const PathLength* __restrict__ d_threshold,
+                                    PathLength* __restrict__ d_key, const std::uint64_t* __restrict__ d_list,
+                                    PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
+                                    PathLength* __restrict__ d_out) {
+  __shared__ PathLength xs[kSolveRun][kSolveChunk];
+  const std::uint32_t runs = (kb + kSolveRun - 1) / kSolveRun;
+  const std::uint64_t tile = d_list[blockIdx.x / runs];
+  const std::uint32_t v0 = (blockIdx.x % runs) * kSolveRun;
+  const std::uint32_t count = min(kSolveRun, kb - v0);
+  const PathLength* m = d_m + tile * b * b;
+  const std::uint64_t base = (tile * kb + v0) * b;
+  PathLength* x = d_pending + base;
+  PathLength* y = d_label + base;
+  PathLength* o = d_out + base;
+  const PathLength threshold = *d_threshold;
+  for (std::uint32_t j0 = 0; j0 < b; j0 += blockDim.x) {
+    const std::uint32_t j = j0 + threadIdx.x;
+    const bool active = j < b;
+    PathLength acc[kSolveRun];
+#pragma unroll
+    for (unsigned g = 0; g < kSolveRun; ++g) acc[g] = active && g < count ? y[static_cast<std::uint64_t>(g) * b + j] : kUnreached;
+    for (std::uint32_t i0 = 0; i0 < b; i0 += kSolveChunk) {
+      const std::uint32_t rows = min(static_cast<std::uint32_t>(kSolveChunk), b - i0);
+      __syncthreads();
+      int mine = 0;
+      for (unsigned e = threadIdx.x; e < kSolveRun * kSolveChunk; e += blockDim.x) {
+        const unsigned g = e / kSolveChunk, i = e % kSolveChunk;
+        PathLength value = g < count && i < rows ? x[static_cast<std::uint64_t>(g) * b + i0 + i] : kUnreached;
+        if (value > threshold) value = kUnreached;  // not due this round
+        xs[g][i] = value;
+        mine |= value != kUnreached;
+      }
+      if (!__syncthreads_or(mine)) continue;  // no pending label in these rows
+      if (active)
+        for (std::uint32_t i = 0; i < rows; ++i) {
+          bool row = false;
+#pragma unroll
+          for (unsigned g = 0; g < kSolveRun; ++g) row = row || xs[g][i] != kUnreached;
+          if (!row) continue;  // the same for every thread of the block
+          const PathLength mij = m[static_cast<std::uint64_t>(i0 + i) * b + j];
+#pragma unroll
+          for (unsigned g = 0; g < kSolveRun; ++g) {
+            const PathLength via = min_plus_add(xs[g][i], mij);
+            acc[g] = via < acc[g] ? via : acc[g];
+          }
+        }
+    }
+    if (active)
+      for (unsigned g = 0; g < count; ++g) {
+        const std::uint64_t at = static_cast<std::uint64_t>(g) * b + j;
+        const PathLength now = acc[g] > max_cost ? kUnreached : acc[g];
+        const PathLength xj = x[at];
+        o[at] = now < y[at] || (xj != kUnreached && xj <= threshold) ? now : kUnreached;
+        y[at] = now;
+      }
+  }
+  __syncthreads();  // every thread has read the pending labels
+  // Pending entries that were due, or that the solve improved on (dominated), are cleared; the rest
+  // give the tile's key.
+  PathLength key = kUnreached;
+  for (std::uint64_t e = threadIdx.x; e < static_cast<std::uint64_t>(count) * b; e += blockDim.x) {
+    const PathLength xe = x[e];
+    if (xe == kUnreached) continue;
+    if (xe <= threshold || y[e] < xe) x[e] = kUnreached;
+    else key = xe < key ? xe : key;
+  }
+  if (key != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(key));
+}
+
+static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength max_cost,
+                                   const GPrimeInEdge* __restrict__ d_edges, const std::int64_t* __restrict__ d_neighbours,
+                                   const std::uint8_t* __restrict__ d_active, const PathLength* __restrict__ d_out,
+                                   PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
+                                   PathLength* __restrict__ d_key) {
+  const std::uint32_t runs = (kb + kPushRun - 1) / kPushRun;
+  const std::uint64_t tile = blockIdx.x / runs;
+  const std::uint32_t v0 = (blockIdx.x % runs) * kPushRun;
+  const std::uint32_t count = min(kPushRun, kb - v0);
+  const std::int64_t* nb = d_neighbours + tile * 9;
+  bool any = false;
+  for (int k = 0; k < 9; ++k) any = any || (k != 4 && nb[k] >= 0 && d_active[nb[k]]);
+  if (!any) return;  // the same for the whole block
+  const std::uint64_t block = static_cast<std::uint64_t>(kb) * b;
+  PathLength improved = kUnreached;
+  for (std::uint32_t q = threadIdx.x; q < b; q += blockDim.x) {
+    const GPrimeInEdge* e = d_edges + (tile * b + q) * kGPrimeInEdges;
+    const PathLength* from[kGPrimeInEdges];
+    Weight w[kGPrimeInEdges];
+#pragma unroll
+    for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
+      const GPrimeInEdge edge = e[s];
+      const std::int64_t src = edge.w == kNoEdge ? -1 : nb[edge.from];
+      from[s] = src >= 0 && d_active[src] ? d_out + static_cast<std::uint64_t>(src) * block + edge.p : nullptr;
+      w[s] = edge.w;
+    }
+    for (unsigned g = 0; g < count; ++g) {
+      const std::uint64_t v = v0 + g;
+      const std::uint64_t at = tile * block + v * b + q;
+      const PathLength was = d_label[at];
+      PathLength best = was;
+#pragma unroll
+      for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
+        if (from[s] == nullptr) continue;
+        const PathLength o = from[s][v * b];
+        if (o == kUnreached) continue;
+        const PathLength c = o + w[s];
+        if (c <= max_cost && c < best) best = c;
+      }
+      if (best < was) {
+        d_label[at] = best;
+        d_pending[at] = best;
+        improved = best < improved ? best : improved;
+      }
+    }
+  }
+  if (improved != kUnreached)
+    atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(improved));
+}
+
+static __global__ void gprime_least_key(std::uint64_t tiles, const PathLength* __restrict__ d_key,
+                                        unsigned long long* __restrict__ d_least) {
+  PathLength least = kUnreached;
+  for (std::uint64_t tile = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; tile < tiles;
+       tile += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
+    least = d_key[tile] < least ? d_key[tile] : least;
+  if (least != kUnreached) atomicMin(d_least, static_cast<unsigned long long>(least));
+}
+
+// The round's threshold from the least key, then the active tiles (key <= T), their keys reset (the
+// solve sets them again from what stays pending).
+static __global__ void gprime_select(std::uint64_t tiles, PathLength window, const unsigned long long* __restrict__ d_least,
+                                     PathLength* __restrict__ d_threshold, PathLength* __restrict__ d_key,
+                                     std::uint8_t* __restrict__ d_active, std::uint64_t* __restrict__ d_list,
+                                     unsigned long long* __restrict__ d_count) {
+  const PathLength least = *d_least;
+  const PathLength threshold = gprime_round_threshold(least, window);
+  if (blockIdx.x == 0 && threadIdx.x == 0) *d_threshold = threshold;
+  for (std::uint64_t tile = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; tile < tiles;
+       tile += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    const PathLength key = d_key[tile];
+    const bool a = key != kUnreached && key <= threshold;
+    d_active[tile] = a;
+    if (a) {
+      d_key[tile] = kUnreached;
+      d_list[atomicAdd(d_count, 1ull)] = tile;
+    }
+  }
+}
+
+}  // namespace
+
+struct GPrimeRoundsCuda::State {
+  cuda::CudaStream stream;
+  cuda::DeviceBuffer<PathLength> matrices, label, pending, out;
+  cuda::DeviceBuffer<GPrimeInEdge> edges;
+  cuda::DeviceBuffer<std::int64_t> neighbours;
+  cuda::DeviceBuffer<std::uint8_t> active;
+  cuda::DeviceBuffer<PathLength> key, threshold;
+  cuda::DeviceBuffer<std::uint64_t> list;
+  cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key
+};
+
+GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::uint64_t kb_max)
+    : state_(new State), b_(b), tiles_(tiles), kb_max_(kb_max) {
+  if (b == 0 || tiles == 0 || kb_max == 0) throw Error("GPrimeRoundsCuda: no tile or source");
+  State& s = *state_;
+  const std::uint64_t labels = tiles * kb_max * b;
+  s.matrices.resize(tiles * b * b);
+  s.label.resize(labels);
+  s.pending.resize(labels);
+  s.out.resize(labels);
+  s.edges.resize(tiles * b * kGPrimeInEdges);
+  s.neighbours.resize(tiles * 9);
+  s.active.resize(tiles);
+  s.key.resize(tiles);
+  s.threshold.resize(1);
+  s.list.resize(tiles);
+  s.count.resize(2);
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.active.get(), 0, tiles, s.stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.key.get(), 0xFF, tiles * sizeof(PathLength), s.stream.get()));
+  s.stream.synchronize();
+}
+
+GPrimeRoundsCuda::~GPrimeRoundsCuda() = default;
+
+void GPrimeRoundsCuda::upload_edges(const GPrimeInEdge* edges, const std::int64_t* neighbours) {
+  State& s = *state_;
+  TERRAZO_CUDA_CHECK(cudaMemcpy(s.edges.get(), edges, s.edges.bytes(), cudaMemcpyHostToDevice));
+  TERRAZO_CUDA_CHECK(cudaMemcpy(s.neighbours.get(), neighbours, s.neighbours.bytes(), cudaMemcpyHostToDevice));
+}
+
+void GPrimeRoundsCuda::upload_matrix(std::uint64_t d, const PathLength* matrix) {
+  if (d >= tiles_) throw Error("GPrimeRoundsCuda::upload_matrix: tile out of range");
+  const std::uint64_t b2 = static_cast<std::uint64_t>(b_) * b_;
+  TERRAZO_CUDA_CHECK(cudaMemcpy(state_->matrices.get() + d * b2, matrix, b2 * sizeof(PathLength), cudaMemcpyHostToDevice));
+}
+
+void GPrimeRoundsCuda::reset(std::uint64_t kb) {
+  if (kb == 0 || kb > kb_max_) throw Error("GPrimeRoundsCuda::reset: batch out of range");
+  kb_ = kb;
+  State& s = *state_;
+  const std::uint64_t bytes = tiles_ * kb * b_ * sizeof(PathLength);
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.label.get(), 0xFF, bytes, s.stream.get()));  // kUnreached: all ones
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.pending.get(), 0xFF, bytes, s.stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.active.get(), 0, tiles_, s.stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.key.get(), 0xFF, tiles_ * sizeof(PathLength), s.stream.get()));
+  s.stream.synchronize();
+}
+
+void GPrimeRoundsCuda::seed(std::uint64_t d, const PathLength* labels) {
+  if (d >= tiles_ || kb_ == 0) throw Error("GPrimeRoundsCuda::seed: tile out of range or no reset");
+  State& s = *state_;
+  const std::uint64_t block = kb_ * b_;
+  TERRAZO_CUDA_CHECK(cudaMemcpy(s.label.get() + d * block, labels, block * sizeof(PathLength), cudaMemcpyHostToDevice));
+  TERRAZO_CUDA_CHECK(cudaMemcpy(s.pending.get() + d * block, labels, block * sizeof(PathLength), cudaMemcpyHostToDevice));
+  PathLength key = kUnreached;
+  for (std::uint64_t e = 0; e < block; ++e) key = labels[e] < key ? labels[e] : key;
+  TERRAZO_CUDA_CHECK(cudaMemcpy(s.key.get() + d, &key, sizeof key, cudaMemcpyHostToDevice));
+}
+
+std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std::vector<std::uint64_t>* active_per_round) {
+  State& s = *state_;
+  cudaStream_t stream = s.stream.get();
+  const auto kb = static_cast<std::uint32_t>(kb_);
+  const unsigned compact_blocks = static_cast<unsigned>(std::min<std::uint64_t>((tiles_ + 255) / 256, 4096));
+  const std::uint64_t solve_runs = (kb_ + kSolveRun - 1) / kSolveRun, push_runs = (kb_ + kPushRun - 1) / kPushRun;
+  if (tiles_ * std::max(solve_runs, push_runs) > 0x7FFFFFFFull) throw Error("GPrimeRoundsCuda::run: too many blocks");
+  cuda::CudaEvent start, stop;
+  TERRAZO_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+  std::uint64_t solves = 0;
+  for (;;) {
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.count.get(), 0, sizeof(unsigned long long), stream));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.count.get() + 1, 0xFF, sizeof(unsigned long long), stream));
+    gprime_least_key<<<compact_blocks, 256, 0, stream>>>(tiles_, s.key.get(), s.count.get() + 1);
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    gprime_select<<<compact_blocks, 256, 0, stream>>>(tiles_, window, s.count.get() + 1, s.threshold.get(), s.key.get(),
+                                                      s.active.get(), s.list.get(), s.count.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    unsigned long long active = 0;
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(&active, s.count.get(), sizeof active, cudaMemcpyDeviceToHost, stream));
+    TERRAZO_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (active == 0) break;
+    if (active_per_round) active_per_round->push_back(active);
+    solves += active;
+    gprime_solve<<<static_cast<unsigned>(active * solve_runs), kSolveThreads, 0, stream>>>(
+        s.matrices.get(), b_, kb, max_cost, s.threshold.get(), s.key.get(), s.list.get(), s.label.get(), s.pending.get(),
+        s.out.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    gprime_push<<<static_cast<unsigned>(tiles_ * push_runs), kPushThreads, 0, stream>>>(
+        b_, kb, max_cost, s.edges.get(), s.neighbours.get(), s.active.get(), s.out.get(), s.label.get(), s.pending.get(),
+        s.key.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+  }
+  TERRAZO_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+  TERRAZO_CUDA_CHECK(cudaStreamSynchronize(stream));
+  float ms = 0;
+  TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  kernel_ms_ += ms;
+  return solves;
+}
+
+void GPrimeRoundsCuda::download(std::uint64_t d, PathLength* labels) const {
+  if (d >= tiles_ || kb_ == 0) throw Error("GPrimeRoundsCuda::download: tile out of range or no reset");
+  const std::uint64_t block = kb_ * b_;
+  TERRAZO_CUDA_CHECK(cudaMemcpy(labels, state_->label.get() + d * block, block * sizeof(PathLength), cudaMemcpyDeviceToHost));
+}
+
+}  // namespace terrazo
