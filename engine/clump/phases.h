@@ -56,6 +56,9 @@ struct ClumpPhaseOptions {
   std::uint64_t stats_buffer_bytes = 0;
   // The most regions the labels may number (kMaxClumpRegions for UInt32); tests lower it.
   std::uint64_t max_regions = kMaxClumpRegions;
+  // Always merge the border regions externally (engine/clump/phase2_external_merge.h), even when
+  // they fit in memory; tests set it (the labels are the same either way).
+  bool external_merge = false;
 };
 
 // One region's statistics (--stats): cells, the value (ClumpBy::Value; NaN otherwise), and the
@@ -95,6 +98,9 @@ struct ClumpPhaseResult {
   std::uint64_t largest_region = 0;   // cells of the largest region (0: none)
   std::uint64_t border_regions = 0;   // per-tile regions that touch their tile's ring
   std::uint64_t merged_border_regions = 0;  // border regions after the merge (roots)
+  bool external_merge = false;        // phase 2 was the external 2x2 merge (the table did not fit, or asked)
+  std::uint32_t merge_levels = 0;     // external merge: levels of the hierarchy
+  std::uint64_t merge_links = 0;      // external merge: link records written
   double tile_labels_seconds = 0, merge_seconds = 0, relabel_seconds = 0, stats_seconds = 0;
   ClumpRelabelSeconds relabel;        // relabel_seconds split: tile solver, numbering, sink (phase3_relabel.h)
   std::uint64_t bytes_read = 0, bytes_written = 0;  // scratch records (the input's reads: the TileInput)
