@@ -405,7 +405,7 @@ TEST(ClumpPipeline, TooSmallABudgetIsFoundBeforeAnyWork) {
 TEST(ClumpPipeline, ExternalMergeMatchesOracleAndInMemoryMerge) {
   std::mt19937_64 rng(20261126);
   int cases = 0;
-  for (int round = 0; round < 24; ++round) {
+  for (int round = 0; round < 16; ++round) {
     const std::uint64_t w = 1 + rng() % 80, h = 1 + rng() % 80;
     const std::vector<double> values =
         random_values(rng, w * h, 1 + static_cast<int>(rng() % 4), (rng() % 3) * 0.15);
@@ -434,7 +434,7 @@ TEST(ClumpPipeline, ExternalMergeMatchesOracleAndInMemoryMerge) {
         ++cases;
       }
   }
-  EXPECT_EQ(cases, 24 * 4 * 2);
+  EXPECT_EQ(cases, 16 * 4 * 2);
 }
 
 // Regions that cross many tiles and levels of the hierarchy: spirals (the first cell far from most
@@ -470,13 +470,13 @@ TEST(ClumpPipeline, ExternalMergeOnSpiralsSnakesAndCheckerboards) {
 // before the external merge) and gives the in-memory merge's labels.
 TEST(ClumpPipeline, BorderTableOverBudgetGoesExternal) {
   std::mt19937_64 rng(3);
-  const std::uint64_t w = 256, h = 256;
-  const std::vector<double> values = random_values(rng, w * h, 3, 0.0);  // ~ every ring cell its own region
+  const std::uint64_t w = 360, h = 360;
+  const std::vector<double> values = random_values(rng, w * h, 8, 0.0);  // most ring cells their own region
   ClumpPhaseOptions o;
-  const ClumpRun small = run_phases(values, w, h, 4, o, 1, 1ull << 20);
+  const ClumpRun small = run_phases(values, w, h, 8, o, 1, 1ull << 20);
   EXPECT_TRUE(small.result.external_merge);
   EXPECT_GT(small.result.border_regions * BorderTable::kBytesPerRegion, 1ull << 20);  // the table would not fit
-  const ClumpRun large = run_phases(values, w, h, 4, o, 1);
+  const ClumpRun large = run_phases(values, w, h, 8, o, 1);
   EXPECT_FALSE(large.result.external_merge);
   EXPECT_EQ(small.labels, large.labels);
   EXPECT_EQ(small.result.regions, large.result.regions);
@@ -1019,37 +1019,42 @@ TEST(ClumpCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
 }
 
-// The promise when the border table does not fit: an Int16 terrain compared value by value is
-// nearly noise, so at tiles of 16 its border table (36 bytes per border region) is larger than
-// --memory 24M and the merge goes external; the labels are the in-memory merge's, byte for byte.
+// The promise when the border table does not fit: an Int16 terrain of 30 km relief compared value
+// by value is nearly noise (every cell about its own region), so at tiles of 16 its border table
+// (36 bytes per border region: ~140 k, 5 MB) is larger than --memory 4M and the merge goes
+// external; the labels and --stats are the in-memory merge's, byte for byte.
 TEST(ClumpCli, ExternalMergePeakRssWithinBudgetAndSameLabels) {
   if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
   testing::TempDir dir;
   const std::string dem = dir.file("gen.tif");
-  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --nodata-holes 0.05 --width 2000 "
-                         "--height 1500 --seed 11 " + dem).c_str()),
+  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --relief 30000 --nodata-holes 0.05 "
+                         "--width 900 --height 700 --seed 11 " + dem).c_str()),
             0);
-  const CliRun r = run_cli("clump -q --json --memory 24M --tile 16 --threads 2 --stats " + dir.file("small.csv") + " " +
+  const CliRun r = run_cli("clump -q --json --memory 4M --tile 16 --threads 2 --stats " + dir.file("small.csv") + " " +
                                dem + " " + dir.file("small.tif"),
                            dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"external_merge\":true"), std::string::npos) << r.out;
   const auto border = r.out.find("\"border_regions\":");
   ASSERT_NE(border, std::string::npos) << r.out;
-  EXPECT_GT(std::stoull(r.out.substr(border + 17)) * BorderTable::kBytesPerRegion, 24ull << 20) << r.out;
+  EXPECT_GT(std::stoull(r.out.substr(border + 17)) * BorderTable::kBytesPerRegion, 4ull << 20) << r.out;
   const auto key = r.out.find("\"peak_rss_bytes\":");
   ASSERT_NE(key, std::string::npos) << r.out;
-  EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+  EXPECT_LE(std::stoull(r.out.substr(key + 17)), (4ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
   const CliRun big = run_cli("clump -q --json --memory 1G --tile 16 --threads 2 --stats " + dir.file("big.csv") + " " +
                                  dem + " " + dir.file("big.tif"),
                              dir);
   ASSERT_EQ(big.code, 0) << big.err;
   EXPECT_NE(big.out.find("\"external_merge\":false"), std::string::npos) << big.out;
   RasterInfo a, b;
-  EXPECT_TRUE(read_all(dir.file("small.tif"), &a) == read_all(dir.file("big.tif"), &b));
+  const std::vector<double> la = read_all(dir.file("small.tif"), &a), lb = read_all(dir.file("big.tif"), &b);
+  ASSERT_EQ(la.size(), lb.size());
+  std::uint64_t differ = 0;
+  for (std::size_t i = 0; i < la.size(); ++i) differ += !(la[i] == lb[i] || (std::isnan(la[i]) && std::isnan(lb[i])));
+  EXPECT_EQ(differ, 0u);
   std::ifstream sa(dir.file("small.csv")), sb(dir.file("big.csv"));
   const std::string ca((std::istreambuf_iterator<char>(sa)), {}), cb((std::istreambuf_iterator<char>(sb)), {});
-  EXPECT_FALSE(ca.empty());
+  EXPECT_GT(ca.size(), 1000u);
   EXPECT_TRUE(ca == cb) << "the --stats files differ";
 }
 

@@ -80,7 +80,7 @@ void BorderTable::go_external() {
   std::vector<std::uint64_t>().swap(cells);
   reservation_.release();
   capacity_ = 0;
-  spill_reservation_ = budget_.reserve_up_to(kSpillBufferBytes, 4096 * sizeof(BorderRegion), "clump border region spill buffer");
+  spill_reservation_ = budget_.reserve_up_to(std::min(kSpillBufferBytes, budget_.available() / 4), 4096 * sizeof(BorderRegion), "clump border region spill buffer");
   spill_buffer_.reserve(spill_reservation_.bytes() / sizeof(BorderRegion));
 }
 

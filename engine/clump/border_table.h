@@ -9,7 +9,7 @@
 //    tile, reserved from the budget as it grows ("clump border table"). When the next tile's regions
 //    do not fit (or ClumpPhaseOptions::external_merge asks for it), the table goes *external*: every
 //    region so far is written to a spill file (BorderRegion, 24 bytes each) and its memory given
-//    back; later regions are appended there through a buffer of up to 1 MiB (96 KiB at least), and phase 2 merges them with the
+//    back; later regions are appended there through a buffer of min(1 MiB, a quarter of what is left) (96 KiB at least), and phase 2 merges them with the
 //    external 2x2 hierarchy (engine/clump/phase2_external_merge.h), which writes each region's root
 //    (the global id of its merged region's first cell, u64) to a second file that phase 3 streams a
 //    tile row at a time. The tile offsets stay in memory in both modes.
