@@ -673,10 +673,11 @@ struct SieveRun {
 };
 
 SieveRun run_sieve(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
-                   Connectivity c, std::uint64_t n, ClumpSmallAction action) {
+                   Connectivity c, std::uint64_t n, ClumpSmallAction action, bool external_merge = false) {
   testing::TempDir dir;
   ClumpPhaseOptions o;
   o.connectivity = c;
+  o.external_merge = external_merge;
   o.scratch_dir = dir.path();
   o.threads = 2;
   MemoryTileInput input(values, w, h, t);
@@ -740,7 +741,7 @@ TEST(ClumpSieve, RandomRastersMatchInMemorySieve) {
       for (std::uint64_t n : {1ull, 2ull, 3ull, 6ull, 40ull})
         for (ClumpSmallAction action : {ClumpSmallAction::Merge, ClumpSmallAction::Nodata}) {
           const std::vector<std::uint32_t> expected = sieve_oracle(o, w, h, c, n, action);
-          const SieveRun got = run_sieve(values, w, h, t, c, n, action);
+          const SieveRun got = run_sieve(values, w, h, t, c, n, action, round % 2 == 1);  // odd: the external merge
           std::uint64_t wrong = 0, first = 0;
           for (std::uint64_t i = 0; i < w * h; ++i)
             if (got.labels[i] != expected[i] && wrong++ == 0) first = i;
