@@ -14,7 +14,9 @@
 //     each tile's border record (ring regions and keys, per-row counts) to a scratch file, the
 //     border regions to the in-memory BorderTable;
 //   2 "clump: merge"        engine/clump/phase2_border_merge.h: union-find over the border regions,
-//     joined across every seam and corner of adjacent tiles; each merged region's first cell;
+//     joined across every seam and corner of adjacent tiles; each merged region's first cell; or,
+//     when the border table did not fit the budget (BorderTable::external()),
+//     engine/clump/phase2_external_merge.h: the same up a 2x2 hierarchy of tile groups, on disk;
 //   3 "clump: relabel"      engine/clump/phase3_relabel.h: per tile row, the final numbers of the
 //     first cells from per-row counts, then each tile relabelled and written in raster order;
 //   4 "clump: stats"        engine/clump/region_stats.h (with a ClumpStatsSink only).
@@ -23,7 +25,8 @@
 // Memory (reserved from the budget before allocation; docs/clump.md "Memory"): the tile solver
 // (16 t^2 per thread on the CPU; pinned batches on the GPU), per thread 16 t^2 of border scratch,
 // per tile of a batch 160 t (phase 1) or 12 t^2 + 160 t (phase 3) bytes; the BorderTable: 36 bytes per border region
-// + 9 per tile (an Error naming the count when it does not fit); phase 2: 96 W bytes of rings;
+// + 9 per tile, or external (spill file, O(tiles) in memory) when that does not fit; phase 2: 96 W
+// bytes of rings (external: O(W + H), phase2_external_merge.h);
 // phase 3: 12 W bytes of row counts; --stats: see run_clump_phases.
 // Errors: more than 2^32 - 2 regions (UInt32 labels) is an Error before anything is written.
 #pragma once
