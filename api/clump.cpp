@@ -219,6 +219,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   }
   result.border_regions = phases.border_regions;
   result.merged_border_regions = phases.merged_border_regions;
+  result.external_merge = phases.external_merge;
   result.seconds.tile_labels = phases.tile_labels_seconds;
   result.seconds.merge = phases.merge_seconds;
   result.seconds.relabel = phases.relabel_seconds;

@@ -64,6 +64,7 @@ struct ClumpResult {
   std::uint64_t cells_labelled = 0;
   std::uint64_t largest_region = 0;     // cells
   std::uint64_t border_regions = 0, merged_border_regions = 0;
+  bool external_merge = false;          // the border regions merged on disk (they did not fit --memory)
   // --min-size: regions before the sieve, its small ones, those merged and those kept (isolated).
   std::uint64_t regions_before_sieve = 0, small_regions = 0, small_merged = 0, small_isolated = 0;
   ClumpPhaseSeconds seconds;

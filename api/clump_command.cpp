@@ -58,6 +58,7 @@ const char kUsage[] =
     "  -q, --quiet           no progress on stderr\n"
     "\n"
     "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
+    "external_merge (true: the border regions did not fit --memory and were merged on disk),\n"
     "by, range, connectivity, tile, device, stats, min_size {min_size, action, regions_before, small_regions,\n"
     "merged, isolated} (with --min-size), phases {import, tile_labels, merge, relabel, stats, sieve}, seconds,\n"
     "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written.\n"
@@ -182,7 +183,8 @@ std::string ClumpCommandResult::to_json() const {
       .add("cells_labelled", r.cells_labelled)
       .add("largest_region", r.largest_region)
       .add("border_regions", r.border_regions)
-      .add("merged_border_regions", r.merged_border_regions);
+      .add("merged_border_regions", r.merged_border_regions)
+      .add("external_merge", r.external_merge);
   if (o.min_size > 0) {
     JsonObject sieve;
     sieve.add("min_size", o.min_size)

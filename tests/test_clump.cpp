@@ -25,6 +25,7 @@
 
 #include "api/clump_command.h"
 #include "core/error.h"
+#include "engine/clump/border_table.h"
 #include "engine/clump/phases.h"
 #include "engine/clump/sieve.h"
 #include "gdal/gdal_raster.h"
@@ -396,17 +397,90 @@ TEST(ClumpPipeline, TooSmallABudgetIsFoundBeforeAnyWork) {
   EXPECT_EQ(events, 0u);
 }
 
-TEST(ClumpPipeline, BorderTableOverBudgetIsAClearError) {
-  std::mt19937_64 rng(3);
-  const std::uint64_t w = 512, h = 512;
-  const std::vector<double> values = random_values(rng, w * h, 3, 0.0);  // ~ every ring cell its own region
-  ClumpPhaseOptions o;
-  try {
-    run_phases(values, w, h, 4, o, 1, 2ull << 20);
-    FAIL() << "no error";
-  } catch (const BudgetError& e) {  // a budget failure: MemoryError in Python, as every other
-    EXPECT_NE(std::string(e.what()).find("border-region table"), std::string::npos) << e.what();
+// ---- the external merge (engine/clump/phase2_external_merge.h) ---------------------------------
+
+// The external merge against the oracle and against the in-memory merge, byte for byte: random
+// categorical rasters (1-4 values, holes), sizes rarely multiples of the tile, tiles 4..64 (64: a
+// single tile or a row of them, no merge level), both connectivities, the three --by modes.
+TEST(ClumpPipeline, ExternalMergeMatchesOracleAndInMemoryMerge) {
+  std::mt19937_64 rng(20261126);
+  int cases = 0;
+  for (int round = 0; round < 16; ++round) {
+    const std::uint64_t w = 1 + rng() % 80, h = 1 + rng() % 80;
+    const std::vector<double> values =
+        random_values(rng, w * h, 1 + static_cast<int>(rng() % 4), (rng() % 3) * 0.15);
+    for (std::uint32_t t : {4u, 8u, 16u, 64u})
+      for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+        ClumpPhaseOptions o;
+        o.connectivity = c;
+        o.by = round % 3 == 0 ? ClumpBy::Valid : round % 3 == 1 ? ClumpBy::Range : ClumpBy::Value;
+        o.range_lo = 1, o.range_hi = 2;
+        const std::string what = "round " + std::to_string(round) + " " + std::to_string(w) + "x" + std::to_string(h) +
+                                 " t " + std::to_string(t) + " conn " + std::to_string(static_cast<int>(c));
+        const ClumpRun memory = run_phases(values, w, h, t, o);
+        o.external_merge = true;
+        const ClumpRun external = run_phases(values, w, h, t, o);
+        const Oracle expected = oracle(values, w, h, o);
+        EXPECT_EQ(external.labels, expected.labels) << what;
+        EXPECT_EQ(external.result.regions, expected.regions) << what;
+        EXPECT_EQ(external.result.cells_labelled, expected.cells) << what;
+        EXPECT_EQ(external.result.largest_region, expected.largest) << what;
+        EXPECT_FALSE(memory.result.external_merge) << what;
+        EXPECT_TRUE(external.result.external_merge) << what;
+        EXPECT_EQ(external.labels, memory.labels) << what;
+        EXPECT_EQ(external.result.regions, memory.result.regions) << what;
+        EXPECT_EQ(external.result.merged_border_regions, memory.result.merged_border_regions) << what;
+        EXPECT_EQ(external.result.largest_region, memory.result.largest_region) << what;
+        ++cases;
+      }
   }
+  EXPECT_EQ(cases, 16 * 4 * 2);
+}
+
+// Regions that cross many tiles and levels of the hierarchy: spirals (the first cell far from most
+// of the region), a serpentine, a diagonal staircase, a checkerboard (every cell its own region with
+// 4 neighbours, one region with 8), one region over everything.
+TEST(ClumpPipeline, ExternalMergeOnSpiralsSnakesAndCheckerboards) {
+  std::vector<std::pair<std::string, std::vector<double>>> rasters;
+  const std::uint64_t n = 67;
+  rasters.emplace_back("spiral", spiral(n));
+  std::vector<double> snake(n * n, kNaN), stairs(n * n, kNaN), checker(n * n), flat(n * n, 5.0);
+  for (std::uint64_t y = 0; y < n; y += 2) {
+    for (std::uint64_t x = 0; x < n; ++x) snake[y * n + x] = 7;
+    if (y + 1 < n) snake[(y + 1) * n + ((y / 2) % 2 ? 0 : n - 1)] = 7;
+  }
+  for (std::uint64_t i = 0; i < n; ++i) stairs[i * n + (n - 1 - i)] = 3;
+  for (std::uint64_t i = 0; i < n * n; ++i) checker[i] = static_cast<double>(((i % n) + (i / n)) % 2);
+  rasters.emplace_back("snake", snake);
+  rasters.emplace_back("stairs", stairs);
+  rasters.emplace_back("checkerboard", checker);
+  rasters.emplace_back("flat", flat);
+  for (const auto& [name, values] : rasters)
+    for (std::uint32_t t : {4u, 8u, 32u})
+      for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+        ClumpPhaseOptions o;
+        o.connectivity = c;
+        o.external_merge = true;
+        expect_matches_oracle(values, n, n, t, o, name + " t " + std::to_string(t) + " conn " +
+                                                      std::to_string(static_cast<int>(c)));
+      }
+}
+
+// A border table larger than the budget: the run goes external by itself (it was a BudgetError
+// before the external merge) and gives the in-memory merge's labels.
+TEST(ClumpPipeline, BorderTableOverBudgetGoesExternal) {
+  std::mt19937_64 rng(3);
+  const std::uint64_t w = 360, h = 360;
+  const std::vector<double> values = random_values(rng, w * h, 8, 0.0);  // most ring cells their own region
+  ClumpPhaseOptions o;
+  const ClumpRun small = run_phases(values, w, h, 8, o, 1, 1ull << 20);
+  EXPECT_TRUE(small.result.external_merge);
+  EXPECT_GT(small.result.border_regions * BorderTable::kBytesPerRegion, 1ull << 20);  // the table would not fit
+  const ClumpRun large = run_phases(values, w, h, 8, o, 1);
+  EXPECT_FALSE(large.result.external_merge);
+  EXPECT_EQ(small.labels, large.labels);
+  EXPECT_EQ(small.result.regions, large.result.regions);
+  EXPECT_EQ(small.result.largest_region, large.result.largest_region);
 }
 
 // ---- --stats ------------------------------------------------------------------------------------
@@ -454,6 +528,7 @@ TEST(ClumpPipeline, StatsMatchOracleThroughSpilledSorterRuns) {
         o.range_hi = 1;
         o.connectivity = round % 2 ? Connectivity::Four : Connectivity::Eight;
         o.stats_buffer_bytes = ExternalSorter::kMinimumBufferBytes;  // many runs on disk
+        o.external_merge = round % 3 == 2;  // the external merge's statistics (roots retired by phase 3)
         testing::TempDir dir;
         o.scratch_dir = dir.path();
         MemoryTileInput input(values, w, h, t);
@@ -598,10 +673,11 @@ struct SieveRun {
 };
 
 SieveRun run_sieve(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
-                   Connectivity c, std::uint64_t n, ClumpSmallAction action) {
+                   Connectivity c, std::uint64_t n, ClumpSmallAction action, bool external_merge = false) {
   testing::TempDir dir;
   ClumpPhaseOptions o;
   o.connectivity = c;
+  o.external_merge = external_merge;
   o.scratch_dir = dir.path();
   o.threads = 2;
   MemoryTileInput input(values, w, h, t);
@@ -665,7 +741,7 @@ TEST(ClumpSieve, RandomRastersMatchInMemorySieve) {
       for (std::uint64_t n : {1ull, 2ull, 3ull, 6ull, 40ull})
         for (ClumpSmallAction action : {ClumpSmallAction::Merge, ClumpSmallAction::Nodata}) {
           const std::vector<std::uint32_t> expected = sieve_oracle(o, w, h, c, n, action);
-          const SieveRun got = run_sieve(values, w, h, t, c, n, action);
+          const SieveRun got = run_sieve(values, w, h, t, c, n, action, round % 2 == 1);  // odd: the external merge
           std::uint64_t wrong = 0, first = 0;
           for (std::uint64_t i = 0; i < w * h; ++i)
             if (got.labels[i] != expected[i] && wrong++ == 0) first = i;
@@ -942,6 +1018,45 @@ TEST(ClumpCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   const auto key = r.out.find("\"peak_rss_bytes\":");
   ASSERT_NE(key, std::string::npos) << r.out;
   EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+}
+
+// The promise when the border table does not fit: an Int16 terrain of 30 km relief compared value
+// by value is nearly noise (every cell about its own region), so at tiles of 16 its border table
+// (36 bytes per border region: ~140 k, 5 MB) is larger than --memory 4M and the merge goes
+// external; the labels and --stats are the in-memory merge's, byte for byte.
+TEST(ClumpCli, ExternalMergePeakRssWithinBudgetAndSameLabels) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
+  testing::TempDir dir;
+  const std::string dem = dir.file("gen.tif");
+  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --relief 30000 --nodata-holes 0.05 "
+                         "--width 900 --height 700 --seed 11 " + dem).c_str()),
+            0);
+  const CliRun r = run_cli("clump -q --json --memory 4M --tile 16 --threads 2 --stats " + dir.file("small.csv") + " " +
+                               dem + " " + dir.file("small.tif"),
+                           dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"external_merge\":true"), std::string::npos) << r.out;
+  const auto border = r.out.find("\"border_regions\":");
+  ASSERT_NE(border, std::string::npos) << r.out;
+  EXPECT_GT(std::stoull(r.out.substr(border + 17)) * BorderTable::kBytesPerRegion, 4ull << 20) << r.out;
+  const auto key = r.out.find("\"peak_rss_bytes\":");
+  ASSERT_NE(key, std::string::npos) << r.out;
+  EXPECT_LE(std::stoull(r.out.substr(key + 17)), (4ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+  const CliRun big = run_cli("clump -q --json --memory 1G --tile 16 --threads 2 --stats " + dir.file("big.csv") + " " +
+                                 dem + " " + dir.file("big.tif"),
+                             dir);
+  ASSERT_EQ(big.code, 0) << big.err;
+  EXPECT_NE(big.out.find("\"external_merge\":false"), std::string::npos) << big.out;
+  RasterInfo a, b;
+  const std::vector<double> la = read_all(dir.file("small.tif"), &a), lb = read_all(dir.file("big.tif"), &b);
+  ASSERT_EQ(la.size(), lb.size());
+  std::uint64_t differ = 0;
+  for (std::size_t i = 0; i < la.size(); ++i) differ += !(la[i] == lb[i] || (std::isnan(la[i]) && std::isnan(lb[i])));
+  EXPECT_EQ(differ, 0u);
+  std::ifstream sa(dir.file("small.csv")), sb(dir.file("big.csv"));
+  const std::string ca((std::istreambuf_iterator<char>(sa)), {}), cb((std::istreambuf_iterator<char>(sb)), {});
+  EXPECT_GT(ca.size(), 1000u);
+  EXPECT_TRUE(ca == cb) << "the --stats files differ";
 }
 
 // The same promise with --min-size: the labels through the scratch file, the sieve's region table,

@@ -68,8 +68,8 @@ TEST(ErrorKinds, BudgetTooSmallIsBudgetError) {
 }
 
 // Budget failures of the later pipelines' own checks (not MemoryBudget::reserve's) are BudgetErrors
-// too: the index build's one-tile minimum (the clump border table's: tests/test_clump.cpp
-// ClumpPipeline.BorderTableOverBudgetIsAClearError). The CLI exits 1 with the message.
+// too: the index build's one-tile minimum (the clump border table no longer fails: it goes external,
+// tests/test_clump.cpp ClumpPipeline.BorderTableOverBudgetGoesExternal). The CLI exits 1 with the message.
 TEST(ErrorKinds, IndexBuildBudgetTooSmallIsBudgetError) {
   TempDir dir;
   std::string message;

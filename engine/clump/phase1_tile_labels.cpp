@@ -78,11 +78,17 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
       const TileBorder& b = borders[s];
       const std::uint64_t x0 = static_cast<std::uint64_t>(tile % grid.tiles_x()) * t;
       const std::uint64_t y0 = static_cast<std::uint64_t>(tile / grid.tiles_x()) * t;
-      table.grow(b.region.size());
-      for (std::size_t j = 0; j < b.region.size(); ++j) {
-        table.first.push_back((y0 + b.first_cell[j] / t) * grid.width + x0 + b.first_cell[j] % t);
-        table.starts_before.push_back(b.starts_before[j]);
-        table.cells.push_back(b.cells[j]);
+      if (!table.external() && !table.try_grow(b.region.size())) table.go_external();
+      if (table.external()) {
+        for (std::size_t j = 0; j < b.region.size(); ++j)
+          table.append_external((y0 + b.first_cell[j] / t) * grid.width + x0 + b.first_cell[j] % t, b.starts_before[j],
+                                b.cells[j]);
+      } else {
+        for (std::size_t j = 0; j < b.region.size(); ++j) {
+          table.first.push_back((y0 + b.first_cell[j] / t) * grid.width + x0 + b.first_cell[j] % t);
+          table.starts_before.push_back(b.starts_before[j]);
+          table.cells.push_back(b.cells[j]);
+        }
       }
       table.tile_offset[tile + 1] = table.tile_offset[tile] + b.region.size();
       offsets_done = tile + 1;
@@ -92,6 +98,7 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
     }
     progress.update("clump: tile labels", offsets_done, tiles, offsets_done * cells);
   };
+  if (options.external_merge) table.go_external();
   progress.update("clump: tile labels", 0, tiles);
   while (next < tiles) {
     std::vector<std::uint64_t> list = next_present_tiles(input, &next, tiles, batch);
@@ -109,6 +116,7 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
   }
   while (solver.pending()) consume(solver.wait());
   for (; offsets_done < tiles; ++offsets_done) table.tile_offset[offsets_done + 1] = table.tile_offset[offsets_done];
+  if (table.external()) table.flush();
   progress.update("clump: tile labels", tiles, tiles, tiles * cells);
   return totals;
 }

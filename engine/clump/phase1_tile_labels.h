@@ -3,7 +3,8 @@
 // (kernels/clump/label_tile_solver.h: label_tile_cpu on the pool, or the CUDA twin, two batches in
 // flight): its keys (clump_keys), its labels, then on the pool summarize_tile_border
 // (kernels/clump/label_tile.h); the tile's border record to the scratch file, its border regions
-// appended to the BorderTable in tile order.
+// appended to the BorderTable in tile order (in memory while they fit the budget, else to its spill
+// file: BorderTable::go_external; from the start with options.external_merge).
 #pragma once
 #include <cstdint>
 #include <vector>

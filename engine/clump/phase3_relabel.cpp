@@ -22,6 +22,19 @@ std::uint64_t clump_relabel_row_bytes(const TileGrid& grid) {
   return 12ull * grid.tiles_x() * grid.tile;
 }
 
+std::uint64_t clump_max_row_border_regions(const TileGrid& grid, const BorderTable& table) {
+  std::uint64_t most = 0;
+  for (std::uint64_t ty = 0; ty < grid.tiles_y(); ++ty)
+    most = std::max(most, table.tile_offset[(ty + 1) * grid.tiles_x()] - table.tile_offset[ty * grid.tiles_x()]);
+  return most;
+}
+
+std::uint64_t clump_relabel_border_bytes(bool external) {
+  // The label (4); external: the record (24), root (8), slot (4), and two entries of the list of
+  // roots in use (2 x 16, current and next) with two slots (2 x 48).
+  return external ? 4 + sizeof(BorderRegion) + 8 + 4 + 2 * 16 + 2 * 48 : 4;
+}
+
 std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, std::uint64_t batch, bool stats) {
   // Per thread: summarize_tile_border's scratch (kClumpThreadCellBytes t^2). Per tile of a batch:
   // two windows 8 t^2 (one filled while the writer thread sends the other to the sink), numbers
@@ -34,7 +47,8 @@ std::uint64_t clump_relabel_slot_bytes(std::uint32_t t, unsigned threads, std::u
 std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                 ClumpTileBatchSolver& solver, const BorderRecords& records, BorderTable& table,
                                 MemoryBudget& budget, Progress& progress, ClumpWindowSink* sink,
-                                RegionStatsCollector* stats, ClumpRelabelSeconds* seconds) {
+                                RegionStatsCollector* stats, ClumpRelabelSeconds* seconds,
+                                std::uint64_t* external_largest) {
   ClumpRelabelSeconds spent;
   const TileGrid& grid = input.grid();
   const std::uint32_t t = grid.tile, tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
@@ -42,6 +56,58 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
   auto row_reservation = budget.reserve(clump_relabel_row_bytes(grid), "clump row start counts (phase 3)");
   std::vector<std::uint32_t> starts(static_cast<std::uint64_t>(tiles_x) * t);  // [tx * t + ly]
   std::vector<std::uint64_t> before(static_cast<std::uint64_t>(tiles_x) * t);  // P[tx * t + ly]
+  // The border regions of one tile row: their labels; external mode also their records, roots and
+  // root slots, and the roots still in use (a sorted list of (root, slot)) with their slots.
+  const bool external = table.external();
+  const std::uint64_t max_row = clump_max_row_border_regions(grid, table);
+  auto border_row_reservation =
+      budget.reserve(max_row * clump_relabel_border_bytes(external), "clump border regions of a tile row (phase 3)");
+  std::vector<std::uint32_t> row_label(max_row);
+  std::vector<BorderRegion> row_region(external ? max_row : 0);
+  std::vector<std::uint64_t> row_root(external ? max_row : 0);
+  std::vector<std::uint32_t> row_slot(external ? max_row : 0);
+  struct RootSlot {
+    std::uint64_t label = 0, cells = 0;
+    double value = 0;
+    std::uint32_t c0 = 0, r0 = 0, c1 = 0, r1 = 0, stamp = 0;
+  };
+  std::vector<RootSlot> slots;
+  std::vector<std::uint32_t> free_slots;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> active, next_active;  // (root, slot), sorted by root
+  if (external) {
+    slots.reserve(2 * max_row);
+    active.reserve(2 * max_row);
+    next_active.reserve(2 * max_row);
+  }
+  std::uint64_t b0 = 0;  // the row's first border region
+  // Border region j of the row (0-based from b0): first cell, starts before, owner, root key.
+  auto first_of = [&](std::uint64_t j) { return external ? row_region[j].first : table.first[b0 + j]; };
+  auto starts_before_of = [&](std::uint64_t j) {
+    return external ? row_region[j].starts_before : table.starts_before[b0 + j];
+  };
+  auto owner_of = [&](std::uint64_t j) {
+    return external ? row_root[j] == row_region[j].first : (table.parent[b0 + j] & BorderTable::kOwner) != 0;
+  };
+  auto find_active = [&](std::uint64_t root) -> const std::pair<std::uint64_t, std::uint32_t>* {
+    const auto it = std::lower_bound(active.begin(), active.end(), std::make_pair(root, std::uint32_t{0}));
+    return it != active.end() && it->first == root ? &*it : nullptr;
+  };
+  // External mode: a root leaves the list when the next row has none of its regions (a region is
+  // connected, so it then has none below either); its statistics are complete.
+  std::uint64_t largest = 0;
+  auto retire = [&](std::uint32_t slot) {
+    const RootSlot& r = slots[slot];
+    largest = std::max(largest, r.cells);
+    if (stats) {
+      ClumpRegionStats region;
+      region.label = r.label;
+      region.cells = r.cells;
+      region.value = r.value;
+      region.col_min = r.c0, region.row_min = r.r0, region.col_max = r.c1, region.row_max = r.r1;
+      stats->push_interior(region);
+    }
+    free_slots.push_back(slot);
+  };
   // Tiles per batch: the solver's, fewer when their windows do not fit what is left.
   std::uint64_t batch = std::min<std::uint64_t>(solver.batch_tiles(), tiles_x);
   {
@@ -87,13 +153,28 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
   std::uint64_t base = 0;
   progress.update("clump: relabel", 0, tiles_y);
   for (std::uint32_t ty = 0; ty < tiles_y; ++ty) {
+    b0 = table.tile_offset[static_cast<std::uint64_t>(ty) * tiles_x];
+    const std::uint64_t row_regions = table.tile_offset[static_cast<std::uint64_t>(ty + 1) * tiles_x] - b0;
+    if (external) {
+      table.read_regions(b0, row_regions, row_region.data());
+      table.read_roots(b0, row_regions, row_root.data());
+      // The roots of the rows above that this row still uses stay; the others retire.
+      for (std::uint64_t j = 0; j < row_regions; ++j)
+        if (const auto* a = find_active(row_root[j])) slots[a->second].stamp = ty + 1;
+      next_active.clear();
+      for (const auto& a : active) {
+        if (slots[a.second].stamp == ty + 1) next_active.push_back(a);
+        else retire(a.second);
+      }
+      active.swap(next_active);
+    }
     // C: interior starts (phase 1) + owner border starts.
     std::fill(starts.begin(), starts.end(), 0u);
     for (std::uint32_t tx = 0; tx < tiles_x; ++tx) {
       const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + tx;
       records.read_starts(tile, &starts[static_cast<std::uint64_t>(tx) * t]);
-      for (std::uint64_t j = table.tile_offset[tile]; j < table.tile_offset[tile + 1]; ++j)
-        if (table.parent[j] & BorderTable::kOwner) ++starts[static_cast<std::uint64_t>(tx) * t + table.first[j] / grid.width - static_cast<std::uint64_t>(ty) * t];
+      for (std::uint64_t j = table.tile_offset[tile] - b0; j < table.tile_offset[tile + 1] - b0; ++j)
+        if (owner_of(j)) ++starts[static_cast<std::uint64_t>(tx) * t + first_of(j) / grid.width - static_cast<std::uint64_t>(ty) * t];
     }
     // P, row-major over (ly, tx).
     for (std::uint32_t ly = 0; ly < t; ++ly)
@@ -108,14 +189,46 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
     for (std::uint32_t tx = 0; tx < tiles_x; ++tx) {
       const std::uint64_t tile = static_cast<std::uint64_t>(ty) * tiles_x + tx;
       std::uint64_t row = ~0ull, owners_left = 0;
-      for (std::uint64_t j = table.tile_offset[tile]; j < table.tile_offset[tile + 1]; ++j) {
-        if (!(table.parent[j] & BorderTable::kOwner)) continue;
-        const std::uint64_t ly = table.first[j] / grid.width - static_cast<std::uint64_t>(ty) * t;
+      for (std::uint64_t j = table.tile_offset[tile] - b0; j < table.tile_offset[tile + 1] - b0; ++j) {
+        if (!owner_of(j)) continue;
+        const std::uint64_t ly = first_of(j) / grid.width - static_cast<std::uint64_t>(ty) * t;
         if (ly != row) row = ly, owners_left = 0;
-        table.root[table.parent[j] & ~BorderTable::kOwner] =
-            before[static_cast<std::uint64_t>(tx) * t + ly] + table.starts_before[j] + owners_left + 1;
+        const std::uint64_t label = before[static_cast<std::uint64_t>(tx) * t + ly] + starts_before_of(j) + owners_left + 1;
         ++owners_left;
+        if (!external) {
+          table.root[table.parent[b0 + j] & ~BorderTable::kOwner] = label;
+          continue;
+        }
+        std::uint32_t slot;
+        if (free_slots.empty()) {
+          slot = static_cast<std::uint32_t>(slots.size());
+          slots.emplace_back();
+        } else {
+          slot = free_slots.back();
+          free_slots.pop_back();
+        }
+        RootSlot& r = slots[slot];
+        r = RootSlot();
+        r.label = label;
+        r.c0 = r.r0 = std::numeric_limits<std::uint32_t>::max();
+        r.stamp = ty + 1;
+        active.emplace_back(row_root[j], slot);
       }
+    }
+    if (external) std::sort(active.begin(), active.end());
+    // Every border region's label (and, external, its root's slot and cells).
+    for (std::uint64_t j = 0; j < row_regions; ++j) {
+      if (!external) {
+        row_label[j] = static_cast<std::uint32_t>(table.root[table.parent[b0 + j] & ~BorderTable::kOwner]);
+        continue;
+      }
+      const auto* a = find_active(row_root[j]);
+      if (!a)
+        throw Error("clump: internal error: a border region's root is neither in its tile row nor in use from above");
+      RootSlot& r = slots[a->second];
+      r.cells += row_region[j].cells;
+      row_label[j] = static_cast<std::uint32_t>(r.label);
+      row_slot[j] = a->second;
     }
     // 2. The tiles of the row, relabelled, in batches of present tiles; windows in tile order.
     const std::uint64_t y0 = static_cast<std::uint64_t>(ty) * t;
@@ -168,7 +281,7 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         for (std::uint32_t j = 0; j < b.region.size(); ++j) bo[b.region[j]] = j;
         std::vector<std::uint32_t>& number = numbers[s];
         number.assign(regions, 0);
-        const std::uint64_t offset = table.tile_offset[tile];
+        const std::uint64_t offset = table.tile_offset[tile] - b0;
         std::uint32_t seen = 0;
         for (std::uint32_t ly = 0; ly < t; ++ly) {
           std::uint64_t next = before[static_cast<std::uint64_t>(tx) * t + ly] + 1;
@@ -181,9 +294,8 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
               number[r] = static_cast<std::uint32_t>(next++);
               continue;
             }
-            const std::uint64_t p = table.parent[offset + j];
-            number[r] = static_cast<std::uint32_t>(table.root[p & ~BorderTable::kOwner]);
-            if (p & BorderTable::kOwner) {
+            number[r] = row_label[offset + j];
+            if (owner_of(offset + j)) {
               if (number[r] != next)
                 throw Error("clump: internal error: the numbering of tile (" + std::to_string(tx) + ", " +
                             std::to_string(ty) + ") disagrees with its row counts");
@@ -231,11 +343,18 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
               region.col_min = x0 + st.c0[r], region.row_min = y0 + st.r0[r];
               region.col_max = x0 + st.c1[r], region.row_max = y0 + st.r1[r];
               stats->push_interior(region);
-            } else {
+            } else if (!external) {
               const std::uint64_t root = table.parent[table.tile_offset[tile] + j] & ~BorderTable::kOwner;
               stats->add_border(root, static_cast<std::uint32_t>(x0 + st.c0[r]), static_cast<std::uint32_t>(y0 + st.r0[r]),
                                 static_cast<std::uint32_t>(x0 + st.c1[r]), static_cast<std::uint32_t>(y0 + st.r1[r]),
                                 st.value[r]);
+            } else {
+              RootSlot& root = slots[row_slot[table.tile_offset[tile] - b0 + j]];
+              root.c0 = std::min(root.c0, static_cast<std::uint32_t>(x0 + st.c0[r]));
+              root.r0 = std::min(root.r0, static_cast<std::uint32_t>(y0 + st.r0[r]));
+              root.c1 = std::max(root.c1, static_cast<std::uint32_t>(x0 + st.c1[r]));
+              root.r1 = std::max(root.r1, static_cast<std::uint32_t>(y0 + st.r1[r]));
+              root.value = st.value[r];
             }
           }
         }
@@ -258,6 +377,8 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
     progress.update("clump: relabel", ty + 1, tiles_y, (ty + 1ull) * t * grid.width);
   }
   if (last_job.valid()) last_job.get();
+  for (const auto& a : active) retire(a.second);
+  if (external_largest) *external_largest = largest;
   spent.write = write_seconds;  // the sink's time on the writer thread (overlapping the next batches)
   if (seconds) *seconds = spent;
   return base;

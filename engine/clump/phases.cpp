@@ -10,6 +10,7 @@
 #include "engine/clump/border_table.h"
 #include "engine/clump/phase1_tile_labels.h"
 #include "engine/clump/phase2_border_merge.h"
+#include "engine/clump/phase2_external_merge.h"
 #include "engine/clump/phase3_relabel.h"
 #include "engine/clump/region_stats.h"
 #include "kernels/clump/label_tile_solver.h"
@@ -35,7 +36,7 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   ClumpPhaseResult result;
   WorkerPool pool(options.threads);
   BorderRecords records(options.scratch_dir + "/clump_borders.bin", grid);
-  BorderTable table(budget, grid.tile_count());
+  BorderTable table(budget, grid.tile_count(), options.scratch_dir + "/clump_border_regions.bin");
   {
     // The phases' fixed needs, checked before any work (each phase gives its reservations back
     // before the next takes its own; only the border table, which grows with the data, is held
@@ -74,8 +75,30 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   result.border_regions = table.size();
   result.cells_labelled = tiles.cells_labelled;
 
+  // The in-memory merge and relabel need their rings, rows and slots (and with --stats 24 bytes per
+  // border region) beside the table; where that is not left, the table goes external now.
+  if (!table.external()) {
+    const std::uint64_t row = clump_max_row_border_regions(grid, table) * clump_relabel_border_bytes(false);
+    const std::uint64_t relabel = clump_relabel_row_bytes(grid) + row +
+                                  clump_relabel_slot_bytes(grid.tile, pool.threads(), 1, stats != nullptr) +
+                                  (stats ? 24 * table.size() + ExternalSorter::kMinimumBufferBytes : 0);
+    if (std::max(clump_border_merge_bytes(grid), relabel) > budget.available()) table.go_external();
+  }
+  result.external_merge = table.external();
+
   phase.restart();
-  const ClumpMergeTotals merged = run_clump_border_merge(grid, options.connectivity, records, table, budget, progress);
+  ClumpMergeTotals merged;
+  if (table.external()) {
+    const ClumpExternalMergeTotals external = run_clump_external_merge(
+        grid, options.connectivity, records, table, budget, progress, options.scratch_dir + "/clump_merge_links.bin");
+    merged = external.merge;
+    result.merge_levels = external.levels;
+    result.merge_links = external.links;
+    result.bytes_read += external.bytes_read;
+    result.bytes_written += external.bytes_written;
+  } else {
+    merged = run_clump_border_merge(grid, options.connectivity, records, table, budget, progress);
+  }
   result.merge_seconds = phase.seconds();
   result.merged_border_regions = merged.roots;
   result.regions = tiles.interior_regions + merged.roots;
@@ -89,14 +112,17 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
     if (grid.width >= (1ull << 32) || grid.height >= (1ull << 32))
       throw Error("clump --stats: the raster is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
                   " cells; the statistics need both below 2^32");
-    collector = std::make_unique<RegionStatsCollector>(options.scratch_dir + "/clump_stats", table.size(), budget,
+    collector = std::make_unique<RegionStatsCollector>(options.scratch_dir + "/clump_stats",
+                                                       table.external() ? 0 : table.size(), budget,
                                                        options.stats_buffer_bytes);
   }
   phase.restart();
+  std::uint64_t external_largest = 0;
   const std::uint64_t labelled =
       run_clump_relabel(input, options, pool, *solver, records, table, budget, progress, sink, collector.get(),
-                        &result.relabel);
+                        &result.relabel, &external_largest);
   result.relabel_seconds = phase.seconds();
+  result.largest_region = std::max(result.largest_region, external_largest);
   if (collector) {
     phase.restart();
     progress.update("clump: stats", 0, 1);
@@ -109,8 +135,8 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   if (labelled != result.regions)
     throw Error("clump: internal error: " + std::to_string(labelled) + " labels given for " +
                 std::to_string(result.regions) + " regions");
-  result.bytes_read += records.bytes_read();
-  result.bytes_written += records.bytes_written();
+  result.bytes_read += records.bytes_read() + table.bytes_read();
+  result.bytes_written += records.bytes_written() + table.bytes_written();
   return result;
 }
 

@@ -14,7 +14,9 @@
 //     each tile's border record (ring regions and keys, per-row counts) to a scratch file, the
 //     border regions to the in-memory BorderTable;
 //   2 "clump: merge"        engine/clump/phase2_border_merge.h: union-find over the border regions,
-//     joined across every seam and corner of adjacent tiles; each merged region's first cell;
+//     joined across every seam and corner of adjacent tiles; each merged region's first cell; or,
+//     when the border table did not fit the budget (BorderTable::external()),
+//     engine/clump/phase2_external_merge.h: the same up a 2x2 hierarchy of tile groups, on disk;
 //   3 "clump: relabel"      engine/clump/phase3_relabel.h: per tile row, the final numbers of the
 //     first cells from per-row counts, then each tile relabelled and written in raster order;
 //   4 "clump: stats"        engine/clump/region_stats.h (with a ClumpStatsSink only).
@@ -23,7 +25,8 @@
 // Memory (reserved from the budget before allocation; docs/clump.md "Memory"): the tile solver
 // (16 t^2 per thread on the CPU; pinned batches on the GPU), per thread 16 t^2 of border scratch,
 // per tile of a batch 160 t (phase 1) or 12 t^2 + 160 t (phase 3) bytes; the BorderTable: 36 bytes per border region
-// + 9 per tile (an Error naming the count when it does not fit); phase 2: 96 W bytes of rings;
+// + 9 per tile, or external (spill file, O(tiles) in memory) when that does not fit; phase 2: 96 W
+// bytes of rings (external: O(W + H), phase2_external_merge.h);
 // phase 3: 12 W bytes of row counts; --stats: see run_clump_phases.
 // Errors: more than 2^32 - 2 regions (UInt32 labels) is an Error before anything is written.
 #pragma once
@@ -56,6 +59,9 @@ struct ClumpPhaseOptions {
   std::uint64_t stats_buffer_bytes = 0;
   // The most regions the labels may number (kMaxClumpRegions for UInt32); tests lower it.
   std::uint64_t max_regions = kMaxClumpRegions;
+  // Always merge the border regions externally (engine/clump/phase2_external_merge.h), even when
+  // they fit in memory; tests set it (the labels are the same either way).
+  bool external_merge = false;
 };
 
 // One region's statistics (--stats): cells, the value (ClumpBy::Value; NaN otherwise), and the
@@ -95,6 +101,9 @@ struct ClumpPhaseResult {
   std::uint64_t largest_region = 0;   // cells of the largest region (0: none)
   std::uint64_t border_regions = 0;   // per-tile regions that touch their tile's ring
   std::uint64_t merged_border_regions = 0;  // border regions after the merge (roots)
+  bool external_merge = false;        // phase 2 was the external 2x2 merge (the table did not fit, or asked)
+  std::uint32_t merge_levels = 0;     // external merge: levels of the hierarchy
+  std::uint64_t merge_links = 0;      // external merge: link records written
   double tile_labels_seconds = 0, merge_seconds = 0, relabel_seconds = 0, stats_seconds = 0;
   ClumpRelabelSeconds relabel;        // relabel_seconds split: tile solver, numbering, sink (phase3_relabel.h)
   std::uint64_t bytes_read = 0, bytes_written = 0;  // scratch records (the input's reads: the TileInput)

@@ -57,7 +57,8 @@ void RegionStatsCollector::add_border(std::uint64_t root, std::uint32_t c0, std:
 }
 
 void RegionStatsCollector::finish(const BorderTable& table, ClumpStatsSink& sink) {
-  for (std::uint64_t j = 0; j < table.size(); ++j) {
+  // External mode: phase 3 pushed the roots as they retired (engine/clump/phase3_relabel.h).
+  for (std::uint64_t j = 0; j < (table.external() ? 0 : table.size()); ++j) {
     if ((table.parent[j] & ~BorderTable::kOwner) != j) continue;  // not a root
     ClumpRegionStats s;
     s.label = table.root[j];

@@ -23,11 +23,13 @@ class RegionStatsCollector {
  public:
   RegionStatsCollector(const std::string& path, std::uint64_t border_regions, MemoryBudget& budget,
                        std::uint64_t buffer_bytes);
+  // A complete region: an interior one, or (external mode) a merged border region whose last row is done.
   void push_interior(const ClumpRegionStats& s);
   // Border region `j` (its root `root`) covers the box [c0, c1] x [r0, r1] with value `value`.
   void add_border(std::uint64_t root, std::uint32_t c0, std::uint32_t r0, std::uint32_t c1, std::uint32_t r1,
                   double value);
-  // Pushes the roots (labels in table.root, cells in table.cells), sorts, streams to `sink`.
+  // Pushes the roots (labels in table.root, cells in table.cells; none when the table is external:
+  // construct with border_regions = 0 then), sorts, streams to `sink`.
   void finish(const BorderTable& table, ClumpStatsSink& sink);
   std::uint64_t bytes_read() const { return sorter_.bytes_read(); }
   std::uint64_t bytes_written() const { return sorter_.bytes_written(); }
