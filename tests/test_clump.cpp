@@ -33,41 +33,12 @@
 #include "kernels/common/cuda_device.h"
 #include "store/external_sorter.h"
 #include "support/test_support.h"
+#include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
 namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-class MemoryTileInput : public TileInput {
- public:
-  MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
-      : values_(values) {
-    grid_.width = width;
-    grid_.height = height;
-    grid_.tile = t;
-  }
-  const TileGrid& grid() const override { return grid_; }
-  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override {
-    for (std::uint32_t y = 0; y < grid_.tile; ++y)
-      for (std::uint32_t x = 0; x < grid_.tile; ++x)
-        if (!std::isnan(at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y))) return true;
-    return false;
-  }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
-    for (std::uint32_t y = 0; y < grid_.tile; ++y)
-      for (std::uint32_t x = 0; x < grid_.tile; ++x)
-        out[std::size_t{y} * grid_.tile + x] = at(std::uint64_t{tx} * grid_.tile + x, std::uint64_t{ty} * grid_.tile + y);
-  }
-  std::uint64_t bytes_read() const override { return 0; }
-
- private:
-  double at(std::uint64_t x, std::uint64_t y) const {
-    return x < grid_.width && y < grid_.height ? values_[y * grid_.width + x] : kNaN;
-  }
-  const std::vector<double>& values_;
-  TileGrid grid_;
-};
 
 class MemorySink : public ClumpWindowSink {
  public:
@@ -887,20 +858,8 @@ INSTANTIATE_TEST_SUITE_P(ShippedDems, ClumpGolden,
 
 // ---- the program -------------------------------------------------------------------------------
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-CliRun run_cli(const std::string& arguments, const testing::TempDir& dir) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command = std::string(TERRAZO_BINARY) + " " + arguments + " > " + out + " 2> " + err;
-  const int status = std::system(command.c_str());
-  auto slurp = [](const std::string& p) {
-    std::ifstream f(p);
-    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  };
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
+using testing::CliRun;
+using testing::run_cli;
 
 TEST(ClumpCli, BadFlagsAreOneLineAndExit2) {
   testing::TempDir dir;

@@ -28,6 +28,7 @@
 #include "kernels/sssp/backlink.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/knight.h"
+#include "tests/support/memory_tile_input.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -226,39 +227,6 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
 }
 
 // ---- the exchange and the output phase ----------------------------------------------------------
-
-class MemoryTileInput : public TileInput {
- public:
-  MemoryTileInput(const std::vector<double>& values, std::uint64_t width, std::uint64_t height, std::uint32_t t)
-      : values_(values) {
-    grid_.width = width;
-    grid_.height = height;
-    grid_.tile = t;
-  }
-  const TileGrid& grid() const override { return grid_; }
-  bool tile_present(std::uint32_t tx, std::uint32_t ty) const override {
-    for (std::uint32_t y = 0; y < grid_.tile; ++y)
-      for (std::uint32_t x = 0; x < grid_.tile; ++x)
-        if (at(static_cast<std::uint64_t>(tx) * grid_.tile + x, static_cast<std::uint64_t>(ty) * grid_.tile + y) ==
-            at(static_cast<std::uint64_t>(tx) * grid_.tile + x, static_cast<std::uint64_t>(ty) * grid_.tile + y))
-          return true;
-    return false;
-  }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
-    for (std::uint32_t y = 0; y < grid_.tile; ++y)
-      for (std::uint32_t x = 0; x < grid_.tile; ++x)
-        out[static_cast<std::size_t>(y) * grid_.tile + x] =
-            at(static_cast<std::uint64_t>(tx) * grid_.tile + x, static_cast<std::uint64_t>(ty) * grid_.tile + y);
-  }
-  std::uint64_t bytes_read() const override { return 0; }
-
- private:
-  double at(std::uint64_t x, std::uint64_t y) const {
-    return x < grid_.width && y < grid_.height ? values_[y * grid_.width + x] : kNaN;
-  }
-  const std::vector<double>& values_;
-  TileGrid grid_;
-};
 
 class CaptureSink : public SsspResultSink {
  public:

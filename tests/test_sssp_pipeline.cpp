@@ -29,9 +29,9 @@
 #include "engine/sssp/exchange.h"
 #include "engine/sssp/output.h"
 #include "kernels/common/tile_geometry.h"
+#include "tests/support/memory_tile_input.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
-#include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
 namespace {

@@ -31,8 +31,8 @@
 #include "core/memory_budget.h"
 #include "engine/mst/phases.h"
 #include "kernels/common/cuda_device.h"
-#include "tests/support/mst_reference.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/mst_reference.h"
 
 namespace terrazo {
 namespace {

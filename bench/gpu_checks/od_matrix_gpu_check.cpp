@@ -33,8 +33,8 @@
 #include "engine/index/od_matrix.h"
 #include "kernels/common/cuda_device.h"
 #include "store/index_file.h"
-#include "tests/support/sssp_reference.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/sssp_reference.h"
 
 namespace terrazo {
 namespace {

@@ -27,8 +27,8 @@
 #include "engine/sssp/resident_exchange.h"
 #include "engine/sssp/output.h"
 #include "kernels/common/cuda_device.h"
-#include "tests/support/sssp_reference.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/sssp_reference.h"
 
 namespace terrazo {
 namespace {
