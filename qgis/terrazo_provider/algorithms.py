@@ -63,6 +63,8 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
     for the common ones (COMMON_PARAMETERS, in the order given), addParameter for its own, then
     add_summary() for the SUMMARY output every algorithm has."""
 
+    CONNECTIVITIES = CONNECTIVITIES  # the CONNECTIVITY choices; cost distance adds knight's moves
+
     COMMAND = None  # the terrazo command
     NAME = None  # the algorithm id under terrazo: (qgis_process run terrazo:NAME)
     TITLE = None
@@ -95,6 +97,8 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
         MEMORY=(label, default MiB)."""
         for name in names:
             parameter = COMMON_PARAMETERS[name]()
+            if name == "CONNECTIVITY":
+                parameter.setOptions(self.CONNECTIVITIES)
             override = overrides.get(name)
             if isinstance(override, tuple):
                 parameter.setDescription(override[0])
@@ -121,7 +125,7 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
         if "BAND" in declared:
             flags += self.band_flags(parameters, context)
         if "CONNECTIVITY" in declared:
-            flags.append(("connectivity", self.enum(parameters, "CONNECTIVITY", CONNECTIVITIES, context)))
+            flags.append(("connectivity", self.enum(parameters, "CONNECTIVITY", self.CONNECTIVITIES, context)))
         if "MAX_COST" in declared and self.has(parameters, "MAX_COST"):
             flags.append(("max-cost", self.parameterAsDouble(parameters, "MAX_COST", context)))
         if "MEMORY" in declared:
@@ -190,6 +194,7 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
 
 
 class CostDistance(TerrazoAlgorithm):
+    CONNECTIVITIES = CONNECTIVITIES + ["16"]  # 16: knight's moves, as GRASS r.cost -k (docs/sssp.md)
     COMMAND = "sssp"
     NAME = "costdistance"
     TITLE = "Cost distance (with backlink and allocation)"

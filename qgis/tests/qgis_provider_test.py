@@ -264,7 +264,8 @@ def costdistance_layer(backend):
 
 def costdistance_fields(backend):
     """Per-source settings from the layer's fields (initial cost, maximum, multiplier; nulls take the
-    run's values) beside a clicked point: equal to the program's --sources-file run on the same layer."""
+    run's values) beside a clicked point, with knight's moves: equal to the program's --sources-file run
+    on the same layer."""
     h = Harness(backend)
     dem = h.input(DEM)
     fields = {"init": [0.0, 2000.0, None], "maxc": [None, 30000.0, 8000.0], "mult": [2.0, None, 0.5]}
@@ -272,7 +273,7 @@ def costdistance_fields(backend):
     (x, y), = cell_centres(dem, [(100, 250)])
     results = h.run_algorithm("costdistance", {"INPUT": dem, "SOURCES": layer, "INITIAL_FIELD": "init",
                                                "MAX_FIELD": "maxc", "MULTIPLIER_FIELD": "mult",
-                                               "SOURCE_MULTIPLIER": 1.5, "SOURCE_INITIAL": 100.0,
+                                               "SOURCE_MULTIPLIER": 1.5, "SOURCE_INITIAL": 100.0, "CONNECTIVITY": 2,
                                                "SOURCE_POINT": "%r,%r [EPSG:4326]" % (x, y), "MEMORY": 256,
                                                "OUTPUT": h.path("q_cost.tif"), "ALLOCATION": h.path("q_alloc.tif")})
     point_file = h.path("c_points.geojson")
@@ -281,7 +282,7 @@ def costdistance_fields(backend):
         json.dump({"type": "FeatureCollection", "features": [
             {"type": "Feature", "properties": {name: values[i] for name, values in fields.items()} if i < 3 else {},
              "geometry": {"type": "Point", "coordinates": [cx, cy]}} for i, (cx, cy) in enumerate(centres)]}, out)
-    expected = h.cli(["sssp", "--memory=256M", "--sources-file=" + point_file, "--source-initial-field=init",
+    expected = h.cli(["sssp", "--memory=256M", "--connectivity=16", "--sources-file=" + point_file, "--source-initial-field=init",
                       "--source-max-field=maxc", "--source-multiplier-field=mult", "--source-multiplier=1.5",
                       "--source-initial=100", "--allocation=" + h.path("c_alloc.tif"), dem, h.path("c_cost.tif")])
     same_raster(h.path("q_cost.tif"), h.path("c_cost.tif"))
