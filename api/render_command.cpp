@@ -41,7 +41,8 @@ const char kUsage[] =
     "  dem       terrain colours under a hillshade (sun from the north-west, 45 degrees up)\n"
     "  cost      viridis colour map (perceptually uniform) and contour lines, over a hillshade of\n"
     "            --terrain when given\n"
-    "  backlink  one colour per direction to the predecessor (E, SE, S, SW, W, NW, N, NE)\n"
+    "  backlink  one colour per direction to the predecessor (E, SE, S, SW, W, NW, N, NE); a knight's\n"
+    "            move (--connectivity 16) halfway between the two directions it lies between\n"
     "  labels    a 12-colour categorical palette: clump labels, sssp --allocation zones\n"
     "  edges     MST edge raster: tree edges as lines between cell centres (when the picture has a\n"
     "            pixel per cell or more), else the cells that own an edge\n"
@@ -329,7 +330,7 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
         const double v = grid.cells[k];
         if (std::isnan(v)) continue;
         Rgb c;
-        if (r.kind == RenderKind::Backlink) c = (v >= 0 && v <= 7) ? direction_colour(static_cast<int>(v)) : Rgb{128, 128, 128};
+        if (r.kind == RenderKind::Backlink) c = (v >= 0 && v <= 15) ? direction_colour(static_cast<int>(v)) : Rgb{128, 128, 128};
         else c = categorical_colour(v >= 0 ? static_cast<std::uint64_t>(v) : 0);
         image.set(x, y, Rgba(shade(c, shade_at(k, 0.45))));
       }

@@ -283,7 +283,7 @@ TEST(Render, LabelsAndBacklinksTakeTheirColoursFromNearestCells) {
   std::mt19937_64 rng(3);
   for (std::size_t k = 0; k < labels.size(); ++k) {
     labels[k] = rng() % 7 == 0 ? kNaN : static_cast<double>(1 + rng() % 100000);
-    back[k] = rng() % 9 == 0 ? kNaN : static_cast<double>(rng() % 8);
+    back[k] = rng() % 9 == 0 ? kNaN : static_cast<double>(rng() % 16);  // 8..15: knight's moves
   }
   const std::string lab = dir.file("labels.tif"), bl = dir.file("back.tif"), out = dir.file("o.png");
   testing::write_raster_values(lab, w, h, labels, CellType::UInt32, 0);
@@ -299,6 +299,9 @@ TEST(Render, LabelsAndBacklinksTakeTheirColoursFromNearestCells) {
       if (std::isnan(v)) EXPECT_EQ(p.at(i, j).a, 0);
       else EXPECT_PIXEL(p, i, j, Rgba(categorical_colour(static_cast<std::uint64_t>(v))));
     }
+  // Each of the 16 directions has its own colour.
+  for (int a = 0; a < 16; ++a)
+    for (int b = a + 1; b < 16; ++b) EXPECT_NE(Rgba(direction_colour(a)), Rgba(direction_colour(b))) << a << " " << b;
   // Neighbouring labels never share a colour.
   for (std::uint64_t l = 0; l < 100; ++l) EXPECT_NE(Rgba(categorical_colour(l)), Rgba(categorical_colour(l + 1)));
   // Byte with nodata 255 is ambiguous for auto; --kind backlink colours each direction.

@@ -123,7 +123,13 @@ Rgb terrain_colour(double t) {
 
 Rgb categorical_colour(std::uint64_t label) { return kPaired[(label % 12) * 7 % 12]; }
 
-Rgb direction_colour(int direction) { return kDirections[direction & 7]; }
+Rgb direction_colour(int direction) {
+  if (direction >= 8) {  // a knight's move (8..15, kernels/sssp/knight.h): between two of the eight
+    const Rgb a = kDirections[(direction - 8) & 7], b = kDirections[(direction - 7) & 7];
+    return Rgb{lerp(a.r, b.r, 0.5), lerp(a.g, b.g, 0.5), lerp(a.b, b.b, 0.5)};
+  }
+  return kDirections[direction & 7];
+}
 
 Rgb shade(Rgb c, double factor) {
   factor = std::clamp(factor, 0.0, 1.0);

@@ -25,7 +25,9 @@ int colour_map_index(double v, double lo, double hi);
 Rgb colour_map(ColourMap map, int index);
 Rgb terrain_colour(double t);  // t in [0, 1] (clamped)
 Rgb categorical_colour(std::uint64_t label);
-Rgb direction_colour(int direction);  // 0..7
+// 0..7 (E, SE, ..., NE); a knight's move 8..15 (sssp --connectivity 16) halfway between the colours
+// of the two directions it lies between.
+Rgb direction_colour(int direction);
 
 // c scaled by `factor` (0..1), each channel rounded: the hillshade's darkening.
 Rgb shade(Rgb c, double factor);
