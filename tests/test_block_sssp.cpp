@@ -80,20 +80,11 @@ RandomTile make_tile(std::mt19937_64& rng, bool labelled, bool narrow = false) {
 }
 
 testing::SsspReferenceProblem reference_of(const RandomTile& tile) {
-  testing::SsspReferenceProblem p;
-  const std::uint32_t s = tile.t + 2;
-  p.width = p.height = s;
-  p.values = tile.values.data();
-  p.params = tile.params;
-  p.connectivity = tile.connectivity;
+  testing::SsspReferenceProblem p =
+      testing::block_window_problem(tile.values.data(), tile.t, tile.params, tile.connectivity, tile.dist);
   p.max_cost = tile.max_cost;
-  p.dist = tile.dist;
   p.source = tile.source;
   p.hops = tile.hops;
-  p.frozen.assign(static_cast<std::size_t>(s) * s, 0);
-  for (std::uint32_t y = 0; y < s; ++y)
-    for (std::uint32_t x = 0; x < s; ++x)
-      if (x == 0 || y == 0 || x == s - 1 || y == s - 1) p.frozen[static_cast<std::size_t>(y) * s + x] = 1;
   return p;
 }
 

@@ -168,18 +168,7 @@ TEST(WalkBlock, CpuSolverMatchesOracle) {
         const bool halo = x == 0 || y == 0 || x == s - 1 || y == s - 1;
         if (unit(rng) < (halo ? 0.3 : 0.02)) dist[static_cast<std::size_t>(y) * s + x] = rng() % 500000;
       }
-    testing::SsspReferenceProblem ref;
-    ref.width = ref.height = s;
-    ref.values = values.data();
-    ref.params = params;
-    ref.connectivity = connectivity;
-    ref.dist = dist;
-    ref.source.assign(dist.size(), 0);
-    ref.hops.assign(dist.size(), 0);
-    ref.frozen.assign(dist.size(), 0);
-    for (std::uint32_t y = 0; y < s; ++y)
-      for (std::uint32_t x = 0; x < s; ++x)
-        if (x == 0 || y == 0 || x == s - 1 || y == s - 1) ref.frozen[static_cast<std::size_t>(y) * s + x] = 1;
+    testing::SsspReferenceProblem ref = testing::block_window_problem(values.data(), t, params, connectivity, dist);
     ASSERT_TRUE(testing::sssp_reference(ref));
     std::vector<std::uint8_t> changed(static_cast<std::size_t>(t) * t);
     bool overflow = false;

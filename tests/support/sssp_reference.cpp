@@ -1,6 +1,8 @@
 // tests/support/sssp_reference.cpp: plain Dijkstra with a binary heap (see sssp_reference.h).
 #include "tests/support/sssp_reference.h"
 
+#include <utility>
+
 #include <cmath>
 #include <functional>
 #include <queue>
@@ -129,6 +131,25 @@ std::vector<std::uint8_t> backlinks_reference(const SsspReferenceProblem& p) {
     }
   }
   return back;
+}
+
+SsspReferenceProblem block_window_problem(const double* values, std::uint32_t t, const WeightParams& params,
+                                          Connectivity connectivity, std::vector<PathLength> dist) {
+  SsspReferenceProblem p;
+  const std::uint32_t s = t + 2;
+  const std::size_t cells = static_cast<std::size_t>(s) * s;
+  p.width = p.height = s;
+  p.values = values;
+  p.params = params;
+  p.connectivity = connectivity;
+  p.dist = std::move(dist);
+  p.source.assign(cells, 0);
+  p.hops.assign(cells, 0);
+  p.frozen.assign(cells, 0);
+  for (std::uint32_t y = 0; y < s; ++y)
+    for (std::uint32_t x = 0; x < s; ++x)
+      if (x == 0 || y == 0 || x == s - 1 || y == s - 1) p.frozen[static_cast<std::size_t>(y) * s + x] = 1;
+  return p;
 }
 
 }  // namespace terrazo::testing

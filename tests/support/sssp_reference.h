@@ -42,6 +42,11 @@ double reference_step_length(const SsspReferenceProblem& p, std::uint64_t y, int
 // Runs Dijkstra in place on problem.dist/source/hops. Returns false when a weight overflowed.
 bool sssp_reference(SsspReferenceProblem& problem);
 
+// The problem of one block solve: the (t+2)^2 window `values` with initial labels `dist` (sources and
+// hops zero), its one-cell halo ring frozen (seeds the block solvers read and never change).
+SsspReferenceProblem block_window_problem(const double* values, std::uint32_t t, const WeightParams& params,
+                                          Connectivity connectivity, std::vector<PathLength> dist);
+
 // Sets up labels from sources: cell id -> (0, id, 0); a cell listed twice keeps the lowest id.
 void set_reference_sources(SsspReferenceProblem& problem,
                            const std::vector<std::pair<std::uint64_t, std::uint32_t>>& cell_and_id);
