@@ -168,6 +168,40 @@ std::string format_double(double v) {
   return buffer;
 }
 
+// A raster that must lie on INPUT's grid (--barrier-raster, --friction): the same size and, where
+// both are georeferenced, the same geotransform (to 1e-9 relative); `input_name` names INPUT in the
+// messages.
+void check_on_input_grid(const std::string& flag, const std::string& path, const RasterInfo& other,
+                         const RasterInfo& input, const TileGrid& grid, const std::string& input_name) {
+  if (other.width != grid.width || other.height != grid.height)
+    throw UsageError(flag + " '" + path + "' is " + std::to_string(other.width) + " x " + std::to_string(other.height) +
+                     " cells, " + input_name + " is " + std::to_string(grid.width) + " x " +
+                     std::to_string(grid.height) + "; they must match cell for cell");
+  if (!other.has_geotransform || !input.has_geotransform) return;
+  for (int k = 0; k < 6; ++k) {
+    const double a = other.geotransform[k], b = input.geotransform[k];
+    const double tolerance = 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+    if (std::fabs(a - b) > tolerance)
+      throw UsageError(flag + " '" + path + "' has another geotransform than INPUT (term " + std::to_string(k) + ": " +
+                       format_double(a) + " against " + format_double(b) + "); they must cover the same cells");
+  }
+}
+
+// Opens a raster of INPUT's grid in tiles of side t, as INPUT is opened (never in place: its tiles
+// are read beside INPUT's), without statistics.
+std::unique_ptr<PipelineInput> open_on_input_grid(const std::string& path, std::uint32_t band, std::uint32_t t, InputMode mode,
+                                                  unsigned threads, RunDirectory& run, MemoryBudget& budget,
+                                                  const ProgressCallback& progress) {
+  PipelineInputOptions o;
+  o.path = path;
+  o.tile = t;
+  o.mode = mode == InputMode::Direct ? InputMode::Auto : mode;
+  o.band = band;
+  o.statistics = false;
+  o.threads = threads;
+  return open_pipeline_input(o, run, budget, progress);
+}
+
 // One pass of the pipeline over some of the sources (docs/sssp.md "Per-source settings"). The
 // default pass takes every source as today. A group's pass keeps the point sources of its
 // (multiplier, maximum cost) and, with `mask`, the --source-raster's; its weights are the
@@ -352,30 +386,11 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   if (!options.barrier_raster.empty()) {
     RasterInfo bi = barrier_info;  // the grid check before any import
     if (bi.width == grid.width && bi.height == grid.height) {
-      PipelineInputOptions bo;
-      bo.path = options.barrier_raster;
-      bo.tile = t;
-      bo.mode = options.input_mode == InputMode::Direct ? InputMode::Auto : options.input_mode;
-      bo.band = options.barrier_band;
-      bo.statistics = false;
-      bo.threads = threads;
-      barrier_source = open_pipeline_input(bo, run, budget, progress);
+      barrier_source = open_on_input_grid(options.barrier_raster, options.barrier_band, t, options.input_mode, threads,
+                                          run, budget, progress);
       bi = barrier_source->info();
     }
-    if (bi.width != grid.width || bi.height != grid.height)
-      throw UsageError("--barrier-raster '" + options.barrier_raster + "' is " + std::to_string(bi.width) + " x " +
-                       std::to_string(bi.height) + " cells, INPUT is " + std::to_string(grid.width) + " x " +
-                       std::to_string(grid.height) + "; they must match cell for cell");
-    if (bi.has_geotransform && info.has_geotransform) {
-      for (int k = 0; k < 6; ++k) {
-        const double a = bi.geotransform[k], b = info.geotransform[k];
-        const double tolerance = 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
-        if (std::fabs(a - b) > tolerance)
-          throw UsageError("--barrier-raster '" + options.barrier_raster + "' has another geotransform than INPUT "
-                           "(term " + std::to_string(k) + ": " + format_double(a) + " against " + format_double(b) +
-                           "); they must cover the same cells");
-      }
-    }
+    check_on_input_grid("--barrier-raster", options.barrier_raster, bi, info, grid, "INPUT");
     barrier_reservation = budget.reserve(static_cast<std::uint64_t>(threads + 1) * t * t * 8, "sssp barrier tiles");
     const TileInput& input_cells = source->cells();
     const TileInput& barrier_cells = barrier_source->cells();
@@ -398,30 +413,11 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   MemoryBudget::Reservation walk_reservation;
   if (directed) {
     if (!options.friction.empty()) {
-      RasterInfo fi = RasterReader::open(options.friction)->info();  // the grid check before any import
-      if (fi.width != grid.width || fi.height != grid.height)
-        throw UsageError("--friction '" + options.friction + "' is " + std::to_string(fi.width) + " x " +
-                         std::to_string(fi.height) + " cells, INPUT (elevation) is " + std::to_string(grid.width) +
-                         " x " + std::to_string(grid.height) + "; they must match cell for cell");
-      if (fi.has_geotransform != info.has_geotransform)
+      const RasterInfo fi = RasterReader::open(options.friction)->info();  // the grid check before any import
+      if (fi.width == grid.width && fi.height == grid.height && fi.has_geotransform != info.has_geotransform)
         throw UsageError("--friction '" + options.friction + "' and INPUT must both be georeferenced on the same grid, or neither");
-      if (fi.has_geotransform) {
-        for (int k = 0; k < 6; ++k) {
-          const double a = fi.geotransform[k], b = info.geotransform[k];
-          const double tolerance = 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
-          if (std::fabs(a - b) > tolerance)
-            throw UsageError("--friction '" + options.friction + "' has another geotransform than INPUT (term " +
-                             std::to_string(k) + ": " + format_double(a) + " against " + format_double(b) +
-                             "); they must cover the same cells");
-        }
-      }
-      PipelineInputOptions fo;
-      fo.path = options.friction;
-      fo.tile = t;
-      fo.mode = options.input_mode == InputMode::Direct ? InputMode::Auto : options.input_mode;
-      fo.statistics = false;
-      fo.threads = threads;
-      friction_source = open_pipeline_input(fo, run, budget, progress);
+      check_on_input_grid("--friction", options.friction, fi, info, grid, "INPUT (elevation)");
+      friction_source = open_on_input_grid(options.friction, 0, t, options.input_mode, threads, run, budget, progress);
     }
     if (friction_source)
       walk_reservation = budget.reserve(static_cast<std::uint64_t>(threads + 1) * t * t * 8, "sssp friction tiles");
