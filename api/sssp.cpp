@@ -191,7 +191,7 @@ void check_on_input_grid(const std::string& flag, const std::string& path, const
 // are read beside INPUT's), without statistics.
 std::unique_ptr<PipelineInput> open_on_input_grid(const std::string& path, std::uint32_t band, std::uint32_t t, InputMode mode,
                                                   unsigned threads, RunDirectory& run, MemoryBudget& budget,
-                                                  const ProgressCallback& progress) {
+                                                  Progress& progress) {
   PipelineInputOptions o;
   o.path = path;
   o.tile = t;
