@@ -149,13 +149,8 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   Stopwatch phase;
   // A store, tiles in memory, a tiled GeoTIFF in place or an import (api/pipeline_input.h); the
   // labelling needs no statistics.
-  PipelineInputOptions in;
-  in.path = options.input;
-  in.tile = options.tile;
-  in.band = options.band;
-  in.mode = options.input_mode;
+  PipelineInputOptions in = pipeline_input_options(options);
   in.statistics = false;
-  in.threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
   const std::unique_ptr<PipelineInput> input = open_pipeline_input(in, run, budget, progress);
   result.seconds.import = phase.seconds();
   result.input_read = input->how();

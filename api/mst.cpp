@@ -86,13 +86,7 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
 
   // 0. The input: a store, tiles in memory, a tiled GeoTIFF in place or an import (api/pipeline_input.h).
   Stopwatch phase;
-  PipelineInputOptions in;
-  in.path = options.input;
-  in.tile = options.tile;
-  in.band = options.band;
-  in.mode = options.input_mode;
-  in.threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
-  const std::unique_ptr<PipelineInput> input = open_pipeline_input(in, run, budget, progress);
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options), run, budget, progress);
   result.seconds.import = phase.seconds();
   result.input_read = input->how();
   const RasterInfo info = input->info();

@@ -23,9 +23,11 @@
 // most a quarter of what is left) for the input's life and one tile of doubles during the scan;
 // import's pass only during the import. All reserved from the budget.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "core/memory_budget.h"
 #include "core/progress.h"
@@ -49,6 +51,19 @@ struct PipelineInputOptions {
   bool statistics = true;      // the pipeline needs min, max and valid cells (sssp, mst)
   unsigned threads = 1;        // threads that read tiles at once (direct mode's GDAL cache)
 };
+
+// A command's INPUT as its flags give it: the options' input, tile, band, input_mode and threads
+// (0: every core), as SsspOptions, MstOptions and ClumpOptions name them.
+template <class CommandOptions>
+PipelineInputOptions pipeline_input_options(const CommandOptions& options) {
+  PipelineInputOptions in;
+  in.path = options.input;
+  in.tile = options.tile;
+  in.band = options.band;
+  in.mode = options.input_mode;
+  in.threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+  return in;
+}
 
 class PipelineInput {
  public:

@@ -327,13 +327,9 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     tile_size = index->header().tile;
     result.device = "cpu (the index query)";
   }
-  const unsigned threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
-  PipelineInputOptions in;
-  in.path = options.input;
-  in.tile = tile_size;
-  in.band = options.band;
-  in.mode = options.input_mode;
-  in.threads = threads;
+  PipelineInputOptions in = pipeline_input_options(options);
+  in.tile = tile_size;  // the index's tile with --index
+  const unsigned threads = in.threads;
   // A group's pass reads the input the run opened once for all groups (pass.input).
   std::unique_ptr<PipelineInput> owned_input;
   if (!pass.input) owned_input = open_pipeline_input(in, run, budget, progress);
@@ -804,13 +800,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
                        {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
   RunDirectory run(options.tmpdir);
   Stopwatch import_phase;
-  PipelineInputOptions in;
-  in.path = options.input;
-  in.tile = options.tile;
-  in.band = options.band;
-  in.mode = options.input_mode;
-  in.threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
-  const std::unique_ptr<PipelineInput> input = open_pipeline_input(in, run, budget, progress);
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options), run, budget, progress);
   const double import_seconds = import_phase.seconds();
   const bool labelled = !options.backlink.empty() || !options.allocation.empty();
   std::vector<std::unique_ptr<SsspGroupScratch>> scratch(keys.size());
