@@ -29,6 +29,7 @@
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/knight.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/sssp_capture_sink.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -228,25 +229,7 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
 
 // ---- the exchange and the output phase ----------------------------------------------------------
 
-class CaptureSink : public SsspResultSink {
- public:
-  CaptureSink(std::uint64_t width, std::uint64_t height)
-      : width_(width), dist(width * height, 0), source(width * height, 0), backlink(width * height, 0) {}
-  void write_tile(const SsspTileResult& r) override {
-    for (std::uint32_t y = 0; y < r.height; ++y)
-      for (std::uint32_t x = 0; x < r.width; ++x) {
-        const std::uint64_t i = (r.y0 + y) * width_ + r.x0 + x;
-        const std::size_t l = static_cast<std::size_t>(y) * r.stride + x;
-        dist[i] = r.dist[l];
-        if (r.source) source[i] = r.source[l];
-        if (r.backlink) backlink[i] = r.backlink[l];
-      }
-  }
-  std::uint64_t width_;
-  std::vector<PathLength> dist;
-  std::vector<std::uint32_t> source;
-  std::vector<std::uint8_t> backlink;
-};
+using testing::CaptureSink;
 
 TEST(KnightCore, RandomRastersAndTinyTilesMatchReference) {
   std::uint64_t evictions = 0, resolves = 0, knight_links = 0;
