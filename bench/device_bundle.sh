@@ -4,31 +4,40 @@
 # `terrazo` CLI runs on the GPU machine, whose image has no GDAL (docs/benchmarks.md says how it
 # was used). glibc, libm, libstdc++ and libgcc_s are left out: the target's own (newer) ones are used.
 #
-# Usage: bench/device_bundle.sh TERRAZO_BINARY OUT.tar.xz
-# On the target: tar -xJf OUT.tar.xz -C DIR && DIR/terrazo.sh <terrazo arguments>
+# Usage: bench/device_bundle.sh TERRAZO_BINARY OUT.tar.xz [OTHER_BINARY...]
+# On the target: tar -xJf OUT.tar.xz -C DIR && DIR/terrazo.sh <terrazo arguments>; each OTHER_BINARY
+# (a test binary, say) runs as DIR/NAME.sh with the same libraries and data.
 set -euo pipefail
-if [ $# -ne 2 ]; then
-  echo "usage: $0 TERRAZO_BINARY OUT.tar.xz" >&2
+if [ $# -lt 2 ]; then
+  echo "usage: $0 TERRAZO_BINARY OUT.tar.xz [OTHER_BINARY...]" >&2
   exit 2
 fi
 binary=$1
 out=$2
+shift 2
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib" "$stage/share"
-cp -L "$binary" "$stage/terrazo"
-ldd "$binary" | awk '$3 ~ /^\// {print $3}' |
-  grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so|ld-linux' |
-  xargs -I{} cp -L {} "$stage/lib/"
+# Each binary, the shared libraries it needs (one copy of each), and a wrapper NAME.sh that sets the
+# library and data paths and execs it (so its pid is the binary's).
+bundle() {
+  local name=$1 path=$2
+  cp -L "$path" "$stage/$name"
+  ldd "$path" | awk '$3 ~ /^\// {print $3}' |
+    grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so|ld-linux' |
+    xargs -r -I{} cp -L {} "$stage/lib/"
+  cat > "$stage/$name.sh" <<WRAP
+#!/bin/bash
+here=\$(cd "\$(dirname "\$0")" && pwd)
+export LD_LIBRARY_PATH="\$here/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+export PROJ_DATA="\$here/share" PROJ_LIB="\$here/share" GDAL_DATA="\$here/share/gdal"
+exec "\$here/$name" "\$@"
+WRAP
+  chmod +x "$stage/$name.sh"
+}
 cp -L /usr/share/proj/proj.db "$stage/share/"
 cp -rL /usr/share/gdal "$stage/share/gdal"
-cat > "$stage/terrazo.sh" <<'WRAP'
-#!/bin/bash
-here=$(cd "$(dirname "$0")" && pwd)
-export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PROJ_DATA="$here/share" PROJ_LIB="$here/share" GDAL_DATA="$here/share/gdal"
-exec "$here/terrazo" "$@"
-WRAP
-chmod +x "$stage/terrazo.sh"
+bundle terrazo "$binary"
+for other in "$@"; do bundle "$(basename "$other")" "$other"; done
 XZ_OPT=-6T2 tar -cJf "$out" -C "$stage" .
 ls -la "$out"
