@@ -420,7 +420,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     const TileInput& elevation = barred ? static_cast<const TileInput&>(*barred) : source->cells();
     walk_cells = std::make_unique<WalkTileInput>(elevation, friction_source ? &friction_source->cells() : nullptr);
     result.weights = choose_walk_weight_params(options.weight, options.walk, options.scale, *walk_cells, steps.lengths,
-                                               &budget);
+                                               threads, &budget);
   }
   WeightParams params = result.weights.params;
   params.walk.reverse = options.walk.reverse;

@@ -13,7 +13,10 @@
 // non-finite friction and a weight that overflows at a given --scale are refused naming the cell.
 // Steps across tile borders are not scanned: one steeper than every in-tile step by more than the
 // headroom of 2^32 / 2^30 overflows in the solver instead (a runtime error naming --scale).
-// Memory: one tile of doubles from `budget`.
+// The tiles are scanned on `threads` threads (0: one); the result, the cell named with the largest weight
+// and the error on bad input (that of the first bad cell in tile, row, column order) are the serial
+// scan's whatever the thread count.
+// Memory: one tile of doubles per thread from `budget`.
 #pragma once
 #include "api/weight_params.h"
 #include "engine/tile_input.h"
@@ -23,6 +26,6 @@ namespace terrazo {
 void check_walk_params(const WalkParams& walk);
 
 WeightChoice choose_walk_weight_params(WeightModel model, const WalkParams& walk, double scale, const TileInput& cells,
-                                       const StepLengths& steps, MemoryBudget* budget);
+                                       const StepLengths& steps, unsigned threads, MemoryBudget* budget);
 
 }  // namespace terrazo

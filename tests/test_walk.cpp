@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/block_sssp.h"
+#include "tests/support/memory_tile_input.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -459,6 +460,53 @@ TEST(WalkGolden, MatchesGrassRWalk) {
   }
   std::printf("walk vs r.walk: %zu samples, max relative difference %.3g (bound %.3g, scale %g)\n", samples.size(),
               worst, bound, r.params.scale);
+}
+
+// The weight scan runs on several threads; its answer is the serial scan's: the same scale and bounds,
+// and on bad input the error of the first bad cell in (tile, row, column) order.
+TEST(WalkWeights, ScanGivesTheSameAnswerOnAnyThreadCount) {
+  std::mt19937_64 rng(77);
+  const std::uint64_t w = 300, h = 230;  // tiles of 64: 5 x 4, partial at the right and bottom
+  std::vector<double> elevation, friction;
+  const std::vector<double> values = random_cells(rng, w * h, 0.05, &elevation, &friction);
+  MemoryTileInput<double> cells(values, w, h, 64);
+  StepLengths steps;
+  steps.ew = steps.ns = 30;
+  steps.diag = std::sqrt(1800.0);
+  steps.min_length = 30;
+  steps.max_length = steps.diag;
+  for (WeightModel model : {WeightModel::Walk, WeightModel::Tobler}) {
+    const WeightChoice one = choose_walk_weight_params(model, WalkParams{}, 0, cells, steps, 1, nullptr);
+    EXPECT_GT(one.largest_step, 0);
+    for (unsigned threads : {2u, 3u, 8u, 64u}) {
+      const WeightChoice many = choose_walk_weight_params(model, WalkParams{}, 0, cells, steps, threads, nullptr);
+      EXPECT_EQ(many.params.scale, one.params.scale);
+      EXPECT_EQ(many.largest_step, one.largest_step);
+      EXPECT_EQ(many.relative_error_bound, one.relative_error_bound);
+    }
+  }
+  // Negative frictions in every tile but the first: the message names the first in scan order.
+  std::vector<double> bad = values;
+  const auto set_bad = [&](std::uint64_t x, std::uint64_t y, float f) {
+    double e, ignored;
+    std::uint64_t i = y * w + x;
+    if (bad[i] != bad[i]) bad[i] = pack_walk_cell(10.0f, 0.0f);
+    unpack_walk_cell(bad[i], &e, &ignored);
+    bad[i] = pack_walk_cell(static_cast<float>(e), f);
+  };
+  for (std::uint64_t ty = 0; ty < 4; ++ty)  // one in every tile but the first: threads meet them at once
+    for (std::uint64_t tx = 0; tx < 5; ++tx)
+      if (tx + ty > 0) set_bad(tx * 64 + 4, ty * 64 + 10, -1.0f);
+  set_bad(68, 3, -2.0f);  // tile (1, 0), before its other bad cell (68, 10) in scan order: the first
+  MemoryTileInput<double> bad_cells(bad, w, h, 64);
+  for (unsigned threads : {1u, 2u, 5u, 64u}) {
+    try {
+      choose_walk_weight_params(WeightModel::Walk, WalkParams{}, 0, bad_cells, steps, threads, nullptr);
+      ADD_FAILURE() << "a negative friction was not refused on " << threads << " threads";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("value -2 at cell 68,3"), std::string::npos) << threads << ": " << e.what();
+    }
+  }
 }
 
 // ---- refusals ----------------------------------------------------------------------------------
