@@ -28,6 +28,7 @@
 #include "kernels/clump/label_tile.h"
 #include "kernels/common/cuda_device.h"
 #include "store/external_sorter.h"
+#include "support/clump_memory_sink.h"
 #include "support/sssp_reference.h"
 #include "support/test_support.h"
 #include "tests/support/memory_tile_input.h"
@@ -39,17 +40,7 @@ using testing::read_raster_values;
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-class MemorySink : public ClumpWindowSink {
- public:
-  MemorySink(std::uint64_t width, std::uint64_t height) : width_(width), labels(width * height, 0xDEADBEEFu) {}
-  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
-                    const std::uint32_t* cells) override {
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x) labels[(y0 + y) * width_ + x0 + x] = cells[std::size_t{y} * w + x];
-  }
-  std::uint64_t width_;
-  std::vector<std::uint32_t> labels;
-};
+using MemorySink = ClumpMemorySink;
 
 struct Oracle {
   std::vector<std::uint32_t> labels;
@@ -341,7 +332,7 @@ TEST(ClumpPipeline, MoreRegionsThanTheLabelsHoldIsAnErrorBeforeAnyWindow) {
     EXPECT_NE(std::string(e.what()).find("that UInt32 labels can number"), std::string::npos) << e.what();
   }
   EXPECT_THROW(run_clump_phases(input, o, budget, Progress::silent(), &sink), Error);
-  EXPECT_EQ(std::count(sink.labels.begin(), sink.labels.end(), 0xDEADBEEFu), 40 * 30);  // nothing written
+  EXPECT_EQ(std::count(sink.labels.begin(), sink.labels.end(), MemorySink::kUnwritten), 40 * 30);  // nothing written
 }
 
 TEST(ClumpPipeline, TooSmallABudgetIsFoundBeforeAnyWork) {

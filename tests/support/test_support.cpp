@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <stdexcept>
 
 #include "store/atomic_output.h"
+#include "store/tile_store.h"
 
 extern char** environ;
 
@@ -43,6 +45,32 @@ std::vector<std::string> entries_of(const TempDir& dir) {
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+std::vector<double> read_store_cells(const std::string& path) {
+  auto store = TileStore::open(path);
+  const auto& info = store->info();
+  const std::uint32_t t = store->tile();
+  std::vector<double> cells(info.width * info.height), tile(static_cast<std::size_t>(t) * t);
+  for (std::uint32_t ty = 0; ty < store->grid().tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < store->grid().tiles_x(); ++tx) {
+      store->read_tile(tx, ty, tile.data());
+      for (std::uint32_t r = 0; r < t; ++r)
+        for (std::uint32_t c = 0; c < t; ++c) {
+          const std::uint64_t x = std::uint64_t{tx} * t + c, y = std::uint64_t{ty} * t + r;
+          if (x < info.width && y < info.height) cells[y * info.width + x] = tile[std::size_t{r} * t + c];
+        }
+    }
+  return cells;
+}
+
+bool same_cells(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) return false;
+  }
+  return true;
 }
 
 CliRun run_program(const std::string& program, const std::string& arguments, const TempDir& dir) {

@@ -47,6 +47,12 @@ std::string slurp(const std::string& path);
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A tile store's cells, whole, row-major (NaN = nodata), read tile by tile through TileStore.
+std::vector<double> read_store_cells(const std::string& path);
+
+// Bit for bit, but any NaN equals any NaN.
+bool same_cells(const std::vector<double>& a, const std::vector<double>& b);
+
 #ifdef TERRAZO_BINARY
 // Runs the terrazo program built with the tests (TERRAZO_BINARY, set by CMake on each test target).
 inline CliRun run_cli(const std::string& arguments, const TempDir& dir) {
