@@ -14,7 +14,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +53,33 @@ std::vector<double> read_all(const std::string& path) {
   reader->read_window(0, 0, static_cast<std::uint32_t>(info.width), static_cast<std::uint32_t>(info.height),
                       cells.data());
   return cells;
+}
+
+// A child process that makes what `make` makes and never cleans it up (the child waits to be
+// killed), and the path `make` returns, read back over a pipe: a run killed while it holds a file.
+struct HoldingChild {
+  pid_t pid = -1;
+  std::string path;
+};
+HoldingChild fork_holding(const std::function<std::string()>& make) {
+  int channel[2];
+  if (pipe(channel) != 0) throw std::runtime_error("pipe failed");
+  HoldingChild child;
+  child.pid = fork();
+  if (child.pid < 0) throw std::runtime_error("fork failed");
+  if (child.pid == 0) {
+    const std::string path = make();
+    if (write(channel[1], path.data(), path.size()) < 0) _exit(3);
+    close(channel[1]);
+    for (;;) pause();
+  }
+  close(channel[1]);
+  char buffer[4096];
+  const ssize_t got = read(channel[0], buffer, sizeof buffer);
+  close(channel[0]);
+  if (got <= 0) throw std::runtime_error("the child reported no path");
+  child.path.assign(buffer, static_cast<std::size_t>(got));
+  return child;
 }
 
 // ---- 1. atomic outputs of their own ------------------------------------------------------------
@@ -153,34 +182,22 @@ TEST(AtomicOutput, EdgeListIsPublished) {
 TEST(AtomicOutput, PartialOfAKilledWriterIsRemovedByTheNextOutput) {
   TempDir dir;
   const std::string path = dir.file("c.tif");
-  int channel[2];
-  ASSERT_EQ(pipe(channel), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const HoldingChild child = fork_holding([&] {
     auto* out = new AtomicOutput(path, {".aux.xml"});  // never destroyed: the process is killed
     spit(out->partial(), "half a raster");
     spit(out->partial() + ".aux.xml", "aux");
-    const std::string name = out->partial();
-    if (write(channel[1], name.data(), name.size()) < 0) _exit(3);
-    close(channel[1]);
-    for (;;) pause();
-  }
-  close(channel[1]);
-  char buffer[4096];
-  const ssize_t got = read(channel[0], buffer, sizeof buffer);
-  close(channel[0]);
-  ASSERT_GT(got, 0);
-  const std::string stale(buffer, static_cast<std::size_t>(got));
+    return out->partial();
+  });
+  const std::string& stale = child.path;
   {
     // While its writer lives, another output of the directory leaves it alone.
     AtomicOutput other(dir.file("other.tif"));
     EXPECT_TRUE(fs::exists(stale));
     EXPECT_EQ(AtomicOutput::remove_stale_partials(dir.path()), 0u);
   }
-  kill(child, SIGKILL);
+  kill(child.pid, SIGKILL);
   int status = 0;
-  waitpid(child, &status, 0);
+  waitpid(child.pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
   ASSERT_TRUE(fs::exists(stale));
   ASSERT_TRUE(fs::exists(stale + ".aux.xml"));
@@ -569,33 +586,21 @@ TEST(PathBacklinks, ValuesThatAreNotDirectionsAreErrorsWithTheCell) {
 // Reproducer: SIGKILL left terrazo-run-* directories that no later run removed.
 TEST(RunDirectories, KilledRunsDirectoryIsRemovedByTheNextRun) {
   TempDir parent;
-  int channel[2];
-  ASSERT_EQ(pipe(channel), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const HoldingChild child = fork_holding([&] {
     auto* run = new RunDirectory(parent.path());  // never destroyed: the process is killed
-    const std::string path = run->path();
-    if (write(channel[1], path.data(), path.size()) < 0) _exit(3);
-    close(channel[1]);
-    for (;;) pause();
-  }
-  close(channel[1]);
-  char buffer[4096];
-  const ssize_t got = read(channel[0], buffer, sizeof buffer);
-  close(channel[0]);
-  ASSERT_GT(got, 0);
-  const std::string stale(buffer, static_cast<std::size_t>(got));
+    return run->path();
+  });
+  const std::string& stale = child.path;
   spit(stale + "/scratch.bin", "leftover");
   {
     // While its owner lives, nobody removes it.
     RunDirectory other(parent.path());
     EXPECT_TRUE(fs::exists(stale + "/scratch.bin"));
-    EXPECT_EQ(std::stoll(slurp(stale + "/owner.pid")), static_cast<long long>(child));
+    EXPECT_EQ(std::stoll(slurp(stale + "/owner.pid")), static_cast<long long>(child.pid));
   }
-  kill(child, SIGKILL);
+  kill(child.pid, SIGKILL);
   int status = 0;
-  waitpid(child, &status, 0);
+  waitpid(child.pid, &status, 0);
   ASSERT_TRUE(fs::exists(stale));
   // A directory with files and no owner file (not made by this terrazo) is left alone.
   fs::create_directory(parent.file("terrazo-run-foreign"));
