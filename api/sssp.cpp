@@ -87,6 +87,12 @@ std::unique_ptr<PipelineInput> open_on_input_grid(const std::string& path, std::
 
 }  // namespace
 
+void check_sssp_paths(const SsspOptions& options) {
+  check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
+                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
+                       {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
+}
+
 std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t tile) {
   TileGrid grid;
   grid.tile = tile;
@@ -103,9 +109,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
   if (options.max_cost >= 0 && !std::isfinite(options.max_cost))
     throw UsageError("invalid --max-cost: expected a finite number");
-  check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
-                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
-                       {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
+  check_sssp_paths(options);
 
   // Knight's moves (GRASS r.cost -k, docs/sssp.md "Knight's moves"): the symmetric models whose
   // weight over four cells is defined, on uniform step lengths, through the streamed CPU exchange.

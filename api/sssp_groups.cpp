@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "api/cost_outputs_writer.h"
-#include "api/output_paths.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "store/run_directory.h"
@@ -51,9 +50,7 @@ SsspResult run_sssp_groups(const SsspOptions& options, MemoryBudget& budget, Pro
 
   // Several groups: INPUT opened (imported, read into memory) once, one pass each into a scratch
   // file, then the cell-by-cell merge into the outputs.
-  check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
-                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
-                       {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
+  check_sssp_paths(options);
   RunDirectory run(options.tmpdir);
   Stopwatch import_phase;
   const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options), run, budget, progress);

@@ -44,6 +44,9 @@ inline std::pair<double, double> group_key(double multiplier, double max_cost) {
   return {multiplier, max_cost < 0 ? kNoMaximum : max_cost};
 }
 
+// The run's input and output paths are distinct files (api/output_paths.h), else a UsageError.
+void check_sssp_paths(const SsspOptions& options);
+
 // One pass (api/sssp.cpp): validates the options, opens INPUT (or takes pass.input), locates the
 // sources, runs the exchange and writes the outputs or the pass's scratch file.
 SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, MemoryBudget& budget, Progress& progress);
