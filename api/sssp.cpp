@@ -1,4 +1,5 @@
-// api/sssp.cpp: run_sssp (api/sssp.h): input, sources, exchange, outputs.
+// api/sssp.cpp: run_sssp (api/sssp.h): one pass of the pipeline (input, sources, exchange, outputs);
+// per-source settings of several groups run their passes through api/sssp_groups.cpp.
 #include "api/sssp.h"
 
 #include <algorithm>
@@ -8,12 +9,12 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <set>
 #include <thread>
-#include <tuple>
 
+#include "api/cost_outputs_writer.h"
 #include "api/output_paths.h"
 #include "api/pipeline_input.h"
+#include "api/sssp_groups.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "engine/barrier_input.h"
@@ -39,126 +40,8 @@ namespace terrazo {
 
 namespace {
 
-
 // Tiles of a solved GPU batch; the cache must hold this many tiles at once.
 constexpr std::uint32_t kCudaBatchTiles = 64;
-
-
-// The three GeoTIFF outputs, tile by tile.
-class CostOutputsWriter : public SsspResultSink {
- public:
-  // The GDAL block cache of the writers: 4 blocks per output, 16 MiB at least; 0 without outputs.
-  static std::uint64_t cache_bytes(const SsspOptions& options, const TileGrid& grid) {
-    const std::uint32_t t = grid.tile;
-    const std::uint32_t block = (t >= 16 && t % 16 == 0 && t <= 4096) ? t : 256;
-    const int outputs = !options.output.empty() + !options.backlink.empty() + !options.allocation.empty();
-    if (outputs == 0) return 0;
-    const std::uint64_t block_bytes = static_cast<std::uint64_t>(block) * block * 8;
-    return std::max<std::uint64_t>(16ull << 20, 4 * outputs * block_bytes);
-  }
-  // One slot's windows: a tile of each output's cells (8 bytes for costs and allocations, 1 for backlinks).
-  static std::uint64_t window_bytes(const SsspOptions& options, const TileGrid& grid) {
-    const std::uint64_t per_cell = 8 * !options.output.empty() + 8 * !options.allocation.empty() + !options.backlink.empty();
-    return static_cast<std::uint64_t>(grid.tile) * grid.tile * per_cell;
-  }
-  // What the writers reserve up front: the cache and one slot of windows.
-  static std::uint64_t reserved_bytes(const SsspOptions& options, const TileGrid& grid) {
-    const std::uint64_t c = cache_bytes(options, grid);
-    return c ? c + window_bytes(options, grid) : 0;
-  }
-
-  CostOutputsWriter(const SsspOptions& options, const RasterInfo& info, const TileGrid& grid, double scale,
-              MemoryBudget& budget)
-      : scale_(scale), cells_(static_cast<std::size_t>(grid.tile) * grid.tile),
-        window_bytes_(window_bytes(options, grid)), budget_(budget) {
-    const std::uint32_t t = grid.tile;
-    const std::uint32_t block = (t >= 16 && t % 16 == 0 && t <= 4096) ? t : 256;
-    const int outputs = !options.output.empty() + !options.backlink.empty() + !options.allocation.empty();
-    if (outputs == 0) return;
-    cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes(options, grid));
-    buffers_ = budget.reserve(window_bytes_, "sssp output windows");
-    if (!options.output.empty())
-      cost_ = std::make_unique<GeoTiffWriter>(options.output, grid.width, grid.height, options.cost_type, info, true,
-                                              -1.0, block, options.geotiff);
-    if (!options.backlink.empty())
-      backlink_ = std::make_unique<GeoTiffWriter>(options.backlink, grid.width, grid.height, CellType::UInt8, info,
-                                                  true, 255.0, block, options.geotiff);
-    if (!options.allocation.empty())
-      allocation_ = std::make_unique<GeoTiffWriter>(options.allocation, grid.width, grid.height, CellType::UInt32,
-                                                    info, true, 0.0, block, options.geotiff);
-    set_slots(1);
-  }
-
-  std::uint64_t slot_bytes() const override { return window_bytes_; }
-  void set_slots(unsigned count) override {
-    if (count > slots_.size()) more_buffers_ = budget_.reserve((count - 1) * window_bytes_, "sssp output windows in flight");
-    slots_.resize(count);
-    for (Slot& slot : slots_) {
-      if (cost_) slot.cost.resize(cells_);
-      if (allocation_) slot.allocation.resize(cells_);
-      if (backlink_) slot.bytes.resize(cells_);
-    }
-  }
-
-  // The cells of each output, converted on the output phase's worker threads.
-  void prepare_tile(const SsspTileResult& r) override {
-    Slot& slot = slots_.at(r.slot);
-    auto at = [&](std::uint32_t x, std::uint32_t y) { return static_cast<std::size_t>(y) * r.stride + x; };
-    if (cost_) {
-      for (std::uint32_t y = 0; y < r.height; ++y)
-        for (std::uint32_t x = 0; x < r.width; ++x) {
-          const PathLength d = r.dist[at(x, y)];
-          slot.cost[static_cast<std::size_t>(y) * r.width + x] =
-              d == kUnreached ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(d) / scale_;
-        }
-    }
-    if (backlink_) {
-      for (std::uint32_t y = 0; y < r.height; ++y)
-        for (std::uint32_t x = 0; x < r.width; ++x)
-          slot.bytes[static_cast<std::size_t>(y) * r.width + x] = r.backlink ? r.backlink[at(x, y)] : kNoBacklink;
-    }
-    if (allocation_) {
-      for (std::uint32_t y = 0; y < r.height; ++y)
-        for (std::uint32_t x = 0; x < r.width; ++x) {
-          const bool reached = r.dist[at(x, y)] != kUnreached;
-          slot.allocation[static_cast<std::size_t>(y) * r.width + x] =
-              reached ? static_cast<double>(r.source[at(x, y)]) : std::numeric_limits<double>::quiet_NaN();
-        }
-    }
-  }
-
-  void write_tile(const SsspTileResult& r) override {
-    const Slot& slot = slots_.at(r.slot);
-    if (cost_) cost_->write_window(r.x0, r.y0, r.width, r.height, slot.cost.data());
-    if (backlink_) backlink_->write_window_u8(r.x0, r.y0, r.width, r.height, slot.bytes.data());
-    if (allocation_) allocation_->write_window(r.x0, r.y0, r.width, r.height, slot.allocation.data());
-  }
-
-  std::uint64_t finish() {
-    std::uint64_t written = 0;
-    for (auto* writer : {cost_.get(), backlink_.get(), allocation_.get()})
-      if (writer) {
-        writer->finish();
-        written += writer->bytes_written();
-      }
-    return written;
-  }
-
- private:
-  struct Slot {
-    std::vector<double> cost, allocation;
-    std::vector<std::uint8_t> bytes;
-  };
-  double scale_;
-  std::size_t cells_;
-  std::uint64_t window_bytes_;
-  MemoryBudget& budget_;
-  std::vector<Slot> slots_;
-  std::unique_ptr<GdalCacheLimit> cache_;
-  MemoryBudget::Reservation buffers_, more_buffers_;
-  std::unique_ptr<GeoTiffWriter> cost_, backlink_, allocation_;
-};
-
 
 constexpr const char* kChooseBarrierBand = "choose one with --barrier-band N";
 
@@ -202,32 +85,13 @@ std::unique_ptr<PipelineInput> open_on_input_grid(const std::string& path, std::
   return open_pipeline_input(o, run, budget, progress);
 }
 
-// One pass of the pipeline over some of the sources (docs/sssp.md "Per-source settings"). The
-// default pass takes every source as today. A group's pass keeps the point sources of its
-// (multiplier, maximum cost) and, with `mask`, the --source-raster's; its weights are the
-// multiplier times the exact weights, rounded once (scale x multiplier), its distances stay in the
-// run's fixed point. With `scratch` it writes its results there instead of the GeoTIFF outputs.
-constexpr double kNoMaximum = std::numeric_limits<double>::infinity();
-struct SsspPass {
-  bool filter = false;           // keep only the point sources of (multiplier, max_cost)
-  double multiplier = 1;         // the group's multiplier
-  double max_cost = kNoMaximum;  // the group's maximum cost (cost units), beside --max-cost
-  bool mask = true;              // read --source-raster in this pass
-  bool track_source = false;     // source ids even without --allocation (the merge's tie-break)
-  std::string scratch_path;      // non-empty: results go to an SsspGroupScratch there
-  std::unique_ptr<SsspGroupScratch>* scratch = nullptr;
-  RasterInfo* info_out = nullptr;  // INPUT's info, for the merge's writers
-  const PipelineInput* input = nullptr;  // INPUT opened once for every group (null: the pass opens it)
-};
-
-// The group of a point source: its multiplier and its maximum cost (none: kNoMaximum).
-std::pair<double, double> group_key(double multiplier, double max_cost) {
-  return {multiplier, max_cost < 0 ? kNoMaximum : max_cost};
-}
-
-SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, MemoryBudget& budget, Progress& progress);
-
 }  // namespace
+
+void check_sssp_paths(const SsspOptions& options) {
+  check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
+                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
+                       {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
+}
 
 std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t tile) {
   TileGrid grid;
@@ -237,8 +101,6 @@ std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t t
          sssp_output_tile_bytes(tile, labelled, !options.backlink.empty(), halo_width(options.connectivity));
 }
 
-namespace {
-
 SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, MemoryBudget& budget, Progress& progress) {
   Stopwatch start;
   SsspResult result;
@@ -247,9 +109,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
   if (options.max_cost >= 0 && !std::isfinite(options.max_cost))
     throw UsageError("invalid --max-cost: expected a finite number");
-  check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
-                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
-                       {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
+  check_sssp_paths(options);
 
   // Knight's moves (GRASS r.cost -k, docs/sssp.md "Knight's moves"): the symmetric models whose
   // weight over four cells is defined, on uniform step lengths, through the streamed CPU exchange.
@@ -744,10 +604,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   return result;
 }
 
-}  // namespace
-
 SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
-  Stopwatch start;
   if (!(options.source_initial >= 0 && std::isfinite(options.source_initial)))
     throw UsageError("invalid --source-initial " + format_double(options.source_initial) +
                      ": expected a finite cost >= 0");
@@ -762,116 +619,7 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   const bool per_source = !options.source_max_field.empty() || !options.source_multiplier_field.empty() ||
                           options.source_multiplier != 1;
   if (!per_source) return run_sssp_pass(options, SsspPass{}, budget, progress);
-  if (!options.index.empty())
-    throw UsageError("--index holds distances at multiplier 1 without per-source maxima; drop --index or "
-                     "--source-multiplier, --source-multiplier-field and --source-max-field");
-
-  // The groups: the distinct (multiplier, maximum cost) of the sources, in ascending order.
-  std::set<std::pair<double, double>> keys;
-  const auto default_key = group_key(options.source_multiplier, -1);
-  if (!options.sources.empty() || !options.source_raster.empty()) keys.insert(default_key);
-  if (!options.sources_file.empty()) {
-    SourceFields fields;
-    fields.start = options.source_start;
-    fields.max_cost = options.source_max_field;
-    fields.multiplier = options.source_multiplier_field;
-    fields.default_multiplier = options.source_multiplier;
-    std::string crs;
-    for (const SourcePoint& p : read_source_points(options.sources_file, &crs, fields))
-      keys.insert(group_key(p.multiplier, p.max_cost));
-  }
-  if (keys.size() <= 1) {  // one group: one pass, its multiplier and maximum on the solver
-    SsspPass pass;
-    if (!keys.empty()) std::tie(pass.multiplier, pass.max_cost) = *keys.begin();
-    return run_sssp_pass(options, pass, budget, progress);
-  }
-  // A cell's backlink is the first step of its own source's least-cost path, and the cell it points
-  // at may belong to another source: a path traced through several groups' zones would not be the
-  // least-cost path of its source. Refused rather than written (docs/sssp.md "Per-source settings").
-  if (!options.backlink.empty())
-    throw UsageError("--backlink with sources of " + std::to_string(keys.size()) +
-                     " different multipliers or maximum costs: traced paths would cross into other sources' "
-                     "zones; run one sssp per group of sources for their backlinks");
-
-  // Several groups: INPUT opened (imported, read into memory) once, one pass each into a scratch
-  // file, then the cell-by-cell merge into the outputs.
-  check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
-                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
-                       {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
-  RunDirectory run(options.tmpdir);
-  Stopwatch import_phase;
-  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options), run, budget, progress);
-  const double import_seconds = import_phase.seconds();
-  const bool labelled = !options.backlink.empty() || !options.allocation.empty();
-  std::vector<std::unique_ptr<SsspGroupScratch>> scratch(keys.size());
-  RasterInfo info;
-  SsspResult total;
-  std::uint64_t scratch_on_disk = 0;
-  std::size_t g = 0;
-  for (const auto& key : keys) {
-    SsspPass pass;
-    pass.filter = true;
-    std::tie(pass.multiplier, pass.max_cost) = key;
-    pass.mask = key == default_key;
-    pass.track_source = labelled;  // ties between groups go to the lower source id
-    pass.scratch_path = run.file("group" + std::to_string(g) + ".bin");
-    pass.scratch = &scratch[g];
-    pass.info_out = &info;
-    pass.input = input.get();
-    const SsspResult r = run_sssp_pass(options, pass, budget, progress);
-    if (g == 0) {
-      total = r;
-    } else {
-      total.sources += r.sources;
-      total.sources_beyond_max_cost += r.sources_beyond_max_cost;
-      total.mask_cells_on_nodata += r.mask_cells_on_nodata;
-      total.tiles_solved += r.tiles_solved;
-      total.solves += r.solves;
-      total.resolves += r.resolves;
-      total.rounds += r.rounds;
-      total.cache_evictions += r.cache_evictions;
-      total.bytes_read += r.bytes_read;
-      total.bytes_written += r.bytes_written;
-      total.seconds.import += r.seconds.import;
-      total.seconds.load += r.seconds.load;
-      total.seconds.sources += r.seconds.sources;
-      total.seconds.exchange += r.seconds.exchange;
-      total.seconds.flush += r.seconds.flush;
-      total.seconds.write += r.seconds.write;
-    }
-    total.scratch_bytes = std::max(total.scratch_bytes, scratch_on_disk + r.scratch_bytes);
-    scratch_on_disk += scratch[g]->bytes_on_disk();
-    ++g;
-  }
-  total.scratch_bytes = std::max(total.scratch_bytes, scratch_on_disk);
-  total.source_groups = keys.size();
-  total.max_cost_fixed = kUnreached;
-  if (options.max_cost >= 0) {
-    const double fixed = std::floor(options.max_cost * total.params.scale);
-    total.max_cost_fixed = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
-  }
-  Stopwatch phase;
-  {
-    const TileGrid grid = scratch.front()->grid();
-    CostOutputsWriter sink(options, info, grid, total.params.scale, budget);
-    const SourceGroupMergeStats merged = merge_source_groups(scratch, sink, budget, progress);
-    total.bytes_written += sink.finish();
-    total.reached_cells = merged.reached_cells;
-    total.max_distance_fixed = merged.max_dist;
-    total.max_distance = static_cast<double>(merged.max_dist) / total.params.scale;
-  }
-  for (const auto& s : scratch) {
-    total.bytes_read += s->bytes_read();
-    total.bytes_written += s->bytes_written();
-  }
-  total.bytes_read += input->bytes_read();
-  total.bytes_written += input->bytes_written();
-  total.seconds.import += import_seconds;
-  total.seconds.write += phase.seconds();
-  total.seconds.total = start.seconds();
-  total.peak_rss_bytes = peak_rss_bytes();
-  total.memory_peak_reserved = budget.peak_reserved();
-  return total;
+  return run_sssp_groups(options, budget, progress);
 }
 
 }  // namespace terrazo

@@ -9,6 +9,7 @@
 # The barrier mode closes the cells of an 8-cell-wide wall every 512 columns (a gap every 512 rows),
 # made with GDAL's Python bindings next to INPUT's copy in a scratch directory.
 set -euo pipefail
+source "$(dirname "$0")/grass_session.sh"
 terrazo=build/terrazo
 memory=1G
 threads=0
@@ -25,8 +26,7 @@ while [[ $# -gt 3 ]]; do
   esac
 done
 input=$1; sx=$2; sy=$3
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench_cost.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_workdir bench_cost
 
 json_field() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(d$2)" "$1"; }
 
@@ -90,22 +90,11 @@ PY
 done
 
 if [[ $skip_grass -eq 0 ]] && command -v grass > /dev/null; then
-  read -r ex ey < <(/usr/bin/python3 -c "
-from osgeo import gdal
-g = gdal.Open('$input').GetGeoTransform()
-print('%.12f %.12f' % (g[0] + ($sx + 0.5) * g[1], g[3] + ($sy + 0.5) * g[5]))")
-  cat > "$work/grass.sh" << GRASS
-set -e
-r.in.gdal -o input="$input" output=c --quiet
-g.region raster=c
-start=\$(date +%s.%N)
-r.cost input=c output=cost start_coordinates=$ex,$ey --quiet
-end=\$(date +%s.%N)
-echo "\$start \$end" > "$work/grass.rcost"
-GRASS
+  read -r ex ey < <(cell_centre "$input" "$sx" "$sy")
+  grass_timed_script "$work/grass.sh" "$input" "$work/grass.rcost" "" \
+    "r.cost input=dem output=cost start_coordinates=$ex,$ey --quiet"
   /usr/bin/time -f "%e %M" -o "$work/grass.time" grass --tmp-location "$input" --exec bash "$work/grass.sh" > /dev/null 2>&1
   read -r t_grass rss_grass < "$work/grass.time"
-  read -r g0 g1 < "$work/grass.rcost"
-  printf '%-10s wall %6.2f s  (r.cost alone %.2f s)  peak RSS %5d MiB  (GRASS r.cost, friction, cells)\n' r.cost \
-    "$t_grass" "$(/usr/bin/python3 -c "print($g1 - $g0)")" $((rss_grass / 1024))
+  printf '%-10s wall %6.2f s  (r.cost alone %s s)  peak RSS %5d MiB  (GRASS r.cost, friction, cells)\n' r.cost \
+    "$t_grass" "$(grass_command_seconds "$work/grass.rcost")" $((rss_grass / 1024))
 fi

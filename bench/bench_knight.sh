@@ -9,34 +9,12 @@
 # terrazo's is the whole command (reading the DEM and the GeoTIFF write included). Wall seconds and
 # CPU seconds (user + sys) are printed, and the largest difference between the two cost rasters.
 set -euo pipefail
-terrazo=build/terrazo
-memory=1G
-threads=0
-repeat=3
-while [[ $# -gt 3 ]]; do
-  case "$1" in
-    --terrazo) terrazo=$2; shift 2 ;;
-    --memory) memory=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --repeat) repeat=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
+source "$(dirname "$0")/grass_session.sh"
+bench_options "$@"
+set -- "${bench_args[@]}"
 dem=$(realpath "$1"); sx=$2; sy=$3
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench_knight.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_workdir bench_knight
 echo "input: $dem, source $sx,$sy; machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-
-best() {  # best wall and its CPU of $repeat runs of the command in "$@"
-  local bw="" bc=""
-  for ((i = 0; i < repeat; ++i)); do
-    /usr/bin/time -f "%e %U %S" -o "$work/t" "$@" > "$work/out" 2> "$work/err" || { cat "$work/err" >&2; return 1; }
-    read -r w u s < "$work/t"
-    c=$(/usr/bin/python3 -c "print('%.2f' % ($u + $s))")
-    if [[ -z "$bw" ]] || /usr/bin/python3 -c "import sys; sys.exit(0 if $w < $bw else 1)"; then bw=$w; bc=$c; fi
-  done
-  echo "$bw $bc"
-}
 
 run_terrazo() {  # connectivity
   read -r w c < <(best "$terrazo" sssp -q --json --memory "$memory" --threads "$threads" --tmpdir "$work" \
@@ -49,26 +27,14 @@ run_terrazo 8
 run_terrazo 16
 
 if command -v grass > /dev/null; then
-  read -r ex ey < <(/usr/bin/python3 -c "
-from osgeo import gdal
-g = gdal.Open('$dem').GetGeoTransform()
-print('%.12f %.12f' % (g[0] + ($sx + 0.5) * g[1], g[3] + ($sy + 0.5) * g[5]))")
+  read -r ex ey < <(cell_centre "$dem" "$sx" "$sy")
   for k in "" "-k"; do
     : > "$work/rcost"
-    cat > "$work/grass.sh" << GRASS
-set -e
-r.in.gdal -o input="$dem" output=dem --quiet
-g.region raster=dem
-start=\$(date +%s.%N)
-r.cost $k input=dem output=cost start_coordinates=$ex,$ey --quiet
-end=\$(date +%s.%N)
-echo "\$start \$end" >> "$work/rcost"
-r.out.gdal input=cost output="$work/grass$k.tif" type=Float64 --quiet --overwrite -f
-GRASS
+    grass_timed_script "$work/grass.sh" "$dem" "$work/rcost" "$work/grass$k.tif" \
+      "r.cost $k input=dem output=cost start_coordinates=$ex,$ey --quiet"
     read -r w c < <(best grass --tmp-location "$dem" --exec bash "$work/grass.sh")
-    alone=$(/usr/bin/python3 -c "
-print('%.2f' % min(float(b) - float(a) for a, b in (l.split() for l in open('$work/rcost'))))")
-    printf '%-36s %8s s  (CPU %s s; r.cost alone best %s s)\n' "GRASS r.cost $k" "$w" "$c" "$alone"
+    printf '%-36s %8s s  (CPU %s s; r.cost alone best %s s)\n' "GRASS r.cost $k" "$w" "$c" \
+      "$(grass_command_seconds "$work/rcost")"
   done
   /usr/bin/python3 - "$work" << 'COMPARE'
 import sys

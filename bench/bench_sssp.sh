@@ -15,6 +15,7 @@
 #   terrazo gen --width 4096 --height 4096 --seed 3 /tmp/g16m.tif
 #   bench/bench_sssp.sh --memory 1G /tmp/g16m.tif 2000,2000
 set -euo pipefail
+source "$(dirname "$0")/grass_session.sh"
 
 terrazo=$(dirname "$0")/../build/terrazo
 memory=1G
@@ -36,8 +37,7 @@ input=$(realpath "$1")
 source_xy=$2
 sx=${source_xy%,*}
 sy=${source_xy#*,}
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench_sssp.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_workdir bench_sssp
 
 size=$(gdalinfo "$input" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p')
 cells=$(( ${size% *} * ${size#* } ))
@@ -59,25 +59,13 @@ print('tiles %d, solves %d, re-solves %d, exchange %.2f s, write %.2f s' % (d['t
 # GRASS r.cost (default flags: 8 neighbours, no knight's move), source at the cell centre.
 t_grass=""
 if [[ $skip_grass -eq 0 ]] && command -v grass > /dev/null; then
-  read -r ex ey < <(/usr/bin/python3 -c "
-from osgeo import gdal
-g = gdal.Open('$input').GetGeoTransform()
-print('%.12f %.12f' % (g[0] + ($sx + 0.5) * g[1] + ($sy + 0.5) * g[2], g[3] + ($sx + 0.5) * g[4] + ($sy + 0.5) * g[5]))")
-  cat > "$work/grass.sh" << EOF
-set -e
-r.in.gdal -o input="$input" output=c --quiet
-g.region raster=c
-start=\$(date +%s.%N)
-r.cost input=c output=cost start_coordinates=$ex,$ey --quiet
-end=\$(date +%s.%N)
-echo "\$start \$end" > "$work/grass.rcost"
-r.out.gdal input=cost output="$work/grass.tif" type=Float64 --quiet -f
-EOF
+  read -r ex ey < <(cell_centre "$input" "$sx" "$sy")
+  grass_timed_script "$work/grass.sh" "$input" "$work/grass.rcost" "$work/grass.tif" \
+    "r.cost input=dem output=cost start_coordinates=$ex,$ey --quiet"
   /usr/bin/time -f "%e %M %U %S" -o "$work/grass.time" grass --tmp-location "$input" --exec bash "$work/grass.sh" > /dev/null 2>&1
   read -r t_grass rss_grass u_grass s_grass < "$work/grass.time"
   cpu_grass=$(/usr/bin/python3 -c "print('%.2f' % ($u_grass + $s_grass))")
-  read -r g0 g1 < "$work/grass.rcost"
-  t_rcost=$(/usr/bin/python3 -c "print('%.2f' % ($g1 - $g0))")
+  t_rcost=$(grass_command_seconds "$work/grass.rcost")
   echo "GRASS r.cost:         ${t_grass} s (CPU ${cpu_grass} s; r.cost alone ${t_rcost} s), peak RSS $((rss_grass / 1024)) MiB"
 fi
 

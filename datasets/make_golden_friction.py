@@ -33,13 +33,13 @@ Format: comment lines start with '#'; "dem <path under datasets/> <width> <heigh
 """
 import os
 import shutil
-import subprocess
-import tempfile
 
 import numpy as np
 from osgeo import gdal
 from scipy import ndimage
 from skimage.graph import MCP_Geometric
+
+from grass_golden_common import cell_centre, grass_cost
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, 'real', 'pysheds_dem.tif')
@@ -67,20 +67,12 @@ print('MCP_Geometric: max cost %.9f' % cumulative.max())
 
 # Cross-check with GRASS r.cost when it is installed (not stored: the two agree to ~1e-13).
 if shutil.which('grass'):
-    with tempfile.TemporaryDirectory() as tmp:
-        grass_out = os.path.join(tmp, 'rcost.tif')
-        gt = ds.GetGeoTransform()
-        sx = gt[0] + (SOURCE_COL + 0.5) * gt[1]
-        sy = gt[3] + (SOURCE_ROW + 0.5) * gt[5]
-        script = ('r.in.gdal input=%s output=c --quiet && g.region raster=c && '
-                  'r.cost input=c output=cost start_coordinates=%.12f,%.12f --quiet && '
-                  'r.out.gdal input=cost output=%s type=Float64 --quiet -f' % (crop_path, sx, sy, grass_out))
-        subprocess.run(['grass', '--tmp-location', crop_path, '--exec', 'bash', '-c', script], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        grass = gdal.Open(grass_out).ReadAsArray()
-        rel = np.abs(grass - cumulative) / np.maximum(np.abs(cumulative), 1e-300)
-        rel[SOURCE_ROW, SOURCE_COL] = 0
-        print('GRASS r.cost vs MCP_Geometric: max relative difference %.3g' % rel.max())
+    sx, sy = cell_centre(ds.GetGeoTransform(), SOURCE_COL, SOURCE_ROW)
+    grass = grass_cost(crop_path, ['r.in.gdal input=%s output=c --quiet' % crop_path, 'g.region raster=c',
+                                   'r.cost input=c output=cost start_coordinates=%.12f,%.12f --quiet' % (sx, sy)])
+    rel = np.abs(grass - cumulative) / np.maximum(np.abs(cumulative), 1e-300)
+    rel[SOURCE_ROW, SOURCE_COL] = 0
+    print('GRASS r.cost vs MCP_Geometric: max relative difference %.3g' % rel.max())
 
 
 # ---- All shipped DEMs: sampled MCP_Geometric costs from one source (friction_samples.txt) -------

@@ -20,11 +20,11 @@ The source is the valid cell nearest the raster's centre, given to r.cost as its
 coordinates.
 """
 import os
-import subprocess
-import tempfile
 
 import numpy as np
 from osgeo import gdal
+
+from grass_golden_common import cell_centre, grass_cost, sample_cells
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEMS = ['nz_elev.tif', 'pysheds_dem.tif']
@@ -42,33 +42,10 @@ for name in DEMS:
     rows, cols = np.nonzero(valid)
     k = int(np.argmin((rows - h // 2) ** 2 + (cols - w // 2) ** 2))
     sr, sc = int(rows[k]), int(cols[k])
-    gt = ds.GetGeoTransform()
-    sx = gt[0] + (sc + 0.5) * gt[1]
-    sy = gt[3] + (sr + 0.5) * gt[5]
-    with tempfile.TemporaryDirectory() as tmp:
-        cost_tif = os.path.join(tmp, 'cost.tif')
-        script = ('r.in.gdal input=%s output=dem --quiet && g.region raster=dem && '
-                  'r.cost -k input=dem output=cost start_coordinates=%.12f,%.12f --quiet && '
-                  'r.out.gdal input=cost output=%s type=Float64 -f --quiet'
-                  % (path, sx, sy, cost_tif))
-        subprocess.run(['grass', '--tmp-location', path, '--exec', 'bash', '-c', script], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        out = gdal.Open(cost_tif)
-        cost = out.ReadAsArray().astype(np.float64)
-        cost_nodata = out.GetRasterBand(1).GetNoDataValue()
-    if cost_nodata is not None:
-        cost[cost == cost_nodata] = np.nan
-    picked = set()
-    for r in np.linspace(0, h - 1, 20).astype(int):
-        for c in np.linspace(0, w - 1, 20).astype(int):
-            picked.add((int(r), int(c)))
-    finite = np.where(np.isfinite(cost), cost, -1.0)
-    for i in np.argsort(-finite.ravel(), kind='stable')[:40]:
-        picked.add((int(i // w), int(i % w)))
-    for r in range(sr - 2, sr + 3):
-        for c in range(sc - 2, sc + 3):
-            if 0 <= r < h and 0 <= c < w:
-                picked.add((r, c))
+    sx, sy = cell_centre(ds.GetGeoTransform(), sc, sr)
+    cost = grass_cost(path, ['r.in.gdal input=%s output=dem --quiet' % path, 'g.region raster=dem',
+                             'r.cost -k input=dem output=cost start_coordinates=%.12f,%.12f --quiet' % (sx, sy)])
+    picked = sample_cells(cost, sr, sc)
     unreached = np.argwhere(valid & ~np.isfinite(cost))
     for r, c in unreached[np.linspace(0, len(unreached) - 1, min(20, len(unreached))).astype(int)] if len(unreached) else []:
         picked.add((int(r), int(c)))

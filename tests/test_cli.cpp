@@ -39,16 +39,15 @@ extern char** environ;
 namespace {
 
 namespace fs = std::filesystem;
+using terrazo::testing::contains;
+using terrazo::testing::read_store_cells;
+using terrazo::testing::same_cells;
+using terrazo::testing::slurp;
 
 struct RunResult {
   int exit_code = -1;
   std::string out, err;
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -56,8 +55,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Starts terrazo with `args`, stdout and stderr into files of `dir`; returns the pid.
 pid_t start(const std::vector<std::string>& args, const std::string& dir) {
@@ -136,33 +133,6 @@ std::vector<std::string> listed_commands(const std::string& help) {
     }
   }
   return names;
-}
-
-// The whole store, row-major doubles (NaN = nodata).
-std::vector<double> read_store(const std::string& path) {
-  auto store = terrazo::TileStore::open(path);
-  const auto& info = store->info();
-  const std::uint32_t t = store->tile();
-  std::vector<double> cells(info.width * info.height), tile(static_cast<std::size_t>(t) * t);
-  for (std::uint32_t ty = 0; ty < store->grid().tiles_y(); ++ty)
-    for (std::uint32_t tx = 0; tx < store->grid().tiles_x(); ++tx) {
-      store->read_tile(tx, ty, tile.data());
-      for (std::uint32_t r = 0; r < t; ++r)
-        for (std::uint32_t c = 0; c < t; ++c) {
-          const std::uint64_t x = std::uint64_t{tx} * t + c, y = std::uint64_t{ty} * t + r;
-          if (x < info.width && y < info.height) cells[y * info.width + x] = tile[std::size_t{r} * t + c];
-        }
-    }
-  return cells;
-}
-
-bool same_cells(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
-    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) return false;
-  }
-  return true;
 }
 
 std::string last_line(const std::string& text) {
@@ -301,9 +271,9 @@ TEST_F(Cli, GenIsDeterministicAcrossTilesAndThreads) {
   gen("c.tzs", {"--tile", "128"});
   gen("d.tzs", {"--tile", "16", "--threads", "2"});
   EXPECT_EQ(slurp(file("a.tzs")), slurp(file("b.tzs"))) << "same seed and tile: byte-identical stores";
-  const auto a = read_store(file("a.tzs"));
-  EXPECT_TRUE(same_cells(a, read_store(file("c.tzs"))));
-  EXPECT_TRUE(same_cells(a, read_store(file("d.tzs"))));
+  const auto a = read_store_cells(file("a.tzs"));
+  EXPECT_TRUE(same_cells(a, read_store_cells(file("c.tzs"))));
+  EXPECT_TRUE(same_cells(a, read_store_cells(file("d.tzs"))));
   std::size_t holes = 0;
   for (double v : a) holes += std::isnan(v);
   EXPECT_GT(holes, 0u);
@@ -312,7 +282,7 @@ TEST_F(Cli, GenIsDeterministicAcrossTilesAndThreads) {
   other[7] = "43";
   other.push_back(file("e.tzs"));
   ASSERT_EQ(run(other).exit_code, 0);
-  EXPECT_FALSE(same_cells(a, read_store(file("e.tzs"))));
+  EXPECT_FALSE(same_cells(a, read_store_cells(file("e.tzs"))));
 }
 
 TEST_F(Cli, GenThenInfoJsonReportsTheSize) {
@@ -358,7 +328,7 @@ TEST_F(Cli, GenGeoTiffAndExportKeepSizeAndGeoreferencing) {
   // The generated GeoTIFF imported again holds the same cells as the generated store.
   const std::string again = file("again.tzs");
   ASSERT_EQ(run({"import", "-q", tif, again}).exit_code, 0);
-  EXPECT_TRUE(same_cells(read_store(again), read_store(store)));
+  EXPECT_TRUE(same_cells(read_store_cells(again), read_store_cells(store)));
 }
 
 TEST_F(Cli, ImportInfoExportOfARealDem) {

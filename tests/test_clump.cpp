@@ -5,20 +5,17 @@
 //                  4/8 connectivity, holes, --by value|valid|range), spirals and snakes across many
 //                  tiles, tile-size / thread-count independence, the budget error;
 //   ClumpApi       run_clump on shipped DEMs, through the GeoTIFF (georeference, nodata 0);
-//   ClumpCli       the program: bad --by and ranges are one line and exit 2, --json keys.
+//   ClumpSieve     --min-size against the sieve's plain formula.
+// The program (ClumpCli) is tests/test_clump_cli.cpp, the r.clump golden files (ClumpGolden)
+// tests/test_clump_golden.cpp.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
-#include <sstream>
-#include <unordered_map>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,29 +25,22 @@
 #include "engine/clump/border_table.h"
 #include "engine/clump/phases.h"
 #include "engine/clump/sieve.h"
-#include "gdal/gdal_raster.h"
 #include "kernels/clump/label_tile.h"
 #include "kernels/common/cuda_device.h"
 #include "store/external_sorter.h"
+#include "support/clump_memory_sink.h"
+#include "support/sssp_reference.h"
 #include "support/test_support.h"
 #include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
 namespace {
 
+using testing::read_raster_values;
+
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-class MemorySink : public ClumpWindowSink {
- public:
-  MemorySink(std::uint64_t width, std::uint64_t height) : width_(width), labels(width * height, 0xDEADBEEFu) {}
-  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
-                    const std::uint32_t* cells) override {
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x) labels[(y0 + y) * width_ + x0 + x] = cells[std::size_t{y} * w + x];
-  }
-  std::uint64_t width_;
-  std::vector<std::uint32_t> labels;
-};
+using MemorySink = ClumpMemorySink;
 
 struct Oracle {
   std::vector<std::uint32_t> labels;
@@ -342,7 +332,7 @@ TEST(ClumpPipeline, MoreRegionsThanTheLabelsHoldIsAnErrorBeforeAnyWindow) {
     EXPECT_NE(std::string(e.what()).find("that UInt32 labels can number"), std::string::npos) << e.what();
   }
   EXPECT_THROW(run_clump_phases(input, o, budget, Progress::silent(), &sink), Error);
-  EXPECT_EQ(std::count(sink.labels.begin(), sink.labels.end(), 0xDEADBEEFu), 40 * 30);  // nothing written
+  EXPECT_EQ(std::count(sink.labels.begin(), sink.labels.end(), MemorySink::kUnwritten), 40 * 30);  // nothing written
 }
 
 TEST(ClumpPipeline, TooSmallABudgetIsFoundBeforeAnyWork) {
@@ -528,14 +518,6 @@ TEST(ClumpPipeline, StatsMatchOracleThroughSpilledSorterRuns) {
 
 // ---- run_clump on shipped DEMs ----------------------------------------------------------------
 
-std::vector<double> read_all(const std::string& path, RasterInfo* info) {
-  auto reader = RasterReader::open(path);
-  *info = reader->info();
-  std::vector<double> v(info->width * info->height);
-  reader->read_window(0, 0, static_cast<std::uint32_t>(info->width), static_cast<std::uint32_t>(info->height), v.data());
-  return v;
-}
-
 TEST(ClumpApi, ShippedDemsMatchOracle) {
   const std::pair<const char*, ClumpBy> cases[] = {{"pysheds_dem.tif", ClumpBy::Range}, {"pysheds_dem.tif", ClumpBy::Value},
                                                    {"hugo_site.asc", ClumpBy::Range}, {"west_bijou_gully.asc", ClumpBy::Range},
@@ -544,7 +526,7 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
   for (const auto& [name, by] : cases) {
     const std::string dem = std::string(TERRAZO_DATASETS) + "/real/" + name;
     RasterInfo info;
-    const std::vector<double> values = read_all(dem, &info);
+    const std::vector<double> values = read_raster_values(dem, &info);
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (double v : values)
       if (!std::isnan(v)) lo = std::min(lo, v), hi = std::max(hi, v);
@@ -571,7 +553,7 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
       EXPECT_EQ(r.largest_region, expected.largest) << name;
       EXPECT_GT(r.regions, 0u) << name;
       RasterInfo out_info;
-      const std::vector<double> labels = read_all(o.output, &out_info);
+      const std::vector<double> labels = read_raster_values(o.output, &out_info);
       EXPECT_EQ(out_info.type, CellType::UInt32);
       EXPECT_TRUE(out_info.has_nodata);
       EXPECT_EQ(out_info.nodata, 0.0);
@@ -742,7 +724,7 @@ TEST(ClumpSieve, MinSizeZeroIsAUsageError) {
 TEST(ClumpApi, MinSizeOnAShippedDemMatchesInMemorySieve) {
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   RasterInfo info;
-  const std::vector<double> values = read_all(dem, &info);
+  const std::vector<double> values = read_raster_values(dem, &info);
   testing::TempDir dir;
   for (ClumpSmallAction action : {ClumpSmallAction::Merge, ClumpSmallAction::Nodata}) {
     ClumpOptions o;
@@ -764,7 +746,7 @@ TEST(ClumpApi, MinSizeOnAShippedDemMatchesInMemorySieve) {
     EXPECT_EQ(r.regions_before_sieve, before.regions);
     EXPECT_GT(r.small_regions, 0u);
     EXPECT_LT(r.regions, r.regions_before_sieve);
-    const std::vector<double> labels = read_all(o.output, &info);
+    const std::vector<double> labels = read_raster_values(o.output, &info);
     std::uint64_t wrong = 0;
     for (std::size_t i = 0; i < labels.size(); ++i) {
       const double want = expected[i] ? expected[i] : kNaN;
@@ -774,133 +756,10 @@ TEST(ClumpApi, MinSizeOnAShippedDemMatchesInMemorySieve) {
   }
 }
 
-// ---- r.clump golden (datasets/make_golden_clump.py) ------------------------------------------------
-
-// Labels renumbered 1..K in row-major order of first cells (0 stays 0): equal for two labellings
-// exactly when they are the same partition, whatever numbers each gave its regions.
-std::vector<std::uint32_t> canonical_labels(const std::vector<double>& labels) {
-  std::unordered_map<double, std::uint32_t> number;
-  std::vector<std::uint32_t> out(labels.size(), 0);
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    if (std::isnan(labels[i]) || labels[i] == 0) continue;
-    const auto inserted = number.emplace(labels[i], static_cast<std::uint32_t>(number.size() + 1));
-    out[i] = inserted.first->second;
-  }
-  return out;
-}
-
-class ClumpGolden : public ::testing::TestWithParam<const char*> {};
-
-// terrazo clump --by value on the classified DEM gives r.clump's partition, for 4 and 8 neighbours,
-// at two tile sizes; the region counts match r.clump's (rclump.txt).
-TEST_P(ClumpGolden, SamePartitionAsRClump) {
-  const std::string name = GetParam();
-  const std::string stem = name.substr(0, name.rfind('.'));
-  const std::string golden = std::string(TERRAZO_DATASETS) + "/golden/clump/";
-  std::ifstream table(golden + "rclump.txt");
-  ASSERT_TRUE(table.good()) << golden << "rclump.txt";
-  int checked = 0;
-  for (std::string line; std::getline(table, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::string dem;
-    int connectivity = 0;
-    std::uint64_t regions = 0, cells = 0, largest = 0;
-    fields >> dem >> connectivity >> regions >> cells >> largest;
-    if (dem != name) continue;
-    RasterInfo info;
-    const std::vector<double> expected_raw =
-        read_all(golden + stem + "_rclump" + std::to_string(connectivity) + ".tif", &info);
-    const std::vector<std::uint32_t> expected = canonical_labels(expected_raw);
-    // 16: imported into a tile store; 128: read into tiles in memory (auto); 256: the bands' block,
-    // read in place (api/pipeline_input.h).
-    for (std::uint32_t tile : {16u, 128u, 256u}) {
-      testing::TempDir dir;
-      ClumpOptions o;
-      o.input = golden + stem + "_bands.tif";
-      o.output = dir.file("labels.tif");
-      o.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
-      o.tile = tile;
-      o.threads = 2;
-      o.device = "cpu";
-      o.tmpdir = dir.path();
-      o.input_mode = tile == 16u ? InputMode::Import : tile == 256u ? InputMode::Direct : InputMode::Auto;
-      MemoryBudget budget(256ull << 20);
-      const ClumpResult r = run_clump(o, budget, Progress::silent());
-      EXPECT_EQ(r.input_read, tile == 16u ? "imported" : tile == 256u ? "direct" : "memory") << name << " tile " << tile;
-      EXPECT_EQ(r.input_read_in_place, tile != 16u) << name << " tile " << tile;
-      EXPECT_EQ(r.regions, regions) << name << " " << connectivity << " tile " << tile;
-      EXPECT_EQ(r.cells_labelled, cells) << name;
-      EXPECT_EQ(r.largest_region, largest) << name;
-      const std::vector<std::uint32_t> got = canonical_labels(read_all(o.output, &info));
-      ASSERT_EQ(got.size(), expected.size());
-      std::uint64_t wrong = 0, first = 0;
-      for (std::size_t i = 0; i < got.size(); ++i)
-        if (got[i] != expected[i] && wrong++ == 0) first = i;
-      EXPECT_EQ(wrong, 0u) << name << " " << connectivity << "-connectivity tile " << tile << ": first at cell " << first
-                           << ": terrazo " << got[first] << ", r.clump " << expected[first] << " (canonical)";
-    }
-    ++checked;
-  }
-  EXPECT_EQ(checked, 2) << name << ": rclump.txt should hold its 4- and 8-neighbour lines";
-}
-
-INSTANTIATE_TEST_SUITE_P(ShippedDems, ClumpGolden,
-                         ::testing::Values("Mandakini.bil", "Mega_divide.bil", "N44W072.hgt", "hugo_site.asc",
-                                           "nz_elev.tif", "pysheds_dem.tif", "rhine_elv0.tif",
-                                           "srtm_bigtujunga30m_utm11.tif", "west_bijou_gully.asc"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
-
-// ---- the program -------------------------------------------------------------------------------
-
-using testing::CliRun;
-using testing::run_cli;
-
-TEST(ClumpCli, BadFlagsAreOneLineAndExit2) {
-  testing::TempDir dir;
-  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
-  const std::string out = dir.file("labels.tif");
-  const std::vector<std::pair<std::string, std::string>> cases{
-      {"--by values", "invalid --by 'values'"},
-      {"--by range:5", "invalid --by 'range:5'"},
-      {"--by range:9,3", "LO is above HI"},
-      {"--by range:a,3", "--by"},
-      {"--by range:1,2,3", "invalid --by"},
-      {"--connectivity 6", "--connectivity"},
-      {"--min-size 0", "invalid --min-size 0"},
-      {"--min-size -3", "invalid --min-size -3"},
-      {"--min-size x", "invalid --min-size 'x'"},
-      {"--min-size 5 --min-size-action drop", "invalid --min-size-action 'drop'"},
-      {"--min-size-action nodata", "--min-size-action needs --min-size"},
-      {"--min-size 5 --stats " + dir.file("s.csv"), "--stats cannot be combined with --min-size"},
-      {"--device gpu", "invalid --device 'gpu'"},
-  };
-  for (const auto& [flags, needle] : cases) {
-    const CliRun r = run_cli("clump -q " + flags + " " + dem + " " + out, dir);
-    EXPECT_EQ(r.code, 2) << flags << ": " << r.err;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << flags << ": " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << flags << ": " << r.err;
-  }
-}
-
-TEST(ClumpCli, FloatRasterNeedsBy) {
-  testing::TempDir dir;
-  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/rhine_elv0.tif";  // Float32
-  const CliRun r = run_cli("clump -q " + dem + " " + dir.file("labels.tif"), dir);
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("--by"), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
-
 TEST(ClumpApi, StatsCsvOnAShippedDem) {
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   RasterInfo info;
-  const std::vector<double> values = read_all(dem, &info);
+  const std::vector<double> values = read_raster_values(dem, &info);
   testing::TempDir dir;
   ClumpOptions o;
   o.input = dem;
@@ -959,118 +818,6 @@ TEST(ClumpApi, CancelledRunLeavesNoOutput) {
     EXPECT_TRUE(testing::partial_files_of(o.output).empty()) << phase;
     EXPECT_TRUE(testing::partial_files_of(o.stats).empty()) << phase;
   }
-}
-
-// VmHWM of a run on a raster whose cells (as doubles) are ~2x the budget stays within the budget
-// plus MemoryBudget::kFixedOverhead (docs/memory_budget.md).
-TEST(ClumpCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
-  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
-  testing::TempDir dir;
-  const std::string dem = dir.file("gen.tif");
-  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --nodata-holes 0.1 --width 3000 "
-                         "--height 2000 --seed 5 " + dem).c_str()),
-            0);
-  const CliRun r = run_cli("clump -q --json --memory 24M --tile 64 --threads 2 --stats " + dir.file("regions.csv") + " " + dem +
-                               " " + dir.file("labels.tif"),
-                           dir);
-  ASSERT_EQ(r.code, 0) << r.err;
-  const auto key = r.out.find("\"peak_rss_bytes\":");
-  ASSERT_NE(key, std::string::npos) << r.out;
-  EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
-}
-
-// The promise when the border table does not fit: an Int16 terrain of 30 km relief compared value
-// by value is nearly noise (every cell about its own region), so at tiles of 16 its border table
-// (36 bytes per border region: ~140 k, 5 MB) is larger than --memory 4M and the merge goes
-// external; the labels and --stats are the in-memory merge's, byte for byte.
-TEST(ClumpCli, ExternalMergePeakRssWithinBudgetAndSameLabels) {
-  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
-  testing::TempDir dir;
-  const std::string dem = dir.file("gen.tif");
-  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --relief 30000 --nodata-holes 0.05 "
-                         "--width 900 --height 700 --seed 11 " + dem).c_str()),
-            0);
-  const CliRun r = run_cli("clump -q --json --memory 4M --tile 16 --threads 2 --stats " + dir.file("small.csv") + " " +
-                               dem + " " + dir.file("small.tif"),
-                           dir);
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("\"external_merge\":true"), std::string::npos) << r.out;
-  const auto border = r.out.find("\"border_regions\":");
-  ASSERT_NE(border, std::string::npos) << r.out;
-  EXPECT_GT(std::stoull(r.out.substr(border + 17)) * BorderTable::kBytesPerRegion, 4ull << 20) << r.out;
-  const auto key = r.out.find("\"peak_rss_bytes\":");
-  ASSERT_NE(key, std::string::npos) << r.out;
-  EXPECT_LE(std::stoull(r.out.substr(key + 17)), (4ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
-  const CliRun big = run_cli("clump -q --json --memory 1G --tile 16 --threads 2 --stats " + dir.file("big.csv") + " " +
-                                 dem + " " + dir.file("big.tif"),
-                             dir);
-  ASSERT_EQ(big.code, 0) << big.err;
-  EXPECT_NE(big.out.find("\"external_merge\":false"), std::string::npos) << big.out;
-  RasterInfo a, b;
-  const std::vector<double> la = read_all(dir.file("small.tif"), &a), lb = read_all(dir.file("big.tif"), &b);
-  ASSERT_EQ(la.size(), lb.size());
-  std::uint64_t differ = 0;
-  for (std::size_t i = 0; i < la.size(); ++i) differ += !(la[i] == lb[i] || (std::isnan(la[i]) && std::isnan(lb[i])));
-  EXPECT_EQ(differ, 0u);
-  std::ifstream sa(dir.file("small.csv")), sb(dir.file("big.csv"));
-  const std::string ca((std::istreambuf_iterator<char>(sa)), {}), cb((std::istreambuf_iterator<char>(sb)), {});
-  EXPECT_GT(ca.size(), 1000u);
-  EXPECT_TRUE(ca == cb) << "the --stats files differ";
-}
-
-// The same promise with --min-size: the labels through the scratch file, the sieve's region table,
-// label rows and border sort; a banded terrain (many small regions at the band edges).
-TEST(ClumpCli, MinSizePeakRssWithinBudgetOnARasterLargerThanIt) {
-  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
-  testing::TempDir dir;
-  const std::string dem = dir.file("bands.tif");
-  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Byte --relief 40 --nodata-holes 0.05 --width 3000 "
-                         "--height 2000 --seed 9 " + dem).c_str()),
-            0);
-  for (const char* action : {"merge", "nodata"}) {
-    const CliRun r = run_cli(std::string("clump -q --json --memory 24M --tile 64 --threads 2 --min-size 40 --min-size-action ") +
-                                 action + " " + dem + " " + dir.file(std::string("labels_") + action + ".tif"),
-                             dir);
-    ASSERT_EQ(r.code, 0) << r.err;
-    const auto key = r.out.find("\"peak_rss_bytes\":");
-    ASSERT_NE(key, std::string::npos) << r.out;
-    EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
-    const auto small = r.out.find("\"small_regions\":");
-    ASSERT_NE(small, std::string::npos) << r.out;
-    EXPECT_GT(std::stoull(r.out.substr(small + 16)), 0u) << r.out;
-  }
-}
-
-// --device cuda where there is no GPU: one line naming the reason, exit 1 (a runtime condition, not
-// a usage error), no output; --device cpu gives the same labels as the default.
-TEST(ClumpCli, DeviceCudaWithoutAGpuIsOneLineAndCpuIsTheDefaultsLabels) {
-  testing::TempDir dir;
-  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
-  if (!cuda_device().available) {
-    const CliRun r = run_cli("clump -q --device cuda " + dem + " " + dir.file("gpu.tif"), dir);
-    EXPECT_EQ(r.code, 1) << r.err;
-    EXPECT_NE(r.err.find("--device cuda"), std::string::npos) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_FALSE(std::ifstream(dir.file("gpu.tif")).good());
-  }
-  ASSERT_EQ(run_cli("clump -q --device cpu --tile 16 " + dem + " " + dir.file("cpu.tif"), dir).code, 0);
-  ASSERT_EQ(run_cli("clump -q --tile 16 " + dem + " " + dir.file("auto.tif"), dir).code, 0);
-  RasterInfo info;
-  const std::vector<double> cpu = read_all(dir.file("cpu.tif"), &info), automatic = read_all(dir.file("auto.tif"), &info);
-  ASSERT_EQ(cpu.size(), automatic.size());
-  std::uint64_t wrong = 0;
-  for (std::size_t i = 0; i < cpu.size(); ++i) wrong += !(cpu[i] == automatic[i] || (std::isnan(cpu[i]) && std::isnan(automatic[i])));
-  EXPECT_EQ(wrong, 0u);
-}
-
-TEST(ClumpCli, JsonSummary) {
-  testing::TempDir dir;
-  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
-  const CliRun r = run_cli("clump -q --json --tile 16 --threads 2 --by valid " + dem + " " + dir.file("labels.tif"), dir);
-  ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* key : {"\"regions\":", "\"cells_labelled\":", "\"largest_region\":", "\"phases\":", "\"device\":",
-                          "\"tile_labels\":", "\"peak_rss_bytes\":", "\"bytes_read\":", "\"bytes_written\":"})
-    EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
 }
 
 }  // namespace

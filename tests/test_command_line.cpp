@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "api/command_line.h"
+#include "tests/support/test_support.h"
 #include "api/export_command.h"
 #include "api/gen_command.h"
 #include "api/import_command.h"
@@ -23,6 +24,7 @@
 
 using terrazo::ArgParser;
 using terrazo::UsageError;
+using terrazo::testing::contains;
 
 namespace {
 
@@ -36,8 +38,6 @@ std::string usage_error(F&& f) {
   }
   return "";
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 

@@ -39,21 +39,18 @@
 #include <vector>
 
 #include "gdal/gdal_raster.h"
+#include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
 namespace {
 
 using namespace terrazo;
+using terrazo::testing::contains;
+using terrazo::testing::read_raster_values;
+using terrazo::testing::slurp;
 using terrazo::testing::TempDir;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 unsigned env_number(const char* name, unsigned fallback) {
   const char* text = std::getenv(name);
@@ -193,21 +190,12 @@ bool is_raster(const std::string& path) {
   return ext == ".tif" || ext == ".tzs";
 }
 
-std::vector<double> cells_of(const std::string& path) {
-  auto reader = RasterReader::open(path);
-  const auto& info = reader->info();
-  std::vector<double> cells(info.width * info.height);
-  reader->read_window(0, 0, static_cast<std::uint32_t>(info.width), static_cast<std::uint32_t>(info.height),
-                      cells.data());
-  return cells;
-}
-
 // What a file holds, for comparison: a raster's cells (NaN as a marker, the GeoTIFF's block order
 // may differ between runs), another file's bytes.
 std::string content_of(const std::string& path) {
   if (!is_raster(path)) return slurp(path);
   std::string text;
-  for (double v : cells_of(path)) {
+  for (double v : read_raster_values(path)) {
     if (v != v) v = -1e308;
     text.append(reinterpret_cast<const char*>(&v), sizeof v);
   }

@@ -21,6 +21,8 @@
 using terrazo::CellType;
 using terrazo::TerrainGenerator;
 using terrazo::TerrainOptions;
+using terrazo::testing::read_store_cells;
+using terrazo::testing::same_cells;
 
 namespace {
 
@@ -37,16 +39,6 @@ std::vector<double> window(const TerrainGenerator& generator, std::uint64_t x0, 
   std::vector<double> cells(static_cast<std::size_t>(w) * h);
   generator.window(x0, y0, w, h, cells.data());
   return cells;
-}
-
-// Bit-identical comparison that treats NaN as equal to NaN.
-bool same_cells(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
-    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) return false;
-  }
-  return true;
 }
 
 double nan_share(const std::vector<double>& cells) {
@@ -258,25 +250,6 @@ terrazo::GenerateResult generate(const std::string& path, TerrainOptions terrain
   return terrazo::run_generate(options, budget, terrazo::Progress::silent());
 }
 
-// The whole store as a row-major W x H raster of doubles (NaN = nodata).
-std::vector<double> read_store(const std::string& path) {
-  auto store = terrazo::TileStore::open(path);
-  const auto& info = store->info();
-  const std::uint32_t t = store->tile();
-  std::vector<double> cells(info.width * info.height), tile(static_cast<std::size_t>(t) * t);
-  for (std::uint32_t ty = 0; ty < store->grid().tiles_y(); ++ty) {
-    for (std::uint32_t tx = 0; tx < store->grid().tiles_x(); ++tx) {
-      store->read_tile(tx, ty, tile.data());
-      for (std::uint32_t r = 0; r < t; ++r)
-        for (std::uint32_t c = 0; c < t; ++c) {
-          const std::uint64_t x = std::uint64_t{tx} * t + c, y = std::uint64_t{ty} * t + r;
-          if (x < info.width && y < info.height) cells[y * info.width + x] = tile[std::size_t{r} * t + c];
-        }
-    }
-  }
-  return cells;
-}
-
 }  // namespace
 
 TEST(GenerateTerrain, TileStoreHoldsTheTerrainForAnyTileSize) {
@@ -290,7 +263,7 @@ TEST(GenerateTerrain, TileStoreHoldsTheTerrainForAnyTileSize) {
       const std::string path = dir.file("t" + std::to_string(tile) + "_" + std::to_string(threads) + ".tzs");
       const auto result = generate(path, terrain, tile, threads);
       EXPECT_TRUE(terrazo::testing::partial_files_of(path).empty());
-      ASSERT_TRUE(same_cells(read_store(path), expected)) << "tile " << tile << ", threads " << threads;
+      ASSERT_TRUE(same_cells(read_store_cells(path), expected)) << "tile " << tile << ", threads " << threads;
       auto store = terrazo::TileStore::open(path);
       EXPECT_EQ(store->info().width, 157u);
       EXPECT_EQ(store->info().height, 93u);
@@ -332,7 +305,7 @@ TEST(GenerateTerrain, OneCellAndOneRow) {
     const std::string path = dir.file("line.tzs");
     const auto terrain = options_of(w, h);
     generate(path, terrain, 16, 2);
-    EXPECT_TRUE(same_cells(read_store(path), window(TerrainGenerator(terrain), 0, 0, static_cast<std::uint32_t>(w),
+    EXPECT_TRUE(same_cells(read_store_cells(path), window(TerrainGenerator(terrain), 0, 0, static_cast<std::uint32_t>(w),
                                                     static_cast<std::uint32_t>(h))));
   }
 }

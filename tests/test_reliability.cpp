@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,8 +14,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,63 +25,25 @@
 #include "api/output_paths.h"
 #include "api/raster_io.h"
 #include "gdal/gdal_raster.h"
-#include "gdal/gdal_session.h"
-#include <gdal.h>
 #include "store/atomic_output.h"
 #include "store/run_directory.h"
 #include "store/tile_store.h"
 #include "tests/support/test_support.h"
 
-extern char** environ;
-
 namespace {
 
 using namespace terrazo;
+using terrazo::testing::CliRun;
+using terrazo::testing::contains;
 using terrazo::testing::entries_of;
 using terrazo::testing::partial_files_of;
+using terrazo::testing::run_terrazo;
+using terrazo::testing::slurp;
 using terrazo::testing::TempDir;
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 void spit(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-struct RunResult {
-  int exit_code = -1;
-  std::string err;
-};
-
-// Runs the terrazo program with `args`; stdout is discarded, stderr kept.
-RunResult run_terrazo(const std::vector<std::string>& args) {
-  TempDir logs;
-  std::vector<std::string> storage{TERRAZO_BINARY};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const std::string err = logs.file("stderr.txt");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error(std::string("cannot start terrazo: ") + std::strerror(rc));
-  int status = 0;
-  waitpid(pid, &status, 0);
-  RunResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.err = slurp(err);
-  return result;
 }
 
 std::vector<double> read_all(const std::string& path) {
@@ -91,6 +53,33 @@ std::vector<double> read_all(const std::string& path) {
   reader->read_window(0, 0, static_cast<std::uint32_t>(info.width), static_cast<std::uint32_t>(info.height),
                       cells.data());
   return cells;
+}
+
+// A child process that makes what `make` makes and never cleans it up (the child waits to be
+// killed), and the path `make` returns, read back over a pipe: a run killed while it holds a file.
+struct HoldingChild {
+  pid_t pid = -1;
+  std::string path;
+};
+HoldingChild fork_holding(const std::function<std::string()>& make) {
+  int channel[2];
+  if (pipe(channel) != 0) throw std::runtime_error("pipe failed");
+  HoldingChild child;
+  child.pid = fork();
+  if (child.pid < 0) throw std::runtime_error("fork failed");
+  if (child.pid == 0) {
+    const std::string path = make();
+    if (write(channel[1], path.data(), path.size()) < 0) _exit(3);
+    close(channel[1]);
+    for (;;) pause();
+  }
+  close(channel[1]);
+  char buffer[4096];
+  const ssize_t got = read(channel[0], buffer, sizeof buffer);
+  close(channel[0]);
+  if (got <= 0) throw std::runtime_error("the child reported no path");
+  child.path.assign(buffer, static_cast<std::size_t>(got));
+  return child;
 }
 
 // ---- 1. atomic outputs of their own ------------------------------------------------------------
@@ -179,9 +168,9 @@ TEST(AtomicOutput, TwoTileStoreWritersOnOnePathEachPublishTheirOwn) {
 TEST(AtomicOutput, EdgeListIsPublished) {
   TempDir dir;
   const std::string store = dir.file("in.tzs");
-  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).exit_code, 0);
+  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).code, 0);
   const std::string edges = dir.file("edges.bin");
-  ASSERT_EQ(run_terrazo({"mst", "-q", "--edge-list", edges, store, dir.file("m.tif")}).exit_code, 0);
+  ASSERT_EQ(run_terrazo({"mst", "-q", "--edge-list", edges, store, dir.file("m.tif")}).code, 0);
   EXPECT_TRUE(fs::exists(edges));
   EXPECT_TRUE(partial_files_of(edges).empty());
   EXPECT_TRUE(partial_files_of(dir.file("m.tif")).empty());
@@ -193,34 +182,22 @@ TEST(AtomicOutput, EdgeListIsPublished) {
 TEST(AtomicOutput, PartialOfAKilledWriterIsRemovedByTheNextOutput) {
   TempDir dir;
   const std::string path = dir.file("c.tif");
-  int channel[2];
-  ASSERT_EQ(pipe(channel), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const HoldingChild child = fork_holding([&] {
     auto* out = new AtomicOutput(path, {".aux.xml"});  // never destroyed: the process is killed
     spit(out->partial(), "half a raster");
     spit(out->partial() + ".aux.xml", "aux");
-    const std::string name = out->partial();
-    if (write(channel[1], name.data(), name.size()) < 0) _exit(3);
-    close(channel[1]);
-    for (;;) pause();
-  }
-  close(channel[1]);
-  char buffer[4096];
-  const ssize_t got = read(channel[0], buffer, sizeof buffer);
-  close(channel[0]);
-  ASSERT_GT(got, 0);
-  const std::string stale(buffer, static_cast<std::size_t>(got));
+    return out->partial();
+  });
+  const std::string& stale = child.path;
   {
     // While its writer lives, another output of the directory leaves it alone.
     AtomicOutput other(dir.file("other.tif"));
     EXPECT_TRUE(fs::exists(stale));
     EXPECT_EQ(AtomicOutput::remove_stale_partials(dir.path()), 0u);
   }
-  kill(child, SIGKILL);
+  kill(child.pid, SIGKILL);
   int status = 0;
-  waitpid(child, &status, 0);
+  waitpid(child.pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
   ASSERT_TRUE(fs::exists(stale));
   ASSERT_TRUE(fs::exists(stale + ".aux.xml"));
@@ -289,8 +266,8 @@ TEST(StrictReaders, TruncatedGeoTiffIsAnErrorNamingTheFile) {
     }
   }
   const std::string cut = dir.file("t3000.tif");
-  const RunResult r = run_terrazo({"import", "-q", cut, dir.file("t.tzs")});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const CliRun r = run_terrazo({"import", "-q", cut, dir.file("t.tzs")});
+  EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "t3000.tif")) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("t.tzs")));
 }
@@ -364,8 +341,8 @@ TEST(StrictReaders, AsciiGridCountsHeaderAndCellSize) {
   // The CLI: one line, exit 1.
   const auto paths = ascii_pair(dir, "cli.asc", kHeader + "1 nan 3 4\n5 x 7 8\n9 10 inf 12\n");
   for (const auto& path : paths) {
-    const RunResult r = run_terrazo({"info", path});
-    EXPECT_EQ(r.exit_code, 1) << r.err;
+    const CliRun r = run_terrazo({"info", path});
+    EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_TRUE(contains(r.err, "line 7, column 3")) << r.err;
   }
 }
@@ -431,12 +408,12 @@ TEST(StoredStatistics, ImpossibleOrLooseBoundsAreRefused) {
   const std::string f64 = make_store(dir, "f64.tzs", CellType::Float64);
   patch_header(f64, kMaxOffset, double_bytes(1e300));
   EXPECT_THROW(read_every_tile(f64), Error);
-  const RunResult r = run_terrazo({"mst", "-q", f64, dir.file("m.tif")});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const CliRun r = run_terrazo({"mst", "-q", f64, dir.file("m.tif")});
+  EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "statistics")) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("m.tif")));
-  const RunResult s = run_terrazo({"sssp", "-q", "--source", "1,1", f32, dir.file("c.tif")});
-  EXPECT_EQ(s.exit_code, 1) << s.err;
+  const CliRun s = run_terrazo({"sssp", "-q", "--source", "1,1", f32, dir.file("c.tif")});
+  EXPECT_EQ(s.code, 1) << s.err;
   EXPECT_FALSE(fs::exists(dir.file("c.tif")));
 }
 
@@ -453,11 +430,11 @@ TEST(StoredStatistics, LooseBoundIsCaughtWhenSsspReadsPartOfTheStore) {
     args.insert(args.end(), {store, out});
     return run_terrazo(args);
   };
-  ASSERT_EQ(sssp(exact, dir.file("ok.tif")).exit_code, 0);
+  ASSERT_EQ(sssp(exact, dir.file("ok.tif")).code, 0);
   const std::string loose = make_store(dir, "loose.tzs", CellType::Float64);
   patch_header(loose, kMaxOffset, double_bytes(1000.0));  // the data's max is 31
-  const RunResult r = sssp(loose, dir.file("c.tif"));
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const CliRun r = sssp(loose, dir.file("c.tif"));
+  EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "statistics")) << r.err;
   EXPECT_TRUE(contains(r.err, "loose.tzs")) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("c.tif")));
@@ -519,7 +496,7 @@ TEST(StoredStatistics, CrsOfNulBytesIsRefused) {
 TEST(DistinctOutputs, SamePathTwiceIsAUsageErrorBeforeAnyWork) {
   TempDir dir;
   const std::string store = dir.file("in.tzs");
-  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).exit_code, 0);
+  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).code, 0);
   fs::create_directory(dir.file("o"));
   fs::create_directory_symlink(dir.file("o"), dir.file("link"));
   const std::string c = dir.file("o/c.tif"), b = dir.file("o/b.tif"), m = dir.file("o/m.tif");
@@ -532,8 +509,8 @@ TEST(DistinctOutputs, SamePathTwiceIsAUsageErrorBeforeAnyWork) {
       {"mst", "-q", "--edge-list", dir.file("link/m.tif"), store, m},
   };
   for (const auto& args : runs) {
-    const RunResult r = run_terrazo(args);
-    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[args.size() - 1] << ": " << r.err;
+    const CliRun r = run_terrazo(args);
+    EXPECT_EQ(r.code, 2) << args[0] << " " << args[args.size() - 1] << ": " << r.err;
     EXPECT_TRUE(contains(r.err, "same file")) << r.err;
   }
   EXPECT_TRUE(fs::is_empty(dir.file("o")));
@@ -545,8 +522,8 @@ TEST(DistinctOutputs, SamePathTwiceIsAUsageErrorBeforeAnyWork) {
   MemoryBudget budget(64ull << 20);
   EXPECT_THROW(run_import(import, budget, Progress::silent()), UsageError);
   // The controls: distinct names run.
-  EXPECT_EQ(run_terrazo({"sssp", "-q", "--source", "3,3", "--backlink", b, store, c}).exit_code, 0);
-  EXPECT_EQ(run_terrazo({"mst", "-q", "--edge-list", dir.file("o/m.bin"), store, m}).exit_code, 0);
+  EXPECT_EQ(run_terrazo({"sssp", "-q", "--source", "3,3", "--backlink", b, store, c}).code, 0);
+  EXPECT_EQ(run_terrazo({"mst", "-q", "--edge-list", dir.file("o/m.bin"), store, m}).code, 0);
 }
 
 TEST(DistinctOutputs, CheckResolvesLinksAndNamesBothRoles) {
@@ -573,13 +550,13 @@ TEST(DistinctOutputs, CheckResolvesLinksAndNamesBothRoles) {
 TEST(PathBacklinks, ValuesThatAreNotDirectionsAreErrorsWithTheCell) {
   TempDir dir;
   const std::string store = dir.file("in.tzs");
-  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).exit_code, 0);
+  ASSERT_EQ(run_terrazo({"gen", "-q", "--width", "64", "--height", "64", "--tile", "16", store}).code, 0);
   const std::string b = dir.file("b.tif"), c = dir.file("c.tif");
-  ASSERT_EQ(run_terrazo({"sssp", "-q", "--source", "3,3", "--backlink", b, store, c}).exit_code, 0);
+  ASSERT_EQ(run_terrazo({"sssp", "-q", "--source", "3,3", "--backlink", b, store, c}).code, 0);
   std::vector<double> links = read_all(b);
   // The control: the good raster traces a path of many cells.
   EXPECT_EQ(run_terrazo({"path", "-q", "--backlink", b, "--cost", c, "--dest", "60,60", dir.file("ok.geojson")})
-                .exit_code,
+                .code,
             0);
   RasterInfo georef;
   struct Case {
@@ -597,8 +574,8 @@ TEST(PathBacklinks, ValuesThatAreNotDirectionsAreErrorsWithTheCell) {
       writer.finish();
     }
     const std::string out = dir.file(k.name + ".geojson");
-    const RunResult r = run_terrazo({"path", "-q", "--backlink", dir.file(k.name), "--cost", c, "--dest", "60,60", out});
-    EXPECT_EQ(r.exit_code, 1) << k.name << ": " << r.err;
+    const CliRun r = run_terrazo({"path", "-q", "--backlink", dir.file(k.name), "--cost", c, "--dest", "60,60", out});
+    EXPECT_EQ(r.code, 1) << k.name << ": " << r.err;
     EXPECT_TRUE(contains(r.err, "60,60")) << r.err;
     EXPECT_FALSE(fs::exists(out));
   }
@@ -609,33 +586,21 @@ TEST(PathBacklinks, ValuesThatAreNotDirectionsAreErrorsWithTheCell) {
 // Reproducer: SIGKILL left terrazo-run-* directories that no later run removed.
 TEST(RunDirectories, KilledRunsDirectoryIsRemovedByTheNextRun) {
   TempDir parent;
-  int channel[2];
-  ASSERT_EQ(pipe(channel), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const HoldingChild child = fork_holding([&] {
     auto* run = new RunDirectory(parent.path());  // never destroyed: the process is killed
-    const std::string path = run->path();
-    if (write(channel[1], path.data(), path.size()) < 0) _exit(3);
-    close(channel[1]);
-    for (;;) pause();
-  }
-  close(channel[1]);
-  char buffer[4096];
-  const ssize_t got = read(channel[0], buffer, sizeof buffer);
-  close(channel[0]);
-  ASSERT_GT(got, 0);
-  const std::string stale(buffer, static_cast<std::size_t>(got));
+    return run->path();
+  });
+  const std::string& stale = child.path;
   spit(stale + "/scratch.bin", "leftover");
   {
     // While its owner lives, nobody removes it.
     RunDirectory other(parent.path());
     EXPECT_TRUE(fs::exists(stale + "/scratch.bin"));
-    EXPECT_EQ(std::stoll(slurp(stale + "/owner.pid")), static_cast<long long>(child));
+    EXPECT_EQ(std::stoll(slurp(stale + "/owner.pid")), static_cast<long long>(child.pid));
   }
-  kill(child, SIGKILL);
+  kill(child.pid, SIGKILL);
   int status = 0;
-  waitpid(child, &status, 0);
+  waitpid(child.pid, &status, 0);
   ASSERT_TRUE(fs::exists(stale));
   // A directory with files and no owner file (not made by this terrazo) is left alone.
   fs::create_directory(parent.file("terrazo-run-foreign"));
@@ -652,186 +617,6 @@ TEST(RunDirectories, KilledRunsDirectoryIsRemovedByTheNextRun) {
   EXPECT_TRUE(fs::exists(parent.file("terrazo-run-foreign/data")));
   EXPECT_FALSE(fs::exists(parent.file("terrazo-run-empty1")));
   EXPECT_FALSE(fs::exists(parent.file("terrazo-run-fresh1")));
-}
-
-// ---- 8. bands ------------------------------------------------------------------------------------
-
-// Reproducer: a multi-band input silently used band 1 (issue 15, item 12: "refuse ambiguity"). Now a
-// raster of several bands needs --band N (import, export, info, mst, sssp, clump); without it, or
-// with a band it does not have, the run is a usage error on one line before any output.
-TEST(Bands, SeveralBandsNeedBandAndTheChosenBandIsRead) {
-  TempDir dir;
-  const std::string tif = dir.file("rgb.tif");
-  {
-    ensure_gdal();
-    GDALDriverH driver = GDALGetDriverByName("GTiff");
-    // Tiled in blocks of 16: clump may read such a GeoTIFF in place (api/geotiff_tile_input.h).
-    const char* tiled[] = {"TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", nullptr};
-    GDALDatasetH ds = GDALCreate(driver, tif.c_str(), 40, 30, 3, GDT_Float32, const_cast<char**>(tiled));
-    ASSERT_TRUE(ds);
-    for (int b = 1; b <= 3; ++b) {
-      std::vector<float> cells(40 * 30);
-      for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = static_cast<float>(b * 100 + i % 7);
-      ASSERT_EQ(GDALRasterIO(GDALGetRasterBand(ds, b), GF_Write, 0, 0, 40, 30, cells.data(), 40, 30, GDT_Float32, 0, 0),
-                CE_None);
-    }
-    GDALClose(ds);
-  }
-  auto one_line = [](const std::string& text) {
-    return !text.empty() && text.find('\n') == text.size() - 1;
-  };
-  // Without --band: refused, naming the count and the flag, nothing written.
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"import", "-q", tif, dir.file("a.tzs")},
-        {"info", "-q", tif},
-        {"export", "-q", tif, dir.file("a.tif")},
-        {"mst", "-q", tif, dir.file("m.tif")},
-        {"sssp", "-q", "--source", "1,1", tif, dir.file("c.tif")},
-        {"clump", "-q", "--by", "value", tif, dir.file("l.tif")}}) {
-    const RunResult r = run_terrazo(args);
-    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
-    EXPECT_TRUE(contains(r.err, "'" + tif + "' has 3 bands (1 to 3); choose one with --band N")) << r.err;
-    EXPECT_TRUE(one_line(r.err)) << r.err;
-  }
-  EXPECT_EQ(entries_of(dir).size(), 1u);  // rgb.tif alone
-  // A band it does not have, or not a band number.
-  for (const std::string band : {"4", "0", "x", "-1", "1.5"}) {
-    const RunResult r = run_terrazo({"import", "-q", "--band", band, tif, dir.file("a.tzs")});
-    EXPECT_EQ(r.exit_code, 2) << band << ": " << r.err;
-    EXPECT_TRUE(one_line(r.err)) << r.err;
-    EXPECT_TRUE(contains(r.err, band == "4" ? "band 4 of '" + tif + "' does not exist: it has 3 bands" : "invalid --band '" + band + "'"))
-        << r.err;
-  }
-  // --band N reads band N: values N*100 + 0..6.
-  for (int b = 1; b <= 3; ++b) {
-    const std::string store = dir.file("b" + std::to_string(b) + ".tzs");
-    ASSERT_EQ(run_terrazo({"import", "-q", "--band", std::to_string(b), tif, store}).exit_code, 0);
-    const std::vector<double> cells = read_all(store);
-    ASSERT_EQ(cells.size(), 1200u);
-    for (std::size_t i = 0; i < cells.size(); ++i) ASSERT_EQ(cells[i], b * 100 + static_cast<double>(i % 7)) << i;
-    MemoryBudget budget(64ull << 20);
-    const RasterSummary summary = run_info(tif, budget, Progress::silent(), static_cast<std::uint32_t>(b));
-    EXPECT_EQ(summary.band, static_cast<std::uint32_t>(b));
-    EXPECT_EQ(summary.bands, 3u);
-    EXPECT_EQ(summary.info.min, b * 100);
-    EXPECT_EQ(summary.info.max, b * 100 + 6);
-  }
-  // The pipelines read the chosen band: the same outputs as from the band's own store.
-  for (const std::string command : {"mst", "sssp", "clump", "export"}) {
-    std::vector<std::string> extra;
-    if (command == "sssp") extra = {"--source", "1,1"};
-    if (command == "clump") extra = {"--by", "value"};
-    auto run = [&](const std::string& input, const std::string& output, bool band) {
-      std::vector<std::string> args{command, "-q"};
-      args.insert(args.end(), extra.begin(), extra.end());
-      if (band) args.insert(args.end(), {"--band", "2"});
-      args.insert(args.end(), {input, output});
-      return run_terrazo(args);
-    };
-    const RunResult from_band = run(tif, dir.file(command + "-band.tif"), true);
-    ASSERT_EQ(from_band.exit_code, 0) << command << ": " << from_band.err;
-    ASSERT_EQ(run(dir.file("b2.tzs"), dir.file(command + "-store.tif"), false).exit_code, 0) << command;
-    EXPECT_EQ(read_all(dir.file(command + "-band.tif")), read_all(dir.file(command + "-store.tif"))) << command;
-  }
-  // --band 1 of a tiled GeoTIFF of several bands (clump's in-place path takes one-band GeoTIFFs only).
-  ASSERT_EQ(run_terrazo({"clump", "-q", "--by", "value", "--tile", "16", "--band", "1", tif, dir.file("l1.tif")}).exit_code, 0);
-  ASSERT_EQ(run_terrazo({"clump", "-q", "--by", "value", "--tile", "16", dir.file("b1.tzs"), dir.file("l1s.tif")}).exit_code, 0);
-  EXPECT_EQ(read_all(dir.file("l1.tif")), read_all(dir.file("l1s.tif")));
-  // A tile store has one band: --band 1 is fine, --band 2 is not.
-  EXPECT_EQ(run_terrazo({"info", "-q", "--band", "1", dir.file("b1.tzs")}).exit_code, 0);
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"info", "-q", "--band", "2", dir.file("b1.tzs")},
-        {"mst", "-q", "--band", "2", dir.file("b1.tzs"), dir.file("m2.tif")},
-        {"sssp", "-q", "--band", "2", "--source", "1,1", dir.file("b1.tzs"), dir.file("c2.tif")}}) {
-    const RunResult r = run_terrazo(args);
-    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
-    EXPECT_TRUE(contains(r.err, "band 2 of '" + dir.file("b1.tzs") + "' does not exist: it has 1 band")) << r.err;
-  }
-  // `import --json` states the band read and the count.
-  const std::string out = dir.file("out.txt");
-  const std::string import = std::string(TERRAZO_BINARY) + " import -q --json --band 3 " + tif + " " +
-                             dir.file("j.tzs") + " > " + out;
-  ASSERT_EQ(std::system(import.c_str()), 0);
-  EXPECT_TRUE(contains(slurp(out), "\"band\":3,\"bands\":3")) << slurp(out);
-}
-
-// --band chooses INPUT's band, --barrier-band the --barrier-raster's: a barrier raster of several
-// bands without --barrier-band is refused on one line, exit 2, before any work (an --band does not
-// choose it), and the chosen band is the barrier: the same costs as from that band alone.
-TEST(Bands, BarrierRasterOfSeveralBandsNeedsBarrierBand) {
-  TempDir dir;
-  const std::uint32_t w = 40, h = 30;
-  ensure_gdal();
-  GDALDriverH driver = GDALGetDriverByName("GTiff");
-  auto write_tif = [&](const std::string& path, const std::vector<std::vector<float>>& bands) {
-    GDALDatasetH ds = GDALCreate(driver, path.c_str(), w, h, static_cast<int>(bands.size()), GDT_Float32, nullptr);
-    ASSERT_TRUE(ds);
-    for (std::size_t b = 0; b < bands.size(); ++b)
-      ASSERT_EQ(GDALRasterIO(GDALGetRasterBand(ds, static_cast<int>(b + 1)), GF_Write, 0, 0, w, h,
-                             const_cast<float*>(bands[b].data()), w, h, GDT_Float32, 0, 0),
-                CE_None);
-    GDALClose(ds);
-  };
-  // Friction 1 + (x + y) % 3; band 1 of the barrier is open everywhere, band 2 a wall at x = 20
-  // with a gap at y = 25, band 3 a wall at y = 10 (closed everywhere but x = 35).
-  std::vector<float> dem(w * h), open(w * h, 0.0f), wall_x(w * h, 0.0f), wall_y(w * h, 0.0f);
-  for (std::uint32_t y = 0; y < h; ++y)
-    for (std::uint32_t x = 0; x < w; ++x) {
-      dem[y * w + x] = static_cast<float>(1 + (x + y) % 3);
-      if (x == 20 && y != 25) wall_x[y * w + x] = 1.0f;
-      if (y == 10 && x != 35) wall_y[y * w + x] = 7.0f;
-    }
-  const std::string input = dir.file("dem.tif"), barriers = dir.file("barriers.tif"), band2 = dir.file("wall_x.tif");
-  write_tif(input, {dem});
-  write_tif(barriers, {open, wall_x, wall_y});
-  write_tif(band2, {wall_x});
-  auto one_line = [](const std::string& text) { return !text.empty() && text.find('\n') == text.size() - 1; };
-  auto sssp = [&](const std::vector<std::string>& flags, const std::string& output) {
-    std::vector<std::string> args{"sssp", "-q", "--source", "2,2"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {input, output});
-    return run_terrazo(args);
-  };
-  // Refused without --barrier-band, also when --band (INPUT's) is given; a band it lacks, not a
-  // band number, or no --barrier-raster to choose from: one line, exit 2, nothing written.
-  const std::string three = "'" + barriers + "' has 3 bands (1 to 3); choose one with --barrier-band N";
-  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
-      {{"--barrier-raster", barriers}, three},
-      {{"--band", "1", "--barrier-raster", barriers}, three},
-      {{"--barrier-raster", barriers, "--barrier-band", "4"}, "band 4 of '" + barriers + "' does not exist: it has 3 bands"},
-      {{"--barrier-raster", barriers, "--barrier-band", "0"}, "invalid --barrier-band '0'"},
-      {{"--barrier-band", "2"}, "no --barrier-raster is given"},
-      {{"--barrier-raster", band2, "--barrier-band", "2"}, "band 2 of '" + band2 + "' does not exist: it has 1 band"}};
-  for (const auto& [flags, message] : refused) {
-    const RunResult r = sssp(flags, dir.file("refused.tif"));
-    EXPECT_EQ(r.exit_code, 2) << message << ": " << r.err;
-    EXPECT_TRUE(one_line(r.err)) << r.err;
-    EXPECT_TRUE(contains(r.err, message)) << r.err;
-  }
-  EXPECT_EQ(entries_of(dir).size(), 3u);  // the three inputs alone
-  // --barrier-band 2 is the wall of band 2: the same costs as the one-band raster of it, other costs
-  // than band 1 (open); the JSON states the band read and the cells it closed.
-  const std::string out = dir.file("out.txt");
-  const std::string command = std::string(TERRAZO_BINARY) + " sssp -q --json --source 2,2 --barrier-raster " +
-                              barriers + " --barrier-band 2 " + input + " " + dir.file("c2.tif") + " > " + out;
-  ASSERT_EQ(std::system(command.c_str()), 0);
-  ASSERT_EQ(sssp({"--barrier-raster", band2}, dir.file("c2_alone.tif")).exit_code, 0);
-  ASSERT_EQ(sssp({"--barrier-raster", barriers, "--barrier-band", "1"}, dir.file("c1.tif")).exit_code, 0);
-  const std::vector<double> c2 = read_all(dir.file("c2.tif")), alone = read_all(dir.file("c2_alone.tif")),
-                            c1 = read_all(dir.file("c1.tif"));
-  ASSERT_EQ(c2.size(), alone.size());
-  ASSERT_EQ(c2.size(), c1.size());
-  std::size_t closed = 0, differ_from_open = 0;
-  for (std::size_t i = 0; i < c2.size(); ++i) {
-    ASSERT_TRUE(c2[i] == alone[i] || (std::isnan(c2[i]) && std::isnan(alone[i]))) << i;
-    closed += std::isnan(c2[i]);
-    ASSERT_FALSE(std::isnan(c1[i])) << i;  // band 1 closes nothing
-    differ_from_open += c1[i] != c2[i];
-  }
-  EXPECT_EQ(closed, 29u);                       // the wall, each cell not entered
-  EXPECT_GT(differ_from_open, 200u);            // the far side, reached through the gap
-  EXPECT_FALSE(std::isnan(c2[5 * w + 30]));
-  EXPECT_TRUE(contains(slurp(out), "\"barrier_band\":2,\"barrier_cells\":29")) << slurp(out);
 }
 
 }  // namespace

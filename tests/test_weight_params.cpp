@@ -18,7 +18,7 @@
 
 #include "api/weight_params.h"
 #include "core/error.h"
-#include "engine/tile_input.h"
+#include "tests/support/memory_tile_input.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -64,8 +64,7 @@ std::string usage_error_of(WeightModel model, double scale, const RasterInfo& in
   return "";
 }
 
-class MemoryTileInput;
-std::string usage_error_of_data(WeightModel model, const MemoryTileInput& data);
+std::string usage_error_of_data(WeightModel model, const MemoryTileInput<double>& data);
 
 TEST(WeightParams, DefaultScaleIsTheLargestPowerOfTenUnderEachPipelinesLimit) {
   std::mt19937_64 rng(7);
@@ -184,39 +183,12 @@ TEST(WeightParamsCli, NegativeFrictionExitsTwoInMstAndSssp) {
 }
 
 
-// A raster in memory as the pipelines' TileInput (t = 16).
-class MemoryTileInput : public TileInput {
- public:
-  MemoryTileInput(std::uint64_t width, std::uint64_t height, std::vector<double> values)
-      : values_(std::move(values)) {
-    grid_.width = width;
-    grid_.height = height;
-    grid_.tile = 16;
-  }
-  const TileGrid& grid() const override { return grid_; }
-  bool tile_present(std::uint32_t, std::uint32_t) const override { return true; }
-  void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override {
-    const std::uint32_t t = grid_.tile;
-    for (std::uint32_t ly = 0; ly < t; ++ly)
-      for (std::uint32_t lx = 0; lx < t; ++lx) {
-        const std::uint64_t x = static_cast<std::uint64_t>(tx) * t + lx, y = static_cast<std::uint64_t>(ty) * t + ly;
-        out[ly * t + lx] = (x < grid_.width && y < grid_.height) ? values_[y * grid_.width + x] : std::nan("");
-      }
-  }
-  std::uint64_t bytes_read() const override { return 0; }
-  RasterInfo info(CellType type) const {
-    RasterInfo info = stats(type, 0, 0);
-    info.width = grid_.width;
-    info.height = grid_.height;
-    info.min = *std::min_element(values_.begin(), values_.end());
-    info.max = *std::max_element(values_.begin(), values_.end());
-    return info;
-  }
-
- private:
-  TileGrid grid_;
-  std::vector<double> values_;
-};
+// A 40 x 30 raster in memory as the pipelines' TileInput (a copy of `values`, tiles of 16, every
+// tile present).
+using MemoryInput = MemoryTileInput<double>;
+MemoryInput raster(std::vector<double> values) {
+  return MemoryInput(std::move(values), 40, 30, 16, MemoryInput::Absent::Never);
+}
 
 // A 40 x 30 terrain of values 100..400 (a ramp with a ripple).
 std::vector<double> terrain(double base = 100) {
@@ -227,7 +199,7 @@ std::vector<double> terrain(double base = 100) {
 }
 
 // The message of the UsageError of sssp's default rule on `data` (Float64), "" when accepted.
-std::string usage_error_of_data(WeightModel model, const MemoryTileInput& data) {
+std::string usage_error_of_data(WeightModel model, const MemoryTileInput<double>& data) {
   try {
     choose_weight_params(model, 0, data.info(CellType::Float64), Connectivity::Eight, kSsspDefaultStepLimit, &data);
   } catch (const UsageError& e) {
@@ -239,7 +211,7 @@ std::string usage_error_of_data(WeightModel model, const MemoryTileInput& data) 
 TEST(WeightParams, OneOutlierIsRefusedNamingItsValueAndCell) {
   std::vector<double> v = terrain();
   v[17 * 40 + 23] = 1e300;  // cell 23,17
-  const MemoryTileInput data(40, 30, v);
+  const MemoryInput data = raster(v);
   for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction})
     for (double limit : {kMstDefaultStepLimit, kSsspDefaultStepLimit}) {
       try {
@@ -256,7 +228,7 @@ TEST(WeightParams, OneOutlierIsRefusedNamingItsValueAndCell) {
     }
   // The same outlier, negative (an undeclared nodata value such as -3.4e38): max and absdiff.
   v[17 * 40 + 23] = -3.4e38;
-  const MemoryTileInput negative(40, 30, v);
+  const MemoryInput negative = raster(v);
   for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff}) {
     const std::string m = usage_error_of_data(model, negative);
     EXPECT_NE(m.find("-3.4e+38"), std::string::npos) << m;
@@ -268,7 +240,7 @@ TEST(WeightParams, LargeValuesWithoutAnOutlierAreAccepted) {
   // Steps of ~1e7 units: the default scale is below 1 (the data is scanned), and no step rounds to 0.
   std::vector<double> v = terrain();
   for (double& x : v) x *= 5e7;
-  const MemoryTileInput data(40, 30, v);
+  const MemoryInput data = raster(v);
   for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction}) {
     const WeightChoice w =
         choose_weight_params(model, 0, data.info(CellType::Float64), Connectivity::Eight, kSsspDefaultStepLimit, &data);
@@ -282,7 +254,7 @@ TEST(WeightParams, InfiniteValuesAreRefusedNamingTheCell) {
   for (double inf : {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}) {
     std::vector<double> v = terrain();
     v[3 * 40 + 5] = inf;
-    const MemoryTileInput data(40, 30, v);
+    const MemoryInput data = raster(v);
     for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction}) {
       const std::string m = usage_error_of_data(model, data);
       EXPECT_NE(m.find("inf"), std::string::npos) << m;
@@ -293,7 +265,7 @@ TEST(WeightParams, InfiniteValuesAreRefusedNamingTheCell) {
   // Negative friction names its cell too.
   std::vector<double> v = terrain();
   v[29 * 40 + 39] = -1;
-  const MemoryTileInput negative(40, 30, v);
+  const MemoryInput negative = raster(v);
   const std::string m = usage_error_of_data(WeightModel::Friction, negative);
   EXPECT_NE(m.find("non-negative"), std::string::npos) << m;
   EXPECT_NE(m.find("39,29 (column,row)"), std::string::npos) << m;
@@ -305,7 +277,7 @@ TEST(WeightParams, FrictionRelativeErrorBoundIsCheckedAtTheDefaultScale) {
   std::vector<double> v = terrain(1);
   v[0] = 1;
   v[5] = 1e7;
-  const MemoryTileInput data(40, 30, v);
+  const MemoryInput data = raster(v);
   const RasterInfo info = data.info(CellType::Float32);
   const std::string m = usage_error_of_data(WeightModel::Friction, data);
   EXPECT_NE(m.find("10000000 at cell 5,0 (column,row)"), std::string::npos) << m;
@@ -323,7 +295,7 @@ TEST(WeightParams, FrictionRelativeErrorBoundIsCheckedAtTheDefaultScale) {
 }
 
 TEST(WeightParams, GivenScaleThatCollapsesTheWeightsIsRefused) {
-  const MemoryTileInput data(40, 30, terrain());
+  const MemoryInput data = raster(terrain());
   const RasterInfo info = data.info(CellType::Int16);
   // Every weight rounds to 0.
   for (WeightModel model : {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction}) {
@@ -343,7 +315,7 @@ TEST(WeightParams, GivenScaleThatCollapsesTheWeightsIsRefused) {
 }
 
 TEST(WeightParams, ErrorBoundsOfTheChoice) {
-  const MemoryTileInput data(40, 30, terrain());
+  const MemoryInput data = raster(terrain());
   const WeightChoice f = choose_weight_params(WeightModel::Friction, 0, data.info(CellType::Float32),
                                               Connectivity::Eight, kSsspDefaultStepLimit, &data);
   const double min = data.info(CellType::Float32).min;

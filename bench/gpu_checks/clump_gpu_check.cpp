@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "engine/clump/phases.h"
 #include "kernels/common/cuda_device.h"
+#include "tests/support/clump_memory_sink.h"
 #include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
@@ -31,18 +32,7 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-
-class MemorySink : public ClumpWindowSink {
- public:
-  MemorySink(std::uint64_t width, std::uint64_t height) : width_(width), labels(width * height, 0xDEADBEEFu) {}
-  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
-                    const std::uint32_t* cells) override {
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x) labels[(y0 + y) * width_ + x0 + x] = cells[std::size_t{y} * w + x];
-  }
-  std::uint64_t width_;
-  std::vector<std::uint32_t> labels;
-};
+using MemorySink = ClumpMemorySink;
 
 // Flood fill in row-major order of first cells (the phases' plain formula).
 std::vector<std::uint32_t> oracle(const std::vector<double>& values, std::uint64_t w, std::uint64_t h,

@@ -38,10 +38,32 @@ struct CliRun {
 // and stderr captured in files of `dir`.
 CliRun run_program(const std::string& program, const std::string& arguments, const TempDir& dir);
 
+// Runs `argv[0]` with the arguments argv[1..] as they are (no shell), stdout and stderr captured in
+// files of a directory of its own; code is the exit status, or 128 + the signal that ended it.
+CliRun run_argv(const std::vector<std::string>& argv);
+
+// A file's bytes ("" when it cannot be read).
+std::string slurp(const std::string& path);
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A tile store's cells, whole, row-major (NaN = nodata), read tile by tile through TileStore.
+std::vector<double> read_store_cells(const std::string& path);
+
+// Bit for bit, but any NaN equals any NaN.
+bool same_cells(const std::vector<double>& a, const std::vector<double>& b);
+
 #ifdef TERRAZO_BINARY
 // Runs the terrazo program built with the tests (TERRAZO_BINARY, set by CMake on each test target).
 inline CliRun run_cli(const std::string& arguments, const TempDir& dir) {
   return run_program(TERRAZO_BINARY, arguments, dir);
+}
+
+// The same with the arguments one by one (no shell quoting): run_argv of TERRAZO_BINARY and `args`.
+inline CliRun run_terrazo(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{TERRAZO_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_argv(argv);
 }
 #endif
 
