@@ -141,6 +141,38 @@ TEST(ResidentSsspCpu, RandomRastersMatchReference) {
   EXPECT_GT(resolved, 50u);      // and re-solved tiles
 }
 
+// The border band a solved tile activates from: every cell within `halo` of the tile's edge exactly
+// once (the whole tile when g <= 2 halo), nothing deeper; 4g - 4 cells with halo 1.
+TEST(ResidentLayout, BorderBandIsEveryCellWithinTheHaloOnce) {
+  for (const Connectivity c : {Connectivity::Eight, Connectivity::Sixteen})
+    for (std::uint32_t g = 2; g <= 9; ++g) {
+      ResidentSsspOptions o;
+      o.width = o.height = 3 * g;
+      o.g = g;
+      o.connectivity = c;
+      const ResidentLayout l(o);
+      const std::uint32_t h = c == Connectivity::Sixteen ? 2 : 1;
+      ASSERT_EQ(l.halo, h);
+      ASSERT_EQ(l.window_side(), g + 2 * h);
+      std::vector<int> seen(static_cast<std::size_t>(g) * g, 0);
+      for (std::uint32_t b = 0; b < l.border_count(); ++b) {
+        std::uint32_t x, y;
+        l.border_cell(b, &x, &y);
+        ASSERT_LT(x, g);
+        ASSERT_LT(y, g);
+        ++seen[static_cast<std::size_t>(y) * g + x];
+      }
+      for (std::uint32_t y = 0; y < g; ++y)
+        for (std::uint32_t x = 0; x < g; ++x) {
+          const bool band = x < h || y < h || x + h >= g || y + h >= g;
+          EXPECT_EQ(seen[static_cast<std::size_t>(y) * g + x], band ? 1 : 0) << "g " << g << " halo " << h << " cell " << x << "," << y;
+        }
+      if (h == 1) {
+        EXPECT_EQ(l.border_count(), 4 * g - 4);
+      }
+    }
+}
+
 // Knight's moves (--connectivity 16): (g+4)^2 windows and activations from the two-cell border band,
 // against the 16-neighbour oracle, on tiles down to 2 cells (a knight's move then crosses a whole
 // tile), nodata holes, several sources, max cost, cell and map step lengths.
