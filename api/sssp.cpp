@@ -112,7 +112,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   check_sssp_paths(options);
 
   // Knight's moves (GRASS r.cost -k, docs/sssp.md "Knight's moves"): the symmetric models whose
-  // weight over four cells is defined, on uniform step lengths, through the streamed CPU exchange.
+  // weight over four cells is defined, on uniform step lengths, through either exchange.
   const bool knight = options.connectivity == Connectivity::Sixteen;
   if (knight) {
     if (options.weight != WeightModel::Friction && options.weight != WeightModel::Geometric &&
@@ -123,8 +123,6 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
       throw UsageError("--connectivity 16 (knight's moves) takes --distance cells or map, not geodesic");
     if (!options.index.empty())
       throw UsageError("--connectivity 16 (knight's moves) has no index (its boundary graph is 8-connected); drop --index");
-    if (options.exchange == "resident")
-      throw UsageError("--connectivity 16 (knight's moves) runs the streamed exchange; drop --exchange resident");
     if (options.block_solver == "bfs")
       throw UsageError("--connectivity 16 (knight's moves) runs the Dijkstra block solver; drop --block-solver bfs");
   }
@@ -408,9 +406,9 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   SsspExchangeStats stats;
   // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare).
   bool resident = options.exchange == "resident" && !index;
-  if (options.exchange == "auto" && use_cuda && !index && !knight) {  // the resident exchange: 8 neighbours
-    const std::uint64_t need =
-        ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile, Device::Cuda, 1);
+  if (options.exchange == "auto" && use_cuda && !index) {
+    const std::uint64_t need = ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile,
+                                                                  Device::Cuda, 1, options.connectivity);
     const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4 * 3;
     resident = need <= room;
   }

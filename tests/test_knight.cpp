@@ -484,7 +484,6 @@ TEST(KnightCli, UnsupportedCombinationsAreRefused) {
   EXPECT_THROW(run({"--connectivity", "16", "--model", "tobler", "--source", "1,1", dem, out}), UsageError);
   EXPECT_THROW(run({"--connectivity", "16", "--distance", "geodesic", "--source", "1,1", dem, out}), UsageError);
   EXPECT_THROW(run({"--connectivity", "16", "--index", dir.file("x.tzi"), "--source", "1,1", dem, out}), UsageError);
-  EXPECT_THROW(run({"--connectivity", "16", "--exchange", "resident", "--source", "1,1", dem, out}), UsageError);
   EXPECT_THROW(run({"--connectivity", "16", "--weight", "unit", "--block-solver", "bfs", "--source", "1,1", dem, out}),
                UsageError);
   EXPECT_THROW(run({"--connectivity", "12", "--source", "1,1", dem, out}), UsageError);
@@ -495,6 +494,11 @@ TEST(KnightCli, UnsupportedCombinationsAreRefused) {
     const SsspResult r = run({"--connectivity", "16", "--weight", weight, "--source", "1,1", "--device", "cpu", dem, out});
     EXPECT_EQ(r.reached_cells, 16u * 12u) << weight;
   }
+  // The resident exchange takes knight's moves too (tests/test_resident_sssp.cpp compares it with streamed).
+  const SsspResult resident = run({"--connectivity", "16", "--exchange", "resident", "--resident-tile", "8", "--source",
+                                   "1,1", "--device", "cpu", dem, out});
+  EXPECT_EQ(resident.exchange, "resident");
+  EXPECT_EQ(resident.reached_cells, 16u * 12u);
 }
 
 }  // namespace

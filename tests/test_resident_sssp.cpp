@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -140,6 +141,106 @@ TEST(ResidentSsspCpu, RandomRastersMatchReference) {
   EXPECT_GT(resolved, 50u);      // and re-solved tiles
 }
 
+// The border band a solved tile activates from: every cell within `halo` of the tile's edge exactly
+// once (the whole tile when g <= 2 halo), nothing deeper; 4g - 4 cells with halo 1.
+TEST(ResidentLayout, BorderBandIsEveryCellWithinTheHaloOnce) {
+  for (const Connectivity c : {Connectivity::Eight, Connectivity::Sixteen})
+    for (std::uint32_t g = 2; g <= 9; ++g) {
+      ResidentSsspOptions o;
+      o.width = o.height = 3 * g;
+      o.g = g;
+      o.connectivity = c;
+      const ResidentLayout l(o);
+      const std::uint32_t h = c == Connectivity::Sixteen ? 2 : 1;
+      ASSERT_EQ(l.halo, h);
+      ASSERT_EQ(l.window_side(), g + 2 * h);
+      std::vector<int> seen(static_cast<std::size_t>(g) * g, 0);
+      for (std::uint32_t b = 0; b < l.border_count(); ++b) {
+        std::uint32_t x, y;
+        l.border_cell(b, &x, &y);
+        ASSERT_LT(x, g);
+        ASSERT_LT(y, g);
+        ++seen[static_cast<std::size_t>(y) * g + x];
+      }
+      for (std::uint32_t y = 0; y < g; ++y)
+        for (std::uint32_t x = 0; x < g; ++x) {
+          const bool band = x < h || y < h || x + h >= g || y + h >= g;
+          EXPECT_EQ(seen[static_cast<std::size_t>(y) * g + x], band ? 1 : 0) << "g " << g << " halo " << h << " cell " << x << "," << y;
+        }
+      if (h == 1) {
+        EXPECT_EQ(l.border_count(), 4 * g - 4);
+      }
+    }
+}
+
+// Knight's moves (--connectivity 16): (g+4)^2 windows and activations from the two-cell border band,
+// against the 16-neighbour oracle, on tiles down to 2 cells (a knight's move then crosses a whole
+// tile), nodata holes, several sources, max cost, cell and map step lengths.
+TEST(ResidentSsspCpu, KnightRandomRastersMatchReference) {
+  std::uint64_t multi_round = 0, resolved = 0;
+  for (std::uint64_t seed = 1; seed <= 160; ++seed) {
+    std::mt19937_64 rng(seed * 6364136223846793005ull);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    ResidentCase c;
+    const std::uint64_t dims[] = {1, 2, 3, 5, 7, 9, 13, 17, 24, 40};
+    c.options.width = dims[rng() % 10];
+    c.options.height = dims[rng() % 10];
+    const std::uint32_t sides[] = {2, 3, 4, 5, 8};
+    c.options.g = sides[seed % 5];
+    c.options.connectivity = Connectivity::Sixteen;
+    c.options.params.model = seed % 3 == 0 ? WeightModel::Friction : seed % 3 == 1 ? WeightModel::Geometric : WeightModel::Unit;
+    if (seed % 4 == 0) c.options.params.model = WeightModel::Friction;
+    c.options.params.scale = rng() % 2 ? 100.0 : 1.0;
+    if (seed % 7 == 3) {  // --distance map on 30 x 20 cells
+      c.options.params.steps.ew = 30;
+      c.options.params.steps.ns = 20;
+      c.options.params.steps.diag = std::sqrt(1300.0);
+      c.options.params.steps.min_length = 20;
+      c.options.params.steps.max_length = std::sqrt(1300.0);
+    }
+    const std::uint64_t batches[] = {1, 2, 5, 64};
+    c.options.batch_tiles = batches[rng() % 4];
+    const std::uint64_t rounds[] = {1, 3, 16, 100000};
+    c.options.round_tiles = rounds[rng() % 4];
+    c.threads = 1 + static_cast<unsigned>(rng() % 2);
+    const double holes = seed % 4 == 0 ? 0.0 : seed % 4 == 1 ? 0.1 : seed % 4 == 2 ? 0.35 : 0.05;
+    const std::uint64_t w = c.options.width, h = c.options.height;
+    c.values.resize(w * h);
+    for (double& v : c.values) {
+      v = unit(rng) < holes ? kNaN : 0.5 + unit(rng) * 20.0;
+      if (c.options.params.scale == 1.0 && v == v) v = std::floor(v);
+    }
+    std::vector<std::uint64_t> valid;
+    for (std::uint64_t i = 0; i < c.values.size(); ++i)
+      if (c.values[i] == c.values[i]) valid.push_back(i);
+    if (valid.empty()) continue;
+    for (int k = 0, n = 1 + static_cast<int>(rng() % 4); k < n; ++k) c.sources.push_back(valid[rng() % valid.size()]);
+    if (rng() % 5 == 0) c.options.max_cost = static_cast<PathLength>(unit(rng) * 40 * c.options.params.scale);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + std::to_string(w) + "x" + std::to_string(h) +
+                 " g=" + std::to_string(c.options.g) + " " + to_string(c.options.params.model) + " batch " +
+                 std::to_string(c.options.batch_tiles) + " round " + std::to_string(c.options.round_tiles));
+    ResidentSsspStats stats;
+    const std::vector<PathLength> dist = solve_resident_cpu(c, &stats);
+    ASSERT_FALSE(stats.overflow);
+    testing::SsspReferenceProblem p;
+    p.width = w;
+    p.height = h;
+    p.values = c.values.data();
+    p.params = c.options.params;
+    p.connectivity = Connectivity::Sixteen;
+    p.max_cost = c.options.max_cost;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> seeds;
+    for (std::uint64_t cell : c.sources) seeds.push_back({cell, 0});
+    testing::set_reference_sources(p, seeds);
+    ASSERT_TRUE(testing::sssp_reference(p));
+    for (std::uint64_t i = 0; i < dist.size(); ++i) ASSERT_EQ(dist[i], p.dist[i]) << "cell " << i % w << "," << i / w;
+    if (stats.rounds > 2) ++multi_round;
+    resolved += stats.solves - stats.tiles_solved;
+  }
+  EXPECT_GT(multi_round, 60u);
+  EXPECT_GT(resolved, 30u);
+}
+
 // Distances do not depend on the schedule: every round width, group size and thread count gives
 // the same distances on a larger terrain-like raster.
 TEST(ResidentSsspCpu, ScheduleDoesNotChangeDistances) {
@@ -207,6 +308,47 @@ TEST(ResidentSsspPipeline, ShippedDemsMatchStreamed) {
       costs[resident] = testing::read_raster_values(o.output);
     }
     expect_same_costs(costs[0], costs[1]);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Knight's moves through the pipeline: --exchange resident (CPU twin, tiny and larger resident
+// tiles) writes the same cost raster as streamed, with nodata holes, several sources and --max-cost.
+TEST(ResidentSsspPipeline, KnightMatchesStreamed) {
+  testing::TempDir dir;
+  std::mt19937_64 rng(16);
+  const std::uint64_t w = 157, h = 93;
+  std::vector<double> values = testing::random_raster(rng, w, h, 0, 0.04);
+  testing::make_costs(values);
+  for (double& v : values) v /= 100.0;  // 0..10 per cell
+  for (const std::uint64_t cell : {4 * w + 3, 80 * w + 120, 45 * w + 60}) values[cell] = 1.0;  // the sources
+  const std::string in = dir.file("friction.tif");
+  testing::write_raster_values(in, w, h, values, CellType::Float64, -9999);
+  int k = 0;
+  for (const double max_cost : {-1.0, 150.0}) {
+    std::vector<double> costs[3];
+    for (int run = 0; run < 3; ++run) {  // streamed, resident g = 8, resident g = 32
+      SsspOptions o;
+      o.input = in;
+      o.weight = WeightModel::Friction;
+      o.connectivity = Connectivity::Sixteen;
+      o.sources = {parse_source_point("3,4"), parse_source_point("120,80"), parse_source_point("60,45")};
+      o.max_cost = max_cost;
+      o.output = dir.file("cost" + std::to_string(k++) + ".tif");
+      o.exchange = run ? "resident" : "streamed";
+      o.resident_tile = run == 1 ? 8 : 32;
+      o.tile = 32;
+      o.device = "cpu";
+      o.threads = 2;
+      MemoryBudget budget(1ull << 30);
+      const SsspResult r = run_sssp(o, budget, Progress::silent());
+      EXPECT_EQ(r.exchange, o.exchange);
+      EXPECT_GT(r.reached_cells, 1000u);
+      costs[run] = testing::read_raster_values(o.output);
+    }
+    SCOPED_TRACE("max cost " + std::to_string(max_cost));
+    expect_same_costs(costs[0], costs[1]);
+    expect_same_costs(costs[0], costs[2]);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }

@@ -30,9 +30,10 @@ ResidentSsspOptions resident_options(const TileGrid& grid, const SsspExchangeOpt
 }  // namespace
 
 std::uint64_t ResidentSsspExchange::device_bytes(std::uint64_t width, std::uint64_t height, std::uint32_t g,
-                                                 Device device, unsigned threads) {
+                                                 Device device, unsigned threads, Connectivity connectivity) {
   SsspExchangeOptions options;
   options.device = device;
+  options.connectivity = connectivity;
   TileGrid grid;
   grid.width = width;
   grid.height = height;

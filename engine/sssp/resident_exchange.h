@@ -41,10 +41,10 @@ class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSourc
   std::uint64_t bytes_read() const override { return 0; }
   const ResidentSsspStats& resident_stats() const { return resident_stats_; }
 
-  // Bytes the device needs for a width x height raster at tile side g (what `auto` compares with
-  // the GPU's memory).
+  // Bytes the device needs for a width x height raster at tile side g with `connectivity` (what
+  // `auto` compares with the GPU's memory).
   static std::uint64_t device_bytes(std::uint64_t width, std::uint64_t height, std::uint32_t g, Device device,
-                                    unsigned threads);
+                                    unsigned threads, Connectivity connectivity = Connectivity::Eight);
 
  private:
   const TileInput& input_;

@@ -3,11 +3,13 @@
 // Dijkstra from many seeds on one tile with its one-cell halo. Keys: 64-bit distances; with labels,
 // 128-bit (dist << 64 | source << 32 | hops), which is the lexicographic label order of the contract.
 // Queue: when every weight of the tile is known to lie in [delta, w_max] with delta >= 1 and
-// w_max / delta small (friction and max on values bounded away from 0), buckets of width delta
-// (kernels/sssp/bucket_queue.h, O(1) per operation); otherwise a radix heap (kernels/sssp/radix_heap.h).
-// The bounds come from the smallest and largest value in the window: both models' weights are
-// monotone in the values and in the step length, so weight(vmin, vmin, shortest step) <= w <=
-// weight(vmax, vmax, longest step). Either queue gives the same labels (the result is unique).
+// w_max / delta small (friction and max on values bounded away from 0; walk and tobler with a
+// positive flat cost), buckets of width delta (kernels/sssp/bucket_queue.h, O(1) per operation);
+// otherwise a radix heap (kernels/sssp/radix_heap.h). The bounds come from the smallest and largest
+// value in the window: friction's and max's weights are monotone in the values and in the step
+// length, so weight(vmin, vmin, shortest step) <= w <= weight(vmax, vmax, longest step); walk's and
+// tobler's from the ranges of the elevations and frictions packed in the cells
+// (directed_bucket_shape). Either queue gives the same labels (the result is unique).
 //
 // Only seeds that can improve a neighbour are queued: a finite cell s whose every valid interior
 // neighbour v already has label(v) <= extend(label(s), w(s, v)) contributes nothing, because labels
@@ -17,6 +19,8 @@
 // The solve itself is the template of kernels/sssp/block_sssp_cpu_solve.h, compiled per model in
 // block_sssp_cpu_model_*.cpp; this file holds the per-thread workspace, the queue's choice and the
 // dispatch to the run's model.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -25,16 +29,17 @@
 namespace terrazo {
 namespace block_sssp_cpu_detail {
 
-// Interior mask of a (t+2)^2 window: 1 on interior cells, 0 on the halo ring. Built once per tile
-// side and thread (it depends on t alone); a solve copies it as its cell states.
-const std::uint8_t* interior_mask(std::uint32_t t) {
-  thread_local std::vector<std::uint8_t> mask;
-  thread_local std::uint32_t mask_t = 0;
-  if (mask_t != t) {
-    const std::uint32_t s = t + 2;
+// Interior mask of a (t+2h)^2 window: 1 on interior cells, 0 on the h-cell halo. Built once per
+// tile side, halo and thread (it depends on them alone); a solve copies it as its cell states.
+const std::uint8_t* interior_mask(std::uint32_t t, std::uint32_t halo) {
+  thread_local std::vector<std::uint8_t> masks[2];
+  thread_local std::uint32_t mask_t[2] = {0, 0};
+  std::vector<std::uint8_t>& mask = masks[halo - 1];
+  if (mask_t[halo - 1] != t) {
+    const std::uint32_t s = t + 2 * halo;
     mask.assign(static_cast<std::size_t>(s) * s, 0);
-    for (std::uint32_t y = 1; y <= t; ++y) std::memset(&mask[static_cast<std::size_t>(y) * s + 1], 1, t);
-    mask_t = t;
+    for (std::uint32_t y = halo; y < t + halo; ++y) std::memset(&mask[static_cast<std::size_t>(y) * s + halo], 1, t);
+    mask_t[halo - 1] = t;
   }
   return mask.data();
 }
@@ -65,7 +70,8 @@ std::uint64_t solve_any(const double* values, std::uint32_t t, const WeightParam
                         PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
                         std::uint8_t* changed, bool* overflow, Queue& heap) {
   if (connectivity == Connectivity::Sixteen)  // knight's moves: block_sssp_cpu_knight.cpp
-    return solve_knight<kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow, heap);
+    return solve<kRuntimeModel, SixteenNeighbours, kLabelled>(values, t, params, max_cost, labels, interior_consistent,
+                                                              changed, overflow, heap);
 #define TERRAZO_SOLVE(model) \
   solve_model<model, kLabelled>(values, t, params, connectivity, max_cost, labels, interior_consistent, changed, overflow, heap)
   switch (params.model) {
@@ -77,11 +83,88 @@ std::uint64_t solve_any(const double* values, std::uint32_t t, const WeightParam
 #undef TERRAZO_SOLVE
 }
 
+// The bucket width for weights known to lie in [lo, hi] (scaled, before rounding): lo rounded down
+// to a power of two, and the ring's size; false when lo < 1 or the ring would exceed 8192 buckets.
+bool bucket_shape_of(double lo, double hi, std::uint64_t* delta, std::uint64_t* buckets) {
+  if (!(lo >= 1) || !(hi < static_cast<double>(kMaxWeight) + 0.5)) return false;
+  std::uint64_t width = 1;
+  while (static_cast<double>(width * 2) <= lo) width *= 2;
+  const double n = hi / static_cast<double>(width) + 2;
+  if (!(n <= 8192)) return false;
+  *delta = width;
+  *buckets = static_cast<std::uint64_t>(n);
+  return true;
+}
+
+// The directed models (walk, tobler): a cell packs elevation h and friction f (pack_walk_cell), so
+// the bounds come from the window's frictions f in [f_min, f_max], its largest rise between
+// neighbours R = max |h(u) - h(v)| (over the 8 directions), and the step lengths L in [L_min, L_max]
+// (edge_weight.h's walk_step_cost):
+//   walk  : L (m + lambda f_min) <= w <= R max(b, |c|, |d|) + L_max (a + lambda f_max), m = min(a, a + c sf)
+//           (uphill a L + b dh >= a L; moderate downhill, sf <= dh / L < 0: L (a + c dh / L) >= L m;
+//           steep downhill, dh / L < sf: a L + d dh >= a L, as d <= 0; api/walk_weights.h refuses
+//           coefficients that make m negative)
+//   tobler: 0.6 L + lambda f_min L <= w <= 0.6 L_max exp(3.5 (R / L_min + 0.05)) + lambda f_max L_max
+// times the scale. The lower bound is lowered by a margin far above the rounding of the weights'
+// few floating-point operations (a weight >= the bound less the margin rounds to at least the
+// bucket width taken below it), so every weight of the tile is >= the width, as the queue needs.
+// The scan costs a few operations per cell, against a solve's 8 weights per cell.
+bool directed_bucket_shape(const double* values, std::uint32_t side, const WeightParams& params, std::uint64_t* delta,
+                           std::uint64_t* buckets) {
+  double rise = 0, f_lo = 0, f_hi = 0;
+  bool any = false;
+  auto elevation = [](double cell) {
+    double h, f;
+    unpack_walk_cell(cell, &h, &f);
+    return h;
+  };
+  for (std::uint32_t y = 0; y < side; ++y)
+    for (std::uint32_t x = 0; x < side; ++x) {
+      const double v = values[static_cast<std::size_t>(y) * side + x];
+      if (v != v) continue;
+      double h, f;
+      unpack_walk_cell(v, &h, &f);
+      if (!any) {
+        f_lo = f_hi = f;
+        any = true;
+      } else {
+        f_lo = f < f_lo ? f : f_lo;
+        f_hi = f > f_hi ? f : f_hi;
+      }
+      for (int d = 0; d < 4; ++d) {  // E, SE, S, SW: every neighbour pair once
+        const std::int64_t nx = static_cast<std::int64_t>(x) + kDirDx[d], ny = static_cast<std::int64_t>(y) + kDirDy[d];
+        if (nx < 0 || nx >= static_cast<std::int64_t>(side) || ny >= static_cast<std::int64_t>(side)) continue;
+        const double n = values[static_cast<std::size_t>(ny) * side + static_cast<std::size_t>(nx)];
+        if (n != n) continue;
+        const double r = std::fabs(elevation(n) - h);
+        rise = r > rise ? r : rise;  // NaN (an infinite elevation) leaves rise: caught below
+        if (r != r) return false;
+      }
+    }
+  if (!any || !std::isfinite(rise) || !(f_lo >= 0) || !std::isfinite(f_hi)) return false;
+  const WalkParams& w = params.walk;
+  const double l_min = params.steps.min_length, l_max = params.steps.max_length;
+  double lo, hi;
+  if (params.model == WeightModel::Tobler) {
+    lo = l_min * (0.6 + w.lambda * f_lo);
+    hi = 0.6 * l_max * std::exp(3.5 * (rise / l_min + 0.05)) + w.lambda * f_hi * l_max;
+  } else {
+    const double m = std::min(w.a, w.a + w.c * w.slope_factor);
+    lo = l_min * (m + w.lambda * f_lo);
+    hi = rise * std::max({w.b, std::fabs(w.c), std::fabs(w.d)}) + l_max * (w.a + w.lambda * f_hi);
+  }
+  lo *= params.scale;
+  hi *= params.scale;
+  return bucket_shape_of(lo * (1 - 1e-9) - hi * 1e-12, hi * (1 + 1e-9) + 1, delta, buckets);
+}
+
 // Bucket width and count for the tile, or false when the radix heap must be used.
 bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
                   std::uint64_t* delta, std::uint64_t* buckets) {
   if (params.model == WeightModel::AbsDiff) return false;  // equal neighbours weigh 0
-  if (is_directed(params.model)) return false;  // packed cells: no bound from the values' range
+  if (is_directed(params.model)) {
+    return directed_bucket_shape(values, t + 2 * halo_width(connectivity), params, delta, buckets);
+  }
   const std::size_t cells = static_cast<std::size_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
   double lo = 0, hi = 0;
   bool any = false;

@@ -2,10 +2,12 @@
 //
 // The values and distances of the whole raster live in device memory; the host uploads each
 // window once, then only launches rounds and reads one count per round:
-//   gather_windows      one block per active tile: its (g+2)^2 window from the resident arrays;
-//   launch_block_sssp   the relaxation-sweep block solver (kernels/sssp/block_sssp.cu), many tiles per launch;
+//   gather_windows      one block per active tile: its (g+2h)^2 window from the resident arrays (h = 2
+//                       with knight's moves, else 1);
+//   launch_block_sssp   the relaxation-sweep block solver (kernels/sssp/block_sssp.cu; with knight's
+//                       moves kernels/sssp/block_sssp_knight.cu), many tiles per launch;
 //   store_interiors     the changed cells of each window back into the resident distances;
-//   activate_neighbours one block per solved tile: changed border cells lower the keys of the
+//   activate_neighbours one block per solved tile: changed border-band cells lower the keys of the
 //                       neighbouring tiles they improve (resident_improved_neighbour, shared with
 //                       the CPU twin; atomicMin);
 //   selection           cub::DeviceReduce::Min gives the smallest key, select_round flags the tiles
@@ -51,11 +53,11 @@ __global__ void gather_windows(ResidentLayout l, const std::uint64_t* __restrict
                                PathLength* __restrict__ window_dist, std::int64_t* __restrict__ window_row0,
                                std::uint8_t* __restrict__ ever, unsigned long long* __restrict__ first_solves) {
   const std::uint64_t tile = active[blockIdx.x];
-  const std::uint32_t s = l.g + 2, cells = s * s;
+  const std::uint32_t s = l.window_side(), cells = s * s;
   double* wv = window_values + blockIdx.x * static_cast<std::uint64_t>(cells);
   PathLength* wd = window_dist + blockIdx.x * static_cast<std::uint64_t>(cells);
   for (std::uint32_t i = threadIdx.x; i < cells; i += blockDim.x) resident_window_cell(l, tile, i, values, dist, &wv[i], &wd[i]);
-  if (threadIdx.x == 0) window_row0[blockIdx.x] = static_cast<std::int64_t>((tile / l.tiles_x) * l.g) - 1;
+  if (threadIdx.x == 0) window_row0[blockIdx.x] = static_cast<std::int64_t>((tile / l.tiles_x) * l.g) - l.halo;
   if (threadIdx.x == 0 && !ever[tile]) {
     ever[tile] = 1;
     atomicAdd(first_solves, 1ull);
@@ -66,12 +68,12 @@ __global__ void store_interiors(ResidentLayout l, const std::uint64_t* __restric
                                 const PathLength* __restrict__ window_dist, const std::uint8_t* __restrict__ changed,
                                 PathLength* __restrict__ dist) {
   const std::uint64_t tile = active[blockIdx.x];
-  const std::uint32_t g = l.g, s = g + 2;
+  const std::uint32_t g = l.g, s = l.window_side(), h = l.halo;
   const PathLength* wd = window_dist + blockIdx.x * static_cast<std::uint64_t>(s) * s;
   const std::uint8_t* ch = changed + blockIdx.x * l.tile_cells();
   PathLength* out = dist + tile * l.tile_cells();
   for (std::uint32_t c = threadIdx.x; c < g * g; c += blockDim.x)
-    if (ch[c]) out[c] = wd[(c / g + 1) * s + c % g + 1];
+    if (ch[c]) out[c] = wd[(c / g + h) * s + c % g + h];
 }
 
 __global__ void select_round(std::uint64_t tiles, PathLength threshold, PathLength* __restrict__ key,
@@ -85,20 +87,21 @@ __global__ void select_round(std::uint64_t tiles, PathLength threshold, PathLeng
 
 __global__ void activate_neighbours(ResidentLayout l, const std::uint64_t* __restrict__ active,
                                     const std::uint8_t* __restrict__ changed, const double* __restrict__ values,
-                                    const PathLength* __restrict__ dist, WeightParams params, Connectivity connectivity,
-                                    PathLength max_cost, PathLength* __restrict__ key, int* __restrict__ overflow) {
+                                    const PathLength* __restrict__ dist, ResidentEdges edges,
+                                    PathLength* __restrict__ key, int* __restrict__ overflow) {
   const std::uint64_t tile = active[blockIdx.x];
-  const std::uint32_t g = l.g;
+  const std::uint32_t g = l.g, border = l.border_count();
+  const int directions = direction_count(edges.connectivity);
   const std::uint8_t* ch = changed + blockIdx.x * l.tile_cells();
   bool overflowed = false;
-  for (std::uint32_t b = threadIdx.x; b < 4 * g - 4; b += blockDim.x) {
+  for (std::uint32_t b = threadIdx.x; b < border; b += blockDim.x) {
     std::uint32_t lx, ly;
     l.border_cell(b, &lx, &ly);
     if (!ch[ly * g + lx]) continue;
-    for (int start = 0, dir = 0; start < 8; start = dir + 1) {
+    for (int start = 0, dir = 0; start < directions; start = dir + 1) {
       PathLength candidate = kUnreached;
-      const std::uint64_t n = resident_improved_neighbour(l, tile, lx, ly, start, &dir, params, connectivity, max_cost,
-                                                          values, dist, &candidate, &overflowed);
+      const std::uint64_t n = resident_improved_neighbour(l, tile, lx, ly, start, &dir, edges, values, dist, &candidate,
+                                                          &overflowed);
       if (n == ~std::uint64_t{0}) break;
       atomicMin(reinterpret_cast<unsigned long long*>(&key[n]), static_cast<unsigned long long>(candidate));
     }
@@ -113,7 +116,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     if (options.g < 2 || options.g > 1024) throw Error("resident SSSP: tile side " + std::to_string(options.g) + " is outside 2..1024");
     batch_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, layout_.tiles()));
     const std::uint64_t cells = layout_.tiles() * layout_.tile_cells();
-    const std::uint64_t s = static_cast<std::uint64_t>(layout_.g) + 2;
+    const std::uint64_t s = layout_.window_side();
     values_.resize(cells);
     dist_.resize(cells);
     key_.resize(layout_.tiles());
@@ -133,6 +136,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
       device_params_.steps.rows = steps_.get();
     }
     device_params_.steps.row0 = 0;
+    edges_ = resident_edges(device_params_, options_.connectivity, options_.max_cost);
     workspace_.sweep = options_.frontier_bfs ? SsspSweep::FrontierBfs : SsspSweep::Auto;
     counters_.resize(5);  // changed cells, first solves, rounds of sweeps, selected count, smallest key
     overflow_.resize(1);
@@ -247,8 +251,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
                                                                                      changed_.get(), dist_.get());
         TERRAZO_CUDA_CHECK_LAUNCH();
         activate_neighbours<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(
-            layout_, list, changed_.get(), values_.get(), dist_.get(), device_params_, options_.connectivity,
-            options_.max_cost, key_.get(), overflow_.get());
+            layout_, list, changed_.get(), values_.get(), dist_.get(), edges_, key_.get(), overflow_.get());
         TERRAZO_CUDA_CHECK_LAUNCH();
         stats.solves += count;
       }
@@ -312,6 +315,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   DeviceBuffer<std::int64_t> window_row0_;  // each window's global row of its halo row
   DeviceBuffer<double> steps_;              // the per-row step-length table, when the weights have one
   WeightParams device_params_;              // options_.params with steps_ for the table
+  ResidentEdges edges_;                     // device_params_, the neighbourhood and the knight's lengths
   DeviceBuffer<unsigned long long> counters_;
   DeviceBuffer<int> overflow_;
   DeviceBuffer<unsigned char> cub_temp_;

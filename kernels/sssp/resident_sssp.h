@@ -13,15 +13,19 @@
 //   round:  0. active = the pending tiles whose key is at most the smallest key + delta
 //              (NearFarSchedule, resident_sssp_steps.h); they leave the pending set;
 //           1. every active tile is solved by the block solver of kernels/sssp/block_sssp.h on its
-//              (g+2)^2 window (its cells and the one-cell ring of its neighbours' cells, as stored);
+//              (g+2h)^2 window (its cells and the h-cell ring of its neighbours' cells, as stored;
+//              h = 1, or 2 with knight's moves, kernels/sssp/knight.h);
 //           2. its interior distances are stored back;
-//           3. for every interior cell on the tile's border whose distance decreased, and every
-//              neighbour v of it in another tile: if dist(u) + w(u, v) <= max_cost improves dist(v),
-//              v's tile becomes pending, its key lowered to that candidate distance.
+//           3. for every cell u of the tile's border band (within h of its edge) whose distance
+//              decreased, and every neighbour v of it in another tile (8 or 16 directions; a
+//              knight's move weighed over the two cells it crosses, which lie in the raster when u
+//              and v do): if dist(u) + w(u, v) <= max_cost improves dist(v), v's tile becomes
+//              pending, its key lowered to that candidate distance. With g >= 2 every neighbour
+//              lies in one of the 8 tiles around u's (a knight's move spans 2 cells).
 //   until no tile is pending.
 // Invariant after each round: every edge (u, v) across tiles with dist(u) + w < dist(v) has v's tile
-// pending (a changed u is checked in step 3; an unchanged u was in the window of v's tile if that
-// tile was solved, and if it was not, the edge was already violated and so v's tile was pending).
+// pending (a changed u is checked in step 3; an unchanged u, at most h cells from v, was in the
+// window of v's tile, with the cells its step crosses, if that tile was solved, and if it was not, the edge was already violated and so v's tile was pending).
 // Inside a tile the solver leaves every edge satisfied. So when no tile is pending every edge
 // satisfies dist(v) <= dist(u) + w(u, v), every stored value is the length of a real path, and the
 // distances are the exact shortest distances, whatever the order and grouping of the solves: the
@@ -39,6 +43,7 @@
 #include "kernels/common/batch_solver.h"
 #include "kernels/common/edge_weight.h"
 #include "kernels/common/tile_geometry.h"
+#include "kernels/sssp/knight.h"
 
 namespace terrazo {
 
@@ -101,21 +106,39 @@ struct ResidentLayout {
   std::uint64_t width = 0, height = 0;
   std::uint64_t tiles_x = 0, tiles_y = 0;
   std::uint32_t g = 0;
+  std::uint32_t halo = 1;  // the windows' halo: 2 with knight's moves (kernels/sssp/knight.h), else 1
   ResidentLayout() = default;
   explicit ResidentLayout(const ResidentSsspOptions& o)
-      : width(o.width), height(o.height), tiles_x((o.width + o.g - 1) / o.g), tiles_y((o.height + o.g - 1) / o.g), g(o.g) {}
+      : width(o.width), height(o.height), tiles_x((o.width + o.g - 1) / o.g), tiles_y((o.height + o.g - 1) / o.g), g(o.g),
+        halo(halo_width(o.connectivity)) {}
   TERRAZO_HD std::uint64_t tiles() const { return tiles_x * tiles_y; }
   TERRAZO_HD std::uint64_t tile_cells() const { return static_cast<std::uint64_t>(g) * g; }
+  // Side of a tile's window: the tile and its halo on every side.
+  TERRAZO_HD std::uint32_t window_side() const { return g + 2 * halo; }
   TERRAZO_HD std::uint64_t index(std::uint64_t x, std::uint64_t y) const {
     return ((y / g) * tiles_x + x / g) * tile_cells() + (y % g) * g + x % g;
   }
-  // Border position b in [0, 4g - 4) -> local cell: top row, bottom row, left and right columns.
+  // The border band of a tile: its cells within `halo` of its edge (the cells with a neighbour in
+  // another tile): g^2 - (g - 2 halo)^2 of them, all g^2 when g <= 2 halo (4g - 4 with halo 1).
+  TERRAZO_HD std::uint32_t border_count() const {
+    const std::uint32_t h2 = 2 * halo;
+    return g <= h2 ? g * g : g * g - (g - h2) * (g - h2);
+  }
+  // Border position b in [0, border_count()) -> local cell: the top `halo` rows, the bottom `halo`
+  // rows, then each middle row's `halo` leftmost and `halo` rightmost cells.
   TERRAZO_HD void border_cell(std::uint32_t b, std::uint32_t* lx, std::uint32_t* ly) const {
-    if (b < g) { *lx = b; *ly = 0; return; }
-    if (b < 2 * g) { *lx = b - g; *ly = g - 1; return; }
-    if (b < 3 * g - 2) { *lx = 0; *ly = b - 2 * g + 1; return; }
-    *lx = g - 1;
-    *ly = b - (3 * g - 2) + 1;
+    const std::uint32_t h2 = 2 * halo, band = halo * g;
+    if (g <= h2 || b < band) {
+      *lx = b % g;
+      *ly = b / g;
+    } else if (b < 2 * band) {
+      *lx = (b - band) % g;
+      *ly = g - halo + (b - band) / g;
+    } else {
+      const std::uint32_t k = (b - 2 * band) % h2;
+      *ly = halo + (b - 2 * band) / h2;
+      *lx = k < halo ? k : g - h2 + k;
+    }
   }
   // The tiles a source at (x, y) makes pending: its own and its (up to 8) neighbours, ascending.
   std::vector<std::uint64_t> source_tiles(std::uint64_t x, std::uint64_t y) const {

@@ -20,7 +20,8 @@ namespace {
 class ResidentSsspCpu final : public ResidentSsspSolver {
  public:
   ResidentSsspCpu(const ResidentSsspOptions& options, WorkerPool& pool)
-      : options_(options), layout_(options), pool_(pool) {
+      : options_(options), layout_(options), pool_(pool),
+        edges_(resident_edges(options.params, options.connectivity, options.max_cost)) {
     if (options.g < 2) throw Error("resident SSSP: tile side " + std::to_string(options.g) + " is below 2");
     const std::uint64_t cells = layout_.tiles() * layout_.tile_cells();
     values_.assign(cells, std::numeric_limits<double>::quiet_NaN());
@@ -28,13 +29,13 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
     key_.assign(layout_.tiles(), kUnreached);
     ever_.assign(layout_.tiles(), 0);
     group_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, 4ull * pool.threads()));
-    const std::uint64_t s = static_cast<std::uint64_t>(layout_.g) + 2;
+    const std::uint64_t s = layout_.window_side();
     window_values_.resize(group_ * s * s);
     window_dist_.resize(group_ * s * s);
     changed_.resize(group_ * layout_.tile_cells());
     overflow_.assign(group_, 0);
     Weight step = 0;
-    bfs_ = options.frontier_bfs && block_bfs_step(options.params, &step);
+    bfs_ = options.frontier_bfs && options.connectivity != Connectivity::Sixteen && block_bfs_step(options.params, &step);
   }
 
   Device device() const override { return Device::Cpu; }
@@ -52,7 +53,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
     ResidentSsspStats stats;
-    const std::uint32_t g = layout_.g, s = g + 2;
+    const std::uint32_t g = layout_.g, s = layout_.window_side(), h = layout_.halo;
     const std::uint64_t window = static_cast<std::uint64_t>(s) * s, tile_cells = layout_.tile_cells();
     std::vector<std::uint64_t> active;
     NearFarSchedule schedule;
@@ -81,7 +82,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
             resident_window_cell(layout_, tile, c, values_.data(), dist_.data(), &wv[c], &wd[c]);
           bool overflow = false;
           WeightParams params = options_.params;  // per-row step lengths: the window's first global row
-          params.steps.row0 = static_cast<std::int64_t>((tile / layout_.tiles_x) * g) - 1;
+          params.steps.row0 = static_cast<std::int64_t>((tile / layout_.tiles_x) * g) - h;
           if (bfs_)
             block_bfs_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells]);
           else
@@ -104,7 +105,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
             for (std::uint32_t x = 0; x < g; ++x) {
               const std::uint32_t l = y * g + x;
               if (!changed[l]) continue;
-              out[l] = wd[(y + 1) * s + x + 1];
+              out[l] = wd[(y + h) * s + x + h];
               ++stats.cells_improved;
             }
         }
@@ -122,17 +123,17 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
   }
 
  private:
-  // Step 3 for one solved tile: its changed border cells activate the neighbouring tiles they improve.
+  // Step 3 for one solved tile: its changed border-band cells activate the neighbouring tiles they improve.
   void activate(std::uint64_t tile, const std::uint8_t* changed, bool* overflow) {
-    const std::uint32_t g = layout_.g;
-    for (std::uint32_t b = 0; b < 4 * g - 4; ++b) {
+    const std::uint32_t g = layout_.g, border = layout_.border_count();
+    const int directions = direction_count(options_.connectivity);
+    for (std::uint32_t b = 0; b < border; ++b) {
       std::uint32_t lx, ly;
       layout_.border_cell(b, &lx, &ly);
       if (!changed[ly * g + lx]) continue;
-      for (int start = 0, dir = 0; start < 8; start = dir + 1) {
+      for (int start = 0, dir = 0; start < directions; start = dir + 1) {
         PathLength candidate = kUnreached;
-        const std::uint64_t n = resident_improved_neighbour(layout_, tile, lx, ly, start, &dir, options_.params,
-                                                            options_.connectivity, options_.max_cost, values_.data(),
+        const std::uint64_t n = resident_improved_neighbour(layout_, tile, lx, ly, start, &dir, edges_, values_.data(),
                                                             dist_.data(), &candidate, overflow);
         if (n == ~std::uint64_t{0}) break;
         key_[n] = std::min(key_[n], candidate);
@@ -143,6 +144,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
   ResidentSsspOptions options_;
   ResidentLayout layout_;
   WorkerPool& pool_;
+  ResidentEdges edges_;
   std::vector<double> values_;
   std::vector<PathLength> dist_;
   std::vector<PathLength> key_;  // pending tiles: the smallest distance pushed in; kUnreached: not pending
@@ -158,10 +160,13 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
 
 std::uint64_t resident_sssp_bytes(const ResidentSsspOptions& options, Device device, unsigned threads) {
   const ResidentLayout grid(options);
-  const std::uint64_t s = static_cast<std::uint64_t>(options.g) + 2;
+  const std::uint64_t s = grid.window_side();
   const std::uint64_t arrays = grid.tiles() * grid.tile_cells() * 16 + grid.tiles() * 10;
-  if (device == Device::Cuda)  // + the list, the batch windows with their weight scratch, CUB's temporary
-    return arrays + grid.tiles() * 10 + options.batch_tiles * (s * s * 32 + grid.tile_cells()) + (64ull << 20);
+  // + the list, the batch windows (values and distances, 16 bytes a cell) with the block solver's
+  // weight scratch (4 planes of 4 bytes; 16 planes with knight's moves), CUB's temporary.
+  const std::uint64_t scratch = options.connectivity == Connectivity::Sixteen ? 64 : 16;
+  if (device == Device::Cuda)
+    return arrays + grid.tiles() * 10 + options.batch_tiles * (s * s * (16 + scratch) + grid.tile_cells()) + (64ull << 20);
   const std::uint64_t group = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, 4ull * threads));
   return arrays + group * (s * s * 16 + grid.tile_cells() + 1) +
          static_cast<std::uint64_t>(threads) * s * s * 48;  // block_sssp_cpu's per-thread queue and mask

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "core/worker_pool.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/resident_sssp.h"
 #include "tests/support/gpu_test_support.h"
 
@@ -96,6 +98,72 @@ TEST(GpuResidentSssp, RandomRastersMatchCpuTwinAndOracle) {
     total_rounds += gpu_stats.rounds;
   }
   EXPECT_GT(total_rounds, 60u);
+}
+
+// Knight's moves (--connectivity 16): the CUDA rounds ((g+4)^2 windows, the knight block kernel,
+// activations from the two-cell border band) against the CPU twin bit for bit, and against the CPU
+// knight block solver run on the whole raster as one tile (checked against the 16-neighbour oracle
+// in tests/test_knight.cpp), on fresh random rasters: tiles of 2..128 cells, nodata holes and walls,
+// several sources, max cost, cell and map step lengths.
+TEST(GpuResidentSssp, KnightRandomRastersMatchCpuTwinAndOracle) {
+  TERRAZO_REQUIRE_GPU();
+  const std::uint64_t seed = gpu_testing::run_seed();
+  std::mt19937_64 rng(seed ^ 0x16ull);
+  const std::uint32_t sides[] = {1, 5, 33, 64, 100, 257, 400};
+  const std::uint32_t gs[] = {2, 3, 8, 16, 64, 128};
+  std::uint64_t total_rounds = 0;
+  for (int k = 0; k < 50; ++k) {
+    const std::uint32_t side = sides[rng() % 7];
+    gpu_testing::TileSpec spec = gpu_testing::random_spec(side, rng);
+    const std::vector<double> values = gpu_testing::random_values(spec, rng);
+    ResidentSsspOptions o;
+    o.width = side;
+    o.height = side;
+    o.g = gs[rng() % 6];
+    o.connectivity = Connectivity::Sixteen;
+    o.params = gpu_testing::random_params(rng, false);
+    o.params.model = k % 3 == 0 ? WeightModel::Friction : k % 3 == 1 ? WeightModel::Geometric : WeightModel::Unit;
+    if (k % 4 == 3) {  // --distance map on 30 x 20 cells
+      o.params.steps.ew = 30;
+      o.params.steps.ns = 20;
+      o.params.steps.diag = std::sqrt(1300.0);
+      o.params.steps.min_length = 20;
+      o.params.steps.max_length = std::sqrt(1300.0);
+    }
+    o.batch_tiles = rng() % 2 ? 3 : 4096;
+    o.round_tiles = rng() % 2 ? 2 : 2048;
+    if (rng() % 4 == 0) o.max_cost = rng() % 100000;
+    std::vector<std::uint64_t> sources;
+    for (int s = 0, n = 1 + static_cast<int>(rng() % 4); s < n; ++s) {
+      const std::uint64_t cell = rng() % (static_cast<std::uint64_t>(side) * side);
+      if (values[cell] == values[cell]) sources.push_back(cell);
+    }
+    const std::string what = "seed " + std::to_string(seed) + " knight case " + std::to_string(k) + ": side " +
+                             std::to_string(side) + " g " + std::to_string(o.g) + " " +
+                             gpu_testing::pattern_name(spec.pattern) + " " + to_string(o.params.model);
+    ResidentSsspStats gpu_stats, cpu_stats;
+    const auto gpu = run_solver(Device::Cuda, o, values, sources, &gpu_stats);
+    const auto cpu = run_solver(Device::Cpu, o, values, sources, &cpu_stats);
+    ASSERT_EQ(gpu_stats.overflow, cpu_stats.overflow) << what;
+    if (cpu_stats.overflow) continue;
+    // The oracle: the raster as one tile whose two-cell halo is nodata.
+    const std::uint32_t s = side + 4;
+    std::vector<double> window(static_cast<std::size_t>(s) * s, std::numeric_limits<double>::quiet_NaN());
+    std::vector<PathLength> oracle(window.size(), kUnreached);
+    for (std::uint32_t y = 0; y < side; ++y)
+      for (std::uint32_t x = 0; x < side; ++x) window[(y + 2) * s + x + 2] = values[static_cast<std::size_t>(y) * side + x];
+    for (std::uint64_t cell : sources) oracle[(cell / side + 2) * s + cell % side + 2] = 0;
+    std::vector<std::uint8_t> changed(static_cast<std::size_t>(side) * side);
+    bool overflow = false;
+    block_sssp_cpu(window.data(), side, o.params, Connectivity::Sixteen, o.max_cost, oracle.data(), changed.data(), &overflow);
+    ASSERT_FALSE(overflow) << what;
+    for (std::uint64_t i = 0; i < gpu.size(); ++i) {
+      ASSERT_EQ(gpu[i], cpu[i]) << what << " cell " << i % side << "," << i / side;
+      ASSERT_EQ(gpu[i], oracle[(i / side + 2) * s + i % side + 2]) << what << " cell " << i % side << "," << i / side;
+    }
+    total_rounds += gpu_stats.rounds;
+  }
+  EXPECT_GT(total_rounds, 50u);
 }
 
 }  // namespace
