@@ -21,7 +21,9 @@
 #include "api/info_command.h"
 #include "api/sssp.h"
 #include "core/error.h"
+#include "engine/index/index_loader.h"
 #include "store/index_file.h"
+#include "kernels/index/boundary_ring.h"
 #include "tests/support/od_matrix_support.h"
 #include "tests/support/random_values.h"
 #include "tests/support/sssp_reference.h"
@@ -398,6 +400,88 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
   SsspOptions d = b;
   d.distance = DistanceMode::Map;
   EXPECT_THROW(run_sssp(d, budget, Progress::silent()), UsageError);
+}
+
+// The threaded load of an index (engine/index/index_loader.h, GPrimeRounds' GPU upload): for 1, 3 and
+// 8 threads, chunks of 1 and 3 tiles and 1, 2 or 5 slots, every chunk reaches consume in tile order
+// with exactly read_tile's ring values and matrix per tile (checked when consumed, so a slot refilled
+// too early fails); a corrupt tile record and an error of consume are rethrown, with no thread left.
+TEST(IndexFile, ThreadedLoadEqualsReadTileInTileOrder) {
+  testing::TempDir dir;
+  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
+  const std::string path = dir.file("load.tzi");
+  build(input, path, WeightModel::Friction, Connectivity::Eight, 16, 8);
+  MemoryBudget budget(64ull << 20);
+  auto index = IndexFile::open(path, budget);
+  const std::uint64_t b = ring_size(16);
+  std::vector<std::uint64_t> tiles;
+  for (std::uint64_t i = 0; i < index->header().grid().tile_count(); ++i)
+    if (index->entry(i).offset != 0) tiles.push_back(i);
+  ASSERT_GT(tiles.size(), 8u);
+  std::vector<double> want_rings(tiles.size() * b);
+  std::vector<PathLength> want(tiles.size() * b * b);
+  for (std::uint64_t i = 0; i < tiles.size(); ++i) index->read_tile(tiles[i], want_rings.data() + i * b, want.data() + i * b * b);
+  struct Sink : IndexLoadSink {
+    std::uint64_t b, chunk, next = 0, fail_at = ~0ull;
+    std::vector<std::vector<double>> ring_slots;
+    std::vector<std::vector<PathLength>> matrix_slots;
+    const std::vector<double>* want_rings;
+    const std::vector<PathLength>* want;
+    PathLength* matrices(unsigned slot) override { return matrix_slots[slot].data(); }
+    double* rings(unsigned slot) override { return ring_slots[slot].data(); }
+    void consume(unsigned slot, std::uint64_t first, std::uint64_t count) override {
+      if (first == fail_at) throw Error("the sink fails");
+      ASSERT_EQ(first, next) << "chunks out of order";
+      for (std::uint64_t i = 0; i < count * b; ++i) {  // NaN on nodata ring cells: bit for bit
+        const double got = ring_slots[slot][i], expected = (*want_rings)[first * b + i];
+        ASSERT_TRUE(got == expected || (got != got && expected != expected)) << "tile " << first + i / b;
+      }
+      for (std::uint64_t i = 0; i < count * b * b; ++i) ASSERT_EQ(matrix_slots[slot][i], (*want)[first * b * b + i]) << "tile " << first + i / (b * b);
+      next = first + count;
+    }
+  };
+  auto sink_for = [&](std::uint64_t chunk, unsigned slots) {
+    Sink sink;
+    sink.b = b;
+    sink.chunk = chunk;
+    sink.ring_slots.assign(slots, std::vector<double>(chunk * b));
+    sink.matrix_slots.assign(slots, std::vector<PathLength>(chunk * b * b));
+    sink.want_rings = &want_rings;
+    sink.want = &want;
+    return sink;
+  };
+  for (unsigned threads : {1u, 3u, 8u})
+    for (std::uint64_t chunk : {1u, 3u})
+      for (unsigned slots : {1u, 2u, 5u}) {
+        Sink sink = sink_for(chunk, slots);
+        load_index_tiles(*index, tiles, chunk, slots, threads, sink);
+        ASSERT_EQ(sink.next, tiles.size()) << threads << " threads, chunks of " << chunk << ", " << slots << " slots";
+        if (::testing::Test::HasFailure()) return;
+      }
+  Sink failing = sink_for(2, 2);
+  failing.fail_at = 4;
+  EXPECT_THROW(load_index_tiles(*index, tiles, 2, 2, 3, failing), Error);
+  // One flipped byte in the record of the sixth present tile: its checksum error, from a reader.
+  const std::uint64_t at = index->entry(tiles[5]).offset + index->entry(tiles[5]).bytes / 2;
+  index.reset();
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(at));
+    char byte = 0;
+    f.read(&byte, 1);
+    byte = static_cast<char>(byte ^ 0x40);
+    f.seekp(static_cast<std::streamoff>(at));
+    f.write(&byte, 1);
+  }
+  auto corrupt = IndexFile::open(path, budget);
+  Sink sink = sink_for(1, 2);
+  try {
+    load_index_tiles(*corrupt, tiles, 1, 2, 4, sink);
+    ADD_FAILURE() << "a corrupt tile was loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos) << e.what();
+  }
+  EXPECT_LE(sink.next, 5u) << "chunks after the corrupt tile reached consume";
 }
 
 TEST(IndexFile, LeafSideDoesNotChangeTheMatricesAndCorruptionIsAnError) {
