@@ -10,6 +10,7 @@
 #include "api/command_line.h"
 #include "api/output_paths.h"
 #include "api/raster_io.h"
+#include "api/region_sites.h"
 #include "gdal/gdal_raster.h"
 #include "core/error.h"
 #include "core/json_summary.h"
@@ -26,59 +27,6 @@ namespace terrazo {
 namespace {
 
 unsigned thread_count(unsigned requested) { return requested ? requested : std::max(1u, std::thread::hardware_concurrency()); }
-
-std::string format_value(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.10g", v);
-  return buffer;
-}
-
-// Region sites of --sites-raster (a raster of INPUT's size): per positive integer id, its cells, in
-// ascending id order; 0 and nodata belong to no region. The cell lists are reserved from `budget`
-// as they grow (8 bytes a cell).
-std::vector<OdSite> read_region_sites(const std::string& path, const TileGrid& grid, MemoryBudget& budget,
-                                      std::vector<std::uint64_t>* ids) {
-  check_input_file(path);
-  auto mask = RasterReader::open(path);
-  const RasterInfo& mi = mask->info();
-  if (mi.width != grid.width || mi.height != grid.height)
-    throw UsageError("--sites-raster '" + path + "' is " + std::to_string(mi.width) + " x " + std::to_string(mi.height) +
-                     " cells, INPUT is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
-                     "; they must match cell for cell");
-  const std::uint64_t window_cells = static_cast<std::uint64_t>(grid.tile) * grid.tile;
-  const std::uint64_t mask_cache_bytes = 8ull << 20;
-  auto reservation = budget.reserve(window_cells * 8 + mask->resident_bytes(grid.tile), "od-matrix sites raster window");
-  GdalCacheLimit cache(budget, mask_cache_bytes);
-  std::map<std::uint64_t, std::vector<std::uint64_t>> regions;
-  std::vector<MemoryBudget::Reservation> cell_reservations;
-  std::uint64_t cells = 0, reserved_cells = 0;
-  std::vector<double> window(window_cells);
-  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
-    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
-      const TileWindow in = grid.window(tx, ty);
-      mask->read_window(in.x0, in.y0, in.w, in.h, window.data());
-      for (std::uint32_t y = 0; y < in.h; ++y)
-        for (std::uint32_t x = 0; x < in.w; ++x) {
-          const double v = window[static_cast<std::size_t>(y) * in.w + x];
-          if (v != v || v == 0) continue;
-          if (!(v >= 1 && v <= 4294967294.0 && v == std::floor(v)))
-            throw UsageError("--sites-raster '" + path + "' has the value " + format_value(v) + " at " +
-                             std::to_string(in.x0 + x) + "," + std::to_string(in.y0 + y) +
-                             "; region ids must be positive integers (0 or nodata: no region)");
-          if (++cells > reserved_cells) {  // room for the next million cells of the lists (and map nodes)
-            cell_reservations.push_back(budget.reserve((1ull << 20) * 16, "od-matrix region cells"));
-            reserved_cells += 1ull << 20;
-          }
-          regions[static_cast<std::uint64_t>(v)].push_back((in.y0 + y) * grid.width + in.x0 + x);
-        }
-    }
-  std::vector<OdSite> sites;
-  for (auto& [id, list] : regions) {
-    ids->push_back(id);
-    sites.push_back(OdSite{std::move(list), "--sites-raster region " + std::to_string(id)});
-  }
-  return sites;
-}
 
 }  // namespace
 
@@ -287,12 +235,15 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   result.params = weights.params;
   result.info = info;
   std::vector<OdSite> sites;
+  RegionSites regions;  // --sites-raster: its cell lists' reservations live as long as the sites
   if (!options.sites_raster.empty()) {
     // Region sites: every cell of the raster that is not nodata and not 0 belongs to the region of
     // its value (a positive integer); the regions in ascending id order, named by their ids.
     if (!options.sites.empty() || !options.sites_file.empty())
       throw UsageError("--sites-raster gives region sites; --site and --sites-file give point sites: use one kind");
-    sites = read_region_sites(options.sites_raster, grid, budget, &result.site_ids);
+    regions = read_region_sites(options.sites_raster, grid, budget);
+    sites = std::move(regions.sites);
+    result.site_ids = regions.ids;
     for (const OdSite& site : sites) result.site_cells.push_back(site.cells.front());
   } else {
     // Sites: --site points (pixel, or map with --map-coords), then the points of --sites-file.

@@ -4,6 +4,7 @@
 #include <ogrsf_frmts.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -12,10 +13,12 @@
 
 #include "api/path.h"
 #include "api/raster_io.h"
+#include "api/region_sites.h"
 #include "api/sssp.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "core/union_find.h"
+#include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
 #include "store/atomic_output.h"
 #include "store/run_directory.h"
@@ -33,6 +36,82 @@ std::string json_number(double v) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.17g", v);
   return buffer;
+}
+
+// Region masks and cost reads go in windows of 256 rows (the GeoTIFF blocks) by kWindowColumns.
+constexpr std::uint32_t kWindowRows = 256, kWindowColumns = 4096;
+
+// A Byte GeoTIFF of INPUT's grid with 1 on `cells` (ascending ids y * W + x) and 0 elsewhere: one
+// region as an sssp --source-raster. Memory: one window (1 MiB) and 8 MiB of GDAL cache.
+void write_region_mask(const std::string& path, const RasterInfo& info, const std::vector<std::uint64_t>& cells,
+                       MemoryBudget& budget) {
+  auto reservation = budget.reserve(static_cast<std::uint64_t>(kWindowRows) * kWindowColumns, "network region mask window");
+  GdalCacheLimit cache(budget, 8ull << 20);
+  GeoTiffWriter writer(path, info.width, info.height, CellType::UInt8, info, false, 0.0, 256);
+  std::vector<std::uint8_t> window;
+  for (std::uint64_t y0 = 0; y0 < info.height; y0 += kWindowRows)
+    for (std::uint64_t x0 = 0; x0 < info.width; x0 += kWindowColumns) {
+      const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(kWindowRows, info.height - y0));
+      const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(kWindowColumns, info.width - x0));
+      window.assign(static_cast<std::size_t>(w) * h, 0);
+      for (std::uint32_t y = 0; y < h; ++y) {
+        const std::uint64_t row = (y0 + y) * info.width;
+        for (auto it = std::lower_bound(cells.begin(), cells.end(), row + x0); it != cells.end() && *it < row + x0 + w; ++it)
+          window[static_cast<std::size_t>(y) * w + (*it - row - x0)] = 1;
+      }
+      writer.write_window_u8(x0, y0, w, h, window.data());
+    }
+  writer.finish();
+}
+
+// The cell of `cells` (ascending ids y * W + x) with the least cost in COST.tif (Float64, cost units,
+// nodata where unreached), in fixed point at `scale` (as the matrix): the lowest id among equal
+// costs; *cost its fixed-point cost (kUnreached when none is reached). Reads only the windows
+// holding cells. Memory: one window of doubles (8 MiB) and 8 MiB of GDAL cache.
+std::uint64_t least_cost_cell(const std::string& cost_path, std::uint64_t width, const std::vector<std::uint64_t>& cells,
+                              double scale, PathLength* cost, MemoryBudget& budget) {
+  auto reservation = budget.reserve(static_cast<std::uint64_t>(kWindowRows) * kWindowColumns * 8, "network cost window");
+  GdalCacheLimit cache(budget, 8ull << 20);
+  auto reader = RasterReader::open(cost_path);
+  std::vector<double> window;
+  std::vector<char> touched((width + kWindowColumns - 1) / kWindowColumns);
+  std::uint64_t best_cell = cells.front();
+  PathLength best = kUnreached;
+  for (std::size_t first = 0; first < cells.size();) {
+    // The cells of one strip of kWindowRows rows (contiguous: the ids ascend), window by window.
+    const std::uint64_t y0 = cells[first] / width / kWindowRows * kWindowRows;
+    const std::uint64_t y1 = std::min(reader->info().height, y0 + kWindowRows);
+    std::size_t end = first;
+    while (end < cells.size() && cells[end] < y1 * width) ++end;
+    std::fill(touched.begin(), touched.end(), 0);  // the window columns holding cells
+    for (std::size_t i = first; i < end; ++i) touched[cells[i] % width / kWindowColumns] = 1;
+    for (std::uint64_t column = 0; column < touched.size(); ++column) {
+      if (!touched[column]) continue;
+      const std::uint64_t x0 = column * kWindowColumns;
+      const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(kWindowColumns, width - x0));
+      const auto h = static_cast<std::uint32_t>(y1 - y0);
+      window.resize(static_cast<std::size_t>(w) * h);
+      reader->read_window(x0, y0, w, h, window.data());
+      for (std::size_t i = first; i < end; ++i) {
+        const std::uint64_t x = cells[i] % width, y = cells[i] / width;
+        if (x < x0 || x >= x0 + w) continue;
+        const double v = window[static_cast<std::size_t>(y - y0) * w + (x - x0)];
+        if (v != v) continue;  // unreached or nodata
+        const auto fixed = static_cast<PathLength>(std::llround(v * scale));
+        if (fixed < best || (fixed == best && cells[i] < best_cell)) {
+          best = fixed;
+          best_cell = cells[i];
+        }
+      }
+    }
+    first = end;
+  }
+  *cost = best;
+  return best_cell;
+}
+
+std::string site_id(const OdMatrixResult& m, std::uint32_t i) {
+  return std::to_string(m.site_ids.empty() ? i + 1 : m.site_ids[i]);
 }
 
 }  // namespace
@@ -91,6 +170,17 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
   result.components = k - result.edges.size();
   Stopwatch paths;
   RunDirectory run(od.tmpdir);
+  // Region sites: their cells again (the matrix's copy is gone), reserved while the paths are traced.
+  const bool regions = !od.sites_raster.empty();
+  RegionSites region_sites;
+  if (regions) {
+    TileGrid grid;
+    grid.width = m.width;
+    grid.height = m.height;
+    grid.tile = m.tile;
+    region_sites = read_region_sites(od.sites_raster, grid, budget);
+    if (region_sites.ids != m.site_ids) throw Error("network: --sites-raster '" + od.sites_raster + "' changed during the run");
+  }
   // One sssp run (cost and backlinks) per distinct lower end, then its paths.
   std::map<std::uint32_t, std::vector<std::size_t>> by_from;
   for (std::size_t e = 0; e < result.edges.size(); ++e) by_from[result.edges[e].from].push_back(e);
@@ -110,10 +200,16 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
     so.index.clear();
     so.output = run.file("cost.tif");
     so.backlink = run.file("backlink.tif");
-    so.sources = {pixel_of(m.site_cells[from])};
+    if (regions) {  // every cell of the region a source at cost 0
+      so.source_raster = run.file("sources.tif");
+      write_region_mask(so.source_raster, m.info, region_sites.sites[from].cells, budget);
+    } else {
+      so.sources = {pixel_of(m.site_cells[from])};
+    }
     so.weight = od.weight;
     so.scale = m.params.scale;
     so.connectivity = od.connectivity;
+    so.distance = od.distance;
     so.threads = od.threads;
     so.tmpdir = run.path();
     so.device = "cpu";
@@ -123,7 +219,19 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
     po.cost = so.output;
     po.output = run.file("paths.geojson");
     po.tmpdir = run.path();
-    for (std::size_t e : edges) po.dests.push_back(pixel_of(m.site_cells[result.edges[e].to]));
+    for (std::size_t e : edges) {
+      NetworkEdge& edge = result.edges[e];
+      edge.to_cell = m.site_cells[edge.to];
+      if (regions) {  // the target region's cell where the cost from the source region is least
+        PathLength least = kUnreached;
+        edge.to_cell = least_cost_cell(so.output, m.width, region_sites.sites[edge.to].cells, m.params.scale, &least, budget);
+        if (least != edge.cost)
+          throw Error("network: the least cost from region " + site_id(m, edge.from) + " to region " + site_id(m, edge.to) +
+                      " in its cost raster (" + std::to_string(least) + ") is not the matrix's (" + std::to_string(edge.cost) +
+                      "), fixed point at scale " + std::to_string(m.params.scale));
+      }
+      po.dests.push_back(pixel_of(edge.to_cell));
+    }
     const PathResult traced = run_path(po, budget, Progress::silent());
     // The traced lines, in the order of the destinations.
     reset_gdal_error();
@@ -140,6 +248,7 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
       CPLFree(json);
       result.edges[edges[i]].length = traced.paths.at(i).length;
       result.edges[edges[i]].cells = traced.paths.at(i).cells;
+      result.edges[edges[i]].from_cell = traced.paths.at(i).source_y * m.width + traced.paths.at(i).source_x;
       ++i;
     }
     if (i != edges.size()) throw Error("network: the traced paths are fewer than the tree edges");
@@ -152,8 +261,8 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
     const NetworkEdge& edge = result.edges[e];
     const double cost = static_cast<double>(edge.cost) / m.params.scale;
     result.total_cost += cost;
-    text += std::string(e ? ",\n" : "") + "{ \"type\": \"Feature\", \"properties\": { \"from_id\": " + std::to_string(edge.from + 1) +
-            ", \"to_id\": " + std::to_string(edge.to + 1) + ", \"cost\": " + json_number(cost) +
+    text += std::string(e ? ",\n" : "") + "{ \"type\": \"Feature\", \"properties\": { \"from_id\": " + site_id(m, edge.from) +
+            ", \"to_id\": " + site_id(m, edge.to) + ", \"cost\": " + json_number(cost) +
             ", \"length\": " + json_number(edge.length) + ", \"cells\": " + std::to_string(edge.cells) +
             " }, \"geometry\": " + geometries[e] + " }";
   }

@@ -7,9 +7,13 @@
 // that no path joins give a forest (one tree per connected group). Each tree edge (i, j), i < j, is
 // traced from site j back to site i through the backlinks of a `terrazo sssp` run from site i
 // (api/sssp.h, api/path.h: the documented tie-break), one run per distinct i.
+// Region sites (od.sites_raster, api/region_sites.h): site i's sssp run starts from all its cells at
+// cost 0 (a mask raster of them as --source-raster), and the edge is traced from the cell of region j
+// where that run's cost is least (the matrix entry; the lowest cell id y * W + x among equal costs)
+// back to the cell of region i where the backlinks end.
 // Output: GeoJSON FeatureCollection "network", one LineString per tree edge in INPUT's CRS (cell
-// centres), properties from_id, to_id (1-based site ids, from < to), cost (cost units, the matrix entry),
-// length (map units), cells.
+// centres), properties from_id, to_id (site ids, from < to: 1-based for points, the region ids for
+// regions), cost (cost units, the matrix entry), length (map units), cells.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -28,6 +32,7 @@ struct NetworkEdge {
   PathLength cost = 0;             // fixed point
   double length = 0;
   std::uint64_t cells = 0;
+  std::uint64_t from_cell = 0, to_cell = 0;  // the traced path's ends (y * W + x): its source cell, its target
 };
 
 struct NetworkResult {

@@ -11,7 +11,8 @@ namespace terrazo {
 namespace {
 
 const char kUsage[] =
-    "Usage: terrazo network --site x,y --site x,y [...] | --sites-file FILE [options] INPUT OUT.geojson\n"
+    "Usage: terrazo network --site x,y --site x,y [...] | --sites-file FILE | --sites-raster R [options]\n"
+    "                       INPUT OUT.geojson\n"
     "\n"
     "The least-cost network connecting K sites: the minimum spanning tree of the sites' exact cost matrix\n"
     "(`terrazo od-matrix`), each tree edge traced as a least-cost path (`terrazo sssp --backlink` from the\n"
@@ -20,14 +21,21 @@ const char kUsage[] =
     "OUT.geojson  one LineString per tree edge (cell centres, INPUT's CRS), properties from_id, to_id,\n"
     "             cost (cost units), length (map units), cells\n"
     "\n"
-    "Options: those of `terrazo od-matrix` (--site, --map-coords, --sites-file, --index, --weight,\n"
-    "--scale, --connectivity, --memory, --threads, --tile, --tmpdir, --json, -q); --max-cost, --wide and\n"
-    "--geojson do not apply.\n"
+    "Sites: points (--site, --sites-file), or regions: --sites-raster R, a raster of INPUT's size whose\n"
+    "cells hold region ids (positive integers; 0 and nodata: none), e.g. habitat patches. The cost\n"
+    "between two regions is the least over their cells' pairs; an edge's line runs from the cell of the\n"
+    "higher region where that least cost is reached (lowest cell id on ties) back to the lower region;\n"
+    "from_id and to_id are the region ids.\n"
+    "\n"
+    "Options: those of `terrazo od-matrix` (--site, --map-coords, --sites-file, --sites-raster, --index,\n"
+    "--weight, --scale, --connectivity, --distance, --memory, --threads, --tile, --tmpdir, --json, -q);\n"
+    "--max-cost, --wide and --geojson do not apply.\n"
     "\n"
     "JSON keys: sites, edges, components, total_cost, method, phases {matrix, paths}, seconds, peak_rss_bytes.\n"
     "\n"
     "Example:\n"
-    "  terrazo network --index dem.tzi --sites-file patches.gpkg dem.tif corridors.geojson\n";
+    "  terrazo network --index dem.tzi --sites-file towns.gpkg dem.tif links.geojson\n"
+    "  terrazo network --sites-raster patches.tif friction.tif corridors.geojson\n";
 
 }  // namespace
 
@@ -48,6 +56,7 @@ NetworkCommandOptions parse_network_options(const std::vector<std::string>& argu
     const std::string from = "INPUT OUT.csv";
     const auto at = message.find(from);
     if (at != std::string::npos) message.replace(at, from.size(), "INPUT OUT.geojson");
+    if (message.rfind("od-matrix needs", 0) == 0) message.replace(0, 9, "network");
     throw UsageError(message);
   }
   return parsed;
@@ -64,6 +73,10 @@ NetworkCommandResult run_network_command(const NetworkCommandOptions& options, P
   if (!o.sites_file.empty()) {
     check_input_file(o.sites_file);
     inputs.push_back(o.sites_file);
+  }
+  if (!o.sites_raster.empty()) {
+    check_input_file(o.sites_raster);
+    inputs.push_back(o.sites_raster);
   }
   check_output_file(o.output, inputs);
   MemoryBudget budget(options.common.memory_bytes);

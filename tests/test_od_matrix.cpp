@@ -1,31 +1,31 @@
 // tests/test_od_matrix.cpp: the boundary-graph index (terrazo index) and origin-destination matrices
 // (terrazo od-matrix) against the in-memory Dijkstra oracle (tests/support/sssp_reference.h) and
 // against plain `terrazo sssp` runs: random rasters with holes, walls and islands, real DEMs and
-// generated terrain; sites on tile borders and corners, in one tile, on unreachable islands; with the
-// index, without it, with a tiny cache; the index file's checksums and fingerprint; bad input.
+// generated terrain; sites on tile borders and corners, in one tile, on unreachable islands; region
+// sites; step-length modes; with the index, without it, with a tiny cache; `sssp --index`; the index
+// file's checksums. The G' rounds: test_gprime_rounds.cpp; the command and the CLI:
+// test_od_matrix_cli.cpp; the network: test_network.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "api/generate_terrain.h"
 #include "api/index.h"
-#include "api/index_command.h"
 #include "api/info_command.h"
-#include "api/network.h"
-#include "api/od_matrix_command.h"
 #include "api/sssp.h"
 #include "core/error.h"
-#include "engine/index/gprime_exchange.h"
-#include "engine/index/gprime_rounds.h"
-#include "engine/index/gprime_tiles.h"
+#include "engine/index/index_loader.h"
 #include "store/index_file.h"
+#include "kernels/index/boundary_ring.h"
+#include "tests/support/od_matrix_support.h"
+#include "tests/support/random_values.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -33,91 +33,13 @@ namespace terrazo {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-SourcePoint pixel(std::uint64_t x, std::uint64_t y) { return parse_source_point(std::to_string(x) + "," + std::to_string(y), "--site"); }
-
-// The oracle: costs from each site to every site by Dijkstra over the whole raster.
-std::vector<PathLength> reference_matrix(const std::vector<double>& values, std::uint64_t w, std::uint64_t h,
-                                         const WeightParams& params, Connectivity connectivity, PathLength max_cost,
-                                         const std::vector<std::uint64_t>& cells) {
-  std::vector<PathLength> out;
-  for (std::uint64_t s : cells) {
-    testing::SsspReferenceProblem ref;
-    ref.width = w;
-    ref.height = h;
-    ref.values = values.data();
-    ref.params = params;
-    ref.connectivity = connectivity;
-    ref.max_cost = max_cost;
-    testing::set_reference_sources(ref, {{s, 0}});
-    EXPECT_TRUE(testing::sssp_reference(ref));
-    for (std::uint64_t t : cells) out.push_back(ref.dist[t]);
-  }
-  return out;
-}
-
-IndexResult build(const std::string& input, const std::string& output, WeightModel model, Connectivity c,
-                  std::uint32_t tile, std::uint32_t leaf, double scale = 0.0) {
-  IndexOptions o;
-  o.input = input;
-  o.output = output;
-  o.weight = model;
-  o.connectivity = c;
-  o.tile = tile;
-  o.leaf = leaf;
-  o.scale = scale;
-  o.device = "cpu";
-  MemoryBudget budget(256ull << 20);
-  return run_index(o, budget, Progress::silent());
-}
-
-OdMatrixResult query(const std::string& input, const std::string& index, const std::vector<SourcePoint>& sites,
-                     WeightModel model, Connectivity c, double max_cost = -1, std::uint64_t cache_bytes = 0,
-                     std::uint32_t tile = 16, double scale = 0.0) {
-  OdMatrixOptions o;
-  o.input = input;
-  o.index = index;
-  o.sites = sites;
-  o.weight = model;
-  o.connectivity = c;
-  o.max_cost = max_cost;
-  o.cache_bytes = cache_bytes;
-  o.tile = tile;
-  o.scale = scale;
-  o.threads = 2;
-  MemoryBudget budget(256ull << 20);
-  return run_od_matrix(o, budget, Progress::silent());
-}
-
-// Random valid sites, with some on tile borders and corners (tile 16), two in one tile.
-std::vector<std::uint64_t> pick_sites(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::mt19937_64& rng,
-                                      int count) {
-  std::vector<std::uint64_t> cells;
-  auto valid = [&](std::uint64_t c) { return values[c] == values[c]; };
-  for (int tries = 0; cells.size() < static_cast<std::size_t>(count) && tries < 100000; ++tries) {
-    std::uint64_t x = rng() % w, y = rng() % h;
-    switch (cells.size() % 4) {
-      case 0: x = std::min<std::uint64_t>(w - 1, (x / 16) * 16 + (rng() % 2 ? 15 : 0)); break;  // tile border column
-      case 1: x = std::min<std::uint64_t>(w - 1, (x / 16) * 16 + 15); y = std::min<std::uint64_t>(h - 1, (y / 16) * 16); break;  // corner
-      case 2: if (!cells.empty()) { x = std::min<std::uint64_t>(w - 1, cells[0] % w + rng() % 3); y = cells[0] / w; } break;  // same tile
-      default: break;
-    }
-    if (valid(y * w + x)) cells.push_back(y * w + x);
-  }
-  return cells;
-}
-
-std::vector<SourcePoint> points_of(const std::vector<std::uint64_t>& cells, std::uint64_t w) {
-  std::vector<SourcePoint> points;
-  for (std::uint64_t c : cells) points.push_back(pixel(c % w, c / w));
-  return points;
-}
-
-void expect_same(const std::vector<PathLength>& got, const std::vector<PathLength>& want, std::uint64_t k, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::uint64_t i = 0; i < got.size(); ++i)
-    ASSERT_EQ(got[i], want[i]) << what << ": from site " << i / k + 1 << " to site " << i % k + 1;
-}
+using testing::build;
+using testing::expect_same;
+using testing::pick_sites;
+using testing::pixel;
+using testing::points_of;
+using testing::query;
+using testing::reference_matrix;
 
 TEST(OdMatrix, RandomRastersWithIndexAndWithoutMatchTheOracle) {
   testing::TempDir dir;
@@ -125,9 +47,7 @@ TEST(OdMatrix, RandomRastersWithIndexAndWithoutMatchTheOracle) {
   for (std::uint64_t seed = 1; seed <= 16; ++seed) {
     std::mt19937_64 rng(seed * 104729);
     const std::uint64_t w = 20 + rng() % 60, h = 20 + rng() % 60;
-    std::vector<double> values(w * h);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    for (auto& v : values) v = unit(rng) < 0.06 ? kNaN : std::floor(unit(rng) * 50);
+    std::vector<double> values = testing::random_values(rng, w * h, 0.06, 0, 50);
     if (seed % 2 == 0) {  // a wall of nodata with a gap, and a closed nodata ring around an island
       const std::uint64_t wx = 5 + rng() % (w - 10);
       for (std::uint64_t y = 0; y < h; ++y)
@@ -167,9 +87,7 @@ TEST(OdMatrix, BatchedExchangeEqualsOneSourceAtATime) {
   testing::TempDir dir;
   std::mt19937_64 rng(4242);
   const std::uint64_t w = 150, h = 120;
-  std::vector<double> values(w * h);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 20);
+  std::vector<double> values = testing::random_values(rng, w * h, 0.05, 1, 20);
   const std::string input = dir.file("batch.tif");
   testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
   const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 9);
@@ -201,9 +119,7 @@ TEST(OdMatrix, RegionSitesMatchAMultiSourceOracle) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     std::mt19937_64 rng(seed * 6151);
     const std::uint64_t w = 30 + rng() % 50, h = 30 + rng() % 50;
-    std::vector<double> values(w * h);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 30);
+    std::vector<double> values = testing::random_values(rng, w * h, 0.05, 1, 30);
     for (std::uint64_t y = 2; y <= 8; ++y)  // a closed nodata ring around an island
       for (std::uint64_t x = 2; x <= 8; ++x)
         if (y == 2 || y == 8 || x == 2 || x == 8) values[y * w + x] = kNaN;
@@ -283,9 +199,7 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
   testing::TempDir dir;
   std::mt19937_64 rng(777);
   const std::uint64_t w = 60, h = 50;
-  std::vector<double> values(w * h);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 20);
+  std::vector<double> values = testing::random_values(rng, w * h, 0.05, 1, 20);
   auto georef = [](const std::string& crs, double x0, double y0, double dx, double dy) {
     RasterInfo info;
     info.has_geotransform = true;
@@ -357,139 +271,6 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
   EXPECT_THROW(run_od_matrix(g, budget, Progress::silent()), UsageError);
 }
 
-// The G' exchange in Bellman-Ford rounds with the labels resident (CPU threads over tiles): the
-// labels of every tile equal the label-correcting exchange's, for random seeds (several per source
-// and tile, partial rings) on rasters with nodata walls, an all-nodata tile (absent from the index),
-// 4- and 8-connectivity, every weight model and max_cost; one thread and two, with and without a label
-// window, give the same labels.
-TEST(OdMatrix, RoundsExchangeLabelsEqualTheLabelCorrectingExchange) {
-  testing::TempDir dir;
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-    std::mt19937_64 rng(seed * 7919);
-    const std::uint64_t w = 40 + rng() % 50, h = 40 + rng() % 50;
-    std::vector<double> values(w * h);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 30);
-    const std::uint64_t wx = 8 + rng() % (w - 16);
-    for (std::uint64_t y = 0; y < h; ++y)
-      if (y != h / 3) values[y * w + wx] = kNaN;
-    for (std::uint64_t y = 16; y < 32; ++y)  // tile (0, 1) all nodata: absent from the index
-      for (std::uint64_t x = 0; x < 16; ++x) values[y * w + x] = kNaN;
-    const std::string input = dir.file("rounds" + std::to_string(seed) + ".tif");
-    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
-    const WeightModel model = seed % 3 == 0 ? WeightModel::Max : seed % 3 == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
-    const Connectivity c = seed % 2 == 0 ? Connectivity::Four : Connectivity::Eight;
-    const std::string path = dir.file("rounds" + std::to_string(seed) + ".tzi");
-    const IndexResult built = build(input, path, model, c, 16, 8);
-    MemoryBudget budget(256ull << 20);
-    auto index = IndexFile::open(path, budget);
-    const TileGrid grid = index->header().grid();
-    ASSERT_LT(index->present_tiles(), grid.tile_count()) << "the all-nodata tile should be absent";
-    const std::uint32_t b = ring_size(16);
-    GPrimeExchangeOptions xo;
-    xo.params = built.weights.params;
-    xo.connectivity = c;
-    xo.max_cost = seed % 3 == 2 ? 200 * static_cast<PathLength>(xo.params.scale) : kUnreached;
-    const std::uint64_t kb = 1 + seed % 3;
-    std::vector<GPrimeSeed> seeds;
-    for (std::uint64_t i = 0; i < 2 * kb + 1; ++i) {
-      std::uint64_t tile = rng() % grid.tile_count();
-      while (index->entry(tile).offset == 0) tile = rng() % grid.tile_count();  // an absent tile has no ring label
-      GPrimeSeed s{tile, static_cast<std::uint32_t>(i % kb), std::vector<PathLength>(b, kUnreached)};
-      for (std::uint32_t p = 0; p < b; ++p)
-        if (rng() % 4 == 0) s.ring[p] = rng() % (50 * static_cast<PathLength>(xo.params.scale));
-      seeds.push_back(s);
-    }
-    IndexTileCache cache(*index, 4);
-    IndexMatrixTiles queue_tiles(*index, cache);
-    GPrimeStats queue_stats, rounds_stats;
-    const GPrimeLabels want = gprime_exchange(queue_tiles, grid, kb, seeds, xo, &queue_stats);
-    std::vector<std::uint64_t> all(grid.tile_count());
-    for (std::uint64_t tile = 0; tile < all.size(); ++tile) all[tile] = tile;
-    for (unsigned threads : {1u, 2u}) {
-      const double window = threads == 2 ? 0.5 * static_cast<double>(seed % 3) : 0.0;  // label windows of 0, 0.5, 1 tile crossings
-      GPrimeRounds rounds(*index, cache, xo, Device::Cpu, kb, threads, window);
-      const GPrimeLabels got = rounds.run(kb, seeds, all, &rounds_stats);
-      std::uint64_t reached = 0;
-      for (std::uint64_t tile = 0; tile < all.size(); ++tile) {
-        const auto g = got.find(tile), x = want.find(tile);
-        for (std::uint64_t e = 0; e < kb * b; ++e) {
-          const PathLength gv = g == got.end() ? kUnreached : g->second[e], wv = x == want.end() ? kUnreached : x->second[e];
-          ASSERT_EQ(gv, wv) << "seed " << seed << " threads " << threads << " window " << window << " tile " << tile << " source " << e / b << " ring " << e % b;
-          reached += gv != kUnreached;
-        }
-      }
-      EXPECT_GT(reached, kb * b) << "seed " << seed << ": the labels should spread beyond the seeds";
-    }
-    EXPECT_GT(rounds_stats.rounds, 1u);
-  }
-}
-
-// od-matrix with --exchange rounds (CPU) against --exchange queue and the oracle: sites on tile
-// borders and corners, an island, --max-cost, batches of one source and of all.
-TEST(OdMatrix, RoundsExchangeEqualsQueueAndTheOracle) {
-  testing::TempDir dir;
-  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-    std::mt19937_64 rng(seed * 15485863);
-    const std::uint64_t w = 30 + rng() % 50, h = 30 + rng() % 50;
-    std::vector<double> values(w * h);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    for (auto& v : values) v = unit(rng) < 0.06 ? kNaN : std::floor(1 + unit(rng) * 40);
-    for (std::uint64_t y = 2; y <= 8; ++y)  // a closed nodata ring around an island
-      for (std::uint64_t x = 2; x <= 8; ++x)
-        values[y * w + x] = y == 2 || y == 8 || x == 2 || x == 8 ? kNaN : 5;
-    const std::string input = dir.file("rq" + std::to_string(seed) + ".tif");
-    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
-    const WeightModel model = seed % 2 ? WeightModel::Friction : WeightModel::AbsDiff;
-    const Connectivity c = seed == 3 ? Connectivity::Four : Connectivity::Eight;
-    std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 5);
-    cells.push_back(5 * w + 5);
-    const std::string index = dir.file("rq" + std::to_string(seed) + ".tzi");
-    build(input, index, model, c, 16, 8);
-    OdMatrixOptions o;
-    o.input = input;
-    o.index = index;
-    o.sites = points_of(cells, w);
-    o.weight = model;
-    o.connectivity = c;
-    o.max_cost = seed == 4 ? 80.0 : -1.0;
-    o.threads = 2;
-    o.device = "cpu";
-    MemoryBudget budget(256ull << 20);
-    o.exchange = "queue";
-    const OdMatrixResult queue = run_od_matrix(o, budget, Progress::silent());
-    EXPECT_EQ(queue.exchange, "queue");
-    o.exchange = "rounds";
-    o.max_batch = seed % 2 ? 1 : 0;
-    const OdMatrixResult rounds = run_od_matrix(o, budget, Progress::silent());
-    EXPECT_EQ(rounds.exchange, "rounds-cpu");
-    const PathLength max_fixed = o.max_cost < 0 ? kUnreached : static_cast<PathLength>(std::floor(o.max_cost * rounds.params.scale));
-    const std::string what = "seed " + std::to_string(seed);
-    expect_same(rounds.costs, queue.costs, cells.size(), what + ": rounds against the queue");
-    expect_same(rounds.costs, reference_matrix(values, w, h, rounds.params, c, max_fixed, cells), cells.size(), what + ": rounds against the oracle");
-    if (::testing::Test::HasFailure()) return;
-  }
-  // Rounds need the index; an unknown exchange is a usage error.
-  OdMatrixOptions bad;
-  bad.input = dir.file("rq1.tif");
-  bad.sites = {pixel(10, 12), pixel(20, 22)};
-  bad.exchange = "rounds";
-  bad.weight = WeightModel::Friction;
-  MemoryBudget budget(64ull << 20);
-  auto message = [&]() -> std::string {
-    try {
-      run_od_matrix(bad, budget, Progress::silent());
-    } catch (const UsageError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
-  EXPECT_NE(message().find("--exchange rounds needs --index"), std::string::npos) << message();
-  bad.index = dir.file("rq1.tzi");
-  bad.exchange = "fastest";
-  EXPECT_NE(message().find("--exchange must be auto, queue or rounds"), std::string::npos) << message();
-}
-
 TEST(OdMatrix, RealDemsEqualPlainSsspRuns) {
   testing::TempDir dir;
   for (const std::string name : {"pysheds_dem.tif", "hugo_site.asc"}) {
@@ -550,9 +331,7 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     std::mt19937_64 rng(seed * 7907);
     const std::uint64_t w = 20 + rng() % 70, h = 20 + rng() % 70;
-    std::vector<double> values(w * h);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    for (auto& v : values) v = unit(rng) < 0.06 ? kNaN : std::floor(unit(rng) * 50);
+    std::vector<double> values = testing::random_values(rng, w * h, 0.06, 0, 50);
     if (seed % 2 == 0) {
       const std::uint64_t wx = 5 + rng() % (w - 10);
       for (std::uint64_t y = 0; y < h; ++y)
@@ -623,72 +402,86 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
   EXPECT_THROW(run_sssp(d, budget, Progress::silent()), UsageError);
 }
 
-// The network: the tree's edges are the minimum spanning tree of the oracle's matrix (Prim on the
-// oracle, independent of Kruskal), each traced as a line whose cost is the matrix entry; an island
-// site makes a forest.
-TEST(Network, TreeIsTheMinimumSpanningTreeOfTheMatrixAndEveryEdgeIsTraced) {
+// The threaded load of an index (engine/index/index_loader.h, GPrimeRounds' GPU upload): for 1, 3 and
+// 8 threads, chunks of 1 and 3 tiles and 1, 2 or 5 slots, every chunk reaches consume in tile order
+// with exactly read_tile's ring values and matrix per tile (checked when consumed, so a slot refilled
+// too early fails); a corrupt tile record and an error of consume are rethrown, with no thread left.
+TEST(IndexFile, ThreadedLoadEqualsReadTileInTileOrder) {
   testing::TempDir dir;
-  std::mt19937_64 rng(5);
-  const std::uint64_t w = 70, h = 50;
-  std::vector<double> values(w * h);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : 1 + std::floor(unit(rng) * 30);
-  for (std::uint64_t y = 2; y <= 8; ++y)
-    for (std::uint64_t x = 2; x <= 8; ++x) values[y * w + x] = (y == 2 || y == 8 || x == 2 || x == 8) ? kNaN : 3;
-  const std::string input = dir.file("net.tif");
-  testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
-  std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 7);
-  cells.push_back(5 * w + 5);  // the island
-  cells.push_back(4 * w + 6);  // a second site on it
-  const std::uint64_t k = cells.size();
-  const std::string index = dir.file("net.tzi");
-  build(input, index, WeightModel::Friction, Connectivity::Eight, 16, 8);
-  for (const bool with_index : {true, false}) {
-    NetworkOptions o;
-    o.od.input = input;
-    o.od.output = dir.file(with_index ? "a.geojson" : "b.geojson");
-    o.od.index = with_index ? index : "";
-    o.od.sites = points_of(cells, w);
-    o.od.tile = 16;
-    MemoryBudget budget(256ull << 20);
-    const NetworkResult r = run_network(o, budget, Progress::silent());
-    const auto want = reference_matrix(values, w, h, r.matrix.params, Connectivity::Eight, kUnreached, cells);
-    // Prim's total weight per component on the oracle's matrix.
-    std::vector<char> in(k, 0);
-    PathLength total = 0;
-    std::uint64_t components = 0;
-    for (std::uint64_t root = 0; root < k; ++root) {
-      if (in[root]) continue;
-      ++components;
-      std::vector<PathLength> key(k, kUnreached);
-      key[root] = 0;
-      for (;;) {
-        std::uint64_t best = k;
-        for (std::uint64_t v = 0; v < k; ++v)
-          if (!in[v] && key[v] != kUnreached && (best == k || key[v] < key[best])) best = v;
-        if (best == k) break;
-        in[best] = 1;
-        total += key[best];
-        for (std::uint64_t v = 0; v < k; ++v)
-          if (!in[v] && want[best * k + v] < key[v]) key[v] = want[best * k + v];
+  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
+  const std::string path = dir.file("load.tzi");
+  build(input, path, WeightModel::Friction, Connectivity::Eight, 16, 8);
+  MemoryBudget budget(64ull << 20);
+  auto index = IndexFile::open(path, budget);
+  const std::uint64_t b = ring_size(16);
+  std::vector<std::uint64_t> tiles;
+  for (std::uint64_t i = 0; i < index->header().grid().tile_count(); ++i)
+    if (index->entry(i).offset != 0) tiles.push_back(i);
+  ASSERT_GT(tiles.size(), 8u);
+  std::vector<double> want_rings(tiles.size() * b);
+  std::vector<PathLength> want(tiles.size() * b * b);
+  for (std::uint64_t i = 0; i < tiles.size(); ++i) index->read_tile(tiles[i], want_rings.data() + i * b, want.data() + i * b * b);
+  struct Sink : IndexLoadSink {
+    std::uint64_t b, chunk, next = 0, fail_at = ~0ull;
+    std::vector<std::vector<double>> ring_slots;
+    std::vector<std::vector<PathLength>> matrix_slots;
+    const std::vector<double>* want_rings;
+    const std::vector<PathLength>* want;
+    PathLength* matrices(unsigned slot) override { return matrix_slots[slot].data(); }
+    double* rings(unsigned slot) override { return ring_slots[slot].data(); }
+    void consume(unsigned slot, std::uint64_t first, std::uint64_t count) override {
+      if (first == fail_at) throw Error("the sink fails");
+      ASSERT_EQ(first, next) << "chunks out of order";
+      for (std::uint64_t i = 0; i < count * b; ++i) {  // NaN on nodata ring cells: bit for bit
+        const double got = ring_slots[slot][i], expected = (*want_rings)[first * b + i];
+        ASSERT_TRUE(got == expected || (got != got && expected != expected)) << "tile " << first + i / b;
       }
+      for (std::uint64_t i = 0; i < count * b * b; ++i) ASSERT_EQ(matrix_slots[slot][i], (*want)[first * b * b + i]) << "tile " << first + i / (b * b);
+      next = first + count;
     }
-    EXPECT_EQ(r.components, components);
-    EXPECT_EQ(components, 2u);
-    EXPECT_EQ(r.edges.size(), k - components);
-    PathLength got = 0;
-    for (const NetworkEdge& e : r.edges) {
-      got += e.cost;
-      EXPECT_EQ(e.cost, want[e.from * k + e.to]);
-      EXPECT_GE(e.cells, cells[e.from] == cells[e.to] ? 1u : 2u);
-    }
-    EXPECT_EQ(got, total);
-    std::ifstream f(o.od.output);
-    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    std::size_t features = 0;
-    for (std::size_t at = text.find("\"LineString\""); at != std::string::npos; at = text.find("\"LineString\"", at + 1)) ++features;
-    EXPECT_EQ(features, r.edges.size());
+  };
+  auto sink_for = [&](std::uint64_t chunk, unsigned slots) {
+    Sink sink;
+    sink.b = b;
+    sink.chunk = chunk;
+    sink.ring_slots.assign(slots, std::vector<double>(chunk * b));
+    sink.matrix_slots.assign(slots, std::vector<PathLength>(chunk * b * b));
+    sink.want_rings = &want_rings;
+    sink.want = &want;
+    return sink;
+  };
+  for (unsigned threads : {1u, 3u, 8u})
+    for (std::uint64_t chunk : {1u, 3u})
+      for (unsigned slots : {1u, 2u, 5u}) {
+        Sink sink = sink_for(chunk, slots);
+        load_index_tiles(*index, tiles, chunk, slots, threads, sink);
+        ASSERT_EQ(sink.next, tiles.size()) << threads << " threads, chunks of " << chunk << ", " << slots << " slots";
+        if (::testing::Test::HasFailure()) return;
+      }
+  Sink failing = sink_for(2, 2);
+  failing.fail_at = 4;
+  EXPECT_THROW(load_index_tiles(*index, tiles, 2, 2, 3, failing), Error);
+  // One flipped byte in the record of the sixth present tile: its checksum error, from a reader.
+  const std::uint64_t at = index->entry(tiles[5]).offset + index->entry(tiles[5]).bytes / 2;
+  index.reset();
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(at));
+    char byte = 0;
+    f.read(&byte, 1);
+    byte = static_cast<char>(byte ^ 0x40);
+    f.seekp(static_cast<std::streamoff>(at));
+    f.write(&byte, 1);
   }
+  auto corrupt = IndexFile::open(path, budget);
+  Sink sink = sink_for(1, 2);
+  try {
+    load_index_tiles(*corrupt, tiles, 1, 2, 4, sink);
+    ADD_FAILURE() << "a corrupt tile was loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos) << e.what();
+  }
+  EXPECT_LE(sink.next, 5u) << "chunks after the corrupt tile reached consume";
 }
 
 TEST(IndexFile, LeafSideDoesNotChangeTheMatricesAndCorruptionIsAnError) {
@@ -741,103 +534,6 @@ TEST(IndexFile, LeafSideDoesNotChangeTheMatricesAndCorruptionIsAnError) {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() - 100));
   }
   EXPECT_THROW(IndexFile::open(dir.file("c.tzi"), budget), Error);
-}
-
-TEST(OdMatrixCommand, BadInputIsAUsageError) {
-  testing::TempDir dir;
-  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
-  const std::string out = dir.file("od.csv");
-  // Fewer than 2 sites.
-  EXPECT_THROW(parse_od_matrix_options({"--site", "1,1", input, out}), UsageError);
-  EXPECT_THROW(parse_od_matrix_options({input, out}), UsageError);
-  RasterInfo info;
-  const std::vector<double> values = testing::read_raster_values(input, &info);
-  std::uint64_t nodata = 0;
-  while (nodata < values.size() && values[nodata] == values[nodata]) ++nodata;
-  std::uint64_t valid = 0;
-  while (values[valid] != values[valid]) ++valid;
-  const std::string a = std::to_string(valid % info.width) + "," + std::to_string(valid / info.width);
-  // Outside the raster.
-  auto outside = parse_od_matrix_options({"--site", a, "--site", std::to_string(info.width + 5) + ",0", input, out});
-  EXPECT_THROW(run_od_matrix_command(outside, Progress::silent()), UsageError);
-  // On nodata (with and without an index).
-  const std::string index = dir.file("hugo.tzi");
-  build(input, index, WeightModel::Friction, Connectivity::Eight, 16, 8);
-  if (nodata < values.size()) {
-    const std::string n = std::to_string(nodata % info.width) + "," + std::to_string(nodata / info.width);
-    auto on_nodata = parse_od_matrix_options({"--site", a, "--site", n, input, out});
-    EXPECT_THROW(run_od_matrix_command(on_nodata, Progress::silent()), UsageError);
-    auto on_nodata_index = parse_od_matrix_options({"--index", index, "--site", a, "--site", n, input, out});
-    EXPECT_THROW(run_od_matrix_command(on_nodata_index, Progress::silent()), UsageError);
-  }
-  // An index of another weight model.
-  auto other_weight = parse_od_matrix_options({"--index", index, "--weight", "absdiff", "--site", a, "--site", a, input, out});
-  EXPECT_THROW(run_od_matrix_command(other_weight, Progress::silent()), UsageError);
-  // An index of another raster of another size, and of the same size with other values (fingerprint).
-  const std::string pysheds = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
-  auto other_raster = parse_od_matrix_options({"--index", index, "--site", "1,1", "--site", "2,2", pysheds, out});
-  EXPECT_THROW(run_od_matrix_command(other_raster, Progress::silent()), UsageError);
-  std::vector<double> changed = values;
-  for (double& v : changed)
-    if (v == v) v += 1.0;
-  const std::string shifted = dir.file("shifted.tif");
-  testing::write_raster_values(shifted, info.width, info.height, changed, CellType::Float64, -9999, info);
-  auto fingerprint = parse_od_matrix_options({"--index", index, "--scale", std::to_string(build(input, dir.file("x.tzi"), WeightModel::Friction, Connectivity::Eight, 16, 8).weights.params.scale),
-                                              "--site", a, "--site", a, shifted, out});
-  EXPECT_THROW(run_od_matrix_command(fingerprint, Progress::silent()), UsageError);
-  // Not an index at all.
-  auto not_index = parse_od_matrix_options({"--index", input, "--site", a, "--site", a, input, out});
-  EXPECT_THROW(run_od_matrix_command(not_index, Progress::silent()), UsageError);
-}
-
-TEST(OdMatrixCli, WritesTheCsvAndRefusesBadInputWithOneLineAndExitTwo) {
-  testing::TempDir dir;
-  const std::string input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
-  const std::string index = dir.file("p.tzi"), out = dir.file("od.csv"), wide = dir.file("wide.csv"), err = dir.file("err.txt");
-  const std::string bin = TERRAZO_BINARY;
-  ASSERT_EQ(std::system((bin + " index -q --device cpu --tile 32 " + input + " " + index).c_str()), 0);
-  ASSERT_EQ(std::system((bin + " od-matrix -q --index " + index + " --site 10,10 --site 100,50 --site 200,120 " + input + " " + out).c_str()), 0);
-  ASSERT_EQ(std::system((bin + " od-matrix -q --wide --geojson " + dir.file("lines.geojson") +
-                         " --site 10,10 --site 100,50 --site 200,120 " + input + " " + wide).c_str()), 0);
-  {
-    std::ifstream lines(dir.file("lines.geojson"));
-    const std::string text((std::istreambuf_iterator<char>(lines)), std::istreambuf_iterator<char>());
-    std::size_t count = 0;
-    for (std::size_t at = text.find("\"LineString\""); at != std::string::npos; at = text.find("\"LineString\"", at + 1)) ++count;
-    EXPECT_EQ(count, 3u) << text;  // pairs 1-2, 1-3, 2-3
-    EXPECT_NE(text.find("urn:ogc:def:crs:EPSG::4326"), std::string::npos);
-  }
-  std::ifstream f(out);
-  std::string line;
-  std::getline(f, line);
-  EXPECT_EQ(line, "from_id,to_id,cost");
-  int rows = 0;
-  std::vector<double> long_costs;
-  while (std::getline(f, line)) {
-    ++rows;
-    long_costs.push_back(std::stod(line.substr(line.rfind(',') + 1)));
-  }
-  EXPECT_EQ(rows, 9);
-  EXPECT_EQ(long_costs[0], 0.0);
-  EXPECT_GT(long_costs[1], 0.0);
-  std::ifstream g(wide);
-  std::getline(g, line);
-  EXPECT_EQ(line, "from_id,1,2,3");
-  std::getline(g, line);
-  std::stringstream cells(line);
-  std::string cell;
-  std::getline(cells, cell, ',');
-  for (int j = 0; j < 3; ++j) {
-    std::getline(cells, cell, ',');
-    EXPECT_EQ(std::stod(cell), long_costs[j]) << "the wide table and the long form (index or not) agree";
-  }
-  // One site: exit 2, one line.
-  const int status = std::system((bin + " od-matrix --site 10,10 " + input + " " + out + " 2> " + err).c_str());
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  std::ifstream e(err);
-  int lines = 0;
-  while (std::getline(e, line)) ++lines;
-  EXPECT_EQ(lines, 1);
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "engine/sssp/output.h"
 #include "kernels/common/tile_geometry.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/random_values.h"
 #include "tests/support/sssp_capture_sink.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
@@ -450,9 +451,7 @@ TEST(SsspPipeline, RandomRasterFilesMatchReference) {
   for (std::uint64_t seed = 1; seed <= 24; ++seed) {
     std::mt19937_64 rng(seed * 7919);
     const std::uint64_t w = 20 + rng() % 90, h = 20 + rng() % 90;
-    std::vector<double> values(w * h);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    for (auto& v : values) v = unit(rng) < 0.08 ? kNaN : std::floor(unit(rng) * 50);
+    std::vector<double> values = testing::random_values(rng, w * h, 0.08, 0, 50);
     const std::string input = dir.file("in" + std::to_string(seed) + ".tif");
     testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
     SsspOptions o;

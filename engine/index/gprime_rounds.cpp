@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "engine/index/index_loader.h"
 #include "kernels/common/tile_geometry.h"
 
 namespace terrazo {
@@ -27,7 +28,48 @@ void parallel_for(std::uint64_t n, unsigned threads, Work work) {
   for (std::thread& th : pool) th.join();
 }
 
+// The CUDA load's sink: page-locked chunks of matrices copied to the GPU as they come, the rings
+// kept for the in-edges, the window taken from the first tile.
+class StagedUpload : public IndexLoadSink {
+ public:
+  StagedUpload(GPrimeRoundsCuda& gpu, std::uint32_t b, const GPrimeLoadPlan& plan, std::vector<double>& rings, double window)
+      : gpu_(gpu), b_(b), rings_(rings), window_(window), ring_slots_(plan.slots, std::vector<double>(plan.chunk * b)) {}
+  PathLength* matrices(unsigned slot) override { return gpu_.staging(slot); }
+  double* rings(unsigned slot) override { return ring_slots_[slot].data(); }
+  void reuse(unsigned slot) override { gpu_.wait_staging(slot); }
+  void consume(unsigned slot, std::uint64_t first, std::uint64_t count) override {
+    std::copy_n(ring_slots_[slot].begin(), count * b_, rings_.begin() + static_cast<std::ptrdiff_t>(first * b_));
+    if (first == 0 && window_ > 0) {  // the window in tile crossings: the largest in-tile distance of one tile
+      const PathLength* m = gpu_.staging(slot);
+      PathLength crossing = 0;
+      for (std::uint64_t e = 0; e < static_cast<std::uint64_t>(b_) * b_; ++e)
+        if (m[e] != kUnreached) crossing = std::max(crossing, m[e]);
+      window_fixed = static_cast<PathLength>(std::max(1.0, window_ * static_cast<double>(std::max<PathLength>(crossing, 1))));
+    }
+    gpu_.upload_staged(slot, first, count);
+    uploads += count;
+  }
+  PathLength window_fixed = 0;
+  std::uint64_t uploads = 0;
+
+ private:
+  GPrimeRoundsCuda& gpu_;
+  std::uint32_t b_;
+  std::vector<double>& rings_;
+  double window_;
+  std::vector<std::vector<double>> ring_slots_;
+};
+
 }  // namespace
+
+GPrimeLoadPlan gprime_rounds_load_plan(std::uint32_t t, unsigned threads) {
+  const std::uint64_t b = ring_size(t);
+  GPrimeLoadPlan plan;
+  plan.chunk = std::max<std::uint64_t>(1, (4ull << 20) / (b * b * 8));
+  plan.slots = 2 * std::max(1u, threads);
+  plan.host_bytes = plan.slots * plan.chunk * (b * b + b) * 8;
+  return plan;
+}
 
 std::uint64_t gprime_rounds_host_bytes(std::uint32_t t, std::uint64_t tiles, std::uint64_t grid_tiles, std::uint64_t kb) {
   const std::uint64_t b = ring_size(t);
@@ -61,20 +103,26 @@ GPrimeRounds::GPrimeRounds(const IndexFile& index, IndexTileCache& cache, const 
       }
   }
   // Every present tile's ring values (and, on the GPU, its matrix uploaded) in one pass over the index.
-  if (device == Device::Cuda && n > 0) gpu_ = std::make_unique<GPrimeRoundsCuda>(b_, n, kb_max);
   std::vector<double> rings(n * b_);
-  for (std::uint64_t d = 0; d < n; ++d) {
-    const IndexTileCache::Entry& entry = cache_.get(tile_of_[d]);
-    std::copy(entry.ring.begin(), entry.ring.end(), rings.begin() + static_cast<std::ptrdiff_t>(d * b_));
-    if (gpu_) {
-      gpu_->upload_matrix(d, entry.matrix.data());
-      ++uploads_;
-    }
-    if (d == 0 && window > 0) {  // the window in tile crossings: the largest in-tile distance of one tile
-      PathLength crossing = 0;
-      for (PathLength e : entry.matrix)
-        if (e != kUnreached) crossing = std::max(crossing, e);
-      window_ = static_cast<PathLength>(std::max(1.0, window * static_cast<double>(std::max<PathLength>(crossing, 1))));
+  if (device == Device::Cuda && n > 0) {
+    gpu_ = std::make_unique<GPrimeRoundsCuda>(b_, n, kb_max);
+    const GPrimeLoadPlan plan = gprime_rounds_load_plan(t, threads_);
+    gpu_->begin_staging(plan.slots, plan.chunk);
+    StagedUpload sink(*gpu_, b_, plan, rings, window);
+    load_index_tiles(index_, tile_of_, plan.chunk, plan.slots, threads_, sink);
+    gpu_->finish_staging();
+    uploads_ = sink.uploads;
+    window_ = sink.window_fixed;
+  } else {
+    for (std::uint64_t d = 0; d < n; ++d) {
+      const IndexTileCache::Entry& entry = cache_.get(tile_of_[d]);
+      std::copy(entry.ring.begin(), entry.ring.end(), rings.begin() + static_cast<std::ptrdiff_t>(d * b_));
+      if (d == 0 && window > 0) {  // the window in tile crossings: the largest in-tile distance of one tile
+        PathLength crossing = 0;
+        for (PathLength e : entry.matrix)
+          if (e != kUnreached) crossing = std::max(crossing, e);
+        window_ = static_cast<PathLength>(std::max(1.0, window * static_cast<double>(std::max<PathLength>(crossing, 1))));
+      }
     }
   }
   // The in-edges of every ring cell: the grid edges from ring cells of the neighbouring tiles, with the

@@ -9,8 +9,11 @@
 // labels are all kUnreached): bit-identical, the fixed point being the unique shortest distances.
 // Memory: host: the in-edges (B x kGPrimeInEdges x 8 bytes per present tile) and 9 x 8 bytes per
 // tile; CPU: 3 x kb x B x 8 bytes per present tile (label, pending, out) and the caller's
-// IndexTileCache; CUDA: GPrimeRoundsCuda::device_bytes on the GPU (every matrix resident) and one
-// B x B matrix on the host while uploading. The caller reserves both.
+// IndexTileCache; CUDA: GPrimeRoundsCuda::device_bytes on the GPU (every matrix resident) and, while
+// uploading, gprime_rounds_load_plan's host bytes. The caller reserves both.
+// Loading (CUDA): every present tile's record read, checked and decoded by `threads` threads into
+// page-locked chunks, copied to the GPU asynchronously in tile order while the next chunks are read
+// (engine/index/index_loader.h); the same matrices as one read_tile after another.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -26,10 +29,20 @@ namespace terrazo {
 // the CPU (kb = 0: the CUDA twin, whose labels live on the GPU).
 std::uint64_t gprime_rounds_host_bytes(std::uint32_t t, std::uint64_t tiles, std::uint64_t grid_tiles, std::uint64_t kb);
 
+// The CUDA load's staging: chunks of about 4 MiB of matrices (one tile at least), two slots per
+// thread; host_bytes = slots x chunk x (B^2 + B) x 8 (the page-locked matrices and their rings).
+struct GPrimeLoadPlan {
+  std::uint64_t chunk = 1;
+  unsigned slots = 2;
+  std::uint64_t host_bytes = 0;
+};
+GPrimeLoadPlan gprime_rounds_load_plan(std::uint32_t t, unsigned threads);
+
 class GPrimeRounds {
  public:
   // device Cuda: GPrimeRoundsCuda for batches of up to kb_max sources, every present tile's matrix
-  // uploaded now (read through `cache`); Cpu: `threads` threads over the tiles of a round.
+  // uploaded now (read by `threads` threads, gprime_rounds_load_plan); Cpu: `threads` threads over
+  // the tiles of a round, the matrices read through `cache`.
   // window: the rounds' label window in tile crossings (0: none, plain Bellman-Ford; else
   // window x the largest finite entry of the first present tile's matrix, kernels/index/gprime_rounds.h).
   GPrimeRounds(const IndexFile& index, IndexTileCache& cache, const GPrimeExchangeOptions& options, Device device,

@@ -152,8 +152,10 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   st.exchange = !rounds ? "queue" : cuda ? "rounds-gpu" : "rounds-cpu";
   MemoryBudget::Reservation rounds_reservation;
   if (rounds)
-    rounds_reservation = budget.reserve(gprime_rounds_host_bytes(t, present, tiles, 0) + (cuda ? b * b * 8 : 0),
-                                        "od-matrix G' in-edges");
+    rounds_reservation =
+        budget.reserve(gprime_rounds_host_bytes(t, present, tiles, 0) +
+                           (cuda ? gprime_rounds_load_plan(t, std::max(1u, options.threads)).host_bytes : 0),
+                       "od-matrix G' in-edges and the index load's staging");
   std::uint64_t round_tiles = cuda ? (options.round_tiles ? options.round_tiles : 512) : index ? std::max(1u, options.threads) : 1;
   round_tiles = std::min<std::uint64_t>(round_tiles, std::max<std::uint64_t>(1, index ? index->present_tiles() : tiles));
   std::uint64_t site_tiles = 0;

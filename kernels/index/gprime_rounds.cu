@@ -9,6 +9,7 @@
 // solve reads and writes only its own labels). The host reads back the active count.
 // Contract: gprime_rounds.h.
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "core/error.h"
@@ -182,6 +183,9 @@ struct GPrimeRoundsCuda::State {
   cuda::DeviceBuffer<PathLength> key, threshold;
   cuda::DeviceBuffer<std::uint64_t> list;
   cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key
+  std::vector<cuda::PinnedBuffer<PathLength>> staging;  // begin_staging .. finish_staging
+  std::vector<std::unique_ptr<cuda::CudaEvent>> staged;  // per slot: its last copy
+  std::uint64_t chunk = 0;
 };
 
 GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::uint64_t kb_max)
@@ -217,6 +221,40 @@ void GPrimeRoundsCuda::upload_matrix(std::uint64_t d, const PathLength* matrix) 
   if (d >= tiles_) throw Error("GPrimeRoundsCuda::upload_matrix: tile out of range");
   const std::uint64_t b2 = static_cast<std::uint64_t>(b_) * b_;
   TERRAZO_CUDA_CHECK(cudaMemcpy(state_->matrices.get() + d * b2, matrix, b2 * sizeof(PathLength), cudaMemcpyHostToDevice));
+}
+
+void GPrimeRoundsCuda::begin_staging(unsigned slots, std::uint64_t chunk) {
+  State& s = *state_;
+  if (slots == 0 || chunk == 0) throw Error("GPrimeRoundsCuda::begin_staging: no slot");
+  const std::uint64_t b2 = static_cast<std::uint64_t>(b_) * b_;
+  s.staging.clear();
+  s.staged.clear();
+  for (unsigned i = 0; i < slots; ++i) {
+    s.staging.emplace_back(chunk * b2);
+    s.staged.push_back(std::make_unique<cuda::CudaEvent>());
+  }
+  s.chunk = chunk;
+}
+
+PathLength* GPrimeRoundsCuda::staging(unsigned slot) { return state_->staging.at(slot).get(); }
+
+void GPrimeRoundsCuda::wait_staging(unsigned slot) const { state_->staged.at(slot)->synchronize(); }
+
+void GPrimeRoundsCuda::upload_staged(unsigned slot, std::uint64_t first, std::uint64_t count) {
+  State& s = *state_;
+  if (count > s.chunk || first + count > tiles_) throw Error("GPrimeRoundsCuda::upload_staged: tiles out of range");
+  const std::uint64_t b2 = static_cast<std::uint64_t>(b_) * b_;
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(s.matrices.get() + first * b2, s.staging.at(slot).get(), count * b2 * sizeof(PathLength),
+                                     cudaMemcpyHostToDevice, s.stream.get()));
+  s.staged[slot]->record(s.stream.get());
+}
+
+void GPrimeRoundsCuda::finish_staging() {
+  State& s = *state_;
+  s.stream.synchronize();
+  s.staging.clear();
+  s.staged.clear();
+  s.chunk = 0;
 }
 
 void GPrimeRoundsCuda::reset(std::uint64_t kb) {

@@ -78,6 +78,19 @@ class GPrimeRoundsCuda {
   GPrimeRoundsCuda(const GPrimeRoundsCuda&) = delete;
   GPrimeRoundsCuda& operator=(const GPrimeRoundsCuda&) = delete;
   void upload_matrix(std::uint64_t d, const PathLength* matrix);
+  // The staged upload of the matrices (engine/index/index_loader.h): `slots` page-locked host buffers
+  // of `chunk` matrices (B x B) each. A host thread fills staging(slot) after wait_staging(slot) (the
+  // slot's last copy is done; any thread may wait); upload_staged copies them asynchronously into
+  // tiles [first, first + count) on the GPU; finish_staging waits for every copy and frees the
+  // buffers. Host memory: staging_bytes(b, slots, chunk).
+  static std::uint64_t staging_bytes(std::uint32_t b, unsigned slots, std::uint64_t chunk) {
+    return static_cast<std::uint64_t>(slots) * chunk * b * b * 8;
+  }
+  void begin_staging(unsigned slots, std::uint64_t chunk);
+  PathLength* staging(unsigned slot);
+  void wait_staging(unsigned slot) const;
+  void upload_staged(unsigned slot, std::uint64_t first, std::uint64_t count);
+  void finish_staging();
   // edges: tiles x b x kGPrimeInEdges; neighbours: tiles x 9 (copied to the GPU).
   void upload_edges(const GPrimeInEdge* edges, const std::int64_t* neighbours);
   // A new batch of kb (<= kb_max) sources: every label and pending kUnreached, no tile active.

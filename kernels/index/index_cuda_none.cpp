@@ -40,6 +40,11 @@ GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t, std::uint64_t, std::uint64_t) 
 void GPrimeRoundsCuda::upload_edges(const GPrimeInEdge*, const std::int64_t*) { no_cuda("GPrimeRoundsCuda"); }
 GPrimeRoundsCuda::~GPrimeRoundsCuda() = default;
 void GPrimeRoundsCuda::upload_matrix(std::uint64_t, const PathLength*) { no_cuda("GPrimeRoundsCuda"); }
+void GPrimeRoundsCuda::begin_staging(unsigned, std::uint64_t) { no_cuda("GPrimeRoundsCuda"); }
+PathLength* GPrimeRoundsCuda::staging(unsigned) { no_cuda("GPrimeRoundsCuda"); }
+void GPrimeRoundsCuda::wait_staging(unsigned) const { no_cuda("GPrimeRoundsCuda"); }
+void GPrimeRoundsCuda::upload_staged(unsigned, std::uint64_t, std::uint64_t) { no_cuda("GPrimeRoundsCuda"); }
+void GPrimeRoundsCuda::finish_staging() { no_cuda("GPrimeRoundsCuda"); }
 void GPrimeRoundsCuda::reset(std::uint64_t) { no_cuda("GPrimeRoundsCuda"); }
 void GPrimeRoundsCuda::seed(std::uint64_t, const PathLength*) { no_cuda("GPrimeRoundsCuda"); }
 std::uint64_t GPrimeRoundsCuda::run(PathLength, PathLength, std::vector<std::uint64_t>*) { no_cuda("GPrimeRoundsCuda"); }

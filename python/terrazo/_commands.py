@@ -188,27 +188,33 @@ def corridor(cost_a, cost_b, output, *, threshold=None, percent=None, memory=Non
                memory=memory, **flags)
 
 
-def od_matrix(input, output, *, sites=None, index=None, weight=None, connectivity=None, max_cost=None, wide=False,
-              memory=None, progress=None, **flags):
+def od_matrix(input, output, *, sites=None, sites_raster=None, index=None, weight=None, connectivity=None,
+              max_cost=None, wide=False, memory=None, progress=None, **flags):
     """The exact cost-distance matrix between ``sites`` [(x, y), ...] as CSV (from_id, to_id, cost; K x K
     with ``wide=True``), through a boundary-graph ``index`` when given (``terrazo od-matrix``,
-    docs/index.md). ``map_coords=True``, ``sites_file=`` as the CLI's flags.
+    docs/index.md). ``sites_raster``: region sites instead, a raster of zone ids (positive integers; 0
+    and nodata: none), the cost between two regions the least over their cells' pairs.
+    ``map_coords=True``, ``sites_file=`` as the CLI's flags.
 
     >>> terrazo.od_matrix("dem.tif", "matrix.csv", sites=[(20, 40), (300, 320), (180, 180)])
+    >>> terrazo.od_matrix("friction.tif", "patches.csv", sites_raster="patches.tif")
     """
-    return run("od-matrix", input, output, progress=progress, sites=sites, index=index, weight=weight,
-               connectivity=connectivity, max_cost=max_cost, wide=wide, memory=memory, **flags)
+    return run("od-matrix", input, output, progress=progress, sites=sites, sites_raster=sites_raster, index=index,
+               weight=weight, connectivity=connectivity, max_cost=max_cost, wide=wide, memory=memory, **flags)
 
 
-def network(input, output, *, sites=None, index=None, weight=None, connectivity=None, memory=None, progress=None,
-            **flags):
+def network(input, output, *, sites=None, sites_raster=None, index=None, weight=None, connectivity=None, memory=None,
+            progress=None, **flags):
     """The least-cost network of ``sites``: the minimum spanning tree of their cost matrix, each edge a
-    least-cost path, as GeoJSON lines (``terrazo network``, docs/index.md).
+    least-cost path, as GeoJSON lines (``terrazo network``, docs/index.md). ``sites_raster``: region
+    sites instead (a raster of zone ids, as od_matrix); each edge runs between the two regions' nearest
+    cells and is named by the region ids.
 
     >>> terrazo.network("dem.tif", "network.geojson", sites=[(20, 40), (300, 320), (180, 180)])["edges"]
+    >>> terrazo.network("friction.tif", "corridors.geojson", sites_raster="patches.tif")["components"]
     """
-    return run("network", input, output, progress=progress, sites=sites, index=index, weight=weight,
-               connectivity=connectivity, memory=memory, **flags)
+    return run("network", input, output, progress=progress, sites=sites, sites_raster=sites_raster, index=index,
+               weight=weight, connectivity=connectivity, memory=memory, **flags)
 
 
 def index(input, output, *, weight=None, connectivity=None, memory=None, device=None, progress=None, **flags):

@@ -193,3 +193,29 @@ def test_flags_spelling():
     assert _flags({"paths": pathlib.Path("a.geojson")}) == ["--paths=a.geojson"]
     assert _flags({"paths": ["a.geojson", pathlib.Path("b.geojson")], "range": (0, 2.5)}) == [
         "--paths=a.geojson", "--paths=b.geojson", "--range=0,2.5"]
+
+
+def test_region_sites_od_matrix_and_network_match_cli(cli, tmp_path):
+    """sites_raster= (region sites, docs/index.md "Region sites") through od_matrix and network: a zones
+    grid of hugo_site.asc's size, written as an ESRI ASCII grid."""
+    dem = dataset("real/hugo_site.asc")
+    with open(dem) as f:
+        lines = f.read().splitlines()
+    rows = [line.split() for line in lines[6:]]
+    valid = [(x, y) for y, row in enumerate(rows) for x, v in enumerate(row) if v != "-9999"]
+    zones = [[0] * len(rows[0]) for _ in rows]
+    step = len(valid) // 4
+    for n in range(4):  # four regions of 3 valid cells each (in row order), ids 10, 20, 30, 40
+        for x, y in valid[n * step + 1:n * step + 4]:
+            zones[y][x] = 10 * (n + 1)
+    path = tmp_path / "zones.asc"
+    path.write_text("\n".join(lines[:6]) + "\n" + "\n".join(" ".join(str(v) for v in row) for row in zones) + "\n")
+    summary = terrazo.od_matrix(dem, tmp_path / "py.csv", sites_raster=path)
+    assert_same_summary(summary, cli.json("od-matrix", "--sites-raster", path, dem, tmp_path / "cli.csv"))
+    assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    assert (tmp_path / "py.csv").read_text().splitlines()[1] == "10,10,0"
+    summary = terrazo.network(dem, tmp_path / "py.geojson", sites_raster=path)
+    assert_same_summary(summary, cli.json("network", "--sites-raster", path, dem, tmp_path / "cli.geojson"))
+    assert summary["sites"] == 4 and summary["edges"] == 3
+    assert (tmp_path / "py.geojson").read_bytes() == (tmp_path / "cli.geojson").read_bytes()
+    assert '"from_id": 10' in (tmp_path / "py.geojson").read_text()

@@ -458,7 +458,11 @@ class SitesAlgorithm(TerrazoAlgorithm):
     def add_sites_parameters(self):
         self.add("INPUT")
         self.addParameter(QgsProcessingParameterFeatureSource(
-            "SITES", "Sites (ids 1, 2, ... in feature order)", [QgsProcessing.TypeVectorPoint]))
+            "SITES", "Sites (ids 1, 2, ... in feature order; or Regions below)", [QgsProcessing.TypeVectorPoint], None,
+            True))
+        self.addParameter(QgsProcessingParameterRasterLayer(
+            "REGIONS", "Regions instead of sites: a raster of zone ids on INPUT's grid (positive integers; 0 and "
+            "nodata: none), e.g. habitat patches", None, True))
         self.addParameter(QgsProcessingParameterFile(
             "INDEX", "Boundary-graph index of INPUT (terrazo index; empty: none)", QgsProcessingParameterFile.File,
             "tzi", None, True))
@@ -467,10 +471,16 @@ class SitesAlgorithm(TerrazoAlgorithm):
 
     def sites_flags(self, parameters, context):
         layer, input_path = self.raster_path(parameters, "INPUT", context)
-        sites = self.points(parameters, "SITES", None, context, layer.crs())
-        if len(sites) < 2:
-            raise QgsProcessingException("Sites: %d point(s); at least 2 are needed" % len(sites))
-        flags = [("site", point) for point in sites] + [("map-coords", True)]
+        if self.has(parameters, "REGIONS"):
+            # Region sites (docs/index.md "Region sites"): the zones raster as it is, ids its values.
+            if self.has(parameters, "SITES"):
+                raise QgsProcessingException("Sites and Regions: give one of them, not both")
+            flags = [("sites-raster", self.raster_path(parameters, "REGIONS", context)[1])]
+        else:
+            sites = self.points(parameters, "SITES", None, context, layer.crs())
+            if len(sites) < 2:
+                raise QgsProcessingException("Sites: %d point(s); at least 2 are needed (or give Regions)" % len(sites))
+            flags = [("site", point) for point in sites] + [("map-coords", True)]
         index = self.parameterAsFile(parameters, "INDEX", context)
         if index:
             flags.append(("index", index))
@@ -509,7 +519,9 @@ class Network(SitesAlgorithm):
     TITLE = "Least-cost network between sites"
     HELP = ("<p>The least-cost network connecting K sites: the minimum spanning tree of their exact cost "
             "matrix, each tree edge traced as a least-cost path; one line per edge with from_id, to_id, cost, "
-            "length (docs/index.md).</p>")
+            "length (docs/index.md). Sites are points, or regions (a raster of zone ids, e.g. habitat patches): "
+            "then the cost between two regions is the least over their cells' pairs, each line runs between the "
+            "regions' nearest cells, and from_id, to_id are the zone ids.</p>")
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_sites_parameters()

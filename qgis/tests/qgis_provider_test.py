@@ -21,6 +21,7 @@ terrazo_provider), QGIS_PROCESS (optional: the qgis_process to run).
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -403,6 +404,23 @@ def network(backend):
     if expected["edges"] != len(SITE_CELLS) - 1:
         fail("the network has %d edges" % expected["edges"])
     same_file(h.path("q_network.geojson"), h.path("c_network.geojson"))
+    # Regions instead of sites: a zones raster on the DEM's grid, 3 x 3 cells around each site cell.
+    from osgeo import gdal
+    source = gdal.Open(dem)
+    zones = gdal.GetDriverByName("GTiff").Create(h.path("zones.tif"), source.RasterXSize, source.RasterYSize, 1,
+                                                 gdal.GDT_Int32)
+    zones.SetGeoTransform(source.GetGeoTransform())
+    zones.SetProjection(source.GetProjection())
+    band = zones.GetRasterBand(1)
+    band.SetNoDataValue(0)
+    for i, (c, r) in enumerate(SITE_CELLS):
+        band.WriteRaster(max(0, c - 1), max(0, r - 1), 3, 3, struct.pack("<9i", *([10 * (i + 1)] * 9)))
+    zones = None
+    h.run_algorithm("network", {"INPUT": dem, "REGIONS": h.path("zones.tif"), "OUTPUT": h.path("q_regions.geojson")})
+    expected = h.cli(["network", "--sites-raster=" + h.path("zones.tif"), dem, h.path("c_regions.geojson")])
+    if expected["sites"] != len(SITE_CELLS) or expected["edges"] != len(SITE_CELLS) - 1:
+        fail("the region network has %d sites, %d edges" % (expected["sites"], expected["edges"]))
+    same_file(h.path("q_regions.geojson"), h.path("c_regions.geojson"))
     h.done()
 
 

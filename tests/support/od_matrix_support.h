@@ -1,0 +1,109 @@
+// tests/support/od_matrix_support.h: what the index, od-matrix and network suites share
+// (test_od_matrix.cpp, test_gprime_rounds.cpp, test_od_matrix_cli.cpp, test_network.cpp): the
+// Dijkstra oracle's matrix, an index build and an od-matrix query through the api, random sites on
+// tile borders and corners, and the exact comparison of two matrices.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/index.h"
+#include "tests/support/sssp_reference.h"
+
+namespace terrazo::testing {
+
+inline SourcePoint pixel(std::uint64_t x, std::uint64_t y) {
+  return parse_source_point(std::to_string(x) + "," + std::to_string(y), "--site");
+}
+
+// The oracle: costs from each site to every site by Dijkstra over the whole raster.
+inline std::vector<PathLength> reference_matrix(const std::vector<double>& values, std::uint64_t w, std::uint64_t h,
+                                                const WeightParams& params, Connectivity connectivity, PathLength max_cost,
+                                                const std::vector<std::uint64_t>& cells) {
+  std::vector<PathLength> out;
+  for (std::uint64_t s : cells) {
+    SsspReferenceProblem ref;
+    ref.width = w;
+    ref.height = h;
+    ref.values = values.data();
+    ref.params = params;
+    ref.connectivity = connectivity;
+    ref.max_cost = max_cost;
+    set_reference_sources(ref, {{s, 0}});
+    EXPECT_TRUE(sssp_reference(ref));
+    for (std::uint64_t t : cells) out.push_back(ref.dist[t]);
+  }
+  return out;
+}
+
+// `terrazo index` on the CPU under 256 MiB.
+inline IndexResult build(const std::string& input, const std::string& output, WeightModel model, Connectivity c,
+                         std::uint32_t tile, std::uint32_t leaf, double scale = 0.0) {
+  IndexOptions o;
+  o.input = input;
+  o.output = output;
+  o.weight = model;
+  o.connectivity = c;
+  o.tile = tile;
+  o.leaf = leaf;
+  o.scale = scale;
+  o.device = "cpu";
+  MemoryBudget budget(256ull << 20);
+  return run_index(o, budget, Progress::silent());
+}
+
+// `terrazo od-matrix` of point sites, with the index `index` or without it (""), under 256 MiB.
+inline OdMatrixResult query(const std::string& input, const std::string& index, const std::vector<SourcePoint>& sites,
+                            WeightModel model, Connectivity c, double max_cost = -1, std::uint64_t cache_bytes = 0,
+                            std::uint32_t tile = 16, double scale = 0.0) {
+  OdMatrixOptions o;
+  o.input = input;
+  o.index = index;
+  o.sites = sites;
+  o.weight = model;
+  o.connectivity = c;
+  o.max_cost = max_cost;
+  o.cache_bytes = cache_bytes;
+  o.tile = tile;
+  o.scale = scale;
+  o.threads = 2;
+  MemoryBudget budget(256ull << 20);
+  return run_od_matrix(o, budget, Progress::silent());
+}
+
+// Random valid sites, with some on tile borders and corners (tile 16), two in one tile.
+inline std::vector<std::uint64_t> pick_sites(const std::vector<double>& values, std::uint64_t w, std::uint64_t h,
+                                             std::mt19937_64& rng, int count) {
+  std::vector<std::uint64_t> cells;
+  auto valid = [&](std::uint64_t c) { return values[c] == values[c]; };
+  for (int tries = 0; cells.size() < static_cast<std::size_t>(count) && tries < 100000; ++tries) {
+    std::uint64_t x = rng() % w, y = rng() % h;
+    switch (cells.size() % 4) {
+      case 0: x = std::min<std::uint64_t>(w - 1, (x / 16) * 16 + (rng() % 2 ? 15 : 0)); break;  // tile border column
+      case 1: x = std::min<std::uint64_t>(w - 1, (x / 16) * 16 + 15); y = std::min<std::uint64_t>(h - 1, (y / 16) * 16); break;  // corner
+      case 2: if (!cells.empty()) { x = std::min<std::uint64_t>(w - 1, cells[0] % w + rng() % 3); y = cells[0] / w; } break;  // same tile
+      default: break;
+    }
+    if (valid(y * w + x)) cells.push_back(y * w + x);
+  }
+  return cells;
+}
+
+inline std::vector<SourcePoint> points_of(const std::vector<std::uint64_t>& cells, std::uint64_t w) {
+  std::vector<SourcePoint> points;
+  for (std::uint64_t c : cells) points.push_back(pixel(c % w, c / w));
+  return points;
+}
+
+inline void expect_same(const std::vector<PathLength>& got, const std::vector<PathLength>& want, std::uint64_t k,
+                        const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::uint64_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << what << ": from site " << i / k + 1 << " to site " << i % k + 1;
+}
+
+}  // namespace terrazo::testing
