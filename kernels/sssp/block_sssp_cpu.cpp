@@ -215,18 +215,20 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
   Workspace& w = workspace();
   std::uint64_t delta = 0, buckets = 0;
   const bool use_buckets = bucket_shape(values, t, params, connectivity, &delta, &buckets);
+  const std::size_t cells = static_cast<std::size_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
   if (labels.source == nullptr && labels.hops == nullptr) {  // distances only
     const Labels<false> plain{dist};
     if (use_buckets) {
       w.buckets64.reset(delta, buckets);
+      w.buckets64.release_capacity_over(cells);
       return solve_any<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
                           overflow, w.buckets64);
     }
     w.heap64.clear();
+    w.heap64.release_capacity_over(cells);
     return solve_any<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
                         overflow, w.heap64);
   }
-  const std::size_t cells = static_cast<std::size_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
   std::uint32_t* source = labels.source;
   std::uint32_t* hops = labels.hops;
   // An absent array starts as zeros and its results are dropped. This leaves the other components
@@ -243,10 +245,12 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
   const Labels<true> triple{dist, source, hops};
   if (use_buckets) {
     w.buckets128.reset(delta, buckets);
+    w.buckets128.release_capacity_over(cells);
     return solve_any<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed,
                        overflow, w.buckets128);
   }
   w.heap128.clear();
+  w.heap128.release_capacity_over(cells);
   return solve_any<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed, overflow,
                      w.heap128);
 }

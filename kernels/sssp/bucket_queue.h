@@ -45,6 +45,17 @@ class BucketQueue {
     in_ring_ = 0;
     current_ = 0;
   }
+  // Frees the buckets' storage when, left over from earlier solves, it holds more than `max_entries`
+  // entries (call on an empty queue). Each bucket keeps the largest size it ever had, and over
+  // thousands of solves the sum of those maxima grows past any one solve's need: the workspace's
+  // share of --memory (engine/sssp/exchange.cpp) allows about one entry per window cell.
+  void release_capacity_over(std::size_t max_entries) {
+    std::size_t held = far_.capacity();
+    for (const auto& b : ring_) held += b.capacity();
+    if (held <= max_entries) return;
+    for (auto& b : ring_) std::vector<Entry>().swap(b);
+    std::vector<Entry>().swap(far_);
+  }
   bool empty() const { return in_ring_ == 0 && far_.empty(); }
   bool same_bucket(Key a, Key b) const { return bucket(a) == bucket(b); }
 

@@ -38,6 +38,15 @@ class RadixHeap {
     last_ = 0;
   }
 
+  // Frees the buckets' storage when, left over from earlier solves, it holds more than `max_entries`
+  // entries (call on an empty heap; kernels/sssp/bucket_queue.h says why).
+  void release_capacity_over(std::size_t max_entries) {
+    std::size_t held = 0;
+    for (const auto& bucket : buckets_) held += bucket.capacity();
+    if (held <= max_entries) return;
+    for (auto& bucket : buckets_) std::vector<Entry>().swap(bucket);
+  }
+
   // Precondition: key >= last().
   void push(Key key, std::uint32_t value) {
     buckets_[bucket_of(key)].push_back(Entry{key, value});
