@@ -29,17 +29,16 @@
 namespace terrazo {
 namespace block_sssp_cpu_detail {
 
-// Interior mask of a (t+2h)^2 window: 1 on interior cells, 0 on the h-cell halo. Built once per
-// tile side, halo and thread (it depends on them alone); a solve copies it as its cell states.
-const std::uint8_t* interior_mask(std::uint32_t t, std::uint32_t halo) {
-  thread_local std::vector<std::uint8_t> masks[2];
-  thread_local std::uint32_t mask_t[2] = {0, 0};
-  std::vector<std::uint8_t>& mask = masks[halo - 1];
-  if (mask_t[halo - 1] != t) {
-    const std::uint32_t s = t + 2 * halo;
+// Interior mask of a (t+2)^2 window: 1 on interior cells, 0 on the halo ring. Built once per tile
+// side and thread (it depends on t alone); a solve copies it as its cell states.
+const std::uint8_t* interior_mask(std::uint32_t t) {
+  thread_local std::vector<std::uint8_t> mask;
+  thread_local std::uint32_t mask_t = 0;
+  if (mask_t != t) {
+    const std::uint32_t s = t + 2;
     mask.assign(static_cast<std::size_t>(s) * s, 0);
-    for (std::uint32_t y = halo; y < t + halo; ++y) std::memset(&mask[static_cast<std::size_t>(y) * s + halo], 1, t);
-    mask_t[halo - 1] = t;
+    for (std::uint32_t y = 1; y <= t; ++y) std::memset(&mask[static_cast<std::size_t>(y) * s + 1], 1, t);
+    mask_t = t;
   }
   return mask.data();
 }
@@ -70,8 +69,7 @@ std::uint64_t solve_any(const double* values, std::uint32_t t, const WeightParam
                         PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
                         std::uint8_t* changed, bool* overflow, Queue& heap) {
   if (connectivity == Connectivity::Sixteen)  // knight's moves: block_sssp_cpu_knight.cpp
-    return solve<kRuntimeModel, SixteenNeighbours, kLabelled>(values, t, params, max_cost, labels, interior_consistent,
-                                                              changed, overflow, heap);
+    return solve_knight<kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow, heap);
 #define TERRAZO_SOLVE(model) \
   solve_model<model, kLabelled>(values, t, params, connectivity, max_cost, labels, interior_consistent, changed, overflow, heap)
   switch (params.model) {

@@ -1,7 +1,7 @@
 // kernels/sssp/block_sssp_cpu_solve.h: the Dijkstra template behind kernels/sssp/block_sssp_cpu.cpp.
 //
-// One instantiation per weight model, neighbourhood (4, 8, or 16 with knight's moves), label kind and
-// queue (the model's switch and the step length fold into constants). They are compiled in one translation unit per model
+// One instantiation per weight model, connectivity, label kind and queue (the model's switch and the
+// step length fold into constants). They are compiled in one translation unit per model
 // (block_sssp_cpu_model_*.cpp), so a build spreads them over its cores; block_sssp_cpu.cpp picks one
 // at run time. Only kernels/sssp/block_sssp_cpu*.cpp include this header.
 #pragma once
@@ -70,63 +70,18 @@ struct IsBucketQueue : std::false_type {};
 template <class Key, class DistOf>
 struct IsBucketQueue<BucketQueue<Key, DistOf>> : std::true_type {};
 
-// Interior mask of a (t+2h)^2 window (block_sssp_cpu.cpp): 1 on interior cells, 0 on the h-cell halo.
-const std::uint8_t* interior_mask(std::uint32_t t, std::uint32_t halo);
+// Interior mask of a (t+2)^2 window (block_sssp_cpu.cpp): 1 on interior cells, 0 on the halo ring.
+const std::uint8_t* interior_mask(std::uint32_t t);
 
-// Neighbourhoods of the solve (a template parameter, so each folds into constants): the halo width,
-// the directions (k = 0..kCount-1 is direction dir(k) of kernels/sssp/knight.h's 16, whose first 8
-// are kernels/common/tile_geometry.h's) and whether knight's moves (weighed over the two cells they
-// cross, knight_weight) are among them.
-struct FourNeighbours {
-  static constexpr std::uint32_t kHalo = 1;
-  static constexpr int kCount = 4;
-  static constexpr bool kKnight = false;
-  static constexpr int dir(int k) { return 2 * k; }
-};
-struct EightNeighbours {
-  static constexpr std::uint32_t kHalo = 1;
-  static constexpr int kCount = 8;
-  static constexpr bool kKnight = false;
-  static constexpr int dir(int k) { return k; }
-};
-struct SixteenNeighbours {  // --connectivity 16: a (t+4)^2 window, every halo cell's value present
-  static constexpr std::uint32_t kHalo = 2;
-  static constexpr int kCount = 16;
-  static constexpr bool kKnight = true;
-  static constexpr int dir(int k) { return k; }
-};
-
-// The knight's moves' tables of a solve (crossed cells' offsets, lengths); empty without them.
-template <bool kKnight, int kCount>
-struct KnightTables {};
-template <int kCount>
-struct KnightTables<true, kCount> {
-  std::int64_t cross_a[kCount], cross_b[kCount];
-  double length[kCount];
-};
-
-// The weight of the step u -> v in direction k of Hood (u's value `value`, window row urow).
-template <class Hood, int kCount>
-inline Weight hood_weight(const WeightParams& p, const double* values, std::uint32_t u, double value, std::uint32_t v,
-                          int k, std::int64_t urow, const KnightTables<Hood::kKnight, kCount>& knights, bool* overflow) {
-  if constexpr (Hood::kKnight) {
-    if (is_knight(Hood::dir(k)))
-      return knight_weight(p, value, values[u + knights.cross_a[k]], values[u + knights.cross_b[k]], values[v],
-                           knights.length[k], overflow);
-  }
-  return step_weight(p, value, values[v], Hood::dir(k), urow, overflow);
-}
-
-// Dijkstra on the tile, specialised for one weight model and neighbourhood so that the model's
+// Dijkstra on the tile, specialised for one weight model and connectivity so that the model's
 // switch and the step length fold into constants and the neighbour loop unrolls.
 // Halo seeds are relaxed while seeding instead of being queued (their labels never change), so
-// every popped cell is interior and its neighbours lie inside the window without bounds checks
-// (a knight's move's crossed cells too: they lie in the bounding box of its two ends).
+// every popped cell is interior and its neighbours lie inside the window without bounds checks.
 // Relaxing a seed before its turn is exact: labels only decrease and every decrease is queued,
 // so the queue ends at the same unique fixpoint, the minimum labels of the contract.
 // kModel < 0: the model read at run time (any model weight_of_step knows).
 // flatten: step_weight and the queue's push inline into the loops (GCC otherwise keeps them calls).
-template <int kModel, class Hood, bool kLabelled, class Queue>
+template <int kModel, bool kEight, bool kLabelled, class Queue>
 #if defined(__GNUC__)
 __attribute__((flatten))
 #endif
@@ -135,9 +90,9 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
                     Queue& heap) {
   using Key = typename Labels<kLabelled>::Key;
   constexpr bool kBuckets = IsBucketQueue<Queue>::value;
-  constexpr int kDirections = Hood::kCount;
-  constexpr std::uint32_t kHalo = Hood::kHalo;
-  const std::uint32_t s = t + 2 * kHalo;
+  constexpr int kDirections = kEight ? 8 : 4;
+  constexpr int kStep = kEight ? 1 : 2;
+  const std::uint32_t s = t + 2;
   const std::uint64_t cells = static_cast<std::uint64_t>(s) * s;
   PathLength* dist = labels.dist;
   WeightParams p = params;
@@ -147,33 +102,20 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
   thread_local std::vector<std::uint8_t> state_buffer;
   state_buffer.resize(cells);
   std::uint8_t* state = state_buffer.data();
-  std::memcpy(state, interior_mask(t, kHalo), cells);
+  std::memcpy(state, interior_mask(t), cells);
   const std::uint8_t* interior = state;
 
-  std::int64_t offset[kDirections];
-  // Knight's moves: the offsets of the two crossed cells and the move's length (uniform lengths).
-  KnightTables<Hood::kKnight, kDirections> knights;
+  std::int64_t offset[8];
   for (int k = 0; k < kDirections; ++k) {
-    const int d = Hood::dir(k);
-    offset[k] = static_cast<std::int64_t>(kStepDy[d]) * s + kStepDx[d];
-    if constexpr (Hood::kKnight) {
-      knights.cross_a[k] = knights.cross_b[k] = 0;
-      knights.length[k] = 0;
-      if (is_knight(d)) {
-        int ax, ay, bx, by;
-        knight_crossed(d, &ax, &ay, &bx, &by);
-        knights.cross_a[k] = static_cast<std::int64_t>(ay) * s + ax;
-        knights.cross_b[k] = static_cast<std::int64_t>(by) * s + bx;
-        knights.length[k] = knight_length(p.steps, d);
-      }
-    }
+    const int d = k * kStep;
+    offset[k] = static_cast<std::int64_t>(kDirDy[d]) * s + kDirDx[d];
   }
   std::uint64_t changed_count = 0;
   bool overflowed = false;
-  // Relaxes the step u -> v in direction k; true when it improved v (v interior).
-  auto relax = [&](std::uint32_t u, double value, std::uint32_t v, int k, std::int64_t urow) {
-    // (A function, not a lambda: relax calling a weight lambda was 7 % slower on 8 neighbours.)
-    const Weight w = hood_weight<Hood>(p, values, u, value, v, k, urow, knights, &overflowed);
+  // Relaxes the edge u -> v (v interior); true when it improved v.
+  // Relaxes the step u -> v in direction d from u's window row (step lengths: p.steps).
+  auto relax = [&](std::uint32_t u, double value, std::uint32_t v, int d, std::int64_t urow) {
+    const Weight w = step_weight(p, value, values[v], d, urow, &overflowed);
     if (w == kNoEdge) return false;
     Key candidate;
     const Key before = labels.key(v);
@@ -192,27 +134,36 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     return true;
   };
 
-  // Seeds: every finite cell, or only the halo when the interior is known to be consistent.
+  // Seeds: every finite cell, or only the halo ring when the interior is known to be consistent.
   // Halo seeds relax their interior neighbours now; an interior seed is queued when it improves
   // at least one neighbour. (The caller has emptied the queue.)
-  auto seed = [&](std::uint32_t u) {
-    if (dist[u] == kUnreached || dist[u] > max_cost) return;
+  const std::uint32_t ring = 4 * t + 4;
+  const std::uint32_t scan = interior_consistent ? ring : static_cast<std::uint32_t>(cells);
+  for (std::uint32_t k = 0; k < scan; ++k) {
+    std::uint32_t u = k;
+    if (interior_consistent) {  // ring position -> index: top row, bottom row, left, right column
+      if (k < s) u = k;
+      else if (k < 2 * s) u = (t + 1) * s + (k - s);
+      else if (k < 2 * s + t) u = (k - 2 * s + 1) * s;
+      else u = (k - 2 * s - t + 1) * s + t + 1;
+    }
+    if (dist[u] == kUnreached || dist[u] > max_cost) continue;
     const double value = values[u];
-    if (value != value) return;
+    if (value != value) continue;
     const bool halo = !interior[u];
     const std::int64_t urow = p.steps.rows ? u / s : 0;  // only a per-row table needs the row
-#pragma GCC unroll 16
-    for (int k = 0; k < kDirections; ++k) {
-      const std::int64_t v64 = static_cast<std::int64_t>(u) + offset[k];
-      // A halo cell's step that wraps around a row lands in the opposite halo columns.
+#pragma GCC unroll 8
+    for (int k2 = 0; k2 < kDirections; ++k2) {
+      const int d = k2 * kStep;
+      const std::int64_t v64 = static_cast<std::int64_t>(u) + offset[k2];
       if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
       const auto v = static_cast<std::uint32_t>(v64);
       if (!interior[v]) continue;
       if (halo) {
-        relax(u, value, v, k, urow);
+        relax(u, value, v, d, urow);
         continue;
       }
-      const Weight w = hood_weight<Hood>(p, values, u, value, v, k, urow, knights, &overflowed);
+      const Weight w = step_weight(p, value, values[v], d, urow, &overflowed);
       if (w == kNoEdge) continue;
       Key candidate;
       if (labels.extend(u, w, max_cost, &candidate) && candidate < labels.key(v)) {
@@ -220,19 +171,6 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
         break;
       }
     }
-  };
-  if (interior_consistent) {  // the halo: its top and bottom rows whole, the side columns between
-    for (std::uint32_t y = 0; y < s; ++y) {
-      if (y < kHalo || y >= t + kHalo) {
-        for (std::uint32_t x = 0; x < s; ++x) seed(y * s + x);
-      } else {
-        for (std::uint32_t x = 0; x < kHalo; ++x) seed(y * s + x);
-        for (std::uint32_t x = t + kHalo; x < s; ++x) seed(y * s + x);
-      }
-    }
-  } else {
-    for (std::uint32_t u = 0; u < cells; ++u)
-      if (dist[u] != kUnreached) seed(u);
   }
 
   while (!heap.empty()) {
@@ -248,7 +186,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     const double value = values[u];
     const PathLength du = dist[u];
     const std::int64_t urow = p.steps.rows ? u / s : 0;
-#pragma GCC unroll 16
+#pragma GCC unroll 8
     for (int k = 0; k < kDirections; ++k) {
       const auto v = static_cast<std::uint32_t>(static_cast<std::int64_t>(u) + offset[k]);
       // A neighbour already at u's distance or below cannot improve through u (weights are >= 0;
@@ -256,13 +194,13 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
       // weight. Its edge was or will be weighed from its other end (weights are symmetric), so
       // an overflowing weight is still reported. (Directed models: the edge u -> v cannot be on a
       // shortest path then, so skipping it leaves the labels exact; their scale is chosen from
-      // every in-tile edge's weight up front, api/walk_weights.h.)
+      // every in-tile edge's weight up front, api/walk_input.h.)
       if (kLabelled ? dist[v] < du : dist[v] <= du) continue;
-      if (interior[v]) relax(u, value, v, k, urow);
+      if (interior[v]) relax(u, value, v, k * kStep, urow);
     }
   }
   for (std::uint32_t y = 0; y < t; ++y) {
-    const std::uint8_t* row = state + static_cast<std::size_t>(y + kHalo) * s + kHalo;
+    const std::uint8_t* row = state + static_cast<std::size_t>(y + 1) * s + 1;
     std::uint8_t* out = changed + static_cast<std::size_t>(y) * t;
     for (std::uint32_t x = 0; x < t; ++x) out[x] = static_cast<std::uint8_t>(row[x] >> 1);
   }
@@ -270,16 +208,16 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
   return changed_count;
 }
 
-// The model's solve for the run's connectivity (4 or 8; knight's moves: SixteenNeighbours below).
+// The model's solve for the run's connectivity.
 template <int kModel, bool kLabelled, class Queue>
 std::uint64_t solve_model(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
                           PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
                           std::uint8_t* changed, bool* overflow, Queue& heap) {
   if (connectivity == Connectivity::Eight)
-    return solve<kModel, EightNeighbours, kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed,
-                                                     overflow, heap);
-  return solve<kModel, FourNeighbours, kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed,
-                                                  overflow, heap);
+    return solve<kModel, true, kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow,
+                                          heap);
+  return solve<kModel, false, kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow,
+                                         heap);
 }
 
 using Heap64 = RadixHeap<std::uint64_t>;
@@ -307,22 +245,23 @@ TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, static_cast<int>(WeightModel::AbsDiff))
 TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, static_cast<int>(WeightModel::Friction))
 TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, kRuntimeModel)
 
-// Knight's moves (--connectivity 16, kernels/sssp/knight.h): solve() on SixteenNeighbours with the
-// model read at run time (friction, geometric, unit), compiled in block_sssp_cpu_knight.cpp.
-#define TERRAZO_BLOCK_SSSP_CPU_KNIGHT(EXTERN)                                                                 \
-  EXTERN template std::uint64_t solve<kRuntimeModel, SixteenNeighbours, false, Heap64>(                        \
-      const double*, std::uint32_t, const WeightParams&, PathLength, const Labels<false>&, bool, std::uint8_t*, \
-      bool*, Heap64&);                                                                                         \
-  EXTERN template std::uint64_t solve<kRuntimeModel, SixteenNeighbours, false, Buckets64>(                     \
-      const double*, std::uint32_t, const WeightParams&, PathLength, const Labels<false>&, bool, std::uint8_t*, \
-      bool*, Buckets64&);                                                                                      \
-  EXTERN template std::uint64_t solve<kRuntimeModel, SixteenNeighbours, true, Heap128>(                        \
-      const double*, std::uint32_t, const WeightParams&, PathLength, const Labels<true>&, bool, std::uint8_t*,  \
-      bool*, Heap128&);                                                                                        \
-  EXTERN template std::uint64_t solve<kRuntimeModel, SixteenNeighbours, true, Buckets128>(                     \
-      const double*, std::uint32_t, const WeightParams&, PathLength, const Labels<true>&, bool, std::uint8_t*,  \
-      bool*, Buckets128&);
-TERRAZO_BLOCK_SSSP_CPU_KNIGHT(extern)
+// Knight's moves (--connectivity 16, kernels/sssp/knight.h): a (t+4)^2 window with a two-cell halo,
+// 16 directions, the model read at run time (friction, geometric, unit). block_sssp_cpu_knight.cpp;
+// kept apart from solve() so the 4- and 8-neighbour solves stay as they are.
+template <bool kLabelled, class Queue>
+std::uint64_t solve_knight(const double* values, std::uint32_t t, const WeightParams& params, PathLength max_cost,
+                           const Labels<kLabelled>& labels, bool interior_consistent, std::uint8_t* changed,
+                           bool* overflow, Queue& heap);
+extern template std::uint64_t solve_knight<false, Heap64>(const double*, std::uint32_t, const WeightParams&, PathLength,
+                                                          const Labels<false>&, bool, std::uint8_t*, bool*, Heap64&);
+extern template std::uint64_t solve_knight<false, Buckets64>(const double*, std::uint32_t, const WeightParams&,
+                                                             PathLength, const Labels<false>&, bool, std::uint8_t*,
+                                                             bool*, Buckets64&);
+extern template std::uint64_t solve_knight<true, Heap128>(const double*, std::uint32_t, const WeightParams&, PathLength,
+                                                          const Labels<true>&, bool, std::uint8_t*, bool*, Heap128&);
+extern template std::uint64_t solve_knight<true, Buckets128>(const double*, std::uint32_t, const WeightParams&,
+                                                             PathLength, const Labels<true>&, bool, std::uint8_t*,
+                                                             bool*, Buckets128&);
 
 }  // namespace block_sssp_cpu_detail
 }  // namespace terrazo
