@@ -11,16 +11,6 @@
 #include "gdal/gdal_raster.h"
 
 namespace terrazo {
-namespace {
-
-std::string format_value(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.10g", v);
-  return buffer;
-}
-
-}  // namespace
-
 RegionSites read_region_sites(const std::string& path, const TileGrid& grid, MemoryBudget& budget) {
   check_input_file(path);
   auto mask = RasterReader::open(path);

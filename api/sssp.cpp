@@ -45,11 +45,6 @@ constexpr std::uint32_t kCudaBatchTiles = 64;
 
 constexpr const char* kChooseBarrierBand = "choose one with --barrier-band N";
 
-std::string format_double(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.10g", v);
-  return buffer;
-}
 
 // A raster that must lie on INPUT's grid (--barrier-raster, --friction): the same size and, where
 // both are georeferenced, the same geotransform (to 1e-9 relative); `input_name` names INPUT in the
@@ -66,7 +61,7 @@ void check_on_input_grid(const std::string& flag, const std::string& path, const
     const double tolerance = 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
     if (std::fabs(a - b) > tolerance)
       throw UsageError(flag + " '" + path + "' has another geotransform than INPUT (term " + std::to_string(k) + ": " +
-                       format_double(a) + " against " + format_double(b) + "); they must cover the same cells");
+                       format_value(a) + " against " + format_value(b) + "); they must cover the same cells");
   }
 }
 
@@ -219,7 +214,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
       distance = !info.crs_wkt.empty() && crs_is_geographic(info.crs_wkt) ? DistanceMode::Geodesic : DistanceMode::Map;
     for (double v : {info.min, info.max})
       if (info.has_stats && !(std::fabs(v) <= 3.4e38))
-        throw UsageError("INPUT (elevation) has the value " + format_double(v) + "; --model " + to_string(options.weight) +
+        throw UsageError("INPUT (elevation) has the value " + format_value(v) + "; --model " + to_string(options.weight) +
                          " reads elevations as 32-bit floats: clip the values or set that value as nodata");
   } else if (!options.friction.empty()) {
     throw UsageError("--friction is the friction raster of --model walk and tobler (INPUT is then the elevation)");
@@ -298,20 +293,20 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     solve_params.scale = params.scale * pass.multiplier;
     const double largest = result.weights.largest_step * solve_params.scale;
     if (!(largest <= static_cast<double>(kMaxWeight)))
-      throw UsageError("a source multiplier of " + format_double(pass.multiplier) + " takes the largest step weight to " +
-                       format_double(largest) + " > 2^32 - 2 in the fixed point at scale " + format_double(params.scale) +
+      throw UsageError("a source multiplier of " + format_value(pass.multiplier) + " takes the largest step weight to " +
+                       format_value(largest) + " > 2^32 - 2 in the fixed point at scale " + format_value(params.scale) +
                        "; give a smaller --scale or a smaller multiplier");
     // Exact integer weights at the default scale (unit, or absdiff and max on integers) stay exact
     // only where scale x multiplier is an integer; a fraction would round every step by up to 0.5.
     if (!result.weights.scale_given && result.weights.step_error_bound == 0 &&
         solve_params.scale != std::floor(solve_params.scale))
-      throw UsageError("the weights are exact integers at scale " + format_double(params.scale) +
-                       " and a source multiplier of " + format_double(pass.multiplier) + " makes them fractions; give "
+      throw UsageError("the weights are exact integers at scale " + format_value(params.scale) +
+                       " and a source multiplier of " + format_value(pass.multiplier) + " makes them fractions; give "
                        "--scale (e.g. --scale 1000: each step then rounds to 0.5 / 1000)");
     const double relative = result.weights.relative_error_bound / pass.multiplier;
     if (!result.weights.scale_given && relative > kMaxRelativeErrorBound)
-      throw UsageError("a source multiplier of " + format_double(pass.multiplier) + " makes the cheapest step round with "
-                       "a relative error up to " + format_double(relative) + " at scale " + format_double(params.scale) +
+      throw UsageError("a source multiplier of " + format_value(pass.multiplier) + " makes the cheapest step round with "
+                       "a relative error up to " + format_value(relative) + " at scale " + format_value(params.scale) +
                        "; give a larger --scale or a larger multiplier");
   }
 
@@ -425,7 +420,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     std::vector<IndexSource> sources;
     for (const SourceCell& c : points) {
       if (c.start != 0)  // the index query seeds every source at 0
-        throw UsageError(c.text + " has the initial cost " + format_double(c.start) +
+        throw UsageError(c.text + " has the initial cost " + format_value(c.start) +
                          "; --index starts every source at 0: drop --index or the initial costs");
       sources.push_back(IndexSource{c.cell, c.text});
     }
@@ -460,8 +455,8 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
       // Initial cost in fixed point, rounded as the weights are (docs/cost_models.md).
       const double fixed = std::nearbyint(s.start * params.scale);
       if (!(fixed < 9.2e18))
-        throw UsageError(s.text + ": the initial cost " + format_double(s.start) + " does not fit the fixed point at scale " +
-                         format_double(params.scale));
+        throw UsageError(s.text + ": the initial cost " + format_value(s.start) + " does not fit the fixed point at scale " +
+                         format_value(params.scale));
       const PathLength start_fixed = static_cast<PathLength>(fixed);
       if (start_fixed > max_cost) ++result.sources_beyond_max_cost;
       by_tile[tile].push_back(TileSource{local, s.id, start_fixed});
@@ -480,8 +475,8 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     if (mask) {
       const double fixed = std::nearbyint(options.source_initial * params.scale);
       if (!(fixed < 9.2e18))
-        throw UsageError("--source-initial " + format_double(options.source_initial) +
-                         " does not fit the fixed point at scale " + format_double(params.scale));
+        throw UsageError("--source-initial " + format_value(options.source_initial) +
+                         " does not fit the fixed point at scale " + format_value(params.scale));
       mask_start = static_cast<PathLength>(fixed);
     }
     if (mask) {
@@ -506,7 +501,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
               const double v = window[static_cast<std::size_t>(y) * w + x];
               if (v != v || v == 0) continue;
               if (!(v >= 1 && v <= 4294967294.0 && v == std::floor(v)))
-                throw UsageError("--source-raster '" + options.source_raster + "' has the value " + format_double(v) +
+                throw UsageError("--source-raster '" + options.source_raster + "' has the value " + format_value(v) +
                                  " at " + std::to_string(x0 + x) + "," + std::to_string(y0 + y) +
                                  "; source ids must be positive integers (0 or nodata: not a source)");
               list.push_back(TileSource{y * t + x, static_cast<std::uint32_t>(v), mask_start});
@@ -604,10 +599,10 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
 
 SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
   if (!(options.source_initial >= 0 && std::isfinite(options.source_initial)))
-    throw UsageError("invalid --source-initial " + format_double(options.source_initial) +
+    throw UsageError("invalid --source-initial " + format_value(options.source_initial) +
                      ": expected a finite cost >= 0");
   if (!(options.source_multiplier > 0 && std::isfinite(options.source_multiplier)))
-    throw UsageError("invalid --source-multiplier " + format_double(options.source_multiplier) +
+    throw UsageError("invalid --source-multiplier " + format_value(options.source_multiplier) +
                      ": expected a finite number > 0");
   for (const auto& [flag, field] : {std::make_pair("--source-initial-field", &options.source_start),
                                     std::make_pair("--source-max-field", &options.source_max_field),

@@ -14,11 +14,6 @@
 namespace terrazo {
 namespace {
 
-std::string format_value(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.10g", v);
-  return buffer;
-}
 
 struct Ellipsoid {
   double a = 0, f = 0;

@@ -16,16 +16,6 @@
 #include "kernels/common/tile_geometry.h"
 
 namespace terrazo {
-namespace {
-
-std::string format_value(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.10g", v);
-  return buffer;
-}
-
-}  // namespace
-
 void check_walk_params(const WalkParams& w) {
   for (double v : {w.a, w.b, w.c, w.d, w.lambda, w.slope_factor})
     if (!std::isfinite(v)) throw UsageError("--walk-coeff, --lambda and --slope-factor must be finite numbers");

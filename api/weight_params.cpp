@@ -17,11 +17,6 @@
 namespace terrazo {
 namespace {
 
-std::string format_value(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.10g", v);
-  return buffer;
-}
 
 // The largest power of 10 with largest * 10^k <= limit (largest > 0 and finite), k in [-300, 300].
 double default_power_of_ten(double largest, double limit) {

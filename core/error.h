@@ -9,8 +9,10 @@
 // IoError: a file could not be opened, read, written, created, renamed or removed (the path and the
 //   system's reason are in the message).
 // BudgetError: --memory is too small for a structure the run needs (the message says how much).
-// Messages say what is wrong and what to do, in one line, naming the flag or file.
+// Messages say what is wrong and what to do, in one line, naming the flag or file; format_value
+// writes the numbers they quote (10 significant digits, %.10g).
 #pragma once
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -40,5 +42,11 @@ class Cancelled : public Error {
  public:
   Cancelled() : Error("cancelled") {}
 };
+
+inline std::string format_value(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.10g", v);
+  return buffer;
+}
 
 }  // namespace terrazo

@@ -34,7 +34,7 @@ bool integer_holds(double value) {
          value <= static_cast<double>(std::numeric_limits<T>::max());
 }
 
-std::string format_value(double value) {
+std::string format_exact(double value) {  // 17 digits: the value read back exactly
   std::ostringstream out;
   out.precision(17);
   out << value;
@@ -98,13 +98,13 @@ void doubles_to_cells(const double* values, std::size_t n, const NodataRule& rul
       T cell;
       if (std::is_floating_point<T>::value) {
         if (std::is_same<T, float>::value && std::isfinite(value) && std::fabs(value) > FLT_MAX)
-          throw Error("value " + format_value(value) + " does not fit a Float32 cell");
+          throw Error("value " + format_exact(value) + " does not fit a Float32 cell");
         cell = static_cast<T>(value);
       } else {
         const double rounded = std::nearbyint(value);
         if (!(rounded >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
               rounded <= static_cast<double>(std::numeric_limits<T>::max())))
-          throw Error("value " + format_value(value) + " does not fit a " + to_string(rule.type()) + " cell");
+          throw Error("value " + format_exact(value) + " does not fit a " + to_string(rule.type()) + " cell");
         cell = static_cast<T>(rounded);
       }
       std::memcpy(bytes + i * sizeof(T), &cell, sizeof(T));
