@@ -19,7 +19,9 @@
 #              maximum B), one source with an initial cost; the maxima scale with SIDE so that the
 #              groups reach about a quarter and a sixteenth of the terrain (the scratch files of
 #              several groups hold 13 bytes per reached cell: a full reach would need 55 GB at 4 G)
-# Environment: MEMORY (default 1G), THREADS (default: all cores), CROP_SIDE (default min(4096, SIDE/4)).
+# Environment: MEMORY (default 1G), THREADS (default: all cores), CROP_SIDE (default min(4096, SIDE/4)),
+#   RSS_TRACE (a file: each second "RUN SECONDS VmRSS RssAnon RssFile VmHWM" in KiB, to see in which
+#   phase the peak falls, with the --json line's phase times).
 # Example (GPU machine, 16 cores): bench/run_large_models.sh /tmp/tz/terrazo.sh /tmp/tz/check.sh /tmp/w 65536
 set -euo pipefail
 tz=$1
@@ -109,6 +111,12 @@ EOF
   while kill -0 "$pid" 2>/dev/null; do
     h=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
     [ -n "$h" ] && hwm=$h
+    if [ -n "${RSS_TRACE:-}" ]; then
+      awk -v run="$run" -v t="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')" \
+        '/^(VmRSS|RssAnon|RssFile|VmHWM):/ { v[$1] = $2 }
+         END { if (v["VmRSS:"] != "") print run, t, v["VmRSS:"], v["RssAnon:"], v["RssFile:"], v["VmHWM:"] }' \
+        "/proc/$pid/status" >> "$RSS_TRACE" 2>/dev/null || true
+    fi
     sleep 1
   done
   rc=0
