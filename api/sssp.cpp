@@ -393,7 +393,10 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     mask = RasterReader::open(options.source_raster);
     xo.keep_free_bytes = mask_cache_bytes + tile_cells * 8 + mask->resident_bytes(t);
   }
-  xo.keep_free_bytes += 1ull << 20;  // small allocations of the exchange (queue set nodes, lists)
+  // Small allocations of the exchange (queue set nodes, lists), and the margin for what no reservation
+  // tracks (worker threads' allocator slack, GDAL's encoder code): the cache is kept through the write
+  // phase, where the 4 G-cell 16-neighbour run peaked.
+  xo.keep_free_bytes += (1ull << 20) + budget.cache_margin();
   xo.prefer_free_bytes = write_phase_bytes;
   const TileInput& input = walk_cells ? static_cast<const TileInput&>(*walk_cells)
                            : barred   ? static_cast<const TileInput&>(*barred)

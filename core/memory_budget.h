@@ -7,6 +7,7 @@
 // what is already held, so "budget too small" is a clear error up front, not an OOM kill.
 // The promise checked by tests and benchmarks: peak RSS (VmHWM) <= total() + kFixedOverhead.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -19,6 +20,11 @@ class MemoryBudget {
  public:
   // Code, libraries, stacks and small objects that are not reserved: the "+ 64 MiB" of docs/memory_budget.md.
   static constexpr std::uint64_t kFixedOverhead = 64ull << 20;
+  // What a cache that takes "the rest of the budget" leaves unreserved: min(32 MiB, total / 32).
+  // The fixed overhead above holds the code pages of GDAL and its codecs (about 41 MiB at the 4 G-cell
+  // 16-neighbour sssp run's write phase, docs/benchmarks.md), which left only ~20 MiB for the worker
+  // threads' allocator slack; this margin keeps that slack inside the promise with room to spare.
+  std::uint64_t cache_margin() const { return std::min<std::uint64_t>(32ull << 20, total_ / 32); }
 
   explicit MemoryBudget(std::uint64_t total_bytes);
   MemoryBudget(const MemoryBudget&) = delete;

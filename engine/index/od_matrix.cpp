@@ -185,7 +185,7 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   IndexMatrixTilesCuda* gpu = nullptr;
   BlockSolveTiles* block = nullptr;
   std::unique_ptr<GPrimeRounds> resident;
-  const std::uint64_t keep = 1ull << 20;
+  const std::uint64_t keep = (1ull << 20) + budget.cache_margin();  // core/memory_budget.h
   std::uint64_t cache_bytes = options.cache_bytes;
   if (cache_bytes == 0) cache_bytes = budget.available() > keep ? budget.available() - keep : 0;
   if (index) {
