@@ -55,7 +55,9 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   // More tiles in flight where the budget holds them (the first is the one checked up front).
   const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   const std::uint64_t per_slot = tile_bytes + sink.slot_bytes();
-  const std::uint64_t affordable = 1 + budget.available() / std::max<std::uint64_t>(per_slot, 1);
+  // Extra slots take what is left but the margin for untracked memory (MemoryBudget::cache_margin).
+  const std::uint64_t left = budget.available() > budget.cache_margin() ? budget.available() - budget.cache_margin() : 0;
+  const std::uint64_t affordable = 1 + left / std::max<std::uint64_t>(per_slot, 1);
   const auto slots = static_cast<unsigned>(std::min<std::uint64_t>(2ull * threads, affordable));
   const MemoryBudget::Reservation more_tiles =
       budget.reserve((slots - 1) * tile_bytes, "sssp output tiles in flight");
