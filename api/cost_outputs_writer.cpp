@@ -64,9 +64,9 @@ void CostOutputsWriter::set_slots(unsigned count) {
   if (count > slots_.size()) more_buffers_ = budget_.reserve((count - 1) * window_bytes_, "sssp output windows in flight");
   slots_.resize(count);
   for (Slot& slot : slots_) {
-    if (cost_) slot.cost.resize(cells_);
-    if (allocation_) slot.allocation.resize(cells_);
-    if (backlink_) slot.bytes.resize(cells_);
+    if (cost_) slot.cost.allocate(cells_);
+    if (allocation_) slot.allocation.allocate(cells_);
+    if (backlink_) slot.bytes.allocate(cells_);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/sssp.h"
+#include "core/huge_buffer.h"
 #include "core/memory_budget.h"
 #include "engine/sssp/output.h"
 #include "gdal/gdal_raster.h"
@@ -40,9 +41,9 @@ class CostOutputsWriter : public SsspResultSink {
   std::uint64_t finish();
 
  private:
-  struct Slot {
-    std::vector<double> cost, allocation;
-    std::vector<std::uint8_t> bytes;
+  struct Slot {  // each window written in full by prepare_tile before write_tile reads it
+    HugeBuffer<double> cost, allocation;
+    HugeBuffer<std::uint8_t> bytes;
   };
   double scale_;
   std::size_t cells_;

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/huge_buffer.h"
 
 namespace terrazo {
 
@@ -65,9 +66,9 @@ void InMemoryTileInput::put_tile(std::uint32_t tx, std::uint32_t ty, const doubl
   // Padding cells hold the store's padding value (TileStoreWriter::write_tile), read back as NaN.
   const std::uint64_t n = static_cast<std::uint64_t>(t) * t;
   const double* source = cells;
-  std::vector<double> padded;  // edge tiles only
+  thread_local HugeBuffer<double> padded;  // edge tiles only; every cell written below
   if (w.w < t || w.h < t) {
-    padded.resize(n);
+    padded.allocate(n);
     const double pad = rule_.padding_value();
     for (std::uint64_t r = 0; r < t; ++r)
       for (std::uint64_t c = 0; c < t; ++c)

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/huge_buffer.h"
 #include "core/error.h"
 #include "core/worker_pool.h"
 #include "engine/sssp/halo_values.h"
@@ -27,8 +28,8 @@ namespace {
 
 // One tile in flight through the output phase: its labels as read, its backlinks, its result.
 struct OutputSlot {
-  std::vector<PathLength> dist;
-  std::vector<std::uint32_t> source, hops;
+  HugeBuffer<PathLength> dist;  // written in full by read_interior (core/huge_buffer.h)
+  HugeBuffer<std::uint32_t> source, hops;
   std::vector<std::uint8_t> back;
   std::vector<double> tile_values, halo_values, neighbour_values;
   std::vector<PathLength> halo_dist;
@@ -64,10 +65,10 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
 
   std::vector<OutputSlot> slot(slots);
   for (OutputSlot& o : slot) {
-    o.dist.resize(cells);
+    o.dist.allocate(cells);
     if (labelled) {
-      o.source.resize(cells);
-      o.hops.resize(cells);
+      o.source.allocate(cells);
+      o.hops.allocate(cells);
     }
     if (backlinks) {
       o.back.resize(cells);
