@@ -373,7 +373,10 @@ void TiffBlockWriter::write_ready_locked() {
         failed_ = true;
       }
     }
-    if (spare_.size() < workers_.size()) spare_.push_back(std::move(job.cells));  // one per thread (thread_state_bytes)
+    // Kept for take_buffer up to the blocks in flight: a buffer is made only when none is spare, so
+    // keeping them holds no more than the most blocks ever in flight (no new peak), and saves
+    // mapping and faulting a fresh block buffer for every block.
+    if (spare_.size() < in_flight_limit_) spare_.push_back(std::move(job.cells));
     encoded_.erase(next);
     ++next_to_write_;
     --held_;
