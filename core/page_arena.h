@@ -4,13 +4,13 @@
 // Why: `std::vector::resize` zero-fills every buffer (a memset the cache then overwrites) and each
 // buffer of more than 128 KiB is a fresh mapping whose 4 KiB pages fault one by one; on a
 // paravirtualised VM a page fault is expensive (docs/benchmarks.md "Fixed costs of a small run").
-// The arena maps chunks of whole 2 MiB pages advised for transparent huge
-// pages (core/huge_buffer.h), hands them out in pieces and never clears them: the kernel's fresh pages are zero, a piece
-// taken again holds what its last user left (callers overwrite it).
+// The arena maps chunks on 2 MiB boundaries advised for transparent huge pages
+// (core/huge_buffer.h), hands them out in pieces and never clears them: the kernel's fresh pages
+// are zero, a piece taken again holds what its last user left (callers overwrite it).
 //
 // Contract: piece_bytes is rounded up to 64 bytes; at most max_pieces pieces are ever mapped (the
-// caller's budget reservation covers max_pieces x piece_bytes, and the resident set stays within it
-// plus less than one 2 MiB page per chunk); give_back(p) returns a piece's whole 4 KiB pages to the
+// caller's budget reservation covers max_pieces x piece_bytes; the chunks are mapped to what their
+// pieces span, rounded up to 4 KiB, so the resident set stays within it); give_back(p) returns a piece's whole 4 KiB pages to the
 // kernel (MADV_DONTNEED) and keeps the piece for take() (it then reads as zeros or as before).
 // Not thread-safe: one owner.
 #pragma once
