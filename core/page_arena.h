@@ -9,10 +9,10 @@
 // are zero, a piece taken again holds what its last user left (callers overwrite it).
 //
 // Contract: piece_bytes is rounded up to 64 bytes; at most max_pieces pieces are ever mapped (the
-// caller's budget reservation covers max_pieces x piece_bytes; the chunks are mapped to what their
-// pieces span, rounded up to 4 KiB, so the resident set stays within it); give_back(p) returns a piece's whole 4 KiB pages to the
-// kernel (MADV_DONTNEED) and keeps the piece for take() (it then reads as zeros or as before).
-// Not thread-safe: one owner.
+// caller's budget reservation covers max_pieces x piece_bytes; each chunk is mapped to what its
+// pieces span, rounded up to 4 KiB, so the resident set stays within it); give_back(p) returns a
+// piece's whole 4 KiB pages to the kernel (MADV_DONTNEED) and keeps the piece for take() (it then
+// reads as zeros or as before). Not thread-safe: one owner.
 #pragma once
 #include <cstddef>
 #include <cstdint>
