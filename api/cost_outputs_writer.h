@@ -42,9 +42,14 @@ class CostOutputsWriter : public SsspResultSink {
 
  private:
   struct Slot {  // each window written in full by prepare_tile before write_tile reads it
-    HugeBuffer<double> cost, allocation;
-    HugeBuffer<std::uint8_t> bytes;
+    double* cost = nullptr;        // in cost_cells_
+    double* allocation = nullptr;  // in allocation_cells_
+    std::uint8_t* bytes = nullptr; // in byte_cells_
   };
+  // The slots' windows, one buffer of each kind for all slots (core/huge_buffer.h: a few windows of
+  // 256^2 cells share huge pages instead of faulting 4 KiB pages each).
+  HugeBuffer<double> cost_cells_, allocation_cells_;
+  HugeBuffer<std::uint8_t> byte_cells_;
   double scale_;
   std::size_t cells_;
   std::uint64_t window_bytes_;
