@@ -63,10 +63,14 @@ CostOutputsWriter::CostOutputsWriter(const SsspOptions& options, const RasterInf
 void CostOutputsWriter::set_slots(unsigned count) {
   if (count > slots_.size()) more_buffers_ = budget_.reserve((count - 1) * window_bytes_, "sssp output windows in flight");
   slots_.resize(count);
-  for (Slot& slot : slots_) {
-    if (cost_) slot.cost.resize(cells_);
-    if (allocation_) slot.allocation.resize(cells_);
-    if (backlink_) slot.bytes.resize(cells_);
+  if (cost_) cost_cells_.ensure(count * cells_);
+  if (allocation_) allocation_cells_.ensure(count * cells_);
+  if (backlink_) byte_cells_.ensure(count * cells_);
+  for (std::size_t k = 0; k < count; ++k) {
+    Slot& slot = slots_[k];
+    slot.cost = cost_ ? cost_cells_.data() + k * cells_ : nullptr;
+    slot.allocation = allocation_ ? allocation_cells_.data() + k * cells_ : nullptr;
+    slot.bytes = backlink_ ? byte_cells_.data() + k * cells_ : nullptr;
   }
 }
 
@@ -98,9 +102,9 @@ void CostOutputsWriter::prepare_tile(const SsspTileResult& r) {
 
 void CostOutputsWriter::write_tile(const SsspTileResult& r) {
   const Slot& slot = slots_.at(r.slot);
-  if (cost_) cost_->write_window(r.x0, r.y0, r.width, r.height, slot.cost.data());
-  if (backlink_) backlink_->write_window_u8(r.x0, r.y0, r.width, r.height, slot.bytes.data());
-  if (allocation_) allocation_->write_window(r.x0, r.y0, r.width, r.height, slot.allocation.data());
+  if (cost_) cost_->write_window(r.x0, r.y0, r.width, r.height, slot.cost);
+  if (backlink_) backlink_->write_window_u8(r.x0, r.y0, r.width, r.height, slot.bytes);
+  if (allocation_) allocation_->write_window(r.x0, r.y0, r.width, r.height, slot.allocation);
 }
 
 std::uint64_t CostOutputsWriter::finish() {

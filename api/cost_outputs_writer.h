@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/sssp.h"
+#include "core/huge_buffer.h"
 #include "core/memory_budget.h"
 #include "engine/sssp/output.h"
 #include "gdal/gdal_raster.h"
@@ -40,10 +41,15 @@ class CostOutputsWriter : public SsspResultSink {
   std::uint64_t finish();
 
  private:
-  struct Slot {
-    std::vector<double> cost, allocation;
-    std::vector<std::uint8_t> bytes;
+  struct Slot {  // each window written in full by prepare_tile before write_tile reads it
+    double* cost = nullptr;        // in cost_cells_
+    double* allocation = nullptr;  // in allocation_cells_
+    std::uint8_t* bytes = nullptr; // in byte_cells_
   };
+  // The slots' windows, one buffer of each kind for all slots (core/huge_buffer.h: a few windows of
+  // 256^2 cells share huge pages instead of faulting 4 KiB pages each).
+  HugeBuffer<double> cost_cells_, allocation_cells_;
+  HugeBuffer<std::uint8_t> byte_cells_;
   double scale_;
   std::size_t cells_;
   std::uint64_t window_bytes_;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/output_paths.h"
+#include "core/huge_buffer.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "core/json_summary.h"
@@ -103,8 +104,9 @@ CellStats stream_tiles(RasterReader& reader, const TileGrid& grid, std::uint64_t
   const std::uint32_t t = grid.tile;
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t chunk_width = std::min<std::uint64_t>(chunk_units * t, info.width);
-  std::vector<double> chunk(chunk_width * t);
-  std::vector<double> tile(tile_cells);
+  // Both written before read: the chunk by read_window, the tile row by row below (core/huge_buffer.h).
+  HugeBuffer<double> chunk(chunk_width * t);
+  HugeBuffer<double> tile(tile_cells);
   CellStats stats;
   std::uint64_t cells_done = 0;
   const std::uint32_t tiles_y = grid.tiles_y();

@@ -1,14 +1,14 @@
 // engine/in_memory_tile_input.cpp: InMemoryTileInput (engine/in_memory_tile_input.h).
 #include "engine/in_memory_tile_input.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "core/error.h"
+#include "core/huge_buffer.h"
 
 namespace terrazo {
 
@@ -28,21 +28,23 @@ InMemoryTileInput::InMemoryTileInput(const RasterInfo& info, std::uint32_t tile,
   reservation_ = budget.reserve(cell_bytes + extra, "input tiles in memory");
   // Pages are touched by put_tile only.
   mapping_.bytes = std::max<std::uint64_t>(cell_bytes, 1);
-  mapping_.address = ::mmap(nullptr, mapping_.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapping_.address == MAP_FAILED) {
+  // On a 2 MiB boundary, advised for huge pages (core/huge_buffer.h): an unaligned mapping of a few
+  // MiB holds no whole huge page and faults in 4 KiB pages.
+  try {
+    std::size_t mapped = 0;
+    mapping_.address = huge_allocate(mapping_.bytes, &mapped);
+    mapping_.bytes = mapped;
+  } catch (const std::bad_alloc&) {
     mapping_.address = nullptr;
     throw Error("input tiles in memory: cannot map " + MemoryBudget::format_size(mapping_.bytes) + ": " +
                 std::strerror(errno));
   }
-#ifdef MADV_HUGEPAGE
-  ::madvise(mapping_.address, mapping_.bytes, MADV_HUGEPAGE);  // advice only: no huge pages is fine
-#endif
   cells_ = static_cast<unsigned char*>(mapping_.address);
   present_.assign(grid_.tile_count(), 0);
 }
 
 InMemoryTileInput::Mapping::~Mapping() {
-  if (address) ::munmap(address, bytes);
+  if (address) huge_free(address, bytes);
 }
 
 void InMemoryTileInput::put_tile(std::uint32_t tx, std::uint32_t ty, const double* cells) {
@@ -65,9 +67,9 @@ void InMemoryTileInput::put_tile(std::uint32_t tx, std::uint32_t ty, const doubl
   // Padding cells hold the store's padding value (TileStoreWriter::write_tile), read back as NaN.
   const std::uint64_t n = static_cast<std::uint64_t>(t) * t;
   const double* source = cells;
-  std::vector<double> padded;  // edge tiles only
+  thread_local HugeBuffer<double> padded;  // edge tiles only; every cell written below
   if (w.w < t || w.h < t) {
-    padded.resize(n);
+    padded.allocate(n);
     const double pad = rule_.padding_value();
     for (std::uint64_t r = 0; r < t; ++r)
       for (std::uint64_t c = 0; c < t; ++c)

@@ -53,10 +53,66 @@ toff_t memory_size(thandle_t handle) { return static_cast<MemoryFile*>(handle)->
 int memory_map(thandle_t, void**, toff_t*) { return 0; }
 void memory_unmap(thandle_t, void*, toff_t) {}
 
+}  // namespace
+
+// libtiff's floating-point predictor (PREDICTOR=3, fpDiff in libtiff's tif_predict.c) for one sample per pixel on a little-endian host, row by row: the row's bytes regrouped by
+// significance (the most significant byte of every sample first, then the next, ...), then each
+// byte minus the byte before it in that order (mod 256; the row's first byte kept). libtiff does
+// the same with a byte loop and a heap copy per row; here the planes are cut from whole samples and
+// the differences run over a row buffer, bit for bit the same bytes (TiffBlockWriter test).
+void predict_floating_point(const std::uint8_t* in, std::uint8_t* out, std::uint32_t width, std::uint32_t rows,
+                            std::uint32_t sample_bytes) {
+  const std::size_t row_bytes = static_cast<std::size_t>(width) * sample_bytes;
+  std::vector<std::uint8_t> planes(row_bytes);
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    const std::uint8_t* src = in + r * row_bytes;
+    std::uint8_t* dst = out + r * row_bytes;
+    if (sample_bytes == 8) {
+      for (std::uint32_t x = 0; x < width; ++x) {
+        std::uint64_t v;
+        std::memcpy(&v, src + static_cast<std::size_t>(x) * 8, 8);
+        for (std::uint32_t b = 0; b < 8; ++b)  // byte b (little-endian) to plane 7 - b
+          planes[static_cast<std::size_t>(7 - b) * width + x] = static_cast<std::uint8_t>(v >> (8 * b));
+      }
+    } else if (sample_bytes == 4) {
+      for (std::uint32_t x = 0; x < width; ++x) {
+        std::uint32_t v;
+        std::memcpy(&v, src + static_cast<std::size_t>(x) * 4, 4);
+        for (std::uint32_t b = 0; b < 4; ++b)
+          planes[static_cast<std::size_t>(3 - b) * width + x] = static_cast<std::uint8_t>(v >> (8 * b));
+      }
+    } else {
+      for (std::uint32_t x = 0; x < width; ++x)
+        for (std::uint32_t b = 0; b < sample_bytes; ++b)
+          planes[static_cast<std::size_t>(sample_bytes - 1 - b) * width + x] = src[static_cast<std::size_t>(x) * sample_bytes + b];
+    }
+    dst[0] = planes[0];
+    for (std::size_t i = 1; i < row_bytes; ++i) dst[i] = static_cast<std::uint8_t>(planes[i] - planes[i - 1]);
+  }
+}
+
+namespace {
+
 // Encodes one block as libtiff writes tile 0 of a file with `format`'s tags; the tile's bytes go to
-// *out. `scratch` holds the memory file (reused).
-void encode_block(const TiffBlockFormat& format, std::vector<std::uint8_t>& cells, std::vector<std::uint8_t>* scratch,
-                  std::vector<std::uint8_t>* out) {
+// *out. `scratch` holds the memory file (reused). With own_predictor, PREDICTOR=3 is applied here
+// into *predicted (predict_floating_point) and libtiff sees PREDICTOR=1: the same codec input
+// (libtiff's predictor hands the codec the whole predicted tile in one call, as TIFFWriteEncodedTile
+// does without one), so the same bytes.
+void encode_block(const TiffBlockFormat& format, const std::vector<std::uint8_t>& cells,
+                  std::vector<std::uint8_t>* predicted, std::vector<std::uint8_t>* scratch, std::vector<std::uint8_t>* out,
+                  bool own_predictor = true) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const bool predict_here = own_predictor && format.predictor == PREDICTOR_FLOATINGPOINT &&
+                            format.sample_format == SAMPLEFORMAT_IEEEFP && cells.size() == format.block_bytes();
+#else
+  const bool predict_here = false;
+#endif
+  const std::uint8_t* data = cells.data();
+  if (predict_here) {
+    predicted->resize(cells.size());
+    predict_floating_point(cells.data(), predicted->data(), format.block, format.block, format.bits_per_sample / 8);
+    data = predicted->data();
+  }
   scratch->clear();
   MemoryFile file{scratch, 0};
   TIFF* tif = TIFFClientOpen("terrazo block", "wm", &file, memory_read, memory_write, memory_seek, memory_close,
@@ -69,13 +125,14 @@ void encode_block(const TiffBlockFormat& format, std::vector<std::uint8_t>& cell
             TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
             TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
             TIFFSetField(tif, TIFFTAG_COMPRESSION, format.compression);
-  if (ok && format.predictor != PREDICTOR_NONE) ok = TIFFSetField(tif, TIFFTAG_PREDICTOR, format.predictor);
+  if (ok && format.predictor != PREDICTOR_NONE && !predict_here) ok = TIFFSetField(tif, TIFFTAG_PREDICTOR, format.predictor);
   if (ok && format.level >= 0) {
     if (format.compression == COMPRESSION_ZSTD) ok = TIFFSetField(tif, TIFFTAG_ZSTD_LEVEL, format.level);
     if (format.compression == COMPRESSION_ADOBE_DEFLATE) ok = TIFFSetField(tif, TIFFTAG_ZIPQUALITY, format.level);
   }
   const auto bytes = static_cast<tmsize_t>(format.block_bytes());
-  if (ok) ok = TIFFWriteEncodedTile(tif, 0, cells.data(), bytes) == bytes;
+  // libtiff reads the buffer and leaves it as it is (native byte order, no bit reversal here).
+  if (ok) ok = TIFFWriteEncodedTile(tif, 0, const_cast<std::uint8_t*>(data), bytes) == bytes;
   std::uint64_t* offsets = nullptr;
   std::uint64_t* counts = nullptr;
   if (ok) ok = TIFFGetField(tif, TIFFTAG_TILEOFFSETS, &offsets) && TIFFGetField(tif, TIFFTAG_TILEBYTECOUNTS, &counts);
@@ -94,7 +151,8 @@ std::uint64_t held_bytes = 0;     // blocks in flight, all writers
 std::uint64_t claimed_bytes = 0;  // the writers' fixed needs: encoder threads and their spare buffers
 
 // What one encoder thread keeps between blocks besides the jobs it works on: its typed block and
-// encoding scratch, the codec's state (a ZSTD or DEFLATE context) and its allocator arena's slack
+// encoding scratch (the predicted block of PREDICTOR=3 stands in for libtiff's working copy of the
+// block, which libtiff no longer makes with the predictor applied here), the codec's state (a ZSTD or DEFLATE context) and its allocator arena's slack
 // (about 2.5 MiB per thread measured at 256 x 256 Float64 blocks, docs/reliability.md "Budget"),
 // plus one recycled cell buffer.
 constexpr std::uint64_t kCodecStateBytes = 3ull << 19;  // 1.5 MiB
@@ -262,7 +320,7 @@ void TiffBlockWriter::submit(std::uint64_t bx, std::uint64_t by, std::vector<std
 }
 
 void TiffBlockWriter::worker_main() {
-  std::vector<std::uint8_t> scratch, typed;
+  std::vector<std::uint8_t> scratch, typed, predicted;
   double encoding = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
@@ -284,9 +342,9 @@ void TiffBlockWriter::worker_main() {
         if (job.doubles) {
           typed.resize(format_.block_bytes());
           convert_(reinterpret_cast<const double*>(job.cells.data()), typed.data(), job.tile % across_, job.tile / across_);
-          encode_block(format_, typed, &scratch, &job.encoded);
+          encode_block(format_, typed, &predicted, &scratch, &job.encoded);
         } else {
-          encode_block(format_, job.cells, &scratch, &job.encoded);
+          encode_block(format_, job.cells, &predicted, &scratch, &job.encoded);
         }
         encoding += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
@@ -315,7 +373,10 @@ void TiffBlockWriter::write_ready_locked() {
         failed_ = true;
       }
     }
-    if (spare_.size() < workers_.size()) spare_.push_back(std::move(job.cells));  // one per thread (thread_state_bytes)
+    // Kept for take_buffer up to the blocks in flight: a buffer is made only when none is spare, so
+    // keeping them holds no more than the most blocks ever in flight (no new peak), and saves
+    // mapping and faulting a fresh block buffer for every block.
+    if (spare_.size() < in_flight_limit_) spare_.push_back(std::move(job.cells));
     encoded_.erase(next);
     ++next_to_write_;
     --held_;
@@ -338,12 +399,12 @@ void TiffBlockWriter::finish(const std::vector<std::uint8_t>& fill) {
   stop_workers();
   if (error_) std::rethrow_exception(error_);
   TIFF* tif = static_cast<TIFF*>(tif_);
-  std::vector<std::uint8_t> cells = fill, scratch, encoded;
+  std::vector<std::uint8_t> cells = fill, scratch, encoded, predicted;
   bool encoded_fill = false;
   for (std::uint64_t tile = 0; tile < written_.size(); ++tile) {
     if (written_[tile]) continue;
     if (!encoded_fill) {
-      encode_block(format_, cells, &scratch, &encoded);
+      encode_block(format_, cells, &predicted, &scratch, &encoded);
       encoded_fill = true;
     }
     const auto size = static_cast<tmsize_t>(encoded.size());
@@ -354,6 +415,13 @@ void TiffBlockWriter::finish(const std::vector<std::uint8_t>& fill) {
   TIFFClose(tif);
   tif_ = nullptr;
   if (!flushed) throw Error("cannot finish writing '" + path_ + "' (disk full?)");
+}
+
+std::vector<std::uint8_t> encode_tiff_block(const TiffBlockFormat& format, const std::vector<std::uint8_t>& cells,
+                                            bool own_predictor) {
+  std::vector<std::uint8_t> predicted, scratch, out;
+  encode_block(format, cells, &predicted, &scratch, &out, own_predictor);
+  return out;
 }
 
 }  // namespace terrazo

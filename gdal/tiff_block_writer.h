@@ -47,6 +47,16 @@ struct TiffBlockFormat {
 // path encodes exactly as GTiff would; fills *format's compression, predictor and level.
 bool fast_path_codec(const std::vector<std::pair<std::string, std::string>>& options, TiffBlockFormat* format);
 
+// libtiff's floating-point predictor (PREDICTOR=3) of `rows` rows of `width` samples of
+// `sample_bytes` bytes each (one sample per pixel, little-endian host): `out` gets the bytes libtiff
+// hands its codec. The block writer applies it itself (libtiff's version copies every row on the heap).
+void predict_floating_point(const std::uint8_t* in, std::uint8_t* out, std::uint32_t width, std::uint32_t rows,
+                            std::uint32_t sample_bytes);
+// One block encoded as the writer's threads encode it (tile 0 of a one-tile TIFF in memory with
+// `format`'s tags); own_predictor false leaves PREDICTOR=3 to libtiff (the tests compare the two).
+std::vector<std::uint8_t> encode_tiff_block(const TiffBlockFormat& format, const std::vector<std::uint8_t>& cells,
+                                            bool own_predictor);
+
 class TiffBlockWriter {
  public:
   // Opens the tiled TIFF at `path` (created by GDAL, no block written) for appending blocks.

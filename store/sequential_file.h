@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/huge_buffer.h"
 #include "core/memory_budget.h"
 #include "store/posix_file.h"
 
@@ -29,7 +30,7 @@ class SequentialWriter {
   void flush();
   PosixFile file_;
   MemoryBudget::Reservation reservation_;
-  std::vector<char> buffer_;
+  HugeBuffer<char> buffer_;  // written before read (core/huge_buffer.h)
   std::uint64_t used_ = 0, offset_ = 0;
 };
 
@@ -46,7 +47,7 @@ class SequentialReader {
  private:
   PosixFile file_;
   MemoryBudget::Reservation reservation_;
-  std::vector<char> buffer_;
+  HugeBuffer<char> buffer_;  // written before read (core/huge_buffer.h)
   std::uint64_t position_ = 0, length_ = 0, offset_ = 0, bytes_read_ = 0;
 };
 

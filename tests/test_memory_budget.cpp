@@ -1,7 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <vector>
+
 #include "core/error.h"
+#include "core/huge_buffer.h"
 #include "core/memory_budget.h"
+#include "core/page_arena.h"
 
 using terrazo::MemoryBudget;
 
@@ -44,4 +51,60 @@ TEST(MemoryBudget, ReservesAndReleases) {
 TEST(MemoryBudget, ReadsPeakRss) {
   EXPECT_GT(terrazo::peak_rss_bytes(), 0u);
   EXPECT_GE(terrazo::peak_rss_bytes(), terrazo::current_rss_bytes());
+}
+
+// ---- core/huge_buffer.h and core/page_arena.h: uninitialised scratch on huge pages -------------
+
+TEST(HugeBuffer, SmallAndLargeHoldWhatIsWritten) {
+  for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, (std::size_t{5} << 20) / 8 + 3}) {
+    terrazo::HugeBuffer<std::uint64_t> b(count);
+    ASSERT_EQ(b.size(), count);
+    for (std::size_t i = 0; i < count; ++i) b[i] = i * 2654435761u;
+    for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(b[i], i * 2654435761u);
+    if (count * 8 >= terrazo::kHugeBufferPage)  // a mapping on a huge-page boundary
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.data()) % terrazo::kHugeBufferPage, 0u);
+  }
+}
+
+TEST(HugeBuffer, EnsureGrowsMovesAndReleases) {
+  terrazo::HugeBuffer<double> a;
+  EXPECT_TRUE(a.empty());
+  a.ensure(10);
+  EXPECT_EQ(a.size(), 10u);
+  a.ensure(5);  // never shrinks
+  EXPECT_EQ(a.size(), 10u);
+  a.ensure(3u << 20);
+  EXPECT_EQ(a.size(), 3u << 20);
+  a[(3u << 20) - 1] = 1.5;
+  terrazo::HugeBuffer<double> b = std::move(a);
+  EXPECT_EQ(b.size(), 3u << 20);
+  EXPECT_EQ(b[(3u << 20) - 1], 1.5);
+  EXPECT_EQ(a.data(), nullptr);
+  b.release();
+  EXPECT_TRUE(b.empty());
+}
+
+TEST(PageArena, PiecesAreDistinctAlignedAndBounded) {
+  const std::uint64_t piece = 1000 * 1024 + 5, pieces = 40;  // two chunks (the first maps 32 MiB)
+  terrazo::PageArena arena(piece, pieces);
+  EXPECT_EQ(arena.piece_bytes() % 64, 0u);
+  EXPECT_GE(arena.piece_bytes(), piece);
+  std::set<std::uintptr_t> seen;
+  std::vector<void*> taken;
+  for (std::uint64_t k = 0; k < pieces; ++k) {
+    void* p = arena.take();
+    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
+    std::memset(p, static_cast<int>(k), arena.piece_bytes());  // every byte writable, no overlap below
+    taken.push_back(p);
+    seen.insert(reinterpret_cast<std::uintptr_t>(p));
+  }
+  EXPECT_EQ(seen.size(), pieces);
+  for (std::uint64_t k = 0; k < pieces; ++k)
+    ASSERT_EQ(static_cast<const unsigned char*>(taken[k])[arena.piece_bytes() - 1], static_cast<unsigned char>(k));
+  EXPECT_THROW(arena.take(), terrazo::Error);  // max_pieces are mapped
+  arena.give_back(taken[7]);                    // pages to the kernel, the piece back for take()
+  EXPECT_EQ(arena.take(), taken[7]);
+  arena.recycle(taken[3]);
+  EXPECT_EQ(arena.take(), taken[3]);
+  static_cast<unsigned char*>(taken[7])[0] = 1;  // still writable after give_back
 }

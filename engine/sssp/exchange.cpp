@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/page_arena.h"
 #include "engine/sssp/halo_values.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/knight.h"
@@ -23,14 +24,30 @@ constexpr std::uint32_t kHopsLimit = 0xC0000000u;
 
 }  // namespace
 
+// A tile's cells in a piece of the cache's arena (core/page_arena.h): never zero-filled, every
+// cell written by acquire() (values, labels) or by the solver (changed) before it is read.
+template <typename T>
+struct EntryCells {
+  T* cells = nullptr;
+  std::size_t count = 0;
+  T& operator[](std::size_t i) { return cells[i]; }
+  const T& operator[](std::size_t i) const { return cells[i]; }
+  T* data() { return cells; }
+  const T* data() const { return cells; }
+  T* begin() { return cells; }
+  T* end() { return cells + count; }
+  bool empty() const { return count == 0; }
+};
+
 struct SsspExchange::Entry {
+  void* piece = nullptr;             // the arena's piece holding the arrays below
   std::uint64_t tile = 0;
   std::uint32_t tx = 0, ty = 0;
-  std::vector<double> values;        // (t+2h)^2, h = halo_width (kernels/sssp/knight.h)
-  std::vector<PathLength> dist;      // (t+2h)^2
-  std::vector<std::uint32_t> source; // (t+2h)^2, labelled runs
-  std::vector<std::uint32_t> hops;   // (t+2h)^2, labelled runs
-  std::vector<std::uint8_t> changed; // t*t
+  EntryCells<double> values;         // (t+2h)^2, h = halo_width (kernels/sssp/knight.h)
+  EntryCells<PathLength> dist;       // (t+2h)^2
+  EntryCells<std::uint32_t> source;  // (t+2h)^2, labelled runs
+  EntryCells<std::uint32_t> hops;    // (t+2h)^2, labelled runs
+  EntryCells<std::uint8_t> changed;  // t*t
   bool dirty = false;
   int pins = 0;
   std::list<std::uint64_t>::iterator lru;
@@ -78,7 +95,8 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   solver_options.frontier_bfs = options_.frontier_bfs;
   solver_ = make_sssp_tile_solver(options_.device, solver_options, *pool_, budget);
   options_.batch = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.batch, solver_->batch_tiles()));
-  const std::uint64_t entry_bytes = halo_cells_ * (16 + (labelled_ ? 8 : 0)) + cells + 128;
+  // The piece (rounded up to 64 bytes by the arena), the entry and its map node.
+  const std::uint64_t entry_bytes = entry_piece_bytes() + 128;
   const std::uint64_t minimum = entry_bytes * options_.batch;
   std::uint64_t wanted = options_.cache_bytes;
   if (wanted == 0) {
@@ -115,6 +133,27 @@ SsspExchange::~SsspExchange() = default;
 
 // ---- cache ------------------------------------------------------------------------------------
 
+// One piece: values and distances (8 bytes a halo cell), sources and hops (4 + 4, labelled runs),
+// the t*t changed flags, back to back (each array on its natural alignment; the piece on 64 bytes).
+std::uint64_t SsspExchange::entry_piece_bytes() const {
+  return halo_cells_ * (16 + (labelled_ ? 8 : 0)) + static_cast<std::uint64_t>(t_) * t_;
+}
+
+void SsspExchange::carve_entry(Entry& e) const {
+  auto* p = static_cast<unsigned char*>(e.piece);
+  e.values = {reinterpret_cast<double*>(p), halo_cells_};
+  p += halo_cells_ * 8;
+  e.dist = {reinterpret_cast<PathLength*>(p), halo_cells_};
+  p += halo_cells_ * 8;
+  if (labelled_) {
+    e.source = {reinterpret_cast<std::uint32_t*>(p), halo_cells_};
+    p += halo_cells_ * 4;
+    e.hops = {reinterpret_cast<std::uint32_t*>(p), halo_cells_};
+    p += halo_cells_ * 4;
+  }
+  e.changed = {p, static_cast<std::size_t>(t_) * t_};
+}
+
 SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
   auto found = cache_.find(tile);
   if (found != cache_.end()) {
@@ -132,13 +171,9 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
     free_entries_.pop_back();
   } else {
     entry = std::make_unique<Entry>();
-    entry->values.resize(halo_cells_);
-    entry->dist.resize(halo_cells_);
-    if (labelled_) {
-      entry->source.resize(halo_cells_);
-      entry->hops.resize(halo_cells_);
-    }
-    entry->changed.resize(static_cast<std::size_t>(t_) * t_);
+    if (!arena_) arena_ = std::make_unique<PageArena>(entry_piece_bytes(), capacity_);
+    entry->piece = arena_->take();
+    carve_entry(*entry);
   }
   Entry& e = *entry;
   e.tile = tile;
@@ -233,7 +268,7 @@ void SsspExchange::evict_one() {
     if (e.pins > 0) continue;
     if (e.dirty) write_back(e);
     lru_.erase(std::next(it).base());
-    free_entries_.push_back(std::move(found->second));
+    free_entries_.push_back(std::move(found->second));  // its piece is reused as it is
     cache_.erase(found);
     ++stats_.cache_evictions;
     return;
@@ -247,6 +282,7 @@ void SsspExchange::flush() {
   cache_.clear();
   lru_.clear();
   free_entries_.clear();
+  arena_.reset();
 }
 
 // ---- labels for the write phase ----------------------------------------------------------------
@@ -304,7 +340,8 @@ void SsspExchange::release(std::uint64_t tile) {
   auto found = cache_.find(tile);
   if (found != cache_.end()) {
     lru_.erase(found->second->lru);
-    cache_.erase(found);  // the entry's memory goes back now; its reservation stays with the cache
+    arena_->give_back(found->second->piece);  // the pages go back now; the reservation stays with the cache
+    cache_.erase(found);
   }
   store_.release(tile);
 }

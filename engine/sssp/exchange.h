@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "core/memory_budget.h"
+#include "core/page_arena.h"
 #include "core/progress.h"
 #include "engine/sssp/distance_store.h"
 #include "engine/tile_input.h"
@@ -151,6 +152,8 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   bool halo_improves_interior(const Entry& entry, std::uint32_t hx, std::uint32_t hy) const;
   bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
   void solve_batch(const std::vector<Entry*>& batch);
+  std::uint64_t entry_piece_bytes() const;
+  void carve_entry(Entry& entry) const;  // points the entry's arrays into its piece
 
   const TileInput& input_;
   DistanceStore& store_;
@@ -166,6 +169,7 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   std::unordered_map<std::uint64_t, std::unique_ptr<Entry>> cache_;
   std::list<std::uint64_t> lru_;  // front = most recently used
   std::vector<std::unique_ptr<Entry>> free_entries_;
+  std::unique_ptr<PageArena> arena_;  // the entries' arrays (core/page_arena.h), capacity_ pieces
   std::vector<double> read_buffer_;             // t*t
   std::vector<PathLength> dist_buffer_;         // t*t
   std::vector<std::uint32_t> source_buffer_, hops_buffer_;  // t*t, labelled runs

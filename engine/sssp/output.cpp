@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/huge_buffer.h"
 #include "core/error.h"
 #include "core/worker_pool.h"
 #include "engine/sssp/halo_values.h"
@@ -27,8 +28,9 @@ namespace {
 
 // One tile in flight through the output phase: its labels as read, its backlinks, its result.
 struct OutputSlot {
-  std::vector<PathLength> dist;
-  std::vector<std::uint32_t> source, hops;
+  PathLength* dist = nullptr;  // written in full by read_interior, in the slots' shared buffers
+  std::uint32_t* source = nullptr;
+  std::uint32_t* hops = nullptr;
   std::vector<std::uint8_t> back;
   std::vector<double> tile_values, halo_values, neighbour_values;
   std::vector<PathLength> halo_dist;
@@ -65,11 +67,16 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   WorkerPool pool(std::min(threads, slots));
 
   std::vector<OutputSlot> slot(slots);
-  for (OutputSlot& o : slot) {
-    o.dist.resize(cells);
+  // The slots' labels, one buffer of each kind for all slots (core/huge_buffer.h: a few tiles of
+  // 256^2 distances share huge pages instead of faulting 4 KiB pages each).
+  HugeBuffer<PathLength> slot_dist(slots * cells);
+  HugeBuffer<std::uint32_t> slot_source(labelled ? slots * cells : 0), slot_hops(labelled ? slots * cells : 0);
+  for (unsigned k = 0; k < slots; ++k) {
+    OutputSlot& o = slot[k];
+    o.dist = slot_dist.data() + k * cells;
     if (labelled) {
-      o.source.resize(cells);
-      o.hops.resize(cells);
+      o.source = slot_source.data() + k * cells;
+      o.hops = slot_hops.data() + k * cells;
     }
     if (backlinks) {
       o.back.resize(cells);
@@ -105,7 +112,7 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
       result.stride = t;
       result.slot = i;
       result.reached = store.interior_present(o.tile);
-      store.read_interior(o.tile, o.dist.data(), labelled ? o.source.data() : nullptr, labelled ? o.hops.data() : nullptr);
+      store.read_interior(o.tile, o.dist, labelled ? o.source : nullptr, labelled ? o.hops : nullptr);
       if (backlinks && result.reached) {
         store.read_ring(o.tile, 0, store.ring_cells(), o.ring.data());
         // 16 neighbours: every halo cell's value (a knight's move weighs the cells it crosses), here
@@ -127,8 +134,8 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
           ++o.reached_cells;
           o.max_dist = std::max(o.max_dist, d);
         }
-      result.dist = o.dist.data();
-      if (options.track_source) result.source = o.source.data();
+      result.dist = o.dist;
+      if (options.track_source) result.source = o.source;
       if (backlinks) {
         std::fill(o.back.begin(), o.back.end(), kNoBacklink);
         if (result.reached) {

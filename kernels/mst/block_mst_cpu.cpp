@@ -17,22 +17,25 @@
 #include <cstring>
 #include <vector>
 
+#include "core/huge_buffer.h"
 #include "core/union_find.h"
 #include "kernels/mst/block_mst.h"
 
 namespace terrazo {
 namespace {
 
+// Written before read: keys by the emission, sorted by the radix passes, parent and size by the
+// union-find's initialisation (core/huge_buffer.h: huge pages, no zero-fill).
 struct KruskalScratch {
-  std::vector<std::uint64_t> keys, sorted;
-  std::vector<std::uint32_t> parent, size;
+  HugeBuffer<std::uint64_t> keys, sorted;
+  HugeBuffer<std::uint32_t> parent, size;
 };
 
 // Stable LSD radix sort of `count` keys on bits 32..63 (the weight); keys[] holds the result.
 // Digits of 11 bits of (weight - lowest), lowest and highest being the tile's smallest and largest
 // weight (from the emission): a tile whose weights span less than 2^11 costs one pass, 2^22 two, the
 // full 32-bit range three. One read of the keys counts every pass's digits at once.
-void sort_by_weight(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& tmp, std::size_t count,
+void sort_by_weight(HugeBuffer<std::uint64_t>& keys, HugeBuffer<std::uint64_t>& tmp, std::size_t count,
                     Weight lowest, Weight highest) {
   if (count < 2) return;
   constexpr int kDigitBits = 11;
@@ -129,14 +132,10 @@ void block_mst_cpu(const double* values, std::uint32_t t, const WeightParams& pa
   std::memset(forest_bits, 0, cells);
   if (t == 0) return;
   thread_local KruskalScratch scratch;
-  if (scratch.keys.size() < 4 * cells) {
-    scratch.keys.resize(4 * cells);
-    scratch.sorted.resize(4 * cells);
-  }
-  if (scratch.parent.size() < cells) {
-    scratch.parent.resize(cells);
-    scratch.size.resize(cells);
-  }
+  scratch.keys.ensure(4 * cells);
+  scratch.sorted.ensure(4 * cells);
+  scratch.parent.ensure(cells);
+  scratch.size.ensure(cells);
   std::uint64_t* keys = scratch.keys.data();
 
   // 1. Edges in local edge-id order: for each owner, ranks E(0) < SW(1) < S(2) < SE(3).

@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "core/error.h"
+#include "core/huge_buffer.h"
 #include "kernels/mst/block_mst_batch.h"
 #include "kernels/mst/block_mst.h"
 
@@ -27,8 +28,8 @@ class CpuMstTileSolver : public MstTileBatchSolver {
     batch_ = std::min<std::uint64_t>(batch_, 4 * pool.threads());
     batch_ = std::min<std::uint64_t>(batch_, options.max_tiles);
     batches_ = budget.reserve(2 * batch_ * per_tile, "MST tile batches");
-    values_.resize(batch_ * cells_);
-    bits_.resize(batch_ * cells_);
+    values_.allocate(batch_ * cells_);  // every tile read in full, every bit set by block_mst_cpu
+    bits_.allocate(batch_ * cells_);
     summaries_.resize(batch_);
   }
   Device device() const override { return Device::Cpu; }
@@ -77,8 +78,8 @@ class CpuMstTileSolver : public MstTileBatchSolver {
   WorkerPool& pool_;
   std::uint64_t cells_, batch_ = 0;
   MemoryBudget::Reservation scratch_, batches_;
-  std::vector<double> values_;
-  std::vector<std::uint8_t> bits_;
+  HugeBuffer<double> values_;
+  HugeBuffer<std::uint8_t> bits_;
   std::vector<std::vector<TileSummaryEdge>> summaries_;
   MstTileSolved solved_;
   bool pending_ = false;
