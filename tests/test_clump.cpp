@@ -335,6 +335,52 @@ TEST(ClumpPipeline, MoreRegionsThanTheLabelsHoldIsAnErrorBeforeAnyWindow) {
   EXPECT_EQ(std::count(sink.labels.begin(), sink.labels.end(), MemorySink::kUnwritten), 40 * 30);  // nothing written
 }
 
+// Phase 3 sends the windows to the sink on its writer thread: a sink that fails reaches the
+// caller with its own message (no hang, no later window written after it), at every thread count.
+class FailingSink : public ClumpWindowSink {
+ public:
+  explicit FailingSink(std::uint64_t fail_at) : fail_at_(fail_at) {}
+  void write_window(std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t, const std::uint32_t*) override {
+    if (windows_ == fail_at_) {
+      failed_ = true;
+      throw IoError("the sink is full");
+    }
+    if (failed_) ++after_failure_;
+    ++windows_;
+  }
+  std::uint64_t windows() const { return windows_; }
+  std::uint64_t after_failure() const { return after_failure_; }
+
+ private:
+  std::uint64_t fail_at_, windows_ = 0, after_failure_ = 0;
+  bool failed_ = false;
+};
+
+TEST(ClumpPipeline, SinkErrorReachesTheCallerAndStopsTheWindows) {
+  std::mt19937_64 rng(9);
+  const std::uint64_t w = 70, h = 45;  // 9 x 6 tiles of 8
+  const std::vector<double> values = random_values(rng, w * h, 3, 0.1);
+  for (const std::uint64_t fail_at : {0ull, 7ull, 53ull})
+    for (const unsigned threads : {1u, 3u}) {
+      testing::TempDir dir;
+      ClumpPhaseOptions o;
+      o.scratch_dir = dir.path();
+      o.threads = threads;
+      MemoryTileInput input(values, w, h, 8);
+      FailingSink sink(fail_at);
+      MemoryBudget budget(64ull << 20);
+      try {
+        run_clump_phases(input, o, budget, Progress::silent(), &sink);
+        FAIL() << "no error, failing at window " << fail_at;
+      } catch (const IoError& e) {
+        EXPECT_STREQ(e.what(), "the sink is full");
+      }
+      EXPECT_EQ(sink.windows(), fail_at);
+      EXPECT_EQ(sink.after_failure(), 0u) << "windows written after the sink failed";
+      EXPECT_EQ(budget.reserved(), 0u);
+    }
+}
+
 TEST(ClumpPipeline, TooSmallABudgetIsFoundBeforeAnyWork) {
   std::mt19937_64 rng(8);
   const std::vector<double> values = random_values(rng, 300 * 200, 2, 0.1);
