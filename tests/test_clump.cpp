@@ -444,6 +444,48 @@ TEST(ClumpPipeline, ExternalMergeMatchesOracleAndInMemoryMerge) {
   EXPECT_EQ(cases, 16 * 4 * 2);
 }
 
+// The external merge runs the subtrees of its top levels on threads of their own (4^P subtrees for
+// `threads`): the labels and the merge's counts are the same at every thread count, and equal the
+// oracle, on random fields and on a spiral that crosses every level.
+TEST(ClumpPipeline, ExternalMergeSameRootsWhateverTheThreads) {
+  std::mt19937_64 rng(17);
+  std::vector<std::pair<std::string, std::vector<double>>> rasters;
+  const std::uint64_t w = 75, h = 61;  // tiles of 4: 19 x 16 tiles, 5 levels
+  rasters.emplace_back("random", random_values(rng, w * h, 3, 0.1));
+  rasters.emplace_back("two values", random_values(rng, w * h, 2, 0.3));
+  for (const auto& [name, values] : rasters)
+    for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+      ClumpPhaseOptions o;
+      o.connectivity = c;
+      o.external_merge = true;
+      const Oracle expected = oracle(values, w, h, o);
+      const ClumpRun one = run_phases(values, w, h, 4, o, 1);
+      EXPECT_EQ(one.result.merge_parallel_levels, 0u);
+      EXPECT_EQ(one.labels, expected.labels) << name;
+      for (const unsigned threads : {2u, 5u, 16u}) {
+        const std::string what = name + ", " + std::to_string(threads) + " threads, conn " + std::to_string(static_cast<int>(c));
+        const ClumpRun many = run_phases(values, w, h, 4, o, threads);
+        EXPECT_TRUE(many.result.external_merge) << what;
+        EXPECT_EQ(many.result.merge_parallel_levels, threads == 2 ? 1u : 2u) << what;
+        EXPECT_EQ(many.labels, one.labels) << what;
+        EXPECT_EQ(many.result.regions, one.result.regions) << what;
+        EXPECT_EQ(many.result.merged_border_regions, one.result.merged_border_regions) << what;
+        EXPECT_EQ(many.result.merge_links, one.result.merge_links) << what;
+        EXPECT_EQ(many.result.largest_region, one.result.largest_region) << what;
+      }
+    }
+  const std::uint64_t n = 67;
+  const std::vector<double> coil = spiral(n);
+  ClumpPhaseOptions o;
+  o.external_merge = true;
+  const Oracle expected = oracle(coil, n, n, o);
+  for (const unsigned threads : {1u, 4u, 7u}) {
+    const ClumpRun run = run_phases(coil, n, n, 4, o, threads);
+    EXPECT_EQ(run.labels, expected.labels) << "spiral, " << threads << " threads";
+    EXPECT_EQ(run.result.regions, expected.regions) << "spiral, " << threads << " threads";
+  }
+}
+
 // Regions that cross many tiles and levels of the hierarchy: spirals (the first cell far from most
 // of the region), a serpentine, a diagonal staircase, a checkerboard (every cell its own region with
 // 4 neighbours, one region with 8), one region over everything.
