@@ -35,7 +35,7 @@ GeoTiffTileInput::GeoTiffTileInput(std::string path, std::unique_ptr<RasterReade
 RasterReader& GeoTiffTileInput::reader() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::unique_ptr<RasterReader>& r = readers_[std::this_thread::get_id()];
-  if (!r) r = first_ ? std::move(first_) : RasterReader::open(path_, 1);
+  if (!r) r = first_ ? std::move(first_) : RasterReader::open_cells(path_, 1);  // info_ has the CRS
   return *r;
 }
 

@@ -84,7 +84,7 @@ void check_band(const std::string& path, std::uint32_t band, std::uint32_t bands
 
 class GdalRasterReader : public RasterReader {
  public:
-  GdalRasterReader(const std::string& path, std::uint32_t band, const std::string& how_to_choose)
+  GdalRasterReader(const std::string& path, std::uint32_t band, const std::string& how_to_choose, bool crs = true)
       : path_(path), rule_(CellType::Float32, false, 0.0) {
     ensure_gdal();
     reset_gdal_error();
@@ -114,7 +114,7 @@ class GdalRasterReader : public RasterReader {
       reset_gdal_error();
       info_.has_geotransform = GDALGetGeoTransform(dataset_, gt) == CE_None;
       if (info_.has_geotransform) std::copy(gt, gt + 6, info_.geotransform.begin());
-      const char* wkt = GDALGetProjectionRef(dataset_);
+      const char* wkt = crs ? GDALGetProjectionRef(dataset_) : nullptr;
       info_.crs_wkt = wkt ? wkt : "";
       format_ = GDALGetDriverShortName(GDALGetDatasetDriver(dataset_));
       rule_ = NodataRule(info_);
@@ -183,6 +183,13 @@ std::unique_ptr<RasterReader> RasterReader::open(const std::string& path, std::u
   if (ends_with_gz(path) && file_exists(path))
     return std::make_unique<GdalRasterReader>("/vsigzip/" + path, band, how_to_choose);
   return std::make_unique<GdalRasterReader>(path, band, how_to_choose);
+}
+
+std::unique_ptr<RasterReader> RasterReader::open_cells(const std::string& path, std::uint32_t band) {
+  bool gzip = false;
+  if (TileStore::looks_like_tile_store(path) || is_ascii_grid(path, &gzip) || (ends_with_gz(path) && file_exists(path)))
+    return open(path, band);
+  return std::make_unique<GdalRasterReader>(path, band, kExtractBand, false);
 }
 
 // ---- GeoTiffWriter -----------------------------------------------------------------------------

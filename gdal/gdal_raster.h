@@ -30,6 +30,10 @@ class RasterReader {
   static std::unique_ptr<RasterReader> open(const std::string& path, std::uint32_t band = 0,
                                             const std::string& how_to_choose = kExtractBand,
                                             MemoryBudget* budget = nullptr);
+  // The same, for a reader that only reads cells (a second reader of a file already opened, one per
+  // thread): a GDAL raster's CRS is not read (info().crs_wkt is empty), which saves its PROJ
+  // database look-ups (about 10 ms of CPU per reader).
+  static std::unique_ptr<RasterReader> open_cells(const std::string& path, std::uint32_t band);
   static constexpr const char* kExtractBand = "extract one with `gdal_translate -b N`";
   static constexpr const char* kChooseBand = "choose one with --band N";
   virtual ~RasterReader() = default;

@@ -335,6 +335,52 @@ TEST(ClumpPipeline, MoreRegionsThanTheLabelsHoldIsAnErrorBeforeAnyWindow) {
   EXPECT_EQ(std::count(sink.labels.begin(), sink.labels.end(), MemorySink::kUnwritten), 40 * 30);  // nothing written
 }
 
+// Phase 3 sends the windows to the sink on its writer thread: a sink that fails reaches the
+// caller with its own message (no hang, no later window written after it), at every thread count.
+class FailingSink : public ClumpWindowSink {
+ public:
+  explicit FailingSink(std::uint64_t fail_at) : fail_at_(fail_at) {}
+  void write_window(std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t, const std::uint32_t*) override {
+    if (windows_ == fail_at_) {
+      failed_ = true;
+      throw IoError("the sink is full");
+    }
+    if (failed_) ++after_failure_;
+    ++windows_;
+  }
+  std::uint64_t windows() const { return windows_; }
+  std::uint64_t after_failure() const { return after_failure_; }
+
+ private:
+  std::uint64_t fail_at_, windows_ = 0, after_failure_ = 0;
+  bool failed_ = false;
+};
+
+TEST(ClumpPipeline, SinkErrorReachesTheCallerAndStopsTheWindows) {
+  std::mt19937_64 rng(9);
+  const std::uint64_t w = 70, h = 45;  // 9 x 6 tiles of 8
+  const std::vector<double> values = random_values(rng, w * h, 3, 0.1);
+  for (const std::uint64_t fail_at : {0ull, 7ull, 53ull})
+    for (const unsigned threads : {1u, 3u}) {
+      testing::TempDir dir;
+      ClumpPhaseOptions o;
+      o.scratch_dir = dir.path();
+      o.threads = threads;
+      MemoryTileInput input(values, w, h, 8);
+      FailingSink sink(fail_at);
+      MemoryBudget budget(64ull << 20);
+      try {
+        run_clump_phases(input, o, budget, Progress::silent(), &sink);
+        FAIL() << "no error, failing at window " << fail_at;
+      } catch (const IoError& e) {
+        EXPECT_STREQ(e.what(), "the sink is full");
+      }
+      EXPECT_EQ(sink.windows(), fail_at);
+      EXPECT_EQ(sink.after_failure(), 0u) << "windows written after the sink failed";
+      EXPECT_EQ(budget.reserved(), 0u);
+    }
+}
+
 TEST(ClumpPipeline, TooSmallABudgetIsFoundBeforeAnyWork) {
   std::mt19937_64 rng(8);
   const std::vector<double> values = random_values(rng, 300 * 200, 2, 0.1);
@@ -396,6 +442,48 @@ TEST(ClumpPipeline, ExternalMergeMatchesOracleAndInMemoryMerge) {
       }
   }
   EXPECT_EQ(cases, 16 * 4 * 2);
+}
+
+// The external merge runs the subtrees of its top levels on threads of their own (4^P subtrees for
+// `threads`): the labels and the merge's counts are the same at every thread count, and equal the
+// oracle, on random fields and on a spiral that crosses every level.
+TEST(ClumpPipeline, ExternalMergeSameRootsWhateverTheThreads) {
+  std::mt19937_64 rng(17);
+  std::vector<std::pair<std::string, std::vector<double>>> rasters;
+  const std::uint64_t w = 75, h = 61;  // tiles of 4: 19 x 16 tiles, 5 levels
+  rasters.emplace_back("random", random_values(rng, w * h, 3, 0.1));
+  rasters.emplace_back("two values", random_values(rng, w * h, 2, 0.3));
+  for (const auto& [name, values] : rasters)
+    for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+      ClumpPhaseOptions o;
+      o.connectivity = c;
+      o.external_merge = true;
+      const Oracle expected = oracle(values, w, h, o);
+      const ClumpRun one = run_phases(values, w, h, 4, o, 1);
+      EXPECT_EQ(one.result.merge_parallel_levels, 0u);
+      EXPECT_EQ(one.labels, expected.labels) << name;
+      for (const unsigned threads : {2u, 5u, 16u}) {
+        const std::string what = name + ", " + std::to_string(threads) + " threads, conn " + std::to_string(static_cast<int>(c));
+        const ClumpRun many = run_phases(values, w, h, 4, o, threads);
+        EXPECT_TRUE(many.result.external_merge) << what;
+        EXPECT_EQ(many.result.merge_parallel_levels, threads == 2 ? 1u : 2u) << what;
+        EXPECT_EQ(many.labels, one.labels) << what;
+        EXPECT_EQ(many.result.regions, one.result.regions) << what;
+        EXPECT_EQ(many.result.merged_border_regions, one.result.merged_border_regions) << what;
+        EXPECT_EQ(many.result.merge_links, one.result.merge_links) << what;
+        EXPECT_EQ(many.result.largest_region, one.result.largest_region) << what;
+      }
+    }
+  const std::uint64_t n = 67;
+  const std::vector<double> coil = spiral(n);
+  ClumpPhaseOptions o;
+  o.external_merge = true;
+  const Oracle expected = oracle(coil, n, n, o);
+  for (const unsigned threads : {1u, 4u, 7u}) {
+    const ClumpRun run = run_phases(coil, n, n, 4, o, threads);
+    EXPECT_EQ(run.labels, expected.labels) << "spiral, " << threads << " threads";
+    EXPECT_EQ(run.result.regions, expected.regions) << "spiral, " << threads << " threads";
+  }
 }
 
 // Regions that cross many tiles and levels of the hierarchy: spirals (the first cell far from most

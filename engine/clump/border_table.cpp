@@ -101,19 +101,19 @@ void BorderTable::flush() {
 void BorderTable::read_regions(std::uint64_t begin, std::uint64_t n, BorderRegion* out) const {
   if (!n) return;
   spill_.read_exact(out, n * sizeof(BorderRegion), begin * sizeof(BorderRegion));
-  bytes_read_ += n * sizeof(BorderRegion);
+  __atomic_fetch_add(&bytes_read_, n * sizeof(BorderRegion), __ATOMIC_RELAXED);  // the external merge's threads
 }
 
 void BorderTable::write_roots(std::uint64_t begin, std::uint64_t n, const std::uint64_t* roots) {
   if (!n) return;
   roots_.write_all(roots, n * 8, begin * 8);
-  bytes_written_ += n * 8;
+  __atomic_fetch_add(&bytes_written_, n * 8, __ATOMIC_RELAXED);
 }
 
 void BorderTable::read_roots(std::uint64_t begin, std::uint64_t n, std::uint64_t* roots) const {
   if (!n) return;
   roots_.read_exact(roots, n * 8, begin * 8);
-  bytes_read_ += n * 8;
+  __atomic_fetch_add(&bytes_read_, n * 8, __ATOMIC_RELAXED);
 }
 
 }  // namespace terrazo

@@ -74,6 +74,7 @@ struct BorderTable {
   void append_external(std::uint64_t first, std::uint32_t starts_before, std::uint64_t cells);
   void flush();
   // External mode: regions [begin, begin + n) of the spill file; their roots (written by phase 2).
+  // Safe from several threads at once on distinct or equal ranges (positioned reads and writes).
   void read_regions(std::uint64_t begin, std::uint64_t n, BorderRegion* out) const;
   void write_roots(std::uint64_t begin, std::uint64_t n, const std::uint64_t* roots);
   void read_roots(std::uint64_t begin, std::uint64_t n, std::uint64_t* roots) const;

@@ -3,7 +3,11 @@
 #include "engine/clump/phase2_external_merge.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <future>
 #include <limits>
+#include <mutex>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -51,7 +55,7 @@ std::uint64_t lookup(const FinalMap& map, std::uint64_t id) {
 class ExternalMerge {
  public:
   ExternalMerge(const TileGrid& grid, Connectivity connectivity, const BorderRecords& records, BorderTable& table,
-                MemoryBudget& budget, Progress& progress, const std::string& links_path)
+                MemoryBudget& budget, Progress& progress, const std::string& links_path, unsigned threads)
       : grid_(grid),
         t_(grid.tile),
         eight_(connectivity == Connectivity::Eight),
@@ -61,12 +65,17 @@ class ExternalMerge {
         progress_(progress),
         links_(links_path, PosixFile::Mode::CreateReadWrite) {
     while ((1ull << levels_) < std::max(grid.tiles_x(), grid.tiles_y())) ++levels_;
-    // One tile's ring (4t ids and keys), its regions (at most 4t) and their roots.
-    scratch_ = budget.reserve(4ull * t_ * (4 + 8 + sizeof(BorderRegion) + 8), "clump external merge (tile scratch)");
-    ring_.resize(4ull * t_);
-    keys_.resize(4ull * t_);
-    regions_.resize(4ull * t_);
-    roots_.resize(4ull * t_);
+    // Parallel levels: the top `parallel_` levels run their (up to four) children's subtrees on
+    // threads of their own, so up to 4^parallel_ subtrees at once (the fewest levels that give
+    // `threads` subtrees), when the budget has room for that many recursion paths (each about
+    // 256 (W + H) bytes at most, summaries and one group's union-find); else one thread.
+    const std::uint64_t path_bytes = 256 * (grid.width + grid.height);
+    while (parallel_ < levels_ && (1ull << (2 * parallel_)) < threads &&
+           (1ull << (2 * (parallel_ + 1))) * path_bytes <= budget.available() / 2)
+      ++parallel_;
+    const std::uint64_t tasks = 1ull << (2 * parallel_);
+    // Per subtree at once: one tile's ring (4t ids and keys), its regions (at most 4t) and their roots.
+    scratch_ = budget.reserve(tasks * 4ull * t_ * (4 + 8 + sizeof(BorderRegion) + 8), "clump external merge (tile scratch)");
     std::uint64_t groups = 0;
     index_.resize(levels_ + 1);
     for (std::uint32_t k = 1; k <= levels_; ++k) groups += groups_x(k) * groups_y(k);
@@ -80,7 +89,11 @@ class ExternalMerge {
     if (levels_ > 0) up(levels_, 0, 0);
     down(levels_, 0, 0, FinalMap());
     totals_.levels = levels_;
+    totals_.parallel_levels = parallel_;
     totals_.links = links_written_;
+    totals_.bytes_read = bytes_read_;
+    totals_.bytes_written = bytes_written_;
+    totals_.merge.roots = roots_owned_;
     return totals_;
   }
 
@@ -106,6 +119,9 @@ class ExternalMerge {
   }
 
   Summary tile_summary(std::uint64_t tx, std::uint64_t ty) {
+    std::vector<std::uint32_t> ring_(4ull * t_);  // this call's scratch (reserved as "tile scratch")
+    std::vector<double> keys_(4ull * t_);
+    std::vector<BorderRegion> regions_(4ull * t_);
     const Rect r = rect(0, tx, ty);
     std::uint64_t len[4];
     side_lengths(r, len);
@@ -133,13 +149,45 @@ class ExternalMerge {
     return s;
   }
 
+  // Runs work(i) for the existing children i of group (k, cx, cy): on threads of their own at the
+  // parallel levels (each child's subtree is independent: its own tiles, groups and links), else in
+  // Z-order on this thread. Every task is waited for before the first error is rethrown.
+  template <class Work>
+  void for_children(std::uint32_t k, std::uint64_t cx, std::uint64_t cy, Work work) {
+    const bool parallel = k + parallel_ > levels_;
+    std::future<void> task[4];
+    std::exception_ptr error;
+    for (int i = 0; i < 4; ++i) {
+      const std::uint64_t x = 2 * cx + (i & 1), y = 2 * cy + (i >> 1);
+      if (!exists(k - 1, x, y)) continue;
+      if (!parallel) {
+        work(i, x, y);
+        continue;
+      }
+      try {
+        task[i] = std::async(std::launch::async, [&work, i, x, y] { work(i, x, y); });
+      } catch (...) {
+        if (!error) error = std::current_exception();
+        break;
+      }
+    }
+    for (std::future<void>& f : task) {
+      if (!f.valid()) continue;
+      try {
+        f.get();
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
+    }
+    if (error) std::rethrow_exception(error);
+  }
+
   Summary up(std::uint32_t k, std::uint64_t cx, std::uint64_t cy) {
     if (k == 0) return tile_summary(cx, cy);
     std::unique_ptr<Summary> child[4];  // Z-order: (0,0), (1,0), (0,1), (1,1)
-    for (int i = 0; i < 4; ++i) {
-      const std::uint64_t x = 2 * cx + (i & 1), y = 2 * cy + (i >> 1);
-      if (exists(k - 1, x, y)) child[i] = std::make_unique<Summary>(up(k - 1, x, y));
-    }
+    for_children(k, cx, cy, [&](int i, std::uint64_t x, std::uint64_t y) {
+      child[i] = std::make_unique<Summary>(up(k - 1, x, y));
+    });
     return merge(k, cx, cy, child);
   }
 
@@ -200,10 +248,12 @@ class ExternalMerge {
     {
       std::vector<Link> links(ids.size());
       for (std::uint64_t i = 0; i < ids.size(); ++i) links[i] = Link{ids[i], ids[root(i)]};
-      index_[k][cy * groups_x(k) + cx] = {links_written_, links.size()};
-      if (!links.empty()) links_.write_all(links.data(), 16 * links.size(), 16 * links_written_);
-      links_written_ += links.size();
-      totals_.bytes_written += 16 * links.size();
+      // Each group's links are a run of the file at an offset of its own (the runs' order depends
+      // on the threads; the group index finds them).
+      const std::uint64_t at = links_written_.fetch_add(links.size());
+      index_[k][cy * groups_x(k) + cx] = {at, links.size()};
+      if (!links.empty()) links_.write_all(links.data(), 16 * links.size(), 16 * at);
+      bytes_written_ += 16 * links.size();
     }
     // The group's summary: its children's outer sides, with group ids.
     Summary s;
@@ -229,7 +279,10 @@ class ExternalMerge {
       }
       if (out.id.size() != len[side]) throw Error("clump: internal error: a group's side is not its children's");
     }
-    progress_.update("clump: merge", ++steps_done_, steps_);
+    {
+      std::lock_guard<std::mutex> lock(progress_mutex_);
+      progress_.update("clump: merge", ++steps_done_, steps_);
+    }
     return s;
   }
 
@@ -237,12 +290,16 @@ class ExternalMerge {
     if (k == 0) {
       const std::uint64_t tile = cy * grid_.tiles_x() + cx;
       const std::uint64_t b0 = table_.tile_offset[tile], n = table_.tile_offset[tile + 1] - b0;
-      table_.read_regions(b0, n, regions_.data());
+      std::vector<BorderRegion> regions(n);  // at most 4t (reserved as "tile scratch")
+      std::vector<std::uint64_t> roots(n);
+      table_.read_regions(b0, n, regions.data());
+      std::uint64_t owners = 0;
       for (std::uint64_t j = 0; j < n; ++j) {
-        roots_[j] = lookup(map, regions_[j].first);
-        totals_.merge.roots += roots_[j] == regions_[j].first;
+        roots[j] = lookup(map, regions[j].first);
+        owners += roots[j] == regions[j].first;
       }
-      table_.write_roots(b0, n, roots_.data());
+      roots_owned_ += owners;
+      table_.write_roots(b0, n, roots.data());
       return;
     }
     const auto [offset, count] = index_[k][cy * groups_x(k) + cx];
@@ -251,7 +308,7 @@ class ExternalMerge {
     {
       std::vector<Link> links(count);
       if (count) links_.read_exact(links.data(), 16 * count, 16 * offset);
-      totals_.bytes_read += 16 * count;
+      bytes_read_ += 16 * count;
       const Rect r = rect(k, cx, cy);
       const std::uint64_t half = static_cast<std::uint64_t>(t_) << (k - 1);
       for (const Link& link : links) {
@@ -261,10 +318,7 @@ class ExternalMerge {
       }
     }
     FinalMap().swap(map);
-    for (int i = 0; i < 4; ++i) {
-      const std::uint64_t x = 2 * cx + (i & 1), y = 2 * cy + (i >> 1);
-      if (exists(k - 1, x, y)) down(k - 1, x, y, std::move(child[i]));
-    }
+    for_children(k, cx, cy, [&](int i, std::uint64_t x, std::uint64_t y) { down(k - 1, x, y, std::move(child[i])); });
   }
 
   const TileGrid& grid_;
@@ -276,13 +330,12 @@ class ExternalMerge {
   Progress& progress_;
   PosixFile links_;
   std::uint32_t levels_ = 0;
+  std::uint32_t parallel_ = 0;  // the top levels whose children run on threads of their own
   MemoryBudget::Reservation scratch_, index_reservation_;
-  std::vector<std::uint32_t> ring_;
-  std::vector<double> keys_;
-  std::vector<BorderRegion> regions_;
-  std::vector<std::uint64_t> roots_;
   std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> index_;  // per level, per group: (first link, links)
-  std::uint64_t links_written_ = 0, steps_ = 0, steps_done_ = 0;
+  std::atomic<std::uint64_t> links_written_{0}, bytes_read_{0}, bytes_written_{0}, roots_owned_{0};
+  std::mutex progress_mutex_;
+  std::uint64_t steps_ = 0, steps_done_ = 0;  // steps_done_: under progress_mutex_
   ClumpExternalMergeTotals totals_;
 };
 
@@ -291,9 +344,9 @@ class ExternalMerge {
 ClumpExternalMergeTotals run_clump_external_merge(const TileGrid& grid, Connectivity connectivity,
                                                   const BorderRecords& records, BorderTable& table,
                                                   MemoryBudget& budget, Progress& progress,
-                                                  const std::string& links_path) {
+                                                  const std::string& links_path, unsigned threads) {
   if (!table.external()) throw Error("clump: internal error: the external merge of an in-memory border table");
-  ExternalMerge merge(grid, connectivity, records, table, budget, progress, links_path);
+  ExternalMerge merge(grid, connectivity, records, table, budget, progress, links_path, threads);
   return merge.run();
 }
 

@@ -40,6 +40,11 @@
 // maps on the path (32 bytes per link). I/O: each tile's ring and regions read once, the links
 // (16 bytes per child id per level: about twice the border regions that reach a tile seam) written
 // once and read once, the roots (8 bytes per border region) written once.
+// Threads: the top P levels (the fewest with 4^P >= `threads` subtrees, fewer when the budget has not
+// room for 4^P recursion paths at 256 (W + H) bytes each) run each child's subtree, up and down, on
+// a thread of its own: the subtrees share nothing but the files (positioned reads and writes: each
+// group's links a run at an offset of its own, each tile's roots its own range) and the budget. The
+// roots are the same whatever the threads (ClumpPipeline.ExternalMergeSameRootsWhateverTheThreads).
 // Post: table's root file holds, for every border region, its merged region's first cell.
 #pragma once
 #include <cstdint>
@@ -55,6 +60,7 @@ namespace terrazo {
 struct ClumpExternalMergeTotals {
   ClumpMergeTotals merge;             // roots: border regions that own their root; largest: 0 (phase 3 finds it)
   std::uint32_t levels = 0;           // L
+  std::uint32_t parallel_levels = 0;  // the top levels whose children's subtrees ran on threads of their own
   std::uint64_t links = 0;            // link records written
   std::uint64_t bytes_read = 0, bytes_written = 0;  // the links file (the table and records count their own)
 };
@@ -62,6 +68,6 @@ struct ClumpExternalMergeTotals {
 ClumpExternalMergeTotals run_clump_external_merge(const TileGrid& grid, Connectivity connectivity,
                                                   const BorderRecords& records, BorderTable& table,
                                                   MemoryBudget& budget, Progress& progress,
-                                                  const std::string& links_path);
+                                                  const std::string& links_path, unsigned threads = 1);
 
 }  // namespace terrazo

@@ -2,9 +2,14 @@
 #include "engine/clump/phase3_relabel.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <functional>
 #include <future>
 #include <limits>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -16,6 +21,64 @@
 namespace terrazo {
 namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One thread that runs the jobs queued to it, in order, one at a time (so the sink's calls stay in
+// tile order), made once per run (a thread per job cost about 0.2 ms each, a few per tile row).
+// After a job throws, the later ones throw its error instead of running; the destructor drops the
+// jobs not started and joins.
+class WriterThread {
+ public:
+  WriterThread() : thread_([this] { loop(); }) {}
+  ~WriterThread() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  WriterThread(const WriterThread&) = delete;
+  WriterThread& operator=(const WriterThread&) = delete;
+  std::shared_future<void> enqueue(std::function<void()> job) {
+    std::packaged_task<void()> task([this, job = std::move(job)] {
+      if (error_) std::rethrow_exception(error_);
+      try {
+        job();
+      } catch (...) {
+        error_ = std::current_exception();
+        throw;
+      }
+    });
+    std::shared_future<void> done = task.get_future().share();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(std::move(task));
+    }
+    wake_.notify_one();
+    return done;
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::packaged_task<void()> task;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (stop_) return;
+        task = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      task();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::packaged_task<void()>> queue_;
+  bool stop_ = false;
+  std::exception_ptr error_;  // the writer thread's only
+  std::thread thread_;        // last: started once the rest is built
+};
 }  // namespace
 
 std::uint64_t clump_relabel_row_bytes(const TileGrid& grid) {
@@ -134,20 +197,49 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
                                      // (each row's last job leaves it at the next row's first tile)
   std::size_t out_set = 0;
   double write_seconds = 0;
-  // Declared after everything the writer jobs use, so an exception here waits for them before those go.
   std::shared_future<void> last_job;       // the newest writer job
   std::shared_future<void> set_reader[2];  // the job that sends each set of windows
-  // Queues `job` behind the previous one, without waiting: each job first waits for its predecessor
-  // (rethrowing its error), so the sink's calls stay in tile order, one at a time.
+  // Declared after everything the writer jobs use, so an exception here joins it before those go.
+  WriterThread writer;
+  // Queues `job` behind the previous one, without waiting (a job's error is rethrown by the later
+  // ones' futures too).
   auto enqueue = [&](std::function<void()> job) {
-    std::shared_future<void> before = last_job;
-    last_job = std::async(std::launch::async, [before, job = std::move(job), &write_seconds] {
-                 if (before.valid()) before.get();
-                 Stopwatch watch;
-                 job();
-                 write_seconds += watch.seconds();
-               }).share();
+    last_job = writer.enqueue([job = std::move(job), &write_seconds] {
+      Stopwatch watch;
+      job();
+      write_seconds += watch.seconds();
+    });
     return last_job;
+  };
+
+  // The tile solver's batches are submitted ahead, in row-major tile order across tile rows, while
+  // it has a free slot: on the GPU (two slots) the next batch is read and labelled while this one is
+  // numbered on the pool (a batch's results stay valid until the next-but-one submit, which comes
+  // after its numbering). A batch's reads depend on nothing of the numbering. On the CPU (one slot)
+  // each batch is solved when submitted, as before.
+  std::deque<std::pair<std::uint32_t, std::vector<std::uint64_t>>> in_flight;  // (tile row, tiles), oldest first
+  std::uint32_t submit_row = 0;
+  std::uint64_t submit_tile = 0;
+  auto submit_ahead = [&] {
+    while (solver.pending() < solver.slots() && submit_row < tiles_y) {
+      const std::uint64_t end = (submit_row + 1ull) * tiles_x;
+      std::vector<std::uint64_t> list = next_present_tiles(input, &submit_tile, end, batch);
+      if (list.empty()) {
+        ++submit_row;
+        continue;
+      }
+      ClumpTileBatch job;
+      job.tiles = list.size();
+      job.read = [&input, &options, cells, row = submit_row, first = end - tiles_x, tiles = list](std::uint64_t i,
+                                                                                                 double* keys) {
+        input.read_tile(static_cast<std::uint32_t>(tiles[i] - first), row, keys);
+        clump_keys(keys, cells, options);
+      };
+      in_flight.emplace_back(submit_row, std::move(list));
+      Stopwatch watch;
+      solver.submit(job);
+      spent.solve += watch.seconds();
+    }
   };
 
   std::uint64_t base = 0;
@@ -234,7 +326,6 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
     const std::uint64_t y0 = static_cast<std::uint64_t>(ty) * t;
     const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.height - y0));
     const std::uint64_t row_begin = static_cast<std::uint64_t>(ty) * tiles_x, row_end = row_begin + tiles_x;
-    std::uint64_t next_tile = row_begin;
     // On the writer thread: nodata windows for the absent tiles of this row before `tile`.
     auto write_absent_until = [&, row_begin, y0, h](std::uint64_t tile) {
       for (; written < tile; ++written) {
@@ -247,16 +338,12 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
     };
 
     for (;;) {
-      const std::vector<std::uint64_t> list = next_present_tiles(input, &next_tile, row_end, batch);
-      if (list.empty()) break;
-      ClumpTileBatch job;
-      job.tiles = list.size();
-      job.read = [&](std::uint64_t i, double* keys) {
-        input.read_tile(static_cast<std::uint32_t>(list[i] - row_begin), ty, keys);
-        clump_keys(keys, cells, options);
-      };
+      submit_ahead();
+      if (in_flight.empty() || in_flight.front().first != ty) break;  // the row's batches are done
+      const std::vector<std::uint64_t> list = std::move(in_flight.front().second);
+      in_flight.pop_front();
       Stopwatch watch;
-      const ClumpTileSolved& solved = solver.solve(job);
+      const ClumpTileSolved& solved = solver.wait();
       spent.solve += watch.seconds();
       watch.restart();
       // This batch's windows: the set whose last batch the writer has sent (it may still send the other).

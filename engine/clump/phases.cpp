@@ -90,9 +90,11 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   ClumpMergeTotals merged;
   if (table.external()) {
     const ClumpExternalMergeTotals external = run_clump_external_merge(
-        grid, options.connectivity, records, table, budget, progress, options.scratch_dir + "/clump_merge_links.bin");
+        grid, options.connectivity, records, table, budget, progress, options.scratch_dir + "/clump_merge_links.bin",
+        pool.threads());
     merged = external.merge;
     result.merge_levels = external.levels;
+    result.merge_parallel_levels = external.parallel_levels;
     result.merge_links = external.links;
     result.bytes_read += external.bytes_read;
     result.bytes_written += external.bytes_written;

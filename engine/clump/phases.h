@@ -103,6 +103,7 @@ struct ClumpPhaseResult {
   std::uint64_t merged_border_regions = 0;  // border regions after the merge (roots)
   bool external_merge = false;        // phase 2 was the external 2x2 merge (the table did not fit, or asked)
   std::uint32_t merge_levels = 0;     // external merge: levels of the hierarchy
+  std::uint32_t merge_parallel_levels = 0;  // external merge: top levels run on threads of their own
   std::uint64_t merge_links = 0;      // external merge: link records written
   double tile_labels_seconds = 0, merge_seconds = 0, relabel_seconds = 0, stats_seconds = 0;
   ClumpRelabelSeconds relabel;        // relabel_seconds split: tile solver, numbering, sink (phase3_relabel.h)
