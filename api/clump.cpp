@@ -100,14 +100,17 @@ class StatsCsv : public ClumpStatsSink {
     comma(), put(s.col_min), comma(), put(s.row_min), comma(), put(s.col_max), comma(), put(s.row_max), comma();
     put_double(x_min), comma(), put_double(y_min), comma(), put_double(x_max), comma(), put_double(y_max);
     *p++ = '\n';
-    std::fwrite(line, 1, static_cast<std::size_t>(p - line), file_);
+    const auto bytes = static_cast<std::size_t>(p - line);
+    if (std::fwrite(line, 1, bytes, file_) != bytes && write_errno_ == 0) write_errno_ = errno ? errno : EIO;
   }
   std::uint64_t finish() {
     const long size = std::ftell(file_);
     const bool failed = std::ferror(file_) != 0;
     const int closed = std::fclose(file_);
     file_ = nullptr;
-    if (failed || closed != 0) throw IoError("--stats '" + output_.path() + "': write failed: " + std::strerror(errno));
+    // The first failed write's errno (a full disk: ENOSPC), not whatever errno holds by now.
+    const int error = write_errno_ ? write_errno_ : errno;
+    if (failed || closed != 0 || write_errno_) throw IoError("--stats '" + output_.path() + "': write failed: " + std::strerror(error));
     output_.publish();
     return size > 0 ? static_cast<std::uint64_t>(size) : 0;
   }
@@ -115,6 +118,7 @@ class StatsCsv : public ClumpStatsSink {
  private:
   AtomicOutput output_;
   std::FILE* file_ = nullptr;
+  int write_errno_ = 0;
   std::array<double, 6> gt_{};
   bool georeferenced_ = false;
   double pixel_area_ = 1;
