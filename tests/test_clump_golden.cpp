@@ -26,8 +26,8 @@ using testing::read_raster_values;
 
 // Labels renumbered 1..K in row-major order of first cells (0 stays 0): equal for two labellings
 // exactly when they are the same partition, whatever numbers each gave its regions. Labels are
-// whole numbers below 2^32 (r.clump's and terrazo's): a table indexed by label, not a hash map
-// (a hash lookup per cell was most of this suite's time under the sanitizers).
+// whole numbers below 2^32 (r.clump's and terrazo's): a table indexed by label, not a hash lookup
+// per cell (1.7 M cells per raster here, at -O0 under the sanitizers).
 std::vector<std::uint32_t> canonical_labels(const std::vector<double>& labels) {
   double largest = 0;
   for (double l : labels)
