@@ -40,7 +40,9 @@ class BacklinkWindows {
  public:
   BacklinkWindows(RasterReader& reader, std::string path, std::uint64_t capacity_windows)
       : path_(std::move(path)), reader_(reader), capacity_(std::max<std::uint64_t>(1, capacity_windows)),
-        buffer_(static_cast<std::size_t>(kWindow) * kWindow) {}
+        // The largest window there is: a small raster's whole, not kWindow^2 cells zeroed per run.
+        buffer_(static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, reader.info().width) *
+                                         std::min<std::uint64_t>(kWindow, reader.info().height))) {}
 
   std::uint8_t at(std::uint64_t x, std::uint64_t y) {
     const std::uint64_t wx = x / kWindow, wy = y / kWindow;
@@ -277,7 +279,9 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
   // GeoJSON, and the mask's cells go through an external sort.
   RunDirectory run(options.tmpdir);
   auto step_reservation = budget.reserve(kStepBuffer, "path step buffer");
-  StepLog steps(run.path() + "/steps", kStepBuffer);
+  // A walk has fewer steps than the raster has cells (else it is a cycle, below): a buffer of that
+  // many never spills, and a small raster's walks do not zero a whole megabyte each run.
+  StepLog steps(run.path() + "/steps", std::min<std::uint64_t>(kStepBuffer, info.width * info.height));
   std::unique_ptr<ExternalSorter> mask_cells;
   if (!options.mask.empty()) {
     const std::uint64_t sort_bytes = std::max<std::uint64_t>(

@@ -84,7 +84,8 @@ std::unique_ptr<PipelineInput> open_on_input_grid(const std::string& path, std::
 
 void check_sssp_paths(const SsspOptions& options) {
   check_distinct_paths({{"INPUT", options.input}, {"--sources-file", options.sources_file},
-                        {"--source-raster", options.source_raster}, {"--friction", options.friction}},
+                        {"--source-raster", options.source_raster}, {"--friction", options.friction},
+                        {"--barrier-raster", options.barrier_raster}, {"--index", options.index}},
                        {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
 }
 

@@ -24,6 +24,7 @@
 
 #include "core/error.h"
 #include "gdal/ascii_grid.h"
+#include "gdal/gdal_cell_types.h"
 #include "store/atomic_output.h"
 #include "store/cell_values.h"
 #include "gdal/gdal_session.h"
@@ -34,32 +35,6 @@
 namespace terrazo {
 
 namespace {
-
-bool to_cell_type(GDALDataType gdal, CellType* type) {
-  switch (gdal) {
-    case GDT_Byte: *type = CellType::UInt8; return true;
-    case GDT_Int16: *type = CellType::Int16; return true;
-    case GDT_UInt16: *type = CellType::UInt16; return true;
-    case GDT_Int32: *type = CellType::Int32; return true;
-    case GDT_UInt32: *type = CellType::UInt32; return true;
-    case GDT_Float32: *type = CellType::Float32; return true;
-    case GDT_Float64: *type = CellType::Float64; return true;
-    default: return false;
-  }
-}
-
-GDALDataType to_gdal_type(CellType type) {
-  switch (type) {
-    case CellType::UInt8: return GDT_Byte;
-    case CellType::Int16: return GDT_Int16;
-    case CellType::UInt16: return GDT_UInt16;
-    case CellType::Int32: return GDT_Int32;
-    case CellType::UInt32: return GDT_UInt32;
-    case CellType::Float32: return GDT_Float32;
-    case CellType::Float64: return GDT_Float64;
-  }
-  return GDT_Unknown;
-}
 
 std::string window_text(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) {
   return std::to_string(w) + "x" + std::to_string(h) + " at (" + std::to_string(x0) + ", " + std::to_string(y0) + ")";
@@ -100,7 +75,7 @@ class GdalRasterReader : public RasterReader {
       band_ = GDALGetRasterBand(dataset_, static_cast<int>(band_number_));
       const GDALDataType gdal_type = GDALGetRasterDataType(band_);
       const char* pixel_type = GDALGetMetadataItem(band_, "PIXELTYPE", "IMAGE_STRUCTURE");
-      if (!to_cell_type(gdal_type, &info_.type) || (pixel_type && EQUAL(pixel_type, "SIGNEDBYTE")))
+      if (!cell_type_of(gdal_type, &info_.type) || (pixel_type && EQUAL(pixel_type, "SIGNEDBYTE")))
         throw Error("'" + path + "' has cells of type " +
                     (pixel_type && EQUAL(pixel_type, "SIGNEDBYTE") ? std::string("Int8") : GDALGetDataTypeName(gdal_type)) +
                     ", which terrazo does not read; convert it with `gdal_translate -ot Float32`");
@@ -385,7 +360,7 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
   if (block_writer) creation.SetNameValue("SPARSE_OK", "TRUE");
   reset_gdal_error();
   w.dataset = GDALCreate(driver, w.partial.c_str(), static_cast<int>(width), static_cast<int>(height), 1,
-                         to_gdal_type(type), creation.List());
+                         gdal_type_of(type), creation.List());
   if (!w.dataset) throw gdal_failure("cannot create '" + w.partial + "'");
   try {
     w.band = GDALGetRasterBand(w.dataset, 1);

@@ -209,9 +209,12 @@ struct Command {
 };
 
 // A world for one case: inputs made once, an output directory and a scratch directory (--tmpdir).
+// The commands run on a generated terrain of 700 x 600 cells (the signal and race campaigns: runs
+// long enough to be interrupted in their work), or a smaller one (the disk-full and permission
+// cases, where the size is not the point); points are placed in proportion.
 class World {
  public:
-  World() {
+  explicit World(std::uint64_t width = 700, std::uint64_t height = 600) : width_(width), height_(height) {
     ::chmod(root_.path().c_str(), 0755);  // readable by the unprivileged child of the permission case
     out_ = root_.file("out");
     scratch_ = root_.file("scratch");
@@ -219,10 +222,15 @@ class World {
     fs::create_directory(scratch_);
     ::chmod(scratch_.c_str(), 0777);
     dem_ = root_.file("dem.tzs");
-    run_ok({"gen", "-q", "--width", "700", "--height", "600", "--tile", "64", "--seed", "3", "--nodata-holes", "0.02",
-            dem_});
+    run_ok({"gen", "-q", "--width", std::to_string(width_), "--height", std::to_string(height_), "--tile", "64", "--seed",
+            "3", "--nodata-holes", "0.02", dem_});
     run_ok({"export", "-q", dem_, root_.file("dem.tif")});
-    run_ok({"sssp", "-q", "--source", "20,30", "--backlink", root_.file("back.tif"), dem_, root_.file("cost.tif")});
+    run_ok({"sssp", "-q", "--source", at(20, 30), "--backlink", root_.file("back.tif"), dem_, root_.file("cost.tif")});
+  }
+
+  // "x,y" of the point (x, y) of the 700 x 600 world, in this one.
+  std::string at(std::uint64_t x, std::uint64_t y) const {
+    return std::to_string(x * width_ / 700) + "," + std::to_string(y * height_ / 600);
   }
 
   const std::string& out() const { return out_; }
@@ -232,18 +240,21 @@ class World {
   std::vector<Command> commands() const {
     const std::string tif = root_.file("dem.tif");
     return {
-        {"gen", {"gen", "--width", "700", "--height", "600", "--tile", "64", "--seed", "9", "@/g.tzs"}, {"g.tzs"}},
+        {"gen",
+         {"gen", "--width", std::to_string(width_), "--height", std::to_string(height_), "--tile", "64", "--seed", "9",
+          "@/g.tzs"},
+         {"g.tzs"}},
         {"import", {"import", "--tile", "32", tif, "@/i.tzs"}, {"i.tzs"}},
         {"export", {"export", dem_, "@/e.tif"}, {"e.tif"}},
         {"info", {"info", "--json", tif}, {}},
         {"mst", {"mst", "--tile", "32", "--edge-list", "@/m.bin", tif, "@/m.tif"}, {"m.bin", "m.tif"}},
         {"sssp",
-         {"sssp", "--tile", "32", "--source", "100,200", "--source", "650,20", "--backlink", "@/b.tif", "--allocation",
-          "@/a.tif", tif, "@/c.tif"},
+         {"sssp", "--tile", "32", "--source", at(100, 200), "--source", at(650, 20), "--backlink", "@/b.tif",
+          "--allocation", "@/a.tif", tif, "@/c.tif"},
          {"b.tif", "a.tif", "c.tif"}},
         {"path",
-         {"path", "--backlink", root_.file("back.tif"), "--cost", root_.file("cost.tif"), "--dest", "690,590", "--dest",
-          "5,580", "--mask", "@/pm.tif", "@/p.geojson"},
+         {"path", "--backlink", root_.file("back.tif"), "--cost", root_.file("cost.tif"), "--dest", at(690, 590),
+          "--dest", at(5, 580), "--mask", "@/pm.tif", "@/p.geojson"},
          {"pm.tif", "p.geojson"}},
         {"clump", {"clump", "--by", "range:300,600", "--tile", "32", "--stats", "@/l.csv", dem_, "@/l.tif"},
          {"l.csv", "l.tif"}},
@@ -301,6 +312,7 @@ class World {
   }
 
  private:
+  std::uint64_t width_, height_;
   TempDir root_;
   std::string out_, scratch_, dem_;
 };
@@ -472,7 +484,7 @@ void signal_campaign(const std::string& command_name, std::uint64_t seed) {
 
 // Limits drawn up to the size of the largest output of an undisturbed run.
 void disk_full_campaign(const std::string& command_name, std::uint64_t seed) {
-  World world;
+  World world(350, 300);
   Command command;
   for (const auto& c : world.commands())
     if (c.name == command_name) command = c;
@@ -543,7 +555,7 @@ TEST(FaultDiskFull, Clump) { disk_full_campaign("clump", 208); }
 // exit 1 or 2, nothing created, no run directory left. (Root writes anywhere: the child then runs
 // as nobody, for whom the root-owned directory is read-only.)
 TEST(FaultUnwritableOutput, EveryCommandFailsCleanly) {
-  World world;
+  World world(350, 300);
   const std::string locked = world.file("locked");
   fs::create_directory(locked);
   ::chmod(locked.c_str(), 0555);

@@ -24,13 +24,7 @@
 namespace terrazo {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-using testing::build;
-using testing::expect_same;
-using testing::pick_sites;
-using testing::pixel;
-using testing::points_of;
-using testing::reference_matrix;
+using namespace testing::od_matrix_suite;
 
 // The G' exchange in Bellman-Ford rounds with the labels resident (CPU threads over tiles): the
 // labels of every tile equal the label-correcting exchange's, for random seeds (several per source

@@ -24,12 +24,7 @@
 namespace terrazo {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-using testing::build;
-using testing::expect_same;
-using testing::pick_sites;
-using testing::points_of;
-using testing::reference_matrix;
+using namespace testing::od_matrix_suite;
 
 // Prim's total weight and component count of a K x K matrix (kUnreached: no edge), independent of
 // the network's Kruskal.

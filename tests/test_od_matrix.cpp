@@ -32,14 +32,7 @@
 namespace terrazo {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-using testing::build;
-using testing::expect_same;
-using testing::pick_sites;
-using testing::pixel;
-using testing::points_of;
-using testing::query;
-using testing::reference_matrix;
+using namespace testing::od_matrix_suite;
 
 TEST(OdMatrix, RandomRastersWithIndexAndWithoutMatchTheOracle) {
   testing::TempDir dir;

@@ -24,10 +24,12 @@
 #include "core/error.h"
 #include "api/output_paths.h"
 #include "api/raster_io.h"
+#include "api/sssp.h"
 #include "gdal/gdal_raster.h"
 #include "store/atomic_output.h"
 #include "store/run_directory.h"
 #include "store/tile_store.h"
+#include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
 namespace {
@@ -540,6 +542,51 @@ TEST(DistinctOutputs, CheckResolvesLinksAndNamesBothRoles) {
   }
   EXPECT_THROW(check_distinct_paths({}, {{"OUTPUT", "a/b.tif"}, {"--mask", "a//b.tif"}}), UsageError);
   EXPECT_THROW(check_distinct_paths({{"--cost", dir.file("c.tif")}}, {{"--mask", dir.file("./c.tif")}}), UsageError);
+}
+
+// Reproducer: run_sssp (the library entry point behind the command, the Python package and QGIS)
+// with OUTPUT (or --backlink, --allocation) the --barrier-raster or the --index: the distinct-path
+// check left those two inputs out, so the run went ahead and its output replaced the input; only the
+// command line's own check (exit 1) stood in the way. Now a usage error naming both, before any work.
+TEST(DistinctOutputs, SsspOutputOverTheBarrierRasterOrTheIndexIsAUsageError) {
+  TempDir dir;
+  const std::string dem = dir.file("dem.tif"), barrier = dir.file("barrier.tif"), index = dir.file("dem.tzi");
+  terrazo::testing::write_raster_values(dem, 8, 8, std::vector<double>(64, 1.0), CellType::Float32, -9999);
+  std::vector<double> walls(64, 0.0);
+  for (int y = 0; y < 7; ++y) walls[y * 8 + 4] = 1;
+  terrazo::testing::write_raster_values(barrier, 8, 8, walls, CellType::UInt8, 255);
+  spit(index, "not read");
+  const std::string barrier_bytes = slurp(barrier);
+  for (const std::string& taken : {barrier, index, dir.file("./barrier.tif")})
+    for (const char* role : {"OUTPUT", "--backlink", "--allocation"}) {
+      SsspOptions o;
+      o.input = dem;
+      o.sources.push_back(parse_source_point("1,1", "--source"));
+      o.barrier_raster = barrier;
+      o.index = index;
+      o.output = dir.file("cost.tif");
+      std::string* out = std::string(role) == "OUTPUT" ? &o.output : std::string(role) == "--backlink" ? &o.backlink : &o.allocation;
+      *out = taken;
+      MemoryBudget budget(64ull << 20);
+      try {
+        run_sssp(o, budget, Progress::silent());
+        ADD_FAILURE() << role << " '" << taken << "' over an input was accepted";
+      } catch (const UsageError& e) {
+        EXPECT_TRUE(contains(e.what(), "same file")) << e.what();
+        EXPECT_TRUE(contains(e.what(), taken == index ? "--index" : "--barrier-raster")) << e.what();
+      }
+    }
+  EXPECT_EQ(slurp(barrier), barrier_bytes);
+  EXPECT_EQ(slurp(index), "not read");
+  EXPECT_FALSE(fs::exists(dir.file("cost.tif")));
+  // The control: distinct paths run, and the barrier closes its cells.
+  SsspOptions o;
+  o.input = dem;
+  o.sources.push_back(parse_source_point("1,1", "--source"));
+  o.barrier_raster = barrier;
+  o.output = dir.file("cost.tif");
+  MemoryBudget budget(64ull << 20);
+  EXPECT_EQ(run_sssp(o, budget, Progress::silent()).barrier_cells, 7u);
 }
 
 // ---- 6. backlinks validated --------------------------------------------------------------------

@@ -25,6 +25,7 @@
 #include "engine/clump/phases.h"
 #include "kernels/common/cuda_device.h"
 #include "tests/support/clump_memory_sink.h"
+#include "tests/support/clump_reference.h"
 #include "tests/support/memory_tile_input.h"
 
 namespace terrazo {
@@ -33,41 +34,6 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 using MemorySink = ClumpMemorySink;
-
-// Flood fill in row-major order of first cells (the phases' plain formula).
-std::vector<std::uint32_t> oracle(const std::vector<double>& values, std::uint64_t w, std::uint64_t h,
-                                  const ClumpPhaseOptions& o) {
-  std::vector<double> keys(values);
-  for (double& v : keys) {
-    if (std::isnan(v)) continue;
-    if (o.by == ClumpBy::Valid) v = 0;
-    if (o.by == ClumpBy::Range) v = (v >= o.range_lo && v <= o.range_hi) ? 0 : kNaN;
-  }
-  std::vector<std::uint32_t> labels(w * h, 0);
-  std::vector<std::uint64_t> stack;
-  std::uint32_t next = 0;
-  for (std::uint64_t s = 0; s < w * h; ++s) {
-    if (std::isnan(keys[s]) || labels[s]) continue;
-    labels[s] = ++next;
-    stack.push_back(s);
-    while (!stack.empty()) {
-      const std::uint64_t c = stack.back();
-      stack.pop_back();
-      const std::int64_t cx = c % w, cy = c / w;
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          if ((dx == 0 && dy == 0) || (o.connectivity == Connectivity::Four && dx != 0 && dy != 0)) continue;
-          const std::int64_t nx = cx + dx, ny = cy + dy;
-          if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(w) || ny >= static_cast<std::int64_t>(h)) continue;
-          const std::uint64_t n = ny * w + nx;
-          if (labels[n] || !(keys[n] == keys[c])) continue;
-          labels[n] = next;
-          stack.push_back(n);
-        }
-    }
-  }
-  return labels;
-}
 
 struct Run {
   std::vector<std::uint32_t> labels;
@@ -150,7 +116,7 @@ int check(int random_cases, std::uint64_t side, unsigned threads) {
     const int by = static_cast<int>(rng() % 3);
     o.by = by == 0 ? ClumpBy::Value : by == 1 ? ClumpBy::Valid : ClumpBy::Range;
     o.range_lo = 0, o.range_hi = 1;
-    const std::vector<std::uint32_t> expected = oracle(values, w, h, o);
+    const std::vector<std::uint32_t> expected = testing::clump_reference(values, w, h, o).labels;
     const Run cpu = run(values, w, h, t, o, Device::Cpu, 4);
     const Run gpu = run(values, w, h, t, o, Device::Cuda, 4);
     const bool ok = cpu.labels == expected && gpu.labels == cpu.labels && gpu.result.regions == cpu.result.regions;

@@ -41,17 +41,32 @@ inline std::size_t checked_bytes(std::uint64_t count, std::size_t element_size) 
   return static_cast<std::size_t>(count) * element_size;
 }
 
-// Device memory for `count` elements of T (uninitialized). Move-only.
-template <typename T>
-class DeviceBuffer {
+// The two kinds of CUDA memory a buffer can own: how to allocate and free it, and what the error
+// message advises when the allocation fails.
+struct DeviceMemory {
+  static cudaError_t allocate(void** pointer, std::size_t bytes) { return cudaMalloc(pointer, bytes); }
+  static void free(void* pointer) noexcept { cudaFree(pointer); }
+  static constexpr const char* kWhat = "GPU memory";
+  static constexpr const char* kAdvice = "lower --gpu-memory or the tile size";
+};
+struct PinnedMemory {
+  static cudaError_t allocate(void** pointer, std::size_t bytes) { return cudaMallocHost(pointer, bytes); }
+  static void free(void* pointer) noexcept { cudaFreeHost(pointer); }
+  static constexpr const char* kWhat = "pinned host memory";
+  static constexpr const char* kAdvice = "lower --memory or the batch size";
+};
+
+// `count` elements of T (uninitialized) in the memory `Memory` allocates. Move-only.
+template <typename T, typename Memory>
+class CudaBuffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::uint64_t count) { resize(count); }
-  ~DeviceBuffer() { release(); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+  CudaBuffer() = default;
+  explicit CudaBuffer(std::uint64_t count) { resize(count); }
+  ~CudaBuffer() { release(); }
+  CudaBuffer(const CudaBuffer&) = delete;
+  CudaBuffer& operator=(const CudaBuffer&) = delete;
+  CudaBuffer(CudaBuffer&& other) noexcept { swap(other); }
+  CudaBuffer& operator=(CudaBuffer&& other) noexcept {
     if (this != &other) {
       release();
       swap(other);
@@ -68,11 +83,11 @@ class DeviceBuffer {
     release();
     void* pointer = nullptr;
     const std::size_t bytes = checked_bytes(count, sizeof(T));
-    const cudaError_t status = cudaMalloc(&pointer, bytes ? bytes : 1);
+    const cudaError_t status = Memory::allocate(&pointer, bytes ? bytes : 1);
     if (status != cudaSuccess) {
       cudaGetLastError();
-      throw Error("cannot allocate " + std::to_string(bytes) + " bytes of GPU memory (" +
-                  cudaGetErrorString(status) + "); lower --gpu-memory or the tile size");
+      throw Error("cannot allocate " + std::to_string(bytes) + " bytes of " + Memory::kWhat + " (" +
+                  cudaGetErrorString(status) + "); " + Memory::kAdvice);
     }
     data_ = static_cast<T*>(pointer);
     count_ = capacity_ = count;
@@ -83,11 +98,11 @@ class DeviceBuffer {
 
  private:
   void release() noexcept {
-    if (data_) cudaFree(data_);
+    if (data_) Memory::free(data_);
     data_ = nullptr;
     count_ = capacity_ = 0;
   }
-  void swap(DeviceBuffer& other) noexcept {
+  void swap(CudaBuffer& other) noexcept {
     std::swap(data_, other.data_);
     std::swap(count_, other.count_);
     std::swap(capacity_, other.capacity_);
@@ -96,57 +111,11 @@ class DeviceBuffer {
   std::uint64_t count_ = 0, capacity_ = 0;
 };
 
-// Page-locked host memory for `count` elements of T (uninitialized). Move-only.
+// Device memory (cudaMalloc) and page-locked host memory (cudaMallocHost), for asynchronous copies.
 template <typename T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::uint64_t count) { resize(count); }
-  ~PinnedBuffer() { release(); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& other) noexcept { swap(other); }
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-    if (this != &other) {
-      release();
-      swap(other);
-    }
-    return *this;
-  }
-  void resize(std::uint64_t count) {
-    if (count <= capacity_) {
-      count_ = count;
-      return;
-    }
-    release();
-    void* pointer = nullptr;
-    const std::size_t bytes = checked_bytes(count, sizeof(T));
-    const cudaError_t status = cudaMallocHost(&pointer, bytes ? bytes : 1);
-    if (status != cudaSuccess) {
-      cudaGetLastError();
-      throw Error("cannot allocate " + std::to_string(bytes) + " bytes of pinned host memory (" +
-                  cudaGetErrorString(status) + "); lower --memory or the batch size");
-    }
-    data_ = static_cast<T*>(pointer);
-    count_ = capacity_ = count;
-  }
-  T* get() const { return data_; }
-  std::uint64_t size() const { return count_; }
-
- private:
-  void release() noexcept {
-    if (data_) cudaFreeHost(data_);
-    data_ = nullptr;
-    count_ = capacity_ = 0;
-  }
-  void swap(PinnedBuffer& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(count_, other.count_);
-    std::swap(capacity_, other.capacity_);
-  }
-  T* data_ = nullptr;
-  std::uint64_t count_ = 0, capacity_ = 0;
-};
+using DeviceBuffer = CudaBuffer<T, DeviceMemory>;
+template <typename T>
+using PinnedBuffer = CudaBuffer<T, PinnedMemory>;
 
 class CudaStream {
  public:

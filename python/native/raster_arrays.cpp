@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/memory_budget.h"
+#include "gdal/gdal_cell_types.h"
 #include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
 #include "store/cell_values.h"
@@ -111,19 +112,6 @@ const char* dtype_of(CellType type) {
     case CellType::Float64: return "float64";
   }
   return "float64";
-}
-
-GDALDataType gdal_type_of(CellType type) {
-  switch (type) {
-    case CellType::UInt8: return GDT_Byte;
-    case CellType::Int16: return GDT_Int16;
-    case CellType::UInt16: return GDT_UInt16;
-    case CellType::Int32: return GDT_Int32;
-    case CellType::UInt32: return GDT_UInt32;
-    case CellType::Float32: return GDT_Float32;
-    case CellType::Float64: return GDT_Float64;
-  }
-  return GDT_Float64;
 }
 
 // Nodata cells of `n` cells of T at `cells` (NodataRule: NaN, or equal to the nodata value as the

@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/worker_pool.h"
@@ -47,6 +48,54 @@ std::vector<PathLength> run_solver(Device device, const ResidentSsspOptions& opt
   return dist;
 }
 
+// 1 to `most` random valid source cells of a side x side raster.
+std::vector<std::uint64_t> random_sources(const std::vector<double>& values, std::uint32_t side, int most,
+                                          std::mt19937_64& rng) {
+  std::vector<std::uint64_t> sources;
+  for (int s = 0, n = 1 + static_cast<int>(rng() % most); s < n; ++s) {
+    const std::uint64_t cell = rng() % (static_cast<std::uint64_t>(side) * side);
+    if (values[cell] == values[cell]) sources.push_back(cell);
+  }
+  return sources;
+}
+
+// One case: the CUDA solver against its CPU twin bit for bit (overflow included), then both against
+// `oracle(window, seeds)`, which solves the raster as one tile inside a nodata halo of `halo` cells
+// (`window`, (side + 2 halo)^2 cells, the sources' entries of `seeds` 0, the others kUnreached) and
+// returns that window's distances. The GPU's rounds are added to `rounds`; nothing is compared
+// with the oracle when the CPU twin overflowed.
+template <class Oracle>
+void expect_matches_cpu_twin_and_oracle(const ResidentSsspOptions& o, const std::vector<double>& values,
+                                        const std::vector<std::uint64_t>& sources, std::uint32_t halo,
+                                        const std::string& what, Oracle oracle, std::uint64_t* rounds) {
+  const auto side = static_cast<std::uint32_t>(o.width);
+  ResidentSsspStats gpu_stats, cpu_stats;
+  const auto gpu = run_solver(Device::Cuda, o, values, sources, &gpu_stats);
+  const auto cpu = run_solver(Device::Cpu, o, values, sources, &cpu_stats);
+  ASSERT_EQ(gpu_stats.overflow, cpu_stats.overflow) << what;
+  if (cpu_stats.overflow) return;
+  const std::uint32_t s = side + 2 * halo;
+  std::vector<double> window(static_cast<std::size_t>(s) * s, std::numeric_limits<double>::quiet_NaN());
+  std::vector<PathLength> seeds(window.size(), kUnreached);
+  for (std::uint32_t y = 0; y < side; ++y)
+    for (std::uint32_t x = 0; x < side; ++x)
+      window[(y + halo) * s + x + halo] = values[static_cast<std::size_t>(y) * side + x];
+  for (std::uint64_t cell : sources) seeds[(cell / side + halo) * s + cell % side + halo] = 0;
+  const std::vector<PathLength> want = oracle(window, std::move(seeds));
+  ASSERT_EQ(want.size(), window.size()) << what;
+  for (std::uint64_t i = 0; i < gpu.size(); ++i) {
+    ASSERT_EQ(gpu[i], cpu[i]) << what << " cell " << i % side << "," << i / side;
+    ASSERT_EQ(gpu[i], want[(i / side + halo) * s + i % side + halo]) << what << " cell " << i % side << "," << i / side;
+  }
+  *rounds += gpu_stats.rounds;
+}
+
+std::string case_name(std::uint64_t seed, const char* kind, int k, std::uint32_t side, const ResidentSsspOptions& o,
+                      const gpu_testing::TileSpec& spec) {
+  return "seed " + std::to_string(seed) + " " + kind + std::to_string(k) + ": side " + std::to_string(side) + " g " +
+         std::to_string(o.g) + " " + gpu_testing::pattern_name(spec.pattern) + " " + to_string(o.params.model);
+}
+
 TEST(GpuResidentSssp, RandomRastersMatchCpuTwinAndOracle) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t seed = gpu_testing::run_seed();
@@ -69,33 +118,17 @@ TEST(GpuResidentSssp, RandomRastersMatchCpuTwinAndOracle) {
     o.batch_tiles = rng() % 2 ? 3 : 4096;
     o.round_tiles = rng() % 2 ? 2 : 2048;
     if (rng() % 4 == 0) o.max_cost = rng() % 100000;
-    std::vector<std::uint64_t> sources;
-    for (int s = 0, n = 1 + static_cast<int>(rng() % 3); s < n; ++s) {
-      const std::uint64_t cell = rng() % (static_cast<std::uint64_t>(side) * side);
-      if (values[cell] == values[cell]) sources.push_back(cell);
-    }
-    const std::string what = "seed " + std::to_string(seed) + " case " + std::to_string(k) + ": side " +
-                             std::to_string(side) + " g " + std::to_string(o.g) + " " +
-                             gpu_testing::pattern_name(spec.pattern) + " " + to_string(o.params.model);
-    ResidentSsspStats gpu_stats, cpu_stats;
-    const auto gpu = run_solver(Device::Cuda, o, values, sources, &gpu_stats);
-    const auto cpu = run_solver(Device::Cpu, o, values, sources, &cpu_stats);
-    ASSERT_EQ(gpu_stats.overflow, cpu_stats.overflow) << what;
-    if (cpu_stats.overflow) continue;
+    const std::vector<std::uint64_t> sources = random_sources(values, side, 3, rng);
+    const std::string what = case_name(seed, "case ", k, side, o, spec);
     // The oracle: the raster as one tile whose halo is nodata.
-    const std::uint32_t s = side + 2;
-    std::vector<double> window(static_cast<std::size_t>(s) * s, std::numeric_limits<double>::quiet_NaN());
-    std::vector<PathLength> seeds(window.size(), kUnreached);
-    for (std::uint32_t y = 0; y < side; ++y)
-      for (std::uint32_t x = 0; x < side; ++x) window[(y + 1) * s + x + 1] = values[static_cast<std::size_t>(y) * side + x];
-    for (std::uint64_t cell : sources) seeds[(cell / side + 1) * s + cell % side + 1] = 0;
-    bool overflow = false;
-    const auto oracle = gpu_testing::dijkstra_tile(window.data(), side, o.params, o.connectivity, o.max_cost, seeds, &overflow);
-    for (std::uint64_t i = 0; i < gpu.size(); ++i) {
-      ASSERT_EQ(gpu[i], cpu[i]) << what << " cell " << i % side << "," << i / side;
-      ASSERT_EQ(gpu[i], oracle[(i / side + 1) * s + i % side + 1]) << what << " cell " << i % side << "," << i / side;
-    }
-    total_rounds += gpu_stats.rounds;
+    expect_matches_cpu_twin_and_oracle(
+        o, values, sources, 1, what,
+        [&](const std::vector<double>& window, std::vector<PathLength> seeds) {
+          bool overflow = false;
+          return gpu_testing::dijkstra_tile(window.data(), side, o.params, o.connectivity, o.max_cost, seeds, &overflow);
+        },
+        &total_rounds);
+    if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(total_rounds, 60u);
 }
@@ -133,35 +166,21 @@ TEST(GpuResidentSssp, KnightRandomRastersMatchCpuTwinAndOracle) {
     o.batch_tiles = rng() % 2 ? 3 : 4096;
     o.round_tiles = rng() % 2 ? 2 : 2048;
     if (rng() % 4 == 0) o.max_cost = rng() % 100000;
-    std::vector<std::uint64_t> sources;
-    for (int s = 0, n = 1 + static_cast<int>(rng() % 4); s < n; ++s) {
-      const std::uint64_t cell = rng() % (static_cast<std::uint64_t>(side) * side);
-      if (values[cell] == values[cell]) sources.push_back(cell);
-    }
-    const std::string what = "seed " + std::to_string(seed) + " knight case " + std::to_string(k) + ": side " +
-                             std::to_string(side) + " g " + std::to_string(o.g) + " " +
-                             gpu_testing::pattern_name(spec.pattern) + " " + to_string(o.params.model);
-    ResidentSsspStats gpu_stats, cpu_stats;
-    const auto gpu = run_solver(Device::Cuda, o, values, sources, &gpu_stats);
-    const auto cpu = run_solver(Device::Cpu, o, values, sources, &cpu_stats);
-    ASSERT_EQ(gpu_stats.overflow, cpu_stats.overflow) << what;
-    if (cpu_stats.overflow) continue;
+    const std::vector<std::uint64_t> sources = random_sources(values, side, 4, rng);
+    const std::string what = case_name(seed, "knight case ", k, side, o, spec);
     // The oracle: the raster as one tile whose two-cell halo is nodata.
-    const std::uint32_t s = side + 4;
-    std::vector<double> window(static_cast<std::size_t>(s) * s, std::numeric_limits<double>::quiet_NaN());
-    std::vector<PathLength> oracle(window.size(), kUnreached);
-    for (std::uint32_t y = 0; y < side; ++y)
-      for (std::uint32_t x = 0; x < side; ++x) window[(y + 2) * s + x + 2] = values[static_cast<std::size_t>(y) * side + x];
-    for (std::uint64_t cell : sources) oracle[(cell / side + 2) * s + cell % side + 2] = 0;
-    std::vector<std::uint8_t> changed(static_cast<std::size_t>(side) * side);
-    bool overflow = false;
-    block_sssp_cpu(window.data(), side, o.params, Connectivity::Sixteen, o.max_cost, oracle.data(), changed.data(), &overflow);
-    ASSERT_FALSE(overflow) << what;
-    for (std::uint64_t i = 0; i < gpu.size(); ++i) {
-      ASSERT_EQ(gpu[i], cpu[i]) << what << " cell " << i % side << "," << i / side;
-      ASSERT_EQ(gpu[i], oracle[(i / side + 2) * s + i % side + 2]) << what << " cell " << i % side << "," << i / side;
-    }
-    total_rounds += gpu_stats.rounds;
+    expect_matches_cpu_twin_and_oracle(
+        o, values, sources, 2, what,
+        [&](const std::vector<double>& window, std::vector<PathLength> dist) {
+          std::vector<std::uint8_t> changed(static_cast<std::size_t>(side) * side);
+          bool overflow = false;
+          block_sssp_cpu(window.data(), side, o.params, Connectivity::Sixteen, o.max_cost, dist.data(), changed.data(),
+                         &overflow);
+          EXPECT_FALSE(overflow) << what;
+          return dist;
+        },
+        &total_rounds);
+    if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(total_rounds, 50u);
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -105,5 +106,17 @@ inline void expect_same(const std::vector<PathLength>& got, const std::vector<Pa
   for (std::uint64_t i = 0; i < got.size(); ++i)
     ASSERT_EQ(got[i], want[i]) << what << ": from site " << i / k + 1 << " to site " << i % k + 1;
 }
+
+// The names the suites call unqualified: `using namespace testing::od_matrix_suite;` in each.
+namespace od_matrix_suite {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using testing::build;
+using testing::expect_same;
+using testing::pick_sites;
+using testing::pixel;
+using testing::points_of;
+using testing::query;
+using testing::reference_matrix;
+}  // namespace od_matrix_suite
 
 }  // namespace terrazo::testing
