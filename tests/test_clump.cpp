@@ -421,7 +421,7 @@ TEST(ClumpPipeline, ExternalMergeSameRootsWhateverTheThreads) {
       ClumpPhaseOptions o;
       o.connectivity = c;
       o.external_merge = true;
-      const Oracle expected = oracle(values, w, h, o);
+      const ClumpReference expected = clump_reference(values, w, h, o);
       const ClumpRun one = run_phases(values, w, h, 4, o, 1);
       EXPECT_EQ(one.result.merge_parallel_levels, 0u);
       EXPECT_EQ(one.labels, expected.labels) << name;
@@ -441,7 +441,7 @@ TEST(ClumpPipeline, ExternalMergeSameRootsWhateverTheThreads) {
   const std::vector<double> coil = spiral(n);
   ClumpPhaseOptions o;
   o.external_merge = true;
-  const Oracle expected = oracle(coil, n, n, o);
+  const ClumpReference expected = clump_reference(coil, n, n, o);
   for (const unsigned threads : {1u, 4u, 7u}) {
     const ClumpRun run = run_phases(coil, n, n, 4, o, threads);
     EXPECT_EQ(run.labels, expected.labels) << "spiral, " << threads << " threads";
