@@ -29,16 +29,18 @@
 namespace terrazo {
 namespace block_sssp_cpu_detail {
 
-// Interior mask of a (t+2)^2 window: 1 on interior cells, 0 on the halo ring. Built once per tile
-// side and thread (it depends on t alone); a solve copies it as its cell states.
-const std::uint8_t* interior_mask(std::uint32_t t) {
+// Interior mask of a (t+2h)^2 window: 1 on interior cells, 0 on the halo (h = 1, or 2 with knight's
+// moves). Built once per tile side, halo and thread (it depends on them alone); a solve copies it as
+// its cell states.
+const std::uint8_t* interior_mask(std::uint32_t t, std::uint32_t h) {
   thread_local std::vector<std::uint8_t> mask;
-  thread_local std::uint32_t mask_t = 0;
-  if (mask_t != t) {
-    const std::uint32_t s = t + 2;
+  thread_local std::uint32_t mask_t = 0, mask_h = 0;
+  if (mask_t != t || mask_h != h) {
+    const std::uint32_t s = t + 2 * h;
     mask.assign(static_cast<std::size_t>(s) * s, 0);
-    for (std::uint32_t y = 1; y <= t; ++y) std::memset(&mask[static_cast<std::size_t>(y) * s + 1], 1, t);
+    for (std::uint32_t y = h; y < t + h; ++y) std::memset(&mask[static_cast<std::size_t>(y) * s + h], 1, t);
     mask_t = t;
+    mask_h = h;
   }
   return mask.data();
 }

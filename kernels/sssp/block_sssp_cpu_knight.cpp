@@ -15,23 +15,6 @@
 namespace terrazo {
 namespace block_sssp_cpu_detail {
 
-namespace {
-
-// Interior mask of a (t+4)^2 window: 1 on interior cells, 0 on the two-cell halo.
-const std::uint8_t* interior_mask_two(std::uint32_t t) {
-  thread_local std::vector<std::uint8_t> mask;
-  thread_local std::uint32_t mask_t = 0;
-  if (mask_t != t) {
-    const std::uint32_t s = t + 4;
-    mask.assign(static_cast<std::size_t>(s) * s, 0);
-    for (std::uint32_t y = 2; y < t + 2; ++y) std::memset(&mask[static_cast<std::size_t>(y) * s + 2], 1, t);
-    mask_t = t;
-  }
-  return mask.data();
-}
-
-}  // namespace
-
 template <bool kLabelled, class Queue>
 std::uint64_t solve_knight(const double* values, std::uint32_t t, const WeightParams& params, PathLength max_cost,
                            const Labels<kLabelled>& labels, bool interior_consistent, std::uint8_t* changed,
@@ -46,7 +29,7 @@ std::uint64_t solve_knight(const double* values, std::uint32_t t, const WeightPa
   thread_local std::vector<std::uint8_t> state_buffer;
   state_buffer.resize(cells);
   std::uint8_t* state = state_buffer.data();  // 0 halo, 1 interior, 2 interior and improved
-  std::memcpy(state, interior_mask_two(t), cells);
+  std::memcpy(state, interior_mask(t, 2), cells);
   const std::uint8_t* interior = state;
 
   std::int64_t offset[kDirections], cross_a[kDirections] = {}, cross_b[kDirections] = {};

@@ -70,8 +70,9 @@ struct IsBucketQueue : std::false_type {};
 template <class Key, class DistOf>
 struct IsBucketQueue<BucketQueue<Key, DistOf>> : std::true_type {};
 
-// Interior mask of a (t+2)^2 window (block_sssp_cpu.cpp): 1 on interior cells, 0 on the halo ring.
-const std::uint8_t* interior_mask(std::uint32_t t);
+// Interior mask of a (t+2h)^2 window (block_sssp_cpu.cpp): 1 on interior cells, 0 on the halo of
+// width h (1; 2 for knight's moves, block_sssp_cpu_knight.cpp).
+const std::uint8_t* interior_mask(std::uint32_t t, std::uint32_t h = 1);
 
 // Dijkstra on the tile, specialised for one weight model and connectivity so that the model's
 // switch and the step length fold into constants and the neighbour loop unrolls.
