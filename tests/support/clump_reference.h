@@ -1,9 +1,11 @@
 // tests/support/clump_reference.h: the in-memory oracles of `terrazo clump` (tests and the GPU check
 // only): the regions, their statistics (--stats) and the sieve (--min-size), each by its plain
-// formula over the whole raster (docs/clump.md). Used by tests/test_clump.cpp and
-// bench/gpu_checks/clump_gpu_check.cpp.
+// formula over the whole raster (docs/clump.md). Used by tests/test_clump.cpp,
+// tests/test_clump_sieve.cpp and bench/gpu_checks/clump_gpu_check.cpp.
 #pragma once
 #include <cstdint>
+#include <limits>
+#include <random>
 #include <vector>
 
 #include "engine/clump/phases.h"
@@ -32,5 +34,15 @@ std::vector<ClumpRegionStats> clump_reference_stats(const ClumpReference& r, con
 // renumbered by their smallest label; with ClumpSmallAction::Nodata the small regions become 0.
 std::vector<std::uint32_t> sieve_reference(const ClumpReference& r, std::uint64_t w, std::uint64_t h, Connectivity c,
                                            std::uint64_t n, ClumpSmallAction action);
+
+// `n` classes 0..distinct-1 drawn uniformly, each cell nodata (NaN) with probability `holes` (the
+// random categorical rasters of tests/test_clump.cpp and tests/test_clump_sieve.cpp).
+inline std::vector<double> random_classes(std::mt19937_64& rng, std::uint64_t n, int distinct, double holes) {
+  std::uniform_int_distribution<int> value(0, distinct - 1);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(rng) < holes ? std::numeric_limits<double>::quiet_NaN() : value(rng);
+  return v;
+}
 
 }  // namespace terrazo::testing
