@@ -13,6 +13,9 @@
 #   MEMORY (environment) --memory of the od-matrix runs (default 1G; the labels of a batch take
 #            16 bytes per ring cell and source, about 64/t bytes per cell and source)
 #   SKIP_EXCHANGE=1 (environment) leaves out od-matrix without the index
+#   SKIP_CPU_QUERY=1 (environment) with DEVICE cuda, leaves out the od-matrix --index --device cpu
+#            comparison (hours at 268 M cells and K = 100)
+#   GPU_MEMORY (environment) --gpu-memory of od-matrix --device cuda (default: the program's)
 #   SSSP_RUNS (environment) separate `terrazo sssp` runs timed for the smallest K (default: K; the
 #            per-run mean times K is the estimate when fewer)
 # Example (GPU machine): bench/bench_index.sh /tmp/tz/terrazo.sh 4096 64 cuda /tmp/work 10 100
@@ -32,8 +35,10 @@ timed index "$tz" index -q --json --device "$device" --tile "$tile" "$store" "$i
 first=1
 for k in "$@"; do
   sites=$(awk -v k="$k" -v s="$side" 'BEGIN { srand(11); for (i = 0; i < k; i++) printf "--site %d,%d ", int(rand() * s), int(rand() * s) }')
-  timed "od-index-$device-k$k" "$tz" od-matrix -q --json --memory "${MEMORY:-1G}" --device "$device" --index "$index" $sites "$store" "$work/od_i_$k.csv"
-  if [ "$device" = cuda ]; then
+  gpu_memory=()
+  [ -n "${GPU_MEMORY:-}" ] && [ "$device" = cuda ] && gpu_memory=(--gpu-memory "$GPU_MEMORY")
+  timed "od-index-$device-k$k" "$tz" od-matrix -q --json --memory "${MEMORY:-1G}" --device "$device" "${gpu_memory[@]}" --index "$index" $sites "$store" "$work/od_i_$k.csv"
+  if [ "$device" = cuda ] && [ "${SKIP_CPU_QUERY:-0}" = 0 ]; then
     timed "od-index-cpu-k$k" "$tz" od-matrix -q --json --memory "${MEMORY:-1G}" --device cpu --index "$index" $sites "$store" "$work/od_c_$k.csv"
     cmp "$work/od_i_$k.csv" "$work/od_c_$k.csv" && echo "k$k: the same CSV with the query on the GPU and on the CPU"
   fi
@@ -45,7 +50,9 @@ for k in "$@"; do
     first=0
     runs=${SSSP_RUNS:-$k}
     start=$(date +%s.%N)
-    for p in $(echo $sites | tr ' ' '\n' | grep -v -- --site | head -n "$runs"); do "$tz" sssp -q --source "$p" "$store" "$work/cost.tif"; done
+    for p in $(echo $sites | tr ' ' '\n' | grep -v -- --site | head -n "$runs"); do
+      timed "sssp-$p" "$tz" sssp -q --json --source "$p" "$store" "$work/cost.tif"
+    done
     echo "sssp-runs-k$k: $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s wall for $runs runs"
     rm -f "$work/cost.tif"
   fi
