@@ -18,6 +18,8 @@
 #include "core/timer.h"
 #include "core/json_summary.h"
 #include "store/cell_values.h"
+#include "store/tile_store.h"
+#include "store/tile_store_retile.h"
 #include "engine/in_memory_tile_input.h"
 #include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
@@ -158,6 +160,35 @@ std::string crs_name_of(const std::string& wkt, std::string* authority) {
 
 // ---- import ------------------------------------------------------------------------------------
 
+namespace {
+
+// A .tzs into another tile size: raw cells on threads (store/tile_store_retile.h), the same store the
+// RasterReader pass below would write, without converting every cell to a double and back.
+ImportResult retile_store(const ImportOptions& options, std::uint32_t t, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  check_store_band(options.input, options.band);
+  auto source = TileStore::open(options.input, &budget);
+  const RasterInfo& info = source->info();
+  TileStoreWriter writer(options.output, info, t, &budget);
+  const RetileResult pass = retile_tile_store(*source, writer, options.threads, budget, progress);
+  // The source's statistics were checked against every tile read (TileStore::read_tile_raw); a store
+  // without them gets the writer's, computed from the tiles written.
+  if (info.has_stats) writer.set_stats(info.min, info.max, info.valid_cells);
+  writer.finish();
+  auto written = TileStore::open(options.output, &budget);
+  ImportResult result;
+  result.info = written->info();
+  result.grid = written->grid();
+  result.present_tiles = written->present_tiles();
+  result.bytes_read = source->bytes_read();
+  result.bytes_written = writer.bytes_written();
+  result.buffer_bytes = pass.buffer_bytes;
+  result.seconds = start.seconds();
+  return result;
+}
+
+}  // namespace
+
 ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Progress& progress) {
   Stopwatch start;
   const std::uint32_t t = checked_tile(options.tile);
@@ -165,6 +196,7 @@ ImportResult run_import(const ImportOptions& options, MemoryBudget& budget, Prog
   if (same_file(options.input, options.output))
     throw UsageError("INPUT and OUTPUT are the same file '" + options.output + "'; choose another OUTPUT");
   check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}});
+  if (TileStore::looks_like_tile_store(options.input)) return retile_store(options, t, budget, progress);
 
   std::unique_ptr<RasterReader> reader =
       RasterReader::open(options.input, options.band, RasterReader::kChooseBand, &budget);

@@ -1,8 +1,11 @@
 // api/raster_io.h: the library entry points behind `terrazo import`, `export` and `info`.
 //
 // Contract (docs/tile_store_format.md, docs/memory_budget.md):
-//  - run_import streams any raster RasterReader::open accepts (GeoTIFF, SRTM .hgt, ENVI, ESRI
-//    ASCII .asc and .asc.gz, another tile store) into a Z-order tile store in ONE pass: it reads
+//  - run_import of another tile store (a .tzs into another tile size) copies raw cells on
+//    options.threads threads (store/tile_store_retile.h: each source tile read once, no conversion;
+//    the store written is byte for byte the one the pass below would write).
+//  - run_import streams any other raster RasterReader::open accepts (GeoTIFF, SRTM .hgt, ENVI, ESRI
+//    ASCII .asc and .asc.gz) into a Z-order tile store in ONE pass: it reads
 //    strips of t rows, left to right in chunks of whole tiles, cuts each chunk into tiles and
 //    writes them; min, max and the valid-cell count are computed from the cells on the way and
 //    recorded in the store's header. Resident memory: the chunk buffer (chunk_width x t doubles),
@@ -46,6 +49,7 @@ struct ImportOptions {
   std::string output;      // the tile store to write (conventionally .tzs)
   std::uint32_t tile = 0;  // power of two, 1..16384; 0: kDefaultTile
   std::uint32_t band = 0;  // --band: 0 none chosen (a raster of several bands is then a UsageError)
+  unsigned threads = 0;    // a .tzs input: threads of the retile (0: all cores); other inputs read on one
 };
 
 struct ImportResult {

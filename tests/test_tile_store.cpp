@@ -17,7 +17,10 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/memory_budget.h"
+#include "core/progress.h"
 #include "store/tile_store.h"
+#include "store/tile_store_retile.h"
 #include "tests/support/test_support.h"
 
 using namespace terrazo;
@@ -520,4 +523,86 @@ TEST_F(DamagedStore, RandomByteFlipsNeverReadWrongValues) {
     }
     std::remove(path.c_str());
   }
+}
+
+// ---- Retiling a store (store/tile_store_retile.h) ----------------------------------------------
+
+namespace {
+
+// Retiles the store at `from` into tiles of `tile` at `to` on `threads` threads, statistics from the
+// source's header, as run_import does.
+void retile(const std::string& from, const std::string& to, std::uint32_t tile, unsigned threads, MemoryBudget& budget) {
+  auto source = TileStore::open(from);
+  TileStoreWriter writer(to, source->info(), tile);
+  retile_tile_store(*source, writer, threads, budget, Progress::silent());
+  if (source->info().has_stats) writer.set_stats(source->info().min, source->info().max, source->info().valid_cells);
+  writer.finish();
+}
+
+}  // namespace
+
+TEST(TileStoreRetile, EqualsTheStoreWrittenDirectlyAtTheNewTileByteForByte) {
+  struct Case {
+    std::uint64_t width, height;
+    CellType type;
+    bool has_nodata;
+    double nodata, holes;
+  };
+  // Edges that are not multiples of any tile, a one-column raster, mostly-nodata rasters (absent
+  // tiles and units), integer types with a nodata value and floats with NaN holes.
+  const Case cases[] = {{203, 157, CellType::Float32, false, 0.0, 0.1},  {203, 157, CellType::UInt8, true, 255.0, 0.3},
+                        {130, 61, CellType::Int16, true, -9999.0, 0.97}, {1, 300, CellType::Float64, true, -1.0, 0.5},
+                        {64, 64, CellType::UInt16, false, 0.0, 0.0},     {97, 200, CellType::Int32, true, 0.0, 0.99}};
+  TempDir dir;
+  std::uint32_t seed = 3;
+  for (const Case& c : cases) {
+    const Raster r = make_raster(c.width, c.height, c.type, c.has_nodata, c.nodata, c.holes, seed++);
+    for (std::uint32_t from_tile : {8u, 32u}) {
+      const std::string from = dir.file("from.tzs");
+      write_store(r, from_tile, from, seed);
+      for (std::uint32_t to_tile : {2u, 16u, 256u}) {
+        const std::string direct = dir.file("direct.tzs");
+        write_store(r, to_tile, direct, seed + 1);
+        {
+          const unsigned threads = from_tile == 8 ? 1u : 3u;
+          SCOPED_TRACE(std::to_string(c.width) + "x" + std::to_string(c.height) + " " + to_string(c.type) + " tile " +
+                       std::to_string(from_tile) + " -> " + std::to_string(to_tile) + ", " + std::to_string(threads) + " threads");
+          MemoryBudget budget(64ull << 20);
+          const std::string to = dir.file("to.tzs");
+          retile(from, to, to_tile, threads, budget);
+          EXPECT_EQ(budget.reserved(), 0u);
+          const auto want = read_bytes(direct), got = read_bytes(to);
+          ASSERT_EQ(got.size(), want.size());
+          EXPECT_TRUE(got == want);
+          auto store = TileStore::open(to);
+          expect_same_values(r, *store);
+          std::remove(to.c_str());
+        }
+        std::remove(direct.c_str());
+      }
+      std::remove(from.c_str());
+    }
+  }
+}
+
+TEST(TileStoreRetile, ABudgetForOneUnitStillRetilesAndACorruptTileLeavesNothing) {
+  TempDir dir;
+  const Raster r = make_raster(150, 150, CellType::Float32, false, 0.0, 0.05, 9);
+  write_store(r, 64, dir.file("from.tzs"));
+  write_store(r, 16, dir.file("direct.tzs"));
+  {
+    // 64^2 float cells and one 16^2 tile each: 16 KiB + 1 KiB + 1 KiB a thread; room for one thread.
+    MemoryBudget budget(20u << 10);
+    retile(dir.file("from.tzs"), dir.file("to.tzs"), 16, 4, budget);
+    EXPECT_TRUE(read_bytes(dir.file("to.tzs")) == read_bytes(dir.file("direct.tzs")));
+  }
+  // Flip a byte in the last tile's slot: the retile reads it, fails, and leaves no output.
+  std::vector<unsigned char> bytes = read_bytes(dir.file("from.tzs"));
+  bytes[bytes.size() - 100] ^= 0x5A;
+  write_bytes(dir.file("bad.tzs"), bytes);
+  MemoryBudget budget(64ull << 20);
+  EXPECT_THROW(retile(dir.file("bad.tzs"), dir.file("out.tzs"), 16, 3, budget), Error);
+  EXPECT_FALSE(file_exists(dir.file("out.tzs")));
+  EXPECT_TRUE(partial_files_of(dir.file("out.tzs")).empty());
+  EXPECT_EQ(budget.reserved(), 0u);
 }
