@@ -98,7 +98,7 @@ struct IndexFileWriter::Impl {
   AtomicOutput output;
   std::unique_ptr<PosixFile> file;
   std::vector<IndexTileEntry> table;
-  std::vector<unsigned char> record;
+  IndexRecord record;
   std::uint64_t next = kHeaderBytes;
   std::uint64_t present = 0, written = 0;
   MemoryBudget::Reservation reservation;
@@ -115,7 +115,7 @@ IndexFileWriter::IndexFileWriter(const std::string& path, const IndexFileHeader&
   s.reservation = budget.reserve(tiles * (sizeof(IndexTileEntry) + 4) + index_record_bytes(header.tile, 8),
                                  "index file table and record buffer");
   s.table.assign(tiles, IndexTileEntry{});
-  s.record.reserve(index_record_bytes(header.tile, 8));
+  s.record.bytes.reserve(index_record_bytes(header.tile, 8));
   s.file = std::make_unique<PosixFile>(s.output.partial(), PosixFile::Mode::CreateReadWrite);
 }
 
@@ -125,10 +125,8 @@ void IndexFileWriter::set_values_crc(std::uint64_t tile_index, std::uint32_t val
   impl_->table.at(tile_index).values_crc = values_crc;
 }
 
-void IndexFileWriter::write_tile(std::uint64_t tile_index, const double* ring_values, const PathLength* matrix,
-                                 std::uint32_t values_crc) {
-  Impl& s = *impl_;
-  const std::uint32_t b = ring_of(s.header.tile);
+void encode_index_record(std::uint32_t t, const double* ring_values, const PathLength* matrix, IndexRecord* out) {
+  const std::uint32_t b = ring_of(t);
   PathLength most = 0;
   for (std::uint32_t i = 0; i < b; ++i)
     for (std::uint32_t j = i; j < b; ++j) {
@@ -136,31 +134,46 @@ void IndexFileWriter::write_tile(std::uint64_t tile_index, const double* ring_va
       if (v != kUnreached) most = std::max(most, v);
     }
   const std::uint32_t width = most < kNoPath32 ? 4 : 8;
-  s.record.clear();
-  s.record.resize(index_record_bytes(s.header.tile, width));
-  unsigned char* p = s.record.data();
+  out->bytes.resize(index_record_bytes(t, width));
+  unsigned char* p = out->bytes.data();
   std::memcpy(p, ring_values, b * 8ull);
   p += b * 8ull;
-  for (std::uint32_t i = 0; i < b; ++i)
-    for (std::uint32_t j = i; j < b; ++j) {
-      const PathLength v = matrix[static_cast<std::uint64_t>(i) * b + j];
-      if (width == 4) {
-        const std::uint32_t w = v == kUnreached ? kNoPath32 : static_cast<std::uint32_t>(v);
+  for (std::uint32_t i = 0; i < b; ++i) {
+    const PathLength* row = matrix + static_cast<std::uint64_t>(i) * b;
+    if (width == 4) {
+      for (std::uint32_t j = i; j < b; ++j, p += 4) {
+        const std::uint32_t w = row[j] == kUnreached ? kNoPath32 : static_cast<std::uint32_t>(row[j]);
         std::memcpy(p, &w, 4);
-      } else {
-        std::memcpy(p, &v, 8);
       }
-      p += width;
+    } else {
+      std::memcpy(p, row + i, (b - i) * 8ull);
+      p += (b - i) * 8ull;
     }
+  }
+  out->width = width;
+  out->crc = crc32_of(out->bytes.data(), out->bytes.size());
+}
+
+void IndexFileWriter::write_tile(std::uint64_t tile_index, const double* ring_values, const PathLength* matrix,
+                                 std::uint32_t values_crc) {
+  Impl& s = *impl_;
+  encode_index_record(s.header.tile, ring_values, matrix, &s.record);
+  write_record(tile_index, s.record, values_crc);
+}
+
+void IndexFileWriter::write_record(std::uint64_t tile_index, const IndexRecord& record, std::uint32_t values_crc) {
+  Impl& s = *impl_;
+  if (record.bytes.size() != index_record_bytes(s.header.tile, record.width))
+    throw Error("index record of " + std::to_string(record.bytes.size()) + " bytes for a tile of " + std::to_string(s.header.tile));
   IndexTileEntry& e = s.table.at(tile_index);
   e.offset = s.next;
-  e.bytes = static_cast<std::uint32_t>(s.record.size());
-  e.width = width;
-  e.crc = crc32_of(s.record.data(), s.record.size());
+  e.bytes = static_cast<std::uint32_t>(record.bytes.size());
+  e.width = record.width;
+  e.crc = record.crc;
   e.values_crc = values_crc;
-  s.file->write_all(s.record.data(), s.record.size(), s.next);
-  s.next += s.record.size();
-  s.written += s.record.size();
+  s.file->write_all(record.bytes.data(), record.bytes.size(), s.next);
+  s.next += record.bytes.size();
+  s.written += record.bytes.size();
   ++s.present;
 }
 

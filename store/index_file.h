@@ -66,6 +66,16 @@ std::uint32_t index_values_crc(const double* values, std::uint64_t cells);
 // The raster fingerprint from the size and the tiles' values CRCs in row-major tile order.
 std::uint64_t index_fingerprint(std::uint64_t width, std::uint64_t height, const std::vector<std::uint32_t>& values_crcs);
 
+// A tile's record as the file stores it (ring values, the upper triangle in 4 or 8 bytes per entry)
+// and its CRC: encode_index_record makes it (no I/O, thread-safe), IndexFileWriter::write_record
+// appends it. `out`'s buffer is reused.
+struct IndexRecord {
+  std::vector<unsigned char> bytes;
+  std::uint32_t width = 0;  // 4 or 8
+  std::uint32_t crc = 0;
+};
+void encode_index_record(std::uint32_t t, const double* ring_values, const PathLength* matrix, IndexRecord* out);
+
 class IndexFileWriter {
  public:
   // Memory: the table (24 bytes per tile) and one record buffer, reserved from `budget`.
@@ -77,6 +87,8 @@ class IndexFileWriter {
   // ring_values: B doubles; matrix: B x B row-major, symmetric (only the upper triangle is stored).
   // A tile with no valid ring cell may be skipped: it reads as absent.
   void write_tile(std::uint64_t tile_index, const double* ring_values, const PathLength* matrix, std::uint32_t values_crc);
+  // The same with the record encoded beforehand (encode_index_record, e.g. on several threads).
+  void write_record(std::uint64_t tile_index, const IndexRecord& record, std::uint32_t values_crc);
   // Values CRC of a tile that is not written (absent), for the fingerprint.
   void set_values_crc(std::uint64_t tile_index, std::uint32_t values_crc);
   // Writes the table and the header (with the fingerprint), publishes the file.

@@ -22,7 +22,8 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
   const std::uint32_t b = ring_size(t);
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t b2 = static_cast<std::uint64_t>(b) * b;
-  const std::uint64_t per_tile = cells * 8 + b2 * 8 + b * 8;
+  // Values, matrix, ring values and the encoded record of each tile of a batch.
+  const std::uint64_t per_tile = cells * 8 + b2 * 8 + b * 8 + index_record_bytes(t, 8);
   const bool cuda = options.device == Device::Cuda;
   const unsigned threads = std::max(1u, options.threads);
   const std::uint64_t workspace = cuda ? 0 : tile_boundary_workspace_entries(t, options.leaf) * 8 * threads;
@@ -46,8 +47,10 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
   std::vector<PathLength> matrices(batch * b2);
   std::vector<std::uint64_t> ids;
   std::vector<char> present;
-  std::unique_ptr<WorkerPool> pool;
-  if (!cuda) pool = std::make_unique<WorkerPool>(threads);
+  std::vector<IndexRecord> records(batch);
+  std::vector<std::uint32_t> values_crcs(batch);
+  // CPU: the matrices on these threads; both devices: the tile reads and the records' encoding.
+  WorkerPool pool(threads);
   const std::vector<std::uint64_t> order = grid.z_order();
   stats.tiles = order.size();
   progress.update("index: matrices", 0, order.size());
@@ -69,8 +72,7 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
         if (!std::isnan(ring[i * b + p])) present[i] = 1;
       }
     };
-    if (pool) pool->run(count, read_one);
-    else for (std::uint64_t i = 0; i < count; ++i) read_one(i);
+    pool.run(count, read_one);
     stats.read_seconds += watch.seconds();
     watch.restart();
     if (cuda) {
@@ -78,7 +80,7 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
                                                    options.connectivity, matrices.data(), &overflow);
     } else {
       std::vector<char> overflows(count, 0);
-      pool->run(count, [&](std::uint64_t i) {
+      pool.run(count, [&](std::uint64_t i) {
         thread_local std::vector<PathLength> work;
         if (!present[i]) return;
         bool o = false;
@@ -91,13 +93,17 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
     stats.matrix_seconds += watch.seconds();
     if (overflow) throw Error("index build: an edge weight overflows at --scale " + std::to_string(options.params.scale));
     watch.restart();
+    // Records and checksums on the threads, then appended in tile order by this one.
+    pool.run(count, [&](std::uint64_t i) {
+      values_crcs[i] = index_values_crc(values.data() + i * cells, cells);
+      if (present[i]) encode_index_record(t, ring.data() + i * b, matrices.data() + i * b2, &records[i]);
+    });
     for (std::uint64_t i = 0; i < count; ++i) {
-      const std::uint32_t crc = index_values_crc(values.data() + i * cells, cells);
       if (present[i]) {
-        writer.write_tile(ids[i], ring.data() + i * b, matrices.data() + i * b2, crc);
+        writer.write_record(ids[i], records[i], values_crcs[i]);
         ++stats.present_tiles;
       } else {
-        writer.set_values_crc(ids[i], crc);
+        writer.set_values_crc(ids[i], values_crcs[i]);
       }
     }
     stats.write_seconds += watch.seconds();
