@@ -15,6 +15,71 @@ void min_plus_relax_row(PathLength* y, const PathLength* row, PathLength x, std:
   }
 }
 
+namespace {
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"  // the lanes helpers are inlined: no vector crosses a call
+#endif
+#define TERRAZO_LANES inline __attribute__((always_inline))
+
+// Four lanes of 64-bit path lengths (GCC/Clang vector extension: AVX2 registers in the avx2 clone).
+typedef PathLength Lanes __attribute__((vector_size(32)));
+
+TERRAZO_LANES Lanes load_lanes(const PathLength* p) {
+  Lanes v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+TERRAZO_LANES void store_lanes(PathLength* p, Lanes v) { __builtin_memcpy(p, &v, sizeof(v)); }
+
+// min(acc, x + row) lane by lane; x + kUnreached wraps below x, and the compare's all-ones mask ORed
+// into the sum makes it kUnreached again (kUnreached = all ones).
+TERRAZO_LANES Lanes relax_lanes(Lanes acc, Lanes x, Lanes row) {
+  const Lanes sum = x + row;
+  const Lanes via = sum | static_cast<Lanes>(sum < x);
+  const Lanes better = static_cast<Lanes>(via < acc);
+  return (via & better) | (acc & ~better);
+}
+
+}  // namespace
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void min_plus_relax_rows(PathLength* y, const PathLength* const* rows, const PathLength* x, std::uint32_t count,
+                         std::uint32_t n) {
+  std::uint32_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    Lanes a0 = load_lanes(y + j), a1 = load_lanes(y + j + 4), a2 = load_lanes(y + j + 8), a3 = load_lanes(y + j + 12);
+    for (std::uint32_t r = 0; r < count; ++r) {
+      const Lanes xr = Lanes{} + x[r];
+      const PathLength* row = rows[r] + j;
+      a0 = relax_lanes(a0, xr, load_lanes(row));
+      a1 = relax_lanes(a1, xr, load_lanes(row + 4));
+      a2 = relax_lanes(a2, xr, load_lanes(row + 8));
+      a3 = relax_lanes(a3, xr, load_lanes(row + 12));
+    }
+    store_lanes(y + j, a0);
+    store_lanes(y + j + 4, a1);
+    store_lanes(y + j + 8, a2);
+    store_lanes(y + j + 12, a3);
+  }
+  for (; j + 4 <= n; j += 4) {
+    Lanes a = load_lanes(y + j);
+    for (std::uint32_t r = 0; r < count; ++r) a = relax_lanes(a, Lanes{} + x[r], load_lanes(rows[r] + j));
+    store_lanes(y + j, a);
+  }
+  for (; j < n; ++j) {
+    PathLength a = y[j];
+    for (std::uint32_t r = 0; r < count; ++r) {
+      const PathLength sum = x[r] + rows[r][j];
+      const PathLength via = sum < x[r] ? kUnreached : sum;
+      a = via < a ? via : a;
+    }
+    y[j] = a;
+  }
+}
+
 void min_plus_product_cpu(const PathLength* m, std::uint32_t b, const PathLength* x, std::uint32_t k, PathLength* y) {
   for (std::uint32_t v = 0; v < k; ++v) {
     const PathLength* xv = x + static_cast<std::size_t>(v) * b;
