@@ -32,19 +32,19 @@ TERRAZO_LANES Lanes load_lanes(const PathLength* p) {
 }
 TERRAZO_LANES void store_lanes(PathLength* p, Lanes v) { __builtin_memcpy(p, &v, sizeof(v)); }
 
-// min(acc, x + row) lane by lane; x + kUnreached wraps below x, and the compare's all-ones mask ORed
-// into the sum makes it kUnreached again (kUnreached = all ones).
-TERRAZO_LANES Lanes relax_lanes(Lanes acc, Lanes x, Lanes row) {
-  const Lanes sum = x + row;
-  const Lanes via = sum | static_cast<Lanes>(sum < x);
-  const Lanes better = static_cast<Lanes>(via < acc);
-  return (via & better) | (acc & ~better);
+// min(acc, x + row) lane by lane with a saturating add: row capped at ~x (the largest addend that
+// cannot wrap), so x + kUnreached gives kUnreached and finite sums (< 2^57, boundary_ring.h) are
+// exact; min_plus_add's results. not_x = ~x.
+TERRAZO_LANES Lanes relax_lanes(Lanes acc, Lanes x, Lanes not_x, Lanes row) {
+  const Lanes capped = row < not_x ? row : not_x;
+  const Lanes via = x + capped;
+  return via < acc ? via : acc;
 }
 
 }  // namespace
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #endif
 void min_plus_relax_rows(PathLength* y, const PathLength* const* rows, const PathLength* x, std::uint32_t count,
                          std::uint32_t n) {
@@ -52,12 +52,12 @@ void min_plus_relax_rows(PathLength* y, const PathLength* const* rows, const Pat
   for (; j + 16 <= n; j += 16) {
     Lanes a0 = load_lanes(y + j), a1 = load_lanes(y + j + 4), a2 = load_lanes(y + j + 8), a3 = load_lanes(y + j + 12);
     for (std::uint32_t r = 0; r < count; ++r) {
-      const Lanes xr = Lanes{} + x[r];
+      const Lanes xr = Lanes{} + x[r], not_xr = ~xr;
       const PathLength* row = rows[r] + j;
-      a0 = relax_lanes(a0, xr, load_lanes(row));
-      a1 = relax_lanes(a1, xr, load_lanes(row + 4));
-      a2 = relax_lanes(a2, xr, load_lanes(row + 8));
-      a3 = relax_lanes(a3, xr, load_lanes(row + 12));
+      a0 = relax_lanes(a0, xr, not_xr, load_lanes(row));
+      a1 = relax_lanes(a1, xr, not_xr, load_lanes(row + 4));
+      a2 = relax_lanes(a2, xr, not_xr, load_lanes(row + 8));
+      a3 = relax_lanes(a3, xr, not_xr, load_lanes(row + 12));
     }
     store_lanes(y + j, a0);
     store_lanes(y + j + 4, a1);
@@ -66,7 +66,10 @@ void min_plus_relax_rows(PathLength* y, const PathLength* const* rows, const Pat
   }
   for (; j + 4 <= n; j += 4) {
     Lanes a = load_lanes(y + j);
-    for (std::uint32_t r = 0; r < count; ++r) a = relax_lanes(a, Lanes{} + x[r], load_lanes(rows[r] + j));
+    for (std::uint32_t r = 0; r < count; ++r) {
+      const Lanes xr = Lanes{} + x[r];
+      a = relax_lanes(a, xr, ~xr, load_lanes(rows[r] + j));
+    }
     store_lanes(y + j, a);
   }
   for (; j < n; ++j) {
