@@ -11,14 +11,7 @@ namespace {
 
 // Phase 1: Floyd-Warshall inside D[K][K].
 void close_diagonal(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1) {
-  for (std::uint32_t k = k0; k < k1; ++k) {
-    const PathLength* row_k = d + k * stride;
-    for (std::uint32_t i = k0; i < k1; ++i) {
-      PathLength* row_i = d + i * stride;
-      const PathLength dik = row_i[k];
-      if (dik != kUnreached) min_plus_relax_row(row_i + k0, row_k + k0, dik, k1 - k0);
-    }
-  }
+  min_plus_close_block(d + k0 * stride + k0, stride, k1 - k0);
 }
 
 // The finite entries d[i][k], k in K, of one row, with the pivot rows they reach.

@@ -83,6 +83,27 @@ void min_plus_relax_rows(PathLength* y, const PathLength* const* rows, const Pat
   }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
+void min_plus_close_block(PathLength* d, std::uint64_t stride, std::uint32_t w) {
+  constexpr std::uint32_t kSide = 32;
+  alignas(32) PathLength block[kSide][kSide];
+  for (std::uint32_t i = 0; i < kSide; ++i)
+    for (std::uint32_t j = 0; j < kSide; ++j) block[i][j] = i < w && j < w ? d[i * stride + j] : kUnreached;
+  for (std::uint32_t k = 0; k < w; ++k) {
+    for (std::uint32_t i = 0; i < w; ++i) {
+      const PathLength x = block[i][k];
+      if (x == kUnreached) continue;
+      const Lanes xr = Lanes{} + x, not_xr = ~xr;
+      for (std::uint32_t v = 0; v < kSide; v += 4)  // row k == row i: each vector is read before it is written
+        store_lanes(&block[i][v], relax_lanes(load_lanes(&block[i][v]), xr, not_xr, load_lanes(&block[k][v])));
+    }
+  }
+  for (std::uint32_t i = 0; i < w; ++i)
+    for (std::uint32_t j = 0; j < w; ++j) d[i * stride + j] = block[i][j];
+}
+
 void min_plus_product_cpu(const PathLength* m, std::uint32_t b, const PathLength* x, std::uint32_t k, PathLength* y) {
   for (std::uint32_t v = 0; v < k; ++v) {
     const PathLength* xv = x + static_cast<std::size_t>(v) * b;
