@@ -118,6 +118,88 @@ TEST(BoundaryMerge, MatchesDijkstraOnRandomParents) {
   }
 }
 
+// The blocked merge against the textbook one-pivot merge at the pivot blocks' edges: s = 2 .. 32 (u =
+// 16s - 16 union vertices, |P| = 8s - 4 kept, neither a multiple of the 32-pivot block), nodata walls
+// and holes that disconnect ring cells, every weight model, 4 and 8 connectivity.
+TEST(BoundaryMerge, BlockedMatchesOnePivotMergeAtBlockEdges) {
+  std::mt19937_64 rng(run_seed() ^ 6);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(run_seed()));
+  int disconnected = 0;
+  for (const auto& [s, rounds] : std::vector<std::pair<std::uint32_t, int>>{{2, 40}, {4, 30}, {8, 12}, {16, 4}, {32, 2}}) {
+    for (int round = 0; round < rounds; ++round) {
+      const std::uint32_t side = 2 * s;
+      gpu_testing::TileSpec spec = random_spec(side, rng);
+      spec.nodata_wall = round % 2 == 0;
+      if (round % 3 == 1) spec.nodata_fraction = 0.2;
+      const std::vector<double> values = random_values(spec, rng);
+      const WeightParams params = random_params(rng, false);
+      const Connectivity connectivity = random_connectivity(rng);
+      bool overflow = false;
+      const std::uint32_t b = ring_size(s);
+      std::vector<PathLength> children(4ull * b * b);
+      for (std::uint32_t c = 0; c < 4; ++c) {
+        const double* origin = values.data() + (c >> 1) * s * side + (c & 1u) * s;
+        const auto m = testing::ring_matrix_reference(origin, side, s, params, connectivity, &overflow);
+        std::copy(m.begin(), m.end(), children.begin() + c * b * b);
+      }
+      std::vector<PathLength> workspace(merge_workspace_entries(s), 5);
+      const std::uint32_t pb = ring_size(side);
+      std::vector<PathLength> parent(static_cast<std::size_t>(pb) * pb, 7);
+      boundary_merge_cpu(values.data(), side, s, params, connectivity, children.data(), workspace.data(), parent.data(), &overflow);
+      const auto expected = testing::one_pivot_merge_reference(values.data(), side, s, params, connectivity, children.data(), &overflow);
+      ASSERT_EQ(parent, expected) << "s " << s << " round " << round << " model " << to_string(params.model);
+      for (std::uint32_t p = 0; p < pb; ++p)
+        for (std::uint32_t q = 0; q < pb; ++q)
+          if (expected[p * pb + p] == 0 && expected[q * pb + q] == 0 && expected[p * pb + q] == kUnreached) ++disconnected;
+    }
+  }
+  EXPECT_GT(disconnected, 0) << "no parent had valid ring cells without a path between them";
+}
+
+// The CPU building blocks on random matrices (any stride, pivot blocks of 1 .. 32 anywhere, random
+// sparsity and diagonals): a block's elimination equals eliminating its pivots one at a time, last
+// first; a Floyd-Warshall round equals the textbook loop over its pivots.
+TEST(PivotBlocks, MatchOnePivotAtATimeOnRandomMatrices) {
+  std::mt19937_64 rng(run_seed() ^ 7);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(run_seed()));
+  for (int round = 0; round < 400; ++round) {
+    const std::uint32_t n = 2 + static_cast<std::uint32_t>(rng() % 90);
+    const std::uint32_t stride = n + static_cast<std::uint32_t>(rng() % 5);
+    const std::uint32_t width = 1 + static_cast<std::uint32_t>(rng() % std::min<std::uint32_t>(n, kPivotBlockCpu));
+    const std::uint32_t k0 = static_cast<std::uint32_t>(rng() % (n - width + 1)), k1 = k0 + width;
+    std::vector<PathLength> d(static_cast<std::size_t>(n) * stride, kUnreached);
+    const std::uint64_t density = 1 + rng() % 6;
+    for (std::uint32_t i = 0; i < n; ++i)
+      for (std::uint32_t j = 0; j < n; ++j)
+        if (rng() % 8 < density) d[static_cast<std::size_t>(i) * stride + j] = i == j && rng() % 2 ? 0 : rng() % (1ull << 40);
+    auto relax = [&](std::vector<PathLength>& m, std::uint32_t k, std::uint32_t i, std::uint32_t j) {
+      PathLength& e = m[static_cast<std::size_t>(i) * stride + j];
+      e = std::min(e, min_plus_add(m[static_cast<std::size_t>(i) * stride + k], m[static_cast<std::size_t>(k) * stride + j]));
+    };
+    if (round % 2 == 0) {
+      std::vector<PathLength> expected = d;
+      for (std::uint32_t k = k1; k-- > k0;)
+        for (std::uint32_t i = 0; i < k; ++i)
+          for (std::uint32_t j = 0; j < k; ++j) relax(expected, k, i, j);
+      eliminate_pivot_block_cpu(d.data(), stride, k0, k1);
+      for (std::uint32_t i = 0; i < k0; ++i)
+        for (std::uint32_t j = 0; j < k0; ++j)
+          ASSERT_EQ(d[static_cast<std::size_t>(i) * stride + j], expected[static_cast<std::size_t>(i) * stride + j])
+              << "eliminate n " << n << " pivots " << k0 << ".." << k1 << " at " << i << "," << j;
+    } else {
+      std::vector<PathLength> expected = d;
+      for (std::uint32_t k = k0; k < k1; ++k)
+        for (std::uint32_t i = 0; i < n; ++i)
+          for (std::uint32_t j = 0; j < n; ++j) relax(expected, k, i, j);
+      floyd_pivot_block_cpu(d.data(), stride, n, k0, k1);
+      for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t j = 0; j < n; ++j)
+          ASSERT_EQ(d[static_cast<std::size_t>(i) * stride + j], expected[static_cast<std::size_t>(i) * stride + j])
+              << "floyd n " << n << " pivots " << k0 << ".." << k1 << " at " << i << "," << j;
+    }
+  }
+}
+
 TEST(TileBoundaryMatrix, NestedDissectionMatchesDijkstraForEveryLeafSide) {
   std::mt19937_64 rng(run_seed() ^ 3);
   SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(run_seed()));
@@ -161,6 +243,30 @@ TEST(MinPlusProduct, MatchesItsFormula) {
           expected[v * b + j] = std::min(expected[v * b + j], min_plus_add(x[v * b + i], m[i * b + j]));
     min_plus_product_cpu(m.data(), b, x.data(), k, y.data());
     ASSERT_EQ(y, expected) << "b " << b << " k " << k;
+  }
+}
+
+TEST(MinPlusRelaxRows, MatchesItsFormula) {
+  std::mt19937_64 rng(run_seed() ^ 8);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(run_seed()));
+  for (int round = 0; round < 500; ++round) {
+    const std::uint32_t n = 1 + static_cast<std::uint32_t>(rng() % 70), count = static_cast<std::uint32_t>(rng() % 33);
+    std::vector<PathLength> m(static_cast<std::size_t>(count + 1) * n), x(count + 1), y(n);
+    for (auto& e : m) e = rng() % 3 == 0 ? kUnreached : rng() % (1ull << 50);
+    for (auto& e : x) e = rng() % (1ull << 50);
+    for (auto& e : y) e = rng() % 2 == 0 ? kUnreached : rng() % (1ull << 51);
+    std::vector<const PathLength*> rows(count + 1);
+    for (std::uint32_t r = 0; r < count; ++r) rows[r] = m.data() + static_cast<std::size_t>(r) * n;
+    const bool self = count > 0 && rng() % 2;  // one of the rows is y itself, read as it was
+    if (self) {
+      rows[count - 1] = y.data();
+      x[count - 1] = rng() % 3;
+    }
+    std::vector<PathLength> expected = y;
+    for (std::uint32_t j = 0; j < n; ++j)
+      for (std::uint32_t r = 0; r < count; ++r) expected[j] = std::min(expected[j], min_plus_add(x[r], rows[r][j]));
+    min_plus_relax_rows(y.data(), rows.data(), x.data(), count, n);
+    ASSERT_EQ(y, expected) << "n " << n << " count " << count << " self " << self;
   }
 }
 

@@ -63,9 +63,13 @@ std::string build(const MemoryTileInput<>& input, const std::string& path, const
   bo.connectivity = c;
   bo.device = device;
   bo.threads = threads;
-  build_index(input, writer, bo, budget, Progress::silent());
+  const IndexBuildStats stats = build_index(input, writer, bo, budget, Progress::silent());
   writer.finish();
   if (seconds) *seconds = now() - start;
+  if (seconds)
+    std::printf("     index build phases: matrices %.2f s (kernels %.2f s), read %.2f s, write %.2f s, %llu batches of %llu tiles\n",
+                stats.matrix_seconds, stats.kernel_ms / 1000.0, stats.read_seconds, stats.write_seconds,
+                static_cast<unsigned long long>(stats.batches), static_cast<unsigned long long>(stats.batch_tiles));
   return path;
 }
 

@@ -29,8 +29,26 @@
 namespace terrazo {
 
 constexpr std::uint32_t kFloydBlock = 16;  // side of a Floyd-Warshall block (one CUDA thread per entry)
+// The CPU twin's pivot block: 32 pivots per round, so a row of the matrix (<= 4 KiB for the merges)
+// stays in L1 while the 32 pivot rows (<= 128 KiB) stay in L2; min_plus_relax_rows does the 32 pivots
+// of a chunk of 16 entries in registers.
+constexpr std::uint32_t kPivotBlockCpu = 32;
 
 void blocked_floyd_warshall_cpu(PathLength* d, std::uint32_t n);
+
+// The building blocks of the CPU's blocked eliminations (leaves here, merges in boundary_merge.h), on a
+// matrix with row stride `stride`, pivots K = [k0, k1), k1 - k0 <= kPivotBlockCpu:
+//   floyd_pivot_block_cpu(d, stride, n, k0, k1): one round of blocked Floyd-Warshall over the vertices
+//     [0, n) (k1 <= n): afterwards d[i][j] = min(d[i][j], shortest i -> j walk whose inner vertices
+//     lie in K), for all i, j < n. Phase 1 closes D[K][K]; phase 2 the row panel D[K][*] and, row by
+//     row, the column panel D[i][K]; phase 3, on the same row while it is in L1, D[i][j] for j not in K.
+//   eliminate_pivot_block_cpu(d, stride, k0, k1): the Schur complement of K onto R = [0, k0): for
+//     i, j in R, d[i][j] = min(d[i][j], min over a, b in K of d[i][a] + D[K][K]*[a][b] + d[b][j])
+//     with D[K][K]* the closure of the block (walks inside K, the empty walk included); the same as
+//     eliminating the pivots of K one at a time (exact integers, so bit for bit). Rows and columns
+//     of K are left partly updated: the caller reads only R x R afterwards.
+void floyd_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0, std::uint32_t k1);
+void eliminate_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1);
 
 // The n x n adjacency matrix of the block's cells (row-major, node = y * s + x), as the leaf starts.
 void leaf_adjacency_cpu(const double* values, std::uint64_t stride, std::uint32_t s, const WeightParams& params,

@@ -9,43 +9,76 @@
 namespace terrazo {
 namespace {
 
-// d[i][j] = min(d[i][j], d[i][k] + d[k][j]) for k in [k0, k1), i in [i0, i1), j in [j0, j1).
-void relax_block(PathLength* d, std::uint32_t n, std::uint32_t k0, std::uint32_t k1, std::uint32_t i0,
-                 std::uint32_t i1, std::uint32_t j0, std::uint32_t j1) {
+// Phase 1: Floyd-Warshall inside D[K][K].
+void close_diagonal(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1) {
+  min_plus_close_block(d + k0 * stride + k0, stride, k1 - k0);
+}
+
+// The finite entries d[i][k], k in K, of one row, with the pivot rows they reach.
+struct PivotRow {
+  const PathLength* rows[kPivotBlockCpu];
+  PathLength x[kPivotBlockCpu];
+  std::uint32_t count = 0;
+};
+
+void gather_pivots(const PathLength* row_i, const PathLength* d, std::uint64_t stride, std::uint32_t k0,
+                   std::uint32_t k1, PivotRow* p) {
+  p->count = 0;
   for (std::uint32_t k = k0; k < k1; ++k) {
-    const PathLength* row_k = d + static_cast<std::size_t>(k) * n;
-    for (std::uint32_t i = i0; i < i1; ++i) {
-      PathLength* row_i = d + static_cast<std::size_t>(i) * n;
-      const PathLength dik = row_i[k];
-      if (dik != kUnreached) min_plus_relax_row(row_i + j0, row_k + j0, dik, j1 - j0);
-    }
+    const PathLength v = row_i[k];
+    if (v == kUnreached) continue;
+    p->rows[p->count] = d + k * stride;
+    p->x[p->count] = v;
+    ++p->count;
   }
+}
+
+// row_i[c0, c1) through the gathered pivots.
+void relax_segment(PathLength* row_i, std::uint32_t c0, std::uint32_t c1, const PivotRow& p) {
+  if (c0 >= c1 || p.count == 0) return;
+  const PathLength* shifted[kPivotBlockCpu];
+  for (std::uint32_t r = 0; r < p.count; ++r) shifted[r] = p.rows[r] + c0;
+  min_plus_relax_rows(row_i + c0, shifted, p.x, p.count, c1 - c0);
 }
 
 }  // namespace
 
-void blocked_floyd_warshall_cpu(PathLength* d, std::uint32_t n) {
-  const std::uint32_t b = std::min(n, kFloydBlock);
-  const std::uint32_t blocks = (n + b - 1) / b;
-  for (std::uint32_t kb = 0; kb < blocks; ++kb) {
-    const std::uint32_t k0 = kb * b, k1 = std::min(n, k0 + b);
-    relax_block(d, n, k0, k1, k0, k1, k0, k1);  // phase 1: the diagonal block
-    for (std::uint32_t jb = 0; jb < blocks; ++jb) {  // phase 2: its row and its column
-      if (jb == kb) continue;
-      const std::uint32_t j0 = jb * b, j1 = std::min(n, j0 + b);
-      relax_block(d, n, k0, k1, k0, k1, j0, j1);
-      relax_block(d, n, k0, k1, j0, j1, k0, k1);
-    }
-    for (std::uint32_t ib = 0; ib < blocks; ++ib) {  // phase 3: the rest
-      if (ib == kb) continue;
-      const std::uint32_t i0 = ib * b, i1 = std::min(n, i0 + b);
-      for (std::uint32_t jb = 0; jb < blocks; ++jb) {
-        if (jb == kb) continue;
-        const std::uint32_t j0 = jb * b, j1 = std::min(n, j0 + b);
-        relax_block(d, n, k0, k1, i0, i1, j0, j1);
-      }
-    }
+void floyd_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0, std::uint32_t k1) {
+  close_diagonal(d, stride, k0, k1);
+  PivotRow p;
+  for (std::uint32_t i = k0; i < k1; ++i) {  // phase 2, row panel: D[K][j] through the closed block
+    PathLength* row_i = d + i * stride;
+    gather_pivots(row_i, d, stride, k0, k1, &p);
+    relax_segment(row_i, 0, k0, p);
+    relax_segment(row_i, k1, n, p);
   }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i == k0) i = k1;
+    if (i >= n) break;
+    PathLength* row_i = d + i * stride;
+    gather_pivots(row_i, d, stride, k0, k1, &p);  // phase 2, column panel: D[i][K] through the block
+    relax_segment(row_i, k0, k1, p);
+    gather_pivots(row_i, d, stride, k0, k1, &p);  // phase 3: the rest of the row through the panel
+    relax_segment(row_i, 0, k0, p);
+    relax_segment(row_i, k1, n, p);
+  }
+}
+
+void eliminate_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1) {
+  close_diagonal(d, stride, k0, k1);
+  PivotRow p;
+  for (std::uint32_t i = 0; i < k0; ++i) {
+    PathLength* row_i = d + i * stride;
+    gather_pivots(row_i, d, stride, k0, k1, &p);  // A[i][K] = D[i][K] (x) D[K][K]*
+    relax_segment(row_i, k0, k1, p);
+    gather_pivots(row_i, d, stride, k0, k1, &p);  // D[i][R] through A[i][K] and D[K][R]
+    relax_segment(row_i, 0, k0, p);
+  }
+}
+
+void blocked_floyd_warshall_cpu(PathLength* d, std::uint32_t n) {
+  for (std::uint32_t k0 = 0; k0 < n; k0 += kPivotBlockCpu)
+    floyd_pivot_block_cpu(d, n, n, k0, std::min(n, k0 + kPivotBlockCpu));
 }
 
 void leaf_adjacency_cpu(const double* values, std::uint64_t stride, std::uint32_t s, const WeightParams& params,

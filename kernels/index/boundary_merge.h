@@ -19,6 +19,13 @@
 //   vertices lie in S; then Floyd-Warshall with the pivots of P closes it: the parent's matrix.
 //   Exact: a path inside the parent alternates segments inside one child, which start and end on
 //   that child's ring, and edges between children.
+//   Blocked (both twins): S is eliminated in blocks K of up to 32 pivots, last block first; with R the
+//   vertices below K, D[K][K] is closed (Floyd-Warshall inside the block), the panel A = D[R][K] (x)
+//   D[K][K]* (the empty walk included), then D[R][R] = min(D[R][R], A (x) D[K][R]): the min-plus
+//   Schur complement of K, which is what eliminating K's pivots one at a time leaves on R x R (the
+//   shortest walks whose inner vertices lie in K). P is closed by blocked Floyd-Warshall rounds of 32
+//   pivots ([PandeySharma]: the diagonal block, its row and column panels, the rest). Integer min-plus
+//   is exact, so the blocking changes the work's order, never a bit of the result.
 //   workspace: merge_workspace_entries(s) entries.
 //   pre  s >= 2.
 #pragma once

@@ -1,8 +1,10 @@
-// kernels/index/boundary_merge_cpu.cpp: the CPU twin of boundary_merge.h.
+// kernels/index/boundary_merge_cpu.cpp: the CPU twin of boundary_merge.h: the blocked elimination with
+// the CPU's pivot blocks (blocked_floyd_warshall.h building blocks).
 #include <algorithm>
 #include <vector>
 
 #include "kernels/common/tile_geometry.h"
+#include "kernels/index/blocked_floyd_warshall.h"
 #include "kernels/index/boundary_merge.h"
 #include "kernels/index/min_plus.h"
 
@@ -63,24 +65,17 @@ void boundary_merge_cpu(const double* values, std::uint64_t stride, std::uint32_
       }
     }
   }
-  // Eliminate S (vertices parent_b .. u-1), last first: pivot k updates the vertices below it.
-  for (std::uint32_t k = u; k-- > parent_b;) {
-    const PathLength* row_k = d + static_cast<std::size_t>(k) * u;
-    for (std::uint32_t i = 0; i < k; ++i) {
-      PathLength* row_i = d + static_cast<std::size_t>(i) * u;
-      const PathLength dik = row_i[k];
-      if (dik != kUnreached) min_plus_relax_row(row_i, row_k, dik, k);
-    }
+  // Eliminate S (vertices parent_b .. u-1) in blocks of pivots, last block first: each block's Schur
+  // complement onto the vertices below it.
+  for (std::uint32_t k1 = u; k1 > parent_b;) {
+    const std::uint32_t k0 = k1 - std::min(kPivotBlockCpu, k1 - parent_b);
+    eliminate_pivot_block_cpu(d, u, k0, k1);
+    k1 = k0;
   }
-  // Close P: paths between ring cells of the parent through other ring cells of the parent.
-  for (std::uint32_t k = 0; k < parent_b; ++k) {
-    const PathLength* row_k = d + static_cast<std::size_t>(k) * u;
-    for (std::uint32_t i = 0; i < parent_b; ++i) {
-      PathLength* row_i = d + static_cast<std::size_t>(i) * u;
-      const PathLength dik = row_i[k];
-      if (dik != kUnreached) min_plus_relax_row(row_i, row_k, dik, parent_b);
-    }
-  }
+  // Close P (paths between ring cells of the parent through other ring cells of the parent): blocked
+  // Floyd-Warshall over the first parent_b vertices.
+  for (std::uint32_t k0 = 0; k0 < parent_b; k0 += kPivotBlockCpu)
+    floyd_pivot_block_cpu(d, u, parent_b, k0, std::min(parent_b, k0 + kPivotBlockCpu));
   for (std::uint32_t p = 0; p < parent_b; ++p)
     std::copy(d + static_cast<std::size_t>(p) * u, d + static_cast<std::size_t>(p) * u + parent_b,
               parent + static_cast<std::size_t>(p) * parent_b);

@@ -24,6 +24,19 @@ namespace terrazo {
 // run time (the same results: integer min-plus is exact).
 void min_plus_relax_row(PathLength* y, const PathLength* row, PathLength x, std::uint32_t n);
 
+// Several rows at once, the register-tiled inner loop of the blocked eliminations (boundary_merge.h,
+// blocked_floyd_warshall.h): y[j] = min(y[j], min over r < count of x[r] + rows[r][j]) for j < n
+// (x[r] finite; kUnreached in rows absorbs). y is loaded and stored once per chunk of 16 entries, not
+// once per row. rows[r] may be y itself (then its entries are read as they were before the call's
+// chunk: a finite x[r] >= 0 cannot improve them through themselves).
+void min_plus_relax_rows(PathLength* y, const PathLength* const* rows, const PathLength* x, std::uint32_t count,
+                         std::uint32_t n);
+
+// Floyd-Warshall closure of a w x w block (w <= 32) of a matrix with row stride `stride`, in place:
+// d[i][j] = shortest walk i -> j over the block's entries (the plain triple loop, k outer). The block
+// is copied into a 32 x 32 array padded with kUnreached, so every row is eight fixed vectors.
+void min_plus_close_block(PathLength* d, std::uint64_t stride, std::uint32_t w);
+
 void min_plus_product_cpu(const PathLength* m, std::uint32_t b, const PathLength* x, std::uint32_t k, PathLength* y);
 
 void min_plus_gather_cpu(const PathLength* m, std::uint32_t b, const std::uint32_t* slot_of, std::uint64_t n,

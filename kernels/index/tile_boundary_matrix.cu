@@ -1,6 +1,6 @@
 // kernels/index/tile_boundary_matrix.cu: the index build of a batch of tiles on the GPU: the leaves of
-// all tiles (blocked_floyd_warshall.cu), then one launch per merge level (boundary_merge.cu), device
-// buffers sized from the batch. Contract: tile_boundary_matrix.h.
+// all tiles (blocked_floyd_warshall.cu), then the merge levels, all merges of a level in each launch
+// (boundary_merge.cu), device buffers sized from the batch. Contract: tile_boundary_matrix.h.
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -32,7 +32,8 @@ void tile_boundary_matrix_cpu(const double* values, std::uint32_t t, std::uint32
                               bool* overflow);
 
 // CUDA: tile_count tiles back to back (values t*t each, out ring_size(t)^2 each), host pointers; the
-// leaves of all tiles in one launch per Floyd-Warshall phase, then one launch per merge level.
+// leaves of all tiles in one launch per Floyd-Warshall phase, then per merge level the union and three
+// launches per block of 32 pivots (boundary_merge.cu).
 // Device memory it needs for tile_count tiles (the caller sizes batches with it).
 std::uint64_t tile_boundary_cuda_bytes(std::uint32_t t, std::uint32_t leaf, std::uint64_t tile_count);
 // Returns the kernel time in milliseconds.

@@ -1,6 +1,6 @@
 // tests/gpu/test_index_gpu.cpp: the CUDA index kernels (kernels/index/*.cu) against their CPU twins,
 // bit for bit: tile boundary matrices by nested dissection (leaves by blocked Floyd-Warshall in
-// shared memory, then the merge levels) for batches of random tiles of 16, 32 and 64 with every leaf
+// shared memory, then the merge levels) for batches of random tiles of 16, 32, 64 and 128 with every leaf
 // side, weight model and connectivity, holes and walls; min-plus products of random matrices and
 // vectors. The CPU twins are themselves checked against Dijkstra in tests/test_index_kernels.cpp.
 // Skips (with the reason) without a GPU; the last case then checks the entry points refuse clearly.
@@ -51,6 +51,37 @@ TEST(IndexGpu, TileBoundaryMatricesMatchCpuBitForBit) {
         ASSERT_EQ(cpu, gpu) << "t " << t << " leaf " << leaf << " tiles " << tiles << " model " << to_string(params.model);
       }
     }
+  }
+}
+
+// The blocked merge's larger grids: t = 128 (top merge s = 64: u = 1008 union vertices, 32 pivot
+// blocks, trailing products of up to 16 x 16 output tiles), every leaf side, walls and holes.
+TEST(IndexGpu, LargeTileMatricesMatchCpuBitForBit) {
+  TERRAZO_REQUIRE_GPU();
+  std::mt19937_64 rng(gpu_testing::run_seed() ^ 13);
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
+  std::vector<PathLength> workspace;
+  const std::uint32_t t = 128;
+  for (std::uint32_t leaf : {4u, 8u, 16u}) {
+    const WeightParams params = gpu_testing::random_params(rng, false);
+    const Connectivity connectivity = rng() % 2 ? Connectivity::Eight : Connectivity::Four;
+    const std::uint64_t tiles = 1 + rng() % 3;
+    std::vector<double> values;
+    for (std::uint64_t i = 0; i < tiles; ++i) {
+      gpu_testing::TileSpec spec = gpu_testing::random_spec(t, rng);
+      spec.nodata_wall = i == 0;
+      const auto v = gpu_testing::random_values(spec, rng);
+      values.insert(values.end(), v.begin(), v.end());
+    }
+    const std::uint64_t b2 = static_cast<std::uint64_t>(ring_size(t)) * ring_size(t);
+    std::vector<PathLength> cpu(tiles * b2, 1), gpu(tiles * b2, 2);
+    bool cpu_overflow = false, gpu_overflow = false;
+    for (std::uint64_t i = 0; i < tiles; ++i)
+      tile_boundary_matrix_cpu(values.data() + i * t * t, t, leaf, params, connectivity, workspace, cpu.data() + i * b2,
+                               &cpu_overflow);
+    tile_boundary_matrix_cuda(values.data(), tiles, t, leaf, params, connectivity, gpu.data(), &gpu_overflow);
+    ASSERT_EQ(cpu_overflow, gpu_overflow);
+    ASSERT_EQ(cpu, gpu) << "t " << t << " leaf " << leaf << " tiles " << tiles << " model " << to_string(params.model);
   }
 }
 
