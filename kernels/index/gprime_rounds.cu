@@ -2,7 +2,8 @@
 // stream: the solves of the active tiles (a thread block per (tile, run of kSolveRun sources): thread
 // j keeps the run's acc[j] in registers and walks the matrix rows that carry a pending label, the
 // run's pending entries of a chunk of rows in shared memory, so each matrix entry read serves the run;
-// consecutive blocks are the same tile's runs, so its matrix is read from L2), the push into every
+// consecutive blocks are the same tile's runs, so its matrix is read from L2; a run with nothing due
+// only clears its `out` and reports its least pending label), the push into every
 // tile next to an active one (a thread block per (tile, run of kPushRun sources), thread q reads its
 // in-edges once, improvements lower the tile's key by atomicMin), then the next round's threshold
 // (the least key) and its active tiles, compacted into a list (their order does not matter: a tile's
@@ -38,6 +39,29 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
   PathLength* y = d_label + base;
   PathLength* o = d_out + base;
   const PathLength threshold = *d_threshold;
+  // Nothing due in this run (the CPU twin's shortcut; most runs of a round, the fronts of the other
+  // sources being elsewhere): no label changes, `out` unreached, the key the least pending label
+  // (a pending label equals its tile's label, so none is dominated). One read of the pending labels
+  // instead of the full solve's four passes over the run's labels.
+  {
+    int mine = 0;
+    PathLength least = kUnreached;
+    for (std::uint64_t e = threadIdx.x; e < static_cast<std::uint64_t>(count) * b; e += blockDim.x) {
+      const PathLength xe = x[e];
+      mine |= xe != kUnreached && xe <= threshold;
+      least = xe < least ? xe : least;
+    }
+    if (!__syncthreads_or(mine)) {
+      for (std::uint64_t e = threadIdx.x; e < static_cast<std::uint64_t>(count) * b; e += blockDim.x) o[e] = kUnreached;
+      for (int offset = 16; offset > 0; offset >>= 1) {
+        const PathLength other = __shfl_down_sync(0xFFFFFFFFu, least, offset);
+        least = other < least ? other : least;
+      }
+      if ((threadIdx.x & 31u) == 0 && least != kUnreached)
+        atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(least));
+      return;
+    }
+  }
   for (std::uint32_t j0 = 0; j0 < b; j0 += blockDim.x) {
     const std::uint32_t j = j0 + threadIdx.x;
     const bool active = j < b;
