@@ -23,8 +23,9 @@ mkdir -p "$stage/lib" "$stage/share"
 bundle() {
   local name=$1 path=$2
   cp -L "$path" "$stage/$name"
+  # (a GDAL-free binary needs none of its own: grep then selects nothing, which is no error)
   ldd "$path" | awk '$3 ~ /^\// {print $3}' |
-    grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so|ld-linux' |
+    { grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so|ld-linux' || true; } |
     xargs -r -I{} cp -L {} "$stage/lib/"
   cat > "$stage/$name.sh" <<WRAP
 #!/bin/bash
