@@ -77,7 +77,7 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
   const std::uint32_t t = options.tile ? options.tile : kDefaultTile;
   if (!held.store && options.mode != InputMode::Import) {
     std::unique_ptr<RasterReader> reader = RasterReader::open(path, options.band, RasterReader::kChooseBand, &budget);
-    const RasterInfo& ri = reader->info();
+    const RasterInfo ri = reader->info();  // a copy: the reader may go to the tiled input below
     const std::uint64_t need = InMemoryTileInput::bytes_for(ri, t);
     const bool tiles_fit = options.mode == InputMode::Memory ? need < budget.available() : need <= budget.available() / 4;
     if (options.mode == InputMode::Memory || (options.mode == InputMode::Auto && tiles_fit)) {
@@ -86,24 +86,33 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
                           " as tiles in memory but only " + MemoryBudget::format_size(budget.available()) + " of --memory " +
                           MemoryBudget::format_size(budget.total()) + " is left; raise --memory or use --input-mode auto");
       // A tiled GeoTIFF whose blocks tile the tiles is decoded on `threads` threads (one GDAL
-      // dataset each, api/geotiff_tile_input.h); anything else strip by strip on this one.
+      // dataset each, the first the reader opened here, api/geotiff_tile_input.h); anything else
+      // strip by strip on this one. An integer raster's cells go from GDAL straight into their
+      // tiles (put_tile_cells: no doubles, no copy); a float raster's through doubles (put_tile).
       std::unique_ptr<GeoTiffTileInput> tiled;
-      if (options.threads > 1 && options.band <= 1 && usable_tile(t)) tiled = GeoTiffTileInput::open_if_tiled(path, t);
+      if (options.threads > 1 && options.band <= 1 && usable_tile(t)) tiled = GeoTiffTileInput::open_if_tiled(reader, path, t);
       if (tiled) {
         held.memory = std::make_unique<InMemoryTileInput>(ri, t, budget);
         GdalCacheLimit cache(budget, direct_cache_bytes(ri, t, options.threads));
-        // Per thread: the tile read and put_tile's padded copy of an edge tile.
-        auto buffers = budget.reserve(2ull * options.threads * t * t * sizeof(double),
+        const bool cells_as_they_are = cell_type_is_integer(ri.type);
+        // Per thread (doubles only): the tile read and put_tile's padded copy of an edge tile.
+        auto buffers = budget.reserve(cells_as_they_are ? 0 : 2ull * options.threads * t * t * sizeof(double),
                                       "input load tiles");
         const TileGrid grid{ri.width, ri.height, t};
         progress.update("import", 0, grid.tiles_y());
         WorkerPool pool(options.threads);
         InMemoryTileInput& memory = *held.memory;
         pool.run(grid.tiles_y(), [&](std::uint64_t ty) {
+          const auto y = static_cast<std::uint32_t>(ty);
+          if (cells_as_they_are) {
+            for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx)
+              memory.put_tile_cells(tx, y, [&](void* cells) { tiled->read_tile_cells(tx, y, cells); });
+            return;
+          }
           std::vector<double> cells(static_cast<std::size_t>(t) * t);
           for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
-            tiled->read_tile(tx, static_cast<std::uint32_t>(ty), cells.data());
-            memory.put_tile(tx, static_cast<std::uint32_t>(ty), cells.data());
+            tiled->read_tile(tx, y, cells.data());
+            memory.put_tile(tx, y, cells.data());
           }
         });
         progress.update("import", grid.tiles_y(), grid.tiles_y());
