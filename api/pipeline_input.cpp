@@ -2,6 +2,7 @@
 #include "api/pipeline_input.h"
 
 #include <algorithm>
+#include <future>
 #include <unistd.h>
 #include <vector>
 
@@ -75,8 +76,19 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
     if (options.tile == 0 || store->tile() == options.tile) held.store = std::move(store);
   }
   const std::uint32_t t = options.tile ? options.tile : kDefaultTile;
+  std::future<std::string> crs;  // the CRS being read on another thread (see below)
   if (!held.store && options.mode != InputMode::Import) {
-    std::unique_ptr<RasterReader> reader = RasterReader::open(path, options.band, RasterReader::kChooseBand, &budget);
+    // With several threads, a GDAL raster's CRS is read on a thread of its own while its cells are
+    // (RasterReader::open_without_crs: the first CRS look-up costs 40-55 ms of PROJ queries).
+    bool crs_later = false;
+    std::unique_ptr<RasterReader> reader =
+        options.threads > 1
+            ? RasterReader::open_without_crs(path, options.band, RasterReader::kChooseBand, &budget, &crs_later)
+            : RasterReader::open(path, options.band, RasterReader::kChooseBand, &budget);
+    if (crs_later) {
+      const std::uint32_t band = reader->band();
+      crs = std::async(std::launch::async, [path, band] { return RasterReader::read_crs_wkt(path, band); });
+    }
     const RasterInfo ri = reader->info();  // a copy: the reader may go to the tiled input below
     const std::uint64_t need = InMemoryTileInput::bytes_for(ri, t);
     const bool tiles_fit = options.mode == InputMode::Memory ? need < budget.available() : need <= budget.available() / 4;
@@ -146,6 +158,10 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
       input->cells_ = held.direct.get();
       input->how_ = "direct";
     }
+  }
+  if (crs.valid()) {
+    const std::string wkt = crs.get();
+    if (input->cells_) input->info_.crs_wkt = wkt;
   }
   if (!input->cells_) {
     if (!held.store) {

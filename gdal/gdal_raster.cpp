@@ -184,6 +184,22 @@ std::unique_ptr<RasterReader> RasterReader::open(const std::string& path, std::u
   return std::make_unique<GdalRasterReader>(path, band, how_to_choose);
 }
 
+std::unique_ptr<RasterReader> RasterReader::open_without_crs(const std::string& path, std::uint32_t band,
+                                                             const std::string& how_to_choose, MemoryBudget* budget,
+                                                             bool* crs_left_out) {
+  bool gzip = false;
+  *crs_left_out = false;
+  if (TileStore::looks_like_tile_store(path) || is_ascii_grid(path, &gzip) || (ends_with_gz(path) && file_exists(path)))
+    return open(path, band, how_to_choose, budget);
+  auto reader = std::make_unique<GdalRasterReader>(path, band, how_to_choose, false);
+  *crs_left_out = true;
+  return reader;
+}
+
+std::string RasterReader::read_crs_wkt(const std::string& path, std::uint32_t band) {
+  return open(path, band)->info().crs_wkt;
+}
+
 std::unique_ptr<RasterReader> RasterReader::open_cells(const std::string& path, std::uint32_t band) {
   bool gzip = false;
   if (TileStore::looks_like_tile_store(path) || is_ascii_grid(path, &gzip) || (ends_with_gz(path) && file_exists(path)))

@@ -34,6 +34,16 @@ class RasterReader {
   // thread): a GDAL raster's CRS is not read (info().crs_wkt is empty), which saves its PROJ
   // database look-ups (about 10 ms of CPU per reader).
   static std::unique_ptr<RasterReader> open_cells(const std::string& path, std::uint32_t band);
+  // open() without the CRS of a GDAL raster (info().crs_wkt empty; read_crs_wkt gives it): the
+  // first CRS look-up of a process costs 40-55 ms of PROJ database queries, which a caller can run
+  // on another thread meanwhile.
+  // *crs_left_out: true when it was (a GDAL raster), false when info() has it (stores, ASCII grids, gzip).
+  static std::unique_ptr<RasterReader> open_without_crs(const std::string& path, std::uint32_t band,
+                                                        const std::string& how_to_choose, MemoryBudget* budget,
+                                                        bool* crs_left_out);
+  // The CRS (WKT, "" for none) of band `band` of `path` as open() reads it, through a dataset of its
+  // own: safe while other threads read the raster through theirs.
+  static std::string read_crs_wkt(const std::string& path, std::uint32_t band);
   static constexpr const char* kExtractBand = "extract one with `gdal_translate -b N`";
   static constexpr const char* kChooseBand = "choose one with --band N";
   virtual ~RasterReader() = default;

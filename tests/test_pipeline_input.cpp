@@ -4,7 +4,9 @@
 // statistics, and so the same sssp and mst outputs; at several tile sizes, with nodata and an
 // all-nodata tile; auto keeps the budget (a raster whose tiles take more than a quarter of it is
 // not held in memory). Small rasters: the whole file runs in well under a second.
+#include <cpl_conv.h>
 #include <gdal.h>
+#include <ogr_srs_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -51,6 +53,15 @@ std::string write_dem(const TempDir& dir, const std::string& name, GDALDataType 
   EXPECT_TRUE(ds);
   const double gt[6] = {500000, 30, 0, 4100000, 0, -30};
   GDALSetGeoTransform(ds, const_cast<double*>(gt));
+  {  // UTM 33N: every way must carry the CRS (read on a thread of its own with several threads)
+    OGRSpatialReferenceH srs = OSRNewSpatialReference(nullptr);
+    EXPECT_EQ(OSRImportFromEPSG(srs, 32633), OGRERR_NONE);
+    char* wkt = nullptr;
+    OSRExportToWkt(srs, &wkt);
+    GDALSetProjection(ds, wkt);
+    CPLFree(wkt);
+    OSRDestroySpatialReference(srs);
+  }
   GDALRasterBandH band = GDALGetRasterBand(ds, 1);
   GDALSetRasterNoDataValue(band, nodata);
   std::mt19937 rng(seed);
@@ -121,6 +132,8 @@ TEST(PipelineInput, EveryWayReadsTheSameCellsTilesAndStatistics) {
         EXPECT_EQ(in->info().max, imported->info().max) << what;
         EXPECT_EQ(in->info().valid_cells, imported->info().valid_cells) << what;
         EXPECT_EQ(in->info().type, imported->info().type) << what;
+        EXPECT_NE(imported->info().crs_wkt.find("UTM zone 33N"), std::string::npos) << what;
+        EXPECT_EQ(in->info().crs_wkt, imported->info().crs_wkt) << what;
         const TileGrid& g = in->grid();
         ASSERT_EQ(g.tiles_x(), imported->grid().tiles_x());
         ASSERT_EQ(g.tiles_y(), imported->grid().tiles_y());
