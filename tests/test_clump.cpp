@@ -154,6 +154,13 @@ TEST(ClumpKernel, RandomTilesMatchOracleAndTheirBorderSummary) {
         EXPECT_EQ(border.region[border.ring[p]], l);
       }
     }
+    // Phase 3's border index from the ring alone: the summary's, region by region.
+    std::vector<std::uint32_t> border_of{7, 7};  // stale contents are overwritten
+    ASSERT_EQ(tile_border_index(labels.data(), regions, t, &border_of), border.region.size()) << round;
+    ASSERT_EQ(border_of.size(), regions);
+    std::vector<std::uint32_t> want(regions, kNoRegion);
+    for (std::uint32_t j = 0; j < border.region.size(); ++j) want[border.region[j]] = j;
+    EXPECT_EQ(border_of, want) << round;
   }
 }
 

@@ -132,4 +132,18 @@ void summarize_tile_border(const std::uint32_t* labels, std::uint32_t regions, s
   }
 }
 
+std::uint32_t tile_border_index(const std::uint32_t* labels, std::uint32_t regions, std::uint32_t t,
+                                std::vector<std::uint32_t>* border_of) {
+  std::vector<std::uint32_t>& b = *border_of;
+  b.assign(regions, kNoRegion);
+  for (std::uint32_t p = 0; p < 4 * t; ++p) {
+    const std::uint32_t l = labels[ring_cell(p, t)];
+    if (l != kNoRegion) b[l] = 0;  // on the ring; its index below
+  }
+  std::uint32_t border = 0;
+  for (std::uint32_t l = 0; l < regions; ++l)
+    if (b[l] != kNoRegion) b[l] = border++;
+  return border;
+}
+
 }  // namespace terrazo
