@@ -76,19 +76,19 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
     if (options.tile == 0 || store->tile() == options.tile) held.store = std::move(store);
   }
   const std::uint32_t t = options.tile ? options.tile : kDefaultTile;
-  std::future<std::string> crs;  // the CRS being read on another thread (see below)
+  // With several threads, a GDAL raster's CRS is read on this thread while the pool decodes its
+  // cells (RasterReader::open_without_crs): the first CRS look-up of a process costs 40-55 ms of
+  // PROJ database queries, and PROJ's context is per thread, so this thread, which later writes the
+  // outputs' georeferencing, is the one that pays it (on another thread it was paid twice).
+  bool crs_left_out = false, crs_read = false;
+  std::uint32_t crs_band = 1;
+  std::string crs_wkt;
   if (!held.store && options.mode != InputMode::Import) {
-    // With several threads, a GDAL raster's CRS is read on a thread of its own while its cells are
-    // (RasterReader::open_without_crs: the first CRS look-up costs 40-55 ms of PROJ queries).
-    bool crs_later = false;
     std::unique_ptr<RasterReader> reader =
         options.threads > 1
-            ? RasterReader::open_without_crs(path, options.band, RasterReader::kChooseBand, &budget, &crs_later)
+            ? RasterReader::open_without_crs(path, options.band, RasterReader::kChooseBand, &budget, &crs_left_out)
             : RasterReader::open(path, options.band, RasterReader::kChooseBand, &budget);
-    if (crs_later) {
-      const std::uint32_t band = reader->band();
-      crs = std::async(std::launch::async, [path, band] { return RasterReader::read_crs_wkt(path, band); });
-    }
+    crs_band = reader->band();
     const RasterInfo ri = reader->info();  // a copy: the reader may go to the tiled input below
     const std::uint64_t need = InMemoryTileInput::bytes_for(ri, t);
     const bool tiles_fit = options.mode == InputMode::Memory ? need < budget.available() : need <= budget.available() / 4;
@@ -114,19 +114,35 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
         progress.update("import", 0, grid.tiles_y());
         WorkerPool pool(options.threads);
         InMemoryTileInput& memory = *held.memory;
-        pool.run(grid.tiles_y(), [&](std::uint64_t ty) {
-          const auto y = static_cast<std::uint32_t>(ty);
-          if (cells_as_they_are) {
-            for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx)
-              memory.put_tile_cells(tx, y, [&](void* cells) { tiled->read_tile_cells(tx, y, cells); });
-            return;
+        auto decode = [&] {
+          pool.run(grid.tiles_y(), [&](std::uint64_t ty) {
+            const auto y = static_cast<std::uint32_t>(ty);
+            if (cells_as_they_are) {
+              for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx)
+                memory.put_tile_cells(tx, y, [&](void* cells) { tiled->read_tile_cells(tx, y, cells); });
+              return;
+            }
+            std::vector<double> cells(static_cast<std::size_t>(t) * t);
+            for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+              tiled->read_tile(tx, y, cells.data());
+              memory.put_tile(tx, y, cells.data());
+            }
+          });
+        };
+        if (crs_left_out) {
+          // The pool's loop on a thread of its own (its threads - 1 workers and that one), the CRS here.
+          std::future<void> decoded = std::async(std::launch::async, decode);
+          try {
+            crs_wkt = RasterReader::read_crs_wkt(path, crs_band);
+            crs_read = true;
+          } catch (...) {
+            decoded.wait();
+            throw;
           }
-          std::vector<double> cells(static_cast<std::size_t>(t) * t);
-          for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
-            tiled->read_tile(tx, y, cells.data());
-            memory.put_tile(tx, y, cells.data());
-          }
-        });
+          decoded.get();
+        } else {
+          decode();
+        }
         progress.update("import", grid.tiles_y(), grid.tiles_y());
         memory.set_bytes_read(tiled->bytes_read());
       } else {
@@ -159,9 +175,9 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
       input->how_ = "direct";
     }
   }
-  if (crs.valid()) {
-    const std::string wkt = crs.get();
-    if (input->cells_) input->info_.crs_wkt = wkt;
+  if (crs_left_out && input->cells_) {  // (an import's store has the CRS the import read)
+    if (!crs_read) crs_wkt = RasterReader::read_crs_wkt(path, crs_band);  // the other ways: now
+    input->info_.crs_wkt = crs_wkt;
   }
   if (!input->cells_) {
     if (!held.store) {

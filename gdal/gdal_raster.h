@@ -35,8 +35,8 @@ class RasterReader {
   // database look-ups (about 10 ms of CPU per reader).
   static std::unique_ptr<RasterReader> open_cells(const std::string& path, std::uint32_t band);
   // open() without the CRS of a GDAL raster (info().crs_wkt empty; read_crs_wkt gives it): the
-  // first CRS look-up of a process costs 40-55 ms of PROJ database queries, which a caller can run
-  // on another thread meanwhile.
+  // first CRS look-up of a process costs 40-55 ms of PROJ database queries, which a caller can
+  // overlap with reading the cells on other threads.
   // *crs_left_out: true when it was (a GDAL raster), false when info() has it (stores, ASCII grids, gzip).
   static std::unique_ptr<RasterReader> open_without_crs(const std::string& path, std::uint32_t band,
                                                         const std::string& how_to_choose, MemoryBudget* budget,
