@@ -1,8 +1,6 @@
 // api/geotiff_tile_input.cpp: GeoTiffTileInput (api/geotiff_tile_input.h).
 #include "api/geotiff_tile_input.h"
 
-#include <gdal.h>
-
 #include <algorithm>
 #include <limits>
 
@@ -13,15 +11,14 @@ namespace terrazo {
 
 std::unique_ptr<GeoTiffTileInput> GeoTiffTileInput::open_if_tiled(const std::string& path, std::uint32_t t) {
   std::unique_ptr<RasterReader> reader = RasterReader::open(path, 1);  // band 1: a file of several bands is refused by the import, with its message
-  if (reader->format() != "GTiff" || reader->band_count() != 1) return nullptr;
-  int block_x = 0, block_y = 0;
-  {
-    GDALDatasetH ds = GDALOpen(path.c_str(), GA_ReadOnly);
-    if (!ds) return nullptr;
-    GDALGetBlockSize(GDALGetRasterBand(ds, 1), &block_x, &block_y);
-    GDALClose(ds);
-  }
-  if (block_x <= 0 || block_x != block_y || t % static_cast<std::uint32_t>(block_x) != 0) return nullptr;
+  return open_if_tiled(reader, path, t);
+}
+
+std::unique_ptr<GeoTiffTileInput> GeoTiffTileInput::open_if_tiled(std::unique_ptr<RasterReader>& reader,
+                                                                  const std::string& path, std::uint32_t t) {
+  if (!reader || reader->format() != "GTiff" || reader->band_count() != 1 || reader->band() != 1) return nullptr;
+  const std::uint32_t block = reader->square_block();
+  if (block == 0 || t % block != 0) return nullptr;
   return std::unique_ptr<GeoTiffTileInput>(new GeoTiffTileInput(path, std::move(reader), t));
 }
 
@@ -55,6 +52,15 @@ void GeoTiffTileInput::read_tile(std::uint32_t tx, std::uint32_t ty, double* out
     }
   }
   std::fill(out + static_cast<std::uint64_t>(h) * t, out + static_cast<std::uint64_t>(t) * t, nan);
+}
+
+void GeoTiffTileInput::read_tile_cells(std::uint32_t tx, std::uint32_t ty, void* out) const {
+  const std::uint32_t t = grid_.tile;
+  const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t, y0 = static_cast<std::uint64_t>(ty) * t;
+  const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.width - x0));
+  const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.height - y0));
+  if (!reader().read_window_cells(x0, y0, w, h, out, t))
+    throw Error("internal error: '" + path_ + "' cannot be read in its own cell type");
 }
 
 void GeoTiffTileInput::scan(double* tile, Progress& progress) {

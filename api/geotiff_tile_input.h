@@ -32,6 +32,10 @@ class GeoTiffTileInput : public TileInput {
  public:
   // Null when `path` is not a GeoTIFF whose blocks tile t x t tiles (the caller imports it then).
   static std::unique_ptr<GeoTiffTileInput> open_if_tiled(const std::string& path, std::uint32_t t);
+  // The same with `reader`, band 1 of `path` already open (its info is the input's, CRS included):
+  // taken as the first thread's reader when the file qualifies, left to the caller otherwise.
+  static std::unique_ptr<GeoTiffTileInput> open_if_tiled(std::unique_ptr<RasterReader>& reader,
+                                                         const std::string& path, std::uint32_t t);
   const TileGrid& grid() const override { return grid_; }
   const RasterInfo& info() const { return info_; }
   // Reads every tile once through `tile` (t*t doubles, the caller's); progress "import" per tile row.
@@ -40,6 +44,9 @@ class GeoTiffTileInput : public TileInput {
     return present_.empty() || present_[static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx] != 0;
   }
   void read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const override;
+  // Tile (tx, ty)'s cells inside the raster as the file holds them (RasterReader::read_window_cells),
+  // rows t cells apart; the cells past the raster's edge are left as they are.
+  void read_tile_cells(std::uint32_t tx, std::uint32_t ty, void* out) const;
   std::uint64_t bytes_read() const override;
 
  private:

@@ -2,6 +2,7 @@
 #include "api/pipeline_input.h"
 
 #include <algorithm>
+#include <future>
 #include <unistd.h>
 #include <vector>
 
@@ -75,9 +76,20 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
     if (options.tile == 0 || store->tile() == options.tile) held.store = std::move(store);
   }
   const std::uint32_t t = options.tile ? options.tile : kDefaultTile;
+  // With several threads, a GDAL raster's CRS is read on this thread while the pool decodes its
+  // cells (RasterReader::open_without_crs): the first CRS look-up of a process costs 40-55 ms of
+  // PROJ database queries, and PROJ's context is per thread, so this thread, which later writes the
+  // outputs' georeferencing, is the one that pays it (on another thread it was paid twice).
+  bool crs_left_out = false, crs_read = false;
+  std::uint32_t crs_band = 1;
+  std::string crs_wkt;
   if (!held.store && options.mode != InputMode::Import) {
-    std::unique_ptr<RasterReader> reader = RasterReader::open(path, options.band, RasterReader::kChooseBand, &budget);
-    const RasterInfo& ri = reader->info();
+    std::unique_ptr<RasterReader> reader =
+        options.threads > 1
+            ? RasterReader::open_without_crs(path, options.band, RasterReader::kChooseBand, &budget, &crs_left_out)
+            : RasterReader::open(path, options.band, RasterReader::kChooseBand, &budget);
+    crs_band = reader->band();
+    const RasterInfo ri = reader->info();  // a copy: the reader may go to the tiled input below
     const std::uint64_t need = InMemoryTileInput::bytes_for(ri, t);
     const bool tiles_fit = options.mode == InputMode::Memory ? need < budget.available() : need <= budget.available() / 4;
     if (options.mode == InputMode::Memory || (options.mode == InputMode::Auto && tiles_fit)) {
@@ -86,26 +98,51 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
                           " as tiles in memory but only " + MemoryBudget::format_size(budget.available()) + " of --memory " +
                           MemoryBudget::format_size(budget.total()) + " is left; raise --memory or use --input-mode auto");
       // A tiled GeoTIFF whose blocks tile the tiles is decoded on `threads` threads (one GDAL
-      // dataset each, api/geotiff_tile_input.h); anything else strip by strip on this one.
+      // dataset each, the first the reader opened here, api/geotiff_tile_input.h); anything else
+      // strip by strip on this one. An integer raster's cells go from GDAL straight into their
+      // tiles (put_tile_cells: no doubles, no copy); a float raster's through doubles (put_tile).
       std::unique_ptr<GeoTiffTileInput> tiled;
-      if (options.threads > 1 && options.band <= 1 && usable_tile(t)) tiled = GeoTiffTileInput::open_if_tiled(path, t);
+      if (options.threads > 1 && options.band <= 1 && usable_tile(t)) tiled = GeoTiffTileInput::open_if_tiled(reader, path, t);
       if (tiled) {
         held.memory = std::make_unique<InMemoryTileInput>(ri, t, budget);
         GdalCacheLimit cache(budget, direct_cache_bytes(ri, t, options.threads));
-        // Per thread: the tile read and put_tile's padded copy of an edge tile.
-        auto buffers = budget.reserve(2ull * options.threads * t * t * sizeof(double),
+        const bool cells_as_they_are = cell_type_is_integer(ri.type);
+        // Per thread (doubles only): the tile read and put_tile's padded copy of an edge tile.
+        auto buffers = budget.reserve(cells_as_they_are ? 0 : 2ull * options.threads * t * t * sizeof(double),
                                       "input load tiles");
         const TileGrid grid{ri.width, ri.height, t};
         progress.update("import", 0, grid.tiles_y());
         WorkerPool pool(options.threads);
         InMemoryTileInput& memory = *held.memory;
-        pool.run(grid.tiles_y(), [&](std::uint64_t ty) {
-          std::vector<double> cells(static_cast<std::size_t>(t) * t);
-          for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
-            tiled->read_tile(tx, static_cast<std::uint32_t>(ty), cells.data());
-            memory.put_tile(tx, static_cast<std::uint32_t>(ty), cells.data());
+        auto decode = [&] {
+          pool.run(grid.tiles_y(), [&](std::uint64_t ty) {
+            const auto y = static_cast<std::uint32_t>(ty);
+            if (cells_as_they_are) {
+              for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx)
+                memory.put_tile_cells(tx, y, [&](void* cells) { tiled->read_tile_cells(tx, y, cells); });
+              return;
+            }
+            std::vector<double> cells(static_cast<std::size_t>(t) * t);
+            for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+              tiled->read_tile(tx, y, cells.data());
+              memory.put_tile(tx, y, cells.data());
+            }
+          });
+        };
+        if (crs_left_out) {
+          // The pool's loop on a thread of its own (its threads - 1 workers and that one), the CRS here.
+          std::future<void> decoded = std::async(std::launch::async, decode);
+          try {
+            crs_wkt = RasterReader::read_crs_wkt(path, crs_band);
+            crs_read = true;
+          } catch (...) {
+            decoded.wait();
+            throw;
           }
-        });
+          decoded.get();
+        } else {
+          decode();
+        }
         progress.update("import", grid.tiles_y(), grid.tiles_y());
         memory.set_bytes_read(tiled->bytes_read());
       } else {
@@ -137,6 +174,10 @@ std::unique_ptr<PipelineInput> open_pipeline_input(const PipelineInputOptions& o
       input->cells_ = held.direct.get();
       input->how_ = "direct";
     }
+  }
+  if (crs_left_out && input->cells_) {  // (an import's store has the CRS the import read)
+    if (!crs_read) crs_wkt = RasterReader::read_crs_wkt(path, crs_band);  // the other ways: now
+    input->info_.crs_wkt = crs_wkt;
   }
   if (!input->cells_) {
     if (!held.store) {

@@ -80,6 +80,39 @@ void InMemoryTileInput::put_tile(std::uint32_t tx, std::uint32_t ty, const doubl
   present_[index] = 1;
 }
 
+void InMemoryTileInput::put_tile_cells(std::uint32_t tx, std::uint32_t ty, const std::function<void(void* cells)>& read) {
+  if (!cell_type_is_integer(info_.type))
+    throw Error(std::string("internal error: put_tile_cells on a ") + to_string(info_.type) + " raster");
+  const std::uint32_t t = grid_.tile;
+  const TileWindow w = grid_.window(tx, ty);
+  const std::uint64_t index = static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx;
+  unsigned char* tile = cells_ + index * tile_bytes_;
+  read(tile);
+  const CellStats stats = scan_cells(tile, w.h, w.w, t, rule_);
+  if (stats.valid == 0) {  // absent, as in a store (its cells are never read)
+    present_[index] = 0;
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.merge(stats);
+    info_.has_stats = true;
+    info_.min = stats_.min;
+    info_.max = stats_.max;
+    info_.valid_cells = stats_.valid;
+  }
+  if (w.w < t || w.h < t) {
+    // The padding value as put_tile stores it.
+    const std::uint64_t size = cell_type_size(info_.type);
+    unsigned char pad[8];
+    const double value = rule_.padding_value();
+    doubles_to_cells(&value, 1, rule_, pad);
+    for (std::uint64_t r = 0; r < t; ++r)
+      for (std::uint64_t c = r < w.h ? w.w : 0; c < t; ++c) std::memcpy(tile + (r * t + c) * size, pad, size);
+  }
+  present_[index] = 1;
+}
+
 bool InMemoryTileInput::tile_present(std::uint32_t tx, std::uint32_t ty) const {
   if (tx >= grid_.tiles_x() || ty >= grid_.tiles_y()) return false;
   return present_[static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx] != 0;

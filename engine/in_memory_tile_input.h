@@ -18,6 +18,7 @@
 // tile is put.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -43,6 +44,14 @@ class InMemoryTileInput final : public TileInput {
   // Tile (tx, ty) from t*t doubles, row-major, NaN = nodata; cells outside the raster are ignored.
   // Throws Error as doubles_to_cells does (a value the type cannot hold).
   void put_tile(std::uint32_t tx, std::uint32_t ty, const double* cells);
+  // put_tile without the round trip through doubles, for integer rasters (Error otherwise): `read`
+  // writes the tile's cells inside the raster into their place, in the raster's type as the file
+  // holds them, rows t cells apart (GeoTiffTileInput::read_tile_cells); the padding, the statistics
+  // and the presence follow as put_tile's. For an integer type the round trip is the identity
+  // (doubles_to_cells(cells_to_doubles(c)) == c: nodata -> NaN -> the same nodata value), so the
+  // tile holds the bytes put_tile would store, and read_tile returns the same doubles.
+  // Threads: as put_tile.
+  void put_tile_cells(std::uint32_t tx, std::uint32_t ty, const std::function<void(void* cells)>& read);
   // The raster's description with the statistics of the cells put (has_stats true once any was put).
   const RasterInfo& info() const { return info_; }
   // What the loader read from the file to fill it (reported as this input's bytes read).

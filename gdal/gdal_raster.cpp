@@ -125,6 +125,30 @@ class GdalRasterReader : public RasterReader {
     bytes_read_ += n * cell_type_size(info_.type);
   }
 
+  bool read_window_cells(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, void* out,
+                         std::uint64_t line_cells) override {
+    check_window(path_, info_.width, info_.height, x0, y0, w, h);
+    const std::uint64_t size = cell_type_size(info_.type);
+    if (line_cells < w || line_cells * size > static_cast<std::uint64_t>(INT_MAX))
+      throw Error("internal error: a window's rows of " + std::to_string(line_cells) + " cells for " +
+                  window_text(x0, y0, w, h) + " of '" + path_ + "'");
+    reset_gdal_error();
+    GdalErrorTrap trap;  // as read_window
+    const CPLErr err = GDALRasterIO(band_, GF_Read, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
+                                    static_cast<int>(h), out, static_cast<int>(w), static_cast<int>(h),
+                                    gdal_type_of(info_.type), static_cast<int>(size), static_cast<int>(line_cells * size));
+    if (err != CE_None) throw gdal_failure("cannot read window " + window_text(x0, y0, w, h) + " of '" + path_ + "'");
+    trap.check("cannot read window " + window_text(x0, y0, w, h) + " of '" + path_ + "'");
+    bytes_read_ += static_cast<std::uint64_t>(w) * h * size;
+    return true;
+  }
+
+  std::uint32_t square_block() const override {
+    int bx = 0, by = 0;
+    GDALGetBlockSize(band_, &bx, &by);
+    return bx > 0 && bx == by ? static_cast<std::uint32_t>(bx) : 0;
+  }
+
  private:
   std::string path_;
   GDALDatasetH dataset_ = nullptr;
@@ -158,6 +182,22 @@ std::unique_ptr<RasterReader> RasterReader::open(const std::string& path, std::u
   if (ends_with_gz(path) && file_exists(path))
     return std::make_unique<GdalRasterReader>("/vsigzip/" + path, band, how_to_choose);
   return std::make_unique<GdalRasterReader>(path, band, how_to_choose);
+}
+
+std::unique_ptr<RasterReader> RasterReader::open_without_crs(const std::string& path, std::uint32_t band,
+                                                             const std::string& how_to_choose, MemoryBudget* budget,
+                                                             bool* crs_left_out) {
+  bool gzip = false;
+  *crs_left_out = false;
+  if (TileStore::looks_like_tile_store(path) || is_ascii_grid(path, &gzip) || (ends_with_gz(path) && file_exists(path)))
+    return open(path, band, how_to_choose, budget);
+  auto reader = std::make_unique<GdalRasterReader>(path, band, how_to_choose, false);
+  *crs_left_out = true;
+  return reader;
+}
+
+std::string RasterReader::read_crs_wkt(const std::string& path, std::uint32_t band) {
+  return open(path, band)->info().crs_wkt;
 }
 
 std::unique_ptr<RasterReader> RasterReader::open_cells(const std::string& path, std::uint32_t band) {

@@ -34,6 +34,16 @@ class RasterReader {
   // thread): a GDAL raster's CRS is not read (info().crs_wkt is empty), which saves its PROJ
   // database look-ups (about 10 ms of CPU per reader).
   static std::unique_ptr<RasterReader> open_cells(const std::string& path, std::uint32_t band);
+  // open() without the CRS of a GDAL raster (info().crs_wkt empty; read_crs_wkt gives it): the
+  // first CRS look-up of a process costs 40-55 ms of PROJ database queries, which a caller can
+  // overlap with reading the cells on other threads.
+  // *crs_left_out: true when it was (a GDAL raster), false when info() has it (stores, ASCII grids, gzip).
+  static std::unique_ptr<RasterReader> open_without_crs(const std::string& path, std::uint32_t band,
+                                                        const std::string& how_to_choose, MemoryBudget* budget,
+                                                        bool* crs_left_out);
+  // The CRS (WKT, "" for none) of band `band` of `path` as open() reads it, through a dataset of its
+  // own: safe while other threads read the raster through theirs.
+  static std::string read_crs_wkt(const std::string& path, std::uint32_t band);
   static constexpr const char* kExtractBand = "extract one with `gdal_translate -b N`";
   static constexpr const char* kChooseBand = "choose one with --band N";
   virtual ~RasterReader() = default;
@@ -43,6 +53,17 @@ class RasterReader {
   // An ASCII grid is parsed in one forward pass when windows come with non-decreasing y0 (as
   // import reads them); a row already passed parses the file again from the top.
   virtual void read_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, double* out) = 0;
+  // Cells [x0, x0+w) x [y0, y0+h) as the file holds them: info().type, native byte order, nodata
+  // not mapped; row r at `out` + r * line_cells cells. What the in-memory tiles of an integer raster
+  // take without a round trip through doubles (engine/in_memory_tile_input.h put_tile_cells).
+  // False, and nothing read, where the reader has no such path (only GDAL rasters have).
+  virtual bool read_window_cells(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, void* out,
+                                 std::uint64_t line_cells) {
+    (void)x0, (void)y0, (void)w, (void)h, (void)out, (void)line_cells;
+    return false;
+  }
+  // The edge of the raster's blocks when they are square (a tiled GeoTIFF), else 0.
+  virtual std::uint32_t square_block() const { return 0; }
   virtual std::uint64_t bytes_read() const = 0;
   // Memory the reader itself holds to serve windows up to `rows` rows high, GDAL's block cache
   // aside (GdalCacheLimit caps that): 0 for GDAL rasters, the parsed rows of a .asc.gz, one tile

@@ -113,7 +113,8 @@ std::vector<std::pair<std::string, std::string>> geotiff_creation_options(CellTy
   set("COMPRESS", codec);
   if (level.key[0] != '\0') set(level.key, level.value);
   // Horizontal differencing helps DEM-like data: integer (2) or floating-point (3) predictor.
-  set("PREDICTOR", is_float ? "3" : (type == CellType::UInt8 ? "1" : "2"));
+  set("PREDICTOR", options.predictor ? std::to_string(options.predictor)
+                                     : is_float ? "3" : (type == CellType::UInt8 ? "1" : "2"));
   set("BIGTIFF", "IF_SAFER");
   if (options.threads != 1) set("NUM_THREADS", options.threads == 0 ? "ALL_CPUS" : std::to_string(options.threads));
 

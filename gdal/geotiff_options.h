@@ -6,7 +6,8 @@
 // behind them):
 //   TILED=YES BLOCKXSIZE=BLOCKYSIZE=<block> BIGTIFF=IF_SAFER
 //   COMPRESS=ZSTD ZSTD_LEVEL=1 (DEFLATE at GDAL's level 6 when this GDAL lacks ZSTD), PREDICTOR=3 on
-//   floating-point cells, 2 on integers wider than a byte, 1 on bytes. ZSTD level 1 writes Float64
+//   floating-point cells, 2 on integers wider than a byte, 1 on bytes (GeoTiffOptions::predictor
+//   sets another for one output). ZSTD level 1 writes Float64
 //   cost rasters with a quarter of DEFLATE's CPU time (DEFLATE 6) for a file 1.6% larger; GDAL >= 2.3
 //   (QGIS, rasterio, R terra) reads it; --co COMPRESS=DEFLATE for readers without ZSTD.
 //   NUM_THREADS=ALL_CPUS (threads == 0) or N (threads == N > 1); absent for one thread
@@ -40,6 +41,9 @@ struct GeoTiffOptions {
   // cache. Same cell values either way; the environment variable TERRAZO_GEOTIFF_ENCODER=gdal forces
   // GDAL's path (benchmarks compare the two).
   bool gdal_encoder = false;
+  // This output's PREDICTOR when --co gives none: 0 the rule by cell type above, else 1, 2 or 3
+  // (clump's labels: 1, api/clump.cpp).
+  int predictor = 0;
 };
 
 // Splits "KEY=VALUE" and checks it against the GTiff driver: the key is one GTiff takes at creation,

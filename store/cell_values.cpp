@@ -69,6 +69,16 @@ NodataRule::NodataRule(CellType type, bool has_nodata, double nodata) : type_(ty
 }
 
 void cells_to_doubles(const void* raw, std::size_t n, const NodataRule& rule, double* out) {
+  if (rule.type() == CellType::UInt8 && n >= 1024) {
+    // Byte: the 256 values looked up (the same doubles as below, nodata NaN); forward, as below, so
+    // the in-place expansion (raw in the last n bytes of out) reads each cell before it is overwritten.
+    double table[256];
+    for (int v = 0; v < 256; ++v)
+      table[v] = rule.is_nodata(static_cast<double>(v)) ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(v);
+    const auto* bytes = static_cast<const std::uint8_t*>(raw);
+    for (std::size_t i = 0; i < n; ++i) out[i] = table[bytes[i]];
+    return;
+  }
   dispatch(rule.type(), [&](auto zero) {
     using T = decltype(zero);
     const auto* bytes = static_cast<const unsigned char*>(raw);
@@ -122,6 +132,21 @@ void CellStats::merge(const CellStats& other) {
 
 CellStats scan_cells(const void* raw, std::uint64_t rows, std::uint64_t cols, std::uint64_t stride,
                      const NodataRule& rule) {
+  if (rule.type() == CellType::UInt8) {
+    // Byte: a histogram of the 256 values, then the valid ones in order (the same statistics).
+    std::uint64_t count[256] = {};
+    const auto* bytes = static_cast<const std::uint8_t*>(raw);
+    for (std::uint64_t r = 0; r < rows; ++r)
+      for (std::uint64_t c = 0; c < cols; ++c) ++count[bytes[r * stride + c]];
+    CellStats stats;
+    for (int v = 0; v < 256; ++v)
+      if (count[v] && !rule.is_nodata(static_cast<double>(v))) {
+        if (stats.valid == 0) stats.min = v;
+        stats.max = v;
+        stats.valid += count[v];
+      }
+    return stats;
+  }
   return dispatch(rule.type(), [&](auto zero) {
     using T = decltype(zero);
     const auto* bytes = static_cast<const unsigned char*>(raw);

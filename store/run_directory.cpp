@@ -15,6 +15,8 @@
 
 namespace terrazo {
 
+void (*RunDirectory::before_lock_for_tests)(const std::string& lock_file) = nullptr;
+
 RunDirectory::RunDirectory(const std::string& parent) {
   std::string base = parent;
   if (base.empty()) {
@@ -22,8 +24,9 @@ RunDirectory::RunDirectory(const std::string& parent) {
     base = env && *env ? env : "/tmp";
   }
   // Another run's sweep (remove_stale) may remove the directory in the instants before its lock
-  // is taken (empty, or owner.pid.new not yet locked): then a step fails with ENOENT, and a new
-  // directory is made.
+  // is taken (empty, or owner.pid.new not yet locked): then a step fails with ENOENT, or the lock
+  // with EWOULDBLOCK (the sweep holds owner.pid.new's lock while it removes the directory; the
+  // file was made here with O_EXCL, so no one else's lock is possible), and a new directory is made.
   for (int attempt = 0;; ++attempt) {
     std::string pattern = base + "/terrazo-run-XXXXXX";
     std::vector<char> buffer(pattern.begin(), pattern.end());
@@ -35,6 +38,7 @@ RunDirectory::RunDirectory(const std::string& parent) {
     // Locked under a temporary name, then renamed: whoever opens owner.pid finds it locked.
     const std::string owner = file(kOwnerFile), fresh = owner + ".new";
     lock_fd_ = ::open(fresh.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (lock_fd_ >= 0 && before_lock_for_tests) before_lock_for_tests(fresh);
     if (lock_fd_ >= 0 && ::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0 && std::rename(fresh.c_str(), owner.c_str()) == 0)
       break;
     const int saved = errno;
@@ -42,7 +46,7 @@ RunDirectory::RunDirectory(const std::string& parent) {
     lock_fd_ = -1;
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
-    if (saved == ENOENT && attempt < 16) continue;
+    if ((saved == ENOENT || saved == EWOULDBLOCK) && attempt < 16) continue;
     throw IoError("cannot lock the scratch directory '" + path_ + "': " + std::strerror(saved) +
                 "; choose another with --tmpdir");
   }

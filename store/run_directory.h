@@ -10,9 +10,11 @@
 // drops the lock when the process dies, however it dies. A SIGKILLed run cannot remove its
 // directory, so every new RunDirectory first removes the `terrazo-run-*` directories in the same
 // parent whose owner.pid it can lock (their owner is gone). A run killed while making its
-// directory leaves it empty or with an unlocked `owner.pid.new`: both are removed too (a live run
-// that loses its directory so, in the instants before its lock, makes another). A directory with
-// other files and no owner file is not terrazo's: it is left alone.
+// directory leaves it empty or with an unlocked `owner.pid.new`: both are removed too. A live run
+// can lose its directory so, in the instants between making its `owner.pid.new` and locking it:
+// the sweep removes the directory, and the run's lock (taken after the sweep's, EWOULDBLOCK while
+// the sweep holds it) or its rename (ENOENT after) fails; either way it makes another directory.
+// A directory with other files and no owner file is not terrazo's: it is left alone.
 #pragma once
 #include <string>
 
@@ -31,6 +33,10 @@ class RunDirectory {
   static constexpr const char* kOwnerFile = "owner.pid";
   // Removes the stale run directories under `parent` (their owner.pid lock is free); returns how many.
   static unsigned remove_stale(const std::string& parent);
+  // Tests only (nullptr otherwise, set while no RunDirectory is being made): called with the lock
+  // file's path between its creation under its first name (owner.pid.new) and its lock, the instant
+  // another run's sweep can take that lock (tests/test_reliability.cpp, RunDirectories).
+  static void (*before_lock_for_tests)(const std::string& lock_file);
 
  private:
   std::string path_;

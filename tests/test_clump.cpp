@@ -8,6 +8,7 @@
 // --min-size (ClumpSieve) is tests/test_clump_sieve.cpp.
 // The program (ClumpCli) is tests/test_clump_cli.cpp, the r.clump golden files (ClumpGolden)
 // tests/test_clump_golden.cpp.
+#include <gdal.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -153,6 +154,13 @@ TEST(ClumpKernel, RandomTilesMatchOracleAndTheirBorderSummary) {
         EXPECT_EQ(border.region[border.ring[p]], l);
       }
     }
+    // Phase 3's border index from the ring alone: the summary's, region by region.
+    std::vector<std::uint32_t> border_of{7, 7};  // stale contents are overwritten
+    ASSERT_EQ(tile_border_index(labels.data(), regions, t, &border_of), border.region.size()) << round;
+    ASSERT_EQ(border_of.size(), regions);
+    std::vector<std::uint32_t> want(regions, kNoRegion);
+    for (std::uint32_t j = 0; j < border.region.size(); ++j) want[border.region[j]] = j;
+    EXPECT_EQ(border_of, want) << round;
   }
 }
 
@@ -577,6 +585,14 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
       EXPECT_TRUE(out_info.has_nodata);
       EXPECT_EQ(out_info.nodata, 0.0);
       for (int k = 0; k < 6; ++k) EXPECT_DOUBLE_EQ(out_info.geotransform[k], info.geotransform[k]) << name;
+      EXPECT_EQ(out_info.crs_wkt, info.crs_wkt) << name;  // read on a thread of its own (two threads)
+      {  // Labels are written without a predictor (api/clump.cpp LabelRasterWriter)
+        GDALDatasetH ds = GDALOpen(o.output.c_str(), GA_ReadOnly);
+        ASSERT_TRUE(ds);
+        const char* predictor = GDALGetMetadataItem(ds, "PREDICTOR", "IMAGE_STRUCTURE");
+        EXPECT_TRUE(!predictor || std::string(predictor) == "1") << name << ": PREDICTOR=" << predictor;
+        GDALClose(ds);
+      }
       std::uint64_t wrong = 0;
       for (std::size_t i = 0; i < labels.size(); ++i) {
         const double want = expected.labels[i] ? expected.labels[i] : kNaN;  // nodata reads as NaN

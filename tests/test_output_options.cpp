@@ -94,6 +94,13 @@ TEST(OutputOptions, DefaultsAndOverrides) {
   EXPECT_EQ(value_of(d, "NUM_THREADS"), "ALL_CPUS");  // threads 0: all cores
   EXPECT_EQ(value_of(geotiff_creation_options(CellType::UInt8, 256, options, "b.tif"), "PREDICTOR"), "1");
   EXPECT_EQ(value_of(geotiff_creation_options(CellType::UInt32, 256, options, "a.tif"), "PREDICTOR"), "2");
+  {  // An output's own default predictor (clump's labels: 1), under the user's --co.
+    GeoTiffOptions labels = options;
+    labels.predictor = 1;
+    EXPECT_EQ(value_of(geotiff_creation_options(CellType::UInt32, 256, labels, "l.tif"), "PREDICTOR"), "1");
+    labels.creation = {"PREDICTOR=2"};
+    EXPECT_EQ(value_of(geotiff_creation_options(CellType::UInt32, 256, labels, "l.tif"), "PREDICTOR"), "2");
+  }
   options.threads = 1;
   EXPECT_EQ(value_of(geotiff_creation_options(CellType::Float64, 256, options, "c.tif"), "NUM_THREADS"), "");
   options.threads = 3;

@@ -4,7 +4,9 @@
 // statistics, and so the same sssp and mst outputs; at several tile sizes, with nodata and an
 // all-nodata tile; auto keeps the budget (a raster whose tiles take more than a quarter of it is
 // not held in memory). Small rasters: the whole file runs in well under a second.
+#include <cpl_conv.h>
 #include <gdal.h>
+#include <ogr_srs_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,6 +24,7 @@
 #include "core/error.h"
 #include "gdal/gdal_raster.h"
 #include "gdal/gdal_session.h"
+#include "store/cell_values.h"
 #include "support/test_support.h"
 
 namespace terrazo {
@@ -30,11 +33,12 @@ namespace {
 using testing::TempDir;
 
 
-// A 70 x 45 (or `width` x `height`) GeoTIFF of `type` with nodata -9999: random values 1..500
-// (integers for Int16), a few nodata cells, and the block of cells [32, 48) x [16, 32) all nodata
-// (an absent tile at t = 16). `block` 0: striped; else tiled in block x block.
+// A 70 x 45 (or `width` x `height`) GeoTIFF of `type` with nodata -9999 (`nodata`): random values
+// 1..500 (integers for the integer types, 1..250 for Byte), a few nodata cells, and the block of
+// cells [32, 48) x [16, 32) all nodata (an absent tile at t = 16). `block` 0: striped; else tiled in
+// block x block.
 std::string write_dem(const TempDir& dir, const std::string& name, GDALDataType type, int block, std::uint32_t seed,
-                      int width = 70, int height = 45) {
+                      int width = 70, int height = 45, double nodata = -9999) {
   const int kWidth = width, kHeight = height;
   ensure_gdal();
   const std::string path = dir.file(name);
@@ -49,16 +53,26 @@ std::string write_dem(const TempDir& dir, const std::string& name, GDALDataType 
   EXPECT_TRUE(ds);
   const double gt[6] = {500000, 30, 0, 4100000, 0, -30};
   GDALSetGeoTransform(ds, const_cast<double*>(gt));
+  {  // UTM 33N: every way must carry the CRS (read on a thread of its own with several threads)
+    OGRSpatialReferenceH srs = OSRNewSpatialReference(nullptr);
+    EXPECT_EQ(OSRImportFromEPSG(srs, 32633), OGRERR_NONE);
+    char* wkt = nullptr;
+    OSRExportToWkt(srs, &wkt);
+    GDALSetProjection(ds, wkt);
+    CPLFree(wkt);
+    OSRDestroySpatialReference(srs);
+  }
   GDALRasterBandH band = GDALGetRasterBand(ds, 1);
-  GDALSetRasterNoDataValue(band, -9999);
+  GDALSetRasterNoDataValue(band, nodata);
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> value(1, 500);
+  std::uniform_real_distribution<double> value(1, type == GDT_Byte ? 250 : 500);
+  const bool integer = type != GDT_Float32 && type != GDT_Float64;
   std::vector<double> cells(static_cast<std::size_t>(kWidth) * kHeight);
   for (int y = 0; y < kHeight; ++y)
     for (int x = 0; x < kWidth; ++x) {
-      double v = type == GDT_Int16 ? std::floor(value(rng)) : value(rng);
-      if (rng() % 23 == 0) v = -9999;
-      if (x >= 32 && x < 48 && y >= 16 && y < 32) v = -9999;
+      double v = integer ? std::floor(value(rng)) : value(rng);
+      if (rng() % 23 == 0) v = nodata;
+      if (x >= 32 && x < 48 && y >= 16 && y < 32) v = nodata;
       cells[static_cast<std::size_t>(y) * kWidth + x] = v;
     }
   EXPECT_EQ(GDALRasterIO(band, GF_Write, 0, 0, kWidth, kHeight, cells.data(), kWidth, kHeight, GDT_Float64, 0, 0), CE_None);
@@ -94,7 +108,13 @@ TEST(PipelineInput, EveryWayReadsTheSameCellsTilesAndStatistics) {
   TempDir dir;
   const std::string f32 = write_dem(dir, "f32.tif", GDT_Float32, 16, 1);
   const std::string i16 = write_dem(dir, "i16.tif", GDT_Int16, 16, 2);
-  for (const std::string& path : {f32, i16}) {
+  // Integer rasters go into the memory tiles as the file holds them (put_tile_cells): Byte with
+  // nodata 255, UInt32 with nodata 0, UInt16 with a nodata value it cannot hold (so no cell is
+  // nodata and no tile absent: the -9999 cells are written as 0).
+  const std::string u8 = write_dem(dir, "u8.tif", GDT_Byte, 16, 3, 70, 45, 255);
+  const std::string u32 = write_dem(dir, "u32.tif", GDT_UInt32, 16, 4, 70, 45, 0);
+  const std::string u16 = write_dem(dir, "u16.tif", GDT_UInt16, 16, 5);
+  for (const std::string& path : {f32, i16, u8, u32, u16}) {
     for (std::uint32_t tile : {16u, 32u, 64u}) {
       MemoryBudget budget(64ull << 20);
       auto imported = open(path, tile, InputMode::Import, dir, budget);
@@ -112,6 +132,8 @@ TEST(PipelineInput, EveryWayReadsTheSameCellsTilesAndStatistics) {
         EXPECT_EQ(in->info().max, imported->info().max) << what;
         EXPECT_EQ(in->info().valid_cells, imported->info().valid_cells) << what;
         EXPECT_EQ(in->info().type, imported->info().type) << what;
+        EXPECT_NE(imported->info().crs_wkt.find("UTM zone 33N"), std::string::npos) << what;
+        EXPECT_EQ(in->info().crs_wkt, imported->info().crs_wkt) << what;
         const TileGrid& g = in->grid();
         ASSERT_EQ(g.tiles_x(), imported->grid().tiles_x());
         ASSERT_EQ(g.tiles_y(), imported->grid().tiles_y());
@@ -126,7 +148,7 @@ TEST(PipelineInput, EveryWayReadsTheSameCellsTilesAndStatistics) {
             EXPECT_TRUE(same_bits(a, b)) << what << " tile " << tx << "," << ty;
           }
         if (tile == 16) {
-          EXPECT_EQ(absent, 1u) << what;  // the all-nodata block
+          EXPECT_EQ(absent, path == u16 ? 0u : 1u) << what;  // the all-nodata block
         }
       }
       // Nothing was written for the ways that read in place.
@@ -262,6 +284,40 @@ TEST(PipelineInput, ClumpLabelsDoNotDependOnTheWay) {
     const std::vector<double> labels = read_all(o.output);
     if (k++ == 0) labels0 = labels;
     else EXPECT_TRUE(same_bits(labels, labels0)) << to_string(mode);
+  }
+}
+
+// Byte cells to doubles and their statistics (store/cell_values.h; a lookup table and a histogram
+// for Byte) against the rule applied cell by cell: with and without a nodata value, a nodata value
+// the type cannot hold, in place (the cells in the last bytes of the doubles), and rows with a stride.
+TEST(CellValues, ByteCellsReadAsTheRuleSays) {
+  std::mt19937 rng(7);
+  const std::size_t n = 3000;
+  std::vector<std::uint8_t> cells(n);
+  for (auto& c : cells) c = static_cast<std::uint8_t>(rng() % 6 == 0 ? 200 : rng() % 256);
+  for (const NodataRule rule : {NodataRule(CellType::UInt8, true, 200), NodataRule(CellType::UInt8, false, 0),
+                                NodataRule(CellType::UInt8, true, -9999), NodataRule(CellType::UInt8, true, 0)}) {
+    std::vector<double> expected(n);
+    CellStats want;
+    const std::uint64_t rows = 30, cols = 70, stride = 100;  // 30 rows of 70 of the cells, 100 apart
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = cells[i];
+      expected[i] = rule.is_nodata(v) ? std::nan("") : v;
+      if (i % stride < cols && i / stride < rows && !rule.is_nodata(v)) want.add(v);
+    }
+    std::vector<double> got(n);
+    cells_to_doubles(cells.data(), n, rule, got.data());
+    std::vector<double> in_place(n);
+    std::memcpy(reinterpret_cast<std::uint8_t*>(in_place.data()) + 7 * n, cells.data(), n);
+    cells_to_doubles(reinterpret_cast<std::uint8_t*>(in_place.data()) + 7 * n, n, rule, in_place.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_TRUE(got[i] == expected[i] || (std::isnan(got[i]) && std::isnan(expected[i]))) << i;
+      ASSERT_TRUE(in_place[i] == expected[i] || (std::isnan(in_place[i]) && std::isnan(expected[i]))) << i;
+    }
+    const CellStats stats = scan_cells(cells.data(), rows, cols, stride, rule);
+    EXPECT_EQ(stats.valid, want.valid);
+    EXPECT_EQ(stats.min, want.min);
+    EXPECT_EQ(stats.max, want.max);
   }
 }
 

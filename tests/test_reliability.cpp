@@ -666,4 +666,46 @@ TEST(RunDirectories, KilledRunsDirectoryIsRemovedByTheNextRun) {
   EXPECT_FALSE(fs::exists(parent.file("terrazo-run-fresh1")));
 }
 
+// Reproducer: a run making its directory while another run's sweep took its unlocked owner.pid.new
+// (the sweep holds that lock while it removes the directory) failed with "cannot lock the scratch
+// directory ...: Resource temporarily unavailable" (once in a ctest -j2 run, two test processes
+// making scratch directories in /tmp at once). The interleaving, forced: the hook is that sweep.
+struct SweepAtTheLock {
+  static int calls;
+  static int held;  // the sweep's descriptor, locked
+  static void sweep(const std::string& lock_file) {
+    if (calls++ > 0) return;  // the first directory only
+    held = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(held, 0);
+    ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);  // free: its maker has not locked it yet
+    fs::remove_all(fs::path(lock_file).parent_path());  // as remove_stale does, the lock still held
+  }
+};
+int SweepAtTheLock::calls = 0;
+int SweepAtTheLock::held = -1;
+
+TEST(RunDirectories, SweepHoldingTheNewLockFileMakesTheRunChooseAnotherDirectory) {
+  TempDir parent;
+  SweepAtTheLock::calls = 0;
+  RunDirectory::before_lock_for_tests = &SweepAtTheLock::sweep;
+  std::string made, error;
+  try {
+    RunDirectory run(parent.path());
+    made = run.path();
+    EXPECT_TRUE(fs::exists(run.file(RunDirectory::kOwnerFile)));
+    spit(run.file("scratch.bin"), "mine");
+    EXPECT_EQ(slurp(run.file("scratch.bin")), "mine");
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  RunDirectory::before_lock_for_tests = nullptr;
+  if (SweepAtTheLock::held >= 0) ::close(SweepAtTheLock::held);
+  SweepAtTheLock::held = -1;
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(SweepAtTheLock::calls, 2);  // the swept directory, then the one kept
+  EXPECT_FALSE(made.empty());
+  EXPECT_FALSE(fs::exists(made));  // removed by its destructor
+  EXPECT_TRUE(entries_of(parent).empty());
+}
+
 }  // namespace

@@ -191,7 +191,6 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
   std::vector<std::vector<std::uint32_t>> out_sets[2];
   for (auto& set : out_sets) set.assign(batch, std::vector<std::uint32_t>(cells));
   std::vector<std::vector<std::uint32_t>> numbers(batch), border_of(batch);
-  std::vector<TileBorder> borders(batch);
   std::vector<std::uint32_t> zeros;  // the writer's
   std::uint64_t written = 0;         // the writer's: tiles whose windows went to the sink, in tile order
                                      // (each row's last job leaves it at the next row's first tile)
@@ -358,40 +357,51 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         const double* v = solved.keys + s * cells;
         const std::uint32_t* l = solved.labels + s * cells;
         const std::uint32_t regions = solved.regions[s];
-        summarize_tile_border(l, regions, t, &borders[s]);
-        const TileBorder& b = borders[s];
-        if (b.region.size() != table.tile_offset[tile + 1] - table.tile_offset[tile])
+        // The border index of each local region (phase 1's summary, from the ring alone).
+        std::vector<std::uint32_t>& bo = border_of[s];
+        if (tile_border_index(l, regions, t, &bo) != table.tile_offset[tile + 1] - table.tile_offset[tile])
           throw Error("clump: tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
                       ") changed between phases 1 and 3 (its border regions differ)");
-        std::vector<std::uint32_t>& bo = border_of[s];
-        bo.assign(regions, kNoRegion);
-        for (std::uint32_t j = 0; j < b.region.size(); ++j) bo[b.region[j]] = j;
         std::vector<std::uint32_t>& number = numbers[s];
         number.assign(regions, 0);
         const std::uint64_t offset = table.tile_offset[tile] - b0;
-        std::uint32_t seen = 0;
-        for (std::uint32_t ly = 0; ly < t; ++ly) {
-          std::uint64_t next = before[static_cast<std::uint64_t>(tx) * t + ly] + 1;
-          for (std::uint32_t lx = 0; lx < t; ++lx) {
-            const std::uint32_t r = l[ly * t + lx];
-            if (r != seen) continue;  // nodata, or not a first cell
-            ++seen;
-            const std::uint32_t j = bo[r];
-            if (j == kNoRegion) {
-              number[r] = static_cast<std::uint32_t>(next++);
-              continue;
-            }
-            number[r] = row_label[offset + j];
-            if (owner_of(offset + j)) {
-              if (number[r] != next)
-                throw Error("clump: internal error: the numbering of tile (" + std::to_string(tx) + ", " +
-                            std::to_string(ty) + ") disagrees with its row counts");
-              ++next;
-            }
-          }
-        }
         const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t;
         const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
+        // One pass over the w x h cells inside the raster (the padding's keys are NaN: no region):
+        // a region is numbered at its first cell, which comes before its other cells in row-major
+        // order, and every cell's number goes to the window.
+        std::uint32_t seen = 0;
+        for (std::uint32_t ly = 0; ly < h; ++ly) {
+          std::uint64_t next = before[static_cast<std::uint64_t>(tx) * t + ly] + 1;
+          const std::uint32_t* row = l + static_cast<std::uint64_t>(ly) * t;
+          std::uint32_t* out_row = o + static_cast<std::uint64_t>(ly) * w;
+          for (std::uint32_t lx = 0; lx < w; ++lx) {
+            const std::uint32_t r = row[lx];
+            if (r == kNoRegion) {
+              out_row[lx] = 0;
+              continue;
+            }
+            if (r == seen) {  // a first cell
+              ++seen;
+              const std::uint32_t j = bo[r];
+              if (j == kNoRegion) {
+                number[r] = static_cast<std::uint32_t>(next++);
+              } else {
+                number[r] = row_label[offset + j];
+                if (owner_of(offset + j)) {
+                  if (number[r] != next)
+                    throw Error("clump: internal error: the numbering of tile (" + std::to_string(tx) + ", " +
+                                std::to_string(ty) + ") disagrees with its row counts");
+                  ++next;
+                }
+              }
+            }
+            out_row[lx] = number[r];
+          }
+        }
+        if (seen != regions)
+          throw Error("clump: internal error: tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
+                      ") has regions outside the raster");
         if (stats) {
           SlotStats& st = slot_stats[s];
           st.cells.assign(regions, 0);
@@ -409,11 +419,6 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
               st.r0[r] = std::min(st.r0[r], y), st.r1[r] = std::max(st.r1[r], y);
             }
         }
-        for (std::uint32_t y = 0; y < h; ++y)
-          for (std::uint32_t x = 0; x < w; ++x) {
-            const std::uint32_t r = l[y * t + x];
-            o[y * w + x] = r == kNoRegion ? 0u : number[r];
-          }
       });
       if (stats) {
         for (std::size_t s = 0; s < list.size(); ++s) {

@@ -50,6 +50,12 @@ struct TileBorder {
 
 void summarize_tile_border(const std::uint32_t* labels, std::uint32_t regions, std::uint32_t t, TileBorder* out);
 
+// Only summarize_tile_border's border index of each region, from the ring alone (O(t + regions),
+// no pass over the tile): (*border_of)[r] = b where TileBorder::region[b] = r, kNoRegion for an
+// interior region. Returns the number of border regions. Phase 3 needs no more of the summary.
+std::uint32_t tile_border_index(const std::uint32_t* labels, std::uint32_t regions, std::uint32_t t,
+                                std::vector<std::uint32_t>* border_of);
+
 // Ring position p (0..4t-1) as a local cell id.
 inline std::uint32_t ring_cell(std::uint32_t p, std::uint32_t t) {
   const std::uint32_t side = p / t, k = p % t;

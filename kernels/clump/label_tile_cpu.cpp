@@ -32,7 +32,10 @@ std::uint32_t label_tile_cpu(const double* keys, std::uint32_t t, Connectivity c
     for (std::uint32_t x = 0; x < t; ++x) {
       const std::uint32_t i = y * t + x;
       const double k = row[x];
-      if (k != k) continue;
+      if (k != k) {
+        parent[i] = kNoRegion;  // no region: pass 2 reads the parents only
+        continue;
+      }
       const bool w = x > 0 && row[x - 1] == k;
       if (!up) {
         parent[i] = w ? parent[i - 1] : i;
@@ -57,14 +60,15 @@ std::uint32_t label_tile_cpu(const double* keys, std::uint32_t t, Connectivity c
   }
   // Pass 2, in cell order: parent[i] < i is flattened already, so its parent is i's root (roots
   // are their sets' smallest cells: every link points down); roots are numbered as they are met.
+  // A cell without a region has parent kNoRegion (pass 1; no cell's parent is kNoRegion otherwise,
+  // as t^2 - 1 < kNoRegion), so this pass does not read the keys again.
   std::uint32_t regions = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const double k = keys[i];
-    if (k != k) {
+    const std::uint32_t p = parent[i];
+    if (p == kNoRegion) {
       labels[i] = kNoRegion;
       continue;
     }
-    const std::uint32_t p = parent[i];
     if (p == i) {
       labels[i] = regions++;
       continue;
@@ -130,6 +134,20 @@ void summarize_tile_border(const std::uint32_t* labels, std::uint32_t regions, s
     const std::uint32_t l = labels[ring_cell(p, t)];
     if (l != kNoRegion) b.ring[p] = border_of[l];
   }
+}
+
+std::uint32_t tile_border_index(const std::uint32_t* labels, std::uint32_t regions, std::uint32_t t,
+                                std::vector<std::uint32_t>* border_of) {
+  std::vector<std::uint32_t>& b = *border_of;
+  b.assign(regions, kNoRegion);
+  for (std::uint32_t p = 0; p < 4 * t; ++p) {
+    const std::uint32_t l = labels[ring_cell(p, t)];
+    if (l != kNoRegion) b[l] = 0;  // on the ring; its index below
+  }
+  std::uint32_t border = 0;
+  for (std::uint32_t l = 0; l < regions; ++l)
+    if (b[l] != kNoRegion) b[l] = border++;
+  return border;
 }
 
 }  // namespace terrazo
