@@ -34,7 +34,7 @@ timed() { local name=$1; shift; /usr/bin/time -f "$name time: %e s wall, %U s us
 timed index "$tz" index -q --json --device "$device" --tile "$tile" "$store" "$index"
 first=1
 for k in "$@"; do
-  sites=$(awk -v k="$k" -v s="$side" 'BEGIN { srand(11); for (i = 0; i < k; i++) printf "--site %d,%d ", int(rand() * s), int(rand() * s) }')
+  sites=$(awk -v k="$k" -v s="$side" 'BEGIN { x = 11; for (i = 0; i < k; i++) { x = (x * 48271) % 2147483647; a = int(x / 2147483647 * s); x = (x * 48271) % 2147483647; printf "--site %d,%d ", a, int(x / 2147483647 * s) } }')
   gpu_memory=()
   [ -n "${GPU_MEMORY:-}" ] && [ "$device" = cuda ] && gpu_memory=(--gpu-memory "$GPU_MEMORY")
   timed "od-index-$device-k$k" "$tz" od-matrix -q --json --memory "${MEMORY:-1G}" --device "$device" "${gpu_memory[@]}" --index "$index" $sites "$store" "$work/od_i_$k.csv"

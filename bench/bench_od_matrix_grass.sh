@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/bench_od_matrix_grass.sh: od-matrix against the way users get a cost matrix today, one GRASS
 # r.cost per site (docs/benchmarks.md "Index and od-matrix"): on `terrazo gen --width SIDE --height SIDE
-# --seed 7` written as a GeoTIFF, K sites (awk srand(11), as bench/bench_index.sh), friction, 8-connected:
+# --seed 7` written as a GeoTIFF, K sites (MINSTD from seed 11 in awk, as bench/bench_index.sh: the same sites with every awk), friction, 8-connected:
 #   terrazo index + od-matrix --index, od-matrix without the index (batched), K `terrazo sssp` runs,
 #   and a GRASS loop: per site `r.cost start_coordinates=...` then `r.what` at the K sites.
 # Each run is timed with /usr/bin/time (wall, user, sys); the matrices are compared: terrazo's two CSVs
@@ -18,7 +18,7 @@ mkdir -p "$work"
 dem=$work/g$side.tif
 [ -f "$dem" ] || "$tz" gen -q --width "$side" --height "$side" --seed 7 "$dem"
 timed() { local name=$1; shift; /usr/bin/time -f "$name time: %e s wall, %U s user, %S s sys, %M KiB peak" "$@" | sed "s/^/$name /"; }
-pixels=$(awk -v k="$k" -v s="$side" 'BEGIN { srand(11); for (i = 0; i < k; i++) printf "%d,%d\n", int(rand() * s), int(rand() * s) }')
+pixels=$(awk -v k="$k" -v s="$side" 'BEGIN { x = 11; for (i = 0; i < k; i++) { x = (x * 48271) % 2147483647; a = int(x / 2147483647 * s); x = (x * 48271) % 2147483647; printf "%d,%d\n", a, int(x / 2147483647 * s) } }')
 sites=$(for p in $pixels; do printf -- "--site %s " "$p"; done)
 timed index "$tz" index -q --json --device cpu --tile 64 "$dem" "$work/g.tzi"
 timed od-index "$tz" od-matrix -q --json --device cpu --index "$work/g.tzi" $sites "$dem" "$work/od_i.csv"

@@ -27,8 +27,10 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
                                     PathLength max_cost, const PathLength* __restrict__ d_threshold,
                                     PathLength* __restrict__ d_key, const std::uint64_t* __restrict__ d_list,
                                     PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
-                                    PathLength* __restrict__ d_out) {
+                                    PathLength* __restrict__ d_out, PathLength* __restrict__ d_run_key,
+                                    std::uint8_t* __restrict__ d_run_changed) {
   __shared__ PathLength xs[kSolveRun][kSolveChunk];
+  __shared__ PathLength warp_least[kSolveThreads / 32];
   const std::uint32_t runs = (kb + kSolveRun - 1) / kSolveRun;
   const std::uint64_t tile = d_list[blockIdx.x / runs];
   const std::uint32_t v0 = (blockIdx.x % runs) * kSolveRun;
@@ -39,29 +41,21 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
   PathLength* y = d_label + base;
   PathLength* o = d_out + base;
   const PathLength threshold = *d_threshold;
-  // Nothing due in this run (the CPU twin's shortcut; most runs of a round, the fronts of the other
-  // sources being elsewhere): no label changes, `out` unreached, the key the least pending label
-  // (a pending label equals its tile's label, so none is dominated). One read of the pending labels
-  // instead of the full solve's four passes over the run's labels.
-  {
-    int mine = 0;
-    PathLength least = kUnreached;
-    for (std::uint64_t e = threadIdx.x; e < static_cast<std::uint64_t>(count) * b; e += blockDim.x) {
-      const PathLength xe = x[e];
-      mine |= xe != kUnreached && xe <= threshold;
-      least = xe < least ? xe : least;
+  // The run's least pending label is kept in d_run_key, so a run with nothing due (most runs of a
+  // round: the fronts of the other sources are elsewhere) costs no pass over its labels: its labels
+  // and pending entries do not change (the CPU twin's shortcut), it only gives the tile its key and
+  // marks its `out` as holding nothing, which the push then does not read.
+  PathLength* run_key = d_run_key + tile * runs + blockIdx.x % runs;
+  std::uint8_t* run_changed = d_run_changed + tile * runs + blockIdx.x % runs;
+  if (*run_key > threshold) {
+    if (threadIdx.x == 0) {
+      *run_changed = 0;
+      if (*run_key != kUnreached)
+        atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(*run_key));
     }
-    if (!__syncthreads_or(mine)) {
-      for (std::uint64_t e = threadIdx.x; e < static_cast<std::uint64_t>(count) * b; e += blockDim.x) o[e] = kUnreached;
-      for (int offset = 16; offset > 0; offset >>= 1) {
-        const PathLength other = __shfl_down_sync(0xFFFFFFFFu, least, offset);
-        least = other < least ? other : least;
-      }
-      if ((threadIdx.x & 31u) == 0 && least != kUnreached)
-        atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(least));
-      return;
-    }
+    return;
   }
+  int changed = 0;
   for (std::uint32_t j0 = 0; j0 < b; j0 += blockDim.x) {
     const std::uint32_t j = j0 + threadIdx.x;
     const bool active = j < b;
@@ -99,11 +93,13 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
         const std::uint64_t at = static_cast<std::uint64_t>(g) * b + j;
         const PathLength now = acc[g] > max_cost ? kUnreached : acc[g];
         const PathLength xj = x[at];
-        o[at] = now < y[at] || (xj != kUnreached && xj <= threshold) ? now : kUnreached;
+        const PathLength out = now < y[at] || (xj != kUnreached && xj <= threshold) ? now : kUnreached;
+        o[at] = out;
+        changed |= out != kUnreached;
         y[at] = now;
       }
   }
-  __syncthreads();  // every thread has read the pending labels
+  changed = __syncthreads_or(changed);  // also: every thread has read the pending labels
   // Pending entries that were due, or that the solve improved on (dominated), are cleared; the rest
   // give the tile's key.
   PathLength key = kUnreached;
@@ -113,21 +109,47 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
     if (xe <= threshold || y[e] < xe) x[e] = kUnreached;
     else key = xe < key ? xe : key;
   }
-  if (key != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(key));
+  // The run's least pending label: the block's minimum.
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const PathLength other = __shfl_down_sync(0xFFFFFFFFu, key, offset);
+    key = other < key ? other : key;
+  }
+  if ((threadIdx.x & 31u) == 0) warp_least[threadIdx.x >> 5] = key;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (unsigned w = 1; w < kSolveThreads / 32; ++w) key = warp_least[w] < key ? warp_least[w] : key;
+    *run_key = key;
+    *run_changed = changed ? 1 : 0;
+    if (key != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(key));
+  }
 }
 
 static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength max_cost,
                                    const GPrimeInEdge* __restrict__ d_edges, const std::int64_t* __restrict__ d_neighbours,
                                    const std::uint8_t* __restrict__ d_active, const PathLength* __restrict__ d_out,
                                    PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
-                                   PathLength* __restrict__ d_key) {
+                                   PathLength* __restrict__ d_key, PathLength* __restrict__ d_run_key,
+                                   const std::uint8_t* __restrict__ d_run_changed) {
+  static_assert(kPushRun % kSolveRun == 0, "a push run covers whole solve runs");
+  constexpr unsigned kSolveRunsPerPush = kPushRun / kSolveRun;
   const std::uint32_t runs = (kb + kPushRun - 1) / kPushRun;
+  const std::uint32_t solve_runs = (kb + kSolveRun - 1) / kSolveRun;
   const std::uint64_t tile = blockIdx.x / runs;
   const std::uint32_t v0 = (blockIdx.x % runs) * kPushRun;
   const std::uint32_t count = min(kPushRun, kb - v0);
+  const std::uint32_t r0 = v0 / kSolveRun;  // the first solve run of this push run
   const std::int64_t* nb = d_neighbours + tile * 9;
+  // Per neighbour, a bit per solve run of this push run whose `out` holds a change this round (the
+  // neighbour solved, and that run of sources changed a ring label); no bit: nothing to pull.
+  unsigned changed[9];
   bool any = false;
-  for (int k = 0; k < 9; ++k) any = any || (k != 4 && nb[k] >= 0 && d_active[nb[k]]);
+  for (int k = 0; k < 9; ++k) {
+    changed[k] = 0;
+    if (k == 4 || nb[k] < 0 || !d_active[nb[k]]) continue;
+    for (unsigned r = 0; r < kSolveRunsPerPush && r0 + r < solve_runs; ++r)
+      if (d_run_changed[static_cast<std::uint64_t>(nb[k]) * solve_runs + r0 + r]) changed[k] |= 1u << r;
+    any = any || changed[k] != 0;
+  }
   if (!any) return;  // the same for the whole block
   const std::uint64_t block = static_cast<std::uint64_t>(kb) * b;
   PathLength improved = kUnreached;
@@ -135,21 +157,28 @@ static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength
     const GPrimeInEdge* e = d_edges + (tile * b + q) * kGPrimeInEdges;
     const PathLength* from[kGPrimeInEdges];
     Weight w[kGPrimeInEdges];
+    unsigned from_runs[kGPrimeInEdges];  // the solve runs each in-edge carries changes for
+    unsigned cell_runs = 0;
 #pragma unroll
     for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
       const GPrimeInEdge edge = e[s];
       const std::int64_t src = edge.w == kNoEdge ? -1 : nb[edge.from];
-      from[s] = src >= 0 && d_active[src] ? d_out + static_cast<std::uint64_t>(src) * block + edge.p : nullptr;
+      from_runs[s] = src >= 0 ? changed[edge.from] : 0u;
+      from[s] = from_runs[s] ? d_out + static_cast<std::uint64_t>(src) * block + edge.p : nullptr;
       w[s] = edge.w;
+      cell_runs |= from_runs[s];
     }
+    if (cell_runs == 0) continue;  // no in-edge of this ring cell brings a change
     for (unsigned g = 0; g < count; ++g) {
+      const unsigned run_bit = 1u << (g / kSolveRun);
+      if (!(cell_runs & run_bit)) continue;
       const std::uint64_t v = v0 + g;
       const std::uint64_t at = tile * block + v * b + q;
       const PathLength was = d_label[at];
       PathLength best = was;
 #pragma unroll
       for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
-        if (from[s] == nullptr) continue;
+        if (!(from_runs[s] & run_bit)) continue;
         const PathLength o = from[s][v * b];
         if (o == kUnreached) continue;
         const PathLength c = o + w[s];
@@ -159,6 +188,8 @@ static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength
         d_label[at] = best;
         d_pending[at] = best;
         improved = best < improved ? best : improved;
+        atomicMin(reinterpret_cast<unsigned long long*>(d_run_key + tile * solve_runs + v / kSolveRun),
+                  static_cast<unsigned long long>(best));
       }
     }
   }
@@ -205,6 +236,8 @@ struct GPrimeRoundsCuda::State {
   cuda::DeviceBuffer<std::int64_t> neighbours;
   cuda::DeviceBuffer<std::uint8_t> active;
   cuda::DeviceBuffer<PathLength> key, threshold;
+  cuda::DeviceBuffer<PathLength> run_key;         // per (tile, run of kSolveRun sources): least pending label
+  cuda::DeviceBuffer<std::uint8_t> run_changed;   // per (tile, run): its out holds a change this round
   cuda::DeviceBuffer<std::uint64_t> list;
   cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key
   std::vector<cuda::PinnedBuffer<PathLength>> staging;  // begin_staging .. finish_staging
@@ -225,6 +258,8 @@ GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::ui
   s.neighbours.resize(tiles * 9);
   s.active.resize(tiles);
   s.key.resize(tiles);
+  s.run_key.resize(tiles * ((kb_max + kSolveRun - 1) / kSolveRun));
+  s.run_changed.resize(tiles * ((kb_max + kSolveRun - 1) / kSolveRun));
   s.threshold.resize(1);
   s.list.resize(tiles);
   s.count.resize(2);
@@ -290,6 +325,9 @@ void GPrimeRoundsCuda::reset(std::uint64_t kb) {
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.pending.get(), 0xFF, bytes, s.stream.get()));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.active.get(), 0, tiles_, s.stream.get()));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.key.get(), 0xFF, tiles_ * sizeof(PathLength), s.stream.get()));
+  const std::uint64_t runs = (kb + kSolveRun - 1) / kSolveRun;
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.run_key.get(), 0xFF, tiles_ * runs * sizeof(PathLength), s.stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.run_changed.get(), 0, tiles_ * runs, s.stream.get()));
   s.stream.synchronize();
 }
 
@@ -300,8 +338,15 @@ void GPrimeRoundsCuda::seed(std::uint64_t d, const PathLength* labels) {
   TERRAZO_CUDA_CHECK(cudaMemcpy(s.label.get() + d * block, labels, block * sizeof(PathLength), cudaMemcpyHostToDevice));
   TERRAZO_CUDA_CHECK(cudaMemcpy(s.pending.get() + d * block, labels, block * sizeof(PathLength), cudaMemcpyHostToDevice));
   PathLength key = kUnreached;
-  for (std::uint64_t e = 0; e < block; ++e) key = labels[e] < key ? labels[e] : key;
+  const std::uint64_t runs = (kb_ + kSolveRun - 1) / kSolveRun;
+  std::vector<PathLength> run_keys(runs, kUnreached);
+  for (std::uint64_t e = 0; e < block; ++e) {
+    PathLength& rk = run_keys[e / b_ / kSolveRun];
+    rk = labels[e] < rk ? labels[e] : rk;
+    key = labels[e] < key ? labels[e] : key;
+  }
   TERRAZO_CUDA_CHECK(cudaMemcpy(s.key.get() + d, &key, sizeof key, cudaMemcpyHostToDevice));
+  TERRAZO_CUDA_CHECK(cudaMemcpy(s.run_key.get() + d * runs, run_keys.data(), runs * sizeof(PathLength), cudaMemcpyHostToDevice));
 }
 
 std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std::vector<std::uint64_t>* active_per_round) {
@@ -330,11 +375,11 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std:
     solves += active;
     gprime_solve<<<static_cast<unsigned>(active * solve_runs), kSolveThreads, 0, stream>>>(
         s.matrices.get(), b_, kb, max_cost, s.threshold.get(), s.key.get(), s.list.get(), s.label.get(), s.pending.get(),
-        s.out.get());
+        s.out.get(), s.run_key.get(), s.run_changed.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
     gprime_push<<<static_cast<unsigned>(tiles_ * push_runs), kPushThreads, 0, stream>>>(
         b_, kb, max_cost, s.edges.get(), s.neighbours.get(), s.active.get(), s.out.get(), s.label.get(), s.pending.get(),
-        s.key.get());
+        s.key.get(), s.run_key.get(), s.run_changed.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
   }
   TERRAZO_CUDA_CHECK(cudaEventRecord(stop.get(), stream));

@@ -71,7 +71,8 @@ class GPrimeRoundsCuda {
   // Device bytes for `tiles` tiles of ring size b and batches of up to kb sources.
   static std::uint64_t device_bytes(std::uint32_t b, std::uint64_t tiles, std::uint64_t kb) {
     const std::uint64_t bb = b;
-    return tiles * (bb * bb * 8 + 3 * kb * bb * 8 + bb * kGPrimeInEdges * sizeof(GPrimeInEdge) + 9 * 8 + 2 + 8) + 64;
+    // (the last term: per run of up to 8 sources its least pending label and a changed flag)
+    return tiles * (bb * bb * 8 + 3 * kb * bb * 8 + bb * kGPrimeInEdges * sizeof(GPrimeInEdge) + 9 * 8 + 2 + 8 + (kb + 7) / 8 * 9) + 64;
   }
   GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::uint64_t kb_max);
   ~GPrimeRoundsCuda();
