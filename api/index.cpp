@@ -7,6 +7,8 @@
 #include <map>
 #include <thread>
 
+#include <unistd.h>
+
 #include "api/command_line.h"
 #include "api/output_paths.h"
 #include "api/raster_io.h"
@@ -195,9 +197,39 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   if (options.max_cost >= 0 && !std::isfinite(options.max_cost)) throw UsageError("invalid --max-cost: expected a finite number");
   // --device: the G' exchange's min-plus products with --index (auto: the GPU when there is one);
   // without --index the in-tile solves run on the CPU.
+  // A transient index: `terrazo index` into the run directory, then this query over it. The default
+  // with --device cuda, whose without-index exchange would be the CPU's in-tile solves.
+  if (options.index.empty() && (options.transient_index || options.device == "cuda")) {
+    if (options.distance == DistanceMode::Geodesic)
+      throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
+    Stopwatch build;
+    RunDirectory run(options.tmpdir);
+    IndexOptions io;
+    io.input = options.input;
+    io.output = run.file("transient.tzi");
+    io.weight = options.weight;
+    io.scale = options.scale;
+    io.connectivity = options.connectivity;
+    io.tile = options.tile;
+    io.distance = options.distance;
+    io.device = options.device;
+    io.gpu_memory_bytes = options.gpu_memory_bytes;
+    io.threads = options.threads;
+    io.tmpdir = options.tmpdir;
+    run_index(io, budget, progress);
+    const double seconds_index = build.seconds();
+    OdMatrixOptions query = options;
+    query.index = io.output;
+    query.transient_index = false;
+    OdMatrixResult result = run_od_matrix(query, budget, progress);
+    ::unlink(io.output.c_str());  // the run directory goes with `run`, the index with it
+    result.method = "transient index";
+    result.seconds_index = seconds_index;
+    result.seconds_total = start.seconds();
+    return result;
+  }
   bool cuda = false;
   if (options.device == "cuda") {
-    if (options.index.empty()) throw UsageError("--device cuda needs --index (without an index the in-tile solves run on the CPU)");
     if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
     cuda = true;
   } else if (options.device == "auto") {

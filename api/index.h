@@ -64,6 +64,9 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
 struct OdMatrixOptions {
   std::string input, output;  // INPUT raster, OUT.csv
   std::string index;          // --index INDEX.tzi; empty: the SSSP exchange per site
+  // --transient-index (the default with --device cuda and no --index): build an index of INPUT in the
+  // run directory first (`terrazo index` with these weight flags, --tile, --device), query it, delete it
+  bool transient_index = false;
   std::vector<SourcePoint> sites;  // --site, ids 1.. in order, then --sites-file points
   std::string sites_file;
   std::string sites_raster;  // --sites-raster: region sites (ids = the raster's values), instead of points
@@ -101,6 +104,7 @@ struct OdMatrixResult {
   std::vector<PathLength> costs;  // K x K, fixed point, kUnreached where none
   std::uint64_t batch_sources = 0, tile_solves = 0, matrix_loads = 0, cache_tiles = 0, exchange_solves = 0, site_tiles = 0;
   double seconds_import = 0, seconds_sites = 0, seconds_queries = 0, seconds_total = 0;
+  double seconds_index = 0;  // the transient index's build (0 without one)
   std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;
 };
 

@@ -52,8 +52,13 @@ const char kUsage[] =
     "  --geojson FILE        also write one straight LineString per pair of sites i < j with a cost\n"
     "                        (cell centres, INPUT's CRS; properties from_id, to_id, cost); traced\n"
     "                        least-cost lines: `terrazo network`\n"
-    "  --device auto|cpu|cuda  with --index: the min-plus products on the GPU (auto: when there is one)\n"
-    "                        or the CPU; the same numbers either way\n"
+    "  --transient-index     build an index of INPUT in --tmpdir first (as `terrazo index` with these\n"
+    "                        --weight, --scale, --connectivity, --distance, --tile: 64 by default,\n"
+    "                        --device), query it, delete it; the default with --device cuda and no\n"
+    "                        --index. Pays for itself from about 10 sites on a GPU\n"
+    "  --device auto|cpu|cuda  with an index: the min-plus products on the GPU (auto: when there is\n"
+    "                        one) or the CPU; cuda without --index: a transient index built on the GPU;\n"
+    "                        the same numbers every way\n"
     "  --gpu-memory SIZE     GPU memory for the index's matrices (default 60% of the free memory)\n"
     "  --exchange auto|queue|rounds  with --index: the G' exchange; queue: label-correcting (one tile\n"
     "                        a round on the CPU); rounds: Bellman-Ford rounds over all tiles with the\n"
@@ -63,15 +68,16 @@ const char kUsage[] =
     "  --memory SIZE         host memory budget (default 1G)\n"
     "  --threads N           CPU threads: the min-plus products of --index on the CPU, the in-tile solves\n"
     "                        without it (default: all cores)\n"
-    "  --tile N              tile of the exchange without --index (default: the store's, else 256)\n"
+    "  --tile N              tile of the exchange without an index (default: the store's, else 256);\n"
+    "                        of a transient index (default 64)\n"
     "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: width, height, tile, method (index|exchange), device, exchange (queue, rounds-cpu or\n"
+    "JSON keys: width, height, tile, method (index|exchange|transient index), device, exchange (queue, rounds-cpu or\n"
     "rounds-gpu), weight, connectivity, scale, sites, pairs_reached, batch_sources, tile_solves, rounds,\n"
     "max_active, matrix_loads, gpu_uploads, kernel_ms, cache_tiles,\n"
-    "exchange_solves, phases {import, sites, queries}, seconds, peak_rss_bytes.\n"
+    "exchange_solves, phases {index (the transient index), import, sites, queries}, seconds, peak_rss_bytes.\n"
     "\n"
     "Examples:\n"
     "  terrazo index dem.tif dem.tzi\n"
@@ -99,6 +105,8 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   if (auto file = args.value("--sites-file")) o.sites_file = *file;
   if (auto file = args.value("--sites-raster")) o.sites_raster = *file;
   if (auto file = args.value("--index")) o.index = *file;
+  o.transient_index = args.flag("--transient-index");
+  if (o.transient_index && !o.index.empty()) throw UsageError("--transient-index builds its own index: leave out --index");
   if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
   if (auto text = args.value("--scale")) {
     const double scale = parse_finite_double("--scale", *text);
@@ -245,7 +253,7 @@ std::string OdMatrixCommandResult::to_json() const {
   const OdMatrixResult& r = result;
   const OdMatrixOptions& o = options.od;
   JsonObject phases;
-  phases.add("import", r.seconds_import).add("sites", r.seconds_sites).add("queries", r.seconds_queries);
+  phases.add("index", r.seconds_index).add("import", r.seconds_import).add("sites", r.seconds_sites).add("queries", r.seconds_queries);
   JsonObject s;
   s.add("command", "od-matrix")
       .add("input", o.input)
