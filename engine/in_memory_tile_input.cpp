@@ -47,6 +47,16 @@ InMemoryTileInput::Mapping::~Mapping() {
   if (address) huge_free(address, bytes);
 }
 
+// A present tile's statistics into the raster's (tiles are put from several threads).
+void InMemoryTileInput::merge_stats(const CellStats& tile) {
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  stats_.merge(tile);
+  info_.has_stats = true;
+  info_.min = stats_.min;
+  info_.max = stats_.max;
+  info_.valid_cells = stats_.valid;
+}
+
 void InMemoryTileInput::put_tile(std::uint32_t tx, std::uint32_t ty, const double* cells) {
   const std::uint32_t t = grid_.tile;
   const TileWindow w = grid_.window(tx, ty);
@@ -56,14 +66,7 @@ void InMemoryTileInput::put_tile(std::uint32_t tx, std::uint32_t ty, const doubl
     present_[index] = 0;
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(stats_mutex_);
-    stats_.merge(tile);
-    info_.has_stats = true;
-    info_.min = stats_.min;
-    info_.max = stats_.max;
-    info_.valid_cells = stats_.valid;
-  }
+  merge_stats(tile);
   // Padding cells hold the store's padding value (TileStoreWriter::write_tile), read back as NaN.
   const std::uint64_t n = static_cast<std::uint64_t>(t) * t;
   const double* source = cells;
@@ -93,14 +96,7 @@ void InMemoryTileInput::put_tile_cells(std::uint32_t tx, std::uint32_t ty, const
     present_[index] = 0;
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(stats_mutex_);
-    stats_.merge(stats);
-    info_.has_stats = true;
-    info_.min = stats_.min;
-    info_.max = stats_.max;
-    info_.valid_cells = stats_.valid;
-  }
+  merge_stats(stats);
   if (w.w < t || w.h < t) {
     // The padding value as put_tile stores it.
     const std::uint64_t size = cell_type_size(info_.type);

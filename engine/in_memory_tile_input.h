@@ -78,6 +78,7 @@ class InMemoryTileInput final : public TileInput {
   Mapping mapping_;
   unsigned char* cells_ = nullptr;
   std::vector<unsigned char> present_;
+  void merge_stats(const CellStats& tile);
   std::mutex stats_mutex_;
   CellStats stats_;
   std::uint64_t bytes_read_ = 0;

@@ -20,6 +20,16 @@
 namespace terrazo {
 namespace {
 
+// Pairs of valid ring cells (diagonal 0) with no path between them in a b x b boundary matrix: the
+// tests check such pairs occur, so the walls and holes are known to disconnect rings.
+int disconnected_pairs(const std::vector<PathLength>& m, std::uint32_t b) {
+  int n = 0;
+  for (std::uint32_t p = 0; p < b; ++p)
+    for (std::uint32_t q = 0; q < b; ++q)
+      if (m[p * b + p] == 0 && m[q * b + q] == 0 && m[p * b + q] == kUnreached) ++n;
+  return n;
+}
+
 using gpu_testing::random_params;
 using gpu_testing::random_spec;
 using gpu_testing::random_values;
@@ -84,9 +94,7 @@ TEST(LeafBoundaryMatrix, MatchesDijkstraOnThousandsOfRandomBlocks) {
     const auto expected = testing::ring_matrix_reference(values.data(), stride, s, params, connectivity, &reference_overflow);
     ASSERT_EQ(overflow, reference_overflow);
     ASSERT_EQ(out, expected) << "s " << s << " round " << round << " model " << to_string(params.model);
-    for (std::uint32_t p = 0; p < b; ++p)
-      for (std::uint32_t q = 0; q < b; ++q)
-        if (expected[p * b + p] == 0 && expected[q * b + q] == 0 && expected[p * b + q] == kUnreached) ++disconnected;
+    disconnected += disconnected_pairs(expected, b);
   }
   EXPECT_GT(disconnected, 0) << "no block had valid ring cells without a path between them";
 }
@@ -148,9 +156,7 @@ TEST(BoundaryMerge, BlockedMatchesOnePivotMergeAtBlockEdges) {
       boundary_merge_cpu(values.data(), side, s, params, connectivity, children.data(), workspace.data(), parent.data(), &overflow);
       const auto expected = testing::one_pivot_merge_reference(values.data(), side, s, params, connectivity, children.data(), &overflow);
       ASSERT_EQ(parent, expected) << "s " << s << " round " << round << " model " << to_string(params.model);
-      for (std::uint32_t p = 0; p < pb; ++p)
-        for (std::uint32_t q = 0; q < pb; ++q)
-          if (expected[p * pb + p] == 0 && expected[q * pb + q] == 0 && expected[p * pb + q] == kUnreached) ++disconnected;
+      disconnected += disconnected_pairs(expected, pb);
     }
   }
   EXPECT_GT(disconnected, 0) << "no parent had valid ring cells without a path between them";

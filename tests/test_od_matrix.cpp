@@ -5,9 +5,7 @@
 // sites; step-length modes; with the index, without it, with a tiny cache; `sssp --index`; the index
 // file's checksums. The G' rounds: test_gprime_rounds.cpp; the command and the CLI:
 // test_od_matrix_cli.cpp; the network: test_network.cpp.
-#include <dirent.h>
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdio>
@@ -297,25 +295,42 @@ TEST(OdMatrix, RealDemsEqualPlainSsspRuns) {
   }
 }
 
-TEST(OdMatrix, GeneratedTerrainWithTheIndexMatchesTheOracle) {
-  testing::TempDir dir;
+namespace {
+
+// `terrazo gen` terrain with 2% nodata holes as a store of tiles of 64 in `dir`, and its cells.
+struct GeneratedTerrain {
+  std::string path;
+  RasterInfo info;
+  std::vector<double> values;
+};
+
+GeneratedTerrain generated_terrain(const testing::TempDir& dir, std::uint64_t width, std::uint64_t height, std::uint64_t seed) {
   GenerateOptions g;
-  g.terrain.width = 300;
-  g.terrain.height = 217;
-  g.terrain.seed = 7;
+  g.terrain.width = width;
+  g.terrain.height = height;
+  g.terrain.seed = seed;
   g.terrain.nodata_holes = 0.02;
   g.output = dir.file("gen.tzs");
   g.tile = 64;
   MemoryBudget budget(256ull << 20);
   run_generate(g, budget, Progress::silent());
-  RasterInfo info;
-  const std::vector<double> values = testing::read_raster_values(g.output, &info);
+  GeneratedTerrain t;
+  t.path = g.output;
+  t.values = testing::read_raster_values(g.output, &t.info);
+  return t;
+}
+
+}  // namespace
+
+TEST(OdMatrix, GeneratedTerrainWithTheIndexMatchesTheOracle) {
+  testing::TempDir dir;
+  const GeneratedTerrain g = generated_terrain(dir, 300, 217, 7);
   std::mt19937_64 rng(7);
-  const std::vector<std::uint64_t> cells = pick_sites(values, info.width, info.height, rng, 8);
+  const std::vector<std::uint64_t> cells = pick_sites(g.values, g.info.width, g.info.height, rng, 8);
   const std::string index = dir.file("gen.tzi");
-  build(g.output, index, WeightModel::AbsDiff, Connectivity::Eight, 32, 8);
-  const OdMatrixResult with = query(g.output, index, points_of(cells, info.width), WeightModel::AbsDiff, Connectivity::Eight);
-  const auto want = reference_matrix(values, info.width, info.height, with.params, Connectivity::Eight, kUnreached, cells);
+  build(g.path, index, WeightModel::AbsDiff, Connectivity::Eight, 32, 8);
+  const OdMatrixResult with = query(g.path, index, points_of(cells, g.info.width), WeightModel::AbsDiff, Connectivity::Eight);
+  const auto want = reference_matrix(g.values, g.info.width, g.info.height, with.params, Connectivity::Eight, kUnreached, cells);
   expect_same(with.costs, want, cells.size(), "generated terrain");
 }
 
@@ -323,46 +338,31 @@ TEST(OdMatrix, GeneratedTerrainWithTheIndexMatchesTheOracle) {
 // matrix (and the explicit index's) on generated terrain with nodata holes; nothing is left behind.
 TEST(OdMatrix, TransientIndexEqualsTheOracleAndLeavesNothing) {
   testing::TempDir dir;
-  GenerateOptions g;
-  g.terrain.width = 200;
-  g.terrain.height = 150;
-  g.terrain.seed = 11;
-  g.terrain.nodata_holes = 0.02;
-  g.output = dir.file("gen.tzs");
-  g.tile = 64;
-  MemoryBudget budget(256ull << 20);
-  run_generate(g, budget, Progress::silent());
-  RasterInfo info;
-  const std::vector<double> values = testing::read_raster_values(g.output, &info);
+  const GeneratedTerrain g = generated_terrain(dir, 200, 150, 11);
   std::mt19937_64 rng(5);
-  const std::vector<std::uint64_t> cells = pick_sites(values, info.width, info.height, rng, 6);
-  const std::string scratch = dir.file("scratch");
-  ::mkdir(scratch.c_str(), 0755);
+  const std::vector<std::uint64_t> cells = pick_sites(g.values, g.info.width, g.info.height, rng, 6);
+  testing::TempDir scratch(dir.path());
   OdMatrixOptions o;
-  o.input = g.output;
-  o.sites = points_of(cells, info.width);
+  o.input = g.path;
+  o.sites = points_of(cells, g.info.width);
   o.transient_index = true;
   o.device = "cpu";
   o.tile = 32;
   o.threads = 2;
-  o.tmpdir = scratch;
+  o.tmpdir = scratch.path();
+  MemoryBudget budget(256ull << 20);
   const OdMatrixResult transient = run_od_matrix(o, budget, Progress::silent());
   EXPECT_EQ(transient.method, "transient index");
   EXPECT_EQ(transient.tile, 32u);
   EXPECT_GT(transient.seconds_index, 0.0);
-  const auto want = reference_matrix(values, info.width, info.height, transient.params, Connectivity::Eight, kUnreached, cells);
+  const auto want = reference_matrix(g.values, g.info.width, g.info.height, transient.params, Connectivity::Eight, kUnreached, cells);
   expect_same(transient.costs, want, cells.size(), "transient index");
   const std::string index = dir.file("gen.tzi");
-  build(g.output, index, WeightModel::Friction, Connectivity::Eight, 32, 8);
-  const OdMatrixResult with = query(g.output, index, o.sites, WeightModel::Friction, Connectivity::Eight);
+  build(g.path, index, WeightModel::Friction, Connectivity::Eight, 32, 8);
+  const OdMatrixResult with = query(g.path, index, o.sites, WeightModel::Friction, Connectivity::Eight);
   EXPECT_EQ(with.costs, transient.costs);
   EXPECT_EQ(budget.reserved(), 0u);
-  std::vector<std::string> left;
-  if (DIR* d = ::opendir(scratch.c_str())) {
-    while (dirent* e = ::readdir(d))
-      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") left.push_back(e->d_name);
-    ::closedir(d);
-  }
+  const std::vector<std::string> left = testing::entries_of(scratch);
   EXPECT_TRUE(left.empty()) << left.size() << " entries left in the scratch directory, e.g. " << (left.empty() ? "" : left[0]);
 }
 
