@@ -47,6 +47,31 @@ std::string slurp(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+HoldingChild fork_holding(const std::function<std::string()>& make) {
+  int channel[2];
+  if (pipe(channel) != 0) throw std::runtime_error("pipe failed");
+  HoldingChild child;
+  child.pid = fork();
+  if (child.pid < 0) throw std::runtime_error("fork failed");
+  if (child.pid == 0) {
+    const std::string path = make();
+    if (write(channel[1], path.data(), path.size()) < 0) _exit(3);
+    close(channel[1]);
+    for (;;) pause();
+  }
+  close(channel[1]);
+  char buffer[4096];
+  const ssize_t got = read(channel[0], buffer, sizeof buffer);
+  close(channel[0]);
+  if (got <= 0) throw std::runtime_error("the child reported no path");
+  child.path.assign(buffer, static_cast<std::size_t>(got));
+  return child;
+}
+
 std::vector<double> read_store_cells(const std::string& path) {
   auto store = TileStore::open(path);
   const auto& info = store->info();

@@ -1,5 +1,8 @@
 // tests/support/test_support.h: helpers shared by the test suites.
 #pragma once
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,17 @@ CliRun run_argv(const std::vector<std::string>& argv);
 
 // A file's bytes ("" when it cannot be read).
 std::string slurp(const std::string& path);
+
+// Writes `bytes` as the whole of `path` (slurp's counterpart).
+void spit(const std::string& path, const std::string& bytes);
+
+// A child process that makes what `make` makes and never cleans it up (the child waits to be
+// killed), and the path `make` returns, read back over a pipe: a run killed while it holds a file.
+struct HoldingChild {
+  pid_t pid = -1;
+  std::string path;
+};
+HoldingChild fork_holding(const std::function<std::string()>& make);
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
