@@ -28,6 +28,9 @@
 #include "store/atomic_output.h"
 #include "store/cell_values.h"
 #include "gdal/gdal_session.h"
+#include "gdal/geotiff_header.h"
+#include "gdal/plain_geotiff_reader.h"
+#include "gdal/srtm_hgt_reader.h"
 #include "store/tile_store.h"
 #include "gdal/tile_store_reader.h"
 #include "gdal/tiff_block_writer.h"
@@ -160,6 +163,16 @@ class GdalRasterReader : public RasterReader {
   std::uint64_t bytes_read_ = 0;
 };
 
+// The readers that leave GDAL unloaded (docs/architecture.md "GDAL loaded on demand"): an SRTM tile
+// or a plain tiled GeoTIFF, band `band` of one; nullptr for GDAL's rasters.
+std::unique_ptr<RasterReader> open_without_gdal(const std::string& path, std::uint32_t band,
+                                                const std::string& how_to_choose) {
+  std::unique_ptr<RasterReader> reader = open_srtm_hgt(path);
+  if (!reader) reader = open_plain_geotiff(path);
+  if (reader) check_band(path, band, 1, how_to_choose);
+  return reader;
+}
+
 bool ends_with_gz(const std::string& path) {
   return path.size() > 3 && (path.compare(path.size() - 3, 3, ".gz") == 0 || path.compare(path.size() - 3, 3, ".GZ") == 0);
 }
@@ -181,6 +194,7 @@ std::unique_ptr<RasterReader> RasterReader::open(const std::string& path, std::u
   }
   if (ends_with_gz(path) && file_exists(path))
     return std::make_unique<GdalRasterReader>("/vsigzip/" + path, band, how_to_choose);
+  if (auto reader = open_without_gdal(path, band, how_to_choose)) return reader;
   return std::make_unique<GdalRasterReader>(path, band, how_to_choose);
 }
 
@@ -191,6 +205,7 @@ std::unique_ptr<RasterReader> RasterReader::open_without_crs(const std::string& 
   *crs_left_out = false;
   if (TileStore::looks_like_tile_store(path) || is_ascii_grid(path, &gzip) || (ends_with_gz(path) && file_exists(path)))
     return open(path, band, how_to_choose, budget);
+  if (auto reader = open_without_gdal(path, band, how_to_choose)) return reader;  // its CRS costs nothing
   auto reader = std::make_unique<GdalRasterReader>(path, band, how_to_choose, false);
   *crs_left_out = true;
   return reader;
@@ -204,6 +219,7 @@ std::unique_ptr<RasterReader> RasterReader::open_cells(const std::string& path, 
   bool gzip = false;
   if (TileStore::looks_like_tile_store(path) || is_ascii_grid(path, &gzip) || (ends_with_gz(path) && file_exists(path)))
     return open(path, band);
+  if (auto reader = open_without_gdal(path, band, kExtractBand)) return reader;
   return std::make_unique<GdalRasterReader>(path, band, kExtractBand, false);
 }
 
@@ -357,7 +373,6 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
                              const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block,
                              const GeoTiffOptions& options)
     : impl_(std::make_unique<Impl>()) {
-  ensure_gdal();
   Impl& w = *impl_;
   if (width == 0 || height == 0 || width > INT_MAX || height > INT_MAX)
     throw UsageError("cannot write a GeoTIFF of " + std::to_string(width) + " x " + std::to_string(height) +
@@ -384,46 +399,21 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
     case CellType::Float64: w.highest = std::numeric_limits<double>::infinity(); break;
   }
 
-  GDALDriverH driver = GDALGetDriverByName("GTiff");
-  if (!driver) throw Error("GDAL was built without its GTiff driver");
   const auto creation_options = geotiff_creation_options(type, block, options, path);
   const char* encoder = std::getenv("TERRAZO_GEOTIFF_ENCODER");
   const bool block_writer = !options.gdal_encoder && !(encoder && std::string(encoder) == "gdal") &&
-                            fast_path_codec(creation_options, &w.format);
+                            block_writer_format(type, block, creation_options, &w.format);
   unsigned threads = options.threads;
-  CPLStringList creation;
-  for (const auto& [key, value] : creation_options) {
-    creation.SetNameValue(key.c_str(), value.c_str());
+  for (const auto& [key, value] : creation_options)
     if (key == "NUM_THREADS") threads = value == "ALL_CPUS" ? 0 : static_cast<unsigned>(std::atoi(value.c_str()));
-  }
-  // The block writer appends every block itself: GDAL writes none (SPARSE_OK) when it closes the new file.
-  if (block_writer) creation.SetNameValue("SPARSE_OK", "TRUE");
-  reset_gdal_error();
-  w.dataset = GDALCreate(driver, w.partial.c_str(), static_cast<int>(width), static_cast<int>(height), 1,
-                         gdal_type_of(type), creation.List());
-  if (!w.dataset) throw gdal_failure("cannot create '" + w.partial + "'");
+  // The block writer appends every block itself; the header comes from libtiff here where it can
+  // (gdal/geotiff_header.h: GDAL stays unloaded), else from GDAL (SPARSE_OK: no block written).
   try {
-    w.band = GDALGetRasterBand(w.dataset, 1);
-    reset_gdal_error();
-    if (georef.has_geotransform) {
-      double gt[6];
-      std::copy(georef.geotransform.begin(), georef.geotransform.end(), gt);
-      if (GDALSetGeoTransform(w.dataset, gt) != CE_None) throw gdal_failure("cannot set the geotransform of '" + path + "'");
-    }
-    if (!georef.crs_wkt.empty() && GDALSetProjection(w.dataset, georef.crs_wkt.c_str()) != CE_None)
-      throw gdal_failure("cannot set the CRS of '" + path + "'");
-    if (has_nodata && GDALSetRasterNoDataValue(w.band, nodata) != CE_None)
-      throw gdal_failure("cannot set the nodata value of '" + path + "'");
+    const bool native_header = block_writer && !options.gdal_header &&
+                               write_geotiff_header(w.partial, width, height, w.format, georef, has_nodata, nodata,
+                                                    creation_options);
+    if (!native_header) create_with_gdal(w, georef, has_nodata, nodata, creation_options, block_writer);
     if (block_writer) {
-      // GDAL has written the header, georeferencing and an empty block table; the blocks follow.
-      w.close_dataset();
-      w.format.block = block;
-      w.format.bits_per_sample = static_cast<std::uint16_t>(8 * cell_type_size(type));
-      w.format.sample_format = cell_type_is_integer(type) ? (type == CellType::UInt8 || type == CellType::UInt16 ||
-                                                                     type == CellType::UInt32
-                                                                 ? 1
-                                                                 : 2)
-                                                          : 3;
       if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
       w.blocks = std::make_unique<TiffBlockWriter>(w.partial, w.format, threads, 2 * threads + 2);
       Impl* impl = &w;
@@ -442,6 +432,37 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
     w.output->discard();
     throw;
   }
+}
+
+// GDAL's GTiff driver creates the file: the block writer's header (closed at once, no block written),
+// or the dataset GDAL's RasterIO path writes through.
+void GeoTiffWriter::create_with_gdal(Impl& w, const RasterInfo& georef, bool has_nodata, double nodata,
+                                     const std::vector<std::pair<std::string, std::string>>& creation_options,
+                                     bool block_writer) {
+  ensure_gdal();
+  GDALDriverH driver = GDALGetDriverByName("GTiff");
+  if (!driver) throw Error("GDAL was built without its GTiff driver");
+  CPLStringList creation;
+  for (const auto& [key, value] : creation_options) creation.SetNameValue(key.c_str(), value.c_str());
+  if (block_writer) creation.SetNameValue("SPARSE_OK", "TRUE");
+  reset_gdal_error();
+  w.dataset = GDALCreate(driver, w.partial.c_str(), static_cast<int>(w.width), static_cast<int>(w.height), 1,
+                         gdal_type_of(w.type), creation.List());
+  if (!w.dataset) throw gdal_failure("cannot create '" + w.partial + "'");
+  const std::string& path = w.path;
+  w.band = GDALGetRasterBand(w.dataset, 1);
+  reset_gdal_error();
+  if (georef.has_geotransform) {
+    double gt[6];
+    std::copy(georef.geotransform.begin(), georef.geotransform.end(), gt);
+    if (GDALSetGeoTransform(w.dataset, gt) != CE_None) throw gdal_failure("cannot set the geotransform of '" + path + "'");
+  }
+  if (!georef.crs_wkt.empty() && GDALSetProjection(w.dataset, georef.crs_wkt.c_str()) != CE_None)
+    throw gdal_failure("cannot set the CRS of '" + path + "'");
+  if (has_nodata && GDALSetRasterNoDataValue(w.band, nodata) != CE_None)
+    throw gdal_failure("cannot set the nodata value of '" + path + "'");
+  // The block writer's header is written: GDAL closes it (an empty block table); the blocks follow.
+  if (block_writer) w.close_dataset();
 }
 
 GeoTiffWriter::~GeoTiffWriter() {
@@ -568,25 +589,12 @@ std::uint64_t GeoTiffWriter::bytes_written() const { return impl_->bytes; }
 
 // ---- GdalCacheLimit ------------------------------------------------------------------------------
 
-namespace {
-std::mutex cache_mutex;
-std::vector<GIntBig> cache_stack;  // the limits in force before each live GdalCacheLimit
-}  // namespace
-
 GdalCacheLimit::GdalCacheLimit(MemoryBudget& budget, std::uint64_t bytes)
     : reservation_(budget.reserve(bytes, "GDAL block cache")) {
-  ensure_gdal();
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  cache_stack.push_back(GDALGetCacheMax64());
-  GDALSetCacheMax64(static_cast<GIntBig>(bytes));
+  push_gdal_cache_limit(bytes);  // handed to GDAL when (and if) it is loaded
 }
 
-GdalCacheLimit::~GdalCacheLimit() {
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  if (cache_stack.empty()) return;
-  // Back to the limit before this one (objects live and die in nested scopes).
-  GDALSetCacheMax64(cache_stack.back());
-  cache_stack.pop_back();
-}
+// Back to the limit before this one (objects live and die in nested scopes).
+GdalCacheLimit::~GdalCacheLimit() { pop_gdal_cache_limit(); }
 
 }  // namespace terrazo

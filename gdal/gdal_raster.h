@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/memory_budget.h"
 #include "gdal/geotiff_options.h"
@@ -113,6 +115,9 @@ class GeoTiffWriter {
   struct Impl;
 
  private:
+  static void create_with_gdal(Impl& w, const RasterInfo& georef, bool has_nodata, double nodata,
+                               const std::vector<std::pair<std::string, std::string>>& creation_options,
+                               bool block_writer);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -3,7 +3,9 @@
 #include <cpl_error.h>
 #include <gdal.h>
 
+#include <algorithm>
 #include <mutex>
+#include <vector>
 
 namespace terrazo {
 
@@ -12,6 +14,12 @@ namespace {
 // Keeps nothing but what CPLError already records per thread; prints nothing.
 void silent_handler(CPLErr, CPLErrorNum, const char*) {}
 
+// The cache limits pushed and not yet popped, innermost last; GDAL's default once GDAL is loaded.
+std::mutex cache_mutex;
+std::vector<std::uint64_t> cache_limits;
+bool gdal_loaded = false;
+GIntBig gdal_default_cache = 0;
+
 }  // namespace
 
 void ensure_gdal() {
@@ -19,7 +27,34 @@ void ensure_gdal() {
   std::call_once(once, [] {
     CPLSetErrorHandler(silent_handler);
     GDALAllRegister();
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    gdal_default_cache = GDALGetCacheMax64();
+    if (!cache_limits.empty()) GDALSetCacheMax64(static_cast<GIntBig>(cache_limits.back()));
+    gdal_loaded = true;
   });
+}
+
+void push_gdal_cache_limit(std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  cache_limits.push_back(bytes);
+  if (gdal_loaded) GDALSetCacheMax64(static_cast<GIntBig>(bytes));
+}
+
+void pop_gdal_cache_limit() {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (cache_limits.empty()) return;
+  cache_limits.pop_back();
+  if (gdal_loaded)
+    GDALSetCacheMax64(cache_limits.empty() ? gdal_default_cache : static_cast<GIntBig>(cache_limits.back()));
+}
+
+std::uint64_t gdal_cache_limit() {
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    if (!cache_limits.empty()) return cache_limits.back();
+  }
+  ensure_gdal();
+  return static_cast<std::uint64_t>(std::max<GIntBig>(GDALGetCacheMax64(), 0));
 }
 
 void reset_gdal_error() { CPLErrorReset(); }

@@ -5,6 +5,7 @@
 // gdal_failure() folds it into the one-line Error terrazo reports. Every io/ function that calls
 // GDAL calls ensure_gdal() first.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include <cpl_error.h>
@@ -14,6 +15,14 @@
 namespace terrazo {
 
 void ensure_gdal();
+
+// GDAL's block-cache limit as terrazo sets it (GdalCacheLimit, gdal/gdal_raster.h), kept here so that
+// setting it does not load GDAL: the innermost limit is handed to GDAL when ensure_gdal() first runs,
+// and at once when GDAL is already loaded (docs/architecture.md "GDAL loaded on demand").
+void push_gdal_cache_limit(std::uint64_t bytes);
+void pop_gdal_cache_limit();
+// The limit in force: the innermost pushed one, else GDAL's own default (which loads GDAL).
+std::uint64_t gdal_cache_limit();
 
 // Clears the calling thread's last GDAL error (before a call whose failure we want to explain).
 void reset_gdal_error();

@@ -3,6 +3,7 @@
 
 #include <cpl_string.h>
 #include <gdal.h>
+#include <tiffio.h>
 
 #include <algorithm>
 #include <cctype>
@@ -59,12 +60,8 @@ CodecLevel default_level(const std::string& compress) {
 }  // namespace
 
 std::string default_geotiff_compress() {
-  static const std::string codec = [] {
-    ensure_gdal();
-    GDALDriverH driver = GDALGetDriverByName("GTiff");
-    const char* list = driver ? GDALGetMetadataItem(driver, GDAL_DMD_CREATIONOPTIONLIST, nullptr) : nullptr;
-    return list && std::strstr(list, "<Value>ZSTD</Value>") ? std::string("ZSTD") : std::string("DEFLATE");
-  }();
+  // GTiff offers ZSTD exactly when its libtiff has the codec (GeoTiffOptions.DefaultCompressMatchesGdal).
+  static const std::string codec = TIFFIsCODECConfigured(COMPRESSION_ZSTD) ? "ZSTD" : "DEFLATE";
   return codec;
 }
 

@@ -25,8 +25,8 @@
 
 namespace terrazo {
 
-// The codec of terrazo's outputs when --co COMPRESS is not given: "ZSTD", or "DEFLATE" when this
-// GDAL's GTiff driver was built without ZSTD.
+// The codec of terrazo's outputs when --co COMPRESS is not given: "ZSTD", or "DEFLATE" when the
+// libtiff that GDAL's GTiff driver links was built without ZSTD (asked of libtiff: GDAL stays unloaded).
 std::string default_geotiff_compress();
 
 struct GeoTiffOptions {
@@ -41,6 +41,9 @@ struct GeoTiffOptions {
   // cache. Same cell values either way; the environment variable TERRAZO_GEOTIFF_ENCODER=gdal forces
   // GDAL's path (benchmarks compare the two).
   bool gdal_encoder = false;
+  // Who writes the new file's header for the block writer: libtiff here (gdal/geotiff_header.h, the
+  // same bytes, GDAL not loaded) where it can, or GDAL's GTiff driver (true; the tests compare the two).
+  bool gdal_header = false;
   // This output's PREDICTOR when --co gives none: 0 the rule by cell type above, else 1, 2 or 3
   // (clump's labels: 1, api/clump.cpp).
   int predictor = 0;

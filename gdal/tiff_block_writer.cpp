@@ -2,7 +2,6 @@
 // (gdal/tiff_block_writer.h).
 #include "gdal/tiff_block_writer.h"
 
-#include <gdal.h>
 #include <tiffio.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "gdal/gdal_session.h"
 
 namespace terrazo {
 
@@ -157,7 +157,7 @@ std::uint64_t claimed_bytes = 0;  // the writers' fixed needs: encoder threads a
 // plus one recycled cell buffer.
 constexpr std::uint64_t kCodecStateBytes = 3ull << 19;  // 1.5 MiB
 
-std::uint64_t held_bytes_limit() { return static_cast<std::uint64_t>(std::max<GIntBig>(GDALGetCacheMax64(), 0)); }
+std::uint64_t held_bytes_limit() { return gdal_cache_limit(); }
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -165,6 +165,16 @@ std::string upper(std::string s) {
 }
 
 }  // namespace
+
+bool block_writer_format(CellType type, std::uint32_t block,
+                         const std::vector<std::pair<std::string, std::string>>& options, TiffBlockFormat* format) {
+  if (!fast_path_codec(options, format)) return false;
+  format->block = block;
+  format->bits_per_sample = static_cast<std::uint16_t>(8 * cell_type_size(type));
+  const bool is_unsigned = type == CellType::UInt8 || type == CellType::UInt16 || type == CellType::UInt32;
+  format->sample_format = !cell_type_is_integer(type) ? SAMPLEFORMAT_IEEEFP : is_unsigned ? SAMPLEFORMAT_UINT : SAMPLEFORMAT_INT;
+  return true;
+}
 
 bool fast_path_codec(const std::vector<std::pair<std::string, std::string>>& options, TiffBlockFormat* format) {
   std::string compress = "NONE", predictor = "1", zstd_level, zlevel;

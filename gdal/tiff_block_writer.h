@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include "store/raster_info.h"
+
 namespace terrazo {
 
 struct TiffBlockFormat {
@@ -46,6 +48,10 @@ struct TiffBlockFormat {
 // True when `options` (GTiff creation options, upper-case keys) name a codec and options the fast
 // path encodes exactly as GTiff would; fills *format's compression, predictor and level.
 bool fast_path_codec(const std::vector<std::pair<std::string, std::string>>& options, TiffBlockFormat* format);
+// fast_path_codec, then `block` and the sample size and format of `type`'s cells: the whole format of
+// GeoTiffWriter's block writer for one output, or false when GDAL's path must write it.
+bool block_writer_format(CellType type, std::uint32_t block,
+                         const std::vector<std::pair<std::string, std::string>>& options, TiffBlockFormat* format);
 
 // libtiff's floating-point predictor (PREDICTOR=3) of `rows` rows of `width` samples of
 // `sample_bytes` bytes each (one sample per pixel, little-endian host): `out` gets the bytes libtiff
