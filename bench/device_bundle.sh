@@ -24,7 +24,12 @@ bundle() {
   local name=$1 path=$2
   cp -L "$path" "$stage/$name"
   # (a GDAL-free binary needs none of its own: grep then selects nothing, which is no error)
-  ldd "$path" | awk '$3 ~ /^\// {print $3}' |
+  # The terrazo executable loads GDAL and PROJ on first use (docs/architecture.md "GDAL loaded on
+  # demand"), so ldd of it lists neither: the libraries of libgdal itself come along too.
+  local gdal=
+  [ "$name" = terrazo ] && gdal=$(ldconfig -p | awk '/libgdal\.so\./ {print $NF; exit}')
+  { ldd "$path"; if [ -n "$gdal" ]; then ldd "$gdal"; echo "libgdal => $gdal (0)"; fi; } |
+    awk '$3 ~ /^\// {print $3}' | sort -u |
     { grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so|ld-linux' || true; } |
     xargs -r -I{} cp -L {} "$stage/lib/"
   cat > "$stage/$name.sh" <<WRAP

@@ -10,14 +10,14 @@
 
 #include "core/error.h"
 #include "gdal/srtm_hgt_reader.h"
+#include "gdal/tiff_messages.h"
 
 namespace terrazo {
 
 namespace {
 
-
-// As libgeotiff (xtiff.c) and GDAL (gt_overview / GTiffTagExtender) declare them, so that libtiff
-// writes them with the same types and counts.
+// As libgeotiff (xtiff.c) and GDAL's GTiff driver declare them, so that libtiff reads and writes them
+// with the same types and counts.
 const TIFFFieldInfo kGeoTiffFields[] = {
     {kModelPixelScale, -1, -1, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1, const_cast<char*>("GeoPixelScale")},
     {kModelTiepoint, -1, -1, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1, const_cast<char*>("GeoTiePoints")},
@@ -119,8 +119,9 @@ bool write_geotiff_header(const std::string& path, std::uint64_t width, std::uin
   if (static_cast<double>(across * down) * static_cast<double>(format.block_bytes()) > 2e9) return false;
 
   register_geotiff_tags();
-  TIFF* tif = TIFFOpen(path.c_str(), "w");
-  if (!tif) throw Error("cannot create '" + path + "' (libtiff)");
+  TiffMessages messages;
+  TIFF* tif = tiff_open(path, "w", &messages);
+  if (!tif) throw Error("cannot create '" + path + "'" + messages.reason());
   bool ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, static_cast<std::uint32_t>(width)) &&
             TIFFSetField(tif, TIFFTAG_IMAGELENGTH, static_cast<std::uint32_t>(height)) &&
             TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, format.bits_per_sample) &&
@@ -149,7 +150,7 @@ bool write_geotiff_header(const std::string& path, std::uint64_t width, std::uin
   TIFFClose(tif);
   if (!ok) {
     std::remove(path.c_str());
-    throw Error("cannot write the GeoTIFF header of '" + path + "' (libtiff)");
+    throw Error("cannot write the GeoTIFF header of '" + path + "'" + messages.reason());
   }
   return true;
 }

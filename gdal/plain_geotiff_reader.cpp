@@ -8,13 +8,13 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "core/error.h"
 #include "gdal/geotiff_header.h"
+#include "gdal/tiff_messages.h"
 #include "store/cell_values.h"
 
 namespace terrazo {
@@ -41,22 +41,6 @@ bool has_side_file(const std::string& path) {
                                   stem + ".tab", stem + ".TAB"})
     if (exists(side)) return true;
   return false;
-}
-
-// libtiff's messages for one handle, kept instead of printed.
-struct Messages {
-  std::string first;
-  unsigned count = 0;
-};
-
-int keep_message(TIFF*, void* user, const char* module, const char* format, va_list args) {
-  auto* m = static_cast<Messages*>(user);
-  if (m->count++ == 0) {
-    char text[512];
-    std::vsnprintf(text, sizeof text, format, args);
-    m->first = std::string(module ? module : "libtiff") + ": " + text;
-  }
-  return 1;  // handled: libtiff prints nothing
 }
 
 // The whole of `text` as a number (GDAL's CPLAtofM on a clean number), or false.
@@ -89,7 +73,7 @@ bool cell_type_of(std::uint16_t bits, std::uint16_t format, CellType* type) {
 
 class PlainGeoTiffReader : public RasterReader {
  public:
-  PlainGeoTiffReader(std::string path, TIFF* tif, std::unique_ptr<Messages> messages, const RasterInfo& info,
+  PlainGeoTiffReader(std::string path, TIFF* tif, std::unique_ptr<TiffMessages> messages, const RasterInfo& info,
                      std::uint32_t block)
       : path_(std::move(path)), tif_(tif), messages_(std::move(messages)), info_(info), rule_(info), block_(block) {
     cell_bytes_ = cell_type_size(info_.type);
@@ -148,7 +132,7 @@ class PlainGeoTiffReader : public RasterReader {
     const std::uint64_t index = by * across_ + bx;
     if (index == decoded_index_) return;
     decoded_index_ = ~std::uint64_t{0};
-    messages_->count = 0;
+    messages_->clear();
     const tmsize_t got = TIFFReadEncodedTile(tif_, static_cast<std::uint32_t>(index), decoded_.data(),
                                              static_cast<tmsize_t>(decoded_.size()));
     if (got != static_cast<tmsize_t>(decoded_.size()) || messages_->count > 0)
@@ -159,7 +143,7 @@ class PlainGeoTiffReader : public RasterReader {
 
   std::string path_;
   TIFF* tif_;
-  std::unique_ptr<Messages> messages_;
+  std::unique_ptr<TiffMessages> messages_;
   RasterInfo info_;
   NodataRule rule_;
   std::uint32_t block_;
@@ -260,12 +244,9 @@ std::unique_ptr<RasterReader> open_plain_geotiff(const std::string& path) {
                         (name.size() > 5 && name.compare(name.size() - 5, 5, ".tiff") == 0);
   if (!tif_name || !exists(path) || has_side_file(path)) return nullptr;
   register_geotiff_tags();
-  auto messages = std::make_unique<Messages>();
-  TIFFOpenOptions* options = TIFFOpenOptionsAlloc();
-  TIFFOpenOptionsSetErrorHandlerExtR(options, keep_message, messages.get());
-  TIFFOpenOptionsSetWarningHandlerExtR(options, keep_message, messages.get());
-  TIFF* tif = TIFFOpenExt(path.c_str(), "rm", options);  // m: read(), not a memory map (a truncated file is an error, not a signal)
-  TIFFOpenOptionsFree(options);
+  auto messages = std::make_unique<TiffMessages>();
+  // "m": read(), not a memory map (a truncated file is an error, not a signal).
+  TIFF* tif = tiff_open(path, "rm", messages.get());
   if (!tif) return nullptr;  // GDAL says why
   RasterInfo info;
   std::uint32_t block = 0;

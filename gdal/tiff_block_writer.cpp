@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "gdal/gdal_session.h"
+#include "gdal/tiff_messages.h"
 
 namespace terrazo {
 
@@ -115,9 +116,10 @@ void encode_block(const TiffBlockFormat& format, const std::vector<std::uint8_t>
   }
   scratch->clear();
   MemoryFile file{scratch, 0};
-  TIFF* tif = TIFFClientOpen("terrazo block", "wm", &file, memory_read, memory_write, memory_seek, memory_close,
-                             memory_size, memory_map, memory_unmap);
-  if (!tif) throw Error("cannot start a GeoTIFF block encoder (libtiff)");
+  TiffMessages messages;
+  TIFF* tif = tiff_client_open("terrazo block", "wm", &file, memory_read, memory_write, memory_seek, memory_close,
+                               memory_size, memory_map, memory_unmap, &messages);
+  if (!tif) throw Error("cannot start a GeoTIFF block encoder (libtiff" + messages.reason() + ")");
   bool ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, format.block) && TIFFSetField(tif, TIFFTAG_IMAGELENGTH, format.block) &&
             TIFFSetField(tif, TIFFTAG_TILEWIDTH, format.block) && TIFFSetField(tif, TIFFTAG_TILELENGTH, format.block) &&
             TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, format.bits_per_sample) &&
@@ -140,7 +142,9 @@ void encode_block(const TiffBlockFormat& format, const std::vector<std::uint8_t>
   if (ok) out->assign(scratch->begin() + static_cast<std::ptrdiff_t>(offsets[0]),
                       scratch->begin() + static_cast<std::ptrdiff_t>(offsets[0] + counts[0]));
   TIFFClose(tif);
-  if (!ok) throw Error("cannot encode a GeoTIFF block (libtiff: compression " + std::to_string(format.compression) + ")");
+  if (!ok)
+    throw Error("cannot encode a GeoTIFF block (libtiff, compression " + std::to_string(format.compression) +
+                messages.reason() + ")");
 }
 
 // ---- one byte budget for the blocks all writers hold: GDAL's cache limit (GdalCacheLimit) ----------
@@ -210,8 +214,9 @@ bool fast_path_codec(const std::vector<std::pair<std::string, std::string>>& opt
 TiffBlockWriter::TiffBlockWriter(const std::string& path, const TiffBlockFormat& format, unsigned threads,
                                  unsigned in_flight)
     : path_(path), format_(format), in_flight_limit_(std::max(1u, in_flight)) {
-  TIFF* tif = TIFFOpen(path.c_str(), "r+");
-  if (!tif) throw Error("cannot reopen '" + path + "' to write its blocks (libtiff)");
+  messages_ = std::make_unique<TiffMessages>();
+  TIFF* tif = tiff_open(path, "r+", messages_.get());
+  if (!tif) throw Error("cannot reopen '" + path + "' to write its blocks (libtiff" + messages_->reason() + ")");
   tif_ = tif;
   std::uint32_t width = 0, height = 0, tile_width = 0, tile_height = 0;
   std::uint16_t bits = 0, compression = 0, predictor = PREDICTOR_NONE;

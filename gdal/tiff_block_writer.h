@@ -25,6 +25,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -34,6 +35,8 @@
 #include "store/raster_info.h"
 
 namespace terrazo {
+
+struct TiffMessages;
 
 struct TiffBlockFormat {
   std::uint32_t block = 256;         // tile width and height
@@ -109,6 +112,7 @@ class TiffBlockWriter {
   TiffBlockFormat format_;
   Converter convert_;
   void* tif_ = nullptr;  // TIFF*
+  std::unique_ptr<TiffMessages> messages_;  // libtiff's, for tif_ (gdal/tiff_messages.h)
   std::uint64_t across_ = 0, down_ = 0;
   std::vector<bool> written_;
   unsigned in_flight_limit_;

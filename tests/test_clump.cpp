@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "engine/clump/border_table.h"
 #include "engine/clump/phases.h"
+#include "gdal/gdal_session.h"
 #include "kernels/clump/label_tile.h"
 #include "kernels/common/cuda_device.h"
 #include "store/external_sorter.h"
@@ -587,6 +588,7 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
       for (int k = 0; k < 6; ++k) EXPECT_DOUBLE_EQ(out_info.geotransform[k], info.geotransform[k]) << name;
       EXPECT_EQ(out_info.crs_wkt, info.crs_wkt) << name;  // read on a thread of its own (two threads)
       {  // Labels are written without a predictor (api/clump.cpp LabelRasterWriter)
+        ensure_gdal();  // the run itself may not have loaded GDAL (docs/architecture.md "GDAL loaded on demand")
         GDALDatasetH ds = GDALOpen(o.output.c_str(), GA_ReadOnly);
         ASSERT_TRUE(ds);
         const char* predictor = GDALGetMetadataItem(ds, "PREDICTOR", "IMAGE_STRUCTURE");
