@@ -91,10 +91,13 @@ class CudaClumpTileSolver : public ClumpTileBatchSolver {
   }
 
  private:
-  // Pinned host bytes per tile in flight: keys 8 t^2 + labels 4 t^2, two slots.
+  // Pinned host bytes per tile in flight: keys 8 t^2 + labels 4 t^2, two slots. At most 256 tiles a
+  // slot (400 MB pinned at t = 256): pinning is slow, and at 1.07 G cells on the H200 slots of 1,024
+  // tiles (1.6 GB) made the run 0.5-0.7 s longer (3.71-3.89 s against 3.03-3.33 s, peak RSS 2.9 GB
+  // against 1.7 GB) with the same tile-labels phase (0.58-0.65 s; docs/benchmarks.md).
   static std::uint64_t batch_limit(const ClumpTileSolverOptions& options, MemoryBudget& budget) {
     const std::uint64_t per_tile = 2 * 12ull * options.t * options.t + 8;
-    std::uint64_t limit = std::max<std::uint64_t>(1, std::min<std::uint64_t>(1024, budget.available() / 4 / per_tile));
+    std::uint64_t limit = std::max<std::uint64_t>(1, std::min<std::uint64_t>(256, budget.available() / 4 / per_tile));
     if (options.max_tiles) limit = std::min(limit, options.max_tiles);
     return limit;
   }
