@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/text_case.h"
 #include "store/cell_values.h"
 #include "gdal/gdal_session.h"
 
@@ -29,13 +30,8 @@ namespace {
 
 constexpr std::size_t kReadBuffer = 64 * 1024;
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && lower(s.substr(s.size() - suffix.size())) == suffix;
+  return s.size() >= suffix.size() && to_lower(s.substr(s.size() - suffix.size())) == suffix;
 }
 
 // White-space separated tokens of a text file, plain or gzip-compressed, read forward in 64 KiB
@@ -233,7 +229,7 @@ class AsciiGridReader : public RasterReader {
     std::string token, nodata_text;
     bool have_token = tokens.next(token);
     while (have_token) {
-      const auto key = header_keys().find(lower(token));
+      const auto key = header_keys().find(to_lower(token));
       if (key == header_keys().end()) break;
       const std::string name = token;
       std::string value_text;
@@ -353,7 +349,7 @@ bool starts_like_ascii_grid(const std::string& path, bool gzip) {
   try {
     TextTokens tokens(path, gzip, 256);  // the first line only: a damaged tail is reported by the reader
     std::string token;
-    return tokens.next(token) && header_keys().count(lower(token)) > 0;
+    return tokens.next(token) && header_keys().count(to_lower(token)) > 0;
   } catch (const Error&) {
     return false;
   }

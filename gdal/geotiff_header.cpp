@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "core/text_case.h"
 #include "gdal/srtm_hgt_reader.h"
 #include "gdal/tiff_messages.h"
 
@@ -36,15 +37,10 @@ void extend_tags(TIFF* tif) {
   if (previous_extender) previous_extender(tif);
 }
 
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // True when every creation option is one the header (or the block writer) accounts for.
 bool options_known(const std::vector<std::pair<std::string, std::string>>& options, std::uint32_t block) {
   for (const auto& [key_text, value_text] : options) {
-    const std::string key = upper(key_text), value = upper(value_text);
+    const std::string key = to_upper(key_text), value = to_upper(value_text);
     if (key == "TILED") {
       if (value != "YES" && value != "TRUE" && value != "ON" && value != "1") return false;
     } else if (key == "BLOCKXSIZE" || key == "BLOCKYSIZE") {

@@ -10,16 +10,12 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/text_case.h"
 #include "gdal/gdal_session.h"
 
 namespace terrazo {
 
 namespace {
-
-std::string upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
 
 bool is_layout_key(const std::string& key) { return key == "TILED" || key == "BLOCKXSIZE" || key == "BLOCKYSIZE"; }
 
@@ -44,7 +40,7 @@ std::pair<std::string, std::string> split_option(const std::string& text) {
   });
   if (eq == std::string::npos || !key_ok)
     throw UsageError("invalid --co '" + text + "': expected KEY=VALUE, e.g. COMPRESS=DEFLATE");
-  return {upper(key), text.substr(eq + 1)};
+  return {to_upper(key), text.substr(eq + 1)};
 }
 
 // The level terrazo sets with its default codec ("" key: the codec's own default).
@@ -118,9 +114,9 @@ std::vector<std::pair<std::string, std::string>> geotiff_creation_options(CellTy
   bool predictor_given = false;
   for (const std::string& text : options.creation) {
     const auto [key, value] = split_option(text);
-    if (key == "COMPRESS" && upper(value) != codec) {
+    if (key == "COMPRESS" && to_upper(value) != codec) {
       if (level.key[0] != '\0') drop(level.key);
-      if (!predictor_given && !codec_takes_predictor(upper(value))) drop("PREDICTOR");
+      if (!predictor_given && !codec_takes_predictor(to_upper(value))) drop("PREDICTOR");
     }
     if (key == "PREDICTOR") {
       predictor_given = true;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/text_case.h"
 #include "gdal/geotiff_header.h"
 #include "gdal/tiff_messages.h"
 #include "store/cell_values.h"
@@ -24,11 +25,6 @@ namespace {
 bool exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // The side files GDAL would read for `path` (PAM, an external mask, world and TAB files): any of them
@@ -239,7 +235,7 @@ bool plain_info(TIFF* tif, RasterInfo* info, std::uint32_t* block) {
 }  // namespace
 
 std::unique_ptr<RasterReader> open_plain_geotiff(const std::string& path) {
-  const std::string name = lower(path);
+  const std::string name = to_lower(path);
   const bool tif_name = (name.size() > 4 && name.compare(name.size() - 4, 4, ".tif") == 0) ||
                         (name.size() > 5 && name.compare(name.size() - 5, 5, ".tiff") == 0);
   if (!tif_name || !exists(path) || has_side_file(path)) return nullptr;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/text_case.h"
 #include "gdal/gdal_session.h"
 #include "gdal/tiff_messages.h"
 
@@ -163,11 +164,6 @@ constexpr std::uint64_t kCodecStateBytes = 3ull << 19;  // 1.5 MiB
 
 std::uint64_t held_bytes_limit() { return gdal_cache_limit(); }
 
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 }  // namespace
 
 bool block_writer_format(CellType type, std::uint32_t block,
@@ -183,8 +179,8 @@ bool block_writer_format(CellType type, std::uint32_t block,
 bool fast_path_codec(const std::vector<std::pair<std::string, std::string>>& options, TiffBlockFormat* format) {
   std::string compress = "NONE", predictor = "1", zstd_level, zlevel;
   for (const auto& [key_text, value] : options) {
-    const std::string key = upper(key_text);
-    if (key == "COMPRESS") compress = upper(value);
+    const std::string key = to_upper(key_text);
+    if (key == "COMPRESS") compress = to_upper(value);
     else if (key == "PREDICTOR") predictor = value;
     else if (key == "ZSTD_LEVEL") zstd_level = value;
     else if (key == "ZLEVEL") zlevel = value;
