@@ -48,87 +48,95 @@ using testing::TempDir;
 
 const std::string kShippedTile = std::string(TERRAZO_DATASETS) + "/real/N44W072.hgt";
 
-// What GDAL itself reads from `path`: info as GdalRasterReader fills it, and every cell as Int16.
-struct GdalView {
+// What GDAL reads from `path`: info as GdalRasterReader fills it, every cell as the file holds it.
+struct GdalRaster {
   RasterInfo info;
-  std::string driver;
-  std::vector<std::int16_t> cells;
+  std::string driver;  // GDAL's short name
+  std::vector<std::uint8_t> cells;
 };
 
-GdalView gdal_view(const std::string& path) {
+GdalRaster gdal_raster(const std::string& path) {
   ensure_gdal();
-  GdalView v;
+  GdalRaster r;
   GDALDatasetH ds = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
   if (!ds) {
     ADD_FAILURE() << "GDAL cannot open " << path;
-    return v;
+    return r;
   }
   GDALRasterBandH band = GDALGetRasterBand(ds, 1);
-  v.driver = GDALGetDriverShortName(GDALGetDatasetDriver(ds));
-  v.info.width = static_cast<std::uint64_t>(GDALGetRasterXSize(ds));
-  v.info.height = static_cast<std::uint64_t>(GDALGetRasterYSize(ds));
-  v.info.type = GDALGetRasterDataType(band) == GDT_Int16 ? CellType::Int16 : CellType::Float64;
+  r.driver = GDALGetDriverShortName(GDALGetDatasetDriver(ds));
+  EXPECT_TRUE(cell_type_of(GDALGetRasterDataType(band), &r.info.type));
+  r.info.width = static_cast<std::uint64_t>(GDALGetRasterXSize(ds));
+  r.info.height = static_cast<std::uint64_t>(GDALGetRasterYSize(ds));
   int has_nodata = 0;
-  v.info.nodata = GDALGetRasterNoDataValue(band, &has_nodata);
-  v.info.has_nodata = has_nodata != 0;
+  const double nodata = GDALGetRasterNoDataValue(band, &has_nodata);
+  r.info.has_nodata = has_nodata != 0;
+  r.info.nodata = r.info.has_nodata ? nodata : 0.0;
   double gt[6];
-  v.info.has_geotransform = GDALGetGeoTransform(ds, gt) == CE_None;
-  std::copy(gt, gt + 6, v.info.geotransform.begin());
-  v.info.crs_wkt = GDALGetProjectionRef(ds);
-  v.cells.resize(v.info.cells());
-  EXPECT_EQ(GDALRasterIO(band, GF_Read, 0, 0, static_cast<int>(v.info.width), static_cast<int>(v.info.height),
-                         v.cells.data(), static_cast<int>(v.info.width), static_cast<int>(v.info.height), GDT_Int16,
-                         0, 0),
+  r.info.has_geotransform = GDALGetGeoTransform(ds, gt) == CE_None;
+  if (r.info.has_geotransform) std::copy(gt, gt + 6, r.info.geotransform.begin());
+  r.info.crs_wkt = GDALGetProjectionRef(ds);
+  r.cells.resize(r.info.cells() * cell_type_size(r.info.type));
+  EXPECT_EQ(GDALRasterIO(band, GF_Read, 0, 0, static_cast<int>(r.info.width), static_cast<int>(r.info.height),
+                         r.cells.data(), static_cast<int>(r.info.width), static_cast<int>(r.info.height),
+                         gdal_type_of(r.info.type), 0, 0),
             CE_None);
   GDALClose(ds);
-  return v;
+  return r;
 }
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-// open_srtm_hgt(path) against GDAL: info, every cell (native and as doubles), random windows.
-void expect_reader_equals_gdal(const std::string& path, std::mt19937_64& rng) {
-  SCOPED_TRACE(path);
-  auto reader = open_srtm_hgt(path);
-  ASSERT_TRUE(reader) << "not taken by the SRTM reader";
-  const GdalView gdal = gdal_view(path);
+// `reader` (one of the readers without GDAL, opened on `path`) against GDAL's view of `path`, whose
+// driver must be `format`: info, every cell as the file holds it, `windows` random windows as doubles.
+void expect_reader_equals_gdal(std::unique_ptr<RasterReader> reader, const std::string& path, const std::string& format,
+                               const std::string& what, int windows, std::mt19937_64& rng) {
+  SCOPED_TRACE(what);
+  ASSERT_TRUE(reader) << "not taken by the " << format << " reader";
+  const GdalRaster gdal = gdal_raster(path);
   const RasterInfo& info = reader->info();
-  EXPECT_EQ(gdal.driver, "SRTMHGT");
-  EXPECT_EQ(reader->format(), gdal.driver);
+  EXPECT_EQ(gdal.driver, format);
+  EXPECT_EQ(reader->format(), format);
   EXPECT_EQ(info.width, gdal.info.width);
   EXPECT_EQ(info.height, gdal.info.height);
   EXPECT_EQ(info.type, gdal.info.type);
   EXPECT_EQ(info.has_nodata, gdal.info.has_nodata);
-  EXPECT_TRUE(same_bits(info.nodata, gdal.info.nodata));
+  EXPECT_TRUE(same_bits(info.nodata, gdal.info.nodata)) << info.nodata << " vs GDAL's " << gdal.info.nodata;
   EXPECT_EQ(info.has_geotransform, gdal.info.has_geotransform);
-  for (int i = 0; i < 6; ++i)
+  for (int i = 0; i < 6 && info.has_geotransform; ++i)
     EXPECT_TRUE(same_bits(info.geotransform[i], gdal.info.geotransform[i]))
         << "geotransform[" << i << "] " << info.geotransform[i] << " vs GDAL's " << gdal.info.geotransform[i];
   EXPECT_EQ(info.crs_wkt, gdal.info.crs_wkt);
 
-  std::vector<std::int16_t> cells(info.cells());
+  const std::uint64_t size = cell_type_size(info.type);
+  std::vector<std::uint8_t> cells(info.cells() * size);
   ASSERT_TRUE(reader->read_window_cells(0, 0, static_cast<std::uint32_t>(info.width),
                                         static_cast<std::uint32_t>(info.height), cells.data(), info.width));
-  EXPECT_EQ(cells, gdal.cells);
-  EXPECT_EQ(reader->bytes_read(), info.cells() * 2);
+  EXPECT_TRUE(cells == gdal.cells) << "the cells differ from GDAL's";
+  EXPECT_EQ(reader->bytes_read(), info.cells() * size);
 
   const NodataRule rule(gdal.info);
-  std::uniform_int_distribution<std::uint64_t> at(0, info.width - 1);
-  for (int k = 0; k < 20; ++k) {
-    const std::uint64_t x0 = at(rng), y0 = at(rng);
-    const auto w = static_cast<std::uint32_t>(1 + at(rng) % (info.width - x0));
-    const auto h = static_cast<std::uint32_t>(1 + at(rng) % (info.height - y0));
+  std::vector<double> all(info.cells());
+  cells_to_doubles(gdal.cells.data(), info.cells(), rule, all.data());
+  for (int k = 0; k < windows; ++k) {
+    const std::uint64_t x0 = rng() % info.width, y0 = rng() % info.height;
+    const auto w = static_cast<std::uint32_t>(1 + rng() % (info.width - x0));
+    const auto h = static_cast<std::uint32_t>(1 + rng() % (info.height - y0));
     std::vector<double> window(static_cast<std::size_t>(w) * h);
     reader->read_window(x0, y0, w, h, window.data());
     std::uint64_t differ = 0;
     for (std::uint32_t y = 0; y < h; ++y)
       for (std::uint32_t x = 0; x < w; ++x) {
-        const double want = gdal.cells[(y0 + y) * info.width + x0 + x];
-        const double got = window[static_cast<std::size_t>(y) * w + x];
-        differ += rule.is_nodata(want) ? !std::isnan(got) : got != want;
+        const double want = all[(y0 + y) * info.width + x0 + x], got = window[static_cast<std::size_t>(y) * w + x];
+        differ += !(same_bits(want, got) || (std::isnan(want) && std::isnan(got)));
       }
     EXPECT_EQ(differ, 0u) << "window " << w << "x" << h << " at (" << x0 << ", " << y0 << ")";
   }
+}
+
+// open_srtm_hgt(path) against GDAL's SRTMHGT driver.
+void expect_srtm_reader_equals_gdal(const std::string& path, std::mt19937_64& rng) {
+  expect_reader_equals_gdal(open_srtm_hgt(path), path, "SRTMHGT", path, 20, rng);
 }
 
 // A tile of `side` x `side` random big-endian Int16 cells, some -32768 (nodata) and the extremes.
@@ -148,7 +156,7 @@ void write_tile(const std::string& path, std::uint64_t side, std::mt19937_64& rn
 
 TEST(SrtmHgtReader, ShippedTileEqualsGdal) {
   std::mt19937_64 rng(1);
-  expect_reader_equals_gdal(kShippedTile, rng);
+  expect_srtm_reader_equals_gdal(kShippedTile, rng);
   // RasterReader::open takes the tile through it, and the CRS comes with it.
   bool crs_left_out = true;
   MemoryBudget budget(1ull << 30);
@@ -164,11 +172,11 @@ TEST(SrtmHgtReader, GeneratedTilesInEveryHemisphereEqualGdal) {
   for (const char* name : {"N00E000.hgt", "S45W123.hgt", "s01e179.hgt", "N89W180.hgt", "S90E017.HGT"}) {
     const std::string path = dir.path() + "/" + name;
     write_tile(path, 1201, rng);
-    expect_reader_equals_gdal(path, rng);
+    expect_srtm_reader_equals_gdal(path, rng);
   }
   const std::string one_arc_second = dir.path() + "/N27E086.hgt";
   write_tile(one_arc_second, 3601, rng);
-  expect_reader_equals_gdal(one_arc_second, rng);
+  expect_srtm_reader_equals_gdal(one_arc_second, rng);
 }
 
 TEST(SrtmHgtReader, OtherNamesSizesAndSideFilesGoToGdal) {
@@ -340,85 +348,6 @@ TEST(GeoTiffHeader, DefaultCompressMatchesGdal) {
 
 // ---- PlainGeoTiffReader --------------------------------------------------------------------------
 
-// What GDAL reads from `path`: info as GdalRasterReader fills it, every cell as the file holds it.
-struct GdalRaster {
-  RasterInfo info;
-  std::vector<std::uint8_t> cells;
-};
-
-GdalRaster gdal_raster(const std::string& path) {
-  ensure_gdal();
-  GdalRaster r;
-  GDALDatasetH ds = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
-  if (!ds) {
-    ADD_FAILURE() << "GDAL cannot open " << path;
-    return r;
-  }
-  GDALRasterBandH band = GDALGetRasterBand(ds, 1);
-  EXPECT_TRUE(cell_type_of(GDALGetRasterDataType(band), &r.info.type));
-  r.info.width = static_cast<std::uint64_t>(GDALGetRasterXSize(ds));
-  r.info.height = static_cast<std::uint64_t>(GDALGetRasterYSize(ds));
-  int has_nodata = 0;
-  const double nodata = GDALGetRasterNoDataValue(band, &has_nodata);
-  r.info.has_nodata = has_nodata != 0;
-  r.info.nodata = r.info.has_nodata ? nodata : 0.0;
-  double gt[6];
-  r.info.has_geotransform = GDALGetGeoTransform(ds, gt) == CE_None;
-  if (r.info.has_geotransform) std::copy(gt, gt + 6, r.info.geotransform.begin());
-  r.info.crs_wkt = GDALGetProjectionRef(ds);
-  r.cells.resize(r.info.cells() * cell_type_size(r.info.type));
-  EXPECT_EQ(GDALRasterIO(band, GF_Read, 0, 0, static_cast<int>(r.info.width), static_cast<int>(r.info.height),
-                         r.cells.data(), static_cast<int>(r.info.width), static_cast<int>(r.info.height),
-                         gdal_type_of(r.info.type), 0, 0),
-            CE_None);
-  GDALClose(ds);
-  return r;
-}
-
-// open_plain_geotiff(path) against GDAL: info, every cell, random windows as doubles.
-void expect_plain_reader_equals_gdal(const std::string& path, const std::string& what, std::mt19937_64& rng) {
-  SCOPED_TRACE(what);
-  auto reader = open_plain_geotiff(path);
-  ASSERT_TRUE(reader) << "not taken by the plain GeoTIFF reader";
-  const GdalRaster gdal = gdal_raster(path);
-  const RasterInfo& info = reader->info();
-  EXPECT_EQ(reader->format(), "GTiff");
-  EXPECT_EQ(info.width, gdal.info.width);
-  EXPECT_EQ(info.height, gdal.info.height);
-  EXPECT_EQ(info.type, gdal.info.type);
-  EXPECT_EQ(info.has_nodata, gdal.info.has_nodata);
-  EXPECT_TRUE(same_bits(info.nodata, gdal.info.nodata)) << info.nodata << " vs GDAL's " << gdal.info.nodata;
-  EXPECT_EQ(info.has_geotransform, gdal.info.has_geotransform);
-  for (int i = 0; i < 6 && info.has_geotransform; ++i)
-    EXPECT_TRUE(same_bits(info.geotransform[i], gdal.info.geotransform[i]))
-        << "geotransform[" << i << "] " << info.geotransform[i] << " vs GDAL's " << gdal.info.geotransform[i];
-  EXPECT_EQ(info.crs_wkt, gdal.info.crs_wkt);
-
-  const std::uint64_t size = cell_type_size(info.type);
-  std::vector<std::uint8_t> cells(info.cells() * size);
-  ASSERT_TRUE(reader->read_window_cells(0, 0, static_cast<std::uint32_t>(info.width),
-                                        static_cast<std::uint32_t>(info.height), cells.data(), info.width));
-  EXPECT_TRUE(cells == gdal.cells) << "the cells differ from GDAL's";
-
-  const NodataRule rule(gdal.info);
-  std::vector<double> all(info.cells());
-  cells_to_doubles(gdal.cells.data(), info.cells(), rule, all.data());
-  for (int k = 0; k < 12; ++k) {
-    const std::uint64_t x0 = rng() % info.width, y0 = rng() % info.height;
-    const auto w = static_cast<std::uint32_t>(1 + rng() % (info.width - x0));
-    const auto h = static_cast<std::uint32_t>(1 + rng() % (info.height - y0));
-    std::vector<double> window(static_cast<std::size_t>(w) * h);
-    reader->read_window(x0, y0, w, h, window.data());
-    std::uint64_t differ = 0;
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x) {
-        const double want = all[(y0 + y) * info.width + x0 + x], got = window[static_cast<std::size_t>(y) * w + x];
-        differ += !(same_bits(want, got) || (std::isnan(want) && std::isnan(got)));
-      }
-    EXPECT_EQ(differ, 0u) << "window " << w << "x" << h << " at (" << x0 << ", " << y0 << ")";
-  }
-}
-
 RasterInfo mercator_georef() {
   RasterInfo g = projected_georef();
   g.crs_wkt = geotiff_crs_table()[1].wkt;
@@ -444,8 +373,10 @@ TEST(PlainGeoTiffReader, TerrazoOutputsOfEveryTypeCodecAndGeoreferencingEqualGda
         // Half the files with GDAL's header, half with libtiff's: both are the reader's.
         write_raster(path, type, 50 + rng() % 150, 30 + rng() % 150, georefs[g], has_nodata, nodata, codecs[c],
                      n % 2 == 0, static_cast<std::uint64_t>(n));
-        expect_plain_reader_equals_gdal(path, std::string(to_string(type)) + " codec " + std::to_string(c) +
-                                                  " georef " + std::to_string(g), rng);
+        expect_reader_equals_gdal(open_plain_geotiff(path), path, "GTiff",
+                                  std::string(to_string(type)) + " codec " + std::to_string(c) + " georef " +
+                                      std::to_string(g),
+                                  12, rng);
         ++n;
       }
 }
@@ -458,7 +389,7 @@ TEST(PlainGeoTiffReader, GenRastersEqualGdal) {
     auto gen = testing::run_terrazo({"gen", "-q", "--width", "700", "--height", "333", "--type", type, "--seed", "4",
                                      "--nodata-holes", "0.05", "--tile", "128", path});
     ASSERT_EQ(gen.code, 0) << gen.err;
-    expect_plain_reader_equals_gdal(path, std::string("gen --type ") + type, rng);
+    expect_reader_equals_gdal(open_plain_geotiff(path), path, "GTiff", std::string("gen --type ") + type, 12, rng);
   }
 }
 
@@ -541,7 +472,7 @@ TEST(PlainGeoTiffReader, LeavesToGdalWhatOnlyGdalReadsRight) {
       {"internal overviews", gdal_made(dir.path() + "/ovr.tif", GDT_Float32, 1, tiled,
                                        [](GDALDatasetH ds) {
                                          int level = 2;
-                                         GDALBuildOverviews(ds, "NEAREST", 1, &level, 0, nullptr, nullptr, nullptr);
+                                         EXPECT_EQ(GDALBuildOverviews(ds, "NEAREST", 1, &level, 0, nullptr, nullptr, nullptr), CE_None);
                                        })},
   };
   // A sparse file: one block of it written.
@@ -612,7 +543,7 @@ TEST(GdalOnDemand, SrtmTileRunsLeaveGdalUnloadedAndAGeoTiffInputLoadsIt) {
   EXPECT_FALSE(testing::contains(mst.err, "libgdal")) << "mst on an SRTM tile loaded GDAL";
 
   // GDAL reads the tile's georeferencing back from the cost raster.
-  const GdalView cost_view = gdal_view(cost);
+  const GdalRaster cost_view = gdal_raster(cost);
   EXPECT_EQ(cost_view.info.crs_wkt, kSrtmWgs84Wkt);
   EXPECT_TRUE(same_bits(cost_view.info.geotransform[0], srtm_georef().geotransform[0]));
 
