@@ -12,6 +12,7 @@
 #include "core/text_case.h"
 #include "gdal/gdal_session.h"
 #include "gdal/tiff_messages.h"
+#include "gdal/zstd_block_codec.h"
 
 namespace terrazo {
 
@@ -96,13 +97,16 @@ void predict_floating_point(const std::uint8_t* in, std::uint8_t* out, std::uint
 namespace {
 
 // Encodes one block as libtiff writes tile 0 of a file with `format`'s tags; the tile's bytes go to
-// *out. `scratch` holds the memory file (reused). With own_predictor, PREDICTOR=3 is applied here
+// *out. `scratch` holds the memory file (reused). With a `zstd` codec, ZSTD at an explicit level
+// without PREDICTOR=2 goes straight to libzstd on that kept context (gdal/zstd_block_codec.h: the
+// same calls as libtiff's codec, so the same bytes), and COMPRESSION_NONE is the block's bytes as
+// they are (libtiff's dump mode); everything else goes through a one-tile TIFF in memory. With own_predictor, PREDICTOR=3 is applied here
 // into *predicted (predict_floating_point) and libtiff sees PREDICTOR=1: the same codec input
 // (libtiff's predictor hands the codec the whole predicted tile in one call, as TIFFWriteEncodedTile
 // does without one), so the same bytes.
 void encode_block(const TiffBlockFormat& format, const std::vector<std::uint8_t>& cells,
                   std::vector<std::uint8_t>* predicted, std::vector<std::uint8_t>* scratch, std::vector<std::uint8_t>* out,
-                  bool own_predictor = true) {
+                  ZstdBlockCodec* zstd, bool own_predictor = true) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   const bool predict_here = own_predictor && format.predictor == PREDICTOR_FLOATINGPOINT &&
                             format.sample_format == SAMPLEFORMAT_IEEEFP && cells.size() == format.block_bytes();
@@ -114,6 +118,16 @@ void encode_block(const TiffBlockFormat& format, const std::vector<std::uint8_t>
     predicted->resize(cells.size());
     predict_floating_point(cells.data(), predicted->data(), format.block, format.block, format.bits_per_sample / 8);
     data = predicted->data();
+  }
+  if (zstd && cells.size() == format.block_bytes() && (format.predictor == PREDICTOR_NONE || predict_here)) {
+    if (format.compression == COMPRESSION_NONE) {
+      out->assign(data, data + cells.size());
+      return;
+    }
+    if (format.compression == COMPRESSION_ZSTD && format.level >= 1) {
+      zstd->compress(data, cells.size(), format.level, out);
+      return;
+    }
   }
   scratch->clear();
   MemoryFile file{scratch, 0};
@@ -332,6 +346,7 @@ void TiffBlockWriter::submit(std::uint64_t bx, std::uint64_t by, std::vector<std
 
 void TiffBlockWriter::worker_main() {
   std::vector<std::uint8_t> scratch, typed, predicted;
+  ZstdBlockCodec zstd;
   double encoding = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
@@ -353,9 +368,9 @@ void TiffBlockWriter::worker_main() {
         if (job.doubles) {
           typed.resize(format_.block_bytes());
           convert_(reinterpret_cast<const double*>(job.cells.data()), typed.data(), job.tile % across_, job.tile / across_);
-          encode_block(format_, typed, &predicted, &scratch, &job.encoded);
+          encode_block(format_, typed, &predicted, &scratch, &job.encoded, &zstd);
         } else {
-          encode_block(format_, job.cells, &predicted, &scratch, &job.encoded);
+          encode_block(format_, job.cells, &predicted, &scratch, &job.encoded, &zstd);
         }
         encoding += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
@@ -411,11 +426,12 @@ void TiffBlockWriter::finish(const std::vector<std::uint8_t>& fill) {
   if (error_) std::rethrow_exception(error_);
   TIFF* tif = static_cast<TIFF*>(tif_);
   std::vector<std::uint8_t> cells = fill, scratch, encoded, predicted;
+  ZstdBlockCodec zstd;
   bool encoded_fill = false;
   for (std::uint64_t tile = 0; tile < written_.size(); ++tile) {
     if (written_[tile]) continue;
     if (!encoded_fill) {
-      encode_block(format_, cells, &predicted, &scratch, &encoded);
+      encode_block(format_, cells, &predicted, &scratch, &encoded, &zstd);
       encoded_fill = true;
     }
     const auto size = static_cast<tmsize_t>(encoded.size());
@@ -429,9 +445,9 @@ void TiffBlockWriter::finish(const std::vector<std::uint8_t>& fill) {
 }
 
 std::vector<std::uint8_t> encode_tiff_block(const TiffBlockFormat& format, const std::vector<std::uint8_t>& cells,
-                                            bool own_predictor) {
+                                            bool own_predictor, ZstdBlockCodec* zstd) {
   std::vector<std::uint8_t> predicted, scratch, out;
-  encode_block(format, cells, &predicted, &scratch, &out, own_predictor);
+  encode_block(format, cells, &predicted, &scratch, &out, zstd, own_predictor);
   return out;
 }
 

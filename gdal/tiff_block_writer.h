@@ -61,10 +61,13 @@ bool block_writer_format(CellType type, std::uint32_t block,
 // hands its codec. The block writer applies it itself (libtiff's version copies every row on the heap).
 void predict_floating_point(const std::uint8_t* in, std::uint8_t* out, std::uint32_t width, std::uint32_t rows,
                             std::uint32_t sample_bytes);
-// One block encoded as the writer's threads encode it (tile 0 of a one-tile TIFF in memory with
-// `format`'s tags); own_predictor false leaves PREDICTOR=3 to libtiff (the tests compare the two).
+// One block encoded as the writer's threads encode it: the bytes libtiff writes as tile 0 of a
+// one-tile TIFF with `format`'s tags. own_predictor false leaves PREDICTOR=3 to libtiff; without a
+// `zstd` codec every block goes through libtiff, with one ZSTD and no compression skip it as the
+// writer's threads do (gdal/zstd_block_codec.h; the tests compare all of these).
+class ZstdBlockCodec;
 std::vector<std::uint8_t> encode_tiff_block(const TiffBlockFormat& format, const std::vector<std::uint8_t>& cells,
-                                            bool own_predictor);
+                                            bool own_predictor, ZstdBlockCodec* zstd = nullptr);
 
 class TiffBlockWriter {
  public:

@@ -14,6 +14,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # compiler and build
   libgdal-dev gdal-bin libtiff-dev               # GDAL (raster I/O, CRS), its tools, libtiff (block writer)
+  libzstd-dev                                    # ZSTD blocks on kept contexts (the block writer)
   libproj-dev                                    # PROJ's geodesics (sssp --distance geodesic)
   libboost-iostreams-dev zlib1g-dev              # gzip-compressed ASCII grids
   libgtest-dev googletest                        # tests

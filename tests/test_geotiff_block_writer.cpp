@@ -4,7 +4,8 @@
 // blocks, blocks never written), NaN cells; both files read back through GDAL must hold the same
 // cells, the expected ones, with the same georeferencing and nodata; the block writer's file is the
 // same bytes for any thread count; values a type cannot hold and nodata without a nodata value are
-// refused with nothing left under the final name.
+// refused with nothing left under the final name; the writer's own ZSTD and uncompressed blocks
+// (gdal/zstd_block_codec.h) are libtiff's bytes.
 #include <gtest/gtest.h>
 
 #include <gdal.h>
@@ -26,6 +27,7 @@
 #include "gdal/gdal_session.h"
 #include "gdal/geotiff_options.h"
 #include "gdal/tiff_block_writer.h"
+#include "gdal/zstd_block_codec.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo {
@@ -253,6 +255,69 @@ TEST(GeoTiffBlockWriter, RefusesValuesTheTypeCannotHoldAndLeavesNothing) {
   EXPECT_FALSE(exists(no_nodata));
 }
 
+
+// The blocks the writer's threads encode without libtiff (ZSTD on a kept context, no compression)
+// are the bytes libtiff's codec writes for the same tile: random blocks of every cell width, several
+// sizes and ZSTD levels, smooth (compressible) and random (incompressible: the frame outgrows the
+// block) cells, floating-point predictor or none, one codec reused across all of them in a shuffled
+// order and a fresh one for each, so nothing of a previous block leaks into the next.
+TEST(GeoTiffBlockWriter, OwnZstdAndUncompressedBlocksAreLibtiffsBytes) {
+  std::mt19937_64 rng(20261126);
+  ZstdBlockCodec kept;
+  struct Case {
+    TiffBlockFormat format;
+    std::vector<std::uint8_t> cells;
+  };
+  std::vector<Case> cases;
+  for (const std::uint16_t bits : {std::uint16_t{8}, std::uint16_t{16}, std::uint16_t{32}, std::uint16_t{64}})
+    for (const std::uint32_t block : {16u, 64u, 256u})
+      for (const std::uint16_t compression : {std::uint16_t{COMPRESSION_ZSTD}, std::uint16_t{COMPRESSION_NONE}})
+        for (const int level : {1, 3, 9})
+          for (const bool smooth : {true, false}) {
+            if (compression == COMPRESSION_NONE && level != 1) continue;
+            Case c;
+            c.format.block = block;
+            c.format.bits_per_sample = bits;
+            c.format.sample_format = bits >= 32 && rng() % 2 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT;
+            c.format.compression = compression;
+            c.format.predictor = c.format.sample_format == SAMPLEFORMAT_IEEEFP && compression == COMPRESSION_ZSTD && rng() % 2
+                                     ? PREDICTOR_FLOATINGPOINT
+                                     : PREDICTOR_NONE;
+            c.format.level = level;
+            c.cells.resize(c.format.block_bytes());
+            std::uint64_t walk = rng();
+            for (std::size_t i = 0; i < c.cells.size(); ++i) {
+              if (smooth) {
+                if (i % (bits / 8) == 0 && rng() % 16 == 0) walk += rng() % 5;
+                c.cells[i] = static_cast<std::uint8_t>(walk >> (8 * (i % (bits / 8))));
+              } else {
+                c.cells[i] = static_cast<std::uint8_t>(rng());
+              }
+            }
+            cases.push_back(std::move(c));
+          }
+  std::shuffle(cases.begin(), cases.end(), rng);
+  int compared = 0;
+  for (int pass = 0; pass < 2; ++pass)  // twice through the kept codec: the second pass after all others
+    for (const Case& c : cases) {
+      const std::string what = std::to_string(c.format.bits_per_sample) + " bits, block " + std::to_string(c.format.block) +
+                               ", compression " + std::to_string(c.format.compression) + ", level " +
+                               std::to_string(c.format.level) + ", predictor " + std::to_string(c.format.predictor);
+      const std::vector<std::uint8_t> theirs = encode_tiff_block(c.format, c.cells, false);
+      ZstdBlockCodec fresh;
+      const std::vector<std::uint8_t> ours_kept = encode_tiff_block(c.format, c.cells, true, &kept);
+      const std::vector<std::uint8_t> ours_fresh = encode_tiff_block(c.format, c.cells, true, &fresh);
+      ASSERT_FALSE(theirs.empty()) << what;
+      EXPECT_TRUE(ours_kept == theirs) << what << ": " << ours_kept.size() << " bytes against libtiff's " << theirs.size();
+      EXPECT_TRUE(ours_fresh == theirs) << what;
+      if (c.format.compression == COMPRESSION_NONE) {
+        EXPECT_EQ(theirs, c.cells) << what;
+      }
+      ++compared;
+    }
+  EXPECT_EQ(compared, 2 * static_cast<int>(cases.size()));
+  EXPECT_EQ(cases.size(), 96u);  // 4 widths x 3 sizes x (3 ZSTD levels + none) x smooth or random
+}
 
 // The floating-point predictor applied by the block writer gives the bytes libtiff's gives
 // (encode_tiff_block with and without own_predictor), for Float32 and Float64 blocks with NaN,

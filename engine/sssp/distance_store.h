@@ -19,6 +19,7 @@
 // final pass releases each tile once its outputs are written, so the store shrinks while the
 // output rasters grow and the run's disk peak is the store at the end of the exchange.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -103,6 +104,8 @@ class DistanceStore final : public SsspLabelSource {
   std::uint64_t tiles_with_interior() const { return interior_count_; }
 
   // t*t each; source/hops only in labelled stores (may be null otherwise). Absent: unreached, 0, 0.
+  // The reads (read_interior, read_ring) of distinct tiles may run on several threads at once, while
+  // nothing writes or releases; writes and releases are one thread's.
   void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) override;
   void write_interior(std::uint64_t tile, const PathLength* dist, const std::uint32_t* source,
                       const std::uint32_t* hops);
@@ -137,7 +140,8 @@ class DistanceStore final : public SsspLabelSource {
   std::uint64_t interior_count_ = 0, ring_count_ = 0;
   std::vector<std::uint64_t> scratch_;  // complement buffer, t*t u64
   MemoryBudget::Reservation reservation_;
-  std::uint64_t bytes_read_ = 0, bytes_written_ = 0;
+  std::atomic<std::uint64_t> bytes_read_{0};  // reads of distinct tiles may run on several threads
+  std::uint64_t bytes_written_ = 0;
 };
 
 }  // namespace terrazo

@@ -2,6 +2,7 @@
 #include "engine/sssp/exchange.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -57,6 +58,16 @@ struct SsspExchange::Entry {
   }
 };
 
+// What loading one tile into its entry needs beside the entry (load()): the tile's values as the
+// input reads them, its interior labels as the store reads them, its ring. One per loading thread.
+struct SsspExchange::LoadScratch {
+  std::vector<double> values;                // t*t
+  std::vector<PathLength> dist;              // t*t
+  std::vector<std::uint32_t> source, hops;   // t*t, labelled runs
+  std::vector<RingCell> ring;                // 4t+4 (8t+16 with a two-cell halo)
+  std::vector<double> halo;                  // t*t: a neighbour's values (two-cell halo only)
+};
+
 SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
                            MemoryBudget& budget)
     : input_(input),
@@ -79,9 +90,10 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   const std::uint64_t queue_bytes = tiles * 8 + tiles / 8 + 64;
   reservations_.push_back(budget.reserve(queue_bytes, "sssp tile queue"));
   // Solver heaps and masks per thread, plus this object's tile, label and ring buffers.
-  const std::uint64_t solver_bytes = options_.threads * halo_cells_ * (labelled_ ? 48 : 32) +
-                                     cells * (16 + (labelled_ ? 8 : 0)) + ring_cell_count(t_, h_) * sizeof(RingCell) +
-                                     (h_ > 1 ? cells * 8 : 0);
+  // The load scratch is one set per thread: a round's tiles are loaded in parallel (run()).
+  const std::uint64_t solver_bytes = options_.threads * (halo_cells_ * (labelled_ ? 48 : 32) +
+                                                         cells * (16 + (labelled_ ? 8 : 0)) +
+                                                         ring_cell_count(t_, h_) * sizeof(RingCell) + (h_ > 1 ? cells * 8 : 0));
   reservations_.push_back(budget.reserve(solver_bytes, "sssp block solver workspace"));
   pool_ = std::make_unique<WorkerPool>(options_.threads);
   SsspTileSolverOptions solver_options;
@@ -118,14 +130,17 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   queued_key_.assign(tiles, kUnreached);
   solved_once_.assign(tiles, false);
   full_scan_.assign(tiles, false);
-  read_buffer_.resize(cells);
-  dist_buffer_.resize(cells);
-  if (labelled_) {
-    source_buffer_.resize(cells);
-    hops_buffer_.resize(cells);
+  load_scratch_.resize(options_.threads);
+  for (LoadScratch& scratch : load_scratch_) {
+    scratch.values.resize(cells);
+    scratch.dist.resize(cells);
+    if (labelled_) {
+      scratch.source.resize(cells);
+      scratch.hops.resize(cells);
+    }
+    scratch.ring.resize(store_.ring_cells());
+    if (h_ > 1) scratch.halo.resize(cells);
   }
-  ring_buffer_.resize(store_.ring_cells());
-  if (h_ > 1) halo_scratch_.resize(cells);
   for (int d = 8; d < 16; ++d) knight_lengths_[d] = knight_length(options_.params.steps, d);
 }
 
@@ -155,6 +170,14 @@ void SsspExchange::carve_entry(Entry& e) const {
 }
 
 SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
+  bool load_it = false;
+  Entry& e = claim(tile, &load_it);
+  if (load_it) load(e, load_scratch_[0]);
+  return e;
+}
+
+SsspExchange::Entry& SsspExchange::claim(std::uint64_t tile, bool* load_it) {
+  *load_it = false;
   auto found = cache_.find(tile);
   if (found != cache_.end()) {
     Entry& entry = *found->second;
@@ -181,31 +204,43 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
   e.ty = static_cast<std::uint32_t>(tile / grid_.tiles_x());
   e.dirty = false;
   e.pins = 1;
-  const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
   ++stats_.cache_loads;
+  lru_.push_front(tile);
+  e.lru = lru_.begin();
+  cache_.emplace(tile, std::move(entry));
+  *load_it = true;
+  return e;
+}
 
+// Reads only the input and the store's slot of e's own tile, which nothing changes between claim()
+// and load() (evictions write their own tiles' slots; pushes come after the round's solves), so the
+// tiles of a round load in parallel (TileInput::read_tile and the store's reads take several threads
+// on distinct tiles).
+void SsspExchange::load(Entry& e, LoadScratch& scratch) {
+  const std::uint64_t tile = e.tile;
+  const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
   // Values: the tile from the input, the ring from the store (where a neighbour pushed a label).
   if (input_.tile_present(e.tx, e.ty)) {
-    input_.read_tile(e.tx, e.ty, read_buffer_.data());
+    input_.read_tile(e.tx, e.ty, scratch.values.data());
   } else {
-    std::fill(read_buffer_.begin(), read_buffer_.end(), std::numeric_limits<double>::quiet_NaN());
+    std::fill(scratch.values.begin(), scratch.values.end(), std::numeric_limits<double>::quiet_NaN());
   }
   for (std::uint32_t y = 0; y < t; ++y)
-    std::memcpy(&e.values[static_cast<std::size_t>(y + h) * s + h], &read_buffer_[static_cast<std::size_t>(y) * t],
+    std::memcpy(&e.values[static_cast<std::size_t>(y + h) * s + h], &scratch.values[static_cast<std::size_t>(y) * t],
                 t * sizeof(double));
   // Labels of the interior.
-  store_.read_interior(tile, dist_buffer_.data(), labelled_ ? source_buffer_.data() : nullptr,
-                       labelled_ ? hops_buffer_.data() : nullptr);
+  store_.read_interior(tile, scratch.dist.data(), labelled_ ? scratch.source.data() : nullptr,
+                       labelled_ ? scratch.hops.data() : nullptr);
   for (std::uint32_t y = 0; y < t; ++y) {
     const std::size_t row = (y + h) * static_cast<std::size_t>(s) + h;
-    std::memcpy(&e.dist[row], &dist_buffer_[static_cast<std::size_t>(y) * t], t * sizeof(PathLength));
+    std::memcpy(&e.dist[row], &scratch.dist[static_cast<std::size_t>(y) * t], t * sizeof(PathLength));
     if (labelled_) {
-      std::memcpy(&e.source[row], &source_buffer_[static_cast<std::size_t>(y) * t], t * 4);
-      std::memcpy(&e.hops[row], &hops_buffer_[static_cast<std::size_t>(y) * t], t * 4);
+      std::memcpy(&e.source[row], &scratch.source[static_cast<std::size_t>(y) * t], t * 4);
+      std::memcpy(&e.hops[row], &scratch.hops[static_cast<std::size_t>(y) * t], t * 4);
     }
   }
   // The ring.
-  std::vector<RingCell>& ring = ring_buffer_;
+  std::vector<RingCell>& ring = scratch.ring;
   store_.read_ring(tile, 0, store_.ring_cells(), ring.data());
   for (std::uint32_t r = 0; r < ring.size(); ++r) {
     std::uint32_t hx, hy;
@@ -220,20 +255,17 @@ SsspExchange::Entry& SsspExchange::acquire(std::uint64_t tile) {
   }
   // A knight's move weighs the two cells it crosses, reached or not: with 16 neighbours every halo
   // cell holds its value, read from the neighbouring tiles (engine/sssp/halo_values.h).
-  if (h > 1) fill_halo_values(input_, e.tx, e.ty, h, e.values.data(), halo_scratch_);
-  lru_.push_front(tile);
-  e.lru = lru_.begin();
-  cache_.emplace(tile, std::move(entry));
-  return e;
+  if (h > 1) fill_halo_values(input_, e.tx, e.ty, h, e.values.data(), scratch.halo);
 }
 
 void SsspExchange::unpin(Entry& entry) { --entry.pins; }
 
 void SsspExchange::write_back(Entry& e) {
   const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
-  std::vector<PathLength>& dist = dist_buffer_;
-  std::vector<std::uint32_t>& source = source_buffer_;
-  std::vector<std::uint32_t>& hops = hops_buffer_;
+  LoadScratch& scratch = load_scratch_[0];  // write_back runs on the exchange's own thread
+  std::vector<PathLength>& dist = scratch.dist;
+  std::vector<std::uint32_t>& source = scratch.source;
+  std::vector<std::uint32_t>& hops = scratch.hops;
   for (std::uint32_t y = 0; y < t; ++y) {
     const std::size_t row = (y + h) * static_cast<std::size_t>(s) + h;
     std::memcpy(&dist[static_cast<std::size_t>(y) * t], &e.dist[row], t * sizeof(PathLength));
@@ -243,7 +275,7 @@ void SsspExchange::write_back(Entry& e) {
     }
   }
   store_.write_interior(e.tile, dist.data(), labelled_ ? source.data() : nullptr, labelled_ ? hops.data() : nullptr);
-  std::vector<RingCell>& ring = ring_buffer_;
+  std::vector<RingCell>& ring = scratch.ring;
   bool any = false;
   for (std::uint32_t r = 0; r < ring.size(); ++r) {
     std::uint32_t hx, hy;
@@ -599,15 +631,30 @@ void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
 void SsspExchange::run(Progress& progress) {
   const std::string phase = "sssp: exchange";
   progress.update(phase, 0, 0);
-  std::vector<Entry*> batch;
+  std::vector<Entry*> batch, to_load;
   const std::uint64_t cells = static_cast<std::uint64_t>(t_) * t_;
   while (!queue_.empty()) {
     batch.clear();
+    to_load.clear();
     while (!queue_.empty() && batch.size() < options_.batch) {
       const std::uint64_t tile = queue_.begin()->second;
       queue_.erase(queue_.begin());
       queued_key_[tile] = kUnreached;
-      batch.push_back(&acquire(tile));
+      bool load_it = false;
+      batch.push_back(&claim(tile, &load_it));
+      if (load_it) to_load.push_back(batch.back());
+    }
+    // The round's new tiles load on every thread: reading, converting and first touching a tile's
+    // pages is a fifth of a small run, and on one thread it left the others idle. With a two-cell
+    // halo a load also reads its neighbours' tiles, which TileInput does not promise for one tile
+    // on several threads at once: those load one after another.
+    if (to_load.size() == 1 || load_scratch_.size() == 1 || h_ > 1) {
+      for (Entry* e : to_load) load(*e, load_scratch_[0]);
+    } else if (!to_load.empty()) {
+      std::atomic<std::size_t> next{0};
+      pool_->run(std::min<std::size_t>(load_scratch_.size(), to_load.size()), [&](std::uint64_t k) {
+        for (std::size_t i = next++; i < to_load.size(); i = next++) load(*to_load[i], load_scratch_[k]);
+      });
     }
     solve_batch(batch);
     for (Entry* e : batch) {

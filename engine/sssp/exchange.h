@@ -137,7 +137,12 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   struct Entry;
 
  private:
+  struct LoadScratch;
+  // A tile's entry, pinned: claim() finds it in the cache or makes room and takes a piece for it
+  // (*load_it true: its cells are still to be read by load()); acquire() is both.
   Entry& acquire(std::uint64_t tile);
+  Entry& claim(std::uint64_t tile, bool* load_it);
+  void load(Entry& entry, LoadScratch& scratch);
   void unpin(Entry& entry);
   void evict_one();
   void write_back(Entry& entry);
@@ -170,11 +175,7 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   std::list<std::uint64_t> lru_;  // front = most recently used
   std::vector<std::unique_ptr<Entry>> free_entries_;
   std::unique_ptr<PageArena> arena_;  // the entries' arrays (core/page_arena.h), capacity_ pieces
-  std::vector<double> read_buffer_;             // t*t
-  std::vector<PathLength> dist_buffer_;         // t*t
-  std::vector<std::uint32_t> source_buffer_, hops_buffer_;  // t*t, labelled runs
-  std::vector<RingCell> ring_buffer_;           // 4t+4 (8t+16 with a two-cell halo)
-  std::vector<double> halo_scratch_;            // t*t: a neighbour's values (two-cell halo only)
+  std::vector<LoadScratch> load_scratch_;  // one per thread; [0] also for write_back
   // Queue.
   std::vector<PathLength> queued_key_;  // kUnreached: not queued
   std::set<std::pair<PathLength, std::uint64_t>> queue_;
