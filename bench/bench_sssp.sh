@@ -3,14 +3,17 @@
 # input, in one run; prints seconds, peak RSS, ratios and the largest relative difference of the
 # cost rasters (terrazo vs scikit-image). Results go to docs/benchmarks.md ("SSSP, CPU").
 #
-# Usage: bench/bench_sssp.sh [--terrazo BIN] [--memory SIZE] [--threads N] [--skip-grass] [--skip-skimage]
-#                            INPUT X,Y
+# Usage: bench/bench_sssp.sh [--terrazo BIN] [--memory SIZE] [--threads N] [--repeat N] [--skip-grass]
+#                            [--skip-skimage] INPUT X,Y
 #   INPUT   any GDAL raster with non-negative values (the friction surface)
 #   X,Y     the source cell, column,row
 # Each tool's time is the wall time of its whole command as a user runs it (reading the input and
 # writing the cost raster included); GRASS's also includes r.in.gdal/r.out.gdal, reported apart.
 # CPU seconds (user + sys, all threads and child processes, /usr/bin/time) are printed beside, with
 # ratios of both: on a shared machine the wall ratio moves with the load, the CPU ratio much less.
+# --repeat N (default 3): N rounds, each running terrazo, r.cost and MCP once in turn, so every tool
+# meets the machine's moods alike; each tool's best round is reported (with its CPU time and RSS),
+# its worst and all its wall times beside, and the ratios are of the best times.
 # Example:
 #   terrazo gen --width 4096 --height 4096 --seed 3 /tmp/g16m.tif
 #   bench/bench_sssp.sh --memory 1G /tmp/g16m.tif 2000,2000
@@ -20,6 +23,7 @@ source "$(dirname "$0")/grass_session.sh"
 terrazo=$(dirname "$0")/../build/terrazo
 memory=1G
 threads=0
+repeat=3
 skip_grass=0
 skip_skimage=0
 while [[ $# -gt 2 ]]; do
@@ -27,12 +31,13 @@ while [[ $# -gt 2 ]]; do
     --terrazo) terrazo=$2; shift 2 ;;
     --memory) memory=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
     --skip-grass) skip_grass=1; shift ;;
     --skip-skimage) skip_skimage=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-if [[ $# -ne 2 ]]; then sed -n '6,16p' "$0" >&2; exit 2; fi
+if [[ $# -ne 2 ]]; then sed -n '6,19p' "$0" >&2; exit 2; fi
 input=$(realpath "$1")
 source_xy=$2
 sx=${source_xy%,*}
@@ -44,30 +49,38 @@ cells=$(( ${size% *} * ${size#* } ))
 echo "input: $input ($size, $cells cells), source $sx,$sy"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p')"
 
-# terrazo
-/usr/bin/time -f "%e %M %U %S" -o "$work/terrazo.time" "$terrazo" sssp -q --json --memory "$memory" --threads "$threads" \
-  --tmpdir "$work" --source "$source_xy" "$input" "$work/terrazo.tif" > "$work/terrazo.json"
-read -r t_terrazo rss_terrazo u_terrazo s_terrazo < "$work/terrazo.time"
-cpu_terrazo=$(/usr/bin/python3 -c "print('%.2f' % ($u_terrazo + $s_terrazo))")
-summary=$(tail -n 1 "$work/terrazo.json")
-echo "terrazo sssp:         ${t_terrazo} s (CPU ${cpu_terrazo} s), peak RSS $((rss_terrazo / 1024)) MiB  $(/usr/bin/python3 -c "
-import json, sys
-d = json.loads(sys.argv[1])
-print('tiles %d, solves %d, re-solves %d, exchange %.2f s, write %.2f s' % (d['tiles'], d['solves'], d['resolves'],
-      d['phases']['exchange'], d['phases']['write']))" "$summary")"
+# best_of FILE: of the "seconds rss user sys" lines in FILE, the line with the least seconds.
+best_of() { sort -n -k1,1 "$1" | head -n 1; }
+# all_of FILE: every round's seconds, in the order run.
+all_of() { awk '{printf "%s%s", (NR > 1 ? " " : ""), $1}' "$1"; }
+worst_of() { sort -n -k1,1 "$1" | tail -n 1 | cut -d' ' -f1; }
+: > "$work/terrazo.rounds"; : > "$work/grass.rounds"; : > "$work/skimage.rounds"
+
+run_terrazo() {
+  /usr/bin/time -f "%e %M %U %S" -o "$work/terrazo.time" "$terrazo" sssp -q --json --memory "$memory" --threads "$threads" \
+    --tmpdir "$work" --source "$source_xy" "$input" "$work/terrazo.tif" > "$work/terrazo.json.new"
+  # The summary of the best round so far is the one reported.
+  if [[ ! -s "$work/terrazo.rounds" ]] ||
+     awk -v now="$(cut -d' ' -f1 "$work/terrazo.time")" -v best="$(best_of "$work/terrazo.rounds" | cut -d' ' -f1)" \
+       'BEGIN { exit !(now < best) }'; then
+    mv "$work/terrazo.json.new" "$work/terrazo.json"
+  fi
+  cat "$work/terrazo.time" >> "$work/terrazo.rounds"
+}
 
 # GRASS r.cost (default flags: 8 neighbours, no knight's move), source at the cell centre.
 t_grass=""
+use_grass=0
 if [[ $skip_grass -eq 0 ]] && command -v grass > /dev/null; then
+  use_grass=1
   read -r ex ey < <(cell_centre "$input" "$sx" "$sy")
   grass_timed_script "$work/grass.sh" "$input" "$work/grass.rcost" "$work/grass.tif" \
     "r.cost input=dem output=cost start_coordinates=$ex,$ey --quiet"
-  /usr/bin/time -f "%e %M %U %S" -o "$work/grass.time" grass --tmp-location "$input" --exec bash "$work/grass.sh" > /dev/null 2>&1
-  read -r t_grass rss_grass u_grass s_grass < "$work/grass.time"
-  cpu_grass=$(/usr/bin/python3 -c "print('%.2f' % ($u_grass + $s_grass))")
-  t_rcost=$(grass_command_seconds "$work/grass.rcost")
-  echo "GRASS r.cost:         ${t_grass} s (CPU ${cpu_grass} s; r.cost alone ${t_rcost} s), peak RSS $((rss_grass / 1024)) MiB"
 fi
+run_grass() {
+  /usr/bin/time -f "%e %M %U %S" -o "$work/grass.time" grass --tmp-location "$input" --exec bash "$work/grass.sh" > /dev/null 2>&1
+  echo "$(cat "$work/grass.time") $(grass_command_seconds "$work/grass.rcost")" >> "$work/grass.rounds"
+}
 
 # scikit-image MCP_Geometric(fully_connected=True)
 t_skimage=""
@@ -94,10 +107,36 @@ out.GetRasterBand(1).WriteArray(costs)
 out = None
 print('%.2f' % elapsed)
 EOF
+fi
+run_skimage() {
   /usr/bin/time -f "%e %M %U %S" -o "$work/skimage.time" /usr/bin/python3 "$work/mcp_geometric_run.py" > "$work/skimage.out"
-  read -r t_skimage rss_skimage u_skimage s_skimage < "$work/skimage.time"
+  echo "$(cat "$work/skimage.time") $(cat "$work/skimage.out")" >> "$work/skimage.rounds"
+}
+
+for ((round = 1; round <= repeat; ++round)); do
+  run_terrazo
+  if [[ $use_grass -eq 1 ]]; then run_grass; fi
+  if [[ $skip_skimage -eq 0 ]]; then run_skimage; fi
+done
+
+read -r t_terrazo rss_terrazo u_terrazo s_terrazo < <(best_of "$work/terrazo.rounds")
+cpu_terrazo=$(/usr/bin/python3 -c "print('%.2f' % ($u_terrazo + $s_terrazo))")
+summary=$(tail -n 1 "$work/terrazo.json")
+echo "rounds: $repeat (best of each tool reported; all wall times in brackets, in the order run)"
+echo "terrazo sssp:         ${t_terrazo} s (CPU ${cpu_terrazo} s; worst $(worst_of "$work/terrazo.rounds") s) [$(all_of "$work/terrazo.rounds")], peak RSS $((rss_terrazo / 1024)) MiB  $(/usr/bin/python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])
+print('tiles %d, solves %d, re-solves %d, exchange %.2f s, write %.2f s' % (d['tiles'], d['solves'], d['resolves'],
+      d['phases']['exchange'], d['phases']['write']))" "$summary")"
+if [[ $use_grass -eq 1 ]]; then
+  read -r t_grass rss_grass u_grass s_grass t_rcost < <(best_of "$work/grass.rounds")
+  cpu_grass=$(/usr/bin/python3 -c "print('%.2f' % ($u_grass + $s_grass))")
+  echo "GRASS r.cost:         ${t_grass} s (CPU ${cpu_grass} s; r.cost alone ${t_rcost} s; worst $(worst_of "$work/grass.rounds") s) [$(all_of "$work/grass.rounds")], peak RSS $((rss_grass / 1024)) MiB"
+fi
+if [[ $skip_skimage -eq 0 ]]; then
+  read -r t_skimage rss_skimage u_skimage s_skimage t_find < <(best_of "$work/skimage.rounds")
   cpu_skimage=$(/usr/bin/python3 -c "print('%.2f' % ($u_skimage + $s_skimage))")
-  echo "skimage MCP_Geometric: ${t_skimage} s (CPU ${cpu_skimage} s; find_costs alone $(cat "$work/skimage.out") s), peak RSS $((rss_skimage / 1024)) MiB"
+  echo "skimage MCP_Geometric: ${t_skimage} s (CPU ${cpu_skimage} s; find_costs alone ${t_find} s; worst $(worst_of "$work/skimage.rounds") s) [$(all_of "$work/skimage.rounds")], peak RSS $((rss_skimage / 1024)) MiB"
   /usr/bin/python3 - "$work" << 'EOF'
 import sys
 import numpy as np
