@@ -326,6 +326,9 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   result.max_active = stats.max_active;
   result.gpu_uploads = stats.gpu_uploads;
   result.kernel_ms = stats.kernel_ms;
+  result.kernel_ms_select = stats.kernel_ms_select;
+  result.kernel_ms_solve = stats.kernel_ms_solve;
+  result.kernel_ms_push = stats.kernel_ms_push;
   result.site_parts = stats.site_parts;
   for (PathLength d : result.costs) result.pairs_reached += d != kUnreached;
   result.batch_sources = stats.batch_sources;

@@ -76,7 +76,8 @@ const char kUsage[] =
     "\n"
     "JSON keys: width, height, tile, method (index|exchange|transient index), device, exchange (queue, rounds-cpu or\n"
     "rounds-gpu), weight, connectivity, scale, sites, pairs_reached, batch_sources, tile_solves, rounds,\n"
-    "max_active, matrix_loads, gpu_uploads, kernel_ms, cache_tiles,\n"
+    "max_active, matrix_loads, gpu_uploads, kernel_ms (kernel_ms_select, _solve, _push: the GPU rounds'\n"
+    "stages), cache_tiles,\n"
     "exchange_solves, phases {index (the transient index), import, sites, queries}, seconds, peak_rss_bytes.\n"
     "\n"
     "Examples:\n"
@@ -278,6 +279,9 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("max_active", r.max_active)
       .add("gpu_uploads", r.gpu_uploads)
       .add("kernel_ms", r.kernel_ms)
+      .add("kernel_ms_select", r.kernel_ms_select)
+      .add("kernel_ms_solve", r.kernel_ms_solve)
+      .add("kernel_ms_push", r.kernel_ms_push)
       .add("site_parts", r.site_parts)
       .add("matrix_loads", r.matrix_loads)
       .add("cache_tiles", r.cache_tiles)

@@ -50,6 +50,9 @@ class GPrimeRounds {
   GPrimeLabels run(std::uint64_t kb, const std::vector<GPrimeSeed>& seeds, const std::vector<std::uint64_t>& wanted,
                    GPrimeStats* stats);
   double kernel_ms() const { return gpu_ ? gpu_->kernel_ms() : 0.0; }
+  double select_ms() const { return gpu_ ? gpu_->select_ms() : 0.0; }
+  double solve_ms() const { return gpu_ ? gpu_->solve_ms() : 0.0; }
+  double push_ms() const { return gpu_ ? gpu_->push_ms() : 0.0; }
   std::uint64_t uploads() const { return uploads_; }
   std::uint64_t max_active() const { return max_active_; }
 

@@ -275,6 +275,9 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   if (resident) {
     st.gpu_uploads = resident->uploads();
     st.kernel_ms = resident->kernel_ms();
+    st.kernel_ms_select = resident->select_ms();
+    st.kernel_ms_solve = resident->solve_ms();
+    st.kernel_ms_push = resident->push_ms();
     st.max_active = resident->max_active();
   }
   if (block) {

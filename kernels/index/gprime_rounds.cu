@@ -7,7 +7,10 @@
 // tile next to an active one (a thread block per (tile, run of kPushRun sources), thread q reads its
 // in-edges once, improvements lower the tile's key by atomicMin), then the next round's threshold
 // (the least key) and its active tiles, compacted into a list (their order does not matter: a tile's
-// solve reads and writes only its own labels). The host reads back the active count.
+// solve reads and writes only its own labels). The host reads back the active count. The push runs
+// over the tiles next to an active one only (marked from the active list, then compacted: a push
+// reads the `out` of active neighbours alone, so no other tile can change), not over all tiles: on
+// 65,536 tiles with a few hundred active, a round's push had been ~460,000 blocks, nearly all idle.
 // Contract: gprime_rounds.h.
 #include <algorithm>
 #include <memory>
@@ -129,12 +132,16 @@ static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength
                                    const std::uint8_t* __restrict__ d_active, const PathLength* __restrict__ d_out,
                                    PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
                                    PathLength* __restrict__ d_key, PathLength* __restrict__ d_run_key,
-                                   const std::uint8_t* __restrict__ d_run_changed) {
+                                   const std::uint8_t* __restrict__ d_run_changed,
+                                   const std::uint64_t* __restrict__ d_push_list,
+                                   const unsigned long long* __restrict__ d_push_count) {
   static_assert(kPushRun % kSolveRun == 0, "a push run covers whole solve runs");
   constexpr unsigned kSolveRunsPerPush = kPushRun / kSolveRun;
   const std::uint32_t runs = (kb + kPushRun - 1) / kPushRun;
   const std::uint32_t solve_runs = (kb + kSolveRun - 1) / kSolveRun;
-  const std::uint64_t tile = blockIdx.x / runs;
+  // The grid is sized for the most tiles the round can mark; the list holds the ones it did.
+  if (blockIdx.x / runs >= *d_push_count) return;
+  const std::uint64_t tile = d_push_list[blockIdx.x / runs];
   const std::uint32_t v0 = (blockIdx.x % runs) * kPushRun;
   const std::uint32_t count = min(kPushRun, kb - v0);
   const std::uint32_t r0 = v0 / kSolveRun;  // the first solve run of this push run
@@ -227,6 +234,30 @@ static __global__ void gprime_select(std::uint64_t tiles, PathLength window, con
   }
 }
 
+// The tiles the round's pushes can change: every neighbour (the 3 x 3 around, the tile itself
+// left out) of an active tile, marked once however many active tiles share it.
+static __global__ void gprime_mark_push(const std::uint64_t* __restrict__ d_list, const unsigned long long* __restrict__ d_count,
+                                        const std::int64_t* __restrict__ d_neighbours, std::uint8_t* __restrict__ d_mark) {
+  const std::uint64_t active = *d_count;
+  for (std::uint64_t e = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; e < active * 9;
+       e += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    if (e % 9 == 4) continue;
+    const std::int64_t n = d_neighbours[d_list[e / 9] * 9 + e % 9];
+    if (n >= 0) d_mark[n] = 1;
+  }
+}
+
+// The marked tiles into the push list (any order: a push writes only its own tile), marks cleared.
+static __global__ void gprime_list_push(std::uint64_t tiles, std::uint8_t* __restrict__ d_mark,
+                                        std::uint64_t* __restrict__ d_push_list, unsigned long long* __restrict__ d_push_count) {
+  for (std::uint64_t tile = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; tile < tiles;
+       tile += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    if (!d_mark[tile]) continue;
+    d_mark[tile] = 0;
+    d_push_list[atomicAdd(d_push_count, 1ull)] = tile;
+  }
+}
+
 }  // namespace
 
 struct GPrimeRoundsCuda::State {
@@ -239,7 +270,9 @@ struct GPrimeRoundsCuda::State {
   cuda::DeviceBuffer<PathLength> run_key;         // per (tile, run of kSolveRun sources): least pending label
   cuda::DeviceBuffer<std::uint8_t> run_changed;   // per (tile, run): its out holds a change this round
   cuda::DeviceBuffer<std::uint64_t> list;
-  cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key
+  cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key, [2] push tiles
+  cuda::DeviceBuffer<std::uint8_t> push_mark;     // per tile: a push may change it this round
+  cuda::DeviceBuffer<std::uint64_t> push_list;
   std::vector<cuda::PinnedBuffer<PathLength>> staging;  // begin_staging .. finish_staging
   std::vector<std::unique_ptr<cuda::CudaEvent>> staged;  // per slot: its last copy
   std::uint64_t chunk = 0;
@@ -262,8 +295,11 @@ GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::ui
   s.run_changed.resize(tiles * ((kb_max + kSolveRun - 1) / kSolveRun));
   s.threshold.resize(1);
   s.list.resize(tiles);
-  s.count.resize(2);
+  s.count.resize(3);
+  s.push_mark.resize(tiles);
+  s.push_list.resize(tiles);
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.active.get(), 0, tiles, s.stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.push_mark.get(), 0, tiles, s.stream.get()));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.key.get(), 0xFF, tiles * sizeof(PathLength), s.stream.get()));
   s.stream.synchronize();
 }
@@ -357,11 +393,23 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std:
   const std::uint64_t solve_runs = (kb_ + kSolveRun - 1) / kSolveRun, push_runs = (kb_ + kPushRun - 1) / kPushRun;
   if (tiles_ * std::max(solve_runs, push_runs) > 0x7FFFFFFFull) throw Error("GPrimeRoundsCuda::run: too many blocks");
   cuda::CudaEvent start, stop;
+  // Per round: before the solves, before the pushes, after them; read at the next round's
+  // synchronisation (done by then). The rest of the time (selection, push lists, the host's turn
+  // at each round's synchronisation) is the selection's.
+  cuda::CudaEvent solve_start, push_start, push_end;
+  double solve_ms = 0, push_ms = 0;
+  auto elapsed = [](const cuda::CudaEvent& a, const cuda::CudaEvent& b) {
+    float ms = 0;
+    TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
+    return static_cast<double>(ms);
+  };
   TERRAZO_CUDA_CHECK(cudaEventRecord(start.get(), stream));
   std::uint64_t solves = 0;
+  bool solved_before = false;
   for (;;) {
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.count.get(), 0, sizeof(unsigned long long), stream));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.count.get() + 1, 0xFF, sizeof(unsigned long long), stream));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.count.get() + 2, 0, sizeof(unsigned long long), stream));
     gprime_least_key<<<compact_blocks, 256, 0, stream>>>(tiles_, s.key.get(), s.count.get() + 1);
     TERRAZO_CUDA_CHECK_LAUNCH();
     gprime_select<<<compact_blocks, 256, 0, stream>>>(tiles_, window, s.count.get() + 1, s.threshold.get(), s.key.get(),
@@ -370,23 +418,41 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std:
     unsigned long long active = 0;
     TERRAZO_CUDA_CHECK(cudaMemcpyAsync(&active, s.count.get(), sizeof active, cudaMemcpyDeviceToHost, stream));
     TERRAZO_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (solved_before) {  // the previous round's
+      solve_ms += elapsed(solve_start, push_start);
+      push_ms += elapsed(push_start, push_end);
+    }
     if (active == 0) break;
     if (active_per_round) active_per_round->push_back(active);
     solves += active;
+    // The push list: neighbours of the active tiles (at most 8 each, at most every tile).
+    const std::uint64_t most_pushed = std::min<std::uint64_t>(tiles_, 8 * active);
+    const unsigned mark_blocks = static_cast<unsigned>(std::min<std::uint64_t>((9 * active + 255) / 256, 4096));
+    gprime_mark_push<<<mark_blocks, 256, 0, stream>>>(s.list.get(), s.count.get(), s.neighbours.get(), s.push_mark.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    gprime_list_push<<<compact_blocks, 256, 0, stream>>>(tiles_, s.push_mark.get(), s.push_list.get(), s.count.get() + 2);
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    TERRAZO_CUDA_CHECK(cudaEventRecord(solve_start.get(), stream));
     gprime_solve<<<static_cast<unsigned>(active * solve_runs), kSolveThreads, 0, stream>>>(
         s.matrices.get(), b_, kb, max_cost, s.threshold.get(), s.key.get(), s.list.get(), s.label.get(), s.pending.get(),
         s.out.get(), s.run_key.get(), s.run_changed.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
-    gprime_push<<<static_cast<unsigned>(tiles_ * push_runs), kPushThreads, 0, stream>>>(
+    TERRAZO_CUDA_CHECK(cudaEventRecord(push_start.get(), stream));
+    gprime_push<<<static_cast<unsigned>(most_pushed * push_runs), kPushThreads, 0, stream>>>(
         b_, kb, max_cost, s.edges.get(), s.neighbours.get(), s.active.get(), s.out.get(), s.label.get(), s.pending.get(),
-        s.key.get(), s.run_key.get(), s.run_changed.get());
+        s.key.get(), s.run_key.get(), s.run_changed.get(), s.push_list.get(), s.count.get() + 2);
     TERRAZO_CUDA_CHECK_LAUNCH();
+    TERRAZO_CUDA_CHECK(cudaEventRecord(push_end.get(), stream));
+    solved_before = true;
   }
   TERRAZO_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
   TERRAZO_CUDA_CHECK(cudaStreamSynchronize(stream));
   float ms = 0;
   TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
   kernel_ms_ += ms;
+  solve_ms_ += solve_ms;
+  push_ms_ += push_ms;
+  select_ms_ += std::max(0.0, ms - solve_ms - push_ms);
   return solves;
 }
 

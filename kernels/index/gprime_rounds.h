@@ -17,7 +17,8 @@
 //       out[v][j] = (new < label[v][j] or pending[v][j] due) ? new : kUnreached; label[v][j] = new;
 //     then pending[v][j] = kUnreached where it was due or new < it (dominated: the matrix is closed
 //     under paths), and key[d] = the least pending entry left.
-//   push, for every tile d (after every solve of the round; reads only out of the active tiles):
+//   push, for every tile d (after every solve of the round; reads only out of the active tiles, so
+//     only tiles next to an active one can change; the CUDA twin pushes into those alone):
 //     for q < B, v < kb: c = min over in-edges (n, p, w) of (d, q) with n active and out[n][v][p]
 //       finite of out[n][v][p] + w; when c <= max_cost and c < label[v][q]: label[v][q] =
 //       pending[v][q] = c, key[d] = min(key[d], c).
@@ -102,13 +103,18 @@ class GPrimeRoundsCuda {
   std::uint64_t run(PathLength max_cost, PathLength window, std::vector<std::uint64_t>* active_per_round);
   void download(std::uint64_t d, PathLength* labels) const;  // kb x b
   double kernel_ms() const { return kernel_ms_; }
+  // kernel_ms by stage (CUDA events around each launch of every round): choosing the round's tiles
+  // (least key, threshold, active list, push list), the solves, the pushes.
+  double select_ms() const { return select_ms_; }
+  double solve_ms() const { return solve_ms_; }
+  double push_ms() const { return push_ms_; }
 
  private:
   struct State;
   std::unique_ptr<State> state_;
   std::uint32_t b_ = 0;
   std::uint64_t tiles_ = 0, kb_max_ = 0, kb_ = 0;
-  double kernel_ms_ = 0;
+  double kernel_ms_ = 0, select_ms_ = 0, solve_ms_ = 0, push_ms_ = 0;
 };
 
 }  // namespace terrazo

@@ -162,7 +162,8 @@ void graph_msf_cuda(const GraphEdge* edges, const std::uint8_t* boundary, const 
   const char* what = "graph_msf_cuda";
   if (!cuda_device().available) throw Error(std::string(what) + ": " + cuda_device().reason);
   if (graph_count == 0) return;
-  // The batch is the union of the spans: [0, max end) edges and vertices.
+  // The batch is the union of the spans: [0, max end) edges and vertices, empty spans included (an
+  // empty graph after the last edges, past a gap, starts beyond every non-empty span's end).
   std::uint64_t edge_count = 0, vertex_count = 0;
   for (std::uint64_t g = 0; g < graph_count; ++g) {
     const GraphSpan& s = graphs[g];
@@ -170,8 +171,8 @@ void graph_msf_cuda(const GraphEdge* edges, const std::uint8_t* boundary, const 
         s.first_vertex > std::numeric_limits<std::uint64_t>::max() - s.vertices) {
       throw Error(std::string(what) + ": graph " + std::to_string(g) + "'s span overflows 64 bits");
     }
-    if (s.edges) edge_count = std::max<std::uint64_t>(edge_count, s.first_edge + s.edges);
-    if (s.vertices) vertex_count = std::max<std::uint64_t>(vertex_count, s.first_vertex + s.vertices);
+    edge_count = std::max<std::uint64_t>(edge_count, s.first_edge + s.edges);
+    vertex_count = std::max<std::uint64_t>(vertex_count, s.first_vertex + s.vertices);
   }
   std::vector<std::uint64_t> order(graph_count);
   const cuda::GraphMsfPlan plan = cuda::plan_graphs(what, graphs, graph_count, edge_count, vertex_count, order.data());

@@ -169,6 +169,21 @@ TEST(GpuGraphMsf, DegenerateBatches) {
   const Solved cpu = solve_cpu(batch);
   const Solved gpu = solve_cuda(batch);
   expect_batch_equal(batch, cases, cpu, gpu, "degenerate");
+
+  // An empty graph after the last graph's edges and vertices, past gap edges and vertices: it
+  // starts beyond every non-empty span's end, inside the arrays (a large batch's random gaps put
+  // one there once: "graph 40 has edges [397511, 397511) outside the batch's 397509 edges").
+  GraphBatch tail;
+  tail.edges = {GraphEdge{0, 1, 4, 0, 9}, GraphEdge{1, 2, 3, 0, 8}, GraphEdge{0, 0, 1, 0xdead, 0}, GraphEdge{0, 0, 1, 0xdead, 0}};
+  tail.boundary = {1, 0, 1, 0xEE, 0xEE};
+  tail.spans = {GraphSpan{0, 0, 2, 3}, GraphSpan{4, 5, 0, 0}};
+  tail.case_of = {0, 1};
+  std::vector<GraphCase> tail_cases(2);
+  tail_cases[0].edges = {tail.edges[0], tail.edges[1]};
+  tail_cases[0].boundary = {1, 0, 1};
+  const Solved tail_cpu = solve_cpu(tail);
+  const Solved tail_gpu = solve_cuda(tail);
+  expect_batch_equal(tail, tail_cases, tail_cpu, tail_gpu, "an empty graph past trailing gaps");
 }
 
 // Large single graphs, built to stress one part each.
