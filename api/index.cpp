@@ -329,6 +329,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   result.kernel_ms_select = stats.kernel_ms_select;
   result.kernel_ms_solve = stats.kernel_ms_solve;
   result.kernel_ms_push = stats.kernel_ms_push;
+  result.due_runs = stats.due_runs;
   result.site_parts = stats.site_parts;
   for (PathLength d : result.costs) result.pairs_reached += d != kUnreached;
   result.batch_sources = stats.batch_sources;

@@ -98,6 +98,7 @@ struct OdMatrixResult {
   std::uint64_t rounds = 0, gpu_uploads = 0, site_parts = 0, max_active = 0;
   double kernel_ms = 0;
   double kernel_ms_select = 0, kernel_ms_solve = 0, kernel_ms_push = 0;  // the GPU rounds' stages
+  std::uint64_t due_runs = 0;  // the GPU rounds' (tile, run of 8 sources) solves
   WeightParams params;
   std::vector<std::uint64_t> site_cells;  // a point's cell; a region's first cell (row-major)
   std::vector<std::uint64_t> site_ids;    // --sites-raster: the regions' ids; empty: 1..K

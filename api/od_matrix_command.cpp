@@ -77,7 +77,7 @@ const char kUsage[] =
     "JSON keys: width, height, tile, method (index|exchange|transient index), device, exchange (queue, rounds-cpu or\n"
     "rounds-gpu), weight, connectivity, scale, sites, pairs_reached, batch_sources, tile_solves, rounds,\n"
     "max_active, matrix_loads, gpu_uploads, kernel_ms (kernel_ms_select, _solve, _push: the GPU rounds'\n"
-    "stages), cache_tiles,\n"
+    "stages), due_runs (their solves of 8 sources), cache_tiles,\n"
     "exchange_solves, phases {index (the transient index), import, sites, queries}, seconds, peak_rss_bytes.\n"
     "\n"
     "Examples:\n"
@@ -282,6 +282,7 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("kernel_ms_select", r.kernel_ms_select)
       .add("kernel_ms_solve", r.kernel_ms_solve)
       .add("kernel_ms_push", r.kernel_ms_push)
+      .add("due_runs", r.due_runs)
       .add("site_parts", r.site_parts)
       .add("matrix_loads", r.matrix_loads)
       .add("cache_tiles", r.cache_tiles)

@@ -53,6 +53,7 @@ class GPrimeRounds {
   double select_ms() const { return gpu_ ? gpu_->select_ms() : 0.0; }
   double solve_ms() const { return gpu_ ? gpu_->solve_ms() : 0.0; }
   double push_ms() const { return gpu_ ? gpu_->push_ms() : 0.0; }
+  std::uint64_t due_runs() const { return gpu_ ? gpu_->due_runs() : 0; }
   std::uint64_t uploads() const { return uploads_; }
   std::uint64_t max_active() const { return max_active_; }
 

@@ -278,6 +278,7 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
     st.kernel_ms_select = resident->select_ms();
     st.kernel_ms_solve = resident->solve_ms();
     st.kernel_ms_push = resident->push_ms();
+    st.due_runs = resident->due_runs();
     st.max_active = resident->max_active();
   }
   if (block) {

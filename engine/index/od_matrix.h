@@ -76,6 +76,7 @@ struct OdQueryStats {
   std::uint64_t site_parts = 0;      // (site, tile) pairs: in-tile solves of the sites
   double kernel_ms = 0;              // CUDA: kernel time
   double kernel_ms_select = 0, kernel_ms_solve = 0, kernel_ms_push = 0;  // GPU rounds: kernel_ms by stage
+  std::uint64_t due_runs = 0;        // GPU rounds: (tile, run of 8 sources) solves
   std::string exchange;              // "queue", "rounds-cpu" or "rounds-gpu" (the dispatch's choice)
   std::uint64_t max_active = 0;      // rounds: the most tiles active in one round
   double seconds_sites = 0, seconds_queries = 0;

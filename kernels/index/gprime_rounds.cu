@@ -9,8 +9,7 @@
 // (the least key) and its active tiles, compacted into a list (their order does not matter: a tile's
 // solve reads and writes only its own labels). The host reads back the active count. The push runs
 // over the tiles next to an active one only (marked from the active list, then compacted: a push
-// reads the `out` of active neighbours alone, so no other tile can change), not over all tiles: on
-// 65,536 tiles with a few hundred active, a round's push had been ~460,000 blocks, nearly all idle.
+// reads the `out` of active neighbours alone, so no other tile can change), not over all tiles.
 // Contract: gprime_rounds.h.
 #include <algorithm>
 #include <memory>
@@ -31,7 +30,7 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
                                     PathLength* __restrict__ d_key, const std::uint64_t* __restrict__ d_list,
                                     PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
                                     PathLength* __restrict__ d_out, PathLength* __restrict__ d_run_key,
-                                    std::uint8_t* __restrict__ d_run_changed) {
+                                    std::uint8_t* __restrict__ d_run_changed, unsigned long long* __restrict__ d_due_runs) {
   __shared__ PathLength xs[kSolveRun][kSolveChunk];
   __shared__ PathLength warp_least[kSolveThreads / 32];
   const std::uint32_t runs = (kb + kSolveRun - 1) / kSolveRun;
@@ -58,6 +57,7 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
     }
     return;
   }
+  if (threadIdx.x == 0 && *run_key != kUnreached) atomicAdd(d_due_runs, 1ull);  // (statistics)
   int changed = 0;
   for (std::uint32_t j0 = 0; j0 < b; j0 += blockDim.x) {
     const std::uint32_t j = j0 + threadIdx.x;
@@ -235,7 +235,9 @@ static __global__ void gprime_select(std::uint64_t tiles, PathLength window, con
 }
 
 // The tiles the round's pushes can change: every neighbour (the 3 x 3 around, the tile itself
-// left out) of an active tile, marked once however many active tiles share it.
+// left out) of an active tile, marked once however many active tiles share it. (On 65,536 tiles
+// the push had been 65,536 x 7 blocks a round whatever the active count; with the list its kernels
+// took 3.3 s of 13.7 at K = 100 on 268 M cells: docs/benchmarks.md.)
 static __global__ void gprime_mark_push(const std::uint64_t* __restrict__ d_list, const unsigned long long* __restrict__ d_count,
                                         const std::int64_t* __restrict__ d_neighbours, std::uint8_t* __restrict__ d_mark) {
   const std::uint64_t active = *d_count;
@@ -270,7 +272,7 @@ struct GPrimeRoundsCuda::State {
   cuda::DeviceBuffer<PathLength> run_key;         // per (tile, run of kSolveRun sources): least pending label
   cuda::DeviceBuffer<std::uint8_t> run_changed;   // per (tile, run): its out holds a change this round
   cuda::DeviceBuffer<std::uint64_t> list;
-  cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key, [2] push tiles
+  cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key, [2] push tiles, [3] due runs
   cuda::DeviceBuffer<std::uint8_t> push_mark;     // per tile: a push may change it this round
   cuda::DeviceBuffer<std::uint64_t> push_list;
   std::vector<cuda::PinnedBuffer<PathLength>> staging;  // begin_staging .. finish_staging
@@ -295,7 +297,7 @@ GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::ui
   s.run_changed.resize(tiles * ((kb_max + kSolveRun - 1) / kSolveRun));
   s.threshold.resize(1);
   s.list.resize(tiles);
-  s.count.resize(3);
+  s.count.resize(4);
   s.push_mark.resize(tiles);
   s.push_list.resize(tiles);
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.active.get(), 0, tiles, s.stream.get()));
@@ -392,6 +394,7 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std:
   const unsigned compact_blocks = static_cast<unsigned>(std::min<std::uint64_t>((tiles_ + 255) / 256, 4096));
   const std::uint64_t solve_runs = (kb_ + kSolveRun - 1) / kSolveRun, push_runs = (kb_ + kPushRun - 1) / kPushRun;
   if (tiles_ * std::max(solve_runs, push_runs) > 0x7FFFFFFFull) throw Error("GPrimeRoundsCuda::run: too many blocks");
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.count.get() + 3, 0, sizeof(unsigned long long), stream));
   cuda::CudaEvent start, stop;
   // Per round: before the solves, before the pushes, after them; read at the next round's
   // synchronisation (done by then). The rest of the time (selection, push lists, the host's turn
@@ -435,7 +438,7 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std:
     TERRAZO_CUDA_CHECK(cudaEventRecord(solve_start.get(), stream));
     gprime_solve<<<static_cast<unsigned>(active * solve_runs), kSolveThreads, 0, stream>>>(
         s.matrices.get(), b_, kb, max_cost, s.threshold.get(), s.key.get(), s.list.get(), s.label.get(), s.pending.get(),
-        s.out.get(), s.run_key.get(), s.run_changed.get());
+        s.out.get(), s.run_key.get(), s.run_changed.get(), s.count.get() + 3);
     TERRAZO_CUDA_CHECK_LAUNCH();
     TERRAZO_CUDA_CHECK(cudaEventRecord(push_start.get(), stream));
     gprime_push<<<static_cast<unsigned>(most_pushed * push_runs), kPushThreads, 0, stream>>>(
@@ -450,6 +453,9 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std:
   float ms = 0;
   TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
   kernel_ms_ += ms;
+  unsigned long long due_runs = 0;
+  TERRAZO_CUDA_CHECK(cudaMemcpy(&due_runs, s.count.get() + 3, sizeof due_runs, cudaMemcpyDeviceToHost));
+  due_runs_ += due_runs;
   solve_ms_ += solve_ms;
   push_ms_ += push_ms;
   select_ms_ += std::max(0.0, ms - solve_ms - push_ms);

@@ -108,6 +108,8 @@ class GPrimeRoundsCuda {
   double select_ms() const { return select_ms_; }
   double solve_ms() const { return solve_ms_; }
   double push_ms() const { return push_ms_; }
+  // Solve runs (tile, run of 8 sources) with a due label, all rounds: the blocks the solves took.
+  std::uint64_t due_runs() const { return due_runs_; }
 
  private:
   struct State;
@@ -115,6 +117,7 @@ class GPrimeRoundsCuda {
   std::uint32_t b_ = 0;
   std::uint64_t tiles_ = 0, kb_max_ = 0, kb_ = 0;
   double kernel_ms_ = 0, select_ms_ = 0, solve_ms_ = 0, push_ms_ = 0;
+  std::uint64_t due_runs_ = 0;
 };
 
 }  // namespace terrazo
