@@ -32,24 +32,22 @@ void ZstdBlockCodec::compress(const std::uint8_t* data, std::uint64_t bytes, int
   // the output's room (libtiff's is its write buffer, flushed when full).
   out->resize(ZSTD_compressBound(bytes) + 64);
   ZSTD_outBuffer output{out->data(), out->size(), 0};
+  auto room = [&] {  // a full output cannot happen with the bound's room; grow rather than trust it
+    if (output.pos < output.size) return;
+    out->resize(out->size() * 2);
+    output.dst = out->data();
+    output.size = out->size();
+  };
   ZSTD_inBuffer input{data, bytes, 0};
   while (input.pos < input.size) {
     check(ZSTD_compressStream(stream, &output, &input), "compress");
-    if (output.pos == output.size) {  // cannot happen with the bound's room; grow rather than trust it
-      out->resize(out->size() * 2);
-      output.dst = out->data();
-      output.size = out->size();
-    }
+    room();
   }
   for (;;) {
     const std::size_t left = ZSTD_endStream(stream, &output);
     check(left, "end");
     if (left == 0) break;
-    if (output.pos == output.size) {
-      out->resize(out->size() * 2);
-      output.dst = out->data();
-      output.size = out->size();
-    }
+    room();
   }
   out->resize(output.pos);
 }

@@ -27,7 +27,8 @@
 // Memory (reserved from the budget before use):
 //   cache      capacity x entry, entry = (t+2)^2 x (8 value + 8 dist [+ 8 source/hops]) + t*t changed
 //   queue      tile_count x 8 (keys) + 48 per queued tile (ordered set node)
-//   solver     per thread ~ (t+2)^2 x 40 (radix heap entries, valid mask)
+//   solver     per thread ~ (t+2)^2 x 40 (radix heap entries, valid mask), plus its load scratch
+//              t*t x 16 (24 with labels) and a ring (a round's tiles load on every thread)
 //   store      tile_count / 4 + t*t x 8 (engine/sssp/distance_store.h)
 //   GPU batch  2 x batch x ((t+2)^2 x 16 + t*t) pinned host memory (two slots of the CUDA batch solver)
 #pragma once
