@@ -38,6 +38,7 @@ while [[ $# -gt 2 ]]; do
   esac
 done
 if [[ $# -ne 2 ]]; then sed -n '6,19p' "$0" >&2; exit 2; fi
+if ! [[ $repeat =~ ^[1-9][0-9]*$ ]]; then echo "--repeat takes a whole number of rounds, 1 or more" >&2; exit 2; fi
 input=$(realpath "$1")
 source_xy=$2
 sx=${source_xy%,*}

@@ -100,7 +100,8 @@ namespace {
 // *out. `scratch` holds the memory file (reused). With a `zstd` codec, ZSTD at an explicit level
 // without PREDICTOR=2 goes straight to libzstd on that kept context (gdal/zstd_block_codec.h: the
 // same calls as libtiff's codec, so the same bytes), and COMPRESSION_NONE is the block's bytes as
-// they are (libtiff's dump mode); everything else goes through a one-tile TIFF in memory. With own_predictor, PREDICTOR=3 is applied here
+// they are (libtiff's dump mode); everything else goes through a one-tile TIFF in memory. With
+// own_predictor, PREDICTOR=3 is applied here
 // into *predicted (predict_floating_point) and libtiff sees PREDICTOR=1: the same codec input
 // (libtiff's predictor hands the codec the whole predicted tile in one call, as TIFFWriteEncodedTile
 // does without one), so the same bytes.
