@@ -22,6 +22,7 @@
 #include "engine/index/od_matrix.h"
 #include "engine/tile_store_input.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/index/tile_boundary_matrix.h"
 #include "store/index_file.h"
 #include "store/run_directory.h"
 
@@ -29,6 +30,36 @@ namespace terrazo {
 namespace {
 
 unsigned thread_count(unsigned requested) { return requested ? requested : std::max(1u, std::thread::hardware_concurrency()); }
+
+}  // namespace
+
+namespace {
+
+// The index of `input` (its grid's tile) written to `path`: header, every tile's record, the table.
+IndexBuildStats write_index_file(const std::string& path, const TileInput& input, DistanceMode distance,
+                                 const IndexBuildOptions& bo, MemoryBudget& budget, Progress& progress,
+                                 std::uint64_t* bytes, std::uint64_t* fingerprint) {
+  const TileGrid& grid = input.grid();
+  IndexFileHeader header;
+  header.width = grid.width;
+  header.height = grid.height;
+  header.tile = grid.tile;
+  header.leaf = bo.leaf;
+  header.model = bo.params.model;
+  header.connectivity = bo.connectivity;
+  header.scale = bo.params.scale;
+  header.offset = bo.params.offset;
+  header.distance = distance == DistanceMode::Map ? 1 : 0;
+  header.step_ew = bo.params.steps.ew;
+  header.step_ns = bo.params.steps.ns;
+  header.step_diag = bo.params.steps.diag;
+  IndexFileWriter writer(path, header, budget);
+  const IndexBuildStats stats = build_index(input, writer, bo, budget, progress);
+  writer.finish();
+  *bytes = writer.bytes_written();
+  *fingerprint = writer.fingerprint();
+  return stats;
+}
 
 }  // namespace
 
@@ -75,41 +106,26 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
   result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity, kSsspDefaultStepLimit,
                                         &input, &budget, &steps.lengths);
   result.distance = to_string(options.distance);
-  IndexFileHeader header;
-  header.width = grid.width;
-  header.height = grid.height;
-  header.tile = grid.tile;
-  header.leaf = options.leaf;
-  header.model = result.weights.params.model;
-  header.connectivity = options.connectivity;
-  header.scale = result.weights.params.scale;
-  header.offset = result.weights.params.offset;
-  header.distance = options.distance == DistanceMode::Map ? 1 : 0;
-  header.step_ew = result.weights.params.steps.ew;
-  header.step_ns = result.weights.params.steps.ns;
-  header.step_diag = result.weights.params.steps.diag;
-  IndexFileWriter writer(options.output, header, budget);
   IndexBuildOptions bo;
   bo.params = result.weights.params;
   bo.connectivity = options.connectivity;
   bo.leaf = options.leaf;
   bo.device = cuda ? Device::Cuda : Device::Cpu;
-  bo.threads = cuda ? 1 : thread_count(options.threads);
-  if (cuda) bo.threads = thread_count(options.threads);  // tile readers
+  bo.threads = thread_count(options.threads);  // CPU: the matrices; CUDA: the tile readers
   bo.gpu_memory_bytes = options.gpu_memory_bytes;
-  const IndexBuildStats stats = build_index(input, writer, bo, budget, progress);
-  writer.finish();
+  std::uint64_t fingerprint = 0;
+  const IndexBuildStats stats =
+      write_index_file(options.output, input, options.distance, bo, budget, progress, &result.bytes, &fingerprint);
   result.tiles = stats.tiles;
   result.present_tiles = stats.present_tiles;
   result.batch_tiles = stats.batch_tiles;
-  result.bytes = writer.bytes_written();
   result.bytes_per_cell = static_cast<double>(result.bytes) / static_cast<double>(grid.width * grid.height);
   result.seconds_read = stats.read_seconds;
   result.seconds_matrices = stats.matrix_seconds;
   result.seconds_write = stats.write_seconds;
   result.kernel_ms = stats.kernel_ms;
   result.matrices_per_second = stats.matrix_seconds > 0 ? static_cast<double>(stats.present_tiles) / stats.matrix_seconds : 0;
-  result.fingerprint = writer.fingerprint();
+  result.fingerprint = fingerprint;
   result.seconds_total = start.seconds();
   result.peak_rss_bytes = peak_rss_bytes();
   result.memory_peak_reserved = budget.peak_reserved();
@@ -197,11 +213,15 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   if (options.max_cost >= 0 && !std::isfinite(options.max_cost)) throw UsageError("invalid --max-cost: expected a finite number");
   // --device: the G' exchange's min-plus products with --index (auto: the GPU when there is one);
   // without --index the in-tile solves run on the CPU.
-  // A transient index: `terrazo index` into the run directory, then this query over it. The default
-  // with --device cuda, whose without-index exchange would be the CPU's in-tile solves.
-  if (options.index.empty() && (options.transient_index || options.device == "cuda")) {
-    if (options.distance == DistanceMode::Geodesic)
-      throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
+  // A transient index, the default with --device cuda (whose without-index exchange would be the
+  // CPU's in-tile solves): with --device cuda the matrices built on the GPU straight into the query's
+  // memory (od_matrix_by_gpu_index, below; an index file in the run directory when they do not fit
+  // there); else `terrazo index` into the run directory, then this query over it.
+  const bool transient = options.index.empty() && (options.transient_index || options.device == "cuda");
+  if (transient && options.distance == DistanceMode::Geodesic)
+    throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
+  const bool gpu_index = transient && options.device == "cuda";
+  if (transient && !gpu_index) {
     Stopwatch build;
     RunDirectory run(options.tmpdir);
     IndexOptions io;
@@ -240,6 +260,11 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   RunDirectory run(options.tmpdir);
   std::unique_ptr<IndexFile> index;
   std::uint32_t tile = options.tile;
+  if (gpu_index) {
+    tile = tile ? tile : kDefaultIndexTile;
+    if (tile < 16 || tile > 1024 || (tile & (tile - 1)) != 0)
+      throw UsageError("invalid --tile " + std::to_string(tile) + " for an index: expected a power of two from 16 to 1024");
+  }
   if (!options.index.empty()) {
     if (!IndexFile::looks_like_index(options.index))
       throw UsageError("--index '" + options.index + "' is not a terrazo index (.tzi); make one with `terrazo index`");
@@ -313,7 +338,30 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   else if (options.exchange != "auto")
     throw UsageError("--exchange must be auto, queue or rounds, not '" + options.exchange + "'");
   OdQueryStats stats;
-  if (index) {
+  if (gpu_index && gpu_index_fits(input, qo)) {
+    result.method = "index on the GPU";
+    result.costs = od_matrix_by_gpu_index(input, sites, qo, budget, progress, &stats);
+    result.seconds_index = stats.seconds_index;
+    result.index_kernel_ms = stats.index_kernel_ms;
+  } else if (gpu_index) {  // the matrices do not fit on the GPU: an index file, queried in GPU slots
+    Stopwatch build;
+    IndexBuildOptions bo;
+    bo.params = weights.params;
+    bo.connectivity = options.connectivity;
+    bo.leaf = kDefaultIndexLeaf;
+    bo.device = Device::Cuda;
+    bo.threads = qo.threads;
+    bo.gpu_memory_bytes = options.gpu_memory_bytes;
+    const std::string path = run.file("transient.tzi");
+    std::uint64_t bytes = 0, fingerprint = 0;
+    write_index_file(path, input, options.distance, bo, budget, progress, &bytes, &fingerprint);
+    index = IndexFile::open(path, budget);
+    result.seconds_index = build.seconds();
+    result.method = "transient index";
+    result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
+    index.reset();
+    ::unlink(path.c_str());
+  } else if (index) {
     result.method = "index";
     result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
   } else {
@@ -329,7 +377,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   result.kernel_ms_select = stats.kernel_ms_select;
   result.kernel_ms_solve = stats.kernel_ms_solve;
   result.kernel_ms_push = stats.kernel_ms_push;
-  result.due_runs = stats.due_runs;
+  result.due_sources = stats.due_sources;
   result.site_parts = stats.site_parts;
   for (PathLength d : result.costs) result.pairs_reached += d != kUnreached;
   result.batch_sources = stats.batch_sources;

@@ -98,7 +98,7 @@ struct OdMatrixResult {
   std::uint64_t rounds = 0, gpu_uploads = 0, site_parts = 0, max_active = 0;
   double kernel_ms = 0;
   double kernel_ms_select = 0, kernel_ms_solve = 0, kernel_ms_push = 0;  // the GPU rounds' stages
-  std::uint64_t due_runs = 0;  // the GPU rounds' (tile, run of 8 sources) solves
+  std::uint64_t due_sources = 0;  // the GPU rounds' (tile, source) pairs with a due label, all solves
   WeightParams params;
   std::vector<std::uint64_t> site_cells;  // a point's cell; a region's first cell (row-major)
   std::vector<std::uint64_t> site_ids;    // --sites-raster: the regions' ids; empty: 1..K
@@ -107,6 +107,7 @@ struct OdMatrixResult {
   std::uint64_t batch_sources = 0, tile_solves = 0, matrix_loads = 0, cache_tiles = 0, exchange_solves = 0, site_tiles = 0;
   double seconds_import = 0, seconds_sites = 0, seconds_queries = 0, seconds_total = 0;
   double seconds_index = 0;  // the transient index's build (0 without one)
+  double index_kernel_ms = 0;  // the index built on the GPU (method "index on the GPU"): its kernel time
   std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;
 };
 

@@ -52,10 +52,12 @@ const char kUsage[] =
     "  --geojson FILE        also write one straight LineString per pair of sites i < j with a cost\n"
     "                        (cell centres, INPUT's CRS; properties from_id, to_id, cost); traced\n"
     "                        least-cost lines: `terrazo network`\n"
-    "  --transient-index     build an index of INPUT in --tmpdir first (as `terrazo index` with these\n"
-    "                        --weight, --scale, --connectivity, --distance, --tile: 64 by default,\n"
-    "                        --device), query it, delete it; the default with --device cuda and no\n"
-    "                        --index. Pays for itself from about 10 sites on a GPU\n"
+    "  --transient-index     build an index of INPUT first (as `terrazo index` with these --weight,\n"
+    "                        --scale, --connectivity, --distance, --tile: 64 by default), query it,\n"
+    "                        drop it; the default with --device cuda and no --index, where the\n"
+    "                        matrices are built on the GPU straight into the query's GPU memory (no\n"
+    "                        file; one in --tmpdir when --gpu-memory cannot hold them all); on the\n"
+    "                        CPU a file in --tmpdir. Pays for itself from about 10 sites on a GPU\n"
     "  --device auto|cpu|cuda  with an index: the min-plus products on the GPU (auto: when there is\n"
     "                        one) or the CPU; cuda without --index: a transient index built on the GPU;\n"
     "                        the same numbers every way\n"
@@ -74,10 +76,11 @@ const char kUsage[] =
     "  --json                print a JSON summary as the last line of stdout\n"
     "  -q, --quiet           no progress on stderr\n"
     "\n"
-    "JSON keys: width, height, tile, method (index|exchange|transient index), device, exchange (queue, rounds-cpu or\n"
-    "rounds-gpu), weight, connectivity, scale, sites, pairs_reached, batch_sources, tile_solves, rounds,\n"
+    "JSON keys: width, height, tile, method (index|exchange|transient index|index on the GPU), device,\n"
+    "exchange (queue, rounds-cpu or rounds-gpu), weight, connectivity, scale, sites, pairs_reached, batch_sources, tile_solves, rounds,\n"
     "max_active, matrix_loads, gpu_uploads, kernel_ms (kernel_ms_select, _solve, _push: the GPU rounds'\n"
-    "stages), due_runs (their solves of 8 sources), cache_tiles,\n"
+    "stages), due_sources (the (tile, source) pairs their solves multiplied), index_kernel_ms (the\n"
+    "index built on the GPU), cache_tiles,\n"
     "exchange_solves, phases {index (the transient index), import, sites, queries}, seconds, peak_rss_bytes.\n"
     "\n"
     "Examples:\n"
@@ -282,7 +285,8 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("kernel_ms_select", r.kernel_ms_select)
       .add("kernel_ms_solve", r.kernel_ms_solve)
       .add("kernel_ms_push", r.kernel_ms_push)
-      .add("due_runs", r.due_runs)
+      .add("due_sources", r.due_sources)
+      .add("index_kernel_ms", r.index_kernel_ms)
       .add("site_parts", r.site_parts)
       .add("matrix_loads", r.matrix_loads)
       .add("cache_tiles", r.cache_tiles)

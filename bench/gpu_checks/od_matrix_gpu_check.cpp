@@ -153,11 +153,18 @@ int main(int argc, char** argv) {
       if (y != gap) values[y * w + wall] = kNaN;
     for (std::uint64_t x = w - 8; x < w - 1; ++x) values[(h - 8) * w + x] = values[(h - 2) * w + x] = kNaN;
     for (std::uint64_t y = h - 8; y < h - 1; ++y) values[y * w + w - 8] = values[y * w + w - 2] = kNaN;
+    if (round % 2 == 0 && h >= 2 * t) {
+      // Tile (0, 0) all nodata (absent from the input: no slot), and tile (0, 1) with a nodata ring
+      // around valid cells (in the input, not in an index: a slot that must never be active).
+      for (std::uint64_t y = 0; y < 2 * t; ++y)
+        for (std::uint64_t x = 0; x < t; ++x)
+          if (y < t || x == 0 || x == t - 1 || y == t || y == 2 * t - 1) values[y * w + x] = kNaN;
+    }
     WeightParams params;
     params.model = static_cast<WeightModel>(rng() % 3);
     params.scale = 1000;
     const Connectivity c = round % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
-    MemoryTileInput input(values, w, h, t, MemoryTileInput<>::Absent::Never);
+    MemoryTileInput input(values, w, h, t, round % 2 ? MemoryTileInput<>::Absent::Never : MemoryTileInput<>::Absent::WhenNoValidCell);
     auto valid = [&]() {
       for (;;) {
         const std::uint64_t cell = rng() % (w * h);
@@ -216,9 +223,18 @@ int main(int argc, char** argv) {
       OdQueryStats rs;
       qo.max_batch = round % 3 == 0 ? 2 : 0;
       qo.round_window = round % 2 ? 0.7 : 0.0;
-      check(query(input, index.get(), sites, qo, Device::Cuda, 0, 1ull << 30, &rs, nullptr, OdExchange::Auto) == cpu &&
-                rs.exchange == "rounds-gpu",
+      const bool resident_same = query(input, index.get(), sites, qo, Device::Cuda, 0, 1ull << 30, &rs, nullptr, OdExchange::Auto) == cpu;
+      check(resident_same && rs.exchange == "rounds-gpu",
             what + ": index, resident rounds on the GPU (" + rs.exchange + ", batch " + std::to_string(rs.batch_sources) + ") = CPU");
+      // No index file: the matrices built on the GPU straight into the rounds' memory.
+      OdQueryStats gs;
+      qo.device = Device::Cuda;
+      MemoryBudget gpu_budget(1ull << 30);
+      const bool gpu_index_same = od_matrix_by_gpu_index(input, sites, qo, gpu_budget, Progress::silent(), &gs) == cpu;
+      check(gpu_index_same && gs.exchange == "rounds-gpu",
+            what + ": index built on the GPU into the rounds' memory (batch " + std::to_string(gs.batch_sources) + ", window " +
+                std::to_string(qo.round_window) + ") = CPU");
+      check(gpu_budget.reserved() == 0, what + ": index built on the GPU: every reservation returned");
       qo.max_batch = 0;
       qo.round_window = OdQueryOptions{}.round_window;
     }

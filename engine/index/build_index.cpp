@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "core/error.h"
@@ -43,8 +44,23 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
   MemoryBudget::Reservation reservation = budget.reserve(batch * per_tile + workspace, "index build batch");
   stats.memory_bytes = batch * per_tile + workspace;
   stats.batch_tiles = batch;
-  std::vector<double> values(batch * cells), ring(batch * b);
-  std::vector<PathLength> matrices(batch * b2);
+  // The batch's values and matrices: page-locked buffers of the GPU build (copied at the bus's speed,
+  // not staged by the driver on one thread), else vectors.
+  std::unique_ptr<TileBoundaryCuda> gpu_build;  // the device buffers, kept for every batch
+  std::vector<double> values_vector, ring(batch * b);
+  std::vector<PathLength> matrices_vector;
+  double* values = nullptr;
+  PathLength* matrices = nullptr;
+  if (cuda) {
+    gpu_build = std::make_unique<TileBoundaryCuda>(t, options.leaf, batch, true);
+    values = gpu_build->host_values();
+    matrices = gpu_build->host_matrices();
+  } else {
+    values_vector.resize(batch * cells);
+    matrices_vector.resize(batch * b2);
+    values = values_vector.data();
+    matrices = matrices_vector.data();
+  }
   std::vector<std::uint64_t> ids;
   std::vector<char> present;
   std::vector<IndexRecord> records(batch);
@@ -62,7 +78,7 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
     Stopwatch watch;
     auto read_one = [&](std::uint64_t i) {
       const auto tx = static_cast<std::uint32_t>(ids[i] % grid.tiles_x()), ty = static_cast<std::uint32_t>(ids[i] / grid.tiles_x());
-      double* v = values.data() + i * cells;
+      double* v = values + i * cells;
       if (input.tile_present(tx, ty)) input.read_tile(tx, ty, v);
       else std::fill(v, v + cells, std::nan(""));
       for (std::uint32_t p = 0; p < b; ++p) {
@@ -76,16 +92,16 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
     stats.read_seconds += watch.seconds();
     watch.restart();
     if (cuda) {
-      stats.kernel_ms += tile_boundary_matrix_cuda(values.data(), count, t, options.leaf, options.params,
-                                                   options.connectivity, matrices.data(), &overflow);
+      stats.kernel_ms += gpu_build->build(values, count, options.params, options.connectivity, matrices, false,
+                                          &overflow);
     } else {
       std::vector<char> overflows(count, 0);
       pool.run(count, [&](std::uint64_t i) {
         thread_local std::vector<PathLength> work;
         if (!present[i]) return;
         bool o = false;
-        tile_boundary_matrix_cpu(values.data() + i * cells, t, options.leaf, options.params, options.connectivity, work,
-                                 matrices.data() + i * b2, &o);
+        tile_boundary_matrix_cpu(values + i * cells, t, options.leaf, options.params, options.connectivity, work,
+                                 matrices + i * b2, &o);
         overflows[i] = o;
       });
       for (char o : overflows) overflow = overflow || o;
@@ -95,8 +111,8 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
     watch.restart();
     // Records and checksums on the threads, then appended in tile order by this one.
     pool.run(count, [&](std::uint64_t i) {
-      values_crcs[i] = index_values_crc(values.data() + i * cells, cells);
-      if (present[i]) encode_index_record(t, ring.data() + i * b, matrices.data() + i * b2, &records[i]);
+      values_crcs[i] = index_values_crc(values + i * cells, cells);
+      if (present[i]) encode_index_record(t, ring.data() + i * b, matrices + i * b2, &records[i]);
     });
     for (std::uint64_t i = 0; i < count; ++i) {
       if (present[i]) {

@@ -19,7 +19,9 @@
 #include <memory>
 #include <vector>
 
+#include "core/progress.h"
 #include "engine/index/gprime_exchange.h"
+#include "engine/tile_input.h"
 #include "kernels/common/batch_solver.h"
 #include "kernels/index/gprime_rounds.h"
 
@@ -38,6 +40,15 @@ struct GPrimeLoadPlan {
 };
 GPrimeLoadPlan gprime_rounds_load_plan(std::uint32_t t, unsigned threads);
 
+// The index built on the GPU straight into the rounds' memory (the second constructor): its phases.
+struct GPrimeBuildStats {
+  std::uint64_t tiles = 0;  // matrices built
+  double read_seconds = 0, matrix_seconds = 0, kernel_ms = 0;
+};
+// Tiles per launch of that build (tile_boundary_matrix_cuda_to_device): up to 1024, within an eighth
+// of the GPU's memory.
+std::uint64_t gprime_build_batch_tiles(std::uint32_t t, std::uint32_t leaf);
+
 class GPrimeRounds {
  public:
   // device Cuda: GPrimeRoundsCuda for batches of up to kb_max sources, every present tile's matrix
@@ -47,19 +58,29 @@ class GPrimeRounds {
   // window x the largest finite entry of the first present tile's matrix, kernels/index/gprime_rounds.h).
   GPrimeRounds(const IndexFile& index, IndexTileCache& cache, const GPrimeExchangeOptions& options, Device device,
                std::uint64_t kb_max, unsigned threads, double window = 0);
+  // CUDA only, no index file: every tile of `input` (a slot per tile the input holds) gets its matrix
+  // built on the GPU by the index build's kernels (tile_boundary_matrix_cuda_to_device, leaf `leaf`),
+  // written straight into the rounds' device memory: the same matrices as an index of the same
+  // weights gives, none written to a file or read back. The tiles are read on `threads` threads.
+  // Progress phase "od-matrix: index on the GPU" (done = tiles).
+  GPrimeRounds(const TileInput& input, const GPrimeExchangeOptions& options, std::uint32_t leaf, std::uint64_t kb_max,
+               unsigned threads, double window, Progress& progress, GPrimeBuildStats* build);
   GPrimeLabels run(std::uint64_t kb, const std::vector<GPrimeSeed>& seeds, const std::vector<std::uint64_t>& wanted,
                    GPrimeStats* stats);
   double kernel_ms() const { return gpu_ ? gpu_->kernel_ms() : 0.0; }
   double select_ms() const { return gpu_ ? gpu_->select_ms() : 0.0; }
   double solve_ms() const { return gpu_ ? gpu_->solve_ms() : 0.0; }
   double push_ms() const { return gpu_ ? gpu_->push_ms() : 0.0; }
-  std::uint64_t due_runs() const { return gpu_ ? gpu_->due_runs() : 0; }
+  std::uint64_t due_sources() const { return gpu_ ? gpu_->due_sources() : 0; }
   std::uint64_t uploads() const { return uploads_; }
   std::uint64_t max_active() const { return max_active_; }
 
  private:
-  const IndexFile& index_;
-  IndexTileCache& cache_;
+  void link_neighbours(const TileGrid& grid);
+  // The in-edges from the rings' values; on the GPU uploaded, on the CPU the label arrays sized.
+  void link_rings(const TileGrid& grid, const std::vector<double>& rings, std::uint64_t kb_max);
+
+  IndexTileCache* cache_ = nullptr;  // CPU rounds: the matrices
   GPrimeExchangeOptions options_;
   unsigned threads_ = 1;
   std::uint32_t b_ = 0;

@@ -15,6 +15,7 @@
 #include "engine/index/gprime_rounds.h"
 #include "engine/index/gprime_tiles.h"
 #include "kernels/index/boundary_ring.h"
+#include "kernels/index/tile_boundary_matrix.h"
 #include "kernels/sssp/block_sssp.h"
 
 namespace terrazo {
@@ -41,13 +42,25 @@ std::vector<SitePart> site_parts(const TileGrid& grid, const std::vector<OdSite>
   return out;
 }
 
-std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile* index, const std::vector<OdSite>& sites,
-                                         const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
-                                         OdQueryStats& st) {
+std::uint64_t input_present_tiles(const TileInput& input) {
+  const TileGrid& grid = input.grid();
+  std::uint64_t present = 0;
+  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) present += input.tile_present(tx, ty);
+  return present;
+}
+
+// build_on_gpu: no index file; the matrices built on the GPU into the rounds' memory (GPrimeRounds'
+// second constructor), the exchange in rounds there.
+std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile* index, bool build_on_gpu,
+                                         const std::vector<OdSite>& sites, const OdQueryOptions& options,
+                                         MemoryBudget& budget, Progress& progress, OdQueryStats& st) {
   const TileGrid& grid = input.grid();
   const std::uint32_t t = grid.tile;
   if (index) check_index_fits(*index, grid, options.params, options.connectivity);
-  if (!index && options.exchange == OdExchange::Rounds)
+  if (build_on_gpu && (index || options.device != Device::Cuda))
+    throw Error("od-matrix: the index built on the GPU takes no index file and needs --device cuda");
+  if (!index && !build_on_gpu && options.exchange == OdExchange::Rounds)
     throw UsageError("--exchange rounds needs --index (without it a tile's re-solve is a cell-level solve: the queue)");
   const std::uint64_t k = sites.size();
   const std::uint32_t b = ring_size(t);
@@ -131,15 +144,20 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   // tile); rounds on the CPU: 3 x 8 bytes per ring cell of every present tile; rounds on the GPU: the
   // labels on the GPU (the batch also bounded by --gpu-memory), on the host the seeds' and the site
   // tiles' labels. From half of what is left.
-  const bool cuda = index && options.device == Device::Cuda;
-  const std::uint64_t present = index ? index->present_tiles() : 0;
-  bool rounds = index && present > 0 && (options.exchange == OdExchange::Rounds || (options.exchange == OdExchange::Auto && cuda));
+  const bool cuda = (index || build_on_gpu) && options.device == Device::Cuda;
+  const std::uint64_t present = index ? index->present_tiles() : build_on_gpu ? input_present_tiles(input) : 0;
+  bool rounds = (index || build_on_gpu) && present > 0 &&
+                (build_on_gpu || options.exchange == OdExchange::Rounds || (options.exchange == OdExchange::Auto && cuda));
   std::uint64_t gpu_bytes = 0, gpu_batch = 0;
   if (rounds && cuda) {
     gpu_bytes = options.gpu_memory_bytes ? options.gpu_memory_bytes : MinPlusCuda::free_device_bytes() / 10 * 6;
     const std::uint64_t one = GPrimeRoundsCuda::device_bytes(b, present, 1);
     const std::uint64_t per = GPrimeRoundsCuda::device_bytes(b, present, 2) - one;
     if (one > gpu_bytes) {
+      if (build_on_gpu)
+        throw BudgetError("GPU memory too small for od-matrix's index on the GPU: the matrices and one source's labels need " +
+                          MemoryBudget::format_size(one) + ", --gpu-memory gives " + MemoryBudget::format_size(gpu_bytes) +
+                          "; raise --gpu-memory or give an --index file");
       if (options.exchange == OdExchange::Rounds)
         throw BudgetError("GPU memory too small for od-matrix --exchange rounds: the matrices and one source's labels need " +
                           MemoryBudget::format_size(one) + ", --gpu-memory gives " + MemoryBudget::format_size(gpu_bytes) +
@@ -154,10 +172,13 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   if (rounds)
     rounds_reservation =
         budget.reserve(gprime_rounds_host_bytes(t, present, tiles, 0) +
-                           (cuda ? gprime_rounds_load_plan(t, std::max(1u, options.threads)).host_bytes : 0),
-                       "od-matrix G' in-edges and the index load's staging");
+                           (build_on_gpu ? gprime_build_batch_tiles(t, kDefaultIndexLeaf) * cells * 8
+                            : cuda   ? gprime_rounds_load_plan(t, std::max(1u, options.threads)).host_bytes
+                                     : 0),
+                       build_on_gpu ? "od-matrix G' in-edges and the GPU index build's tile values"
+                                : "od-matrix G' in-edges and the index load's staging");
   std::uint64_t round_tiles = cuda ? (options.round_tiles ? options.round_tiles : 512) : index ? std::max(1u, options.threads) : 1;
-  round_tiles = std::min<std::uint64_t>(round_tiles, std::max<std::uint64_t>(1, index ? index->present_tiles() : tiles));
+  round_tiles = std::min<std::uint64_t>(round_tiles, std::max<std::uint64_t>(1, index || build_on_gpu ? present : tiles));
   std::uint64_t site_tiles = 0;
   for (std::uint64_t a = 0; a < parts.size(); ++a) site_tiles += a == 0 || parts[a].tile != parts[a - 1].tile;
   const std::uint64_t per_source = !rounds ? tiles * b * 16 + 64 * tiles + round_tiles * b * 24
@@ -188,7 +209,16 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   const std::uint64_t keep = (1ull << 20) + budget.cache_margin();  // core/memory_budget.h
   std::uint64_t cache_bytes = options.cache_bytes;
   if (cache_bytes == 0) cache_bytes = budget.available() > keep ? budget.available() - keep : 0;
-  if (index) {
+  if (build_on_gpu && rounds) {
+    GPrimeBuildStats build;
+    Stopwatch build_watch;
+    resident = std::make_unique<GPrimeRounds>(input, xo, kDefaultIndexLeaf, batch, std::max(1u, options.threads),
+                                              options.round_window, progress, &build);
+    st.seconds_index = build_watch.seconds();
+    st.index_kernel_ms = build.kernel_ms;
+  } else if (build_on_gpu) {
+    // no tile the input holds: no label leaves a site's tile (the in-tile terms are the matrix)
+  } else if (index) {
     const std::uint64_t entry_bytes = static_cast<std::uint64_t>(b) * b * 8 + b * 8 + 64;
     cache_bytes = std::min(cache_bytes, tiles * entry_bytes + 2 * entry_bytes);
     if (cache_bytes < 2 * entry_bytes) cache_bytes = 2 * entry_bytes;
@@ -245,7 +275,9 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
                                                          site_ring.begin() + static_cast<std::ptrdiff_t>((a + 1) * b))});
     }
     GPrimeStats gs;
-    const GPrimeLabels labels = resident ? resident->run(kb, seeds, wanted, &gs) : gprime_exchange(*gtiles, grid, kb, seeds, xo, &gs);
+    const GPrimeLabels labels = resident ? resident->run(kb, seeds, wanted, &gs)
+                                : gtiles ? gprime_exchange(*gtiles, grid, kb, seeds, xo, &gs)
+                                         : GPrimeLabels{};  // (no tile to exchange through)
     st.tile_solves += gs.tile_solves;
     st.rounds += gs.rounds;
     // Targets: min over the ring cells r of each tile U of j of label(r) + d_U(r, j).
@@ -278,14 +310,14 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
     st.kernel_ms_select = resident->select_ms();
     st.kernel_ms_solve = resident->solve_ms();
     st.kernel_ms_push = resident->push_ms();
-    st.due_runs = resident->due_runs();
+    st.due_sources = resident->due_sources();
     st.max_active = resident->max_active();
   }
   if (block) {
     st.exchange_solves = block->solves();
     st.matrix_loads = block->loads();
   }
-  st.seconds_queries = watch.seconds();
+  st.seconds_queries = watch.seconds() - st.seconds_index;  // (the index built on the GPU is its own phase)
   for (PathLength& d : result)
     if (d > options.max_cost) d = kUnreached;
   return result;
@@ -297,14 +329,32 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
                                            const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
                                            OdQueryStats* stats) {
   OdQueryStats local;
-  return od_matrix_gprime(input, &index, sites, options, budget, progress, stats ? *stats : local);
+  return od_matrix_gprime(input, &index, false, sites, options, budget, progress, stats ? *stats : local);
 }
 
 std::vector<PathLength> od_matrix_by_exchange(const TileInput& input, const std::vector<OdSite>& sites,
                                               const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
                                               OdQueryStats* stats) {
   OdQueryStats local;
-  return od_matrix_gprime(input, nullptr, sites, options, budget, progress, stats ? *stats : local);
+  return od_matrix_gprime(input, nullptr, false, sites, options, budget, progress, stats ? *stats : local);
+}
+
+std::vector<PathLength> od_matrix_by_gpu_index(const TileInput& input, const std::vector<OdSite>& sites,
+                                               const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
+                                               OdQueryStats* stats) {
+  OdQueryStats local;
+  return od_matrix_gprime(input, nullptr, true, sites, options, budget, progress, stats ? *stats : local);
+}
+
+bool gpu_index_fits(const TileInput& input, const OdQueryOptions& options) {
+  const std::uint64_t present = input_present_tiles(input);
+  if (present == 0) return true;
+  const std::uint32_t t = input.grid().tile;
+  const std::uint64_t gpu_bytes = options.gpu_memory_bytes ? options.gpu_memory_bytes : MinPlusCuda::free_device_bytes() / 10 * 6;
+  // The rounds' arrays for one source, and beside them the build's launches (an eighth of the memory at most).
+  return GPrimeRoundsCuda::device_bytes(ring_size(t), present, 1) +
+             gprime_build_batch_tiles(t, kDefaultIndexLeaf) * tile_boundary_cuda_bytes(t, kDefaultIndexLeaf, 1) <=
+         gpu_bytes;
 }
 
 }  // namespace terrazo

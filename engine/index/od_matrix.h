@@ -76,10 +76,11 @@ struct OdQueryStats {
   std::uint64_t site_parts = 0;      // (site, tile) pairs: in-tile solves of the sites
   double kernel_ms = 0;              // CUDA: kernel time
   double kernel_ms_select = 0, kernel_ms_solve = 0, kernel_ms_push = 0;  // GPU rounds: kernel_ms by stage
-  std::uint64_t due_runs = 0;        // GPU rounds: (tile, run of 8 sources) solves
+  std::uint64_t due_sources = 0;     // GPU rounds: (tile, source) pairs with a due label, all solves
   std::string exchange;              // "queue", "rounds-cpu" or "rounds-gpu" (the dispatch's choice)
   std::uint64_t max_active = 0;      // rounds: the most tiles active in one round
   double seconds_sites = 0, seconds_queries = 0;
+  double seconds_index = 0, index_kernel_ms = 0;  // od_matrix_by_gpu_index: the matrices built on the GPU
 };
 
 // Throws UsageError naming the site when a point site is on a nodata cell (a region's nodata cells
@@ -93,5 +94,16 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
 std::vector<PathLength> od_matrix_by_exchange(const TileInput& input, const std::vector<OdSite>& sites,
                                               const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
                                               OdQueryStats* stats);
+
+// od_matrix_by_gpu_index: the index's matrices built on the GPU straight into the rounds' device
+// memory (no .tzi written, nothing read back: GPrimeRounds' second constructor), then the exchange in
+// rounds there; the same matrix as od_matrix_by_index with an index of the same weights (leaf
+// kDefaultIndexLeaf). options.device must be Cuda. gpu_index_fits: whether the GPU memory
+// (options.gpu_memory_bytes, or 60% of the free memory) holds every matrix, one source's labels and
+// the build's launches (else the caller builds an index file).
+std::vector<PathLength> od_matrix_by_gpu_index(const TileInput& input, const std::vector<OdSite>& sites,
+                                               const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
+                                               OdQueryStats* stats);
+bool gpu_index_fits(const TileInput& input, const OdQueryOptions& options);
 
 }  // namespace terrazo

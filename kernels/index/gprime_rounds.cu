@@ -1,15 +1,15 @@
 // kernels/index/gprime_rounds.cu: the CUDA twin of gprime_rounds.h. Per round three launches on one
-// stream: the solves of the active tiles (a thread block per (tile, run of kSolveRun sources): thread
-// j keeps the run's acc[j] in registers and walks the matrix rows that carry a pending label, the
-// run's pending entries of a chunk of rows in shared memory, so each matrix entry read serves the run;
-// consecutive blocks are the same tile's runs, so its matrix is read from L2; a run with nothing due
-// only clears its `out` and reports its least pending label), the push into every
-// tile next to an active one (a thread block per (tile, run of kPushRun sources), thread q reads its
-// in-edges once, improvements lower the tile's key by atomicMin), then the next round's threshold
-// (the least key) and its active tiles, compacted into a list (their order does not matter: a tile's
-// solve reads and writes only its own labels). The host reads back the active count. The push runs
-// over the tiles next to an active one only (marked from the active list, then compacted: a push
-// reads the `out` of active neighbours alone, so no other tile can change), not over all tiles.
+// stream: the solves of the active tiles (a thread block per tile: its sources with a due label, found
+// from their least pending labels, are multiplied in groups of kSolveGroup, thread j keeping the
+// group's acc[j] in registers and walking the matrix rows that carry a due label of the group, so
+// each matrix entry read serves the whole group; a source with nothing due costs its key alone), the
+// push into every tile next to an active one (a thread block per (tile, run of kPushRun sources),
+// thread q reads its in-edges once and pulls only the sources whose `out` changed; improvements
+// lower the source's and the tile's keys by atomicMin), then the next round's threshold (the least
+// key) and its active tiles, compacted into a list (their order does not matter: a tile's solve reads
+// and writes only its own labels). The host reads back the active count. The push runs over the
+// tiles next to an active one only (marked from the active list, then compacted: a push reads the
+// `out` of active neighbours alone, so no other tile can change), not over all tiles.
 // Contract: gprime_rounds.h.
 #include <algorithm>
 #include <memory>
@@ -22,108 +22,198 @@
 namespace terrazo {
 namespace {
 
-constexpr unsigned kSolveThreads = 256, kSolveRun = 8, kSolveChunk = 128;
+constexpr unsigned kSolveThreads = 256, kSolveGroup = 8, kSolveChunk = 128;
 constexpr unsigned kPushThreads = 256, kPushRun = 16;
+// The fast path's "no path" (a pending label not due, an entry with no path): sums of two of them, or
+// of one with a real sum, stay >= kFastNone and below 2^63 (no overflow); real sums stay below it
+// while every due label is below kFastLimit (entries are below 2^56: boundary_ring.h).
+constexpr PathLength kFastNone = PathLength{1} << 62, kFastLimit = kFastNone - (PathLength{1} << 56);
 
+// The group's min-plus pass over one chunk of rows for the columns of this thread: acc[g] = min over
+// rows i with a due label of xs[g][i] + m[i][j]. Fast: plain 64-bit adds and minima against
+// kFastNone (xs holds kFastNone where not due, an entry with no path skips the row); else
+// min_plus_add with kUnreached absorbing (xs holds kUnreached where not due), as the CPU twin.
+template <bool Fast>
+__device__ __forceinline__ void gprime_solve_rows(const PathLength* __restrict__ m, std::uint32_t b, std::uint32_t i0,
+                                                  std::uint32_t rows, std::uint32_t j,
+                                                  const PathLength (*xs)[kSolveChunk], const std::uint8_t* row_due,
+                                                  PathLength (&acc)[kSolveGroup]) {
+  for (std::uint32_t i = 0; i < rows; ++i) {
+    if (!row_due[i]) continue;  // the same for every thread of the block
+    const PathLength mij = m[static_cast<std::uint64_t>(i0 + i) * b + j];
+    if (Fast) {
+      if (mij == kUnreached) continue;
+#pragma unroll
+      for (unsigned g = 0; g < kSolveGroup; ++g) {
+        const PathLength via = xs[g][i] + mij;
+        acc[g] = via < acc[g] ? via : acc[g];
+      }
+    } else {
+#pragma unroll
+      for (unsigned g = 0; g < kSolveGroup; ++g) {
+        const PathLength via = min_plus_add(xs[g][i], mij);
+        acc[g] = via < acc[g] ? via : acc[g];
+      }
+    }
+  }
+}
+
+// The solve of one active tile (a thread block per tile of the round's list). Its due sources (a
+// source's least pending label, d_src_key, within the threshold) are taken in groups of
+// kSolveGroup: one pass over the matrix rows that carry a due label of the group, thread j keeping
+// the group's acc[j] in registers and the group's due labels of a chunk of rows in shared memory.
+// Sources with nothing due cost nothing but their key: their labels and pending entries do not change
+// (the CPU twin's shortcut), and their changed flag says that their `out` holds nothing, so the push
+// does not read it. (Before, a block per (tile, run of 8 consecutive sources) multiplied every row
+// that any of the 8 had due for all 8: on the od-matrix terrain about 4.5 times the due pairs.)
 static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uint32_t b, std::uint32_t kb,
                                     PathLength max_cost, const PathLength* __restrict__ d_threshold,
                                     PathLength* __restrict__ d_key, const std::uint64_t* __restrict__ d_list,
                                     PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
-                                    PathLength* __restrict__ d_out, PathLength* __restrict__ d_run_key,
-                                    std::uint8_t* __restrict__ d_run_changed, unsigned long long* __restrict__ d_due_runs) {
-  __shared__ PathLength xs[kSolveRun][kSolveChunk];
-  __shared__ PathLength warp_least[kSolveThreads / 32];
-  const std::uint32_t runs = (kb + kSolveRun - 1) / kSolveRun;
-  const std::uint64_t tile = d_list[blockIdx.x / runs];
-  const std::uint32_t v0 = (blockIdx.x % runs) * kSolveRun;
-  const std::uint32_t count = min(kSolveRun, kb - v0);
+                                    PathLength* __restrict__ d_out, PathLength* __restrict__ d_src_key,
+                                    std::uint8_t* __restrict__ d_src_changed, unsigned long long* __restrict__ d_due_sources) {
+  __shared__ PathLength xs[kSolveGroup][kSolveChunk];
+  __shared__ std::uint8_t row_due[kSolveChunk];
+  __shared__ std::uint32_t group[kSolveGroup];
+  __shared__ PathLength warp_least[kSolveThreads / 32][kSolveGroup];
+  __shared__ unsigned warp_changed[kSolveThreads / 32];
+  __shared__ PathLength tile_least;
+  __shared__ unsigned group_size;
+  const std::uint64_t tile = d_list[blockIdx.x];
   const PathLength* m = d_m + tile * b * b;
-  const std::uint64_t base = (tile * kb + v0) * b;
-  PathLength* x = d_pending + base;
-  PathLength* y = d_label + base;
-  PathLength* o = d_out + base;
   const PathLength threshold = *d_threshold;
-  // The run's least pending label is kept in d_run_key, so a run with nothing due (most runs of a
-  // round: the fronts of the other sources are elsewhere) costs no pass over its labels: its labels
-  // and pending entries do not change (the CPU twin's shortcut), it only gives the tile its key and
-  // marks its `out` as holding nothing, which the push then does not read.
-  PathLength* run_key = d_run_key + tile * runs + blockIdx.x % runs;
-  std::uint8_t* run_changed = d_run_changed + tile * runs + blockIdx.x % runs;
-  if (*run_key > threshold) {
-    if (threadIdx.x == 0) {
-      *run_changed = 0;
-      if (*run_key != kUnreached)
-        atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(*run_key));
-    }
-    return;
-  }
-  if (threadIdx.x == 0 && *run_key != kUnreached) atomicAdd(d_due_runs, 1ull);  // (statistics)
-  int changed = 0;
-  for (std::uint32_t j0 = 0; j0 < b; j0 += blockDim.x) {
-    const std::uint32_t j = j0 + threadIdx.x;
-    const bool active = j < b;
-    PathLength acc[kSolveRun];
-#pragma unroll
-    for (unsigned g = 0; g < kSolveRun; ++g) acc[g] = active && g < count ? y[static_cast<std::uint64_t>(g) * b + j] : kUnreached;
-    for (std::uint32_t i0 = 0; i0 < b; i0 += kSolveChunk) {
-      const std::uint32_t rows = min(static_cast<std::uint32_t>(kSolveChunk), b - i0);
-      __syncthreads();
-      int mine = 0;
-      for (unsigned e = threadIdx.x; e < kSolveRun * kSolveChunk; e += blockDim.x) {
-        const unsigned g = e / kSolveChunk, i = e % kSolveChunk;
-        PathLength value = g < count && i < rows ? x[static_cast<std::uint64_t>(g) * b + i0 + i] : kUnreached;
-        if (value > threshold) value = kUnreached;  // not due this round
-        xs[g][i] = value;
-        mine |= value != kUnreached;
+  PathLength* src_key = d_src_key + tile * kb;
+  std::uint8_t* src_changed = d_src_changed + tile * kb;
+  if (threadIdx.x == 0) tile_least = kUnreached;
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  std::uint32_t next = 0;  // the first source not yet looked at
+  unsigned long long due = 0;
+  for (;;) {
+    // The next group: the first kSolveGroup sources from `next` on with a due label (warp 0 scans
+    // 32 sources at a time; the others' keys go into the tile's key, their flags are cleared).
+    __syncthreads();
+    if (warp == 0) {
+      unsigned size = 0;
+      while (next < kb && size < kSolveGroup) {
+        const std::uint32_t v = next + lane;
+        const PathLength k = v < kb ? src_key[v] : kUnreached;
+        const bool is_due = k != kUnreached && k <= threshold;  // (no window: the threshold is kUnreached)
+        const unsigned ballot = __ballot_sync(0xFFFFFFFFu, is_due);
+        // Keep the first (kSolveGroup - size) due sources. When that fills the group, the scan
+        // resumes after the last one kept; else every source of these 32 is settled.
+        const unsigned room = kSolveGroup - size;
+        unsigned kept = ballot;
+        for (unsigned c = __popc(ballot); c > room; --c) kept &= ~(1u << (31 - __clz(kept)));
+        const bool full = static_cast<unsigned>(__popc(kept)) == room;
+        const unsigned last = full ? 31 - __clz(kept) : 31;
+        const bool settled = lane <= last && v < kb;
+        if (is_due && (kept >> lane & 1u)) group[size + __popc(kept & ((1u << lane) - 1u))] = v;
+        if (settled && !is_due) {
+          src_changed[v] = 0;
+          if (k != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(&tile_least), static_cast<unsigned long long>(k));
+        }
+        size += __popc(kept);
+        next += last + 1;
       }
-      if (!__syncthreads_or(mine)) continue;  // no pending label in these rows
-      if (active)
-        for (std::uint32_t i = 0; i < rows; ++i) {
-          bool row = false;
+      if (lane == 0) group_size = size;
+    }
+    __syncthreads();
+    const unsigned size = group_size;
+    if (size == 0) break;
+    due += size;
+    // The fast path when every due label (<= the threshold) is below kFastLimit: every round of a
+    // label window; plain Bellman-Ford rounds (no window, threshold kUnreached) take the other.
+    const bool fast = threshold < kFastLimit;
+    const PathLength none = fast ? kFastNone : kUnreached;
+    unsigned changed = 0;  // bit g: source g's out holds a change
+    for (std::uint32_t j0 = 0; j0 < b; j0 += blockDim.x) {
+      const std::uint32_t j = j0 + threadIdx.x;
+      PathLength acc[kSolveGroup];
 #pragma unroll
-          for (unsigned g = 0; g < kSolveRun; ++g) row = row || xs[g][i] != kUnreached;
-          if (!row) continue;  // the same for every thread of the block
-          const PathLength mij = m[static_cast<std::uint64_t>(i0 + i) * b + j];
-#pragma unroll
-          for (unsigned g = 0; g < kSolveRun; ++g) {
-            const PathLength via = min_plus_add(xs[g][i], mij);
-            acc[g] = via < acc[g] ? via : acc[g];
-          }
+      for (unsigned g = 0; g < kSolveGroup; ++g) acc[g] = none;
+      for (std::uint32_t i0 = 0; i0 < b; i0 += kSolveChunk) {
+        const std::uint32_t rows = min(static_cast<std::uint32_t>(kSolveChunk), b - i0);
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < kSolveChunk; i += blockDim.x) row_due[i] = 0;
+        __syncthreads();
+        int mine = 0;
+        for (unsigned e = threadIdx.x; e < kSolveGroup * kSolveChunk; e += blockDim.x) {
+          const unsigned g = e / kSolveChunk, i = e % kSolveChunk;
+          PathLength value = g < size && i < rows ? d_pending[(tile * kb + group[g]) * b + i0 + i] : kUnreached;
+          const bool is_due = value != kUnreached && value <= threshold;
+          xs[g][i] = is_due ? value : none;
+          if (is_due) row_due[i] = 1;
+          mine |= is_due;
+        }
+        if (!__syncthreads_or(mine)) continue;  // no due label in these rows
+        if (j < b) {
+          if (fast) gprime_solve_rows<true>(m, b, i0, rows, j, xs, row_due, acc);
+          else gprime_solve_rows<false>(m, b, i0, rows, j, xs, row_due, acc);
+        }
+      }
+      if (j < b)
+        for (unsigned g = 0; g < size; ++g) {
+          const std::uint64_t at = (tile * kb + group[g]) * b + j;
+          const PathLength via = fast && acc[g] >= kFastNone ? kUnreached : acc[g];
+          const PathLength y = d_label[at];
+          const PathLength best = via < y ? via : y;
+          const PathLength now = best > max_cost ? kUnreached : best;
+          const PathLength xj = d_pending[at];
+          const bool xj_due = xj != kUnreached && xj <= threshold;
+          const PathLength out = now < y || xj_due ? now : kUnreached;
+          d_out[at] = out;
+          if (out != kUnreached) changed |= 1u << g;
+          d_label[at] = now;
         }
     }
-    if (active)
-      for (unsigned g = 0; g < count; ++g) {
-        const std::uint64_t at = static_cast<std::uint64_t>(g) * b + j;
-        const PathLength now = acc[g] > max_cost ? kUnreached : acc[g];
-        const PathLength xj = x[at];
-        const PathLength out = now < y[at] || (xj != kUnreached && xj <= threshold) ? now : kUnreached;
-        o[at] = out;
-        changed |= out != kUnreached;
-        y[at] = now;
+    // (The pending entries change only now: with a ring wider than the block, a later slice of
+    // columns reads every row's pending entries again.)
+    __syncthreads();
+    // A pending entry that was due, or that the solve improved on (dominated), is cleared; what is
+    // left gives each source of the group its key.
+    PathLength least[kSolveGroup];
+#pragma unroll
+    for (unsigned g = 0; g < kSolveGroup; ++g) least[g] = kUnreached;
+    for (std::uint32_t j = threadIdx.x; j < b; j += blockDim.x)
+#pragma unroll
+      for (unsigned g = 0; g < kSolveGroup; ++g)
+        if (g < size) {
+          const std::uint64_t at = (tile * kb + group[g]) * b + j;
+          const PathLength x = d_pending[at];
+          if (x == kUnreached) continue;
+          if (x <= threshold || d_label[at] < x) d_pending[at] = kUnreached;
+          else least[g] = x < least[g] ? x : least[g];
+        }
+#pragma unroll
+    for (unsigned g = 0; g < kSolveGroup; ++g)
+      for (int offset = 16; offset > 0; offset >>= 1) {
+        const PathLength other = __shfl_down_sync(0xFFFFFFFFu, least[g], offset);
+        least[g] = other < least[g] ? other : least[g];
       }
+    changed = __reduce_or_sync(0xFFFFFFFFu, changed);
+    if (lane == 0) {
+#pragma unroll
+      for (unsigned g = 0; g < kSolveGroup; ++g) warp_least[warp][g] = least[g];
+      warp_changed[warp] = changed;
+    }
+    __syncthreads();
+    if (threadIdx.x < size) {
+      const unsigned g = threadIdx.x;
+      PathLength k = kUnreached;
+      unsigned any = 0;
+      for (unsigned w = 0; w < kSolveThreads / 32; ++w) {
+        k = warp_least[w][g] < k ? warp_least[w][g] : k;
+        any |= warp_changed[w] >> g & 1u;
+      }
+      src_key[group[g]] = k;
+      src_changed[group[g]] = any ? 1 : 0;
+      if (k != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(&tile_least), static_cast<unsigned long long>(k));
+    }
   }
-  changed = __syncthreads_or(changed);  // also: every thread has read the pending labels
-  // Pending entries that were due, or that the solve improved on (dominated), are cleared; the rest
-  // give the tile's key.
-  PathLength key = kUnreached;
-  for (std::uint64_t e = threadIdx.x; e < static_cast<std::uint64_t>(count) * b; e += blockDim.x) {
-    const PathLength xe = x[e];
-    if (xe == kUnreached) continue;
-    if (xe <= threshold || y[e] < xe) x[e] = kUnreached;
-    else key = xe < key ? xe : key;
-  }
-  // The run's least pending label: the block's minimum.
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    const PathLength other = __shfl_down_sync(0xFFFFFFFFu, key, offset);
-    key = other < key ? other : key;
-  }
-  if ((threadIdx.x & 31u) == 0) warp_least[threadIdx.x >> 5] = key;
-  __syncthreads();
   if (threadIdx.x == 0) {
-    for (unsigned w = 1; w < kSolveThreads / 32; ++w) key = warp_least[w] < key ? warp_least[w] : key;
-    *run_key = key;
-    *run_changed = changed ? 1 : 0;
-    if (key != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(key));
+    if (tile_least != kUnreached)
+      atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(tile_least));
+    if (due) atomicAdd(d_due_sources, due);  // (statistics)
   }
 }
 
@@ -131,30 +221,35 @@ static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength
                                    const GPrimeInEdge* __restrict__ d_edges, const std::int64_t* __restrict__ d_neighbours,
                                    const std::uint8_t* __restrict__ d_active, const PathLength* __restrict__ d_out,
                                    PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
-                                   PathLength* __restrict__ d_key, PathLength* __restrict__ d_run_key,
-                                   const std::uint8_t* __restrict__ d_run_changed,
+                                   PathLength* __restrict__ d_key, PathLength* __restrict__ d_src_key,
+                                   const std::uint8_t* __restrict__ d_src_changed,
                                    const std::uint64_t* __restrict__ d_push_list,
                                    const unsigned long long* __restrict__ d_push_count) {
-  static_assert(kPushRun % kSolveRun == 0, "a push run covers whole solve runs");
-  constexpr unsigned kSolveRunsPerPush = kPushRun / kSolveRun;
+  static_assert(kPushRun <= 32, "a push run's sources are bits of one word");
+  __shared__ unsigned changed_bits[9];
   const std::uint32_t runs = (kb + kPushRun - 1) / kPushRun;
-  const std::uint32_t solve_runs = (kb + kSolveRun - 1) / kSolveRun;
   // The grid is sized for the most tiles the round can mark; the list holds the ones it did.
   if (blockIdx.x / runs >= *d_push_count) return;
   const std::uint64_t tile = d_push_list[blockIdx.x / runs];
   const std::uint32_t v0 = (blockIdx.x % runs) * kPushRun;
   const std::uint32_t count = min(kPushRun, kb - v0);
-  const std::uint32_t r0 = v0 / kSolveRun;  // the first solve run of this push run
   const std::int64_t* nb = d_neighbours + tile * 9;
-  // Per neighbour, a bit per solve run of this push run whose `out` holds a change this round (the
-  // neighbour solved, and that run of sources changed a ring label); no bit: nothing to pull.
+  // Per neighbour, a bit per source of this push run whose `out` holds a change this round (the
+  // neighbour solved, and that source changed a ring label); no bit: nothing to pull.
+  if (threadIdx.x < 9) changed_bits[threadIdx.x] = 0;
+  __syncthreads();
+  if (threadIdx.x < 9 * kPushRun) {
+    const unsigned k = threadIdx.x / kPushRun, g = threadIdx.x % kPushRun;
+    const std::int64_t n = nb[k];
+    if (k != 4 && g < count && n >= 0 && d_active[n] && d_src_changed[static_cast<std::uint64_t>(n) * kb + v0 + g])
+      atomicOr(&changed_bits[k], 1u << g);
+  }
+  __syncthreads();
   unsigned changed[9];
   bool any = false;
+#pragma unroll
   for (int k = 0; k < 9; ++k) {
-    changed[k] = 0;
-    if (k == 4 || nb[k] < 0 || !d_active[nb[k]]) continue;
-    for (unsigned r = 0; r < kSolveRunsPerPush && r0 + r < solve_runs; ++r)
-      if (d_run_changed[static_cast<std::uint64_t>(nb[k]) * solve_runs + r0 + r]) changed[k] |= 1u << r;
+    changed[k] = changed_bits[k];
     any = any || changed[k] != 0;
   }
   if (!any) return;  // the same for the whole block
@@ -164,28 +259,28 @@ static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength
     const GPrimeInEdge* e = d_edges + (tile * b + q) * kGPrimeInEdges;
     const PathLength* from[kGPrimeInEdges];
     Weight w[kGPrimeInEdges];
-    unsigned from_runs[kGPrimeInEdges];  // the solve runs each in-edge carries changes for
-    unsigned cell_runs = 0;
+    unsigned from_sources[kGPrimeInEdges];  // the sources each in-edge carries changes for (bits)
+    unsigned cell_sources = 0;
 #pragma unroll
     for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
       const GPrimeInEdge edge = e[s];
       const std::int64_t src = edge.w == kNoEdge ? -1 : nb[edge.from];
-      from_runs[s] = src >= 0 ? changed[edge.from] : 0u;
-      from[s] = from_runs[s] ? d_out + static_cast<std::uint64_t>(src) * block + edge.p : nullptr;
+      from_sources[s] = src >= 0 ? changed[edge.from] : 0u;
+      from[s] = from_sources[s] ? d_out + static_cast<std::uint64_t>(src) * block + edge.p : nullptr;
       w[s] = edge.w;
-      cell_runs |= from_runs[s];
+      cell_sources |= from_sources[s];
     }
-    if (cell_runs == 0) continue;  // no in-edge of this ring cell brings a change
+    if (cell_sources == 0) continue;  // no in-edge of this ring cell brings a change
     for (unsigned g = 0; g < count; ++g) {
-      const unsigned run_bit = 1u << (g / kSolveRun);
-      if (!(cell_runs & run_bit)) continue;
+      const unsigned bit = 1u << g;
+      if (!(cell_sources & bit)) continue;
       const std::uint64_t v = v0 + g;
       const std::uint64_t at = tile * block + v * b + q;
       const PathLength was = d_label[at];
       PathLength best = was;
 #pragma unroll
       for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
-        if (!(from_runs[s] & run_bit)) continue;
+        if (!(from_sources[s] & bit)) continue;
         const PathLength o = from[s][v * b];
         if (o == kUnreached) continue;
         const PathLength c = o + w[s];
@@ -195,7 +290,7 @@ static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength
         d_label[at] = best;
         d_pending[at] = best;
         improved = best < improved ? best : improved;
-        atomicMin(reinterpret_cast<unsigned long long*>(d_run_key + tile * solve_runs + v / kSolveRun),
+        atomicMin(reinterpret_cast<unsigned long long*>(d_src_key + tile * kb + v),
                   static_cast<unsigned long long>(best));
       }
     }
@@ -269,10 +364,10 @@ struct GPrimeRoundsCuda::State {
   cuda::DeviceBuffer<std::int64_t> neighbours;
   cuda::DeviceBuffer<std::uint8_t> active;
   cuda::DeviceBuffer<PathLength> key, threshold;
-  cuda::DeviceBuffer<PathLength> run_key;         // per (tile, run of kSolveRun sources): least pending label
-  cuda::DeviceBuffer<std::uint8_t> run_changed;   // per (tile, run): its out holds a change this round
+  cuda::DeviceBuffer<PathLength> src_key;        // per (tile, source): its least pending label
+  cuda::DeviceBuffer<std::uint8_t> src_changed;  // per (tile, source): its out holds a change this round
   cuda::DeviceBuffer<std::uint64_t> list;
-  cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key, [2] push tiles, [3] due runs
+  cuda::DeviceBuffer<unsigned long long> count;  // [0] active tiles, [1] least key, [2] push tiles, [3] due sources
   cuda::DeviceBuffer<std::uint8_t> push_mark;     // per tile: a push may change it this round
   cuda::DeviceBuffer<std::uint64_t> push_list;
   std::vector<cuda::PinnedBuffer<PathLength>> staging;  // begin_staging .. finish_staging
@@ -293,8 +388,8 @@ GPrimeRoundsCuda::GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::ui
   s.neighbours.resize(tiles * 9);
   s.active.resize(tiles);
   s.key.resize(tiles);
-  s.run_key.resize(tiles * ((kb_max + kSolveRun - 1) / kSolveRun));
-  s.run_changed.resize(tiles * ((kb_max + kSolveRun - 1) / kSolveRun));
+  s.src_key.resize(tiles * kb_max);
+  s.src_changed.resize(tiles * kb_max);
   s.threshold.resize(1);
   s.list.resize(tiles);
   s.count.resize(4);
@@ -318,6 +413,17 @@ void GPrimeRoundsCuda::upload_matrix(std::uint64_t d, const PathLength* matrix) 
   if (d >= tiles_) throw Error("GPrimeRoundsCuda::upload_matrix: tile out of range");
   const std::uint64_t b2 = static_cast<std::uint64_t>(b_) * b_;
   TERRAZO_CUDA_CHECK(cudaMemcpy(state_->matrices.get() + d * b2, matrix, b2 * sizeof(PathLength), cudaMemcpyHostToDevice));
+}
+
+PathLength* GPrimeRoundsCuda::device_matrices(std::uint64_t first) {
+  if (first >= tiles_) throw Error("GPrimeRoundsCuda::device_matrices: tile out of range");
+  return state_->matrices.get() + first * b_ * b_;
+}
+
+void GPrimeRoundsCuda::download_matrix(std::uint64_t d, PathLength* matrix) const {
+  if (d >= tiles_) throw Error("GPrimeRoundsCuda::download_matrix: tile out of range");
+  const std::uint64_t b2 = static_cast<std::uint64_t>(b_) * b_;
+  TERRAZO_CUDA_CHECK(cudaMemcpy(matrix, state_->matrices.get() + d * b2, b2 * sizeof(PathLength), cudaMemcpyDeviceToHost));
 }
 
 void GPrimeRoundsCuda::begin_staging(unsigned slots, std::uint64_t chunk) {
@@ -363,9 +469,8 @@ void GPrimeRoundsCuda::reset(std::uint64_t kb) {
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.pending.get(), 0xFF, bytes, s.stream.get()));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.active.get(), 0, tiles_, s.stream.get()));
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.key.get(), 0xFF, tiles_ * sizeof(PathLength), s.stream.get()));
-  const std::uint64_t runs = (kb + kSolveRun - 1) / kSolveRun;
-  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.run_key.get(), 0xFF, tiles_ * runs * sizeof(PathLength), s.stream.get()));
-  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.run_changed.get(), 0, tiles_ * runs, s.stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.src_key.get(), 0xFF, tiles_ * kb * sizeof(PathLength), s.stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.src_changed.get(), 0, tiles_ * kb, s.stream.get()));
   s.stream.synchronize();
 }
 
@@ -376,15 +481,14 @@ void GPrimeRoundsCuda::seed(std::uint64_t d, const PathLength* labels) {
   TERRAZO_CUDA_CHECK(cudaMemcpy(s.label.get() + d * block, labels, block * sizeof(PathLength), cudaMemcpyHostToDevice));
   TERRAZO_CUDA_CHECK(cudaMemcpy(s.pending.get() + d * block, labels, block * sizeof(PathLength), cudaMemcpyHostToDevice));
   PathLength key = kUnreached;
-  const std::uint64_t runs = (kb_ + kSolveRun - 1) / kSolveRun;
-  std::vector<PathLength> run_keys(runs, kUnreached);
+  std::vector<PathLength> src_keys(kb_, kUnreached);
   for (std::uint64_t e = 0; e < block; ++e) {
-    PathLength& rk = run_keys[e / b_ / kSolveRun];
-    rk = labels[e] < rk ? labels[e] : rk;
+    PathLength& sk = src_keys[e / b_];
+    sk = labels[e] < sk ? labels[e] : sk;
     key = labels[e] < key ? labels[e] : key;
   }
   TERRAZO_CUDA_CHECK(cudaMemcpy(s.key.get() + d, &key, sizeof key, cudaMemcpyHostToDevice));
-  TERRAZO_CUDA_CHECK(cudaMemcpy(s.run_key.get() + d * runs, run_keys.data(), runs * sizeof(PathLength), cudaMemcpyHostToDevice));
+  TERRAZO_CUDA_CHECK(cudaMemcpy(s.src_key.get() + d * kb_, src_keys.data(), kb_ * sizeof(PathLength), cudaMemcpyHostToDevice));
 }
 
 std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std::vector<std::uint64_t>* active_per_round) {
@@ -392,8 +496,8 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std:
   cudaStream_t stream = s.stream.get();
   const auto kb = static_cast<std::uint32_t>(kb_);
   const unsigned compact_blocks = static_cast<unsigned>(std::min<std::uint64_t>((tiles_ + 255) / 256, 4096));
-  const std::uint64_t solve_runs = (kb_ + kSolveRun - 1) / kSolveRun, push_runs = (kb_ + kPushRun - 1) / kPushRun;
-  if (tiles_ * std::max(solve_runs, push_runs) > 0x7FFFFFFFull) throw Error("GPrimeRoundsCuda::run: too many blocks");
+  const std::uint64_t push_runs = (kb_ + kPushRun - 1) / kPushRun;
+  if (tiles_ * push_runs > 0x7FFFFFFFull) throw Error("GPrimeRoundsCuda::run: too many blocks");
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.count.get() + 3, 0, sizeof(unsigned long long), stream));
   cuda::CudaEvent start, stop;
   // Per round: before the solves, before the pushes, after them; read at the next round's
@@ -436,14 +540,14 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std:
     gprime_list_push<<<compact_blocks, 256, 0, stream>>>(tiles_, s.push_mark.get(), s.push_list.get(), s.count.get() + 2);
     TERRAZO_CUDA_CHECK_LAUNCH();
     TERRAZO_CUDA_CHECK(cudaEventRecord(solve_start.get(), stream));
-    gprime_solve<<<static_cast<unsigned>(active * solve_runs), kSolveThreads, 0, stream>>>(
+    gprime_solve<<<static_cast<unsigned>(active), kSolveThreads, 0, stream>>>(
         s.matrices.get(), b_, kb, max_cost, s.threshold.get(), s.key.get(), s.list.get(), s.label.get(), s.pending.get(),
-        s.out.get(), s.run_key.get(), s.run_changed.get(), s.count.get() + 3);
+        s.out.get(), s.src_key.get(), s.src_changed.get(), s.count.get() + 3);
     TERRAZO_CUDA_CHECK_LAUNCH();
     TERRAZO_CUDA_CHECK(cudaEventRecord(push_start.get(), stream));
     gprime_push<<<static_cast<unsigned>(most_pushed * push_runs), kPushThreads, 0, stream>>>(
         b_, kb, max_cost, s.edges.get(), s.neighbours.get(), s.active.get(), s.out.get(), s.label.get(), s.pending.get(),
-        s.key.get(), s.run_key.get(), s.run_changed.get(), s.push_list.get(), s.count.get() + 2);
+        s.key.get(), s.src_key.get(), s.src_changed.get(), s.push_list.get(), s.count.get() + 2);
     TERRAZO_CUDA_CHECK_LAUNCH();
     TERRAZO_CUDA_CHECK(cudaEventRecord(push_end.get(), stream));
     solved_before = true;
@@ -453,9 +557,9 @@ std::uint64_t GPrimeRoundsCuda::run(PathLength max_cost, PathLength window, std:
   float ms = 0;
   TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
   kernel_ms_ += ms;
-  unsigned long long due_runs = 0;
-  TERRAZO_CUDA_CHECK(cudaMemcpy(&due_runs, s.count.get() + 3, sizeof due_runs, cudaMemcpyDeviceToHost));
-  due_runs_ += due_runs;
+  unsigned long long due_sources = 0;
+  TERRAZO_CUDA_CHECK(cudaMemcpy(&due_sources, s.count.get() + 3, sizeof due_sources, cudaMemcpyDeviceToHost));
+  due_sources_ += due_sources;
   solve_ms_ += solve_ms;
   push_ms_ += push_ms;
   select_ms_ += std::max(0.0, ms - solve_ms - push_ms);

@@ -72,14 +72,18 @@ class GPrimeRoundsCuda {
   // Device bytes for `tiles` tiles of ring size b and batches of up to kb sources.
   static std::uint64_t device_bytes(std::uint32_t b, std::uint64_t tiles, std::uint64_t kb) {
     const std::uint64_t bb = b;
-    // (the last term: per run of up to 8 sources its least pending label and a changed flag)
-    return tiles * (bb * bb * 8 + 3 * kb * bb * 8 + bb * kGPrimeInEdges * sizeof(GPrimeInEdge) + 9 * 8 + 2 + 8 + (kb + 7) / 8 * 9) + 64;
+    // (the last term: per source its least pending label and a changed flag)
+    return tiles * (bb * bb * 8 + 3 * kb * bb * 8 + bb * kGPrimeInEdges * sizeof(GPrimeInEdge) + 9 * 8 + 2 + 8 + kb * 9) + 64;
   }
   GPrimeRoundsCuda(std::uint32_t b, std::uint64_t tiles, std::uint64_t kb_max);
   ~GPrimeRoundsCuda();
   GPrimeRoundsCuda(const GPrimeRoundsCuda&) = delete;
   GPrimeRoundsCuda& operator=(const GPrimeRoundsCuda&) = delete;
   void upload_matrix(std::uint64_t d, const PathLength* matrix);
+  // Device memory of the matrices of tiles first, first + 1, ... (B x B each, row-major): where an
+  // index built on the GPU writes them (tile_boundary_matrix_cuda_to_device). download_matrix: one back.
+  PathLength* device_matrices(std::uint64_t first);
+  void download_matrix(std::uint64_t d, PathLength* matrix) const;
   // The staged upload of the matrices (engine/index/index_loader.h): `slots` page-locked host buffers
   // of `chunk` matrices (B x B) each. A host thread fills staging(slot) after wait_staging(slot) (the
   // slot's last copy is done; any thread may wait); upload_staged copies them asynchronously into
@@ -108,8 +112,8 @@ class GPrimeRoundsCuda {
   double select_ms() const { return select_ms_; }
   double solve_ms() const { return solve_ms_; }
   double push_ms() const { return push_ms_; }
-  // Solve runs (tile, run of 8 sources) with a due label, all rounds: the blocks the solves took.
-  std::uint64_t due_runs() const { return due_runs_; }
+  // Due sources (tile, source with a due label) of all rounds' solves: the min-plus passes they took.
+  std::uint64_t due_sources() const { return due_sources_; }
 
  private:
   struct State;
@@ -117,7 +121,7 @@ class GPrimeRoundsCuda {
   std::uint32_t b_ = 0;
   std::uint64_t tiles_ = 0, kb_max_ = 0, kb_ = 0;
   double kernel_ms_ = 0, select_ms_ = 0, solve_ms_ = 0, push_ms_ = 0;
-  std::uint64_t due_runs_ = 0;
+  std::uint64_t due_sources_ = 0;
 };
 
 }  // namespace terrazo

@@ -23,6 +23,18 @@ double tile_boundary_matrix_cuda(const double*, std::uint64_t, std::uint32_t, st
                                  Connectivity, PathLength*, bool*) {
   no_cuda("tile_boundary_matrix_cuda");
 }
+double tile_boundary_matrix_cuda_to_device(const double*, std::uint64_t, std::uint32_t, std::uint32_t, const WeightParams&,
+                                           Connectivity, PathLength*, bool*) {
+  no_cuda("tile_boundary_matrix_cuda_to_device");
+}
+struct TileBoundaryCuda::State {};
+TileBoundaryCuda::TileBoundaryCuda(std::uint32_t, std::uint32_t, std::uint64_t, bool) { no_cuda("TileBoundaryCuda"); }
+double* TileBoundaryCuda::host_values() { no_cuda("TileBoundaryCuda"); }
+PathLength* TileBoundaryCuda::host_matrices() { no_cuda("TileBoundaryCuda"); }
+TileBoundaryCuda::~TileBoundaryCuda() = default;
+double TileBoundaryCuda::build(const double*, std::uint64_t, const WeightParams&, Connectivity, PathLength*, bool, bool*) {
+  no_cuda("TileBoundaryCuda");
+}
 double min_plus_product_cuda(const PathLength*, std::uint64_t, std::uint32_t, const PathLength*, std::uint32_t,
                              PathLength*) {
   no_cuda("min_plus_product_cuda");
@@ -49,6 +61,8 @@ void GPrimeRoundsCuda::reset(std::uint64_t) { no_cuda("GPrimeRoundsCuda"); }
 void GPrimeRoundsCuda::seed(std::uint64_t, const PathLength*) { no_cuda("GPrimeRoundsCuda"); }
 std::uint64_t GPrimeRoundsCuda::run(PathLength, PathLength, std::vector<std::uint64_t>*) { no_cuda("GPrimeRoundsCuda"); }
 void GPrimeRoundsCuda::download(std::uint64_t, PathLength*) const { no_cuda("GPrimeRoundsCuda"); }
+PathLength* GPrimeRoundsCuda::device_matrices(std::uint64_t) { no_cuda("GPrimeRoundsCuda"); }
+void GPrimeRoundsCuda::download_matrix(std::uint64_t, PathLength*) const { no_cuda("GPrimeRoundsCuda"); }
 
 }  // namespace terrazo
 #endif

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/index/boundary_merge.h"
 #include "kernels/index/index_launch.cuh"
@@ -39,49 +40,91 @@ std::uint64_t tile_boundary_cuda_bytes(std::uint32_t t, std::uint32_t leaf, std:
   return tile_count * (static_cast<std::uint64_t>(t) * t * sizeof(double) + (2 * sizes.level + sizes.work) * sizeof(PathLength));
 }
 
-double tile_boundary_matrix_cuda(const double* values, std::uint64_t tile_count, std::uint32_t t, std::uint32_t leaf,
-                                 const WeightParams& params, Connectivity connectivity, PathLength* out,
-                                 bool* overflow) {
-  if (tile_count == 0) return 0.0;
-  const BatchSizes sizes = batch_sizes(t, leaf);
-  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+struct TileBoundaryCuda::State {
+  BatchSizes sizes;
   cuda::CudaStream stream;
+  cuda::DeviceBuffer<double> values;
+  cuda::DeviceBuffer<PathLength> levels[2];
+  cuda::DeviceBuffer<PathLength> work;
+  cuda::DeviceBuffer<int> overflow;
+  cuda::DeviceBuffer<std::uint32_t> order;
+  cuda::PinnedBuffer<double> host_values;       // with pinned_host: the callers' batch of values
+  cuda::PinnedBuffer<PathLength> host_matrices;  // and of matrices back (page-locked: full-speed copies)
+};
+
+TileBoundaryCuda::TileBoundaryCuda(std::uint32_t t, std::uint32_t leaf, std::uint64_t max_tiles, bool pinned_host)
+    : state_(new State), t_(t), leaf_(leaf), max_tiles_(max_tiles) {
+  if (max_tiles == 0) throw Error("TileBoundaryCuda: no tile");
+  State& s = *state_;
+  s.sizes = batch_sizes(t, leaf);
+  s.values.resize(max_tiles * t * t);
+  s.levels[0].resize(max_tiles * s.sizes.level);
+  s.levels[1].resize(max_tiles * s.sizes.level);
+  s.work.resize(max_tiles * s.sizes.work);
+  s.overflow.resize(1);
+  s.order.resize(merge_union_size(t / 2));
+  if (pinned_host) {
+    s.host_values.resize(max_tiles * t * t);
+    s.host_matrices.resize(max_tiles * ring_size(t) * ring_size(t));
+  }
+}
+
+double* TileBoundaryCuda::host_values() { return state_->host_values.get(); }
+PathLength* TileBoundaryCuda::host_matrices() { return state_->host_matrices.get(); }
+
+TileBoundaryCuda::~TileBoundaryCuda() = default;
+
+double TileBoundaryCuda::build(const double* values, std::uint64_t tile_count, const WeightParams& params,
+                               Connectivity connectivity, PathLength* out, bool out_on_device, bool* overflow) {
+  if (tile_count == 0) return 0.0;
+  if (tile_count > max_tiles_) throw Error("TileBoundaryCuda::build: more tiles than the buffers hold");
+  State& s = *state_;
+  const std::uint32_t t = t_, leaf = leaf_;
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+  cudaStream_t stream = s.stream.get();
   cuda::CudaEvent start, stop;
-  cuda::DeviceBuffer<double> d_values(tile_count * cells);
-  cuda::DeviceBuffer<PathLength> d_levels[2] = {cuda::DeviceBuffer<PathLength>(tile_count * sizes.level),
-                                                cuda::DeviceBuffer<PathLength>(tile_count * sizes.level)};
-  cuda::DeviceBuffer<PathLength> d_work(tile_count * sizes.work);
-  cuda::DeviceBuffer<int> d_overflow(1);
-  cuda::DeviceBuffer<std::uint32_t> d_order(merge_union_size(t / 2));
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(d_values.get(), values, d_values.bytes(), cudaMemcpyHostToDevice, stream.get()));
-  TERRAZO_CUDA_CHECK(cudaMemsetAsync(d_overflow.get(), 0, sizeof(int), stream.get()));
-  TERRAZO_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(s.values.get(), values, tile_count * cells * sizeof(double), cudaMemcpyHostToDevice, stream));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(s.overflow.get(), 0, sizeof(int), stream));
+  TERRAZO_CUDA_CHECK(cudaEventRecord(start.get(), stream));
   int current = 0;
-  cuda::launch_leaf_boundary(d_values.get(), tile_count, t, leaf, params, connectivity, d_work.get(),
-                             d_levels[current].get(), d_overflow.get(), stream.get());
+  cuda::launch_leaf_boundary(s.values.get(), tile_count, t, leaf, params, connectivity, s.work.get(),
+                             s.levels[current].get(), s.overflow.get(), stream);
   std::vector<std::uint32_t> order;
-  for (std::uint32_t s = leaf; s < t; s *= 2) {
-    order.resize(merge_union_size(s));
-    merge_union_order(s, order.data());
+  for (std::uint32_t side = leaf; side < t; side *= 2) {
+    order.resize(merge_union_size(side));
+    merge_union_order(side, order.data());
     // The order is read by the launch below before the next level's copy (same stream, synchronous copy).
-    TERRAZO_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    TERRAZO_CUDA_CHECK(cudaMemcpy(d_order.get(), order.data(), order.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-    cuda::launch_boundary_merge(d_values.get(), tile_count, t, s, params, connectivity, d_order.get(),
-                                d_levels[current].get(), d_work.get(), d_levels[current ^ 1].get(), d_overflow.get(),
-                                stream.get());
+    TERRAZO_CUDA_CHECK(cudaStreamSynchronize(stream));
+    TERRAZO_CUDA_CHECK(cudaMemcpy(s.order.get(), order.data(), order.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    cuda::launch_boundary_merge(s.values.get(), tile_count, t, side, params, connectivity, s.order.get(),
+                                s.levels[current].get(), s.work.get(), s.levels[current ^ 1].get(), s.overflow.get(), stream);
     current ^= 1;
   }
-  TERRAZO_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+  TERRAZO_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
   const std::uint64_t top = static_cast<std::uint64_t>(ring_size(t)) * ring_size(t);
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(out, d_levels[current].get(), tile_count * top * sizeof(PathLength),
-                                     cudaMemcpyDeviceToHost, stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(out, s.levels[current].get(), tile_count * top * sizeof(PathLength),
+                                     out_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost, stream));
   int flag = 0;
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(&flag, d_overflow.get(), sizeof(int), cudaMemcpyDeviceToHost, stream.get()));
-  TERRAZO_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(&flag, s.overflow.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+  TERRAZO_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (flag) *overflow = true;
   float ms = 0;
   TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
   return ms;
+}
+
+double tile_boundary_matrix_cuda(const double* values, std::uint64_t tile_count, std::uint32_t t, std::uint32_t leaf,
+                                 const WeightParams& params, Connectivity connectivity, PathLength* out,
+                                 bool* overflow) {
+  if (tile_count == 0) return 0.0;
+  return TileBoundaryCuda(t, leaf, tile_count).build(values, tile_count, params, connectivity, out, false, overflow);
+}
+
+double tile_boundary_matrix_cuda_to_device(const double* values, std::uint64_t tile_count, std::uint32_t t,
+                                           std::uint32_t leaf, const WeightParams& params, Connectivity connectivity,
+                                           PathLength* d_out, bool* overflow) {
+  if (tile_count == 0) return 0.0;
+  return TileBoundaryCuda(t, leaf, tile_count).build(values, tile_count, params, connectivity, d_out, true, overflow);
 }
 
 }  // namespace terrazo

@@ -16,6 +16,7 @@
 // Plain formula: ring_size(t) Dijkstras inside the tile (the tests' reference).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kernels/index/boundary_ring.h"
@@ -40,5 +41,34 @@ std::uint64_t tile_boundary_cuda_bytes(std::uint32_t t, std::uint32_t leaf, std:
 double tile_boundary_matrix_cuda(const double* values, std::uint64_t tile_count, std::uint32_t t, std::uint32_t leaf,
                                  const WeightParams& params, Connectivity connectivity, PathLength* out,
                                  bool* overflow);
+// The same with the matrices left on the GPU: d_out is device memory for tile_count x ring_size(t)^2
+// entries (GPrimeRoundsCuda::device_matrices: an index built straight into the query's memory).
+double tile_boundary_matrix_cuda_to_device(const double* values, std::uint64_t tile_count, std::uint32_t t,
+                                           std::uint32_t leaf, const WeightParams& params, Connectivity connectivity,
+                                           PathLength* d_out, bool* overflow);
+
+// The two calls above allocate their device buffers for the batch and free them; a build of many
+// batches keeps one of these (tile_boundary_cuda_bytes(t, leaf, max_tiles) of device memory) and calls
+// build per batch: out is host memory, or device memory with out_on_device. Returns the kernel ms.
+// With pinned_host it also holds page-locked host buffers for a batch (max_tiles x t^2 values,
+// max_tiles x B^2 matrices; null otherwise) that the caller may fill and pass to build: the copies
+// then run at the bus's speed instead of through the driver's staging of pageable memory.
+class TileBoundaryCuda {
+ public:
+  TileBoundaryCuda(std::uint32_t t, std::uint32_t leaf, std::uint64_t max_tiles, bool pinned_host = false);
+  double* host_values();
+  PathLength* host_matrices();
+  ~TileBoundaryCuda();
+  TileBoundaryCuda(const TileBoundaryCuda&) = delete;
+  TileBoundaryCuda& operator=(const TileBoundaryCuda&) = delete;
+  double build(const double* values, std::uint64_t tile_count, const WeightParams& params, Connectivity connectivity,
+               PathLength* out, bool out_on_device, bool* overflow);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  std::uint32_t t_ = 0, leaf_ = 0;
+  std::uint64_t max_tiles_ = 0;
+};
 
 }  // namespace terrazo

@@ -2,8 +2,10 @@
 // kernels/index/gprime_rounds.h) against its CPU twin (gprime_round_solve_cpu, gprime_round_push_cpu
 // driven round by round here), bit for bit: the labels at the fixed point and the count of active
 // tiles in every round, with and without a label window. Random grids of tiles with absent tiles, random nonnegative matrices (zero
-// diagonal, kUnreached entries), random in-edges between neighbouring rings, batches of sources
-// that cross the kernels' runs (8 and 16), max_cost. The od-matrix end to end (index, GPU rounds =
+// diagonal, kUnreached entries), random in-edges between neighbouring rings, batches of up to 40
+// sources (several of the solve's groups of 8 and of the push's runs of 16), max_cost, rings wider
+// than a solve block (276 cells), and labels near 2^62, where the solve leaves its fast path (plain
+// 64-bit sums, for due labels below 2^62 - 2^56) for kUnreached-absorbing sums part way through. The od-matrix end to end (index, GPU rounds =
 // CPU queue) is in bench/gpu_checks/od_matrix_gpu_check.cpp. Skips without a GPU.
 #include <gtest/gtest.h>
 
@@ -23,8 +25,13 @@ TEST(GPrimeRoundsGpu, RoundsMatchTheCpuTwinBitForBit) {
   if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason;
   std::mt19937_64 rng(gpu_testing::run_seed());
   SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
-  for (int round = 0; round < 6; ++round) {
-    const std::uint32_t side = round % 2 ? 8 : 20;  // ring sizes 28 and 76 (a solve chunk of 128 rows, and less)
+  for (int round = 0; round < 9; ++round) {
+    // Ring sizes 28 and 76 (a solve chunk of 128 rows, and less), and 276 (two chunks, two columns
+    // for some threads of a block of 256).
+    const std::uint32_t side = round == 6 ? 70 : round % 2 ? 8 : 20;
+    // Cases 7 and 8: labels from just below the fast path's limit upwards, without a window (plain
+    // Bellman-Ford: never the fast path) and with one (the rounds cross the limit).
+    const PathLength base = round >= 7 ? (PathLength{1} << 62) - (PathLength{1} << 56) - 5000 : 0;
     const std::uint32_t b = ring_size(side);
     const std::uint32_t tiles_x = 2 + rng() % 5, tiles_y = 2 + rng() % 5;
     // Dense ids of the present tiles (about one in eight absent).
@@ -57,8 +64,8 @@ TEST(GPrimeRoundsGpu, RoundsMatchTheCpuTwinBitForBit) {
       if (from == 4) continue;
       e = GPrimeInEdge{static_cast<Weight>(rng() % 3000), static_cast<std::uint16_t>(rng() % b), static_cast<std::uint8_t>(from), 0};
     }
-    const std::uint64_t kb = 1 + rng() % 20;
-    const PathLength max_cost = round % 3 == 2 ? 20000 : kUnreached;
+    const std::uint64_t kb = 1 + rng() % 40;
+    const PathLength max_cost = round % 3 == 2 ? base + 20000 : kUnreached;
     const PathLength window = round % 2 ? 0 : 3000 + rng() % 5000;  // plain Bellman-Ford, or a label window
     const std::uint64_t block = kb * b;
     // Seeds: a few tiles with partial rings.
@@ -68,7 +75,7 @@ TEST(GPrimeRoundsGpu, RoundsMatchTheCpuTwinBitForBit) {
       const std::uint64_t d = rng() % n;
       seeded[d] = 1;
       for (std::uint64_t e = 0; e < block; ++e)
-        if (rng() % 5 == 0) seed_labels[d * block + e] = rng() % 10000;
+        if (rng() % 5 == 0) seed_labels[d * block + e] = base + rng() % 10000;
     }
     // The CPU twin, round by round.
     std::vector<PathLength> label = seed_labels, pending = seed_labels, out(n * block, kUnreached);

@@ -6,12 +6,14 @@
 // Skips (with the reason) without a GPU; the last case then checks the entry points refuse clearly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/index/gprime_rounds.h"
 #include "kernels/index/min_plus.h"
 #include "kernels/index/tile_boundary_matrix.h"
 #include "tests/support/gpu_test_support.h"
@@ -50,6 +52,56 @@ TEST(IndexGpu, TileBoundaryMatricesMatchCpuBitForBit) {
         ASSERT_EQ(cpu_overflow, gpu_overflow);
         ASSERT_EQ(cpu, gpu) << "t " << t << " leaf " << leaf << " tiles " << tiles << " model " << to_string(params.model);
       }
+    }
+  }
+}
+
+// The matrices built straight into the G' rounds' device memory (tile_boundary_matrix_cuda_to_device,
+// or one TileBoundaryCuda kept for both batches, into GPrimeRoundsCuda::device_matrices at an offset;
+// what od-matrix does on a GPU without an index file) read back equal to the CPU twin's; the slots
+// before the first batch keep what was uploaded there.
+TEST(IndexGpu, MatricesBuiltIntoTheRoundsMemoryMatchCpuBitForBit) {
+  TERRAZO_REQUIRE_GPU();
+  std::mt19937_64 rng(gpu_testing::run_seed());
+  SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
+  std::vector<PathLength> workspace;
+  for (std::uint32_t t : {16u, 32u}) {
+    const std::uint32_t b = ring_size(t);
+    const std::uint64_t b2 = static_cast<std::uint64_t>(b) * b;
+    const WeightParams params = gpu_testing::random_params(rng, false);
+    const Connectivity connectivity = rng() % 2 ? Connectivity::Eight : Connectivity::Four;
+    const std::uint64_t first = 1 + rng() % 3, tiles = 2 + rng() % 20, split = 1 + rng() % (tiles - 1);
+    std::vector<double> values;
+    for (std::uint64_t i = 0; i < tiles; ++i) {
+      const auto v = gpu_testing::random_values(gpu_testing::random_spec(t, rng), rng);
+      values.insert(values.end(), v.begin(), v.end());
+    }
+    GPrimeRoundsCuda rounds(b, first + tiles, 1);
+    const std::vector<PathLength> before(b2, 7);
+    for (std::uint64_t d = 0; d < first; ++d) rounds.upload_matrix(d, before.data());
+    bool overflow = false;
+    if (t == 16) {  // one set of device buffers kept for both batches (what a build of many batches does)
+      TileBoundaryCuda build(t, kDefaultIndexLeaf, std::max(split, tiles - split));
+      build.build(values.data(), split, params, connectivity, rounds.device_matrices(first), true, &overflow);
+      build.build(values.data() + split * t * t, tiles - split, params, connectivity, rounds.device_matrices(first + split),
+                  true, &overflow);
+    } else {
+      tile_boundary_matrix_cuda_to_device(values.data(), split, t, kDefaultIndexLeaf, params, connectivity,
+                                          rounds.device_matrices(first), &overflow);
+      tile_boundary_matrix_cuda_to_device(values.data() + split * t * t, tiles - split, t, kDefaultIndexLeaf, params,
+                                          connectivity, rounds.device_matrices(first + split), &overflow);
+    }
+    EXPECT_FALSE(overflow);
+    std::vector<PathLength> cpu(b2), got(b2);
+    for (std::uint64_t d = 0; d < first; ++d) {
+      rounds.download_matrix(d, got.data());
+      ASSERT_EQ(got, before) << "slot " << d << " before the built ones";
+    }
+    for (std::uint64_t i = 0; i < tiles; ++i) {
+      bool o = false;
+      tile_boundary_matrix_cpu(values.data() + i * t * t, t, kDefaultIndexLeaf, params, connectivity, workspace, cpu.data(), &o);
+      rounds.download_matrix(first + i, got.data());
+      ASSERT_EQ(got, cpu) << "t " << t << " tile " << i << " of " << tiles << " (batches split at " << split << ")";
     }
   }
 }
@@ -149,7 +201,11 @@ TEST(IndexGpu, WithoutAGpuTheEntryPointsRefuseClearly) {
   bool overflow = false;
   EXPECT_THROW(tile_boundary_matrix_cuda(values.data(), 1, 16, 8, WeightParams{}, Connectivity::Eight, out.data(), &overflow),
                Error);
+  EXPECT_THROW(tile_boundary_matrix_cuda_to_device(values.data(), 1, 16, 8, WeightParams{}, Connectivity::Eight, out.data(),
+                                                   &overflow),
+               Error);
   EXPECT_THROW(MinPlusCuda(ring_size(16), 2), Error);
+  EXPECT_THROW(GPrimeRoundsCuda(ring_size(16), 2, 1), Error);
 }
 
 }  // namespace
