@@ -338,12 +338,12 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   else if (options.exchange != "auto")
     throw UsageError("--exchange must be auto, queue or rounds, not '" + options.exchange + "'");
   OdQueryStats stats;
-  if (gpu_index && gpu_index_fits(input, qo)) {
+  if (gpu_index && qo.exchange != OdExchange::Queue && gpu_index_fits(input, qo)) {
     result.method = "index on the GPU";
     result.costs = od_matrix_by_gpu_index(input, sites, qo, budget, progress, &stats);
     result.seconds_index = stats.seconds_index;
     result.index_kernel_ms = stats.index_kernel_ms;
-  } else if (gpu_index) {  // the matrices do not fit on the GPU: an index file, queried in GPU slots
+  } else if (gpu_index) {  // --exchange queue, or the matrices do not fit: an index file, queried in GPU slots
     Stopwatch build;
     IndexBuildOptions bo;
     bo.params = weights.params;
