@@ -31,10 +31,6 @@ namespace {
 
 unsigned thread_count(unsigned requested) { return requested ? requested : std::max(1u, std::thread::hardware_concurrency()); }
 
-}  // namespace
-
-namespace {
-
 // The index of `input` (its grid's tile) written to `path`: header, every tile's record, the table.
 IndexBuildStats write_index_file(const std::string& path, const TileInput& input, DistanceMode distance,
                                  const IndexBuildOptions& bo, MemoryBudget& budget, Progress& progress,
@@ -213,54 +209,26 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   if (options.max_cost >= 0 && !std::isfinite(options.max_cost)) throw UsageError("invalid --max-cost: expected a finite number");
   // --device: the G' exchange's min-plus products with --index (auto: the GPU when there is one);
   // without --index the in-tile solves run on the CPU.
-  // A transient index, the default with --device cuda (whose without-index exchange would be the
-  // CPU's in-tile solves): with --device cuda the matrices built on the GPU straight into the query's
-  // memory (od_matrix_by_gpu_index, below; an index file in the run directory when they do not fit
-  // there); else `terrazo index` into the run directory, then this query over it.
+  // A transient index (--transient-index; the default with --device cuda, whose without-index
+  // exchange would be the CPU's in-tile solves): on a GPU the matrices built straight into the
+  // query's memory (od_matrix_by_gpu_index, below); else, or when they do not fit there, an index
+  // file in the run directory built from the store imported here, queried, and deleted.
   const bool transient = options.index.empty() && (options.transient_index || options.device == "cuda");
   if (transient && options.distance == DistanceMode::Geodesic)
     throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
-  const bool gpu_index = transient && options.device == "cuda";
-  if (transient && !gpu_index) {
-    Stopwatch build;
-    RunDirectory run(options.tmpdir);
-    IndexOptions io;
-    io.input = options.input;
-    io.output = run.file("transient.tzi");
-    io.weight = options.weight;
-    io.scale = options.scale;
-    io.connectivity = options.connectivity;
-    io.tile = options.tile;
-    io.distance = options.distance;
-    io.device = options.device;
-    io.gpu_memory_bytes = options.gpu_memory_bytes;
-    io.threads = options.threads;
-    io.tmpdir = options.tmpdir;
-    run_index(io, budget, progress);
-    const double seconds_index = build.seconds();
-    OdMatrixOptions query = options;
-    query.index = io.output;
-    query.transient_index = false;
-    OdMatrixResult result = run_od_matrix(query, budget, progress);
-    ::unlink(io.output.c_str());  // the run directory goes with `run`, the index with it
-    result.method = "transient index";
-    result.seconds_index = seconds_index;
-    result.seconds_total = start.seconds();
-    return result;
-  }
   bool cuda = false;
   if (options.device == "cuda") {
     if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
     cuda = true;
   } else if (options.device == "auto") {
-    cuda = !options.index.empty() && cuda_device().available;
+    cuda = (!options.index.empty() || transient) && cuda_device().available;
   } else if (options.device != "cpu") {
     throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
   }
   RunDirectory run(options.tmpdir);
   std::unique_ptr<IndexFile> index;
   std::uint32_t tile = options.tile;
-  if (gpu_index) {
+  if (transient) {
     tile = tile ? tile : kDefaultIndexTile;
     if (tile < 16 || tile > 1024 || (tile & (tile - 1)) != 0)
       throw UsageError("invalid --tile " + std::to_string(tile) + " for an index: expected a power of two from 16 to 1024");
@@ -338,18 +306,18 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   else if (options.exchange != "auto")
     throw UsageError("--exchange must be auto, queue or rounds, not '" + options.exchange + "'");
   OdQueryStats stats;
-  if (gpu_index && qo.exchange != OdExchange::Queue && gpu_index_fits(input, qo)) {
+  if (transient && cuda && qo.exchange != OdExchange::Queue && gpu_index_fits(input, qo)) {
     result.method = "index on the GPU";
     result.costs = od_matrix_by_gpu_index(input, sites, qo, budget, progress, &stats);
     result.seconds_index = stats.seconds_index;
     result.index_kernel_ms = stats.index_kernel_ms;
-  } else if (gpu_index) {  // --exchange queue, or the matrices do not fit: an index file, queried in GPU slots
+  } else if (transient) {  // on the CPU, with --exchange queue, or too large for the GPU: an index file
     Stopwatch build;
     IndexBuildOptions bo;
     bo.params = weights.params;
     bo.connectivity = options.connectivity;
     bo.leaf = kDefaultIndexLeaf;
-    bo.device = Device::Cuda;
+    bo.device = qo.device;
     bo.threads = qo.threads;
     bo.gpu_memory_bytes = options.gpu_memory_bytes;
     const std::string path = run.file("transient.tzi");
