@@ -81,12 +81,9 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
       double* v = values + i * cells;
       if (input.tile_present(tx, ty)) input.read_tile(tx, ty, v);
       else std::fill(v, v + cells, std::nan(""));
-      for (std::uint32_t p = 0; p < b; ++p) {
-        std::uint32_t x, y;
-        ring_cell_of(t, p, &x, &y);
-        ring[i * b + p] = v[static_cast<std::uint64_t>(y) * t + x];
+      gather_ring_values(v, t, ring.data() + i * b);
+      for (std::uint32_t p = 0; p < b; ++p)
         if (!std::isnan(ring[i * b + p])) present[i] = 1;
-      }
     };
     pool.run(count, read_one);
     stats.read_seconds += watch.seconds();

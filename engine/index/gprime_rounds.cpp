@@ -158,11 +158,7 @@ GPrimeRounds::GPrimeRounds(const TileInput& input, const GPrimeExchangeOptions& 
         const std::uint64_t tile = tile_of_[first + i];
         double* v = values + i * cells;
         input.read_tile(static_cast<std::uint32_t>(tile % grid.tiles_x()), static_cast<std::uint32_t>(tile / grid.tiles_x()), v);
-        for (std::uint32_t p = 0; p < b_; ++p) {
-          std::uint32_t x, y;
-          ring_cell_of(t, p, &x, &y);
-          rings[(first + i) * b_ + p] = v[static_cast<std::uint64_t>(y) * t + x];
-        }
+        gather_ring_values(v, t, rings.data() + (first + i) * b_);
       });
       bs.read_seconds += watch.seconds();
       watch.restart();

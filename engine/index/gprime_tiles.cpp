@@ -116,11 +116,7 @@ void BlockSolveTiles::load(std::uint64_t tile, Entry& entry) {
     std::copy(read_buffer_.begin() + static_cast<std::ptrdiff_t>(y) * t, read_buffer_.begin() + static_cast<std::ptrdiff_t>(y + 1) * t,
               entry.values.begin() + static_cast<std::ptrdiff_t>(y + 1) * (t + 2) + 1);
   entry.ring.resize(b);
-  for (std::uint32_t p = 0; p < b; ++p) {
-    std::uint32_t x, y;
-    ring_cell_of(t, p, &x, &y);
-    entry.ring[p] = read_buffer_[static_cast<std::uint64_t>(y) * t + x];
-  }
+  gather_ring_values(read_buffer_.data(), t, entry.ring.data());
 }
 
 void BlockSolveTiles::relax(const std::uint64_t* tiles, std::uint64_t n, const PathLength* x, PathLength* y) {

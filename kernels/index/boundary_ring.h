@@ -36,6 +36,15 @@ TERRAZO_HD void ring_cell_of(std::uint32_t s, std::uint32_t p, std::uint32_t* x,
   *y = side - (p - 3 * side);
 }
 
+// The values of a tile's ring cells (values: s x s row-major) into ring[ring_size(s)], in ring order.
+TERRAZO_HD void gather_ring_values(const double* values, std::uint32_t s, double* ring) {
+  for (std::uint32_t p = 0; p < ring_size(s); ++p) {
+    std::uint32_t x, y;
+    ring_cell_of(s, p, &x, &y);
+    ring[p] = values[static_cast<std::uint64_t>(y) * s + x];
+  }
+}
+
 // Min-plus addition on 64-bit path lengths: kUnreached absorbs. Finite sums inside one tile stay below
 // 2^56 (t <= 4096: fewer than 2^24 edges of at most 2^32 - 2), so they never reach kUnreached.
 TERRAZO_HD PathLength min_plus_add(PathLength a, PathLength b) {
