@@ -19,6 +19,7 @@
 #include "kernels/index/boundary_ring.h"
 #include "core/timer.h"
 #include "engine/index/build_index.h"
+#include "engine/index/index_in_memory.h"
 #include "engine/index/od_matrix.h"
 #include "engine/tile_store_input.h"
 #include "kernels/common/cuda_device.h"
@@ -303,16 +304,13 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   qo.gpu_memory_bytes = options.gpu_memory_bytes;
   if (options.exchange == "queue") qo.exchange = OdExchange::Queue;
   else if (options.exchange == "rounds") qo.exchange = OdExchange::Rounds;
+  else if (options.exchange == "sweep") qo.exchange = OdExchange::Sweep;
   else if (options.exchange != "auto")
-    throw UsageError("--exchange must be auto, queue or rounds, not '" + options.exchange + "'");
+    throw UsageError("--exchange must be auto, queue, rounds or sweep, not '" + options.exchange + "'");
+  if (qo.exchange == OdExchange::Sweep && (cuda || (options.index.empty() && !transient)))
+    throw UsageError("--exchange sweep runs over an index on the CPU: give --index or --transient-index, and --device cpu");
   OdQueryStats stats;
-  if (transient && cuda && qo.exchange != OdExchange::Queue && gpu_index_fits(input, qo)) {
-    result.method = "index on the GPU";
-    result.costs = od_matrix_by_gpu_index(input, sites, qo, budget, progress, &stats);
-    result.seconds_index = stats.seconds_index;
-    result.index_kernel_ms = stats.index_kernel_ms;
-  } else if (transient) {  // on the CPU, with --exchange queue, or too large for the GPU: an index file
-    Stopwatch build;
+  auto transient_build_options = [&]() {
     IndexBuildOptions bo;
     bo.params = weights.params;
     bo.connectivity = options.connectivity;
@@ -320,15 +318,45 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     bo.device = qo.device;
     bo.threads = qo.threads;
     bo.gpu_memory_bytes = options.gpu_memory_bytes;
-    const std::string path = run.file("transient.tzi");
-    std::uint64_t bytes = 0, fingerprint = 0;
-    write_index_file(path, input, options.distance, bo, budget, progress, &bytes, &fingerprint);
-    index = IndexFile::open(path, budget);
-    result.seconds_index = build.seconds();
-    result.method = "transient index";
-    result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
-    index.reset();
-    ::unlink(path.c_str());
+    return bo;
+  };
+  if (transient && cuda && qo.exchange != OdExchange::Queue && gpu_index_fits(input, qo)) {
+    result.method = "index on the GPU";
+    result.costs = od_matrix_by_gpu_index(input, sites, qo, budget, progress, &stats);
+    result.seconds_index = stats.seconds_index;
+    result.index_kernel_ms = stats.index_kernel_ms;
+  } else if (transient) {
+    // On the CPU: the index built into memory (no file), then the sweep over it, when the budget holds
+    // the index with 4-byte entries; tiles of 8-byte entries may overrun it, then (and on a GPU that
+    // cannot hold it, or with --exchange queue or rounds) an index file in the run directory.
+    Stopwatch build;
+    bool done = false;
+    if (!cuda && (qo.exchange == OdExchange::Auto || qo.exchange == OdExchange::Sweep) &&
+        memory_index_fits(input, qo.threads, budget)) {
+      auto memory = std::make_unique<IndexInMemory>(grid, &budget);
+      try {
+        build_index(input, *memory, transient_build_options(), budget, progress);
+        done = true;
+      } catch (const BudgetError&) {
+        if (qo.exchange == OdExchange::Sweep) throw;
+      }
+      if (done) {
+        result.seconds_index = build.seconds();
+        result.method = "transient index";
+        result.costs = od_matrix_by_memory_index(input, *memory, sites, qo, budget, progress, &stats);
+      }
+    }
+    if (!done) {
+      const std::string path = run.file("transient.tzi");
+      std::uint64_t bytes = 0, fingerprint = 0;
+      write_index_file(path, input, options.distance, transient_build_options(), budget, progress, &bytes, &fingerprint);
+      index = IndexFile::open(path, budget);
+      result.seconds_index = build.seconds();
+      result.method = "transient index";
+      result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
+      index.reset();
+      ::unlink(path.c_str());
+    }
   } else if (index) {
     result.method = "index";
     result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
@@ -346,6 +374,10 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   result.kernel_ms_solve = stats.kernel_ms_solve;
   result.kernel_ms_push = stats.kernel_ms_push;
   result.due_sources = stats.due_sources;
+  result.settled = stats.settled;
+  result.stopped_early = stats.stopped_early;
+  result.max_live = stats.max_live;
+  result.index_bytes = stats.index_bytes;
   result.site_parts = stats.site_parts;
   for (PathLength d : result.costs) result.pairs_reached += d != kUnreached;
   result.batch_sources = stats.batch_sources;

@@ -99,6 +99,9 @@ struct OdMatrixResult {
   double kernel_ms = 0;
   double kernel_ms_select = 0, kernel_ms_solve = 0, kernel_ms_push = 0;  // the GPU rounds' stages
   std::uint64_t due_sources = 0;  // the GPU rounds' (tile, source) pairs with a due label, all solves
+  // The CPU sweep: tiles settled, sources stopped once their targets settled, the most label blocks of
+  // one source, the index's records in memory.
+  std::uint64_t settled = 0, stopped_early = 0, max_live = 0, index_bytes = 0;
   WeightParams params;
   std::vector<std::uint64_t> site_cells;  // a point's cell; a region's first cell (row-major)
   std::vector<std::uint64_t> site_ids;    // --sites-raster: the regions' ids; empty: 1..K

@@ -320,10 +320,7 @@ void IndexFile::read_tile(std::uint64_t tile_index, double* ring_values, PathLen
     return;
   }
   std::vector<unsigned char> record(e.bytes);
-  s.file->read_exact(record.data(), record.size(), e.offset);
-  s.read += record.size();
-  if (crc32_of(record.data(), record.size()) != e.crc)
-    throw Error("index '" + s.path + "': tile " + std::to_string(tile_index) + " fails its checksum (corrupt file)");
+  read_record(tile_index, record.data());
   const unsigned char* p = record.data();
   std::memcpy(ring_values, p, b * 8ull);
   p += b * 8ull;
@@ -341,6 +338,16 @@ void IndexFile::read_tile(std::uint64_t tile_index, double* ring_values, PathLen
       matrix[static_cast<std::uint64_t>(i) * b + j] = v;
       matrix[static_cast<std::uint64_t>(j) * b + i] = v;
     }
+}
+
+void IndexFile::read_record(std::uint64_t tile_index, unsigned char* record) const {
+  const Impl& s = *impl_;
+  const IndexTileEntry& e = s.table.at(tile_index);
+  if (e.offset == 0) throw Error("index '" + s.path + "': tile " + std::to_string(tile_index) + " is absent");
+  s.file->read_exact(record, e.bytes, e.offset);
+  s.read += e.bytes;
+  if (crc32_of(record, e.bytes) != e.crc)
+    throw Error("index '" + s.path + "': tile " + std::to_string(tile_index) + " fails its checksum (corrupt file)");
 }
 
 }  // namespace terrazo

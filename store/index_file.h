@@ -76,11 +76,21 @@ struct IndexRecord {
 };
 void encode_index_record(std::uint32_t t, const double* ring_values, const PathLength* matrix, IndexRecord* out);
 
-class IndexFileWriter {
+// Where the index build puts its records: the file (IndexFileWriter) or memory
+// (engine/index/index_in_memory.h). Records come one at a time, from one thread.
+class IndexRecordSink {
+ public:
+  virtual ~IndexRecordSink() = default;
+  virtual void write_record(std::uint64_t tile_index, const IndexRecord& record, std::uint32_t values_crc) = 0;
+  // Values CRC of a tile that is not written (absent), for the fingerprint.
+  virtual void set_values_crc(std::uint64_t tile_index, std::uint32_t values_crc) = 0;
+};
+
+class IndexFileWriter : public IndexRecordSink {
  public:
   // Memory: the table (24 bytes per tile) and one record buffer, reserved from `budget`.
   IndexFileWriter(const std::string& path, const IndexFileHeader& header, MemoryBudget& budget);
-  ~IndexFileWriter();
+  ~IndexFileWriter() override;
   IndexFileWriter(const IndexFileWriter&) = delete;
   IndexFileWriter& operator=(const IndexFileWriter&) = delete;
   // Tiles in the order the caller likes (Z-order makes the file tile-ordered); each appended.
@@ -88,9 +98,8 @@ class IndexFileWriter {
   // A tile with no valid ring cell may be skipped: it reads as absent.
   void write_tile(std::uint64_t tile_index, const double* ring_values, const PathLength* matrix, std::uint32_t values_crc);
   // The same with the record encoded beforehand (encode_index_record, e.g. on several threads).
-  void write_record(std::uint64_t tile_index, const IndexRecord& record, std::uint32_t values_crc);
-  // Values CRC of a tile that is not written (absent), for the fingerprint.
-  void set_values_crc(std::uint64_t tile_index, std::uint32_t values_crc);
+  void write_record(std::uint64_t tile_index, const IndexRecord& record, std::uint32_t values_crc) override;
+  void set_values_crc(std::uint64_t tile_index, std::uint32_t values_crc) override;
   // Writes the table and the header (with the fingerprint), publishes the file.
   void finish();
   std::uint64_t bytes_written() const;
@@ -116,6 +125,9 @@ class IndexFile {
   // The tile's ring values (B) and full B x B matrix; checks the record's CRC. An absent tile reads as
   // NaN values and kUnreached everywhere. Thread-safe.
   void read_tile(std::uint64_t tile_index, double* ring_values, PathLength* matrix) const;
+  // The tile's record as stored (entry(tile_index).bytes bytes into `record`), its CRC checked; the
+  // tile must be present. Thread-safe.
+  void read_record(std::uint64_t tile_index, unsigned char* record) const;
 
   struct Impl;
  private:

@@ -131,6 +131,11 @@ TEST(OdMatrix, RoundsExchangeEqualsQueueAndTheOracle) {
     const PathLength max_fixed = o.max_cost < 0 ? kUnreached : static_cast<PathLength>(std::floor(o.max_cost * rounds.params.scale));
     const std::string what = "seed " + std::to_string(seed);
     expect_same(rounds.costs, queue.costs, cells.size(), what + ": rounds against the queue");
+    o.exchange = "sweep";
+    o.max_batch = 0;
+    const OdMatrixResult sweep = run_od_matrix(o, budget, Progress::silent());
+    EXPECT_EQ(sweep.exchange, "sweep");
+    expect_same(sweep.costs, queue.costs, cells.size(), what + ": the sweep against the queue");
     expect_same(rounds.costs, reference_matrix(values, w, h, rounds.params, c, max_fixed, cells), cells.size(), what + ": rounds against the oracle");
     if (::testing::Test::HasFailure()) return;
   }
@@ -152,7 +157,10 @@ TEST(OdMatrix, RoundsExchangeEqualsQueueAndTheOracle) {
   EXPECT_NE(message().find("--exchange rounds needs --index"), std::string::npos) << message();
   bad.index = dir.file("rq1.tzi");
   bad.exchange = "fastest";
-  EXPECT_NE(message().find("--exchange must be auto, queue or rounds"), std::string::npos) << message();
+  EXPECT_NE(message().find("--exchange must be auto, queue, rounds or sweep"), std::string::npos) << message();
+  bad.exchange = "sweep";  // the sweep runs over an index on the CPU
+  bad.index.clear();
+  EXPECT_NE(message().find("--exchange sweep runs over an index on the CPU"), std::string::npos) << message();
 }
 
 }  // namespace

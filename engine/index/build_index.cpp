@@ -15,7 +15,7 @@
 
 namespace terrazo {
 
-IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, const IndexBuildOptions& options,
+IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, const IndexBuildOptions& options,
                             MemoryBudget& budget, Progress& progress) {
   IndexBuildStats stats;
   const TileGrid& grid = input.grid();
@@ -28,8 +28,9 @@ IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, con
   const bool cuda = options.device == Device::Cuda;
   const unsigned threads = std::max(1u, options.threads);
   const std::uint64_t workspace = cuda ? 0 : tile_boundary_workspace_entries(t, options.leaf) * 8 * threads;
-  // A batch: 4 tiles per CPU thread, or what the GPU memory holds (up to 1024 tiles).
-  std::uint64_t want = cuda ? 1024 : 4ull * threads;
+  // A batch: on the CPU about 4 MiB a thread (small tiles: fewer hand-offs to the threads), at least 4
+  // tiles a thread; on the GPU what its memory holds (up to 1024 tiles).
+  std::uint64_t want = cuda ? 1024 : std::max<std::uint64_t>(4ull * threads, std::min<std::uint64_t>(1024, (4ull << 20) * threads / per_tile));
   if (cuda) {
     const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4;
     const std::uint64_t per_gpu_tile = tile_boundary_cuda_bytes(t, options.leaf, 1);

@@ -1,5 +1,5 @@
 // engine/index/build_index.h: phase 1 of the boundary-graph index (docs/index.md): every tile's
-// boundary-to-boundary distance matrix, written tile by tile in Z-order to a .tzi file.
+// boundary-to-boundary distance matrix, tile by tile in Z-order to a .tzi file or to memory (IndexRecordSink).
 //
 // Source: [Gerritsen2012, ch. 4] (G': the tiles' boundary cells joined by their in-tile distances);
 // the matrices by nested dissection (kernels/index/tile_boundary_matrix.h).
@@ -36,7 +36,7 @@ struct IndexBuildStats {
 };
 
 // Progress phase "index: matrices" (done = tiles).
-IndexBuildStats build_index(const TileInput& input, IndexFileWriter& writer, const IndexBuildOptions& options,
+IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, const IndexBuildOptions& options,
                             MemoryBudget& budget, Progress& progress);
 
 }  // namespace terrazo

@@ -13,6 +13,7 @@
 #include "core/timer.h"
 #include "engine/index/gprime_exchange.h"
 #include "engine/index/gprime_rounds.h"
+#include "engine/index/gprime_sweep.h"
 #include "engine/index/gprime_tiles.h"
 #include "kernels/index/boundary_ring.h"
 #include "kernels/index/tile_boundary_matrix.h"
@@ -52,9 +53,11 @@ std::uint64_t input_present_tiles(const TileInput& input) {
 
 // build_on_gpu: no index file; the matrices built on the GPU into the rounds' memory (GPrimeRounds'
 // second constructor), the exchange in rounds there.
-std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile* index, bool build_on_gpu,
-                                         const std::vector<OdSite>& sites, const OdQueryOptions& options,
-                                         MemoryBudget& budget, Progress& progress, OdQueryStats& st) {
+// memory: the index in memory (from `index`, or the transient build when index is null): the sweep.
+std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile* index, const IndexInMemory* memory,
+                                         bool build_on_gpu, const std::vector<OdSite>& sites,
+                                         const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
+                                         OdQueryStats& st) {
   const TileGrid& grid = input.grid();
   const std::uint32_t t = grid.tile;
   if (index) check_index_fits(*index, grid, options.params, options.connectivity);
@@ -138,6 +141,45 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   for (std::uint64_t a = 0; a < parts.size(); ++a) st.site_tiles += a == 0 || parts[a].tile != parts[a - 1].tile;
   st.seconds_sites = watch.seconds();
   watch.restart();
+
+  if (memory) {
+    // The sweep: every source alone on a thread over the index in memory; each serves the sites after
+    // it, and the symmetric weights give the rest.
+    if (is_directed(options.params.model)) throw Error("od-matrix: an index holds symmetric weights only");
+    const unsigned threads = std::max(1u, options.threads);
+    MemoryBudget::Reservation sweep_reservation =
+        budget.reserve(GPrimeSweep::bytes(t, memory->present_tiles(), threads), "od-matrix sweep: edge weights and label blocks");
+    GPrimeExchangeOptions xo;
+    xo.params = options.params;
+    xo.connectivity = options.connectivity;
+    xo.max_cost = options.max_cost;
+    const GPrimeSweep sweep(*memory, xo, threads);
+    std::vector<std::vector<SweepSeed>> sources(k);
+    std::unordered_map<std::uint64_t, std::vector<SweepTarget>> targets;
+    for (std::uint64_t a = 0; a < parts.size(); ++a) {
+      const PathLength* ring = site_ring.data() + a * b;
+      sources[parts[a].site].push_back(SweepSeed{parts[a].tile, ring});
+      targets[parts[a].tile].push_back(SweepTarget{parts[a].site, ring});
+    }
+    GPrimeSweepStats ss;
+    sweep.run(sources, targets, true, result.data(), progress, &ss);
+    for (std::uint64_t i = 0; i < k; ++i)
+      for (std::uint64_t j = i + 1; j < k; ++j) {
+        const PathLength d = std::min(result[i * k + j], result[j * k + i]);
+        result[i * k + j] = result[j * k + i] = d;
+      }
+    st.exchange = "sweep";
+    st.batch_sources = k;
+    st.tile_solves = ss.tile_solves;
+    st.settled = ss.settled;
+    st.stopped_early = ss.stopped_early;
+    st.max_live = ss.max_live;
+    st.index_bytes = memory->bytes();
+    st.seconds_queries = watch.seconds();
+    for (PathLength& d : result)
+      if (d > options.max_cost) d = kUnreached;
+    return result;
+  }
 
   // (2) The exchange (OdQueryOptions::exchange) and the label batch. Queue: per source 2 x 8 bytes per
   // ring cell of every tile reached (worst case) and its vectors of a round (3 x 8 x B per round
@@ -329,21 +371,63 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
                                            const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
                                            OdQueryStats* stats) {
   OdQueryStats local;
-  return od_matrix_gprime(input, &index, false, sites, options, budget, progress, stats ? *stats : local);
+  OdQueryStats& st = stats ? *stats : local;
+  // On the CPU the sweep, with every record read into memory, when the budget holds it (half of what
+  // is available: the sites' vectors and the results come from the rest).
+  const unsigned threads = std::max(1u, options.threads);
+  const bool sweep = options.device == Device::Cpu && (options.exchange == OdExchange::Sweep || options.exchange == OdExchange::Auto);
+  if (sweep) {
+    check_index_fits(index, input.grid(), options.params, options.connectivity);
+    const std::uint64_t need = IndexInMemory::bytes_of(index) + GPrimeSweep::bytes(index.header().tile, index.present_tiles(), threads);
+    if (need <= budget.available() / 4 * 3) {
+      MemoryBudget::Reservation reservation = budget.reserve(IndexInMemory::bytes_of(index), "od-matrix index in memory");
+      Stopwatch watch;
+      const std::unique_ptr<IndexInMemory> memory = IndexInMemory::load(index, threads);
+      const double load_seconds = watch.seconds();
+      std::vector<PathLength> result = od_matrix_gprime(input, &index, memory.get(), false, sites, options, budget, progress, st);
+      st.seconds_queries += load_seconds;
+      return result;
+    }
+    if (options.exchange == OdExchange::Sweep)
+      throw BudgetError("memory budget too small for od-matrix --exchange sweep: the index's records and the sweep need " +
+                        MemoryBudget::format_size(need) + ", " + MemoryBudget::format_size(budget.available()) +
+                        " is available; raise --memory or use --exchange queue");
+  }
+  if (options.exchange == OdExchange::Sweep) throw UsageError("--exchange sweep runs on the CPU: use --device cpu");
+  return od_matrix_gprime(input, &index, nullptr, false, sites, options, budget, progress, st);
+}
+
+std::vector<PathLength> od_matrix_by_memory_index(const TileInput& input, const IndexInMemory& index,
+                                                  const std::vector<OdSite>& sites, const OdQueryOptions& options,
+                                                  MemoryBudget& budget, Progress& progress, OdQueryStats* stats) {
+  OdQueryStats local;
+  return od_matrix_gprime(input, nullptr, &index, false, sites, options, budget, progress, stats ? *stats : local);
+}
+
+
+bool memory_index_fits(const TileInput& input, unsigned threads, const MemoryBudget& budget) {
+  const std::uint32_t t = input.grid().tile;
+  const std::uint64_t present = input_present_tiles(input);
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t, b = ring_size(t);
+  // The build's batch: 4 tiles a thread (build_index) and the workspaces.
+  const std::uint64_t build = 4ull * std::max(1u, threads) * (cells * 8 + b * b * 8 + b * 8 + index_record_bytes(t, 8)) +
+                              std::max(1u, threads) * tile_boundary_workspace_entries(t, kDefaultIndexLeaf) * 8;
+  return IndexInMemory::bytes_for(t, present, 4) + GPrimeSweep::bytes(t, present, threads) + build <=
+         budget.available() / 4 * 3;
 }
 
 std::vector<PathLength> od_matrix_by_exchange(const TileInput& input, const std::vector<OdSite>& sites,
                                               const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
                                               OdQueryStats* stats) {
   OdQueryStats local;
-  return od_matrix_gprime(input, nullptr, false, sites, options, budget, progress, stats ? *stats : local);
+  return od_matrix_gprime(input, nullptr, nullptr, false, sites, options, budget, progress, stats ? *stats : local);
 }
 
 std::vector<PathLength> od_matrix_by_gpu_index(const TileInput& input, const std::vector<OdSite>& sites,
                                                const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
                                                OdQueryStats* stats) {
   OdQueryStats local;
-  return od_matrix_gprime(input, nullptr, true, sites, options, budget, progress, stats ? *stats : local);
+  return od_matrix_gprime(input, nullptr, nullptr, true, sites, options, budget, progress, stats ? *stats : local);
 }
 
 bool gpu_index_fits(const TileInput& input, const OdQueryOptions& options) {

@@ -34,6 +34,7 @@
 #include "engine/tile_input.h"
 #include "kernels/common/batch_solver.h"
 #include "kernels/common/edge_weight.h"
+#include "engine/index/index_in_memory.h"
 #include "store/index_file.h"
 
 namespace terrazo {
@@ -46,9 +47,12 @@ struct OdSite {
 // How the index's G' exchange runs (docs/index.md "The exchange in rounds"): Queue, the label-correcting
 // exchange (tile-level Dijkstra order on the CPU; on the GPU, rounds of tiles gathered by the host);
 // Rounds, Bellman-Ford rounds with the labels resident (CPU threads over tiles, or everything on
-// the GPU); Auto: Rounds on the GPU when the matrices and one source's labels fit in its memory,
-// else Queue.
-enum class OdExchange { Auto, Queue, Rounds };
+// the GPU); Auto: on the GPU Rounds when the matrices and one source's labels fit in its memory,
+// else Queue; on the CPU Sweep when the index's records and the sweep fit in the budget, else Queue.
+// Sweep (the CPU's default when the index fits in the budget): the index held in memory, each source
+// alone on a thread in tile-level Dijkstra order, tiles settled and freed behind its front, stopped
+// once its targets are settled (engine/index/gprime_sweep.h).
+enum class OdExchange { Auto, Queue, Rounds, Sweep };
 
 struct OdQueryOptions {
   WeightParams params;
@@ -79,6 +83,10 @@ struct OdQueryStats {
   std::uint64_t due_sources = 0;     // GPU rounds: (tile, source) pairs with a due label, all solves
   std::string exchange;              // "queue", "rounds-cpu" or "rounds-gpu" (the dispatch's choice)
   std::uint64_t max_active = 0;      // rounds: the most tiles active in one round
+  std::uint64_t settled = 0;         // sweep: tiles settled (label blocks freed), all sources
+  std::uint64_t stopped_early = 0;   // sweep: sources stopped once their targets' tiles were settled
+  std::uint64_t max_live = 0;        // sweep: the most label blocks one source held at once
+  std::uint64_t index_bytes = 0;     // sweep: the index's records in memory
   double seconds_sites = 0, seconds_queries = 0;
   double seconds_index = 0, index_kernel_ms = 0;  // od_matrix_by_gpu_index: the matrices built on the GPU
 };
@@ -105,5 +113,17 @@ std::vector<PathLength> od_matrix_by_gpu_index(const TileInput& input, const std
                                                const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
                                                OdQueryStats* stats);
 bool gpu_index_fits(const TileInput& input, const OdQueryOptions& options);
+
+// od_matrix_by_memory_index: the sweep over an index held in memory (od-matrix's transient index on
+// the CPU: built by build_index into an IndexInMemory, no file). The same matrix as
+// od_matrix_by_index with a file of the same index. memory_index_fits: whether three quarters of the
+// budget's available bytes hold an index of `input` with 4-byte entries (the IndexInMemory reserves
+// its bytes as they come: a tile of 8-byte entries may exceed it, a BudgetError), the sweep of
+// `threads` threads and the index build's batch.
+std::vector<PathLength> od_matrix_by_memory_index(const TileInput& input, const IndexInMemory& index,
+                                                  const std::vector<OdSite>& sites, const OdQueryOptions& options,
+                                                  MemoryBudget& budget, Progress& progress, OdQueryStats* stats);
+bool memory_index_fits(const TileInput& input, unsigned threads, const MemoryBudget& budget);
+
 
 }  // namespace terrazo

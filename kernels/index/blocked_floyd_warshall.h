@@ -47,7 +47,12 @@ void blocked_floyd_warshall_cpu(PathLength* d, std::uint32_t n);
 //     with D[K][K]* the closure of the block (walks inside K, the empty walk included); the same as
 //     eliminating the pivots of K one at a time (exact integers, so bit for bit). Rows and columns
 //     of K are left partly updated: the caller reads only R x R afterwards.
+//   eliminate_pivot_block_symmetric_cpu(d, stride, k0, k1): the same for a symmetric matrix of which
+//     only the upper triangle (j >= i) of R and K is read: the rows of K are first made whole from it,
+//     then only d[i][j], i <= j, of R x R is updated (half the work); the lower triangle of R x R is
+//     left stale.
 void floyd_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0, std::uint32_t k1);
+void eliminate_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1);
 void eliminate_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1);
 
 // The n x n adjacency matrix of the block's cells (row-major, node = y * s + x), as the leaf starts.

@@ -76,6 +76,20 @@ void eliminate_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_
   }
 }
 
+void eliminate_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1) {
+  for (std::uint32_t k = k0; k < k1; ++k)  // the pivot rows whole, from the upper triangle
+    for (std::uint32_t j = 0; j < k; ++j) d[k * stride + j] = d[j * stride + k];
+  close_diagonal(d, stride, k0, k1);
+  PivotRow p;
+  for (std::uint32_t i = 0; i < k0; ++i) {
+    PathLength* row_i = d + i * stride;
+    gather_pivots(row_i, d, stride, k0, k1, &p);  // A[i][K] = D[i][K] (x) D[K][K]*
+    relax_segment(row_i, k0, k1, p);
+    gather_pivots(row_i, d, stride, k0, k1, &p);  // D[i][j], i <= j < k0, through A[i][K] and D[K][j]
+    relax_segment(row_i, i, k0, p);
+  }
+}
+
 void blocked_floyd_warshall_cpu(PathLength* d, std::uint32_t n) {
   for (std::uint32_t k0 = 0; k0 < n; k0 += kPivotBlockCpu)
     floyd_pivot_block_cpu(d, n, n, k0, std::min(n, k0 + kPivotBlockCpu));
