@@ -230,7 +230,9 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   std::unique_ptr<IndexFile> index;
   std::uint32_t tile = options.tile;
   if (transient) {
-    tile = tile ? tile : kDefaultIndexTile;
+    // On the CPU tiles of 32: the build costs about t per cell and the sweep's overheads grow as 1/t;
+    // 32 gave the least total at 16.8 and 268 M cells (docs/benchmarks.md). The GPU's 64 as measured there.
+    tile = tile ? tile : cuda ? kDefaultIndexTile : kDefaultCpuTransientTile;
     if (tile < 16 || tile > 1024 || (tile & (tile - 1)) != 0)
       throw UsageError("invalid --tile " + std::to_string(tile) + " for an index: expected a power of two from 16 to 1024");
   }
@@ -314,7 +316,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     IndexBuildOptions bo;
     bo.params = weights.params;
     bo.connectivity = options.connectivity;
-    bo.leaf = kDefaultIndexLeaf;
+    bo.leaf = qo.device == Device::Cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
     bo.device = qo.device;
     bo.threads = qo.threads;
     bo.gpu_memory_bytes = options.gpu_memory_bytes;

@@ -28,6 +28,10 @@
 namespace terrazo {
 
 constexpr std::uint32_t kDefaultIndexTile = 64;
+// od-matrix's transient index on the CPU: tiles of 32 and leaves of 4 (the cheapest CPU build with the
+// sweep's per-tile work; the matrices do not depend on the leaf).
+constexpr std::uint32_t kDefaultCpuTransientTile = 32;
+constexpr std::uint32_t kDefaultCpuIndexLeaf = 4;
 
 struct IndexOptions {
   std::string input, output;  // INPUT raster, INDEX.tzi
@@ -86,7 +90,7 @@ struct OdMatrixOptions {
   std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory: GPU matrix slots (0: 60% of the free memory)
   std::uint64_t round_tiles = 0;  // tests: tiles per GPU launch (0: 512)
   std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)
-  std::string exchange = "auto";  // --exchange: the index's G' exchange (auto, queue, rounds; docs/index.md)
+  std::string exchange = "auto";  // --exchange: the index's G' exchange (auto, queue, rounds, sweep; docs/index.md)
 };
 
 struct OdMatrixResult {
@@ -94,7 +98,7 @@ struct OdMatrixResult {
   std::uint32_t tile = 0;
   std::string method;  // "index" or "exchange"
   std::string device;  // "cpu" or "cuda (NAME)"
-  std::string exchange;  // "queue", "rounds-cpu" or "rounds-gpu": the G' exchange that ran
+  std::string exchange;  // "queue", "rounds-cpu", "rounds-gpu" or "sweep": the G' exchange that ran
   std::uint64_t rounds = 0, gpu_uploads = 0, site_parts = 0, max_active = 0;
   double kernel_ms = 0;
   double kernel_ms_select = 0, kernel_ms_solve = 0, kernel_ms_push = 0;  // the GPU rounds' stages

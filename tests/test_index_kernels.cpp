@@ -1,10 +1,12 @@
 // tests/test_index_kernels.cpp: the CPU twins of the boundary-graph index kernels (kernels/index/)
 // against plain references (tests/support/index_reference.h): blocked Floyd-Warshall against the
 // textbook loop, leaf matrices, the 2x2 merge and whole tiles by nested dissection against one
-// Dijkstra per ring cell, and min-plus products against their formula; thousands of random blocks,
+// Dijkstra per ring cell, min-plus products against their formula, the triangle's products against
+// the full matrix's; thousands of random blocks,
 // every weight model, 4 and 8 connectivity, nodata holes and walls that disconnect a block.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "kernels/index/blocked_floyd_warshall.h"
 #include "kernels/index/boundary_merge.h"
 #include "kernels/index/min_plus.h"
+#include "kernels/index/min_plus_triangle.h"
 #include "kernels/index/tile_boundary_matrix.h"
 #include "tests/support/gpu_test_support.h"
 #include "tests/support/index_reference.h"
@@ -250,6 +253,70 @@ TEST(MinPlusProduct, MatchesItsFormula) {
     min_plus_product_cpu(m.data(), b, x.data(), k, y.data());
     ASSERT_EQ(y, expected) << "b " << b << " k " << k;
   }
+}
+
+// The product with the stored triangle (both entry widths, the AVX-512 kernel and its portable twin)
+// equals min_plus_product_cpu with the whole matrix: random symmetric matrices with no-path entries
+// and labels near the 2^57 bound, pending sets empty, single, all, clustered and wrapping the ring.
+TEST(MinPlusTriangle, EqualsTheFullProductForEveryWidthAndPendingSet) {
+  std::mt19937_64 rng(2026);
+  int cases = 0, improved = 0;
+  for (std::uint32_t b : {1u, 4u, 12u, 28u, 60u, 124u, 252u}) {
+    for (int trial = 0; trial < 60; ++trial) {
+      const bool wide = trial % 3 == 2;  // entries beyond 32 bits
+      const PathLength top = wide ? (PathLength{1} << 56) : 0xFFFFFFF0u;
+      std::vector<PathLength> full(static_cast<std::size_t>(b) * b);
+      for (std::uint32_t i = 0; i < b; ++i)
+        for (std::uint32_t j = i; j < b; ++j) {
+          const PathLength v = i == j ? (rng() % 10 == 0 ? kUnreached : 0) : rng() % 7 == 0 ? kUnreached : rng() % top;
+          full[static_cast<std::size_t>(i) * b + j] = full[static_cast<std::size_t>(j) * b + i] = v;
+        }
+      std::vector<std::uint32_t> tri32;
+      std::vector<PathLength> tri64;
+      for (std::uint32_t i = 0; i < b; ++i)
+        for (std::uint32_t j = i; j < b; ++j) {
+          const PathLength v = full[static_cast<std::size_t>(i) * b + j];
+          tri64.push_back(v);
+          tri32.push_back(v == kUnreached ? 0xFFFFFFFFu : static_cast<std::uint32_t>(v));
+        }
+      ASSERT_EQ(tri64.size(), triangle_entries(b));
+      std::vector<PathLength> x(b, kUnreached);
+      const int shape = trial % 6;
+      for (std::uint32_t p = 0; p < b; ++p) {
+        const bool pending = shape == 0 ? false
+                             : shape == 1 ? p == rng() % b
+                             : shape == 2 ? true
+                             : shape == 3 ? (p >= b / 3 && p < b / 2)
+                             : shape == 4 ? (p < 3 || p + 3 >= b)  // a corner: both ends of the ring
+                                          : rng() % 2 == 0;
+        if (pending) x[p] = rng() % 3 == 0 ? (PathLength{1} << 57) - 1 - rng() % 1000 : rng() % 1000000;
+      }
+      std::uint32_t lo = b, hi = 0;
+      for (std::uint32_t p = 0; p < b; ++p)
+        if (x[p] != kUnreached) {
+          lo = std::min(lo, p);
+          hi = p;
+        }
+      std::vector<PathLength> y(b);
+      for (PathLength& v : y) v = rng() % 4 == 0 ? kUnreached : rng() % 2000000;
+      std::vector<PathLength> want = y;
+      min_plus_product_cpu(full.data(), b, x.data(), 1, want.data());
+      std::vector<PathLength> got64 = y;
+      min_plus_triangle_relax64(tri64.data(), b, x.data(), lo, hi, got64.data());
+      EXPECT_EQ(got64, want) << "64-bit, b " << b << " trial " << trial;
+      if (!wide) {
+        std::vector<PathLength> got32 = y, portable = y;
+        min_plus_triangle_relax32(tri32.data(), b, x.data(), lo, hi, got32.data());
+        min_plus_triangle_relax32_portable(tri32.data(), b, x.data(), lo, hi, portable.data());
+        EXPECT_EQ(got32, want) << "32-bit, b " << b << " trial " << trial;
+        EXPECT_EQ(portable, want) << "32-bit portable, b " << b << " trial " << trial;
+      }
+      improved += want != y;
+      ++cases;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  EXPECT_GT(improved, cases / 3) << "the products rarely improved anything: a test that cannot fail";
 }
 
 TEST(MinPlusRelaxRows, MatchesItsFormula) {

@@ -10,6 +10,7 @@
 #include <queue>
 #include <thread>
 
+#include "core/error.h"
 #include "core/worker_pool.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/index/boundary_ring.h"
@@ -233,9 +234,14 @@ struct GPrimeSweep::Source {
 };
 
 void GPrimeSweep::run(const std::vector<std::vector<SweepSeed>>& sources,
-                      const std::unordered_map<std::uint64_t, std::vector<SweepTarget>>& targets, bool only_later,
-                      PathLength* best, Progress& progress, GPrimeSweepStats* stats) const {
+                      const std::unordered_map<std::uint64_t, std::vector<SweepTarget>>& targets,
+                      const std::vector<std::uint32_t>& rank, PathLength* best, Progress& progress,
+                      GPrimeSweepStats* stats) const {
   const std::uint64_t k = sources.size();
+  const bool only_later = !rank.empty();
+  if (only_later && rank.size() != k) throw Error("sweep: " + std::to_string(rank.size()) + " ranks for " + std::to_string(k) + " sources");
+  std::vector<std::uint32_t> by_rank(k);  // the sources in the order they run
+  for (std::uint32_t v = 0; v < k; ++v) by_rank[only_later ? rank[v] : v] = v;
   // The targets by dense tile: their lists, and per list the largest site it holds.
   std::vector<std::int32_t> target_list(tile_of_.size(), -1);
   std::vector<const std::vector<SweepTarget>*> lists;
@@ -245,8 +251,8 @@ void GPrimeSweep::run(const std::vector<std::vector<SweepSeed>>& sources,
     if (it == targets.end() || it->second.empty()) continue;
     target_list[d] = static_cast<std::int32_t>(lists.size());
     lists.push_back(&it->second);
-    std::uint32_t most = 0;
-    for (const SweepTarget& target : it->second) most = std::max(most, target.site);
+    std::uint32_t most = 0;  // the latest rank among the list's sites
+    for (const SweepTarget& target : it->second) most = std::max(most, only_later ? rank[target.site] : target.site);
     list_max.push_back(most);
   }
   std::vector<std::uint64_t> list_dense;
@@ -262,10 +268,12 @@ void GPrimeSweep::run(const std::vector<std::vector<SweepSeed>>& sources,
     try {
       Source src(*this);
       GPrimeSweepStats mine;
-      for (std::uint64_t v; !stop && (v = next++) < k;) {
+      for (std::uint64_t at; !stop && (at = next++) < k;) {
+        const std::uint64_t v = by_rank[at];
+        const std::uint32_t own = only_later ? rank[v] : 0;
         auto harvest = [&](std::uint64_t d, const PathLength* label) {
           for (const SweepTarget& target : *lists[static_cast<std::size_t>(target_list[d])]) {
-            if (only_later && target.site <= v) continue;
+            if (only_later && rank[target.site] <= own) continue;
             PathLength& out = best[v * k + target.site];
             for (std::uint32_t r = 0; r < b_; ++r) {
               const PathLength via = min_plus_add(label[r], target.ring[r]);
@@ -274,7 +282,7 @@ void GPrimeSweep::run(const std::vector<std::vector<SweepSeed>>& sources,
           }
         };
         auto wanted = [&](std::uint64_t d) {
-          return target_list[d] >= 0 && (!only_later || list_max[static_cast<std::size_t>(target_list[d])] > v);
+          return target_list[d] >= 0 && (!only_later || list_max[static_cast<std::size_t>(target_list[d])] > own);
         };
         std::uint64_t remaining = 0;
         for (std::uint64_t d : list_dense) remaining += wanted(d);

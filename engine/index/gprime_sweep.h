@@ -7,8 +7,9 @@
 // Contract: for each source v with seeds (ring labels of the tiles it touches, exact in-tile
 // distances), and each target (site j, the tile U it touches, j's in-tile distances to U's ring):
 // best[v * k + j] = min(best[v * k + j], min over ring cells r of U of D_v(r) + ring_j(r)), D_v the
-// exact G' distance from v's seeds (as gprime_exchange; kUnreached beyond max_cost). With
-// only_later, source v serves only the targets j > v (the weights are symmetric: the caller mirrors).
+// exact G' distance from v's seeds (as gprime_exchange; kUnreached beyond max_cost). With a rank (a
+// permutation of the sources), source v serves only the targets j ranked after it (the weights are
+// symmetric: the caller mirrors the matrix) and the sources run in rank order; empty: every target.
 // Algorithm, per source: tiles are solved in the order of their least pending label (a priority
 // queue); a solve is the min-plus product of the tile's stored triangle with its pending labels
 // (kernels/index/min_plus_triangle.h), then the improved ring labels cross the grid edges to the
@@ -55,8 +56,9 @@ class GPrimeSweep {
   // sources[v]: v's seeds; targets: per grid tile the targets in it. best: k x k, k = sources.size().
   // Progress phase "od-matrix: queries" (done = sources).
   void run(const std::vector<std::vector<SweepSeed>>& sources,
-           const std::unordered_map<std::uint64_t, std::vector<SweepTarget>>& targets, bool only_later,
-           PathLength* best, Progress& progress, GPrimeSweepStats* stats) const;
+           const std::unordered_map<std::uint64_t, std::vector<SweepTarget>>& targets,
+           const std::vector<std::uint32_t>& rank, PathLength* best, Progress& progress,
+           GPrimeSweepStats* stats) const;
 
  private:
   struct Step {

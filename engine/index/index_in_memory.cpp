@@ -45,7 +45,9 @@ unsigned char* IndexInMemory::append(std::uint64_t tile_index, std::uint32_t wid
   const std::uint64_t bytes = index_record_bytes(grid_.tile, width);
   if (used_ + bytes > capacity_) throw Error("index in memory: more records than tiles");
   if (budget_ && used_ + bytes > reserved_bytes_) {
-    const std::uint64_t step = std::max<std::uint64_t>(64ull << 20, used_ + bytes - reserved_bytes_);
+    // Steps of up to 64 MiB (a sixteenth of what is left when that is less), at least this record.
+    const std::uint64_t chunk = std::min<std::uint64_t>(64ull << 20, std::max<std::uint64_t>(1ull << 20, budget_->available() / 16));
+    const std::uint64_t step = std::max<std::uint64_t>(chunk, used_ + bytes - reserved_bytes_);
     reserved_.push_back(budget_->reserve(step, "od-matrix index in memory"));
     reserved_bytes_ += step;
   }

@@ -8,7 +8,7 @@
 // resident, advised into huge pages: the sweep reads a tile's triangle at each solve, and its
 // neighbours' records lie close by.
 // Memory: the records' bytes and 16 bytes per grid tile. With a budget, the records' bytes are reserved
-// as they come, in steps of 64 MiB (BudgetError when the budget cannot hold the next step).
+// as they come, in steps of up to 64 MiB (BudgetError when the budget cannot hold the next record).
 #pragma once
 #include <cstdint>
 #include <memory>

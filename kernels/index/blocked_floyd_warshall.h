@@ -51,7 +51,12 @@ void blocked_floyd_warshall_cpu(PathLength* d, std::uint32_t n);
 //     only the upper triangle (j >= i) of R and K is read: the rows of K are first made whole from it,
 //     then only d[i][j], i <= j, of R x R is updated (half the work); the lower triangle of R x R is
 //     left stale.
+//   floyd_pivot_block_symmetric_cpu(d, stride, n, k0, k1): floyd_pivot_block_cpu's round for a
+//     symmetric matrix of which only the upper triangle is read and kept: the rows of K made whole,
+//     closed and relaxed as the row panel; the column panel is their transpose; then only d[i][j],
+//     j >= i, of the other rows (half of phase 3). The lower triangle outside K's rows is stale.
 void floyd_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0, std::uint32_t k1);
+void floyd_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0, std::uint32_t k1);
 void eliminate_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1);
 void eliminate_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1);
 

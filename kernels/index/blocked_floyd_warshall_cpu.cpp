@@ -90,6 +90,36 @@ void eliminate_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, st
   }
 }
 
+void floyd_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0,
+                                     std::uint32_t k1) {
+  for (std::uint32_t k = k0; k < k1; ++k)  // the pivot rows whole, from the upper triangle
+    for (std::uint32_t j = 0; j < k; ++j) d[k * stride + j] = d[j * stride + k];
+  close_diagonal(d, stride, k0, k1);
+  PivotRow p;
+  for (std::uint32_t i = k0; i < k1; ++i) {  // phase 2, row panel: D[K][j] through the closed block
+    PathLength* row_i = d + i * stride;
+    gather_pivots(row_i, d, stride, k0, k1, &p);
+    relax_segment(row_i, 0, k0, p);
+    relax_segment(row_i, k1, n, p);
+  }
+  // Phase 3: D[i][K] is the transpose of the row panel (now current); D[i][j], j >= i, through it.
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i == k0) i = k1;
+    if (i >= n) break;
+    PathLength* row_i = d + i * stride;
+    p.count = 0;
+    for (std::uint32_t k = k0; k < k1; ++k) {
+      const PathLength v = d[k * stride + i];
+      if (i < k) row_i[k] = v;  // the upper triangle's part of the column panel
+      if (v == kUnreached) continue;
+      p.rows[p.count] = d + k * stride;
+      p.x[p.count] = v;
+      ++p.count;
+    }
+    relax_segment(row_i, i, n, p);  // (its columns in K are closed already: no change there)
+  }
+}
+
 void blocked_floyd_warshall_cpu(PathLength* d, std::uint32_t n) {
   for (std::uint32_t k0 = 0; k0 < n; k0 += kPivotBlockCpu)
     floyd_pivot_block_cpu(d, n, n, k0, std::min(n, k0 + kPivotBlockCpu));

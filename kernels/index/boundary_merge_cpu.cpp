@@ -67,19 +67,19 @@ void boundary_merge_cpu(const double* values, std::uint64_t stride, std::uint32_
   }
   // Eliminate S (vertices parent_b .. u-1) in blocks of pivots, last block first: each block's Schur
   // complement onto the vertices below it.
-  // The matrix is symmetric (symmetric weights, the only ones an index holds): the eliminations
-  // update its upper triangle only, and P x P is made whole from it before the closure.
+  // The matrix is symmetric (symmetric weights, the only ones an index holds): the eliminations and
+  // the closure update its upper triangle only (half the work), and P x P is made whole at the end.
   for (std::uint32_t k1 = u; k1 > parent_b;) {
     const std::uint32_t k0 = k1 - std::min(kPivotBlockCpu, k1 - parent_b);
     eliminate_pivot_block_symmetric_cpu(d, u, k0, k1);
     k1 = k0;
   }
-  for (std::uint32_t i = 0; i < parent_b; ++i)
-    for (std::uint32_t j = 0; j < i; ++j) d[static_cast<std::size_t>(i) * u + j] = d[static_cast<std::size_t>(j) * u + i];
   // Close P (paths between ring cells of the parent through other ring cells of the parent): blocked
   // Floyd-Warshall over the first parent_b vertices.
   for (std::uint32_t k0 = 0; k0 < parent_b; k0 += kPivotBlockCpu)
-    floyd_pivot_block_cpu(d, u, parent_b, k0, std::min(parent_b, k0 + kPivotBlockCpu));
+    floyd_pivot_block_symmetric_cpu(d, u, parent_b, k0, std::min(parent_b, k0 + kPivotBlockCpu));
+  for (std::uint32_t i = 0; i < parent_b; ++i)
+    for (std::uint32_t j = 0; j < i; ++j) d[static_cast<std::size_t>(i) * u + j] = d[static_cast<std::size_t>(j) * u + i];
   for (std::uint32_t p = 0; p < parent_b; ++p)
     std::copy(d + static_cast<std::size_t>(p) * u, d + static_cast<std::size_t>(p) * u + parent_b,
               parent + static_cast<std::size_t>(p) * parent_b);

@@ -83,11 +83,12 @@ void min_plus_relax_rows(PathLength* y, const PathLength* const* rows, const Pat
   }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#endif
-void min_plus_close_block(PathLength* d, std::uint64_t stride, std::uint32_t w) {
-  constexpr std::uint32_t kSide = 32;
+namespace {
+
+// The closure in a side x side array padded with kUnreached (side 16 or 32: a row is four or eight
+// vectors, so a block of up to 16 pays half the lanes of one of 32).
+template <std::uint32_t kSide>
+TERRAZO_LANES void close_padded(PathLength* d, std::uint64_t stride, std::uint32_t w) {
   alignas(32) PathLength block[kSide][kSide];
   for (std::uint32_t i = 0; i < kSide; ++i)
     for (std::uint32_t j = 0; j < kSide; ++j) block[i][j] = i < w && j < w ? d[i * stride + j] : kUnreached;
@@ -102,6 +103,16 @@ void min_plus_close_block(PathLength* d, std::uint64_t stride, std::uint32_t w) 
   }
   for (std::uint32_t i = 0; i < w; ++i)
     for (std::uint32_t j = 0; j < w; ++j) d[i * stride + j] = block[i][j];
+}
+
+}  // namespace
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
+void min_plus_close_block(PathLength* d, std::uint64_t stride, std::uint32_t w) {
+  if (w <= 16) close_padded<16>(d, stride, w);
+  else close_padded<32>(d, stride, w);
 }
 
 void min_plus_product_cpu(const PathLength* m, std::uint32_t b, const PathLength* x, std::uint32_t k, PathLength* y) {

@@ -60,7 +60,7 @@ inline IndexResult build(const std::string& input, const std::string& output, We
 // `terrazo od-matrix` of point sites, with the index `index` or without it (""), under 256 MiB.
 inline OdMatrixResult query(const std::string& input, const std::string& index, const std::vector<SourcePoint>& sites,
                             WeightModel model, Connectivity c, double max_cost = -1, std::uint64_t cache_bytes = 0,
-                            std::uint32_t tile = 16, double scale = 0.0) {
+                            std::uint32_t tile = 16, double scale = 0.0, const std::string& exchange = "auto") {
   OdMatrixOptions o;
   o.input = input;
   o.index = index;
@@ -72,6 +72,7 @@ inline OdMatrixResult query(const std::string& input, const std::string& index, 
   o.tile = tile;
   o.scale = scale;
   o.threads = 2;
+  o.exchange = exchange;
   MemoryBudget budget(256ull << 20);
   return run_od_matrix(o, budget, Progress::silent());
 }
