@@ -196,7 +196,9 @@ def od_matrix(input, output, *, sites=None, sites_raster=None, index=None, weigh
     and nodata: none), the cost between two regions the least over their cells' pairs.
     ``map_coords=True``, ``sites_file=`` as the CLI's flags; ``transient_index=True`` (the default with
     ``device="cuda"`` and no ``index``) builds an index first, queries it and drops it: with
-    ``device="cuda"`` in the GPU's memory (no file), else in the scratch directory.
+    ``device="cuda"`` in the GPU's memory, on the CPU in host memory (about 32 bytes a cell: give
+    ``memory=`` that much) followed by the sweep, a file in the scratch directory only when the memory
+    cannot hold it.
 
     >>> terrazo.od_matrix("dem.tif", "matrix.csv", sites=[(20, 40), (300, 320), (180, 180)])
     >>> terrazo.od_matrix("friction.tif", "patches.csv", sites_raster="patches.tif")
