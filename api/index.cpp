@@ -335,12 +335,14 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     bool done = false;
     if (!cuda && (qo.exchange == OdExchange::Auto || qo.exchange == OdExchange::Sweep) &&
         memory_index_fits(input, qo.threads, budget)) {
-      auto memory = std::make_unique<IndexInMemory>(grid, &budget);
+      std::unique_ptr<IndexInMemory> memory;
       try {
+        memory = std::make_unique<IndexInMemory>(grid, &budget);
         build_index(input, *memory, transient_build_options(), budget, progress);
         done = true;
       } catch (const BudgetError&) {
         if (qo.exchange == OdExchange::Sweep) throw;
+        memory.reset();
       }
       if (done) {
         result.seconds_index = build.seconds();

@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
@@ -10,13 +11,16 @@
 
 namespace terrazo {
 
-IndexInMemory::IndexInMemory(const TileGrid& grid, MemoryBudget* budget)
+IndexInMemory::IndexInMemory(const TileGrid& grid, MemoryBudget* budget, std::uint64_t capacity)
     : grid_(grid), budget_(budget), offset_(grid.tile_count(), 0), width_(grid.tile_count(), 0) {
-  // Room for every tile of the grid with 8-byte entries: address space only until written.
-  capacity_ = bytes_for(grid.tile, grid.tile_count(), 8);
+  // Room for every tile of the grid with 8-byte entries, or the budget's whole (the reservations keep
+  // the records within it), or what the caller says: address space only until written.
+  capacity_ = capacity ? capacity : bytes_for(grid.tile, grid.tile_count(), 8);
+  if (budget) capacity_ = std::min(capacity_, budget->total());
   if (capacity_ == 0) return;
   void* p = ::mmap(nullptr, capacity_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw Error("index in memory: cannot map " + MemoryBudget::format_size(capacity_) + " of address space");
+  if (p == MAP_FAILED)  // (a BudgetError: the transient index then takes a file)
+    throw BudgetError("index in memory: cannot map " + MemoryBudget::format_size(capacity_) + " of address space");
 #ifdef MADV_HUGEPAGE
   ::madvise(p, capacity_, MADV_HUGEPAGE);  // advice only: fewer TLB misses where the kernel grants it
 #endif
@@ -43,7 +47,10 @@ unsigned char* IndexInMemory::append(std::uint64_t tile_index, std::uint32_t wid
   if (width != 4 && width != 8) throw Error("index record of entry width " + std::to_string(width));
   if (width_.at(tile_index) != 0) throw Error("index in memory: tile " + std::to_string(tile_index) + " written twice");
   const std::uint64_t bytes = index_record_bytes(grid_.tile, width);
-  if (used_ + bytes > capacity_) throw Error("index in memory: more records than tiles");
+  if (used_ + bytes > capacity_) {
+    if (budget_) throw BudgetError("memory budget too small for the index in memory: its records pass " + MemoryBudget::format_size(capacity_));
+    throw Error("index in memory: more records than room");
+  }
   if (budget_ && used_ + bytes > reserved_bytes_) {
     // Steps of up to 64 MiB (a sixteenth of what is left when that is less), at least this record.
     const std::uint64_t chunk = std::min<std::uint64_t>(64ull << 20, std::max<std::uint64_t>(1ull << 20, budget_->available() / 16));
@@ -65,7 +72,7 @@ void IndexInMemory::write_record(std::uint64_t tile_index, const IndexRecord& re
 }
 
 std::unique_ptr<IndexInMemory> IndexInMemory::load(const IndexFile& index, unsigned threads) {
-  auto memory = std::make_unique<IndexInMemory>(index.header().grid(), nullptr);
+  auto memory = std::make_unique<IndexInMemory>(index.header().grid(), nullptr, std::max<std::uint64_t>(1, bytes_of(index)));
   const std::uint64_t tiles = memory->grid_.tile_count();
   std::vector<std::pair<std::uint64_t, std::uint64_t>> present;  // (file offset, tile): the file's order
   for (std::uint64_t tile = 0; tile < tiles; ++tile)

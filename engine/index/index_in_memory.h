@@ -4,8 +4,8 @@
 // Filled by the index build (it is an IndexRecordSink: od-matrix's transient index on the CPU, no file
 // written) or from an index file (every record read once, checksums checked).
 // Layout: the records back to back in the order they come (the build's Z-order, the file's order), in
-// one mapping of the worst case's size (8-byte entries) of which only the pages written are
-// resident, advised into huge pages: the sweep reads a tile's triangle at each solve, and its
+// one mapping of the worst case's size (8-byte entries, at most the budget's total) of which only the
+// pages written are resident, advised into huge pages: the sweep reads a tile's triangle at each solve, and its
 // neighbours' records lie close by.
 // Memory: the records' bytes and 16 bytes per grid tile. With a budget, the records' bytes are reserved
 // as they come, in steps of up to 64 MiB (BudgetError when the budget cannot hold the next record).
@@ -22,8 +22,9 @@ namespace terrazo {
 
 class IndexInMemory : public IndexRecordSink {
  public:
-  // budget: reserves the records' bytes as they come (null: the caller has reserved them).
-  IndexInMemory(const TileGrid& grid, MemoryBudget* budget);
+  // budget: reserves the records' bytes as they come (null: the caller has reserved them), and bounds
+  // the mapping. capacity: the mapping's bytes (0: every tile of the grid with 8-byte entries).
+  IndexInMemory(const TileGrid& grid, MemoryBudget* budget, std::uint64_t capacity = 0);
   ~IndexInMemory() override;
   IndexInMemory(const IndexInMemory&) = delete;
   IndexInMemory& operator=(const IndexInMemory&) = delete;
