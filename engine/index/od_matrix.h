@@ -1,7 +1,9 @@
 // engine/index/od_matrix.h: origin-destination cost matrices between K sites, exactly, two ways
 // (docs/index.md "Queries"), both over G' (engine/index/gprime_exchange.h):
 //   - od_matrix_by_index: the tiles' re-solves are min-plus products with the index's matrices, on
-//     the CPU (one tile a round, tile-level Dijkstra order) or on the GPU (many tiles a launch).
+//     the CPU (the sweep over the index read into memory, engine/index/gprime_sweep.h, when the
+//     budget holds it; else the queue, one tile a round) or on the GPU (many tiles a launch);
+//     od_matrix_by_memory_index the sweep over an index built in memory (the CPU's transient index).
 //   - od_matrix_by_exchange: no index; a tile's re-solve is an in-tile Dijkstra per pending source
 //     (BlockSolveTiles), the sources in batches carrying a label vector each on every ring: tiles
 //     are read about once per batch, not once per site.
@@ -20,7 +22,8 @@
 // Result: entry [i * K + j] = the shortest distance from site i to site j (fixed point), kUnreached
 // when no path or beyond max_cost; the diagonal 0.
 // The exchange: OdQueryOptions::exchange; OdQueryStats::exchange says which ran.
-// Memory: per batch of sources, G' labels and pending labels, 16 bytes per ring cell of the grid and
+// Memory (the sweep: the index's records, GPrimeSweep::bytes, the results; otherwise): per batch of
+// sources, G' labels and pending labels, 16 bytes per ring cell of the grid and
 // source (tiles x (4t - 4) x 16 per source; the batch is half of the budget's rest over that) and the
 // round's vectors (24 B bytes per vector); then the index tile cache ((4t - 4)^2 x 8 each) or, without
 // the index, the tile cache (block_solve_tiles_bytes) from the rest; per (site, tile) its ring vector.
