@@ -39,7 +39,7 @@ struct IndexOptions {
   double scale = 0.0;  // 0: the default rule
   Connectivity connectivity = Connectivity::Eight;
   std::uint32_t tile = 0;  // 0: kDefaultIndexTile (a .tzs of another tile is re-tiled)
-  std::uint32_t leaf = 8;  // nested dissection leaf: 4, 8 or 16
+  std::uint32_t leaf = 0;  // nested dissection leaf: 4, 8 or 16; 0: kDefaultCpuIndexLeaf on the CPU, kDefaultIndexLeaf on a GPU
   DistanceMode distance = DistanceMode::Cells;  // --distance cells|map (geodesic: no index)
   std::string device = "auto";
   std::uint64_t gpu_memory_bytes = 0;
