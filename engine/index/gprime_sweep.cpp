@@ -171,8 +171,8 @@ struct GPrimeSweep::Source {
     return false;
   }
 
-  // Pops tile d (key `key`, its least pending label): the product with its pending labels, then the
-  // improved (and the pending) ring labels offered across the grid edges.
+  // Solves tile d (block s), popped with its least pending label: the product with its pending
+  // labels, then the improved (and the pending) ring labels offered across the grid edges.
   void solve(std::uint64_t d, std::int32_t s) {
     const std::uint32_t b = g.b_;
     PathLength* label = labels.data() + static_cast<std::uint64_t>(s) * b;
