@@ -353,6 +353,15 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
       }
     }
     if (!done) {
+      if (!cuda && qo.exchange == OdExchange::Auto) {
+        // Said where a user looks (the progress on stderr): the CPU's fast path needs the index in memory.
+        const std::string phase = "od-matrix: --memory " + MemoryBudget::format_size(budget.total()) +
+                                  " holds no index in memory (about " +
+                                  MemoryBudget::format_size(memory_index_bytes(input, qo.threads) / 3 * 4) +
+                                  " would): building an index file instead";
+        progress.update(phase, 0, 1);
+        progress.update(phase, 1, 1);
+      }
       const std::string path = run.file("transient.tzi");
       std::uint64_t bytes = 0, fingerprint = 0;
       write_index_file(path, input, options.distance, transient_build_options(), budget, progress, &bytes, &fingerprint);

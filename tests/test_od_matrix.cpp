@@ -405,8 +405,13 @@ TEST(OdMatrix, TransientIndexUnderShrinkingBudgetsFallsBackToAFile) {
     for (std::uint64_t eighth = 8; eighth < 16; eighth += 3) {
       MemoryBudget budget(mib * eighth * (1ull << 17));
       OdMatrixResult r;
+      bool told = false;  // the progress says why the index goes to a file (its query may still be the sweep)
+      Progress progress([&](const ProgressEvent& e) {
+        told = told || e.phase.find("holds no index in memory") != std::string::npos;
+        return true;
+      });
       try {
-        r = run_od_matrix(o, budget, Progress::silent());
+        r = run_od_matrix(o, budget, progress);
       } catch (const BudgetError&) {
         EXPECT_EQ(budget.reserved(), 0u);
         continue;
@@ -417,6 +422,7 @@ TEST(OdMatrix, TransientIndexUnderShrinkingBudgetsFallsBackToAFile) {
       EXPECT_LE(budget.peak_reserved(), budget.total());
       EXPECT_EQ(budget.reserved(), 0u);
       ways.insert(r.exchange);
+      if (r.exchange == "queue") EXPECT_TRUE(told) << "budget " << budget.total() << ": the file's slow path unannounced";
       if (::testing::Test::HasFailure()) return;
     }
   EXPECT_EQ(ways.count("sweep"), 1u) << "no budget held the index in memory";

@@ -122,7 +122,7 @@ IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, con
     }
     stats.write_seconds += watch.seconds();
     ++stats.batches;
-    progress.update("index: matrices", first + count, order.size(), count * cells);
+    progress.update("index: matrices", first + count, order.size(), (first + count) * cells);
   }
   return stats;
 }

@@ -170,7 +170,7 @@ GPrimeRounds::GPrimeRounds(const TileInput& input, const GPrimeExchangeOptions& 
       for (std::uint64_t i = 0; i < count && first_ring < 0; ++i)
         for (std::uint32_t p = 0; p < b_ && first_ring < 0; ++p)
           if (!std::isnan(rings[(first + i) * b_ + p])) first_ring = static_cast<std::int64_t>(first + i);
-      progress.update("od-matrix: index on the GPU", first + count, n, count * cells);
+      progress.update("od-matrix: index on the GPU", first + count, n, (first + count) * cells);
     }
     bs.tiles = n;
     uploads_ = n;

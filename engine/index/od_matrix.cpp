@@ -439,14 +439,17 @@ std::vector<PathLength> od_matrix_by_memory_index(const TileInput& input, const 
 }
 
 bool memory_index_fits(const TileInput& input, unsigned threads, const MemoryBudget& budget) {
+  return memory_index_bytes(input, threads) <= budget.available() / 4 * 3;
+}
+
+std::uint64_t memory_index_bytes(const TileInput& input, unsigned threads) {
   const std::uint32_t t = input.grid().tile;
   const std::uint64_t present = input_present_tiles(input);
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t, b = ring_size(t);
   // The build's batch: 4 tiles a thread (build_index) and the workspaces.
   const std::uint64_t build = 4ull * std::max(1u, threads) * (cells * 8 + b * b * 8 + b * 8 + index_record_bytes(t, 8)) +
                               std::max(1u, threads) * tile_boundary_workspace_entries(t, kDefaultIndexLeaf) * 8;
-  return IndexInMemory::bytes_for(t, present, 4) + GPrimeSweep::bytes(t, present, threads) + build <=
-         budget.available() / 4 * 3;
+  return IndexInMemory::bytes_for(t, present, 4) + GPrimeSweep::bytes(t, present, threads) + build;
 }
 
 std::vector<PathLength> od_matrix_by_exchange(const TileInput& input, const std::vector<OdSite>& sites,

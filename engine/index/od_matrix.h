@@ -127,6 +127,8 @@ std::vector<PathLength> od_matrix_by_memory_index(const TileInput& input, const 
                                                   const std::vector<OdSite>& sites, const OdQueryOptions& options,
                                                   MemoryBudget& budget, Progress& progress, OdQueryStats* stats);
 bool memory_index_fits(const TileInput& input, unsigned threads, const MemoryBudget& budget);
+// The bytes memory_index_fits counts (the records with 4-byte entries, the sweep, the build's batch).
+std::uint64_t memory_index_bytes(const TileInput& input, unsigned threads);
 
 
 }  // namespace terrazo
