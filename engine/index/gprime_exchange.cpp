@@ -53,6 +53,28 @@ void check_index_tile(const IndexFile& index, std::uint64_t tile, const double* 
   }
 }
 
+RingSteps ring_out_steps(std::uint32_t t, Connectivity connectivity) {
+  const std::uint32_t b = ring_size(t);
+  RingSteps out;
+  out.first.assign(b + 1, 0);
+  for (std::uint32_t p = 0; p < b; ++p) {
+    std::uint32_t lx, ly;
+    ring_cell_of(t, p, &lx, &ly);
+    for (int dir = 0; dir < 8; ++dir) {
+      if (!direction_used(dir, connectivity)) continue;
+      const std::int64_t nx = static_cast<std::int64_t>(lx) + kDirDx[dir], ny = static_cast<std::int64_t>(ly) + kDirDy[dir];
+      const int dx = nx < 0 ? -1 : nx >= static_cast<std::int64_t>(t) ? 1 : 0;
+      const int dy = ny < 0 ? -1 : ny >= static_cast<std::int64_t>(t) ? 1 : 0;
+      if (dx == 0 && dy == 0) continue;  // inside the tile: the matrix covers it
+      const auto q = ring_position(t, static_cast<std::uint32_t>(nx - dx * static_cast<std::int64_t>(t)),
+                                   static_cast<std::uint32_t>(ny - dy * static_cast<std::int64_t>(t)));
+      out.steps.push_back(RingStep{dir, dx, dy, static_cast<std::uint32_t>(q)});
+    }
+    out.first[p + 1] = static_cast<std::uint32_t>(out.steps.size());
+  }
+  return out;
+}
+
 GPrimeLabels gprime_exchange(GPrimeTiles& tiles, const TileGrid& grid, std::uint64_t kb,
                              const std::vector<GPrimeSeed>& seeds, const GPrimeExchangeOptions& options,
                              GPrimeStats* stats) {
@@ -78,26 +100,7 @@ GPrimeLabels gprime_exchange(GPrimeTiles& tiles, const TileGrid& grid, std::uint
   std::vector<std::uint64_t> first_of, fill_at;
   std::vector<std::uint32_t> improved_sources;
   std::vector<double> ring;
-  // The grid edges leaving each ring position: direction, neighbouring tile offset, ring position there.
-  struct Step {
-    int dir = 0, dx = 0, dy = 0;
-    std::uint32_t q = 0;
-  };
-  std::vector<std::vector<Step>> steps(b);
-  for (std::uint32_t p = 0; p < b; ++p) {
-    std::uint32_t lx, ly;
-    ring_cell_of(t, p, &lx, &ly);
-    for (int dir = 0; dir < 8; ++dir) {
-      if (!direction_used(dir, options.connectivity)) continue;
-      const std::int64_t nx = static_cast<std::int64_t>(lx) + kDirDx[dir], ny = static_cast<std::int64_t>(ly) + kDirDy[dir];
-      const int dx = nx < 0 ? -1 : nx >= static_cast<std::int64_t>(t) ? 1 : 0;
-      const int dy = ny < 0 ? -1 : ny >= static_cast<std::int64_t>(t) ? 1 : 0;
-      if (dx == 0 && dy == 0) continue;  // inside the tile: the matrix covers it
-      const auto q = ring_position(t, static_cast<std::uint32_t>(nx - dx * static_cast<std::int64_t>(t)),
-                                   static_cast<std::uint32_t>(ny - dy * static_cast<std::int64_t>(t)));
-      steps[p].push_back(Step{dir, dx, dy, static_cast<std::uint32_t>(q)});
-    }
-  }
+  const RingSteps ring_steps = ring_out_steps(t, options.connectivity);
   struct Neighbour {
     bool fetched = false, present = false;
     std::uint64_t tile = 0;
@@ -216,10 +219,11 @@ GPrimeLabels gprime_exchange(GPrimeTiles& tiles, const TileGrid& grid, std::uint
       }
       for (std::uint32_t p = 0; p < b; ++p) {
         if (first_of[p] == first_of[p + 1]) continue;
-        for (const Step& step : steps[p]) {
+        for (std::uint32_t k = ring_steps.first[p]; k < ring_steps.first[p + 1]; ++k) {
+          const RingStep& step = ring_steps.steps[k];
           const std::int64_t ntx = static_cast<std::int64_t>(tx) + step.dx, nty = static_cast<std::int64_t>(ty) + step.dy;
           if (ntx < 0 || nty < 0 || ntx >= static_cast<std::int64_t>(tiles_x) || nty >= static_cast<std::int64_t>(tiles_y)) continue;
-          Neighbour& nb = around[static_cast<std::size_t>((step.dy + 1) * 3 + step.dx + 1)];
+          Neighbour& nb = around[step.neighbour()];
           if (!nb.fetched) {
             nb.fetched = true;
             nb.tile = static_cast<std::uint64_t>(nty) * tiles_x + static_cast<std::uint64_t>(ntx);

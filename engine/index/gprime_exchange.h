@@ -91,6 +91,20 @@ struct GPrimeStats {
 
 using GPrimeLabels = std::unordered_map<std::uint64_t, std::vector<PathLength>>;
 
+// The grid edges leaving a tile's ring, the same for every tile of side t: for ring position p, the
+// steps [first[p], first[p + 1]), each in direction dir to ring position q of the neighbouring tile
+// (dx, dy) (edges inside the tile are the matrix's, not steps).
+struct RingStep {
+  int dir = 0, dx = 0, dy = 0;
+  std::uint32_t q = 0;
+  std::uint32_t neighbour() const { return static_cast<std::uint32_t>((dy + 1) * 3 + dx + 1); }  // of the 3 x 3
+};
+struct RingSteps {
+  std::vector<std::uint32_t> first;  // b + 1
+  std::vector<RingStep> steps;
+};
+RingSteps ring_out_steps(std::uint32_t t, Connectivity connectivity);
+
 // UsageError unless the index was built for a raster of `grid`'s size and tile with these weights.
 void check_index_fits(const IndexFile& index, const TileGrid& grid, const WeightParams& params, Connectivity connectivity);
 

@@ -12,7 +12,6 @@
 
 #include "core/error.h"
 #include "core/worker_pool.h"
-#include "kernels/common/tile_geometry.h"
 #include "kernels/index/boundary_ring.h"
 #include "kernels/index/min_plus_triangle.h"
 
@@ -37,23 +36,12 @@ GPrimeSweep::GPrimeSweep(const IndexInMemory& index, const GPrimeExchangeOptions
   b_ = ring_size(t);
   words_ = (b_ + 63) / 64;
   // The grid edges leaving each ring position (the same for every tile): neighbour and position there.
+  const RingSteps ring_steps = ring_out_steps(t, options.connectivity);
+  step_first_ = ring_steps.first;
   std::vector<int> step_dir;
-  step_first_.assign(b_ + 1, 0);
-  for (std::uint32_t p = 0; p < b_; ++p) {
-    std::uint32_t lx, ly;
-    ring_cell_of(t, p, &lx, &ly);
-    for (int dir = 0; dir < 8; ++dir) {
-      if (!direction_used(dir, options.connectivity)) continue;
-      const std::int64_t nx = static_cast<std::int64_t>(lx) + kDirDx[dir], ny = static_cast<std::int64_t>(ly) + kDirDy[dir];
-      const int dx = nx < 0 ? -1 : nx >= static_cast<std::int64_t>(t) ? 1 : 0;
-      const int dy = ny < 0 ? -1 : ny >= static_cast<std::int64_t>(t) ? 1 : 0;
-      if (dx == 0 && dy == 0) continue;  // inside the tile: the matrix covers it
-      const auto r = ring_position(t, static_cast<std::uint32_t>(nx - dx * static_cast<std::int64_t>(t)),
-                                   static_cast<std::uint32_t>(ny - dy * static_cast<std::int64_t>(t)));
-      steps_.push_back(Step{static_cast<std::uint8_t>((dy + 1) * 3 + dx + 1), static_cast<std::uint16_t>(r)});
-      step_dir.push_back(dir);
-    }
-    step_first_[p + 1] = static_cast<std::uint32_t>(steps_.size());
+  for (const RingStep& step : ring_steps.steps) {
+    steps_.push_back(Step{static_cast<std::uint8_t>(step.neighbour()), static_cast<std::uint16_t>(step.q)});
+    step_dir.push_back(step.dir);
   }
   steps_total_ = static_cast<std::uint32_t>(steps_.size());
   dense_.assign(grid.tile_count(), -1);

@@ -41,17 +41,44 @@ void relax_segment(PathLength* row_i, std::uint32_t c0, std::uint32_t c1, const 
   min_plus_relax_rows(row_i + c0, shifted, p.x, p.count, c1 - c0);
 }
 
+// Phases 1 and 2's row panel of a Floyd-Warshall round: D[K][K] closed, then D[K][j], j not in K,
+// through it.
+void close_block_and_row_panel(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0,
+                               std::uint32_t k1, PivotRow* p) {
+  close_diagonal(d, stride, k0, k1);
+  for (std::uint32_t i = k0; i < k1; ++i) {
+    PathLength* row_i = d + i * stride;
+    gather_pivots(row_i, d, stride, k0, k1, p);
+    relax_segment(row_i, 0, k0, *p);
+    relax_segment(row_i, k1, n, *p);
+  }
+}
+
+// The Schur complement of K onto R = [0, k0): D[K][K] closed, then per row of R its panel
+// A[i][K] = D[i][K] (x) D[K][K]* and D[i][j] for j in [from(i), k0) through it.
+void eliminate_rows(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1, bool upper_only) {
+  close_diagonal(d, stride, k0, k1);
+  PivotRow p;
+  for (std::uint32_t i = 0; i < k0; ++i) {
+    PathLength* row_i = d + i * stride;
+    gather_pivots(row_i, d, stride, k0, k1, &p);
+    relax_segment(row_i, k0, k1, p);
+    gather_pivots(row_i, d, stride, k0, k1, &p);
+    relax_segment(row_i, upper_only ? i : 0, k0, p);
+  }
+}
+
+// The rows of K made whole from the upper triangle of a symmetric matrix.
+void whole_pivot_rows(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1) {
+  for (std::uint32_t k = k0; k < k1; ++k)
+    for (std::uint32_t j = 0; j < k; ++j) d[k * stride + j] = d[j * stride + k];
+}
+
 }  // namespace
 
 void floyd_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0, std::uint32_t k1) {
-  close_diagonal(d, stride, k0, k1);
   PivotRow p;
-  for (std::uint32_t i = k0; i < k1; ++i) {  // phase 2, row panel: D[K][j] through the closed block
-    PathLength* row_i = d + i * stride;
-    gather_pivots(row_i, d, stride, k0, k1, &p);
-    relax_segment(row_i, 0, k0, p);
-    relax_segment(row_i, k1, n, p);
-  }
+  close_block_and_row_panel(d, stride, n, k0, k1, &p);
   for (std::uint32_t i = 0; i < n; ++i) {
     if (i == k0) i = k1;
     if (i >= n) break;
@@ -65,43 +92,19 @@ void floyd_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n,
 }
 
 void eliminate_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1) {
-  close_diagonal(d, stride, k0, k1);
-  PivotRow p;
-  for (std::uint32_t i = 0; i < k0; ++i) {
-    PathLength* row_i = d + i * stride;
-    gather_pivots(row_i, d, stride, k0, k1, &p);  // A[i][K] = D[i][K] (x) D[K][K]*
-    relax_segment(row_i, k0, k1, p);
-    gather_pivots(row_i, d, stride, k0, k1, &p);  // D[i][R] through A[i][K] and D[K][R]
-    relax_segment(row_i, 0, k0, p);
-  }
+  eliminate_rows(d, stride, k0, k1, false);
 }
 
 void eliminate_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1) {
-  for (std::uint32_t k = k0; k < k1; ++k)  // the pivot rows whole, from the upper triangle
-    for (std::uint32_t j = 0; j < k; ++j) d[k * stride + j] = d[j * stride + k];
-  close_diagonal(d, stride, k0, k1);
-  PivotRow p;
-  for (std::uint32_t i = 0; i < k0; ++i) {
-    PathLength* row_i = d + i * stride;
-    gather_pivots(row_i, d, stride, k0, k1, &p);  // A[i][K] = D[i][K] (x) D[K][K]*
-    relax_segment(row_i, k0, k1, p);
-    gather_pivots(row_i, d, stride, k0, k1, &p);  // D[i][j], i <= j < k0, through A[i][K] and D[K][j]
-    relax_segment(row_i, i, k0, p);
-  }
+  whole_pivot_rows(d, stride, k0, k1);
+  eliminate_rows(d, stride, k0, k1, true);
 }
 
 void floyd_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0,
                                      std::uint32_t k1) {
-  for (std::uint32_t k = k0; k < k1; ++k)  // the pivot rows whole, from the upper triangle
-    for (std::uint32_t j = 0; j < k; ++j) d[k * stride + j] = d[j * stride + k];
-  close_diagonal(d, stride, k0, k1);
+  whole_pivot_rows(d, stride, k0, k1);
   PivotRow p;
-  for (std::uint32_t i = k0; i < k1; ++i) {  // phase 2, row panel: D[K][j] through the closed block
-    PathLength* row_i = d + i * stride;
-    gather_pivots(row_i, d, stride, k0, k1, &p);
-    relax_segment(row_i, 0, k0, p);
-    relax_segment(row_i, k1, n, p);
-  }
+  close_block_and_row_panel(d, stride, n, k0, k1, &p);
   // Phase 3: D[i][K] is the transpose of the row panel (now current); D[i][j], j >= i, through it.
   for (std::uint32_t i = 0; i < n; ++i) {
     if (i == k0) i = k1;
