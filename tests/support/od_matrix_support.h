@@ -1,7 +1,8 @@
 // tests/support/od_matrix_support.h: what the index, od-matrix and network suites share
-// (test_od_matrix.cpp, test_gprime_rounds.cpp, test_od_matrix_cli.cpp, test_network.cpp): the
-// Dijkstra oracle's matrix, an index build and an od-matrix query through the api, random sites on
-// tile borders and corners, and the exact comparison of two matrices.
+// (test_od_matrix.cpp, test_od_matrix_transient.cpp, test_gprime_rounds.cpp, test_od_matrix_cli.cpp,
+// test_network.cpp): the Dijkstra oracle's matrix, an index build and an od-matrix query through the
+// api, generated terrain, random sites on tile borders and corners, and the exact comparison of two
+// matrices.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -12,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "api/generate_terrain.h"
 #include "api/index.h"
 #include "tests/support/sssp_reference.h"
+#include "tests/support/test_support.h"
 
 namespace terrazo::testing {
 
@@ -108,11 +111,36 @@ inline void expect_same(const std::vector<PathLength>& got, const std::vector<Pa
     ASSERT_EQ(got[i], want[i]) << what << ": from site " << i / k + 1 << " to site " << i % k + 1;
 }
 
+// `terrazo gen` terrain with 2% nodata holes as a store of tiles of 64 in `dir`, and its cells.
+struct GeneratedTerrain {
+  std::string path;
+  RasterInfo info;
+  std::vector<double> values;
+};
+
+inline GeneratedTerrain generated_terrain(const TempDir& dir, std::uint64_t width, std::uint64_t height, std::uint64_t seed) {
+  GenerateOptions g;
+  g.terrain.width = width;
+  g.terrain.height = height;
+  g.terrain.seed = seed;
+  g.terrain.nodata_holes = 0.02;
+  g.output = dir.file("gen.tzs");
+  g.tile = 64;
+  MemoryBudget budget(256ull << 20);
+  run_generate(g, budget, Progress::silent());
+  GeneratedTerrain t;
+  t.path = g.output;
+  t.values = read_raster_values(g.output, &t.info);
+  return t;
+}
+
 // The names the suites call unqualified: `using namespace testing::od_matrix_suite;` in each.
 namespace od_matrix_suite {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 using testing::build;
 using testing::expect_same;
+using testing::GeneratedTerrain;
+using testing::generated_terrain;
 using testing::pick_sites;
 using testing::pixel;
 using testing::points_of;
