@@ -15,6 +15,27 @@
 
 namespace terrazo {
 
+namespace {
+
+// Values, matrix, ring values and the encoded record of each tile of a batch.
+std::uint64_t batch_bytes_per_tile(std::uint32_t t) {
+  const std::uint64_t b = ring_size(t);
+  return static_cast<std::uint64_t>(t) * t * 8 + b * b * 8 + b * 8 + index_record_bytes(t, 8);
+}
+
+// The CPU build's batch: about 4 MiB a thread (small tiles: fewer hand-offs to the threads), at least
+// 4 tiles a thread, at most 1024 tiles.
+std::uint64_t cpu_batch_tiles(std::uint32_t t, unsigned threads) {
+  return std::max<std::uint64_t>(4ull * threads, std::min<std::uint64_t>(1024, (4ull << 20) * threads / batch_bytes_per_tile(t)));
+}
+
+}  // namespace
+
+std::uint64_t build_index_cpu_bytes(std::uint32_t t, std::uint32_t leaf, unsigned threads) {
+  threads = std::max(1u, threads);
+  return cpu_batch_tiles(t, threads) * batch_bytes_per_tile(t) + tile_boundary_workspace_entries(t, leaf) * 8 * threads;
+}
+
 IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, const IndexBuildOptions& options,
                             MemoryBudget& budget, Progress& progress) {
   IndexBuildStats stats;
@@ -23,14 +44,12 @@ IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, con
   const std::uint32_t b = ring_size(t);
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t b2 = static_cast<std::uint64_t>(b) * b;
-  // Values, matrix, ring values and the encoded record of each tile of a batch.
-  const std::uint64_t per_tile = cells * 8 + b2 * 8 + b * 8 + index_record_bytes(t, 8);
+  const std::uint64_t per_tile = batch_bytes_per_tile(t);
   const bool cuda = options.device == Device::Cuda;
   const unsigned threads = std::max(1u, options.threads);
   const std::uint64_t workspace = cuda ? 0 : tile_boundary_workspace_entries(t, options.leaf) * 8 * threads;
-  // A batch: on the CPU about 4 MiB a thread (small tiles: fewer hand-offs to the threads), at least 4
-  // tiles a thread; on the GPU what its memory holds (up to 1024 tiles).
-  std::uint64_t want = cuda ? 1024 : std::max<std::uint64_t>(4ull * threads, std::min<std::uint64_t>(1024, (4ull << 20) * threads / per_tile));
+  // A batch: on the CPU cpu_batch_tiles; on the GPU what its memory holds (up to 1024 tiles).
+  std::uint64_t want = cuda ? 1024 : cpu_batch_tiles(t, threads);
   if (cuda) {
     const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4;
     const std::uint64_t per_gpu_tile = tile_boundary_cuda_bytes(t, options.leaf, 1);

@@ -35,6 +35,10 @@ struct IndexBuildStats {
   std::uint64_t memory_bytes = 0;
 };
 
+// The bytes the CPU build reserves when the budget allows its whole batch (tiles of side t, leaves of
+// `leaf`, `threads` threads): the batch and the threads' workspaces.
+std::uint64_t build_index_cpu_bytes(std::uint32_t t, std::uint32_t leaf, unsigned threads);
+
 // Progress phase "index: matrices" (done = tiles).
 IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, const IndexBuildOptions& options,
                             MemoryBudget& budget, Progress& progress);

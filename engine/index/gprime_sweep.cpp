@@ -197,15 +197,14 @@ struct GPrimeSweep::Source {
         offer(static_cast<std::uint64_t>(around[g.steps_[k].slot]), g.steps_[k].r, value + w);
       }
     }
-    // A settle candidate once every valid ring cell has a label: its largest.
-    const std::int32_t s_now = slot_of[d];  // (offers never allocate this tile's block again)
-    const PathLength* now = labels.data() + static_cast<std::uint64_t>(s_now) * b;
+    // A settle candidate once every valid ring cell has a label: its largest. (The offers went to
+    // other tiles and never move a block: `label` is still this tile's.)
     std::uint32_t finite = 0;
     PathLength most = 0;
     for (std::uint32_t q = 0; q < b; ++q)
-      if (now[q] != kUnreached) {
+      if (label[q] != kUnreached) {
         ++finite;
-        most = std::max(most, now[q]);
+        most = std::max(most, label[q]);
       }
     if (finite == g.valid_[d]) settle.push({most, d});
   }

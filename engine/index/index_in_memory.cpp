@@ -81,8 +81,9 @@ std::unique_ptr<IndexInMemory> IndexInMemory::load(const IndexFile& index, unsig
   std::vector<unsigned char*> at(present.size());
   for (std::uint64_t i = 0; i < present.size(); ++i) {
     const IndexTileEntry& e = index.entry(present[i].second);
+    if (index_record_bytes(index.header().tile, e.width) != e.bytes)  // (before its room: the read fills e.bytes)
+      throw Error("index tile " + std::to_string(present[i].second) + ": bad record size");
     at[i] = memory->append(present[i].second, e.width);
-    if (index_record_bytes(index.header().tile, e.width) != e.bytes) throw Error("index tile " + std::to_string(present[i].second) + ": bad record size");
   }
   WorkerPool pool(std::max(1u, threads));
   pool.run(present.size(), [&](std::uint64_t i) { index.read_record(present[i].second, at[i]); });

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/timer.h"
+#include "engine/index/build_index.h"
 #include "engine/index/gprime_exchange.h"
 #include "engine/index/gprime_rounds.h"
 #include "engine/index/gprime_sweep.h"
@@ -412,9 +413,10 @@ std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFi
   const bool sweep = options.device == Device::Cpu && (options.exchange == OdExchange::Sweep || options.exchange == OdExchange::Auto);
   if (sweep) {
     check_index_fits(index, input.grid(), options.params, options.connectivity);
-    const std::uint64_t need = IndexInMemory::bytes_of(index) + GPrimeSweep::bytes(index.header().tile, index.present_tiles(), threads);
+    const std::uint64_t records = IndexInMemory::bytes_of(index);
+    const std::uint64_t need = records + GPrimeSweep::bytes(index.header().tile, index.present_tiles(), threads);
     if (need <= budget.available() / 4 * 3) {
-      MemoryBudget::Reservation reservation = budget.reserve(IndexInMemory::bytes_of(index), "od-matrix index in memory");
+      MemoryBudget::Reservation reservation = budget.reserve(records, "od-matrix index in memory");
       Stopwatch watch;
       const std::unique_ptr<IndexInMemory> memory = IndexInMemory::load(index, threads);
       const double load_seconds = watch.seconds();
@@ -445,11 +447,8 @@ bool memory_index_fits(const TileInput& input, unsigned threads, const MemoryBud
 std::uint64_t memory_index_bytes(const TileInput& input, unsigned threads) {
   const std::uint32_t t = input.grid().tile;
   const std::uint64_t present = input_present_tiles(input);
-  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t, b = ring_size(t);
-  // The build's batch: 4 tiles a thread (build_index) and the workspaces.
-  const std::uint64_t build = 4ull * std::max(1u, threads) * (cells * 8 + b * b * 8 + b * 8 + index_record_bytes(t, 8)) +
-                              std::max(1u, threads) * tile_boundary_workspace_entries(t, kDefaultIndexLeaf) * 8;
-  return IndexInMemory::bytes_for(t, present, 4) + GPrimeSweep::bytes(t, present, threads) + build;
+  return IndexInMemory::bytes_for(t, present, 4) + GPrimeSweep::bytes(t, present, threads) +
+         build_index_cpu_bytes(t, kDefaultIndexLeaf, threads);  // (leaves of 8: the larger workspace)
 }
 
 std::vector<PathLength> od_matrix_by_exchange(const TileInput& input, const std::vector<OdSite>& sites,
