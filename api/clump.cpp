@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -45,10 +46,17 @@ class LabelRasterWriter : public ClumpWindowSink {
     cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
     writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt32, georef, true, 0.0,
                                               block, options);
+    block_ = block;
   }
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                     const std::uint32_t* labels) override {
     writer_->write_window_u32(x0, y0, w, h, labels);
+  }
+  // Tiles that are the file's blocks go to the block writer as they are (nodata 0 = the fill).
+  bool takes_tiles(std::uint32_t t) const override { return t == block_ && writer_->takes_blocks(); }
+  std::vector<std::uint8_t> take_tile() override { return writer_->take_block(); }
+  void write_tile(std::uint64_t tx, std::uint64_t ty, std::vector<std::uint8_t> labels) override {
+    writer_->write_block(tx, ty, std::move(labels));
   }
   std::uint64_t finish() {
     writer_->finish();
@@ -58,6 +66,7 @@ class LabelRasterWriter : public ClumpWindowSink {
  private:
   std::unique_ptr<GdalCacheLimit> cache_;
   std::unique_ptr<GeoTiffWriter> writer_;
+  std::uint32_t block_ = 0;
 };
 
 // The --stats CSV, written under an atomic output: published only when complete.
@@ -142,6 +151,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   if (options.min_size > 0 && !options.stats.empty())
     throw UsageError("--stats cannot be combined with --min-size (the statistics are of the regions before the sieve)");
   // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
+  Stopwatch probe;
   bool use_cuda = false;
   if (options.device == "cuda") {
     if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
@@ -151,6 +161,10 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   } else if (options.device != "cpu") {
     throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
   }
+  result.seconds.device_setup = probe.seconds();
+  // The context is made while the input is read (its first use would pay for it otherwise).
+  std::optional<CudaContextWarmup> warmup;
+  if (use_cuda) warmup.emplace();
 
   RunDirectory run(options.tmpdir);
   Stopwatch phase;
@@ -181,6 +195,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   phase_options.threads = options.threads;
   phase_options.device = use_cuda ? Device::Cuda : Device::Cpu;
   phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
+  phase_options.gpu_key_code = clump_gpu_key_code(info.type, options.by);
   phase_options.scratch_dir = run.path();
   const TileInput& source = input->cells();
   LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);
@@ -204,7 +219,9 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
     result.bytes_read += sieve.bytes_read;
     result.bytes_written += sieve.bytes_written + label_file->bytes_written();
   }
+  Stopwatch finish;
   result.bytes_written += raster.finish();
+  result.seconds.finish = finish.seconds();
   if (csv) result.bytes_written += csv->finish();
 
   result.regions = phases.regions;
@@ -225,6 +242,11 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   result.seconds.tile_labels = phases.tile_labels_seconds;
   result.seconds.merge = phases.merge_seconds;
   result.seconds.relabel = phases.relabel_seconds;
+  result.seconds.relabel_solve = phases.relabel.solve;
+  result.seconds.relabel_number = phases.relabel.number;
+  result.seconds.relabel_write = phases.relabel.write;
+  result.seconds.device_setup += phases.solver_setup_seconds;
+  result.seconds.device_busy = phases.device_busy_seconds;
   result.seconds.stats = phases.stats_seconds;
   result.bytes_read += phases.bytes_read + input->bytes_read();
   result.bytes_written += input->bytes_written();

@@ -51,6 +51,13 @@ struct ClumpOptions {
 
 struct ClumpPhaseSeconds {
   double import = 0, tile_labels = 0, merge = 0, relabel = 0, stats = 0, sieve = 0, total = 0;
+  // relabel's wall time split (engine/clump/phases.h ClumpRelabelSeconds): waiting for the tile
+  // solver, numbering on the pool, and the sink (the GeoTIFF writer) on its own thread, overlapped.
+  double relabel_solve = 0, relabel_number = 0, relabel_write = 0;
+  // device_setup: probing the device and making the tile solver (CUDA: pinned and device buffers);
+  // device_busy: the GPU's copies and kernels in phases 1 and 3 (overlapping them); finish: the
+  // writer draining its encoders and closing the file.
+  double device_setup = 0, device_busy = 0, finish = 0;
 };
 
 struct ClumpResult {

@@ -61,7 +61,10 @@ const char kUsage[] =
     "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
     "external_merge (true: the border regions did not fit --memory and were merged on disk),\n"
     "by, range, connectivity, tile, device, stats, min_size {min_size, action, regions_before, small_regions,\n"
-    "merged, isolated} (with --min-size), phases {import, tile_labels, merge, relabel, stats, sieve}, seconds,\n"
+    "merged, isolated} (with --min-size), phases {import, tile_labels, merge, relabel, relabel_solve,\n"
+    "relabel_number, relabel_write (relabel's split: solver wait, numbering, writer), device_setup (device\n"
+    "probe and tile solver buffers), device_busy (GPU copies and kernels, overlapped), finish (writer drain),\n"
+    "stats, sieve}, seconds,\n"
     "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
@@ -161,6 +164,12 @@ std::string ClumpCommandResult::to_json() const {
       .add("tile_labels", r.seconds.tile_labels)
       .add("merge", r.seconds.merge)
       .add("relabel", r.seconds.relabel)
+      .add("relabel_solve", r.seconds.relabel_solve)
+      .add("relabel_number", r.seconds.relabel_number)
+      .add("relabel_write", r.seconds.relabel_write)
+      .add("device_setup", r.seconds.device_setup)
+      .add("device_busy", r.seconds.device_busy)
+      .add("finish", r.seconds.finish)
       .add("stats", r.seconds.stats)
       .add("sieve", r.seconds.sieve);
   JsonObject summary;

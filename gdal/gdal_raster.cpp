@@ -562,6 +562,23 @@ void GeoTiffWriter::write_window_u32(std::uint64_t x0, std::uint64_t y0, std::ui
   if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0, w, h) + " of '" + s.path + "'");
 }
 
+bool GeoTiffWriter::takes_blocks() const { return impl_->blocks != nullptr; }
+
+std::vector<std::uint8_t> GeoTiffWriter::take_block() {
+  Impl& s = *impl_;
+  if (!s.blocks) throw Error("internal error: block buffer asked of '" + s.path + "', which has no block writer");
+  return s.blocks->take_buffer(s.fill_block.size());
+}
+
+void GeoTiffWriter::write_block(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> cells) {
+  Impl& s = *impl_;
+  if (!s.blocks) throw Error("internal error: block written to '" + s.path + "', which has no block writer or is finished");
+  if (cells.size() != s.fill_block.size() || s.pending.count(by * s.blocks->blocks_across() + bx))
+    throw Error("internal error: block (" + std::to_string(bx) + ", " + std::to_string(by) + ") of '" + s.path +
+                "' is the wrong size or was partly written through windows");
+  s.blocks->submit(bx, by, std::move(cells), false);
+}
+
 void GeoTiffWriter::finish() {
   Impl& s = *impl_;
   if (s.finished) return;

@@ -110,6 +110,14 @@ class GeoTiffWriter {
   void write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells);
   // UInt32 cells as they are (no nodata mapping, no range check: for a UInt32 band, e.g. clump's labels).
   void write_window_u32(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint32_t* cells);
+  // Whole blocks handed over without a copy (the block writer's path only; takes_blocks() says so):
+  // take_block() lends a buffer of one block of the file's type (block x block cells, row-major;
+  // any thread may call it), which the caller fills completely (the cells beyond the raster's edge
+  // with the nodata value, or 0) and gives back by write_block as block (bx, by), to be encoded as
+  // it is (no nodata mapping or range check). A block goes either this way or through windows.
+  bool takes_blocks() const;
+  std::vector<std::uint8_t> take_block();
+  void write_block(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> cells);
   void finish();
   std::uint64_t bytes_written() const;  // size of the finished file
   struct Impl;

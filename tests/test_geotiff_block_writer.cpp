@@ -224,6 +224,63 @@ TEST(GeoTiffBlockWriter, SameBytesForAnyThreadCount) {
   }
 }
 
+// Whole blocks handed over (take_block / write_block, clump's labels) give the file that windows
+// of the same cells give, byte for byte; a block of the wrong size, or one begun through a
+// window, is refused.
+TEST(GeoTiffBlockWriter, WholeBlocksHandedOverAreTheWindowsBytes) {
+  ensure_gdal();
+  testing::TempDir dir;
+  std::mt19937_64 rng(31);
+  const std::uint32_t b = 64;
+  for (int round = 0; round < 4; ++round) {
+    const std::uint64_t width = 150 + rng() % 120, height = 90 + rng() % 110;  // edges cut blocks
+    std::vector<std::uint32_t> cells(width * height);
+    for (auto& c : cells) c = rng() % 4 == 0 ? 0u : static_cast<std::uint32_t>(rng() % 1000);
+    GeoTiffOptions options;
+    options.threads = 1 + round;
+    const std::string by_window = dir.file("w" + std::to_string(round) + ".tif");
+    const std::string by_block = dir.file("b" + std::to_string(round) + ".tif");
+    const std::uint64_t across = (width + b - 1) / b, down = (height + b - 1) / b;
+    {
+      GeoTiffWriter writer(by_window, width, height, CellType::UInt32, georef(), true, 0.0, b, options);
+      std::vector<std::uint32_t> window;
+      for (std::uint64_t by = 0; by < down; ++by)
+        for (std::uint64_t bx = 0; bx < across; ++bx) {
+          const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(b, width - bx * b));
+          const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(b, height - by * b));
+          window.assign(static_cast<std::size_t>(w) * h, 0);
+          for (std::uint32_t y = 0; y < h; ++y)
+            for (std::uint32_t x = 0; x < w; ++x) window[y * w + x] = cells[(by * b + y) * width + bx * b + x];
+          writer.write_window_u32(bx * b, by * b, w, h, window.data());
+        }
+      writer.finish();
+    }
+    {
+      GeoTiffWriter writer(by_block, width, height, CellType::UInt32, georef(), true, 0.0, b, options);
+      ASSERT_TRUE(writer.takes_blocks());
+      for (std::uint64_t by = 0; by < down; ++by)
+        for (std::uint64_t bx = 0; bx < across; ++bx) {
+          std::vector<std::uint8_t> block = writer.take_block();
+          ASSERT_EQ(block.size(), 4ull * b * b);
+          auto* out = reinterpret_cast<std::uint32_t*>(block.data());
+          for (std::uint32_t y = 0; y < b; ++y)
+            for (std::uint32_t x = 0; x < b; ++x) {
+              const std::uint64_t cx = bx * b + x, cy = by * b + y;
+              out[y * b + x] = cx < width && cy < height ? cells[cy * width + cx] : 0u;
+            }
+          writer.write_block(bx, by, std::move(block));
+        }
+      writer.finish();
+    }
+    EXPECT_EQ(file_bytes(by_block), file_bytes(by_window)) << "round " << round;
+  }
+  GeoTiffWriter writer(dir.file("bad.tif"), 100, 100, CellType::UInt32, georef(), true, 0.0, b, GeoTiffOptions{});
+  EXPECT_THROW(writer.write_block(0, 0, std::vector<std::uint8_t>(4ull * b * b - 4)), Error);
+  const std::vector<std::uint32_t> part(10 * 10, 1u);
+  writer.write_window_u32(0, 0, 10, 10, part.data());
+  EXPECT_THROW(writer.write_block(0, 0, writer.take_block()), Error);
+}
+
 TEST(GeoTiffBlockWriter, RefusesValuesTheTypeCannotHoldAndLeavesNothing) {
   ensure_gdal();
   testing::TempDir dir;

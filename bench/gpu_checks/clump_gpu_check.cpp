@@ -100,6 +100,22 @@ std::vector<double> make_raster(std::mt19937_64& rng, std::uint64_t w, std::uint
   return v;
 }
 
+// The narrowest key code the keys of `values` fit (kernels/clump/clump_key_code.h), or at random a
+// wider one: the GPU runs on every code.
+ClumpKeyCode some_key_code(const std::vector<double>& values, ClumpBy by, std::mt19937_64& rng) {
+  bool u16 = true, f32 = true;
+  if (by == ClumpBy::Value)
+    for (double v : values) {
+      if (v != v) continue;
+      u16 = u16 && v >= 0 && v < 65535 && v == static_cast<double>(static_cast<std::uint16_t>(v));
+      f32 = f32 && static_cast<double>(static_cast<float>(v)) == v;
+    }
+  const int pick = static_cast<int>(rng() % 3);
+  if (u16 && pick == 0) return ClumpKeyCode::UInt16;
+  if (f32 && pick <= 1) return ClumpKeyCode::UInt32;
+  return ClumpKeyCode::Float64;
+}
+
 int check(int random_cases, std::uint64_t side, unsigned threads) {
   const std::uint64_t seed = std::random_device{}();
   std::mt19937_64 rng(seed);
@@ -117,14 +133,15 @@ int check(int random_cases, std::uint64_t side, unsigned threads) {
     o.by = by == 0 ? ClumpBy::Value : by == 1 ? ClumpBy::Valid : ClumpBy::Range;
     o.range_lo = 0, o.range_hi = 1;
     const std::vector<std::uint32_t> expected = testing::clump_reference(values, w, h, o).labels;
+    o.gpu_key_code = some_key_code(values, o.by, rng);
     const Run cpu = run(values, w, h, t, o, Device::Cpu, 4);
     const Run gpu = run(values, w, h, t, o, Device::Cuda, 4);
     const bool ok = cpu.labels == expected && gpu.labels == cpu.labels && gpu.result.regions == cpu.result.regions;
     if (!ok) {
       ++failures;
-      std::printf("FAIL case %d: %llu x %llu, t %u, kind %d, by %s, %d-connectivity: cpu %s oracle, gpu %s cpu\n", i,
+      std::printf("FAIL case %d: %llu x %llu, t %u, kind %d, by %s, %d-connectivity, %s keys: cpu %s oracle, gpu %s cpu\n", i,
                   static_cast<unsigned long long>(w), static_cast<unsigned long long>(h), t, kind, to_string(o.by),
-                  static_cast<int>(o.connectivity), cpu.labels == expected ? "==" : "!=",
+                  static_cast<int>(o.connectivity), to_string(o.gpu_key_code), cpu.labels == expected ? "==" : "!=",
                   gpu.labels == cpu.labels ? "==" : "!=");
     }
   }
@@ -134,6 +151,7 @@ int check(int random_cases, std::uint64_t side, unsigned threads) {
     std::uniform_real_distribution<double> u(0, 1);
     for (double& x : values) x = u(rng) < 0.05 ? kNaN : static_cast<double>(rng() % 3);
     ClumpPhaseOptions o;
+    o.gpu_key_code = clump_gpu_key_code(CellType::UInt8, o.by);  // values 0, 1, 2: a Byte raster's
     const Run cpu = run(values, side, side, 256, o, Device::Cpu, threads);
     const Run gpu = run(values, side, side, 256, o, Device::Cuda, threads);
     const bool same = cpu.labels == gpu.labels;

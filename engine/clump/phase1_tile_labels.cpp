@@ -61,11 +61,11 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
   auto consume = [&](const ClumpTileSolved& solved) {
     const std::vector<std::uint64_t> list = std::move(in_flight.front());
     in_flight.pop_front();
+    totals.device_seconds += solved.device_ms / 1000;
     pool.run(list.size(), [&](std::uint64_t s) {
       const std::uint32_t* l = solved.labels + s * cells;
-      const double* k = solved.keys + s * cells;
       summarize_tile_border(l, solved.regions[s], t, &borders[s]);
-      for (std::uint32_t p = 0; p < 4 * t; ++p) ring_keys[s][p] = k[ring_cell(p, t)];
+      for (std::uint32_t p = 0; p < 4 * t; ++p) ring_keys[s][p] = solved.key(s * cells + ring_cell(p, t));
       records.write(list[s], borders[s], ring_keys[s].data());
       std::uint64_t count = 0;
       for (std::uint64_t i = 0; i < cells; ++i) count += l[i] != kNoRegion;

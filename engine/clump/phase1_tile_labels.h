@@ -32,6 +32,7 @@ std::uint64_t clump_tile_labels_bytes(std::uint32_t t, unsigned threads, std::ui
 
 struct ClumpTileTotals {
   std::uint64_t interior_regions = 0, cells_labelled = 0, interior_largest = 0;
+  double device_seconds = 0;  // CUDA: the tile solver's GPU time (ClumpTileSolved::device_ms)
 };
 
 // The present tiles of [begin, end) in row-major order, from `*next`, at most `count`: advances *next.

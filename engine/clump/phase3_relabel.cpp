@@ -8,6 +8,7 @@
 #include <functional>
 #include <future>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -188,8 +189,12 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
   std::vector<SlotStats> slot_stats(stats ? batch : 0);
   // Two sets of output windows: the writer thread sends one batch's windows to the sink (the
   // GeoTIFF writer, one thread) while this thread solves and numbers the next batch into the other.
+  // A sink that takes whole tiles (the GeoTIFF's blocks are the tiles) lends their buffers instead:
+  // the pool fills them and the writer thread only hands them over.
+  const bool direct = sink && sink->takes_tiles(t);
   std::vector<std::vector<std::uint32_t>> out_sets[2];
-  for (auto& set : out_sets) set.assign(batch, std::vector<std::uint32_t>(cells));
+  if (!direct)
+    for (auto& set : out_sets) set.assign(batch, std::vector<std::uint32_t>(cells));
   std::vector<std::vector<std::uint32_t>> numbers(batch), border_of(batch);
   std::vector<std::uint32_t> zeros;  // the writer's
   std::uint64_t written = 0;         // the writer's: tiles whose windows went to the sink, in tile order
@@ -344,17 +349,19 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
       Stopwatch watch;
       const ClumpTileSolved& solved = solver.wait();
       spent.solve += watch.seconds();
+      spent.device += solved.device_ms / 1000;
       watch.restart();
       // This batch's windows: the set whose last batch the writer has sent (it may still send the other).
       const std::size_t set = out_set;
       out_set ^= 1;
       if (set_reader[set].valid()) set_reader[set].get();
       std::vector<std::vector<std::uint32_t>>& out = out_sets[set];
+      auto tiles_out = std::make_shared<std::vector<std::vector<std::uint8_t>>>(direct ? list.size() : 0);
+      for (auto& buffer : *tiles_out) buffer = sink->take_tile();
       pool.run(list.size(), [&](std::uint64_t s) {
         const std::uint64_t tile = list[s];
         const auto tx = static_cast<std::uint32_t>(tile - row_begin);
-        std::uint32_t* o = out[s].data();
-        const double* v = solved.keys + s * cells;
+        std::uint32_t* o = direct ? reinterpret_cast<std::uint32_t*>((*tiles_out)[s].data()) : out[s].data();
         const std::uint32_t* l = solved.labels + s * cells;
         const std::uint32_t regions = solved.regions[s];
         // The border index of each local region (phase 1's summary, from the ring alone).
@@ -367,6 +374,7 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         const std::uint64_t offset = table.tile_offset[tile] - b0;
         const std::uint64_t x0 = static_cast<std::uint64_t>(tx) * t;
         const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
+        const std::uint32_t stride = direct ? t : w;  // a whole tile, or the window inside the raster
         // One pass over the w x h cells inside the raster (the padding's keys are NaN: no region):
         // a region is numbered at its first cell, which comes before its other cells in row-major
         // order, and every cell's number goes to the window.
@@ -374,7 +382,7 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
         for (std::uint32_t ly = 0; ly < h; ++ly) {
           std::uint64_t next = before[static_cast<std::uint64_t>(tx) * t + ly] + 1;
           const std::uint32_t* row = l + static_cast<std::uint64_t>(ly) * t;
-          std::uint32_t* out_row = o + static_cast<std::uint64_t>(ly) * w;
+          std::uint32_t* out_row = o + static_cast<std::uint64_t>(ly) * stride;
           for (std::uint32_t lx = 0; lx < w; ++lx) {
             const std::uint32_t r = row[lx];
             if (r == kNoRegion) {
@@ -398,7 +406,9 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
             }
             out_row[lx] = number[r];
           }
+          std::fill(out_row + w, out_row + stride, 0u);
         }
+        std::fill(o + static_cast<std::uint64_t>(h) * stride, o + static_cast<std::uint64_t>(direct ? t : h) * stride, 0u);
         if (seen != regions)
           throw Error("clump: internal error: tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
                       ") has regions outside the raster");
@@ -414,7 +424,7 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
             for (std::uint32_t x = 0; x < t; ++x) {
               const std::uint32_t r = l[y * t + x];
               if (r == kNoRegion) continue;
-              if (st.cells[r]++ == 0) st.value[r] = options.by == ClumpBy::Value ? v[y * t + x] : kNaN;
+              if (st.cells[r]++ == 0) st.value[r] = options.by == ClumpBy::Value ? solved.key(s * cells + y * t + x) : kNaN;
               st.c0[r] = std::min(st.c0[r], x), st.c1[r] = std::max(st.c1[r], x);
               st.r0[r] = std::min(st.r0[r], y), st.r1[r] = std::max(st.r1[r], y);
             }
@@ -454,11 +464,15 @@ std::uint64_t run_clump_relabel(const TileInput& input, const ClumpPhaseOptions&
       spent.number += watch.seconds();
       // Sent on the writer thread while the next batch is solved and numbered into the other set.
       const std::vector<std::vector<std::uint32_t>>* windows = &out;
-      set_reader[set] = enqueue([&, windows, list, row_begin, y0, h, write_absent_until]() mutable {
+      set_reader[set] = enqueue([&, windows, tiles_out, list, row_begin, y0, h, ty, write_absent_until]() mutable {
         for (std::size_t s = 0; s < list.size(); ++s) {
           write_absent_until(list[s]);
           ++written;
           if (!sink) continue;
+          if (direct) {
+            sink->write_tile(list[s] - row_begin, ty, std::move((*tiles_out)[s]));
+            continue;
+          }
           const std::uint64_t x0 = (list[s] - row_begin) * t;
           const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid.width - x0));
           sink->write_window(x0, y0, w, h, (*windows)[s].data());

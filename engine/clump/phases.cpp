@@ -27,6 +27,12 @@ const char* to_string(ClumpBy by) {
   return "?";
 }
 
+ClumpKeyCode clump_gpu_key_code(CellType type, ClumpBy by) {
+  if (by != ClumpBy::Value || type == CellType::UInt8) return ClumpKeyCode::UInt16;
+  if (type == CellType::Int16 || type == CellType::UInt16 || type == CellType::Float32) return ClumpKeyCode::UInt32;
+  return ClumpKeyCode::Float64;
+}
+
 ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOptions& options, MemoryBudget& budget,
                                   Progress& progress, ClumpWindowSink* sink, ClumpStatsSink* stats) {
   const TileGrid& grid = input.grid();
@@ -67,10 +73,14 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   solver_options.connectivity = options.connectivity;
   solver_options.max_tiles = grid.tile_count();
   solver_options.gpu_memory_bytes = options.gpu_memory_bytes;
-  const std::unique_ptr<ClumpTileBatchSolver> solver = make_clump_tile_solver(options.device, solver_options, pool, budget);
-
+  solver_options.key_code = options.gpu_key_code;
   Stopwatch phase;
+  const std::unique_ptr<ClumpTileBatchSolver> solver = make_clump_tile_solver(options.device, solver_options, pool, budget);
+  result.solver_setup_seconds = phase.seconds();
+
+  phase.restart();
   const ClumpTileTotals tiles = run_clump_tile_labels(input, options, pool, *solver, records, table, budget, progress);
+  result.device_busy_seconds = tiles.device_seconds;
   result.tile_labels_seconds = phase.seconds();
   result.border_regions = table.size();
   result.cells_labelled = tiles.cells_labelled;
@@ -123,6 +133,7 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   const std::uint64_t labelled =
       run_clump_relabel(input, options, pool, *solver, records, table, budget, progress, sink, collector.get(),
                         &result.relabel, &external_largest);
+  result.device_busy_seconds += result.relabel.device;
   result.relabel_seconds = phase.seconds();
   result.largest_region = std::max(result.largest_region, external_largest);
   if (collector) {

@@ -32,12 +32,15 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/memory_budget.h"
 #include "core/progress.h"
 #include "core/types.h"
 #include "engine/tile_input.h"
+#include "kernels/clump/clump_key_code.h"
 #include "kernels/common/batch_solver.h"
+#include "store/raster_info.h"
 
 namespace terrazo {
 
@@ -53,6 +56,9 @@ struct ClumpPhaseOptions {
   unsigned threads = 0;               // 0: all cores
   Device device = Device::Cpu;        // the per-tile labeller (kernels/clump/label_tile_solver.h)
   std::uint64_t gpu_memory_bytes = 0; // Device::Cuda: device memory of its batches (0: a quarter of the free memory)
+  // Device::Cuda: how the keys cross to the GPU (clump_gpu_key_code); every key the input gives
+  // must fit it (a key that does not is an Error, never a wrong label).
+  ClumpKeyCode gpu_key_code = ClumpKeyCode::Float64;
   std::string scratch_dir;            // the border records file (and the stats sorter's runs) go here
   // Bytes of the stats sorter (store/external_sorter.h); 0: min(a quarter of what is left, 64 MiB).
   // Tests set it small to force runs on disk.
@@ -85,6 +91,18 @@ class ClumpWindowSink {
   virtual ~ClumpWindowSink() = default;
   virtual void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                             const std::uint32_t* labels) = 0;
+  // Optional, for a sink whose file blocks are the t x t tiles (the GeoTIFF's block writer): phase 3
+  // takes a tile buffer (t*t UInt32 labels as bytes; any thread may call take_tile), fills it on its
+  // threads (cells beyond the raster 0) and gives it back by write_tile in place of write_window, so
+  // the writer thread copies nothing. Tiles still come in row-major tile order.
+  virtual bool takes_tiles(std::uint32_t t) const {
+    (void)t;
+    return false;
+  }
+  virtual std::vector<std::uint8_t> take_tile() { return {}; }
+  virtual void write_tile(std::uint64_t tx, std::uint64_t ty, std::vector<std::uint8_t> labels) {
+    (void)tx, (void)ty, (void)labels;
+  }
 };
 
 // Where phase 3's wall time goes (the profile of docs/clump.md "Performance"): the tile solver
@@ -93,6 +111,7 @@ class ClumpWindowSink {
 // and the sink (the GeoTIFF writer) on the writer thread, overlapping the next batches.
 struct ClumpRelabelSeconds {
   double solve = 0, number = 0, write = 0;
+  double device = 0;  // CUDA: the tile solver's GPU time in phase 3 (overlapping the rest)
 };
 
 struct ClumpPhaseResult {
@@ -106,6 +125,8 @@ struct ClumpPhaseResult {
   std::uint32_t merge_parallel_levels = 0;  // external merge: top levels run on threads of their own
   std::uint64_t merge_links = 0;      // external merge: link records written
   double tile_labels_seconds = 0, merge_seconds = 0, relabel_seconds = 0, stats_seconds = 0;
+  double solver_setup_seconds = 0;    // making the tile solver (CUDA: its pinned and device buffers)
+  double device_busy_seconds = 0;     // CUDA: the tile solver's GPU time (copies and kernels), phases 1 and 3
   ClumpRelabelSeconds relabel;        // relabel_seconds split: tile solver, numbering, sink (phase3_relabel.h)
   std::uint64_t bytes_read = 0, bytes_written = 0;  // scratch records (the input's reads: the TileInput)
 };
@@ -114,6 +135,11 @@ struct ClumpPhaseResult {
 // tile and go to an external sorter keyed by label as phase 3 meets them; border regions' are
 // accumulated per root in memory (24 more bytes per border region) and sorted in at the end; the
 // sorted stream goes to `stats`. Needs W and H below 2^32.
+// The narrowest exact key code for a raster of `type` (docs/clump.md "The GPU's keys"): UInt16 for
+// --by valid and range (keys 0 and NaN) and a Byte raster's values; UInt32 (float bits) for Int16,
+// UInt16 and Float32 values; Float64 otherwise (Int32, UInt32 and Float64 values).
+ClumpKeyCode clump_gpu_key_code(CellType type, ClumpBy by);
+
 ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOptions& options, MemoryBudget& budget,
                                   Progress& progress, ClumpWindowSink* sink, ClumpStatsSink* stats = nullptr);
 

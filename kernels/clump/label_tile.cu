@@ -24,12 +24,15 @@
 //   5. label_members: every other cell takes its root's number; NaN cells kNoRegion.
 // Every link joins a larger root under a smaller one of the same region, so the final forest is
 // the same whatever order the atomics land in: deterministic.
+// Keys arrive coded (kernels/clump/clump_key_code.h: doubles, or 4- or 2-byte codes that keep
+// equality exactly): every kernel is a template on the key type, with is_key per type.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "kernels/clump/clump_key_code.h"
 #include "kernels/clump/label_tile.h"
 #include "kernels/clump/label_tile_solver.h"
 #include "kernels/common/block_scan.cuh"
@@ -45,6 +48,8 @@ constexpr unsigned kChunk = 1024;             // cells per numbering chunk (= th
 constexpr unsigned kThreads = 256;            // threads of the elementwise kernels
 
 __device__ __forceinline__ bool is_key(double k) { return k == k; }
+__device__ __forceinline__ bool is_key(std::uint32_t k) { return k != kNoKey32; }
+__device__ __forceinline__ bool is_key(std::uint16_t k) { return k != kNoKey16; }
 
 // Volatile loads: other threads lower parents concurrently (a stale value is still an ancestor).
 __device__ __forceinline__ std::uint32_t find_root(const std::uint32_t* parent_in, std::uint32_t i) {
@@ -76,9 +81,10 @@ __device__ __forceinline__ void unite(std::uint32_t* parent, std::uint32_t a, st
 }
 
 // 1. One block per subtile: shared-memory union-find of the subtile, roots written as tile-local ids.
-static __global__ void link_subtiles(const double* __restrict__ d_keys, std::uint32_t t, std::uint32_t s,
-                                     bool eight, std::uint32_t* __restrict__ d_parent) {
-  __shared__ double s_key[kSubtile * kSubtile];
+template <typename Key>
+__global__ void link_subtiles(const Key* __restrict__ d_keys, std::uint32_t t, std::uint32_t s, bool eight,
+                              std::uint32_t* __restrict__ d_parent) {
+  __shared__ Key s_key[kSubtile * kSubtile];
   __shared__ std::uint32_t s_parent[kSubtile * kSubtile];
   const std::uint32_t per_row = t / s;
   const std::uint64_t subtiles_per_tile = static_cast<std::uint64_t>(per_row) * per_row;
@@ -93,7 +99,7 @@ static __global__ void link_subtiles(const double* __restrict__ d_keys, std::uin
   }
   __syncthreads();
   for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
-    const double k = s_key[j];
+    const Key k = s_key[j];
     if (!is_key(k)) continue;
     const std::uint32_t x = j % s, y = j / s;
     if (x > 0 && s_key[j - 1] == k) unite(s_parent, j, j - 1);
@@ -113,8 +119,9 @@ static __global__ void link_subtiles(const double* __restrict__ d_keys, std::uin
 }
 
 // 2. Cells on a subtile's edge: unite with the neighbours in other subtiles (global memory).
-static __global__ void link_seams(const double* __restrict__ d_keys, std::uint64_t cells, std::uint32_t t,
-                                  std::uint32_t s, bool eight, std::uint32_t* __restrict__ d_parent) {
+template <typename Key>
+__global__ void link_seams(const Key* __restrict__ d_keys, std::uint64_t cells, std::uint32_t t, std::uint32_t s,
+                           bool eight, std::uint32_t* __restrict__ d_parent) {
   const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= cells) return;
   const std::uint64_t tt = static_cast<std::uint64_t>(t) * t;
@@ -123,8 +130,8 @@ static __global__ void link_seams(const double* __restrict__ d_keys, std::uint64
   const std::uint32_t x = i % t, y = i / t;
   const bool west_edge = x % s == 0, north_edge = y % s == 0, east_edge = (x + 1) % s == 0;
   if (!west_edge && !north_edge && !east_edge) return;
-  const double* keys = d_keys + base;
-  const double k = keys[i];
+  const Key* keys = d_keys + base;
+  const Key k = keys[i];
   if (!is_key(k)) return;
   std::uint32_t* parent = d_parent + base;
   if (west_edge && x > 0 && keys[i - 1] == k) unite(parent, i, i - 1);
@@ -136,8 +143,9 @@ static __global__ void link_seams(const double* __restrict__ d_keys, std::uint64
 }
 
 // 3. parent[i] = root(i) for every key cell.
-static __global__ void flatten(const double* __restrict__ d_keys, std::uint64_t cells, std::uint32_t t,
-                               std::uint32_t* __restrict__ d_parent) {
+template <typename Key>
+__global__ void flatten(const Key* __restrict__ d_keys, std::uint64_t cells, std::uint32_t t,
+                        std::uint32_t* __restrict__ d_parent) {
   const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= cells) return;
   if (!is_key(d_keys[g])) return;
@@ -146,13 +154,15 @@ static __global__ void flatten(const double* __restrict__ d_keys, std::uint64_t 
   d_parent[g] = find_root(d_parent + base, static_cast<std::uint32_t>(g - base));
 }
 
-__device__ __forceinline__ bool is_root(const double* d_keys, const std::uint32_t* d_parent, std::uint64_t base,
+template <typename Key>
+__device__ __forceinline__ bool is_root(const Key* d_keys, const std::uint32_t* d_parent, std::uint64_t base,
                                         std::uint32_t i) {
   return is_key(d_keys[base + i]) && d_parent[base + i] == i;
 }
 
 // 4a. Roots per chunk of kChunk cells (one block of kChunk threads per chunk).
-static __global__ void count_roots(const double* __restrict__ d_keys, const std::uint32_t* __restrict__ d_parent,
+template <typename Key>
+__global__ void count_roots(const Key* __restrict__ d_keys, const std::uint32_t* __restrict__ d_parent,
                                    std::uint32_t t, std::uint32_t chunks_per_tile,
                                    std::uint32_t* __restrict__ d_chunk_count) {
   const std::uint64_t tile = blockIdx.x / chunks_per_tile;
@@ -182,7 +192,8 @@ static __global__ void scan_chunk_counts(std::uint32_t chunks_per_tile, std::uin
 }
 
 // 4c. Each root's number: its chunk's offset + the roots before it in the chunk.
-static __global__ void number_roots(const double* __restrict__ d_keys, const std::uint32_t* __restrict__ d_parent,
+template <typename Key>
+__global__ void number_roots(const Key* __restrict__ d_keys, const std::uint32_t* __restrict__ d_parent,
                                     std::uint32_t t, std::uint32_t chunks_per_tile,
                                     const std::uint32_t* __restrict__ d_chunk_offset,
                                     std::uint32_t* __restrict__ d_labels) {
@@ -197,7 +208,8 @@ static __global__ void number_roots(const double* __restrict__ d_keys, const std
 }
 
 // 5. Every other cell: its root's number; NaN keys kNoRegion.
-static __global__ void label_members(const double* __restrict__ d_keys, const std::uint32_t* __restrict__ d_parent,
+template <typename Key>
+__global__ void label_members(const Key* __restrict__ d_keys, const std::uint32_t* __restrict__ d_parent,
                                      std::uint64_t cells, std::uint32_t t, std::uint32_t* __restrict__ d_labels) {
   const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= cells) return;
@@ -221,26 +233,27 @@ unsigned blocks_for(std::uint64_t items, unsigned threads) {
 
 // Device buffers of one batch of `capacity` tiles.
 struct DeviceTiles {
-  cuda::DeviceBuffer<double> keys;
+  cuda::DeviceBuffer<unsigned char> keys;  // coded keys (ClumpKeyCode)
   cuda::DeviceBuffer<std::uint32_t> parent, labels, chunk_count, regions;
-  void resize(std::uint64_t capacity, std::uint32_t t) {
+  void resize(std::uint64_t capacity, std::uint32_t t, ClumpKeyCode code) {
     const std::uint64_t cells = capacity * t * t;
-    keys.resize(cells);
+    keys.resize(cells * clump_key_bytes(code));
     parent.resize(cells);
     labels.resize(cells);
     chunk_count.resize(capacity * chunks_per_tile(t));
     regions.resize(capacity);
   }
-  static std::uint64_t bytes_per_tile(std::uint32_t t) {
+  static std::uint64_t bytes_per_tile(std::uint32_t t, ClumpKeyCode code) {
     const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-    return cells * (sizeof(double) + 2 * sizeof(std::uint32_t)) + 4ull * chunks_per_tile(t) + 4;
+    return cells * (clump_key_bytes(code) + 2 * sizeof(std::uint32_t)) + 4ull * chunks_per_tile(t) + 4;
   }
 };
 
-// Launches steps 1-5 on `stream` for the first `tiles` tiles of `d` (keys already there).
-void launch_label_tiles(DeviceTiles& d, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
-                        cudaStream_t stream) {
-  if (tiles == 0) return;
+// Launches steps 1-5 on `stream` for the first `tiles` tiles of `d` (keys of type Key already there).
+template <typename Key>
+void launch_label_tiles_as(DeviceTiles& d, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
+                           cudaStream_t stream) {
+  const Key* keys = reinterpret_cast<const Key*>(d.keys.get());
   if (t < 16 || (t & (t - 1)) != 0) throw Error("label_tile_cuda: the tile edge must be a power of two >= 16");
   const bool eight = connectivity == Connectivity::Eight;
   const std::uint32_t s = std::min(t, kSubtile);
@@ -249,41 +262,52 @@ void launch_label_tiles(DeviceTiles& d, std::uint64_t tiles, std::uint32_t t, Co
   const std::uint32_t chunks = chunks_per_tile(t);
   if (subtiles > 0x7FFFFFFFull || tiles * chunks > 0x7FFFFFFFull)
     throw Error("label_tile_cuda: too many tiles for one launch");
-  link_subtiles<<<static_cast<unsigned>(subtiles), kLinkThreads, 0, stream>>>(d.keys.get(), t, s, eight, d.parent.get());
+  link_subtiles<<<static_cast<unsigned>(subtiles), kLinkThreads, 0, stream>>>(keys, t, s, eight, d.parent.get());
   TERRAZO_CUDA_CHECK_LAUNCH();
   if (t > s) {
-    link_seams<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(d.keys.get(), cells, t, s, eight, d.parent.get());
+    link_seams<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(keys, cells, t, s, eight, d.parent.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
   }
-  flatten<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(d.keys.get(), cells, t, d.parent.get());
+  flatten<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(keys, cells, t, d.parent.get());
   TERRAZO_CUDA_CHECK_LAUNCH();
   // t = 16: 256 cells, one chunk of 1024 threads whose last 768 see cells of the next tile; so
   // small tiles use one block per tile over the tile's cells only (see count_roots' bound below).
   const unsigned chunk_threads = static_cast<unsigned>(std::min<std::uint64_t>(kChunk, static_cast<std::uint64_t>(t) * t));
-  count_roots<<<static_cast<unsigned>(tiles * chunks), chunk_threads, 0, stream>>>(d.keys.get(), d.parent.get(), t,
-                                                                                   chunks, d.chunk_count.get());
+  count_roots<<<static_cast<unsigned>(tiles * chunks), chunk_threads, 0, stream>>>(keys, d.parent.get(), t, chunks,
+                                                                                   d.chunk_count.get());
   TERRAZO_CUDA_CHECK_LAUNCH();
   scan_chunk_counts<<<static_cast<unsigned>(tiles), kChunk, 0, stream>>>(chunks, d.chunk_count.get(), d.regions.get());
   TERRAZO_CUDA_CHECK_LAUNCH();
   number_roots<<<static_cast<unsigned>(tiles * chunks), chunk_threads, 0, stream>>>(
-      d.keys.get(), d.parent.get(), t, chunks, d.chunk_count.get(), d.labels.get());
+      keys, d.parent.get(), t, chunks, d.chunk_count.get(), d.labels.get());
   TERRAZO_CUDA_CHECK_LAUNCH();
-  label_members<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(d.keys.get(), d.parent.get(), cells, t,
+  label_members<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(keys, d.parent.get(), cells, t,
                                                                       d.labels.get());
   TERRAZO_CUDA_CHECK_LAUNCH();
 }
 
+void launch_label_tiles(DeviceTiles& d, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
+                        ClumpKeyCode code, cudaStream_t stream) {
+  if (tiles == 0) return;
+  switch (code) {
+    case ClumpKeyCode::Float64: return launch_label_tiles_as<double>(d, tiles, t, connectivity, stream);
+    case ClumpKeyCode::UInt32: return launch_label_tiles_as<std::uint32_t>(d, tiles, t, connectivity, stream);
+    case ClumpKeyCode::UInt16: return launch_label_tiles_as<std::uint16_t>(d, tiles, t, connectivity, stream);
+  }
+}
+
 }  // namespace
 
-void label_tiles_cuda(const double* keys, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
-                      std::uint32_t* labels, std::uint32_t* regions) {
+void label_tiles_cuda(const void* keys, ClumpKeyCode code, std::uint64_t tiles, std::uint32_t t,
+                      Connectivity connectivity, std::uint32_t* labels, std::uint32_t* regions) {
   if (tiles == 0) return;
   const std::uint64_t cells = tiles * t * t;
   cuda::CudaStream stream;
   DeviceTiles d;
-  d.resize(tiles, t);
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(d.keys.get(), keys, cells * sizeof(double), cudaMemcpyHostToDevice, stream.get()));
-  launch_label_tiles(d, tiles, t, connectivity, stream.get());
+  d.resize(tiles, t, code);
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(d.keys.get(), keys, cells * clump_key_bytes(code), cudaMemcpyHostToDevice,
+                                     stream.get()));
+  launch_label_tiles(d, tiles, t, connectivity, code, stream.get());
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(labels, d.labels.get(), cells * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                      stream.get()));
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(regions, d.regions.get(), tiles * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
@@ -291,11 +315,16 @@ void label_tiles_cuda(const double* keys, std::uint64_t tiles, std::uint32_t t, 
   stream.synchronize();
 }
 
+void label_tiles_cuda(const double* keys, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
+                      std::uint32_t* labels, std::uint32_t* regions) {
+  label_tiles_cuda(keys, ClumpKeyCode::Float64, tiles, t, connectivity, labels, regions);
+}
+
 // ---- the streamed batch solver -----------------------------------------------------------------
 
 struct CudaClumpBatchSolver::Impl {
   struct Slot {
-    cuda::PinnedBuffer<double> keys;
+    cuda::PinnedBuffer<unsigned char> keys;  // coded
     cuda::PinnedBuffer<std::uint32_t> labels, regions;
     DeviceTiles device;
     cuda::CudaStream stream;
@@ -304,37 +333,39 @@ struct CudaClumpBatchSolver::Impl {
   };
   std::uint32_t t = 0;
   Connectivity connectivity = Connectivity::Eight;
+  ClumpKeyCode code = ClumpKeyCode::Float64;
   std::uint64_t batch = 0;
   Slot slots[2];
   BatchSlots bookkeeping{"CudaClumpBatchSolver"};
   Batch result;
 };
 
-CudaClumpBatchSolver::CudaClumpBatchSolver(std::uint32_t t, Connectivity connectivity, std::uint64_t max_batch_tiles,
-                                           std::uint64_t gpu_memory_bytes)
+CudaClumpBatchSolver::CudaClumpBatchSolver(std::uint32_t t, Connectivity connectivity, ClumpKeyCode code,
+                                           std::uint64_t max_batch_tiles, std::uint64_t gpu_memory_bytes)
     : impl_(std::make_unique<Impl>()) {
   const CudaDeviceInfo& info = cuda_device();
   if (!info.available) throw Error("CudaClumpBatchSolver: no CUDA device: " + info.reason);
   if (t < 16 || (t & (t - 1)) != 0) throw Error("CudaClumpBatchSolver: the tile edge must be a power of two >= 16");
   impl_->t = t;
   impl_->connectivity = connectivity;
+  impl_->code = code;
   std::uint64_t gpu = gpu_memory_bytes;
   if (gpu == 0) {
     std::size_t free_bytes = 0, total_bytes = 0;
     TERRAZO_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     gpu = free_bytes / 4;
   }
-  const std::uint64_t per_tile = DeviceTiles::bytes_per_tile(t);
+  const std::uint64_t per_tile = DeviceTiles::bytes_per_tile(t, code);
   impl_->batch = std::max<std::uint64_t>(1, gpu / (2 * per_tile));
   if (max_batch_tiles) impl_->batch = std::min(impl_->batch, max_batch_tiles);
   // One launch indexes subtiles and chunks with 31 bits.
   impl_->batch = std::min<std::uint64_t>(impl_->batch, 0x7FFFFFFFull / std::max<std::uint64_t>(1, (t / 16ull) * (t / 16ull)));
   const std::uint64_t cells = impl_->batch * t * t;
   for (Impl::Slot& slot : impl_->slots) {
-    slot.keys.resize(cells);
+    slot.keys.resize(cells * clump_key_bytes(code));
     slot.labels.resize(cells);
     slot.regions.resize(impl_->batch);
-    slot.device.resize(impl_->batch, t);
+    slot.device.resize(impl_->batch, t, code);
   }
 }
 
@@ -342,15 +373,17 @@ CudaClumpBatchSolver::~CudaClumpBatchSolver() = default;
 
 std::uint64_t CudaClumpBatchSolver::batch_tiles() const { return impl_->batch; }
 
+ClumpKeyCode CudaClumpBatchSolver::key_code() const { return impl_->code; }
+
 std::uint64_t CudaClumpBatchSolver::pinned_bytes() const {
-  return 2 * impl_->batch * (static_cast<std::uint64_t>(impl_->t) * impl_->t * 12 + 4);
+  return 2 * impl_->batch * (static_cast<std::uint64_t>(impl_->t) * impl_->t * (clump_key_bytes(impl_->code) + 4) + 4);
 }
 
 std::uint64_t CudaClumpBatchSolver::device_bytes() const {
-  return 2 * impl_->batch * DeviceTiles::bytes_per_tile(impl_->t);
+  return 2 * impl_->batch * DeviceTiles::bytes_per_tile(impl_->t, impl_->code);
 }
 
-double* CudaClumpBatchSolver::keys() { return impl_->slots[impl_->bookkeeping.free_slot()].keys.get(); }
+void* CudaClumpBatchSolver::keys() { return impl_->slots[impl_->bookkeeping.free_slot()].keys.get(); }
 
 void CudaClumpBatchSolver::submit(std::uint64_t tiles) {
   if (tiles > impl_->batch) throw Error("CudaClumpBatchSolver: a batch of " + std::to_string(tiles) + " tiles exceeds its " + std::to_string(impl_->batch));
@@ -359,9 +392,9 @@ void CudaClumpBatchSolver::submit(std::uint64_t tiles) {
   cudaStream_t stream = slot.stream.get();
   slot.tiles = tiles;
   slot.start.record(stream);
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.keys.get(), slot.keys.get(), cells * sizeof(double),
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.keys.get(), slot.keys.get(), cells * clump_key_bytes(impl_->code),
                                      cudaMemcpyHostToDevice, stream));
-  launch_label_tiles(slot.device, tiles, impl_->t, impl_->connectivity, stream);
+  launch_label_tiles(slot.device, tiles, impl_->t, impl_->connectivity, impl_->code, stream);
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.labels.get(), slot.device.labels.get(), cells * sizeof(std::uint32_t),
                                      cudaMemcpyDeviceToHost, stream));
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.regions.get(), slot.device.regions.get(), tiles * sizeof(std::uint32_t),

@@ -19,16 +19,21 @@ namespace {
 void label_tiles_cuda(const double*, std::uint64_t, std::uint32_t, Connectivity, std::uint32_t*, std::uint32_t*) {
   no_cuda("label_tiles_cuda");
 }
+void label_tiles_cuda(const void*, ClumpKeyCode, std::uint64_t, std::uint32_t, Connectivity, std::uint32_t*,
+                      std::uint32_t*) {
+  no_cuda("label_tiles_cuda");
+}
 
 struct CudaClumpBatchSolver::Impl {};
-CudaClumpBatchSolver::CudaClumpBatchSolver(std::uint32_t, Connectivity, std::uint64_t, std::uint64_t) {
+CudaClumpBatchSolver::CudaClumpBatchSolver(std::uint32_t, Connectivity, ClumpKeyCode, std::uint64_t, std::uint64_t) {
   no_cuda("CudaClumpBatchSolver");
 }
 CudaClumpBatchSolver::~CudaClumpBatchSolver() = default;
 std::uint64_t CudaClumpBatchSolver::batch_tiles() const { return 0; }
+ClumpKeyCode CudaClumpBatchSolver::key_code() const { return ClumpKeyCode::Float64; }
 std::uint64_t CudaClumpBatchSolver::pinned_bytes() const { return 0; }
 std::uint64_t CudaClumpBatchSolver::device_bytes() const { return 0; }
-double* CudaClumpBatchSolver::keys() { no_cuda("CudaClumpBatchSolver"); }
+void* CudaClumpBatchSolver::keys() { no_cuda("CudaClumpBatchSolver"); }
 void CudaClumpBatchSolver::submit(std::uint64_t) { no_cuda("CudaClumpBatchSolver"); }
 std::size_t CudaClumpBatchSolver::pending() const { return 0; }
 const CudaClumpBatchSolver::Batch& CudaClumpBatchSolver::wait() { no_cuda("CudaClumpBatchSolver"); }

@@ -3,6 +3,7 @@
 #include "kernels/clump/label_tile_solver.h"
 
 #include <algorithm>
+#include <mutex>
 #include <vector>
 
 #include "core/error.h"
@@ -41,6 +42,7 @@ class CpuClumpTileSolver : public ClumpTileBatchSolver {
     });
     solved_.tiles = batch.tiles;
     solved_.keys = keys_.data();
+    solved_.key_code = ClumpKeyCode::Float64;
     solved_.labels = labels_.data();
     solved_.regions = regions_.data();
     pending_ = true;
@@ -63,13 +65,20 @@ class CpuClumpTileSolver : public ClumpTileBatchSolver {
   bool pending_ = false;
 };
 
-// CudaClumpBatchSolver: tiles read on the pool straight into the free slot's pinned keys.
+// CudaClumpBatchSolver: tiles read on the pool straight into the free slot's pinned keys (doubles),
+// or into a thread's scratch and coded from there (ClumpKeyCode).
 class CudaClumpTileSolver : public ClumpTileBatchSolver {
  public:
   CudaClumpTileSolver(const ClumpTileSolverOptions& options, WorkerPool& pool, MemoryBudget& budget)
       : pool_(pool), cells_(static_cast<std::uint64_t>(options.t) * options.t),
-        solver_(options.t, options.connectivity, batch_limit(options, budget), options.gpu_memory_bytes),
-        pinned_(budget.reserve(solver_.pinned_bytes(), "clump GPU pinned buffers")) {}
+        solver_(options.t, options.connectivity, options.key_code, batch_limit(options, budget), options.gpu_memory_bytes),
+        pinned_(budget.reserve(solver_.pinned_bytes(), "clump GPU pinned buffers")) {
+    if (options.key_code != ClumpKeyCode::Float64) {
+      scratch_reservation_ = budget.reserve(pool.threads() * cells_ * sizeof(double), "clump GPU key scratch");
+      scratch_.resize(pool.threads());
+      for (unsigned i = 0; i < pool.threads(); ++i) free_scratch_.push_back(i);
+    }
+  }
   Device device() const override { return Device::Cuda; }
   std::size_t slots() const override { return 2; }
   std::size_t pending() const override { return solver_.pending(); }
@@ -77,8 +86,18 @@ class CudaClumpTileSolver : public ClumpTileBatchSolver {
 
   void submit(const ClumpTileBatch& batch) override {
     if (batch.tiles > solver_.batch_tiles()) throw Error("internal error: a tile batch exceeds the GPU clump solver's slot");
-    double* keys = solver_.keys();
-    pool_.run(batch.tiles, [&](std::uint64_t i) { batch.read(i, keys + i * cells_); });
+    void* keys = solver_.keys();
+    const ClumpKeyCode code = solver_.key_code();
+    if (code == ClumpKeyCode::Float64) {
+      pool_.run(batch.tiles, [&](std::uint64_t i) { batch.read(i, static_cast<double*>(keys) + i * cells_); });
+    } else {
+      const std::size_t bytes = clump_key_bytes(code);
+      pool_.run(batch.tiles, [&](std::uint64_t i) {
+        ScratchLease lease(*this);
+        batch.read(i, lease.cells);
+        encode_clump_keys(code, lease.cells, cells_, static_cast<unsigned char*>(keys) + i * cells_ * bytes);
+      });
+    }
     solver_.submit(batch.tiles);
   }
   const ClumpTileSolved& wait() override {
@@ -87,6 +106,8 @@ class CudaClumpTileSolver : public ClumpTileBatchSolver {
     solved_.keys = b.keys;
     solved_.labels = b.labels;
     solved_.regions = b.regions;
+    solved_.key_code = solver_.key_code();
+    solved_.device_ms = b.total_ms;
     return solved_;
   }
 
@@ -96,16 +117,45 @@ class CudaClumpTileSolver : public ClumpTileBatchSolver {
   // tiles (1.6 GB) made the run 0.5-0.7 s longer (3.71-3.89 s against 3.03-3.33 s, peak RSS 2.9 GB
   // against 1.7 GB) with the same tile-labels phase (0.58-0.65 s; docs/benchmarks.md).
   static std::uint64_t batch_limit(const ClumpTileSolverOptions& options, MemoryBudget& budget) {
-    const std::uint64_t per_tile = 2 * 12ull * options.t * options.t + 8;
+    const std::uint64_t per_tile = 2 * (clump_key_bytes(options.key_code) + 4) * options.t * options.t + 8;
     std::uint64_t limit = std::max<std::uint64_t>(1, std::min<std::uint64_t>(256, budget.available() / 4 / per_tile));
     if (options.max_tiles) limit = std::min(limit, options.max_tiles);
     return limit;
   }
 
+  // One tile's doubles before coding, one buffer per pool thread, lent for one read.
+  struct ScratchLease {
+    explicit ScratchLease(CudaClumpTileSolver& owner) : owner_(owner) {
+      {
+        std::lock_guard<std::mutex> lock(owner_.scratch_mutex_);
+        index_ = owner_.free_scratch_.back();
+        owner_.free_scratch_.pop_back();
+      }
+      std::vector<double>& buffer = owner_.scratch_[index_];
+      buffer.resize(owner_.cells_);
+      cells = buffer.data();
+    }
+    ~ScratchLease() {
+      std::lock_guard<std::mutex> lock(owner_.scratch_mutex_);
+      owner_.free_scratch_.push_back(index_);
+    }
+    ScratchLease(const ScratchLease&) = delete;
+    ScratchLease& operator=(const ScratchLease&) = delete;
+    double* cells = nullptr;
+
+   private:
+    CudaClumpTileSolver& owner_;
+    unsigned index_ = 0;
+  };
+
   WorkerPool& pool_;
   std::uint64_t cells_;
   CudaClumpBatchSolver solver_;
   MemoryBudget::Reservation pinned_;
+  MemoryBudget::Reservation scratch_reservation_;
+  std::vector<std::vector<double>> scratch_;  // pool.threads() buffers (coded keys only)
+  std::vector<unsigned> free_scratch_;
+  std::mutex scratch_mutex_;
   ClumpTileSolved solved_;
 };
 

@@ -12,9 +12,11 @@
 //
 // Memory (reserved by make_clump_tile_solver, held as long as the solver):
 //   CPU   "clump tile solver"        batch x 16 t^2 (keys 8, labels 4, union-find 4), batch = threads
-//   CUDA  "clump GPU pinned buffers" 2 x batch x (12 t^2 + 4), batch = min(1024, available / 4 /
-//                                    (24 t^2), what fits the device budget); device memory 2 x batch x
-//                                    (16 t^2 + ...) from --gpu-memory (default a quarter of the free memory).
+//   CUDA  "clump GPU pinned buffers" 2 x batch x ((k + 4) t^2 + 4), k = the key code's bytes (8, 4
+//                                    or 2), batch = min(256, available / 4 / (2 (k + 4) t^2), what
+//                                    fits the device budget); device memory 2 x batch x ((k + 8) t^2
+//                                    + ...) from --gpu-memory (default a quarter of the free memory);
+//         "clump GPU key scratch"    threads x 8 t^2 (a tile's doubles before coding; k < 8 only).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -25,36 +27,41 @@
 #include "core/types.h"
 #include "core/worker_pool.h"
 #include "kernels/common/batch_solver.h"
+#include "kernels/clump/clump_key_code.h"
 #include "kernels/common/block_batch.h"
 
 namespace terrazo {
 
 // The CUDA twin of label_tile_cpu on `tiles` tiles at once (keys tiles x t*t, labels tiles x t*t,
-// regions one count per tile), synchronous: for tests. Throws Error without CUDA.
+// regions one count per tile), synchronous: for tests. Throws Error without CUDA. The second form
+// takes the keys coded (kernels/clump/clump_key_code.h): the same labels as their doubles give.
 void label_tiles_cuda(const double* keys, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
                       std::uint32_t* labels, std::uint32_t* regions);
+void label_tiles_cuda(const void* keys, ClumpKeyCode code, std::uint64_t tiles, std::uint32_t t,
+                      Connectivity connectivity, std::uint32_t* labels, std::uint32_t* regions);
 
-// Two slots of pinned keys and labels, each with its device buffers and stream (block_batch.h's
-// model). Plain C++ interface; in a build without CUDA the constructor throws Error.
+// Two slots of pinned keys (coded: `code`) and labels, each with its device buffers and stream
+// (block_batch.h's model). Plain C++ interface; in a build without CUDA the constructor throws Error.
 class CudaClumpBatchSolver {
  public:
   struct Batch {
     std::uint64_t tiles = 0;
-    const double* keys = nullptr;            // tiles x t*t, as submitted
+    const void* keys = nullptr;              // tiles x t*t, coded (key_code()), as submitted
     const std::uint32_t* labels = nullptr;   // tiles x t*t
     const std::uint32_t* regions = nullptr;  // tiles
     double total_ms = 0;                     // GPU time from copy-in to copy-out
   };
   // max_batch_tiles 0: no limit but the device budget; gpu_memory_bytes 0: a quarter of the free memory.
-  CudaClumpBatchSolver(std::uint32_t t, Connectivity connectivity, std::uint64_t max_batch_tiles,
+  CudaClumpBatchSolver(std::uint32_t t, Connectivity connectivity, ClumpKeyCode code, std::uint64_t max_batch_tiles,
                        std::uint64_t gpu_memory_bytes);
   ~CudaClumpBatchSolver();
   CudaClumpBatchSolver(const CudaClumpBatchSolver&) = delete;
   CudaClumpBatchSolver& operator=(const CudaClumpBatchSolver&) = delete;
   std::uint64_t batch_tiles() const;
+  ClumpKeyCode key_code() const;
   std::uint64_t pinned_bytes() const;
   std::uint64_t device_bytes() const;
-  double* keys();                     // the free slot's keys: batch_tiles() x t*t
+  void* keys();                       // the free slot's keys: batch_tiles() x t*t, coded
   void submit(std::uint64_t tiles);   // starts the free slot on its first `tiles` tiles
   std::size_t pending() const;
   const Batch& wait();                // the oldest submitted batch, finished
@@ -71,9 +78,13 @@ struct ClumpTileBatch {
 
 struct ClumpTileSolved {
   std::uint64_t tiles = 0;
-  const double* keys = nullptr;            // tiles x t*t
+  const void* keys = nullptr;              // tiles x t*t, coded as key_code says
+  ClumpKeyCode key_code = ClumpKeyCode::Float64;
   const std::uint32_t* labels = nullptr;   // tiles x t*t (label_tile.h)
   const std::uint32_t* regions = nullptr;  // tiles: regions of each tile
+  double device_ms = 0;                    // CUDA: the batch's GPU time, copy-in to copy-out (0 on the CPU)
+  // Key i (tile * t*t + cell) as the double the batch's read gave (NaN: no region).
+  double key(std::uint64_t i) const { return decode_clump_key(key_code, keys, i); }
 };
 
 struct ClumpTileSolverOptions {
@@ -81,6 +92,9 @@ struct ClumpTileSolverOptions {
   Connectivity connectivity = Connectivity::Eight;
   std::uint64_t max_tiles = 0;         // tiles in all (a batch never needs more); 0: no limit
   std::uint64_t gpu_memory_bytes = 0;  // CUDA: device memory (0: a quarter of the free memory)
+  // CUDA: how the keys cross to the GPU (kernels/clump/clump_key_code.h); the keys every read gives
+  // must fit it. The CPU solver labels the doubles.
+  ClumpKeyCode key_code = ClumpKeyCode::Float64;
 };
 
 class ClumpTileBatchSolver : public BatchSolver<ClumpTileBatch, ClumpTileSolved> {

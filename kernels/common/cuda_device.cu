@@ -29,4 +29,16 @@ const CudaDeviceInfo& cuda_device() {
   return info;
 }
 
+CudaContextWarmup::CudaContextWarmup() {
+  if (!cuda_device().available) return;
+  thread_ = std::thread([] {
+    cudaFree(nullptr);   // creates the primary context; a failure shows again at the first real call
+    cudaGetLastError();  // and is not left sticky for it
+  });
+}
+
+CudaContextWarmup::~CudaContextWarmup() {
+  if (thread_.joinable()) thread_.join();
+}
+
 }  // namespace terrazo

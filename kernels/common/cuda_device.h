@@ -4,6 +4,7 @@
 // and skip with the message when there is none; `--device auto` uses it to choose.
 #pragma once
 #include <string>
+#include <thread>
 
 namespace terrazo {
 
@@ -17,5 +18,19 @@ struct CudaDeviceInfo {
 
 // Queries device 0 once (cached).
 const CudaDeviceInfo& cuda_device();
+
+// Creates device 0's primary context (the first CUDA call of a process that needs one pays for it:
+// 0.1-0.5 s) on a thread of its own, so that it overlaps what the caller does next, reading the
+// input, say; the destructor joins the thread. Nothing without a device (or without CUDA).
+class CudaContextWarmup {
+ public:
+  CudaContextWarmup();
+  ~CudaContextWarmup();
+  CudaContextWarmup(const CudaContextWarmup&) = delete;
+  CudaContextWarmup& operator=(const CudaContextWarmup&) = delete;
+
+ private:
+  std::thread thread_;
+};
 
 }  // namespace terrazo

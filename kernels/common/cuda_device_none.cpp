@@ -13,5 +13,8 @@ const CudaDeviceInfo& cuda_device() {
   return info;
 }
 
+CudaContextWarmup::CudaContextWarmup() {}
+CudaContextWarmup::~CudaContextWarmup() = default;
+
 }  // namespace terrazo
 #endif

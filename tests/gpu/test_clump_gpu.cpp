@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/union_find.h"
 #include "core/worker_pool.h"
+#include "kernels/clump/clump_key_code.h"
 #include "kernels/clump/label_tile.h"
 #include "kernels/clump/label_tile_solver.h"
 #include "kernels/common/cuda_device.h"
@@ -198,6 +199,44 @@ TEST(ClumpGpu, OneShotEqualsCpuTwinOnHundredsOfRandomTiles) {
   }
 }
 
+// The keys coded as the pipeline sends them (kernels/clump/clump_key_code.h): 2-byte codes of
+// integer keys, 4-byte float bits of the same keys and of fractional and negative ones (k / 2 - 3);
+// the labels are the doubles' labels bit for bit.
+TEST(ClumpGpu, CodedKeysGiveTheDoublesLabels) {
+  TERRAZO_REQUIRE_GPU();
+  std::mt19937_64 rng(gpu_testing::run_seed() + 3);
+  struct Size {
+    std::uint32_t t;
+    std::uint64_t tiles;
+  };
+  for (const Size size : {Size{16, 120}, Size{64, 60}, Size{128, 24}, Size{256, 12}, Size{512, 4}}) {
+    for (const ClumpKeyCode code : {ClumpKeyCode::UInt16, ClumpKeyCode::UInt32}) {
+      if (code == ClumpKeyCode::UInt16 && size.t > 128) continue;  // the single-cell tiles' keys reach t^2 - 1
+      for (const bool shifted : {false, true}) {
+        if (shifted && code == ClumpKeyCode::UInt16) continue;
+        Batch b = random_batch(rng, size.t, size.tiles);
+        if (shifted)
+          for (double& k : b.keys) k = k / 2 - 3;
+        const std::uint64_t cells = static_cast<std::uint64_t>(size.t) * size.t;
+        std::vector<unsigned char> coded(b.keys.size() * clump_key_bytes(code));
+        encode_clump_keys(code, b.keys.data(), b.keys.size(), coded.data());
+        for (std::uint64_t i = 0; i < b.keys.size(); i += 97) {
+          const double back = decode_clump_key(code, coded.data(), i);
+          ASSERT_TRUE(back == b.keys[i] || (std::isnan(back) && std::isnan(b.keys[i]))) << "key " << i;
+        }
+        for (const Connectivity c : {Connectivity::Eight, Connectivity::Four}) {
+          std::vector<std::uint32_t> labels(size.tiles * cells, kPoison), regions(size.tiles, kPoison);
+          label_tiles_cuda(coded.data(), code, size.tiles, size.t, c, labels.data(), regions.data());
+          expect_gpu_equals_cpu(b, c, labels, regions,
+                                std::string(to_string(code)) + (shifted ? " k/2-3" : "") + ", t " + std::to_string(size.t) +
+                                    ", " + (c == Connectivity::Eight ? "8" : "4") + "-connectivity");
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
 TEST(ClumpGpu, LargeTileOfOneSpiralEqualsCpuTwin) {
   TERRAZO_REQUIRE_GPU();
   std::mt19937_64 rng(gpu_testing::run_seed() + 1);
@@ -213,8 +252,19 @@ TEST(ClumpGpu, LargeTileOfOneSpiralEqualsCpuTwin) {
   }
 }
 
+// The streamed solver with keys coded as `code` against the CPU solver (below).
+void streamed_solver_equals_cpu_solver(ClumpKeyCode code);
+
 TEST(ClumpGpu, StreamedSolverEqualsCpuSolverWithBothSlotsInFlight) {
   TERRAZO_REQUIRE_GPU();
+  for (const ClumpKeyCode code : {ClumpKeyCode::Float64, ClumpKeyCode::UInt32, ClumpKeyCode::UInt16}) {
+    SCOPED_TRACE(to_string(code));
+    streamed_solver_equals_cpu_solver(code);
+    if (HasFatalFailure()) return;
+  }
+}
+
+void streamed_solver_equals_cpu_solver(ClumpKeyCode code) {
   std::mt19937_64 rng(gpu_testing::run_seed() + 2);
   const std::uint32_t t = 64;
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
@@ -224,6 +274,7 @@ TEST(ClumpGpu, StreamedSolverEqualsCpuSolverWithBothSlotsInFlight) {
   options.t = t;
   options.connectivity = Connectivity::Eight;
   options.max_tiles = 37;  // batches of 37 tiles (the last one short)
+  options.key_code = code;  // the CPU solver labels the doubles whatever the code
   auto gpu = make_clump_tile_solver(Device::Cuda, options, pool, budget);
   auto cpu = make_clump_tile_solver(Device::Cpu, options, pool, budget);
   ASSERT_EQ(gpu->slots(), 2u);
@@ -252,7 +303,7 @@ TEST(ClumpGpu, StreamedSolverEqualsCpuSolverWithBothSlotsInFlight) {
           << "batch at " << begin << ", tile " << first;
     }
     for (std::uint64_t j = 0; j < g.tiles * cells; ++j)
-      ASSERT_TRUE(g.keys[j] == all.keys[begin * cells + j] || (std::isnan(g.keys[j]) && std::isnan(all.keys[begin * cells + j])));
+      ASSERT_TRUE(g.key(j) == all.keys[begin * cells + j] || (std::isnan(g.key(j)) && std::isnan(all.keys[begin * cells + j])));
   };
   for (std::uint64_t begin = 0; begin < total; begin += 37) {
     while (gpu->pending() == gpu->slots()) check(gpu->wait());

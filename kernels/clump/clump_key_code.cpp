@@ -1,0 +1,93 @@
+// kernels/clump/clump_key_code.cpp: the GPU labeller's key codes (kernels/clump/clump_key_code.h).
+#include "kernels/clump/clump_key_code.h"
+
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "core/error.h"
+
+namespace terrazo {
+namespace {
+
+[[noreturn]] void does_not_fit(ClumpKeyCode code, double key) {
+  throw Error("internal error: clump key " + std::to_string(key) + " does not fit the " + to_string(code) + " key code");
+}
+
+}  // namespace
+
+const char* to_string(ClumpKeyCode code) {
+  switch (code) {
+    case ClumpKeyCode::Float64: return "Float64";
+    case ClumpKeyCode::UInt32: return "UInt32";
+    case ClumpKeyCode::UInt16: return "UInt16";
+  }
+  return "?";
+}
+
+std::size_t clump_key_bytes(ClumpKeyCode code) {
+  switch (code) {
+    case ClumpKeyCode::Float64: return 8;
+    case ClumpKeyCode::UInt32: return 4;
+    case ClumpKeyCode::UInt16: return 2;
+  }
+  return 8;
+}
+
+void encode_clump_keys(ClumpKeyCode code, const double* keys, std::uint64_t n, void* out) {
+  switch (code) {
+    case ClumpKeyCode::Float64:
+      std::memcpy(out, keys, n * sizeof(double));
+      return;
+    case ClumpKeyCode::UInt32: {
+      auto* o = static_cast<std::uint32_t*>(out);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const double k = keys[i];
+        if (k != k) {
+          o[i] = kNoKey32;
+          continue;
+        }
+        const float f = static_cast<float>(k);
+        if (static_cast<double>(f) != k) does_not_fit(code, k);
+        std::uint32_t bits;
+        std::memcpy(&bits, &f, sizeof bits);
+        o[i] = bits == 0x80000000u ? 0u : bits;  // -0 == +0
+      }
+      return;
+    }
+    case ClumpKeyCode::UInt16: {
+      auto* o = static_cast<std::uint16_t*>(out);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const double k = keys[i];
+        if (k != k) {
+          o[i] = kNoKey16;
+          continue;
+        }
+        if (!(k >= 0 && k < kNoKey16) || k != static_cast<double>(static_cast<std::uint16_t>(k))) does_not_fit(code, k);
+        o[i] = static_cast<std::uint16_t>(k);
+      }
+      return;
+    }
+  }
+}
+
+double decode_clump_key(ClumpKeyCode code, const void* keys, std::uint64_t i) {
+  switch (code) {
+    case ClumpKeyCode::Float64:
+      return static_cast<const double*>(keys)[i];
+    case ClumpKeyCode::UInt32: {
+      const std::uint32_t bits = static_cast<const std::uint32_t*>(keys)[i];
+      if (bits == kNoKey32) return std::numeric_limits<double>::quiet_NaN();
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      return f;
+    }
+    case ClumpKeyCode::UInt16: {
+      const std::uint16_t k = static_cast<const std::uint16_t*>(keys)[i];
+      return k == kNoKey16 ? std::numeric_limits<double>::quiet_NaN() : k;
+    }
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace terrazo
