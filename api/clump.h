@@ -54,6 +54,9 @@ struct ClumpPhaseSeconds {
   // relabel's wall time split (engine/clump/phases.h ClumpRelabelSeconds): waiting for the tile
   // solver, numbering on the pool, and the sink (the GeoTIFF writer) on its own thread, overlapped.
   double relabel_solve = 0, relabel_number = 0, relabel_write = 0;
+  // tile_labels' split: the tile solver (reading the tiles, labelling them, waiting), the border
+  // summaries and records (pool), appending to the border table.
+  double tile_labels_solve = 0, tile_labels_borders = 0, tile_labels_table = 0;
   // device_setup: probing the device and making the tile solver (CUDA: pinned and device buffers);
   // device_busy: the GPU's copies and kernels in phases 1 and 3 (overlapping them); finish: the
   // writer draining its encoders and closing the file.

@@ -61,10 +61,11 @@ const char kUsage[] =
     "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
     "external_merge (true: the border regions did not fit --memory and were merged on disk),\n"
     "by, range, connectivity, tile, device, stats, min_size {min_size, action, regions_before, small_regions,\n"
-    "merged, isolated} (with --min-size), phases {import, tile_labels, merge, relabel, relabel_solve,\n"
-    "relabel_number, relabel_write (relabel's split: solver wait, numbering, writer), device_setup (device\n"
-    "probe and tile solver buffers), device_busy (GPU copies and kernels, overlapped), finish (writer drain),\n"
-    "stats, sieve}, seconds,\n"
+    "merged, isolated} (with --min-size), phases {import, tile_labels, merge, relabel, stats, sieve, and\n"
+    "the splits: tile_labels_solve, tile_labels_borders, tile_labels_table (solver, border records,\n"
+    "table); relabel_solve, relabel_number, relabel_write (solver wait, numbering, writer); device_setup\n"
+    "(device probe, solver buffers), device_busy (GPU copies and kernels, overlapped), finish (writer\n"
+    "drain)}, seconds,\n"
     "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
@@ -162,6 +163,9 @@ std::string ClumpCommandResult::to_json() const {
   JsonObject phases;
   phases.add("import", r.seconds.import)
       .add("tile_labels", r.seconds.tile_labels)
+      .add("tile_labels_solve", r.seconds.tile_labels_solve)
+      .add("tile_labels_borders", r.seconds.tile_labels_borders)
+      .add("tile_labels_table", r.seconds.tile_labels_table)
       .add("merge", r.seconds.merge)
       .add("relabel", r.seconds.relabel)
       .add("relabel_solve", r.seconds.relabel_solve)

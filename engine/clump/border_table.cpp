@@ -1,6 +1,8 @@
 // engine/clump/border_table.cpp: BorderRecords and BorderTable (engine/clump/border_table.h).
 #include "engine/clump/border_table.h"
 
+#include <cstring>
+
 #include <algorithm>
 
 #include "core/error.h"
@@ -10,13 +12,15 @@ namespace terrazo {
 BorderRecords::BorderRecords(const std::string& path, const TileGrid& grid)
     : file_(path, PosixFile::Mode::CreateReadWrite), t_(grid.tile), present_(grid.tile_count(), 0) {}
 
-void BorderRecords::write(std::uint64_t tile, const TileBorder& border, const double* ring_keys) {
-  const std::uint64_t offset = tile * record_bytes();
-  file_.write_all(border.ring.data(), 16ull * t_, offset);
-  file_.write_all(ring_keys, 32ull * t_, offset + 16ull * t_);
-  file_.write_all(border.interior_starts_per_row.data(), 4ull * t_, offset + 48ull * t_);
-  present_[tile] = 1;
-  __atomic_fetch_add(&bytes_written_, record_bytes(), __ATOMIC_RELAXED);
+void BorderRecords::pack(const TileBorder& border, std::uint8_t* record) const {
+  std::memcpy(record, border.ring.data(), 16ull * t_);
+  std::memcpy(record + 48ull * t_, border.interior_starts_per_row.data(), 4ull * t_);
+}
+
+void BorderRecords::write_run(std::uint64_t first, std::uint64_t tiles, const std::uint8_t* records) {
+  file_.write_all(records, tiles * record_bytes(), first * record_bytes());
+  for (std::uint64_t i = 0; i < tiles; ++i) present_[first + i] = 1;
+  bytes_written_ += tiles * record_bytes();
 }
 
 bool BorderRecords::read_ring(std::uint64_t tile, std::uint32_t* ring, double* keys) const {

@@ -30,8 +30,14 @@ class BorderRecords {
  public:
   BorderRecords(const std::string& path, const TileGrid& grid);
   std::uint64_t record_bytes() const { return 52ull * t_; }
-  // Thread-safe (disjoint records).
-  void write(std::uint64_t tile, const TileBorder& border, const double* ring_keys);
+  // A tile's record built in memory (record_bytes() at `record`, 8-byte aligned): the ring and the
+  // per-row starts from `border`; the caller puts the ring's 4t keys at ring_keys(record).
+  // Thread-safe. Then write_run stores the records of `tiles` consecutive tiles from `first` with
+  // one write (one write a batch: the pool's threads each writing their tiles' records would queue
+  // on the file's lock, 0.27 s of phase 1 at 1 G cells on 16 threads).
+  void pack(const TileBorder& border, std::uint8_t* record) const;
+  double* ring_keys(std::uint8_t* record) const { return reinterpret_cast<double*>(record + 16ull * t_); }
+  void write_run(std::uint64_t first, std::uint64_t tiles, const std::uint8_t* records);
   // ring (4t) and keys (4t); false (and nothing read) for a tile without a record.
   bool read_ring(std::uint64_t tile, std::uint32_t* ring, double* keys) const;
   bool read_starts(std::uint64_t tile, std::uint32_t* starts) const;  // t

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/timer.h"
 #include "kernels/clump/label_tile.h"
 
 namespace terrazo {
@@ -53,7 +54,8 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
   const std::uint64_t batch = solver.batch_tiles();
   auto reservation = budget.reserve(clump_tile_labels_bytes(t, pool.threads(), batch), "clump tile borders (phase 1)");
   std::vector<TileBorder> borders(batch);
-  std::vector<std::vector<double>> ring_keys(batch, std::vector<double>(4ull * t));
+  std::vector<std::uint64_t> record_words(batch * records.record_bytes() / 8);  // the batch's records, 8-byte aligned
+  auto* record_bytes = reinterpret_cast<std::uint8_t*>(record_words.data());
   std::vector<std::uint64_t> labelled(batch);
   std::deque<std::vector<std::uint64_t>> in_flight;  // the submitted batches' tiles, oldest first
   ClumpTileTotals totals;
@@ -62,15 +64,26 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
     const std::vector<std::uint64_t> list = std::move(in_flight.front());
     in_flight.pop_front();
     totals.device_seconds += solved.device_ms / 1000;
+    Stopwatch watch;
+    const std::uint64_t words = ClumpSummaryLayout{t}.words();
     pool.run(list.size(), [&](std::uint64_t s) {
-      const std::uint32_t* l = solved.labels + s * cells;
-      summarize_tile_border(l, solved.regions[s], t, &borders[s]);
-      for (std::uint32_t p = 0; p < 4 * t; ++p) ring_keys[s][p] = solved.key(s * cells + ring_cell(p, t));
-      records.write(list[s], borders[s], ring_keys[s].data());
-      std::uint64_t count = 0;
-      for (std::uint64_t i = 0; i < cells; ++i) count += l[i] != kNoRegion;
-      labelled[s] = count;
+      if (solved.summaries) unpack_tile_border(solved.summaries + s * words, t, &borders[s]);  // made on the GPU
+      else summarize_tile_border(solved.labels + s * cells, solved.regions[s], t, &borders[s]);
+      std::uint8_t* record = record_bytes + s * records.record_bytes();
+      records.pack(borders[s], record);
+      double* ring_keys = records.ring_keys(record);
+      for (std::uint32_t p = 0; p < 4 * t; ++p) ring_keys[p] = solved.key(s * cells + ring_cell(p, t));
+      labelled[s] = borders[s].labelled;
     });
+    // The records, one write per run of consecutive tiles (absent tiles have none).
+    for (std::size_t a = 0; a < list.size();) {
+      std::size_t b = a + 1;
+      while (b < list.size() && list[b] == list[b - 1] + 1) ++b;
+      records.write_run(list[a], b - a, record_bytes + a * records.record_bytes());
+      a = b;
+    }
+    totals.borders_seconds += watch.seconds();
+    watch.restart();
     // Append the border regions in tile order (absent tiles have none).
     for (std::size_t s = 0; s < list.size(); ++s) {
       const std::uint64_t tile = list[s];
@@ -96,6 +109,7 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
       totals.interior_largest = std::max(totals.interior_largest, b.interior_largest);
       totals.cells_labelled += labelled[s];
     }
+    totals.table_seconds += watch.seconds();
     progress.update("clump: tile labels", offsets_done, tiles, offsets_done * cells);
   };
   if (options.external_merge) table.go_external();
@@ -103,18 +117,31 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
   while (next < tiles) {
     std::vector<std::uint64_t> list = next_present_tiles(input, &next, tiles, batch);
     if (list.empty()) break;
-    while (solver.pending() == solver.slots()) consume(solver.wait());
+    while (solver.pending() == solver.slots()) {
+      Stopwatch watch;
+      const ClumpTileSolved& solved = solver.wait();
+      totals.solve_seconds += watch.seconds();
+      consume(solved);
+    }
     ClumpTileBatch job;
     job.tiles = list.size();
+    job.summaries_suffice = true;
     job.read = [&input, &options, &grid, cells, tiles_of = list](std::uint64_t i, double* keys) {
       const std::uint64_t tile = tiles_of[i];
       input.read_tile(static_cast<std::uint32_t>(tile % grid.tiles_x()), static_cast<std::uint32_t>(tile / grid.tiles_x()), keys);
       clump_keys(keys, cells, options);
     };
     in_flight.push_back(std::move(list));
+    Stopwatch watch;
     solver.submit(job);
+    totals.solve_seconds += watch.seconds();
   }
-  while (solver.pending()) consume(solver.wait());
+  while (solver.pending()) {
+    Stopwatch watch;
+    const ClumpTileSolved& solved = solver.wait();
+    totals.solve_seconds += watch.seconds();
+    consume(solved);
+  }
   for (; offsets_done < tiles; ++offsets_done) table.tile_offset[offsets_done + 1] = table.tile_offset[offsets_done];
   if (table.external()) table.flush();
   progress.update("clump: tile labels", tiles, tiles, tiles * cells);

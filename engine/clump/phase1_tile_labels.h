@@ -21,7 +21,7 @@ namespace terrazo {
 
 // Scratch bytes beside the tile solver's: per thread and cell of a tile (summarize_tile_border's
 // per-region arrays, at most 13 t^2, rounded up), and per tile of a batch and cell of its edge
-// (the TileBorder and the ring keys).
+// (the TileBorder, at most 100 t, and its record with the ring keys, 52 t).
 constexpr std::uint64_t kClumpThreadCellBytes = 16, kClumpSlotRingBytes = 160;
 
 // The values of a tile (NaN = nodata) turned into keys in place (phases.h "Keys").
@@ -33,6 +33,9 @@ std::uint64_t clump_tile_labels_bytes(std::uint32_t t, unsigned threads, std::ui
 struct ClumpTileTotals {
   std::uint64_t interior_regions = 0, cells_labelled = 0, interior_largest = 0;
   double device_seconds = 0;  // CUDA: the tile solver's GPU time (ClumpTileSolved::device_ms)
+  // Wall time on the calling thread: submitting batches (their reads) and waiting for them; the
+  // border summaries and records on the pool; appending the border regions to the table.
+  double solve_seconds = 0, borders_seconds = 0, table_seconds = 0;
 };
 
 // The present tiles of [begin, end) in row-major order, from `*next`, at most `count`: advances *next.

@@ -81,6 +81,9 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   phase.restart();
   const ClumpTileTotals tiles = run_clump_tile_labels(input, options, pool, *solver, records, table, budget, progress);
   result.device_busy_seconds = tiles.device_seconds;
+  result.tile_labels_solve = tiles.solve_seconds;
+  result.tile_labels_borders = tiles.borders_seconds;
+  result.tile_labels_table = tiles.table_seconds;
   result.tile_labels_seconds = phase.seconds();
   result.border_regions = table.size();
   result.cells_labelled = tiles.cells_labelled;

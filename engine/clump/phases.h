@@ -126,6 +126,8 @@ struct ClumpPhaseResult {
   std::uint64_t merge_links = 0;      // external merge: link records written
   double tile_labels_seconds = 0, merge_seconds = 0, relabel_seconds = 0, stats_seconds = 0;
   double solver_setup_seconds = 0;    // making the tile solver (CUDA: its pinned and device buffers)
+  // tile_labels_seconds split (phase1_tile_labels.h ClumpTileTotals): solver, borders, table.
+  double tile_labels_solve = 0, tile_labels_borders = 0, tile_labels_table = 0;
   double device_busy_seconds = 0;     // CUDA: the tile solver's GPU time (copies and kernels), phases 1 and 3
   ClumpRelabelSeconds relabel;        // relabel_seconds split: tile solver, numbering, sink (phase3_relabel.h)
   std::uint64_t bytes_read = 0, bytes_written = 0;  // scratch records (the input's reads: the TileInput)

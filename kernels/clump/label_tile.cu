@@ -81,6 +81,17 @@ __device__ __forceinline__ void unite(std::uint32_t* parent, std::uint32_t a, st
 }
 
 // 1. One block per subtile: shared-memory union-find of the subtile, roots written as tile-local ids.
+// Unites are few, so their atomics rarely meet (the first version united every cell with each equal
+// neighbour: 5.9 ms for 256 tiles of 256^2 elevation bands on the H200, 80% of a batch's kernels,
+// every thread of a uniform subtile contending for one root):
+//   a. runs: the cells of a row equal to their W neighbour join the run that starts at the nearest
+//      cell to their left that is not (one ballot per row: a warp holds 32 / s rows of s cells);
+//      the run start, the run's smallest cell, is the parent, so parent[x] <= x still holds;
+//   b. a cell unites with its N neighbour only where no cell to its left in its run already joined
+//      that run of the row above (W equal and NW equal), and (8-connectivity) with NW only where
+//      neither W nor N is equal, with NE only where neither N nor E is equal: in every case left out,
+//      the run of the row above is reached through a unite that is made (docs/clump.md "The GPU's
+//      kernels"). The sets, and their smallest cells, are those of uniting every equal pair.
 template <typename Key>
 __global__ void link_subtiles(const Key* __restrict__ d_keys, std::uint32_t t, std::uint32_t s, bool eight,
                               std::uint32_t* __restrict__ d_parent) {
@@ -92,23 +103,31 @@ __global__ void link_subtiles(const Key* __restrict__ d_keys, std::uint32_t t, s
   const auto sub = static_cast<std::uint32_t>(blockIdx.x % subtiles_per_tile);
   const std::uint32_t x0 = (sub % per_row) * s, y0 = (sub / per_row) * s;
   const std::uint64_t base = tile * t * t;
-  const std::uint32_t n = s * s;
-  for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
+  const std::uint32_t n = s * s;  // a multiple of 32 and of blockDim.x's warps' reach: every lane runs each loop
+  for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x)
     s_key[j] = d_keys[base + static_cast<std::uint64_t>(y0 + j / s) * t + x0 + j % s];
-    s_parent[j] = j;
+  __syncthreads();
+  const unsigned lane = threadIdx.x & 31u;
+  for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
+    const std::uint32_t x = j % s;
+    const Key k = s_key[j];
+    const bool joins_west = x > 0 && is_key(k) && s_key[j - 1] == k;
+    const unsigned starts = __ballot_sync(cuda::kWarpFullMask, !joins_west);
+    const unsigned row_lane0 = lane - x;  // the lane of this row's first cell
+    const unsigned mine = (starts >> row_lane0) & ((2u << x) - 1u);  // this row's starts at or left of x
+    s_parent[j] = j - x + (31u - static_cast<std::uint32_t>(__clz(mine)));
   }
   __syncthreads();
   for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
     const Key k = s_key[j];
-    if (!is_key(k)) continue;
     const std::uint32_t x = j % s, y = j / s;
-    if (x > 0 && s_key[j - 1] == k) unite(s_parent, j, j - 1);
-    if (y > 0) {
-      if (s_key[j - s] == k) unite(s_parent, j, j - s);
-      if (eight) {
-        if (x > 0 && s_key[j - s - 1] == k) unite(s_parent, j, j - s - 1);
-        if (x + 1 < s && s_key[j - s + 1] == k) unite(s_parent, j, j - s + 1);
-      }
+    if (!is_key(k) || y == 0) continue;
+    const bool w = x > 0 && s_key[j - 1] == k;
+    const bool north = s_key[j - s] == k;
+    if (north && !(w && s_key[j - s - 1] == k)) unite(s_parent, j, j - s);
+    if (eight) {
+      if (x > 0 && !w && !north && s_key[j - s - 1] == k) unite(s_parent, j, j - s - 1);
+      if (x + 1 < s && !north && s_key[j + 1] != k && s_key[j - s + 1] == k) unite(s_parent, j, j - s + 1);
     }
   }
   __syncthreads();
@@ -223,6 +242,118 @@ __global__ void label_members(const Key* __restrict__ d_keys, const std::uint32_
   if (r != static_cast<std::uint32_t>(g - base)) d_labels[g] = d_labels[base + r];
 }
 
+// ---- the border summary (phase 1's batches; the twin of summarize_tile_border) ----------------
+
+__device__ __forceinline__ std::uint32_t ring_cell_of(std::uint32_t p, std::uint32_t t) {
+  const std::uint32_t side = p / t, k = p % t;
+  return side == 0 ? k : side == 1 ? (t - 1) * t + k : side == 2 ? k * t : k * t + (t - 1);
+}
+
+// 6a. Every region's cells (one atomic per run of equal labels in a warp: a warp's 32 cells lie in
+// one tile, t^2 being a multiple of 32) and its first cell (the root: parent[i] == i after flatten).
+static __global__ void region_cells_and_roots(const std::uint32_t* __restrict__ d_labels,
+                                              const std::uint32_t* __restrict__ d_parent, std::uint64_t cells,
+                                              std::uint32_t t, std::uint32_t* __restrict__ d_region_cells,
+                                              std::uint32_t* __restrict__ d_root_cell) {
+  const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::uint32_t l = g < cells ? d_labels[g] : kNoRegion;
+  const std::uint64_t tt = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t base = g / tt * tt;
+  const unsigned peers = __match_any_sync(cuda::kWarpFullMask, l);
+  if (l == kNoRegion) return;
+  if ((threadIdx.x & 31u) == static_cast<unsigned>(__ffs(peers) - 1))
+    atomicAdd(d_region_cells + base + l, static_cast<std::uint32_t>(__popc(peers)));
+  const auto i = static_cast<std::uint32_t>(g - base);
+  if (d_parent[g] == i) d_root_cell[base + l] = i;
+}
+
+// ClumpSummaryLayout's offsets as plain numbers for the device.
+struct SummaryOffsets {
+  std::uint64_t ring, rows, region, first_cell, starts_before, cells, words;
+  explicit SummaryOffsets(ClumpSummaryLayout at)
+      : ring(at.ring()), rows(at.rows()), region(at.region()), first_cell(at.first_cell()),
+        starts_before(at.starts_before()), cells(at.cells()), words(at.words()) {}
+};
+
+// 6b. One block per tile: the packed TileBorder (kernels/clump/label_tile.h ClumpSummaryLayout).
+// d_scan (t^2 per tile, zeroed) first marks the regions on the ring, then holds (border regions
+// before r) << 1 | mark; regions are numbered in row-major order of their first cells, so the
+// regions of row y are [row_first[y], row_first[y + 1]) and "interior first cells of the row left
+// of r" is a difference of two prefix counts.
+static __global__ void summarize_tiles(const std::uint32_t* __restrict__ d_labels,
+                                       const std::uint32_t* __restrict__ d_regions, std::uint32_t t,
+                                       const std::uint32_t* __restrict__ d_region_cells,
+                                       const std::uint32_t* __restrict__ d_root_cell, std::uint32_t* __restrict__ d_scan,
+                                       SummaryOffsets at, std::uint32_t* __restrict__ d_summary) {
+  extern __shared__ std::uint32_t s_row_first[];  // t + 1
+  __shared__ unsigned long long s_labelled, s_largest;
+  const std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * t * t;
+  const std::uint32_t* lab = d_labels + base;
+  const std::uint32_t* cells_of = d_region_cells + base;
+  const std::uint32_t* root = d_root_cell + base;
+  std::uint32_t* scan = d_scan + base;
+  std::uint32_t* out = d_summary + blockIdx.x * at.words;
+  const std::uint32_t regions = d_regions[blockIdx.x];
+  if (threadIdx.x == 0) s_labelled = 0, s_largest = 0;
+  for (std::uint32_t p = threadIdx.x; p < 4 * t; p += blockDim.x) {
+    const std::uint32_t l = lab[ring_cell_of(p, t)];
+    if (l != kNoRegion) scan[l] = 1;
+  }
+  __syncthreads();
+  std::uint32_t carry = 0;
+  unsigned long long labelled = 0, largest = 0;
+  for (std::uint32_t begin = 0; begin < regions; begin += blockDim.x) {
+    const std::uint32_t r = begin + threadIdx.x;
+    const std::uint32_t mark = r < regions ? scan[r] : 0u;
+    std::uint32_t total = 0;
+    const std::uint32_t before = carry + cuda::block_exclusive_scan(mark, &total);
+    if (r < regions) {
+      scan[r] = before << 1 | mark;
+      const std::uint32_t c = cells_of[r];
+      labelled += c;
+      if (mark) {
+        out[at.region + before] = r;
+        out[at.first_cell + before] = root[r];
+        out[at.cells + before] = c;
+      } else if (c > largest) {
+        largest = c;
+      }
+    }
+    carry += total;
+  }
+  const std::uint32_t border = carry;
+  atomicAdd(&s_labelled, labelled);
+  atomicMax(&s_largest, largest);
+  for (std::uint32_t y = threadIdx.x; y <= t; y += blockDim.x) {  // first region whose first cell is in row >= y
+    std::uint32_t lo = 0, hi = regions;
+    while (lo < hi) {
+      const std::uint32_t mid = (lo + hi) / 2;
+      if (root[mid] < y * t) lo = mid + 1;
+      else hi = mid;
+    }
+    s_row_first[y] = lo;
+  }
+  __syncthreads();
+  auto interior_before = [&](std::uint32_t r) { return r - (r < regions ? scan[r] >> 1 : border); };
+  for (std::uint32_t y = threadIdx.x; y < t; y += blockDim.x)
+    out[at.rows + y] = interior_before(s_row_first[y + 1]) - interior_before(s_row_first[y]);
+  for (std::uint32_t r = threadIdx.x; r < regions; r += blockDim.x) {
+    const std::uint32_t v = scan[r];
+    if (v & 1u) out[at.starts_before + (v >> 1)] = interior_before(r) - interior_before(s_row_first[root[r] / t]);
+  }
+  for (std::uint32_t p = threadIdx.x; p < 4 * t; p += blockDim.x) {
+    const std::uint32_t l = lab[ring_cell_of(p, t)];
+    out[at.ring + p] = l != kNoRegion && (scan[l] & 1u) ? scan[l] >> 1 : kNoRegion;
+  }
+  if (threadIdx.x == 0) {
+    out[0] = border;
+    out[1] = regions - border;
+    out[2] = static_cast<std::uint32_t>(s_largest), out[3] = static_cast<std::uint32_t>(s_largest >> 32);
+    out[4] = static_cast<std::uint32_t>(s_labelled), out[5] = static_cast<std::uint32_t>(s_labelled >> 32);
+    out[6] = out[7] = 0;
+  }
+}
+
 std::uint32_t chunks_per_tile(std::uint32_t t) { return std::max<std::uint32_t>(1, t * t / kChunk); }
 
 unsigned blocks_for(std::uint64_t items, unsigned threads) {
@@ -235,8 +366,13 @@ unsigned blocks_for(std::uint64_t items, unsigned threads) {
 struct DeviceTiles {
   cuda::DeviceBuffer<unsigned char> keys;  // coded keys (ClumpKeyCode)
   cuda::DeviceBuffer<std::uint32_t> parent, labels, chunk_count, regions;
+  cuda::DeviceBuffer<std::uint32_t> region_cells, region_scan, root_cell, summary;  // the border summary
   void resize(std::uint64_t capacity, std::uint32_t t, ClumpKeyCode code) {
     const std::uint64_t cells = capacity * t * t;
+    region_cells.resize(cells);
+    region_scan.resize(cells);
+    root_cell.resize(cells);
+    summary.resize(capacity * ClumpSummaryLayout{t}.words());
     keys.resize(cells * clump_key_bytes(code));
     parent.resize(cells);
     labels.resize(cells);
@@ -245,7 +381,8 @@ struct DeviceTiles {
   }
   static std::uint64_t bytes_per_tile(std::uint32_t t, ClumpKeyCode code) {
     const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-    return cells * (clump_key_bytes(code) + 2 * sizeof(std::uint32_t)) + 4ull * chunks_per_tile(t) + 4;
+    return cells * (clump_key_bytes(code) + 5 * sizeof(std::uint32_t)) + 4ull * chunks_per_tile(t) + 4 +
+           4 * ClumpSummaryLayout{t}.words();
   }
 };
 
@@ -296,10 +433,26 @@ void launch_label_tiles(DeviceTiles& d, std::uint64_t tiles, std::uint32_t t, Co
   }
 }
 
+// The packed border summaries of the first `tiles` tiles of `d` (labelled already), on `stream`.
+void launch_summarize_tiles(DeviceTiles& d, std::uint64_t tiles, std::uint32_t t, cudaStream_t stream) {
+  if (tiles == 0) return;
+  const std::uint64_t cells = tiles * t * t;
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(d.region_cells.get(), 0, cells * sizeof(std::uint32_t), stream));
+  TERRAZO_CUDA_CHECK(cudaMemsetAsync(d.region_scan.get(), 0, cells * sizeof(std::uint32_t), stream));
+  region_cells_and_roots<<<blocks_for(cells, kThreads), kThreads, 0, stream>>>(
+      d.labels.get(), d.parent.get(), cells, t, d.region_cells.get(), d.root_cell.get());
+  TERRAZO_CUDA_CHECK_LAUNCH();
+  summarize_tiles<<<static_cast<unsigned>(tiles), kChunk, (t + 1) * sizeof(std::uint32_t), stream>>>(
+      d.labels.get(), d.regions.get(), t, d.region_cells.get(), d.root_cell.get(), d.region_scan.get(),
+      SummaryOffsets(ClumpSummaryLayout{t}), d.summary.get());
+  TERRAZO_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 void label_tiles_cuda(const void* keys, ClumpKeyCode code, std::uint64_t tiles, std::uint32_t t,
-                      Connectivity connectivity, std::uint32_t* labels, std::uint32_t* regions) {
+                      Connectivity connectivity, std::uint32_t* labels, std::uint32_t* regions,
+                      std::uint32_t* summaries) {
   if (tiles == 0) return;
   const std::uint64_t cells = tiles * t * t;
   cuda::CudaStream stream;
@@ -312,6 +465,11 @@ void label_tiles_cuda(const void* keys, ClumpKeyCode code, std::uint64_t tiles, 
                                      stream.get()));
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(regions, d.regions.get(), tiles * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                      stream.get()));
+  if (summaries) {
+    launch_summarize_tiles(d, tiles, t, stream.get());
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(summaries, d.summary.get(), tiles * ClumpSummaryLayout{t}.words() * 4,
+                                       cudaMemcpyDeviceToHost, stream.get()));
+  }
   stream.synchronize();
 }
 
@@ -325,11 +483,12 @@ void label_tiles_cuda(const double* keys, std::uint64_t tiles, std::uint32_t t, 
 struct CudaClumpBatchSolver::Impl {
   struct Slot {
     cuda::PinnedBuffer<unsigned char> keys;  // coded
-    cuda::PinnedBuffer<std::uint32_t> labels, regions;
+    cuda::PinnedBuffer<std::uint32_t> labels, regions, summaries;
     DeviceTiles device;
     cuda::CudaStream stream;
     cuda::CudaEvent start, stop;
     std::uint64_t tiles = 0;
+    bool summarized = false;  // the batch sent summaries back, not labels
   };
   std::uint32_t t = 0;
   Connectivity connectivity = Connectivity::Eight;
@@ -365,6 +524,7 @@ CudaClumpBatchSolver::CudaClumpBatchSolver(std::uint32_t t, Connectivity connect
     slot.keys.resize(cells * clump_key_bytes(code));
     slot.labels.resize(cells);
     slot.regions.resize(impl_->batch);
+    slot.summaries.resize(impl_->batch * ClumpSummaryLayout{t}.words());
     slot.device.resize(impl_->batch, t, code);
   }
 }
@@ -376,7 +536,8 @@ std::uint64_t CudaClumpBatchSolver::batch_tiles() const { return impl_->batch; }
 ClumpKeyCode CudaClumpBatchSolver::key_code() const { return impl_->code; }
 
 std::uint64_t CudaClumpBatchSolver::pinned_bytes() const {
-  return 2 * impl_->batch * (static_cast<std::uint64_t>(impl_->t) * impl_->t * (clump_key_bytes(impl_->code) + 4) + 4);
+  return 2 * impl_->batch * (static_cast<std::uint64_t>(impl_->t) * impl_->t * (clump_key_bytes(impl_->code) + 4) + 4 +
+                             4 * ClumpSummaryLayout{impl_->t}.words());
 }
 
 std::uint64_t CudaClumpBatchSolver::device_bytes() const {
@@ -385,7 +546,7 @@ std::uint64_t CudaClumpBatchSolver::device_bytes() const {
 
 void* CudaClumpBatchSolver::keys() { return impl_->slots[impl_->bookkeeping.free_slot()].keys.get(); }
 
-void CudaClumpBatchSolver::submit(std::uint64_t tiles) {
+void CudaClumpBatchSolver::submit(std::uint64_t tiles, bool summaries) {
   if (tiles > impl_->batch) throw Error("CudaClumpBatchSolver: a batch of " + std::to_string(tiles) + " tiles exceeds its " + std::to_string(impl_->batch));
   Impl::Slot& slot = impl_->slots[impl_->bookkeeping.submit_slot()];
   const std::uint64_t cells = tiles * impl_->t * impl_->t;
@@ -395,8 +556,15 @@ void CudaClumpBatchSolver::submit(std::uint64_t tiles) {
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.keys.get(), slot.keys.get(), cells * clump_key_bytes(impl_->code),
                                      cudaMemcpyHostToDevice, stream));
   launch_label_tiles(slot.device, tiles, impl_->t, impl_->connectivity, impl_->code, stream);
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.labels.get(), slot.device.labels.get(), cells * sizeof(std::uint32_t),
-                                     cudaMemcpyDeviceToHost, stream));
+  slot.summarized = summaries;
+  if (summaries) {
+    launch_summarize_tiles(slot.device, tiles, impl_->t, stream);
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.summaries.get(), slot.device.summary.get(),
+                                       tiles * ClumpSummaryLayout{impl_->t}.words() * 4, cudaMemcpyDeviceToHost, stream));
+  } else {
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.labels.get(), slot.device.labels.get(), cells * sizeof(std::uint32_t),
+                                       cudaMemcpyDeviceToHost, stream));
+  }
   TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.regions.get(), slot.device.regions.get(), tiles * sizeof(std::uint32_t),
                                      cudaMemcpyDeviceToHost, stream));
   slot.stop.record(stream);
@@ -412,7 +580,8 @@ const CudaClumpBatchSolver::Batch& CudaClumpBatchSolver::wait() {
   Batch& b = impl_->result;
   b.tiles = slot.tiles;
   b.keys = slot.keys.get();
-  b.labels = slot.labels.get();
+  b.labels = slot.summarized ? nullptr : slot.labels.get();
+  b.summaries = slot.summarized ? slot.summaries.get() : nullptr;
   b.regions = slot.regions.get();
   b.total_ms = slot.stop.elapsed_since(slot.start);
   return b;

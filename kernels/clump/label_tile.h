@@ -46,9 +46,27 @@ struct TileBorder {
   std::vector<std::uint32_t> interior_starts_per_row;  // t: interior regions whose first cell is in row ly
   std::uint64_t interior_largest = 0;        // cells of the largest interior region (0: none)
   std::uint32_t interior_regions = 0;
+  std::uint64_t labelled = 0;                // cells with a region (label != kNoRegion)
 };
 
 void summarize_tile_border(const std::uint32_t* labels, std::uint32_t regions, std::uint32_t t, TileBorder* out);
+
+// The packed TileBorder that the CUDA labeller sends back in place of a tile's labels (phase 1
+// needs no more of a tile; kernels/clump/label_tile.cu computes it on the device), in 32-bit words:
+//   [0] border regions B, [1] interior_regions, [2, 3] interior_largest, [4, 5] labelled (low word
+//   first), [6, 7] unused; then ring (4t), interior_starts_per_row (t), and per border region
+//   (room for 4t) region, first_cell, starts_before, cells (a tile has at most t^2 < 2^32 cells).
+struct ClumpSummaryLayout {
+  std::uint32_t t = 0;
+  std::uint64_t ring() const { return 8; }
+  std::uint64_t rows() const { return 8 + 4ull * t; }
+  std::uint64_t region() const { return 8 + 5ull * t; }
+  std::uint64_t first_cell() const { return 8 + 9ull * t; }
+  std::uint64_t starts_before() const { return 8 + 13ull * t; }
+  std::uint64_t cells() const { return 8 + 17ull * t; }
+  std::uint64_t words() const { return 8 + 21ull * t; }
+};
+void unpack_tile_border(const std::uint32_t* packed, std::uint32_t t, TileBorder* out);
 
 // Only summarize_tile_border's border index of each region, from the ring alone (O(t + regions),
 // no pass over the tile): (*border_of)[r] = b where TileBorder::region[b] = r, kNoRegion for an

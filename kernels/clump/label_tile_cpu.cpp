@@ -1,6 +1,10 @@
 // kernels/clump/label_tile_cpu.cpp: the CPU twin of label_tile (kernels/clump/label_tile.h).
 #include "kernels/clump/label_tile.h"
 
+#include <string>
+
+#include "core/error.h"
+
 namespace terrazo {
 namespace {
 
@@ -128,12 +132,32 @@ void summarize_tile_border(const std::uint32_t* labels, std::uint32_t regions, s
     b.interior_starts_per_row[y] = interior_in_row;
   }
   b.interior_regions = regions - border;
-  for (std::uint32_t l = 0; l < regions; ++l)
+  b.labelled = 0;
+  for (std::uint32_t l = 0; l < regions; ++l) {
+    b.labelled += interior_cells[l];
     if (border_of[l] == kNoRegion && interior_cells[l] > b.interior_largest) b.interior_largest = interior_cells[l];
+  }
+  for (std::uint64_t c : b.cells) b.labelled += c;
   for (std::uint32_t p = 0; p < 4 * t; ++p) {
     const std::uint32_t l = labels[ring_cell(p, t)];
     if (l != kNoRegion) b.ring[p] = border_of[l];
   }
+}
+
+void unpack_tile_border(const std::uint32_t* packed, std::uint32_t t, TileBorder* out) {
+  TileBorder& b = *out;
+  const ClumpSummaryLayout at{t};
+  const std::uint32_t border = packed[0];
+  if (border > 4 * t) throw Error("internal error: a packed tile summary has " + std::to_string(border) + " border regions");
+  b.interior_regions = packed[1];
+  b.interior_largest = packed[2] | static_cast<std::uint64_t>(packed[3]) << 32;
+  b.labelled = packed[4] | static_cast<std::uint64_t>(packed[5]) << 32;
+  b.ring.assign(packed + at.ring(), packed + at.ring() + 4ull * t);
+  b.interior_starts_per_row.assign(packed + at.rows(), packed + at.rows() + t);
+  b.region.assign(packed + at.region(), packed + at.region() + border);
+  b.first_cell.assign(packed + at.first_cell(), packed + at.first_cell() + border);
+  b.starts_before.assign(packed + at.starts_before(), packed + at.starts_before() + border);
+  b.cells.assign(packed + at.cells(), packed + at.cells() + border);
 }
 
 std::uint32_t tile_border_index(const std::uint32_t* labels, std::uint32_t regions, std::uint32_t t,

@@ -20,7 +20,7 @@ void label_tiles_cuda(const double*, std::uint64_t, std::uint32_t, Connectivity,
   no_cuda("label_tiles_cuda");
 }
 void label_tiles_cuda(const void*, ClumpKeyCode, std::uint64_t, std::uint32_t, Connectivity, std::uint32_t*,
-                      std::uint32_t*) {
+                      std::uint32_t*, std::uint32_t*) {
   no_cuda("label_tiles_cuda");
 }
 
@@ -34,7 +34,7 @@ ClumpKeyCode CudaClumpBatchSolver::key_code() const { return ClumpKeyCode::Float
 std::uint64_t CudaClumpBatchSolver::pinned_bytes() const { return 0; }
 std::uint64_t CudaClumpBatchSolver::device_bytes() const { return 0; }
 void* CudaClumpBatchSolver::keys() { no_cuda("CudaClumpBatchSolver"); }
-void CudaClumpBatchSolver::submit(std::uint64_t) { no_cuda("CudaClumpBatchSolver"); }
+void CudaClumpBatchSolver::submit(std::uint64_t, bool) { no_cuda("CudaClumpBatchSolver"); }
 std::size_t CudaClumpBatchSolver::pending() const { return 0; }
 const CudaClumpBatchSolver::Batch& CudaClumpBatchSolver::wait() { no_cuda("CudaClumpBatchSolver"); }
 

@@ -98,13 +98,14 @@ class CudaClumpTileSolver : public ClumpTileBatchSolver {
         encode_clump_keys(code, lease.cells, cells_, static_cast<unsigned char*>(keys) + i * cells_ * bytes);
       });
     }
-    solver_.submit(batch.tiles);
+    solver_.submit(batch.tiles, batch.summaries_suffice);
   }
   const ClumpTileSolved& wait() override {
     const CudaClumpBatchSolver::Batch& b = solver_.wait();
     solved_.tiles = b.tiles;
     solved_.keys = b.keys;
     solved_.labels = b.labels;
+    solved_.summaries = b.summaries;
     solved_.regions = b.regions;
     solved_.key_code = solver_.key_code();
     solved_.device_ms = b.total_ms;
@@ -117,7 +118,8 @@ class CudaClumpTileSolver : public ClumpTileBatchSolver {
   // tiles (1.6 GB) made the run 0.5-0.7 s longer (3.71-3.89 s against 3.03-3.33 s, peak RSS 2.9 GB
   // against 1.7 GB) with the same tile-labels phase (0.58-0.65 s; docs/benchmarks.md).
   static std::uint64_t batch_limit(const ClumpTileSolverOptions& options, MemoryBudget& budget) {
-    const std::uint64_t per_tile = 2 * (clump_key_bytes(options.key_code) + 4) * options.t * options.t + 8;
+    const std::uint64_t per_tile =
+        2 * ((clump_key_bytes(options.key_code) + 4) * options.t * options.t + 4 * ClumpSummaryLayout{options.t}.words()) + 8;
     std::uint64_t limit = std::max<std::uint64_t>(1, std::min<std::uint64_t>(256, budget.available() / 4 / per_tile));
     if (options.max_tiles) limit = std::min(limit, options.max_tiles);
     return limit;

@@ -12,10 +12,11 @@
 //
 // Memory (reserved by make_clump_tile_solver, held as long as the solver):
 //   CPU   "clump tile solver"        batch x 16 t^2 (keys 8, labels 4, union-find 4), batch = threads
-//   CUDA  "clump GPU pinned buffers" 2 x batch x ((k + 4) t^2 + 4), k = the key code's bytes (8, 4
-//                                    or 2), batch = min(256, available / 4 / (2 (k + 4) t^2), what
-//                                    fits the device budget); device memory 2 x batch x ((k + 8) t^2
-//                                    + ...) from --gpu-memory (default a quarter of the free memory);
+//   CUDA  "clump GPU pinned buffers" 2 x batch x ((k + 4) t^2 + 84 t + 36), k = the key code's bytes
+//                                    (8, 4 or 2), batch = min(256, available / 4 / (that / batch),
+//                                    what fits the device budget); device memory 2 x batch x ((k +
+//                                    20) t^2 + 84 t + ...) from --gpu-memory (default a quarter of the
+//                                    free memory);
 //         "clump GPU key scratch"    threads x 8 t^2 (a tile's doubles before coding; k < 8 only).
 #pragma once
 #include <cstddef>
@@ -34,11 +35,14 @@ namespace terrazo {
 
 // The CUDA twin of label_tile_cpu on `tiles` tiles at once (keys tiles x t*t, labels tiles x t*t,
 // regions one count per tile), synchronous: for tests. Throws Error without CUDA. The second form
-// takes the keys coded (kernels/clump/clump_key_code.h): the same labels as their doubles give.
+// takes the keys coded (kernels/clump/clump_key_code.h): the same labels as their doubles give;
+// with `summaries` (tiles x ClumpSummaryLayout{t}.words()) also each tile's packed border summary,
+// the CUDA twin of summarize_tile_border (kernels/clump/label_tile.h).
 void label_tiles_cuda(const double* keys, std::uint64_t tiles, std::uint32_t t, Connectivity connectivity,
                       std::uint32_t* labels, std::uint32_t* regions);
 void label_tiles_cuda(const void* keys, ClumpKeyCode code, std::uint64_t tiles, std::uint32_t t,
-                      Connectivity connectivity, std::uint32_t* labels, std::uint32_t* regions);
+                      Connectivity connectivity, std::uint32_t* labels, std::uint32_t* regions,
+                      std::uint32_t* summaries = nullptr);
 
 // Two slots of pinned keys (coded: `code`) and labels, each with its device buffers and stream
 // (block_batch.h's model). Plain C++ interface; in a build without CUDA the constructor throws Error.
@@ -47,8 +51,9 @@ class CudaClumpBatchSolver {
   struct Batch {
     std::uint64_t tiles = 0;
     const void* keys = nullptr;              // tiles x t*t, coded (key_code()), as submitted
-    const std::uint32_t* labels = nullptr;   // tiles x t*t
-    const std::uint32_t* regions = nullptr;  // tiles
+    const std::uint32_t* labels = nullptr;     // tiles x t*t (nullptr when summarized)
+    const std::uint32_t* summaries = nullptr;  // tiles x ClumpSummaryLayout{t}.words() (when summarized)
+    const std::uint32_t* regions = nullptr;    // tiles
     double total_ms = 0;                     // GPU time from copy-in to copy-out
   };
   // max_batch_tiles 0: no limit but the device budget; gpu_memory_bytes 0: a quarter of the free memory.
@@ -62,7 +67,9 @@ class CudaClumpBatchSolver {
   std::uint64_t pinned_bytes() const;
   std::uint64_t device_bytes() const;
   void* keys();                       // the free slot's keys: batch_tiles() x t*t, coded
-  void submit(std::uint64_t tiles);   // starts the free slot on its first `tiles` tiles
+  // Starts the free slot on its first `tiles` tiles; `summaries`: send back each tile's packed
+  // border summary instead of its labels (phase 1).
+  void submit(std::uint64_t tiles, bool summaries = false);
   std::size_t pending() const;
   const Batch& wait();                // the oldest submitted batch, finished
 
@@ -74,13 +81,19 @@ class CudaClumpBatchSolver {
 struct ClumpTileBatch {
   std::uint64_t tiles = 0;
   std::function<void(std::uint64_t i, double* keys)> read;  // tile i's t*t keys
+  // Phase 1 needs of a tile only its border summary: a solver may send it back (packed) in place of
+  // the labels. The CPU solver gives labels whatever this says.
+  bool summaries_suffice = false;
 };
 
 struct ClumpTileSolved {
   std::uint64_t tiles = 0;
   const void* keys = nullptr;              // tiles x t*t, coded as key_code says
   ClumpKeyCode key_code = ClumpKeyCode::Float64;
-  const std::uint32_t* labels = nullptr;   // tiles x t*t (label_tile.h)
+  const std::uint32_t* labels = nullptr;   // tiles x t*t (label_tile.h); nullptr when summaries are given
+  // tiles x ClumpSummaryLayout{t}.words(): each tile's packed TileBorder (unpack_tile_border), when
+  // the batch's summaries sufficed and the solver computed them (CUDA); nullptr otherwise.
+  const std::uint32_t* summaries = nullptr;
   const std::uint32_t* regions = nullptr;  // tiles: regions of each tile
   double device_ms = 0;                    // CUDA: the batch's GPU time, copy-in to copy-out (0 on the CPU)
   // Key i (tile * t*t + cell) as the double the batch's read gave (NaN: no region).
