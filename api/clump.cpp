@@ -242,10 +242,10 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   result.seconds.tile_labels = phases.tile_labels_seconds;
   result.seconds.merge = phases.merge_seconds;
   result.seconds.relabel = phases.relabel_seconds;
-  result.seconds.relabel_solve = phases.relabel.solve;
   result.seconds.tile_labels_solve = phases.tile_labels_solve;
   result.seconds.tile_labels_borders = phases.tile_labels_borders;
   result.seconds.tile_labels_table = phases.tile_labels_table;
+  result.seconds.relabel_solve = phases.relabel.solve;
   result.seconds.relabel_number = phases.relabel.number;
   result.seconds.relabel_write = phases.relabel.write;
   result.seconds.device_setup += phases.solver_setup_seconds;

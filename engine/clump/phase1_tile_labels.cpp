@@ -112,17 +112,18 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
     totals.table_seconds += watch.seconds();
     progress.update("clump: tile labels", offsets_done, tiles, offsets_done * cells);
   };
+  auto wait_and_consume = [&] {
+    Stopwatch watch;
+    const ClumpTileSolved& solved = solver.wait();
+    totals.solve_seconds += watch.seconds();
+    consume(solved);
+  };
   if (options.external_merge) table.go_external();
   progress.update("clump: tile labels", 0, tiles);
   while (next < tiles) {
     std::vector<std::uint64_t> list = next_present_tiles(input, &next, tiles, batch);
     if (list.empty()) break;
-    while (solver.pending() == solver.slots()) {
-      Stopwatch watch;
-      const ClumpTileSolved& solved = solver.wait();
-      totals.solve_seconds += watch.seconds();
-      consume(solved);
-    }
+    while (solver.pending() == solver.slots()) wait_and_consume();
     ClumpTileBatch job;
     job.tiles = list.size();
     job.summaries_suffice = true;
@@ -136,12 +137,7 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
     solver.submit(job);
     totals.solve_seconds += watch.seconds();
   }
-  while (solver.pending()) {
-    Stopwatch watch;
-    const ClumpTileSolved& solved = solver.wait();
-    totals.solve_seconds += watch.seconds();
-    consume(solved);
-  }
+  while (solver.pending()) wait_and_consume();
   for (; offsets_done < tiles; ++offsets_done) table.tile_offset[offsets_done + 1] = table.tile_offset[offsets_done];
   if (table.external()) table.flush();
   progress.update("clump: tile labels", tiles, tiles, tiles * cells);
