@@ -6,9 +6,11 @@
 //
 // A batch is up to batch_tiles() tiles; its read function writes tile i's t*t keys (NaN: no
 // region) and is called once per tile, on the pool (several threads at once). CPU: each pool
-// iteration reads one tile and labels it. CUDA: the tiles are read straight into the free slot's
-// pinned keys, two batches in flight. A solved batch's keys and labels stay untouched until its
-// slot is submitted again.
+// iteration reads one tile and labels it. CUDA: the tiles are read into the free slot's pinned
+// keys (coded, kernels/clump/clump_key_code.h: through a thread's scratch of doubles unless the
+// code is Float64), two batches in flight; a batch whose summaries suffice (phase 1) gets each
+// tile's packed border summary back instead of its labels. A solved batch's keys, labels and
+// summaries stay untouched until its slot is submitted again.
 //
 // Memory (reserved by make_clump_tile_solver, held as long as the solver):
 //   CPU   "clump tile solver"        batch x 16 t^2 (keys 8, labels 4, union-find 4), batch = threads
