@@ -244,11 +244,6 @@ __global__ void label_members(const Key* __restrict__ d_keys, const std::uint32_
 
 // ---- the border summary (phase 1's batches; the twin of summarize_tile_border) ----------------
 
-__device__ __forceinline__ std::uint32_t ring_cell_of(std::uint32_t p, std::uint32_t t) {
-  const std::uint32_t side = p / t, k = p % t;
-  return side == 0 ? k : side == 1 ? (t - 1) * t + k : side == 2 ? k * t : k * t + (t - 1);
-}
-
 // 6a. Every region's cells (one atomic per run of equal labels in a warp: a warp's 32 cells lie in
 // one tile, t^2 being a multiple of 32) and its first cell (the root: parent[i] == i after flatten).
 static __global__ void region_cells_and_roots(const std::uint32_t* __restrict__ d_labels,
@@ -267,14 +262,6 @@ static __global__ void region_cells_and_roots(const std::uint32_t* __restrict__ 
   if (d_parent[g] == i) d_root_cell[base + l] = i;
 }
 
-// ClumpSummaryLayout's offsets as plain numbers for the device.
-struct SummaryOffsets {
-  std::uint64_t ring, rows, region, first_cell, starts_before, cells, words;
-  explicit SummaryOffsets(ClumpSummaryLayout at)
-      : ring(at.ring()), rows(at.rows()), region(at.region()), first_cell(at.first_cell()),
-        starts_before(at.starts_before()), cells(at.cells()), words(at.words()) {}
-};
-
 // 6b. One block per tile: the packed TileBorder (kernels/clump/label_tile.h ClumpSummaryLayout).
 // d_scan (t^2 per tile, zeroed) first marks the regions on the ring, then holds (border regions
 // before r) << 1 | mark; regions are numbered in row-major order of their first cells, so the
@@ -284,7 +271,7 @@ static __global__ void summarize_tiles(const std::uint32_t* __restrict__ d_label
                                        const std::uint32_t* __restrict__ d_regions, std::uint32_t t,
                                        const std::uint32_t* __restrict__ d_region_cells,
                                        const std::uint32_t* __restrict__ d_root_cell, std::uint32_t* __restrict__ d_scan,
-                                       SummaryOffsets at, std::uint32_t* __restrict__ d_summary) {
+                                       ClumpSummaryLayout at, std::uint32_t* __restrict__ d_summary) {
   extern __shared__ std::uint32_t s_row_first[];  // t + 1
   __shared__ unsigned long long s_labelled, s_largest;
   const std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * t * t;
@@ -292,11 +279,11 @@ static __global__ void summarize_tiles(const std::uint32_t* __restrict__ d_label
   const std::uint32_t* cells_of = d_region_cells + base;
   const std::uint32_t* root = d_root_cell + base;
   std::uint32_t* scan = d_scan + base;
-  std::uint32_t* out = d_summary + blockIdx.x * at.words;
+  std::uint32_t* out = d_summary + blockIdx.x * at.words();
   const std::uint32_t regions = d_regions[blockIdx.x];
   if (threadIdx.x == 0) s_labelled = 0, s_largest = 0;
   for (std::uint32_t p = threadIdx.x; p < 4 * t; p += blockDim.x) {
-    const std::uint32_t l = lab[ring_cell_of(p, t)];
+    const std::uint32_t l = lab[ring_cell(p, t)];
     if (l != kNoRegion) scan[l] = 1;
   }
   __syncthreads();
@@ -312,9 +299,9 @@ static __global__ void summarize_tiles(const std::uint32_t* __restrict__ d_label
       const std::uint32_t c = cells_of[r];
       labelled += c;
       if (mark) {
-        out[at.region + before] = r;
-        out[at.first_cell + before] = root[r];
-        out[at.cells + before] = c;
+        out[at.region() + before] = r;
+        out[at.first_cell() + before] = root[r];
+        out[at.cells() + before] = c;
       } else if (c > largest) {
         largest = c;
       }
@@ -336,14 +323,14 @@ static __global__ void summarize_tiles(const std::uint32_t* __restrict__ d_label
   __syncthreads();
   auto interior_before = [&](std::uint32_t r) { return r - (r < regions ? scan[r] >> 1 : border); };
   for (std::uint32_t y = threadIdx.x; y < t; y += blockDim.x)
-    out[at.rows + y] = interior_before(s_row_first[y + 1]) - interior_before(s_row_first[y]);
+    out[at.rows() + y] = interior_before(s_row_first[y + 1]) - interior_before(s_row_first[y]);
   for (std::uint32_t r = threadIdx.x; r < regions; r += blockDim.x) {
     const std::uint32_t v = scan[r];
-    if (v & 1u) out[at.starts_before + (v >> 1)] = interior_before(r) - interior_before(s_row_first[root[r] / t]);
+    if (v & 1u) out[at.starts_before() + (v >> 1)] = interior_before(r) - interior_before(s_row_first[root[r] / t]);
   }
   for (std::uint32_t p = threadIdx.x; p < 4 * t; p += blockDim.x) {
-    const std::uint32_t l = lab[ring_cell_of(p, t)];
-    out[at.ring + p] = l != kNoRegion && (scan[l] & 1u) ? scan[l] >> 1 : kNoRegion;
+    const std::uint32_t l = lab[ring_cell(p, t)];
+    out[at.ring() + p] = l != kNoRegion && (scan[l] & 1u) ? scan[l] >> 1 : kNoRegion;
   }
   if (threadIdx.x == 0) {
     out[0] = border;
@@ -444,7 +431,7 @@ void launch_summarize_tiles(DeviceTiles& d, std::uint64_t tiles, std::uint32_t t
   TERRAZO_CUDA_CHECK_LAUNCH();
   summarize_tiles<<<static_cast<unsigned>(tiles), kChunk, (t + 1) * sizeof(std::uint32_t), stream>>>(
       d.labels.get(), d.regions.get(), t, d.region_cells.get(), d.root_cell.get(), d.region_scan.get(),
-      SummaryOffsets(ClumpSummaryLayout{t}), d.summary.get());
+      ClumpSummaryLayout{t}, d.summary.get());
   TERRAZO_CUDA_CHECK_LAUNCH();
 }
 

@@ -25,6 +25,7 @@
 
 #include "core/types.h"
 #include "core/union_find.h"
+#include "kernels/common/edge_weight.h"  // TERRAZO_HD: ring_cell and the summary layout serve the CUDA twin too
 
 namespace terrazo {
 
@@ -58,13 +59,13 @@ void summarize_tile_border(const std::uint32_t* labels, std::uint32_t regions, s
 //   (room for 4t) region, first_cell, starts_before, cells (a tile has at most t^2 < 2^32 cells).
 struct ClumpSummaryLayout {
   std::uint32_t t = 0;
-  std::uint64_t ring() const { return 8; }
-  std::uint64_t rows() const { return 8 + 4ull * t; }
-  std::uint64_t region() const { return 8 + 5ull * t; }
-  std::uint64_t first_cell() const { return 8 + 9ull * t; }
-  std::uint64_t starts_before() const { return 8 + 13ull * t; }
-  std::uint64_t cells() const { return 8 + 17ull * t; }
-  std::uint64_t words() const { return 8 + 21ull * t; }
+  TERRAZO_HD std::uint64_t ring() const { return 8; }
+  TERRAZO_HD std::uint64_t rows() const { return 8 + 4ull * t; }
+  TERRAZO_HD std::uint64_t region() const { return 8 + 5ull * t; }
+  TERRAZO_HD std::uint64_t first_cell() const { return 8 + 9ull * t; }
+  TERRAZO_HD std::uint64_t starts_before() const { return 8 + 13ull * t; }
+  TERRAZO_HD std::uint64_t cells() const { return 8 + 17ull * t; }
+  TERRAZO_HD std::uint64_t words() const { return 8 + 21ull * t; }
 };
 void unpack_tile_border(const std::uint32_t* packed, std::uint32_t t, TileBorder* out);
 
@@ -75,7 +76,7 @@ std::uint32_t tile_border_index(const std::uint32_t* labels, std::uint32_t regio
                                 std::vector<std::uint32_t>* border_of);
 
 // Ring position p (0..4t-1) as a local cell id.
-inline std::uint32_t ring_cell(std::uint32_t p, std::uint32_t t) {
+TERRAZO_HD std::uint32_t ring_cell(std::uint32_t p, std::uint32_t t) {
   const std::uint32_t side = p / t, k = p % t;
   switch (side) {
     case 0: return k;                      // top row
