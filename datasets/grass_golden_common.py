@@ -5,7 +5,7 @@
   caller's commands and exports their raster map `cost` as Float64, read back with nulls as NaN;
 - sample_cells: the cells a golden file samples (a 20 x 20 grid, the 40 of largest cost, the
   5 x 5 window around the source).
-Needs grass-core and python3-gdal (scripts/setup.sh --bench).
+Needs grass-core and python3-gdal (tools/setup.sh --bench).
 """
 import os
 import subprocess

@@ -8,7 +8,7 @@ the DEM itself as the cost surface (friction = elevation, nulls impassable), fro
 cumulative cost is sampled. r.cost's steps are in cells (its EW_fac is 1, its NS_fac ns_res / ew_res
 = 1 on both DEMs), terrazo's --distance cells.
 
-Exact command (from the repository root; needs grass-core, scripts/setup.sh --bench):
+Exact command (from the repository root; needs grass-core, tools/setup.sh --bench):
     /usr/bin/python3 datasets/make_golden_knight.py
 
 Output: datasets/golden/knight_samples.txt, per DEM a block

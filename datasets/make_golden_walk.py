@@ -7,7 +7,7 @@ knight's move) on datasets/real/srtm_bigtujunga30m_utm11.tif (UTM zone 11N, 30 m
 no nodata), with a synthetic friction raster made here, from one start point; the cumulative cost
 is sampled at ~500 cells. Step lengths are map units (metres), as r.walk takes them from the region.
 
-Exact command (from the repository root; needs grass-core, scripts/setup.sh --bench):
+Exact command (from the repository root; needs grass-core, tools/setup.sh --bench):
     /usr/bin/python3 datasets/make_golden_walk.py
 
 Outputs (datasets/golden/):

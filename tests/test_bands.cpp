@@ -11,10 +11,10 @@
 
 #include <gdal.h>
 
-#include "api/raster_io.h"
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "gdal/gdal_session.h"
+#include "engine/raster_inputs/raster_io.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "io/gdal/gdal_session.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -38,7 +38,7 @@ TEST(Bands, SeveralBandsNeedBandAndTheChosenBandIsRead) {
   {
     ensure_gdal();
     GDALDriverH driver = GDALGetDriverByName("GTiff");
-    // Tiled in blocks of 16: clump may read such a GeoTIFF in place (api/geotiff_tile_input.h).
+    // Tiled in blocks of 16: clump may read such a GeoTIFF in place (engine/raster_inputs/geotiff_tile_input.h).
     const char* tiled[] = {"TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", nullptr};
     GDALDatasetH ds = GDALCreate(driver, tif.c_str(), 40, 30, 3, GDT_Float32, const_cast<char**>(tiled));
     ASSERT_TRUE(ds);

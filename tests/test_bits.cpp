@@ -1,10 +1,10 @@
-// tests/test_bits.cpp: core/bits.h against plain loops.
+// tests/test_bits.cpp: kernels/common/bits.h against plain loops.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 
-#include "core/bits.h"
+#include "kernels/common/bits.h"
 
 namespace terrazo {
 namespace {

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/sssp/backlink.h"
 #include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"

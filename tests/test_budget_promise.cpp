@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "gdal/gdal_raster.h"
-#include "gdal/gdal_session.h"
+#include "kernels/common/memory_budget.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
-#include "store/raster_info.h"
-#include "store/tile_store.h"
+#include "io/store/raster_info.h"
+#include "io/store/tile_store.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo {

@@ -26,9 +26,9 @@
 #include <thread>
 #include <vector>
 
-#include "api/mst.h"
-#include "core/memory_budget.h"
-#include "store/tile_store.h"
+#include "engine/commands/mst.h"
+#include "kernels/common/memory_budget.h"
+#include "io/store/tile_store.h"
 #include "kernels/common/cuda_device.h"
 #include "tests/support/mst_reference.h"
 #include "tests/support/sssp_reference.h"  // read_raster_values

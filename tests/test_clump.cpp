@@ -21,14 +21,14 @@
 #include <string>
 #include <vector>
 
-#include "api/clump_command.h"
-#include "core/error.h"
+#include "engine/commands/clump_command.h"
+#include "kernels/common/error.h"
 #include "engine/clump/border_table.h"
 #include "engine/clump/phases.h"
-#include "gdal/gdal_session.h"
+#include "io/gdal/gdal_session.h"
 #include "kernels/clump/label_tile.h"
 #include "kernels/common/cuda_device.h"
-#include "store/external_sorter.h"
+#include "io/store/external_sorter.h"
 #include "support/clump_memory_sink.h"
 #include "support/clump_reference.h"
 #include "support/sssp_reference.h"
@@ -587,7 +587,7 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
       EXPECT_EQ(out_info.nodata, 0.0);
       for (int k = 0; k < 6; ++k) EXPECT_DOUBLE_EQ(out_info.geotransform[k], info.geotransform[k]) << name;
       EXPECT_EQ(out_info.crs_wkt, info.crs_wkt) << name;  // read on a thread of its own (two threads)
-      {  // Labels are written without a predictor (api/clump.cpp LabelRasterWriter)
+      {  // Labels are written without a predictor (engine/commands/clump.cpp LabelRasterWriter)
         ensure_gdal();  // the run itself may not have loaded GDAL (docs/architecture.md "GDAL loaded on demand")
         GDALDatasetH ds = GDALOpen(o.output.c_str(), GA_ReadOnly);
         ASSERT_TRUE(ds);

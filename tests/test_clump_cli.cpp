@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/memory_budget.h"
+#include "kernels/common/memory_budget.h"
 #include "engine/clump/border_table.h"
 #include "kernels/common/cuda_device.h"
-#include "store/raster_info.h"
+#include "io/store/raster_info.h"
 #include "support/sssp_reference.h"
 #include "support/test_support.h"
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "api/clump_command.h"
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "store/raster_info.h"
+#include "engine/commands/clump_command.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "io/store/raster_info.h"
 #include "support/sssp_reference.h"
 #include "support/test_support.h"
 
@@ -75,7 +75,7 @@ TEST_P(ClumpGolden, SamePartitionAsRClump) {
         read_raster_values(golden + stem + "_rclump" + std::to_string(connectivity) + ".tif", &info);
     const std::vector<std::uint32_t> expected = canonical_labels(expected_raw);
     // 16: imported into a tile store; 128: read into tiles in memory (auto); 256: the bands' block,
-    // read in place (api/pipeline_input.h).
+    // read in place (engine/raster_inputs/pipeline_input.h).
     for (std::uint32_t tile : {16u, 128u, 256u}) {
       testing::TempDir dir;
       ClumpOptions o;

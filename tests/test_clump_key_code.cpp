@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "engine/clump/phases.h"
 #include "kernels/clump/clump_key_code.h"
 

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "api/clump_command.h"
-#include "core/error.h"
+#include "engine/commands/clump_command.h"
+#include "kernels/common/error.h"
 #include "engine/clump/phases.h"
 #include "engine/clump/sieve.h"
-#include "store/external_sorter.h"
+#include "io/store/external_sorter.h"
 #include "support/clump_memory_sink.h"
 #include "support/clump_reference.h"
 #include "support/sssp_reference.h"

@@ -1,6 +1,6 @@
-// tests/test_command_line.cpp: the option parser (api/command_line.h), the --json writer
-// (core/json_summary.h) that every subcommand shares, and every command's library entry point
-// (api/<command>_command.h) parsed in-process: defaults, good and bad values, one-line usage errors,
+// tests/test_command_line.cpp: the option parser (engine/commands/command_line.h), the --json writer
+// (kernels/common/json_summary.h) that every subcommand shares, and every command's library entry point
+// (engine/commands/<command>_command.h) parsed in-process: defaults, good and bad values, one-line usage errors,
 // and the exit-code class of each failure (UsageError: 2, Error: 1).
 #include <gtest/gtest.h>
 
@@ -9,18 +9,18 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "api/command_line.h"
+#include "kernels/common/error.h"
+#include "engine/commands/command_line.h"
 #include "tests/support/test_support.h"
-#include "api/export_command.h"
-#include "api/gen_command.h"
-#include "api/import_command.h"
-#include "api/info_command.h"
-#include "api/mst_command.h"
-#include "api/path_command.h"
-#include "api/sssp_command.h"
-#include "core/json_summary.h"
-#include "core/progress.h"
+#include "engine/commands/export_command.h"
+#include "engine/commands/gen_command.h"
+#include "engine/commands/import_command.h"
+#include "engine/commands/info_command.h"
+#include "engine/commands/mst_command.h"
+#include "engine/commands/path_command.h"
+#include "engine/commands/sssp_command.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/progress.h"
 
 using terrazo::ArgParser;
 using terrazo::UsageError;

@@ -1,4 +1,4 @@
-// tests/test_corridor.cpp: `terrazo corridor` (api/corridor.h): the sum of two cost surfaces from
+// tests/test_corridor.cpp: `terrazo corridor` (engine/commands/corridor.h): the sum of two cost surfaces from
 // run_sssp, cell for cell, over several strips; its minimum is the A-to-B distance and every cell
 // of the least-cost path from B back to A attains it (fixed point, exactly); thresholds; refusals.
 #include <gtest/gtest.h>
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "api/corridor.h"
-#include "api/corridor_command.h"
-#include "api/sssp.h"
-#include "core/error.h"
+#include "engine/commands/corridor.h"
+#include "engine/commands/corridor_command.h"
+#include "engine/commands/sssp.h"
+#include "kernels/common/error.h"
 #include "kernels/common/tile_geometry.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"

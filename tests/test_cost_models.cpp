@@ -1,6 +1,6 @@
 // tests/test_cost_models.cpp: sssp's cost models against the in-memory Dijkstra oracle
 // (tests/support/sssp_reference.h, which computes each step's length on its own from per-row
-// lengths): --distance cells|map|geodesic (api/step_lengths.h), --weight unit|geometric,
+// lengths): --distance cells|map|geodesic (engine/cost_models/step_lengths.h), --weight unit|geometric,
 // --barrier-raster; the geodesic table against lengths from GeographicLib (a golden file made by
 // datasets/make_golden_geodesic.py); `path` lengths in metres on a geographic CRS.
 #include <gtest/gtest.h>
@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "api/path.h"
-#include "api/sssp.h"
-#include "api/sssp_command.h"
-#include "api/sssp_sources.h"
-#include "api/step_lengths.h"
-#include "core/error.h"
+#include "engine/commands/path.h"
+#include "engine/commands/sssp.h"
+#include "engine/commands/sssp_command.h"
+#include "engine/raster_inputs/sssp_sources.h"
+#include "engine/cost_models/step_lengths.h"
+#include "kernels/common/error.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/block_sssp.h"

@@ -1,4 +1,4 @@
-// tests/test_error_kinds.cpp: the kinds of core/error.h that say more than Error: IoError (a file
+// tests/test_error_kinds.cpp: the kinds of kernels/common/error.h that say more than Error: IoError (a file
 // cannot be opened, read, written, created or renamed) and BudgetError (--memory too small), thrown
 // by the commands' library entry points where the Python package maps them to OSError and
 // MemoryError (docs/python.md "Errors"); still Errors to the CLI (exit 1).
@@ -6,13 +6,13 @@
 
 #include <string>
 
-#include "api/index_command.h"
-#include "api/mst_command.h"
-#include "api/network_command.h"
-#include "api/sssp_command.h"
-#include "core/error.h"
-#include "core/memory_budget.h"
-#include "store/posix_file.h"
+#include "engine/commands/index_command.h"
+#include "engine/commands/mst_command.h"
+#include "engine/commands/network_command.h"
+#include "engine/commands/sssp_command.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+#include "io/store/posix_file.h"
 #include "tests/support/test_support.h"
 
 namespace {

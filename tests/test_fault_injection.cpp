@@ -38,7 +38,7 @@
 #include <thread>
 #include <vector>
 
-#include "gdal/gdal_raster.h"
+#include "io/gdal/gdal_raster.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 

@@ -1,12 +1,12 @@
 // tests/test_gdal_on_demand.cpp: what lets a run leave GDAL unloaded (docs/architecture.md "GDAL
 // loaded on demand"), each against GDAL itself:
-//  - SrtmHgtReader: gdal/srtm_hgt_reader.h gives GDAL's SRTMHGT driver's size, type, nodata,
+//  - SrtmHgtReader: io/gdal/srtm_hgt_reader.h gives GDAL's SRTMHGT driver's size, type, nodata,
 //    geotransform (bit for bit), CRS and cells, on the shipped tile and on generated ones in every
 //    hemisphere, and leaves other names, sizes and tiles with a side file to GDAL;
-//  - GeoTiffHeader: GeoTiffWriter's file with the header written by libtiff (gdal/geotiff_header.h)
+//  - GeoTiffHeader: GeoTiffWriter's file with the header written by libtiff (io/gdal/geotiff_header.h)
 //    is the same bytes as with GDAL's header, for every cell type, codec, georeferencing and nodata
 //    value it takes; what it declines it leaves to GDAL without writing anything;
-//  - PlainGeoTiffReader: gdal/plain_geotiff_reader.h gives GDAL's info and cells for terrazo's outputs
+//  - PlainGeoTiffReader: io/gdal/plain_geotiff_reader.h gives GDAL's info and cells for terrazo's outputs
 //    of every cell type, codec and georeferencing and for `gen`'s rasters, leaves to GDAL what only
 //    GDAL reads right (strips, bands, overviews, scale, rotation, other CRSs, side files), and
 //    refuses a truncated file;
@@ -30,15 +30,15 @@
 #include <string>
 #include <vector>
 
-#include "gdal/gdal_cell_types.h"
-#include "gdal/gdal_raster.h"
-#include "gdal/gdal_session.h"
-#include "gdal/geotiff_header.h"
-#include "gdal/geotiff_options.h"
-#include "gdal/plain_geotiff_reader.h"
-#include "gdal/srtm_hgt_reader.h"
-#include "gdal/tiff_block_writer.h"
-#include "store/cell_values.h"
+#include "io/gdal/gdal_cell_types.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/gdal/gdal_session.h"
+#include "io/gdal/geotiff_header.h"
+#include "io/gdal/geotiff_options.h"
+#include "io/gdal/plain_geotiff_reader.h"
+#include "io/gdal/srtm_hgt_reader.h"
+#include "io/gdal/tiff_block_writer.h"
+#include "io/store/cell_values.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo {
@@ -547,7 +547,7 @@ TEST(GdalOnDemand, SrtmTileRunsLeaveGdalUnloadedAndAGeoTiffInputLoadsIt) {
   EXPECT_EQ(cost_view.info.crs_wkt, kSrtmWgs84Wkt);
   EXPECT_TRUE(same_bits(cost_view.info.geotransform[0], srtm_georef().geotransform[0]));
 
-  // terrazo's own GeoTIFF output as INPUT is read without GDAL too (gdal/plain_geotiff_reader.h)...
+  // terrazo's own GeoTIFF output as INPUT is read without GDAL too (io/gdal/plain_geotiff_reader.h)...
   auto again = run_logging_libraries({"sssp", "-q", "--source", "600,600", cost, dir.path() + "/again.tif"});
   ASSERT_EQ(again.code, 0);
   EXPECT_FALSE(testing::contains(again.err, "libgdal")) << "sssp on terrazo's own GeoTIFF loaded GDAL";

@@ -1,4 +1,4 @@
-// tests/test_generate_terrain.cpp: the synthetic terrain generator (api/generate_terrain.h):
+// tests/test_generate_terrain.cpp: the synthetic terrain generator (engine/commands/generate_terrain.h):
 // determinism, independence from windows, tiles and raster size, cell types, holes, pits,
 // validation, and the streamed outputs (tile store, GeoTIFF) read back cell by cell.
 #include <gtest/gtest.h>
@@ -10,12 +10,12 @@
 #include <limits>
 #include <vector>
 
-#include "core/error.h"
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "api/generate_terrain.h"
-#include "gdal/gdal_raster.h"
-#include "store/tile_store.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "engine/commands/generate_terrain.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/store/tile_store.h"
 #include "tests/support/test_support.h"
 
 using terrazo::CellType;

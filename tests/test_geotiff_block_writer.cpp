@@ -1,11 +1,11 @@
-// tests/test_geotiff_block_writer.cpp: GeoTiffWriter's block writer (gdal/tiff_block_writer.h)
+// tests/test_geotiff_block_writer.cpp: GeoTiffWriter's block writer (io/gdal/tiff_block_writer.h)
 // against GDAL's own RasterIO path (GeoTiffOptions::gdal_encoder), suite GeoTiffBlockWriter: every
 // cell type and codec the block writer takes, windows of random shapes in random order (pieces of
 // blocks, blocks never written), NaN cells; both files read back through GDAL must hold the same
 // cells, the expected ones, with the same georeferencing and nodata; the block writer's file is the
 // same bytes for any thread count; values a type cannot hold and nodata without a nodata value are
 // refused with nothing left under the final name; the writer's own ZSTD and uncompressed blocks
-// (gdal/zstd_block_codec.h) are libtiff's bytes.
+// (io/gdal/zstd_block_codec.h) are libtiff's bytes.
 #include <gtest/gtest.h>
 
 #include <gdal.h>
@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "gdal/gdal_raster.h"
-#include "gdal/gdal_session.h"
-#include "gdal/geotiff_options.h"
-#include "gdal/tiff_block_writer.h"
-#include "gdal/zstd_block_codec.h"
+#include "kernels/common/error.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/gdal/gdal_session.h"
+#include "io/gdal/geotiff_options.h"
+#include "io/gdal/tiff_block_writer.h"
+#include "io/gdal/zstd_block_codec.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo {

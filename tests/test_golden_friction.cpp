@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "api/sssp.h"
-#include "api/sssp_sources.h"
+#include "engine/commands/sssp.h"
+#include "engine/raster_inputs/sssp_sources.h"
 #include "tests/support/sssp_reference.h"  // read_raster_values
 #include "tests/support/test_support.h"
 

@@ -1,5 +1,5 @@
 // tests/test_gprime_rounds.cpp: the G' exchange in Bellman-Ford rounds with the labels resident
-// (engine/index/gprime_rounds.h, docs/index.md "The exchange in rounds") against the label-correcting
+// (engine/index/gprime_round_loop.h, docs/index.md "The exchange in rounds") against the label-correcting
 // exchange, label for label, and od-matrix --exchange rounds against --exchange queue and the oracle.
 #include <gtest/gtest.h>
 
@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "api/index.h"
-#include "core/error.h"
+#include "engine/commands/index.h"
+#include "kernels/common/error.h"
 #include "engine/index/gprime_exchange.h"
-#include "engine/index/gprime_rounds.h"
+#include "engine/index/gprime_round_loop.h"
 #include "engine/index/gprime_tiles.h"
 #include "kernels/index/boundary_ring.h"
-#include "store/index_file.h"
+#include "io/store/index_file.h"
 #include "tests/support/od_matrix_support.h"
 #include "tests/support/random_values.h"
 #include "tests/support/test_support.h"

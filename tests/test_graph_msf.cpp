@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/mst/graph_msf.h"
 #include "tests/support/graph_msf_reference.h"
 

@@ -1,4 +1,4 @@
-// Tests of api/raster_io.h over gdal/gdal_raster.h and gdal/ascii_grid.h: import -> export
+// Tests of engine/raster_inputs/raster_io.h over io/gdal/gdal_raster.h and io/gdal/ascii_grid.h: import -> export
 // round trips on every raster in datasets/real (values, nodata, geotransform, CRS identical to
 // what GDAL reads from the original), run_info statistics computed from the data (not from
 // metadata), the .asc.gz stream reader, budgets, cancellation and atomic publication.
@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "api/raster_io.h"
-#include "store/run_directory.h"
-#include "gdal/gdal_raster.h"
-#include "store/tile_store.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "engine/raster_inputs/raster_io.h"
+#include "io/store/run_directory.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/store/tile_store.h"
 #include "tests/support/test_support.h"
 
 using namespace terrazo;
@@ -270,7 +270,7 @@ TEST(Info, NamesTheCrs) {
 
 // ---- the gzip ASCII reader -------------------------------------------------------------------
 
-// Both forms go through terrazo's strict reader (gdal/ascii_grid.h); GDAL's AAIGrid driver on the
+// Both forms go through terrazo's strict reader (io/gdal/ascii_grid.h); GDAL's AAIGrid driver on the
 // plain file is the reference here.
 TEST(GzipAsciiGrid, MatchesGdalOnThePlainFile) {
   auto gz = RasterReader::open(kReal + "/hugo_site.asc.gz");

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "api/raster_io.h"
-#include "store/tile_store.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "engine/raster_inputs/raster_io.h"
+#include "io/store/tile_store.h"
 #include "tests/support/test_support.h"
 
 extern char** environ;

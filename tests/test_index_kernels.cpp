@@ -11,7 +11,7 @@
 #include <set>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/index/blocked_floyd_warshall.h"
 #include "kernels/index/boundary_merge.h"
 #include "kernels/index/min_plus.h"

@@ -17,11 +17,11 @@
 #include <tuple>
 #include <vector>
 
-#include "api/command_line.h"
-#include "api/path.h"
-#include "api/sssp.h"
-#include "api/sssp_command.h"
-#include "core/error.h"
+#include "engine/commands/command_line.h"
+#include "engine/commands/path.h"
+#include "engine/commands/sssp.h"
+#include "engine/commands/sssp_command.h"
+#include "kernels/common/error.h"
 #include "engine/sssp/distance_store.h"
 #include "engine/sssp/exchange.h"
 #include "engine/sssp/output.h"

@@ -5,10 +5,10 @@
 #include <set>
 #include <vector>
 
-#include "core/error.h"
-#include "core/huge_buffer.h"
-#include "core/memory_budget.h"
-#include "core/page_arena.h"
+#include "kernels/common/error.h"
+#include "kernels/common/huge_buffer.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/page_arena.h"
 
 using terrazo::MemoryBudget;
 
@@ -53,7 +53,7 @@ TEST(MemoryBudget, ReadsPeakRss) {
   EXPECT_GE(terrazo::peak_rss_bytes(), terrazo::current_rss_bytes());
 }
 
-// ---- core/huge_buffer.h and core/page_arena.h: uninitialised scratch on huge pages -------------
+// ---- kernels/common/huge_buffer.h and kernels/common/page_arena.h: uninitialised scratch on huge pages -------------
 
 TEST(HugeBuffer, SmallAndLargeHoldWhatIsWritten) {
   for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, (std::size_t{5} << 20) / 8 + 3}) {

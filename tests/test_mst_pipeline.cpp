@@ -1,4 +1,4 @@
-// tests/test_mst_pipeline.cpp: run_mst (api/mst.h) against the in-memory Kruskal
+// tests/test_mst_pipeline.cpp: run_mst (engine/commands/mst.h) against the in-memory Kruskal
 // reference (tests/support/mst_reference.h), edge for edge.
 //
 //  - hundreds of small random rasters written as tile stores: sizes 1x1, 1xN, Nx1, odd; tiles 16/32
@@ -30,12 +30,12 @@
 
 #include <sys/wait.h>
 
-#include "core/error.h"
-#include "core/memory_budget.h"
-#include "store/external_sorter.h"
-#include "api/mst.h"
-#include "gdal/gdal_raster.h"
-#include "store/tile_store.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+#include "io/store/external_sorter.h"
+#include "engine/commands/mst.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/store/tile_store.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/tile_geometry.h"
 #include "tests/support/mst_reference.h"

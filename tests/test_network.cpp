@@ -1,4 +1,4 @@
-// tests/test_network.cpp: `terrazo network` (api/network.h): the tree is the minimum spanning forest of
+// tests/test_network.cpp: `terrazo network` (engine/commands/network.h): the tree is the minimum spanning forest of
 // the sites' matrix (Prim on the oracle, independent of the network's Kruskal), every edge traced;
 // point sites and region sites (--sites-raster: a multi-source Dijkstra per region as the oracle,
 // regions across tile borders, touching, split in parts, on an island), with the index and without;
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "api/index.h"
-#include "api/network.h"
+#include "engine/commands/index.h"
+#include "engine/commands/network.h"
 #include "tests/support/od_matrix_support.h"
 #include "tests/support/random_values.h"
 #include "tests/support/sssp_reference.h"

@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "api/generate_terrain.h"
-#include "api/index.h"
-#include "api/info_command.h"
-#include "api/sssp.h"
-#include "core/error.h"
+#include "engine/commands/generate_terrain.h"
+#include "engine/commands/index.h"
+#include "engine/commands/info_command.h"
+#include "engine/commands/sssp.h"
+#include "kernels/common/error.h"
 #include "engine/index/index_loader.h"
-#include "store/index_file.h"
+#include "io/store/index_file.h"
 #include "kernels/index/boundary_ring.h"
 #include "tests/support/od_matrix_support.h"
 #include "tests/support/random_values.h"

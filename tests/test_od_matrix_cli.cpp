@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "api/index.h"
-#include "api/od_matrix_command.h"
-#include "core/error.h"
+#include "engine/commands/index.h"
+#include "engine/commands/od_matrix_command.h"
+#include "kernels/common/error.h"
 #include "tests/support/od_matrix_support.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "api/index.h"
-#include "core/error.h"
+#include "engine/commands/index.h"
+#include "kernels/common/error.h"
 #include "engine/index/index_in_memory.h"
 #include "kernels/index/boundary_ring.h"
-#include "store/index_file.h"
+#include "io/store/index_file.h"
 #include "tests/support/od_matrix_support.h"
 #include "tests/support/test_support.h"
 

@@ -1,5 +1,5 @@
-// tests/test_output_options.cpp: the output flags of every raster-writing command (api/output_options.h,
-// gdal/geotiff_options.h): --co KEY=VALUE over terrazo's defaults and sssp's --ot, each changing the
+// tests/test_output_options.cpp: the output flags of every raster-writing command (engine/commands/output_options.h,
+// io/gdal/geotiff_options.h): --co KEY=VALUE over terrazo's defaults and sssp's --ot, each changing the
 // file as asked (read back with GDAL: cell type, IMAGE_STRUCTURE COMPRESSION and PREDICTOR, the
 // TIFF tiles), Float32 costs within the documented rounding of the Float64 default, bad values
 // refused with exit 2 and one line, and the --help text of each command (suite OutputOptions).
@@ -17,16 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "api/export_command.h"
-#include "api/gen_command.h"
-#include "api/mst_command.h"
-#include "api/output_options.h"
-#include "api/sssp.h"
-#include "api/sssp_command.h"
-#include "core/error.h"
-#include "gdal/gdal_raster.h"
-#include "gdal/gdal_session.h"
-#include "gdal/geotiff_options.h"
+#include "engine/commands/export_command.h"
+#include "engine/commands/gen_command.h"
+#include "engine/commands/mst_command.h"
+#include "engine/commands/output_options.h"
+#include "engine/commands/sssp.h"
+#include "engine/commands/sssp_command.h"
+#include "kernels/common/error.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/gdal/gdal_session.h"
+#include "io/gdal/geotiff_options.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 

@@ -1,4 +1,4 @@
-// tests/test_path.cpp: least-cost path tracing (api/path.h) on backlinks written by
+// tests/test_path.cpp: least-cost path tracing (engine/commands/path.h) on backlinks written by
 // run_sssp: the GeoJSON opens in OGR, each path runs from a source to its destination through
 // neighbouring cells, and the sum of its exact edge weights equals the distance at the destination.
 #include <gtest/gtest.h>
@@ -12,12 +12,12 @@
 #include <gdal_priv.h>
 #include <ogrsf_frmts.h>
 
-#include "core/error.h"
-#include "api/path.h"
-#include "api/sssp.h"
-#include "gdal/gdal_session.h"
+#include "kernels/common/error.h"
+#include "engine/commands/path.h"
+#include "engine/commands/sssp.h"
+#include "io/gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
-#include "api/step_lengths.h"
+#include "engine/cost_models/step_lengths.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 

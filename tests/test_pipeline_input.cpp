@@ -1,4 +1,4 @@
-// tests/test_pipeline_input.cpp: the one input opener of sssp, mst and clump (api/pipeline_input.h).
+// tests/test_pipeline_input.cpp: the one input opener of sssp, mst and clump (engine/raster_inputs/pipeline_input.h).
 // Every way of reading INPUT (a tile store imported in the run directory, tiles in memory, a tiled
 // GeoTIFF in place) gives the same cells bit for bit, the same tiles present and the same
 // statistics, and so the same sssp and mst outputs; at several tile sizes, with nodata and an
@@ -15,16 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "api/clump.h"
-#include "api/mst.h"
-#include "api/mst_command.h"
-#include "api/pipeline_input.h"
-#include "api/sssp.h"
-#include "api/sssp_command.h"
-#include "core/error.h"
-#include "gdal/gdal_raster.h"
-#include "gdal/gdal_session.h"
-#include "store/cell_values.h"
+#include "engine/commands/clump.h"
+#include "engine/commands/mst.h"
+#include "engine/commands/mst_command.h"
+#include "engine/raster_inputs/pipeline_input.h"
+#include "engine/commands/sssp.h"
+#include "engine/commands/sssp_command.h"
+#include "kernels/common/error.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/gdal/gdal_session.h"
+#include "io/store/cell_values.h"
 #include "support/test_support.h"
 
 namespace terrazo {
@@ -287,7 +287,7 @@ TEST(PipelineInput, ClumpLabelsDoNotDependOnTheWay) {
   }
 }
 
-// Byte cells to doubles and their statistics (store/cell_values.h; a lookup table and a histogram
+// Byte cells to doubles and their statistics (io/store/cell_values.h; a lookup table and a histogram
 // for Byte) against the rule applied cell by cell: with and without a nodata value, a nodata value
 // the type cannot hold, in place (the cells in the last bytes of the doubles), and rows with a stride.
 TEST(CellValues, ByteCellsReadAsTheRuleSays) {

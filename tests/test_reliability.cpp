@@ -22,14 +22,14 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
-#include "api/output_paths.h"
-#include "api/raster_io.h"
-#include "api/sssp.h"
-#include "gdal/gdal_raster.h"
-#include "store/atomic_output.h"
-#include "store/run_directory.h"
-#include "store/tile_store.h"
+#include "kernels/common/error.h"
+#include "engine/commands/output_paths.h"
+#include "engine/raster_inputs/raster_io.h"
+#include "engine/commands/sssp.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/store/atomic_output.h"
+#include "io/store/run_directory.h"
+#include "io/store/tile_store.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -341,7 +341,7 @@ void patch_header(const std::string& path, std::size_t offset, const std::string
 
 std::string double_bytes(double value) { return std::string(reinterpret_cast<const char*>(&value), 8); }
 
-constexpr std::size_t kMinOffset = 104, kMaxOffset = 112;  // header fields (store/tile_store.cpp)
+constexpr std::size_t kMinOffset = 104, kMaxOffset = 112;  // header fields (io/store/tile_store.cpp)
 
 std::string make_store(const TempDir& dir, const std::string& name, CellType type, const std::string& crs = "") {
   RasterInfo info;

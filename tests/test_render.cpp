@@ -1,4 +1,4 @@
-// tests/test_render.cpp: `terrazo render` (api/render_command.h): exact pixels on small synthetic
+// tests/test_render.cpp: `terrazo render` (engine/commands/render_command.h): exact pixels on small synthetic
 // rasters (colour-map entries of a known ramp, nodata transparent, path and source pixels, contour
 // positions, backlink and label colours, edges as lines, the hillshade of a flat DEM), the scale bar's
 // length from the geotransform, the decimated read against averages and nearest cells computed here,
@@ -14,18 +14,18 @@
 #include <string>
 #include <vector>
 
-#include "api/render/bitmap_font.h"
-#include "api/render/colormaps.h"
-#include "api/render/hillshade.h"
-#include "api/render/legend.h"
-#include "api/render/line.h"
-#include "api/mst_command.h"
-#include "api/raster_io.h"
-#include "api/render_command.h"
-#include "api/sssp_sources.h"
-#include "core/error.h"
-#include "gdal/decimated_read.h"
-#include "gdal/png_writer.h"
+#include "engine/render/bitmap_font.h"
+#include "engine/render/colormaps.h"
+#include "engine/render/hillshade.h"
+#include "engine/render/legend.h"
+#include "engine/render/line.h"
+#include "engine/commands/mst_command.h"
+#include "engine/raster_inputs/raster_io.h"
+#include "engine/commands/render_command.h"
+#include "engine/raster_inputs/sssp_sources.h"
+#include "kernels/common/error.h"
+#include "io/gdal/decimated_read.h"
+#include "io/gdal/png_writer.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "api/sssp.h"
-#include "api/sssp_sources.h"
-#include "core/error.h"
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "core/worker_pool.h"
-#include "api/generate_terrain.h"
+#include "engine/commands/sssp.h"
+#include "engine/raster_inputs/sssp_sources.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/worker_pool.h"
+#include "engine/commands/generate_terrain.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/sssp/resident_sssp.h"
 #include "tests/support/random_tiles.h"

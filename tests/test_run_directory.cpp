@@ -1,5 +1,5 @@
 // tests/test_run_directory.cpp: docs/reliability.md's promise 7, run directories owned and their
-// leftovers removed (store/run_directory.h): a killed run's directory is removed by the next run, and
+// leftovers removed (io/store/run_directory.h): a killed run's directory is removed by the next run, and
 // a run whose new lock file another run's sweep holds makes another directory.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <string>
 
-#include "store/run_directory.h"
+#include "io/store/run_directory.h"
 #include "tests/support/test_support.h"
 
 namespace {

@@ -21,11 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "api/index.h"
-#include "api/sssp.h"
-#include "api/sssp_command.h"
-#include "api/sssp_sources.h"
-#include "core/error.h"
+#include "engine/commands/index.h"
+#include "engine/commands/sssp.h"
+#include "engine/commands/sssp_command.h"
+#include "engine/raster_inputs/sssp_sources.h"
+#include "kernels/common/error.h"
 #include "kernels/common/tile_geometry.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"

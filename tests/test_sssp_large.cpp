@@ -47,12 +47,12 @@
 #include <string>
 #include <vector>
 
-#include "api/sssp.h"
-#include "api/step_lengths.h"
-#include "api/weight_params.h"
-#include "gdal/gdal_raster.h"
-#include "store/tile_store.h"
-#include "gdal/tile_store_reader.h"
+#include "engine/commands/sssp.h"
+#include "engine/cost_models/step_lengths.h"
+#include "engine/cost_models/weight_params.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/store/tile_store.h"
+#include "io/gdal/tile_store_reader.h"
 #include "kernels/common/tile_geometry.h"
 #include "tests/support/sssp_reference.h"
 
@@ -143,7 +143,7 @@ TEST(SsspLarge, CropOfALargeRunEqualsTheReferenceOnRequest) {
   std::vector<double> values(n);
   open_tile_store_reader(store_path)->read_window(x0, y0, static_cast<std::uint32_t>(side),
                                                   static_cast<std::uint32_t>(side), values.data());
-  if (is_directed(model))  // the cells as engine/walk_input.h packs them: elevation, no friction
+  if (is_directed(model))  // the cells as engine/tile_inputs/walk_input.h packs them: elevation, no friction
     for (double& v : values)
       if (v == v) v = pack_walk_cell(static_cast<float>(v), 0.0f);
   std::vector<PathLength> dist;

@@ -3,7 +3,7 @@
 //
 // Part 1 drives the exchange and final pass (engine/sssp/exchange.h, engine/sssp/output.h) on
 // hundreds of random rasters held in memory, with tiny caches that force evictions. Part 2 runs
-// the whole file-based pipeline (api/sssp.h) on random and real rasters.
+// the whole file-based pipeline (engine/commands/sssp.h) on random and real rasters.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,9 +23,9 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "engine/sssp/distance_store.h"
-#include "api/sssp.h"
+#include "engine/commands/sssp.h"
 #include "engine/sssp/exchange.h"
 #include "engine/sssp/output.h"
 #include "kernels/common/tile_geometry.h"
@@ -324,7 +324,7 @@ TEST(SsspCore, ZeroWeightPlateauBacklinksReachTheSource) {
 }
 
 
-// ---- Part 2: the file-based pipeline (api/sssp.h) ---------------------------------
+// ---- Part 2: the file-based pipeline (engine/commands/sssp.h) ---------------------------------
 
 // Runs run_sssp and checks cost (exactly, through the fixed point), backlinks and allocation
 // against the reference on the input's values. Point sources must be pixel coordinates.

@@ -1,4 +1,4 @@
-// Tests of store/tile_store.h: Morton and Z-order index math, write/read round trips on odd sizes and
+// Tests of io/store/tile_store.h: Morton and Z-order index math, write/read round trips on odd sizes and
 // every cell type, absent tiles, and damaged files (corrupt header, index or tile, truncated,
 // foreign, empty, wrong version), which must give terrazo::Error, never a crash or a wrong read.
 #include <gtest/gtest.h>
@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "store/tile_store.h"
-#include "store/tile_store_retile.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "io/store/tile_store.h"
+#include "io/store/tile_store_retile.h"
 #include "tests/support/test_support.h"
 
 using namespace terrazo;
@@ -525,7 +525,7 @@ TEST_F(DamagedStore, RandomByteFlipsNeverReadWrongValues) {
   }
 }
 
-// ---- Retiling a store (store/tile_store_retile.h) ----------------------------------------------
+// ---- Retiling a store (io/store/tile_store_retile.h) ----------------------------------------------
 
 namespace {
 

@@ -1,5 +1,5 @@
 // tests/test_walk.cpp: sssp --model walk and tobler (directed weights: kernels/common/edge_weight.h,
-// api/walk_weights.h, engine/walk_input.h) against the in-memory Dijkstra oracle
+// engine/cost_models/walk_weights.h, engine/tile_inputs/walk_input.h) against the in-memory Dijkstra oracle
 // (tests/support/sssp_reference.h relaxes u -> v with w(u, v), so it takes directed weights as they
 // are), --direction to against a reverse-graph Dijkstra written here, the formula by hand, the
 // asymmetry on a slope, path tracing, refusals, and GRASS r.walk's costs on a shipped DEM (golden
@@ -18,13 +18,13 @@
 #include <tuple>
 #include <vector>
 
-#include "api/path.h"
-#include "api/sssp.h"
-#include "api/sssp_command.h"
-#include "api/sssp_sources.h"
-#include "api/step_lengths.h"
-#include "api/walk_weights.h"
-#include "core/error.h"
+#include "engine/commands/path.h"
+#include "engine/commands/sssp.h"
+#include "engine/commands/sssp_command.h"
+#include "engine/raster_inputs/sssp_sources.h"
+#include "engine/cost_models/step_lengths.h"
+#include "engine/cost_models/walk_weights.h"
+#include "kernels/common/error.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/block_sssp.h"
 #include "tests/support/memory_tile_input.h"

@@ -1,4 +1,4 @@
-// tests/test_weight_params.cpp: the one weight rule of api/weight_params.h (docs/weights.md): the
+// tests/test_weight_params.cpp: the one weight rule of engine/cost_models/weight_params.h (docs/weights.md): the
 // default scale of each pipeline against a brute-force search over the powers of 10, scale 1 for
 // exact integer weights, the offset of the max model, the refusals (friction on negative costs exit 2
 // in mst and sssp alike, a --scale that overflows), and the error bound reported with the scale.
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "api/weight_params.h"
-#include "core/error.h"
+#include "engine/cost_models/weight_params.h"
+#include "kernels/common/error.h"
 #include "tests/support/memory_tile_input.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 
 namespace terrazo {
 

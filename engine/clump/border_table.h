@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_budget.h"
+#include "kernels/common/memory_budget.h"
 #include "kernels/clump/label_tile.h"
-#include "store/posix_file.h"
-#include "store/tile_store.h"
+#include "io/store/posix_file.h"
+#include "io/store/tile_store.h"
 
 namespace terrazo {
 

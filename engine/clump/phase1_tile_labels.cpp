@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/timer.h"
+#include "kernels/common/timer.h"
 #include "kernels/clump/label_tile.h"
 
 namespace terrazo {

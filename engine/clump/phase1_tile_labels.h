@@ -9,12 +9,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "core/worker_pool.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/worker_pool.h"
 #include "engine/clump/border_table.h"
 #include "engine/clump/phases.h"
-#include "engine/tile_input.h"
+#include "engine/tile_inputs/tile_input.h"
 #include "kernels/clump/label_tile_solver.h"
 
 namespace terrazo {

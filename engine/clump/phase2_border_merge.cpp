@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "core/union_find.h"
+#include "kernels/common/union_find.h"
 
 namespace terrazo {
 namespace {

@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/clump/label_tile.h"
-#include "store/posix_file.h"
+#include "io/store/posix_file.h"
 
 namespace terrazo {
 namespace {

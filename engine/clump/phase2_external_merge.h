@@ -49,9 +49,9 @@
 #pragma once
 #include <cstdint>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "core/types.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/types.h"
 #include "engine/clump/border_table.h"
 #include "engine/clump/phase2_border_merge.h"
 

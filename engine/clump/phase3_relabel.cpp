@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/error.h"
-#include "core/timer.h"
+#include "kernels/common/error.h"
+#include "kernels/common/timer.h"
 #include "engine/clump/phase1_tile_labels.h"
 #include "kernels/clump/label_tile.h"
 #include "kernels/clump/label_tile_solver.h"

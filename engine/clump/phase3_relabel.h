@@ -27,13 +27,13 @@
 #pragma once
 #include <cstdint>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "core/worker_pool.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/worker_pool.h"
 #include "engine/clump/border_table.h"
 #include "engine/clump/phases.h"
 #include "engine/clump/region_stats.h"
-#include "engine/tile_input.h"
+#include "engine/tile_inputs/tile_input.h"
 #include "kernels/clump/label_tile_solver.h"
 
 namespace terrazo {

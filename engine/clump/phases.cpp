@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <memory>
 
-#include "core/error.h"
-#include "core/timer.h"
-#include "core/worker_pool.h"
+#include "kernels/common/error.h"
+#include "kernels/common/timer.h"
+#include "kernels/common/worker_pool.h"
 #include "engine/clump/border_table.h"
 #include "engine/clump/phase1_tile_labels.h"
 #include "engine/clump/phase2_border_merge.h"
@@ -14,7 +14,7 @@
 #include "engine/clump/phase3_relabel.h"
 #include "engine/clump/region_stats.h"
 #include "kernels/clump/label_tile_solver.h"
-#include "store/external_sorter.h"
+#include "io/store/external_sorter.h"
 
 namespace terrazo {
 

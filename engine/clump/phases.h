@@ -34,13 +34,13 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "core/types.h"
-#include "engine/tile_input.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/types.h"
+#include "engine/tile_inputs/tile_input.h"
 #include "kernels/clump/clump_key_code.h"
 #include "kernels/common/batch_solver.h"
-#include "store/raster_info.h"
+#include "io/store/raster_info.h"
 
 namespace terrazo {
 
@@ -60,7 +60,7 @@ struct ClumpPhaseOptions {
   // must fit it (a key that does not is an Error, never a wrong label).
   ClumpKeyCode gpu_key_code = ClumpKeyCode::Float64;
   std::string scratch_dir;            // the border records file (and the stats sorter's runs) go here
-  // Bytes of the stats sorter (store/external_sorter.h); 0: min(a quarter of what is left, 64 MiB).
+  // Bytes of the stats sorter (io/store/external_sorter.h); 0: min(a quarter of what is left, 64 MiB).
   // Tests set it small to force runs on disk.
   std::uint64_t stats_buffer_bytes = 0;
   // The most regions the labels may number (kMaxClumpRegions for UInt32); tests lower it.

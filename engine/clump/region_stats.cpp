@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 
 namespace terrazo {
 namespace {

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_budget.h"
+#include "kernels/common/memory_budget.h"
 #include "engine/clump/border_table.h"
 #include "engine/clump/phases.h"
-#include "store/external_sorter.h"
+#include "io/store/external_sorter.h"
 
 namespace terrazo {
 

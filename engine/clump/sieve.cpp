@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/error.h"
-#include "store/external_sorter.h"
+#include "kernels/common/error.h"
+#include "io/store/external_sorter.h"
 
 namespace terrazo {
 

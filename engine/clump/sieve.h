@@ -19,7 +19,7 @@
 // numbering rule and is the same whatever the tile size, device, threads and budget.
 // Plain formula (the tests' oracle): the above over in-memory arrays.
 // Passes over the label file: 1 sizes (saturated at N), 2 borders of small regions (pairs of
-// neighbouring rows) into an external sort of (a, b) keys (store/external_sorter.h), reduced to
+// neighbouring rows) into an external sort of (a, b) keys (io/store/external_sorter.h), reduced to
 // each small region's target, 3 the windows, relabelled.
 // Memory: 8 bytes per region (sizes / numbers and targets, in memory: "clump --min-size region
 // table"; an Error naming the regions when it does not fit), two rows of labels (8 W bytes), the
@@ -28,11 +28,11 @@
 #include <cstdint>
 #include <string>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "core/types.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/types.h"
 #include "engine/clump/phases.h"
-#include "store/posix_file.h"
+#include "io/store/posix_file.h"
 
 namespace terrazo {
 

@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "core/error.h"
-#include "core/timer.h"
-#include "core/worker_pool.h"
+#include "kernels/common/error.h"
+#include "kernels/common/timer.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/index/boundary_ring.h"
 #include "kernels/index/tile_boundary_matrix.h"

@@ -11,12 +11,12 @@
 #pragma once
 #include <cstdint>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "engine/tile_input.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/batch_solver.h"
 #include "kernels/common/edge_weight.h"
-#include "store/index_file.h"
+#include "io/store/index_file.h"
 
 namespace terrazo {
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <queue>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/index/boundary_ring.h"
 

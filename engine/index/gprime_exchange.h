@@ -24,7 +24,7 @@
 #include "kernels/common/edge_weight.h"
 #include "engine/index/lru_tile_cache.h"
 #include "kernels/index/boundary_ring.h"
-#include "store/index_file.h"
+#include "io/store/index_file.h"
 
 namespace terrazo {
 

@@ -10,8 +10,8 @@
 #include <queue>
 #include <thread>
 
-#include "core/error.h"
-#include "core/worker_pool.h"
+#include "kernels/common/error.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/index/boundary_ring.h"
 #include "kernels/index/min_plus_triangle.h"
 

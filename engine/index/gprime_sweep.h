@@ -26,7 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/progress.h"
+#include "kernels/common/progress.h"
 #include "engine/index/gprime_exchange.h"
 #include "engine/index/index_in_memory.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/index/boundary_ring.h"
 #include "kernels/sssp/block_sssp.h"
 

@@ -23,7 +23,7 @@
 
 #include "engine/index/gprime_exchange.h"
 #include "engine/index/lru_tile_cache.h"
-#include "engine/tile_input.h"
+#include "engine/tile_inputs/tile_input.h"
 #include "kernels/index/min_plus.h"
 
 namespace terrazo {

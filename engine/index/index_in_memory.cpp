@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/error.h"
-#include "core/worker_pool.h"
+#include "kernels/common/error.h"
+#include "kernels/common/worker_pool.h"
 
 namespace terrazo {
 

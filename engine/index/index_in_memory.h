@@ -1,6 +1,6 @@
 // engine/index/index_in_memory.h: an index held in memory in the file's compact form (per present tile
 // its record: B ring values, then the upper triangle of the boundary matrix in 4 or 8 bytes an entry;
-// store/index_file.h), for the CPU sweep of od-matrix (engine/index/gprime_sweep.h).
+// io/store/index_file.h), for the CPU sweep of od-matrix (engine/index/gprime_sweep.h).
 // Filled by the index build (it is an IndexRecordSink: od-matrix's transient index on the CPU, no file
 // written) or from an index file (every record read once, checksums checked).
 // Layout: the records back to back in the order they come (the build's Z-order, the file's order), in
@@ -14,9 +14,9 @@
 #include <memory>
 #include <vector>
 
-#include "core/memory_budget.h"
+#include "kernels/common/memory_budget.h"
 #include "kernels/index/boundary_ring.h"
-#include "store/index_file.h"
+#include "io/store/index_file.h"
 
 namespace terrazo {
 

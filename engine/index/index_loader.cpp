@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/index/boundary_ring.h"
 
 namespace terrazo {

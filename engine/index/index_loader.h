@@ -18,8 +18,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/types.h"
-#include "store/index_file.h"
+#include "kernels/common/types.h"
+#include "io/store/index_file.h"
 
 namespace terrazo {
 

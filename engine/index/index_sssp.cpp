@@ -6,7 +6,7 @@
 #include <limits>
 #include <map>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "engine/index/gprime_tiles.h"
 #include "kernels/index/boundary_ring.h"
 #include "kernels/sssp/block_sssp.h"
@@ -37,7 +37,7 @@ IndexSsspStats index_sssp(const TileInput& input, const IndexFile& index, const 
   const std::uint64_t entry_bytes = static_cast<std::uint64_t>(b) * b * 8 + b * 8 + 64;
   MemoryBudget::Reservation buffers = budget.reserve(halo * 16 + cells * 17 + tiles * (b * 16 + 64), "sssp --index labels and tile buffers");
   if (cache_bytes == 0) {
-    const std::uint64_t keep = (1ull << 20) + budget.cache_margin();  // core/memory_budget.h
+    const std::uint64_t keep = (1ull << 20) + budget.cache_margin();  // kernels/common/memory_budget.h
     cache_bytes = budget.available() > keep ? budget.available() - keep : 0;
   }
   cache_bytes = std::max(2 * entry_bytes, std::min(cache_bytes, tiles * entry_bytes + 2 * entry_bytes));

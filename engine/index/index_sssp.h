@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
 #include "engine/index/gprime_exchange.h"
 #include "engine/sssp/distance_store.h"
-#include "engine/tile_input.h"
+#include "engine/tile_inputs/tile_input.h"
 
 namespace terrazo {
 

@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/error.h"
-#include "core/timer.h"
+#include "kernels/common/error.h"
+#include "kernels/common/timer.h"
 #include "engine/index/build_index.h"
 #include "engine/index/gprime_exchange.h"
-#include "engine/index/gprime_rounds.h"
+#include "engine/index/gprime_round_loop.h"
 #include "engine/index/gprime_sweep.h"
 #include "engine/index/gprime_tiles.h"
 #include "kernels/index/boundary_ring.h"
@@ -283,7 +283,7 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
   IndexMatrixTilesCuda* gpu = nullptr;
   BlockSolveTiles* block = nullptr;
   std::unique_ptr<GPrimeRounds> resident;
-  const std::uint64_t keep = (1ull << 20) + budget.cache_margin();  // core/memory_budget.h
+  const std::uint64_t keep = (1ull << 20) + budget.cache_margin();  // kernels/common/memory_budget.h
   std::uint64_t cache_bytes = options.cache_bytes;
   if (cache_bytes == 0) cache_bytes = budget.available() > keep ? budget.available() - keep : 0;
   if (build_on_gpu && rounds) {

@@ -14,8 +14,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/error.h"
-#include "core/union_find.h"
+#include "kernels/common/error.h"
+#include "kernels/common/union_find.h"
 
 namespace terrazo {
 namespace {

@@ -53,8 +53,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/types.h"
-#include "store/tile_store.h"
+#include "kernels/common/types.h"
+#include "io/store/tile_store.h"
 #include "kernels/mst/block_reduce.h"
 #include "kernels/common/tile_geometry.h"
 

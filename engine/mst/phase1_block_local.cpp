@@ -5,7 +5,7 @@
 #include <deque>
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "engine/mst/merge_step.h"
 #include "engine/mst/summary_file.h"
 #include "kernels/mst/block_mst_solver.h"

@@ -13,12 +13,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "core/worker_pool.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/worker_pool.h"
 #include "engine/mst/phases.h"
-#include "engine/tile_input.h"
-#include "store/sequential_file.h"
+#include "engine/tile_inputs/tile_input.h"
+#include "io/store/sequential_file.h"
 
 namespace terrazo {
 

@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/bits.h"
-#include "core/error.h"
+#include "kernels/common/bits.h"
+#include "kernels/common/error.h"
 #include "engine/mst/summary_file.h"
 #include "kernels/mst/graph_msf.h"
 #include "kernels/mst/graph_msf_solver.h"

@@ -78,13 +78,13 @@
 #include <cstdint>
 #include <string>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "store/external_sorter.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "io/store/external_sorter.h"
 #include "engine/mst/merge_step.h"
-#include "store/sequential_file.h"
-#include "core/worker_pool.h"
-#include "store/tile_store.h"
+#include "io/store/sequential_file.h"
+#include "kernels/common/worker_pool.h"
+#include "io/store/tile_store.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/bits.h"
-#include "core/error.h"
+#include "kernels/common/bits.h"
+#include "kernels/common/error.h"
 #include "engine/mst/merge_step.h"
 #include "engine/mst/summary_file.h"
 

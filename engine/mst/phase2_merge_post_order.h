@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "core/worker_pool.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/common/edge_weight.h"
-#include "store/external_sorter.h"
-#include "store/tile_store.h"
+#include "io/store/external_sorter.h"
+#include "io/store/tile_store.h"
 
 namespace terrazo {
 

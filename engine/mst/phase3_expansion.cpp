@@ -9,13 +9,13 @@
 #include <thread>
 #include <vector>
 
-#include "core/bits.h"
-#include "core/error.h"
-#include "core/worker_pool.h"
+#include "kernels/common/bits.h"
+#include "kernels/common/error.h"
+#include "kernels/common/worker_pool.h"
 #include "engine/mst/merge_step.h"
 #include "engine/mst/summary_file.h"
-#include "store/atomic_output.h"
-#include "store/sequential_file.h"
+#include "io/store/atomic_output.h"
+#include "io/store/sequential_file.h"
 
 namespace terrazo {
 

@@ -3,17 +3,17 @@
 // "out" records of the merge (`records`, finished, sorted by expansion key: one tile's records are
 // contiguous); handed to `sink` (optional) exactly once per tile, and with options.edge_list the
 // binary edge list (a, b as u64 cell indices, weight u32; written to a partial file of its own,
-// renamed when complete: store/atomic_output.h). Progress: "mst: expansion", tiles done of order.size(). The proof that this is the
+// renamed when complete: io/store/atomic_output.h). Progress: "mst: expansion", tiles done of order.size(). The proof that this is the
 // MSF: engine/mst/merge_step.h.
 #pragma once
 #include <cstdint>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
 #include "engine/mst/phases.h"
-#include "engine/tile_input.h"
-#include "store/external_sorter.h"
+#include "engine/tile_inputs/tile_input.h"
+#include "io/store/external_sorter.h"
 
 namespace terrazo {
 

@@ -17,18 +17,18 @@
 #include <string>
 #include <vector>
 
-#include "core/bits.h"
-#include "core/error.h"
-#include "core/timer.h"
-#include "core/worker_pool.h"
+#include "kernels/common/bits.h"
+#include "kernels/common/error.h"
+#include "kernels/common/timer.h"
+#include "kernels/common/worker_pool.h"
 #include "engine/mst/merge_step.h"
 #include "engine/mst/phase1_block_local.h"
 #include "engine/mst/phase2_merge_levels.h"
 #include "engine/mst/phase2_merge_post_order.h"
 #include "engine/mst/phase3_expansion.h"
 #include "engine/mst/summary_file.h"
-#include "store/external_sorter.h"
-#include "store/sequential_file.h"
+#include "io/store/external_sorter.h"
+#include "io/store/sequential_file.h"
 
 namespace terrazo {
 

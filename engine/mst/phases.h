@@ -1,6 +1,6 @@
 // engine/mst/phases.h: phases 1-3 of the MST pipeline (block-local, merge, expansion) on any source
-// of tiles, without GDAL. api/mst.h wraps them with the import and the GeoTIFF output;
-// bench/gpu_checks/mst_gpu_check.cpp drives them directly on the GPU machine, where GDAL is not installed.
+// of tiles, without GDAL. engine/commands/mst.h wraps them with the import and the GeoTIFF output;
+// tools/bench/gpu_checks/mst_gpu_check.cpp drives them directly on the GPU machine, where GDAL is not installed.
 //
 // Source and design: docs/mst.md; the expansion argument: engine/mst/merge_step.h.
 //
@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
-#include "engine/tile_input.h"
-#include "store/tile_store.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "engine/tile_inputs/tile_input.h"
+#include "io/store/tile_store.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {

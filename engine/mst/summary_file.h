@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "engine/mst/merge_step.h"
-#include "store/sequential_file.h"
+#include "io/store/sequential_file.h"
 
 namespace terrazo {
 

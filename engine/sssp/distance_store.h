@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/types.h"
-#include "store/tile_store.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/types.h"
+#include "io/store/tile_store.h"
 
 namespace terrazo {
 

@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "core/error.h"
-#include "core/page_arena.h"
+#include "kernels/common/error.h"
+#include "kernels/common/page_arena.h"
 #include "engine/sssp/halo_values.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/knight.h"
@@ -25,7 +25,7 @@ constexpr std::uint32_t kHopsLimit = 0xC0000000u;
 
 }  // namespace
 
-// A tile's cells in a piece of the cache's arena (core/page_arena.h): never zero-filled, every
+// A tile's cells in a piece of the cache's arena (kernels/common/page_arena.h): never zero-filled, every
 // cell written by acquire() (values, labels) or by the solver (changed) before it is read.
 template <typename T>
 struct EntryCells {

@@ -40,13 +40,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/page_arena.h"
-#include "core/progress.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/page_arena.h"
+#include "kernels/common/progress.h"
 #include "engine/sssp/distance_store.h"
-#include "engine/tile_input.h"
-#include "store/tile_store.h"
-#include "core/worker_pool.h"
+#include "engine/tile_inputs/tile_input.h"
+#include "io/store/tile_store.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/sssp/block_sssp_solver.h"
 #include "kernels/common/edge_weight.h"
 
@@ -92,7 +92,7 @@ struct SsspExchangeStats {
 // The error of a solve whose edge weight overflowed (both exchanges).
 [[noreturn]] void throw_weight_overflow(const WeightParams& params);
 
-// What the pipeline (api/sssp.cpp) drives: this streamed exchange, or the resident one
+// What the pipeline (engine/commands/sssp.cpp) drives: this streamed exchange, or the resident one
 // (engine/sssp/resident_exchange.h). Both leave the exact labels in the DistanceStore.
 class SsspExchangeRun {
  public:
@@ -175,7 +175,7 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   std::unordered_map<std::uint64_t, std::unique_ptr<Entry>> cache_;
   std::list<std::uint64_t> lru_;  // front = most recently used
   std::vector<std::unique_ptr<Entry>> free_entries_;
-  std::unique_ptr<PageArena> arena_;  // the entries' arrays (core/page_arena.h), capacity_ pieces
+  std::unique_ptr<PageArena> arena_;  // the entries' arrays (kernels/common/page_arena.h), capacity_ pieces
   std::vector<LoadScratch> load_scratch_;  // one per thread; [0] also for write_back
   // Queue.
   std::vector<PathLength> queued_key_;  // kUnreached: not queued

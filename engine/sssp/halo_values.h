@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/tile_input.h"
+#include "engine/tile_inputs/tile_input.h"
 
 namespace terrazo {
 

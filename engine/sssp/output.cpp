@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/huge_buffer.h"
-#include "core/error.h"
-#include "core/worker_pool.h"
+#include "kernels/common/huge_buffer.h"
+#include "kernels/common/error.h"
+#include "kernels/common/worker_pool.h"
 #include "engine/sssp/halo_values.h"
 #include "kernels/sssp/backlink.h"
 
@@ -67,7 +67,7 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   WorkerPool pool(std::min(threads, slots));
 
   std::vector<OutputSlot> slot(slots);
-  // The slots' labels, one buffer of each kind for all slots (core/huge_buffer.h: a few tiles of
+  // The slots' labels, one buffer of each kind for all slots (kernels/common/huge_buffer.h: a few tiles of
   // 256^2 distances share huge pages instead of faulting 4 KiB pages each).
   HugeBuffer<PathLength> slot_dist(slots * cells);
   HugeBuffer<std::uint32_t> slot_source(labelled ? slots * cells : 0), slot_hops(labelled ? slots * cells : 0);

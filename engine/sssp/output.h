@@ -2,7 +2,7 @@
 //
 // For every tile of the grid, row-major in tile order, reads the tile's final labels from the
 // DistanceStore (after SsspExchange::flush) or the resident exchange's device and hands them to a sink: the GeoTIFF writers in the
-// pipeline (api/sssp.cpp), memory in tests. With backlinks, the tile's values and ring
+// pipeline (engine/commands/sssp.cpp), memory in tests. With backlinks, the tile's values and ring
 // are loaded too and kernels/sssp/backlink.h computes the directions from the FINAL labels.
 // Tiles no source reached are delivered as all-unreached without any read. With release_tiles, each
 // tile's slot is released from the store (DistanceStore::release) once the sink has taken it, so
@@ -15,8 +15,8 @@
 #pragma once
 #include <cstdint>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
 #include "engine/sssp/distance_store.h"
 #include "engine/sssp/exchange.h"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 
 namespace terrazo {
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/sssp/backlink.h"
 
 namespace terrazo {

@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/progress.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
 #include "engine/sssp/output.h"
-#include "store/posix_file.h"
-#include "store/tile_store.h"
+#include "io/store/posix_file.h"
+#include "io/store/tile_store.h"
 
 namespace terrazo {
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 
 namespace terrazo {
 namespace {

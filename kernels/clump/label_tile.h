@@ -23,8 +23,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/types.h"
-#include "core/union_find.h"
+#include "kernels/common/types.h"
+#include "kernels/common/union_find.h"
 #include "kernels/common/edge_weight.h"  // TERRAZO_HD: ring_cell and the summary layout serve the CUDA twin too
 
 namespace terrazo {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 
 namespace terrazo {
 namespace {

@@ -3,7 +3,7 @@
 #if !defined(TERRAZO_WITH_CUDA)
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/clump/label_tile_solver.h"
 
 namespace terrazo {

@@ -6,8 +6,8 @@
 #include <mutex>
 #include <vector>
 
-#include "core/error.h"
-#include "core/union_find.h"
+#include "kernels/common/error.h"
+#include "kernels/common/union_find.h"
 #include "kernels/clump/label_tile.h"
 
 namespace terrazo {

@@ -26,9 +26,9 @@
 #include <functional>
 #include <memory>
 
-#include "core/memory_budget.h"
-#include "core/types.h"
-#include "core/worker_pool.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/types.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/common/batch_solver.h"
 #include "kernels/clump/clump_key_code.h"
 #include "kernels/common/block_batch.h"

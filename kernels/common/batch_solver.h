@@ -8,7 +8,7 @@
 // oldest submitted batch, finished, in submission order; its results stay valid until the slot is
 // submitted again (the next-but-one submit on the GPU, the next one on the CPU).
 //   Device::Cpu   slots() == 1: submit() solves at once with the CPU twin on the WorkerPool
-//                 (core/worker_pool.h), one pool iteration per item or per run of items, the
+//                 (kernels/common/worker_pool.h), one pool iteration per item or per run of items, the
 //                 filling of an item in the same iteration as its solve, so one thread's reads
 //                 overlap the others' solves; wait() returns the results.
 //   Device::Cuda  slots() == 2: the streamed Cuda*BatchSolver (kernels/mst/block_mst_batch.h,

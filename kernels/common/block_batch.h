@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/common/tile_geometry.h"
 
 namespace terrazo {

@@ -3,7 +3,7 @@
 #if !defined(TERRAZO_WITH_CUDA)
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/mst/block_mst.h"
 #include "kernels/mst/block_mst_batch.h"
 #include "kernels/mst/block_reduce.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <utility>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 
 namespace terrazo::cuda {
 

@@ -23,7 +23,7 @@
 //              weights terrazo always had)
 //   map      : |dx| east-west, |dy| north-south, sqrt(dx^2 + dy^2) diagonal (geotransform resolution)
 //   geodesic : a per-row table: the ellipsoidal geodesic between the two cell centres of each step
-//              kind, computed once per row (pair) on the host (api/step_lengths.h)
+//              kind, computed once per row (pair) on the host (engine/cost_models/step_lengths.h)
 // The length of a step depends only on the step's rows, never on its direction of travel, so
 // w(u, v) = w(v, u) in every symmetric model (all but walk and tobler).
 //
@@ -36,7 +36,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/types.h"
+#include "kernels/common/types.h"
 
 #if defined(__CUDACC__)
 #define TERRAZO_HD __host__ __device__ __forceinline__
@@ -52,7 +52,7 @@ constexpr double kSqrt2 = 1.41421356237309514547462185873883;
 // The length of each step kind. Uniform (rows == nullptr): ew, ns, diag for every row. Geodesic:
 // rows[3 y + 0] is the east-west step on row y, rows[3 y + 1] the north-south step between rows y
 // and y + 1, rows[3 y + 2] the diagonal step between rows y and y + 1 (row_count rows; the last
-// row's pair entries are never used). The table is owned by the caller (api/step_lengths.h on the
+// row's pair entries are never used). The table is owned by the caller (engine/cost_models/step_lengths.h on the
 // host; the CUDA solvers copy it to the device and point `rows` there). row0 is the global row of
 // the caller's local row 0 (a tile window's halo row), set per tile; local rows are relative to it.
 struct StepLengths {

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/index/gprime_rounds.h"
 

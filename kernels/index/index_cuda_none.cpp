@@ -3,7 +3,7 @@
 #if !defined(TERRAZO_WITH_CUDA)
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/index/gprime_rounds.h"
 #include "kernels/index/min_plus.h"
 #include "kernels/index/tile_boundary_matrix.h"

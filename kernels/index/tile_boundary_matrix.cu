@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/index/boundary_merge.h"
 #include "kernels/index/index_launch.cuh"

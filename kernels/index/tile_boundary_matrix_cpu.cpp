@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/index/blocked_floyd_warshall.h"
 #include "kernels/index/boundary_merge.h"
 #include "kernels/index/tile_boundary_matrix.h"

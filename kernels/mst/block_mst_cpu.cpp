@@ -17,15 +17,15 @@
 #include <cstring>
 #include <vector>
 
-#include "core/huge_buffer.h"
-#include "core/union_find.h"
+#include "kernels/common/huge_buffer.h"
+#include "kernels/common/union_find.h"
 #include "kernels/mst/block_mst.h"
 
 namespace terrazo {
 namespace {
 
 // Written before read: keys by the emission, sorted by the radix passes, parent and size by the
-// union-find's initialisation (core/huge_buffer.h: huge pages, no zero-fill).
+// union-find's initialisation (kernels/common/huge_buffer.h: huge pages, no zero-fill).
 struct KruskalScratch {
   HugeBuffer<std::uint64_t> keys, sorted;
   HugeBuffer<std::uint32_t> parent, size;

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <deque>
 
-#include "core/error.h"
-#include "core/huge_buffer.h"
+#include "kernels/common/error.h"
+#include "kernels/common/huge_buffer.h"
 #include "kernels/mst/block_mst_batch.h"
 #include "kernels/mst/block_mst.h"
 

@@ -22,8 +22,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/worker_pool.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/common/batch_solver.h"
 #include "kernels/common/edge_weight.h"
 #include "kernels/mst/block_reduce.h"

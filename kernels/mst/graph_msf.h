@@ -35,7 +35,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/types.h"
+#include "kernels/common/types.h"
 
 namespace terrazo {
 

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/union_find.h"
+#include "kernels/common/error.h"
+#include "kernels/common/union_find.h"
 #include "kernels/mst/graph_msf.h"
 
 namespace terrazo {

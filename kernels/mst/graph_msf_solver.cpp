@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 
 namespace terrazo {
 namespace {

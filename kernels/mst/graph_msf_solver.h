@@ -15,8 +15,8 @@
 #include <functional>
 #include <memory>
 
-#include "core/memory_budget.h"
-#include "core/worker_pool.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/common/batch_solver.h"
 #include "kernels/mst/graph_msf.h"
 

@@ -24,7 +24,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp_launch.cuh"

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/sssp/block_bfs.h"
 
 namespace terrazo {

@@ -102,7 +102,7 @@ bool bucket_shape_of(double lo, double hi, std::uint64_t* delta, std::uint64_t* 
 // (edge_weight.h's walk_step_cost):
 //   walk  : L (m + lambda f_min) <= w <= R max(b, |c|, |d|) + L_max (a + lambda f_max), m = min(a, a + c sf)
 //           (uphill a L + b dh >= a L; moderate downhill, sf <= dh / L < 0: L (a + c dh / L) >= L m;
-//           steep downhill, dh / L < sf: a L + d dh >= a L, as d <= 0; api/walk_weights.h refuses
+//           steep downhill, dh / L < sf: a L + d dh >= a L, as d <= 0; engine/cost_models/walk_weights.h refuses
 //           coefficients that make m negative)
 //   tobler: 0.6 L + lambda f_min L <= w <= 0.6 L_max exp(3.5 (R / L_min + 0.05)) + lambda f_max L_max
 // times the scale. The lower bound is lowered by a margin far above the rounding of the weights'

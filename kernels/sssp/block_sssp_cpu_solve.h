@@ -195,7 +195,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
       // weight. Its edge was or will be weighed from its other end (weights are symmetric), so
       // an overflowing weight is still reported. (Directed models: the edge u -> v cannot be on a
       // shortest path then, so skipping it leaves the labels exact; their scale is chosen from
-      // every in-tile edge's weight up front, api/walk_input.h.)
+      // every in-tile edge's weight up front, engine/tile_inputs/walk_input.h.)
       if (kLabelled ? dist[v] < du : dist[v] <= du) continue;
       if (interior[v]) relax(u, value, v, k * kStep, urow);
     }

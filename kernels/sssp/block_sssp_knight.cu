@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/block_sssp_launch.cuh"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/sssp/block_sssp_batch.h"
 #include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"

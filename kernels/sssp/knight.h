@@ -12,7 +12,7 @@
 //   friction : llround(((c(u) + c(v)) + (c(a) + c(b))) * 0.25 * L * scale)      GRASS r.cost -k
 //   geometric: llround(L * scale)       unit: llround(scale)
 // with L = sqrt((dx ew)^2 + (dy ns)^2) (cells: sqrt 5). Other models are refused with 16 neighbours
-// (api/sssp.cpp), as is --distance geodesic.
+// (engine/commands/sssp.cpp), as is --distance geodesic.
 // The halo of a tile window is two cells wide with 16 neighbours (halo_width), one cell otherwise.
 #pragma once
 #include <cmath>
@@ -22,7 +22,7 @@
 
 namespace terrazo {
 
-// Connectivity::Sixteen (core/types.h) is sssp's only: the other commands refuse it when parsing.
+// Connectivity::Sixteen (kernels/common/types.h) is sssp's only: the other commands refuse it when parsing.
 // step_used covers all 16 directions; direction_used (kernels/common/tile_geometry.h) the first 8.
 
 constexpr int kStepDx[16] = {1, 1, 0, -1, -1, -1, 0, 1, 2, 1, -1, -2, -2, -1, 1, 2};

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/sssp/block_sssp_launch.cuh"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/cuda_support.cuh"

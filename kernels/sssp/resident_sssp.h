@@ -39,7 +39,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/worker_pool.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/common/batch_solver.h"
 #include "kernels/common/edge_weight.h"
 #include "kernels/common/tile_geometry.h"

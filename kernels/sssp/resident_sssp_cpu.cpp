@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/resident_sssp.h"

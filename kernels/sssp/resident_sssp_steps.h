@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/types.h"
+#include "kernels/common/types.h"
 #include "kernels/common/edge_weight.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/knight.h"
@@ -36,7 +36,7 @@ inline ResidentEdges resident_edges(const WeightParams& params, Connectivity con
   e.params = params;
   e.connectivity = connectivity;
   e.max_cost = max_cost;
-  if (connectivity == Connectivity::Sixteen) {  // uniform step lengths (api/sssp.cpp refuses a table)
+  if (connectivity == Connectivity::Sixteen) {  // uniform step lengths (engine/commands/sssp.cpp refuses a table)
     e.knight_h = knight_length(params.steps, 8);
     e.knight_v = knight_length(params.steps, 9);
   }

@@ -1,10 +1,10 @@
-// tests/fuzz/fuzz_ascii_grid.cpp: the ESRI ASCII grid reader (gdal/ascii_grid.h), plain and gzip.
+// tests/fuzz/fuzz_ascii_grid.cpp: the ESRI ASCII grid reader (io/gdal/ascii_grid.h), plain and gzip.
 // The first byte picks the form: 0 plain text; 1 the text gzip-compressed (the parser behind the
 // decompressor); 2 the bytes as they are in a .asc.gz (damaged gzip streams). Then every window of
 // up to 1 M cells is read, 64 rows at a time.
 #include <zlib.h>
 
-#include "gdal/ascii_grid.h"
+#include "io/gdal/ascii_grid.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

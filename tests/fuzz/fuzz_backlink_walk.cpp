@@ -1,8 +1,8 @@
-// tests/fuzz/fuzz_backlink_walk.cpp: the backlink walker (api/path.cpp run_path) on any backlink
+// tests/fuzz/fuzz_backlink_walk.cpp: the backlink walker (engine/commands/path.cpp run_path) on any backlink
 // raster: bytes 0-1 the size (1..32 x 1..32), 2-3 the destination, the rest the cells (Byte, 255
 // nodata; missing cells 255), one cost raster of zeros; with a mask every other input.
-#include "api/path.h"
-#include "gdal/gdal_raster.h"
+#include "engine/commands/path.h"
+#include "io/gdal/gdal_raster.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

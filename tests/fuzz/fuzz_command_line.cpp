@@ -1,16 +1,16 @@
-// tests/fuzz/fuzz_command_line.cpp: the option parsers (api/<cmd>_command.cpp parse_*_options) on
+// tests/fuzz/fuzz_command_line.cpp: the option parsers (engine/commands/<cmd>_command.cpp parse_*_options) on
 // any argument lists: the first byte picks the command, the rest is split into arguments at NUL
 // and newline bytes. Parsers read no file (--tmpdir checks that a directory exists).
-#include "api/export_command.h"
-#include "api/gen_command.h"
-#include "api/index_command.h"
-#include "api/import_command.h"
-#include "api/info_command.h"
-#include "api/mst_command.h"
-#include "api/network_command.h"
-#include "api/od_matrix_command.h"
-#include "api/path_command.h"
-#include "api/sssp_command.h"
+#include "engine/commands/export_command.h"
+#include "engine/commands/gen_command.h"
+#include "engine/commands/index_command.h"
+#include "engine/commands/import_command.h"
+#include "engine/commands/info_command.h"
+#include "engine/commands/mst_command.h"
+#include "engine/commands/network_command.h"
+#include "engine/commands/od_matrix_command.h"
+#include "engine/commands/path_command.h"
+#include "engine/commands/sssp_command.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,11 +1,11 @@
-// tests/fuzz/fuzz_geotiff_import.cpp: the GeoTIFF import path (api/raster_io.h run_import, through
+// tests/fuzz/fuzz_geotiff_import.cpp: the GeoTIFF import path (engine/raster_inputs/raster_io.h run_import, through
 // RasterReader and GDAL's GTiff driver) on any bytes, given to GDAL as /vsimem/input.tif, imported
 // into a tile store of tile 16 under a 64 MiB budget; rasters over 4 M cells are only opened.
 #include <cpl_vsi.h>
 
-#include "api/raster_io.h"
-#include "gdal/gdal_raster.h"
-#include "gdal/gdal_session.h"
+#include "engine/raster_inputs/raster_io.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/gdal/gdal_session.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

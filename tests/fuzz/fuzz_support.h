@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "store/run_directory.h"
+#include "kernels/common/error.h"
+#include "io/store/run_directory.h"
 
 namespace terrazo::fuzz {
 

@@ -1,6 +1,6 @@
-// tests/fuzz/fuzz_tzs_reader.cpp: the .tzs reader (store/tile_store.h) on any bytes: open, then
+// tests/fuzz/fuzz_tzs_reader.cpp: the .tzs reader (io/store/tile_store.h) on any bytes: open, then
 // read up to 64 tiles (every stored one on small grids), under a 64 MiB budget for the index.
-#include "store/tile_store.h"
+#include "io/store/tile_store.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

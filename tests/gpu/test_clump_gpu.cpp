@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/union_find.h"
-#include "core/worker_pool.h"
+#include "kernels/common/error.h"
+#include "kernels/common/union_find.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/clump/clump_key_code.h"
 #include "kernels/clump/label_tile.h"
 #include "kernels/clump/label_tile_solver.h"

@@ -6,7 +6,7 @@
 // sources (several of the solve's groups of 8 and of the push's runs of 16), max_cost, rings wider
 // than a solve block (276 cells), and labels near 2^62, where the solve leaves its fast path (plain
 // 64-bit sums, for due labels below 2^62 - 2^56) for kUnreached-absorbing sums part way through. The od-matrix end to end (index, GPU rounds =
-// CPU queue) is in bench/gpu_checks/od_matrix_gpu_check.cpp. Skips without a GPU.
+// CPU queue) is in tools/bench/gpu_checks/od_matrix_gpu_check.cpp. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>

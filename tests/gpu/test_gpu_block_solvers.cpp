@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "tests/support/gpu_test_support.h"
 #include "kernels/mst/block_mst_batch.h"
 #include "kernels/sssp/block_sssp_batch.h"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "tests/support/gpu_test_support.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/mst/graph_msf.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
+#include "kernels/common/error.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/index/gprime_rounds.h"
 #include "kernels/index/min_plus.h"

@@ -12,8 +12,8 @@
 #include <random>
 #include <vector>
 
-#include "core/memory_budget.h"
-#include "core/worker_pool.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/block_sssp_solver.h"

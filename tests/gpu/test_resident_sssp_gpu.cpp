@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/worker_pool.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/resident_sssp.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/worker_pool.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/block_sssp_batch.h"

@@ -1,7 +1,7 @@
 // tests/support/clump_reference.h: the in-memory oracles of `terrazo clump` (tests and the GPU check
 // only): the regions, their statistics (--stats) and the sieve (--min-size), each by its plain
 // formula over the whole raster (docs/clump.md). Used by tests/test_clump.cpp,
-// tests/test_clump_sieve.cpp and bench/gpu_checks/clump_gpu_check.cpp.
+// tests/test_clump_sieve.cpp and tools/bench/gpu_checks/clump_gpu_check.cpp.
 #pragma once
 #include <cstdint>
 #include <limits>

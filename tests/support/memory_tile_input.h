@@ -1,5 +1,5 @@
 // tests/support/memory_tile_input.h: a raster held in a vector (row-major, NaN = nodata) seen as the
-// pipelines' TileInput (engine/tile_input.h), cut into t x t tiles whose cells past the raster's
+// pipelines' TileInput (engine/tile_inputs/tile_input.h), cut into t x t tiles whose cells past the raster's
 // edge read as NaN. For the tests and the GPU checks: header only and GDAL-free.
 //
 // Given the vector as an lvalue, the input reads it where it is (the caller keeps it alive); given
@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/tile_input.h"
-#include "store/raster_info.h"
+#include "engine/tile_inputs/tile_input.h"
+#include "io/store/raster_info.h"
 
 namespace terrazo {
 

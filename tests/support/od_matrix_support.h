@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "api/generate_terrain.h"
-#include "api/index.h"
+#include "engine/commands/generate_terrain.h"
+#include "engine/commands/index.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 

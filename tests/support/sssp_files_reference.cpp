@@ -2,7 +2,7 @@
 // (GDAL-backed), kept apart so the Dijkstra oracle itself builds without GDAL (GPU machine checks).
 #include <cmath>
 
-#include "gdal/gdal_raster.h"
+#include "io/gdal/gdal_raster.h"
 #include "tests/support/sssp_reference.h"
 
 namespace terrazo::testing {

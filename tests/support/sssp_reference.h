@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/types.h"
-#include "store/raster_info.h"
+#include "kernels/common/types.h"
+#include "io/store/raster_info.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo::testing {

@@ -14,8 +14,8 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "store/atomic_output.h"
-#include "store/tile_store.h"
+#include "io/store/atomic_output.h"
+#include "io/store/tile_store.h"
 
 extern char** environ;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "store/run_directory.h"
+#include "io/store/run_directory.h"
 
 namespace terrazo::testing {
 
@@ -14,7 +14,7 @@ namespace terrazo::testing {
 // engine's own scratch-directory class, so tests exercise the same clean-up the runs rely on.
 using TempDir = RunDirectory;
 
-// The partial files of output `path` that exist now (store/atomic_output.h names them
+// The partial files of output `path` that exist now (io/store/atomic_output.h names them
 // `path.partial-<pid>-<hex>`), sidecars such as `.aux.xml` included.
 std::vector<std::string> partial_files_of(const std::string& path);
 

@@ -1,0 +1,223 @@
+// engine/commands/clump_command.cpp: parse_clump_options, clump_usage, run_clump_command (engine/commands/clump_command.h).
+#include "engine/commands/clump_command.h"
+
+#include <cstdio>
+
+#include "engine/commands/output_options.h"
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo clump [options] INPUT LABELS.tif\n"
+    "\n"
+    "Connected regions of INPUT's grid graph, out of core (as GRASS r.clump): neighbouring cells with\n"
+    "equal keys form one region. Regions are numbered 1..K in row-major order of their first cell, the\n"
+    "same numbers whatever --tile, --threads and --memory; 0 is nodata.\n"
+    "\n"
+    "INPUT       any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
+    "LABELS.tif  UInt32 GeoTIFF georeferenced like INPUT, nodata 0 (nodata cells, cells outside the\n"
+    "            range); more than 2^32 - 2 regions is an error (exit 1)\n"
+    "\n"
+    "Options:\n"
+    "  --by value|valid|range:LO,HI  what joins neighbours (default value for integer rasters; a\n"
+    "                        floating-point raster needs --by):\n"
+    "                        value        equal values (exact ==, so -0 = +0 on floats)\n"
+    "                        valid        any two valid cells\n"
+    "                        range:LO,HI  any two cells with LO <= value <= HI; others are nodata\n"
+    "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --min-size N          regions of fewer than N cells (N >= 1) are merged into the neighbour larger\n"
+    "                        than them with which they share the longest border (neighbouring cell pairs;\n"
+    "                        ties: the smallest label), as GDAL's sieve but by border; those with no larger\n"
+    "                        neighbour stay; then the regions are numbered again 1..K' (docs/clump.md\n"
+    "                        \"Small regions\"); not with --stats\n"
+    "  --min-size-action merge|nodata  merge (default) or make the small regions nodata\n"
+    "  --stats OUT.csv       also write one line per region, in label order: label, cells, area (map\n"
+    "                        units^2), value (--by value), col_min, row_min, col_max, row_max (cells,\n"
+    "                        inclusive), x_min, y_min, x_max, y_max (map coordinates of the cell edges)\n"
+    "  --co KEY=VALUE        GTiff creation option of LABELS.tif over terrazo's defaults (repeatable, as\n"
+    "                        GDAL's -co), e.g. COMPRESS=DEFLATE; defaults: tiled, COMPRESS=ZSTD,\n"
+    "                        ZSTD_LEVEL=1, PREDICTOR=1 (none), BIGTIFF=IF_SAFER, compression on\n"
+    "                        --threads threads\n"
+    "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
+    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
+    "  --threads N           CPU threads (default: all cores)\n"
+    "  --device auto|cpu|cuda  where the per-tile labelling runs (default auto: the GPU when there is\n"
+    "                        one); the labels are the same bits on either\n"
+    "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
+    "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
+    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto: the first\n"
+    "                        that applies): memory reads it once into tiles in memory (when they take at\n"
+    "                        most a quarter of --memory), direct reads a tiled GeoTIFF whose blocks tile\n"
+    "                        the tiles in place, import converts it to a tile store in --tmpdir first\n"
+    "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
+    "  --json                print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet           no progress on stderr\n"
+    "\n"
+    "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
+    "external_merge (true: the border regions did not fit --memory and were merged on disk),\n"
+    "by, range, connectivity, tile, device, stats, min_size {min_size, action, regions_before, small_regions,\n"
+    "merged, isolated} (with --min-size), phases {import, tile_labels, merge, relabel, stats, sieve, and\n"
+    "the splits: tile_labels_solve, tile_labels_borders, tile_labels_table (solver, border records,\n"
+    "table); relabel_solve, relabel_number, relabel_write (solver wait, numbering, writer); device_setup\n"
+    "(device probe, solver buffers), device_busy (GPU copies and kernels, overlapped), finish (writer\n"
+    "drain)}, seconds,\n"
+    "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written.\n"
+    "\n"
+    "Example:\n"
+    "  terrazo clump --json landcover.tif regions.tif\n"
+    "  terrazo clump --by range:1000,1500 --connectivity 4 dem.tif bands.tif\n";
+
+}  // namespace
+
+const char* clump_usage() { return kUsage; }
+
+void parse_clump_by(const std::string& text, ClumpOptions* options) {
+  options->by_given = true;
+  if (text == "value") {
+    options->by = ClumpBy::Value;
+  } else if (text == "valid") {
+    options->by = ClumpBy::Valid;
+  } else if (text.rfind("range:", 0) == 0) {
+    const std::string body = text.substr(6);
+    const auto comma = body.find(',');
+    if (comma == std::string::npos || body.find(',', comma + 1) != std::string::npos)
+      throw UsageError("invalid --by '" + text + "': expected range:LO,HI, e.g. range:100,250");
+    options->by = ClumpBy::Range;
+    options->range_lo = parse_finite_double("--by", body.substr(0, comma));
+    options->range_hi = parse_finite_double("--by", body.substr(comma + 1));
+    if (!(options->range_lo <= options->range_hi))
+      throw UsageError("invalid --by '" + text + "': LO is above HI");
+  } else {
+    throw UsageError("invalid --by '" + text + "': expected value, valid or range:LO,HI");
+  }
+}
+
+ClumpCommandOptions parse_clump_options(const std::vector<std::string>& arguments) {
+  ArgParser args("clump", arguments);
+  ClumpCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
+  const std::optional<std::string> input_mode = args.value("--input-mode");
+  const CommonOptions& common = parsed.common;
+  ClumpOptions& options = parsed.clump;
+  if (auto by = args.value("--by")) parse_clump_by(*by, &options);
+  if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
+  if (auto min_size = args.int_value("--min-size")) {
+    if (*min_size < 1) throw UsageError("invalid --min-size " + std::to_string(*min_size) + ": expected a cell count of at least 1");
+    options.min_size_given = true;
+    options.min_size = static_cast<std::uint64_t>(*min_size);
+  }
+  if (auto action = args.value("--min-size-action")) {
+    if (*action == "merge") options.min_size_action = ClumpSmallAction::Merge;
+    else if (*action == "nodata") options.min_size_action = ClumpSmallAction::Nodata;
+    else throw UsageError("invalid --min-size-action '" + *action + "': expected merge or nodata");
+    if (!options.min_size_given) throw UsageError("--min-size-action needs --min-size N");
+  }
+  if (auto stats = args.value("--stats")) {
+    if (stats->empty()) throw UsageError("--stats needs a file name (OUT.csv)");
+    options.stats = *stats;
+  }
+  options.geotiff = parse_geotiff_options(args, common);
+  const std::vector<std::string> files = args.positionals(2, 2, "INPUT LABELS.tif");
+  options.input = files[0];
+  options.band = band;
+  options.output = files[1];
+  options.tile = common.tile;
+  if (input_mode) options.input_mode = parse_input_mode(*input_mode);
+  options.threads = common.threads;
+  options.device = common.device;
+  options.gpu_memory_bytes = common.gpu_memory_bytes;
+  options.tmpdir = common.tmpdir;
+  return parsed;
+}
+
+ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progress& progress) {
+  const ClumpOptions& o = options.clump;
+  check_input_file(o.input);
+  check_output_file(o.output, {o.input});
+  if (!o.stats.empty()) check_output_file(o.stats, {o.input, o.output});
+  MemoryBudget budget(options.common.memory_bytes);
+  ClumpCommandResult r;
+  r.options = options;
+  r.result = run_clump(o, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string ClumpCommandResult::summary() const {
+  const ClumpResult& c = result;
+  return format_line("clump: %llu regions over %llu cells (largest %llu cells); %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(c.regions), static_cast<unsigned long long>(c.cells_labelled),
+                     static_cast<unsigned long long>(c.largest_region), c.seconds.total,
+                     MemoryBudget::format_size(c.peak_rss_bytes).c_str());
+}
+
+std::string ClumpCommandResult::to_json() const {
+  const ClumpResult& r = result;
+  const ClumpOptions& o = options.clump;
+  JsonObject phases;
+  phases.add("import", r.seconds.import)
+      .add("tile_labels", r.seconds.tile_labels)
+      .add("tile_labels_solve", r.seconds.tile_labels_solve)
+      .add("tile_labels_borders", r.seconds.tile_labels_borders)
+      .add("tile_labels_table", r.seconds.tile_labels_table)
+      .add("merge", r.seconds.merge)
+      .add("relabel", r.seconds.relabel)
+      .add("relabel_solve", r.seconds.relabel_solve)
+      .add("relabel_number", r.seconds.relabel_number)
+      .add("relabel_write", r.seconds.relabel_write)
+      .add("device_setup", r.seconds.device_setup)
+      .add("device_busy", r.seconds.device_busy)
+      .add("finish", r.seconds.finish)
+      .add("stats", r.seconds.stats)
+      .add("sieve", r.seconds.sieve);
+  JsonObject summary;
+  summary.add("command", "clump")
+      .add("input", o.input)
+      .add("output", o.output)
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("tile", r.tile)
+      .add("input_read", r.input_read)
+      .add("device", r.device)
+      .add("stats", o.stats)
+      .add("by", to_string(r.by));
+  if (r.by == ClumpBy::Range) {
+    JsonObject range;
+    range.add("lo", o.range_lo).add("hi", o.range_hi);
+    summary.add("range", range);
+  }
+  summary.add("connectivity", static_cast<int>(o.connectivity))
+      .add("regions", r.regions)
+      .add("cells_labelled", r.cells_labelled)
+      .add("largest_region", r.largest_region)
+      .add("border_regions", r.border_regions)
+      .add("merged_border_regions", r.merged_border_regions)
+      .add("external_merge", r.external_merge);
+  if (o.min_size > 0) {
+    JsonObject sieve;
+    sieve.add("min_size", o.min_size)
+        .add("action", to_string(o.min_size_action))
+        .add("regions_before", r.regions_before_sieve)
+        .add("small_regions", r.small_regions)
+        .add("merged", r.small_merged)
+        .add("isolated", r.small_isolated);
+    summary.add("min_size", sieve);
+  }
+  summary
+      .add("phases", phases)
+      .add("seconds", r.seconds.total)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
+      .add("peak_rss_bytes", r.peak_rss_bytes)
+      .add("bytes_read", r.bytes_read)
+      .add("bytes_written", r.bytes_written);
+  return summary.str();
+}
+
+}  // namespace terrazo

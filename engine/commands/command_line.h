@@ -1,0 +1,68 @@
+// engine/commands/command_line.h: the option parser of the terrazo program, also used by the tests.
+//
+// GDAL-style flags: `--name value`, `--name=value`, boolean `--name`, repeatable flags, positional
+// INPUT OUTPUT last. Parse, then validate in one place: every message names the flag and the bad
+// value and throws UsageError (exit 2).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/common/types.h"
+
+namespace terrazo {
+
+class ArgParser {
+ public:
+  ArgParser(std::string command, std::vector<std::string> args);
+  // Each accessor consumes its flag; all values of a flag given twice are returned by values().
+  bool flag(const std::string& name);                                 // --json
+  std::optional<std::string> value(const std::string& name);          // --memory 1G | --memory=1G (last wins)
+  std::vector<std::string> values(const std::string& name);           // --source 1,2 --source 3,4
+  // Parsed values; throw UsageError naming the flag on a malformed value.
+  std::optional<std::uint64_t> size_value(const std::string& name);   // 512M, 2G
+  std::optional<double> double_value(const std::string& name);
+  std::optional<std::int64_t> int_value(const std::string& name);
+  // Remaining arguments after all flags were consumed: any leftover --flag is "unknown flag";
+  // fewer than `min` or more than `max` positionals is an error naming `what` ("INPUT OUTPUT").
+  std::vector<std::string> positionals(std::size_t min, std::size_t max, const std::string& what);
+  bool help_requested() const;  // -h / --help anywhere
+  const std::string& command() const { return command_; }
+
+ private:
+  std::string command_;
+  std::vector<std::string> args_;
+  std::vector<bool> used_;
+};
+
+// Flags every heavy subcommand takes (README.md "Commands").
+struct CommonOptions {
+  std::uint64_t memory_bytes = 1ull << 30;       // --memory (default 1G)
+  std::uint64_t gpu_memory_bytes = 0;            // --gpu-memory (0: a share of the device's memory)
+  std::string device = "auto";                   // --device auto|cpu|cuda
+  unsigned threads = 0;                          // --threads (0: all cores)
+  std::uint32_t tile = 0;                        // --tile (0: engine default), power of two 16..4096
+  std::string tmpdir;                            // --tmpdir (default $TMPDIR or /tmp)
+  bool json = false;                             // --json
+  bool quiet = false;                            // -q / --quiet
+};
+CommonOptions parse_common_options(ArgParser& args);
+
+// --band N of the commands that read a GDAL raster (import, export, info, mst, sssp, clump): 0 when
+// not given (a raster of several bands is then refused: RasterReader::open), else 1..65535.
+// `flag`: another flag of the same form, e.g. sssp's --barrier-band.
+std::uint32_t parse_band_option(ArgParser& args, const std::string& flag = "--band");
+
+// `text`, the value of `flag`, as a finite double; UsageError echoing the text as typed otherwise
+// (a value beyond the double range, e.g. 1e400, is not finite; 1e308 is).
+double parse_finite_double(const std::string& flag, const std::string& text);
+
+// printf into a string, for the commands' summary lines (at most 1023 characters).
+std::string format_line(const char* f, ...) __attribute__((format(printf, 1, 2)));
+
+WeightModel parse_weight_model(const std::string& text);    // max|absdiff|friction|unit|geometric, UsageError otherwise
+Connectivity parse_connectivity(const std::string& text);   // 4|8
+
+}  // namespace terrazo

@@ -1,0 +1,119 @@
+// engine/commands/corridor_command.cpp: parse_corridor_options, corridor_usage, run_corridor_command
+// (engine/commands/corridor_command.h).
+#include "engine/commands/corridor_command.h"
+
+#include "engine/commands/output_options.h"
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo corridor [--threshold C | --percent P] [options] A.tif B.tif CORRIDOR.tif\n"
+    "\n"
+    "The least-cost corridor between two sources: the sum of their two cost surfaces (two runs of\n"
+    "`terrazo sssp` over the same friction, one from each source). A cell's sum is the cost of the\n"
+    "cheapest path from source A to source B through that cell; the least-cost path is where the sum\n"
+    "is smallest, and thresholding the sum keeps the cells of near-optimal routes (ArcGIS's Corridor;\n"
+    "docs/corridor.md). Streamed strip by strip: rasters of any size under --memory.\n"
+    "\n"
+    "A.tif, B.tif   cost surfaces of the same grid (width, height, geotransform), nodata where unreached\n"
+    "CORRIDOR.tif   Float64 GeoTIFF georeferenced like A.tif: A + B, nodata -1 where either is nodata\n"
+    "               or the sum is above the threshold\n"
+    "\n"
+    "Options:\n"
+    "  --threshold C       keep cells whose sum is <= C (cost units); others are nodata\n"
+    "  --percent P         keep cells whose sum is <= m x (1 + P/100), m the smallest sum (the\n"
+    "                      least-cost path's cost); reads both inputs twice\n"
+    "  --ot Float64|Float32  cell type of CORRIDOR.tif (default Float64)\n"
+    "  --co KEY=VALUE      GTiff creation option over terrazo's defaults (repeatable, as GDAL's -co)\n"
+    "  --memory SIZE       host memory budget (default 1G)\n"
+    "  --json              print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet         no progress on stderr\n"
+    "\n"
+    "JSON keys: width, height, valid_cells, corridor_cells, min_sum, max_sum, threshold (-1: none),\n"
+    "seconds, peak_rss_bytes, bytes_read, bytes_written.\n"
+    "\n"
+    "Example:\n"
+    "  terrazo sssp --source 10,20 friction.tif from_a.tif\n"
+    "  terrazo sssp --source 900,750 friction.tif from_b.tif\n"
+    "  terrazo corridor --percent 5 from_a.tif from_b.tif corridor.tif\n";
+
+}  // namespace
+
+const char* corridor_usage() { return kUsage; }
+
+CorridorCommandOptions parse_corridor_options(const std::vector<std::string>& arguments) {
+  ArgParser args("corridor", arguments);
+  CorridorCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  CorridorOptions& options = parsed.corridor;
+  if (auto text = args.value("--threshold")) {
+    const double c = parse_finite_double("--threshold", *text);
+    if (!(c >= 0)) throw UsageError("invalid --threshold '" + *text + "': expected a cost >= 0");
+    options.threshold = c;
+  }
+  if (auto text = args.value("--percent")) {
+    const double p = parse_finite_double("--percent", *text);
+    if (!(p >= 0)) throw UsageError("invalid --percent '" + *text + "': expected a percentage >= 0, e.g. 5");
+    options.percent = p;
+  }
+  if (options.threshold >= 0 && options.percent >= 0) throw UsageError("give --threshold or --percent, not both");
+  if (auto type = args.value("--ot")) options.type = parse_float_output_type(*type);
+  options.geotiff = parse_geotiff_options(args, parsed.common);
+  const std::vector<std::string> files = args.positionals(3, 3, "A.tif B.tif CORRIDOR.tif");
+  options.a = files[0];
+  options.b = files[1];
+  options.output = files[2];
+  return parsed;
+}
+
+CorridorCommandResult run_corridor_command(const CorridorCommandOptions& options, Progress& progress) {
+  const CorridorOptions& o = options.corridor;
+  check_input_file(o.a);
+  check_input_file(o.b);
+  check_output_file(o.output, {o.a, o.b});
+  MemoryBudget budget(options.common.memory_bytes);
+  CorridorCommandResult r;
+  r.options = options;
+  r.result = run_corridor(o, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string CorridorCommandResult::summary() const {
+  const CorridorResult& r = result;
+  return format_line("corridor: %llu of %llu cells in the corridor, sums %.6f..%.6f%s; %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(r.corridor_cells), static_cast<unsigned long long>(r.valid_cells),
+                     r.min_sum, r.max_sum, r.threshold >= 0 ? format_line(", threshold %.6f", r.threshold).c_str() : "",
+                     r.seconds, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+}
+
+std::string CorridorCommandResult::to_json() const {
+  const CorridorResult& r = result;
+  const CorridorOptions& o = options.corridor;
+  JsonObject summary;
+  summary.add("command", "corridor")
+      .add("a", o.a)
+      .add("b", o.b)
+      .add("output", o.output)
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("valid_cells", r.valid_cells)
+      .add("corridor_cells", r.corridor_cells)
+      .add("min_sum", r.min_sum)
+      .add("max_sum", r.max_sum)
+      .add("threshold", r.threshold)
+      .add("percent", o.percent)
+      .add("seconds", r.seconds)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("peak_rss_bytes", r.peak_rss_bytes)
+      .add("bytes_read", r.bytes_read)
+      .add("bytes_written", r.bytes_written);
+  return summary.str();
+}
+
+}  // namespace terrazo

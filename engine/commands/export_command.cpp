@@ -1,0 +1,100 @@
+// engine/commands/export_command.cpp: parse_export_options, export_usage, run_export_command (engine/commands/export_command.h).
+#include "engine/commands/export_command.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include "engine/commands/output_options.h"
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo export [options] INPUT OUTPUT.tif\n"
+    "\n"
+    "Writes a tile store (or any raster) as a tiled, compressed GeoTIFF with the input's\n"
+    "cell type, nodata, geotransform and CRS, streaming tile rows within --memory.\n"
+    "\n"
+    "Options:\n"
+    "  --block B       GeoTIFF block edge, a multiple of 16 up to 4096 (default: the store's tile, else 256)\n"
+    "  --co KEY=VALUE  GTiff creation option over terrazo's defaults (repeatable, as GDAL's -co),\n"
+    "                  e.g. COMPRESS=DEFLATE (for readers without ZSTD), ZSTD_LEVEL=9, PREDICTOR=2;\n"
+    "                  defaults: COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1\n"
+    "                  (Byte), BIGTIFF=IF_SAFER\n"
+    "  --threads N     compression threads (default 0: all cores)\n"
+    "  --memory SIZE   host memory budget, e.g. 256M or 2G (default 1G)\n"
+    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
+    "  --json          print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet     no progress, no summary line\n"
+    "\n"
+    "Example:\n"
+    "  terrazo export dem.tzs dem.tif\n";
+
+}  // namespace
+
+const char* export_usage() { return kUsage; }
+
+ExportCommandOptions parse_export_options(const std::vector<std::string>& arguments) {
+  ArgParser args("export", arguments);
+  ExportCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
+  ExportOptions& options = parsed.export_;
+  if (auto text = args.value("--block")) {
+    const auto block = ArgParser("export", {"--block", *text}).int_value("--block");
+    if (*block < 16 || *block > 4096 || *block % 16 != 0)
+      throw UsageError("invalid --block '" + *text + "': expected a multiple of 16 from 16 to 4096");
+    options.block = static_cast<std::uint32_t>(*block);
+  }
+  options.geotiff = parse_geotiff_options(args, parsed.common);
+  const auto paths = args.positionals(2, 2, "INPUT OUTPUT");
+  options.input = paths[0];
+  options.band = band;
+  options.output = paths[1];
+  const std::string ext = file_extension(options.output);
+  if (ext != ".tif" && ext != ".tiff")
+    throw UsageError("OUTPUT '" + options.output + "' must end in .tif or .tiff: export writes GeoTIFF");
+  return parsed;
+}
+
+ExportCommandResult run_export_command(const ExportCommandOptions& options, Progress& progress) {
+  check_input_file(options.export_.input);
+  check_output_file(options.export_.output, {options.export_.input});
+  MemoryBudget budget(options.common.memory_bytes);
+  ExportCommandResult r;
+  r.options = options;
+  r.result = run_export(options.export_, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string ExportCommandResult::summary() const {
+  const RasterInfo& info = result.info;
+  return format_line("wrote %s: %llu x %llu %s GeoTIFF, %s in %.1f s", options.export_.output.c_str(),
+                static_cast<unsigned long long>(info.width), static_cast<unsigned long long>(info.height),
+                to_string(info.type), MemoryBudget::format_size(result.bytes_written).c_str(), result.seconds);
+}
+
+std::string ExportCommandResult::to_json() const {
+  const RasterInfo& info = result.info;
+  JsonObject summary;
+  summary.add("command", "export")
+      .add("input", options.export_.input)
+      .add("output", options.export_.output)
+      .add("width", info.width)
+      .add("height", info.height)
+      .add("type", to_string(info.type))
+      .add("bytes_read", result.bytes_read)
+      .add("bytes_written", result.bytes_written)
+      .add("buffer_bytes", result.buffer_bytes)
+      .add("memory_bytes", options.common.memory_bytes)
+      .add("seconds", result.seconds)
+      .add("peak_rss_bytes", peak_rss_bytes());
+  return summary.str();
+}
+
+}  // namespace terrazo

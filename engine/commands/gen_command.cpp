@@ -1,0 +1,166 @@
+// engine/commands/gen_command.cpp: parse_gen_options, gen_usage, run_gen_command (engine/commands/gen_command.h).
+#include "engine/commands/gen_command.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include "engine/commands/output_options.h"
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo gen --width W --height H [options] OUTPUT\n"
+    "\n"
+    "Makes deterministic fractal terrain (value-noise fBm with river valleys and pits) of any size,\n"
+    "tile by tile, straight into a terrazo tile store (OUTPUT.tzs) or a tiled GeoTIFF (OUTPUT.tif).\n"
+    "The same options give identical cells whatever the tile size or thread count, and a W x H\n"
+    "raster is the top-left crop of any larger one with the same seed.\n"
+    "\n"
+    "Options:\n"
+    "  --width W, --height H    size in cells (required, >= 1)\n"
+    "  --seed N                 terrain seed (default 1)\n"
+    "  --type TYPE              Byte, Int16, UInt16, Int32, UInt32, Float32 (default) or Float64\n"
+    "  --relief METRES          lowest valley to highest peak (default 1000; 250 for Byte)\n"
+    "  --base METRES            added to every cell, e.g. -500 for below-sea-level terrain (default 0)\n"
+    "  --nodata-holes FRACTION  blob-shaped nodata holes covering about FRACTION of the cells (default 0)\n"
+    "  --no-rivers              no carved river valleys\n"
+    "  --no-pits                no pits (closed depressions)\n"
+    "  --cell-size METRES       cell size of the geotransform (default 30)\n"
+    "  --crs CRS                EPSG:n, WKT or PROJ string (default EPSG:3857); none: no georeferencing\n"
+    "  --tile T                 tile (or GeoTIFF block) edge, power of two 16..4096 (default 256)\n"
+    "  --threads N              threads making tiles and compressing them (default 0: all cores)\n"
+    "  --co KEY=VALUE           GTiff creation option of OUTPUT.tif over terrazo's defaults (repeatable,\n"
+    "                           as GDAL's -co), e.g. COMPRESS=DEFLATE, ZSTD_LEVEL=9; defaults: tiled,\n"
+    "                           COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte)\n"
+    "  --memory SIZE            host memory budget, e.g. 512M (default 1G)\n"
+    "  --json                   print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet              no progress, no summary line\n"
+    "\n"
+    "Nodata is -9999 for float types, the lowest value for signed and the highest for unsigned integers.\n"
+    "\n"
+    "Example:\n"
+    "  terrazo gen --width 65536 --height 65536 --seed 7 --nodata-holes 0.05 big.tzs\n";
+
+CellType parse_cell_type(const std::string& text) {
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "byte" || lower == "uint8") return CellType::UInt8;
+  if (lower == "int16") return CellType::Int16;
+  if (lower == "uint16") return CellType::UInt16;
+  if (lower == "int32") return CellType::Int32;
+  if (lower == "uint32") return CellType::UInt32;
+  if (lower == "float32") return CellType::Float32;
+  if (lower == "float64") return CellType::Float64;
+  throw UsageError("invalid --type '" + text + "': expected Byte, Int16, UInt16, Int32, UInt32, Float32 or Float64");
+}
+std::uint64_t required_size(ArgParser& args, const std::string& flag) {
+  const auto text = args.value(flag);
+  if (!text) throw UsageError("missing " + flag + ": give the raster size, e.g. --width 4096 --height 4096");
+  const auto value = ArgParser(args.command(), {flag, *text}).int_value(flag);
+  if (*value < 1) throw UsageError("invalid " + flag + " '" + *text + "': expected at least 1 cell");
+  return static_cast<std::uint64_t>(*value);
+}
+
+}  // namespace
+
+const char* gen_usage() { return kUsage; }
+
+GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
+  ArgParser args("gen", arguments);
+  GenCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  GenerateOptions& options = parsed.gen;
+  TerrainOptions& terrain = options.terrain;
+  terrain.width = required_size(args, "--width");
+  terrain.height = required_size(args, "--height");
+  if (auto text = args.value("--seed")) {
+    const auto seed = ArgParser("gen", {"--seed", *text}).int_value("--seed");
+    if (*seed < 0) throw UsageError("invalid --seed '" + *text + "': expected a non-negative integer");
+    terrain.seed = static_cast<std::uint64_t>(*seed);
+  }
+  if (auto type = args.value("--type")) terrain.type = parse_cell_type(*type);
+  if (auto text = args.value("--relief")) {
+    const double relief = parse_finite_double("--relief", *text);
+    if (!(relief > 0)) throw UsageError("invalid --relief '" + *text + "': expected a positive number");
+    terrain.relief = relief;
+  }
+  if (auto base = args.double_value("--base")) terrain.base = *base;
+  if (auto text = args.value("--nodata-holes")) {
+    const double holes = parse_finite_double("--nodata-holes", *text);
+    if (!(holes >= 0.0 && holes < 1.0))
+      throw UsageError("invalid --nodata-holes '" + *text + "': expected a fraction in [0, 1), e.g. 0.05");
+    terrain.nodata_holes = holes;
+  }
+  terrain.rivers = !args.flag("--no-rivers");
+  terrain.pits = !args.flag("--no-pits");
+  if (auto text = args.value("--cell-size")) {
+    const double cell_size = parse_finite_double("--cell-size", *text);
+    if (!(cell_size > 0))
+      throw UsageError("invalid --cell-size '" + *text + "': expected a positive number of metres");
+    terrain.cell_size = cell_size;
+  }
+  if (auto crs = args.value("--crs")) terrain.crs = *crs;
+  options.geotiff = parse_geotiff_options(args, parsed.common);
+  options.output = args.positionals(1, 1, "OUTPUT")[0];
+  options.tile = parsed.common.tile;
+  options.threads = parsed.common.threads;
+  const std::string ext = file_extension(options.output);
+  if (ext != ".tzs" && ext != ".tif" && ext != ".tiff")
+    throw UsageError("OUTPUT '" + options.output + "' must end in .tzs (tile store) or .tif (GeoTIFF)");
+  if (ext == ".tzs" && !options.geotiff.creation.empty())
+    throw UsageError("--co '" + options.geotiff.creation.front() + "' applies to a GeoTIFF OUTPUT, and '" +
+                     options.output + "' is a tile store");
+  return parsed;
+}
+
+GenCommandResult run_gen_command(const GenCommandOptions& options, Progress& progress) {
+  check_output_file(options.gen.output);
+  MemoryBudget budget(options.common.memory_bytes);
+  GenCommandResult r;
+  r.options = options;
+  r.result = run_generate(options.gen, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string GenCommandResult::summary() const {
+  const RasterInfo& info = result.info;
+  const std::uint64_t nodata_cells = info.cells() - info.valid_cells;
+  return format_line("wrote %s: %llu x %llu %s, seed %llu, min %g, max %g, nodata %.2f%%, %s in %.1f s",
+                options.gen.output.c_str(), static_cast<unsigned long long>(info.width),
+                static_cast<unsigned long long>(info.height), to_string(info.type),
+                static_cast<unsigned long long>(options.gen.terrain.seed), info.min, info.max,
+                100.0 * static_cast<double>(nodata_cells) / static_cast<double>(info.cells()),
+                MemoryBudget::format_size(result.bytes_written).c_str(), result.seconds);
+}
+
+std::string GenCommandResult::to_json() const {
+  const RasterInfo& info = result.info;
+  const std::uint64_t nodata_cells = info.cells() - info.valid_cells;
+  JsonObject summary;
+  summary.add("command", "gen")
+      .add("output", options.gen.output)
+      .add("width", info.width)
+      .add("height", info.height)
+      .add("type", to_string(info.type))
+      .add("seed", options.gen.terrain.seed)
+      .add("tile", options.gen.tile ? options.gen.tile : 256u)
+      .add("tiles", result.tiles)
+      .add("valid_cells", info.valid_cells)
+      .add("nodata_cells", nodata_cells)
+      .add("nodata", info.nodata);
+  if (info.has_stats) summary.add("min", info.min).add("max", info.max);
+  else summary.add_null("min").add_null("max");
+  summary.add("bytes_written", result.bytes_written)
+      .add("buffer_bytes", result.buffer_bytes)
+      .add("seconds", result.seconds)
+      .add("peak_rss_bytes", peak_rss_bytes());
+  return summary.str();
+}
+
+}  // namespace terrazo

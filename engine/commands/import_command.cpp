@@ -1,0 +1,100 @@
+// engine/commands/import_command.cpp: parse_import_options, import_usage, run_import_command (engine/commands/import_command.h).
+#include "engine/commands/import_command.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo import [options] INPUT OUTPUT.tzs\n"
+    "\n"
+    "Converts any GDAL raster (GeoTIFF, SRTM .hgt, ENVI .bil, ESRI .asc and .asc.gz, ...) into a\n"
+    "terrazo tile store: t x t tiles in Z-order, georeferencing and nodata kept, min/max computed\n"
+    "from the data. One streaming pass; memory stays within --memory whatever the raster size.\n"
+    "\n"
+    "Options:\n"
+    "  --tile T        tile edge, power of two 16..4096 (default 256)\n"
+    "  --memory SIZE   host memory budget, e.g. 256M or 2G (default 1G)\n"
+    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
+    "  --json          print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet     no progress, no summary line\n"
+    "\n"
+    "Example:\n"
+    "  terrazo import --memory 512M --tile 256 dem.tif dem.tzs\n";
+
+}  // namespace
+
+const char* import_usage() { return kUsage; }
+
+ImportCommandOptions parse_import_options(const std::vector<std::string>& arguments) {
+  ArgParser args("import", arguments);
+  ImportCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
+  const auto paths = args.positionals(2, 2, "INPUT OUTPUT");
+  ImportOptions& options = parsed.import;
+  options.input = paths[0];
+  options.band = band;
+  options.output = paths[1];
+  options.tile = parsed.common.tile;
+  const std::string ext = file_extension(options.output);
+  if (ext == ".tif" || ext == ".tiff")
+    throw UsageError("OUTPUT '" + options.output + "' looks like a GeoTIFF, but import writes a tile store; "
+                     "name it .tzs (terrazo export writes GeoTIFF)");
+  return parsed;
+}
+
+ImportCommandResult run_import_command(const ImportCommandOptions& options, Progress& progress) {
+  check_input_file(options.import.input);
+  check_output_file(options.import.output, {options.import.input});
+  MemoryBudget budget(options.common.memory_bytes);
+  ImportCommandResult r;
+  r.options = options;
+  r.result = run_import(options.import, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string ImportCommandResult::summary() const {
+  const RasterInfo& info = result.info;
+  return format_line("wrote %s: %llu x %llu %s, tile %u (%u x %u tiles, %llu stored), %s in %.1f s",
+                options.import.output.c_str(), static_cast<unsigned long long>(info.width),
+                static_cast<unsigned long long>(info.height), to_string(info.type), result.grid.tile,
+                result.grid.tiles_x(), result.grid.tiles_y(), static_cast<unsigned long long>(result.present_tiles),
+                MemoryBudget::format_size(result.bytes_written).c_str(), result.seconds);
+}
+
+std::string ImportCommandResult::to_json() const {
+  const RasterInfo& info = result.info;
+  JsonObject summary;
+  summary.add("command", "import")
+      .add("input", options.import.input)
+      .add("output", options.import.output)
+      .add("width", info.width)
+      .add("height", info.height)
+      .add("type", to_string(info.type))
+      .add("band", result.band)
+      .add("bands", result.bands)
+      .add("tile", result.grid.tile)
+      .add("tiles", result.grid.tile_count())
+      .add("present_tiles", result.present_tiles)
+      .add("valid_cells", info.valid_cells);
+  if (info.has_stats) summary.add("min", info.min).add("max", info.max);
+  else summary.add_null("min").add_null("max");
+  summary.add("bytes_read", result.bytes_read)
+      .add("bytes_written", result.bytes_written)
+      .add("buffer_bytes", result.buffer_bytes)
+      .add("memory_bytes", options.common.memory_bytes)
+      .add("seconds", result.seconds)
+      .add("peak_rss_bytes", peak_rss_bytes());
+  return summary.str();
+}
+
+}  // namespace terrazo

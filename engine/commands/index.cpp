@@ -1,0 +1,412 @@
+// engine/commands/index.cpp: run_index and run_od_matrix (engine/commands/index.h).
+#include "engine/commands/index.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cmath>
+#include <map>
+#include <thread>
+
+#include <unistd.h>
+
+#include "engine/commands/command_line.h"
+#include "engine/commands/output_paths.h"
+#include "engine/raster_inputs/raster_io.h"
+#include "engine/raster_inputs/region_sites.h"
+#include "io/gdal/gdal_raster.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/index/boundary_ring.h"
+#include "kernels/common/timer.h"
+#include "engine/index/build_index.h"
+#include "engine/index/index_in_memory.h"
+#include "engine/index/od_matrix.h"
+#include "engine/tile_inputs/tile_store_input.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/index/tile_boundary_matrix.h"
+#include "io/store/index_file.h"
+#include "io/store/run_directory.h"
+
+namespace terrazo {
+namespace {
+
+unsigned thread_count(unsigned requested) { return requested ? requested : std::max(1u, std::thread::hardware_concurrency()); }
+
+// The index of `input` (its grid's tile) written to `path`: header, every tile's record, the table.
+IndexBuildStats write_index_file(const std::string& path, const TileInput& input, DistanceMode distance,
+                                 const IndexBuildOptions& bo, MemoryBudget& budget, Progress& progress,
+                                 std::uint64_t* bytes, std::uint64_t* fingerprint) {
+  const TileGrid& grid = input.grid();
+  IndexFileHeader header;
+  header.width = grid.width;
+  header.height = grid.height;
+  header.tile = grid.tile;
+  header.leaf = bo.leaf;
+  header.model = bo.params.model;
+  header.connectivity = bo.connectivity;
+  header.scale = bo.params.scale;
+  header.offset = bo.params.offset;
+  header.distance = distance == DistanceMode::Map ? 1 : 0;
+  header.step_ew = bo.params.steps.ew;
+  header.step_ns = bo.params.steps.ns;
+  header.step_diag = bo.params.steps.diag;
+  IndexFileWriter writer(path, header, budget);
+  const IndexBuildStats stats = build_index(input, writer, bo, budget, progress);
+  writer.finish();
+  *bytes = writer.bytes_written();
+  *fingerprint = writer.fingerprint();
+  return stats;
+}
+
+}  // namespace
+
+IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  IndexResult result;
+  if (options.leaf != 0 && options.leaf != 4 && options.leaf != 8 && options.leaf != 16)
+    throw UsageError("invalid --leaf " + std::to_string(options.leaf) + ": expected 4, 8 or 16");
+  bool cuda = false;
+  if (options.device == "cuda") {
+    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+    cuda = true;
+  } else if (options.device == "auto") {
+    cuda = cuda_device().available;
+  } else if (options.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
+  }
+  result.device = cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  // Leaves of 4 on the CPU (its cheapest build: 12% under 8 at t = 32), 8 on a GPU (its kernels' blocks).
+  const std::uint32_t leaf = options.leaf ? options.leaf : cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
+  check_distinct_paths({{"INPUT", options.input}}, {{"INDEX", options.output}});
+  RunDirectory run(options.tmpdir);
+  Stopwatch phase;
+  const std::uint32_t tile = options.tile ? options.tile : kDefaultIndexTile;
+  if (tile < 16 || tile > 1024 || (tile & (tile - 1)) != 0)
+    throw UsageError("invalid --tile " + std::to_string(tile) + " for an index: expected a power of two from 16 to 1024");
+  if (leaf > tile) throw UsageError("--leaf " + std::to_string(leaf) + " is larger than --tile " + std::to_string(tile));
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile, budget, progress);
+  result.seconds_import = phase.seconds();
+  RasterInfo info = store->info();
+  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "index statistics tile");
+  if (info.valid_cells == 0) throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): nothing to index");
+  const TileGrid grid = store->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  result.leaf = leaf;
+  TileStoreInput input(*store);
+  // Step lengths (--distance): an index holds uniform ones (cells, or map from the geotransform).
+  if (options.distance == DistanceMode::Geodesic)
+    throw UsageError("--distance geodesic has no index: its step lengths vary by row; run od-matrix or sssp without --index");
+  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
+    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
+                     "--weight friction has among the index's models; --weight " + to_string(options.weight) + " has none");
+  const StepTable steps = make_step_table(options.distance, info);
+  result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity, kSsspDefaultStepLimit,
+                                        &input, &budget, &steps.lengths);
+  result.distance = to_string(options.distance);
+  IndexBuildOptions bo;
+  bo.params = result.weights.params;
+  bo.connectivity = options.connectivity;
+  bo.leaf = leaf;
+  bo.device = cuda ? Device::Cuda : Device::Cpu;
+  bo.threads = thread_count(options.threads);  // CPU: the matrices; CUDA: the tile readers
+  bo.gpu_memory_bytes = options.gpu_memory_bytes;
+  std::uint64_t fingerprint = 0;
+  const IndexBuildStats stats =
+      write_index_file(options.output, input, options.distance, bo, budget, progress, &result.bytes, &fingerprint);
+  result.tiles = stats.tiles;
+  result.present_tiles = stats.present_tiles;
+  result.batch_tiles = stats.batch_tiles;
+  result.bytes_per_cell = static_cast<double>(result.bytes) / static_cast<double>(grid.width * grid.height);
+  result.seconds_read = stats.read_seconds;
+  result.seconds_matrices = stats.matrix_seconds;
+  result.seconds_write = stats.write_seconds;
+  result.kernel_ms = stats.kernel_ms;
+  result.matrices_per_second = stats.matrix_seconds > 0 ? static_cast<double>(stats.present_tiles) / stats.matrix_seconds : 0;
+  result.fingerprint = fingerprint;
+  result.seconds_total = start.seconds();
+  result.peak_rss_bytes = peak_rss_bytes();
+  result.memory_peak_reserved = budget.peak_reserved();
+  return result;
+}
+
+bool looks_like_index(const std::string& path) { return IndexFile::looks_like_index(path); }
+
+IndexSummary describe_index(const std::string& path, MemoryBudget& budget, Progress& progress) {
+  auto index = IndexFile::open(path, budget);
+  const IndexFileHeader& h = index->header();
+  IndexSummary s;
+  s.path = path;
+  s.width = h.width;
+  s.height = h.height;
+  s.tile = h.tile;
+  s.leaf = h.leaf;
+  s.weight = h.model;
+  s.connectivity = h.connectivity;
+  s.scale = h.scale;
+  s.offset = h.offset;
+  s.distance = h.distance == 1 ? "map" : "cells";
+  s.step_ew = h.step_ew;
+  s.step_ns = h.step_ns;
+  s.step_diag = h.step_diag;
+  s.fingerprint = h.fingerprint;
+  s.tiles = h.grid().tile_count();
+  s.present_tiles = index->present_tiles();
+  s.bytes = index->file_bytes();
+  const std::uint32_t b = ring_size(h.tile);
+  MemoryBudget::Reservation reservation = budget.reserve(static_cast<std::uint64_t>(b) * b * 8 + b * 8, "index tile");
+  std::vector<double> ring(b);
+  std::vector<PathLength> matrix(static_cast<std::uint64_t>(b) * b);
+  progress.update("info", 0, s.tiles);
+  for (std::uint64_t i = 0; i < s.tiles; ++i) {
+    if (index->entry(i).offset == 0) continue;
+    index->read_tile(i, ring.data(), matrix.data());
+    s.tiles_32bit += index->entry(i).width == 4;
+    progress.update("info", i + 1, s.tiles);
+  }
+  progress.update("info", s.tiles, s.tiles);
+  return s;
+}
+
+std::string IndexSummary::text() const {
+  return format_line("%s: terrazo boundary-graph index (.tzi)\n"
+                     "  raster       %llu x %llu cells, fingerprint %016llx\n"
+                     "  weights      %s, connectivity %d, scale %.17g, offset %.17g, distance %s (steps %.17g, %.17g, %.17g)\n"
+                     "  tiles        %llu of %u (leaf %u), %llu with a boundary, %llu of them with 32-bit entries\n"
+                     "  size         %llu bytes (%.2f bytes per cell); every tile checksum verified",
+                     path.c_str(), static_cast<unsigned long long>(width), static_cast<unsigned long long>(height),
+                     static_cast<unsigned long long>(fingerprint), to_string(weight), static_cast<int>(connectivity), scale,
+                     offset, distance.c_str(), step_ew, step_ns, step_diag, static_cast<unsigned long long>(tiles), tile, leaf,
+                     static_cast<unsigned long long>(present_tiles), static_cast<unsigned long long>(tiles_32bit),
+                     static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / static_cast<double>(width * height));
+}
+
+std::string IndexSummary::to_json() const {
+  JsonObject s;
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fingerprint));
+  s.add("command", "info")
+      .add("input", path)
+      .add("format", "tzi")
+      .add("width", width)
+      .add("height", height)
+      .add("tile", tile)
+      .add("leaf", leaf)
+      .add("weight", to_string(weight))
+      .add("connectivity", static_cast<int>(connectivity))
+      .add("scale", scale)
+      .add("offset", offset)
+      .add("distance", distance)
+      .add("fingerprint", std::string(hex))
+      .add("tiles", tiles)
+      .add("present_tiles", present_tiles)
+      .add("tiles_32bit", tiles_32bit)
+      .add("bytes", bytes);
+  return s.str();
+}
+
+OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  OdMatrixResult result;
+  if (options.max_cost >= 0 && !std::isfinite(options.max_cost)) throw UsageError("invalid --max-cost: expected a finite number");
+  // --device: the G' exchange's min-plus products with --index (auto: the GPU when there is one);
+  // without --index the in-tile solves run on the CPU.
+  // A transient index (--transient-index; the default with --device cuda, whose without-index
+  // exchange would be the CPU's in-tile solves): on a GPU the matrices built straight into the
+  // query's memory (od_matrix_by_gpu_index, below); else, or when they do not fit there, an index
+  // file in the run directory built from the store imported here, queried, and deleted.
+  const bool transient = options.index.empty() && (options.transient_index || options.device == "cuda");
+  if (transient && options.distance == DistanceMode::Geodesic)
+    throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
+  bool cuda = false;
+  if (options.device == "cuda") {
+    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+    cuda = true;
+  } else if (options.device == "auto") {
+    cuda = (!options.index.empty() || transient) && cuda_device().available;
+  } else if (options.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
+  }
+  RunDirectory run(options.tmpdir);
+  std::unique_ptr<IndexFile> index;
+  std::uint32_t tile = options.tile;
+  if (transient) {
+    // On the CPU tiles of 32: the build costs about t per cell and the sweep's overheads grow as 1/t;
+    // 32 gave the least total at 16.8 and 268 M cells (docs/benchmarks.md). The GPU's 64 as measured there.
+    tile = tile ? tile : cuda ? kDefaultIndexTile : kDefaultCpuTransientTile;
+    if (tile < 16 || tile > 1024 || (tile & (tile - 1)) != 0)
+      throw UsageError("invalid --tile " + std::to_string(tile) + " for an index: expected a power of two from 16 to 1024");
+  }
+  if (!options.index.empty()) {
+    if (!IndexFile::looks_like_index(options.index))
+      throw UsageError("--index '" + options.index + "' is not a terrazo index (.tzi); make one with `terrazo index`");
+    index = IndexFile::open(options.index, budget);
+    tile = index->header().tile;
+  }
+  Stopwatch phase;
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile, budget, progress);
+  result.seconds_import = phase.seconds();
+  RasterInfo info = store->info();
+  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "od-matrix statistics tile");
+  if (info.valid_cells == 0) throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere)");
+  const TileGrid grid = store->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  TileStoreInput input(*store);
+  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
+    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
+                     "--weight friction has among od-matrix's models; --weight " + to_string(options.weight) + " has none");
+  auto steps_reservation = budget.reserve(step_table_bytes(options.distance, grid.height), "od-matrix step-length table");
+  const StepTable steps = make_step_table(options.distance, info);  // lives until the matrix is done
+  const WeightChoice weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                                    kSsspDefaultStepLimit, &input, &budget, &steps.lengths);
+  result.params = weights.params;
+  result.info = info;
+  std::vector<OdSite> sites;
+  RegionSites regions;  // --sites-raster: its cell lists' reservations live as long as the sites
+  if (!options.sites_raster.empty()) {
+    // Region sites: every cell of the raster that is not nodata and not 0 belongs to the region of
+    // its value (a positive integer); the regions in ascending id order, named by their ids.
+    if (!options.sites.empty() || !options.sites_file.empty())
+      throw UsageError("--sites-raster gives region sites; --site and --sites-file give point sites: use one kind");
+    regions = read_region_sites(options.sites_raster, grid, budget);
+    sites = std::move(regions.sites);
+    result.site_ids = regions.ids;
+    for (const OdSite& site : sites) result.site_cells.push_back(site.cells.front());
+  } else {
+    // Sites: --site points (pixel, or map with --map-coords), then the points of --sites-file.
+    std::vector<SourceCell> located = locate_source_points(options.sites, info, options.map_coords, "", 1, "--site");
+    if (!options.sites_file.empty()) {
+      std::string crs;
+      const std::vector<SourcePoint> points = read_source_points(options.sites_file, &crs);
+      const auto more = locate_source_points(points, info, true, crs, static_cast<std::uint32_t>(located.size() + 1), "--sites-file");
+      located.insert(located.end(), more.begin(), more.end());
+    }
+    for (const SourceCell& c : located) {
+      sites.push_back(OdSite{{c.cell}, c.text});
+      result.site_cells.push_back(c.cell);
+    }
+  }
+  if (sites.size() < 2)
+    throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(sites.size()) + "): give --site x,y more than once, " +
+                     "--sites-file FILE or --sites-raster R with 2 region ids or more");
+  result.sites = sites.size();
+  OdQueryOptions qo;
+  qo.params = weights.params;
+  qo.connectivity = options.connectivity;
+  if (options.max_cost >= 0) {
+    const double fixed = std::floor(options.max_cost * weights.params.scale);
+    qo.max_cost = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
+  }
+  qo.cache_bytes = options.cache_bytes;
+  qo.threads = thread_count(options.threads);
+  qo.device = cuda ? Device::Cuda : Device::Cpu;
+  qo.round_tiles = options.round_tiles;
+  qo.max_batch = options.max_batch;
+  qo.gpu_memory_bytes = options.gpu_memory_bytes;
+  if (options.exchange == "queue") qo.exchange = OdExchange::Queue;
+  else if (options.exchange == "rounds") qo.exchange = OdExchange::Rounds;
+  else if (options.exchange == "sweep") qo.exchange = OdExchange::Sweep;
+  else if (options.exchange != "auto")
+    throw UsageError("--exchange must be auto, queue, rounds or sweep, not '" + options.exchange + "'");
+  if (qo.exchange == OdExchange::Sweep && (cuda || (options.index.empty() && !transient)))
+    throw UsageError("--exchange sweep runs over an index on the CPU: give --index or --transient-index, and --device cpu");
+  OdQueryStats stats;
+  auto transient_build_options = [&]() {
+    IndexBuildOptions bo;
+    bo.params = weights.params;
+    bo.connectivity = options.connectivity;
+    bo.leaf = qo.device == Device::Cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
+    bo.device = qo.device;
+    bo.threads = qo.threads;
+    bo.gpu_memory_bytes = options.gpu_memory_bytes;
+    return bo;
+  };
+  if (transient && cuda && qo.exchange != OdExchange::Queue && gpu_index_fits(input, qo)) {
+    result.method = "index on the GPU";
+    result.costs = od_matrix_by_gpu_index(input, sites, qo, budget, progress, &stats);
+    result.seconds_index = stats.seconds_index;
+    result.index_kernel_ms = stats.index_kernel_ms;
+  } else if (transient) {
+    // On the CPU: the index built into memory (no file), then the sweep over it, when the budget holds
+    // the index with 4-byte entries; tiles of 8-byte entries may overrun it, then (and on a GPU that
+    // cannot hold it, or with --exchange queue or rounds) an index file in the run directory.
+    Stopwatch build;
+    bool done = false;
+    if (!cuda && (qo.exchange == OdExchange::Auto || qo.exchange == OdExchange::Sweep) &&
+        memory_index_fits(input, qo.threads, budget)) {
+      std::unique_ptr<IndexInMemory> memory;
+      try {
+        memory = std::make_unique<IndexInMemory>(grid, &budget);
+        build_index(input, *memory, transient_build_options(), budget, progress);
+        done = true;
+      } catch (const BudgetError&) {
+        if (qo.exchange == OdExchange::Sweep) throw;
+        memory.reset();
+      }
+      if (done) {
+        result.seconds_index = build.seconds();
+        result.method = "transient index";
+        result.costs = od_matrix_by_memory_index(input, *memory, sites, qo, budget, progress, &stats);
+      }
+    }
+    if (!done) {
+      if (!cuda && qo.exchange == OdExchange::Auto) {
+        // Said where a user looks (the progress on stderr): the CPU's fast path needs the index in memory.
+        const std::string phase = "od-matrix: --memory " + MemoryBudget::format_size(budget.total()) +
+                                  " holds no index in memory (about " +
+                                  MemoryBudget::format_size(memory_index_bytes(input, qo.threads) / 3 * 4) +
+                                  " would): building an index file instead";
+        progress.update(phase, 0, 1);
+        progress.update(phase, 1, 1);
+      }
+      const std::string path = run.file("transient.tzi");
+      std::uint64_t bytes = 0, fingerprint = 0;
+      write_index_file(path, input, options.distance, transient_build_options(), budget, progress, &bytes, &fingerprint);
+      index = IndexFile::open(path, budget);
+      result.seconds_index = build.seconds();
+      result.method = "transient index";
+      result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
+      index.reset();
+      ::unlink(path.c_str());
+    }
+  } else if (index) {
+    result.method = "index";
+    result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
+  } else {
+    result.method = "exchange";
+    result.costs = od_matrix_by_exchange(input, sites, qo, budget, progress, &stats);
+  }
+  result.device = qo.device == Device::Cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  result.rounds = stats.rounds;
+  result.exchange = stats.exchange;
+  result.max_active = stats.max_active;
+  result.gpu_uploads = stats.gpu_uploads;
+  result.kernel_ms = stats.kernel_ms;
+  result.kernel_ms_select = stats.kernel_ms_select;
+  result.kernel_ms_solve = stats.kernel_ms_solve;
+  result.kernel_ms_push = stats.kernel_ms_push;
+  result.due_sources = stats.due_sources;
+  result.settled = stats.settled;
+  result.stopped_early = stats.stopped_early;
+  result.max_live = stats.max_live;
+  result.index_bytes = stats.index_bytes;
+  result.site_parts = stats.site_parts;
+  for (PathLength d : result.costs) result.pairs_reached += d != kUnreached;
+  result.batch_sources = stats.batch_sources;
+  result.tile_solves = stats.tile_solves;
+  result.matrix_loads = stats.matrix_loads;
+  result.cache_tiles = stats.cache_tiles;
+  result.exchange_solves = stats.exchange_solves;
+  result.site_tiles = stats.site_tiles;
+  result.seconds_sites = stats.seconds_sites;
+  result.seconds_queries = stats.seconds_queries;
+  result.seconds_total = start.seconds();
+  result.peak_rss_bytes = peak_rss_bytes();
+  result.memory_peak_reserved = budget.peak_reserved();
+  return result;
+}
+
+}  // namespace terrazo

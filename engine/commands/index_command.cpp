@@ -1,0 +1,144 @@
+// engine/commands/index_command.cpp: parse_index_options, index_usage, run_index_command (engine/commands/index_command.h).
+#include "engine/commands/index_command.h"
+
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo index [options] INPUT INDEX.tzi\n"
+    "\n"
+    "Builds the boundary-graph index of INPUT (the graph G' of [Gerritsen2012, ch. 4]): for every tile,\n"
+    "the exact cost distance between every pair of the tile's boundary cells over paths inside the tile,\n"
+    "by nested dissection (16 or fewer cells a side by blocked Floyd-Warshall, then 2x2 merges up to the\n"
+    "tile). Built once per terrain and weight model, it answers many-site queries fast:\n"
+    "`terrazo od-matrix --index INDEX.tzi` (docs/index.md).\n"
+    "\n"
+    "INPUT       any GDAL raster or a terrazo tile store (.tzs), the cost surface\n"
+    "INDEX.tzi   the index: per tile its ring values and the upper triangle of its (4t-4)^2 distance\n"
+    "            matrix, 32-bit entries where they fit, else 64-bit; about 32 bytes per cell\n"
+    "\n"
+    "Options:\n"
+    "  --weight friction|absdiff|max  edge weight model (default friction), as `terrazo sssp`\n"
+    "  --scale S             fixed-point scale (default: the rule of docs/weights.md, as sssp)\n"
+    "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --distance cells|map  step lengths of --weight friction: cells 1 and sqrt 2 (default), map the\n"
+    "                        geotransform's lengths (recorded; od-matrix and sssp --index must match;\n"
+    "                        geodesic has no index: its lengths vary by row)\n"
+    "  --tile N              index tile side, a power of two 16..1024 (default 64): the matrices grow\n"
+    "                        as (4N)^2 per N^2 cells, the build as N per cell, a query as the number of\n"
+    "                        ring cells (4 / N per cell)\n"
+    "  --leaf 4|8|16         side of the nested dissection's leaf blocks (default 4 on the CPU, 8 on\n"
+    "                        a GPU; tuning only, the matrices are the same)\n"
+    "  --memory SIZE         host memory budget (default 1G)\n"
+    "  --device auto|cpu|cuda  where the matrices are computed (default auto: the GPU when there is one)\n"
+    "  --gpu-memory SIZE     device memory for a batch of tiles (default a quarter of the GPU's)\n"
+    "  --threads N           CPU threads (default: all cores)\n"
+    "  --tmpdir DIR          scratch directory for an import (default $TMPDIR or /tmp)\n"
+    "  --json                print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet           no progress on stderr\n"
+    "\n"
+    "JSON keys: width, height, tile, leaf, device, weight, connectivity, scale, offset, tiles,\n"
+    "present_tiles, bytes, bytes_per_cell, matrices_per_second, phases {import, read, matrices, write},\n"
+    "kernel_ms, seconds, fingerprint, peak_rss_bytes.\n"
+    "\n"
+    "Examples:\n"
+    "  terrazo index dem.tif dem.tzi\n"
+    "  terrazo index --weight absdiff --tile 128 --memory 4G dem.tif dem_absdiff.tzi\n";
+
+}  // namespace
+
+const char* index_usage() { return kUsage; }
+
+IndexCommandOptions parse_index_options(const std::vector<std::string>& arguments) {
+  ArgParser args("index", arguments);
+  IndexCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  IndexOptions& o = parsed.index;
+  if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
+  if (auto text = args.value("--scale")) {
+    const double scale = parse_finite_double("--scale", *text);
+    if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
+    o.scale = scale;
+  }
+  if (auto c = args.value("--connectivity")) o.connectivity = parse_connectivity(*c);
+  if (auto distance = args.value("--distance")) o.distance = parse_distance_mode(*distance);
+  if (auto leaf = args.int_value("--leaf")) {
+    if (*leaf != 4 && *leaf != 8 && *leaf != 16) throw UsageError("invalid --leaf " + std::to_string(*leaf) + ": expected 4, 8 or 16");
+    o.leaf = static_cast<std::uint32_t>(*leaf);
+  }
+  const std::vector<std::string> files = args.positionals(2, 2, "INPUT INDEX.tzi");
+  o.input = files[0];
+  o.output = files[1];
+  const CommonOptions& common = parsed.common;
+  if (common.tile != 0 && common.tile > 1024)
+    throw UsageError("invalid --tile " + std::to_string(common.tile) + " for an index: expected a power of two from 16 to 1024");
+  o.tile = common.tile;
+  o.device = common.device;
+  o.gpu_memory_bytes = common.gpu_memory_bytes;
+  o.threads = common.threads;
+  o.tmpdir = common.tmpdir;
+  return parsed;
+}
+
+IndexCommandResult run_index_command(const IndexCommandOptions& options, Progress& progress) {
+  check_input_file(options.index.input);
+  check_output_file(options.index.output, {options.index.input});
+  MemoryBudget budget(options.common.memory_bytes);
+  IndexCommandResult r;
+  r.options = options;
+  r.result = run_index(options.index, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string IndexCommandResult::summary() const {
+  const IndexResult& r = result;
+  return format_line("index: %llu x %llu cells, %llu tiles of %u (%llu with a boundary), %s (%.1f bytes per cell); "
+                     "%.0f matrices/s; %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(r.width), static_cast<unsigned long long>(r.height),
+                     static_cast<unsigned long long>(r.tiles), r.tile, static_cast<unsigned long long>(r.present_tiles),
+                     MemoryBudget::format_size(r.bytes).c_str(), r.bytes_per_cell, r.matrices_per_second,
+                     r.seconds_total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+}
+
+std::string IndexCommandResult::to_json() const {
+  const IndexResult& r = result;
+  const IndexOptions& o = options.index;
+  JsonObject phases;
+  phases.add("import", r.seconds_import).add("read", r.seconds_read).add("matrices", r.seconds_matrices).add("write", r.seconds_write);
+  JsonObject s;
+  s.add("command", "index")
+      .add("input", o.input)
+      .add("output", o.output)
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("tile", r.tile)
+      .add("leaf", r.leaf)
+      .add("device", r.device)
+      .add("weight", to_string(r.weights.params.model))
+      .add("connectivity", static_cast<int>(o.connectivity))
+      .add("distance", r.distance)
+      .add("scale", r.weights.params.scale)
+      .add("offset", r.weights.params.offset)
+      .add("tiles", r.tiles)
+      .add("present_tiles", r.present_tiles)
+      .add("batch_tiles", r.batch_tiles)
+      .add("bytes", r.bytes)
+      .add("bytes_per_cell", r.bytes_per_cell)
+      .add("matrices_per_second", r.matrices_per_second)
+      .add("phases", phases)
+      .add("kernel_ms", r.kernel_ms)
+      .add("seconds", r.seconds_total)
+      .add("fingerprint", r.fingerprint)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
+      .add("peak_rss_bytes", r.peak_rss_bytes);
+  return s.str();
+}
+
+}  // namespace terrazo

@@ -1,0 +1,150 @@
+// engine/commands/mst.cpp: run_mst = import + statistics + weight parameters + phases 1-3
+// (engine/mst/phases.h) + the edge GeoTIFF (contract in mst_pipeline.h, design in docs/mst.md).
+#include "engine/commands/mst.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "engine/commands/output_paths.h"
+#include "engine/raster_inputs/pipeline_input.h"
+#include "kernels/common/error.h"
+#include "kernels/common/timer.h"
+#include "engine/tile_inputs/tile_store_input.h"
+#include "engine/raster_inputs/raster_io.h"
+#include "engine/mst/phases.h"
+#include "io/store/run_directory.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/store/tile_store.h"
+#include "kernels/common/cuda_device.h"
+
+namespace terrazo {
+namespace {
+
+
+
+
+// The edge raster: a Byte GeoTIFF georeferenced like the input, nodata 255. Tiles arrive in
+// Z-order, so GDAL's block cache needs only a few blocks (block = clamp(t, 256, 1024)); it gets up to
+// 16 MiB when the budget allows.
+class EdgeRasterWriter : public MstWindowSink {
+ public:
+  // Blocks are encoded on options.threads threads (0: all cores) by GeoTiffWriter's block writer,
+  // whose blocks in flight stay within the GDAL cache limit reserved here (io/gdal/gdal_raster.h).
+  EdgeRasterWriter(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
+              const GeoTiffOptions& options) {
+    const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
+    const std::uint64_t cache_bytes =
+        std::max<std::uint64_t>(2ull * block * block, std::min<std::uint64_t>(16ull << 20, budget.available() / 4));
+    cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
+    writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt8, georef, true, 255.0, block,
+                                              options);
+  }
+  void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                    const std::uint8_t* cells) override {
+    writer_->write_window_u8(x0, y0, w, h, cells);
+  }
+  std::uint64_t finish() {
+    writer_->finish();
+    return writer_->bytes_written();
+  }
+
+ private:
+  std::unique_ptr<GdalCacheLimit> cache_;
+  std::unique_ptr<GeoTiffWriter> writer_;
+};
+
+}  // namespace
+
+MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  MstResult result;
+  if (options.input.empty()) throw UsageError("mst: INPUT is missing");
+  check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}, {"--edge-list", options.edge_list}});
+
+  // Device.
+  bool use_cuda = false;
+  if (options.device == "cuda") {
+    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+    use_cuda = true;
+  } else if (options.device == "auto") {
+    use_cuda = cuda_device().available;
+  } else if (options.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
+  }
+  result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  if (options.merge_mode == MstMergeMode::CudaLevels && !cuda_device().available) {
+    throw Error("--merge cuda: " + cuda_device().reason + "; use --merge cpu or cpu-levels");
+  }
+
+  RunDirectory run(options.tmpdir);
+
+  // 0. The input: a store, tiles in memory, a tiled GeoTIFF in place or an import (engine/raster_inputs/pipeline_input.h).
+  Stopwatch phase;
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options), run, budget, progress);
+  result.seconds.import = phase.seconds();
+  result.input_read = input->how();
+  const RasterInfo info = input->info();
+  const TileGrid grid = input->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                        kMstDefaultStepLimit, &input->cells(), &budget);
+  const WeightParams params = result.weights.params;
+  result.params = params;
+
+  // 1-3. The phases, the edge raster written window by window.
+  MstPhaseOptions phase_options;
+  phase_options.params = params;
+  phase_options.connectivity = options.connectivity;
+  phase_options.cuda = use_cuda;
+  phase_options.threads = options.threads;
+  phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
+  phase_options.record_buffer_bytes = options.record_buffer_bytes;
+  phase_options.merge_mode = options.merge_mode;
+  phase_options.merge_batch_edges = options.merge_batch_edges;
+  phase_options.edge_list = options.edge_list;
+  phase_options.scratch_dir = run.path();
+  std::unique_ptr<EdgeRasterWriter> raster;
+  if (!options.output.empty()) raster = std::make_unique<EdgeRasterWriter>(options.output, grid, info, budget, options.geotiff);
+  const MstPhaseResult phases = run_mst_phases(input->cells(), phase_options, budget, progress, raster.get());
+  if (raster) result.bytes_written += raster->finish();
+
+  result.total_weight = phases.total_weight;
+  result.edges = phases.edges;
+  result.vertices = phases.vertices;
+  result.components = phases.components;
+  result.total_weight_input_units = static_cast<double>(result.total_weight) / params.scale;
+  if (params.model == WeightModel::Max) {
+    result.total_weight_input_units += static_cast<double>(result.edges) * params.offset;
+  }
+  result.seconds.block_local = phases.block_local_seconds;
+  result.seconds.merge = phases.merge_seconds;
+  result.seconds.expansion = phases.expansion_seconds;
+  result.summary_edges = phases.summary_edges;
+  result.expansion_records = phases.expansion_records;
+  result.expansion_record_runs = phases.expansion_record_runs;
+  result.merge_levels = phases.merge_levels;
+  result.gpu_batch_tiles = phases.gpu_batch_tiles;
+  result.gpu_kernel_seconds = phases.gpu_kernel_ms / 1000.0;
+  result.merge_mode = phases.merge_mode;
+  result.merge_batches = phases.merge_batches;
+  result.merge_graphs = phases.merge_graphs;
+  result.merge_oversized_graphs = phases.merge_oversized_graphs;
+  result.merge_batch_edges = phases.merge_batch_edges;
+  result.gpu_merge_kernel_seconds = phases.gpu_merge_kernel_ms / 1000.0;
+  result.bytes_read += phases.bytes_read + input->bytes_read();
+  result.bytes_written += phases.bytes_written + input->bytes_written();
+  result.seconds.total = start.seconds();
+  result.memory_peak_reserved = budget.peak_reserved();
+  result.peak_rss_bytes = peak_rss_bytes();
+  return result;
+}
+
+}  // namespace terrazo

@@ -1,0 +1,188 @@
+// engine/commands/mst_command.cpp: parse_mst_options, mst_usage, run_mst_command (engine/commands/mst_command.h).
+#include "engine/commands/mst_command.h"
+
+#include <cstdio>
+
+#include "engine/commands/output_options.h"
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo mst [options] INPUT EDGES.tif\n"
+    "\n"
+    "Minimum spanning tree (a forest where nodata splits the terrain) of the grid graph of INPUT, computed\n"
+    "out of core: block-local MST per tile, hierarchical merge of tile summaries, expansion (Gerritsen 2012).\n"
+    "The tree is unique: edges are ordered by (weight, smaller cell id, larger cell id), cell id = y*W + x.\n"
+    "\n"
+    "INPUT      any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
+    "EDGES.tif  Byte GeoTIFF, georeferenced like INPUT: each cell's bits mark its tree edges,\n"
+    "           bit 0 = E (x+1, y), bit 1 = SE (x+1, y+1), bit 2 = S (x, y+1), bit 3 = SW (x-1, y+1);\n"
+    "           255 = nodata cell. Give '-' to write no raster (totals and --edge-list only).\n"
+    "\n"
+    "Options:\n"
+    "  --weight max|absdiff|friction  edge weight model (default max):\n"
+    "                        max      max(h(u), h(v)), minus the raster minimum when it is negative;\n"
+    "                                 its tree holds the minimax (bottleneck) paths\n"
+    "                        absdiff  |h(u) - h(v)|\n"
+    "                        friction (c(u) + c(v)) / 2 x step length (1 or sqrt 2); costs must be >= 0\n"
+    "  --scale S             fixed-point scale: weight = round(value x S) (default: 1 when every weight is\n"
+    "                        an integer (integer raster, max or absdiff), else the largest power of 10\n"
+    "                        keeping every weight <= 2^31; the rule of docs/weights.md)\n"
+    "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --edge-list FILE      also write the tree as binary records: u64 a, u64 b, u32 weight (20 bytes,\n"
+    "                        little-endian, a < b)\n"
+    "  --co KEY=VALUE        GTiff creation option of EDGES.tif over terrazo's defaults (repeatable, as\n"
+    "                        GDAL's -co), e.g. COMPRESS=DEFLATE, ZSTD_LEVEL=9; defaults: tiled,\n"
+    "                        COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads\n"
+    "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
+    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
+    "  --device auto|cpu|cuda  where the block solvers run (default auto: the GPU when there is one)\n"
+    "  --merge auto|cpu|cpu-levels|cuda  how the hierarchical merge of tile summaries runs; every mode\n"
+    "                        gives the same tree, bit for bit (default auto: cuda when the block solvers run\n"
+    "                        on the GPU, else cpu):\n"
+    "                        cpu         post-order over the quadtree of tiles, subtrees in parallel on the\n"
+    "                                    CPU threads; reads the tile summaries once\n"
+    "                        cpu-levels  level by level: all merges of a level are packed as small graphs\n"
+    "                                    into batches, solved by the CPU threads (the CPU twin of cuda);\n"
+    "                                    writes and reads each level's summaries once more\n"
+    "                        cuda        level by level, the batches solved on the GPU, the next one packed\n"
+    "                                    while the GPU works; needs a CUDA device (an error without one)\n"
+    "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
+    "  --threads N           CPU threads for the block solvers (default: all cores)\n"
+    "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
+    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto: the first\n"
+    "                        that applies): memory reads it once into tiles in memory (when they take at\n"
+    "                        most a quarter of --memory), direct reads a tiled GeoTIFF whose blocks tile\n"
+    "                        the tiles in place, import converts it to a tile store in --tmpdir first\n"
+    "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
+    "  --json                print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet           no progress on stderr\n"
+    "\n"
+    "JSON keys: total_weight (fixed-point units), total_weight_input_units, edges, vertices, components,\n"
+    "scale, scale_given, step_error_bound (input units per weight; 0: exact), relative_error_bound (null:\n"
+    "void), offset, weight, connectivity, tile, device, merge (the mode that ran), phases {import,\n"
+    "block_local, merge, expansion}, seconds, gpu_kernel_seconds (phase 1), gpu_merge_kernel_seconds,\n"
+    "merge_batches, peak_rss_bytes, bytes_read, bytes_written.\n"
+    "\n"
+    "Example:\n"
+    "  terrazo mst --memory 1G --json dem.tif mst_edges.tif\n"
+    "  terrazo mst --weight absdiff --connectivity 4 --edge-list tree.bin dem.tzs -\n"
+    "  terrazo mst --device cuda --merge cuda --json dem.tzs mst_edges.tif\n";
+
+}  // namespace
+
+const char* mst_usage() { return kUsage; }
+
+MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
+  ArgParser args("mst", arguments);
+  MstCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
+  const std::optional<std::string> input_mode = args.value("--input-mode");
+  const CommonOptions& common = parsed.common;
+  MstOptions& options = parsed.mst;
+  if (auto weight = args.value("--weight")) {
+    options.weight = parse_weight_model(*weight);
+    if (options.weight == WeightModel::Unit || options.weight == WeightModel::Geometric)
+      throw UsageError("invalid --weight '" + *weight + "' for mst: expected max, absdiff or friction (unit and "
+                       "geometric are cost distance weights)");
+  }
+  if (auto text = args.value("--scale")) {
+    const double scale = parse_finite_double("--scale", *text);
+    if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 100");
+    options.scale = scale;
+  }
+  if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
+  if (auto edge_list = args.value("--edge-list")) options.edge_list = *edge_list;
+  if (auto merge = args.value("--merge")) options.merge_mode = parse_merge_mode(*merge);
+  options.geotiff = parse_geotiff_options(args, common);
+  const std::vector<std::string> files = args.positionals(2, 2, "INPUT EDGES.tif");
+  options.input = files[0];
+  options.band = band;
+  if (files[1] != "-") options.output = files[1];
+  if (options.output.empty() && options.edge_list.empty() && !common.json)
+    throw UsageError("EDGES.tif is '-' and neither --edge-list nor --json is given: nothing would be output");
+  options.tile = common.tile;
+  if (input_mode) options.input_mode = parse_input_mode(*input_mode);
+  options.device = common.device;
+  options.threads = common.threads;
+  options.tmpdir = common.tmpdir;
+  options.gpu_memory_bytes = common.gpu_memory_bytes;
+  return parsed;
+}
+
+MstCommandResult run_mst_command(const MstCommandOptions& options, Progress& progress) {
+  const MstOptions& o = options.mst;
+  check_input_file(o.input);
+  if (!o.output.empty()) check_output_file(o.output, {o.input});
+  if (!o.edge_list.empty()) check_output_file(o.edge_list, {o.input, o.output});
+  MemoryBudget budget(options.common.memory_bytes);
+  MstCommandResult r;
+  r.options = options;
+  r.result = run_mst(o, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string MstCommandResult::summary() const {
+  const MstResult& m = result;
+  return format_line("mst: %llu edges, %llu vertices, %llu components; total weight %llu (x 1/%g = %.6f input units); "
+                     "%.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(m.edges), static_cast<unsigned long long>(m.vertices),
+                     static_cast<unsigned long long>(m.components), static_cast<unsigned long long>(m.total_weight),
+                     m.params.scale, m.total_weight_input_units, m.seconds.total,
+                     MemoryBudget::format_size(m.peak_rss_bytes).c_str());
+}
+
+std::string MstCommandResult::to_json() const {
+  const MstResult& r = result;
+  JsonObject phases;
+  phases.add("import", r.seconds.import)
+      .add("block_local", r.seconds.block_local)
+      .add("merge", r.seconds.merge)
+      .add("expansion", r.seconds.expansion);
+  JsonObject summary;
+  summary.add("command", "mst")
+      .add("input", options.mst.input)
+      .add("output", options.mst.output)
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("tile", r.tile)
+      .add("input_read", r.input_read)
+      .add("device", r.device)
+      .add("merge", to_string(r.merge_mode))
+      .add("weight", to_string(r.params.model))
+      .add("connectivity", static_cast<int>(options.mst.connectivity))
+      .add("scale", r.params.scale)
+      .add("scale_given", r.weights.scale_given)
+      .add("step_error_bound", r.weights.step_error_bound)
+      .add("relative_error_bound", r.weights.relative_error_bound)
+      .add("offset", r.params.offset)
+      .add("total_weight", r.total_weight)
+      .add("total_weight_input_units", r.total_weight_input_units)
+      .add("edges", r.edges)
+      .add("vertices", r.vertices)
+      .add("components", r.components)
+      .add("phases", phases)
+      .add("seconds", r.seconds.total)
+      .add("merge_levels", r.merge_levels)
+      .add("gpu_batch_tiles", r.gpu_batch_tiles)
+      .add("gpu_kernel_seconds", r.gpu_kernel_seconds)
+      .add("gpu_merge_kernel_seconds", r.gpu_merge_kernel_seconds)
+      .add("merge_batches", r.merge_batches)
+      .add("summary_edges", r.summary_edges)
+      .add("expansion_records", r.expansion_records)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
+      .add("peak_rss_bytes", r.peak_rss_bytes)
+      .add("bytes_read", r.bytes_read)
+      .add("bytes_written", r.bytes_written);
+  return summary.str();
+}
+
+}  // namespace terrazo

@@ -1,0 +1,315 @@
+// engine/commands/od_matrix_command.cpp: parse_od_matrix_options, od_matrix_usage, od_matrix_csv,
+// run_od_matrix_command (engine/commands/od_matrix_command.h).
+#include "engine/commands/od_matrix_command.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/commands/output_paths.h"
+#include "engine/commands/path.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+#include "io/store/atomic_output.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo od-matrix --site x,y --site x,y [...] | --sites-file FILE | --sites-raster R [options] INPUT OUT.csv\n"
+    "\n"
+    "The exact cost-distance matrix between K sites over the 8- (or 4-) connected grid graph of INPUT,\n"
+    "the same numbers `terrazo sssp` gives at the sites. With --index, from the boundary-graph index of\n"
+    "`terrazo index` (one in-tile solve per site, then an exchange over the tiles' boundaries whose tile\n"
+    "re-solves are min-plus products, on the GPU with --device cuda); without, the same exchange with\n"
+    "in-tile solves, the sites in batches, each tile read about once per batch (docs/index.md).\n"
+    "\n"
+    "INPUT      the cost surface: any GDAL raster or a terrazo tile store (.tzs)\n"
+    "OUT.csv    `from_id,to_id,cost`: a header line, then one line per ordered pair of sites (K x K,\n"
+    "           the diagonal 0), the cost in INPUT's cost units, empty where the target is unreachable\n"
+    "           (or beyond --max-cost); --wide: a K x K table instead\n"
+    "\n"
+    "Sites (at least 2; ids 1, 2, ... in the order given):\n"
+    "  --site x,y            a site cell: column,row (0-based, row 0 at the top); repeatable\n"
+    "  --map-coords          --site values are map coordinates in INPUT's CRS\n"
+    "  --sites-file FILE     an OGR vector file of points, in its layer's CRS (after the --site points)\n"
+    "  --sites-raster R      region sites instead of points: a raster of INPUT's size whose cells hold\n"
+    "                        region ids (positive integers; 0 and nodata: none), e.g. habitat patches;\n"
+    "                        the cost between two regions is the least over their cells' pairs, ids\n"
+    "                        in the CSV are the regions' ids (ascending); region cells on nodata are\n"
+    "                        left out\n"
+    "\n"
+    "Options:\n"
+    "  --index INDEX.tzi     the index of INPUT (same --weight, --scale, --connectivity; checked)\n"
+    "  --weight friction|absdiff|max  edge weight model (default friction), as `terrazo sssp`\n"
+    "  --scale S             fixed-point scale (default: the rule of docs/weights.md, as sssp)\n"
+    "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --distance cells|map|geodesic  step lengths of --weight friction, as `terrazo sssp`: cells 1 and\n"
+    "                        sqrt 2 (default), map the geotransform's, geodesic metres on a lon/lat CRS\n"
+    "                        (with --index: the index's mode; geodesic has no index)\n"
+    "  --max-cost C          costs above C are reported unreachable (cost units)\n"
+    "  --wide                write a K x K table (`from_id,1,2,...,K`) instead of the long form\n"
+    "  --geojson FILE        also write one straight LineString per pair of sites i < j with a cost\n"
+    "                        (cell centres, INPUT's CRS; properties from_id, to_id, cost); traced\n"
+    "                        least-cost lines: `terrazo network`\n"
+    "  --transient-index     build an index of INPUT first (as `terrazo index` with these --weight,\n"
+    "                        --scale, --connectivity, --distance, --tile: 32 on the CPU, 64 on a\n"
+    "                        GPU), query it, drop it; the default with --device cuda and no --index.\n"
+    "                        On a GPU the matrices are built straight into the query's GPU memory;\n"
+    "                        on the CPU into host memory (the index's compact records, about 32\n"
+    "                        bytes a cell: give --memory that much and a third, e.g. 14G for 268 M\n"
+    "                        cells), then the sweep (--exchange); a file in --tmpdir only when\n"
+    "                        --memory or --gpu-memory cannot hold them. It pays for itself from the\n"
+    "                        second site on a GPU, from about the 6th on the CPU (docs/index.md)\n"
+    "  --device auto|cpu|cuda  with an index (--index or --transient-index): its build and min-plus\n"
+    "                        products on the GPU (auto: when there is one) or the CPU; cuda without\n"
+    "                        --index: a transient index built on the GPU;\n"
+    "                        the same numbers every way\n"
+    "  --gpu-memory SIZE     GPU memory for the index's matrices (default 60% of the free memory)\n"
+    "  --exchange auto|queue|rounds|sweep  with an index: the G' exchange; sweep (the CPU's auto when\n"
+    "                        --memory holds the index): every source alone on a thread, tiles in\n"
+    "                        Dijkstra order, the index in memory, each source stopped once the sites\n"
+    "                        ranked after it are settled; queue: label-correcting, the sources in\n"
+    "                        batches, the matrices through a cache; rounds: Bellman-Ford rounds over\n"
+    "                        all tiles with the labels resident (on the GPU: matrices and labels in\n"
+    "                        GPU memory; the GPU's auto when they fit in --gpu-memory, else queue);\n"
+    "                        the same numbers every way\n"
+    "  --memory SIZE         host memory budget (default 1G)\n"
+    "  --threads N           CPU threads: the index build and the sweep's sources on the CPU, the\n"
+    "                        in-tile solves without an index (default: all cores)\n"
+    "  --tile N              tile of the exchange without an index (default: the store's, else 256);\n"
+    "                        of a transient index (default 32 on the CPU, 64 on a GPU)\n"
+    "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
+    "  --json                print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet           no progress on stderr\n"
+    "\n"
+    "JSON keys: width, height, tile, method (index|exchange|transient index|index on the GPU), device,\n"
+    "exchange (sweep, queue, rounds-cpu or rounds-gpu), weight, connectivity, scale, sites, pairs_reached,\n"
+    "batch_sources, tile_solves, rounds, max_active, matrix_loads, gpu_uploads, kernel_ms\n"
+    "(kernel_ms_select, _solve, _push: the GPU rounds' stages), due_sources (the (tile, source) pairs\n"
+    "their solves multiplied), settled, stopped_early, max_live, index_bytes (the sweep: tiles settled,\n"
+    "sources stopped early, the most label blocks of one source, the index in memory),\n"
+    "index_kernel_ms (the index built on the GPU), cache_tiles,\n"
+    "exchange_solves, phases {index (the transient index), import, sites, queries}, seconds, peak_rss_bytes.\n"
+    "\n"
+    "Examples:\n"
+    "  terrazo index dem.tif dem.tzi\n"
+    "  terrazo od-matrix --index dem.tzi --site 10,20 --site 300,40 --site 512,512 dem.tif od.csv\n"
+    "  terrazo od-matrix --sites-file towns.gpkg --wide --max-cost 1e6 dem.tif od.csv\n";
+
+std::string format_cost(PathLength d, double scale) {
+  if (d == kUnreached) return "";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", static_cast<double>(d) / scale);
+  return buffer;
+}
+
+}  // namespace
+
+const char* od_matrix_usage() { return kUsage; }
+
+OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& arguments) {
+  ArgParser args("od-matrix", arguments);
+  OdMatrixCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  OdMatrixOptions& o = parsed.od;
+  for (const std::string& text : args.values("--site")) o.sites.push_back(parse_source_point(text, "--site"));
+  o.map_coords = args.flag("--map-coords");
+  if (auto file = args.value("--sites-file")) o.sites_file = *file;
+  if (auto file = args.value("--sites-raster")) o.sites_raster = *file;
+  if (auto file = args.value("--index")) o.index = *file;
+  o.transient_index = args.flag("--transient-index");
+  if (o.transient_index && !o.index.empty()) throw UsageError("--transient-index builds its own index: leave out --index");
+  if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
+  if (auto text = args.value("--scale")) {
+    const double scale = parse_finite_double("--scale", *text);
+    if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
+    o.scale = scale;
+  }
+  if (auto c = args.value("--connectivity")) o.connectivity = parse_connectivity(*c);
+  if (auto distance = args.value("--distance")) o.distance = parse_distance_mode(*distance);
+  if (auto text = args.value("--max-cost")) {
+    const double max_cost = parse_finite_double("--max-cost", *text);
+    if (!(max_cost >= 0)) throw UsageError("invalid --max-cost '" + *text + "': expected a cost >= 0");
+    o.max_cost = max_cost;
+  }
+  o.wide = args.flag("--wide");
+  if (auto file = args.value("--geojson")) o.geojson = *file;
+  if (auto exchange = args.value("--exchange")) o.exchange = *exchange;
+  const std::vector<std::string> files = args.positionals(2, 2, "INPUT OUT.csv");
+  o.input = files[0];
+  o.output = files[1];
+  if (!o.sites_raster.empty() && (!o.sites.empty() || !o.sites_file.empty()))
+    throw UsageError("--sites-raster gives region sites; --site and --sites-file give point sites: use one kind");
+  if (o.sites_file.empty() && o.sites_raster.empty() && o.sites.size() < 2)
+    throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(o.sites.size()) +
+                     "): give --site x,y more than once or --sites-file FILE");
+  if (o.map_coords && o.sites.empty()) throw UsageError("--map-coords applies to --site points, and none is given");
+  const CommonOptions& common = parsed.common;
+  o.tile = common.tile;
+  o.threads = common.threads;
+  o.tmpdir = common.tmpdir;
+  o.device = common.device;
+  o.gpu_memory_bytes = common.gpu_memory_bytes;
+  return parsed;
+}
+
+static std::string site_id(const OdMatrixResult& r, std::uint64_t i) {
+  return std::to_string(r.site_ids.empty() ? i + 1 : r.site_ids[i]);
+}
+
+std::string od_matrix_geojson(const OdMatrixResult& r) {
+  const std::uint64_t k = r.sites;
+  const auto& g = r.info.geotransform;
+  auto point = [&](std::uint64_t cell) {
+    const double x = static_cast<double>(cell % r.width) + 0.5, y = static_cast<double>(cell / r.width) + 0.5;
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, "[ %.17g, %.17g ]", g[0] + x * g[1] + y * g[2], g[3] + x * g[4] + y * g[5]);
+    return std::string(buffer);
+  };
+  std::string out = "{\n\"type\": \"FeatureCollection\",\n\"name\": \"od_matrix\",\n";
+  const std::string urn = crs_urn(r.info.crs_wkt);
+  if (!urn.empty()) out += "\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + urn + "\" } },\n";
+  out += "\"features\": [\n";
+  bool first = true;
+  for (std::uint64_t i = 0; i < k; ++i)
+    for (std::uint64_t j = i + 1; j < k; ++j) {
+      const PathLength d = std::min(r.costs[i * k + j], r.costs[j * k + i]);
+      if (d == kUnreached) continue;
+      out += std::string(first ? "" : ",\n") + "{ \"type\": \"Feature\", \"properties\": { \"from_id\": " + site_id(r, i) +
+             ", \"to_id\": " + site_id(r, j) + ", \"cost\": " + format_cost(d, r.params.scale) +
+             " }, \"geometry\": { \"type\": \"LineString\", \"coordinates\": [ " + point(r.site_cells[i]) + ", " +
+             point(r.site_cells[j]) + " ] } }";
+      first = false;
+    }
+  out += "\n]\n}\n";
+  return out;
+}
+
+std::string od_matrix_csv(const OdMatrixResult& r, bool wide) {
+  std::string out;
+  const std::uint64_t k = r.sites;
+  if (wide) {
+    out += "from_id";
+    for (std::uint64_t j = 0; j < k; ++j) out += "," + site_id(r, j);
+    out += "\n";
+    for (std::uint64_t i = 0; i < k; ++i) {
+      out += site_id(r, i);
+      for (std::uint64_t j = 0; j < k; ++j) out += "," + format_cost(r.costs[i * k + j], r.params.scale);
+      out += "\n";
+    }
+    return out;
+  }
+  out += "from_id,to_id,cost\n";
+  for (std::uint64_t i = 0; i < k; ++i)
+    for (std::uint64_t j = 0; j < k; ++j)
+      out += site_id(r, i) + "," + site_id(r, j) + "," + format_cost(r.costs[i * k + j], r.params.scale) + "\n";
+  return out;
+}
+
+OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& options, Progress& progress) {
+  const OdMatrixOptions& o = options.od;
+  check_input_file(o.input);
+  std::vector<std::string> inputs = {o.input};
+  if (!o.index.empty()) {
+    check_input_file(o.index);
+    inputs.push_back(o.index);
+  }
+  if (!o.sites_file.empty()) {
+    check_input_file(o.sites_file);
+    inputs.push_back(o.sites_file);
+  }
+  if (!o.sites_raster.empty()) {
+    check_input_file(o.sites_raster);
+    inputs.push_back(o.sites_raster);
+  }
+  check_output_file(o.output, inputs);
+  if (!o.geojson.empty()) {
+    inputs.push_back(o.output);
+    check_output_file(o.geojson, inputs);
+  }
+  MemoryBudget budget(options.common.memory_bytes);
+  OdMatrixCommandResult r;
+  r.options = options;
+  r.result = run_od_matrix(o, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  AtomicOutput output(o.output);
+  {
+    const std::string text = od_matrix_csv(r.result, o.wide);
+    std::FILE* f = std::fopen(output.partial().c_str(), "wb");
+    if (!f) throw Error("cannot create '" + output.partial() + "'");
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) throw Error("cannot write '" + o.output + "' (disk full?)");
+  }
+  output.publish();
+  if (!o.geojson.empty()) {
+    AtomicOutput lines(o.geojson);
+    const std::string text = od_matrix_geojson(r.result);
+    std::FILE* f = std::fopen(lines.partial().c_str(), "wb");
+    if (!f) throw Error("cannot create '" + lines.partial() + "'");
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) throw Error("cannot write '" + o.geojson + "' (disk full?)");
+    lines.publish();
+  }
+  return r;
+}
+
+std::string OdMatrixCommandResult::summary() const {
+  const OdMatrixResult& r = result;
+  return format_line("od-matrix: %llu sites (%s, %s), %llu of %llu pairs reached; %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(r.sites), r.method.c_str(), r.device.c_str(),
+                     static_cast<unsigned long long>(r.pairs_reached), static_cast<unsigned long long>(r.sites * r.sites),
+                     r.seconds_total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+}
+
+std::string OdMatrixCommandResult::to_json() const {
+  const OdMatrixResult& r = result;
+  const OdMatrixOptions& o = options.od;
+  JsonObject phases;
+  phases.add("index", r.seconds_index).add("import", r.seconds_import).add("sites", r.seconds_sites).add("queries", r.seconds_queries);
+  JsonObject s;
+  s.add("command", "od-matrix")
+      .add("input", o.input)
+      .add("index", o.index)
+      .add("output", o.output)
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("tile", r.tile)
+      .add("method", r.method)
+      .add("device", r.device)
+      .add("exchange", r.exchange)
+      .add("weight", to_string(r.params.model))
+      .add("connectivity", static_cast<int>(o.connectivity))
+      .add("distance", to_string(o.distance))
+      .add("scale", r.params.scale)
+      .add("sites", r.sites)
+      .add("pairs_reached", r.pairs_reached)
+      .add("site_tiles", r.site_tiles)
+      .add("batch_sources", r.batch_sources)
+      .add("tile_solves", r.tile_solves)
+      .add("rounds", r.rounds)
+      .add("max_active", r.max_active)
+      .add("gpu_uploads", r.gpu_uploads)
+      .add("kernel_ms", r.kernel_ms)
+      .add("kernel_ms_select", r.kernel_ms_select)
+      .add("kernel_ms_solve", r.kernel_ms_solve)
+      .add("kernel_ms_push", r.kernel_ms_push)
+      .add("due_sources", r.due_sources)
+      .add("settled", r.settled)
+      .add("stopped_early", r.stopped_early)
+      .add("max_live", r.max_live)
+      .add("index_bytes", r.index_bytes)
+      .add("index_kernel_ms", r.index_kernel_ms)
+      .add("site_parts", r.site_parts)
+      .add("matrix_loads", r.matrix_loads)
+      .add("cache_tiles", r.cache_tiles)
+      .add("exchange_solves", r.exchange_solves)
+      .add("phases", phases)
+      .add("seconds", r.seconds_total)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
+      .add("peak_rss_bytes", r.peak_rss_bytes);
+  return s.str();
+}
+
+}  // namespace terrazo

@@ -1,0 +1,35 @@
+// engine/commands/output_paths.h: up-front checks of a subcommand's INPUT and OUTPUT paths, so that the common
+// mistakes get one clear line (what is wrong, what to do) before any work starts.
+//
+//   check_input_file(input);               // exists, is a regular file, is readable
+//   check_output_file(output, {input});    // its directory exists and is writable, not an input
+//
+// Both throw terrazo::Error (exit 1) naming the path. Whether an input is a raster at all is
+// checked by the io layer when it opens it.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace terrazo {
+
+void check_input_file(const std::string& path);
+void check_output_file(const std::string& path, const std::vector<std::string>& inputs = {});
+
+// One path of a run, with the name the user gave it by ("OUTPUT", "--backlink", "INPUT", ...).
+struct NamedPath {
+  std::string role;
+  std::string path;  // empty: not given (skipped)
+};
+
+// Every output must be distinct from every other output and from every input, compared after
+// resolving links: an output is the real path of its directory plus its name (publication renames
+// onto that name), an input that too and, when it exists, the real path of the file itself (a link
+// named as input is read through). Throws UsageError (exit 2) naming both roles and the path;
+// called by each api-level run function (sssp, mst, path, import, export, gen) before any work
+// (docs/reliability.md "Distinct output paths").
+void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
+
+// Lowercase extension with its dot (".tif"), or "" when the name has none.
+std::string file_extension(const std::string& path);
+
+}  // namespace terrazo

@@ -1,0 +1,122 @@
+// engine/commands/path_command.cpp: parse_path_options, path_usage, run_path_command (engine/commands/path_command.h).
+#include "engine/commands/path_command.h"
+
+#include <cstdio>
+
+#include "engine/commands/output_paths.h"
+#include "engine/raster_inputs/sssp_sources.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo path --backlink BACK.tif --cost COST.tif --dest x,y [--dest ...] [options] PATHS.geojson\n"
+    "\n"
+    "Least-cost paths from destinations back to their nearest source, traced through the backlink raster\n"
+    "of `terrazo sssp --backlink` (read window by window, so rasters larger than memory are fine).\n"
+    "\n"
+    "PATHS.geojson  one LineString per destination, source first, vertices at cell centres in the\n"
+    "               rasters' CRS; properties dest_id, dest_x, dest_y, cost (COST.tif at the destination),\n"
+    "               length (metres on the ellipsoid when the CRS is geographic, lon/lat; map units\n"
+    "               otherwise; whatever sssp's --distance was), length_cells (1 per orthogonal, sqrt 2\n"
+    "               per diagonal step), cells\n"
+    "\n"
+    "Options:\n"
+    "  --backlink FILE   backlink raster (Byte, 0..7 clockwise from east, 255 = none) from terrazo sssp\n"
+    "  --cost FILE       cost raster from the same terrazo sssp run\n"
+    "  --dest x,y        a destination cell: column,row (0-based); repeatable\n"
+    "  --map-coords      --dest values are map coordinates in the rasters' CRS\n"
+    "  --dest-crs CRS    --dest values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
+    "  --mask FILE       also write a Byte GeoTIFF: 1 on path cells, 0 elsewhere\n"
+    "  --memory SIZE     host memory budget (default 1G); paths of any length fit in it\n"
+    "  --tmpdir DIR      scratch directory for long paths' steps and the mask's cells (default $TMPDIR or /tmp)\n"
+    "  --json            print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet       no progress on stderr\n"
+    "\n"
+    "JSON keys: length_unit (metre or map unit), paths [{dest, x, y, source_x, source_y, cost, length,\n"
+    "length_cells, cells}], seconds, peak_rss_bytes,\n"
+    "bytes_read, bytes_written, bytes_spilled.\n"
+    "\n"
+    "Example:\n"
+    "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
+    "  terrazo path --backlink back.tif --cost cost.tif --dest 900,700 --dest 10,300 paths.geojson\n"
+    "  ogrinfo -al paths.geojson\n";
+
+}  // namespace
+
+const char* path_usage() { return kUsage; }
+
+PathCommandOptions parse_path_options(const std::vector<std::string>& arguments) {
+  ArgParser args("path", arguments);
+  PathCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  PathOptions& options = parsed.path;
+  for (const std::string& text : args.values("--dest")) options.dests.push_back(parse_source_point(text, "--dest"));
+  if (auto file = args.value("--backlink")) options.backlink = *file;
+  if (auto file = args.value("--cost")) options.cost = *file;
+  if (auto file = args.value("--mask")) options.mask = *file;
+  options.map_coords = args.flag("--map-coords");
+  if (auto crs = args.value("--dest-crs")) options.dest_crs = *crs;
+  const std::vector<std::string> files = args.positionals(1, 1, "PATHS.geojson");
+  options.output = files[0];
+  options.tmpdir = parsed.common.tmpdir;
+  if (options.backlink.empty()) throw UsageError("--backlink FILE is required (from terrazo sssp --backlink)");
+  if (options.cost.empty()) throw UsageError("--cost FILE is required (the cost raster of the same sssp run)");
+  if (options.dests.empty()) throw UsageError("no destination: give --dest x,y (repeatable)");
+  return parsed;
+}
+
+PathCommandResult run_path_command(const PathCommandOptions& options, Progress& progress) {
+  const PathOptions& o = options.path;
+  check_input_file(o.backlink);
+  check_input_file(o.cost);
+  check_output_file(o.output, {o.backlink, o.cost});
+  if (!o.mask.empty()) check_output_file(o.mask, {o.backlink, o.cost, o.output});
+  MemoryBudget budget(options.common.memory_bytes);
+  PathCommandResult r;
+  r.options = options;
+  r.result = run_path(o, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string PathCommandResult::summary() const {
+  std::string text;
+  for (const TracedPath& p : result.paths) {
+    const std::string line =
+        format_line("path: %s: cost %.6f, length %.6f %ss (%.6f cells), %llu cells, from source cell %llu,%llu",
+                    p.dest.c_str(), p.cost, p.length, result.length_unit.c_str(), p.length_cells,
+                    static_cast<unsigned long long>(p.cells),
+                    static_cast<unsigned long long>(p.source_x), static_cast<unsigned long long>(p.source_y));
+    text += (text.empty() ? "" : "\n") + line;
+  }
+  return text;
+}
+
+std::string PathCommandResult::to_json() const {
+  const PathResult& r = result;
+  std::vector<JsonObject> paths;
+  for (const TracedPath& p : r.paths) {
+    JsonObject o;
+    o.add("dest", p.dest).add("x", p.x).add("y", p.y).add("source_x", p.source_x).add("source_y", p.source_y);
+    o.add("cost", p.cost).add("length", p.length).add("length_cells", p.length_cells).add("cells", p.cells);
+    paths.push_back(o);
+  }
+  JsonObject summary;
+  summary.add("command", "path")
+      .add("output", options.path.output)
+      .add("length_unit", r.length_unit)
+      .add("paths", paths)
+      .add("seconds", r.seconds)
+      .add("window_reads", r.window_reads)
+      .add("peak_rss_bytes", r.peak_rss_bytes)
+      .add("bytes_read", r.bytes_read)
+      .add("bytes_written", r.bytes_written)
+      .add("bytes_spilled", r.bytes_spilled);
+  return summary.str();
+}
+
+}  // namespace terrazo

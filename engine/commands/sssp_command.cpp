@@ -1,0 +1,433 @@
+// engine/commands/sssp_command.cpp: parse_sssp_options, sssp_usage, run_sssp_command (engine/commands/sssp_command.h).
+#include "engine/commands/sssp_command.h"
+#include "kernels/sssp/knight.h"
+#include "engine/cost_models/walk_weights.h"
+
+#include <cstdio>
+
+#include "engine/commands/output_options.h"
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/json_summary.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo sssp --source x,y [--source ...] [options] INPUT COST.tif\n"
+    "       terrazo cost-distance ...   (the same command)\n"
+    "\n"
+    "Cumulative cost distance from one or more sources over the 8- (or 4-) connected grid graph of\n"
+    "INPUT, exact, out of core: block-local Dijkstra per tile and a tile-level priority queue that\n"
+    "pushes improved tile borders to the neighbouring tiles until nothing improves (docs/sssp.md).\n"
+    "With the default friction weight the result is GRASS r.cost's and scikit-image MCP_Geometric's.\n"
+    "\n"
+    "INPUT      any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
+    "COST.tif   Float64 GeoTIFF (--ot Float32: half the size, each value rounded to 24 bits), georeferenced\n"
+    "           like INPUT: cost distance in INPUT's cost units;\n"
+    "           nodata -1 where no source reaches (or beyond --max-cost). '-' writes none.\n"
+    "\n"
+    "Sources (at least one; ids 1, 2, ... in the order given, for --allocation):\n"
+    "  --source x,y          a source cell: column,row (0-based, row 0 at the top); repeatable\n"
+    "  --map-coords          --source values are map coordinates in INPUT's CRS\n"
+    "  --source-crs CRS      --source values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
+    "  --sources-file FILE   an OGR vector file of points (GeoJSON, GeoPackage, Shapefile, ...), in\n"
+    "                        its layer's CRS (INPUT's when it has none)\n"
+    "  --source-raster FILE  a mask raster of INPUT's size: cells not 0 and not nodata are sources,\n"
+    "                        their value (a positive integer) is their id; cells on INPUT nodata are skipped\n"
+    "\n"
+    "Per-source settings (ArcGIS's source characteristics; docs/sssp.md \"Per-source settings\"):\n"
+    "  --source-initial-field FIELD  initial cost of each --sources-file point from its numeric\n"
+    "                        attribute FIELD (cost units, >= 0; null: --source-initial): the point's\n"
+    "                        cost starts there (ArcGIS's initial accumulation, GRASS r.cost start\n"
+    "                        values); --source-start FIELD is the same\n"
+    "  --source-max-field FIELD  maximum cost of each point (cost units, >= 0; null: none): the\n"
+    "                        point reaches only cells where its cost is at most FIELD (and --max-cost)\n"
+    "  --source-multiplier-field FIELD  cost multiplier of each point (> 0; null: --source-multiplier):\n"
+    "                        its cost is initial + multiplier x path cost\n"
+    "  --source-initial C    initial cost of every source without its own (default 0)\n"
+    "  --source-multiplier M cost multiplier of every source without its own (default 1)\n"
+    "                        A cell takes the cheapest source within that source's maximum, ties to the\n"
+    "                        lower id. Sources of different (multiplier, maximum) run as groups, one\n"
+    "                        pass each, merged cell by cell (JSON source_groups); --backlink is then\n"
+    "                        refused (a traced path would cross other sources' zones)\n"
+    "\n"
+    "Index:\n"
+    "  --index INDEX.tzi     distances from the boundary-graph index of `terrazo index` (same --weight,\n"
+    "                        --scale, --connectivity; checked): one in-tile solve per source tile, the\n"
+    "                        exchange over the tiles' boundaries, one in-tile solve per tile; the same\n"
+    "                        costs; COST.tif only (docs/index.md)\n"
+    "\n"
+    "Outputs:\n"
+    "  --backlink FILE       Byte GeoTIFF: direction to the predecessor on a least-cost path,\n"
+    "                        0 E, 1 SE, 2 S, 3 SW, 4 W, 5 NW, 6 N, 7 NE; 255 at sources, nodata and\n"
+    "                        unreached cells (input of `terrazo path`)\n"
+    "  --allocation FILE     UInt32 GeoTIFF: id of the nearest source (the lowest id among equally\n"
+    "                        near ones); 0 where unreached\n"
+    "  --ot Float64|Float32  cell type of COST.tif (default Float64; Float32 rounds each value to\n"
+    "                        nearest, relative error <= 2^-24: docs/sssp.md \"Outputs\")\n"
+    "  --co KEY=VALUE        GTiff creation option of every output, over terrazo's defaults (repeatable,\n"
+    "                        as GDAL's -co), e.g. COMPRESS=DEFLATE (for readers without ZSTD), ZSTD_LEVEL=9,\n"
+    "                        NUM_THREADS=4; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR=3 on\n"
+    "                        COST.tif (2 on --allocation), BIGTIFF=IF_SAFER, compression on --threads\n"
+    "                        threads (docs/benchmarks.md \"Output compression\")\n"
+    "\n"
+    "Options:\n"
+    "  --weight friction|absdiff|max|unit|geometric  edge weight model (default friction):\n"
+    "                        friction  (c(u) + c(v)) / 2 x step length; costs >= 0 (cost per cell, per map\n"
+    "                                  unit or per metre with --distance cells, map or geodesic)\n"
+    "                        absdiff   |h(u) - h(v)|\n"
+    "                        max       max(h(u), h(v)), minus the raster minimum when it is negative\n"
+    "                        unit      1 per step: hop count (BFS levels) through the valid cells\n"
+    "                        geometric the step length: distance through the valid cells, around\n"
+    "                                  nodata and barriers (1 and sqrt 2, or --distance map|geodesic)\n"
+    "  --distance cells|map|geodesic  step length of friction and geometric (default cells):\n"
+    "                        cells     1 orthogonal, sqrt 2 diagonal (as GRASS r.cost, scikit-image)\n"
+    "                        map       the geotransform's |dx|, |dy|, sqrt(dx^2 + dy^2), in the CRS's\n"
+    "                                  unit (refused on a lon/lat CRS: degrees are no length)\n"
+    "                        geodesic  metres on the CRS's ellipsoid between the two cell centres\n"
+    "                                  (lon/lat CRS only; every row has its own lengths; docs/weights.md)\n"
+    "  --model walk|tobler   directed (anisotropic) travel time over INPUT as elevation (docs/cost_models.md):\n"
+    "                        walk      GRASS r.walk: a L + b dh uphill, a L + c dh moderate and a L + d dh\n"
+    "                                  steep downhill (dh/L < --slope-factor), + lambda x friction x L\n"
+    "                        tobler    Tobler's hiking function: 0.6 L exp(3.5 |dh/L + 0.05|) seconds\n"
+    "                                  (6 km/h at dh/L = -0.05), + lambda x friction x L\n"
+    "                        L in metres: --distance map on a projected CRS, geodesic on a lon/lat one\n"
+    "                        (the default for these models; --distance cells takes 1 and sqrt 2)\n"
+    "  --friction FILE       walk/tobler: friction (seconds per metre, >= 0) on INPUT's grid (default 0)\n"
+    "  --walk-coeff a,b,c,d  walk: seconds per metre flat, per metre climbed, per metre descended moderately\n"
+    "                        and steeply (default 0.72,6.0,1.9998,-1.9998, r.walk's)\n"
+    "  --lambda L            walk/tobler: weight of the friction term (default 1)\n"
+    "  --slope-factor S      walk: dh/L below which downhill is steep (default -0.2125, tan 12 degrees)\n"
+    "  --direction from|to   walk/tobler: from = cost of travelling from the nearest source to each cell\n"
+    "                        (the default, as r.walk); to = from each cell to its nearest source (ArcGIS's\n"
+    "                        travel direction); no effect on symmetric weights\n"
+    "  --barrier-raster FILE a raster of INPUT's grid: cells not 0 and not nodata cannot be entered\n"
+    "                        (as nodata cells; a source there is refused)\n"
+    "  --barrier-band N      read band N (1 = first) of a --barrier-raster of several bands (required\n"
+    "                        then; --band chooses INPUT's band only)\n"
+    "  --scale S             fixed-point scale: weight = round(value x S) (default: 1 when every weight is\n"
+    "                        an integer (unit, or an integer raster with absdiff or max), else the\n"
+    "                        largest power of 10 keeping every step weight <= 2^30; each step is exact\n"
+    "                        to 0.5/S; the rule of docs/weights.md)\n"
+    "  --connectivity 8|4|16 neighbours per cell (default 8); 16 adds the 8 knight's moves as GRASS\n"
+    "                        r.cost -k (friction, geometric, unit; docs/sssp.md)\n"
+    "  --max-cost C          stop at cost C: cells farther than C are unreached (cost units)\n"
+    "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
+    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
+    "  --device auto|cpu|cuda  block solver (default auto: the GPU when there is one; --backlink and\n"
+    "                        --allocation use the CPU solver)\n"
+    "  --gpu-memory SIZE     device memory for the CUDA solver (default: a quarter of the free memory\n"
+    "                        for the streamed exchange; the resident one may use three quarters)\n"
+    "  --exchange auto|streamed|resident  how tiles meet (default auto): streamed keeps a tile cache\n"
+    "                        under --memory and works at any size; resident holds the whole raster on\n"
+    "                        the solver's device (16 bytes per cell; distances only; 4, 8 or 16\n"
+    "                        neighbours) and solves all pending tiles near the front per round;\n"
+    "                        auto takes resident on a GPU that holds the raster when neither\n"
+    "                        --backlink nor --allocation is given\n"
+    "  --resident-tile N     tile side of the resident exchange, 8..256 (default 64)\n"
+    "  --block-solver auto|bfs|sweep  how a tile is solved (default auto = sweep): bfs, the frontier\n"
+    "                        BFS of --weight unit (on the CPU without --backlink/--allocation); sweep,\n"
+    "                        the generic solvers (GPU relaxation sweeps, CPU Dijkstra), measured\n"
+    "                        faster on terrain. Tuning only, the result is the same\n"
+    "  --resident-round N    tiles per round the resident exchange aims at (default 256 on a GPU,\n"
+    "                        4 per thread on the CPU); tuning only, the result is the same\n"
+    "  --threads N           CPU solver threads (default: all cores)\n"
+    "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
+    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto: the first\n"
+    "                        that applies): memory reads it once into tiles in memory (when they take at\n"
+    "                        most a quarter of --memory), direct reads a tiled GeoTIFF whose blocks tile\n"
+    "                        the tiles in place, import converts it to a tile store in --tmpdir first\n"
+    "  --tmpdir DIR          scratch directory for the distance store (default $TMPDIR or /tmp)\n"
+    "  --json                print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet           no progress on stderr\n"
+    "\n"
+    "JSON keys: cost_type, width, height, tile, device, exchange, block_solver, weight (walk or tobler\n"
+    "with --model), distance, direction, length_unit, barrier_raster, barrier_band, barrier_cells,\n"
+    "connectivity, scale, input_read,\n"
+    "scale_given, step_error_bound (input units per step; 0: exact), relative_error_bound (of every\n"
+    "path; null: void), offset, sources, source_start, source_max_field, source_multiplier_field,\n"
+    "source_initial, source_multiplier, source_groups, sources_beyond_max_cost, reached_cells,\n"
+    "max_distance, tiles, tiles_solved, solves,\n"
+    "resolves, rounds, phases {import, load, sources, exchange, flush, write}, seconds,\n"
+    "peak_rss_bytes, bytes_read, bytes_written, scratch_bytes; with the resident exchange also\n"
+    "resident {tile, rounds, max_round_tiles, sweeps, gpu_ms, select_ms, solve_ms} (GPU counters;\n"
+    "0 on the CPU).\n"
+    "\n"
+    "Examples:\n"
+    "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
+    "  terrazo cost-distance --source-crs EPSG:4326 --source -71.30,44.27 --max-cost 5e6 dem.tif cost.tif\n"
+    "  terrazo sssp --sources-file towns.gpkg --allocation nearest.tif --memory 2G --json friction.tif cost.tif\n"
+    "  terrazo sssp --distance geodesic --source 10,10 friction_per_metre.tif cost.tif\n"
+    "  terrazo sssp --weight unit --barrier-raster walls.tif --source 5,5 land.tif hops.tif\n"
+    "  terrazo sssp --sources-file depots.gpkg --source-multiplier-field speed_factor --source-max-field range\n"
+    "               --allocation served.tif friction.tif cost.tif\n"
+    "  terrazo sssp --model walk --friction landcover_s_per_m.tif --source 10,10 dem_utm.tif minutes.tif\n";
+
+}  // namespace
+
+const char* sssp_usage() { return kUsage; }
+
+SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments) {
+  ArgParser args("sssp", arguments);
+  SsspCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
+  const std::uint32_t barrier_band = parse_band_option(args, "--barrier-band");
+  const std::optional<std::string> input_mode = args.value("--input-mode");
+  const CommonOptions& common = parsed.common;
+  SsspOptions& options = parsed.sssp;
+  for (const std::string& text : args.values("--source")) options.sources.push_back(parse_source_point(text));
+  options.map_coords = args.flag("--map-coords");
+  if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
+  if (auto file = args.value("--sources-file")) options.sources_file = *file;
+  if (auto file = args.value("--source-raster")) options.source_raster = *file;
+  if (auto file = args.value("--index")) options.index = *file;
+  for (const char* flag : {"--source-start", "--source-initial-field", "--source-max-field", "--source-multiplier-field"}) {
+    const auto field = args.value(flag);
+    if (!field) continue;
+    if (field->empty()) throw UsageError(std::string(flag) + " needs an attribute name of --sources-file");
+    const std::string name = flag;
+    std::string& target = name == "--source-max-field"          ? options.source_max_field
+                          : name == "--source-multiplier-field" ? options.source_multiplier_field
+                                                                : options.source_start;
+    if (!target.empty() && (name == "--source-start" || name == "--source-initial-field"))
+      throw UsageError("--source-start and --source-initial-field are the same setting: give one");
+    target = *field;
+    if (options.sources_file.empty())
+      throw UsageError(name + " names an attribute of --sources-file, and no --sources-file is given");
+  }
+  if (auto text = args.value("--source-initial")) {
+    const double v = parse_finite_double("--source-initial", *text);
+    if (!(v >= 0)) throw UsageError("invalid --source-initial '" + *text + "': expected a cost >= 0");
+    options.source_initial = v;
+  }
+  if (auto text = args.value("--source-multiplier")) {
+    const double v = parse_finite_double("--source-multiplier", *text);
+    if (!(v > 0)) throw UsageError("invalid --source-multiplier '" + *text + "': expected a number > 0");
+    options.source_multiplier = v;
+  }
+  if (auto file = args.value("--backlink")) options.backlink = *file;
+  if (auto file = args.value("--allocation")) options.allocation = *file;
+  const auto weight_text = args.value("--weight");
+  if (weight_text) options.weight = parse_weight_model(*weight_text);
+  // --model walk|tobler: directed weights from INPUT's elevations (docs/cost_models.md).
+  if (auto model = args.value("--model")) {
+    if (*model != "walk" && *model != "tobler")
+      throw UsageError("invalid --model '" + *model + "': expected walk (GRASS r.walk) or tobler (Tobler's hiking function)");
+    if (weight_text)
+      throw UsageError("--model " + *model + " and --weight " + *weight_text + " are two weight models: give one");
+    options.weight = *model == "walk" ? WeightModel::Walk : WeightModel::Tobler;
+  }
+  const bool directed = is_directed(options.weight);
+  if (auto file = args.value("--friction")) options.friction = *file;
+  if (auto text = args.value("--walk-coeff")) {
+    if (options.weight != WeightModel::Walk) throw UsageError("--walk-coeff applies to --model walk");
+    std::vector<double> v;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = text->find(',', start);
+      v.push_back(parse_finite_double("--walk-coeff", text->substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (v.size() != 4) throw UsageError("invalid --walk-coeff '" + *text + "': expected four numbers a,b,c,d, e.g. 0.72,6.0,1.9998,-1.9998");
+    options.walk.a = v[0];
+    options.walk.b = v[1];
+    options.walk.c = v[2];
+    options.walk.d = v[3];
+  }
+  if (auto text = args.value("--lambda")) options.walk.lambda = parse_finite_double("--lambda", *text);
+  if (auto text = args.value("--slope-factor")) {
+    if (options.weight != WeightModel::Walk) throw UsageError("--slope-factor applies to --model walk");
+    options.walk.slope_factor = parse_finite_double("--slope-factor", *text);
+  }
+  if (!directed && (!options.friction.empty() || options.walk.lambda != WalkParams{}.lambda))
+    throw UsageError(std::string(options.friction.empty() ? "--lambda" : "--friction") +
+                     " applies to --model walk and tobler (INPUT is then the elevation)");
+  if (auto direction = args.value("--direction")) {
+    if (*direction != "from" && *direction != "to")
+      throw UsageError("invalid --direction '" + *direction + "': expected from (travel from the sources, the default) or to (travel to them)");
+    options.walk.reverse = *direction == "to";
+  }
+  if (directed) check_walk_params(options.walk);
+  if (auto distance = args.value("--distance")) {
+    options.distance = parse_distance_mode(*distance);
+    options.distance_given = true;
+    if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction &&
+        options.weight != WeightModel::Geometric && !directed)
+      throw UsageError("--distance " + *distance + " applies to --weight friction and geometric and --model walk and tobler, not --weight " +
+                       to_string(options.weight));
+  }
+  if (auto file = args.value("--barrier-raster")) options.barrier_raster = *file;
+  if (barrier_band && options.barrier_raster.empty())
+    throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
+  options.barrier_band = barrier_band;
+  if (auto text = args.value("--scale")) {
+    const double scale = parse_finite_double("--scale", *text);
+    if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
+    options.scale = scale;
+  }
+  if (auto connectivity = args.value("--connectivity"))
+    options.connectivity = *connectivity == "16" ? Connectivity::Sixteen : parse_connectivity(*connectivity);
+  if (auto exchange = args.value("--exchange")) {
+    if (*exchange != "auto" && *exchange != "streamed" && *exchange != "resident")
+      throw UsageError("invalid --exchange '" + *exchange + "': expected auto, streamed or resident");
+    options.exchange = *exchange;
+  }
+  if (auto solver = args.value("--block-solver")) {
+    if (*solver != "auto" && *solver != "bfs" && *solver != "sweep")
+      throw UsageError("invalid --block-solver '" + *solver + "': expected auto, bfs or sweep");
+    options.block_solver = *solver;
+  }
+  if (auto side = args.int_value("--resident-tile")) {
+    if (*side < 8 || *side > 256)
+      throw UsageError("invalid --resident-tile " + std::to_string(*side) + ": expected a tile side from 8 to 256");
+    options.resident_tile = static_cast<std::uint32_t>(*side);
+  }
+  if (auto round = args.int_value("--resident-round")) {
+    if (*round < 1 || *round > (std::int64_t{1} << 32))
+      throw UsageError("invalid --resident-round " + std::to_string(*round) + ": expected 1 to 2^32 tiles");
+    options.resident_round = static_cast<std::uint64_t>(*round);
+  }
+  if (auto type = args.value("--ot")) options.cost_type = parse_float_output_type(*type);
+  options.geotiff = parse_geotiff_options(args, common);
+  if (auto text = args.value("--max-cost")) {
+    const double max_cost = parse_finite_double("--max-cost", *text);
+    if (!(max_cost >= 0)) throw UsageError("invalid --max-cost '" + *text + "': expected a cost >= 0");
+    options.max_cost = max_cost;
+  }
+  const std::vector<std::string> files = args.positionals(2, 2, "INPUT COST.tif");
+  options.input = files[0];
+  options.band = band;
+  if (files[1] != "-") options.output = files[1];
+  if (options.output.empty() && options.backlink.empty() && options.allocation.empty() && !common.json)
+    throw UsageError("COST.tif is '-' and none of --backlink, --allocation, --json is given: nothing would be output");
+  if (options.output.empty() && options.cost_type != CellType::Float64)
+    throw UsageError("--ot applies to COST.tif, and COST.tif is '-'");
+  if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
+    throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
+  if (options.map_coords && options.sources.empty())
+    throw UsageError("--map-coords applies to --source points, and none is given");
+  options.tile = common.tile;
+  if (input_mode) options.input_mode = parse_input_mode(*input_mode);
+  options.device = common.device;
+  options.gpu_memory_bytes = common.gpu_memory_bytes;
+  options.threads = common.threads;
+  options.tmpdir = common.tmpdir;
+  return parsed;
+}
+
+SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& progress) {
+  const SsspOptions& o = options.sssp;
+  check_input_file(o.input);
+  if (!o.sources_file.empty()) check_input_file(o.sources_file);
+  if (!o.source_raster.empty()) check_input_file(o.source_raster);
+  if (!o.index.empty()) check_input_file(o.index);
+  if (!o.barrier_raster.empty()) check_input_file(o.barrier_raster);
+  if (!o.friction.empty()) check_input_file(o.friction);
+  std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster, o.friction};
+  for (const std::string* out : {&o.output, &o.backlink, &o.allocation}) {
+    if (out->empty()) continue;
+    check_output_file(*out, taken);
+    taken.push_back(*out);
+  }
+  MemoryBudget budget(options.common.memory_bytes);
+  SsspCommandResult r;
+  r.options = options;
+  r.result = run_sssp(o, budget, progress);
+  r.memory_budget_bytes = budget.total();
+  return r;
+}
+
+std::string SsspCommandResult::summary() const {
+  const SsspResult& r = result;
+  return format_line("sssp: %llu sources, %llu of %llu valid cells reached, max cost %.6f; %llu tiles solved "
+                     "(%llu re-solves); %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(r.sources), static_cast<unsigned long long>(r.reached_cells),
+                     static_cast<unsigned long long>(r.valid_cells), r.max_distance,
+                     static_cast<unsigned long long>(r.tiles_solved), static_cast<unsigned long long>(r.resolves),
+                     r.seconds.total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+}
+
+std::string SsspCommandResult::to_json() const {
+  const SsspResult& r = result;
+  const SsspOptions& o = options.sssp;
+  JsonObject phases;
+  phases.add("import", r.seconds.import)
+      .add("load", r.seconds.load)
+      .add("sources", r.seconds.sources)
+      .add("exchange", r.seconds.exchange)
+      .add("flush", r.seconds.flush)
+      .add("write", r.seconds.write);
+  JsonObject summary;
+  summary.add("command", "sssp")
+      .add("input", o.input)
+      .add("output", o.output)
+      .add("backlink", o.backlink)
+      .add("allocation", o.allocation)
+      .add("cost_type", to_string(o.cost_type))
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("tile", r.tile)
+      .add("input_read", r.input_read)
+      .add("device", r.device)
+      .add("exchange", r.exchange)
+      .add("block_solver", r.block_solver)
+      .add("weight", to_string(r.params.model))
+      .add("distance", to_string(r.distance))
+      .add("direction", r.params.walk.reverse ? "to" : "from")
+      .add("length_unit", r.length_unit)
+      .add("barrier_raster", o.barrier_raster)
+      .add("barrier_band", r.barrier_band)
+      .add("barrier_cells", r.barrier_cells)
+      .add("connectivity", static_cast<int>(o.connectivity))
+      .add("scale", r.params.scale)
+      .add("scale_given", r.weights.scale_given)
+      .add("step_error_bound", r.weights.step_error_bound)
+      .add("relative_error_bound", r.weights.relative_error_bound)
+      .add("offset", r.params.offset)
+      .add("sources", r.sources)
+      .add("source_start", o.source_start)
+      .add("source_max_field", o.source_max_field)
+      .add("source_multiplier_field", o.source_multiplier_field)
+      .add("source_initial", o.source_initial)
+      .add("source_multiplier", o.source_multiplier)
+      .add("source_groups", r.source_groups)
+      .add("sources_beyond_max_cost", r.sources_beyond_max_cost)
+      .add("valid_cells", r.valid_cells)
+      .add("reached_cells", r.reached_cells)
+      .add("max_distance", r.max_distance)
+      .add("max_distance_fixed", r.max_distance_fixed)
+      .add("tiles", r.tiles)
+      .add("tiles_solved", r.tiles_solved)
+      .add("solves", r.solves)
+      .add("resolves", r.resolves)
+      .add("rounds", r.rounds)
+      .add("cache_tiles", r.cache_tiles)
+      .add("cache_evictions", r.cache_evictions)
+      .add("phases", phases)
+      .add("seconds", r.seconds.total)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
+      .add("peak_rss_bytes", r.peak_rss_bytes)
+      .add("bytes_read", r.bytes_read)
+      .add("bytes_written", r.bytes_written)
+      .add("scratch_bytes", r.scratch_bytes);
+  if (r.max_cost_fixed != kUnreached) summary.add("max_cost_fixed", r.max_cost_fixed);
+  if (r.exchange == "resident") {
+    JsonObject resident;
+    resident.add("tile", o.resident_tile)
+        .add("rounds", r.resident.rounds)
+        .add("max_round_tiles", r.resident.max_active)
+        .add("sweeps", r.resident.sweeps)
+        .add("gpu_ms", r.resident.kernel_ms)
+        .add("select_ms", r.resident.select_ms)
+        .add("solve_ms", r.resident.solve_ms);
+    summary.add("resident", resident);
+  }
+  return summary.str();
+}
+
+}  // namespace terrazo

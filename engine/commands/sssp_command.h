@@ -1,0 +1,37 @@
+// engine/commands/sssp_command.h: `terrazo sssp` as a library entry point (GDAL-utility style: docs/architecture.md
+// "Commands"): an options struct, the parser of the command line (the same for the CLI and the tests),
+// the help text, the run function (over run_sssp, engine/commands/sssp.h) with the progress callback, and a result that prints itself.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/commands/command_line.h"
+#include "engine/commands/sssp.h"
+#include "kernels/common/progress.h"
+
+namespace terrazo {
+
+struct SsspCommandOptions {
+  SsspOptions sssp;
+  CommonOptions common;  // --memory, --json, -q, ...
+};
+
+// Parses `args` (after the command name); throws UsageError with a one-line message naming the flag
+// and the value as typed. Reads no file.
+SsspCommandOptions parse_sssp_options(const std::vector<std::string>& args);
+const char* sssp_usage();
+
+struct SsspCommandResult {
+  SsspCommandOptions options;
+  SsspResult result;
+  std::uint64_t memory_budget_bytes = 0;
+  std::string to_json() const;  // one line: the --json summary
+  std::string summary() const;  // the text printed without --json
+  static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;
+};
+
+// Checks the files (UsageError), then runs under a budget of --memory.
+SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& progress);
+
+}  // namespace terrazo

@@ -1,0 +1,130 @@
+// engine/commands/sssp_groups.cpp: run_sssp_groups (engine/commands/sssp_groups.h): per-source settings, one pass of the
+// pipeline per (multiplier, maximum cost) group and the cell-by-cell merge of several groups.
+#include "engine/commands/sssp_groups.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "engine/commands/cost_outputs_writer.h"
+#include "kernels/common/error.h"
+#include "kernels/common/timer.h"
+#include "io/store/run_directory.h"
+
+namespace terrazo {
+
+SsspResult run_sssp_groups(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
+  Stopwatch start;
+  if (!options.index.empty())
+    throw UsageError("--index holds distances at multiplier 1 without per-source maxima; drop --index or "
+                     "--source-multiplier, --source-multiplier-field and --source-max-field");
+
+  // The groups: the distinct (multiplier, maximum cost) of the sources, in ascending order.
+  std::set<std::pair<double, double>> keys;
+  const auto default_key = group_key(options.source_multiplier, -1);
+  if (!options.sources.empty() || !options.source_raster.empty()) keys.insert(default_key);
+  if (!options.sources_file.empty()) {
+    SourceFields fields;
+    fields.start = options.source_start;
+    fields.max_cost = options.source_max_field;
+    fields.multiplier = options.source_multiplier_field;
+    fields.default_multiplier = options.source_multiplier;
+    std::string crs;
+    for (const SourcePoint& p : read_source_points(options.sources_file, &crs, fields))
+      keys.insert(group_key(p.multiplier, p.max_cost));
+  }
+  if (keys.size() <= 1) {  // one group: one pass, its multiplier and maximum on the solver
+    SsspPass pass;
+    if (!keys.empty()) std::tie(pass.multiplier, pass.max_cost) = *keys.begin();
+    return run_sssp_pass(options, pass, budget, progress);
+  }
+  // A cell's backlink is the first step of its own source's least-cost path, and the cell it points
+  // at may belong to another source: a path traced through several groups' zones would not be the
+  // least-cost path of its source. Refused rather than written (docs/sssp.md "Per-source settings").
+  if (!options.backlink.empty())
+    throw UsageError("--backlink with sources of " + std::to_string(keys.size()) +
+                     " different multipliers or maximum costs: traced paths would cross into other sources' "
+                     "zones; run one sssp per group of sources for their backlinks");
+
+  // Several groups: INPUT opened (imported, read into memory) once, one pass each into a scratch
+  // file, then the cell-by-cell merge into the outputs.
+  check_sssp_paths(options);
+  RunDirectory run(options.tmpdir);
+  Stopwatch import_phase;
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options), run, budget, progress);
+  const double import_seconds = import_phase.seconds();
+  const bool labelled = !options.backlink.empty() || !options.allocation.empty();
+  std::vector<std::unique_ptr<SsspGroupScratch>> scratch(keys.size());
+  RasterInfo info;
+  SsspResult total;
+  std::uint64_t scratch_on_disk = 0;
+  std::size_t g = 0;
+  for (const auto& key : keys) {
+    SsspPass pass;
+    pass.filter = true;
+    std::tie(pass.multiplier, pass.max_cost) = key;
+    pass.mask = key == default_key;
+    pass.track_source = labelled;  // ties between groups go to the lower source id
+    pass.scratch_path = run.file("group" + std::to_string(g) + ".bin");
+    pass.scratch = &scratch[g];
+    pass.info_out = &info;
+    pass.input = input.get();
+    const SsspResult r = run_sssp_pass(options, pass, budget, progress);
+    if (g == 0) {
+      total = r;
+    } else {
+      total.sources += r.sources;
+      total.sources_beyond_max_cost += r.sources_beyond_max_cost;
+      total.mask_cells_on_nodata += r.mask_cells_on_nodata;
+      total.tiles_solved += r.tiles_solved;
+      total.solves += r.solves;
+      total.resolves += r.resolves;
+      total.rounds += r.rounds;
+      total.cache_evictions += r.cache_evictions;
+      total.bytes_read += r.bytes_read;
+      total.bytes_written += r.bytes_written;
+      total.seconds.import += r.seconds.import;
+      total.seconds.load += r.seconds.load;
+      total.seconds.sources += r.seconds.sources;
+      total.seconds.exchange += r.seconds.exchange;
+      total.seconds.flush += r.seconds.flush;
+      total.seconds.write += r.seconds.write;
+    }
+    total.scratch_bytes = std::max(total.scratch_bytes, scratch_on_disk + r.scratch_bytes);
+    scratch_on_disk += scratch[g]->bytes_on_disk();
+    ++g;
+  }
+  total.scratch_bytes = std::max(total.scratch_bytes, scratch_on_disk);
+  total.source_groups = keys.size();
+  total.max_cost_fixed = kUnreached;
+  if (options.max_cost >= 0) {
+    const double fixed = std::floor(options.max_cost * total.params.scale);
+    total.max_cost_fixed = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
+  }
+  Stopwatch phase;
+  {
+    const TileGrid grid = scratch.front()->grid();
+    CostOutputsWriter sink(options, info, grid, total.params.scale, budget);
+    const SourceGroupMergeStats merged = merge_source_groups(scratch, sink, budget, progress);
+    total.bytes_written += sink.finish();
+    total.reached_cells = merged.reached_cells;
+    total.max_distance_fixed = merged.max_dist;
+    total.max_distance = static_cast<double>(merged.max_dist) / total.params.scale;
+  }
+  for (const auto& s : scratch) {
+    total.bytes_read += s->bytes_read();
+    total.bytes_written += s->bytes_written();
+  }
+  total.bytes_read += input->bytes_read();
+  total.bytes_written += input->bytes_written();
+  total.seconds.import += import_seconds;
+  total.seconds.write += phase.seconds();
+  total.seconds.total = start.seconds();
+  total.peak_rss_bytes = peak_rss_bytes();
+  total.memory_peak_reserved = budget.peak_reserved();
+  return total;
+}
+
+}  // namespace terrazo

@@ -1,0 +1,192 @@
+// engine/raster_inputs/sssp_sources.cpp: point sources from flags and vector files (engine/raster_inputs/sssp_sources.h).
+#include "engine/raster_inputs/sssp_sources.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+
+#include <gdal_alg.h>
+#include <gdal_priv.h>
+#include <ogr_spatialref.h>
+#include <ogrsf_frmts.h>
+
+#include "kernels/common/error.h"
+#include "io/gdal/gdal_session.h"
+
+namespace terrazo {
+
+namespace {
+
+bool parse_number(const std::string& text, double* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  *out = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(*out);
+}
+
+std::string format_coordinate(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.10g", v);
+  return buffer;
+}
+
+}  // namespace
+
+SourcePoint parse_source_point(const std::string& text, const std::string& flag) {
+  const auto comma = text.find(',');
+  SourcePoint p;
+  p.text = flag + " " + text;
+  if (comma == std::string::npos || !parse_number(text.substr(0, comma), &p.x) ||
+      !parse_number(text.substr(comma + 1), &p.y))
+    throw UsageError("invalid " + flag + " '" + text + "': expected x,y (column,row; or map coordinates with --map-coords)");
+  return p;
+}
+
+std::string crs_to_wkt(const std::string& definition, const std::string& flag) {
+  ensure_gdal();
+  OGRSpatialReference srs;
+  if (srs.SetFromUserInput(definition.c_str()) != OGRERR_NONE)
+    throw UsageError("invalid " + flag + " '" + definition + "': not a CRS OGR knows (try EPSG:4326 or a WKT file)");
+  char* wkt = nullptr;
+  srs.exportToWkt(&wkt);
+  std::string result = wkt ? wkt : "";
+  CPLFree(wkt);
+  return result;
+}
+
+std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
+                                            const SourceFields& fields) {
+  ensure_gdal();
+  reset_gdal_error();
+  std::unique_ptr<GDALDataset> dataset(
+      static_cast<GDALDataset*>(GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
+  if (!dataset) throw UsageError("--sources-file '" + path + "': cannot open it as a vector file: " + CPLGetLastErrorMsg());
+  std::vector<SourcePoint> points;
+  crs_wkt->clear();
+  // The per-source settings: flag, attribute name, what a value must be.
+  struct Field {
+    const char* flag;
+    const std::string* name;
+    bool positive;  // > 0 (the multiplier), else >= 0
+    int index = -1;
+  };
+  Field settings[3] = {{"--source-initial-field", &fields.start, false},
+                       {"--source-max-field", &fields.max_cost, false},
+                       {"--source-multiplier-field", &fields.multiplier, true}};
+  for (int l = 0; l < dataset->GetLayerCount(); ++l) {
+    OGRLayer* layer = dataset->GetLayer(l);
+    if (const OGRSpatialReference* srs = layer->GetSpatialRef()) {
+      char* wkt = nullptr;
+      srs->exportToWkt(&wkt);
+      const std::string layer_wkt = wkt ? wkt : "";
+      CPLFree(wkt);
+      if (!crs_wkt->empty() && *crs_wkt != layer_wkt)
+        throw UsageError("--sources-file '" + path + "': its layers have different CRSs; use one layer");
+      *crs_wkt = layer_wkt;
+    }
+    for (Field& f : settings) {
+      f.index = -1;
+      if (f.name->empty()) continue;
+      f.index = layer->GetLayerDefn()->GetFieldIndex(f.name->c_str());
+      if (f.index < 0)
+        throw UsageError(std::string(f.flag) + " '" + *f.name + "': --sources-file '" + path + "' layer " +
+                         layer->GetName() + " has no such attribute");
+    }
+    layer->ResetReading();
+    std::uint64_t feature_index = 0;
+    for (auto& feature : *layer) {
+      ++feature_index;
+      const OGRGeometry* geometry = feature->GetGeometryRef();
+      if (!geometry) continue;
+      const std::string where = "--sources-file " + path + " layer " + layer->GetName() + " feature " +
+                                std::to_string(feature_index);
+      double values[3] = {fields.default_start, -1, fields.default_multiplier};
+      for (int k = 0; k < 3; ++k) {
+        const Field& f = settings[k];
+        if (f.index < 0 || !feature->IsFieldSetAndNotNull(f.index)) continue;
+        const OGRFieldType field_type = feature->GetFieldDefnRef(f.index)->GetType();
+        if (field_type != OFTInteger && field_type != OFTInteger64 && field_type != OFTReal)
+          throw UsageError(std::string(f.flag) + " '" + *f.name + "' is not a numeric attribute (" + where + ")");
+        const double v = feature->GetFieldAsDouble(f.index);
+        if (!(std::isfinite(v) && (f.positive ? v > 0 : v >= 0)))
+          throw UsageError(where + ": " + f.flag + " '" + *f.name + "' is " + format_coordinate(v) + "; " +
+                           (k == 0   ? "initial costs must be finite and >= 0"
+                            : k == 1 ? "maximum costs must be finite and >= 0 (null: no maximum)"
+                                     : "multipliers must be finite and > 0"));
+        values[k] = v;
+      }
+      auto point_at = [&](double x, double y) {
+        SourcePoint p{x, y, where, values[0]};
+        p.max_cost = values[1];
+        p.multiplier = values[2];
+        return p;
+      };
+      const auto type = wkbFlatten(geometry->getGeometryType());
+      if (type == wkbPoint) {
+        const auto* point = geometry->toPoint();
+        if (!point->IsEmpty()) points.push_back(point_at(point->getX(), point->getY()));
+      } else if (type == wkbMultiPoint) {
+        for (const OGRPoint* point : *geometry->toMultiPoint()) points.push_back(point_at(point->getX(), point->getY()));
+      } else {
+        throw UsageError(where + " is a " + OGRGeometryTypeToName(geometry->getGeometryType()) +
+                         ", not a point; sources must be points");
+      }
+    }
+  }
+  return points;
+}
+
+std::vector<SourceCell> locate_source_points(const std::vector<SourcePoint>& points, const RasterInfo& info,
+                                             bool map_coords, const std::string& points_crs_wkt,
+                                             std::uint32_t first_id, const std::string& flag) {
+  std::vector<SourceCell> cells;
+  if (points.empty()) return cells;
+  std::unique_ptr<OGRCoordinateTransformation> transform;
+  double inverse[6] = {0, 1, 0, 0, 0, 1};
+  if (map_coords) {
+    ensure_gdal();
+    if (!info.has_geotransform)
+      throw UsageError(flag + ": map coordinates need a georeferenced raster, and INPUT has no geotransform; "
+                              "give pixel coordinates");
+    if (!GDALInvGeoTransform(const_cast<double*>(info.geotransform.data()), inverse))
+      throw UsageError(flag + ": INPUT's geotransform cannot be inverted");
+    if (!points_crs_wkt.empty()) {
+      if (info.crs_wkt.empty())
+        throw UsageError(flag + ": the points have a CRS but INPUT has none; cannot transform between them");
+      OGRSpatialReference from, to;
+      from.importFromWkt(points_crs_wkt.c_str());
+      to.importFromWkt(info.crs_wkt.c_str());
+      from.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
+      to.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
+      if (!from.IsSame(&to)) {
+        transform.reset(OGRCreateCoordinateTransformation(&from, &to));
+        if (!transform) throw UsageError(flag + ": no transformation from the points' CRS to INPUT's CRS");
+      }
+    }
+  }
+  std::uint32_t id = first_id;
+  for (const SourcePoint& p : points) {
+    double px = p.x, py = p.y;
+    if (map_coords) {
+      double x = p.x, y = p.y;
+      if (transform && !transform->Transform(1, &x, &y))
+        throw UsageError(p.text + ": cannot be transformed to INPUT's CRS");
+      px = std::floor(inverse[0] + x * inverse[1] + y * inverse[2]);
+      py = std::floor(inverse[3] + x * inverse[4] + y * inverse[5]);
+    } else if (px != std::floor(px) || py != std::floor(py)) {
+      throw UsageError(p.text + ": pixel coordinates must be integers (column,row); for map coordinates add --map-coords");
+    }
+    if (!(px >= 0 && py >= 0 && px < static_cast<double>(info.width) && py < static_cast<double>(info.height)))
+      throw UsageError(p.text + " is outside the raster (" + std::to_string(info.width) + " x " +
+                       std::to_string(info.height) + " cells" +
+                       (map_coords ? ", pixel " + format_coordinate(px) + "," + format_coordinate(py) : std::string()) +
+                       ")");
+    cells.push_back(SourceCell{static_cast<std::uint64_t>(py) * info.width + static_cast<std::uint64_t>(px), id, p.text,
+                               p.start, p.max_cost, p.multiplier});
+    if (id == 0xFFFFFFFEu) throw UsageError(flag + ": more than 2^32 - 2 point sources");
+    ++id;
+  }
+  return cells;
+}
+
+}  // namespace terrazo

@@ -1,0 +1,350 @@
+// io/store/tile_store.cpp: the Z-order tile store, format version 1 (docs/tile_store_format.md).
+//
+// File layout (all integers little-endian, offsets and sizes 64-bit):
+//   [0, 16)                    magic "\x89TZS\r\n\x1a\n", u32 version, u32 header_bytes (H)
+//   [16, 16+H)                 header record (fields below), CRS WKT last
+//   [16+H, 20+H)               CRC32 of bytes [0, 16+H)
+//   [index_offset, +16 n)      tile index, row-major over the n tiles: u64 offset (0 = absent),
+//                              u32 CRC32 of the tile's bytes, u32 reserved (0)
+//   [+16 n, +16 n + 4)         CRC32 of the index entries
+//   [data_offset, file_size)   n slots of t*t cells; tile (tx, ty) in slot z_rank(tx, ty); slots of
+//                              absent tiles are never written (sparse holes)
+// index_offset = align8(20 + H), data_offset = align4096(index_offset + 16 n + 4),
+// file_size = data_offset + n * t*t*cell_size. Every derived quantity is recomputed and checked
+// on open, so a damaged, truncated or foreign file is reported before any tile is read.
+#include "io/store/tile_store.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <optional>
+
+#include "kernels/common/bits.h"
+#include "kernels/common/error.h"
+#include "io/store/atomic_output.h"
+#include "io/store/cell_values.h"
+#include "io/store/posix_file.h"
+#include "io/store/tile_store_format.h"
+
+namespace terrazo {
+
+using namespace tzs_format;
+
+// ---- reader --------------------------------------------------------------------------------
+
+struct TileStore::Impl {
+  PosixFile file;
+  RasterInfo info;
+  TileGrid grid;
+  Layout layout;
+  // The index in memory (docs/tile_store_format.md "In memory"): which tiles are stored (a bit per
+  // tile of the grid, row-major), the stored tiles before each 64-bit word of it, and the CRC of
+  // each stored tile (in row-major order); offsets follow from the Z-order slot. 2 bits per tile
+  // plus 4 bytes per stored tile, and one more bit per stored tile when statistics are checked.
+  std::vector<std::uint64_t> present_bits, present_before;
+  std::vector<std::uint32_t> crcs;
+  MemoryBudget::Reservation index_reservation;
+  std::uint64_t present = 0;
+  NodataRule rule{CellType::Float32, false, 0.0};
+  mutable std::atomic<std::uint64_t> bytes_read{0};
+  // The header's statistics, checked as tiles are read (has_stats only): stored_min/max are the
+  // header's min/max as the cell type holds them (writers may record the statistics of the doubles
+  // before conversion; rounding is monotonic, so the cells' extremes are these).
+  double stored_min = 0.0, stored_max = 0.0;
+  mutable std::mutex seen_mutex;  // guards what follows
+  mutable std::vector<std::uint64_t> seen;  // a bit per stored tile (its rank): read at least once
+  mutable std::uint64_t seen_count = 0;
+  mutable CellStats seen_stats;
+
+  bool is_present(std::uint64_t i) const { return (present_bits[i / 64] >> (i % 64)) & 1; }
+  // Stored tiles before tile i (row-major): its position in `crcs`.
+  std::uint64_t rank(std::uint64_t i) const {
+    const std::uint64_t below = present_bits[i / 64] & ((std::uint64_t{1} << (i % 64)) - 1);
+    return present_before[i / 64] + static_cast<std::uint64_t>(popcount64(below));
+  }
+  std::uint64_t offset(std::uint32_t tx, std::uint32_t ty) const {
+    return layout.data_offset + grid.z_rank(tx, ty) * layout.tile_bytes;
+  }
+
+  [[noreturn]] void corrupt(const std::string& what) const {
+    throw Error("'" + file.path() + "' is a damaged terrazo tile store (" + what +
+                "); re-create it with `terrazo import`");
+  }
+};
+
+bool TileStore::looks_like_tile_store(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  unsigned char head[8];
+  const bool match = std::fread(head, 1, 8, f) == 8 && std::memcmp(head, kMagic.data(), 8) == 0;
+  std::fclose(f);
+  return match;
+}
+
+std::unique_ptr<TileStore> TileStore::open(const std::string& path, MemoryBudget* budget) {
+  auto impl = std::make_unique<Impl>();
+  impl->file = PosixFile(path, PosixFile::Mode::Read);
+  const std::uint64_t file_size = impl->file.size();
+  if (file_size == 0) throw Error("'" + path + "' is empty, not a terrazo tile store; create one with `terrazo import`");
+
+  unsigned char prefix[16] = {};
+  const std::uint64_t got = impl->file.read_some(prefix, 16, 0);
+  if (got < 8 || std::memcmp(prefix, kMagic.data(), 8) != 0)
+    throw Error("'" + path + "' is not a terrazo tile store (no .tzs signature); create one with `terrazo import`");
+  if (got < 16) impl->corrupt("file ends inside the header");
+  std::uint32_t version, header_bytes;
+  std::memcpy(&version, prefix + 8, 4);
+  std::memcpy(&header_bytes, prefix + 12, 4);
+  if (version != kVersion)
+    throw Error("'" + path + "' is a tile store of format version " + std::to_string(version) +
+                "; this terrazo reads version " + std::to_string(kVersion) + ": re-import the raster");
+  if (header_bytes < kFixedHeaderBytes || header_bytes > kFixedHeaderBytes + kMaxCrsBytes)
+    impl->corrupt("header length " + std::to_string(header_bytes) + " is impossible");
+  if (16ull + header_bytes + 4 > file_size) impl->corrupt("file ends inside the header: truncated");
+
+  std::vector<unsigned char> header(16ull + header_bytes + 4);
+  impl->file.read_exact(header.data(), header.size(), 0);
+  std::uint32_t stored_crc;
+  std::memcpy(&stored_crc, header.data() + 16 + header_bytes, 4);
+  if (crc32_of(header.data(), 16ull + header_bytes) != stored_crc) impl->corrupt("header checksum mismatch");
+
+  RasterInfo& info = impl->info;
+  std::uint64_t present_tiles = 0, index_offset = 0, data_offset = 0, recorded_size = 0;
+  std::uint32_t tile = 0;
+  try {
+    Decoder d(header.data() + 16, header_bytes);
+    info.width = d.get<std::uint64_t>();
+    info.height = d.get<std::uint64_t>();
+    tile = d.get<std::uint32_t>();
+    const std::uint32_t type = d.get<std::uint32_t>();
+    if (!valid_cell_type(type)) impl->corrupt("unknown cell type code " + std::to_string(type));
+    info.type = static_cast<CellType>(type);
+    const std::uint32_t flags = d.get<std::uint32_t>();
+    d.get<std::uint32_t>();
+    info.has_nodata = flags & kFlagNodata;
+    info.has_geotransform = flags & kFlagGeotransform;
+    info.has_stats = flags & kFlagStats;
+    info.nodata = d.get<double>();
+    for (double& g : info.geotransform) g = d.get<double>();
+    info.min = d.get<double>();
+    info.max = d.get<double>();
+    info.valid_cells = d.get<std::uint64_t>();
+    present_tiles = d.get<std::uint64_t>();
+    index_offset = d.get<std::uint64_t>();
+    data_offset = d.get<std::uint64_t>();
+    recorded_size = d.get<std::uint64_t>();
+    const std::uint32_t crs_bytes = d.get<std::uint32_t>();
+    if (kFixedHeaderBytes + crs_bytes != header_bytes) impl->corrupt("CRS length disagrees with header length");
+    info.crs_wkt = d.get_bytes(crs_bytes);
+  } catch (const std::out_of_range&) {
+    impl->corrupt("header record too short");
+  }
+  if (info.width == 0 || info.height == 0) impl->corrupt("raster size is zero");
+  if (!tzs_format::is_power_of_two(tile) || tile > kMaxTile) impl->corrupt("tile size " + std::to_string(tile) + " is invalid");
+  if ((info.width + tile - 1) / tile > 0xFFFFFFFFull || (info.height + tile - 1) / tile > 0xFFFFFFFFull)
+    impl->corrupt("raster size too large for its tile size");
+  impl->grid = TileGrid{info.width, info.height, tile};
+  impl->layout = compute_layout(impl->grid, info.type, info.crs_wkt.size());
+  const Layout& layout = impl->layout;
+  if (layout.overflow) impl->corrupt("raster size overflows 64-bit offsets");
+  if (layout.index_offset != index_offset || layout.data_offset != data_offset || layout.file_size != recorded_size)
+    impl->corrupt("header offsets disagree with the raster size");
+  if (file_size != layout.file_size)
+    throw Error("'" + path + "' is " + (file_size < layout.file_size ? "truncated" : "damaged") + ": its header describes " +
+                std::to_string(layout.file_size) + " bytes but the file has " + std::to_string(file_size) +
+                "; re-create it with `terrazo import`");
+  if (present_tiles > layout.tile_count) impl->corrupt("more present tiles than tiles");
+
+  // The index: row-major entries, then its CRC; read in chunks (the CRC chained over them) into the
+  // compact form of Impl, whose bytes are reserved first.
+  const std::uint64_t words = (layout.tile_count + 63) / 64;
+  const std::uint64_t seen_bytes = info.has_stats ? (present_tiles + 63) / 64 * 8 : 0;
+  const std::uint64_t index_memory = words * 16 + present_tiles * 4 + seen_bytes;
+  const std::uint64_t index_bytes = layout.tile_count * kIndexEntryBytes;
+  const std::uint64_t chunk_bytes = std::min(kIndexChunkBytes, index_bytes);
+  MemoryBudget::Reservation chunk_reservation;
+  if (budget) {
+    impl->index_reservation = budget->reserve(
+        index_memory, "tile index of '" + path + "' (" + std::to_string(layout.tile_count) + " tiles, " +
+                          std::to_string(present_tiles) + " stored)");
+    chunk_reservation = budget->reserve(chunk_bytes, "tile index read buffer");
+  }
+  impl->present_bits.assign(words, 0);
+  impl->present_before.assign(words, 0);
+  impl->crcs.reserve(present_tiles);
+  std::vector<unsigned char> chunk(chunk_bytes);
+  uLong running_crc = crc32(0L, Z_NULL, 0);
+  const std::uint32_t tiles_x = impl->grid.tiles_x();
+  std::string problem;
+  for (std::uint64_t first = 0; first < layout.tile_count;) {
+    const std::uint64_t count = std::min<std::uint64_t>(chunk_bytes / kIndexEntryBytes, layout.tile_count - first);
+    impl->file.read_exact(chunk.data(), count * kIndexEntryBytes, layout.index_offset + first * kIndexEntryBytes);
+    running_crc = crc32(running_crc, chunk.data(), static_cast<uInt>(count * kIndexEntryBytes));
+    // The first bad entry is reported once the checksum holds (a checksum mismatch comes first).
+    for (std::uint64_t j = 0; j < count && problem.empty(); ++j) {
+      const std::uint64_t i = first + j;
+      Decoder d(chunk.data() + j * kIndexEntryBytes, kIndexEntryBytes);
+      const auto offset = d.get<std::uint64_t>();
+      const auto crc = d.get<std::uint32_t>();
+      if (i % 64 == 0) impl->present_before[i / 64] = impl->present;
+      if (offset == 0) continue;
+      const auto tx = static_cast<std::uint32_t>(i % tiles_x), ty = static_cast<std::uint32_t>(i / tiles_x);
+      if (offset != impl->offset(tx, ty)) {
+        problem = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") is indexed outside its Z-order slot";
+      } else if (++impl->present > present_tiles) {
+        problem = "present-tile count disagrees with the index";
+      } else {
+        impl->present_bits[i / 64] |= std::uint64_t{1} << (i % 64);
+        impl->crcs.push_back(crc);
+      }
+    }
+    first += count;
+  }
+  std::uint32_t index_crc;
+  impl->file.read_exact(&index_crc, 4, layout.index_offset + index_bytes);
+  if (running_crc != index_crc) impl->corrupt("tile index checksum mismatch");
+  if (!problem.empty()) impl->corrupt(problem);
+  if (impl->present != present_tiles) impl->corrupt("present-tile count disagrees with the index");
+  // A CRS is text: NUL bytes in it would be dropped silently downstream (outputs without a CRS).
+  if (info.crs_wkt.find('\0') != std::string::npos) impl->corrupt("the CRS holds NUL bytes");
+  if (info.has_stats) {
+    // The statistics set the weight scale of mst and sssp: impossible ones are a damaged store.
+    const double lo = as_stored(info.min, info.type), hi = as_stored(info.max, info.type);
+    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi)
+      impl->corrupt("its statistics [" + number_text(info.min) + ", " + number_text(info.max) + "] are impossible for " +
+                    to_string(info.type) + " cells");
+    if (info.valid_cells > info.width * info.height || (info.valid_cells == 0) != (impl->present == 0))
+      impl->corrupt("its statistics count " + std::to_string(info.valid_cells) + " valid cells in " +
+                    std::to_string(impl->present) + " stored tiles");
+    impl->stored_min = lo;
+    impl->stored_max = hi;
+    impl->seen.assign((present_tiles + 63) / 64, 0);
+  }
+  impl->rule = NodataRule(info);
+  impl->bytes_read = header.size() + index_bytes + 4;
+  return std::unique_ptr<TileStore>(new TileStore(std::move(impl)));
+}
+
+TileStore::TileStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TileStore::~TileStore() = default;
+
+const RasterInfo& TileStore::info() const { return impl_->info; }
+const TileGrid& TileStore::grid() const { return impl_->grid; }
+std::uint64_t TileStore::present_tiles() const { return impl_->present; }
+std::uint64_t TileStore::bytes_read() const { return impl_->bytes_read.load(); }
+
+bool TileStore::tile_present(std::uint32_t tx, std::uint32_t ty) const {
+  if (tx >= impl_->grid.tiles_x() || ty >= impl_->grid.tiles_y()) return false;
+  return impl_->is_present(static_cast<std::uint64_t>(ty) * impl_->grid.tiles_x() + tx);
+}
+
+void TileStore::read_tile_raw(std::uint32_t tx, std::uint32_t ty, void* out) const {
+  const Impl& s = *impl_;
+  if (tx >= s.grid.tiles_x() || ty >= s.grid.tiles_y())
+    throw Error("tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") is outside the " +
+                std::to_string(s.grid.tiles_x()) + " x " + std::to_string(s.grid.tiles_y()) + " tiles of '" +
+                s.file.path() + "'");
+  const std::uint64_t i = static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx;
+  if (!s.is_present(i)) {
+    // Absent: every cell is nodata.
+    const std::uint32_t size = cell_type_size(s.info.type);
+    unsigned char fill[8];
+    const double value = s.rule.padding_value();
+    doubles_to_cells(&value, 1, s.rule, fill);
+    auto* bytes = static_cast<unsigned char*>(out);
+    const std::uint64_t cells = static_cast<std::uint64_t>(s.grid.tile) * s.grid.tile;
+    for (std::uint64_t i = 0; i < cells; ++i) std::memcpy(bytes + i * size, fill, size);
+    return;
+  }
+  s.file.read_exact(out, s.layout.tile_bytes, s.offset(tx, ty));
+  s.bytes_read += s.layout.tile_bytes;
+  if (crc32_of(out, s.layout.tile_bytes) != s.crcs[s.rank(i)])
+    s.corrupt("tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") checksum mismatch");
+  if (s.info.has_stats) check_statistics(tx, ty, out);
+}
+
+void TileStore::check_statistics(std::uint32_t tx, std::uint32_t ty, const void* raw) const {
+  const Impl& s = *impl_;
+  const std::uint32_t t = s.grid.tile;
+  const std::uint64_t valid_cols = std::min<std::uint64_t>(t, s.info.width - static_cast<std::uint64_t>(tx) * t);
+  const std::uint64_t valid_rows = std::min<std::uint64_t>(t, s.info.height - static_cast<std::uint64_t>(ty) * t);
+  const CellStats tile = scan_cells(raw, valid_rows, valid_cols, t, s.rule);
+  const std::string name = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
+  if (tile.valid == 0) s.corrupt(name + " is stored but holds no valid cell");
+  if (tile.min < s.stored_min || tile.max > s.stored_max)
+    s.corrupt(name + " holds " + number_text(tile.min < s.stored_min ? tile.min : tile.max) +
+              ", outside the statistics in its header [" + number_text(s.info.min) + ", " + number_text(s.info.max) + "]");
+  // Once every stored tile was read, the statistics must be the tiles' own: bounds wider than
+  // the data (max = 1e300) would shrink every weight to zero.
+  std::lock_guard<std::mutex> lock(s.seen_mutex);
+  const std::uint64_t rank = s.rank(static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx);
+  std::uint64_t& word = s.seen[rank / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (rank % 64);
+  if (word & bit) return;
+  word |= bit;
+  s.seen_stats.merge(tile);
+  if (++s.seen_count != s.present) return;
+  if (s.seen_stats.min != s.stored_min || s.seen_stats.max != s.stored_max || s.seen_stats.valid != s.info.valid_cells)
+    s.corrupt("its header's statistics (min " + number_text(s.info.min) + ", max " + number_text(s.info.max) + ", " +
+              std::to_string(s.info.valid_cells) + " valid cells) are not its tiles' (min " +
+              number_text(s.seen_stats.min) + ", max " + number_text(s.seen_stats.max) + ", " +
+              std::to_string(s.seen_stats.valid) + ")");
+}
+
+std::uint64_t TileStore::read_unseen_tiles(MemoryBudget* budget) const {
+  const Impl& s = *impl_;
+  if (!s.info.has_stats) return 0;
+  {
+    std::lock_guard<std::mutex> lock(s.seen_mutex);
+    if (s.seen_count == s.present) return 0;
+  }
+  const std::uint64_t bytes = static_cast<std::uint64_t>(s.grid.tile) * s.grid.tile * cell_type_size(s.info.type);
+  MemoryBudget::Reservation reservation;
+  if (budget) reservation = budget->reserve(bytes, "statistics check tile");
+  std::vector<unsigned char> raw(bytes);
+  std::uint64_t read = 0;
+  for (std::uint32_t ty = 0; ty < s.grid.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < s.grid.tiles_x(); ++tx) {
+      const std::uint64_t i = static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx;
+      if (!s.is_present(i)) continue;
+      {
+        std::lock_guard<std::mutex> lock(s.seen_mutex);
+        const std::uint64_t rank = s.rank(i);
+        if ((s.seen[rank / 64] >> (rank % 64)) & 1) continue;
+      }
+      read_tile_raw(tx, ty, raw.data());  // checks the CRC and, with statistics, the bounds
+      ++read;
+    }
+  return read;
+}
+
+void TileStore::read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const {
+  const Impl& s = *impl_;
+  const std::uint32_t t = s.grid.tile;
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+  if (!tile_present(tx, ty)) {
+    read_tile_raw(tx, ty, out);  // validates the coordinates
+    std::fill(out, out + cells, std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  // Read the raw cells into the tail of `out` and widen them in place (io/store/cell_values.h).
+  auto* tail = reinterpret_cast<unsigned char*>(out) + cells * (8 - cell_type_size(s.info.type));
+  read_tile_raw(tx, ty, tail);
+  cells_to_doubles(tail, cells, s.rule, out);
+  const std::uint64_t valid_cols = std::min<std::uint64_t>(t, s.info.width - static_cast<std::uint64_t>(tx) * t);
+  const std::uint64_t valid_rows = std::min<std::uint64_t>(t, s.info.height - static_cast<std::uint64_t>(ty) * t);
+  if (valid_cols == t && valid_rows == t) return;
+  for (std::uint64_t r = 0; r < t; ++r)
+    for (std::uint64_t c = (r < valid_rows ? valid_cols : 0); c < t; ++c)
+      out[r * t + c] = std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace terrazo

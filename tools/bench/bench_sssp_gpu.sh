@@ -1,0 +1,46 @@
+#!/bin/bash
+# tools/bench/bench_sssp_gpu.sh: sssp on a generated raster with the same terrazo binary, in one call:
+# CUDA with the resident exchange, CUDA with the streamed exchange, and --device cpu on every core,
+# plus the read floor (the store read once) and the write floor (the cost raster copied once).
+# Prints one JSON summary per run (terrazo's --json line with "run" added) and the floors.
+#
+# Usage: tools/bench/bench_sssp_gpu.sh TERRAZO SIDE [SEED] [WORKDIR] [RUNS...]
+#   TERRAZO  the terrazo command (e.g. DIR/terrazo.sh from tools/bench/device_bundle.sh)
+#   SIDE     raster side (SIDE x SIDE cells, `terrazo gen --nodata-holes 0.02`)
+#   RUNS     any of resident streamed cpu (default: all three)
+# Example (GPU machine): tools/bench/bench_sssp_gpu.sh /tmp/tz/terrazo.sh 32768 11 /tmp/work
+set -euo pipefail
+tz=$1
+side=$2
+seed=${3:-11}
+work=${4:-/tmp/terrazo-bench}
+shift $(( $# < 4 ? $# : 4 ))
+runs=("$@")
+[ ${#runs[@]} -eq 0 ] && runs=(resident streamed cpu)
+mkdir -p "$work"
+store=$work/g$side.tzs
+if [ ! -f "$store" ]; then
+  /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
+fi
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+# The source: the first valid cell from the centre along the diagonal (--max-cost 0 finds out fast).
+for k in $(seq 0 99); do
+  src="$((side / 2 + k)),$((side / 2 + k))"
+  if "$tz" sssp -q --json --device cpu --exchange streamed --max-cost 0 --source "$src" "$store" - >/dev/null 2>&1; then break; fi
+done
+t0=$(date +%s.%N); cat "$store" > /dev/null; t1=$(date +%s.%N)
+echo "{\"run\": \"read floor\", \"bytes\": $(stat -c %s "$store"), \"seconds\": $(elapsed "$t0" "$t1")}"
+for run in "${runs[@]}"; do
+  case $run in
+    resident) flags=(--device cuda --exchange resident) ;;
+    streamed) flags=(--device cuda --exchange streamed) ;;
+    cpu) flags=(--device cpu) ;;
+    *) echo "unknown run '$run'" >&2; exit 2 ;;
+  esac
+  line=$("$tz" sssp -q --json --memory 8G "${flags[@]}" --source "$src" "$store" "$work/cost_$run.tif" | tail -1)
+  echo "${line%\}}, \"run\": \"$run\"}"
+done
+out=$work/cost_${runs[0]}.tif
+t0=$(date +%s.%N); cp "$out" "$work/copy.tif"; sync "$work/copy.tif"; t1=$(date +%s.%N)
+echo "{\"run\": \"write floor (copy of the cost raster)\", \"bytes\": $(stat -c %s "$out"), \"seconds\": $(elapsed "$t0" "$t1")}"
+rm -f "$work/copy.tif"
