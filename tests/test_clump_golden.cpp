@@ -84,7 +84,7 @@ TEST_P(ClumpGolden, SamePartitionAsRClump) {
       o.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
       o.tile = tile;
       o.threads = 2;
-      o.device = "cpu";
+      o.device = DeviceRequest::Cpu;
       o.tmpdir = dir.path();
       o.input_mode = tile == 16u ? InputMode::Import : tile == 256u ? InputMode::Direct : InputMode::Auto;
       MemoryBudget budget(256ull << 20);

@@ -119,7 +119,7 @@ TEST(CommonOptions, DefaultsAndValues) {
   ArgParser none("mst", {"in", "out"});
   const auto defaults = terrazo::parse_common_options(none);
   EXPECT_EQ(defaults.memory_bytes, 1ull << 30);
-  EXPECT_EQ(defaults.device, "auto");
+  EXPECT_EQ(defaults.device, terrazo::DeviceRequest::Auto);
   EXPECT_EQ(defaults.threads, 0u);
   EXPECT_EQ(defaults.tile, 0u);
   EXPECT_FALSE(defaults.json);
@@ -130,7 +130,7 @@ TEST(CommonOptions, DefaultsAndValues) {
   const auto options = terrazo::parse_common_options(args);
   EXPECT_EQ(options.memory_bytes, 2ull << 30);
   EXPECT_EQ(options.gpu_memory_bytes, 512ull << 20);
-  EXPECT_EQ(options.device, "cuda");
+  EXPECT_EQ(options.device, terrazo::DeviceRequest::Cuda);
   EXPECT_EQ(options.threads, 3u);
   EXPECT_EQ(options.tile, 4096u);
   EXPECT_EQ(options.tmpdir, "/tmp");

@@ -250,7 +250,7 @@ TEST(CostPipeline, GeodesicDistanceMatchesOracle) {
     o.weight = seed % 3 == 0 ? WeightModel::Geometric : WeightModel::Friction;
     o.connectivity = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
     o.tile = 16;
-    o.device = "cpu";
+    o.device = DeviceRequest::Cpu;
     o.sources = random_sources(rng, values, w, 1 + static_cast<int>(seed % 3));
     if (seed % 2 == 0) {
       o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
@@ -471,7 +471,7 @@ TEST(CostSources, InitialCostFromAttributeMatchesOracle) {
     o.source_start = "start";
     o.sources = random_sources(rng, values, w, static_cast<int>(seed % 2));
     o.tile = 16;
-    o.device = "cpu";
+    o.device = DeviceRequest::Cpu;
     if (seed % 2 == 0) {
       o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
       o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
@@ -589,7 +589,7 @@ TEST(CostPipelineGpu, GeodesicUnitGeometricMatchOracle) {
       o.input = dem;
       o.output = dir.file("cost" + std::to_string(k++) + ".tif");
       o.sources = {pixel(600, 600), pixel(30, 1100)};
-      o.device = "cuda";
+      o.device = DeviceRequest::Cuda;
       o.exchange = exchange;
       o.weight = weight;
       o.tile = 128;

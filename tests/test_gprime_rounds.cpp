@@ -119,7 +119,7 @@ TEST(OdMatrix, RoundsExchangeEqualsQueueAndTheOracle) {
     o.connectivity = c;
     o.max_cost = seed == 4 ? 80.0 : -1.0;
     o.threads = 2;
-    o.device = "cpu";
+    o.device = DeviceRequest::Cpu;
     MemoryBudget budget(256ull << 20);
     o.exchange = "queue";
     const OdMatrixResult queue = run_od_matrix(o, budget, Progress::silent());

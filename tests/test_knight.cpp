@@ -439,7 +439,7 @@ TEST(KnightGolden, MatchesGrassRCostK) {
     o.output = dir.file("cost.tif");
     o.connectivity = Connectivity::Sixteen;
     o.sources = {pixel(dem.sx, dem.sy)};
-    o.device = "cpu";
+    o.device = DeviceRequest::Cpu;
     MemoryBudget budget(256ull << 20);
     const SsspResult r = run_sssp(o, budget, Progress::silent());
     RasterInfo info;

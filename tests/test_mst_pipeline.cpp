@@ -232,7 +232,7 @@ PipelineRun run_on_store(const Case& c, testing::TempDir& dir, std::uint64_t mem
   options.edge_list = dir.file("edges.bin");
   options.weight = c.model;
   options.connectivity = c.connectivity;
-  options.device = "cpu";
+  options.device = DeviceRequest::Cpu;
   options.threads = 1 + static_cast<unsigned>(c.seed % 4);  // 1..4: the merge's split level varies with it
   options.tmpdir = dir.path();
   if (c.tiny_records) options.record_buffer_bytes = 1;  // raised to the sorter's minimum
@@ -448,7 +448,7 @@ TEST(MstPipeline, LevelMergeProgressAndModes) {
   options.input = dir.file("in.tzs");
   options.edge_list = dir.file("edges.bin");
   options.weight = c.model;
-  options.device = "cpu";
+  options.device = DeviceRequest::Cpu;
   options.tmpdir = dir.path();
   options.merge_mode = MstMergeMode::CpuLevels;
   options.merge_batch_edges = 100;
@@ -630,7 +630,7 @@ MstResult run_simple(const Raster& raster, testing::TempDir& dir, WeightModel mo
   options.edge_list = dir.file("edges.bin");
   options.weight = model;
   options.scale = scale;
-  options.device = "cpu";
+  options.device = DeviceRequest::Cpu;
   options.tmpdir = dir.path();
   MemoryBudget budget(64ull << 20);
   MstResult result = run_mst(options, budget, Progress::silent());
@@ -719,7 +719,7 @@ TEST(MstPipeline, BudgetTooSmallIsAClearError) {
   MstOptions options;
   options.input = dir.file("in.tzs");
   options.edge_list = dir.file("edges.bin");
-  options.device = "cpu";
+  options.device = DeviceRequest::Cpu;
   options.tmpdir = dir.path();
   MemoryBudget budget(64ull << 10);
   EXPECT_THROW(run_mst(options, budget, Progress::silent()), Error);
@@ -767,7 +767,7 @@ TEST(MstPipeline, RealDemsMatchReference) {
       options.weight = model;
       options.connectivity = connectivity;
       options.tile = runs % 3 == 0 ? 128 : 64;
-      options.device = "cpu";
+      options.device = DeviceRequest::Cpu;
       options.threads = 2;
       options.tmpdir = dir.path();
       options.merge_mode = variant == 1 ? MstMergeMode::CpuLevels : MstMergeMode::Auto;  // the level merge too
@@ -824,7 +824,7 @@ TEST(MstPipelineLarge, StoreMatchesPackedReference) {
   MstOptions options;
   options.input = path;
   options.tmpdir = dir.path();
-  options.device = "cpu";
+  options.device = DeviceRequest::Cpu;
   MemoryBudget budget(given && *given ? 1ull << 30 : 16ull << 20);
   const MstResult result = run_mst(options, budget, Progress::silent());
   auto store = TileStore::open(path);

@@ -226,7 +226,7 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
   io.input = projected;
   io.output = dir.file("utm_map.tzi");
   io.tile = 16;
-  io.device = "cpu";
+  io.device = DeviceRequest::Cpu;
   io.distance = DistanceMode::Map;
   run_index(io, budget, Progress::silent());
   o.index = io.output;
@@ -259,7 +259,7 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
     so.sources = {o.sites[i]};
     so.distance = DistanceMode::Geodesic;
     so.tile = 16;
-    so.device = "cpu";
+    so.device = DeviceRequest::Cpu;
     const SsspResult r = run_sssp(so, budget, Progress::silent());
     ASSERT_EQ(r.params.scale, geo.params.scale);
     const auto dist = testing::fixed_distances(testing::read_raster_values(so.output), r.params.scale);

@@ -31,7 +31,7 @@ OdMatrixOptions transient_options(const testing::GeneratedTerrain& g, const std:
   o.input = g.path;
   o.sites = points_of(cells, g.info.width);
   o.transient_index = true;
-  o.device = "cpu";
+  o.device = DeviceRequest::Cpu;
   o.tile = tile;
   o.threads = 2;
   o.tmpdir = scratch.path();

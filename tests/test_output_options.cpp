@@ -189,7 +189,7 @@ TEST(OutputOptions, SsspFlagsChangeTheFiles) {
     options.allocation = dir.file(name + "_alloc.tif");
     options.sources = {parse_source_point("100,100"), parse_source_point("300,50")};
     options.tile = 64;
-    options.device = "cpu";
+    options.device = DeviceRequest::Cpu;
     options.cost_type = cost_type;
     options.geotiff.creation = std::move(creation);
     MemoryBudget budget(256ull << 20);

@@ -224,7 +224,7 @@ TEST(PipelineInput, SsspAndMstOutputsDoNotDependOnTheWay) {
       so.sources.push_back(parse_source_point("60,40"));
       so.tile = tile;
       so.threads = 2;
-      so.device = "cpu";
+      so.device = DeviceRequest::Cpu;
       so.tmpdir = dir.path();
       MemoryBudget budget(64ull << 20);
       const SsspResult s = run_sssp(so, budget, Progress::silent());
@@ -235,7 +235,7 @@ TEST(PipelineInput, SsspAndMstOutputsDoNotDependOnTheWay) {
       mo.output = dir.file("edges" + std::to_string(k) + ".tif");
       mo.tile = tile;
       mo.threads = 2;
-      mo.device = "cpu";
+      mo.device = DeviceRequest::Cpu;
       mo.tmpdir = dir.path();
       MemoryBudget mst_budget(64ull << 20);
       const MstResult m = run_mst(mo, mst_budget, Progress::silent());
@@ -276,7 +276,7 @@ TEST(PipelineInput, ClumpLabelsDoNotDependOnTheWay) {
     o.output = dir.file("labels" + std::to_string(k) + ".tif");
     o.tile = 16;
     o.threads = 2;
-    o.device = "cpu";
+    o.device = DeviceRequest::Cpu;
     o.tmpdir = dir.path();
     MemoryBudget budget(64ull << 20);
     const ClumpResult r = run_clump(o, budget, Progress::silent());

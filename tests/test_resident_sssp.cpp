@@ -299,7 +299,7 @@ TEST(ResidentSsspPipeline, ShippedDemsMatchStreamed) {
       o.output = dir.file("cost" + std::to_string(k++) + ".tif");
       o.exchange = resident ? "resident" : "streamed";
       o.resident_tile = resident ? 32 : 64;
-      o.device = "cpu";
+      o.device = DeviceRequest::Cpu;
       o.threads = 2;
       MemoryBudget budget(1ull << 30);
       const SsspResult r = run_sssp(o, budget, Progress::silent());
@@ -338,7 +338,7 @@ TEST(ResidentSsspPipeline, KnightMatchesStreamed) {
       o.exchange = run ? "resident" : "streamed";
       o.resident_tile = run == 1 ? 8 : 32;
       o.tile = 32;
-      o.device = "cpu";
+      o.device = DeviceRequest::Cpu;
       o.threads = 2;
       MemoryBudget budget(1ull << 30);
       const SsspResult r = run_sssp(o, budget, Progress::silent());
@@ -389,7 +389,7 @@ TEST(ResidentSsspPipeline, GpuMatchesCpu) {
       o.input = input;
       o.sources = {valid_near(300, 300), valid_near(10, 20)};
       o.output = dir.file("cost" + std::to_string(k++) + ".tif");
-      o.device = gpu ? "cuda" : "cpu";
+      o.device = gpu ? DeviceRequest::Cuda : DeviceRequest::Cpu;
       o.exchange = gpu ? "resident" : "streamed";
       o.resident_tile = gpu && k % 2 ? 32 : 64;
       MemoryBudget budget(1ull << 30);

@@ -201,7 +201,7 @@ TEST(SourceSettings, RandomSourcesMatchOneDijkstraPerSource) {
     o.input = input;
     o.output = dir.file("cost" + std::to_string(seed) + ".tif");
     o.tile = 8;
-    o.device = "cpu";
+    o.device = DeviceRequest::Cpu;
     o.source_initial = seed % 3 == 0 ? 1.5 : 0.0;
     o.source_multiplier = seed % 4 == 0 ? 2.0 : 1.0;
     std::vector<Src> sources;  // in id order: the --source points, then the file's
@@ -489,7 +489,7 @@ TEST(SourceSettings, BadInputIsRefused) {
     io.input = input;
     io.output = dir.file("flat.tzi");
     io.tile = 16;
-    io.device = "cpu";
+    io.device = DeviceRequest::Cpu;
     MemoryBudget budget(128ull << 20);
     run_index(io, budget, Progress::silent());
     o.index = io.output;

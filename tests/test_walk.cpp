@@ -268,7 +268,7 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
       }
       if (variant == 3) {
         v.exchange = "resident";
-        v.device = "cpu";
+        v.device = DeviceRequest::Cpu;
         v.resident_tile = 8;
       }
       MemoryBudget budget(256ull << 20);

@@ -21,6 +21,7 @@
 #include "kernels/common/timer.h"
 #include "engine/tile_inputs/tile_store_input.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/device_choice.h"
 #include "io/gdal/gdal_raster.h"
 #include "io/store/atomic_output.h"
 #include "io/store/run_directory.h"
@@ -152,15 +153,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
     throw UsageError("--stats cannot be combined with --min-size (the statistics are of the regions before the sieve)");
   // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
   Stopwatch probe;
-  bool use_cuda = false;
-  if (options.device == "cuda") {
-    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
-    use_cuda = true;
-  } else if (options.device == "auto") {
-    use_cuda = cuda_device().available;
-  } else if (options.device != "cpu") {
-    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
-  }
+  const bool use_cuda = resolve_device(options.device) == Device::Cuda;
   result.seconds.device_setup = probe.seconds();
   // The context is made while the input is read (its first use would pay for it otherwise).
   std::optional<CudaContextWarmup> warmup;
@@ -184,7 +177,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
-  result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
   result.by = options.by;
 
   ClumpPhaseOptions phase_options;

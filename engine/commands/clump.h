@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/common/device_choice.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "kernels/common/types.h"
@@ -44,7 +45,7 @@ struct ClumpOptions {
   std::uint32_t band = 0;               // --band of a GDAL input (ImportOptions::band)
   InputMode input_mode = InputMode::Auto;  // --input-mode (engine/raster_inputs/pipeline_input.h)
   unsigned threads = 0;                 // 0: all cores
-  std::string device = "auto";          // auto | cpu | cuda: where the per-tile labelling runs
+  DeviceRequest device = DeviceRequest::Auto;          // auto | cpu | cuda: where the per-tile labelling runs
   std::uint64_t gpu_memory_bytes = 0;   // --gpu-memory: device memory of the GPU batches; 0: its default
   std::string tmpdir;
 };

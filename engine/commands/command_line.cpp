@@ -182,9 +182,7 @@ CommonOptions parse_common_options(ArgParser& args) {
   if (auto gpu_memory = args.size_value("--gpu-memory")) options.gpu_memory_bytes = *gpu_memory;
 
   if (auto device = args.value("--device")) {
-    if (*device != "auto" && *device != "cpu" && *device != "cuda")
-      throw UsageError("invalid --device '" + *device + "': expected auto, cpu or cuda");
-    options.device = *device;
+    options.device = parse_device_request(*device);
   }
 
   if (auto threads = args.int_value("--threads")) {

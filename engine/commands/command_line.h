@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/device_choice.h"
 #include "kernels/common/types.h"
 
 namespace terrazo {
@@ -41,7 +42,7 @@ class ArgParser {
 struct CommonOptions {
   std::uint64_t memory_bytes = 1ull << 30;       // --memory (default 1G)
   std::uint64_t gpu_memory_bytes = 0;            // --gpu-memory (0: a share of the device's memory)
-  std::string device = "auto";                   // --device auto|cpu|cuda
+  DeviceRequest device = DeviceRequest::Auto;    // --device auto|cpu|cuda
   unsigned threads = 0;                          // --threads (0: all cores)
   std::uint32_t tile = 0;                        // --tile (0: engine default), power of two 16..4096
   std::string tmpdir;                            // --tmpdir (default $TMPDIR or /tmp)

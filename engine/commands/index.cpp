@@ -23,6 +23,7 @@
 #include "engine/index/od_matrix.h"
 #include "engine/tile_inputs/tile_store_input.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/device_choice.h"
 #include "kernels/index/tile_boundary_matrix.h"
 #include "io/store/index_file.h"
 #include "io/store/run_directory.h"
@@ -65,16 +66,8 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
   IndexResult result;
   if (options.leaf != 0 && options.leaf != 4 && options.leaf != 8 && options.leaf != 16)
     throw UsageError("invalid --leaf " + std::to_string(options.leaf) + ": expected 4, 8 or 16");
-  bool cuda = false;
-  if (options.device == "cuda") {
-    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
-    cuda = true;
-  } else if (options.device == "auto") {
-    cuda = cuda_device().available;
-  } else if (options.device != "cpu") {
-    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
-  }
-  result.device = cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  const bool cuda = resolve_device(options.device) == Device::Cuda;
+  result.device = device_description(cuda ? Device::Cuda : Device::Cpu);
   // Leaves of 4 on the CPU (its cheapest build: 12% under 8 at t = 32), 8 on a GPU (its kernels' blocks).
   const std::uint32_t leaf = options.leaf ? options.leaf : cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
   check_distinct_paths({{"INPUT", options.input}}, {{"INDEX", options.output}});
@@ -216,18 +209,11 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   // exchange would be the CPU's in-tile solves): on a GPU the matrices built straight into the
   // query's memory (od_matrix_by_gpu_index, below); else, or when they do not fit there, an index
   // file in the run directory built from the store imported here, queried, and deleted.
-  const bool transient = options.index.empty() && (options.transient_index || options.device == "cuda");
+  const bool transient = options.index.empty() && (options.transient_index || options.device == DeviceRequest::Cuda);
   if (transient && options.distance == DistanceMode::Geodesic)
     throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
-  bool cuda = false;
-  if (options.device == "cuda") {
-    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
-    cuda = true;
-  } else if (options.device == "auto") {
-    cuda = (!options.index.empty() || transient) && cuda_device().available;
-  } else if (options.device != "cpu") {
-    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
-  }
+  // Without an index the exchange runs on the CPU: auto takes a GPU only for an index's products.
+  const bool cuda = resolve_device(options.device, !options.index.empty() || transient) == Device::Cuda;
   RunDirectory run(options.tmpdir);
   std::unique_ptr<IndexFile> index;
   std::uint32_t tile = options.tile;
@@ -379,7 +365,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     result.method = "exchange";
     result.costs = od_matrix_by_exchange(input, sites, qo, budget, progress, &stats);
   }
-  result.device = qo.device == Device::Cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  result.device = device_description(qo.device);
   result.rounds = stats.rounds;
   result.exchange = stats.exchange;
   result.max_active = stats.max_active;

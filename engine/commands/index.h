@@ -22,6 +22,7 @@
 #include "engine/cost_models/step_lengths.h"
 #include "engine/cost_models/weight_params.h"
 #include "io/store/raster_info.h"
+#include "kernels/common/device_choice.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 
@@ -41,7 +42,7 @@ struct IndexOptions {
   std::uint32_t tile = 0;  // 0: kDefaultIndexTile (a .tzs of another tile is re-tiled)
   std::uint32_t leaf = 0;  // nested dissection leaf: 4, 8 or 16; 0: kDefaultCpuIndexLeaf on the CPU, kDefaultIndexLeaf on a GPU
   DistanceMode distance = DistanceMode::Cells;  // --distance cells|map (geodesic: no index)
-  std::string device = "auto";
+  DeviceRequest device = DeviceRequest::Auto;
   std::uint64_t gpu_memory_bytes = 0;
   unsigned threads = 0;
   std::string tmpdir;
@@ -86,7 +87,7 @@ struct OdMatrixOptions {
   unsigned threads = 0;
   std::string tmpdir;
   std::uint64_t cache_bytes = 0;  // tests: the index tile cache / exchange tile cache (0: the budget's rest)
-  std::string device = "auto";    // --device: the min-plus products of the index query (auto, cpu, cuda)
+  DeviceRequest device = DeviceRequest::Auto;  // --device: the min-plus products of the index query (auto, cpu, cuda)
   std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory: GPU matrix slots (0: 60% of the free memory)
   std::uint64_t round_tiles = 0;  // tests: tiles per GPU launch (0: 512)
   std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)

@@ -22,6 +22,7 @@
 #include "io/gdal/gdal_raster.h"
 #include "io/store/tile_store.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/device_choice.h"
 
 namespace terrazo {
 namespace {
@@ -68,16 +69,8 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}, {"--edge-list", options.edge_list}});
 
   // Device.
-  bool use_cuda = false;
-  if (options.device == "cuda") {
-    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
-    use_cuda = true;
-  } else if (options.device == "auto") {
-    use_cuda = cuda_device().available;
-  } else if (options.device != "cpu") {
-    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
-  }
-  result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+  const bool use_cuda = resolve_device(options.device) == Device::Cuda;
+  result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
   if (options.merge_mode == MstMergeMode::CudaLevels && !cuda_device().available) {
     throw Error("--merge cuda: " + cuda_device().reason + "; use --merge cpu or cpu-levels");
   }

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/common/device_choice.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "kernels/common/types.h"
@@ -56,7 +57,7 @@ struct MstOptions {
   std::uint32_t tile = 0;      // 0: the store's own tile size, or kDefaultTile when importing
   std::uint32_t band = 0;      // --band of a GDAL input (ImportOptions::band)
   InputMode input_mode = InputMode::Auto;  // --input-mode (engine/raster_inputs/pipeline_input.h)
-  std::string device = "auto"; // auto | cpu | cuda
+  DeviceRequest device = DeviceRequest::Auto; // auto | cpu | cuda
   unsigned threads = 0;        // CPU threads for phase 1; 0: all cores
   std::string tmpdir;          // parent of the run directory; empty: $TMPDIR or /tmp
   // Bytes for the expansion-record sorter; 0: min(budget / 8, 64 MiB). Tests set it small to force

@@ -212,7 +212,7 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
     so.distance = od.distance;
     so.threads = od.threads;
     so.tmpdir = run.path();
-    so.device = "cpu";
+    so.device = DeviceRequest::Cpu;
     run_sssp(so, budget, Progress::silent());
     PathOptions po;
     po.backlink = so.backlink;

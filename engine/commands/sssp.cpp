@@ -35,6 +35,7 @@
 #include "kernels/sssp/backlink.h"
 #include "kernels/sssp/knight.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/device_choice.h"
 
 namespace terrazo {
 
@@ -125,17 +126,9 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   // Device: the CUDA block solver computes distances only; backlinks and allocation need the
   // CPU solver's labels.
   const bool labelled = !options.backlink.empty() || !options.allocation.empty() || pass.track_source;
-  bool use_cuda = false;
-  if (options.device == "cuda") {
-    if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
-    use_cuda = !labelled;
-  } else if (options.device == "auto") {
-    use_cuda = cuda_device().available && !labelled;
-  } else if (options.device != "cpu") {
-    throw UsageError("--device must be auto, cpu or cuda, not '" + options.device + "'");
-  }
-  result.device = use_cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
-  if (options.device == "cuda" && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
+  const bool use_cuda = resolve_device(options.device) == Device::Cuda && !labelled;
+  result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
+  if (options.device == DeviceRequest::Cuda && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
   if (options.exchange != "auto" && options.exchange != "streamed" && options.exchange != "resident")
     throw UsageError("--exchange must be auto, streamed or resident, not '" + options.exchange + "'");
   if (options.exchange == "resident" && labelled)

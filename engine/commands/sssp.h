@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/device_choice.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "kernels/common/types.h"
@@ -74,7 +75,7 @@ struct SsspOptions {
   std::uint32_t tile = 0;            // 0: the store's own, or kDefaultTile when importing
   std::uint32_t band = 0;            // --band of a GDAL input (ImportOptions::band)
   InputMode input_mode = InputMode::Auto;  // --input-mode (engine/raster_inputs/pipeline_input.h)
-  std::string device = "auto";       // auto | cpu | cuda
+  DeviceRequest device = DeviceRequest::Auto;       // auto | cpu | cuda
   std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory; 0: the CUDA batch solver's default share
   unsigned threads = 0;              // CPU solver threads; 0: all cores
   std::string tmpdir;                // parent of the run directory

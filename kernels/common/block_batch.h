@@ -8,7 +8,7 @@
 // stream. The caller fills the free slot's pinned input, submits it (asynchronous: copy in, solve,
 // copy out), and fills the other slot while the first one runs; wait() hands back the oldest
 // batch. Plain C++ interfaces (no CUDA types), so engine/ code compiled without nvcc can use them; in
-// a build without CUDA the constructors throw terrazo::Error (kernels/common/cuda_solvers_none.cpp).
+// a build without CUDA the constructors throw terrazo::Error (each family's <family>_cuda_none.cpp).
 //
 //   Cuda...BatchSolver solver(options);
 //   for (each group of up to solver.batch_tiles() tiles) {

@@ -19,6 +19,10 @@ struct CudaDeviceInfo {
 // Queries device 0 once (cached).
 const CudaDeviceInfo& cuda_device();
 
+// Throws Error("<what>: this terrazo was built without CUDA ...; use --device cpu"). Each kernel
+// family's <family>_cuda_none.cpp defines its CUDA entry points with it in a build without CUDA.
+[[noreturn]] void refuse_without_cuda(const char* what);
+
 // Creates device 0's primary context (the first CUDA call of a process that needs one pays for it:
 // 0.1-0.5 s) on a thread of its own, so that it overlaps what the caller does next, reading the
 // input, say; the destructor joins the thread. Nothing without a device (or without CUDA).

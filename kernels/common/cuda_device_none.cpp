@@ -2,7 +2,16 @@
 #include "kernels/common/cuda_device.h"
 
 #if !defined(TERRAZO_WITH_CUDA)
+#include <string>
+
+#include "kernels/common/error.h"
+
 namespace terrazo {
+
+void refuse_without_cuda(const char* what) {
+  throw Error(std::string(what) +
+              ": this terrazo was built without CUDA (nvcc was not found at configure time); use --device cpu");
+}
 
 const CudaDeviceInfo& cuda_device() {
   static const CudaDeviceInfo info = [] {

@@ -97,7 +97,7 @@ std::uint64_t resident_sssp_bytes(const ResidentSsspOptions& options, Device dev
 std::unique_ptr<ResidentSsspSolver> make_resident_sssp_solver(Device device, const ResidentSsspOptions& options,
                                                               WorkerPool& pool);
 
-// The CUDA solver (kernels/sssp/resident_sssp.cu; kernels/common/cuda_solvers_none.cpp without CUDA).
+// The CUDA solver (kernels/sssp/resident_sssp.cu; kernels/sssp/sssp_cuda_none.cpp without CUDA).
 std::unique_ptr<ResidentSsspSolver> make_resident_sssp_cuda(const ResidentSsspOptions& options);
 
 // Shared by both twins (and passed to the CUDA kernels): the resident tile grid and where each

@@ -55,7 +55,7 @@ inline IndexResult build(const std::string& input, const std::string& output, We
   o.tile = tile;
   o.leaf = leaf;
   o.scale = scale;
-  o.device = "cpu";
+  o.device = DeviceRequest::Cpu;
   MemoryBudget budget(256ull << 20);
   return run_index(o, budget, Progress::silent());
 }

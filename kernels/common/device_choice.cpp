@@ -1,0 +1,40 @@
+// kernels/common/device_choice.cpp: --device parsed once and resolved in one place (device_choice.h).
+#include "kernels/common/device_choice.h"
+
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/error.h"
+
+namespace terrazo {
+
+DeviceRequest parse_device_request(const std::string& text) {
+  if (text == "auto") return DeviceRequest::Auto;
+  if (text == "cpu") return DeviceRequest::Cpu;
+  if (text == "cuda") return DeviceRequest::Cuda;
+  throw UsageError("invalid --device '" + text + "': expected auto, cpu or cuda");
+}
+
+const char* device_request_name(DeviceRequest request) {
+  switch (request) {
+    case DeviceRequest::Cpu: return "cpu";
+    case DeviceRequest::Cuda: return "cuda";
+    case DeviceRequest::Auto: break;
+  }
+  return "auto";
+}
+
+Device resolve_device(DeviceRequest request, bool gpu_useful) {
+  switch (request) {
+    case DeviceRequest::Cpu: return Device::Cpu;
+    case DeviceRequest::Cuda:
+      if (!cuda_device().available) throw Error("--device cuda: " + cuda_device().reason);
+      return Device::Cuda;
+    case DeviceRequest::Auto: break;
+  }
+  return gpu_useful && cuda_device().available ? Device::Cuda : Device::Cpu;
+}
+
+std::string device_description(Device device) {
+  return device == Device::Cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
+}
+
+}  // namespace terrazo
