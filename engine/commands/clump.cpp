@@ -154,6 +154,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
   Stopwatch probe;
   const bool use_cuda = resolve_device(options.device) == Device::Cuda;
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
   result.seconds.device_setup = probe.seconds();
   // The context is made while the input is read (its first use would pay for it otherwise).
   std::optional<CudaContextWarmup> warmup;

@@ -67,6 +67,7 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
   if (options.leaf != 0 && options.leaf != 4 && options.leaf != 8 && options.leaf != 16)
     throw UsageError("invalid --leaf " + std::to_string(options.leaf) + ": expected 4, 8 or 16");
   const bool cuda = resolve_device(options.device) == Device::Cuda;
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(cuda ? Device::Cuda : Device::Cpu, budget);
   result.device = device_description(cuda ? Device::Cuda : Device::Cpu);
   // Leaves of 4 on the CPU (its cheapest build: 12% under 8 at t = 32), 8 on a GPU (its kernels' blocks).
   const std::uint32_t leaf = options.leaf ? options.leaf : cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
@@ -214,6 +215,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
   // Without an index the exchange runs on the CPU: auto takes a GPU only for an index's products.
   const bool cuda = resolve_device(options.device, !options.index.empty() || transient) == Device::Cuda;
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(cuda ? Device::Cuda : Device::Cpu, budget);
   RunDirectory run(options.tmpdir);
   std::unique_ptr<IndexFile> index;
   std::uint32_t tile = options.tile;

@@ -70,6 +70,7 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
 
   // Device.
   const bool use_cuda = resolve_device(options.device) == Device::Cuda;
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
   result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
   if (options.merge_mode == MstMergeMode::CudaLevels && !cuda_device().available) {
     throw Error("--merge cuda: " + cuda_device().reason + "; use --merge cpu or cpu-levels");

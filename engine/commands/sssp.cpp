@@ -127,6 +127,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   // CPU solver's labels.
   const bool labelled = !options.backlink.empty() || !options.allocation.empty() || pass.track_source;
   const bool use_cuda = resolve_device(options.device) == Device::Cuda && !labelled;
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
   result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
   if (options.device == DeviceRequest::Cuda && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
   if (options.exchange != "auto" && options.exchange != "streamed" && options.exchange != "resident")

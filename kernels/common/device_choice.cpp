@@ -33,6 +33,11 @@ Device resolve_device(DeviceRequest request, bool gpu_useful) {
   return gpu_useful && cuda_device().available ? Device::Cuda : Device::Cpu;
 }
 
+MemoryBudget::Reservation reserve_device_host_memory(Device device, MemoryBudget& budget) {
+  if (device != Device::Cuda) return {};
+  return budget.reserve(kCudaHostBytes, "CUDA driver and context (host memory)");
+}
+
 std::string device_description(Device device) {
   return device == Device::Cuda ? "cuda (" + cuda_device().name + ")" : "cpu";
 }

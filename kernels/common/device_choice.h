@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/common/batch_solver.h"
+#include "kernels/common/memory_budget.h"
 
 namespace terrazo {
 
@@ -18,6 +19,15 @@ DeviceRequest parse_device_request(const std::string& text);
 const char* device_request_name(DeviceRequest request);  // "auto" | "cpu" | "cuda"
 
 Device resolve_device(DeviceRequest request, bool gpu_useful = true);
+
+// Host memory the CUDA driver and the device's primary context hold once made, outside every
+// reservation: VmRSS grew by 7 MiB at the driver's initialisation and 96 MiB at the context's on the
+// H200 (driver 580, CUDA 13; docs/memory_budget.md "The GPU's host memory"), rounded up.
+constexpr std::uint64_t kCudaHostBytes = 112ull << 20;
+
+// What a run on `device` holds of the budget for the device's own host memory, for the whole run:
+// kCudaHostBytes on the GPU, nothing on the CPU. A budget that cannot hold it is a BudgetError.
+MemoryBudget::Reservation reserve_device_host_memory(Device device, MemoryBudget& budget);
 
 // "cpu", or "cuda (<device name>)": the device line of a command's summary.
 std::string device_description(Device device);
