@@ -288,6 +288,10 @@ void expect_all_or_nothing(const TempDir& dir, const SplitRun& run, const std::s
 class AllOrNothing : public ::testing::Test {
  protected:
   void SetUp() override {
+    {
+      const FullTmpfs probe(dir_.file("probe"), 4096);
+      if (!probe.mounted()) GTEST_SKIP() << probe.reason() << " (the cases need root to mount one)";
+    }
     // 200 x 200 cells: one 256-cell GeoTIFF block per output, so a raster's failed write shows at
     // its finish, after the other outputs are complete.
     std::mt19937_64 rng(34);
