@@ -307,8 +307,8 @@ class AllOrNothing : public ::testing::Test {
 // Reproducer: `clump --stats FULL/s.csv ... o/l.tif` with FULL a full tmpfs exited 1 and left
 // o/l.tif published.
 TEST_F(AllOrNothing, ClumpStatsThatCannotBeWrittenPublishesNoLabels) {
-  expect_all_or_nothing(dir_, {"clump", {"clump", "-q", "--by", "value", "--stats", "FULL/s.csv", classes_, "OK/l.tif"}},
-                        "s.csv");
+  expect_all_or_nothing(
+      dir_, {"clump", {"clump", "-q", "--by", "value", "--stats", "FULL/s.csv", classes_, "OK/l.tif"}}, "s.csv");
 }
 
 // Reproducer: `od-matrix --geojson FULL/od.geojson ... o/od.csv` exited 1 and left o/od.csv published.
@@ -327,9 +327,10 @@ TEST_F(AllOrNothing, SsspBacklinkOrAllocationThatCannotBeWrittenPublishesNoCost)
                                                  "FULL/b.tif", dem_, "OK/c.tif"}},
                         "b.tif");
   // Uncompressed, so the allocation (two zones) is larger than the room left.
-  expect_all_or_nothing(dir_, {"sssp-allocation", {"sssp", "-q", "--co", "COMPRESS=NONE", "--source", "3,3", "--source",
-                                                   "150,20", "--allocation", "FULL/a.tif", "--backlink", "OK/b.tif", dem_,
-                                                   "OK/c.tif"}},
+  expect_all_or_nothing(dir_,
+                        {"sssp-allocation",
+                         {"sssp", "-q", "--co", "COMPRESS=NONE", "--source", "3,3", "--source", "150,20", "--allocation",
+                          "FULL/a.tif", "--backlink", "OK/b.tif", dem_, "OK/c.tif"}},
                         "a.tif");
 }
 

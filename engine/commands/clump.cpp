@@ -76,7 +76,8 @@ class StatsCsv : public ClumpStatsSink {
   StatsCsv(AtomicOutput& output, const RasterInfo& info) : output_(output) {
     file_ = std::fopen(output_.partial().c_str(), "w");
     if (!file_)
-      throw IoError("--stats '" + output_.path() + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
+      throw IoError("--stats '" + output_.path() + "': cannot create " + output_.partial() + ": " +
+                    std::strerror(errno));
     const auto& g = info.geotransform;
     gt_ = g;
     georeferenced_ = info.has_geotransform;

@@ -55,14 +55,14 @@ CostOutputsWriter::CostOutputsWriter(const SsspOptions& options, OutputSet& outp
     return *output;
   };
   if (!options.output.empty())
-    cost_ = std::make_unique<GeoTiffWriter>(output_of(options.output), grid.width, grid.height, options.cost_type, info, true,
-                                            -1.0, block, options.geotiff);
+    cost_ = std::make_unique<GeoTiffWriter>(output_of(options.output), grid.width, grid.height, options.cost_type,
+                                            info, true, -1.0, block, options.geotiff);
   if (!options.backlink.empty())
-    backlink_ = std::make_unique<GeoTiffWriter>(output_of(options.backlink), grid.width, grid.height, CellType::UInt8, info,
-                                                true, 255.0, block, options.geotiff);
+    backlink_ = std::make_unique<GeoTiffWriter>(output_of(options.backlink), grid.width, grid.height,
+                                                CellType::UInt8, info, true, 255.0, block, options.geotiff);
   if (!options.allocation.empty())
-    allocation_ = std::make_unique<GeoTiffWriter>(output_of(options.allocation), grid.width, grid.height, CellType::UInt32,
-                                                  info, true, 0.0, block, options.geotiff);
+    allocation_ = std::make_unique<GeoTiffWriter>(output_of(options.allocation), grid.width, grid.height,
+                                                  CellType::UInt32, info, true, 0.0, block, options.geotiff);
   set_slots(1);
 }
 

@@ -43,8 +43,8 @@ class EdgeRasterWriter : public MstWindowSink {
     const std::uint64_t cache_bytes =
         std::max<std::uint64_t>(2ull * block * block, std::min<std::uint64_t>(16ull << 20, budget.available() / 4));
     cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
-    writer_ = std::make_unique<GeoTiffWriter>(output, grid.width, grid.height, CellType::UInt8, georef, true, 255.0, block,
-                                              options);
+    writer_ = std::make_unique<GeoTiffWriter>(output, grid.width, grid.height, CellType::UInt8, georef, true, 255.0,
+                                              block, options);
   }
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                     const std::uint8_t* cells) override {

@@ -219,7 +219,8 @@ namespace {
 // `text` into the partial file of `output` (given as `role`), closed; the run's OutputSet publishes it.
 void write_output_text(const AtomicOutput& output, const std::string& text, const std::string& role) {
   std::FILE* f = std::fopen(output.partial().c_str(), "wb");
-  if (!f) throw IoError(role + " '" + output.path() + "': cannot create '" + output.partial() + "': " + std::strerror(errno));
+  if (!f)
+    throw IoError(role + " '" + output.path() + "': cannot create '" + output.partial() + "': " + std::strerror(errno));
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   const int error = errno;
   if (std::fclose(f) != 0 || !ok)
