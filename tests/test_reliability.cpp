@@ -491,7 +491,7 @@ TEST(DistinctOutputs, SamePathTwiceIsAUsageErrorBeforeAnyWork) {
     EXPECT_TRUE(contains(r.err, "same file")) << r.err;
   }
   EXPECT_TRUE(fs::is_empty(dir.file("o")));
-  // An input as output (the CLI's own check names an existing input first, exit 1; the library
+  // An input as output (the CLI's own check names an existing input first, exit 2 too; the library
   // entry point refuses it as a usage error).
   ImportOptions import;
   import.input = store;

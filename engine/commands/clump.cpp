@@ -24,6 +24,7 @@
 #include "kernels/common/device_choice.h"
 #include "io/gdal/gdal_raster.h"
 #include "io/store/atomic_output.h"
+#include "io/store/output_set.h"
 #include "io/store/run_directory.h"
 #include "io/store/tile_store.h"
 
@@ -37,7 +38,7 @@ namespace {
 // PREDICTOR=2, and a fifth less encoder time; docs/clump.md "Output").
 class LabelRasterWriter : public ClumpWindowSink {
  public:
-  LabelRasterWriter(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
+  LabelRasterWriter(AtomicOutput& output, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
                     GeoTiffOptions options) {
     options.predictor = 1;
     const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
@@ -45,7 +46,7 @@ class LabelRasterWriter : public ClumpWindowSink {
     const std::uint64_t cache_bytes =
         std::max<std::uint64_t>(2ull * block * block * 4, std::min<std::uint64_t>(row_bytes, budget.available() / 4));
     cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
-    writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt32, georef, true, 0.0,
+    writer_ = std::make_unique<GeoTiffWriter>(output, grid.width, grid.height, CellType::UInt32, georef, true, 0.0,
                                               block, options);
     block_ = block;
   }
@@ -70,12 +71,14 @@ class LabelRasterWriter : public ClumpWindowSink {
   std::uint32_t block_ = 0;
 };
 
-// The --stats CSV, written under an atomic output: published only when complete.
+// The --stats CSV, written to its output's partial file (published with the labels by the run's OutputSet).
 class StatsCsv : public ClumpStatsSink {
  public:
-  StatsCsv(const std::string& path, const RasterInfo& info) : output_(path) {
+  StatsCsv(AtomicOutput& output, const RasterInfo& info) : output_(output) {
     file_ = std::fopen(output_.partial().c_str(), "w");
-    if (!file_) throw IoError("--stats '" + path + "': cannot create " + output_.partial() + ": " + std::strerror(errno));
+    if (!file_)
+      throw IoError("--stats '" + output_.path() + "': cannot create " + output_.partial() + ": " +
+                    std::strerror(errno));
     const auto& g = info.geotransform;
     gt_ = g;
     georeferenced_ = info.has_geotransform;
@@ -124,12 +127,11 @@ class StatsCsv : public ClumpStatsSink {
     // The first failed write's errno (a full disk: ENOSPC), not whatever errno holds by now.
     const int error = write_errno_ ? write_errno_ : errno;
     if (failed || closed != 0 || write_errno_) throw IoError("--stats '" + output_.path() + "': write failed: " + std::strerror(error));
-    output_.publish();
     return size > 0 ? static_cast<std::uint64_t>(size) : 0;
   }
 
  private:
-  AtomicOutput output_;
+  AtomicOutput& output_;
   std::FILE* file_ = nullptr;
   int write_errno_ = 0;
   std::array<double, 6> gt_{};
@@ -160,6 +162,11 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   std::optional<CudaContextWarmup> warmup;
   if (use_cuda) warmup.emplace();
 
+  // Every output's partial file is made before any work and all are published together at the end
+  // (io/store/output_set.h): a failure writing either publishes neither.
+  OutputSet outputs;
+  AtomicOutput& labels_output = outputs.add(options.output, geotiff_sidecar_suffixes());
+  AtomicOutput* stats_output = outputs.add_if(options.stats);
   RunDirectory run(options.tmpdir);
   Stopwatch phase;
   // A store, tiles in memory, a tiled GeoTIFF in place or an import (engine/raster_inputs/pipeline_input.h); the
@@ -192,9 +199,9 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   phase_options.gpu_key_code = clump_gpu_key_code(info.type, options.by);
   phase_options.scratch_dir = run.path();
   const TileInput& source = input->cells();
-  LabelRasterWriter raster(options.output, grid, info, budget, options.geotiff);
+  LabelRasterWriter raster(labels_output, grid, info, budget, options.geotiff);
   std::unique_ptr<StatsCsv> csv;
-  if (!options.stats.empty()) csv = std::make_unique<StatsCsv>(options.stats, info);
+  if (stats_output) csv = std::make_unique<StatsCsv>(*stats_output, info);
   std::unique_ptr<ClumpLabelFile> label_file;
   if (options.min_size > 0) label_file = std::make_unique<ClumpLabelFile>(run.path() + "/clump_labels.u32", grid.width, grid.height);
   ClumpWindowSink* sink = label_file ? static_cast<ClumpWindowSink*>(label_file.get()) : &raster;
@@ -217,6 +224,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   result.bytes_written += raster.finish();
   result.seconds.finish = finish.seconds();
   if (csv) result.bytes_written += csv->finish();
+  outputs.publish();
 
   result.regions = phases.regions;
   result.cells_labelled = phases.cells_labelled;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
 #include "io/gdal/gdal_raster.h"
 #include "io/gdal/gdal_session.h"
@@ -42,6 +43,7 @@ CorridorResult run_corridor(const CorridorOptions& options, MemoryBudget& budget
   if (options.threshold >= 0 && options.percent >= 0) throw UsageError("give --threshold or --percent, not both");
   if (options.percent >= 0 && !std::isfinite(options.percent))
     throw UsageError("invalid --percent '" + text_of(options.percent) + "': expected a finite number >= 0");
+  check_distinct_paths({{"A.tif", options.a}, {"B.tif", options.b}}, {{"CORRIDOR.tif", options.output}});
   ensure_gdal();
   auto a = RasterReader::open(options.a);
   auto b = RasterReader::open(options.b);

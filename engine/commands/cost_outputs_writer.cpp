@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels/common/error.h"
 #include "kernels/sssp/backlink.h"
 
 namespace terrazo {
@@ -40,23 +41,28 @@ std::uint64_t CostOutputsWriter::reserved_bytes(const SsspOptions& options, cons
   return c ? c + window_bytes(options, grid) : 0;
 }
 
-CostOutputsWriter::CostOutputsWriter(const SsspOptions& options, const RasterInfo& info, const TileGrid& grid,
-                                     double scale, MemoryBudget& budget)
+CostOutputsWriter::CostOutputsWriter(const SsspOptions& options, OutputSet& outputs, const RasterInfo& info,
+                                     const TileGrid& grid, double scale, MemoryBudget& budget)
     : scale_(scale), cells_(static_cast<std::size_t>(grid.tile) * grid.tile),
       window_bytes_(window_bytes(options, grid)), budget_(budget) {
   const std::uint32_t block = block_side(grid);
   if (output_count(options) == 0) return;
   cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes(options, grid));
   buffers_ = budget.reserve(window_bytes_, "sssp output windows");
+  const auto output_of = [&outputs](const std::string& path) -> AtomicOutput& {
+    AtomicOutput* output = outputs.find(path);
+    if (!output) throw Error("internal error: sssp output '" + path + "' is not in the run's outputs");
+    return *output;
+  };
   if (!options.output.empty())
-    cost_ = std::make_unique<GeoTiffWriter>(options.output, grid.width, grid.height, options.cost_type, info, true,
-                                            -1.0, block, options.geotiff);
+    cost_ = std::make_unique<GeoTiffWriter>(output_of(options.output), grid.width, grid.height, options.cost_type,
+                                            info, true, -1.0, block, options.geotiff);
   if (!options.backlink.empty())
-    backlink_ = std::make_unique<GeoTiffWriter>(options.backlink, grid.width, grid.height, CellType::UInt8, info,
-                                                true, 255.0, block, options.geotiff);
+    backlink_ = std::make_unique<GeoTiffWriter>(output_of(options.backlink), grid.width, grid.height,
+                                                CellType::UInt8, info, true, 255.0, block, options.geotiff);
   if (!options.allocation.empty())
-    allocation_ = std::make_unique<GeoTiffWriter>(options.allocation, grid.width, grid.height, CellType::UInt32,
-                                                  info, true, 0.0, block, options.geotiff);
+    allocation_ = std::make_unique<GeoTiffWriter>(output_of(options.allocation), grid.width, grid.height,
+                                                  CellType::UInt32, info, true, 0.0, block, options.geotiff);
   set_slots(1);
 }
 

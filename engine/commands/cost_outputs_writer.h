@@ -1,8 +1,10 @@
 // engine/commands/cost_outputs_writer.h: the GeoTIFF outputs of `terrazo sssp` (engine/commands/sssp.h), written tile by
 // tile as an SsspResultSink (engine/sssp/output.h): the cost raster (Float64 or --ot Float32, dist /
 // scale, nodata -1 where unreached), the backlink raster (Byte, kNoBacklink = 255 where none) and the
-// allocation raster (UInt32, nodata 0 where unreached), each only when its path is set. The
-// single-pass run (engine/commands/sssp.cpp) and the per-source group merge (engine/commands/sssp_groups.cpp) write through it.
+// allocation raster (UInt32, nodata 0 where unreached), each only when its path is set, each into
+// its output of the run's OutputSet (io/store/output_set.h: finish() closes them, the run publishes
+// them together). The single-pass run (engine/commands/sssp.cpp) and the per-source group merge
+// (engine/commands/sssp_groups.cpp) write through it.
 // Memory: a GDAL block cache of 4 blocks per output (16 MiB at least) and, per slot, a window of a
 // tile's cells of each output (8 bytes for costs and allocations, 1 for backlinks), reserved from the
 // budget ("sssp output windows").
@@ -16,6 +18,7 @@
 #include "kernels/common/memory_budget.h"
 #include "engine/sssp/output.h"
 #include "io/gdal/gdal_raster.h"
+#include "io/store/output_set.h"
 #include "io/store/raster_info.h"
 
 namespace terrazo {
@@ -29,15 +32,16 @@ class CostOutputsWriter : public SsspResultSink {
   // What the writers reserve up front: the cache and one slot of windows.
   static std::uint64_t reserved_bytes(const SsspOptions& options, const TileGrid& grid);
 
-  CostOutputsWriter(const SsspOptions& options, const RasterInfo& info, const TileGrid& grid, double scale,
-                    MemoryBudget& budget);
+  // `outputs` holds an output for each path of options.output, .backlink and .allocation that is set.
+  CostOutputsWriter(const SsspOptions& options, OutputSet& outputs, const RasterInfo& info, const TileGrid& grid,
+                    double scale, MemoryBudget& budget);
 
   std::uint64_t slot_bytes() const override { return window_bytes_; }
   void set_slots(unsigned count) override;
   // The cells of each output, converted on the output phase's worker threads.
   void prepare_tile(const SsspTileResult& r) override;
   void write_tile(const SsspTileResult& r) override;
-  // Finishes every output; returns the bytes they wrote.
+  // Writes and closes every output (unpublished); returns the bytes they hold.
   std::uint64_t finish();
 
  private:

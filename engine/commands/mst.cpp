@@ -18,6 +18,7 @@
 #include "engine/tile_inputs/tile_store_input.h"
 #include "engine/raster_inputs/raster_io.h"
 #include "engine/mst/phases.h"
+#include "io/store/output_set.h"
 #include "io/store/run_directory.h"
 #include "io/gdal/gdal_raster.h"
 #include "io/store/tile_store.h"
@@ -37,14 +38,14 @@ class EdgeRasterWriter : public MstWindowSink {
  public:
   // Blocks are encoded on options.threads threads (0: all cores) by GeoTiffWriter's block writer,
   // whose blocks in flight stay within the GDAL cache limit reserved here (io/gdal/gdal_raster.h).
-  EdgeRasterWriter(const std::string& path, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
-              const GeoTiffOptions& options) {
+  EdgeRasterWriter(AtomicOutput& output, const TileGrid& grid, const RasterInfo& georef, MemoryBudget& budget,
+                   const GeoTiffOptions& options) {
     const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
     const std::uint64_t cache_bytes =
         std::max<std::uint64_t>(2ull * block * block, std::min<std::uint64_t>(16ull << 20, budget.available() / 4));
     cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
-    writer_ = std::make_unique<GeoTiffWriter>(path, grid.width, grid.height, CellType::UInt8, georef, true, 255.0, block,
-                                              options);
+    writer_ = std::make_unique<GeoTiffWriter>(output, grid.width, grid.height, CellType::UInt8, georef, true, 255.0,
+                                              block, options);
   }
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                     const std::uint8_t* cells) override {
@@ -76,6 +77,11 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
     throw Error("--merge cuda: " + cuda_device().reason + "; use --merge cpu or cpu-levels");
   }
 
+  // Every output's partial file is made before any work and all are published together at the end
+  // (io/store/output_set.h): a failure writing either publishes neither.
+  OutputSet outputs;
+  AtomicOutput* edges_output = outputs.add_if(options.output, geotiff_sidecar_suffixes());
+  AtomicOutput* edge_list_output = outputs.add_if(options.edge_list);
   RunDirectory run(options.tmpdir);
 
   // 0. The input: a store, tiles in memory, a tiled GeoTIFF in place or an import (engine/raster_inputs/pipeline_input.h).
@@ -104,11 +110,13 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   phase_options.merge_mode = options.merge_mode;
   phase_options.merge_batch_edges = options.merge_batch_edges;
   phase_options.edge_list = options.edge_list;
+  phase_options.edge_list_output = edge_list_output;
   phase_options.scratch_dir = run.path();
   std::unique_ptr<EdgeRasterWriter> raster;
-  if (!options.output.empty()) raster = std::make_unique<EdgeRasterWriter>(options.output, grid, info, budget, options.geotiff);
+  if (edges_output) raster = std::make_unique<EdgeRasterWriter>(*edges_output, grid, info, budget, options.geotiff);
   const MstPhaseResult phases = run_mst_phases(input->cells(), phase_options, budget, progress, raster.get());
   if (raster) result.bytes_written += raster->finish();
+  outputs.publish();
 
   result.total_weight = phases.total_weight;
   result.edges = phases.edges;

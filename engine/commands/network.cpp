@@ -11,6 +11,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "engine/commands/od_matrix_command.h"
+#include "engine/commands/output_paths.h"
 #include "engine/commands/path.h"
 #include "engine/raster_inputs/raster_io.h"
 #include "engine/raster_inputs/region_sites.h"
@@ -145,6 +147,7 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
   NetworkResult result;
   OdMatrixOptions od = options.od;
   const std::string output = od.output;
+  check_distinct_paths(od_matrix_input_paths(od), {{"OUT.geojson", output}});
   {
     // The paths' sssp runs (costs and backlinks, in the tile of INPUT's store or kDefaultTile) come
     // after the whole matrix: their write phase's fixed needs are checked first, so a budget too

@@ -3,7 +3,9 @@
 #include "engine/commands/od_matrix_command.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "engine/commands/output_paths.h"
 #include "engine/commands/path.h"
@@ -11,6 +13,7 @@
 #include "kernels/common/json_summary.h"
 #include "kernels/common/memory_budget.h"
 #include "io/store/atomic_output.h"
+#include "io/store/output_set.h"
 
 namespace terrazo {
 namespace {
@@ -207,6 +210,26 @@ std::string od_matrix_csv(const OdMatrixResult& r, bool wide) {
   return out;
 }
 
+std::vector<NamedPath> od_matrix_input_paths(const OdMatrixOptions& o) {
+  return {{"INPUT", o.input}, {"--index", o.index}, {"--sites-file", o.sites_file}, {"--sites-raster", o.sites_raster}};
+}
+
+namespace {
+
+// `text` into the partial file of `output` (given as `role`), closed; the run's OutputSet publishes it.
+void write_output_text(const AtomicOutput& output, const std::string& text, const std::string& role) {
+  std::FILE* f = std::fopen(output.partial().c_str(), "wb");
+  if (!f)
+    throw IoError(role + " '" + output.path() + "': cannot create '" + output.partial() + "': " + std::strerror(errno));
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int error = errno;
+  if (std::fclose(f) != 0 || !ok)
+    throw IoError(role + " '" + output.path() + "': write failed: " + std::strerror(ok ? errno : error) +
+                  "; no output of this run was published");
+}
+
+}  // namespace
+
 OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& options, Progress& progress) {
   const OdMatrixOptions& o = options.od;
   check_input_file(o.input);
@@ -223,34 +246,22 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
     check_input_file(o.sites_raster);
     inputs.push_back(o.sites_raster);
   }
+  check_distinct_paths(od_matrix_input_paths(o), {{"OUT.csv", o.output}, {"--geojson", o.geojson}});
   check_output_file(o.output, inputs);
-  if (!o.geojson.empty()) {
-    inputs.push_back(o.output);
-    check_output_file(o.geojson, inputs);
-  }
+  if (!o.geojson.empty()) check_output_file(o.geojson, inputs);
+  // Every output's partial file is made before any work and all are published together at the end
+  // (io/store/output_set.h): a failure writing either publishes neither.
+  OutputSet outputs;
+  AtomicOutput& csv = outputs.add(o.output);
+  AtomicOutput* lines = outputs.add_if(o.geojson);
   MemoryBudget budget(options.common.memory_bytes);
   OdMatrixCommandResult r;
   r.options = options;
   r.result = run_od_matrix(o, budget, progress);
   r.memory_budget_bytes = budget.total();
-  AtomicOutput output(o.output);
-  {
-    const std::string text = od_matrix_csv(r.result, o.wide);
-    std::FILE* f = std::fopen(output.partial().c_str(), "wb");
-    if (!f) throw Error("cannot create '" + output.partial() + "'");
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) != 0 || !ok) throw Error("cannot write '" + o.output + "' (disk full?)");
-  }
-  output.publish();
-  if (!o.geojson.empty()) {
-    AtomicOutput lines(o.geojson);
-    const std::string text = od_matrix_geojson(r.result);
-    std::FILE* f = std::fopen(lines.partial().c_str(), "wb");
-    if (!f) throw Error("cannot create '" + lines.partial() + "'");
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) != 0 || !ok) throw Error("cannot write '" + o.geojson + "' (disk full?)");
-    lines.publish();
-  }
+  write_output_text(csv, od_matrix_csv(r.result, o.wide), "OUT.csv");
+  if (lines) write_output_text(*lines, od_matrix_geojson(r.result), "--geojson");
+  outputs.publish();
   return r;
 }
 

@@ -7,6 +7,7 @@
 
 #include "engine/commands/command_line.h"
 #include "engine/commands/index.h"
+#include "engine/commands/output_paths.h"
 #include "kernels/common/progress.h"
 
 namespace terrazo {
@@ -35,7 +36,12 @@ struct OdMatrixCommandResult {
   static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;
 };
 
-// Checks the files, runs under a budget of --memory, writes OUT.csv atomically.
+// The input paths of od-matrix and network, named by their flags, for check_distinct_paths.
+std::vector<NamedPath> od_matrix_input_paths(const OdMatrixOptions& options);
+
+// Checks the files (an output on another output's or an input's path is a UsageError), makes the
+// partial files of OUT.csv and --geojson, runs under a budget of --memory, then writes both and
+// publishes them together (io/store/output_set.h).
 OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& options, Progress& progress);
 
 }  // namespace terrazo

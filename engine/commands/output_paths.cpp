@@ -29,7 +29,7 @@ void check_output_file(const std::string& path, const std::vector<std::string>& 
   if (fs::is_directory(path, ec)) throw IoError("output '" + path + "' is a directory; give a file name");
   for (const auto& input : inputs) {
     if (fs::exists(path, ec) && fs::equivalent(path, input, ec))
-      throw Error("output '" + path + "' is the input; choose another output name");
+      throw UsageError("output '" + path + "' is the input '" + input + "'; choose another output name");
   }
   fs::path directory = fs::path(path).parent_path();
   if (directory.empty()) directory = ".";

@@ -4,8 +4,9 @@
 //   check_input_file(input);               // exists, is a regular file, is readable
 //   check_output_file(output, {input});    // its directory exists and is writable, not an input
 //
-// Both throw terrazo::Error (exit 1) naming the path. Whether an input is a raster at all is
-// checked by the io layer when it opens it.
+// Both throw IoError (exit 1) naming the path, except an output that is one of `inputs`: a
+// UsageError (exit 2), as check_distinct_paths. Whether an input is a raster at all is checked by
+// the io layer when it opens it.
 #pragma once
 #include <string>
 #include <vector>
@@ -25,7 +26,8 @@ struct NamedPath {
 // resolving links: an output is the real path of its directory plus its name (publication renames
 // onto that name), an input that too and, when it exists, the real path of the file itself (a link
 // named as input is read through). Throws UsageError (exit 2) naming both roles and the path;
-// called by each api-level run function (sssp, mst, path, import, export, gen) before any work
+// called by each command before any work: the run functions of sssp, mst, path, clump, import,
+// export, gen, index, corridor, network, and the commands od-matrix and render
 // (docs/reliability.md "Distinct output paths").
 void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 

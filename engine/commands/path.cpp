@@ -24,6 +24,7 @@
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/knight.h"
 #include "io/store/atomic_output.h"
+#include "io/store/output_set.h"
 #include "io/store/external_sorter.h"
 #include "io/store/posix_file.h"
 #include "io/store/run_directory.h"
@@ -252,6 +253,11 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
   if (options.output.empty()) throw UsageError("OUTPUT (the GeoJSON file) is missing");
   check_distinct_paths({{"--backlink", options.backlink}, {"--cost", options.cost}},
                        {{"OUTPUT", options.output}, {"--mask", options.mask}});
+  // Every output's partial file is made before any work and all are published together at the end
+  // (io/store/output_set.h), the GeoJSON last: a failure writing either publishes neither.
+  OutputSet outputs;
+  AtomicOutput* mask_output = outputs.add_if(options.mask, geotiff_sidecar_suffixes());
+  AtomicOutput& output = outputs.add(options.output);
   ensure_gdal();
 
   auto back = RasterReader::open(options.backlink);
@@ -289,7 +295,6 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     mask_cells = std::make_unique<ExternalSorter>(run.path() + "/mask-cells", budget, sort_bytes);
   }
 
-  AtomicOutput output(options.output);
   GeoJsonStream json(output.partial(), crs_urn(info.crs_wkt));
 
   PathResult result;
@@ -399,7 +404,7 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     const std::uint32_t rows = 256;
     auto strip_reservation = budget.reserve(info.width * rows, "path mask strip");
     std::vector<std::uint8_t> strip;
-    GeoTiffWriter writer(options.mask, info.width, info.height, CellType::UInt8, info, false, 0.0, 256);
+    GeoTiffWriter writer(*mask_output, info.width, info.height, CellType::UInt8, info, false, 0.0, 256);
     SortRecord next{};
     bool more = mask_cells->next(&next);
     for (std::uint64_t y0 = 0; y0 < info.height; y0 += rows) {
@@ -426,8 +431,7 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
     result.bytes_written += writer.bytes_written();
     result.bytes_spilled += mask_cells->bytes_written();
   }
-  // Published after the mask: a run that fails writing the mask publishes neither.
-  output.publish();
+  outputs.publish();
 
   result.window_reads = windows.reads();
   result.bytes_read = back->bytes_read() + cost->bytes_read();

@@ -90,6 +90,11 @@ void check_sssp_paths(const SsspOptions& options) {
                        {{"OUTPUT", options.output}, {"--backlink", options.backlink}, {"--allocation", options.allocation}});
 }
 
+void add_sssp_outputs(const SsspOptions& options, OutputSet& outputs) {
+  for (const std::string* path : {&options.output, &options.backlink, &options.allocation})
+    outputs.add_if(*path, geotiff_sidecar_suffixes());
+}
+
 std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t tile) {
   TileGrid grid;
   grid.tile = tile;
@@ -565,7 +570,8 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
                                                          !options.backlink.empty(), budget);
       sink_ptr = pass.scratch->get();
     } else {
-      writer = std::make_unique<CostOutputsWriter>(options, info, grid, params.scale, budget);
+      if (!pass.outputs) throw Error("internal error: an sssp pass without the run's outputs");
+      writer = std::make_unique<CostOutputsWriter>(options, *pass.outputs, info, grid, params.scale, budget);
       sink_ptr = writer.get();
     }
     SsspResultSink& sink = *sink_ptr;
@@ -609,8 +615,21 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
       throw UsageError(std::string(flag) + " names an attribute of --sources-file, and no --sources-file is given");
   const bool per_source = !options.source_max_field.empty() || !options.source_multiplier_field.empty() ||
                           options.source_multiplier != 1;
-  if (!per_source) return run_sssp_pass(options, SsspPass{}, budget, progress);
-  return run_sssp_groups(options, budget, progress);
+  // Every output's partial file is made before any work and all are published together at the end
+  // (io/store/output_set.h): a failure writing any of them publishes none.
+  check_sssp_paths(options);
+  OutputSet outputs;
+  add_sssp_outputs(options, outputs);
+  SsspResult result;
+  if (per_source) {
+    result = run_sssp_groups(options, outputs, budget, progress);
+  } else {
+    SsspPass pass;
+    pass.outputs = &outputs;
+    result = run_sssp_pass(options, pass, budget, progress);
+  }
+  outputs.publish();
+  return result;
 }
 
 }  // namespace terrazo

@@ -15,7 +15,7 @@
 
 namespace terrazo {
 
-SsspResult run_sssp_groups(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
+SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, MemoryBudget& budget, Progress& progress) {
   Stopwatch start;
   if (!options.index.empty())
     throw UsageError("--index holds distances at multiplier 1 without per-source maxima; drop --index or "
@@ -38,6 +38,7 @@ SsspResult run_sssp_groups(const SsspOptions& options, MemoryBudget& budget, Pro
   if (keys.size() <= 1) {  // one group: one pass, its multiplier and maximum on the solver
     SsspPass pass;
     if (!keys.empty()) std::tie(pass.multiplier, pass.max_cost) = *keys.begin();
+    pass.outputs = &outputs;
     return run_sssp_pass(options, pass, budget, progress);
   }
   // A cell's backlink is the first step of its own source's least-cost path, and the cell it points
@@ -106,7 +107,7 @@ SsspResult run_sssp_groups(const SsspOptions& options, MemoryBudget& budget, Pro
   Stopwatch phase;
   {
     const TileGrid grid = scratch.front()->grid();
-    CostOutputsWriter sink(options, info, grid, total.params.scale, budget);
+    CostOutputsWriter sink(options, outputs, info, grid, total.params.scale, budget);
     const SourceGroupMergeStats merged = merge_source_groups(scratch, sink, budget, progress);
     total.bytes_written += sink.finish();
     total.reached_cells = merged.reached_cells;

@@ -17,6 +17,7 @@
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "engine/sssp/source_groups.h"
+#include "io/store/output_set.h"
 #include "io/store/raster_info.h"
 
 namespace terrazo {
@@ -37,6 +38,7 @@ struct SsspPass {
   std::unique_ptr<SsspGroupScratch>* scratch = nullptr;
   RasterInfo* info_out = nullptr;  // INPUT's info, for the merge's writers
   const PipelineInput* input = nullptr;  // INPUT opened once for every group (null: the pass opens it)
+  OutputSet* outputs = nullptr;  // the run's outputs (sssp_output_set), written and closed by a pass without scratch
 };
 
 // The group of a point source: its multiplier and its maximum cost (none: kNoMaximum).
@@ -46,6 +48,9 @@ inline std::pair<double, double> group_key(double multiplier, double max_cost) {
 
 // The run's input and output paths are distinct files (engine/commands/output_paths.h), else a UsageError.
 void check_sssp_paths(const SsspOptions& options);
+// The run's outputs (OUTPUT, --backlink, --allocation, those set), their partial files made now;
+// run_sssp publishes them together once the pass or the merge has written them all.
+void add_sssp_outputs(const SsspOptions& options, OutputSet& outputs);
 
 // One pass (engine/commands/sssp.cpp): validates the options, opens INPUT (or takes pass.input), locates the
 // sources, runs the exchange and writes the outputs or the pass's scratch file.
@@ -56,6 +61,6 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
 // the distinct (multiplier, maximum cost) groups of the sources in ascending order; one group is one
 // pass with its multiplier and maximum on the solver; several are INPUT opened once, one pass each
 // into a scratch file, and the merge into the outputs (--backlink refused, --index refused).
-SsspResult run_sssp_groups(const SsspOptions& options, MemoryBudget& budget, Progress& progress);
+SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, MemoryBudget& budget, Progress& progress);
 
 }  // namespace terrazo

@@ -99,11 +99,15 @@ ExpansionTotals run_expansion(const TileInput& source, const std::vector<std::ui
     std::vector<double> tile_values(options.edge_list.empty() ? 0 : tile_cells);
     SequentialReader bits_in(scratch_file("mst_forest.bits"), budget, kSummaryFileBufferBytes, "MST forest bits buffer");
     // Declared before the writer, so the writer closes before an unpublished partial is removed.
-    std::unique_ptr<AtomicOutput> edge_list_output;
+    std::unique_ptr<AtomicOutput> owned_edge_list;
     std::unique_ptr<SequentialWriter> edge_list;
     if (!options.edge_list.empty()) {
-      edge_list_output = std::make_unique<AtomicOutput>(options.edge_list);
-      edge_list = std::make_unique<SequentialWriter>(edge_list_output->partial(), budget, kSummaryFileBufferBytes,
+      AtomicOutput* output = options.edge_list_output;
+      if (!output) {
+        owned_edge_list = std::make_unique<AtomicOutput>(options.edge_list);
+        output = owned_edge_list.get();
+      }
+      edge_list = std::make_unique<SequentialWriter>(output->partial(), budget, kSummaryFileBufferBytes,
                                                      "MST edge list buffer");
     }
     SortRecord pending;
@@ -167,7 +171,7 @@ ExpansionTotals run_expansion(const TileInput& source, const std::vector<std::ui
     if (edge_list) {
       edge_list->finish();
       totals.bytes_written += edge_list->bytes_written();
-      edge_list_output->publish();
+      if (owned_edge_list) owned_edge_list->publish();
     }
   }
 

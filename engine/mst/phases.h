@@ -19,6 +19,7 @@
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "engine/tile_inputs/tile_input.h"
+#include "io/store/atomic_output.h"
 #include "io/store/tile_store.h"
 #include "kernels/common/edge_weight.h"
 
@@ -60,6 +61,8 @@ struct MstPhaseOptions {
   std::uint64_t merge_batch_edges = 0;   // level merges: edges per batch slot; 0: from the budget
                                          // (engine/mst/phase2_merge_levels.h); tests set it small
   std::string edge_list;                 // binary edge list path; empty: none
+  AtomicOutput* edge_list_output = nullptr;  // the edge list's output in the run's OutputSet (it
+                                             // publishes); null: phase 3 publishes its own
   std::string scratch_dir;               // where the scratch files go
 };
 

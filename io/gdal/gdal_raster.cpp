@@ -227,7 +227,8 @@ std::unique_ptr<RasterReader> RasterReader::open_cells(const std::string& path, 
 
 struct GeoTiffWriter::Impl {
   std::string path, partial;
-  std::optional<AtomicOutput> output;  // partial: output->partial()
+  std::optional<AtomicOutput> owned;  // the output when the writer publishes it (constructed from a path)
+  AtomicOutput* output = nullptr;     // partial: output->partial(); owned, or the caller's (an OutputSet's)
   GDALDatasetH dataset = nullptr;
   GDALRasterBandH band = nullptr;
   std::uint64_t width = 0, height = 0;
@@ -369,19 +370,42 @@ struct GeoTiffWriter::Impl {
   }
 };
 
-GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
-                             const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block,
-                             const GeoTiffOptions& options)
-    : impl_(std::make_unique<Impl>()) {
-  Impl& w = *impl_;
+namespace {
+
+void check_geotiff_shape(std::uint64_t width, std::uint64_t height, std::uint32_t block) {
   if (width == 0 || height == 0 || width > INT_MAX || height > INT_MAX)
     throw UsageError("cannot write a GeoTIFF of " + std::to_string(width) + " x " + std::to_string(height) +
                      " cells: each side must be 1 to " + std::to_string(INT_MAX));
   if (block < 16 || block % 16 != 0)
     throw UsageError("GeoTIFF block size " + std::to_string(block) + " must be a multiple of 16");
-  w.path = path;
+}
+
+}  // namespace
+
+GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
+                             const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block,
+                             const GeoTiffOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  check_geotiff_shape(width, height, block);
   // GDAL keeps what GeoTIFF tags cannot hold in a side file; it travels with the raster.
-  w.output.emplace(path, std::vector<std::string>{".aux.xml"});
+  impl_->owned.emplace(path, geotiff_sidecar_suffixes());
+  impl_->output = &*impl_->owned;
+  start(*impl_, width, height, type, georef, has_nodata, nodata, block, options);
+}
+
+GeoTiffWriter::GeoTiffWriter(AtomicOutput& output, std::uint64_t width, std::uint64_t height, CellType type,
+                             const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block,
+                             const GeoTiffOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  check_geotiff_shape(width, height, block);
+  impl_->output = &output;
+  start(*impl_, width, height, type, georef, has_nodata, nodata, block, options);
+}
+
+void GeoTiffWriter::start(Impl& w, std::uint64_t width, std::uint64_t height, CellType type, const RasterInfo& georef,
+                          bool has_nodata, double nodata, std::uint32_t block, const GeoTiffOptions& options) {
+  const std::string& path = w.output->path();
+  w.path = path;
   w.partial = w.output->partial();
   w.width = width;
   w.height = height;
@@ -429,7 +453,7 @@ GeoTiffWriter::GeoTiffWriter(const std::string& path, std::uint64_t width, std::
     w.blocks.reset();
     if (w.dataset) GDALClose(w.dataset);
     w.dataset = nullptr;
-    w.output->discard();
+    if (w.owned) w.owned->discard();
     throw;
   }
 }
@@ -472,7 +496,7 @@ GeoTiffWriter::~GeoTiffWriter() {
     GDALClose(impl_->dataset);
     impl_->dataset = nullptr;
   }
-  impl_->output->discard();
+  if (impl_->owned) impl_->owned->discard();  // the caller's output goes with its OutputSet
 }
 
 void GeoTiffWriter::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
@@ -596,9 +620,10 @@ void GeoTiffWriter::finish() {
     s.blocks.reset();
   }
   s.close_dataset();
-  s.output->publish();
+  // The size of the file closed (renaming keeps it): the partial file's, published or not.
   struct stat st;
-  s.bytes = ::stat(s.path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  s.bytes = ::stat(s.partial.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  if (s.owned) s.owned->publish();
   s.finished = true;
 }
 

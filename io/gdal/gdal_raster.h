@@ -4,7 +4,8 @@
 // Both keep GDAL's block cache inside a byte budget (GDALSetCacheMax64), so reading or writing a
 // raster much larger than --memory stays within it. Writers publish atomically through
 // io/store/atomic_output.h: they write a partial file of their own (`path.partial-<pid>-<hex>`) and
-// rename it to `path` in finish(); destroyed unfinished they delete it.
+// rename it to `path` in finish(); destroyed unfinished they delete it. A run of several outputs
+// gives them the outputs of its OutputSet (io/store/output_set.h) instead, which publishes them all.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -14,9 +15,13 @@
 
 #include "kernels/common/memory_budget.h"
 #include "io/gdal/geotiff_options.h"
+#include "io/store/atomic_output.h"
 #include "io/store/raster_info.h"
 
 namespace terrazo {
+
+// The files GDAL may write beside a GeoTIFF (what its tags cannot hold), published with it.
+inline std::vector<std::string> geotiff_sidecar_suffixes() { return {".aux.xml"}; }
 
 // Opens one band of a GDAL raster; ESRI ASCII grids, plain or gzip-compressed, through terrazo's
 // strict reader (io/gdal/ascii_grid.h); and terrazo tile stores (one band each). Throws Error with the
@@ -90,9 +95,17 @@ class RasterReader {
 // DEFLATE and ZSTD (io/gdal/tiff_block_writer.h: blocks in the order they complete, the same bytes
 // for any thread count), GDAL's NUM_THREADS workers for other codecs (the order of blocks in the
 // file may differ); cell values are the same either way.
+//
+// Publication: constructed from a path, the writer owns the output (an AtomicOutput) and finish()
+// publishes it. Constructed from an AtomicOutput (one of a run's OutputSet, io/store/output_set.h),
+// it writes that output's partial file and finish() only closes it: the set publishes every output
+// of the run together. GDAL's sidecar (geotiff_sidecar_suffixes()) travels with the raster.
 class GeoTiffWriter {
  public:
   GeoTiffWriter(const std::string& path, std::uint64_t width, std::uint64_t height, CellType type,
+                const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block = 256,
+                const GeoTiffOptions& options = {});
+  GeoTiffWriter(AtomicOutput& output, std::uint64_t width, std::uint64_t height, CellType type,
                 const RasterInfo& georef, bool has_nodata, double nodata, std::uint32_t block = 256,
                 const GeoTiffOptions& options = {});
   ~GeoTiffWriter();
@@ -118,11 +131,14 @@ class GeoTiffWriter {
   bool takes_blocks() const;
   std::vector<std::uint8_t> take_block();
   void write_block(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> cells);
+  // Every block written and the file closed; published when the writer owns its output.
   void finish();
   std::uint64_t bytes_written() const;  // size of the finished file
   struct Impl;
 
  private:
+  static void start(Impl& w, std::uint64_t width, std::uint64_t height, CellType type, const RasterInfo& georef,
+                    bool has_nodata, double nodata, std::uint32_t block, const GeoTiffOptions& options);
   static void create_with_gdal(Impl& w, const RasterInfo& georef, bool has_nodata, double nodata,
                                const std::vector<std::pair<std::string, std::string>>& creation_options,
                                bool block_writer);
