@@ -30,6 +30,52 @@ std::string format_coordinate(double v) {
   return buffer;
 }
 
+// A file of .csv name is opened by GDAL's CSV driver with x and y columns recognised by these names
+// (case-insensitive) besides its own WKT column; any other file by whichever driver takes it.
+constexpr const char* kCsvXNames = "x,lon,long,longitude,easting";
+constexpr const char* kCsvYNames = "y,lat,latitude,northing";
+
+bool has_csv_name(const std::string& path) {
+  return path.size() >= 4 && EQUAL(path.c_str() + path.size() - 4, ".csv");
+}
+
+std::unique_ptr<GDALDataset> open_point_file(const std::string& path, const std::string& flag) {
+  const std::string x_names = std::string("X_POSSIBLE_NAMES=") + kCsvXNames;
+  const std::string y_names = std::string("Y_POSSIBLE_NAMES=") + kCsvYNames;
+  const char* csv_driver[] = {"CSV", nullptr};
+  const char* csv_options[] = {x_names.c_str(), y_names.c_str(), nullptr};
+  const bool csv = has_csv_name(path);
+  std::unique_ptr<GDALDataset> dataset(static_cast<GDALDataset*>(
+      GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, csv ? csv_driver : nullptr,
+                 csv ? csv_options : nullptr, nullptr)));
+  if (!dataset) throw UsageError(flag + " '" + path + "': cannot open it as a vector file: " + CPLGetLastErrorMsg());
+  return dataset;
+}
+
+// A layer without a geometry column (a CSV whose coordinates are in columns of other names) would
+// give no point at all: refused naming the columns it has and the names that are read as x and y.
+void check_layer_has_points(OGRLayer& layer, const std::string& path, const std::string& flag) {
+  OGRFeatureDefn* definition = layer.GetLayerDefn();
+  if (definition->GetGeomFieldCount() > 0) return;
+  std::string columns;
+  for (int i = 0; i < definition->GetFieldCount(); ++i)
+    columns += (i ? ", " : "") + std::string(definition->GetFieldDefn(i)->GetNameRef());
+  throw UsageError(flag + " '" + path + "' layer " + layer.GetName() + " has no point geometry: its columns are " +
+                   (columns.empty() ? std::string("none") : columns) + "; a CSV needs a WKT column of points or an x "
+                   "column (" + kCsvXNames + ") and a y column (" + kCsvYNames + "), any case");
+}
+
+// Every feature gives its points, in order, so that the ids follow the file's features: a feature
+// with no geometry (null, empty, or an empty point of a multipoint) is refused naming it.
+void check_feature_has_points(const OGRGeometry* geometry, const std::string& where) {
+  bool empty = geometry == nullptr || geometry->IsEmpty();
+  if (!empty && wkbFlatten(geometry->getGeometryType()) == wkbMultiPoint)
+    for (const OGRPoint* point : *geometry->toMultiPoint()) empty = empty || point->IsEmpty();
+  if (empty)
+    throw UsageError(where + " has no geometry (null or empty); every feature must be a point, so that the ids "
+                             "follow the features: remove it or give it a point");
+}
+
 }  // namespace
 
 SourcePoint parse_source_point(const std::string& text, const std::string& flag) {
@@ -55,12 +101,10 @@ std::string crs_to_wkt(const std::string& definition, const std::string& flag) {
 }
 
 std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
-                                            const SourceFields& fields) {
+                                            const SourceFields& fields, const std::string& flag) {
   ensure_gdal();
   reset_gdal_error();
-  std::unique_ptr<GDALDataset> dataset(
-      static_cast<GDALDataset*>(GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
-  if (!dataset) throw UsageError("--sources-file '" + path + "': cannot open it as a vector file: " + CPLGetLastErrorMsg());
+  std::unique_ptr<GDALDataset> dataset = open_point_file(path, flag);
   std::vector<SourcePoint> points;
   crs_wkt->clear();
   // The per-source settings: flag, attribute name, what a value must be.
@@ -81,7 +125,7 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
       const std::string layer_wkt = wkt ? wkt : "";
       CPLFree(wkt);
       if (!crs_wkt->empty() && *crs_wkt != layer_wkt)
-        throw UsageError("--sources-file '" + path + "': its layers have different CRSs; use one layer");
+        throw UsageError(flag + " '" + path + "': its layers have different CRSs; use one layer");
       *crs_wkt = layer_wkt;
     }
     for (Field& f : settings) {
@@ -89,17 +133,18 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
       if (f.name->empty()) continue;
       f.index = layer->GetLayerDefn()->GetFieldIndex(f.name->c_str());
       if (f.index < 0)
-        throw UsageError(std::string(f.flag) + " '" + *f.name + "': --sources-file '" + path + "' layer " +
+        throw UsageError(std::string(f.flag) + " '" + *f.name + "': " + flag + " '" + path + "' layer " +
                          layer->GetName() + " has no such attribute");
     }
+    check_layer_has_points(*layer, path, flag);
     layer->ResetReading();
     std::uint64_t feature_index = 0;
     for (auto& feature : *layer) {
       ++feature_index;
-      const OGRGeometry* geometry = feature->GetGeometryRef();
-      if (!geometry) continue;
-      const std::string where = "--sources-file " + path + " layer " + layer->GetName() + " feature " +
+      const std::string where = flag + " " + path + " layer " + layer->GetName() + " feature " +
                                 std::to_string(feature_index);
+      const OGRGeometry* geometry = feature->GetGeometryRef();
+      check_feature_has_points(geometry, where);
       double values[3] = {fields.default_start, -1, fields.default_multiplier};
       for (int k = 0; k < 3; ++k) {
         const Field& f = settings[k];
@@ -124,7 +169,7 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
       const auto type = wkbFlatten(geometry->getGeometryType());
       if (type == wkbPoint) {
         const auto* point = geometry->toPoint();
-        if (!point->IsEmpty()) points.push_back(point_at(point->getX(), point->getY()));
+        points.push_back(point_at(point->getX(), point->getY()));
       } else if (type == wkbMultiPoint) {
         for (const OGRPoint* point : *geometry->toMultiPoint()) points.push_back(point_at(point->getX(), point->getY()));
       } else {

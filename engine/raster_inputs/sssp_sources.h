@@ -48,8 +48,15 @@ SourcePoint parse_source_point(const std::string& text, const std::string& flag 
 // field of `fields` sets that setting of every point from its attribute (numeric; an unset or null
 // field takes the default): initial cost >= 0, maximum cost >= 0, multiplier > 0, all finite; a
 // layer without the field, a non-numeric attribute or a value out of range is a UsageError.
+// Every feature gives its points in order (a multipoint several): a feature with no geometry (null,
+// POINT EMPTY, an empty point in a multipoint) is a UsageError naming its layer and feature index,
+// so that the ids always follow the file. A `.csv` file is read by GDAL's CSV driver with points
+// from a WKT column or from x and y columns named x, lon, long, longitude or easting and y, lat,
+// latitude or northing (any case); a layer with no geometry is a UsageError naming its columns.
+// `flag` (--sources-file, --sites-file) names the file in messages.
 std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
-                                            const SourceFields& fields = {});
+                                            const SourceFields& fields = {},
+                                            const std::string& flag = "--sources-file");
 
 // A located point source: global cell id and source id.
 struct SourceCell {
