@@ -68,6 +68,9 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
 struct OdMatrixOptions {
   std::string input, output;  // INPUT raster, OUT.csv
   std::string index;          // --index INDEX.tzi; empty: the SSSP exchange per site
+  // --skip-fingerprint-check: answer from --index without checking that it was built from INPUT's
+  // cells (engine/index/index_fingerprint.h); only the site tiles' values are checked then
+  bool skip_fingerprint_check = false;
   // --transient-index (the default with --device cuda and no --index): build an index of INPUT in the
   // run directory first (`terrazo index` with these weight flags, --tile, --device), query it, delete it
   bool transient_index = false;

@@ -40,7 +40,11 @@ const char kUsage[] =
     "                        left out\n"
     "\n"
     "Options:\n"
-    "  --index INDEX.tzi     the index of INPUT (same --weight, --scale, --connectivity; checked)\n"
+    "  --index INDEX.tzi     the index of INPUT (same --weight, --scale, --connectivity; checked, and\n"
+    "                        its fingerprint against INPUT's cells: an index of another raster is an\n"
+    "                        error)\n"
+    "  --skip-fingerprint-check  with --index: do not check that it was built from INPUT's cells (for\n"
+    "                        an INPUT known to hold them; docs/index.md \"Fingerprint\")\n"
     "  --weight friction|absdiff|max  edge weight model (default friction), as `terrazo sssp`\n"
     "  --scale S             fixed-point scale (default: the rule of docs/weights.md, as sssp)\n"
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
@@ -119,6 +123,9 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   if (auto file = args.value("--sites-raster")) o.sites_raster = *file;
   if (auto file = args.value("--index")) o.index = *file;
   o.transient_index = args.flag("--transient-index");
+  o.skip_fingerprint_check = args.flag("--skip-fingerprint-check");
+  if (o.skip_fingerprint_check && o.index.empty())
+    throw UsageError("--skip-fingerprint-check applies to --index INDEX.tzi only");
   if (o.transient_index && !o.index.empty()) throw UsageError("--transient-index builds its own index: leave out --index");
   if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
   if (auto text = args.value("--scale")) {

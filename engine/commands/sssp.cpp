@@ -28,6 +28,7 @@
 #include "engine/sssp/resident_exchange.h"
 #include "engine/sssp/output.h"
 #include "engine/sssp/source_groups.h"
+#include "engine/index/index_fingerprint.h"
 #include "engine/index/index_sssp.h"
 #include "io/store/index_file.h"
 #include "io/gdal/gdal_raster.h"
@@ -188,6 +189,8 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   std::unique_ptr<PipelineInput> owned_input;
   if (!pass.input) owned_input = open_pipeline_input(in, run, budget, progress);
   const PipelineInput* const source = pass.input ? pass.input : owned_input.get();
+  if (index && !options.skip_fingerprint_check)
+    check_index_raster(*index, options.index, source->cells(), source->store(), options.input, budget);
   result.seconds.import = phase.seconds();
   result.input_read = source->how();
   const RasterInfo info = source->info();

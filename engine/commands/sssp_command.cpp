@@ -57,7 +57,10 @@ const char kUsage[] =
     "  --index INDEX.tzi     distances from the boundary-graph index of `terrazo index` (same --weight,\n"
     "                        --scale, --connectivity; checked): one in-tile solve per source tile, the\n"
     "                        exchange over the tiles' boundaries, one in-tile solve per tile; the same\n"
-    "                        costs; COST.tif only (docs/index.md)\n"
+    "                        costs; COST.tif only (docs/index.md). Its fingerprint is checked against\n"
+    "                        INPUT's cells: an index of another raster is an error\n"
+    "  --skip-fingerprint-check  with --index: do not check that it was built from INPUT's cells (for\n"
+    "                        an INPUT known to hold them; docs/index.md \"Fingerprint\")\n"
     "\n"
     "Outputs:\n"
     "  --backlink FILE       Byte GeoTIFF: direction to the predecessor on a least-cost path,\n"
@@ -184,6 +187,9 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   if (auto file = args.value("--sources-file")) options.sources_file = *file;
   if (auto file = args.value("--source-raster")) options.source_raster = *file;
   if (auto file = args.value("--index")) options.index = *file;
+  options.skip_fingerprint_check = args.flag("--skip-fingerprint-check");
+  if (options.skip_fingerprint_check && options.index.empty())
+    throw UsageError("--skip-fingerprint-check applies to --index INDEX.tzi only");
   for (const char* flag : {"--source-start", "--source-initial-field", "--source-max-field", "--source-multiplier-field"}) {
     const auto field = args.value(flag);
     if (!field) continue;

@@ -466,6 +466,9 @@ class SitesAlgorithm(TerrazoAlgorithm):
         self.addParameter(QgsProcessingParameterFile(
             "INDEX", "Boundary-graph index of INPUT (terrazo index; empty: none)", QgsProcessingParameterFile.File,
             "tzi", None, True))
+        self.addParameter(QgsProcessingParameterBoolean(
+            "SKIP_FINGERPRINT_CHECK", "With an index: do not check that it was built from INPUT's cells "
+            "(--skip-fingerprint-check)", False))
         self.addParameter(QgsProcessingParameterEnum("WEIGHT", "Edge weight", self.WEIGHTS, False, 0))
         self.add("CONNECTIVITY")
 
@@ -484,6 +487,8 @@ class SitesAlgorithm(TerrazoAlgorithm):
         index = self.parameterAsFile(parameters, "INDEX", context)
         if index:
             flags.append(("index", index))
+            if self.parameterAsBoolean(parameters, "SKIP_FINGERPRINT_CHECK", context):
+                flags.append(("skip-fingerprint-check", True))
         flags.append(("weight", self.enum(parameters, "WEIGHT", self.WEIGHTS, context)))
         return input_path, flags
 
