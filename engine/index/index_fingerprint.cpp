@@ -40,8 +40,10 @@ std::vector<std::uint32_t> tile_values_crcs(const TileInput& input, MemoryBudget
 void check_index_raster(const IndexFile& index, const std::string& index_path, const TileInput& input,
                         const TileStore* store, const std::string& input_path, MemoryBudget& budget) {
   const IndexFileHeader& h = index.header();
-  if (store && store->content_fingerprint() == h.store_fingerprint) return;
   const TileGrid& grid = input.grid();
+  // Another size or tile is check_index_fits' usage error, which names both sizes.
+  if (h.width != grid.width || h.height != grid.height || h.tile != grid.tile) return;
+  if (store && store->content_fingerprint() == h.store_fingerprint) return;
   const std::vector<std::uint32_t> crcs = tile_values_crcs(input, budget);
   const std::uint64_t fingerprint = index_fingerprint(grid.width, grid.height, crcs);
   if (fingerprint == h.fingerprint) return;

@@ -6,7 +6,9 @@
 // fingerprint of INPUT's tiles (each tile's cells as doubles, NaN canonical, absent tiles all NaN:
 // as the build hashed them) equals the index's (one read of every tile and a CRC32 of its cells:
 // the other cell type or nodata value of the same values is accepted). Otherwise an Error naming
-// the index, INPUT, both values fingerprints and the first tile that differs.
+// the index, INPUT, both values fingerprints and the first tile that differs. An INPUT of another
+// size or tile is not checked here: check_index_fits (engine/index/gprime_exchange.h) refuses it
+// with a usage error naming both sizes.
 // Memory: one tile of doubles and 4 bytes per tile, reserved from `budget`, only in the fallback.
 #pragma once
 #include <string>
