@@ -162,8 +162,10 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
             transform = QgsCoordinateTransform(source.sourceCrs(), crs, context.transformContext())
             for feature in source.getFeatures():
                 geometry = feature.geometry()
-                if geometry.isNull() or geometry.isEmpty():
-                    continue
+                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
+                    raise QgsProcessingException("%s: feature %d has no geometry (null or empty); every feature must "
+                                                 "be a point, so that the ids follow the features" %
+                                                 (layer_name, feature.id()))
                 if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
                     raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
                 geometry.transform(transform)
@@ -283,8 +285,9 @@ class CostDistance(TerrazoAlgorithm):
             transform = QgsCoordinateTransform(source.sourceCrs(), wgs84, context.transformContext())
             for feature in source.getFeatures():
                 geometry = feature.geometry()
-                if geometry.isNull() or geometry.isEmpty():
-                    continue
+                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
+                    raise QgsProcessingException("SOURCES: feature %d has no geometry (null or empty); every feature "
+                                                 "must be a point, so that the ids follow the features" % feature.id())
                 if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
                     raise QgsProcessingException("SOURCES: feature %d is not a point" % feature.id())
                 properties = {}
