@@ -52,11 +52,18 @@ std::unique_ptr<GDALDataset> open_point_file(const std::string& path, const std:
   return dataset;
 }
 
-// A layer without a geometry column (a CSV whose coordinates are in columns of other names) would
-// give no point at all: refused naming the columns it has and the names that are read as x and y.
-void check_layer_has_points(OGRLayer& layer, const std::string& path, const std::string& flag) {
+bool has_geometry_column(OGRLayer& layer) { return layer.GetLayerDefn()->GetGeomFieldCount() > 0; }
+
+// A file none of whose layers has a geometry column (a CSV whose coordinates are in columns of
+// other names) would give no point at all: refused naming the first layer's columns and the names
+// that are read as x and y. A layer without one beside point layers (a GeoPackage's attribute
+// table) holds no point and is passed over.
+void check_file_has_points(GDALDataset& dataset, const std::string& path, const std::string& flag) {
+  for (int l = 0; l < dataset.GetLayerCount(); ++l)
+    if (has_geometry_column(*dataset.GetLayer(l))) return;
+  if (dataset.GetLayerCount() == 0) return;  // no layer, no point: the caller's "no point" message
+  OGRLayer& layer = *dataset.GetLayer(0);
   OGRFeatureDefn* definition = layer.GetLayerDefn();
-  if (definition->GetGeomFieldCount() > 0) return;
   std::string columns;
   for (int i = 0; i < definition->GetFieldCount(); ++i)
     columns += (i ? ", " : "") + std::string(definition->GetFieldDefn(i)->GetNameRef());
@@ -105,6 +112,7 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
   ensure_gdal();
   reset_gdal_error();
   std::unique_ptr<GDALDataset> dataset = open_point_file(path, flag);
+  check_file_has_points(*dataset, path, flag);
   std::vector<SourcePoint> points;
   crs_wkt->clear();
   // The per-source settings: flag, attribute name, what a value must be.
@@ -119,6 +127,7 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
                        {"--source-multiplier-field", &fields.multiplier, true}};
   for (int l = 0; l < dataset->GetLayerCount(); ++l) {
     OGRLayer* layer = dataset->GetLayer(l);
+    if (!has_geometry_column(*layer)) continue;
     if (const OGRSpatialReference* srs = layer->GetSpatialRef()) {
       char* wkt = nullptr;
       srs->exportToWkt(&wkt);
@@ -136,7 +145,6 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
         throw UsageError(std::string(f.flag) + " '" + *f.name + "': " + flag + " '" + path + "' layer " +
                          layer->GetName() + " has no such attribute");
     }
-    check_layer_has_points(*layer, path, flag);
     layer->ResetReading();
     std::uint64_t feature_index = 0;
     for (auto& feature : *layer) {

@@ -52,7 +52,9 @@ SourcePoint parse_source_point(const std::string& text, const std::string& flag 
 // POINT EMPTY, an empty point in a multipoint) is a UsageError naming its layer and feature index,
 // so that the ids always follow the file. A `.csv` file is read by GDAL's CSV driver with points
 // from a WKT column or from x and y columns named x, lon, long, longitude or easting and y, lat,
-// latitude or northing (any case); a layer with no geometry is a UsageError naming its columns.
+// latitude or northing (any case); a file none of whose layers has a geometry column is a
+// UsageError naming the columns (a layer without one beside point layers, such as a GeoPackage's
+// attribute table, holds no point and is passed over).
 // `flag` (--sources-file, --sites-file) names the file in messages.
 std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
                                             const SourceFields& fields = {},
