@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "io/store/index_file.h"
 #include "io/store/raster_info.h"
+#include "io/store/tile_store.h"
+#include "kernels/common/memory_budget.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -144,6 +147,24 @@ TEST(IndexFingerprint, IndexOfAChangedRasterIsRefusedAndOfTheSameIsAccepted) {
   // The flag without --index is a usage error.
   EXPECT_EQ(run_terrazo({"od-matrix", "-q", "--skip-fingerprint-check", "--site", "1,1", "--site", "2,2", raster,
                          dir.file("od.csv")}).code, 2);
+}
+
+// The cheap path: an index built from a store records that store's content fingerprint, which a
+// second import of the same raster reproduces and a changed cell does not.
+TEST(IndexFingerprint, StoreFingerprintIsRecordedAndReproducedByTheSameImport) {
+  terrazo::testing::TempDir dir;
+  const std::uint64_t w = 40, h = 36;
+  const std::string raster = write_costs(dir, "c.tif", w, h);
+  const std::string changed = write_costs(dir, "changed.tif", w, h, {{30 * w + 35, 2.0}});
+  const std::string a = dir.file("a.tzs"), b = dir.file("b.tzs"), c = dir.file("c.tzs"), index = dir.file("a.tzi");
+  for (const auto& [from, to] : {std::pair{raster, a}, std::pair{raster, b}, std::pair{changed, c}})
+    ASSERT_EQ(run_terrazo({"import", "-q", "--tile", "16", from, to}).code, 0);
+  ASSERT_EQ(run_terrazo({"index", "-q", "--device", "cpu", "--tile", "16", a, index}).code, 0);
+  MemoryBudget budget(64ull << 20);
+  const std::uint64_t fa = TileStore::open(a)->content_fingerprint();
+  EXPECT_EQ(IndexFile::open(index, budget)->header().store_fingerprint, fa);
+  EXPECT_EQ(TileStore::open(b)->content_fingerprint(), fa);
+  EXPECT_NE(TileStore::open(c)->content_fingerprint(), fa);
 }
 
 // An index of format version 1 (no store fingerprint) is refused with a message to rebuild it.
