@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -85,6 +86,35 @@ TEST(SitesFiles, FeatureWithoutGeometryIsRefusedWithItsIndex) {
   const CliRun b = run_terrazo({"od-matrix", "-q", "--sites-file", blank, raster, dir.file("od.csv")});
   EXPECT_EQ(b.code, 2) << b.err;
   EXPECT_TRUE(contains(b.err, "feature 3")) << b.err;
+}
+
+// --skip-empty-features: a feature without geometry is skipped and its id left unused, so the
+// others keep the ids of the file (od-matrix names the sites 1 and 3; sssp allocates to 1 and 3).
+TEST(SitesFiles, SkipEmptyFeaturesKeepsTheIdsOfTheFile) {
+  terrazo::testing::TempDir dir;
+  const std::string raster = write_costs(dir, "c.tif", 64, 64);
+  const std::string sites = dir.file("sites.csv");
+  spit(sites, "id,WKT\n1,\"POINT (2.5 60.5)\"\n2,\"POINT EMPTY\"\n3,\"POINT (50.5 10.5)\"\n4,\n");
+  const std::string out = dir.file("od.csv");
+  const CliRun od = run_terrazo({"od-matrix", "-q", "--skip-empty-features", "--sites-file", sites, raster, out});
+  ASSERT_EQ(od.code, 0) << od.err;
+  const std::string matrix = slurp(out);
+  EXPECT_EQ(lines_of(matrix), 1u + 4u) << matrix;
+  EXPECT_TRUE(contains(matrix, "\n1,3,") && contains(matrix, "\n3,1,") && !contains(matrix, "\n2,")) << matrix;
+  const std::string allocation = dir.file("a.tif");
+  const CliRun sssp = run_terrazo({"sssp", "-q", "--skip-empty-features", "--sources-file", sites, "--allocation",
+                                   allocation, raster, dir.file("cost.tif")});
+  ASSERT_EQ(sssp.code, 0) << sssp.err;
+  const std::vector<double> ids = terrazo::testing::read_raster_values(allocation);
+  EXPECT_EQ(ids[3 * 64 + 2], 1.0);    // the first point's cell (map 2.5,60.5: column 2, row 3)
+  EXPECT_EQ(ids[53 * 64 + 50], 3.0);  // the third feature's (map 50.5,10.5: column 50, row 53)
+  std::vector<double> seen;
+  for (double v : ids)
+    if (std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<double>{1.0, 3.0}));
+  // The flag without a file is a usage error.
+  EXPECT_EQ(run_terrazo({"sssp", "-q", "--skip-empty-features", "--source", "1,1", raster, dir.file("c2.tif")}).code, 2);
 }
 
 // Reproducer: a CSV of x,y columns said "needs at least 2 sites (got 0)".

@@ -284,7 +284,9 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     std::vector<SourceCell> located = locate_source_points(options.sites, info, options.map_coords, "", 1, "--site");
     if (!options.sites_file.empty()) {
       std::string crs;
-      const std::vector<SourcePoint> points = read_source_points(options.sites_file, &crs, {}, "--sites-file");
+      SourceFields fields;
+      fields.skip_empty_features = options.skip_empty_features;
+      const std::vector<SourcePoint> points = read_source_points(options.sites_file, &crs, fields, "--sites-file");
       const auto more = locate_source_points(points, info, true, crs, static_cast<std::uint32_t>(located.size() + 1), "--sites-file");
       located.insert(located.end(), more.begin(), more.end());
     }
@@ -292,6 +294,10 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
       sites.push_back(OdSite{{c.cell}, c.text});
       result.site_cells.push_back(c.cell);
     }
+    // Features skipped by --skip-empty-features leave ids unused: the sites are named by their ids.
+    for (std::size_t i = 0; i < located.size() && result.site_ids.empty(); ++i)
+      if (located[i].id != i + 1)
+        for (const SourceCell& c : located) result.site_ids.push_back(c.id);
   }
   if (sites.size() < 2)
     throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(sites.size()) + "): give --site x,y more than once, " +

@@ -34,6 +34,8 @@ const char kUsage[] =
     "  --map-coords          --site values are map coordinates in INPUT's CRS\n"
     "  --sites-file FILE     an OGR vector file of points, in its layer's CRS (after the --site points;\n"
     "                        every feature a point; a .csv: a WKT column or x,y / lon,lat columns)\n"
+    "  --skip-empty-features  skip --sites-file features without geometry (null, empty) instead of\n"
+    "                        refusing them; each leaves its id unused (the others keep their ids)\n"
     "  --sites-raster R      region sites instead of points: a raster of INPUT's size whose cells hold\n"
     "                        region ids (positive integers; 0 and nodata: none), e.g. habitat patches;\n"
     "                        the cost between two regions is the least over their cells' pairs, ids\n"
@@ -121,6 +123,9 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   for (const std::string& text : args.values("--site")) o.sites.push_back(parse_source_point(text, "--site"));
   o.map_coords = args.flag("--map-coords");
   if (auto file = args.value("--sites-file")) o.sites_file = *file;
+  o.skip_empty_features = args.flag("--skip-empty-features");
+  if (o.skip_empty_features && o.sites_file.empty())
+    throw UsageError("--skip-empty-features applies to --sites-file FILE only");
   if (auto file = args.value("--sites-raster")) o.sites_raster = *file;
   if (auto file = args.value("--index")) o.index = *file;
   o.transient_index = args.flag("--transient-index");

@@ -336,6 +336,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
       fields.multiplier = options.source_multiplier_field;
       fields.default_start = options.source_initial;
       fields.default_multiplier = options.source_multiplier;
+      fields.skip_empty_features = options.skip_empty_features;
       const std::vector<SourcePoint> file_points = read_source_points(options.sources_file, &file_crs, fields);
       if (file_points.empty())
         throw UsageError("--sources-file '" + options.sources_file + "' holds no point");

@@ -35,6 +35,8 @@ const char kUsage[] =
     "  --sources-file FILE   an OGR vector file of points (GeoJSON, GeoPackage, Shapefile, ...), in\n"
     "                        its layer's CRS (INPUT's when it has none); every feature a point (ids\n"
     "                        follow the file); a .csv: a WKT column or x,y / lon,lat columns\n"
+    "  --skip-empty-features  skip --sources-file features without geometry (null, empty) instead of\n"
+    "                        refusing them; each leaves its id unused (the others keep their ids)\n"
     "  --source-raster FILE  a mask raster of INPUT's size: cells not 0 and not nodata are sources,\n"
     "                        their value (a positive integer) is their id; cells on INPUT nodata are skipped\n"
     "\n"
@@ -186,6 +188,9 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   options.map_coords = args.flag("--map-coords");
   if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
   if (auto file = args.value("--sources-file")) options.sources_file = *file;
+  options.skip_empty_features = args.flag("--skip-empty-features");
+  if (options.skip_empty_features && options.sources_file.empty())
+    throw UsageError("--skip-empty-features applies to --sources-file FILE only");
   if (auto file = args.value("--source-raster")) options.source_raster = *file;
   if (auto file = args.value("--index")) options.index = *file;
   options.skip_fingerprint_check = args.flag("--skip-fingerprint-check");

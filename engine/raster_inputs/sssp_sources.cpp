@@ -72,15 +72,18 @@ void check_file_has_points(GDALDataset& dataset, const std::string& path, const 
                    "column (" + kCsvXNames + ") and a y column (" + kCsvYNames + "), any case");
 }
 
-// Every feature gives its points, in order, so that the ids follow the file's features: a feature
-// with no geometry (null, empty, or an empty point of a multipoint) is refused naming it.
-void check_feature_has_points(const OGRGeometry* geometry, const std::string& where) {
+// No geometry: null, empty, or an empty point of a multipoint.
+bool has_no_geometry(const OGRGeometry* geometry) {
   bool empty = geometry == nullptr || geometry->IsEmpty();
   if (!empty && wkbFlatten(geometry->getGeometryType()) == wkbMultiPoint)
     for (const OGRPoint* point : *geometry->toMultiPoint()) empty = empty || point->IsEmpty();
-  if (empty)
-    throw UsageError(where + " has no geometry (null or empty); every feature must be a point, so that the ids "
-                             "follow the features: remove it or give it a point");
+  return empty;
+}
+
+[[noreturn]] void refuse_feature_without_geometry(const std::string& where) {
+  throw UsageError(where + " has no geometry (null or empty); every feature must be a point, so that the ids "
+                           "follow the features: remove it, give it a point, or give --skip-empty-features to "
+                           "skip it and leave its id unused");
 }
 
 }  // namespace
@@ -147,12 +150,17 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
     }
     layer->ResetReading();
     std::uint64_t feature_index = 0;
+    std::uint32_t skipped = 0;  // features skipped since the last point (--skip-empty-features)
     for (auto& feature : *layer) {
       ++feature_index;
       const std::string where = flag + " " + path + " layer " + layer->GetName() + " feature " +
                                 std::to_string(feature_index);
       const OGRGeometry* geometry = feature->GetGeometryRef();
-      check_feature_has_points(geometry, where);
+      if (has_no_geometry(geometry)) {
+        if (!fields.skip_empty_features) refuse_feature_without_geometry(where);
+        ++skipped;
+        continue;
+      }
       double values[3] = {fields.default_start, -1, fields.default_multiplier};
       for (int k = 0; k < 3; ++k) {
         const Field& f = settings[k];
@@ -172,6 +180,8 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
         SourcePoint p{x, y, where, values[0]};
         p.max_cost = values[1];
         p.multiplier = values[2];
+        p.ids_skipped = skipped;
+        skipped = 0;
         return p;
       };
       const auto type = wkbFlatten(geometry->getGeometryType());
@@ -217,8 +227,10 @@ std::vector<SourceCell> locate_source_points(const std::vector<SourcePoint>& poi
       }
     }
   }
-  std::uint32_t id = first_id;
+  std::uint64_t id = first_id;
   for (const SourcePoint& p : points) {
+    id += p.ids_skipped;
+    if (id > 0xFFFFFFFEu) throw UsageError(flag + ": more than 2^32 - 2 point sources");
     double px = p.x, py = p.y;
     if (map_coords) {
       double x = p.x, y = p.y;
@@ -234,9 +246,8 @@ std::vector<SourceCell> locate_source_points(const std::vector<SourcePoint>& poi
                        std::to_string(info.height) + " cells" +
                        (map_coords ? ", pixel " + format_coordinate(px) + "," + format_coordinate(py) : std::string()) +
                        ")");
-    cells.push_back(SourceCell{static_cast<std::uint64_t>(py) * info.width + static_cast<std::uint64_t>(px), id, p.text,
-                               p.start, p.max_cost, p.multiplier});
-    if (id == 0xFFFFFFFEu) throw UsageError(flag + ": more than 2^32 - 2 point sources");
+    cells.push_back(SourceCell{static_cast<std::uint64_t>(py) * info.width + static_cast<std::uint64_t>(px),
+                               static_cast<std::uint32_t>(id), p.text, p.start, p.max_cost, p.multiplier});
     ++id;
   }
   return cells;
