@@ -1,10 +1,11 @@
 // tests/fuzz/fuzz_sites_file.cpp: the sites and sources reader (engine/raster_inputs/sssp_sources.h
 // read_source_points, shared by `od-matrix --sites-file` and `sssp --sources-file`) on any bytes,
 // then the points located on a 1000 x 1000 georeferenced grid (locate_source_points, map coordinates).
-// Byte 0 picks the form (low 2 bits) and whether the per-source attribute fields are asked for (bit
-// 2): 0 a GeoJSON file, 1 a CSV file (GDAL's CSV driver with the x,y column names), 2 a shapefile
-// whose next 4 bytes are the lengths of its .shp and .shx parts (16-bit little-endian each), the
-// rest its .dbf, 3 a .json file (GDAL picks the driver that claims the bytes).
+// Byte 0 picks the form (low 2 bits), whether the per-source attribute fields are asked for (bit 2)
+// and whether features without geometry are skipped (bit 3, --skip-empty-features). Forms: 0 a
+// GeoJSON file, 1 a CSV file (GDAL's CSV driver with the x,y column names), 2 a shapefile whose
+// next 4 bytes are the lengths of its .shp and .shx parts (16-bit little-endian each), the rest its
+// .dbf, 3 a .json file (GDAL picks the driver that claims the bytes).
 // Files live in /vsimem/ (no disk I/O).
 #include <cpl_error.h>
 #include <cpl_vsi.h>
@@ -59,6 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fields.max_cost = "max";
     fields.multiplier = "multiplier";
   }
+  fields.skip_empty_features = (data[0] & 8) != 0;
   RasterInfo grid;
   grid.width = grid.height = 1000;
   grid.has_geotransform = true;
