@@ -61,9 +61,21 @@ TEST(OdMatrixCommand, BadInputIsAUsageError) {
     if (v == v) v += 1.0;
   const std::string shifted = dir.file("shifted.tif");
   testing::write_raster_values(shifted, info.width, info.height, changed, CellType::Float64, -9999, info);
-  auto fingerprint = parse_od_matrix_options({"--index", index, "--scale", std::to_string(build(input, dir.file("x.tzi"), WeightModel::Friction, Connectivity::Eight, 16, 8).weights.params.scale),
-                                              "--site", a, "--site", a, shifted, out});
-  EXPECT_THROW(run_od_matrix_command(fingerprint, Progress::silent()), UsageError);
+  const std::string scale = std::to_string(build(input, dir.file("x.tzi"), WeightModel::Friction, Connectivity::Eight, 16, 8).weights.params.scale);
+  // The raster's fingerprint (an Error, exit 1: tests/test_input_trust.cpp), and with the check
+  // skipped the site tile's values (a UsageError).
+  auto fingerprint = parse_od_matrix_options({"--index", index, "--scale", scale, "--site", a, "--site", a, shifted, out});
+  try {
+    run_od_matrix_command(fingerprint, Progress::silent());
+    ADD_FAILURE() << "an index of another raster was accepted";
+  } catch (const UsageError& e) {
+    ADD_FAILURE() << "a usage error, not the fingerprint's Error: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("was built from another raster"), std::string::npos) << e.what();
+  }
+  auto site_tile = parse_od_matrix_options({"--index", index, "--skip-fingerprint-check", "--scale", scale, "--site", a,
+                                            "--site", a, shifted, out});
+  EXPECT_THROW(run_od_matrix_command(site_tile, Progress::silent()), UsageError);
   // Not an index at all.
   auto not_index = parse_od_matrix_options({"--index", input, "--site", a, "--site", a, input, out});
   EXPECT_THROW(run_od_matrix_command(not_index, Progress::silent()), UsageError);

@@ -76,7 +76,7 @@ CorridorCommandResult run_corridor_command(const CorridorCommandOptions& options
   check_input_file(o.a);
   check_input_file(o.b);
   check_output_file(o.output, {o.a, o.b});
-  MemoryBudget budget(options.common.memory_bytes);
+  MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
   CorridorCommandResult r;
   r.options = options;
   r.result = run_corridor(o, budget, progress);

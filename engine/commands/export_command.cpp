@@ -64,7 +64,7 @@ ExportCommandOptions parse_export_options(const std::vector<std::string>& argume
 ExportCommandResult run_export_command(const ExportCommandOptions& options, Progress& progress) {
   check_input_file(options.export_.input);
   check_output_file(options.export_.output, {options.export_.input});
-  MemoryBudget budget(options.common.memory_bytes);
+  MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
   ExportCommandResult r;
   r.options = options;
   r.result = run_export(options.export_, budget, progress);

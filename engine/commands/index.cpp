@@ -19,6 +19,7 @@
 #include "kernels/index/boundary_ring.h"
 #include "kernels/common/timer.h"
 #include "engine/index/build_index.h"
+#include "engine/index/index_fingerprint.h"
 #include "engine/index/index_in_memory.h"
 #include "engine/index/od_matrix.h"
 #include "engine/tile_inputs/tile_store_input.h"
@@ -33,12 +34,14 @@ namespace {
 
 unsigned thread_count(unsigned requested) { return requested ? requested : std::max(1u, std::thread::hardware_concurrency()); }
 
-// The index of `input` (its grid's tile) written to `path`: header, every tile's record, the table.
-IndexBuildStats write_index_file(const std::string& path, const TileInput& input, DistanceMode distance,
+// The index of `store` (its tile) written to `path`: header, every tile's record, the table.
+IndexBuildStats write_index_file(const std::string& path, const TileStore& store, DistanceMode distance,
                                  const IndexBuildOptions& bo, MemoryBudget& budget, Progress& progress,
                                  std::uint64_t* bytes, std::uint64_t* fingerprint) {
+  const TileStoreInput input(store);
   const TileGrid& grid = input.grid();
   IndexFileHeader header;
+  header.store_fingerprint = store.content_fingerprint();
   header.width = grid.width;
   header.height = grid.height;
   header.tile = grid.tile;
@@ -108,7 +111,7 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
   bo.gpu_memory_bytes = options.gpu_memory_bytes;
   std::uint64_t fingerprint = 0;
   const IndexBuildStats stats =
-      write_index_file(options.output, input, options.distance, bo, budget, progress, &result.bytes, &fingerprint);
+      write_index_file(options.output, *store, options.distance, bo, budget, progress, &result.bytes, &fingerprint);
   result.tiles = stats.tiles;
   result.present_tiles = stats.present_tiles;
   result.batch_tiles = stats.batch_tiles;
@@ -243,6 +246,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   result.height = grid.height;
   result.tile = grid.tile;
   TileStoreInput input(*store);
+  if (index && !options.skip_fingerprint_check) check_index_raster(*index, options.index, input, store.get(), options.input, budget);
   if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
     throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
                      "--weight friction has among od-matrix's models; --weight " + to_string(options.weight) + " has none");
@@ -268,7 +272,9 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     std::vector<SourceCell> located = locate_source_points(options.sites, info, options.map_coords, "", 1, "--site");
     if (!options.sites_file.empty()) {
       std::string crs;
-      const std::vector<SourcePoint> points = read_source_points(options.sites_file, &crs);
+      SourceFields fields;
+      fields.skip_empty_features = options.skip_empty_features;
+      const std::vector<SourcePoint> points = read_source_points(options.sites_file, &crs, fields, "--sites-file");
       const auto more = locate_source_points(points, info, true, crs, static_cast<std::uint32_t>(located.size() + 1), "--sites-file");
       located.insert(located.end(), more.begin(), more.end());
     }
@@ -276,6 +282,10 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
       sites.push_back(OdSite{{c.cell}, c.text});
       result.site_cells.push_back(c.cell);
     }
+    // Features skipped by --skip-empty-features leave ids unused: the sites are named by their ids.
+    for (std::size_t i = 0; i < located.size() && result.site_ids.empty(); ++i)
+      if (located[i].id != i + 1)
+        for (const SourceCell& c : located) result.site_ids.push_back(c.id);
   }
   if (sites.size() < 2)
     throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(sites.size()) + "): give --site x,y more than once, " +
@@ -352,7 +362,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
       }
       const std::string path = run.file("transient.tzi");
       std::uint64_t bytes = 0, fingerprint = 0;
-      write_index_file(path, input, options.distance, transient_build_options(), budget, progress, &bytes, &fingerprint);
+      write_index_file(path, *store, options.distance, transient_build_options(), budget, progress, &bytes, &fingerprint);
       index = IndexFile::open(path, budget);
       result.seconds_index = build.seconds();
       result.method = "transient index";

@@ -69,11 +69,15 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
 struct OdMatrixOptions {
   std::string input, output;  // INPUT raster, OUT.csv
   std::string index;          // --index INDEX.tzi; empty: the SSSP exchange per site
+  // --skip-fingerprint-check: answer from --index without checking that it was built from INPUT's
+  // cells (engine/index/index_fingerprint.h); only the site tiles' values are checked then
+  bool skip_fingerprint_check = false;
   // --transient-index (the default with --device cuda and no --index): build an index of INPUT in the
   // run directory first (`terrazo index` with these weight flags, --tile, --device), query it, delete it
   bool transient_index = false;
   std::vector<SourcePoint> sites;  // --site, ids 1.. in order, then --sites-file points
   std::string sites_file;
+  bool skip_empty_features = false;  // --skip-empty-features: --sites-file features without geometry skipped, ids kept
   std::string sites_raster;  // --sites-raster: region sites (ids = the raster's values), instead of points
   bool map_coords = false;
   WeightModel weight = WeightModel::Friction;
@@ -109,7 +113,8 @@ struct OdMatrixResult {
   std::uint64_t settled = 0, stopped_early = 0, max_live = 0, index_bytes = 0;
   WeightParams params;
   std::vector<std::uint64_t> site_cells;  // a point's cell; a region's first cell (row-major)
-  std::vector<std::uint64_t> site_ids;    // --sites-raster: the regions' ids; empty: 1..K
+  std::vector<std::uint64_t> site_ids;    // --sites-raster: the regions' ids; point sites with ids left
+                                          // unused by --skip-empty-features: theirs; empty: 1..K
   RasterInfo info;  // INPUT's georeferencing (for --geojson)
   std::vector<PathLength> costs;  // K x K, fixed point, kUnreached where none
   std::uint64_t batch_sources = 0, tile_solves = 0, matrix_loads = 0, cache_tiles = 0, exchange_solves = 0, site_tiles = 0;

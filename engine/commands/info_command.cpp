@@ -82,7 +82,7 @@ InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments)
 
 InfoCommandResult run_info_command(const InfoCommandOptions& options, Progress& progress) {
   check_input_file(options.input);
-  MemoryBudget budget(options.common.memory_bytes);
+  MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
   InfoCommandResult r;
   r.options = options;
   if (looks_like_index(options.input)) {

@@ -28,7 +28,7 @@ const char kUsage[] =
     "from_id and to_id are the region ids.\n"
     "\n"
     "Options: those of `terrazo od-matrix` (--site, --map-coords, --sites-file, --sites-raster, --index,\n"
-    "--weight, --scale, --connectivity, --distance, --memory, --threads, --tile, --tmpdir, --json, -q);\n"
+    "--skip-fingerprint-check, --skip-empty-features, --weight, --scale, --connectivity, --distance, --memory, --threads, --tile, --tmpdir, --json, -q);\n"
     "--max-cost, --wide and --geojson do not apply.\n"
     "\n"
     "JSON keys: sites, edges, components, total_cost, method, phases {matrix, paths}, seconds, peak_rss_bytes.\n"

@@ -35,7 +35,10 @@ const char kUsage[] =
     "Sites (at least 2; ids 1, 2, ... in the order given):\n"
     "  --site x,y            a site cell: column,row (0-based, row 0 at the top); repeatable\n"
     "  --map-coords          --site values are map coordinates in INPUT's CRS\n"
-    "  --sites-file FILE     an OGR vector file of points, in its layer's CRS (after the --site points)\n"
+    "  --sites-file FILE     an OGR vector file of points, in its layer's CRS (after the --site points;\n"
+    "                        every feature a point; a .csv: a WKT column or x,y / lon,lat columns)\n"
+    "  --skip-empty-features  skip --sites-file features without geometry (null, empty) instead of\n"
+    "                        refusing them; each leaves its id unused (the others keep their ids)\n"
     "  --sites-raster R      region sites instead of points: a raster of INPUT's size whose cells hold\n"
     "                        region ids (positive integers; 0 and nodata: none), e.g. habitat patches;\n"
     "                        the cost between two regions is the least over their cells' pairs, ids\n"
@@ -43,7 +46,11 @@ const char kUsage[] =
     "                        left out\n"
     "\n"
     "Options:\n"
-    "  --index INDEX.tzi     the index of INPUT (same --weight, --scale, --connectivity; checked)\n"
+    "  --index INDEX.tzi     the index of INPUT (same --weight, --scale, --connectivity; checked, and\n"
+    "                        its fingerprint against INPUT's cells: an index of another raster is an\n"
+    "                        error)\n"
+    "  --skip-fingerprint-check  with --index: do not check that it was built from INPUT's cells (for\n"
+    "                        an INPUT known to hold them; docs/index.md \"Fingerprint\")\n"
     "  --weight friction|absdiff|max  edge weight model (default friction), as `terrazo sssp`\n"
     "  --scale S             fixed-point scale (default: the rule of docs/weights.md, as sssp)\n"
     "  --connectivity 8|4    neighbours per cell (default 8)\n"
@@ -119,9 +126,15 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   for (const std::string& text : args.values("--site")) o.sites.push_back(parse_source_point(text, "--site"));
   o.map_coords = args.flag("--map-coords");
   if (auto file = args.value("--sites-file")) o.sites_file = *file;
+  o.skip_empty_features = args.flag("--skip-empty-features");
+  if (o.skip_empty_features && o.sites_file.empty())
+    throw UsageError("--skip-empty-features applies to --sites-file FILE only");
   if (auto file = args.value("--sites-raster")) o.sites_raster = *file;
   if (auto file = args.value("--index")) o.index = *file;
   o.transient_index = args.flag("--transient-index");
+  o.skip_fingerprint_check = args.flag("--skip-fingerprint-check");
+  if (o.skip_fingerprint_check && o.index.empty())
+    throw UsageError("--skip-fingerprint-check applies to --index INDEX.tzi only");
   if (o.transient_index && !o.index.empty()) throw UsageError("--transient-index builds its own index: leave out --index");
   if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
   if (auto text = args.value("--scale")) {

@@ -75,7 +75,7 @@ PathCommandResult run_path_command(const PathCommandOptions& options, Progress& 
   check_input_file(o.cost);
   check_output_file(o.output, {o.backlink, o.cost});
   if (!o.mask.empty()) check_output_file(o.mask, {o.backlink, o.cost, o.output});
-  MemoryBudget budget(options.common.memory_bytes);
+  MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
   PathCommandResult r;
   r.options = options;
   r.result = run_path(o, budget, progress);

@@ -227,7 +227,7 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
   for (const std::string& p : options.paths) inputs.push_back({"--paths", p});
   check_distinct_paths(inputs, {{"OUT.png", options.output}});
 
-  MemoryBudget budget(options.common.memory_bytes);
+  MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
   RenderCommandResult r;
   r.options = options;
   const RasterInfo info = probe_raster(options.input, options.band, budget);

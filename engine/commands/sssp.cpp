@@ -28,6 +28,7 @@
 #include "engine/sssp/resident_exchange.h"
 #include "engine/sssp/output.h"
 #include "engine/sssp/source_groups.h"
+#include "engine/index/index_fingerprint.h"
 #include "engine/index/index_sssp.h"
 #include "io/store/index_file.h"
 #include "io/gdal/gdal_raster.h"
@@ -187,6 +188,8 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   std::unique_ptr<PipelineInput> owned_input;
   if (!pass.input) owned_input = open_pipeline_input(in, run, budget, progress);
   const PipelineInput* const source = pass.input ? pass.input : owned_input.get();
+  if (index && !options.skip_fingerprint_check)
+    check_index_raster(*index, options.index, source->cells(), source->store(), options.input, budget);
   result.seconds.import = phase.seconds();
   result.input_read = source->how();
   const RasterInfo info = source->info();
@@ -332,6 +335,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
       fields.multiplier = options.source_multiplier_field;
       fields.default_start = options.source_initial;
       fields.default_multiplier = options.source_multiplier;
+      fields.skip_empty_features = options.skip_empty_features;
       const std::vector<SourcePoint> file_points = read_source_points(options.sources_file, &file_crs, fields);
       if (file_points.empty())
         throw UsageError("--sources-file '" + options.sources_file + "' holds no point");

@@ -62,6 +62,8 @@ struct SsspOptions {
   double source_multiplier = 1;      // --source-multiplier M: multiplier of every source without its own (> 0)
   std::string source_raster;         // --source-raster: mask
   std::string index;                 // --index: a boundary-graph index of INPUT (docs/index.md); distances only
+  bool skip_fingerprint_check = false;  // --skip-fingerprint-check: --index not checked against INPUT's cells
+  bool skip_empty_features = false;  // --skip-empty-features: --sources-file features without geometry skipped, ids kept
   WeightModel weight = WeightModel::Friction;   // --weight, or --model walk|tobler (directed)
   DistanceMode distance = DistanceMode::Cells;  // --distance: step lengths of friction, geometric, walk, tobler
   bool distance_given = false;       // --distance given; else walk and tobler take map (geodesic on lon/lat)

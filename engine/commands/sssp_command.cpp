@@ -33,7 +33,10 @@ const char kUsage[] =
     "  --map-coords          --source values are map coordinates in INPUT's CRS\n"
     "  --source-crs CRS      --source values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
     "  --sources-file FILE   an OGR vector file of points (GeoJSON, GeoPackage, Shapefile, ...), in\n"
-    "                        its layer's CRS (INPUT's when it has none)\n"
+    "                        its layer's CRS (INPUT's when it has none); every feature a point (ids\n"
+    "                        follow the file); a .csv: a WKT column or x,y / lon,lat columns\n"
+    "  --skip-empty-features  skip --sources-file features without geometry (null, empty) instead of\n"
+    "                        refusing them; each leaves its id unused (the others keep their ids)\n"
     "  --source-raster FILE  a mask raster of INPUT's size: cells not 0 and not nodata are sources,\n"
     "                        their value (a positive integer) is their id; cells on INPUT nodata are skipped\n"
     "\n"
@@ -57,7 +60,10 @@ const char kUsage[] =
     "  --index INDEX.tzi     distances from the boundary-graph index of `terrazo index` (same --weight,\n"
     "                        --scale, --connectivity; checked): one in-tile solve per source tile, the\n"
     "                        exchange over the tiles' boundaries, one in-tile solve per tile; the same\n"
-    "                        costs; COST.tif only (docs/index.md)\n"
+    "                        costs; COST.tif only (docs/index.md). Its fingerprint is checked against\n"
+    "                        INPUT's cells: an index of another raster is an error\n"
+    "  --skip-fingerprint-check  with --index: do not check that it was built from INPUT's cells (for\n"
+    "                        an INPUT known to hold them; docs/index.md \"Fingerprint\")\n"
     "\n"
     "Outputs:\n"
     "  --backlink FILE       Byte GeoTIFF: direction to the predecessor on a least-cost path,\n"
@@ -182,8 +188,14 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
   options.map_coords = args.flag("--map-coords");
   if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
   if (auto file = args.value("--sources-file")) options.sources_file = *file;
+  options.skip_empty_features = args.flag("--skip-empty-features");
+  if (options.skip_empty_features && options.sources_file.empty())
+    throw UsageError("--skip-empty-features applies to --sources-file FILE only");
   if (auto file = args.value("--source-raster")) options.source_raster = *file;
   if (auto file = args.value("--index")) options.index = *file;
+  options.skip_fingerprint_check = args.flag("--skip-fingerprint-check");
+  if (options.skip_fingerprint_check && options.index.empty())
+    throw UsageError("--skip-fingerprint-check applies to --index INDEX.tzi only");
   for (const char* flag : {"--source-start", "--source-initial-field", "--source-max-field", "--source-multiplier-field"}) {
     const auto field = args.value(flag);
     if (!field) continue;

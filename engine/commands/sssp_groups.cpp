@@ -31,6 +31,7 @@ SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, Memor
     fields.max_cost = options.source_max_field;
     fields.multiplier = options.source_multiplier_field;
     fields.default_multiplier = options.source_multiplier;
+    fields.skip_empty_features = options.skip_empty_features;
     std::string crs;
     for (const SourcePoint& p : read_source_points(options.sources_file, &crs, fields))
       keys.insert(group_key(p.multiplier, p.max_cost));

@@ -45,6 +45,8 @@ struct PipelineInput::Held {
 PipelineInput::PipelineInput() : held_(std::make_unique<Held>()) {}
 PipelineInput::~PipelineInput() = default;
 
+const TileStore* PipelineInput::store() const { return held_->store.get(); }
+
 std::uint64_t PipelineInput::bytes_read() const { return import_read_ + cells_->bytes_read(); }
 
 void PipelineInput::check_unseen_tiles(MemoryBudget& budget) const {

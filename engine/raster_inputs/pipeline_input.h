@@ -74,6 +74,8 @@ class PipelineInput {
   const RasterInfo& info() const { return info_; }
   // "tile store", "memory", "direct" or "imported": how the cells are read.
   const std::string& how() const { return how_; }
+  // INPUT's tile store when the cells are read from one ("tile store", "imported"), else nullptr.
+  const TileStore* store() const;
   // Bytes read from INPUT (import and tile reads) and written to the run directory (an import).
   std::uint64_t bytes_read() const;
   std::uint64_t bytes_written() const { return import_written_; }

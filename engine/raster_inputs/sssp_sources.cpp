@@ -30,6 +30,62 @@ std::string format_coordinate(double v) {
   return buffer;
 }
 
+// A file of .csv name is opened by GDAL's CSV driver with x and y columns recognised by these names
+// (case-insensitive) besides its own WKT column; any other file by whichever driver takes it.
+constexpr const char* kCsvXNames = "x,lon,long,longitude,easting";
+constexpr const char* kCsvYNames = "y,lat,latitude,northing";
+
+bool has_csv_name(const std::string& path) {
+  return path.size() >= 4 && EQUAL(path.c_str() + path.size() - 4, ".csv");
+}
+
+std::unique_ptr<GDALDataset> open_point_file(const std::string& path, const std::string& flag) {
+  const std::string x_names = std::string("X_POSSIBLE_NAMES=") + kCsvXNames;
+  const std::string y_names = std::string("Y_POSSIBLE_NAMES=") + kCsvYNames;
+  const char* csv_driver[] = {"CSV", nullptr};
+  const char* csv_options[] = {x_names.c_str(), y_names.c_str(), nullptr};
+  const bool csv = has_csv_name(path);
+  std::unique_ptr<GDALDataset> dataset(static_cast<GDALDataset*>(
+      GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, csv ? csv_driver : nullptr,
+                 csv ? csv_options : nullptr, nullptr)));
+  if (!dataset) throw UsageError(flag + " '" + path + "': cannot open it as a vector file: " + CPLGetLastErrorMsg());
+  return dataset;
+}
+
+bool has_geometry_column(OGRLayer& layer) { return layer.GetLayerDefn()->GetGeomFieldCount() > 0; }
+
+// A file none of whose layers has a geometry column (a CSV whose coordinates are in columns of
+// other names) would give no point at all: refused naming the first layer's columns and the names
+// that are read as x and y. A layer without one beside point layers (a GeoPackage's attribute
+// table) holds no point and is passed over.
+void check_file_has_points(GDALDataset& dataset, const std::string& path, const std::string& flag) {
+  for (int l = 0; l < dataset.GetLayerCount(); ++l)
+    if (has_geometry_column(*dataset.GetLayer(l))) return;
+  if (dataset.GetLayerCount() == 0) return;  // no layer, no point: the caller's "no point" message
+  OGRLayer& layer = *dataset.GetLayer(0);
+  OGRFeatureDefn* definition = layer.GetLayerDefn();
+  std::string columns;
+  for (int i = 0; i < definition->GetFieldCount(); ++i)
+    columns += (i ? ", " : "") + std::string(definition->GetFieldDefn(i)->GetNameRef());
+  throw UsageError(flag + " '" + path + "' layer " + layer.GetName() + " has no point geometry: its columns are " +
+                   (columns.empty() ? std::string("none") : columns) + "; a CSV needs a WKT column of points or an x "
+                   "column (" + kCsvXNames + ") and a y column (" + kCsvYNames + "), any case");
+}
+
+// No geometry: null, empty, or an empty point of a multipoint.
+bool has_no_geometry(const OGRGeometry* geometry) {
+  bool empty = geometry == nullptr || geometry->IsEmpty();
+  if (!empty && wkbFlatten(geometry->getGeometryType()) == wkbMultiPoint)
+    for (const OGRPoint* point : *geometry->toMultiPoint()) empty = empty || point->IsEmpty();
+  return empty;
+}
+
+[[noreturn]] void refuse_feature_without_geometry(const std::string& where) {
+  throw UsageError(where + " has no geometry (null or empty); every feature must be a point, so that the ids "
+                           "follow the features: remove it, give it a point, or give --skip-empty-features to "
+                           "skip it and leave its id unused");
+}
+
 }  // namespace
 
 SourcePoint parse_source_point(const std::string& text, const std::string& flag) {
@@ -55,12 +111,11 @@ std::string crs_to_wkt(const std::string& definition, const std::string& flag) {
 }
 
 std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
-                                            const SourceFields& fields) {
+                                            const SourceFields& fields, const std::string& flag) {
   ensure_gdal();
   reset_gdal_error();
-  std::unique_ptr<GDALDataset> dataset(
-      static_cast<GDALDataset*>(GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
-  if (!dataset) throw UsageError("--sources-file '" + path + "': cannot open it as a vector file: " + CPLGetLastErrorMsg());
+  std::unique_ptr<GDALDataset> dataset = open_point_file(path, flag);
+  check_file_has_points(*dataset, path, flag);
   std::vector<SourcePoint> points;
   crs_wkt->clear();
   // The per-source settings: flag, attribute name, what a value must be.
@@ -75,13 +130,14 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
                        {"--source-multiplier-field", &fields.multiplier, true}};
   for (int l = 0; l < dataset->GetLayerCount(); ++l) {
     OGRLayer* layer = dataset->GetLayer(l);
+    if (!has_geometry_column(*layer)) continue;
     if (const OGRSpatialReference* srs = layer->GetSpatialRef()) {
       char* wkt = nullptr;
       srs->exportToWkt(&wkt);
       const std::string layer_wkt = wkt ? wkt : "";
       CPLFree(wkt);
       if (!crs_wkt->empty() && *crs_wkt != layer_wkt)
-        throw UsageError("--sources-file '" + path + "': its layers have different CRSs; use one layer");
+        throw UsageError(flag + " '" + path + "': its layers have different CRSs; use one layer");
       *crs_wkt = layer_wkt;
     }
     for (Field& f : settings) {
@@ -89,17 +145,22 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
       if (f.name->empty()) continue;
       f.index = layer->GetLayerDefn()->GetFieldIndex(f.name->c_str());
       if (f.index < 0)
-        throw UsageError(std::string(f.flag) + " '" + *f.name + "': --sources-file '" + path + "' layer " +
+        throw UsageError(std::string(f.flag) + " '" + *f.name + "': " + flag + " '" + path + "' layer " +
                          layer->GetName() + " has no such attribute");
     }
     layer->ResetReading();
     std::uint64_t feature_index = 0;
+    std::uint32_t skipped = 0;  // features skipped since the last point (--skip-empty-features)
     for (auto& feature : *layer) {
       ++feature_index;
-      const OGRGeometry* geometry = feature->GetGeometryRef();
-      if (!geometry) continue;
-      const std::string where = "--sources-file " + path + " layer " + layer->GetName() + " feature " +
+      const std::string where = flag + " " + path + " layer " + layer->GetName() + " feature " +
                                 std::to_string(feature_index);
+      const OGRGeometry* geometry = feature->GetGeometryRef();
+      if (has_no_geometry(geometry)) {
+        if (!fields.skip_empty_features) refuse_feature_without_geometry(where);
+        ++skipped;
+        continue;
+      }
       double values[3] = {fields.default_start, -1, fields.default_multiplier};
       for (int k = 0; k < 3; ++k) {
         const Field& f = settings[k];
@@ -119,12 +180,14 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
         SourcePoint p{x, y, where, values[0]};
         p.max_cost = values[1];
         p.multiplier = values[2];
+        p.ids_skipped = skipped;
+        skipped = 0;
         return p;
       };
       const auto type = wkbFlatten(geometry->getGeometryType());
       if (type == wkbPoint) {
         const auto* point = geometry->toPoint();
-        if (!point->IsEmpty()) points.push_back(point_at(point->getX(), point->getY()));
+        points.push_back(point_at(point->getX(), point->getY()));
       } else if (type == wkbMultiPoint) {
         for (const OGRPoint* point : *geometry->toMultiPoint()) points.push_back(point_at(point->getX(), point->getY()));
       } else {
@@ -164,8 +227,10 @@ std::vector<SourceCell> locate_source_points(const std::vector<SourcePoint>& poi
       }
     }
   }
-  std::uint32_t id = first_id;
+  std::uint64_t id = first_id;
   for (const SourcePoint& p : points) {
+    id += p.ids_skipped;
+    if (id > 0xFFFFFFFEu) throw UsageError(flag + ": more than 2^32 - 2 point sources");
     double px = p.x, py = p.y;
     if (map_coords) {
       double x = p.x, y = p.y;
@@ -181,9 +246,8 @@ std::vector<SourceCell> locate_source_points(const std::vector<SourcePoint>& poi
                        std::to_string(info.height) + " cells" +
                        (map_coords ? ", pixel " + format_coordinate(px) + "," + format_coordinate(py) : std::string()) +
                        ")");
-    cells.push_back(SourceCell{static_cast<std::uint64_t>(py) * info.width + static_cast<std::uint64_t>(px), id, p.text,
-                               p.start, p.max_cost, p.multiplier});
-    if (id == 0xFFFFFFFEu) throw UsageError(flag + ": more than 2^32 - 2 point sources");
+    cells.push_back(SourceCell{static_cast<std::uint64_t>(py) * info.width + static_cast<std::uint64_t>(px),
+                               static_cast<std::uint32_t>(id), p.text, p.start, p.max_cost, p.multiplier});
     ++id;
   }
   return cells;

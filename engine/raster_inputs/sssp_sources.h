@@ -31,6 +31,9 @@ struct SourcePoint {
   double start = 0;  // initial cost (--source-initial-field FIELD of --sources-file), cost units, >= 0
   double max_cost = -1;    // maximum accumulation (--source-max-field), cost units; < 0: none
   double multiplier = 1;   // cost multiplier (--source-multiplier-field), > 0
+  // Features without geometry skipped just before this point (--skip-empty-features): each leaves
+  // one id unused, so the point's id is that many above the previous point's plus one.
+  std::uint32_t ids_skipped = 0;
 };
 
 // Attribute names of the per-source settings of a --sources-file (empty: none) and the values a
@@ -39,6 +42,9 @@ struct SourcePoint {
 struct SourceFields {
   std::string start, max_cost, multiplier;
   double default_start = 0, default_multiplier = 1;
+  // --skip-empty-features: a feature without geometry is skipped, its id left unused, instead of
+  // refused.
+  bool skip_empty_features = false;
 };
 
 // "x,y" -> SourcePoint; UsageError naming `flag` on anything else.
@@ -48,8 +54,18 @@ SourcePoint parse_source_point(const std::string& text, const std::string& flag 
 // field of `fields` sets that setting of every point from its attribute (numeric; an unset or null
 // field takes the default): initial cost >= 0, maximum cost >= 0, multiplier > 0, all finite; a
 // layer without the field, a non-numeric attribute or a value out of range is a UsageError.
+// Every feature gives its points in order (a multipoint several): a feature with no geometry (null,
+// POINT EMPTY, an empty point in a multipoint) is a UsageError naming its layer and feature index,
+// so that the ids always follow the file; with fields.skip_empty_features it is skipped and leaves
+// one id unused (SourcePoint::ids_skipped). A `.csv` file is read by GDAL's CSV driver with points
+// from a WKT column or from x and y columns named x, lon, long, longitude or easting and y, lat,
+// latitude or northing (any case); a file none of whose layers has a geometry column is a
+// UsageError naming the columns (a layer without one beside point layers, such as a GeoPackage's
+// attribute table, holds no point and is passed over).
+// `flag` (--sources-file, --sites-file) names the file in messages.
 std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
-                                            const SourceFields& fields = {});
+                                            const SourceFields& fields = {},
+                                            const std::string& flag = "--sources-file");
 
 // A located point source: global cell id and source id.
 struct SourceCell {
@@ -61,7 +77,8 @@ struct SourceCell {
 };
 
 // Maps points to cells of the raster described by `info`. `map_coords`: x, y are map coordinates in
-// `points_crs_wkt` (empty: the raster's CRS); otherwise pixel coordinates. First id: `first_id`.
+// `points_crs_wkt` (empty: the raster's CRS); otherwise pixel coordinates. First id: `first_id`, then
+// one more per point and per id a point's ids_skipped leaves unused.
 std::vector<SourceCell> locate_source_points(const std::vector<SourcePoint>& points, const RasterInfo& info,
                                              bool map_coords, const std::string& points_crs_wkt,
                                              std::uint32_t first_id, const std::string& flag);

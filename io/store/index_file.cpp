@@ -21,7 +21,9 @@ using tzs_format::Decoder;
 using tzs_format::Encoder;
 
 constexpr unsigned char kMagic[8] = {0x89, 'T', 'Z', 'I', '\r', '\n', 0x1a, '\n'};
-constexpr std::uint32_t kVersion = 1;
+// Version 2 records the store fingerprint of the raster the index was built from; version 1 files
+// lack it and are refused with a message to rebuild them.
+constexpr std::uint32_t kVersion = 2;
 constexpr std::uint64_t kHeaderBytes = 256;  // fixed, zero padded; CRC32 in its last 4 bytes
 constexpr std::uint64_t kTableEntryBytes = 24;
 constexpr std::uint32_t kNoPath32 = 0xFFFFFFFFu;
@@ -52,6 +54,7 @@ std::vector<unsigned char> encode_header(const IndexFileHeader& h, std::uint64_t
   e.put<double>(h.step_ew);
   e.put<double>(h.step_ns);
   e.put<double>(h.step_diag);
+  e.put<std::uint64_t>(h.store_fingerprint);
   e.bytes().resize(kHeaderBytes - 4, 0);
   e.put<std::uint32_t>(crc32_of(e.bytes().data(), e.bytes().size()));
   return std::move(e.bytes());
@@ -248,7 +251,12 @@ std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, MemoryBudget
   std::memcpy(&stored_crc, raw + kHeaderBytes - 4, 4);
   if (crc32_of(raw, kHeaderBytes - 4) != stored_crc) throw corrupt("header checksum mismatch");
   Decoder d(raw + 8, kHeaderBytes - 8);
-  if (d.get<std::uint32_t>() != kVersion) throw corrupt("unsupported version");
+  const std::uint32_t version = d.get<std::uint32_t>();
+  if (version < kVersion)
+    throw Error("index '" + path + "' is of format version " + std::to_string(version) + ", older than this terrazo's " +
+                std::to_string(kVersion) + " (which records the raster's fingerprint to check queries against): "
+                "rebuild it with `terrazo index`");
+  if (version != kVersion) throw corrupt("unsupported version " + std::to_string(version) + " (a newer terrazo's?)");
   IndexFileHeader& h = s.header;
   h.width = d.get<std::uint64_t>();
   h.height = d.get<std::uint64_t>();
@@ -271,6 +279,7 @@ std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, MemoryBudget
   h.step_ew = d.get<double>();
   h.step_ns = d.get<double>();
   h.step_diag = d.get<double>();
+  h.store_fingerprint = d.get<std::uint64_t>();
   if (h.distance == 0 && h.step_ew == 0 && h.step_ns == 0 && h.step_diag == 0) {  // written before the fields
     h.step_ew = h.step_ns = 1.0;
     h.step_diag = 1.41421356237309514547462185873883;

@@ -6,7 +6,8 @@
 // Layout (little-endian; docs/index.md has the table):
 //   header    magic "\x89TZI\r\n\x1a\n", version, the raster's size, tile side, weight model,
 //             connectivity, distance mode, scale, offset, leaf side, the raster fingerprint, tile
-//             count, table and data offsets, the three step lengths; CRC32 of the header
+//             count, table and data offsets, the three step lengths, the store fingerprint
+//             (version 2; version 1 files are refused: rebuild them); CRC32 of the header
 //   data      the present tiles' records in Z-order (tile-ordered: an aligned 2^k x 2^k group of
 //             tiles is contiguous): ring values (B doubles, NaN = nodata), then the upper triangle
 //             with the diagonal of the B x B matrix, row by row, as 32-bit entries (0xFFFFFFFF = no
@@ -37,6 +38,9 @@ struct IndexFileHeader {
   Connectivity connectivity = Connectivity::Eight;
   double scale = 1.0, offset = 0.0;
   std::uint64_t fingerprint = 0;  // of the raster's cells (combined tile CRCs, with the size)
+  // TileStore::content_fingerprint of the store the index was built from: a query on the same
+  // store (or the same raster imported alike) matches it in O(tiles), without reading a cell.
+  std::uint64_t store_fingerprint = 0;
   // Step lengths of the weights (--distance): 0 cells (1, 1, sqrt 2), 1 map (uniform east-west,
   // north-south and diagonal lengths from the geotransform). Files written before these fields
   // read as cells.

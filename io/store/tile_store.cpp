@@ -216,9 +216,14 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path, MemoryBudget
   // A CRS is text: NUL bytes in it would be dropped silently downstream (outputs without a CRS).
   if (info.crs_wkt.find('\0') != std::string::npos) impl->corrupt("the CRS holds NUL bytes");
   if (info.has_stats) {
-    // The statistics set the weight scale of mst and sssp: impossible ones are a damaged store.
-    const double lo = as_stored(info.min, info.type), hi = as_stored(info.max, info.type);
-    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi)
+    // The statistics set the weight scale of mst and sssp: impossible ones are a damaged store. An
+    // infinity is a value float cells hold (an import keeps it; the weights refuse it naming the
+    // cell); a finite bound the type cannot hold (1e300 in Float32) is impossible.
+    const bool float_cells = info.type == CellType::Float32 || info.type == CellType::Float64;
+    auto stored_bound = [&](double v) { return float_cells && std::isinf(v) ? v : as_stored(v, info.type); };
+    auto possible = [&](double v) { return (float_cells && std::isinf(v)) || std::isfinite(as_stored(v, info.type)); };
+    const double lo = stored_bound(info.min), hi = stored_bound(info.max);
+    if (!possible(info.min) || !possible(info.max) || lo > hi)
       impl->corrupt("its statistics [" + number_text(info.min) + ", " + number_text(info.max) + "] are impossible for " +
                     to_string(info.type) + " cells");
     if (info.valid_cells > info.width * info.height || (info.valid_cells == 0) != (impl->present == 0))
@@ -240,6 +245,29 @@ const RasterInfo& TileStore::info() const { return impl_->info; }
 const TileGrid& TileStore::grid() const { return impl_->grid; }
 std::uint64_t TileStore::present_tiles() const { return impl_->present; }
 std::uint64_t TileStore::bytes_read() const { return impl_->bytes_read.load(); }
+
+std::uint64_t TileStore::content_fingerprint() const {
+  // FNV-1a over the description of the cells and, per tile in row-major order, its CRC or absence.
+  const Impl& s = *impl_;
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xFF;
+      h *= 1099511628211ull;
+    }
+  };
+  std::uint64_t nodata_bits = 0;
+  std::memcpy(&nodata_bits, &s.info.nodata, 8);
+  mix(s.grid.width);
+  mix(s.grid.height);
+  mix(s.grid.tile);
+  mix(static_cast<std::uint64_t>(s.info.type));
+  mix(s.info.has_nodata ? nodata_bits : 0);
+  std::uint64_t next = 0;  // crcs holds the stored tiles' CRCs in row-major order
+  for (std::uint64_t i = 0; i < s.grid.tile_count(); ++i)
+    mix(s.is_present(i) ? (std::uint64_t{1} << 32) | s.crcs[next++] : 0);
+  return h;
+}
 
 bool TileStore::tile_present(std::uint32_t tx, std::uint32_t ty) const {
   if (tx >= impl_->grid.tiles_x() || ty >= impl_->grid.tiles_y()) return false;

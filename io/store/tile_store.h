@@ -73,6 +73,11 @@ class TileStore {
   bool tile_present(std::uint32_t tx, std::uint32_t ty) const;
   std::uint64_t present_tiles() const;
   std::uint64_t bytes_read() const;
+  // A fingerprint of the cells as stored: the size, tile, cell type and nodata value, and every
+  // tile's CRC (or its absence), from the tile index held in memory: O(tiles), no tile read. Equal
+  // stores (and the same raster imported alike) have equal fingerprints; another cell type or
+  // nodata value gives another even where the values are the same.
+  std::uint64_t content_fingerprint() const;
 
   // Tile (tx, ty) as doubles, t*t row-major; nodata, NaN and padding cells are NaN.
   // An absent tile reads as all NaN. Checks the tile's CRC, and when the header has statistics,

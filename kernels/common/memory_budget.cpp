@@ -10,7 +10,8 @@
 
 namespace terrazo {
 
-MemoryBudget::MemoryBudget(std::uint64_t total_bytes) : total_(total_bytes) {}
+MemoryBudget::MemoryBudget(std::uint64_t total_bytes, std::string remedy)
+    : total_(total_bytes), remedy_(std::move(remedy)) {}
 
 MemoryBudget::Reservation::Reservation(Reservation&& other) noexcept
     : budget_(other.budget_), what_(std::move(other.what_)), bytes_(other.bytes_) {
@@ -43,7 +44,7 @@ MemoryBudget::Reservation MemoryBudget::reserve(std::uint64_t bytes, std::string
   if (bytes > total_ - reserved_) {
     throw BudgetError("memory budget too small: " + std::string(what) + " needs " + format_size(bytes) +
                 " but only " + format_size(total_ - reserved_) + " of --memory " + format_size(total_) +
-                " is left; raise --memory or lower --tile");
+                " is left; " + remedy_);
   }
   reserved_ += bytes;
   if (reserved_ > peak_) peak_ = reserved_;

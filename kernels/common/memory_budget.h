@@ -26,7 +26,11 @@ class MemoryBudget {
   // threads' allocator slack; this margin keeps that slack inside the promise with room to spare.
   std::uint64_t cache_margin() const { return std::min<std::uint64_t>(32ull << 20, total_ / 32); }
 
-  explicit MemoryBudget(std::uint64_t total_bytes);
+  // A budget error ends with `remedy`, in the flags of the command that owns the budget: the
+  // default names --tile, which commands without it replace ("raise --memory").
+  explicit MemoryBudget(std::uint64_t total_bytes, std::string remedy = kRaiseMemoryOrLowerTile);
+  static constexpr const char* kRaiseMemoryOrLowerTile = "raise --memory or lower --tile";
+  static constexpr const char* kRaiseMemory = "raise --memory";
   MemoryBudget(const MemoryBudget&) = delete;
   MemoryBudget& operator=(const MemoryBudget&) = delete;
 
@@ -70,6 +74,7 @@ class MemoryBudget {
   void give_back(const std::string& what, std::uint64_t bytes);
   mutable std::mutex mutex_;
   std::uint64_t total_;
+  std::string remedy_;
   std::uint64_t reserved_ = 0;
   std::uint64_t peak_ = 0;
   std::map<std::string, std::uint64_t> holders_;

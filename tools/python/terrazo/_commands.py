@@ -194,7 +194,9 @@ def od_matrix(input, output, *, sites=None, sites_raster=None, index=None, weigh
     with ``wide=True``), through a boundary-graph ``index`` when given (``terrazo od-matrix``,
     docs/index.md). ``sites_raster``: region sites instead, a raster of zone ids (positive integers; 0
     and nodata: none), the cost between two regions the least over their cells' pairs.
-    ``map_coords=True``, ``sites_file=`` as the CLI's flags; ``transient_index=True`` (the default with
+    ``map_coords=True``, ``sites_file=``, ``skip_empty_features=True`` (features of ``sites_file``
+    without geometry skipped, their ids left unused; refused without it), ``skip_fingerprint_check=True``
+    (an ``index`` is checked against the cells of ``input`` unless given) as the CLI's flags; ``transient_index=True`` (the default with
     ``device="cuda"`` and no ``index``) builds an index first, queries it and drops it: with
     ``device="cuda"`` in the GPU's memory, on the CPU in host memory (about 32 bytes a cell: give
     ``memory=`` that much) followed by the sweep, a file in the scratch directory only when the memory

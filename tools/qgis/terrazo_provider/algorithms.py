@@ -153,17 +153,22 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
                                          "GeoTIFF first)" % (name, layer.name(), layer.providerType()))
         return layer, layer.source()
 
-    def points(self, parameters, layer_name, point_name, context, crs):
+    def points(self, parameters, layer_name, point_name, context, crs, skip_empty=False):
         """Map coordinates in `crs` of the features of the point layer `layer_name` (in its order,
-        multipoints point by point) and then of the clicked point `point_name`."""
+        multipoints point by point) and then of the clicked point `point_name`. A feature without
+        geometry is refused, or with `skip_empty` skipped (the caller keeps the ids: points_file)."""
         points = []
         source = self.parameterAsSource(parameters, layer_name, context)
         if source is not None:
             transform = QgsCoordinateTransform(source.sourceCrs(), crs, context.transformContext())
             for feature in source.getFeatures():
                 geometry = feature.geometry()
-                if geometry.isNull() or geometry.isEmpty():
-                    continue
+                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
+                    if skip_empty:
+                        continue
+                    raise QgsProcessingException("%s: feature %d has no geometry (null or empty); every feature must "
+                                                 "be a point, so that the ids follow the features (or check Skip "
+                                                 "features without geometry)" % (layer_name, feature.id()))
                 if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
                     raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
                 geometry.transform(transform)
@@ -173,6 +178,52 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
             point = self.parameterAsPoint(parameters, point_name, context, crs)
             points.append((point.x(), point.y()))
         return points
+
+    def points_file(self, parameters, layer_name, point_name, attributes, context, keep_empty=False):
+        """A GeoJSON file (WGS 84) of the point layer `layer_name`'s points with their `attributes`
+        (null stays null), then the clicked point `point_name` without any: terrazo's --sources-file
+        or --sites-file, ids in the same order. With `keep_empty`, a feature without geometry is
+        written with a null geometry (for --skip-empty-features, which leaves its id unused); else it
+        is refused."""
+        wgs84 = QgsCoordinateReferenceSystem("EPSG:4326")
+        features = []
+        source = self.parameterAsSource(parameters, layer_name, context)
+        if source is not None:
+            transform = QgsCoordinateTransform(source.sourceCrs(), wgs84, context.transformContext())
+            for feature in source.getFeatures():
+                geometry = feature.geometry()
+                properties = {}
+                for name in attributes:
+                    value = feature[name]
+                    properties[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
+                    if not keep_empty:
+                        raise QgsProcessingException(
+                            "%s: feature %d has no geometry (null or empty); every feature must be a point, so that "
+                            "the ids follow the features (or check Skip features without geometry)" %
+                            (layer_name, feature.id()))
+                    features.append((None, properties))
+                    continue
+                if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
+                    raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
+                geometry.transform(transform)
+                for vertex in geometry.vertices():
+                    features.append(((vertex.x(), vertex.y()), properties))
+        if point_name is not None and self.has(parameters, point_name):
+            point = self.parameterAsPoint(parameters, point_name, context, wgs84)
+            features.append(((point.x(), point.y()), {}))
+        path = QgsProcessingUtils.generateTempFilename("terrazo_points.geojson")
+        with open(path, "w") as out:
+            json.dump({"type": "FeatureCollection", "features": [
+                {"type": "Feature", "properties": properties,
+                 "geometry": None if xy is None else {"type": "Point", "coordinates": list(xy)}}
+                for xy, properties in features]}, out)
+        return path
+
+    def add_skip_empty(self, what):
+        self.addParameter(_advanced(QgsProcessingParameterBoolean(
+            "SKIP_EMPTY_FEATURES", "Skip %s features without geometry (their ids stay unused; "
+            "--skip-empty-features)" % what, False)))
 
     def band_flags(self, parameters, context):
         """--band N for a raster of several bands (terrazo requires it then); none for one band."""
@@ -231,6 +282,7 @@ class CostDistance(TerrazoAlgorithm):
                                             _Number.Double, 0.0, True, 0.0)))
         self.addParameter(_advanced(_Number("SOURCE_MULTIPLIER", "Cost multiplier of every source without its own",
                                             _Number.Double, 1.0, True, 0.0)))
+        self.add_skip_empty("source")
         self.add("MEMORY", "DEVICE")
         self.addParameter(_advanced(QgsProcessingParameterEnum("COST_TYPE", "Cell type of the cost raster",
                                                                self.COST_TYPES, False, 0)))
@@ -242,7 +294,8 @@ class CostDistance(TerrazoAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         layer, input_path = self.raster_path(parameters, "INPUT", context)
-        sources = self.points(parameters, "SOURCES", "SOURCE_POINT", context, layer.crs())
+        skip_empty = self.parameterAsBoolean(parameters, "SKIP_EMPTY_FEATURES", context)
+        sources = self.points(parameters, "SOURCES", "SOURCE_POINT", context, layer.crs(), skip_empty)
         if not sources:
             raise QgsProcessingException("no source: give a point layer (Source points) or a clicked Source point")
         output = self.output_path(parameters, "OUTPUT", context)
@@ -250,8 +303,10 @@ class CostDistance(TerrazoAlgorithm):
         allocation = self.output_path(parameters, "ALLOCATION", context)
         fields = [(flag, self.parameterAsString(parameters, name, context)) for name, flag, _ in self.SOURCE_FIELDS]
         fields = [(flag, field) for flag, field in fields if field]
-        if fields:  # the points and their attributes as a GeoJSON file (WGS 84), in the same order
-            flags = [("sources-file", self.sources_file(parameters, [field for _, field in fields], context))] + fields
+        if fields or skip_empty:  # the points and their attributes as a GeoJSON file (WGS 84), in the same order
+            path = self.points_file(parameters, "SOURCES", "SOURCE_POINT", [field for _, field in fields], context,
+                                    skip_empty)
+            flags = [("sources-file", path)] + fields + ([("skip-empty-features", True)] if skip_empty else [])
         else:
             flags = [("source", point) for point in sources] + [("map-coords", True)]
         if self.has(parameters, "SOURCE_INITIAL") and self.parameterAsDouble(parameters, "SOURCE_INITIAL", context) != 0:
@@ -271,38 +326,6 @@ class CostDistance(TerrazoAlgorithm):
         flags += self.common_flags(parameters, context)
         summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
         return {"OUTPUT": output, "BACKLINK": backlink or None, "ALLOCATION": allocation or None, "SUMMARY": summary}
-
-
-    def sources_file(self, parameters, attributes, context):
-        """A GeoJSON file (WGS 84) of the SOURCES layer's points with their `attributes` (null stays
-        null), then the clicked point without any: terrazo's --sources-file, ids in the same order."""
-        wgs84 = QgsCoordinateReferenceSystem("EPSG:4326")
-        features = []
-        source = self.parameterAsSource(parameters, "SOURCES", context)
-        if source is not None:
-            transform = QgsCoordinateTransform(source.sourceCrs(), wgs84, context.transformContext())
-            for feature in source.getFeatures():
-                geometry = feature.geometry()
-                if geometry.isNull() or geometry.isEmpty():
-                    continue
-                if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
-                    raise QgsProcessingException("SOURCES: feature %d is not a point" % feature.id())
-                properties = {}
-                for name in attributes:
-                    value = feature[name]
-                    properties[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-                geometry.transform(transform)
-                for vertex in geometry.vertices():
-                    features.append((vertex.x(), vertex.y(), properties))
-        if self.has(parameters, "SOURCE_POINT"):
-            point = self.parameterAsPoint(parameters, "SOURCE_POINT", context, wgs84)
-            features.append((point.x(), point.y(), {}))
-        path = QgsProcessingUtils.generateTempFilename("terrazo_sources.geojson")
-        with open(path, "w") as out:
-            json.dump({"type": "FeatureCollection", "features": [
-                {"type": "Feature", "properties": properties, "geometry": {"type": "Point", "coordinates": [x, y]}}
-                for x, y, properties in features]}, out)
-        return path
 
 
 class LeastCostPath(TerrazoAlgorithm):
@@ -466,8 +489,12 @@ class SitesAlgorithm(TerrazoAlgorithm):
         self.addParameter(QgsProcessingParameterFile(
             "INDEX", "Boundary-graph index of INPUT (terrazo index; empty: none)", QgsProcessingParameterFile.File,
             "tzi", None, True))
+        self.addParameter(QgsProcessingParameterBoolean(
+            "SKIP_FINGERPRINT_CHECK", "With an index: do not check that it was built from INPUT's cells "
+            "(--skip-fingerprint-check)", False))
         self.addParameter(QgsProcessingParameterEnum("WEIGHT", "Edge weight", self.WEIGHTS, False, 0))
         self.add("CONNECTIVITY")
+        self.add_skip_empty("site")
 
     def sites_flags(self, parameters, context):
         layer, input_path = self.raster_path(parameters, "INPUT", context)
@@ -477,13 +504,20 @@ class SitesAlgorithm(TerrazoAlgorithm):
                 raise QgsProcessingException("Sites and Regions: give one of them, not both")
             flags = [("sites-raster", self.raster_path(parameters, "REGIONS", context)[1])]
         else:
-            sites = self.points(parameters, "SITES", None, context, layer.crs())
+            skip_empty = self.parameterAsBoolean(parameters, "SKIP_EMPTY_FEATURES", context)
+            sites = self.points(parameters, "SITES", None, context, layer.crs(), skip_empty)
             if len(sites) < 2:
                 raise QgsProcessingException("Sites: %d point(s); at least 2 are needed (or give Regions)" % len(sites))
-            flags = [("site", point) for point in sites] + [("map-coords", True)]
+            if skip_empty:  # a file keeps the ids of the features skipped (--skip-empty-features)
+                flags = [("sites-file", self.points_file(parameters, "SITES", None, [], context, True)),
+                         ("skip-empty-features", True)]
+            else:
+                flags = [("site", point) for point in sites] + [("map-coords", True)]
         index = self.parameterAsFile(parameters, "INDEX", context)
         if index:
             flags.append(("index", index))
+            if self.parameterAsBoolean(parameters, "SKIP_FINGERPRINT_CHECK", context):
+                flags.append(("skip-fingerprint-check", True))
         flags.append(("weight", self.enum(parameters, "WEIGHT", self.WEIGHTS, context)))
         return input_path, flags
 

@@ -424,6 +424,49 @@ def network(backend):
     h.done()
 
 
+def skip_empty(backend):
+    """A point layer of point, no geometry, point: refused by default (the ids would shift); with Skip
+    features without geometry, the matrix names the sites 1 and 3 and the allocation holds 1 and 3,
+    as the program's --skip-empty-features runs on the same layer."""
+    from osgeo import ogr, osr
+    h = Harness(backend)
+    dem = h.input(DEM)
+    points = cell_centres(dem, SITE_CELLS[:2])
+    srs = osr.SpatialReference()
+    srs.ImportFromEPSG(4326)
+    srs.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    layer = h.path("gaps.gpkg")
+    dataset = ogr.GetDriverByName("GPKG").CreateDataSource(layer)
+    table = dataset.CreateLayer("points", srs, ogr.wkbPoint)
+    for xy in (points[0], None, points[1]):
+        feature = ogr.Feature(table.GetLayerDefn())
+        if xy is not None:
+            point = ogr.Geometry(ogr.wkbPoint)
+            point.AddPoint_2D(*xy)
+            feature.SetGeometry(point)
+        table.CreateFeature(feature)
+    dataset = None
+    refused = subprocess.run([h.qgis_process, "run", "terrazo:odmatrix", "--", "INPUT=" + dem, "SITES=" + layer,
+                              "OUTPUT=" + h.path("refused.csv")], env=h.env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
+    if refused.returncode == 0 or "no geometry" not in refused.stdout:
+        fail("a feature without geometry was not refused:\n%s" % refused.stdout)
+    h.run_algorithm("odmatrix", {"INPUT": dem, "SITES": layer, "SKIP_EMPTY_FEATURES": True,
+                                 "OUTPUT": h.path("q_matrix.csv")})
+    h.cli(["od-matrix", "--sites-file=" + layer, "--skip-empty-features", dem, h.path("c_matrix.csv")])
+    same_file(h.path("q_matrix.csv"), h.path("c_matrix.csv"))
+    with open(h.path("c_matrix.csv")) as matrix:
+        if "\n1,3," not in matrix.read():
+            fail("the matrix does not name the sites 1 and 3")
+    h.run_algorithm("costdistance", {"INPUT": dem, "SOURCES": layer, "SKIP_EMPTY_FEATURES": True, "DEVICE": 1,
+                                     "OUTPUT": h.path("q_cost.tif"), "ALLOCATION": h.path("q_alloc.tif")})
+    h.cli(["sssp", "--device=cpu", "--sources-file=" + layer, "--skip-empty-features",
+           "--allocation=" + h.path("c_alloc.tif"), dem, h.path("c_cost.tif")])
+    same_raster(h.path("q_alloc.tif"), h.path("c_alloc.tif"))
+    same_raster(h.path("q_cost.tif"), h.path("c_cost.tif"))
+    h.done()
+
+
 def bad_input(backend):
     """terrazo's one-line error reaches QGIS and nothing is written: a source outside the raster."""
     h = Harness(backend)
@@ -623,7 +666,7 @@ def render(backend):
 CASES = {"costdistance_layer": costdistance_layer, "costdistance_fields": costdistance_fields,
          "costdistance_point": costdistance_point,
          "leastcostpath": leastcostpath, "mst": mst, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
-         "network": network, "bad_input": bad_input, "cancel": cancel, "settings": settings, "files": files,
+         "network": network, "skip_empty": skip_empty, "bad_input": bad_input, "cancel": cancel, "settings": settings, "files": files,
          "render": render}
 
 if __name__ == "__main__":
