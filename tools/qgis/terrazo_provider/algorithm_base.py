@@ -1,0 +1,233 @@
+"""The base of terrazo's QGIS Processing algorithms (docs/qgis.md "Algorithms"): the parameters several
+algorithms share, declared once (COMMON_PARAMETERS), and TerrazoAlgorithm, which turns them into the
+command's flags, reads point layers and clicked points into the raster's CRS, and runs the command
+through backend.run (the terrazo Python package or the terrazo program).
+"""
+
+import json
+
+from qgis.core import (QgsCoordinateReferenceSystem, QgsCoordinateTransform, QgsProcessingAlgorithm,
+                       QgsProcessingException, QgsProcessingOutputString, QgsProcessingParameterBand,
+                       QgsProcessingParameterBoolean, QgsProcessingParameterDefinition,
+                       QgsProcessingParameterEnum, QgsProcessingUtils, QgsProcessingParameterNumber,
+                       QgsProcessingParameterRasterLayer, QgsProcessingParameterString, QgsWkbTypes)
+
+from . import backend
+
+DEVICES = ["auto", "cpu", "cuda"]
+CONNECTIVITIES = ["8", "4"]
+CELL_TYPES = ["Float32", "Float64", "Byte", "Int16", "UInt16", "Int32", "UInt32"]
+
+_Number = QgsProcessingParameterNumber
+
+
+def _advanced(parameter):
+    parameter.setFlags(parameter.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
+    return parameter
+
+
+# The parameters several algorithms share: name -> a function making a fresh definition (QGIS takes
+# ownership of each one added). TerrazoAlgorithm.add(name) adds one; its flag is read back by
+# TerrazoAlgorithm.common_flags (MEMORY, DEVICE, CONNECTIVITY, MAX_COST, BAND) and extra_flags (EXTRA).
+COMMON_PARAMETERS = {
+    "INPUT": lambda: QgsProcessingParameterRasterLayer("INPUT", "Cost (friction) or elevation raster"),
+    "BAND": lambda: QgsProcessingParameterBand("BAND", "Band (of a raster of several bands)", 1, "INPUT", True),
+    "CONNECTIVITY": lambda: QgsProcessingParameterEnum("CONNECTIVITY", "Neighbours per cell", CONNECTIVITIES,
+                                                       False, 0),
+    "MAX_COST": lambda: _Number("MAX_COST", "Maximum cost (empty: none)", _Number.Double, None, True, 0.0),
+    "MEMORY": lambda: _Number(
+        "MEMORY", "Memory budget (MiB): terrazo's peak memory stays within it, whatever the raster's size",
+        _Number.Integer, 1024, False, 16),
+    "DEVICE": lambda: QgsProcessingParameterEnum(
+        "DEVICE", "Device (auto: the GPU when there is one and the build has CUDA)", DEVICES, False, 0),
+    "EXTRA": lambda: _advanced(QgsProcessingParameterString(
+        "EXTRA", "Other terrazo flags, as on the command line (e.g. --tile=512 --threads=4)", "", False, True)),
+}
+
+
+class TerrazoAlgorithm(QgsProcessingAlgorithm):
+    """What every terrazo algorithm shares: the common parameters, points, paths, the run itself.
+
+    A subclass names its command and declares its parameters in initAlgorithm: add("INPUT", ...)
+    for the common ones (COMMON_PARAMETERS, in the order given), addParameter for its own, then
+    add_summary() for the SUMMARY output every algorithm has."""
+
+    CONNECTIVITIES = CONNECTIVITIES  # the CONNECTIVITY choices; cost distance adds knight's moves
+
+    COMMAND = None  # the terrazo command
+    NAME = None  # the algorithm id under terrazo: (qgis_process run terrazo:NAME)
+    TITLE = None
+    HELP = ""
+
+    def createInstance(self):  # noqa: N802 (QGIS's names)
+        return type(self)()
+
+    def name(self):
+        return self.NAME
+
+    def displayName(self):  # noqa: N802
+        return self.TITLE
+
+    def group(self):
+        return "terrazo"
+
+    def groupId(self):  # noqa: N802
+        return "terrazo"
+
+    def shortHelpString(self):  # noqa: N802
+        return self.HELP + ("<p>Runs <code>terrazo %s</code> (docs/qgis.md): the terrazo Python package when it is "
+                            "importable, else the terrazo program. Outputs are the program's bit for bit.</p>"
+                            % self.COMMAND)
+
+    # --- declaring parameters -------------------------------------------------------------------
+
+    def add(self, *names, **overrides):
+        """Adds the common parameters `names`; overrides: name=label replaces a label, or
+        MEMORY=(label, default MiB)."""
+        for name in names:
+            parameter = COMMON_PARAMETERS[name]()
+            if name == "CONNECTIVITY":
+                parameter.setOptions(self.CONNECTIVITIES)
+            override = overrides.get(name)
+            if isinstance(override, tuple):
+                parameter.setDescription(override[0])
+                parameter.setDefaultValue(override[1])
+            elif override:
+                parameter.setDescription(override)
+            self.addParameter(parameter)
+
+    def add_summary(self):
+        self.addOutput(QgsProcessingOutputString("SUMMARY", "terrazo's JSON summary"))
+
+    # --- reading parameters ---------------------------------------------------------------------
+
+    def has(self, parameters, name):
+        return parameters.get(name) not in (None, "")
+
+    def enum(self, parameters, name, choices, context):
+        return choices[self.parameterAsEnum(parameters, name, context)]
+
+    def common_flags(self, parameters, context):
+        """The flags of the common parameters this algorithm declared, in a fixed order."""
+        declared = {p.name() for p in self.parameterDefinitions()}
+        flags = []
+        if "BAND" in declared:
+            flags += self.band_flags(parameters, context)
+        if "CONNECTIVITY" in declared:
+            flags.append(("connectivity", self.enum(parameters, "CONNECTIVITY", self.CONNECTIVITIES, context)))
+        if "MAX_COST" in declared and self.has(parameters, "MAX_COST"):
+            flags.append(("max-cost", self.parameterAsDouble(parameters, "MAX_COST", context)))
+        if "MEMORY" in declared:
+            flags.append(("memory", "%dM" % self.parameterAsInt(parameters, "MEMORY", context)))
+        if "DEVICE" in declared:
+            flags.append(("device", self.enum(parameters, "DEVICE", DEVICES, context)))
+        return flags
+
+    def extra_flags(self, parameters, context):
+        """EXTRA's words as flags: --name=value or --name (a bare word is refused: files are parameters)."""
+        flags = []
+        for word in self.parameterAsString(parameters, "EXTRA", context).split():
+            if not word.startswith("--") or len(word) < 3:
+                raise QgsProcessingException("Other terrazo flags: '%s' is not a --flag" % word)
+            name, equals, value = word[2:].partition("=")
+            flags.append((name, value) if equals else (name, True))
+        return flags
+
+    def raster_path(self, parameters, name, context):
+        layer = self.parameterAsRasterLayer(parameters, name, context)
+        if layer is None:
+            raise QgsProcessingException("%s: no raster layer" % name)
+        if layer.providerType() != "gdal":
+            raise QgsProcessingException("%s: terrazo reads files through GDAL; '%s' is a %s layer (save it as a "
+                                         "GeoTIFF first)" % (name, layer.name(), layer.providerType()))
+        return layer, layer.source()
+
+    def points(self, parameters, layer_name, point_name, context, crs, skip_empty=False):
+        """Map coordinates in `crs` of the features of the point layer `layer_name` (in its order,
+        multipoints point by point) and then of the clicked point `point_name`. A feature without
+        geometry is refused, or with `skip_empty` skipped (the caller keeps the ids: points_file)."""
+        points = []
+        source = self.parameterAsSource(parameters, layer_name, context)
+        if source is not None:
+            transform = QgsCoordinateTransform(source.sourceCrs(), crs, context.transformContext())
+            for feature in source.getFeatures():
+                geometry = feature.geometry()
+                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
+                    if skip_empty:
+                        continue
+                    raise QgsProcessingException("%s: feature %d has no geometry (null or empty); every feature must "
+                                                 "be a point, so that the ids follow the features (or check Skip "
+                                                 "features without geometry)" % (layer_name, feature.id()))
+                if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
+                    raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
+                geometry.transform(transform)
+                for vertex in geometry.vertices():
+                    points.append((vertex.x(), vertex.y()))
+        if point_name is not None and self.has(parameters, point_name):
+            point = self.parameterAsPoint(parameters, point_name, context, crs)
+            points.append((point.x(), point.y()))
+        return points
+
+    def points_file(self, parameters, layer_name, point_name, attributes, context, keep_empty=False):
+        """A GeoJSON file (WGS 84) of the point layer `layer_name`'s points with their `attributes`
+        (null stays null), then the clicked point `point_name` without any: terrazo's --sources-file
+        or --sites-file, ids in the same order. With `keep_empty`, a feature without geometry is
+        written with a null geometry (for --skip-empty-features, which leaves its id unused); else it
+        is refused."""
+        wgs84 = QgsCoordinateReferenceSystem("EPSG:4326")
+        features = []
+        source = self.parameterAsSource(parameters, layer_name, context)
+        if source is not None:
+            transform = QgsCoordinateTransform(source.sourceCrs(), wgs84, context.transformContext())
+            for feature in source.getFeatures():
+                geometry = feature.geometry()
+                properties = {}
+                for name in attributes:
+                    value = feature[name]
+                    properties[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
+                    if not keep_empty:
+                        raise QgsProcessingException(
+                            "%s: feature %d has no geometry (null or empty); every feature must be a point, so that "
+                            "the ids follow the features (or check Skip features without geometry)" %
+                            (layer_name, feature.id()))
+                    features.append((None, properties))
+                    continue
+                if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
+                    raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
+                geometry.transform(transform)
+                for vertex in geometry.vertices():
+                    features.append(((vertex.x(), vertex.y()), properties))
+        if point_name is not None and self.has(parameters, point_name):
+            point = self.parameterAsPoint(parameters, point_name, context, wgs84)
+            features.append(((point.x(), point.y()), {}))
+        path = QgsProcessingUtils.generateTempFilename("terrazo_points.geojson")
+        with open(path, "w") as out:
+            json.dump({"type": "FeatureCollection", "features": [
+                {"type": "Feature", "properties": properties,
+                 "geometry": None if xy is None else {"type": "Point", "coordinates": list(xy)}}
+                for xy, properties in features]}, out)
+        return path
+
+    def add_skip_empty(self, what):
+        self.addParameter(_advanced(QgsProcessingParameterBoolean(
+            "SKIP_EMPTY_FEATURES", "Skip %s features without geometry (their ids stay unused; "
+            "--skip-empty-features)" % what, False)))
+
+    def band_flags(self, parameters, context):
+        """--band N for a raster of several bands (terrazo requires it then); none for one band."""
+        layer = self.parameterAsRasterLayer(parameters, "INPUT", context)
+        if layer is not None and layer.bandCount() > 1:
+            return [("band", self.parameterAsInt(parameters, "BAND", context))]
+        return []
+
+    def output_path(self, parameters, name, context):
+        """The file of an output destination, '' when an optional one is not asked for."""
+        path = self.parameterAsOutputLayer(parameters, name, context)
+        return path or ""
+
+    def run_terrazo(self, positionals, flags, parameters, context, feedback):
+        summary = backend.run(self.COMMAND, positionals, flags + self.extra_flags(parameters, context), feedback)
+        text = json.dumps(summary, sort_keys=True)
+        feedback.pushInfo("terrazo %s summary: %s" % (self.COMMAND, text))
+        return text
