@@ -81,9 +81,8 @@ __device__ __forceinline__ void unite(std::uint32_t* parent, std::uint32_t a, st
 }
 
 // 1. One block per subtile: shared-memory union-find of the subtile, roots written as tile-local ids.
-// Unites are few, so their atomics rarely meet (the first version united every cell with each equal
-// neighbour: 5.9 ms for 256 tiles of 256^2 elevation bands on the H200, 80% of a batch's kernels,
-// every thread of a uniform subtile contending for one root):
+// Unites are few, so their atomics rarely meet (uniting every cell with each equal neighbour makes
+// every thread of a uniform subtile contend for one root; docs/clump.md has the measurement):
 //   a. runs: the cells of a row equal to their W neighbour join the run that starts at the nearest
 //      cell to their left that is not (one ballot per row: a warp holds 32 / s rows of s cells);
 //      the run start, the run's smallest cell, is the parent, so parent[x] <= x still holds;
