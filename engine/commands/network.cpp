@@ -166,6 +166,7 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
                         MemoryBudget::format_size(budget.reserved() + need) + " at least");
   }
   result.matrix = run_od_matrix(od, budget, progress);
+  return_freed_memory();
   result.seconds_matrix = start.seconds();
   const OdMatrixResult& m = result.matrix;
   const std::uint64_t k = m.sites;
@@ -235,7 +236,9 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
       }
       po.dests.push_back(pixel_of(edge.to_cell));
     }
+    return_freed_memory();
     const PathResult traced = run_path(po, budget, Progress::silent());
+    return_freed_memory();
     // The traced lines, in the order of the destinations.
     reset_gdal_error();
     std::unique_ptr<GDALDataset> dataset(static_cast<GDALDataset*>(

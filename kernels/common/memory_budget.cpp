@@ -1,5 +1,7 @@
 #include "kernels/common/memory_budget.h"
 
+#include <malloc.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -162,5 +164,7 @@ static std::uint64_t read_status_kib(const char* key) {
 
 std::uint64_t peak_rss_bytes() { return read_status_kib("VmHWM"); }
 std::uint64_t current_rss_bytes() { return read_status_kib("VmRSS"); }
+
+void return_freed_memory() { malloc_trim(0); }
 
 }  // namespace terrazo

@@ -84,4 +84,11 @@ class MemoryBudget {
 std::uint64_t peak_rss_bytes();
 std::uint64_t current_rss_bytes();
 
+// Returns the heap's free memory to the system (glibc's malloc_trim over every arena). Called
+// between the phases of a command that runs one pipeline after another (network: the matrix, then
+// the paths): glibc keeps what a phase freed resident in its arenas (its dynamic mmap threshold
+// moves large blocks into the heap), so the next phase's allocations came on top of it and the
+// run peaked at about the sum of the two phases.
+void return_freed_memory();
+
 }  // namespace terrazo
