@@ -33,6 +33,78 @@ ClumpKeyCode clump_gpu_key_code(CellType type, ClumpBy by) {
   return ClumpKeyCode::Float64;
 }
 
+namespace {
+// The phases' fixed needs, checked before any work (each phase gives its reservations back before
+// the next takes its own; only the border table, which grows with the data, is held across them and
+// checked as it grows). The CPU solver's bytes stand for the solver (the GPU one sizes its batches
+// to what is left).
+void check_phases_fit(const TileGrid& grid, unsigned threads, bool stats, const MemoryBudget& budget) {
+  const std::uint64_t solver = threads * kClumpCpuSolverCellBytes * grid.tile * grid.tile;
+  const std::uint64_t phase1 = clump_tile_labels_bytes(grid.tile, threads, threads);
+  const std::uint64_t phase2 = clump_border_merge_bytes(grid);
+  const std::uint64_t phase3 = clump_relabel_row_bytes(grid) + clump_relabel_slot_bytes(grid.tile, threads, 1, stats) +
+                               (stats ? ExternalSorter::kMinimumBufferBytes : 0);
+  const std::uint64_t largest = std::max({phase1, phase2, phase3});
+  const std::uint64_t need = solver + largest;
+  if (need <= budget.available()) return;
+  const char* which = largest == phase1 ? "tile labels" : largest == phase2 ? "merge" : "relabel";
+  throw BudgetError("memory budget too small for clump: its " + std::string(which) + " phase needs " +
+                    MemoryBudget::format_size(need) + " (" + std::to_string(threads) + " tile slots of " +
+                    std::to_string(grid.tile) + "^2 cells, rows of " + std::to_string(grid.width) + " columns) but only " +
+                    MemoryBudget::format_size(budget.available()) + " of --memory " +
+                    MemoryBudget::format_size(budget.total()) + " is left beside " + budget.describe() +
+                    "; raise --memory to " + MemoryBudget::format_size(budget.reserved() + need) +
+                    " at least, or use fewer --threads or a smaller --tile");
+}
+
+std::unique_ptr<ClumpTileBatchSolver> make_solver(const TileGrid& grid, const ClumpPhaseOptions& options, WorkerPool& pool,
+                                                  MemoryBudget& budget) {
+  ClumpTileSolverOptions solver_options;
+  solver_options.t = grid.tile;
+  solver_options.connectivity = options.connectivity;
+  solver_options.max_tiles = grid.tile_count();
+  solver_options.gpu_memory_bytes = options.gpu_memory_bytes;
+  solver_options.key_code = options.gpu_key_code;
+  return make_clump_tile_solver(options.device, solver_options, pool, budget);
+}
+
+// The in-memory merge and relabel need their rings, rows and slots (and with --stats 24 bytes per
+// border region) beside the table; where that is not left, the table goes external now.
+void choose_table_mode(const TileGrid& grid, unsigned threads, bool stats, const MemoryBudget& budget, BorderTable& table) {
+  if (table.external()) return;
+  const std::uint64_t row = clump_max_row_border_regions(grid, table) * clump_relabel_border_bytes(false);
+  const std::uint64_t relabel = clump_relabel_row_bytes(grid) + row + clump_relabel_slot_bytes(grid.tile, threads, 1, stats) +
+                                (stats ? 24 * table.size() + ExternalSorter::kMinimumBufferBytes : 0);
+  if (std::max(clump_border_merge_bytes(grid), relabel) > budget.available()) table.go_external();
+}
+
+// Phase 2: the border regions merged, in memory or external (the table's mode).
+ClumpMergeTotals run_merge_phase(const TileGrid& grid, const ClumpPhaseOptions& options, unsigned threads,
+                                 BorderRecords& records, BorderTable& table, MemoryBudget& budget, Progress& progress,
+                                 ClumpPhaseResult& result) {
+  if (!table.external()) return run_clump_border_merge(grid, options.connectivity, records, table, budget, progress);
+  const ClumpExternalMergeTotals external =
+      run_clump_external_merge(grid, options.connectivity, records, table, budget, progress,
+                               options.scratch_dir + "/clump_merge_links.bin", threads);
+  result.merge_levels = external.levels;
+  result.merge_parallel_levels = external.parallel_levels;
+  result.merge_links = external.links;
+  result.bytes_read += external.bytes_read;
+  result.bytes_written += external.bytes_written;
+  return external.merge;
+}
+
+// With stats: the collector of phase 3's region statistics (W and H below 2^32).
+std::unique_ptr<RegionStatsCollector> make_stats_collector(const TileGrid& grid, const ClumpPhaseOptions& options,
+                                                           const BorderTable& table, MemoryBudget& budget) {
+  if (grid.width >= (1ull << 32) || grid.height >= (1ull << 32))
+    throw Error("clump --stats: the raster is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
+                " cells; the statistics need both below 2^32");
+  return std::make_unique<RegionStatsCollector>(options.scratch_dir + "/clump_stats", table.external() ? 0 : table.size(),
+                                                budget, options.stats_buffer_bytes);
+}
+}  // namespace
+
 ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOptions& options, MemoryBudget& budget,
                                   Progress& progress, ClumpWindowSink* sink, ClumpStatsSink* stats) {
   const TileGrid& grid = input.grid();
@@ -43,39 +115,9 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   WorkerPool pool(options.threads);
   BorderRecords records(options.scratch_dir + "/clump_borders.bin", grid);
   BorderTable table(budget, grid.tile_count(), options.scratch_dir + "/clump_border_regions.bin");
-  {
-    // The phases' fixed needs, checked before any work (each phase gives its reservations back
-    // before the next takes its own; only the border table, which grows with the data, is held
-    // across them and checked as it grows).
-    // The CPU solver's bytes stand for the solver (the GPU one sizes its batches to what is left).
-    const std::uint64_t solver = pool.threads() * kClumpCpuSolverCellBytes * grid.tile * grid.tile;
-    const std::uint64_t phase1 = clump_tile_labels_bytes(grid.tile, pool.threads(), pool.threads());
-    const std::uint64_t phase2 = clump_border_merge_bytes(grid);
-    const std::uint64_t phase3 = clump_relabel_row_bytes(grid) +
-                                 clump_relabel_slot_bytes(grid.tile, pool.threads(), 1, stats != nullptr) +
-                                 (stats ? ExternalSorter::kMinimumBufferBytes : 0);
-    const std::uint64_t largest = std::max({phase1, phase2, phase3});
-    const std::uint64_t need = solver + largest;
-    if (need > budget.available()) {
-      const char* which = largest == phase1 ? "tile labels" : largest == phase2 ? "merge" : "relabel";
-      throw BudgetError("memory budget too small for clump: its " + std::string(which) + " phase needs " +
-                  MemoryBudget::format_size(need) + " (" + std::to_string(pool.threads()) + " tile slots of " +
-                  std::to_string(grid.tile) + "^2 cells, rows of " + std::to_string(grid.width) + " columns) but only " +
-                  MemoryBudget::format_size(budget.available()) + " of --memory " +
-                  MemoryBudget::format_size(budget.total()) + " is left beside " + budget.describe() +
-                  "; raise --memory to " + MemoryBudget::format_size(budget.reserved() + need) +
-                  " at least, or use fewer --threads or a smaller --tile");
-    }
-  }
-
-  ClumpTileSolverOptions solver_options;
-  solver_options.t = grid.tile;
-  solver_options.connectivity = options.connectivity;
-  solver_options.max_tiles = grid.tile_count();
-  solver_options.gpu_memory_bytes = options.gpu_memory_bytes;
-  solver_options.key_code = options.gpu_key_code;
+  check_phases_fit(grid, pool.threads(), stats != nullptr, budget);
   Stopwatch phase;
-  const std::unique_ptr<ClumpTileBatchSolver> solver = make_clump_tile_solver(options.device, solver_options, pool, budget);
+  const std::unique_ptr<ClumpTileBatchSolver> solver = make_solver(grid, options, pool, budget);
   result.solver_setup_seconds = phase.seconds();
 
   phase.restart();
@@ -88,32 +130,10 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   result.border_regions = table.size();
   result.cells_labelled = tiles.cells_labelled;
 
-  // The in-memory merge and relabel need their rings, rows and slots (and with --stats 24 bytes per
-  // border region) beside the table; where that is not left, the table goes external now.
-  if (!table.external()) {
-    const std::uint64_t row = clump_max_row_border_regions(grid, table) * clump_relabel_border_bytes(false);
-    const std::uint64_t relabel = clump_relabel_row_bytes(grid) + row +
-                                  clump_relabel_slot_bytes(grid.tile, pool.threads(), 1, stats != nullptr) +
-                                  (stats ? 24 * table.size() + ExternalSorter::kMinimumBufferBytes : 0);
-    if (std::max(clump_border_merge_bytes(grid), relabel) > budget.available()) table.go_external();
-  }
+  choose_table_mode(grid, pool.threads(), stats != nullptr, budget, table);
   result.external_merge = table.external();
-
   phase.restart();
-  ClumpMergeTotals merged;
-  if (table.external()) {
-    const ClumpExternalMergeTotals external = run_clump_external_merge(
-        grid, options.connectivity, records, table, budget, progress, options.scratch_dir + "/clump_merge_links.bin",
-        pool.threads());
-    merged = external.merge;
-    result.merge_levels = external.levels;
-    result.merge_parallel_levels = external.parallel_levels;
-    result.merge_links = external.links;
-    result.bytes_read += external.bytes_read;
-    result.bytes_written += external.bytes_written;
-  } else {
-    merged = run_clump_border_merge(grid, options.connectivity, records, table, budget, progress);
-  }
+  const ClumpMergeTotals merged = run_merge_phase(grid, options, pool.threads(), records, table, budget, progress, result);
   result.merge_seconds = phase.seconds();
   result.merged_border_regions = merged.roots;
   result.regions = tiles.interior_regions + merged.roots;
@@ -122,20 +142,12 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
     throw Error("clump: " + std::to_string(result.regions) + " regions, more than the " +
                 std::to_string(options.max_regions) + " that UInt32 labels can number (0 is nodata); nothing was written");
 
-  std::unique_ptr<RegionStatsCollector> collector;
-  if (stats) {
-    if (grid.width >= (1ull << 32) || grid.height >= (1ull << 32))
-      throw Error("clump --stats: the raster is " + std::to_string(grid.width) + " x " + std::to_string(grid.height) +
-                  " cells; the statistics need both below 2^32");
-    collector = std::make_unique<RegionStatsCollector>(options.scratch_dir + "/clump_stats",
-                                                       table.external() ? 0 : table.size(), budget,
-                                                       options.stats_buffer_bytes);
-  }
+  const std::unique_ptr<RegionStatsCollector> collector =
+      stats ? make_stats_collector(grid, options, table, budget) : nullptr;
   phase.restart();
   std::uint64_t external_largest = 0;
-  const std::uint64_t labelled =
-      run_clump_relabel(input, options, pool, *solver, records, table, budget, progress, sink, collector.get(),
-                        &result.relabel, &external_largest);
+  const std::uint64_t labelled = run_clump_relabel(input, options, pool, *solver, records, table, budget, progress, sink,
+                                                   collector.get(), &result.relabel, &external_largest);
   result.device_busy_seconds += result.relabel.device;
   result.relabel_seconds = phase.seconds();
   result.largest_region = std::max(result.largest_region, external_largest);

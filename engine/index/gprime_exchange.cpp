@@ -75,182 +75,247 @@ RingSteps ring_out_steps(std::uint32_t t, Connectivity connectivity) {
   return out;
 }
 
-GPrimeLabels gprime_exchange(GPrimeTiles& tiles, const TileGrid& grid, std::uint64_t kb,
-                             const std::vector<GPrimeSeed>& seeds, const GPrimeExchangeOptions& options,
-                             GPrimeStats* stats) {
-  GPrimeStats local;
-  GPrimeStats& st = stats ? *stats : local;
-  const std::uint32_t t = grid.tile;
-  const std::uint32_t b = ring_size(t);
-  const std::uint32_t tiles_x = grid.tiles_x(), tiles_y = grid.tiles_y();
-  const std::uint64_t round_limit = std::max<std::uint64_t>(1, tiles.round_tiles());
+namespace {
+// The queue exchange of one batch of sources (the contract in gprime_exchange.h). Stages: seed,
+// then rounds of take_round (the tiles with the smallest pending labels), gather_vectors, solve_round
+// (the tiles' relax) and push_tile (improved ring labels across the grid edges).
+class GPrimeQueue {
+ public:
+  GPrimeQueue(GPrimeTiles& tiles, const TileGrid& grid, std::uint64_t kb, const GPrimeExchangeOptions& options,
+              GPrimeStats& st)
+      : tiles_(tiles),
+        options_(options),
+        st_(st),
+        t_(grid.tile),
+        b_(ring_size(t_)),
+        tiles_x_(grid.tiles_x()),
+        tiles_y_(grid.tiles_y()),
+        kb_(kb),
+        round_limit_(std::max<std::uint64_t>(1, tiles.round_tiles())),
+        ring_steps_(ring_out_steps(t_, options.connectivity)) {}
+  GPrimeLabels run(const std::vector<GPrimeSeed>& seeds);
+
+ private:
   struct TileLabels {
     std::vector<PathLength> label, delta;  // batch x b each, source-major
     std::vector<std::uint32_t> dirty;      // sources with pending (delta) labels
     std::vector<char> is_dirty;            // batch
     PathLength queued = kUnreached;        // key it is queued with (kUnreached: not queued)
   };
-  // A round's vectors: per vector its tile, source, and x (the pending labels), y (the labels), the
-  // labels before the solve (entries offered since the last solve count as changed).
-  std::vector<PathLength> xs, ys, before;
-  std::vector<std::uint64_t> vector_tile;
-  std::vector<std::uint32_t> vector_source;
-  std::vector<std::uint64_t> round;              // the round's tiles
-  std::vector<std::uint64_t> round_first;        // first vector of each round tile (+ end)
-  std::vector<std::uint64_t> first_of, fill_at;
-  std::vector<std::uint32_t> improved_sources;
-  std::vector<double> ring;
-  const RingSteps ring_steps = ring_out_steps(t, options.connectivity);
   struct Neighbour {
     bool fetched = false, present = false;
     std::uint64_t tile = 0;
     std::vector<double> ring;
     TileLabels* labels = nullptr;
   };
-  std::array<Neighbour, 9> around;  // the 3 x 3 tiles around the one solved
-  const std::uint64_t vector_entries = kb * b;
-  std::unordered_map<std::uint64_t, TileLabels> labels;
   using Item = std::pair<PathLength, std::uint64_t>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
-  auto labels_of = [&](std::uint64_t tile) -> TileLabels& {
-    TileLabels& l = labels[tile];
+
+  bool take_round();
+  void gather_vectors();
+  void solve_round();
+  void push_tile(std::uint64_t r);
+  void group_improved(const TileLabels& l, std::uint64_t e0, std::uint64_t e1);
+  Neighbour& neighbour(const RingStep& step, std::uint32_t tx, std::uint32_t ty);
+
+  TileLabels& labels_of(std::uint64_t tile) {
+    TileLabels& l = labels_[tile];
     if (l.label.empty()) {
-      l.label.assign(vector_entries, kUnreached);
-      l.delta.assign(vector_entries, kUnreached);
-      l.is_dirty.assign(kb, 0);
+      l.label.assign(kb_ * b_, kUnreached);
+      l.delta.assign(kb_ * b_, kUnreached);
+      l.is_dirty.assign(kb_, 0);
     }
     return l;
-  };
+  }
   // Offers label d to ring cell q of `tile` for source v: kept when it improves.
-  auto offer = [&](std::uint64_t tile, TileLabels& l, std::uint64_t v, std::uint32_t q, PathLength d) {
-    if (d > options.max_cost || d >= l.label[v * b + q]) return;
-    l.label[v * b + q] = d;
-    l.delta[v * b + q] = d;
+  void offer(std::uint64_t tile, TileLabels& l, std::uint64_t v, std::uint32_t q, PathLength d) {
+    if (d > options_.max_cost || d >= l.label[v * b_ + q]) return;
+    l.label[v * b_ + q] = d;
+    l.delta[v * b_ + q] = d;
     if (!l.is_dirty[v]) {
       l.is_dirty[v] = 1;
       l.dirty.push_back(static_cast<std::uint32_t>(v));
     }
     if (d < l.queued) {
       l.queued = d;
-      queue.push({d, tile});
+      queue_.push({d, tile});
     }
-  };
+  }
+
+  GPrimeTiles& tiles_;
+  const GPrimeExchangeOptions& options_;
+  GPrimeStats& st_;
+  const std::uint32_t t_, b_, tiles_x_, tiles_y_;
+  const std::uint64_t kb_, round_limit_;
+  const RingSteps ring_steps_;
+  // A round's vectors: per vector its tile, source, and x (the pending labels), y (the labels), the
+  // labels before the solve (entries offered since the last solve count as changed).
+  std::vector<PathLength> xs_, ys_, before_;
+  std::vector<std::uint64_t> vector_tile_;
+  std::vector<std::uint32_t> vector_source_;
+  std::vector<std::uint64_t> round_;        // the round's tiles
+  std::vector<std::uint64_t> round_first_;  // first vector of each round tile (+ end)
+  // A round tile's improved (ring position, source) pairs grouped by position: the sources of
+  // position p are improved_sources_[first_of_[p], first_of_[p + 1]).
+  std::vector<std::uint64_t> first_of_, fill_at_;
+  std::vector<std::uint32_t> improved_sources_;
+  std::vector<double> ring_;
+  std::array<Neighbour, 9> around_;  // the 3 x 3 tiles around the one solved
+  std::unordered_map<std::uint64_t, TileLabels> labels_;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue_;
+};
+
+GPrimeLabels GPrimeQueue::run(const std::vector<GPrimeSeed>& seeds) {
   for (const GPrimeSeed& seed : seeds) {
     TileLabels& l = labels_of(seed.tile);
-    for (std::uint32_t p = 0; p < b; ++p) offer(seed.tile, l, seed.source, p, seed.ring[p]);
+    for (std::uint32_t p = 0; p < b_; ++p) offer(seed.tile, l, seed.source, p, seed.ring[p]);
   }
-  while (!queue.empty()) {
-    // The round: up to round_limit tiles in the order of their smallest pending label.
-    round.clear();
-    while (!queue.empty() && round.size() < round_limit) {
-      const auto [key, tile] = queue.top();
-      queue.pop();
-      TileLabels& l = labels.at(tile);
-      if (key != l.queued) continue;  // stale
-      l.queued = kUnreached;
-      round.push_back(tile);
-    }
-    if (round.empty()) break;
-    ++st.rounds;
-    st.tile_solves += round.size();
-    // Gather the pending sources of every round tile: one vector each.
-    vector_tile.clear();
-    vector_source.clear();
-    round_first.clear();
-    for (std::uint64_t tile : round) {
-      round_first.push_back(vector_tile.size());
-      TileLabels& l = labels.at(tile);
-      for (std::uint32_t v : l.dirty) {
-        l.is_dirty[v] = 0;
-        vector_tile.push_back(tile);
-        vector_source.push_back(v);
-      }
-      l.dirty.clear();
-    }
-    round_first.push_back(vector_tile.size());
-    const std::uint64_t n = vector_tile.size();
-    xs.resize(n * b);
-    ys.resize(n * b);
-    before.resize(n * b);
-    for (std::uint64_t e = 0; e < n; ++e) {
-      TileLabels& l = labels.at(vector_tile[e]);
-      const std::uint64_t v = vector_source[e];
-      PathLength* delta = l.delta.data() + v * b;
-      const PathLength* label = l.label.data() + v * b;
-      PathLength* was = before.data() + e * b;
-      for (std::uint32_t p = 0; p < b; ++p) was[p] = delta[p] != kUnreached ? kUnreached : label[p];
-      std::copy(delta, delta + b, xs.data() + e * b);
-      std::copy(label, label + b, ys.data() + e * b);
-      std::fill(delta, delta + b, kUnreached);
-    }
-    tiles.relax(vector_tile.data(), n, xs.data(), ys.data());
-    for (std::uint64_t e = 0; e < n; ++e) {
-      PathLength* y = labels.at(vector_tile[e]).label.data() + static_cast<std::uint64_t>(vector_source[e]) * b;
-      const PathLength* solved = ys.data() + e * b;
-      for (std::uint32_t p = 0; p < b; ++p)  // beyond the limit: unreached, as the block solver leaves it
-        y[p] = solved[p] > options.max_cost ? kUnreached : solved[p];
-    }
-    // Push each round tile's improved ring labels across the grid edges to the neighbouring tiles;
-    // each neighbour's ring values and labels are looked up once per tile.
-    for (std::uint64_t r = 0; r < round.size(); ++r) {
-      const std::uint64_t tile = round[r];
-      TileLabels& l = labels.at(tile);
-      const std::uint64_t e0 = round_first[r], e1 = round_first[r + 1];
-      if (e0 == e1) continue;
-      tiles.ring_values(tile, &ring);
-      const std::uint32_t tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
-      for (Neighbour& nb : around) nb.fetched = false;
-      // The improved (ring position, source) pairs grouped by position (a counting sort; the scans
-      // run along each source's contiguous vector).
-      first_of.assign(b + 1, 0);
-      for (std::uint64_t e = e0; e < e1; ++e) {
-        const PathLength* now = l.label.data() + static_cast<std::uint64_t>(vector_source[e]) * b;
-        const PathLength* was = before.data() + e * b;
-        for (std::uint32_t p = 0; p < b; ++p) first_of[p + 1] += now[p] < was[p];
-      }
-      for (std::uint32_t p = 0; p < b; ++p) first_of[p + 1] += first_of[p];
-      improved_sources.resize(first_of[b]);
-      fill_at.assign(first_of.begin(), first_of.end() - 1);
-      for (std::uint64_t e = e0; e < e1; ++e) {
-        const PathLength* now = l.label.data() + static_cast<std::uint64_t>(vector_source[e]) * b;
-        const PathLength* was = before.data() + e * b;
-        for (std::uint32_t p = 0; p < b; ++p)
-          if (now[p] < was[p]) improved_sources[fill_at[p]++] = vector_source[e];
-      }
-      for (std::uint32_t p = 0; p < b; ++p) {
-        if (first_of[p] == first_of[p + 1]) continue;
-        for (std::uint32_t k = ring_steps.first[p]; k < ring_steps.first[p + 1]; ++k) {
-          const RingStep& step = ring_steps.steps[k];
-          const std::int64_t ntx = static_cast<std::int64_t>(tx) + step.dx, nty = static_cast<std::int64_t>(ty) + step.dy;
-          if (ntx < 0 || nty < 0 || ntx >= static_cast<std::int64_t>(tiles_x) || nty >= static_cast<std::int64_t>(tiles_y)) continue;
-          Neighbour& nb = around[step.neighbour()];
-          if (!nb.fetched) {
-            nb.fetched = true;
-            nb.tile = static_cast<std::uint64_t>(nty) * tiles_x + static_cast<std::uint64_t>(ntx);
-            nb.present = tiles.present(nb.tile);
-            if (nb.present) {
-              tiles.ring_values(nb.tile, &nb.ring);
-              nb.labels = &labels_of(nb.tile);  // unordered_map: references stay valid on insertion
-            }
-          }
-          if (!nb.present) continue;
-          bool overflow = false;
-          std::uint32_t lx, ly;
-          ring_cell_of(t, p, &lx, &ly);
-          const Weight w = step_weight(options.params, ring[p], nb.ring[step.q], step.dir,
-                                       static_cast<std::int64_t>(ty) * t + ly - options.params.steps.row0, &overflow);
-          if (w == kNoEdge) continue;
-          for (std::uint64_t e = first_of[p]; e < first_of[p + 1]; ++e) {
-            const std::uint64_t v = improved_sources[e];
-            offer(nb.tile, *nb.labels, v, step.q, l.label[v * b + p] + w);
-          }
-        }
-      }
-    }
+  while (take_round()) {
+    ++st_.rounds;
+    st_.tile_solves += round_.size();
+    gather_vectors();
+    solve_round();
+    for (std::uint64_t r = 0; r < round_.size(); ++r) push_tile(r);
   }
   GPrimeLabels out;
-  for (auto& [tile, l] : labels) out.emplace(tile, std::move(l.label));
+  for (auto& [tile, l] : labels_) out.emplace(tile, std::move(l.label));
   return out;
+}
+
+// The round: up to round_limit tiles in the order of their smallest pending label; false when none.
+bool GPrimeQueue::take_round() {
+  round_.clear();
+  while (!queue_.empty() && round_.size() < round_limit_) {
+    const auto [key, tile] = queue_.top();
+    queue_.pop();
+    TileLabels& l = labels_.at(tile);
+    if (key != l.queued) continue;  // stale
+    l.queued = kUnreached;
+    round_.push_back(tile);
+  }
+  return !round_.empty();
+}
+
+// The pending sources of every round tile: one vector each (x: the pending labels, y: the labels).
+void GPrimeQueue::gather_vectors() {
+  vector_tile_.clear();
+  vector_source_.clear();
+  round_first_.clear();
+  for (std::uint64_t tile : round_) {
+    round_first_.push_back(vector_tile_.size());
+    TileLabels& l = labels_.at(tile);
+    for (std::uint32_t v : l.dirty) {
+      l.is_dirty[v] = 0;
+      vector_tile_.push_back(tile);
+      vector_source_.push_back(v);
+    }
+    l.dirty.clear();
+  }
+  round_first_.push_back(vector_tile_.size());
+  const std::uint64_t n = vector_tile_.size(), b = b_;
+  xs_.resize(n * b);
+  ys_.resize(n * b);
+  before_.resize(n * b);
+  for (std::uint64_t e = 0; e < n; ++e) {
+    TileLabels& l = labels_.at(vector_tile_[e]);
+    const std::uint64_t v = vector_source_[e];
+    PathLength* delta = l.delta.data() + v * b;
+    const PathLength* label = l.label.data() + v * b;
+    PathLength* was = before_.data() + e * b;
+    for (std::uint32_t p = 0; p < b; ++p) was[p] = delta[p] != kUnreached ? kUnreached : label[p];
+    std::copy(delta, delta + b, xs_.data() + e * b);
+    std::copy(label, label + b, ys_.data() + e * b);
+    std::fill(delta, delta + b, kUnreached);
+  }
+}
+
+// The round's relax; the solved labels go back to the tiles.
+void GPrimeQueue::solve_round() {
+  const std::uint64_t n = vector_tile_.size(), b = b_;
+  tiles_.relax(vector_tile_.data(), n, xs_.data(), ys_.data());
+  for (std::uint64_t e = 0; e < n; ++e) {
+    PathLength* y = labels_.at(vector_tile_[e]).label.data() + static_cast<std::uint64_t>(vector_source_[e]) * b;
+    const PathLength* solved = ys_.data() + e * b;
+    for (std::uint32_t p = 0; p < b; ++p)  // beyond the limit: unreached, as the block solver leaves it
+      y[p] = solved[p] > options_.max_cost ? kUnreached : solved[p];
+  }
+}
+
+// Round tile r's improved ring labels pushed across the grid edges to the neighbouring tiles; each
+// neighbour's ring values and labels are looked up once per tile.
+void GPrimeQueue::push_tile(std::uint64_t r) {
+  const std::uint64_t tile = round_[r];
+  TileLabels& l = labels_.at(tile);
+  const std::uint64_t e0 = round_first_[r], e1 = round_first_[r + 1];
+  if (e0 == e1) return;
+  tiles_.ring_values(tile, &ring_);
+  const std::uint32_t tx = static_cast<std::uint32_t>(tile % tiles_x_), ty = static_cast<std::uint32_t>(tile / tiles_x_);
+  for (Neighbour& nb : around_) nb.fetched = false;
+  group_improved(l, e0, e1);
+  const std::uint32_t t = t_, b = b_;
+  for (std::uint32_t p = 0; p < b; ++p) {
+    if (first_of_[p] == first_of_[p + 1]) continue;
+    for (std::uint32_t k = ring_steps_.first[p]; k < ring_steps_.first[p + 1]; ++k) {
+      const RingStep& step = ring_steps_.steps[k];
+      const std::int64_t ntx = static_cast<std::int64_t>(tx) + step.dx, nty = static_cast<std::int64_t>(ty) + step.dy;
+      if (ntx < 0 || nty < 0 || ntx >= static_cast<std::int64_t>(tiles_x_) || nty >= static_cast<std::int64_t>(tiles_y_)) continue;
+      Neighbour& nb = neighbour(step, static_cast<std::uint32_t>(ntx), static_cast<std::uint32_t>(nty));
+      if (!nb.present) continue;
+      bool overflow = false;
+      std::uint32_t lx, ly;
+      ring_cell_of(t, p, &lx, &ly);
+      const Weight w = step_weight(options_.params, ring_[p], nb.ring[step.q], step.dir,
+                                   static_cast<std::int64_t>(ty) * t + ly - options_.params.steps.row0, &overflow);
+      if (w == kNoEdge) continue;
+      for (std::uint64_t e = first_of_[p]; e < first_of_[p + 1]; ++e) {
+        const std::uint64_t v = improved_sources_[e];
+        offer(nb.tile, *nb.labels, v, step.q, l.label[v * b + p] + w);
+      }
+    }
+  }
+}
+
+// The improved (ring position, source) pairs of vectors [e0, e1) grouped by position (a counting
+// sort; the scans run along each source's contiguous vector).
+void GPrimeQueue::group_improved(const TileLabels& l, std::uint64_t e0, std::uint64_t e1) {
+  const std::uint32_t b = b_;
+  first_of_.assign(b + 1, 0);
+  for (std::uint64_t e = e0; e < e1; ++e) {
+    const PathLength* now = l.label.data() + static_cast<std::uint64_t>(vector_source_[e]) * b;
+    const PathLength* was = before_.data() + e * b;
+    for (std::uint32_t p = 0; p < b; ++p) first_of_[p + 1] += now[p] < was[p];
+  }
+  for (std::uint32_t p = 0; p < b; ++p) first_of_[p + 1] += first_of_[p];
+  improved_sources_.resize(first_of_[b]);
+  fill_at_.assign(first_of_.begin(), first_of_.end() - 1);
+  for (std::uint64_t e = e0; e < e1; ++e) {
+    const PathLength* now = l.label.data() + static_cast<std::uint64_t>(vector_source_[e]) * b;
+    const PathLength* was = before_.data() + e * b;
+    for (std::uint32_t p = 0; p < b; ++p)
+      if (now[p] < was[p]) improved_sources_[fill_at_[p]++] = vector_source_[e];
+  }
+}
+
+// The neighbour tile (ntx, nty) that `step` crosses to, its ring values and labels fetched once.
+GPrimeQueue::Neighbour& GPrimeQueue::neighbour(const RingStep& step, std::uint32_t ntx, std::uint32_t nty) {
+  Neighbour& nb = around_[step.neighbour()];
+  if (nb.fetched) return nb;
+  nb.fetched = true;
+  nb.tile = static_cast<std::uint64_t>(nty) * tiles_x_ + ntx;
+  nb.present = tiles_.present(nb.tile);
+  if (nb.present) {
+    tiles_.ring_values(nb.tile, &nb.ring);
+    nb.labels = &labels_of(nb.tile);  // unordered_map: references stay valid on insertion
+  }
+  return nb;
+}
+}  // namespace
+
+GPrimeLabels gprime_exchange(GPrimeTiles& tiles, const TileGrid& grid, std::uint64_t kb,
+                             const std::vector<GPrimeSeed>& seeds, const GPrimeExchangeOptions& options,
+                             GPrimeStats* stats) {
+  GPrimeStats local;
+  GPrimeQueue queue(tiles, grid, kb, options, stats ? *stats : local);
+  return queue.run(seeds);
 }
 
 }  // namespace terrazo

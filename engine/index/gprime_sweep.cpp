@@ -94,6 +94,46 @@ void GPrimeSweep::prefetch_triangle(std::uint64_t d) const {
   for (std::uint64_t at = 0; at < bytes; at += 64) __builtin_prefetch(p + at, 0, 2);
 }
 
+namespace {
+// The targets by dense tile: their lists, per list the latest rank among its sites, and the dense
+// tiles that hold a list.
+struct SweepTargets {
+  std::vector<std::int32_t> list_of;  // per dense tile: its list, -1: none
+  std::vector<const std::vector<SweepTarget>*> lists;
+  std::vector<std::uint32_t> list_max;
+  std::vector<std::uint64_t> dense;
+};
+
+SweepTargets index_targets(const std::vector<std::uint64_t>& tile_of,
+                           const std::unordered_map<std::uint64_t, std::vector<SweepTarget>>& targets,
+                           const std::vector<std::uint32_t>& rank) {
+  const bool only_later = !rank.empty();
+  SweepTargets out;
+  out.list_of.assign(tile_of.size(), -1);
+  for (std::uint64_t d = 0; d < tile_of.size(); ++d) {
+    auto it = targets.find(tile_of[d]);
+    if (it == targets.end() || it->second.empty()) continue;
+    out.list_of[d] = static_cast<std::int32_t>(out.lists.size());
+    out.lists.push_back(&it->second);
+    std::uint32_t most = 0;  // the latest rank among the list's sites
+    for (const SweepTarget& target : it->second) most = std::max(most, only_later ? rank[target.site] : target.site);
+    out.list_max.push_back(most);
+  }
+  for (std::uint64_t d = 0; d < tile_of.size(); ++d)
+    if (out.list_of[d] >= 0) out.dense.push_back(d);
+  return out;
+}
+
+// What every source's sweep reads, and the k x k results it writes (row v: source v's).
+struct SweepQuery {
+  const std::vector<std::vector<SweepSeed>>& sources;
+  const SweepTargets& targets;
+  const std::vector<std::uint32_t>& rank;  // empty: every source serves every site
+  PathLength* best;
+  std::uint64_t k;
+};
+}  // namespace
+
 // One thread's state for one source at a time: label blocks of the tiles reached and not settled.
 struct GPrimeSweep::Source {
   const GPrimeSweep& g;
@@ -209,6 +249,89 @@ struct GPrimeSweep::Source {
     if (finite == g.valid_[d]) settle.push({most, d});
   }
 
+  // Source v's sweep: seeded from its parts' ring vectors, tiles solved in the order of their least
+  // pending label, settled tiles harvested for the targets v serves; stops once those are all
+  // settled. Leaves this state reset for the next source.
+  void sweep(const SweepQuery& q, std::uint64_t v, GPrimeSweepStats& mine) {
+    const std::uint32_t own = q.rank.empty() ? 0 : q.rank[v];
+    std::uint64_t remaining = 0;
+    for (std::uint64_t d : q.targets.dense) remaining += wanted(q, own, d);
+    seed(q.sources[v]);
+    bool early = false;
+    while (!queue.empty()) {
+      const auto [key, d] = queue.top();
+      queue.pop();
+      const std::int32_t s = slot_of[d];
+      if (s < 0 || queued[static_cast<std::uint64_t>(s)] != key) continue;  // stale
+      settle_up_to(key, q, v, own, remaining, mine);
+      if (remaining == 0) {
+        early = true;
+        break;
+      }
+      // The tile likely popped next: its triangle fetched while this one is solved (a solve reads
+      // its triangle once, from memory: the sweep is bound by that, not by the arithmetic).
+      if (!queue.empty()) g.prefetch_triangle(queue.top().second);
+      solve(d, s);
+      ++mine.tile_solves;
+    }
+    if (!early)
+      for (std::uint64_t d : q.targets.dense) {
+        const std::int32_t s = slot_of[d];
+        if (s >= 0 && wanted(q, own, d)) harvest(q, v, own, d, labels.data() + static_cast<std::uint64_t>(s) * g.b_);
+      }
+    mine.stopped_early += early;
+    mine.max_live = std::max<std::uint64_t>(mine.max_live, static_cast<std::uint64_t>(max_live));
+    max_live = 0;
+    reset();
+  }
+
+  void seed(const std::vector<SweepSeed>& seeds) {
+    for (const SweepSeed& seed : seeds) {
+      const std::int64_t d = g.dense_[seed.tile];
+      if (d < 0) continue;  // no valid ring cell: no label leaves the tile
+      for (std::uint32_t q = 0; q < g.b_; ++q)
+        if (seed.ring[q] != kUnreached) offer(static_cast<std::uint64_t>(d), q, seed.ring[q]);
+    }
+  }
+
+  // Every label now and later is at least `key`: settles the tiles whose labels all are, harvesting
+  // the wanted ones.
+  void settle_up_to(PathLength key, const SweepQuery& q, std::uint64_t v, std::uint32_t own, std::uint64_t& remaining,
+                    GPrimeSweepStats& mine) {
+    while (!settle.empty() && settle.top().first <= key) {
+      const std::uint64_t e = settle.top().second;
+      settle.pop();
+      const std::int32_t se = slot_of[e];
+      if (se < 0 || has_pending(se)) continue;  // settled already, or improved since
+      if (wanted(q, own, e)) {
+        harvest(q, v, own, e, labels.data() + static_cast<std::uint64_t>(se) * g.b_);
+        --remaining;
+      }
+      slot_of[e] = kSettled;
+      free_blocks.push_back(se);
+      --live;
+      ++mine.settled;
+    }
+  }
+
+  // Whether dense tile d holds a target that the source of rank `own` serves.
+  static bool wanted(const SweepQuery& q, std::uint32_t own, std::uint64_t d) {
+    const std::int32_t list = q.targets.list_of[d];
+    return list >= 0 && (q.rank.empty() || q.targets.list_max[static_cast<std::size_t>(list)] > own);
+  }
+
+  // The targets in dense tile d reached from its ring labels `label`.
+  void harvest(const SweepQuery& q, std::uint64_t v, std::uint32_t own, std::uint64_t d, const PathLength* label) const {
+    for (const SweepTarget& target : *q.targets.lists[static_cast<std::size_t>(q.targets.list_of[d])]) {
+      if (!q.rank.empty() && q.rank[target.site] <= own) continue;
+      PathLength& out = q.best[v * q.k + target.site];
+      for (std::uint32_t r = 0; r < g.b_; ++r) {
+        const PathLength via = min_plus_add(label[r], target.ring[r]);
+        if (via < out) out = via;
+      }
+    }
+  }
+
   void reset() {
     for (std::uint64_t d : touched) slot_of[d] = kNotReached;
     touched.clear();
@@ -229,22 +352,9 @@ void GPrimeSweep::run(const std::vector<std::vector<SweepSeed>>& sources,
   if (only_later && rank.size() != k) throw Error("sweep: " + std::to_string(rank.size()) + " ranks for " + std::to_string(k) + " sources");
   std::vector<std::uint32_t> by_rank(k);  // the sources in the order they run
   for (std::uint32_t v = 0; v < k; ++v) by_rank[only_later ? rank[v] : v] = v;
-  // The targets by dense tile: their lists, and per list the largest site it holds.
-  std::vector<std::int32_t> target_list(tile_of_.size(), -1);
-  std::vector<const std::vector<SweepTarget>*> lists;
-  std::vector<std::uint32_t> list_max;
-  for (std::uint64_t d = 0; d < tile_of_.size(); ++d) {
-    auto it = targets.find(tile_of_[d]);
-    if (it == targets.end() || it->second.empty()) continue;
-    target_list[d] = static_cast<std::int32_t>(lists.size());
-    lists.push_back(&it->second);
-    std::uint32_t most = 0;  // the latest rank among the list's sites
-    for (const SweepTarget& target : it->second) most = std::max(most, only_later ? rank[target.site] : target.site);
-    list_max.push_back(most);
-  }
-  std::vector<std::uint64_t> list_dense;
-  for (std::uint64_t d = 0; d < tile_of_.size(); ++d)
-    if (target_list[d] >= 0) list_dense.push_back(d);
+  const SweepTargets indexed = index_targets(tile_of_, targets, rank);
+  const SweepQuery query{sources, indexed, rank, best, k};
+  // The sources on threads_ threads (this one among them), taken in rank order.
   std::atomic<std::uint64_t> next{0}, done{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;  // progress, stats, the first error
@@ -256,69 +366,7 @@ void GPrimeSweep::run(const std::vector<std::vector<SweepSeed>>& sources,
       Source src(*this);
       GPrimeSweepStats mine;
       for (std::uint64_t at; !stop && (at = next++) < k;) {
-        const std::uint64_t v = by_rank[at];
-        const std::uint32_t own = only_later ? rank[v] : 0;
-        auto harvest = [&](std::uint64_t d, const PathLength* label) {
-          for (const SweepTarget& target : *lists[static_cast<std::size_t>(target_list[d])]) {
-            if (only_later && rank[target.site] <= own) continue;
-            PathLength& out = best[v * k + target.site];
-            for (std::uint32_t r = 0; r < b_; ++r) {
-              const PathLength via = min_plus_add(label[r], target.ring[r]);
-              if (via < out) out = via;
-            }
-          }
-        };
-        auto wanted = [&](std::uint64_t d) {
-          return target_list[d] >= 0 && (!only_later || list_max[static_cast<std::size_t>(target_list[d])] > own);
-        };
-        std::uint64_t remaining = 0;
-        for (std::uint64_t d : list_dense) remaining += wanted(d);
-        for (const SweepSeed& seed : sources[v]) {
-          const std::int64_t d = dense_[seed.tile];
-          if (d < 0) continue;  // no valid ring cell: no label leaves the tile
-          for (std::uint32_t q = 0; q < b_; ++q)
-            if (seed.ring[q] != kUnreached) src.offer(static_cast<std::uint64_t>(d), q, seed.ring[q]);
-        }
-        bool early = false;
-        while (!src.queue.empty()) {
-          const auto [key, d] = src.queue.top();
-          src.queue.pop();
-          const std::int32_t s = src.slot_of[d];
-          if (s < 0 || src.queued[static_cast<std::uint64_t>(s)] != key) continue;  // stale
-          // Every label now and later is at least `key`: settle the tiles whose labels all are.
-          while (!src.settle.empty() && src.settle.top().first <= key) {
-            const std::uint64_t e = src.settle.top().second;
-            src.settle.pop();
-            const std::int32_t se = src.slot_of[e];
-            if (se < 0 || src.has_pending(se)) continue;  // settled already, or improved since
-            if (wanted(e)) {
-              harvest(e, src.labels.data() + static_cast<std::uint64_t>(se) * b_);
-              --remaining;
-            }
-            src.slot_of[e] = kSettled;
-            src.free_blocks.push_back(se);
-            --src.live;
-            ++mine.settled;
-          }
-          if (remaining == 0) {
-            early = true;
-            break;
-          }
-          // The tile likely popped next: its triangle fetched while this one is solved (a solve reads
-          // its triangle once, from memory: the sweep is bound by that, not by the arithmetic).
-          if (!src.queue.empty()) prefetch_triangle(src.queue.top().second);
-          src.solve(d, s);
-          ++mine.tile_solves;
-        }
-        if (!early)
-          for (std::uint64_t d : list_dense) {
-            const std::int32_t s = src.slot_of[d];
-            if (s >= 0 && wanted(d)) harvest(d, src.labels.data() + static_cast<std::uint64_t>(s) * b_);
-          }
-        mine.stopped_early += early;
-        mine.max_live = std::max<std::uint64_t>(mine.max_live, static_cast<std::uint64_t>(src.max_live));
-        src.max_live = 0;
-        src.reset();
+        src.sweep(query, by_rank[at], mine);
         std::lock_guard<std::mutex> lock(mutex);
         progress.update("od-matrix: queries", ++done, k);
       }

@@ -81,6 +81,419 @@ std::vector<std::uint32_t> sweep_rank(const std::vector<OdSite>& sites, std::uin
   return rank;
 }
 
+// The sites' side of a query: the (site, tile) parts, their ring vectors and the results.
+struct SiteVectors {
+  std::vector<SitePart> parts;
+  std::vector<PathLength> site_ring;  // parts x B: in-tile distance from the part to its ring
+  std::vector<PathLength> result;     // k x k, row = source
+};
+
+// The distinct tiles of the parts (ordered by tile).
+std::uint64_t distinct_tiles(const std::vector<SitePart>& parts) {
+  std::uint64_t n = 0;
+  for (std::uint64_t a = 0; a < parts.size(); ++a) n += a == 0 || parts[a].tile != parts[a - 1].tile;
+  return n;
+}
+
+GPrimeExchangeOptions exchange_options(const OdQueryOptions& options) {
+  GPrimeExchangeOptions xo;
+  xo.params = options.params;
+  xo.connectivity = options.connectivity;
+  xo.max_cost = options.max_cost;
+  return xo;
+}
+
+void clamp_to_max_cost(std::vector<PathLength>& result, PathLength max_cost) {
+  for (PathLength& d : result)
+    if (d > max_cost) d = kUnreached;
+}
+
+// The in-tile solves of one tile's parts: the tile's values in a one-cell NaN halo, the distance
+// labels and the solver's scratch (halo * 16 + cells * 9 bytes).
+class InTileSolve {
+ public:
+  explicit InTileSolve(std::uint32_t t)
+      : t_(t), tile_values_(static_cast<std::uint64_t>(t) * t), values_(halo()), dist_(halo()), changed_(tile_values_.size()) {}
+  // Reads `tile` (NaN when absent); with an index, checks it is the tile indexed.
+  void load(const TileInput& input, const IndexFile* index, std::uint64_t tile, const std::string& site_text);
+  // Solves from `part`'s valid cells; false when it has none. Throws on a point site on nodata and
+  // on an overflowing weight.
+  bool solve(const SitePart& part, const OdSite& site, const OdQueryOptions& options, std::uint32_t ty);
+  // The last solve's distance to tile-local cell l.
+  PathLength at(std::uint32_t l) const { return dist_[static_cast<std::uint64_t>(l / t_ + 1) * (t_ + 2) + l % t_ + 1]; }
+  bool valid(std::uint32_t l) const { return !std::isnan(tile_values_[l]); }
+
+ private:
+  std::uint64_t halo() const { return static_cast<std::uint64_t>(t_ + 2) * (t_ + 2); }
+  std::uint32_t t_;
+  std::vector<double> tile_values_, values_;
+  std::vector<PathLength> dist_;
+  std::vector<std::uint8_t> changed_;
+};
+
+void InTileSolve::load(const TileInput& input, const IndexFile* index, std::uint64_t tile, const std::string& site_text) {
+  const TileGrid& grid = input.grid();
+  const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
+  if (input.tile_present(tx, ty)) input.read_tile(tx, ty, tile_values_.data());
+  else std::fill(tile_values_.begin(), tile_values_.end(), std::numeric_limits<double>::quiet_NaN());
+  if (index) check_index_tile(*index, tile, tile_values_.data(), site_text);
+  std::fill(values_.begin(), values_.end(), std::numeric_limits<double>::quiet_NaN());
+  for (std::uint32_t y = 0; y < t_; ++y)
+    std::copy(tile_values_.begin() + static_cast<std::ptrdiff_t>(y) * t_, tile_values_.begin() + static_cast<std::ptrdiff_t>(y + 1) * t_,
+              values_.begin() + static_cast<std::ptrdiff_t>(y + 1) * (t_ + 2) + 1);
+}
+
+bool InTileSolve::solve(const SitePart& part, const OdSite& site, const OdQueryOptions& options, std::uint32_t ty) {
+  std::fill(dist_.begin(), dist_.end(), kUnreached);
+  bool any = false;
+  for (std::uint32_t l : part.cells) {
+    if (!valid(l)) {
+      if (site.cells.size() == 1) throw UsageError(site.text + " is on a nodata cell; move it onto valid data");
+      continue;  // a region's nodata cell: left out
+    }
+    dist_[static_cast<std::uint64_t>(l / t_ + 1) * (t_ + 2) + l % t_ + 1] = 0;
+    any = true;
+  }
+  if (!any) return false;
+  bool overflow = false;
+  WeightParams params = options.params;  // step lengths by global row: local row 0 is the halo row
+  params.steps.row0 = static_cast<std::int64_t>(ty) * t_ - 1;
+  block_sssp_cpu(values_.data(), t_, params, options.connectivity, options.max_cost, dist_.data(), changed_.data(), &overflow);
+  if (overflow) throw UsageError("an edge weight overflows at --scale " + std::to_string(options.params.scale));
+  return true;
+}
+
+// (1) One in-tile solve per (site, tile) part: its ring vector, and the distances to the sites'
+// parts in the same tile. Throws naming a site without a valid cell.
+void solve_site_parts(const TileInput& input, const IndexFile* index, const std::vector<OdSite>& sites,
+                      const OdQueryOptions& options, Progress& progress, SiteVectors& sv) {
+  const TileGrid& grid = input.grid();
+  const std::uint32_t t = grid.tile, b = ring_size(t);
+  const std::uint64_t k = sites.size();
+  const std::vector<SitePart>& parts = sv.parts;
+  std::vector<char> has_cell(k, 0);
+  progress.update("od-matrix: sites", 0, parts.size());
+  {
+    InTileSolve solve(t);
+    for (std::uint64_t first = 0; first < parts.size();) {
+      std::uint64_t end = first + 1;
+      while (end < parts.size() && parts[end].tile == parts[first].tile) ++end;
+      const std::uint64_t tile = parts[first].tile;
+      solve.load(input, index, tile, sites[parts[first].site].text);
+      for (std::uint64_t a = first; a < end; ++a) {
+        const SitePart& part = parts[a];
+        if (!solve.solve(part, sites[part.site], options, static_cast<std::uint32_t>(tile / grid.tiles_x()))) continue;
+        has_cell[part.site] = 1;
+        for (std::uint32_t p = 0; p < b; ++p) {
+          std::uint32_t x, y;
+          ring_cell_of(t, p, &x, &y);
+          sv.site_ring[a * b + p] = solve.at(y * t + x);
+        }
+        for (std::uint64_t c = first; c < end; ++c) {
+          PathLength& best = sv.result[part.site * k + parts[c].site];
+          for (std::uint32_t l : parts[c].cells)
+            if (solve.valid(l)) best = std::min(best, solve.at(l));
+        }
+        progress.update("od-matrix: sites", a + 1, parts.size());
+      }
+      first = end;
+    }
+  }
+  for (std::uint64_t i = 0; i < k; ++i) {
+    if (!has_cell[i]) throw UsageError(sites[i].text + " has no cell on valid data; give it at least one valid cell");
+    sv.result[i * k + i] = 0;
+  }
+}
+
+// The sweep: every source alone on a thread over the index in memory; each serves the sites after
+// it, and the symmetric weights give the rest.
+void sweep_sources(const TileInput& input, const IndexInMemory& memory, const std::vector<OdSite>& sites,
+                   const OdQueryOptions& options, MemoryBudget& budget, Progress& progress, SiteVectors& sv,
+                   OdQueryStats& st) {
+  if (is_directed(options.params.model)) throw Error("od-matrix: an index holds symmetric weights only");
+  const std::uint32_t t = input.grid().tile, b = ring_size(t);
+  const std::uint64_t k = sites.size();
+  const unsigned threads = std::max(1u, options.threads);
+  MemoryBudget::Reservation sweep_reservation =
+      budget.reserve(GPrimeSweep::bytes(t, memory.present_tiles(), threads), "od-matrix sweep: edge weights and label blocks");
+  const GPrimeSweep sweep(memory, exchange_options(options), threads);
+  std::vector<std::vector<SweepSeed>> sources(k);
+  std::unordered_map<std::uint64_t, std::vector<SweepTarget>> targets;
+  for (std::uint64_t a = 0; a < sv.parts.size(); ++a) {
+    const PathLength* ring = sv.site_ring.data() + a * b;
+    sources[sv.parts[a].site].push_back(SweepSeed{sv.parts[a].tile, ring});
+    targets[sv.parts[a].tile].push_back(SweepTarget{sv.parts[a].site, ring});
+  }
+  // Each pair needs one of its two sweeps: a source serves the sites ranked after it, and it stops
+  // once they are settled. Ranked from the outside in (farthest from the sites' centre first), the
+  // sites left to a source lie inward of it, so its sweep stops sooner than in the given order
+  // (12% fewer tile solves for 100 random sites at 16.8 M cells; docs/index.md "The sweep on the CPU").
+  const std::vector<std::uint32_t> rank = sweep_rank(sites, input.grid().width);
+  GPrimeSweepStats ss;
+  sweep.run(sources, targets, rank, sv.result.data(), progress, &ss);
+  std::vector<PathLength>& result = sv.result;
+  for (std::uint64_t i = 0; i < k; ++i)
+    for (std::uint64_t j = i + 1; j < k; ++j) {
+      const PathLength d = std::min(result[i * k + j], result[j * k + i]);
+      result[i * k + j] = result[j * k + i] = d;
+    }
+  st.exchange = "sweep";
+  st.batch_sources = k;
+  st.tile_solves = ss.tile_solves;
+  st.settled = ss.settled;
+  st.stopped_early = ss.stopped_early;
+  st.max_live = ss.max_live;
+  st.index_bytes = memory.bytes();
+}
+
+// Where the G' tiles come from (an index file, the GPU build, or block solves of the input) and
+// how the exchange runs (OdQueryOptions::exchange).
+struct GPrimeRequest {
+  const TileInput& input;
+  const IndexFile* index;
+  bool build_on_gpu;
+  const OdQueryOptions& options;
+};
+
+// The exchange's plan: rounds or the queue, on which device, and the sources per batch.
+struct ExchangePlan {
+  bool cuda = false, rounds = false;
+  std::uint64_t present = 0;    // present tiles (index or GPU build)
+  std::uint64_t gpu_batch = 0;  // rounds on the GPU: the sources its memory holds (0: no bound)
+  std::uint64_t round_tiles = 1;
+  std::uint64_t batch = 1;      // sources per batch
+};
+
+// Rounds or the queue, and the GPU's bound on the batch.
+ExchangePlan plan_exchange(const GPrimeRequest& q) {
+  const OdQueryOptions& options = q.options;
+  const std::uint32_t b = ring_size(q.input.grid().tile);
+  ExchangePlan plan;
+  plan.cuda = (q.index || q.build_on_gpu) && options.device == Device::Cuda;
+  plan.present = q.index ? q.index->present_tiles() : q.build_on_gpu ? input_present_tiles(q.input) : 0;
+  plan.rounds = (q.index || q.build_on_gpu) && plan.present > 0 &&
+                (q.build_on_gpu || options.exchange == OdExchange::Rounds || (options.exchange == OdExchange::Auto && plan.cuda));
+  if (!plan.rounds || !plan.cuda) return plan;
+  const std::uint64_t gpu_bytes =
+      options.gpu_memory_bytes ? options.gpu_memory_bytes : MinPlusCuda::free_device_bytes() / 10 * 6;
+  const std::uint64_t one = GPrimeRoundsCuda::device_bytes(b, plan.present, 1);
+  const std::uint64_t per = GPrimeRoundsCuda::device_bytes(b, plan.present, 2) - one;
+  if (one <= gpu_bytes) {
+    plan.gpu_batch = 1 + (gpu_bytes - one) / per;
+    return plan;
+  }
+  if (q.build_on_gpu)
+    throw BudgetError("GPU memory too small for od-matrix's index on the GPU: the matrices and one source's labels need " +
+                      MemoryBudget::format_size(one) + ", --gpu-memory gives " + MemoryBudget::format_size(gpu_bytes) +
+                      "; raise --gpu-memory or give an --index file");
+  if (options.exchange == OdExchange::Rounds)
+    throw BudgetError("GPU memory too small for od-matrix --exchange rounds: the matrices and one source's labels need " +
+                      MemoryBudget::format_size(one) + ", --gpu-memory gives " + MemoryBudget::format_size(gpu_bytes) +
+                      "; raise --gpu-memory or use --exchange queue");
+  plan.rounds = false;  // auto: the queue, its matrices streamed through GPU slots
+  return plan;
+}
+
+// The rounds' host memory: G' in-edges, and the GPU build's tile values or the index load's staging.
+MemoryBudget::Reservation reserve_rounds(const GPrimeRequest& q, const ExchangePlan& plan, MemoryBudget& budget) {
+  if (!plan.rounds) return {};
+  const std::uint32_t t = q.input.grid().tile;
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
+  return budget.reserve(gprime_rounds_host_bytes(t, plan.present, q.input.grid().tile_count(), 0) +
+                            (q.build_on_gpu ? gprime_build_batch_tiles(t, kDefaultIndexLeaf) * cells * 8
+                             : plan.cuda    ? gprime_rounds_load_plan(t, std::max(1u, q.options.threads)).host_bytes
+                                            : 0),
+                        q.build_on_gpu ? "od-matrix G' in-edges and the GPU index build's tile values"
+                                       : "od-matrix G' in-edges and the index load's staging");
+}
+
+// The label batch. Queue: per source 2 x 8 bytes per ring cell of every tile reached (worst case)
+// and its vectors of a round (3 x 8 x B per round tile); rounds on the CPU: 3 x 8 bytes per ring
+// cell of every present tile; rounds on the GPU: the labels on the GPU (the batch also bounded by
+// --gpu-memory), on the host the seeds' and the site tiles' labels. From half of what is left.
+MemoryBudget::Reservation reserve_label_batch(const GPrimeRequest& q, const SiteVectors& sv, std::uint64_t k,
+                                              MemoryBudget& budget, ExchangePlan& plan) {
+  const OdQueryOptions& options = q.options;
+  const std::uint32_t t = q.input.grid().tile, b = ring_size(t);
+  const std::uint64_t tiles = q.input.grid().tile_count(), present = plan.present;
+  plan.round_tiles = plan.cuda ? (options.round_tiles ? options.round_tiles : 512) : q.index ? std::max(1u, options.threads) : 1;
+  plan.round_tiles = std::min<std::uint64_t>(plan.round_tiles, std::max<std::uint64_t>(1, q.index || q.build_on_gpu ? present : tiles));
+  const std::uint64_t site_tiles = distinct_tiles(sv.parts);
+  const std::uint64_t per_source = !plan.rounds ? tiles * b * 16 + 64 * tiles + plan.round_tiles * b * 24
+                                   : plan.cuda  ? (site_tiles * 2 + 2) * b * 8
+                                                : gprime_rounds_host_bytes(t, present, tiles, 1) -
+                                                     gprime_rounds_host_bytes(t, present, tiles, 0) + site_tiles * b * 8;
+  const std::uint64_t label_room = budget.available() / 2;
+  if (per_source > label_room)
+    throw BudgetError("memory budget too small for od-matrix: the labels of one source need " + MemoryBudget::format_size(per_source) +
+                      " and only " + MemoryBudget::format_size(label_room) + " is left for them; raise --memory");
+  plan.batch = std::max<std::uint64_t>(1, std::min<std::uint64_t>(k, label_room / per_source));
+  if (options.max_batch) plan.batch = std::min(plan.batch, options.max_batch);
+  if (plan.gpu_batch) plan.batch = std::min(plan.batch, plan.gpu_batch);
+  return budget.reserve(plan.batch * per_source, "od-matrix G' labels");
+}
+
+// The tiles of G' and what serves them: the rounds (resident), or the tiles the queue exchange
+// reads (gtiles: index matrices through a cache, on the CPU or the GPU, or block solves of the
+// input). Members in dependency order: the cache outlives the tiles and rounds that read it.
+struct GPrimeSource {
+  MemoryBudget::Reservation cache_reservation;
+  std::unique_ptr<IndexTileCache> cache;
+  std::unique_ptr<GPrimeTiles> gtiles;
+  IndexMatrixTilesCuda* gpu = nullptr;
+  BlockSolveTiles* block = nullptr;
+  std::unique_ptr<GPrimeRounds> resident;
+};
+
+// An index file's tiles: a cache of its matrices, read by the rounds or by the queue's tiles.
+void open_index_tiles(const GPrimeRequest& q, const ExchangePlan& plan, std::uint64_t cache_bytes, MemoryBudget& budget,
+                      GPrimeSource& source, OdQueryStats& st) {
+  const IndexFile& index = *q.index;
+  const OdQueryOptions& options = q.options;
+  const std::uint32_t b = ring_size(q.input.grid().tile);
+  const std::uint64_t entry_bytes = static_cast<std::uint64_t>(b) * b * 8 + b * 8 + 64;
+  cache_bytes = std::min(cache_bytes, q.input.grid().tile_count() * entry_bytes + 2 * entry_bytes);
+  if (cache_bytes < 2 * entry_bytes) cache_bytes = 2 * entry_bytes;
+  source.cache_reservation = budget.reserve(cache_bytes, "od-matrix index tile cache");
+  source.cache = std::make_unique<IndexTileCache>(index, cache_bytes / entry_bytes);
+  st.cache_tiles = source.cache->capacity();
+  const GPrimeExchangeOptions xo = exchange_options(options);
+  if (plan.rounds) {
+    source.resident = std::make_unique<GPrimeRounds>(index, *source.cache, xo, plan.cuda ? Device::Cuda : Device::Cpu,
+                                                     plan.batch, std::max(1u, options.threads), options.round_window);
+  } else if (plan.cuda) {
+    std::uint64_t round_tiles = plan.round_tiles;
+    std::uint64_t gpu_bytes = options.gpu_memory_bytes;
+    const std::uint64_t vectors = round_tiles * plan.batch * b * 16 + (1ull << 20);
+    if (gpu_bytes == 0) gpu_bytes = MinPlusCuda::free_device_bytes() / 10 * 6;
+    const std::uint64_t slot = MinPlusCuda::slot_bytes(b);
+    std::uint64_t slots = gpu_bytes > vectors ? (gpu_bytes - vectors) / slot : 0;
+    slots = std::min(slots, index.present_tiles() + 1);
+    if (slots < round_tiles) round_tiles = std::max<std::uint64_t>(1, slots);
+    if (slots == 0)
+      throw BudgetError("GPU memory too small for od-matrix --device cuda: a tile matrix needs " + MemoryBudget::format_size(slot) +
+                        "; use --device cpu");
+    auto g = std::make_unique<IndexMatrixTilesCuda>(index, *source.cache, slots, round_tiles);
+    source.gpu = g.get();
+    source.gtiles = std::move(g);
+  } else {
+    source.gtiles = std::make_unique<IndexMatrixTiles>(index, *source.cache, std::max(1u, options.threads));
+  }
+}
+
+// No index: the tiles of G' are block solves of the input, through a cache of tiles.
+void open_block_tiles(const GPrimeRequest& q, std::uint64_t cache_bytes, MemoryBudget& budget, GPrimeSource& source,
+                      OdQueryStats& st) {
+  const std::uint32_t t = q.input.grid().tile;
+  const unsigned threads = std::max(1u, q.options.threads);
+  const std::uint64_t per_tile = block_solve_tiles_bytes(t, 1, 0) - block_solve_tiles_bytes(t, 0, 0);
+  const std::uint64_t base = block_solve_tiles_bytes(t, 0, threads);
+  std::uint64_t cache_tiles = cache_bytes > base ? (cache_bytes - base) / per_tile : 0;
+  cache_tiles = std::max<std::uint64_t>(2, std::min(cache_tiles, q.input.grid().tile_count()));
+  source.cache_reservation = budget.reserve(block_solve_tiles_bytes(t, cache_tiles, threads), "od-matrix tile cache");
+  st.cache_tiles = cache_tiles;
+  auto g = std::make_unique<BlockSolveTiles>(q.input, exchange_options(q.options), cache_tiles, threads);
+  source.block = g.get();
+  source.gtiles = std::move(g);
+}
+
+// The tiles of G' for `plan`; the caches get what is left of the budget (or --cache).
+void open_gprime_source(const GPrimeRequest& q, const ExchangePlan& plan, MemoryBudget& budget, Progress& progress,
+                        GPrimeSource& source, OdQueryStats& st) {
+  const std::uint64_t keep = (1ull << 20) + budget.cache_margin();  // kernels/common/memory_budget.h
+  std::uint64_t cache_bytes = q.options.cache_bytes;
+  if (cache_bytes == 0) cache_bytes = budget.available() > keep ? budget.available() - keep : 0;
+  if (q.build_on_gpu && plan.rounds) {
+    GPrimeBuildStats build;
+    Stopwatch build_watch;
+    source.resident = std::make_unique<GPrimeRounds>(q.input, exchange_options(q.options), kDefaultIndexLeaf, plan.batch,
+                                                     std::max(1u, q.options.threads), q.options.round_window, progress, &build);
+    st.seconds_index = build_watch.seconds();
+    st.index_kernel_ms = build.kernel_ms;
+  } else if (q.build_on_gpu) {
+    // no tile the input holds: no label leaves a site's tile (the in-tile terms are the matrix)
+  } else if (q.index) {
+    open_index_tiles(q, plan, cache_bytes, budget, source, st);
+  } else {
+    open_block_tiles(q, cache_bytes, budget, source, st);
+  }
+}
+
+// Targets of sources [first, first + kb): min over the ring cells r of each tile U of j of
+// label(r) + d_U(r, j).
+void reach_targets(const GPrimeLabels& labels, const std::map<std::uint64_t, std::vector<std::uint64_t>>& parts_in_tile,
+                   std::uint64_t first, std::uint64_t kb, std::uint64_t k, std::uint32_t b, SiteVectors& sv) {
+  for (const auto& [tile, list] : parts_in_tile) {
+    auto it = labels.find(tile);
+    if (it == labels.end()) continue;
+    for (std::uint64_t v = 0; v < kb; ++v) {
+      PathLength* best = sv.result.data() + (first + v) * k;
+      const PathLength* label = it->second.data() + v * b;
+      for (std::uint64_t a : list) {
+        const PathLength* ring = sv.site_ring.data() + a * b;
+        PathLength& out = best[sv.parts[a].site];
+        for (std::uint32_t p = 0; p < b; ++p) {
+          const PathLength via = min_plus_add(label[p], ring[p]);
+          if (via < out) out = via;
+        }
+      }
+    }
+  }
+}
+
+// (3) The sources in batches: the G' exchange, then the targets.
+void query_sources(const GPrimeRequest& q, const ExchangePlan& plan, GPrimeSource& source, std::uint64_t k,
+                   Progress& progress, SiteVectors& sv, OdQueryStats& st) {
+  const std::uint32_t b = ring_size(q.input.grid().tile);
+  const GPrimeExchangeOptions xo = exchange_options(q.options);
+  const std::vector<SitePart>& parts = sv.parts;
+  std::map<std::uint64_t, std::vector<std::uint64_t>> parts_in_tile;
+  for (std::uint64_t a = 0; a < parts.size(); ++a) parts_in_tile[parts[a].tile].push_back(a);
+  std::vector<std::uint64_t> wanted;
+  for (const auto& [tile, list] : parts_in_tile) wanted.push_back(tile);
+  progress.update("od-matrix: queries", 0, k);
+  for (std::uint64_t first = 0; first < k; first += plan.batch) {
+    const std::uint64_t kb = std::min<std::uint64_t>(plan.batch, k - first);
+    std::vector<GPrimeSeed> seeds;
+    for (std::uint64_t a = 0; a < parts.size(); ++a) {
+      const std::uint64_t s = parts[a].site;
+      if (s < first || s >= first + kb) continue;
+      seeds.push_back(GPrimeSeed{parts[a].tile, static_cast<std::uint32_t>(s - first),
+                                 std::vector<PathLength>(sv.site_ring.begin() + static_cast<std::ptrdiff_t>(a * b),
+                                                         sv.site_ring.begin() + static_cast<std::ptrdiff_t>((a + 1) * b))});
+    }
+    GPrimeStats gs;
+    const GPrimeLabels labels = source.resident ? source.resident->run(kb, seeds, wanted, &gs)
+                                : source.gtiles ? gprime_exchange(*source.gtiles, q.input.grid(), kb, seeds, xo, &gs)
+                                                : GPrimeLabels{};  // (no tile to exchange through)
+    st.tile_solves += gs.tile_solves;
+    st.rounds += gs.rounds;
+    reach_targets(labels, parts_in_tile, first, kb, k, b, sv);
+    progress.update("od-matrix: queries", first + kb, k);
+  }
+}
+
+void report_source(const GPrimeSource& source, OdQueryStats& st) {
+  if (source.cache) st.matrix_loads = source.cache->loads();
+  if (source.gpu) {
+    st.gpu_uploads = source.gpu->uploads();
+    st.kernel_ms = source.gpu->kernel_ms();
+  }
+  if (const GPrimeRounds* resident = source.resident.get()) {
+    st.gpu_uploads = resident->uploads();
+    st.kernel_ms = resident->kernel_ms();
+    st.kernel_ms_select = resident->select_ms();
+    st.kernel_ms_solve = resident->solve_ms();
+    st.kernel_ms_push = resident->push_ms();
+    st.due_sources = resident->due_sources();
+    st.max_active = resident->max_active();
+  }
+  if (source.block) {
+    st.exchange_solves = source.block->solves();
+    st.matrix_loads = source.block->loads();
+  }
+}
+
 // build_on_gpu: no index file; the matrices built on the GPU into the rounds' memory (GPrimeRounds'
 // second constructor), the exchange in rounds there. memory: the index in memory (from `index`, or
 // the transient build when index is null): the sweep.
@@ -97,307 +510,40 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
     throw UsageError("--exchange rounds needs --index (without it a tile's re-solve is a cell-level solve: the queue)");
   const std::uint64_t k = sites.size();
   const std::uint32_t b = ring_size(t);
-  const std::uint64_t tiles = grid.tile_count();
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t, halo = static_cast<std::uint64_t>(t + 2) * (t + 2);
-  const std::vector<SitePart> parts = site_parts(grid, sites);
-  st.site_parts = parts.size();
+  SiteVectors sv;
+  sv.parts = site_parts(grid, sites);
+  st.site_parts = sv.parts.size();
   // Fixed needs: the parts' ring vectors, the in-tile solve buffers, the results.
-  const std::uint64_t fixed = parts.size() * (b * 8 + 64) + halo * 16 + cells * 9 + k * k * 8;
+  const std::uint64_t fixed = sv.parts.size() * (b * 8 + 64) + halo * 16 + cells * 9 + k * k * 8;
   MemoryBudget::Reservation fixed_reservation = budget.reserve(fixed, "od-matrix labels and site vectors");
-  std::vector<PathLength> result(k * k, kUnreached);
-  std::vector<PathLength> site_ring(parts.size() * b, kUnreached);  // in-tile distance from the part to its ring
-  std::vector<char> has_cell(k, 0);
+  sv.result.assign(k * k, kUnreached);
+  sv.site_ring.assign(sv.parts.size() * b, kUnreached);
 
-  // (1) One in-tile solve per (site, tile) part.
   Stopwatch watch;
-  progress.update("od-matrix: sites", 0, parts.size());
-  {
-    std::vector<double> tile_values(cells), values(halo);
-    std::vector<PathLength> dist(halo);
-    std::vector<std::uint8_t> changed(cells);
-    auto at = [&](std::uint32_t l) { return dist[static_cast<std::uint64_t>(l / t + 1) * (t + 2) + l % t + 1]; };
-    for (std::uint64_t first = 0; first < parts.size();) {
-      std::uint64_t end = first + 1;
-      while (end < parts.size() && parts[end].tile == parts[first].tile) ++end;
-      const std::uint64_t tile = parts[first].tile;
-      const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
-      if (input.tile_present(tx, ty)) input.read_tile(tx, ty, tile_values.data());
-      else std::fill(tile_values.begin(), tile_values.end(), std::numeric_limits<double>::quiet_NaN());
-      if (index) check_index_tile(*index, tile, tile_values.data(), sites[parts[first].site].text);
-      std::fill(values.begin(), values.end(), std::numeric_limits<double>::quiet_NaN());
-      for (std::uint32_t y = 0; y < t; ++y)
-        std::copy(tile_values.begin() + static_cast<std::ptrdiff_t>(y) * t, tile_values.begin() + static_cast<std::ptrdiff_t>(y + 1) * t,
-                  values.begin() + static_cast<std::ptrdiff_t>(y + 1) * (t + 2) + 1);
-      for (std::uint64_t a = first; a < end; ++a) {
-        const SitePart& part = parts[a];
-        std::fill(dist.begin(), dist.end(), kUnreached);
-        bool any = false;
-        for (std::uint32_t l : part.cells) {
-          if (std::isnan(tile_values[l])) {
-            if (sites[part.site].cells.size() == 1)
-              throw UsageError(sites[part.site].text + " is on a nodata cell; move it onto valid data");
-            continue;  // a region's nodata cell: left out
-          }
-          dist[static_cast<std::uint64_t>(l / t + 1) * (t + 2) + l % t + 1] = 0;
-          any = true;
-        }
-        if (!any) continue;
-        has_cell[part.site] = 1;
-        bool overflow = false;
-        WeightParams params = options.params;  // step lengths by global row: local row 0 is the halo row
-        params.steps.row0 = static_cast<std::int64_t>(ty) * t - 1;
-        block_sssp_cpu(values.data(), t, params, options.connectivity, options.max_cost, dist.data(), changed.data(), &overflow);
-        if (overflow) throw UsageError("an edge weight overflows at --scale " + std::to_string(options.params.scale));
-        for (std::uint32_t p = 0; p < b; ++p) {
-          std::uint32_t x, y;
-          ring_cell_of(t, p, &x, &y);
-          site_ring[a * b + p] = at(y * t + x);
-        }
-        for (std::uint64_t c = first; c < end; ++c) {
-          PathLength& best = result[part.site * k + parts[c].site];
-          for (std::uint32_t l : parts[c].cells)
-            if (!std::isnan(tile_values[l])) best = std::min(best, at(l));
-        }
-        progress.update("od-matrix: sites", a + 1, parts.size());
-      }
-      first = end;
-    }
-  }
-  for (std::uint64_t i = 0; i < k; ++i) {
-    if (!has_cell[i]) throw UsageError(sites[i].text + " has no cell on valid data; give it at least one valid cell");
-    result[i * k + i] = 0;
-  }
-  st.site_tiles = 0;
-  for (std::uint64_t a = 0; a < parts.size(); ++a) st.site_tiles += a == 0 || parts[a].tile != parts[a - 1].tile;
+  solve_site_parts(input, index, sites, options, progress, sv);
+  st.site_tiles = distinct_tiles(sv.parts);
   st.seconds_sites = watch.seconds();
   watch.restart();
-
   if (memory) {
-    // The sweep: every source alone on a thread over the index in memory; each serves the sites after
-    // it, and the symmetric weights give the rest.
-    if (is_directed(options.params.model)) throw Error("od-matrix: an index holds symmetric weights only");
-    const unsigned threads = std::max(1u, options.threads);
-    MemoryBudget::Reservation sweep_reservation =
-        budget.reserve(GPrimeSweep::bytes(t, memory->present_tiles(), threads), "od-matrix sweep: edge weights and label blocks");
-    GPrimeExchangeOptions xo;
-    xo.params = options.params;
-    xo.connectivity = options.connectivity;
-    xo.max_cost = options.max_cost;
-    const GPrimeSweep sweep(*memory, xo, threads);
-    std::vector<std::vector<SweepSeed>> sources(k);
-    std::unordered_map<std::uint64_t, std::vector<SweepTarget>> targets;
-    for (std::uint64_t a = 0; a < parts.size(); ++a) {
-      const PathLength* ring = site_ring.data() + a * b;
-      sources[parts[a].site].push_back(SweepSeed{parts[a].tile, ring});
-      targets[parts[a].tile].push_back(SweepTarget{parts[a].site, ring});
-    }
-    // Each pair needs one of its two sweeps: a source serves the sites ranked after it, and it stops
-    // once they are settled. Ranked from the outside in (farthest from the sites' centre first), the
-    // sites left to a source lie inward of it, so its sweep stops sooner than in the given order
-    // (12% fewer tile solves for 100 random sites at 16.8 M cells; docs/index.md "The sweep on the CPU").
-    const std::vector<std::uint32_t> rank = sweep_rank(sites, input.grid().width);
-    GPrimeSweepStats ss;
-    sweep.run(sources, targets, rank, result.data(), progress, &ss);
-    for (std::uint64_t i = 0; i < k; ++i)
-      for (std::uint64_t j = i + 1; j < k; ++j) {
-        const PathLength d = std::min(result[i * k + j], result[j * k + i]);
-        result[i * k + j] = result[j * k + i] = d;
-      }
-    st.exchange = "sweep";
-    st.batch_sources = k;
-    st.tile_solves = ss.tile_solves;
-    st.settled = ss.settled;
-    st.stopped_early = ss.stopped_early;
-    st.max_live = ss.max_live;
-    st.index_bytes = memory->bytes();
+    sweep_sources(input, *memory, sites, options, budget, progress, sv, st);
     st.seconds_queries = watch.seconds();
-    for (PathLength& d : result)
-      if (d > options.max_cost) d = kUnreached;
-    return result;
-  }
-
-  // (2) The exchange (OdQueryOptions::exchange) and the label batch. Queue: per source 2 x 8 bytes per
-  // ring cell of every tile reached (worst case) and its vectors of a round (3 x 8 x B per round
-  // tile); rounds on the CPU: 3 x 8 bytes per ring cell of every present tile; rounds on the GPU: the
-  // labels on the GPU (the batch also bounded by --gpu-memory), on the host the seeds' and the site
-  // tiles' labels. From half of what is left.
-  const bool cuda = (index || build_on_gpu) && options.device == Device::Cuda;
-  const std::uint64_t present = index ? index->present_tiles() : build_on_gpu ? input_present_tiles(input) : 0;
-  bool rounds = (index || build_on_gpu) && present > 0 &&
-                (build_on_gpu || options.exchange == OdExchange::Rounds || (options.exchange == OdExchange::Auto && cuda));
-  std::uint64_t gpu_bytes = 0, gpu_batch = 0;
-  if (rounds && cuda) {
-    gpu_bytes = options.gpu_memory_bytes ? options.gpu_memory_bytes : MinPlusCuda::free_device_bytes() / 10 * 6;
-    const std::uint64_t one = GPrimeRoundsCuda::device_bytes(b, present, 1);
-    const std::uint64_t per = GPrimeRoundsCuda::device_bytes(b, present, 2) - one;
-    if (one > gpu_bytes) {
-      if (build_on_gpu)
-        throw BudgetError("GPU memory too small for od-matrix's index on the GPU: the matrices and one source's labels need " +
-                          MemoryBudget::format_size(one) + ", --gpu-memory gives " + MemoryBudget::format_size(gpu_bytes) +
-                          "; raise --gpu-memory or give an --index file");
-      if (options.exchange == OdExchange::Rounds)
-        throw BudgetError("GPU memory too small for od-matrix --exchange rounds: the matrices and one source's labels need " +
-                          MemoryBudget::format_size(one) + ", --gpu-memory gives " + MemoryBudget::format_size(gpu_bytes) +
-                          "; raise --gpu-memory or use --exchange queue");
-      rounds = false;  // auto: the queue, its matrices streamed through GPU slots
-    } else {
-      gpu_batch = 1 + (gpu_bytes - one) / per;
-    }
-  }
-  st.exchange = !rounds ? "queue" : cuda ? "rounds-gpu" : "rounds-cpu";
-  MemoryBudget::Reservation rounds_reservation;
-  if (rounds)
-    rounds_reservation =
-        budget.reserve(gprime_rounds_host_bytes(t, present, tiles, 0) +
-                           (build_on_gpu ? gprime_build_batch_tiles(t, kDefaultIndexLeaf) * cells * 8
-                            : cuda   ? gprime_rounds_load_plan(t, std::max(1u, options.threads)).host_bytes
-                                     : 0),
-                       build_on_gpu ? "od-matrix G' in-edges and the GPU index build's tile values"
-                                : "od-matrix G' in-edges and the index load's staging");
-  std::uint64_t round_tiles = cuda ? (options.round_tiles ? options.round_tiles : 512) : index ? std::max(1u, options.threads) : 1;
-  round_tiles = std::min<std::uint64_t>(round_tiles, std::max<std::uint64_t>(1, index || build_on_gpu ? present : tiles));
-  std::uint64_t site_tiles = 0;
-  for (std::uint64_t a = 0; a < parts.size(); ++a) site_tiles += a == 0 || parts[a].tile != parts[a - 1].tile;
-  const std::uint64_t per_source = !rounds ? tiles * b * 16 + 64 * tiles + round_tiles * b * 24
-                                   : cuda  ? (site_tiles * 2 + 2) * b * 8
-                                           : gprime_rounds_host_bytes(t, present, tiles, 1) - gprime_rounds_host_bytes(t, present, tiles, 0) +
-                                                 site_tiles * b * 8;
-  const std::uint64_t label_room = budget.available() / 2;
-  if (per_source > label_room)
-    throw BudgetError("memory budget too small for od-matrix: the labels of one source need " + MemoryBudget::format_size(per_source) +
-                " and only " + MemoryBudget::format_size(label_room) + " is left for them; raise --memory");
-  std::uint64_t batch = std::max<std::uint64_t>(1, std::min<std::uint64_t>(k, label_room / per_source));
-  if (options.max_batch) batch = std::min(batch, options.max_batch);
-  if (gpu_batch) batch = std::min(batch, gpu_batch);
-  MemoryBudget::Reservation label_reservation = budget.reserve(batch * per_source, "od-matrix G' labels");
-  st.batch_sources = batch;
-
-  // The tiles of G'.
-  std::unique_ptr<IndexTileCache> cache;
-  std::unique_ptr<GPrimeTiles> gtiles;
-  MemoryBudget::Reservation cache_reservation;
-  GPrimeExchangeOptions xo;
-  xo.params = options.params;
-  xo.connectivity = options.connectivity;
-  xo.max_cost = options.max_cost;
-  IndexMatrixTilesCuda* gpu = nullptr;
-  BlockSolveTiles* block = nullptr;
-  std::unique_ptr<GPrimeRounds> resident;
-  const std::uint64_t keep = (1ull << 20) + budget.cache_margin();  // kernels/common/memory_budget.h
-  std::uint64_t cache_bytes = options.cache_bytes;
-  if (cache_bytes == 0) cache_bytes = budget.available() > keep ? budget.available() - keep : 0;
-  if (build_on_gpu && rounds) {
-    GPrimeBuildStats build;
-    Stopwatch build_watch;
-    resident = std::make_unique<GPrimeRounds>(input, xo, kDefaultIndexLeaf, batch, std::max(1u, options.threads),
-                                              options.round_window, progress, &build);
-    st.seconds_index = build_watch.seconds();
-    st.index_kernel_ms = build.kernel_ms;
-  } else if (build_on_gpu) {
-    // no tile the input holds: no label leaves a site's tile (the in-tile terms are the matrix)
-  } else if (index) {
-    const std::uint64_t entry_bytes = static_cast<std::uint64_t>(b) * b * 8 + b * 8 + 64;
-    cache_bytes = std::min(cache_bytes, tiles * entry_bytes + 2 * entry_bytes);
-    if (cache_bytes < 2 * entry_bytes) cache_bytes = 2 * entry_bytes;
-    cache_reservation = budget.reserve(cache_bytes, "od-matrix index tile cache");
-    cache = std::make_unique<IndexTileCache>(*index, cache_bytes / entry_bytes);
-    st.cache_tiles = cache->capacity();
-    if (rounds) {
-      resident = std::make_unique<GPrimeRounds>(*index, *cache, xo, cuda ? Device::Cuda : Device::Cpu, batch,
-                                                std::max(1u, options.threads), options.round_window);
-    } else if (cuda) {
-      std::uint64_t gpu_bytes = options.gpu_memory_bytes;
-      const std::uint64_t vectors = round_tiles * batch * b * 16 + (1ull << 20);
-      if (gpu_bytes == 0) gpu_bytes = MinPlusCuda::free_device_bytes() / 10 * 6;
-      const std::uint64_t slot = MinPlusCuda::slot_bytes(b);
-      std::uint64_t slots = gpu_bytes > vectors ? (gpu_bytes - vectors) / slot : 0;
-      slots = std::min(slots, index->present_tiles() + 1);
-      if (slots < round_tiles) round_tiles = std::max<std::uint64_t>(1, slots);
-      if (slots == 0)
-        throw BudgetError("GPU memory too small for od-matrix --device cuda: a tile matrix needs " + MemoryBudget::format_size(slot) +
-                    "; use --device cpu");
-      auto g = std::make_unique<IndexMatrixTilesCuda>(*index, *cache, slots, round_tiles);
-      gpu = g.get();
-      gtiles = std::move(g);
-    } else {
-      gtiles = std::make_unique<IndexMatrixTiles>(*index, *cache, std::max(1u, options.threads));
-    }
   } else {
-    const unsigned threads = std::max(1u, options.threads);
-    const std::uint64_t per_tile = block_solve_tiles_bytes(t, 1, 0) - block_solve_tiles_bytes(t, 0, 0);
-    const std::uint64_t base = block_solve_tiles_bytes(t, 0, threads);
-    std::uint64_t cache_tiles = cache_bytes > base ? (cache_bytes - base) / per_tile : 0;
-    cache_tiles = std::max<std::uint64_t>(2, std::min(cache_tiles, tiles));
-    cache_reservation = budget.reserve(block_solve_tiles_bytes(t, cache_tiles, threads), "od-matrix tile cache");
-    st.cache_tiles = cache_tiles;
-    auto g = std::make_unique<BlockSolveTiles>(input, xo, cache_tiles, threads);
-    block = g.get();
-    gtiles = std::move(g);
+    // (2) The exchange and the label batch, (3) the queries.
+    const GPrimeRequest q{input, index, build_on_gpu, options};
+    ExchangePlan plan = plan_exchange(q);
+    st.exchange = !plan.rounds ? "queue" : plan.cuda ? "rounds-gpu" : "rounds-cpu";
+    const MemoryBudget::Reservation rounds_reservation = reserve_rounds(q, plan, budget);
+    const MemoryBudget::Reservation label_reservation = reserve_label_batch(q, sv, k, budget, plan);
+    st.batch_sources = plan.batch;
+    GPrimeSource source;
+    open_gprime_source(q, plan, budget, progress, source, st);
+    query_sources(q, plan, source, k, progress, sv, st);
+    report_source(source, st);
+    st.seconds_queries = watch.seconds() - st.seconds_index;  // (the index built on the GPU is its own phase)
   }
-
-  // (3) The sources in batches: the G' exchange, then the targets.
-  std::map<std::uint64_t, std::vector<std::uint64_t>> parts_in_tile;
-  for (std::uint64_t a = 0; a < parts.size(); ++a) parts_in_tile[parts[a].tile].push_back(a);
-  std::vector<std::uint64_t> wanted;
-  for (const auto& [tile, list] : parts_in_tile) wanted.push_back(tile);
-  progress.update("od-matrix: queries", 0, k);
-  for (std::uint64_t first = 0; first < k; first += batch) {
-    const std::uint64_t kb = std::min<std::uint64_t>(batch, k - first);
-    std::vector<GPrimeSeed> seeds;
-    for (std::uint64_t a = 0; a < parts.size(); ++a) {
-      const std::uint64_t s = parts[a].site;
-      if (s < first || s >= first + kb) continue;
-      seeds.push_back(GPrimeSeed{parts[a].tile, static_cast<std::uint32_t>(s - first),
-                                 std::vector<PathLength>(site_ring.begin() + static_cast<std::ptrdiff_t>(a * b),
-                                                         site_ring.begin() + static_cast<std::ptrdiff_t>((a + 1) * b))});
-    }
-    GPrimeStats gs;
-    const GPrimeLabels labels = resident ? resident->run(kb, seeds, wanted, &gs)
-                                : gtiles ? gprime_exchange(*gtiles, grid, kb, seeds, xo, &gs)
-                                         : GPrimeLabels{};  // (no tile to exchange through)
-    st.tile_solves += gs.tile_solves;
-    st.rounds += gs.rounds;
-    // Targets: min over the ring cells r of each tile U of j of label(r) + d_U(r, j).
-    for (const auto& [tile, list] : parts_in_tile) {
-      auto it = labels.find(tile);
-      if (it == labels.end()) continue;
-      for (std::uint64_t v = 0; v < kb; ++v) {
-        PathLength* best = result.data() + (first + v) * k;
-        const PathLength* label = it->second.data() + v * b;
-        for (std::uint64_t a : list) {
-          const PathLength* ring = site_ring.data() + a * b;
-          PathLength& out = best[parts[a].site];
-          for (std::uint32_t p = 0; p < b; ++p) {
-            const PathLength via = min_plus_add(label[p], ring[p]);
-            if (via < out) out = via;
-          }
-        }
-      }
-    }
-    progress.update("od-matrix: queries", first + kb, k);
-  }
-  if (cache) st.matrix_loads = cache->loads();
-  if (gpu) {
-    st.gpu_uploads = gpu->uploads();
-    st.kernel_ms = gpu->kernel_ms();
-  }
-  if (resident) {
-    st.gpu_uploads = resident->uploads();
-    st.kernel_ms = resident->kernel_ms();
-    st.kernel_ms_select = resident->select_ms();
-    st.kernel_ms_solve = resident->solve_ms();
-    st.kernel_ms_push = resident->push_ms();
-    st.due_sources = resident->due_sources();
-    st.max_active = resident->max_active();
-  }
-  if (block) {
-    st.exchange_solves = block->solves();
-    st.matrix_loads = block->loads();
-  }
-  st.seconds_queries = watch.seconds() - st.seconds_index;  // (the index built on the GPU is its own phase)
-  for (PathLength& d : result)
-    if (d > options.max_cost) d = kUnreached;
-  return result;
+  clamp_to_max_cost(sv.result, options.max_cost);
+  return std::move(sv.result);
 }
 
 }  // namespace

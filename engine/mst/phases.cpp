@@ -48,12 +48,150 @@ MstMergeMode parse_merge_mode(const std::string& text) {
   throw UsageError("--merge must be auto, cpu, cpu-levels or cuda, not '" + text + "'");
 }
 
+namespace {
+std::string scratch_path(const MstPhaseOptions& options, const char* name) { return options.scratch_dir + "/" + name; }
+
+MstMergeMode resolve_merge_mode(const MstPhaseOptions& options) {
+  return options.merge_mode != MstMergeMode::Auto ? options.merge_mode
+         : options.cuda                          ? MstMergeMode::CudaLevels
+                                                 : MstMergeMode::CpuPostOrder;
+}
+
+// The post-order merge's fixed need, checked before any work: its largest step, the root's, in the
+// worst case. Each child summary is a forest on its ring cells and at most as many branch vertices,
+// so fewer than 2 edges per ring cell; the four children's rings hold 4 (W + H) cells. Held then:
+// the four summaries (heap_bytes), the merge graph (merge_working_bytes: 144 bytes per candidate,
+// ring cells bringing 3 each), the summary reader's buffer and the expansion-record sorter, which
+// takes an eighth of what is left when the merge starts.
+void check_post_order_merge_fits(const TileGrid& grid, const MstPhaseOptions& options, const MemoryBudget& budget) {
+  const std::uint64_t ring = 4 * (grid.width + grid.height);
+  const std::uint64_t root_graph = (2 * ring + 3 * ring) * 144 + 4096;
+  const std::uint64_t summaries = 2 * ring * sizeof(SummaryEdge) + ring * sizeof(double) + 4 * sizeof(ClusterSummary);
+  const std::uint64_t available = budget.available();
+  const std::uint64_t records =
+      options.record_buffer_bytes ? options.record_buffer_bytes : std::min<std::uint64_t>(64ull << 20, available / 8);
+  const std::uint64_t need =
+      root_graph + summaries + kSummaryFileBufferBytes + std::max(records, ExternalSorter::kMinimumBufferBytes);
+  if (need > available)
+    throw BudgetError("memory budget too small for the MST merge phase: its root merge step can need " +
+                      MemoryBudget::format_size(root_graph + summaries) + " (" + std::to_string(grid.width) + " x " +
+                      std::to_string(grid.height) + " cells) and its buffers " +
+                      MemoryBudget::format_size(need - root_graph - summaries) + ", but only " +
+                      MemoryBudget::format_size(available) + " of --memory " + MemoryBudget::format_size(budget.total()) +
+                      " is left; raise --memory to " + MemoryBudget::format_size(budget.total() + need - available) +
+                      " at least");
+}
+
+// The level merge's fixed need, checked before any work (engine/mst/phase2_merge_levels.h): what its
+// root step reserves whatever the data, the two summary buffers and the record sorter's least.
+void check_level_merge_fits(const TileGrid& grid, MstMergeMode merge_mode, const MstPhaseOptions& options,
+                            const MemoryBudget& budget) {
+  const std::uint64_t root = level_merge_root_step_bytes(grid);
+  const std::uint64_t available = budget.available();
+  const std::uint64_t records = options.record_buffer_bytes ? options.record_buffer_bytes : 0;
+  const std::uint64_t buffers = 2 * kSummaryFileBufferBytes + std::max(records, ExternalSorter::kMinimumBufferBytes);
+  if (root + buffers > available)
+    throw BudgetError("memory budget too small for the MST merge phase (--merge " + std::string(to_string(merge_mode)) +
+                      "): its root merge step can need " + MemoryBudget::format_size(root) + " (" +
+                      std::to_string(grid.width) + " x " + std::to_string(grid.height) + " cells) and its buffers " +
+                      MemoryBudget::format_size(buffers) + ", but only " + MemoryBudget::format_size(available) +
+                      " of --memory " + MemoryBudget::format_size(budget.total()) + " is left; raise --memory to " +
+                      MemoryBudget::format_size(budget.total() + root + buffers - available) + " at least");
+}
+
+// 1. Block-local MST and reduction: the forest bits and the tile summaries written.
+BlockLocalTotals run_phase_block_local(const TileInput& source, const std::vector<std::uint64_t>& order,
+                                       const MstPhaseOptions& options, WorkerPool& pool, MemoryBudget& budget,
+                                       Progress& progress, std::vector<std::uint64_t>& summary_offsets,
+                                       MstPhaseResult& result) {
+  SequentialWriter bits_out(scratch_path(options, "mst_forest.bits"), budget, kSummaryFileBufferBytes,
+                            "MST forest bits buffer");
+  SequentialWriter summaries_out(scratch_path(options, "mst_tile_summaries"), budget, kSummaryFileBufferBytes,
+                                 "MST summary buffer");
+  progress.update("mst: block-local", 0, order.size());
+  const BlockLocalTotals block_local = run_block_local(source, order, options, pool, budget, progress, bits_out,
+                                                       summaries_out, summary_offsets, result);
+  bits_out.finish();
+  summaries_out.finish();
+  result.bytes_written += bits_out.bytes_written() + summaries_out.bytes_written();
+  return block_local;
+}
+
+// What the merge changes in the forest: the edges it adds (in) and takes out (out), and their weights.
+struct MergeBalance {
+  std::uint64_t in_edges = 0, out_edges = 0;
+  unsigned __int128 in_weight = 0, out_weight = 0;
+};
+
+template <class Totals>
+MergeBalance balance_of(const Totals& merge) {
+  MergeBalance balance;
+  balance.in_edges = merge.in_edges;
+  balance.out_edges = merge.out_edges;
+  balance.in_weight = merge.in_weight;
+  balance.out_weight = merge.out_weight;
+  return balance;
+}
+
+// 2. Hierarchical merge, post-order or level by level (result.merge_mode); its expansion records go
+// to `records`.
+MergeBalance run_phase_merge(const TileGrid& grid, const MstPhaseOptions& options,
+                             std::vector<std::uint64_t>& summary_offsets, ExternalSorter& records, MemoryBudget& budget,
+                             Progress& progress, WorkerPool& pool, MstPhaseResult& result) {
+  if (result.merge_mode == MstMergeMode::CpuPostOrder) {
+    const PostOrderMergeTotals merge =
+        run_post_order_merge(grid, options.params, options.connectivity, scratch_path(options, "mst_tile_summaries"),
+                             summary_offsets, records, budget, progress, pool);
+    result.merge_levels = merge.levels;
+    result.bytes_read += merge.bytes_read;
+    return balance_of(merge);
+  }
+  summary_offsets = std::vector<std::uint64_t>();  // the level merge reads the summaries in one scan
+  LevelMergeOptions level_options;
+  level_options.params = options.params;
+  level_options.connectivity = options.connectivity;
+  level_options.cuda = result.merge_mode == MstMergeMode::CudaLevels;
+  level_options.gpu_memory_bytes = options.gpu_memory_bytes;
+  level_options.batch_edges = options.merge_batch_edges;
+  level_options.scratch_dir = options.scratch_dir;
+  const LevelMergeTotals merge =
+      run_level_merge(grid, scratch_path(options, "mst_tile_summaries"), level_options, records, budget, progress, pool);
+  result.merge_levels = merge.levels;
+  result.bytes_read += merge.bytes_read;
+  result.bytes_written += merge.bytes_written;
+  result.merge_batches = merge.batches;
+  result.merge_graphs = merge.graphs;
+  result.merge_oversized_graphs = merge.oversized_graphs;
+  result.merge_batch_edges = merge.batch_edges;
+  result.gpu_merge_kernel_ms = merge.kernel_ms;
+  return balance_of(merge);
+}
+
+// The tree's totals: the expansion's edge count checked against phases 1 and 2, the weight against
+// 2^64.
+void set_totals(const BlockLocalTotals& block_local, const MergeBalance& balance, std::uint64_t counted_edges,
+                MstPhaseResult& result) {
+  const std::uint64_t expected_edges = block_local.forest_edges + balance.in_edges - balance.out_edges;
+  if (counted_edges != expected_edges) {
+    throw Error("internal error: MST expansion counted " + std::to_string(counted_edges) + " edges, the merge " +
+                std::to_string(expected_edges));
+  }
+  const unsigned __int128 total = block_local.forest_weight + balance.in_weight - balance.out_weight;
+  if (total > std::numeric_limits<std::uint64_t>::max()) {
+    throw Error("the MST's total weight exceeds 2^64 fixed-point units; choose a smaller --scale");
+  }
+  result.total_weight = static_cast<std::uint64_t>(total);
+  result.edges = counted_edges;
+  result.vertices = block_local.valid;
+  result.components = block_local.valid - counted_edges;
+}
+}  // namespace
+
 MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& options, MemoryBudget& budget,
                               Progress& progress, MstWindowSink* sink) {
   MstPhaseResult result;
   const TileGrid& grid = source.grid();
   const std::uint32_t t = grid.tile;
-  const WeightParams& params = options.params;
   // The tile order and each tile's summary offset: 16 bytes per tile of the grid, for the run.
   auto order_reservation = budget.reserve(grid.tile_count() * 16, "MST tile order and summary offsets");
   const std::vector<std::uint64_t> order = grid.z_order();
@@ -61,115 +199,25 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
     throw Error("mst: the raster has too many tiles of " + std::to_string(t) +
                 " cells for 64-bit expansion keys; use a larger --tile");
   }
-  auto scratch_file = [&](const char* name) { return options.scratch_dir + "/" + name; };
-  const MstMergeMode merge_mode = options.merge_mode != MstMergeMode::Auto ? options.merge_mode
-                                  : options.cuda                          ? MstMergeMode::CudaLevels
-                                                                          : MstMergeMode::CpuPostOrder;
-  if (merge_mode == MstMergeMode::CpuPostOrder && grid.tile_count() > 1) {
-    // The merge phase's fixed need, checked before any work: its largest step, the root's, in the
-    // worst case. Each child summary is a forest on its ring cells and at most as many branch
-    // vertices, so fewer than 2 edges per ring cell; the four children's rings hold 4 (W + H)
-    // cells. Held then: the four summaries (heap_bytes), the merge graph (merge_working_bytes: 144
-    // bytes per candidate, ring cells bringing 3 each), the summary reader's buffer and the
-    // expansion-record sorter, which takes an eighth of what is left when the merge starts.
-    const std::uint64_t ring = 4 * (grid.width + grid.height);
-    const std::uint64_t root_graph = (2 * ring + 3 * ring) * 144 + 4096;
-    const std::uint64_t summaries = 2 * ring * sizeof(SummaryEdge) + ring * sizeof(double) + 4 * sizeof(ClusterSummary);
-    const std::uint64_t available = budget.available();
-    const std::uint64_t records = options.record_buffer_bytes
-                                      ? options.record_buffer_bytes
-                                      : std::min<std::uint64_t>(64ull << 20, available / 8);
-    const std::uint64_t need = root_graph + summaries + kSummaryFileBufferBytes +
-                               std::max(records, ExternalSorter::kMinimumBufferBytes);
-    if (need > available)
-      throw BudgetError("memory budget too small for the MST merge phase: its root merge step can need " +
-                  MemoryBudget::format_size(root_graph + summaries) + " (" + std::to_string(grid.width) + " x " +
-                  std::to_string(grid.height) + " cells) and its buffers " +
-                  MemoryBudget::format_size(need - root_graph - summaries) + ", but only " +
-                  MemoryBudget::format_size(available) + " of --memory " + MemoryBudget::format_size(budget.total()) +
-                  " is left; raise --memory to " + MemoryBudget::format_size(budget.total() + need - available) +
-                  " at least");
+  result.merge_mode = resolve_merge_mode(options);
+  if (grid.tile_count() > 1) {
+    if (result.merge_mode == MstMergeMode::CpuPostOrder) check_post_order_merge_fits(grid, options, budget);
+    else check_level_merge_fits(grid, result.merge_mode, options, budget);
   }
 
-  if (merge_mode != MstMergeMode::CpuPostOrder && grid.tile_count() > 1) {
-    // The level merge's fixed need, checked before any work (engine/mst/phase2_merge_levels.h): what
-    // its root step reserves whatever the data, the two summary buffers and the record sorter's least.
-    const std::uint64_t root = level_merge_root_step_bytes(grid);
-    const std::uint64_t available = budget.available();
-    const std::uint64_t records = options.record_buffer_bytes ? options.record_buffer_bytes : 0;
-    const std::uint64_t buffers = 2 * kSummaryFileBufferBytes + std::max(records, ExternalSorter::kMinimumBufferBytes);
-    if (root + buffers > available)
-      throw BudgetError("memory budget too small for the MST merge phase (--merge " + std::string(to_string(merge_mode)) +
-                  "): its root merge step can need " + MemoryBudget::format_size(root) + " (" +
-                  std::to_string(grid.width) + " x " + std::to_string(grid.height) + " cells) and its buffers " +
-                  MemoryBudget::format_size(buffers) + ", but only " + MemoryBudget::format_size(available) +
-                  " of --memory " + MemoryBudget::format_size(budget.total()) + " is left; raise --memory to " +
-                  MemoryBudget::format_size(budget.total() + root + buffers - available) + " at least");
-  }
-
-  // 1. Block-local MST and reduction.
   Stopwatch phase;
   WorkerPool pool(options.threads);
   std::vector<std::uint64_t> summary_offsets(grid.tile_count());
-  BlockLocalTotals block_local;
-  {
-    SequentialWriter bits_out(scratch_file("mst_forest.bits"), budget, kSummaryFileBufferBytes, "MST forest bits buffer");
-    SequentialWriter summaries_out(scratch_file("mst_tile_summaries"), budget, kSummaryFileBufferBytes,
-                                   "MST summary buffer");
-    progress.update("mst: block-local", 0, order.size());
-    block_local = run_block_local(source, order, options, pool, budget, progress, bits_out, summaries_out,
-                                  summary_offsets, result);
-    bits_out.finish();
-    summaries_out.finish();
-    result.bytes_written += bits_out.bytes_written() + summaries_out.bytes_written();
-  }
+  const BlockLocalTotals block_local =
+      run_phase_block_local(source, order, options, pool, budget, progress, summary_offsets, result);
   result.block_local_seconds = phase.seconds();
 
-  // 2. Hierarchical merge.
   phase.restart();
   const std::uint64_t record_bytes = options.record_buffer_bytes
                                          ? options.record_buffer_bytes
                                          : std::min<std::uint64_t>(64ull << 20, budget.available() / 8);
-  ExternalSorter records(scratch_file("mst_records"), budget, record_bytes);
-  std::uint64_t in_edges = 0, out_edges = 0;
-  unsigned __int128 in_weight = 0, out_weight = 0;
-  result.merge_mode = options.merge_mode != MstMergeMode::Auto ? options.merge_mode
-                      : options.cuda                          ? MstMergeMode::CudaLevels
-                                                              : MstMergeMode::CpuPostOrder;
-  if (result.merge_mode == MstMergeMode::CpuPostOrder) {
-    const PostOrderMergeTotals merge = run_post_order_merge(grid, params, options.connectivity,
-                                                            scratch_file("mst_tile_summaries"), summary_offsets,
-                                                            records, budget, progress, pool);
-    result.merge_levels = merge.levels;
-    in_edges = merge.in_edges;
-    out_edges = merge.out_edges;
-    in_weight = merge.in_weight;
-    out_weight = merge.out_weight;
-    result.bytes_read += merge.bytes_read;
-  } else {
-    summary_offsets = std::vector<std::uint64_t>();  // the level merge reads the summaries in one scan
-    LevelMergeOptions level_options;
-    level_options.params = params;
-    level_options.connectivity = options.connectivity;
-    level_options.cuda = result.merge_mode == MstMergeMode::CudaLevels;
-    level_options.gpu_memory_bytes = options.gpu_memory_bytes;
-    level_options.batch_edges = options.merge_batch_edges;
-    level_options.scratch_dir = options.scratch_dir;
-    const LevelMergeTotals merge = run_level_merge(grid, scratch_file("mst_tile_summaries"), level_options, records,
-                                                   budget, progress, pool);
-    result.merge_levels = merge.levels;
-    in_edges = merge.in_edges;
-    out_edges = merge.out_edges;
-    in_weight = merge.in_weight;
-    out_weight = merge.out_weight;
-    result.bytes_read += merge.bytes_read;
-    result.bytes_written += merge.bytes_written;
-    result.merge_batches = merge.batches;
-    result.merge_graphs = merge.graphs;
-    result.merge_oversized_graphs = merge.oversized_graphs;
-    result.merge_batch_edges = merge.batch_edges;
-    result.gpu_merge_kernel_ms = merge.kernel_ms;
-  }
+  ExternalSorter records(scratch_path(options, "mst_records"), budget, record_bytes);
+  const MergeBalance balance = run_phase_merge(grid, options, summary_offsets, records, budget, progress, pool, result);
   records.finish();
   result.expansion_records = records.size();
   result.expansion_record_runs = records.runs_spilled();
@@ -178,25 +226,11 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
   // 3. Expansion: forest bits + in - out, per tile in Z-order.
   phase.restart();
   const ExpansionTotals expansion = run_expansion(source, order, options, records, budget, progress, sink);
-  const std::uint64_t counted_edges = expansion.edges;
   result.bytes_read += expansion.bytes_read;
   result.bytes_written += expansion.bytes_written;
   result.expansion_seconds = phase.seconds();
 
-  // Totals.
-  const std::uint64_t expected_edges = block_local.forest_edges + in_edges - out_edges;
-  if (counted_edges != expected_edges) {
-    throw Error("internal error: MST expansion counted " + std::to_string(counted_edges) + " edges, the merge " +
-                std::to_string(expected_edges));
-  }
-  const unsigned __int128 total = block_local.forest_weight + in_weight - out_weight;
-  if (total > std::numeric_limits<std::uint64_t>::max()) {
-    throw Error("the MST's total weight exceeds 2^64 fixed-point units; choose a smaller --scale");
-  }
-  result.total_weight = static_cast<std::uint64_t>(total);
-  result.edges = counted_edges;
-  result.vertices = block_local.valid;
-  result.components = block_local.valid - counted_edges;
+  set_totals(block_local, balance, expansion.edges, result);
   result.bytes_read += records.bytes_read();
   result.bytes_written += records.bytes_written();
   return result;

@@ -78,6 +78,22 @@ struct TileStore::Impl {
     throw Error("'" + file.path() + "' is a damaged terrazo tile store (" + what +
                 "); re-create it with `terrazo import`");
   }
+
+  // The stages of TileStore::open, in order. The header's fields that RasterInfo does not hold:
+  struct HeaderFields {
+    std::uint64_t present_tiles = 0, index_offset = 0, data_offset = 0, recorded_size = 0;
+    std::uint32_t tile = 0;
+  };
+  // The signature, version and header record, its length and CRC checked; returns [0, 20 + H).
+  std::vector<unsigned char> read_header(std::uint64_t file_size) const;
+  // The header record's fields (into info; the rest returned).
+  HeaderFields decode_header(const std::vector<unsigned char>& header);
+  // grid and layout from the header, checked against its offsets and the file's size.
+  void check_layout(const HeaderFields& fields, std::uint64_t file_size);
+  // The index read into its compact form, its bytes reserved first; checksum and entries checked.
+  void read_index(std::uint64_t present_tiles, MemoryBudget* budget);
+  // The CRS and the statistics checked; the statistics' stored extremes set.
+  void check_statistics(std::uint64_t present_tiles);
 };
 
 bool TileStore::looks_like_tile_store(const std::string& path) {
@@ -94,12 +110,23 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path, MemoryBudget
   impl->file = PosixFile(path, PosixFile::Mode::Read);
   const std::uint64_t file_size = impl->file.size();
   if (file_size == 0) throw Error("'" + path + "' is empty, not a terrazo tile store; create one with `terrazo import`");
+  const std::vector<unsigned char> header = impl->read_header(file_size);
+  const Impl::HeaderFields fields = impl->decode_header(header);
+  impl->check_layout(fields, file_size);
+  impl->read_index(fields.present_tiles, budget);
+  impl->check_statistics(fields.present_tiles);
+  impl->rule = NodataRule(impl->info);
+  impl->bytes_read = header.size() + impl->layout.tile_count * kIndexEntryBytes + 4;
+  return std::unique_ptr<TileStore>(new TileStore(std::move(impl)));
+}
 
+std::vector<unsigned char> TileStore::Impl::read_header(std::uint64_t file_size) const {
+  const std::string& path = file.path();
   unsigned char prefix[16] = {};
-  const std::uint64_t got = impl->file.read_some(prefix, 16, 0);
+  const std::uint64_t got = file.read_some(prefix, 16, 0);
   if (got < 8 || std::memcmp(prefix, kMagic.data(), 8) != 0)
     throw Error("'" + path + "' is not a terrazo tile store (no .tzs signature); create one with `terrazo import`");
-  if (got < 16) impl->corrupt("file ends inside the header");
+  if (got < 16) corrupt("file ends inside the header");
   std::uint32_t version, header_bytes;
   std::memcpy(&version, prefix + 8, 4);
   std::memcpy(&header_bytes, prefix + 12, 4);
@@ -107,25 +134,26 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path, MemoryBudget
     throw Error("'" + path + "' is a tile store of format version " + std::to_string(version) +
                 "; this terrazo reads version " + std::to_string(kVersion) + ": re-import the raster");
   if (header_bytes < kFixedHeaderBytes || header_bytes > kFixedHeaderBytes + kMaxCrsBytes)
-    impl->corrupt("header length " + std::to_string(header_bytes) + " is impossible");
-  if (16ull + header_bytes + 4 > file_size) impl->corrupt("file ends inside the header: truncated");
-
+    corrupt("header length " + std::to_string(header_bytes) + " is impossible");
+  if (16ull + header_bytes + 4 > file_size) corrupt("file ends inside the header: truncated");
   std::vector<unsigned char> header(16ull + header_bytes + 4);
-  impl->file.read_exact(header.data(), header.size(), 0);
+  file.read_exact(header.data(), header.size(), 0);
   std::uint32_t stored_crc;
   std::memcpy(&stored_crc, header.data() + 16 + header_bytes, 4);
-  if (crc32_of(header.data(), 16ull + header_bytes) != stored_crc) impl->corrupt("header checksum mismatch");
+  if (crc32_of(header.data(), 16ull + header_bytes) != stored_crc) corrupt("header checksum mismatch");
+  return header;
+}
 
-  RasterInfo& info = impl->info;
-  std::uint64_t present_tiles = 0, index_offset = 0, data_offset = 0, recorded_size = 0;
-  std::uint32_t tile = 0;
+TileStore::Impl::HeaderFields TileStore::Impl::decode_header(const std::vector<unsigned char>& header) {
+  const auto header_bytes = static_cast<std::uint32_t>(header.size() - 20);
+  HeaderFields fields;
   try {
     Decoder d(header.data() + 16, header_bytes);
     info.width = d.get<std::uint64_t>();
     info.height = d.get<std::uint64_t>();
-    tile = d.get<std::uint32_t>();
+    fields.tile = d.get<std::uint32_t>();
     const std::uint32_t type = d.get<std::uint32_t>();
-    if (!valid_cell_type(type)) impl->corrupt("unknown cell type code " + std::to_string(type));
+    if (!valid_cell_type(type)) corrupt("unknown cell type code " + std::to_string(type));
     info.type = static_cast<CellType>(type);
     const std::uint32_t flags = d.get<std::uint32_t>();
     d.get<std::uint32_t>();
@@ -137,34 +165,41 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path, MemoryBudget
     info.min = d.get<double>();
     info.max = d.get<double>();
     info.valid_cells = d.get<std::uint64_t>();
-    present_tiles = d.get<std::uint64_t>();
-    index_offset = d.get<std::uint64_t>();
-    data_offset = d.get<std::uint64_t>();
-    recorded_size = d.get<std::uint64_t>();
+    fields.present_tiles = d.get<std::uint64_t>();
+    fields.index_offset = d.get<std::uint64_t>();
+    fields.data_offset = d.get<std::uint64_t>();
+    fields.recorded_size = d.get<std::uint64_t>();
     const std::uint32_t crs_bytes = d.get<std::uint32_t>();
-    if (kFixedHeaderBytes + crs_bytes != header_bytes) impl->corrupt("CRS length disagrees with header length");
+    if (kFixedHeaderBytes + crs_bytes != header_bytes) corrupt("CRS length disagrees with header length");
     info.crs_wkt = d.get_bytes(crs_bytes);
   } catch (const std::out_of_range&) {
-    impl->corrupt("header record too short");
+    corrupt("header record too short");
   }
-  if (info.width == 0 || info.height == 0) impl->corrupt("raster size is zero");
-  if (!tzs_format::is_power_of_two(tile) || tile > kMaxTile) impl->corrupt("tile size " + std::to_string(tile) + " is invalid");
-  if ((info.width + tile - 1) / tile > 0xFFFFFFFFull || (info.height + tile - 1) / tile > 0xFFFFFFFFull)
-    impl->corrupt("raster size too large for its tile size");
-  impl->grid = TileGrid{info.width, info.height, tile};
-  impl->layout = compute_layout(impl->grid, info.type, info.crs_wkt.size());
-  const Layout& layout = impl->layout;
-  if (layout.overflow) impl->corrupt("raster size overflows 64-bit offsets");
-  if (layout.index_offset != index_offset || layout.data_offset != data_offset || layout.file_size != recorded_size)
-    impl->corrupt("header offsets disagree with the raster size");
-  if (file_size != layout.file_size)
-    throw Error("'" + path + "' is " + (file_size < layout.file_size ? "truncated" : "damaged") + ": its header describes " +
-                std::to_string(layout.file_size) + " bytes but the file has " + std::to_string(file_size) +
-                "; re-create it with `terrazo import`");
-  if (present_tiles > layout.tile_count) impl->corrupt("more present tiles than tiles");
+  return fields;
+}
 
-  // The index: row-major entries, then its CRC; read in chunks (the CRC chained over them) into the
-  // compact form of Impl, whose bytes are reserved first.
+void TileStore::Impl::check_layout(const HeaderFields& fields, std::uint64_t file_size) {
+  const std::uint32_t tile = fields.tile;
+  if (info.width == 0 || info.height == 0) corrupt("raster size is zero");
+  if (!tzs_format::is_power_of_two(tile) || tile > kMaxTile) corrupt("tile size " + std::to_string(tile) + " is invalid");
+  if ((info.width + tile - 1) / tile > 0xFFFFFFFFull || (info.height + tile - 1) / tile > 0xFFFFFFFFull)
+    corrupt("raster size too large for its tile size");
+  grid = TileGrid{info.width, info.height, tile};
+  layout = compute_layout(grid, info.type, info.crs_wkt.size());
+  if (layout.overflow) corrupt("raster size overflows 64-bit offsets");
+  if (layout.index_offset != fields.index_offset || layout.data_offset != fields.data_offset ||
+      layout.file_size != fields.recorded_size)
+    corrupt("header offsets disagree with the raster size");
+  if (file_size != layout.file_size)
+    throw Error("'" + file.path() + "' is " + (file_size < layout.file_size ? "truncated" : "damaged") +
+                ": its header describes " + std::to_string(layout.file_size) + " bytes but the file has " +
+                std::to_string(file_size) + "; re-create it with `terrazo import`");
+  if (fields.present_tiles > layout.tile_count) corrupt("more present tiles than tiles");
+}
+
+// The index: row-major entries, then its CRC; read in chunks (the CRC chained over them) into the
+// compact form, whose bytes are reserved first.
+void TileStore::Impl::read_index(std::uint64_t present_tiles, MemoryBudget* budget) {
   const std::uint64_t words = (layout.tile_count + 63) / 64;
   const std::uint64_t seen_bytes = info.has_stats ? (present_tiles + 63) / 64 * 8 : 0;
   const std::uint64_t index_memory = words * 16 + present_tiles * 4 + seen_bytes;
@@ -172,70 +207,69 @@ std::unique_ptr<TileStore> TileStore::open(const std::string& path, MemoryBudget
   const std::uint64_t chunk_bytes = std::min(kIndexChunkBytes, index_bytes);
   MemoryBudget::Reservation chunk_reservation;
   if (budget) {
-    impl->index_reservation = budget->reserve(
-        index_memory, "tile index of '" + path + "' (" + std::to_string(layout.tile_count) + " tiles, " +
-                          std::to_string(present_tiles) + " stored)");
+    index_reservation = budget->reserve(index_memory, "tile index of '" + file.path() + "' (" +
+                                                          std::to_string(layout.tile_count) + " tiles, " +
+                                                          std::to_string(present_tiles) + " stored)");
     chunk_reservation = budget->reserve(chunk_bytes, "tile index read buffer");
   }
-  impl->present_bits.assign(words, 0);
-  impl->present_before.assign(words, 0);
-  impl->crcs.reserve(present_tiles);
+  present_bits.assign(words, 0);
+  present_before.assign(words, 0);
+  crcs.reserve(present_tiles);
   std::vector<unsigned char> chunk(chunk_bytes);
   uLong running_crc = crc32(0L, Z_NULL, 0);
-  const std::uint32_t tiles_x = impl->grid.tiles_x();
+  const std::uint32_t tiles_x = grid.tiles_x();
   std::string problem;
   for (std::uint64_t first = 0; first < layout.tile_count;) {
     const std::uint64_t count = std::min<std::uint64_t>(chunk_bytes / kIndexEntryBytes, layout.tile_count - first);
-    impl->file.read_exact(chunk.data(), count * kIndexEntryBytes, layout.index_offset + first * kIndexEntryBytes);
+    file.read_exact(chunk.data(), count * kIndexEntryBytes, layout.index_offset + first * kIndexEntryBytes);
     running_crc = crc32(running_crc, chunk.data(), static_cast<uInt>(count * kIndexEntryBytes));
     // The first bad entry is reported once the checksum holds (a checksum mismatch comes first).
     for (std::uint64_t j = 0; j < count && problem.empty(); ++j) {
       const std::uint64_t i = first + j;
       Decoder d(chunk.data() + j * kIndexEntryBytes, kIndexEntryBytes);
-      const auto offset = d.get<std::uint64_t>();
+      const auto entry_offset = d.get<std::uint64_t>();
       const auto crc = d.get<std::uint32_t>();
-      if (i % 64 == 0) impl->present_before[i / 64] = impl->present;
-      if (offset == 0) continue;
+      if (i % 64 == 0) present_before[i / 64] = present;
+      if (entry_offset == 0) continue;
       const auto tx = static_cast<std::uint32_t>(i % tiles_x), ty = static_cast<std::uint32_t>(i / tiles_x);
-      if (offset != impl->offset(tx, ty)) {
+      if (entry_offset != offset(tx, ty)) {
         problem = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") is indexed outside its Z-order slot";
-      } else if (++impl->present > present_tiles) {
+      } else if (++present > present_tiles) {
         problem = "present-tile count disagrees with the index";
       } else {
-        impl->present_bits[i / 64] |= std::uint64_t{1} << (i % 64);
-        impl->crcs.push_back(crc);
+        present_bits[i / 64] |= std::uint64_t{1} << (i % 64);
+        crcs.push_back(crc);
       }
     }
     first += count;
   }
   std::uint32_t index_crc;
-  impl->file.read_exact(&index_crc, 4, layout.index_offset + index_bytes);
-  if (running_crc != index_crc) impl->corrupt("tile index checksum mismatch");
-  if (!problem.empty()) impl->corrupt(problem);
-  if (impl->present != present_tiles) impl->corrupt("present-tile count disagrees with the index");
+  file.read_exact(&index_crc, 4, layout.index_offset + index_bytes);
+  if (running_crc != index_crc) corrupt("tile index checksum mismatch");
+  if (!problem.empty()) corrupt(problem);
+  if (present != present_tiles) corrupt("present-tile count disagrees with the index");
+}
+
+void TileStore::Impl::check_statistics(std::uint64_t present_tiles) {
   // A CRS is text: NUL bytes in it would be dropped silently downstream (outputs without a CRS).
-  if (info.crs_wkt.find('\0') != std::string::npos) impl->corrupt("the CRS holds NUL bytes");
-  if (info.has_stats) {
-    // The statistics set the weight scale of mst and sssp: impossible ones are a damaged store. An
-    // infinity is a value float cells hold (an import keeps it; the weights refuse it naming the
-    // cell); a finite bound the type cannot hold (1e300 in Float32) is impossible.
-    const bool float_cells = info.type == CellType::Float32 || info.type == CellType::Float64;
-    auto stored_bound = [&](double v) { return float_cells && std::isinf(v) ? v : as_stored(v, info.type); };
-    auto possible = [&](double v) { return (float_cells && std::isinf(v)) || std::isfinite(as_stored(v, info.type)); };
-    const double lo = stored_bound(info.min), hi = stored_bound(info.max);
-    if (!possible(info.min) || !possible(info.max) || lo > hi)
-      impl->corrupt("its statistics [" + number_text(info.min) + ", " + number_text(info.max) + "] are impossible for " +
-                    to_string(info.type) + " cells");
-    if (info.valid_cells > info.width * info.height || (info.valid_cells == 0) != (impl->present == 0))
-      impl->corrupt("its statistics count " + std::to_string(info.valid_cells) + " valid cells in " +
-                    std::to_string(impl->present) + " stored tiles");
-    impl->stored_min = lo;
-    impl->stored_max = hi;
-    impl->seen.assign((present_tiles + 63) / 64, 0);
-  }
-  impl->rule = NodataRule(info);
-  impl->bytes_read = header.size() + index_bytes + 4;
-  return std::unique_ptr<TileStore>(new TileStore(std::move(impl)));
+  if (info.crs_wkt.find('\0') != std::string::npos) corrupt("the CRS holds NUL bytes");
+  if (!info.has_stats) return;
+  // The statistics set the weight scale of mst and sssp: impossible ones are a damaged store. An
+  // infinity is a value float cells hold (an import keeps it; the weights refuse it naming the
+  // cell); a finite bound the type cannot hold (1e300 in Float32) is impossible.
+  const bool float_cells = info.type == CellType::Float32 || info.type == CellType::Float64;
+  auto stored_bound = [&](double v) { return float_cells && std::isinf(v) ? v : as_stored(v, info.type); };
+  auto possible = [&](double v) { return (float_cells && std::isinf(v)) || std::isfinite(as_stored(v, info.type)); };
+  const double lo = stored_bound(info.min), hi = stored_bound(info.max);
+  if (!possible(info.min) || !possible(info.max) || lo > hi)
+    corrupt("its statistics [" + number_text(info.min) + ", " + number_text(info.max) + "] are impossible for " +
+            to_string(info.type) + " cells");
+  if (info.valid_cells > info.width * info.height || (info.valid_cells == 0) != (present == 0))
+    corrupt("its statistics count " + std::to_string(info.valid_cells) + " valid cells in " +
+            std::to_string(present) + " stored tiles");
+  stored_min = lo;
+  stored_max = hi;
+  seen.assign((present_tiles + 63) / 64, 0);
 }
 
 TileStore::TileStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -58,161 +58,194 @@ __device__ __forceinline__ void gprime_solve_rows(const PathLength* __restrict__
   }
 }
 
+// gprime_solve's shared memory: the group's due labels of a chunk of rows and which rows carry one,
+// the group's sources, the warps' least pending labels and changed flags, the tile's least key.
+struct SolveShared {
+  PathLength xs[kSolveGroup][kSolveChunk];
+  std::uint8_t row_due[kSolveChunk];
+  std::uint32_t group[kSolveGroup];
+  PathLength warp_least[kSolveThreads / 32][kSolveGroup];
+  unsigned warp_changed[kSolveThreads / 32];
+  PathLength tile_least;
+  unsigned group_size;
+};
+
+// Warp 0: the next group, the first kSolveGroup sources from `next` on with a due label (32 sources
+// at a time; the others' keys go into the tile's key, their flags are cleared); its size to
+// sh.group_size.
+__device__ __forceinline__ void take_due_group(std::uint32_t kb, PathLength threshold, const PathLength* src_key,
+                                               std::uint8_t* src_changed, unsigned lane, std::uint32_t& next,
+                                               SolveShared& sh) {
+  unsigned size = 0;
+  while (next < kb && size < kSolveGroup) {
+    const std::uint32_t v = next + lane;
+    const PathLength k = v < kb ? src_key[v] : kUnreached;
+    const bool is_due = k != kUnreached && k <= threshold;  // (no window: the threshold is kUnreached)
+    const unsigned ballot = __ballot_sync(0xFFFFFFFFu, is_due);
+    // Keep the first (kSolveGroup - size) due sources. When that fills the group, the scan resumes
+    // after the last one kept; else every source of these 32 is settled.
+    const unsigned room = kSolveGroup - size;
+    unsigned kept = ballot;
+    for (unsigned c = __popc(ballot); c > room; --c) kept &= ~(1u << (31 - __clz(kept)));
+    const bool full = static_cast<unsigned>(__popc(kept)) == room;
+    const unsigned last = full ? 31 - __clz(kept) : 31;
+    const bool settled = lane <= last && v < kb;
+    if (is_due && (kept >> lane & 1u)) sh.group[size + __popc(kept & ((1u << lane) - 1u))] = v;
+    if (settled && !is_due) {
+      src_changed[v] = 0;
+      if (k != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(&sh.tile_least), static_cast<unsigned long long>(k));
+    }
+    size += __popc(kept);
+    next += last + 1;
+  }
+  if (lane == 0) sh.group_size = size;
+}
+
+// The group's solve, a slice of blockDim.x columns at a time: acc[j] over the rows with a due label
+// (chunks of kSolveChunk rows staged in shared memory), then each column's label, and its `out`
+// (the new label where it improved or where a due pending label was taken). Returns bit g: source
+// g's out holds a change (this thread's columns).
+__device__ __forceinline__ unsigned solve_group_columns(const PathLength* __restrict__ m, std::uint32_t b,
+                                                        std::uint32_t kb, PathLength max_cost, PathLength threshold,
+                                                        std::uint64_t tile, unsigned size,
+                                                        PathLength* __restrict__ d_label,
+                                                        const PathLength* __restrict__ d_pending,
+                                                        PathLength* __restrict__ d_out, SolveShared& sh) {
+  // The fast path when every due label (<= the threshold) is below kFastLimit: every round of a
+  // label window; plain Bellman-Ford rounds (no window, threshold kUnreached) take the other.
+  const bool fast = threshold < kFastLimit;
+  const PathLength none = fast ? kFastNone : kUnreached;
+  unsigned changed = 0;
+  for (std::uint32_t j0 = 0; j0 < b; j0 += blockDim.x) {
+    const std::uint32_t j = j0 + threadIdx.x;
+    PathLength acc[kSolveGroup];
+#pragma unroll
+    for (unsigned g = 0; g < kSolveGroup; ++g) acc[g] = none;
+    for (std::uint32_t i0 = 0; i0 < b; i0 += kSolveChunk) {
+      const std::uint32_t rows = min(static_cast<std::uint32_t>(kSolveChunk), b - i0);
+      __syncthreads();
+      for (unsigned i = threadIdx.x; i < kSolveChunk; i += blockDim.x) sh.row_due[i] = 0;
+      __syncthreads();
+      int mine = 0;
+      for (unsigned e = threadIdx.x; e < kSolveGroup * kSolveChunk; e += blockDim.x) {
+        const unsigned g = e / kSolveChunk, i = e % kSolveChunk;
+        PathLength value = g < size && i < rows ? d_pending[(tile * kb + sh.group[g]) * b + i0 + i] : kUnreached;
+        const bool is_due = value != kUnreached && value <= threshold;
+        sh.xs[g][i] = is_due ? value : none;
+        if (is_due) sh.row_due[i] = 1;
+        mine |= is_due;
+      }
+      if (!__syncthreads_or(mine)) continue;  // no due label in these rows
+      if (j < b) {
+        if (fast) gprime_solve_rows<true>(m, b, i0, rows, j, sh.xs, sh.row_due, acc);
+        else gprime_solve_rows<false>(m, b, i0, rows, j, sh.xs, sh.row_due, acc);
+      }
+    }
+    if (j < b)
+      for (unsigned g = 0; g < size; ++g) {
+        const std::uint64_t at = (tile * kb + sh.group[g]) * b + j;
+        const PathLength via = fast && acc[g] >= kFastNone ? kUnreached : acc[g];
+        const PathLength y = d_label[at];
+        const PathLength best = via < y ? via : y;
+        const PathLength now = best > max_cost ? kUnreached : best;
+        const PathLength xj = d_pending[at];
+        const bool xj_due = xj != kUnreached && xj <= threshold;
+        const PathLength out = now < y || xj_due ? now : kUnreached;
+        d_out[at] = out;
+        if (out != kUnreached) changed |= 1u << g;
+        d_label[at] = now;
+      }
+  }
+  return changed;
+}
+
+// After the group's solve: a pending entry that was due, or that the solve improved on (dominated),
+// is cleared; what is left gives each source of the group its key (and the tile's), and `changed`
+// (reduced over the block) its changed flag.
+__device__ __forceinline__ void settle_group(std::uint32_t b, std::uint32_t kb, PathLength threshold, std::uint64_t tile,
+                                             unsigned size, unsigned changed, unsigned lane, unsigned warp,
+                                             const PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
+                                             PathLength* src_key, std::uint8_t* src_changed, SolveShared& sh) {
+  PathLength least[kSolveGroup];
+#pragma unroll
+  for (unsigned g = 0; g < kSolveGroup; ++g) least[g] = kUnreached;
+  for (std::uint32_t j = threadIdx.x; j < b; j += blockDim.x)
+#pragma unroll
+    for (unsigned g = 0; g < kSolveGroup; ++g)
+      if (g < size) {
+        const std::uint64_t at = (tile * kb + sh.group[g]) * b + j;
+        const PathLength x = d_pending[at];
+        if (x == kUnreached) continue;
+        if (x <= threshold || d_label[at] < x) d_pending[at] = kUnreached;
+        else least[g] = x < least[g] ? x : least[g];
+      }
+#pragma unroll
+  for (unsigned g = 0; g < kSolveGroup; ++g)
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      const PathLength other = __shfl_down_sync(0xFFFFFFFFu, least[g], offset);
+      least[g] = other < least[g] ? other : least[g];
+    }
+  changed = __reduce_or_sync(0xFFFFFFFFu, changed);
+  if (lane == 0) {
+#pragma unroll
+    for (unsigned g = 0; g < kSolveGroup; ++g) sh.warp_least[warp][g] = least[g];
+    sh.warp_changed[warp] = changed;
+  }
+  __syncthreads();
+  if (threadIdx.x < size) {
+    const unsigned g = threadIdx.x;
+    PathLength k = kUnreached;
+    unsigned any = 0;
+    for (unsigned w = 0; w < kSolveThreads / 32; ++w) {
+      k = sh.warp_least[w][g] < k ? sh.warp_least[w][g] : k;
+      any |= sh.warp_changed[w] >> g & 1u;
+    }
+    src_key[sh.group[g]] = k;
+    src_changed[sh.group[g]] = any ? 1 : 0;
+    if (k != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(&sh.tile_least), static_cast<unsigned long long>(k));
+  }
+}
+
 // The solve of one active tile (a thread block per tile of the round's list). Its due sources (a
 // source's least pending label, d_src_key, within the threshold) are taken in groups of
 // kSolveGroup: one pass over the matrix rows that carry a due label of the group, thread j keeping
 // the group's acc[j] in registers and the group's due labels of a chunk of rows in shared memory.
 // Sources with nothing due cost nothing but their key: their labels and pending entries do not change
 // (the CPU twin's shortcut), and their changed flag says that their `out` holds nothing, so the push
-// does not read it. (Before, a block per (tile, run of 8 consecutive sources) multiplied every row
-// that any of the 8 had due for all 8: on the od-matrix terrain about 4.5 times the due pairs.)
+// does not read it.
 static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uint32_t b, std::uint32_t kb,
                                     PathLength max_cost, const PathLength* __restrict__ d_threshold,
                                     PathLength* __restrict__ d_key, const std::uint64_t* __restrict__ d_list,
                                     PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
                                     PathLength* __restrict__ d_out, PathLength* __restrict__ d_src_key,
                                     std::uint8_t* __restrict__ d_src_changed, unsigned long long* __restrict__ d_due_sources) {
-  __shared__ PathLength xs[kSolveGroup][kSolveChunk];
-  __shared__ std::uint8_t row_due[kSolveChunk];
-  __shared__ std::uint32_t group[kSolveGroup];
-  __shared__ PathLength warp_least[kSolveThreads / 32][kSolveGroup];
-  __shared__ unsigned warp_changed[kSolveThreads / 32];
-  __shared__ PathLength tile_least;
-  __shared__ unsigned group_size;
+  __shared__ SolveShared sh;
   const std::uint64_t tile = d_list[blockIdx.x];
   const PathLength* m = d_m + tile * b * b;
   const PathLength threshold = *d_threshold;
   PathLength* src_key = d_src_key + tile * kb;
   std::uint8_t* src_changed = d_src_changed + tile * kb;
-  if (threadIdx.x == 0) tile_least = kUnreached;
+  if (threadIdx.x == 0) sh.tile_least = kUnreached;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   std::uint32_t next = 0;  // the first source not yet looked at
   unsigned long long due = 0;
   for (;;) {
-    // The next group: the first kSolveGroup sources from `next` on with a due label (warp 0 scans
-    // 32 sources at a time; the others' keys go into the tile's key, their flags are cleared).
     __syncthreads();
-    if (warp == 0) {
-      unsigned size = 0;
-      while (next < kb && size < kSolveGroup) {
-        const std::uint32_t v = next + lane;
-        const PathLength k = v < kb ? src_key[v] : kUnreached;
-        const bool is_due = k != kUnreached && k <= threshold;  // (no window: the threshold is kUnreached)
-        const unsigned ballot = __ballot_sync(0xFFFFFFFFu, is_due);
-        // Keep the first (kSolveGroup - size) due sources. When that fills the group, the scan
-        // resumes after the last one kept; else every source of these 32 is settled.
-        const unsigned room = kSolveGroup - size;
-        unsigned kept = ballot;
-        for (unsigned c = __popc(ballot); c > room; --c) kept &= ~(1u << (31 - __clz(kept)));
-        const bool full = static_cast<unsigned>(__popc(kept)) == room;
-        const unsigned last = full ? 31 - __clz(kept) : 31;
-        const bool settled = lane <= last && v < kb;
-        if (is_due && (kept >> lane & 1u)) group[size + __popc(kept & ((1u << lane) - 1u))] = v;
-        if (settled && !is_due) {
-          src_changed[v] = 0;
-          if (k != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(&tile_least), static_cast<unsigned long long>(k));
-        }
-        size += __popc(kept);
-        next += last + 1;
-      }
-      if (lane == 0) group_size = size;
-    }
+    if (warp == 0) take_due_group(kb, threshold, src_key, src_changed, lane, next, sh);
     __syncthreads();
-    const unsigned size = group_size;
+    const unsigned size = sh.group_size;
     if (size == 0) break;
     due += size;
-    // The fast path when every due label (<= the threshold) is below kFastLimit: every round of a
-    // label window; plain Bellman-Ford rounds (no window, threshold kUnreached) take the other.
-    const bool fast = threshold < kFastLimit;
-    const PathLength none = fast ? kFastNone : kUnreached;
-    unsigned changed = 0;  // bit g: source g's out holds a change
-    for (std::uint32_t j0 = 0; j0 < b; j0 += blockDim.x) {
-      const std::uint32_t j = j0 + threadIdx.x;
-      PathLength acc[kSolveGroup];
-#pragma unroll
-      for (unsigned g = 0; g < kSolveGroup; ++g) acc[g] = none;
-      for (std::uint32_t i0 = 0; i0 < b; i0 += kSolveChunk) {
-        const std::uint32_t rows = min(static_cast<std::uint32_t>(kSolveChunk), b - i0);
-        __syncthreads();
-        for (unsigned i = threadIdx.x; i < kSolveChunk; i += blockDim.x) row_due[i] = 0;
-        __syncthreads();
-        int mine = 0;
-        for (unsigned e = threadIdx.x; e < kSolveGroup * kSolveChunk; e += blockDim.x) {
-          const unsigned g = e / kSolveChunk, i = e % kSolveChunk;
-          PathLength value = g < size && i < rows ? d_pending[(tile * kb + group[g]) * b + i0 + i] : kUnreached;
-          const bool is_due = value != kUnreached && value <= threshold;
-          xs[g][i] = is_due ? value : none;
-          if (is_due) row_due[i] = 1;
-          mine |= is_due;
-        }
-        if (!__syncthreads_or(mine)) continue;  // no due label in these rows
-        if (j < b) {
-          if (fast) gprime_solve_rows<true>(m, b, i0, rows, j, xs, row_due, acc);
-          else gprime_solve_rows<false>(m, b, i0, rows, j, xs, row_due, acc);
-        }
-      }
-      if (j < b)
-        for (unsigned g = 0; g < size; ++g) {
-          const std::uint64_t at = (tile * kb + group[g]) * b + j;
-          const PathLength via = fast && acc[g] >= kFastNone ? kUnreached : acc[g];
-          const PathLength y = d_label[at];
-          const PathLength best = via < y ? via : y;
-          const PathLength now = best > max_cost ? kUnreached : best;
-          const PathLength xj = d_pending[at];
-          const bool xj_due = xj != kUnreached && xj <= threshold;
-          const PathLength out = now < y || xj_due ? now : kUnreached;
-          d_out[at] = out;
-          if (out != kUnreached) changed |= 1u << g;
-          d_label[at] = now;
-        }
-    }
+    const unsigned changed =
+        solve_group_columns(m, b, kb, max_cost, threshold, tile, size, d_label, d_pending, d_out, sh);
     // (The pending entries change only now: with a ring wider than the block, a later slice of
     // columns reads every row's pending entries again.)
     __syncthreads();
-    // A pending entry that was due, or that the solve improved on (dominated), is cleared; what is
-    // left gives each source of the group its key.
-    PathLength least[kSolveGroup];
-#pragma unroll
-    for (unsigned g = 0; g < kSolveGroup; ++g) least[g] = kUnreached;
-    for (std::uint32_t j = threadIdx.x; j < b; j += blockDim.x)
-#pragma unroll
-      for (unsigned g = 0; g < kSolveGroup; ++g)
-        if (g < size) {
-          const std::uint64_t at = (tile * kb + group[g]) * b + j;
-          const PathLength x = d_pending[at];
-          if (x == kUnreached) continue;
-          if (x <= threshold || d_label[at] < x) d_pending[at] = kUnreached;
-          else least[g] = x < least[g] ? x : least[g];
-        }
-#pragma unroll
-    for (unsigned g = 0; g < kSolveGroup; ++g)
-      for (int offset = 16; offset > 0; offset >>= 1) {
-        const PathLength other = __shfl_down_sync(0xFFFFFFFFu, least[g], offset);
-        least[g] = other < least[g] ? other : least[g];
-      }
-    changed = __reduce_or_sync(0xFFFFFFFFu, changed);
-    if (lane == 0) {
-#pragma unroll
-      for (unsigned g = 0; g < kSolveGroup; ++g) warp_least[warp][g] = least[g];
-      warp_changed[warp] = changed;
-    }
-    __syncthreads();
-    if (threadIdx.x < size) {
-      const unsigned g = threadIdx.x;
-      PathLength k = kUnreached;
-      unsigned any = 0;
-      for (unsigned w = 0; w < kSolveThreads / 32; ++w) {
-        k = warp_least[w][g] < k ? warp_least[w][g] : k;
-        any |= warp_changed[w] >> g & 1u;
-      }
-      src_key[group[g]] = k;
-      src_changed[group[g]] = any ? 1 : 0;
-      if (k != kUnreached) atomicMin(reinterpret_cast<unsigned long long*>(&tile_least), static_cast<unsigned long long>(k));
-    }
+    settle_group(b, kb, threshold, tile, size, changed, lane, warp, d_label, d_pending, src_key, src_changed, sh);
   }
   if (threadIdx.x == 0) {
-    if (tile_least != kUnreached)
-      atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(tile_least));
+    if (sh.tile_least != kUnreached)
+      atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(sh.tile_least));
     if (due) atomicAdd(d_due_sources, due);  // (statistics)
   }
 }
