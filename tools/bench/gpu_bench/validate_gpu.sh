@@ -48,7 +48,6 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' \
       note_failure "$name: cuda and cpu outputs differ"
   }
   run_both sssp tif sssp --source 100,100 --source 5000,3000 --ot Float32 --gpu-memory 1G
-  run_both sssp_resident tif sssp --source 100,100 --exchange resident --ot Float32
   run_both mst tif mst --gpu-memory 1G
   run_both clump tif clump --by range:0,500 --gpu-memory 1G
   run_both odm csv od-matrix --transient-index --site 100,100 --site 5000,3000 --site 7000,7000
