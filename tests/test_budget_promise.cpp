@@ -216,7 +216,7 @@ TEST(BudgetPromise, TooSmallABudgetIsFoundBeforeAnyWork) {
   const ChildRun sssp = run_terrazo(dir, "sssp --memory 16M --tmpdir " + dir.path() + " --source 10,10 " + small + " " +
                                              dir.file("c.tif"));
   EXPECT_EQ(sssp.exit_code, 1);
-  EXPECT_NE(sssp.err.find("memory budget too small for the sssp write phase: it needs 17.6 MiB"), std::string::npos)
+  EXPECT_NE(sssp.err.find("memory budget too small for the sssp write phase: it needs at least 17.6 MiB"), std::string::npos)
       << sssp.err;
   EXPECT_EQ(sssp.err.find("sssp: exchange"), std::string::npos) << sssp.err;
   const ChildRun mst = run_terrazo(dir, "mst --memory 24M --tmpdir " + dir.path() + " " + large + " " + dir.file("m.tif"));

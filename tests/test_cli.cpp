@@ -527,10 +527,11 @@ TEST(MstCli, JsonSummaryAndExitCodes) {
     return std::stoull(last.substr(at + key.size() + 3));
   };
   MstOptions options;
+  RunSettings options_run;
   options.input = input;
-  options.tmpdir = dir.path();
+  options_run.tmpdir = dir.path();
   MemoryBudget budget(128ull << 20);
-  const MstResult library = run_mst(options, budget, Progress::silent());
+  const MstResult library = terrazo::testing::run_with(run_mst, options, options_run, budget, Progress::silent());
   RasterInfo info;
   const std::vector<double> values = testing::read_raster_values(input, &info);
   const auto ref = testing::reference_mst_totals(values, info.width, info.height, library.params, Connectivity::Eight);

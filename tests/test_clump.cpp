@@ -561,6 +561,7 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
     testing::TempDir dir;
     for (std::uint32_t tile : {16u, 64u}) {
       ClumpOptions o;
+      RunSettings o_run;
       o.input = dem;
       o.output = dir.file("labels_" + std::to_string(tile) + ".tif");
       o.by_given = true;
@@ -568,9 +569,9 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
       o.range_lo = lo + (hi - lo) * 0.3;
       o.range_hi = lo + (hi - lo) * 0.6;
       o.tile = tile;
-      o.tmpdir = dir.path();
+      o_run.tmpdir = dir.path();
       MemoryBudget budget(256ull << 20);
-      const ClumpResult r = run_clump(o, budget, Progress::silent());
+      const ClumpResult r = terrazo::testing::run_with(run_clump, o, o_run, budget, Progress::silent());
       ClumpPhaseOptions po;
       po.by = by;
       po.range_lo = o.range_lo;
@@ -611,13 +612,14 @@ TEST(ClumpApi, StatsCsvOnAShippedDem) {
   const std::vector<double> values = read_raster_values(dem, &info);
   testing::TempDir dir;
   ClumpOptions o;
+  RunSettings o_run;
   o.input = dem;
   o.output = dir.file("labels.tif");
   o.stats = dir.file("regions.csv");
   o.tile = 16;
-  o.tmpdir = dir.path();
+  o_run.tmpdir = dir.path();
   MemoryBudget budget(128ull << 20);
-  const ClumpResult r = run_clump(o, budget, Progress::silent());
+  const ClumpResult r = terrazo::testing::run_with(run_clump, o, o_run, budget, Progress::silent());
   ClumpPhaseOptions po;
   const ClumpReference expected = clump_reference(values, info.width, info.height, po);
   const std::vector<ClumpRegionStats> want = clump_reference_stats(expected, values, info.width, info.height, ClumpBy::Value);
@@ -654,14 +656,15 @@ TEST(ClumpApi, CancelledRunLeavesNoOutput) {
   testing::TempDir dir;
   for (const char* phase : {"clump: tile labels", "clump: merge", "clump: relabel", "clump: stats"}) {
     ClumpOptions o;
+    RunSettings o_run;
     o.input = dem;
     o.output = dir.file("labels.tif");
     o.stats = dir.file("regions.csv");
     o.tile = 32;
-    o.tmpdir = dir.path();
+    o_run.tmpdir = dir.path();
     MemoryBudget budget(128ull << 20);
     Progress cancel([&](const ProgressEvent& e) { return !(e.phase == phase && e.done > 0); });
-    EXPECT_THROW(run_clump(o, budget, cancel), Cancelled) << phase;
+    EXPECT_THROW(terrazo::testing::run_with(run_clump, o, o_run, budget, cancel), Cancelled) << phase;
     EXPECT_FALSE(std::ifstream(o.output).good()) << phase;
     EXPECT_FALSE(std::ifstream(o.stats).good()) << phase;
     EXPECT_TRUE(testing::partial_files_of(o.output).empty()) << phase;

@@ -79,16 +79,17 @@ TEST_P(ClumpGolden, SamePartitionAsRClump) {
     for (std::uint32_t tile : {16u, 128u, 256u}) {
       testing::TempDir dir;
       ClumpOptions o;
+      RunSettings o_run;
       o.input = golden + stem + "_bands.tif";
       o.output = dir.file("labels.tif");
       o.connectivity = connectivity == 4 ? Connectivity::Four : Connectivity::Eight;
       o.tile = tile;
-      o.threads = 2;
-      o.device = DeviceRequest::Cpu;
-      o.tmpdir = dir.path();
+      o_run.threads = 2;
+      o_run.device = DeviceRequest::Cpu;
+      o_run.tmpdir = dir.path();
       o.input_mode = tile == 16u ? InputMode::Import : tile == 256u ? InputMode::Direct : InputMode::Auto;
       MemoryBudget budget(256ull << 20);
-      const ClumpResult r = run_clump(o, budget, Progress::silent());
+      const ClumpResult r = terrazo::testing::run_with(run_clump, o, o_run, budget, Progress::silent());
       EXPECT_EQ(r.input_read, tile == 16u ? "imported" : tile == 256u ? "direct" : "memory") << name << " tile " << tile;
       EXPECT_EQ(r.input_read_in_place, tile != 16u) << name << " tile " << tile;
       EXPECT_EQ(r.regions, regions) << name << " " << connectivity << " tile " << tile;

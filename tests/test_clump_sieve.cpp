@@ -169,6 +169,7 @@ TEST(ClumpApi, MinSizeOnAShippedDemMatchesInMemorySieve) {
   testing::TempDir dir;
   for (ClumpSmallAction action : {ClumpSmallAction::Merge, ClumpSmallAction::Nodata}) {
     ClumpOptions o;
+    RunSettings o_run;
     o.input = dem;
     o.output = dir.file(std::string("labels_") + to_string(action) + ".tif");
     o.by_given = true;
@@ -177,9 +178,9 @@ TEST(ClumpApi, MinSizeOnAShippedDemMatchesInMemorySieve) {
     o.min_size = 25;
     o.min_size_action = action;
     o.tile = 32;
-    o.tmpdir = dir.path();
+    o_run.tmpdir = dir.path();
     MemoryBudget budget(256ull << 20);
-    const ClumpResult r = run_clump(o, budget, Progress::silent());
+    const ClumpResult r = terrazo::testing::run_with(run_clump, o, o_run, budget, Progress::silent());
     ClumpPhaseOptions po;
     po.by = ClumpBy::Value;
     const ClumpReference before = clump_reference(values, info.width, info.height, po);

@@ -42,29 +42,31 @@ Surfaces make_surfaces(testing::TempDir& dir, std::uint64_t seed, std::uint64_t 
   const std::string input = dir.file("friction" + std::to_string(seed) + ".tif");
   testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
   SsspOptions o;
+  RunSettings o_run;
   o.input = input;
   o.tile = 64;
   o.output = s.a = dir.file("a" + std::to_string(seed) + ".tif");
   o.sources = {parse_source_point(std::to_string(s.ax) + "," + std::to_string(s.ay))};
   MemoryBudget budget(128ull << 20);
-  s.scale = run_sssp(o, budget, Progress::silent()).params.scale;
+  s.scale = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()).params.scale;
   o.output = s.b = dir.file("b" + std::to_string(seed) + ".tif");
   o.backlink = s.back_b = dir.file("back_b" + std::to_string(seed) + ".tif");
   o.sources = {parse_source_point(std::to_string(s.bx) + "," + std::to_string(s.by))};
-  run_sssp(o, budget, Progress::silent());
+  terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   return s;
 }
 
 CorridorResult corridor(const std::string& a, const std::string& b, const std::string& out, double threshold = -1,
                         double percent = -1) {
   CorridorOptions o;
+  RunSettings o_run;
   o.a = a;
   o.b = b;
   o.output = out;
   o.threshold = threshold;
   o.percent = percent;
   MemoryBudget budget(64ull << 20);
-  return run_corridor(o, budget, Progress::silent());
+  return terrazo::testing::run_with(run_corridor, o, o_run, budget, Progress::silent());
 }
 
 TEST(Corridor, SumOfTwoSurfacesAndItsMinimumIsTheLeastCostPath) {

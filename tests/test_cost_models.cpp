@@ -50,11 +50,11 @@ struct FileSource {
   double start = 0;
 };
 
-SsspResult check_run(const SsspOptions& o, const std::vector<double>& values, std::uint64_t width,
+SsspResult check_run(const SsspOptions& o, const RunSettings& o_run, const std::vector<double>& values, std::uint64_t width,
                      std::uint64_t height, const std::vector<double>& row_lengths, const std::string& what,
                      const std::vector<FileSource>& file_sources = {}) {
   MemoryBudget budget(256ull << 20);
-  const SsspResult r = run_sssp(o, budget, Progress::silent());
+  const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   testing::SsspReferenceProblem ref;
   ref.width = width;
   ref.height = height;
@@ -197,6 +197,7 @@ TEST(CostPipeline, MapDistanceMatchesOracle) {
     testing::write_raster_values(input, w, h, values, CellType::Float32, -9999,
                                  georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("cost" + std::to_string(seed) + ".tif");
     o.distance = DistanceMode::Map;
@@ -209,7 +210,7 @@ TEST(CostPipeline, MapDistanceMatchesOracle) {
       o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
     }
     if (seed % 5 == 0) o.max_cost = 2000.0;
-    const SsspResult r = check_run(o, values, w, h, {}, "map seed " + std::to_string(seed));
+    const SsspResult r = check_run(o, o_run, values, w, h, {}, "map seed " + std::to_string(seed));
     EXPECT_EQ(r.params.steps.ew, 30.0);
     EXPECT_EQ(r.params.steps.ns, 20.0);
     EXPECT_EQ(r.params.steps.diag, std::sqrt(1300.0));
@@ -244,13 +245,14 @@ TEST(CostPipeline, GeodesicDistanceMatchesOracle) {
     testing::write_raster_values(input, w, h, values, CellType::Float32, -9999,
                                  georef("EPSG:4326", -72.0, top, 0.01, -0.005 * static_cast<double>(1 + seed % 3)));
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("cost" + std::to_string(seed) + ".tif");
     o.distance = DistanceMode::Geodesic;
     o.weight = seed % 3 == 0 ? WeightModel::Geometric : WeightModel::Friction;
     o.connectivity = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
     o.tile = 16;
-    o.device = DeviceRequest::Cpu;
+    o_run.device = DeviceRequest::Cpu;
     o.sources = random_sources(rng, values, w, 1 + static_cast<int>(seed % 3));
     if (seed % 2 == 0) {
       o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
@@ -264,7 +266,7 @@ TEST(CostPipeline, GeodesicDistanceMatchesOracle) {
     testing::read_raster_values(input, &info);
     const StepTable table = make_step_table(DistanceMode::Geodesic, info);
     const std::vector<double> rows(table.rows->begin(), table.rows->end());
-    const SsspResult r = check_run(o, values, w, h, rows, "geodesic seed " + std::to_string(seed));
+    const SsspResult r = check_run(o, o_run, values, w, h, rows, "geodesic seed " + std::to_string(seed));
     EXPECT_EQ(r.length_unit, "metre");
     ASSERT_NE(r.params.steps.rows, nullptr);
     // Lengths shrink towards the pole: east-west steps differ between the first and last row.
@@ -342,6 +344,7 @@ TEST(CostPipeline, UnitAndGeometricAroundBarriersMatchOracle) {
         ++closed;
       }
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.barrier_raster = walls;
     o.output = dir.file("cost" + std::to_string(seed) + ".tif");
@@ -356,7 +359,7 @@ TEST(CostPipeline, UnitAndGeometricAroundBarriersMatchOracle) {
       o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
       o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
     }
-    const SsspResult r = check_run(o, open, w, h, {}, "seed " + std::to_string(seed));
+    const SsspResult r = check_run(o, o_run, open, w, h, {}, "seed " + std::to_string(seed));
     EXPECT_EQ(r.barrier_cells, closed);
     EXPECT_EQ(r.block_solver, o.weight == WeightModel::Unit && o.backlink.empty() ? "bfs" : "sweep");
     if (o.weight == WeightModel::Unit) {
@@ -381,6 +384,7 @@ TEST(CostSteps, BadInputIsRefused) {
   testing::write_raster_values(small, 8, 8, std::vector<double>(64, 1.0), CellType::Float32, -9999);
   auto run = [&](const std::string& input, DistanceMode mode, WeightModel weight, const std::string& barrier) {
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("cost.tif");
     o.sources = {pixel(1, 1)};
@@ -388,7 +392,7 @@ TEST(CostSteps, BadInputIsRefused) {
     o.weight = weight;
     o.barrier_raster = barrier;
     MemoryBudget budget(64ull << 20);
-    run_sssp(o, budget, Progress::silent());
+    terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   };
   EXPECT_THROW(run(geographic, DistanceMode::Map, WeightModel::Friction, ""), UsageError);
   EXPECT_THROW(run(projected, DistanceMode::Geodesic, WeightModel::Friction, ""), UsageError);
@@ -403,14 +407,15 @@ TEST(CostSteps, BadInputIsRefused) {
   EXPECT_THROW(parse_sssp_options({"--source", "1,1", "--block-solver", "dfs", "in.tif", "out.tif"}), UsageError);
   {  // the frontier BFS is for --weight unit only
     SsspOptions o;
+    RunSettings o_run;
     o.input = projected;
     o.output = dir.file("cost.tif");
     o.sources = {pixel(1, 1)};
     o.block_solver = "bfs";
     MemoryBudget budget(64ull << 20);
-    EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError);
+    EXPECT_THROW(terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()), UsageError);
     o.weight = WeightModel::Unit;
-    EXPECT_NO_THROW(run_sssp(o, budget, Progress::silent()));
+    EXPECT_NO_THROW(terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()));
   }
   EXPECT_NO_THROW(run(geographic, DistanceMode::Geodesic, WeightModel::Geometric, ""));
   EXPECT_THROW(parse_sssp_options({"--source", "1,1", "--distance", "map", "--weight", "max", "in.tif", "out.tif"}),
@@ -465,13 +470,14 @@ TEST(CostSources, InitialCostFromAttributeMatchesOracle) {
     const std::string points = dir.file("points" + std::to_string(seed) + ".geojson");
     std::ofstream(points) << json;
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("cost" + std::to_string(seed) + ".tif");
     o.sources_file = points;
     o.source_start = "start";
     o.sources = random_sources(rng, values, w, static_cast<int>(seed % 2));
     o.tile = 16;
-    o.device = DeviceRequest::Cpu;
+    o_run.device = DeviceRequest::Cpu;
     if (seed % 2 == 0) {
       o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
       o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
@@ -480,7 +486,7 @@ TEST(CostSources, InitialCostFromAttributeMatchesOracle) {
       o.resident_tile = 8;
     }
     if (seed % 4 == 3) o.max_cost = 150.0;
-    const SsspResult r = check_run(o, values, w, h, {}, "seed " + std::to_string(seed), file_sources);
+    const SsspResult r = check_run(o, o_run, values, w, h, {}, "seed " + std::to_string(seed), file_sources);
     EXPECT_EQ(r.sources, o.sources.size() + file_sources.size());
     if (::testing::Test::HasFailure()) return;
   }
@@ -493,12 +499,13 @@ TEST(CostSources, InitialCostFromAttributeMatchesOracle) {
                         "{\"start\":-3},\"geometry\":{\"type\":\"Point\",\"coordinates\":[2.5,2.5]}}]}";
   for (const std::string field : {"start", "speed"}) {
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("c.tif");
     o.sources_file = bad;
     o.source_start = field;
     MemoryBudget budget(64ull << 20);
-    EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError) << field;
+    EXPECT_THROW(terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()), UsageError) << field;
   }
   EXPECT_THROW(parse_sssp_options({"--source", "1,1", "--source-start", "start", "in.tif", "out.tif"}), UsageError);
 }
@@ -513,6 +520,7 @@ TEST(CostPath, N44W072PathLengthInMetres) {
   RasterInfo info;
   const std::vector<double> values = testing::read_raster_values(dem, &info);
   SsspOptions o;
+  RunSettings o_run;
   o.input = dem;
   o.output = dir.file("cost.tif");
   o.backlink = dir.file("back.tif");
@@ -523,15 +531,16 @@ TEST(CostPath, N44W072PathLengthInMetres) {
   // The oracle takes the engine's table (exact weights need the same doubles; the table itself is
   // checked against the golden file to 1e-6 m above); the path lengths are checked on the golden file.
   const StepTable table = make_step_table(DistanceMode::Geodesic, info);
-  check_run(o, values, info.width, info.height, std::vector<double>(table.rows->begin(), table.rows->end()),
+  check_run(o, o_run, values, info.width, info.height, std::vector<double>(table.rows->begin(), table.rows->end()),
             "N44W072");
   PathOptions p;
+  RunSettings p_run;
   p.backlink = o.backlink;
   p.cost = o.output;
   p.output = dir.file("paths.geojson");
   p.dests = {pixel(10, 10), pixel(1190, 700), pixel(600, 1190), pixel(600, 600)};
   MemoryBudget budget(64ull << 20);
-  const PathResult traced = run_path(p, budget, Progress::silent());
+  const PathResult traced = terrazo::testing::run_with(run_path, p, p_run, budget, Progress::silent());
   EXPECT_EQ(traced.length_unit, "metre");
   ASSERT_EQ(traced.paths.size(), p.dests.size());
   const std::vector<double> back = testing::read_raster_values(o.backlink);
@@ -586,10 +595,11 @@ TEST(CostPipelineGpu, GeodesicUnitGeometricMatchOracle) {
   for (const std::string exchange : {"streamed", "resident"})
     for (const WeightModel weight : {WeightModel::Friction, WeightModel::Geometric, WeightModel::Unit}) {
       SsspOptions o;
+      RunSettings o_run;
       o.input = dem;
       o.output = dir.file("cost" + std::to_string(k++) + ".tif");
       o.sources = {pixel(600, 600), pixel(30, 1100)};
-      o.device = DeviceRequest::Cuda;
+      o_run.device = DeviceRequest::Cuda;
       o.exchange = exchange;
       o.weight = weight;
       o.tile = 128;
@@ -598,7 +608,7 @@ TEST(CostPipelineGpu, GeodesicUnitGeometricMatchOracle) {
       if (weight != WeightModel::Friction) o.barrier_raster = barrier;
       if (weight == WeightModel::Unit) o.block_solver = "bfs";  // the CUDA frontier BFS (the sweeps: friction, geometric)
       const std::string what = exchange + " " + to_string(weight);
-      const SsspResult r = check_run(o, weight == WeightModel::Friction ? values : open, info.width, info.height,
+      const SsspResult r = check_run(o, o_run, weight == WeightModel::Friction ? values : open, info.width, info.height,
                                      o.distance == DistanceMode::Geodesic ? rows : std::vector<double>(), what);
       EXPECT_EQ(r.exchange, exchange) << what;
       EXPECT_NE(r.device.find("cuda"), std::string::npos) << what;

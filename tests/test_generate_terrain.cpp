@@ -242,12 +242,13 @@ namespace {
 
 terrazo::GenerateResult generate(const std::string& path, TerrainOptions terrain, std::uint32_t tile, unsigned threads) {
   terrazo::GenerateOptions options;
+  terrazo::RunSettings options_run;
   options.terrain = terrain;
   options.output = path;
   options.tile = tile;
-  options.threads = threads;
+  options_run.threads = threads;
   terrazo::MemoryBudget budget(256ull << 20);
-  return terrazo::run_generate(options, budget, terrazo::Progress::silent());
+  return terrazo::testing::run_with(terrazo::run_generate, options, options_run, budget, terrazo::Progress::silent());
 }
 
 }  // namespace
@@ -318,10 +319,11 @@ TEST(GenerateTerrain, BadOutputsLeaveNothing) {
   // Cancelled half-way: no output under either name.
   terrazo::Progress cancel_at_half([](const terrazo::ProgressEvent& e) { return e.done * 2 < e.total || e.total == 0; });
   terrazo::GenerateOptions options;
+  terrazo::RunSettings options_run;
   options.terrain = options_of(200, 200);
   options.output = dir.file("cancelled.tzs");
   options.tile = 16;
   terrazo::MemoryBudget budget(64ull << 20);
-  EXPECT_THROW(terrazo::run_generate(options, budget, cancel_at_half), terrazo::Cancelled);
+  EXPECT_THROW(terrazo::testing::run_with(terrazo::run_generate, options, options_run, budget, cancel_at_half), terrazo::Cancelled);
   EXPECT_TRUE(terrazo::testing::entries_of(dir).empty());
 }

@@ -110,12 +110,13 @@ std::vector<double> read_float64(const std::string& path, std::uint64_t width, s
 TEST(GoldenFriction, MatchesScikitImageMcpGeometric) {
   testing::TempDir dir;
   SsspOptions o;
+  RunSettings o_run;
   o.input = std::string(TERRAZO_DATASETS) + "/golden/pysheds_crop.tif";
   o.sources = {parse_source_point("17,23")};
   o.output = dir.file("cost.tif");
   o.tile = 16;
   MemoryBudget budget(256ull << 20);
-  const SsspResult r = run_sssp(o, budget, Progress::silent());
+  const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   EXPECT_EQ(r.params.model, WeightModel::Friction);
   const std::vector<double> got = testing::read_raster_values(o.output);
   const std::vector<double> golden =
@@ -148,11 +149,12 @@ TEST(GoldenFrictionAllDems, EveryShippedDemMatchesMcpGeometric) {
     ASSERT_GE(d.samples.size(), 100u);
     const auto start = std::chrono::steady_clock::now();
     SsspOptions o;
+    RunSettings o_run;
     o.input = datasets + "/" + d.path;
     o.sources = {parse_source_point(std::to_string(d.source_col) + "," + std::to_string(d.source_row))};
     o.output = dir.file("cost" + std::to_string(k++) + ".tif");
     MemoryBudget budget(1ull << 30);
-    const SsspResult r = run_sssp(o, budget, Progress::silent());
+    const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
     ASSERT_EQ(r.params.model, WeightModel::Friction);
     ASSERT_EQ(r.width, d.width);
     ASSERT_EQ(r.height, d.height);

@@ -112,28 +112,29 @@ TEST(OdMatrix, RoundsExchangeEqualsQueueAndTheOracle) {
     const std::string index = dir.file("rq" + std::to_string(seed) + ".tzi");
     build(input, index, model, c, 16, 8);
     OdMatrixOptions o;
+    RunSettings o_run;
     o.input = input;
     o.index = index;
     o.sites = points_of(cells, w);
     o.weight = model;
     o.connectivity = c;
     o.max_cost = seed == 4 ? 80.0 : -1.0;
-    o.threads = 2;
-    o.device = DeviceRequest::Cpu;
+    o_run.threads = 2;
+    o_run.device = DeviceRequest::Cpu;
     MemoryBudget budget(256ull << 20);
     o.exchange = "queue";
-    const OdMatrixResult queue = run_od_matrix(o, budget, Progress::silent());
+    const OdMatrixResult queue = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
     EXPECT_EQ(queue.exchange, "queue");
     o.exchange = "rounds";
     o.max_batch = seed % 2 ? 1 : 0;
-    const OdMatrixResult rounds = run_od_matrix(o, budget, Progress::silent());
+    const OdMatrixResult rounds = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
     EXPECT_EQ(rounds.exchange, "rounds-cpu");
     const PathLength max_fixed = o.max_cost < 0 ? kUnreached : static_cast<PathLength>(std::floor(o.max_cost * rounds.params.scale));
     const std::string what = "seed " + std::to_string(seed);
     expect_same(rounds.costs, queue.costs, cells.size(), what + ": rounds against the queue");
     o.exchange = "sweep";
     o.max_batch = 0;
-    const OdMatrixResult sweep = run_od_matrix(o, budget, Progress::silent());
+    const OdMatrixResult sweep = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
     EXPECT_EQ(sweep.exchange, "sweep");
     expect_same(sweep.costs, queue.costs, cells.size(), what + ": the sweep against the queue");
     expect_same(rounds.costs, reference_matrix(values, w, h, rounds.params, c, max_fixed, cells), cells.size(), what + ": rounds against the oracle");
@@ -141,6 +142,7 @@ TEST(OdMatrix, RoundsExchangeEqualsQueueAndTheOracle) {
   }
   // Rounds need the index; an unknown exchange is a usage error.
   OdMatrixOptions bad;
+  RunSettings bad_run;
   bad.input = dir.file("rq1.tif");
   bad.sites = {pixel(10, 12), pixel(20, 22)};
   bad.exchange = "rounds";
@@ -148,7 +150,7 @@ TEST(OdMatrix, RoundsExchangeEqualsQueueAndTheOracle) {
   MemoryBudget budget(64ull << 20);
   auto message = [&]() -> std::string {
     try {
-      run_od_matrix(bad, budget, Progress::silent());
+      terrazo::testing::run_with(run_od_matrix, bad, bad_run, budget, Progress::silent());
     } catch (const UsageError& e) {
       return e.what();
     }

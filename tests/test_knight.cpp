@@ -337,6 +337,7 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   const std::string in = dir.file("cost_surface.tif");
   testing::write_raster_values(in, w, h, values, CellType::Float64, -9999);
   SsspOptions o;
+  RunSettings o_run;
   o.input = in;
   o.output = dir.file("cost.tif");
   o.backlink = dir.file("back.tif");
@@ -345,7 +346,7 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   o.scale = 1e6;
   o.sources = {pixel(4, 3)};
   MemoryBudget budget(256ull << 20);
-  const SsspResult r = run_sssp(o, budget, Progress::silent());
+  const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   // The rasters equal the oracle's.
   testing::SsspReferenceProblem ref;
   ref.width = w;
@@ -368,6 +369,7 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   ASSERT_GT(knights, 20);
   // path walks the knight's codes back to the source; its length in cells sums 1, sqrt 2 and sqrt 5.
   PathOptions po;
+  RunSettings po_run;
   po.backlink = o.backlink;
   po.cost = o.output;
   po.output = dir.file("paths.geojson");
@@ -377,7 +379,7 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   ASSERT_FALSE(far.empty());
   for (std::size_t k = 0; k < far.size() && k < 6; ++k) po.dests.push_back(pixel(far[k * far.size() / 6] % w, far[k * far.size() / 6] / w));
   MemoryBudget path_budget(64ull << 20);
-  const PathResult pr = run_path(po, path_budget, Progress::silent());
+  const PathResult pr = terrazo::testing::run_with(run_path, po, po_run, path_budget, Progress::silent());
   ASSERT_EQ(pr.paths.size(), po.dests.size());
   for (const TracedPath& p : pr.paths) {
     EXPECT_EQ(p.source_x, 4u);
@@ -435,13 +437,14 @@ TEST(KnightGolden, MatchesGrassRCostK) {
     ASSERT_GT(dem.samples.size(), 400u) << dem.name;
     testing::TempDir dir;
     SsspOptions o;
+    RunSettings o_run;
     o.input = std::string(TERRAZO_DATASETS) + "/real/" + dem.name;
     o.output = dir.file("cost.tif");
     o.connectivity = Connectivity::Sixteen;
     o.sources = {pixel(dem.sx, dem.sy)};
-    o.device = DeviceRequest::Cpu;
+    o_run.device = DeviceRequest::Cpu;
     MemoryBudget budget(256ull << 20);
-    const SsspResult r = run_sssp(o, budget, Progress::silent());
+    const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
     RasterInfo info;
     const std::vector<double> cost = testing::read_raster_values(o.output, &info);
     // Per step the fixed point is off by at most 0.5 / scale; paths have at most w + h steps here.
@@ -475,7 +478,7 @@ TEST(KnightCli, UnsupportedCombinationsAreRefused) {
   auto run = [&](std::vector<std::string> args) {
     const SsspCommandOptions parsed = parse_sssp_options(args);
     MemoryBudget budget(256ull << 20);
-    return run_sssp(parsed.sssp, budget, Progress::silent());
+    return terrazo::testing::run_with(run_sssp, parsed.sssp, run_settings(parsed.common), budget, Progress::silent());
   };
   const std::string out = dir.file("cost.tif");
   for (const char* weight : {"absdiff", "max"})

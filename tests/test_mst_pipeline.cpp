@@ -226,19 +226,20 @@ PipelineRun run_on_store(const Case& c, testing::TempDir& dir, std::uint64_t mem
   const std::string store = dir.file("in.tzs");
   if (!std::filesystem::exists(store)) write_store(c.raster, c.tile, store);
   MstOptions options;
+  RunSettings options_run;
   options.merge_mode = merge;
   options.merge_batch_edges = merge_batch_edges;
   options.input = store;
   options.edge_list = dir.file("edges.bin");
   options.weight = c.model;
   options.connectivity = c.connectivity;
-  options.device = DeviceRequest::Cpu;
-  options.threads = 1 + static_cast<unsigned>(c.seed % 4);  // 1..4: the merge's split level varies with it
-  options.tmpdir = dir.path();
+  options_run.device = DeviceRequest::Cpu;
+  options_run.threads = 1 + static_cast<unsigned>(c.seed % 4);  // 1..4: the merge's split level varies with it
+  options_run.tmpdir = dir.path();
   if (c.tiny_records) options.record_buffer_bytes = 1;  // raised to the sorter's minimum
   MemoryBudget budget(memory);
   PipelineRun run;
-  run.result = run_mst(options, budget, Progress::silent());
+  run.result = terrazo::testing::run_with(run_mst, options, options_run, budget, Progress::silent());
   run.bits = read_edge_list(options.edge_list, c.raster, &run.list_weight);
   return run;
 }
@@ -445,15 +446,16 @@ TEST(MstPipeline, LevelMergeProgressAndModes) {
     return true;
   });
   MstOptions options;
+  RunSettings options_run;
   options.input = dir.file("in.tzs");
   options.edge_list = dir.file("edges.bin");
   options.weight = c.model;
-  options.device = DeviceRequest::Cpu;
-  options.tmpdir = dir.path();
+  options_run.device = DeviceRequest::Cpu;
+  options_run.tmpdir = dir.path();
   options.merge_mode = MstMergeMode::CpuLevels;
   options.merge_batch_edges = 100;
   MemoryBudget budget(64ull << 20);
-  const MstResult result = run_mst(options, budget, progress);
+  const MstResult result = terrazo::testing::run_with(run_mst, options, options_run, budget, progress);
   EXPECT_EQ(result.merge_mode, MstMergeMode::CpuLevels);
   EXPECT_EQ(total, 29u);
   ASSERT_EQ(done.size(), 31u);  // 0, one per merge step, and the closing update
@@ -463,7 +465,7 @@ TEST(MstPipeline, LevelMergeProgressAndModes) {
   // Auto on the CPU is the post-order merge.
   options.merge_mode = MstMergeMode::Auto;
   MemoryBudget budget2(64ull << 20);
-  EXPECT_EQ(run_mst(options, budget2, Progress::silent()).merge_mode, MstMergeMode::CpuPostOrder);
+  EXPECT_EQ(terrazo::testing::run_with(run_mst, options, options_run, budget2, Progress::silent()).merge_mode, MstMergeMode::CpuPostOrder);
 
   // The --merge values.
   for (MstMergeMode mode :
@@ -482,13 +484,13 @@ TEST(MstPipeline, LevelMergeProgressAndModes) {
   MemoryBudget budget3(64ull << 20);
   if (!cuda_device().available) {
     try {
-      run_mst(options, budget3, Progress::silent());
+      terrazo::testing::run_with(run_mst, options, options_run, budget3, Progress::silent());
       FAIL() << "no error";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("--merge cuda"), std::string::npos) << e.what();
     }
   } else {
-    const MstResult gpu = run_mst(options, budget3, Progress::silent());
+    const MstResult gpu = terrazo::testing::run_with(run_mst, options, options_run, budget3, Progress::silent());
     EXPECT_EQ(gpu.merge_mode, MstMergeMode::CudaLevels);
     EXPECT_EQ(gpu.total_weight, result.total_weight);
     EXPECT_EQ(gpu.edges, result.edges);
@@ -626,14 +628,15 @@ MstResult run_simple(const Raster& raster, testing::TempDir& dir, WeightModel mo
                      std::vector<std::uint8_t>* bits = nullptr) {
   write_store(raster, 16, dir.file("in.tzs"));
   MstOptions options;
+  RunSettings options_run;
   options.input = dir.file("in.tzs");
   options.edge_list = dir.file("edges.bin");
   options.weight = model;
   options.scale = scale;
-  options.device = DeviceRequest::Cpu;
-  options.tmpdir = dir.path();
+  options_run.device = DeviceRequest::Cpu;
+  options_run.tmpdir = dir.path();
   MemoryBudget budget(64ull << 20);
-  MstResult result = run_mst(options, budget, Progress::silent());
+  MstResult result = terrazo::testing::run_with(run_mst, options, options_run, budget, Progress::silent());
   if (bits) {
     std::uint64_t sum = 0;
     *bits = read_edge_list(options.edge_list, raster, &sum);
@@ -717,12 +720,13 @@ TEST(MstPipeline, BudgetTooSmallIsAClearError) {
   const Raster r = random_raster(rng, 40, 40, 0, 0.0);
   write_store(r, 32, dir.file("in.tzs"));
   MstOptions options;
+  RunSettings options_run;
   options.input = dir.file("in.tzs");
   options.edge_list = dir.file("edges.bin");
-  options.device = DeviceRequest::Cpu;
-  options.tmpdir = dir.path();
+  options_run.device = DeviceRequest::Cpu;
+  options_run.tmpdir = dir.path();
   MemoryBudget budget(64ull << 10);
-  EXPECT_THROW(run_mst(options, budget, Progress::silent()), Error);
+  EXPECT_THROW(terrazo::testing::run_with(run_mst, options, options_run, budget, Progress::silent()), Error);
 }
 
 // Every shipped DEM: the GDAL import, the edge raster written and read back, against the reference.
@@ -762,17 +766,18 @@ TEST(MstPipeline, RealDemsMatchReference) {
       ++runs;
       testing::TempDir dir;
       MstOptions options;
+      RunSettings options_run;
       options.input = input;
       options.output = dir.file("edges.tif");
       options.weight = model;
       options.connectivity = connectivity;
       options.tile = runs % 3 == 0 ? 128 : 64;
-      options.device = DeviceRequest::Cpu;
-      options.threads = 2;
-      options.tmpdir = dir.path();
+      options_run.device = DeviceRequest::Cpu;
+      options_run.threads = 2;
+      options_run.tmpdir = dir.path();
       options.merge_mode = variant == 1 ? MstMergeMode::CpuLevels : MstMergeMode::Auto;  // the level merge too
       MemoryBudget budget(512ull << 20);
-      const MstResult result = run_mst(options, budget, Progress::silent());
+      const MstResult result = terrazo::testing::run_with(run_mst, options, options_run, budget, Progress::silent());
       RasterInfo info = info_of(r);
       info.type = r.type;
       const WeightParams params = mst_weight_params(model, 0.0, info, connectivity);
@@ -822,11 +827,12 @@ TEST(MstPipelineLarge, StoreMatchesPackedReference) {
     ASSERT_EQ(std::system(gen.c_str()), 0) << gen;
   }
   MstOptions options;
+  RunSettings options_run;
   options.input = path;
-  options.tmpdir = dir.path();
-  options.device = DeviceRequest::Cpu;
+  options_run.tmpdir = dir.path();
+  options_run.device = DeviceRequest::Cpu;
   MemoryBudget budget(given && *given ? 1ull << 30 : 16ull << 20);
-  const MstResult result = run_mst(options, budget, Progress::silent());
+  const MstResult result = terrazo::testing::run_with(run_mst, options, options_run, budget, Progress::silent());
   auto store = TileStore::open(path);
   const TileGrid grid = store->grid();  // a copy: the store is closed before the reference runs
   std::vector<double> values(grid.width * grid.height), tile(static_cast<std::size_t>(grid.tile) * grid.tile);

@@ -81,13 +81,14 @@ TEST(Network, TreeIsTheMinimumSpanningTreeOfTheMatrixAndEveryEdgeIsTraced) {
   build(input, index, WeightModel::Friction, Connectivity::Eight, 16, 8);
   for (const bool with_index : {true, false}) {
     NetworkOptions o;
+    RunSettings o_run;
     o.od.input = input;
     o.od.output = dir.file(with_index ? "a.geojson" : "b.geojson");
     o.od.index = with_index ? index : "";
     o.od.sites = points_of(cells, w);
     o.od.tile = 16;
     MemoryBudget budget(256ull << 20);
-    const NetworkResult r = run_network(o, budget, Progress::silent());
+    const NetworkResult r = terrazo::testing::run_with(run_network, o, o_run, budget, Progress::silent());
     const auto want = reference_matrix(values, w, h, r.matrix.params, Connectivity::Eight, kUnreached, cells);
     PathLength total = 0;
     std::uint64_t components = 0;
@@ -162,6 +163,7 @@ TEST(Network, RegionSitesTreeMatchesAMultiSourceOracle) {
     std::string texts[2];
     for (const bool with_index : {false, true}) {
       NetworkOptions o;
+      RunSettings o_run;
       o.od.input = input;
       o.od.output = dir.file(std::string(with_index ? "a" : "b") + std::to_string(seed) + ".geojson");
       o.od.index = with_index ? index : "";
@@ -169,9 +171,9 @@ TEST(Network, RegionSitesTreeMatchesAMultiSourceOracle) {
       o.od.weight = model;
       o.od.connectivity = c;
       o.od.tile = 16;
-      o.od.threads = 2;
+      o_run.threads = 2;
       MemoryBudget budget(256ull << 20);
-      const NetworkResult r = run_network(o, budget, Progress::silent());
+      const NetworkResult r = terrazo::testing::run_with(run_network, o, o_run, budget, Progress::silent());
       const std::string what = "seed " + std::to_string(seed) + (with_index ? " with the index" : " without it");
       ASSERT_EQ(r.matrix.site_ids, want_ids) << what;
       std::vector<std::vector<PathLength>> dist;  // per region, the oracle's distances
@@ -262,12 +264,13 @@ TEST(Network, RegionsAcrossWindowsTakeTheLowestLeastCostCell) {
     testing::write_raster_values(input, k.w, k.h, values, CellType::Float32, -9999);
     testing::write_raster_values(zones, k.w, k.h, ids, CellType::Int32, 0);
     NetworkOptions o;
+    RunSettings o_run;
     o.od.input = input;
     o.od.output = dir.file("wide" + std::to_string(k.w) + ".geojson");
     o.od.sites_raster = zones;
-    o.od.threads = 2;
+    o_run.threads = 2;
     MemoryBudget budget(256ull << 20);
-    const NetworkResult r = run_network(o, budget, Progress::silent());
+    const NetworkResult r = terrazo::testing::run_with(run_network, o, o_run, budget, Progress::silent());
     ASSERT_EQ(r.edges.size(), 1u);
     testing::SsspReferenceProblem ref;
     ref.width = k.w;

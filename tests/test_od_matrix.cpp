@@ -91,17 +91,18 @@ TEST(OdMatrix, BatchedExchangeEqualsOneSourceAtATime) {
   testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
   const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 9);
   OdMatrixOptions o;
+  RunSettings o_run;
   o.input = input;
   o.sites = points_of(cells, w);
   o.weight = WeightModel::Friction;
   o.tile = 16;
-  o.threads = 2;
+  o_run.threads = 2;
   MemoryBudget budget(256ull << 20);
-  const OdMatrixResult all = run_od_matrix(o, budget, Progress::silent());
+  const OdMatrixResult all = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
   EXPECT_EQ(all.batch_sources, cells.size());
   for (std::uint64_t batch : {1u, 2u}) {
     o.max_batch = batch;
-    const OdMatrixResult few = run_od_matrix(o, budget, Progress::silent());
+    const OdMatrixResult few = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
     EXPECT_EQ(few.batch_sources, batch);
     expect_same(few.costs, all.costs, cells.size(), "batches of " + std::to_string(batch) + " against one batch");
   }
@@ -145,16 +146,17 @@ TEST(OdMatrix, RegionSitesMatchAMultiSourceOracle) {
     const std::string index = dir.file("reg" + std::to_string(seed) + ".tzi");
     build(input, index, model, c, 16, 8);
     OdMatrixOptions o;
+    RunSettings o_run;
     o.input = input;
     o.sites_raster = zones;
     o.weight = model;
     o.connectivity = c;
     o.tile = 16;
-    o.threads = 2;
+    o_run.threads = 2;
     MemoryBudget budget(256ull << 20);
-    const OdMatrixResult without = run_od_matrix(o, budget, Progress::silent());
+    const OdMatrixResult without = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
     o.index = index;
-    const OdMatrixResult with = run_od_matrix(o, budget, Progress::silent());
+    const OdMatrixResult with = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
     // The oracle: one multi-source Dijkstra per region from its valid cells.
     std::map<std::uint64_t, std::vector<std::uint64_t>> cells_of;
     for (std::uint64_t cell = 0; cell < w * h; ++cell)
@@ -211,63 +213,68 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
   testing::write_raster_values(lonlat, w, h, values, CellType::Float32, -9999, georef("EPSG:4326", -72.0, 70.0, 0.01, -0.005));
   const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 6);
   OdMatrixOptions o;
+  RunSettings o_run;
   o.input = projected;
   o.sites = points_of(cells, w);
   o.tile = 16;
-  o.threads = 2;
+  o_run.threads = 2;
   o.distance = DistanceMode::Map;
   MemoryBudget budget(256ull << 20);
-  const OdMatrixResult map = run_od_matrix(o, budget, Progress::silent());
+  const OdMatrixResult map = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
   EXPECT_EQ(map.params.steps.ew, 30.0);
   EXPECT_EQ(map.params.steps.ns, 20.0);
   expect_same(map.costs, reference_matrix(values, w, h, map.params, Connectivity::Eight, kUnreached, cells), cells.size(),
               "map without the index");
   IndexOptions io;
+  RunSettings io_run;
   io.input = projected;
   io.output = dir.file("utm_map.tzi");
   io.tile = 16;
-  io.device = DeviceRequest::Cpu;
+  io_run.device = DeviceRequest::Cpu;
   io.distance = DistanceMode::Map;
-  run_index(io, budget, Progress::silent());
+  terrazo::testing::run_with(run_index, io, io_run, budget, Progress::silent());
   o.index = io.output;
-  const OdMatrixResult map_indexed = run_od_matrix(o, budget, Progress::silent());
+  const OdMatrixResult map_indexed = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
   expect_same(map_indexed.costs, map.costs, cells.size(), "map with the index");
   // Mismatches: a map index queried with cell lengths, a cells index queried with map lengths.
   OdMatrixOptions cells_query = o;
+  RunSettings cells_query_run = o_run;
   cells_query.distance = DistanceMode::Cells;
-  EXPECT_THROW(run_od_matrix(cells_query, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_od_matrix, cells_query, cells_query_run, budget, Progress::silent()), UsageError);
   io.output = dir.file("utm_cells.tzi");
   io.distance = DistanceMode::Cells;
-  run_index(io, budget, Progress::silent());
+  terrazo::testing::run_with(run_index, io, io_run, budget, Progress::silent());
   o.index = io.output;
-  EXPECT_THROW(run_od_matrix(o, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent()), UsageError);
   // Geodesic: no index; od-matrix equals sssp's cost raster at the sites.
   io.input = lonlat;
   io.output = dir.file("geo.tzi");
   io.distance = DistanceMode::Geodesic;
-  EXPECT_THROW(run_index(io, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_index, io, io_run, budget, Progress::silent()), UsageError);
   OdMatrixOptions g = o;
+  RunSettings g_run = o_run;
   g.input = lonlat;
   g.index = "";
   g.distance = DistanceMode::Geodesic;
-  const OdMatrixResult geo = run_od_matrix(g, budget, Progress::silent());
+  const OdMatrixResult geo = terrazo::testing::run_with(run_od_matrix, g, g_run, budget, Progress::silent());
   ASSERT_NE(geo.params.steps.rows, nullptr);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     SsspOptions so;
+    RunSettings so_run;
     so.input = lonlat;
     so.output = dir.file("geo_cost.tif");
     so.sources = {o.sites[i]};
     so.distance = DistanceMode::Geodesic;
     so.tile = 16;
-    so.device = DeviceRequest::Cpu;
-    const SsspResult r = run_sssp(so, budget, Progress::silent());
+    so_run.device = DeviceRequest::Cpu;
+    const SsspResult r = terrazo::testing::run_with(run_sssp, so, so_run, budget, Progress::silent());
     ASSERT_EQ(r.params.scale, geo.params.scale);
     const auto dist = testing::fixed_distances(testing::read_raster_values(so.output), r.params.scale);
     for (std::size_t j = 0; j < cells.size(); ++j)
       ASSERT_EQ(geo.costs[i * cells.size() + j], dist[cells[j]]) << "geodesic from site " << i + 1 << " to " << j + 1;
   }
   g.index = dir.file("utm_cells.tzi");  // geodesic with an index: refused
-  EXPECT_THROW(run_od_matrix(g, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_od_matrix, g, g_run, budget, Progress::silent()), UsageError);
 }
 
 TEST(OdMatrix, RealDemsEqualPlainSsspRuns) {
@@ -287,12 +294,13 @@ TEST(OdMatrix, RealDemsEqualPlainSsspRuns) {
     // K plain sssp runs through the api: the cost raster at every site.
     for (std::uint64_t s = 0; s < cells.size(); ++s) {
       SsspOptions o;
+      RunSettings o_run;
       o.input = input;
       o.output = dir.file(name + "_cost" + std::to_string(s) + ".tif");
       o.sources = {pixel(cells[s] % info.width, cells[s] / info.width)};
       o.tile = 64;
       MemoryBudget budget(256ull << 20);
-      const SsspResult r = run_sssp(o, budget, Progress::silent());
+      const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
       ASSERT_EQ(r.params.scale, with.params.scale);
       const auto dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
       for (std::uint64_t t = 0; t < cells.size(); ++t)
@@ -333,6 +341,7 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
     const std::string index = dir.file("s" + std::to_string(seed) + ".tzi");
     build(input, index, model, c, 16, 8);
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("s" + std::to_string(seed) + "_cost.tif");
     o.index = index;
@@ -347,7 +356,7 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
       seeds.push_back({cell, 0});
     }
     MemoryBudget budget(256ull << 20);
-    const SsspResult r = run_sssp(o, budget, Progress::silent());
+    const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
     EXPECT_EQ(r.exchange, "index");
     testing::SsspReferenceProblem ref;
     ref.width = w;
@@ -367,28 +376,32 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
   const std::string index = dir.file("pysheds.tzi");
   build(dem, index, WeightModel::Friction, Connectivity::Eight, 32, 8);
   SsspOptions a;
+  RunSettings a_run;
   a.input = dem;
   a.output = dir.file("plain.tif");
   a.sources = {pixel(17, 23), pixel(300, 200)};
   a.tile = 64;
   SsspOptions b = a;
+  RunSettings b_run = a_run;
   b.output = dir.file("indexed.tif");
   b.index = index;
   MemoryBudget budget(256ull << 20);
-  run_sssp(a, budget, Progress::silent());
-  run_sssp(b, budget, Progress::silent());
+  terrazo::testing::run_with(run_sssp, a, a_run, budget, Progress::silent());
+  terrazo::testing::run_with(run_sssp, b, b_run, budget, Progress::silent());
   const auto plain = testing::read_raster_values(a.output), indexed = testing::read_raster_values(b.output);
   ASSERT_EQ(plain.size(), indexed.size());
   for (std::uint64_t i = 0; i < plain.size(); ++i)
     ASSERT_TRUE(plain[i] == indexed[i] || (plain[i] != plain[i] && indexed[i] != indexed[i])) << "cell " << i;
   // --index with --backlink: one usage error.
   SsspOptions c = b;
+  RunSettings c_run = b_run;
   c.backlink = dir.file("back.tif");
-  EXPECT_THROW(run_sssp(c, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_sssp, c, c_run, budget, Progress::silent()), UsageError);
   // --index with map step lengths (the index holds cell step lengths): one usage error.
   SsspOptions d = b;
+  RunSettings d_run = b_run;
   d.distance = DistanceMode::Map;
-  EXPECT_THROW(run_sssp(d, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_sssp, d, d_run, budget, Progress::silent()), UsageError);
 }
 
 // The threaded load of an index (engine/index/index_loader.h, GPrimeRounds' GPU upload): for 1, 3 and

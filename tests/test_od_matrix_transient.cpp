@@ -23,19 +23,24 @@ namespace {
 
 using namespace testing::od_matrix_suite;
 
-// od-matrix --transient-index --device cpu of the sites `cells` on `g`, tiles of `tile`, 2 threads,
-// the run directory in `scratch`.
+// od-matrix --transient-index of the sites `cells` on `g`, tiles of `tile`.
 OdMatrixOptions transient_options(const testing::GeneratedTerrain& g, const std::vector<std::uint64_t>& cells,
-                                  const testing::TempDir& scratch, std::uint32_t tile) {
+                                  std::uint32_t tile) {
   OdMatrixOptions o;
   o.input = g.path;
   o.sites = points_of(cells, g.info.width);
   o.transient_index = true;
-  o.device = DeviceRequest::Cpu;
   o.tile = tile;
-  o.threads = 2;
-  o.tmpdir = scratch.path();
   return o;
+}
+
+// Its run: --device cpu, 2 threads, the run directory in `scratch`.
+RunSettings transient_settings(const testing::TempDir& scratch) {
+  RunSettings run;
+  run.device = DeviceRequest::Cpu;
+  run.threads = 2;
+  run.tmpdir = scratch.path();
+  return run;
 }
 
 // --transient-index: an index built in the run directory, queried and deleted, gives the oracle's
@@ -46,9 +51,10 @@ TEST(OdMatrix, TransientIndexEqualsTheOracleAndLeavesNothing) {
   std::mt19937_64 rng(5);
   const std::vector<std::uint64_t> cells = pick_sites(g.values, g.info.width, g.info.height, rng, 6);
   testing::TempDir scratch(dir.path());
-  OdMatrixOptions o = transient_options(g, cells, scratch, 32);
+  OdMatrixOptions o = transient_options(g, cells, 32);
+  const RunSettings o_run = transient_settings(scratch);
   MemoryBudget budget(256ull << 20);
-  const OdMatrixResult transient = run_od_matrix(o, budget, Progress::silent());
+  const OdMatrixResult transient = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
   EXPECT_EQ(transient.method, "transient index");
   EXPECT_EQ(transient.exchange, "sweep");  // on the CPU: built into memory, the sweep
   EXPECT_GT(transient.index_bytes, 0u);
@@ -61,7 +67,7 @@ TEST(OdMatrix, TransientIndexEqualsTheOracleAndLeavesNothing) {
   const OdMatrixResult with = query(g.path, index, o.sites, WeightModel::Friction, Connectivity::Eight);
   EXPECT_EQ(with.costs, transient.costs);
   o.exchange = "queue";  // the index file in the run directory, the label-correcting queue
-  const OdMatrixResult file = run_od_matrix(o, budget, Progress::silent());
+  const OdMatrixResult file = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
   EXPECT_EQ(file.exchange, "queue");
   EXPECT_EQ(file.index_bytes, 0u);
   EXPECT_EQ(file.costs, transient.costs);
@@ -80,7 +86,8 @@ TEST(OdMatrix, TransientIndexUnderShrinkingBudgetsFallsBackToAFile) {
   std::mt19937_64 rng(9);
   const std::vector<std::uint64_t> cells = pick_sites(g.values, g.info.width, g.info.height, rng, 5);
   testing::TempDir scratch(dir.path());
-  OdMatrixOptions o = transient_options(g, cells, scratch, 16);
+  OdMatrixOptions o = transient_options(g, cells, 16);
+  const RunSettings o_run = transient_settings(scratch);
   o.scale = 9e6;  // steps up to 4e9 (32-bit weights), in-tile distances past 2^32
   std::vector<PathLength> want;
   std::set<std::string> ways;
@@ -94,7 +101,7 @@ TEST(OdMatrix, TransientIndexUnderShrinkingBudgetsFallsBackToAFile) {
         return true;
       });
       try {
-        r = run_od_matrix(o, budget, progress);
+        r = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, progress);
       } catch (const BudgetError&) {
         EXPECT_EQ(budget.reserved(), 0u);
         continue;
@@ -111,6 +118,41 @@ TEST(OdMatrix, TransientIndexUnderShrinkingBudgetsFallsBackToAFile) {
   EXPECT_EQ(ways.count("sweep"), 1u) << "no budget held the index in memory";
   EXPECT_EQ(ways.count("queue"), 1u) << "no budget sent the transient index to a file";
   EXPECT_TRUE(testing::entries_of(scratch).empty());
+}
+
+// A budget too small for the transient index's query is refused by the plan before the build (it
+// was found after building the whole index): a BudgetError naming the phase and the --memory that
+// would do, with no progress of the build; the budget the message names runs.
+TEST(OdMatrix, TransientIndexBudgetTooSmallIsRefusedBeforeTheBuild) {
+  testing::TempDir dir;
+  const GeneratedTerrain g = generated_terrain(dir, 512, 384, 21);
+  std::mt19937_64 rng(4);
+  const std::vector<std::uint64_t> cells = pick_sites(g.values, g.info.width, g.info.height, rng, 2);
+  testing::TempDir scratch(dir.path());
+  const OdMatrixOptions o = transient_options(g, cells, 16);
+  const RunSettings o_run = transient_settings(scratch);
+  std::uint64_t build_events = 0;
+  Progress counting([&](const ProgressEvent& e) {
+    build_events += e.phase.rfind("index", 0) == 0;
+    return true;
+  });
+  MemoryBudget small(1ull << 20);
+  std::string message;
+  try {
+    terrazo::testing::run_with(run_od_matrix, o, o_run, small, counting);
+    FAIL() << "1 MiB ran a transient index of 768 tiles";
+  } catch (const BudgetError& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(build_events, 0u) << message;
+  EXPECT_NE(message.find("memory budget too small for od-matrix: query: it needs at least"), std::string::npos) << message;
+  const std::size_t at = message.find("give --memory ");
+  ASSERT_NE(at, std::string::npos) << message;
+  const std::uint64_t named_mib = std::stoull(message.substr(at + 14));
+  MemoryBudget named((named_mib + 1) << 20);  // one MiB more: the plan's parts are lower bounds
+  const OdMatrixResult r = terrazo::testing::run_with(run_od_matrix, o, o_run, named, Progress::silent());
+  expect_same(r.costs, reference_matrix(g.values, g.info.width, g.info.height, r.params, Connectivity::Eight, kUnreached, cells),
+              cells.size(), "at the budget the refusal named");
 }
 
 // The index in memory: loaded from a file, every tile's ring values and stored triangle are

@@ -183,17 +183,18 @@ TEST(OutputOptions, SsspFlagsChangeTheFiles) {
   testing::TempDir dir;
   auto run = [&](const std::string& name, CellType cost_type, std::vector<std::string> creation) {
     SsspOptions options;
+    RunSettings options_run;
     options.input = kDem;
     options.output = dir.file(name + "_cost.tif");
     options.backlink = dir.file(name + "_back.tif");
     options.allocation = dir.file(name + "_alloc.tif");
     options.sources = {parse_source_point("100,100"), parse_source_point("300,50")};
     options.tile = 64;
-    options.device = DeviceRequest::Cpu;
+    options_run.device = DeviceRequest::Cpu;
     options.cost_type = cost_type;
     options.geotiff.creation = std::move(creation);
     MemoryBudget budget(256ull << 20);
-    run_sssp(options, budget, Progress::silent());
+    terrazo::testing::run_with(run_sssp, options, options_run, budget, Progress::silent());
   };
   run("default", CellType::Float64, {});
   run("f32", CellType::Float32, {});

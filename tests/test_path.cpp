@@ -70,6 +70,7 @@ void check_paths(const std::string& dem, const std::vector<SourcePoint>& sources
                  Connectivity connectivity, WeightModel weight) {
   testing::TempDir dir;
   SsspOptions o;
+  RunSettings o_run;
   o.input = dem;
   o.sources = sources;
   o.output = dir.file("cost.tif");
@@ -78,9 +79,10 @@ void check_paths(const std::string& dem, const std::vector<SourcePoint>& sources
   o.weight = weight;
   o.tile = 64;
   MemoryBudget budget(256ull << 20);
-  const SsspResult r = run_sssp(o, budget, Progress::silent());
+  const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
 
   PathOptions p;
+  RunSettings p_run;
   p.backlink = o.backlink;
   p.cost = o.output;
   p.output = dir.file("paths.geojson");
@@ -88,7 +90,7 @@ void check_paths(const std::string& dem, const std::vector<SourcePoint>& sources
   p.dests = dests;
   p.cache_bytes = 3 * (256 * 256 * 9 + 256);  // a few windows: long paths evict
   MemoryBudget path_budget(64ull << 20);
-  const PathResult traced = run_path(p, path_budget, Progress::silent());
+  const PathResult traced = terrazo::testing::run_with(run_path, p, p_run, path_budget, Progress::silent());
   ASSERT_EQ(traced.paths.size(), dests.size());
 
   RasterInfo info;
@@ -182,13 +184,14 @@ TEST(Path, PathsAroundNodataWithTwoSourcesAndFourConnectivity) {
   // Only destinations a source reaches (the valley is not one component).
   testing::TempDir dir;
   SsspOptions o;
+  RunSettings o_run;
   o.input = dem;
   o.sources = sources;
   o.output = dir.file("c.tif");
   o.weight = WeightModel::AbsDiff;
   o.connectivity = Connectivity::Four;
   MemoryBudget budget(256ull << 20);
-  run_sssp(o, budget, Progress::silent());
+  terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   const std::vector<double> cost = testing::read_raster_values(o.output);
   std::vector<SourcePoint> reached;
   for (const SourcePoint& d : dests)
@@ -207,25 +210,27 @@ TEST(Path, DestinationErrors) {
   const std::string dem = dir.file("dem.tif");
   testing::write_raster_values(dem, 8, 8, values, CellType::Float32, -9999);
   SsspOptions o;
+  RunSettings o_run;
   o.input = dem;
   o.sources = {at(0, 0)};
   o.output = dir.file("cost.tif");
   o.backlink = dir.file("back.tif");
   MemoryBudget budget(64ull << 20);
-  run_sssp(o, budget, Progress::silent());
+  terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   PathOptions p;
+  RunSettings p_run;
   p.backlink = o.backlink;
   p.cost = o.output;
   p.output = dir.file("paths.geojson");
   p.dests = {at(8, 2)};
-  EXPECT_THROW(run_path(p, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_path, p, p_run, budget, Progress::silent()), UsageError);
   p.dests = {at(1, 1)};  // nodata: unreached
-  EXPECT_THROW(run_path(p, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_path, p, p_run, budget, Progress::silent()), UsageError);
   std::FILE* f = std::fopen(p.output.c_str(), "r");
   EXPECT_EQ(f, nullptr) << "a failed run left its output";
   if (f) std::fclose(f);
   p.dests = {at(7, 7)};
-  EXPECT_EQ(run_path(p, budget, Progress::silent()).paths.size(), 1u);
+  EXPECT_EQ(terrazo::testing::run_with(run_path, p, p_run, budget, Progress::silent()).paths.size(), 1u);
 }
 
 }  // namespace

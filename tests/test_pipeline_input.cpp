@@ -216,6 +216,7 @@ TEST(PipelineInput, SsspAndMstOutputsDoNotDependOnTheWay) {
     for (InputMode mode : {InputMode::Import, InputMode::Memory, InputMode::Direct}) {
       const std::string what = std::string(to_string(mode)) + " tile " + std::to_string(tile);
       SsspOptions so;
+      RunSettings so_run;
       so.input = dem;
       so.input_mode = mode;
       so.output = dir.file("cost" + std::to_string(k) + ".tif");
@@ -223,22 +224,23 @@ TEST(PipelineInput, SsspAndMstOutputsDoNotDependOnTheWay) {
       so.sources.push_back(parse_source_point("5,7"));
       so.sources.push_back(parse_source_point("60,40"));
       so.tile = tile;
-      so.threads = 2;
-      so.device = DeviceRequest::Cpu;
-      so.tmpdir = dir.path();
+      so_run.threads = 2;
+      so_run.device = DeviceRequest::Cpu;
+      so_run.tmpdir = dir.path();
       MemoryBudget budget(64ull << 20);
-      const SsspResult s = run_sssp(so, budget, Progress::silent());
+      const SsspResult s = terrazo::testing::run_with(run_sssp, so, so_run, budget, Progress::silent());
       EXPECT_EQ(s.input_read, mode == InputMode::Import ? "imported" : to_string(mode)) << what;
       MstOptions mo;
+      RunSettings mo_run;
       mo.input = dem;
       mo.input_mode = mode;
       mo.output = dir.file("edges" + std::to_string(k) + ".tif");
       mo.tile = tile;
-      mo.threads = 2;
-      mo.device = DeviceRequest::Cpu;
-      mo.tmpdir = dir.path();
+      mo_run.threads = 2;
+      mo_run.device = DeviceRequest::Cpu;
+      mo_run.tmpdir = dir.path();
       MemoryBudget mst_budget(64ull << 20);
-      const MstResult m = run_mst(mo, mst_budget, Progress::silent());
+      const MstResult m = terrazo::testing::run_with(run_mst, mo, mo_run, mst_budget, Progress::silent());
       const std::vector<double> cost = read_all(so.output), back = read_all(so.backlink), edges = read_all(mo.output);
       if (k == 0) {
         cost0 = cost, back0 = back, edges0 = edges, s0 = s, m0 = m;
@@ -269,17 +271,18 @@ TEST(PipelineInput, ClumpLabelsDoNotDependOnTheWay) {
   int k = 0;
   for (InputMode mode : {InputMode::Import, InputMode::Memory, InputMode::Direct}) {
     ClumpOptions o;
+    RunSettings o_run;
     o.input = dem;
     o.input_mode = mode;
     o.by = ClumpBy::Valid;
     o.by_given = true;
     o.output = dir.file("labels" + std::to_string(k) + ".tif");
     o.tile = 16;
-    o.threads = 2;
-    o.device = DeviceRequest::Cpu;
-    o.tmpdir = dir.path();
+    o_run.threads = 2;
+    o_run.device = DeviceRequest::Cpu;
+    o_run.tmpdir = dir.path();
     MemoryBudget budget(64ull << 20);
-    const ClumpResult r = run_clump(o, budget, Progress::silent());
+    const ClumpResult r = terrazo::testing::run_with(run_clump, o, o_run, budget, Progress::silent());
     EXPECT_EQ(r.input_read_in_place, mode != InputMode::Import);
     const std::vector<double> labels = read_all(o.output);
     if (k++ == 0) labels0 = labels;

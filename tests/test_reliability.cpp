@@ -535,6 +535,7 @@ TEST(DistinctOutputs, SsspOutputOverTheBarrierRasterOrTheIndexIsAUsageError) {
   for (const std::string& taken : {barrier, index, dir.file("./barrier.tif")})
     for (const char* role : {"OUTPUT", "--backlink", "--allocation"}) {
       SsspOptions o;
+      RunSettings o_run;
       o.input = dem;
       o.sources.push_back(parse_source_point("1,1", "--source"));
       o.barrier_raster = barrier;
@@ -544,7 +545,7 @@ TEST(DistinctOutputs, SsspOutputOverTheBarrierRasterOrTheIndexIsAUsageError) {
       *out = taken;
       MemoryBudget budget(64ull << 20);
       try {
-        run_sssp(o, budget, Progress::silent());
+        terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
         ADD_FAILURE() << role << " '" << taken << "' over an input was accepted";
       } catch (const UsageError& e) {
         EXPECT_TRUE(contains(e.what(), "same file")) << e.what();
@@ -556,12 +557,13 @@ TEST(DistinctOutputs, SsspOutputOverTheBarrierRasterOrTheIndexIsAUsageError) {
   EXPECT_FALSE(fs::exists(dir.file("cost.tif")));
   // The control: distinct paths run, and the barrier closes its cells.
   SsspOptions o;
+  RunSettings o_run;
   o.input = dem;
   o.sources.push_back(parse_source_point("1,1", "--source"));
   o.barrier_raster = barrier;
   o.output = dir.file("cost.tif");
   MemoryBudget budget(64ull << 20);
-  EXPECT_EQ(run_sssp(o, budget, Progress::silent()).barrier_cells, 7u);
+  EXPECT_EQ(terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()).barrier_cells, 7u);
 }
 
 // ---- 6. backlinks validated --------------------------------------------------------------------

@@ -293,16 +293,17 @@ TEST(ResidentSsspPipeline, ShippedDemsMatchStreamed) {
     std::vector<double> costs[2];
     for (int resident = 0; resident < 2; ++resident) {
       SsspOptions o;
+      RunSettings o_run;
       o.input = std::string(TERRAZO_DATASETS) + "/real/" + name;
       o.weight = WeightModel::AbsDiff;
       o.sources = {parse_source_point(source)};
       o.output = dir.file("cost" + std::to_string(k++) + ".tif");
       o.exchange = resident ? "resident" : "streamed";
       o.resident_tile = resident ? 32 : 64;
-      o.device = DeviceRequest::Cpu;
-      o.threads = 2;
+      o_run.device = DeviceRequest::Cpu;
+      o_run.threads = 2;
       MemoryBudget budget(1ull << 30);
-      const SsspResult r = run_sssp(o, budget, Progress::silent());
+      const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
       EXPECT_EQ(r.exchange, o.exchange);
       EXPECT_GT(r.reached_cells, 1000u);
       costs[resident] = testing::read_raster_values(o.output);
@@ -329,6 +330,7 @@ TEST(ResidentSsspPipeline, KnightMatchesStreamed) {
     std::vector<double> costs[3];
     for (int run = 0; run < 3; ++run) {  // streamed, resident g = 8, resident g = 32
       SsspOptions o;
+      RunSettings o_run;
       o.input = in;
       o.weight = WeightModel::Friction;
       o.connectivity = Connectivity::Sixteen;
@@ -338,10 +340,10 @@ TEST(ResidentSsspPipeline, KnightMatchesStreamed) {
       o.exchange = run ? "resident" : "streamed";
       o.resident_tile = run == 1 ? 8 : 32;
       o.tile = 32;
-      o.device = DeviceRequest::Cpu;
-      o.threads = 2;
+      o_run.device = DeviceRequest::Cpu;
+      o_run.threads = 2;
       MemoryBudget budget(1ull << 30);
-      const SsspResult r = run_sssp(o, budget, Progress::silent());
+      const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
       EXPECT_EQ(r.exchange, o.exchange);
       EXPECT_GT(r.reached_cells, 1000u);
       costs[run] = testing::read_raster_values(o.output);
@@ -361,13 +363,14 @@ TEST(ResidentSsspPipeline, GpuMatchesCpu) {
   const std::string generated = dir.file("g.tzs");
   {
     GenerateOptions g;
+    RunSettings g_run;
     g.terrain.width = 1500;
     g.terrain.height = 1100;
     g.terrain.seed = 5;
     g.terrain.nodata_holes = 0.02;
     g.output = generated;
     MemoryBudget budget(1ull << 30);
-    run_generate(g, budget, Progress::silent());
+    terrazo::testing::run_with(run_generate, g, g_run, budget, Progress::silent());
   }
   const std::vector<std::string> inputs = {std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif",
                                            std::string(TERRAZO_DATASETS) + "/real/N44W072.hgt", generated};
@@ -386,14 +389,15 @@ TEST(ResidentSsspPipeline, GpuMatchesCpu) {
     std::vector<double> costs[2];
     for (int gpu = 0; gpu < 2; ++gpu) {
       SsspOptions o;
+      RunSettings o_run;
       o.input = input;
       o.sources = {valid_near(300, 300), valid_near(10, 20)};
       o.output = dir.file("cost" + std::to_string(k++) + ".tif");
-      o.device = gpu ? DeviceRequest::Cuda : DeviceRequest::Cpu;
+      o_run.device = gpu ? DeviceRequest::Cuda : DeviceRequest::Cpu;
       o.exchange = gpu ? "resident" : "streamed";
       o.resident_tile = gpu && k % 2 ? 32 : 64;
       MemoryBudget budget(1ull << 30);
-      const SsspResult r = run_sssp(o, budget, Progress::silent());
+      const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
       EXPECT_EQ(r.exchange, o.exchange);
       costs[gpu] = testing::read_raster_values(o.output);
     }
@@ -405,19 +409,20 @@ TEST(ResidentSsspPipeline, GpuMatchesCpu) {
 TEST(ResidentSsspPipeline, RefusesLabelsAndBadValues) {
   testing::TempDir dir;
   SsspOptions o;
+  RunSettings o_run;
   o.input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   o.sources = {parse_source_point("180,180")};
   o.output = dir.file("c.tif");
   o.exchange = "resident";
   o.backlink = dir.file("b.tif");
   MemoryBudget budget(1ull << 30);
-  EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()), UsageError);
   o.backlink.clear();
   o.exchange = "sideways";
-  EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()), UsageError);
   o.exchange = "resident";
   o.resident_tile = 4;
-  EXPECT_THROW(run_sssp(o, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()), UsageError);
 }
 
 }  // namespace

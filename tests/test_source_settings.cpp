@@ -172,9 +172,9 @@ void check_against_oracle(const SsspOptions& o, const SsspResult& r, const std::
   }
 }
 
-SsspResult run(const SsspOptions& o) {
+SsspResult run(const SsspOptions& o, const RunSettings& o_run) {
   MemoryBudget budget(128ull << 20);
-  return run_sssp(o, budget, Progress::silent());
+  return terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
 }
 
 // Random rasters and sources with random multipliers, maxima and initial costs, from a GeoJSON file
@@ -198,10 +198,11 @@ TEST(SourceSettings, RandomSourcesMatchOneDijkstraPerSource) {
       return c;
     };
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("cost" + std::to_string(seed) + ".tif");
     o.tile = 8;
-    o.device = DeviceRequest::Cpu;
+    o_run.device = DeviceRequest::Cpu;
     o.source_initial = seed % 3 == 0 ? 1.5 : 0.0;
     o.source_multiplier = seed % 4 == 0 ? 2.0 : 1.0;
     std::vector<Src> sources;  // in id order: the --source points, then the file's
@@ -242,7 +243,7 @@ TEST(SourceSettings, RandomSourcesMatchOneDijkstraPerSource) {
     if (seed % 6 == 1) o.connectivity = Connectivity::Four;
     if (seed % 4 == 3) o.max_cost = 12.0;
     const std::string what = "seed " + std::to_string(seed);
-    const SsspResult r = run(o);
+    const SsspResult r = run(o, o_run);
     std::set<std::pair<double, double>> groups;
     for (const Src& s : sources) groups.insert({s.multiplier, s.max < 0 ? 1e300 : s.max});
     EXPECT_EQ(r.source_groups, groups.size()) << what;
@@ -269,6 +270,7 @@ TEST(SourceSettings, TiesMaximaAndUnreachableCells) {
   const std::string points = dir.file("points.geojson");
   write_points(points, sources);
   SsspOptions o;
+  RunSettings o_run;
   o.input = input;
   o.output = dir.file("cost.tif");
   o.allocation = dir.file("alloc.tif");
@@ -278,12 +280,13 @@ TEST(SourceSettings, TiesMaximaAndUnreachableCells) {
   o.source_multiplier_field = "mult";
   o.tile = 8;
   o.connectivity = Connectivity::Four;
-  SsspOptions with_backlinks = o;  // several groups: backlinks are refused, nothing written
+  SsspOptions with_backlinks = o;
+  RunSettings with_backlinks_run = o_run;  // several groups: backlinks are refused, nothing written
   with_backlinks.output = dir.file("refused.tif");
   with_backlinks.backlink = dir.file("back.tif");
-  EXPECT_THROW(run(with_backlinks), UsageError);
+  EXPECT_THROW(run(with_backlinks, with_backlinks_run), UsageError);
   EXPECT_FALSE(std::filesystem::exists(with_backlinks.output));
-  const SsspResult r = run(o);
+  const SsspResult r = run(o, o_run);
   EXPECT_EQ(r.source_groups, 3u);
   check_against_oracle(o, r, values, w, h, sources, "flat");
   const std::vector<double> alloc = testing::read_raster_values(o.allocation);
@@ -321,6 +324,7 @@ TEST(SourceSettings, SourceRasterBesidePointGroups) {
   const std::string points = dir.file("points.geojson");
   write_points(points, file);
   SsspOptions o;
+  RunSettings o_run;
   o.input = input;
   o.output = dir.file("cost.tif");
   o.sources_file = points;
@@ -331,7 +335,7 @@ TEST(SourceSettings, SourceRasterBesidePointGroups) {
   o.source_multiplier = 1.5;
   o.source_initial = 2.0;
   o.tile = 16;
-  const SsspResult r = run(o);
+  const SsspResult r = run(o, o_run);
   EXPECT_EQ(r.source_groups, 2u);
   EXPECT_EQ(r.mask_cells_on_nodata, 1u);
   EXPECT_EQ(r.sources, 2u);
@@ -343,7 +347,7 @@ TEST(SourceSettings, SourceRasterBesidePointGroups) {
   // A point on nodata is refused.
   write_points(points, {{3, 3, 0, -1, 2.0}});
   o.source_raster.clear();
-  EXPECT_THROW(run(o), UsageError);
+  EXPECT_THROW(run(o, o_run), UsageError);
 }
 
 // One group (every multiplier 1, no maximum) through the per-source path: the outputs are byte for
@@ -373,6 +377,7 @@ TEST(SourceSettings, OneGroupCostsNothingAndMultiplierScalesTheFriction) {
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   };
   SsspOptions o;
+  RunSettings o_run;
   o.input = input;
   o.sources_file = points;
   o.tile = 16;
@@ -380,30 +385,33 @@ TEST(SourceSettings, OneGroupCostsNothingAndMultiplierScalesTheFriction) {
   o.output = dir.file("plain.tif");
   o.backlink = dir.file("plain_back.tif");
   o.allocation = dir.file("plain_alloc.tif");
-  run(o);
+  run(o, o_run);
   SsspOptions g = o;
+  RunSettings g_run = o_run;
   g.source_multiplier_field = "mult";
   g.source_max_field = "max";
   g.output = dir.file("group.tif");
   g.backlink = dir.file("group_back.tif");
   g.allocation = dir.file("group_alloc.tif");
-  EXPECT_EQ(run(g).source_groups, 1u);
+  EXPECT_EQ(run(g, g_run).source_groups, 1u);
   EXPECT_EQ(slurp(o.output), slurp(g.output));
   EXPECT_EQ(slurp(o.backlink), slurp(g.backlink));
   EXPECT_EQ(slurp(o.allocation), slurp(g.allocation));
   // Multiplier 2 on the values = multiplier 1 on the doubled values, same scale.
   SsspOptions m = o;
+  RunSettings m_run = o_run;
   m.source_multiplier = 2.0;
   m.output = dir.file("m2.tif");
   m.backlink = dir.file("m2_back.tif");
   m.allocation = dir.file("m2_alloc.tif");
   SsspOptions d = o;
+  RunSettings d_run = o_run;
   d.input = input2;
   d.output = dir.file("d2.tif");
   d.backlink = dir.file("d2_back.tif");
   d.allocation = dir.file("d2_alloc.tif");
-  run(m);
-  run(d);
+  run(m, m_run);
+  run(d, d_run);
   auto same = [](const std::vector<double>& a, const std::vector<double>& b) {  // NaN (nodata) equals NaN
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
@@ -427,13 +435,14 @@ TEST(SourceSettings, BadInputIsRefused) {
     std::ofstream(points) << "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{" +
                                  properties + "},\"geometry\":{\"type\":\"Point\",\"coordinates\":[10.025,49.975]}}]}";
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("c.tif");
     o.sources_file = points;
     if (field_flag == "max") o.source_max_field = "v";
     if (field_flag == "mult") o.source_multiplier_field = "v";
     if (field_flag == "init") o.source_start = "v";
-    return run(o);
+    return run(o, o_run);
   };
   EXPECT_THROW(run_with("\"v\":-2", "mult"), UsageError);
   EXPECT_THROW(run_with("\"v\":0", "mult"), UsageError);
@@ -445,17 +454,18 @@ TEST(SourceSettings, BadInputIsRefused) {
   EXPECT_NO_THROW(run_with("\"v\":null", "mult"));
   {  // exact integer weights (unit) and a fractional multiplier: refused at the default scale, run with --scale
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("u.tif");
     o.sources = {parse_source_point("1,1"), parse_source_point("9,9")};
     o.weight = WeightModel::Unit;
     o.source_multiplier = 0.5;
-    EXPECT_THROW(run(o), UsageError);
+    EXPECT_THROW(run(o, o_run), UsageError);
     o.source_multiplier = 3;
-    EXPECT_NO_THROW(run(o));
+    EXPECT_NO_THROW(run(o, o_run));
     o.source_multiplier = 0.5;
     o.scale = 10;
-    const SsspResult r = run(o);
+    const SsspResult r = run(o, o_run);
     EXPECT_EQ(r.max_distance, 4.5);  // (15,0): 9 hops x 0.5 from (9,9), exactly
   }
   EXPECT_NO_THROW(run_with("\"v\":2.5", "max"));
@@ -477,27 +487,29 @@ TEST(SourceSettings, BadInputIsRefused) {
   EXPECT_EQ(parsed.sssp.source_multiplier_field, "c");
   EXPECT_EQ(parsed.sssp.source_multiplier, 0.5);
   EXPECT_EQ(parsed.sssp.source_initial, 2.0);
-  SsspOptions o;  // --index has no multipliers
+  SsspOptions o;
+  RunSettings o_run;  // --index has no multipliers
   o.input = input;
   o.output = dir.file("c.tif");
   o.sources = {parse_source_point("1,1")};
   o.source_multiplier = 2;
   o.index = dir.file("none.tzi");
-  EXPECT_THROW(run(o), UsageError);
+  EXPECT_THROW(run(o, o_run), UsageError);
   {  // an index starts every source at 0: a real index with an initial cost is refused, without one it runs
     IndexOptions io;
+    RunSettings io_run;
     io.input = input;
     io.output = dir.file("flat.tzi");
     io.tile = 16;
-    io.device = DeviceRequest::Cpu;
+    io_run.device = DeviceRequest::Cpu;
     MemoryBudget budget(128ull << 20);
-    run_index(io, budget, Progress::silent());
+    terrazo::testing::run_with(run_index, io, io_run, budget, Progress::silent());
     o.index = io.output;
     o.source_multiplier = 1;
     o.source_initial = 2;
-    EXPECT_THROW(run(o), UsageError);
+    EXPECT_THROW(run(o, o_run), UsageError);
     o.source_initial = 0;
-    EXPECT_NO_THROW(run(o));
+    EXPECT_NO_THROW(run(o, o_run));
   }
 }
 

@@ -328,9 +328,9 @@ TEST(SsspCore, ZeroWeightPlateauBacklinksReachTheSource) {
 
 // Runs run_sssp and checks cost (exactly, through the fixed point), backlinks and allocation
 // against the reference on the input's values. Point sources must be pixel coordinates.
-SsspResult check_file_run(const SsspOptions& options, std::uint64_t memory, const std::string& what) {
+SsspResult check_file_run(const SsspOptions& options, const RunSettings& options_run, std::uint64_t memory, const std::string& what) {
   MemoryBudget budget(memory);
-  const SsspResult result = run_sssp(options, budget, Progress::silent());
+  const SsspResult result = terrazo::testing::run_with(run_sssp, options, options_run, budget, Progress::silent());
   RasterInfo info;
   const std::vector<double> values = testing::read_raster_values(options.input, &info);
   testing::SsspReferenceProblem ref;
@@ -417,6 +417,7 @@ TEST(SsspPipeline, EveryShippedDemMatchesReference) {
   for (const std::string& name : dems) {
     SCOPED_TRACE(name);
     SsspOptions o;
+    RunSettings o_run;
     o.input = std::string(TERRAZO_DATASETS) + "/real/" + name;
     RasterInfo info;
     const std::vector<double> values = testing::read_raster_values(o.input, &info);
@@ -433,9 +434,9 @@ TEST(SsspPipeline, EveryShippedDemMatchesReference) {
       o.allocation = dir.file("alloc" + std::to_string(k) + ".tif");
       const std::uint64_t entry = static_cast<std::uint64_t>(o.tile + 2) * (o.tile + 2) * 24 + o.tile * o.tile + 128;
       o.cache_bytes = 6 * entry;
-      o.threads = 2;
+      o_run.threads = 2;
     }
-    const SsspResult r = check_file_run(o, 1ull << 30, name);
+    const SsspResult r = check_file_run(o, o_run, 1ull << 30, name);
     EXPECT_GE(r.sources, 1u);
     if (k % 2 == 1 && r.tiles > 6) {
       EXPECT_GT(r.cache_evictions, 0u);
@@ -455,6 +456,7 @@ TEST(SsspPipeline, RandomRasterFilesMatchReference) {
     const std::string input = dir.file("in" + std::to_string(seed) + ".tif");
     testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
     SsspOptions o;
+    RunSettings o_run;
     o.input = input;
     o.output = dir.file("cost" + std::to_string(seed) + ".tif");
     o.weight = seed % 3 == 0 ? WeightModel::Max : seed % 3 == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
@@ -474,7 +476,7 @@ TEST(SsspPipeline, RandomRasterFilesMatchReference) {
     if (seed % 5 == 0) o.max_cost = 40.0;
     if (seed % 3 == 0) o.cache_bytes = 3 * (18 * 18 * 24 + 256 + 128);
     if (seed % 7 == 0) o.scale = 3.0;
-    check_file_run(o, 64ull << 20, "seed " + std::to_string(seed));
+    check_file_run(o, o_run, 64ull << 20, "seed " + std::to_string(seed));
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -483,18 +485,20 @@ TEST(SsspPipeline, RandomRasterFilesMatchReference) {
 TEST(SsspPipeline, InCoreAndOutOfCoreAgree) {
   testing::TempDir dir;
   SsspOptions o;
+  RunSettings o_run;
   o.input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   o.sources = {pixel(10, 300), pixel(350, 20)};
   o.output = dir.file("a.tif");
   o.tile = 512;
   MemoryBudget big(1ull << 30);
-  run_sssp(o, big, Progress::silent());
+  terrazo::testing::run_with(run_sssp, o, o_run, big, Progress::silent());
   SsspOptions small = o;
+  RunSettings small_run = o_run;
   small.output = dir.file("b.tif");
   small.tile = 16;
   small.cache_bytes = 2 * (18 * 18 * 16 + 256 + 128);
   MemoryBudget tiny(24ull << 20);
-  const SsspResult r = run_sssp(small, tiny, Progress::silent());
+  const SsspResult r = terrazo::testing::run_with(run_sssp, small, small_run, tiny, Progress::silent());
   EXPECT_GT(r.cache_evictions, 100u);
   EXPECT_GT(r.resolves, 0u);
   EXPECT_EQ(testing::read_raster_values(o.output), testing::read_raster_values(small.output));
@@ -531,31 +535,34 @@ TEST(SsspPipeline, SourcesFromMapCoordinatesVectorFileAndMask) {
     return std::string(text);
   };
   SsspOptions base;
+  RunSettings base_run;
   base.input = dem;
   base.tile = 64;
   base.sources = {pixel(30, 40), pixel(300, 250)};
   base.output = dir.file("pixel.tif");
   base.allocation = dir.file("pixel_alloc.tif");
-  check_file_run(base, 256ull << 20, "pixel");
+  check_file_run(base, base_run, 256ull << 20, "pixel");
   const auto expected = testing::read_raster_values(base.output);
   const auto expected_alloc = testing::read_raster_values(base.allocation);
 
   SsspOptions map = base;
+  RunSettings map_run = base_run;
   map.sources = {parse_source_point(map_of(30, 40)), parse_source_point(map_of(300, 250))};
   map.map_coords = true;
   map.output = dir.file("map.tif");
   map.allocation = dir.file("map_alloc.tif");
   MemoryBudget b1(256ull << 20);
-  run_sssp(map, b1, Progress::silent());
+  terrazo::testing::run_with(run_sssp, map, map_run, b1, Progress::silent());
   EXPECT_EQ(testing::read_raster_values(map.output), expected);
 
-  SsspOptions crs = map;  // the same points, declared in EPSG:4326 (the raster's CRS)
+  SsspOptions crs = map;
+  RunSettings crs_run = map_run;  // the same points, declared in EPSG:4326 (the raster's CRS)
   crs.map_coords = false;
   crs.source_crs = "EPSG:4326";
   crs.output = dir.file("crs.tif");
   crs.allocation = dir.file("crs_alloc.tif");
   MemoryBudget b2(256ull << 20);
-  run_sssp(crs, b2, Progress::silent());
+  terrazo::testing::run_with(run_sssp, crs, crs_run, b2, Progress::silent());
   EXPECT_EQ(testing::read_raster_values(crs.output), expected);
 
   const std::string points = dir.file("points.geojson");
@@ -568,12 +575,13 @@ TEST(SsspPipeline, SourcesFromMapCoordinatesVectorFileAndMask) {
       << "]}}]}";
   }
   SsspOptions file = base;
+  RunSettings file_run = base_run;
   file.sources.clear();
   file.sources_file = points;
   file.output = dir.file("file.tif");
   file.allocation = dir.file("file_alloc.tif");
   MemoryBudget b3(256ull << 20);
-  run_sssp(file, b3, Progress::silent());
+  terrazo::testing::run_with(run_sssp, file, file_run, b3, Progress::silent());
   EXPECT_EQ(testing::read_raster_values(file.output), expected);
   EXPECT_EQ(testing::read_raster_values(file.allocation), expected_alloc);
 
@@ -583,12 +591,13 @@ TEST(SsspPipeline, SourcesFromMapCoordinatesVectorFileAndMask) {
   const std::string mask_path = dir.file("mask.tif");
   testing::write_raster_values(mask_path, info.width, info.height, mask, CellType::UInt16, 65535, info);
   SsspOptions raster = base;
+  RunSettings raster_run = base_run;
   raster.sources.clear();
   raster.source_raster = mask_path;
   raster.output = dir.file("mask_cost.tif");
   raster.allocation = dir.file("mask_alloc.tif");
   MemoryBudget b4(256ull << 20);
-  const SsspResult r = run_sssp(raster, b4, Progress::silent());
+  const SsspResult r = terrazo::testing::run_with(run_sssp, raster, raster_run, b4, Progress::silent());
   EXPECT_EQ(r.sources, 2u);
   EXPECT_EQ(testing::read_raster_values(raster.output), expected);
   EXPECT_EQ(testing::read_raster_values(raster.allocation), expected_alloc);
@@ -607,13 +616,14 @@ TEST(SsspPipeline, LargeCropMatchesReference) {
                           std::to_string(side) + " --seed 11 --nodata-holes 0.02 " + dem;
   ASSERT_EQ(std::system(gen.c_str()), 0);
   SsspOptions o;
+  RunSettings o_run;
   o.input = dem;
   o.output = dir.file("cost.tif");
   o.sources = {pixel(side / 3, side / 2), pixel(side - 10, 7)};
-  o.tmpdir = dir.path();
+  o_run.tmpdir = dir.path();
   if (!side_text) o.tile = 64;
   const auto start = std::chrono::steady_clock::now();
-  const SsspResult r = check_file_run(o, side_text ? 256ull << 20 : 24ull << 20, "large crop");
+  const SsspResult r = check_file_run(o, o_run, side_text ? 256ull << 20 : 24ull << 20, "large crop");
   std::printf("large crop %llu^2: %.1f s (reference included), %llu solves, %llu re-solves, %llu evictions, "
               "peak RSS of the test process %.0f MiB\n",
               static_cast<unsigned long long>(side),

@@ -109,13 +109,14 @@ TEST(WalkPipeline, AsymmetryOnASlope) {
   testing::write_raster_values(dem, 5, 1, {0, 10, 20, 30, 40}, CellType::Float32, -9999, utm(10, -10));
   auto cost_at = [&](std::uint64_t source, std::uint64_t at, bool to, WeightModel model) {
     SsspOptions o;
+    RunSettings o_run;
     o.input = dem;
     o.output = dir.file("cost.tif");
     o.weight = model;
     o.walk.reverse = to;
     o.sources = {pixel(source, 0)};
     MemoryBudget budget(256ull << 20);
-    run_sssp(o, budget, Progress::silent());
+    terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
     return testing::read_raster_values(o.output)[at];
   };
   EXPECT_NEAR(cost_at(0, 4, false, WeightModel::Walk), 4 * 67.2, 1e-6);
@@ -240,6 +241,7 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
       for (std::uint64_t i = 0; i < cells.size(); ++i)
         cells[i] = elevation[i] != elevation[i] ? kNaN : pack_walk_cell(static_cast<float>(elevation[i]), 0.0f);
     SsspOptions o;
+    RunSettings o_run;
     o.input = dem;
     o.friction = with_friction ? fric : "";
     o.weight = seed % 2 ? WeightModel::Walk : WeightModel::Tobler;
@@ -258,21 +260,22 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
     // Tiles of 4, 8 and 64 (one tile), the last with a cache of 2 tiles; the resident CPU twin.
     for (int variant = 0; variant < 4; ++variant) {
       SsspOptions v = o;
+      RunSettings v_run = o_run;
       v.output = dir.file("cost" + tag + "_" + std::to_string(variant) + ".tif");
       v.tile = variant == 0 ? 4 : variant == 1 ? 8 : variant == 2 ? 64 : 8;
       if (variant == 1) {
         v.backlink = dir.file("back" + tag + ".tif");
         v.allocation = dir.file("alloc" + tag + ".tif");
-        v.threads = 1;
+        v_run.threads = 1;
         v.cache_bytes = 2 * (10 * 10 * 24 + 8 * 8 + 128);  // two tiles of 8 with labels: evictions all the way
       }
       if (variant == 3) {
         v.exchange = "resident";
-        v.device = DeviceRequest::Cpu;
+        v_run.device = DeviceRequest::Cpu;
         v.resident_tile = 8;
       }
       MemoryBudget budget(256ull << 20);
-      const SsspResult r = run_sssp(v, budget, Progress::silent());
+      const SsspResult r = terrazo::testing::run_with(run_sssp, v, v_run, budget, Progress::silent());
       EXPECT_EQ(r.distance, DistanceMode::Map) << what;
       EXPECT_EQ(r.params.steps.ew, 30.0);
       const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(v.output), r.params.scale);
@@ -354,6 +357,7 @@ TEST(WalkPath, TracesBackToTheSourceWithTheReportedCost) {
   testing::write_raster_values(dem, w, h, elevation, CellType::Float32, -9999, crop);
   for (const bool to : {false, true}) {
     SsspOptions o;
+    RunSettings o_run;
     o.input = dem;
     o.output = dir.file(to ? "cost_to.tif" : "cost_from.tif");
     o.backlink = dir.file(to ? "back_to.tif" : "back_from.tif");
@@ -362,14 +366,15 @@ TEST(WalkPath, TracesBackToTheSourceWithTheReportedCost) {
     o.sources = {pixel(45, 35)};
     o.tile = 16;
     MemoryBudget budget(256ull << 20);
-    const SsspResult r = run_sssp(o, budget, Progress::silent());
+    const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
     PathOptions p;
+    RunSettings p_run;
     p.backlink = o.backlink;
     p.cost = o.output;
     p.output = dir.file(to ? "paths_to.geojson" : "paths_from.geojson");
     p.dests = {pixel(0, 0), pixel(89, 69), pixel(10, 60), pixel(80, 5)};
     MemoryBudget path_budget(64ull << 20);
-    const PathResult traced = run_path(p, path_budget, Progress::silent());
+    const PathResult traced = terrazo::testing::run_with(run_path, p, p_run, path_budget, Progress::silent());
     ASSERT_EQ(traced.paths.size(), p.dests.size());
     const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
     const std::vector<double> back = testing::read_raster_values(o.backlink);
@@ -434,13 +439,14 @@ TEST(WalkGolden, MatchesGrassRWalk) {
   }
   ASSERT_GT(samples.size(), 400u);
   SsspOptions o;
+  RunSettings o_run;
   o.input = std::string(TERRAZO_DATASETS) + "/real/srtm_bigtujunga30m_utm11.tif";
   o.friction = std::string(TERRAZO_DATASETS) + "/golden/walk_friction_bigtujunga.tif";
   o.output = dir.file("walk.tif");
   o.weight = WeightModel::Walk;
   o.sources = {pixel(sx, sy)};
   MemoryBudget budget(256ull << 20);
-  const SsspResult r = run_sssp(o, budget, Progress::silent());
+  const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   EXPECT_EQ(r.distance, DistanceMode::Map);
   const double bound = r.weights.relative_error_bound;
   EXPECT_GT(bound, 0.0);
@@ -527,7 +533,7 @@ TEST(WalkCli, BadInputIsRefused) {
   auto run = [&](std::vector<std::string> args) {
     const SsspCommandOptions parsed = parse_sssp_options(args);
     MemoryBudget budget(256ull << 20);
-    run_sssp(parsed.sssp, budget, Progress::silent());
+    terrazo::testing::run_with(run_sssp, parsed.sssp, run_settings(parsed.common), budget, Progress::silent());
   };
   const std::string out = dir.file("cost.tif");
   EXPECT_THROW(run({"--model", "walk", "--friction", other, "--source", "1,1", dem, out}), UsageError);

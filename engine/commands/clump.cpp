@@ -141,7 +141,9 @@ class StatsCsv : public ClumpStatsSink {
 
 }  // namespace
 
-ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progress& progress) {
+ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   Stopwatch start;
   ClumpResult result;
   if (options.input.empty()) throw UsageError("clump: INPUT is missing");
@@ -155,7 +157,7 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
     throw UsageError("--stats cannot be combined with --min-size (the statistics are of the regions before the sieve)");
   // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
   Stopwatch probe;
-  const bool use_cuda = resolve_device(options.device) == Device::Cuda;
+  const bool use_cuda = context.device() == Device::Cuda;
   const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
   result.seconds.device_setup = probe.seconds();
   // The context is made while the input is read (its first use would pay for it otherwise).
@@ -167,11 +169,11 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   OutputSet outputs;
   AtomicOutput& labels_output = outputs.add(options.output, geotiff_sidecar_suffixes());
   AtomicOutput* stats_output = outputs.add_if(options.stats);
-  RunDirectory run(options.tmpdir);
+  RunDirectory& run = context.run_directory();
   Stopwatch phase;
   // A store, tiles in memory, a tiled GeoTIFF in place or an import (engine/raster_inputs/pipeline_input.h); the
   // labelling needs no statistics.
-  PipelineInputOptions in = pipeline_input_options(options);
+  PipelineInputOptions in = pipeline_input_options(options, context);
   in.statistics = false;
   const std::unique_ptr<PipelineInput> input = open_pipeline_input(in, run, budget, progress);
   result.seconds.import = phase.seconds();
@@ -193,9 +195,9 @@ ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progres
   phase_options.by = options.by;
   phase_options.range_lo = options.range_lo;
   phase_options.range_hi = options.range_hi;
-  phase_options.threads = options.threads;
+  phase_options.threads = context.threads();
   phase_options.device = use_cuda ? Device::Cuda : Device::Cpu;
-  phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
+  phase_options.gpu_memory_bytes = context.gpu_memory_bytes();
   phase_options.gpu_key_code = clump_gpu_key_code(info.type, options.by);
   phase_options.scratch_dir = run.path();
   const TileInput& source = input->cells();

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/run/run_context.h"
 #include "kernels/common/device_choice.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
@@ -44,10 +45,6 @@ struct ClumpOptions {
   std::uint32_t tile = 0;               // 0: the store's own, or kDefaultTile when importing
   std::uint32_t band = 0;               // --band of a GDAL input (ImportOptions::band)
   InputMode input_mode = InputMode::Auto;  // --input-mode (engine/raster_inputs/pipeline_input.h)
-  unsigned threads = 0;                 // 0: all cores
-  DeviceRequest device = DeviceRequest::Auto;          // auto | cpu | cuda: where the per-tile labelling runs
-  std::uint64_t gpu_memory_bytes = 0;   // --gpu-memory: device memory of the GPU batches; 0: its default
-  std::string tmpdir;
 };
 
 struct ClumpPhaseSeconds {
@@ -83,6 +80,7 @@ struct ClumpResult {
   std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;
 };
 
-ClumpResult run_clump(const ClumpOptions& options, MemoryBudget& budget, Progress& progress);
+// Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).
+ClumpResult run_clump(const ClumpOptions& options, RunContext& context);
 
 }  // namespace terrazo

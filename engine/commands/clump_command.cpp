@@ -129,10 +129,6 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
   options.output = files[1];
   options.tile = common.tile;
   if (input_mode) options.input_mode = parse_input_mode(*input_mode);
-  options.threads = common.threads;
-  options.device = common.device;
-  options.gpu_memory_bytes = common.gpu_memory_bytes;
-  options.tmpdir = common.tmpdir;
   return parsed;
 }
 
@@ -141,11 +137,12 @@ ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progres
   check_input_file(o.input);
   check_output_file(o.output, {o.input});
   if (!o.stats.empty()) check_output_file(o.stats, {o.input, o.output});
-  MemoryBudget budget(options.common.memory_bytes);
+  RunContext context(run_settings(options.common), progress);
   ClumpCommandResult r;
   r.options = options;
-  r.result = run_clump(o, budget, progress);
-  r.memory_budget_bytes = budget.total();
+  r.result = run_clump(o, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
   return r;
 }
 
@@ -213,6 +210,7 @@ std::string ClumpCommandResult::to_json() const {
       .add("phases", phases)
       .add("seconds", r.seconds.total)
       .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
       .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
       .add("peak_rss_bytes", r.peak_rss_bytes)
       .add("bytes_read", r.bytes_read)

@@ -176,6 +176,17 @@ bool ArgParser::help_requested() const {
   return false;
 }
 
+RunSettings run_settings(const CommonOptions& common, const std::string& budget_remedy) {
+  RunSettings settings;
+  settings.memory_bytes = common.memory_bytes;
+  settings.gpu_memory_bytes = common.gpu_memory_bytes;
+  settings.device = common.device;
+  settings.threads = common.threads;
+  settings.tmpdir = common.tmpdir;
+  settings.budget_remedy = budget_remedy;
+  return settings;
+}
+
 CommonOptions parse_common_options(ArgParser& args) {
   CommonOptions options;
   if (auto memory = args.size_value("--memory")) options.memory_bytes = *memory;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/run_context.h"
 #include "kernels/common/device_choice.h"
 #include "kernels/common/types.h"
 
@@ -50,6 +51,10 @@ struct CommonOptions {
   bool quiet = false;                            // -q / --quiet
 };
 CommonOptions parse_common_options(ArgParser& args);
+// The settings of the run context (engine/run/run_context.h) the common flags give; `budget_remedy`:
+// how a budget error ends, in the flags of that command (MemoryBudget::kRaiseMemory without --tile).
+RunSettings run_settings(const CommonOptions& common,
+                         const std::string& budget_remedy = MemoryBudget::kRaiseMemoryOrLowerTile);
 
 // --band N of the commands that read a GDAL raster (import, export, info, mst, sssp, clump): 0 when
 // not given (a raster of several bands is then refused: RasterReader::open), else 1..65535.

@@ -38,7 +38,9 @@ void check_same_grid(const RasterInfo& a, const RasterInfo& b, const CorridorOpt
 
 }  // namespace
 
-CorridorResult run_corridor(const CorridorOptions& options, MemoryBudget& budget, Progress& progress) {
+CorridorResult run_corridor(const CorridorOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   const auto start = std::chrono::steady_clock::now();
   if (options.threshold >= 0 && options.percent >= 0) throw UsageError("give --threshold or --percent, not both");
   if (options.percent >= 0 && !std::isfinite(options.percent))

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/run/run_context.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "io/gdal/geotiff_options.h"
@@ -50,6 +51,7 @@ struct CorridorResult {
 constexpr std::uint32_t kCorridorStripRows = 256;
 constexpr double kCorridorPercentSlack = 1e-12;
 
-CorridorResult run_corridor(const CorridorOptions& options, MemoryBudget& budget, Progress& progress);
+// Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).
+CorridorResult run_corridor(const CorridorOptions& options, RunContext& context);
 
 }  // namespace terrazo

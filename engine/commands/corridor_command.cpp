@@ -76,11 +76,12 @@ CorridorCommandResult run_corridor_command(const CorridorCommandOptions& options
   check_input_file(o.a);
   check_input_file(o.b);
   check_output_file(o.output, {o.a, o.b});
-  MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
+  RunContext context(run_settings(options.common, MemoryBudget::kRaiseMemory), progress);
   CorridorCommandResult r;
   r.options = options;
-  r.result = run_corridor(o, budget, progress);
-  r.memory_budget_bytes = budget.total();
+  r.result = run_corridor(o, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
   return r;
 }
 
@@ -110,6 +111,7 @@ std::string CorridorCommandResult::to_json() const {
       .add("percent", o.percent)
       .add("seconds", r.seconds)
       .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
       .add("peak_rss_bytes", r.peak_rss_bytes)
       .add("bytes_read", r.bytes_read)
       .add("bytes_written", r.bytes_written);

@@ -8,6 +8,7 @@
 #include "engine/commands/command_line.h"
 #include "engine/commands/corridor.h"
 #include "kernels/common/progress.h"
+#include "kernels/common/json_summary.h"
 
 namespace terrazo {
 
@@ -24,6 +25,7 @@ struct CorridorCommandResult {
   CorridorCommandOptions options;
   CorridorResult result;
   std::uint64_t memory_budget_bytes = 0;
+  std::vector<JsonObject> memory_plan;  // the run's memory plan (engine/run/memory_plan.h), --json "memory_plan"
   std::string to_json() const;
   std::string summary() const;
   static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;

@@ -9,6 +9,7 @@
 #include "engine/commands/command_line.h"
 #include "engine/raster_inputs/raster_io.h"
 #include "kernels/common/progress.h"
+#include "kernels/common/json_summary.h"
 
 namespace terrazo {
 

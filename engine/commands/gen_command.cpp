@@ -108,7 +108,6 @@ GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
   options.geotiff = parse_geotiff_options(args, parsed.common);
   options.output = args.positionals(1, 1, "OUTPUT")[0];
   options.tile = parsed.common.tile;
-  options.threads = parsed.common.threads;
   const std::string ext = file_extension(options.output);
   if (ext != ".tzs" && ext != ".tif" && ext != ".tiff")
     throw UsageError("OUTPUT '" + options.output + "' must end in .tzs (tile store) or .tif (GeoTIFF)");
@@ -120,11 +119,12 @@ GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
 
 GenCommandResult run_gen_command(const GenCommandOptions& options, Progress& progress) {
   check_output_file(options.gen.output);
-  MemoryBudget budget(options.common.memory_bytes);
+  RunContext context(run_settings(options.common), progress);
   GenCommandResult r;
   r.options = options;
-  r.result = run_generate(options.gen, budget, progress);
-  r.memory_budget_bytes = budget.total();
+  r.result = run_generate(options.gen, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
   return r;
 }
 
@@ -159,6 +159,7 @@ std::string GenCommandResult::to_json() const {
   summary.add("bytes_written", result.bytes_written)
       .add("buffer_bytes", result.buffer_bytes)
       .add("seconds", result.seconds)
+      .add("memory_plan", memory_plan)
       .add("peak_rss_bytes", peak_rss_bytes());
   return summary.str();
 }

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/run_context.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "io/gdal/geotiff_options.h"
@@ -85,7 +86,6 @@ struct GenerateOptions {
   TerrainOptions terrain;
   std::string output;      // ".tzs": a terrazo tile store; ".tif"/".tiff": a tiled GeoTIFF
   std::uint32_t tile = 0;  // tile (store) or block (GeoTIFF) edge, power of two 16..4096; 0: 256
-  unsigned threads = 0;    // 0: all cores
   GeoTiffOptions geotiff;  // GeoTIFF output: --co and the compression threads
 };
 
@@ -102,6 +102,7 @@ struct GenerateResult {
 // min(64 MiB, a quarter of what is left), both reserved from `budget` before any cell is made.
 // The output is written under a partial file of its own (io/store/atomic_output.h) and renamed at
 // the end; an error or cancellation leaves nothing under either name. Progress: phase "gen", per tile.
-GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget, Progress& progress);
+// Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).
+GenerateResult run_generate(const GenerateOptions& options, RunContext& context);
 
 }  // namespace terrazo

@@ -70,7 +70,9 @@ struct Stats {
 
 }  // namespace
 
-GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget, Progress& progress) {
+GenerateResult run_generate(const GenerateOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   const auto start = std::chrono::steady_clock::now();
   const std::string ext = lowercase_extension(options.output);
   const bool to_store = ext == ".tzs";
@@ -80,7 +82,7 @@ GenerateResult run_generate(const GenerateOptions& options, MemoryBudget& budget
   const std::uint32_t tile = options.tile ? options.tile : 256;
   if (tile < 16 || tile > 4096 || (tile & (tile - 1)) != 0)
     throw UsageError("invalid --tile '" + std::to_string(tile) + "': expected a power of two from 16 to 4096");
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = context.worker_threads();
 
   TerrainGenerator generator(options.terrain);
   const RasterInfo& info = generator.info();

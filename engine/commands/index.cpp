@@ -62,20 +62,68 @@ IndexBuildStats write_index_file(const std::string& path, const TileStore& store
   return stats;
 }
 
+// The parts of the cheaper CPU query over an index (`records`: its bytes in memory): by --exchange;
+// auto takes the sweep when it fits, else the queue, so the smaller of the two.
+std::vector<MemoryPlan::Part> index_query_needs(const OdQueryOptions& qo, const TileGrid& grid, std::uint64_t present,
+                                                std::uint64_t records, std::uint64_t sites) {
+  auto needs = [&](OdQueryKind kind) { return od_query_needs(kind, grid, present, records, sites, sites, 1, qo.threads); };
+  auto total = [](const std::vector<MemoryPlan::Part>& parts) {
+    std::uint64_t sum = 0;
+    for (const MemoryPlan::Part& part : parts) sum += part.minimum;
+    return sum;
+  };
+  if (qo.exchange == OdExchange::Sweep) return needs(OdQueryKind::Sweep);
+  if (qo.exchange == OdExchange::Rounds) return needs(OdQueryKind::Rounds);
+  const std::vector<MemoryPlan::Part> queue = needs(OdQueryKind::Queue);
+  if (qo.exchange != OdExchange::Auto) return queue;
+  const std::vector<MemoryPlan::Part> sweep = needs(OdQueryKind::Sweep);
+  return total(sweep) < total(queue) ? sweep : queue;
+}
+
+// The memory plan of od-matrix on the CPU (docs/memory_budget.md "The plan"), assigned before any
+// work: a transient index's build and then its query, the query over --index, or the exchange. The
+// GPU's paths plan their device memory themselves.
+void plan_od_matrix(RunContext& context, const TileInput& input, const IndexFile* index, bool transient,
+                    const OdQueryOptions& qo, std::uint64_t sites) {
+  MemoryPlan& plan = context.plan();
+  const TileGrid& grid = input.grid();
+  auto add = [&](const std::string& phase, const std::vector<MemoryPlan::Part>& parts) {
+    for (const MemoryPlan::Part& part : parts) plan.need(phase, part.what, part.minimum, part.wanted);
+  };
+  if (qo.device == Device::Cuda) return;
+  if (transient) {
+    const std::uint64_t present = input_present_tiles(input);
+    const std::string build = "od-matrix: transient index build", query = "od-matrix: query";
+    plan.need(build, "the index file's table and record buffer", IndexFileWriter::reserved_bytes(grid));
+    plan.need(build, "a batch of one tile and the threads' workspaces",
+              build_index_minimum_bytes(grid.tile, kDefaultCpuIndexLeaf, qo.threads, false));
+    plan.need(query, "the index table", IndexFile::table_bytes(grid.tile_count()));
+    add(query, index_query_needs(qo, grid, present, IndexInMemory::bytes_for(grid.tile, present, 4), sites));
+  } else if (index) {
+    add("od-matrix: query over --index",
+        index_query_needs(qo, grid, index->present_tiles(), IndexInMemory::bytes_of(*index), sites));
+  } else {
+    add("od-matrix: exchange", od_query_needs(OdQueryKind::Exchange, grid, 0, 0, sites, sites, 1, qo.threads));
+  }
+  plan.assign(context.budget());
+}
+
 }  // namespace
 
-IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progress& progress) {
+IndexResult run_index(const IndexOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   Stopwatch start;
   IndexResult result;
   if (options.leaf != 0 && options.leaf != 4 && options.leaf != 8 && options.leaf != 16)
     throw UsageError("invalid --leaf " + std::to_string(options.leaf) + ": expected 4, 8 or 16");
-  const bool cuda = resolve_device(options.device) == Device::Cuda;
+  const bool cuda = context.device() == Device::Cuda;
   const MemoryBudget::Reservation device_host = reserve_device_host_memory(cuda ? Device::Cuda : Device::Cpu, budget);
   result.device = device_description(cuda ? Device::Cuda : Device::Cpu);
   // Leaves of 4 on the CPU (its cheapest build: 12% under 8 at t = 32), 8 on a GPU (its kernels' blocks).
   const std::uint32_t leaf = options.leaf ? options.leaf : cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
   check_distinct_paths({{"INPUT", options.input}}, {{"INDEX", options.output}});
-  RunDirectory run(options.tmpdir);
+  RunDirectory run(context.tmpdir());
   Stopwatch phase;
   const std::uint32_t tile = options.tile ? options.tile : kDefaultIndexTile;
   if (tile < 16 || tile > 1024 || (tile & (tile - 1)) != 0)
@@ -107,8 +155,8 @@ IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progres
   bo.connectivity = options.connectivity;
   bo.leaf = leaf;
   bo.device = cuda ? Device::Cuda : Device::Cpu;
-  bo.threads = thread_count(options.threads);  // CPU: the matrices; CUDA: the tile readers
-  bo.gpu_memory_bytes = options.gpu_memory_bytes;
+  bo.threads = thread_count(context.threads());  // CPU: the matrices; CUDA: the tile readers
+  bo.gpu_memory_bytes = context.gpu_memory_bytes();
   std::uint64_t fingerprint = 0;
   const IndexBuildStats stats =
       write_index_file(options.output, *store, options.distance, bo, budget, progress, &result.bytes, &fingerprint);
@@ -203,7 +251,9 @@ std::string IndexSummary::to_json() const {
   return s.str();
 }
 
-OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budget, Progress& progress) {
+OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   Stopwatch start;
   OdMatrixResult result;
   if (options.max_cost >= 0 && !std::isfinite(options.max_cost)) throw UsageError("invalid --max-cost: expected a finite number");
@@ -213,13 +263,13 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
   // exchange would be the CPU's in-tile solves): on a GPU the matrices built straight into the
   // query's memory (od_matrix_by_gpu_index, below); else, or when they do not fit there, an index
   // file in the run directory built from the store imported here, queried, and deleted.
-  const bool transient = options.index.empty() && (options.transient_index || options.device == DeviceRequest::Cuda);
+  const bool transient = options.index.empty() && (options.transient_index || context.device_request() == DeviceRequest::Cuda);
   if (transient && options.distance == DistanceMode::Geodesic)
     throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
   // Without an index the exchange runs on the CPU: auto takes a GPU only for an index's products.
-  const bool cuda = resolve_device(options.device, !options.index.empty() || transient) == Device::Cuda;
+  const bool cuda = context.device(!options.index.empty() || transient) == Device::Cuda;
   const MemoryBudget::Reservation device_host = reserve_device_host_memory(cuda ? Device::Cuda : Device::Cpu, budget);
-  RunDirectory run(options.tmpdir);
+  RunDirectory run(context.tmpdir());
   std::unique_ptr<IndexFile> index;
   std::uint32_t tile = options.tile;
   if (transient) {
@@ -299,11 +349,11 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     qo.max_cost = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
   }
   qo.cache_bytes = options.cache_bytes;
-  qo.threads = thread_count(options.threads);
+  qo.threads = thread_count(context.threads());
   qo.device = cuda ? Device::Cuda : Device::Cpu;
   qo.round_tiles = options.round_tiles;
   qo.max_batch = options.max_batch;
-  qo.gpu_memory_bytes = options.gpu_memory_bytes;
+  qo.gpu_memory_bytes = context.gpu_memory_bytes();
   if (options.exchange == "queue") qo.exchange = OdExchange::Queue;
   else if (options.exchange == "rounds") qo.exchange = OdExchange::Rounds;
   else if (options.exchange == "sweep") qo.exchange = OdExchange::Sweep;
@@ -311,6 +361,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     throw UsageError("--exchange must be auto, queue, rounds or sweep, not '" + options.exchange + "'");
   if (qo.exchange == OdExchange::Sweep && (cuda || (options.index.empty() && !transient)))
     throw UsageError("--exchange sweep runs over an index on the CPU: give --index or --transient-index, and --device cpu");
+  plan_od_matrix(context, input, index.get(), transient, qo, sites.size());
   OdQueryStats stats;
   auto transient_build_options = [&]() {
     IndexBuildOptions bo;
@@ -319,7 +370,7 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budge
     bo.leaf = qo.device == Device::Cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
     bo.device = qo.device;
     bo.threads = qo.threads;
-    bo.gpu_memory_bytes = options.gpu_memory_bytes;
+    bo.gpu_memory_bytes = context.gpu_memory_bytes();
     return bo;
   };
   if (transient && cuda && qo.exchange != OdExchange::Queue && gpu_index_fits(input, qo)) {

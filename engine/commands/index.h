@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/run_context.h"
 #include "engine/raster_inputs/sssp_sources.h"
 #include "engine/cost_models/step_lengths.h"
 #include "engine/cost_models/weight_params.h"
@@ -42,10 +43,6 @@ struct IndexOptions {
   std::uint32_t tile = 0;  // 0: kDefaultIndexTile (a .tzs of another tile is re-tiled)
   std::uint32_t leaf = 0;  // nested dissection leaf: 4, 8 or 16; 0: kDefaultCpuIndexLeaf on the CPU, kDefaultIndexLeaf on a GPU
   DistanceMode distance = DistanceMode::Cells;  // --distance cells|map (geodesic: no index)
-  DeviceRequest device = DeviceRequest::Auto;
-  std::uint64_t gpu_memory_bytes = 0;
-  unsigned threads = 0;
-  std::string tmpdir;
 };
 
 struct IndexResult {
@@ -64,7 +61,8 @@ struct IndexResult {
   std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;
 };
 
-IndexResult run_index(const IndexOptions& options, MemoryBudget& budget, Progress& progress);
+// Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).
+IndexResult run_index(const IndexOptions& options, RunContext& context);
 
 struct OdMatrixOptions {
   std::string input, output;  // INPUT raster, OUT.csv
@@ -88,11 +86,7 @@ struct OdMatrixOptions {
   bool wide = false;       // K x K table instead of the long form
   std::string geojson;     // --geojson: straight lines between the pairs of sites (empty: none)
   std::uint32_t tile = 0;  // without --index: the exchange's tile (0: the store's or kDefaultTile)
-  unsigned threads = 0;
-  std::string tmpdir;
   std::uint64_t cache_bytes = 0;  // tests: the index tile cache / exchange tile cache (0: the budget's rest)
-  DeviceRequest device = DeviceRequest::Auto;  // --device: the min-plus products of the index query (auto, cpu, cuda)
-  std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory: GPU matrix slots (0: 60% of the free memory)
   std::uint64_t round_tiles = 0;  // tests: tiles per GPU launch (0: 512)
   std::uint64_t max_batch = 0;    // tests: at most this many sources per batch (0: what the budget holds)
   std::string exchange = "auto";  // --exchange: the index's G' exchange (auto, queue, rounds, sweep; docs/index.md)
@@ -142,6 +136,9 @@ struct IndexSummary {
 bool looks_like_index(const std::string& path);
 IndexSummary describe_index(const std::string& path, MemoryBudget& budget, Progress& progress);
 
-OdMatrixResult run_od_matrix(const OdMatrixOptions& options, MemoryBudget& budget, Progress& progress);
+// Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).
+// --device picks where the min-plus products of the index query run; --gpu-memory their GPU slots
+// (0: 60% of the free memory).
+OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context);
 
 }  // namespace terrazo

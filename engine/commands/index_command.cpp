@@ -78,21 +78,18 @@ IndexCommandOptions parse_index_options(const std::vector<std::string>& argument
   if (common.tile != 0 && common.tile > 1024)
     throw UsageError("invalid --tile " + std::to_string(common.tile) + " for an index: expected a power of two from 16 to 1024");
   o.tile = common.tile;
-  o.device = common.device;
-  o.gpu_memory_bytes = common.gpu_memory_bytes;
-  o.threads = common.threads;
-  o.tmpdir = common.tmpdir;
   return parsed;
 }
 
 IndexCommandResult run_index_command(const IndexCommandOptions& options, Progress& progress) {
   check_input_file(options.index.input);
   check_output_file(options.index.output, {options.index.input});
-  MemoryBudget budget(options.common.memory_bytes);
+  RunContext context(run_settings(options.common), progress);
   IndexCommandResult r;
   r.options = options;
-  r.result = run_index(options.index, budget, progress);
-  r.memory_budget_bytes = budget.total();
+  r.result = run_index(options.index, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
   return r;
 }
 
@@ -136,6 +133,7 @@ std::string IndexCommandResult::to_json() const {
       .add("seconds", r.seconds_total)
       .add("fingerprint", r.fingerprint)
       .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
       .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
       .add("peak_rss_bytes", r.peak_rss_bytes);
   return s.str();

@@ -10,6 +10,7 @@
 #include "engine/commands/index.h"
 #include "engine/raster_inputs/raster_io.h"
 #include "kernels/common/progress.h"
+#include "kernels/common/json_summary.h"
 
 namespace terrazo {
 

@@ -63,14 +63,16 @@ class EdgeRasterWriter : public MstWindowSink {
 
 }  // namespace
 
-MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& progress) {
+MstResult run_mst(const MstOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   Stopwatch start;
   MstResult result;
   if (options.input.empty()) throw UsageError("mst: INPUT is missing");
   check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}, {"--edge-list", options.edge_list}});
 
   // Device.
-  const bool use_cuda = resolve_device(options.device) == Device::Cuda;
+  const bool use_cuda = context.device() == Device::Cuda;
   const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
   result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
   if (options.merge_mode == MstMergeMode::CudaLevels && !cuda_device().available) {
@@ -82,11 +84,11 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   OutputSet outputs;
   AtomicOutput* edges_output = outputs.add_if(options.output, geotiff_sidecar_suffixes());
   AtomicOutput* edge_list_output = outputs.add_if(options.edge_list);
-  RunDirectory run(options.tmpdir);
+  RunDirectory& run = context.run_directory();
 
   // 0. The input: a store, tiles in memory, a tiled GeoTIFF in place or an import (engine/raster_inputs/pipeline_input.h).
   Stopwatch phase;
-  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options), run, budget, progress);
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options, context), run, budget, progress);
   result.seconds.import = phase.seconds();
   result.input_read = input->how();
   const RasterInfo info = input->info();
@@ -104,8 +106,8 @@ MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& pro
   phase_options.params = params;
   phase_options.connectivity = options.connectivity;
   phase_options.cuda = use_cuda;
-  phase_options.threads = options.threads;
-  phase_options.gpu_memory_bytes = options.gpu_memory_bytes;
+  phase_options.threads = context.threads();
+  phase_options.gpu_memory_bytes = context.gpu_memory_bytes();
   phase_options.record_buffer_bytes = options.record_buffer_bytes;
   phase_options.merge_mode = options.merge_mode;
   phase_options.merge_batch_edges = options.merge_batch_edges;

@@ -42,6 +42,7 @@
 #include "io/store/raster_info.h"
 #include "engine/cost_models/weight_params.h"
 #include "engine/raster_inputs/pipeline_input.h"
+#include "engine/run/run_context.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {
@@ -57,13 +58,9 @@ struct MstOptions {
   std::uint32_t tile = 0;      // 0: the store's own tile size, or kDefaultTile when importing
   std::uint32_t band = 0;      // --band of a GDAL input (ImportOptions::band)
   InputMode input_mode = InputMode::Auto;  // --input-mode (engine/raster_inputs/pipeline_input.h)
-  DeviceRequest device = DeviceRequest::Auto; // auto | cpu | cuda
-  unsigned threads = 0;        // CPU threads for phase 1; 0: all cores
-  std::string tmpdir;          // parent of the run directory; empty: $TMPDIR or /tmp
   // Bytes for the expansion-record sorter; 0: min(budget / 8, 64 MiB). Tests set it small to force
   // the sorter's external runs.
   std::uint64_t record_buffer_bytes = 0;
-  std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory: device memory for the GPU batches; 0: its default
   // --merge: how phase 2 runs (engine/mst/phases.h MstMergeMode); Auto: CudaLevels when phase 1
   // runs on the GPU, else CpuPostOrder. CudaLevels without a CUDA device is an Error.
   MstMergeMode merge_mode = MstMergeMode::Auto;
@@ -105,6 +102,7 @@ struct MstResult {
   double gpu_merge_kernel_seconds = 0;    // CudaLevels: GPU kernel time of phase 2 (CUDA events)
 };
 
-MstResult run_mst(const MstOptions& options, MemoryBudget& budget, Progress& progress);
+// Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).
+MstResult run_mst(const MstOptions& options, RunContext& context);
 
 }  // namespace terrazo

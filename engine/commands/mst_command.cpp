@@ -109,10 +109,6 @@ MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
     throw UsageError("EDGES.tif is '-' and neither --edge-list nor --json is given: nothing would be output");
   options.tile = common.tile;
   if (input_mode) options.input_mode = parse_input_mode(*input_mode);
-  options.device = common.device;
-  options.threads = common.threads;
-  options.tmpdir = common.tmpdir;
-  options.gpu_memory_bytes = common.gpu_memory_bytes;
   return parsed;
 }
 
@@ -121,11 +117,12 @@ MstCommandResult run_mst_command(const MstCommandOptions& options, Progress& pro
   check_input_file(o.input);
   if (!o.output.empty()) check_output_file(o.output, {o.input});
   if (!o.edge_list.empty()) check_output_file(o.edge_list, {o.input, o.output});
-  MemoryBudget budget(options.common.memory_bytes);
+  RunContext context(run_settings(options.common), progress);
   MstCommandResult r;
   r.options = options;
-  r.result = run_mst(o, budget, progress);
-  r.memory_budget_bytes = budget.total();
+  r.result = run_mst(o, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
   return r;
 }
 
@@ -178,6 +175,7 @@ std::string MstCommandResult::to_json() const {
       .add("summary_edges", r.summary_edges)
       .add("expansion_records", r.expansion_records)
       .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
       .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
       .add("peak_rss_bytes", r.peak_rss_bytes)
       .add("bytes_read", r.bytes_read)

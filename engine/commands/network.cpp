@@ -34,7 +34,7 @@ std::uint64_t find(std::vector<std::uint64_t>& parent, std::uint64_t v) {
   return v;
 }
 
-std::string json_number(double v) {
+std::string geojson_number(double v) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.17g", v);
   return buffer;
@@ -142,7 +142,9 @@ std::vector<NetworkEdge> minimum_spanning_tree(const std::vector<PathLength>& co
   return tree;
 }
 
-NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, Progress& progress) {
+NetworkResult run_network(const NetworkOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   Stopwatch start;
   NetworkResult result;
   OdMatrixOptions od = options.od;
@@ -150,22 +152,18 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
   check_distinct_paths(od_matrix_input_paths(od), {{"OUT.geojson", output}});
   {
     // The paths' sssp runs (costs and backlinks, in the tile of INPUT's store or kDefaultTile) come
-    // after the whole matrix: their write phase's fixed needs are checked first, so a budget too
+    // after the whole matrix: their write phase's fixed needs are planned first, so a budget too
     // small for them fails before any work, naming the phase and the size.
     SsspOptions probe;
     probe.output = "cost.tif";
     probe.backlink = "backlink.tif";
     const std::uint32_t t = TileStore::looks_like_tile_store(od.input) ? TileStore::open(od.input, &budget)->tile()
                                                                         : kDefaultTile;
-    const std::uint64_t need = sssp_write_phase_bytes(probe, t);
-    if (need > budget.available())
-      throw BudgetError("memory budget too small for network's paths: their sssp write phase needs " +
-                        MemoryBudget::format_size(need) + " (GDAL block cache, output windows, output tile) but only " +
-                        MemoryBudget::format_size(budget.available()) + " of --memory " +
-                        MemoryBudget::format_size(budget.total()) + " is free; raise --memory to " +
-                        MemoryBudget::format_size(budget.reserved() + need) + " at least");
+    context.plan().need("network's paths", "their sssp write phase (GDAL block cache, output windows, output tile)",
+                        sssp_write_phase_bytes(probe, t));
+    context.plan().assign(budget);
   }
-  result.matrix = run_od_matrix(od, budget, progress);
+  result.matrix = run_od_matrix(od, context);
   return_freed_memory();
   result.seconds_matrix = start.seconds();
   const OdMatrixResult& m = result.matrix;
@@ -173,7 +171,7 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
   result.edges = minimum_spanning_tree(m.costs, k);
   result.components = k - result.edges.size();
   Stopwatch paths;
-  RunDirectory run(od.tmpdir);
+  RunDirectory& run = context.run_directory();
   // Region sites: their cells again (the matrix's copy is gone), reserved while the paths are traced.
   const bool regions = !od.sites_raster.empty();
   RegionSites region_sites;
@@ -214,15 +212,14 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
     so.scale = m.params.scale;
     so.connectivity = od.connectivity;
     so.distance = od.distance;
-    so.threads = od.threads;
-    so.tmpdir = run.path();
-    so.device = DeviceRequest::Cpu;
-    run_sssp(so, budget, Progress::silent());
+    {
+      RunContext::ProgressRedirect silent(context, Progress::silent());
+      run_sssp(so, context);
+    }
     PathOptions po;
     po.backlink = so.backlink;
     po.cost = so.output;
     po.output = run.file("paths.geojson");
-    po.tmpdir = run.path();
     for (std::size_t e : edges) {
       NetworkEdge& edge = result.edges[e];
       edge.to_cell = m.site_cells[edge.to];
@@ -237,7 +234,8 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
       po.dests.push_back(pixel_of(edge.to_cell));
     }
     return_freed_memory();
-    const PathResult traced = run_path(po, budget, Progress::silent());
+    RunContext::ProgressRedirect silent(context, Progress::silent());
+    const PathResult traced = run_path(po, context);
     return_freed_memory();
     // The traced lines, in the order of the destinations.
     reset_gdal_error();
@@ -268,8 +266,8 @@ NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, P
     const double cost = static_cast<double>(edge.cost) / m.params.scale;
     result.total_cost += cost;
     text += std::string(e ? ",\n" : "") + "{ \"type\": \"Feature\", \"properties\": { \"from_id\": " + site_id(m, edge.from) +
-            ", \"to_id\": " + site_id(m, edge.to) + ", \"cost\": " + json_number(cost) +
-            ", \"length\": " + json_number(edge.length) + ", \"cells\": " + std::to_string(edge.cells) +
+            ", \"to_id\": " + site_id(m, edge.to) + ", \"cost\": " + geojson_number(cost) +
+            ", \"length\": " + geojson_number(edge.length) + ", \"cells\": " + std::to_string(edge.cells) +
             " }, \"geometry\": " + geometries[e] + " }";
   }
   text += "\n]\n}\n";

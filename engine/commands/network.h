@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/run_context.h"
 #include "engine/commands/index.h"
 
 namespace terrazo {
@@ -47,6 +48,7 @@ struct NetworkResult {
 // The tree of a K x K matrix (kUnreached = no edge): Kruskal by (cost, i, j).
 std::vector<NetworkEdge> minimum_spanning_tree(const std::vector<PathLength>& costs, std::uint64_t k);
 
-NetworkResult run_network(const NetworkOptions& options, MemoryBudget& budget, Progress& progress);
+// Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).
+NetworkResult run_network(const NetworkOptions& options, RunContext& context);
 
 }  // namespace terrazo

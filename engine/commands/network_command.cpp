@@ -79,11 +79,12 @@ NetworkCommandResult run_network_command(const NetworkCommandOptions& options, P
     inputs.push_back(o.sites_raster);
   }
   check_output_file(o.output, inputs);
-  MemoryBudget budget(options.common.memory_bytes);
+  RunContext context(run_settings(options.common), progress);
   NetworkCommandResult r;
   r.options = options;
-  r.result = run_network(options.network, budget, progress);
-  r.memory_budget_bytes = budget.total();
+  r.result = run_network(options.network, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
   return r;
 }
 
@@ -111,6 +112,7 @@ std::string NetworkCommandResult::to_json() const {
       .add("phases", phases)
       .add("seconds", r.seconds_total)
       .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
       .add("peak_rss_bytes", r.peak_rss_bytes);
   return s.str();
 }

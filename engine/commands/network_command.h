@@ -8,6 +8,7 @@
 #include "engine/commands/command_line.h"
 #include "engine/commands/network.h"
 #include "kernels/common/progress.h"
+#include "kernels/common/json_summary.h"
 
 namespace terrazo {
 
@@ -23,6 +24,7 @@ struct NetworkCommandResult {
   NetworkCommandOptions options;
   NetworkResult result;
   std::uint64_t memory_budget_bytes = 0;
+  std::vector<JsonObject> memory_plan;  // the run's memory plan (engine/run/memory_plan.h), --json "memory_plan"
   std::string to_json() const;
   std::string summary() const;
   static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;

@@ -163,10 +163,6 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   if (o.map_coords && o.sites.empty()) throw UsageError("--map-coords applies to --site points, and none is given");
   const CommonOptions& common = parsed.common;
   o.tile = common.tile;
-  o.threads = common.threads;
-  o.tmpdir = common.tmpdir;
-  o.device = common.device;
-  o.gpu_memory_bytes = common.gpu_memory_bytes;
   return parsed;
 }
 
@@ -267,11 +263,12 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
   OutputSet outputs;
   AtomicOutput& csv = outputs.add(o.output);
   AtomicOutput* lines = outputs.add_if(o.geojson);
-  MemoryBudget budget(options.common.memory_bytes);
+  RunContext context(run_settings(options.common), progress);
   OdMatrixCommandResult r;
   r.options = options;
-  r.result = run_od_matrix(o, budget, progress);
-  r.memory_budget_bytes = budget.total();
+  r.result = run_od_matrix(o, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
   write_output_text(csv, od_matrix_csv(r.result, o.wide), "OUT.csv");
   if (lines) write_output_text(*lines, od_matrix_geojson(r.result), "--geojson");
   outputs.publish();
@@ -331,6 +328,7 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("phases", phases)
       .add("seconds", r.seconds_total)
       .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
       .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
       .add("peak_rss_bytes", r.peak_rss_bytes);
   return s.str();

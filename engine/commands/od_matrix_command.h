@@ -9,6 +9,7 @@
 #include "engine/commands/index.h"
 #include "engine/commands/output_paths.h"
 #include "kernels/common/progress.h"
+#include "kernels/common/json_summary.h"
 
 namespace terrazo {
 
@@ -31,6 +32,7 @@ struct OdMatrixCommandResult {
   OdMatrixCommandOptions options;
   OdMatrixResult result;
   std::uint64_t memory_budget_bytes = 0;
+  std::vector<JsonObject> memory_plan;  // the run's memory plan (engine/run/memory_plan.h), --json "memory_plan"
   std::string to_json() const;
   std::string summary() const;
   static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;

@@ -245,7 +245,9 @@ std::string crs_urn(const std::string& wkt) {
   return std::string("urn:ogc:def:crs:EPSG::") + code;
 }
 
-PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& progress) {
+PathResult run_path(const PathOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   const auto start = std::chrono::steady_clock::now();
   if (options.dests.empty()) throw UsageError("no destination: give --dest x,y (repeatable)");
   if (options.backlink.empty()) throw UsageError("--backlink FILE is required");
@@ -283,7 +285,7 @@ PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& 
   // Bounded memory whatever the paths' lengths: each walk's steps go to a StepLog (1 MiB, then its
   // spill file), are replayed from the source twice (length, then vertices) into a streamed
   // GeoJSON, and the mask's cells go through an external sort.
-  RunDirectory run(options.tmpdir);
+  RunDirectory run(context.tmpdir());
   auto step_reservation = budget.reserve(kStepBuffer, "path step buffer");
   // A walk has fewer steps than the raster has cells (else it is a cycle, below): a buffer of that
   // many never spills, and a small raster's walks do not zero a whole megabyte each run.

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/run_context.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "engine/raster_inputs/sssp_sources.h"
@@ -46,7 +47,6 @@ struct PathOptions {
   bool map_coords = false;         // dests in the rasters' CRS
   std::string dest_crs;            // dests in this CRS (implies map coordinates)
   std::uint64_t cache_bytes = 0;   // backlink window cache; 0: min(budget / 4, 64 MiB)
-  std::string tmpdir;              // run directory parent ("" = $TMPDIR or /tmp)
 };
 
 struct TracedPath {
@@ -68,7 +68,8 @@ struct PathResult {
   std::uint64_t window_reads = 0;  // backlink windows read (cache misses)
 };
 
-PathResult run_path(const PathOptions& options, MemoryBudget& budget, Progress& progress);
+// Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).
+PathResult run_path(const PathOptions& options, RunContext& context);
 
 // "urn:ogc:def:crs:EPSG::<code>" when the CRS (WKT) has an EPSG code (what OGR's GeoJSON driver
 // writes), else "" (the GeoJSON outputs of path, od-matrix and network).

@@ -62,7 +62,6 @@ PathCommandOptions parse_path_options(const std::vector<std::string>& arguments)
   if (auto crs = args.value("--dest-crs")) options.dest_crs = *crs;
   const std::vector<std::string> files = args.positionals(1, 1, "PATHS.geojson");
   options.output = files[0];
-  options.tmpdir = parsed.common.tmpdir;
   if (options.backlink.empty()) throw UsageError("--backlink FILE is required (from terrazo sssp --backlink)");
   if (options.cost.empty()) throw UsageError("--cost FILE is required (the cost raster of the same sssp run)");
   if (options.dests.empty()) throw UsageError("no destination: give --dest x,y (repeatable)");
@@ -75,11 +74,12 @@ PathCommandResult run_path_command(const PathCommandOptions& options, Progress& 
   check_input_file(o.cost);
   check_output_file(o.output, {o.backlink, o.cost});
   if (!o.mask.empty()) check_output_file(o.mask, {o.backlink, o.cost, o.output});
-  MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
+  RunContext context(run_settings(options.common, MemoryBudget::kRaiseMemory), progress);
   PathCommandResult r;
   r.options = options;
-  r.result = run_path(o, budget, progress);
-  r.memory_budget_bytes = budget.total();
+  r.result = run_path(o, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
   return r;
 }
 
@@ -112,6 +112,7 @@ std::string PathCommandResult::to_json() const {
       .add("paths", paths)
       .add("seconds", r.seconds)
       .add("window_reads", r.window_reads)
+      .add("memory_plan", memory_plan)
       .add("peak_rss_bytes", r.peak_rss_bytes)
       .add("bytes_read", r.bytes_read)
       .add("bytes_written", r.bytes_written)

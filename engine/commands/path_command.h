@@ -9,6 +9,7 @@
 #include "engine/commands/command_line.h"
 #include "engine/commands/path.h"
 #include "kernels/common/progress.h"
+#include "kernels/common/json_summary.h"
 
 namespace terrazo {
 
@@ -26,6 +27,7 @@ struct PathCommandResult {
   PathCommandOptions options;
   PathResult result;
   std::uint64_t memory_budget_bytes = 0;
+  std::vector<JsonObject> memory_plan;  // the run's memory plan (engine/run/memory_plan.h), --json "memory_plan"
   std::string to_json() const;  // one line: the --json summary
   std::string summary() const;  // the text printed without --json
   static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;

@@ -21,6 +21,7 @@
 #include "engine/commands/command_line.h"
 #include "engine/raster_inputs/sssp_sources.h"
 #include "kernels/common/progress.h"
+#include "kernels/common/json_summary.h"
 
 namespace terrazo {
 

@@ -104,7 +104,44 @@ std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t t
          sssp_output_tile_bytes(tile, labelled, !options.backlink.empty(), halo_width(options.connectivity));
 }
 
-SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, MemoryBudget& budget, Progress& progress) {
+namespace {
+
+// The write phase of a pass in the run's memory plan (its fixed needs: GDAL's block cache and the
+// output windows, the output tile), planned now: a budget that cannot hold it is refused before any
+// work. Returns its bytes.
+std::uint64_t plan_sssp_write_phase(const SsspOptions& options, const TileGrid& grid, bool labelled, RunContext& context) {
+  MemoryPlan& plan = context.plan();
+  const std::string phase = plan.unique_name("the sssp write phase");
+  const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
+  const std::uint64_t tile =
+      sssp_output_tile_bytes(grid.tile, labelled, !options.backlink.empty(), halo_width(options.connectivity));
+  plan.need(phase, "GDAL block cache and output windows", outputs);
+  plan.need(phase, "output tile", tile);
+  plan.assign(context.budget());
+  return outputs + tile;
+}
+
+// The streamed exchange's phase of the plan, but its tile cache (the exchange declares that last,
+// once its fixed structures are reserved): what stays unreserved beside the cache, served first.
+void plan_streamed_exchange(std::uint64_t mask_bytes, std::uint64_t write_phase_bytes, RunContext& context,
+                            SsspExchangeOptions& xo) {
+  MemoryPlan& plan = context.plan();
+  xo.plan = &plan;
+  xo.plan_phase = plan.unique_name("the sssp exchange");
+  if (mask_bytes) plan.need(xo.plan_phase, "the source mask's reader", mask_bytes);
+  // Small allocations of the exchange (queue set nodes, lists), and the margin for what no
+  // reservation tracks (worker threads' allocator slack, GDAL's encoder code): the cache is kept
+  // through the write phase, where the 4 G-cell 16-neighbour run peaked.
+  plan.need(xo.plan_phase, "small allocations and the allocator's margin", (1ull << 20) + context.budget().cache_margin());
+  // Kept free when the cache's minimum fits beside it: the outputs are then written from the cache.
+  plan.need(xo.plan_phase, "room for the write phase beside the cache", 0, write_phase_bytes);
+}
+
+}  // namespace
+
+SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   Stopwatch start;
   SsspResult result;
   if (options.input.empty()) throw UsageError("sssp: INPUT is missing");
@@ -132,10 +169,10 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   // Device: the CUDA block solver computes distances only; backlinks and allocation need the
   // CPU solver's labels.
   const bool labelled = !options.backlink.empty() || !options.allocation.empty() || pass.track_source;
-  const bool use_cuda = resolve_device(options.device) == Device::Cuda && !labelled;
+  const bool use_cuda = context.device() == Device::Cuda && !labelled;
   const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
   result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
-  if (options.device == DeviceRequest::Cuda && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
+  if (context.device_request() == DeviceRequest::Cuda && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
   if (options.exchange != "auto" && options.exchange != "streamed" && options.exchange != "resident")
     throw UsageError("--exchange must be auto, streamed or resident, not '" + options.exchange + "'");
   if (options.exchange == "resident" && labelled)
@@ -163,7 +200,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
   }
 
-  RunDirectory run(options.tmpdir);
+  RunDirectory run(context.tmpdir());
 
   // 0. The input: a store, tiles in memory, a tiled GeoTIFF in place or an import (engine/raster_inputs/pipeline_input.h).
   Stopwatch phase;
@@ -181,7 +218,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     tile_size = index->header().tile;
     result.device = "cpu (the index query)";
   }
-  PipelineInputOptions in = pipeline_input_options(options);
+  PipelineInputOptions in = pipeline_input_options(options, context);
   in.tile = tile_size;  // the index's tile with --index
   const unsigned threads = in.threads;
   // A group's pass reads the input the run opened once for all groups (pass.input).
@@ -358,23 +395,10 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   if (t < halo_width(options.connectivity))
     throw UsageError("--tile " + std::to_string(t) + " is narrower than the two-cell halo of --connectivity 16");
   DistanceStore distances(store_path, grid, labelled, budget, halo_width(options.connectivity));
-  // The write phase's fixed needs, checked before any work, beside what is held now (the store's
-  // index, the distance store). The streamed exchange leaves this much unreserved, so the outputs
-  // can be written straight from its cache (no flush to the store and no second read of it).
-  const std::uint32_t halo = halo_width(options.connectivity);
-  const std::uint64_t write_phase_bytes = CostOutputsWriter::reserved_bytes(options, grid) +
-                                          sssp_output_tile_bytes(t, labelled, !options.backlink.empty(), halo);
-  {
-    const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
-    const std::uint64_t tile = sssp_output_tile_bytes(t, labelled, !options.backlink.empty(), halo);
-    if (outputs + tile > budget.available())
-      throw BudgetError("memory budget too small for the sssp write phase: it needs " + MemoryBudget::format_size(outputs + tile) +
-                  " (GDAL block cache and output windows " + MemoryBudget::format_size(outputs) + ", output tile " +
-                  MemoryBudget::format_size(tile) + ") but only " + MemoryBudget::format_size(budget.available()) +
-                  " of --memory " + MemoryBudget::format_size(budget.total()) + " is left beside " +
-                  budget.describe() + "; raise --memory to " +
-                  MemoryBudget::format_size(budget.reserved() + outputs + tile) + " at least");
-  }
+  // The write phase's fixed needs, planned before any work beside what is held now (the store's
+  // index, the distance store). The streamed exchange leaves this much unreserved when it can, so
+  // the outputs are written straight from its cache (no flush to the store and no second read of it).
+  const std::uint64_t write_phase_bytes = plan_sssp_write_phase(options, grid, labelled, context);
   SsspExchangeOptions xo;
   xo.params = solve_params;
   xo.connectivity = options.connectivity;
@@ -383,25 +407,17 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   xo.track_hops = !options.backlink.empty();
   xo.device = use_cuda ? SsspSolverDevice::Cuda : SsspSolverDevice::Cpu;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  xo.threads = use_cuda ? 1 : (options.threads ? options.threads : cores);
+  xo.threads = use_cuda ? 1 : (context.threads() ? context.threads() : cores);
   xo.batch = use_cuda ? kCudaBatchTiles : xo.threads;
   xo.cache_bytes = options.cache_bytes;
-  xo.gpu_memory_bytes = options.gpu_memory_bytes;
+  xo.gpu_memory_bytes = context.gpu_memory_bytes();
   xo.frontier_bfs = options.block_solver == "bfs";
   result.block_solver = options.weight == WeightModel::Unit && xo.frontier_bfs && !labelled ? "bfs" : "sweep";
   // The source mask is read while the exchange holds its cache: open it first, keep its room free.
   std::unique_ptr<RasterReader> mask;
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
   const std::uint64_t mask_cache_bytes = 8ull << 20;
-  if (!options.source_raster.empty() && pass.mask) {
-    mask = RasterReader::open(options.source_raster);
-    xo.keep_free_bytes = mask_cache_bytes + tile_cells * 8 + mask->resident_bytes(t);
-  }
-  // Small allocations of the exchange (queue set nodes, lists), and the margin for what no reservation
-  // tracks (worker threads' allocator slack, GDAL's encoder code): the cache is kept through the write
-  // phase, where the 4 G-cell 16-neighbour run peaked.
-  xo.keep_free_bytes += (1ull << 20) + budget.cache_margin();
-  xo.prefer_free_bytes = write_phase_bytes;
+  if (!options.source_raster.empty() && pass.mask) mask = RasterReader::open(options.source_raster);
   const TileInput& input = walk_cells ? static_cast<const TileInput&>(*walk_cells)
                            : barred   ? static_cast<const TileInput&>(*barred)
                                       : source->cells();
@@ -411,7 +427,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   if (options.exchange == "auto" && use_cuda && !index) {
     const std::uint64_t need = ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile,
                                                                   Device::Cuda, 1, options.connectivity);
-    const std::uint64_t room = options.gpu_memory_bytes ? options.gpu_memory_bytes : cuda_device().global_memory / 4 * 3;
+    const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
     resident = need <= room;
   }
   result.exchange = index ? "index" : resident ? "resident" : "streamed";
@@ -444,10 +460,12 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
     result.seconds.sources = phase.seconds();
     phase.restart();
     if (resident) {
-      xo.threads = options.threads ? options.threads : cores;  // the CPU twin's solvers, or the GPU's tile readers
+      xo.threads = context.threads() ? context.threads() : cores;  // the CPU twin's solvers, or the GPU's tile readers
       exchange_run = std::make_unique<ResidentSsspExchange>(input, distances, xo, options.resident_tile,
                                                             options.resident_round, budget, progress);
     } else {
+      plan_streamed_exchange(mask ? mask_cache_bytes + tile_cells * 8 + mask->resident_bytes(t) : 0, write_phase_bytes,
+                             context, xo);
       exchange_run = std::make_unique<SsspExchange>(input, distances, xo, budget);
     }
     SsspExchangeRun& exchange = *exchange_run;
@@ -605,7 +623,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, Memor
   return result;
 }
 
-SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress) {
+SsspResult run_sssp(const SsspOptions& options, RunContext& context) {
   if (!(options.source_initial >= 0 && std::isfinite(options.source_initial)))
     throw UsageError("invalid --source-initial " + format_value(options.source_initial) +
                      ": expected a finite cost >= 0");
@@ -626,11 +644,11 @@ SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& 
   add_sssp_outputs(options, outputs);
   SsspResult result;
   if (per_source) {
-    result = run_sssp_groups(options, outputs, budget, progress);
+    result = run_sssp_groups(options, outputs, context);
   } else {
     SsspPass pass;
     pass.outputs = &outputs;
-    result = run_sssp_pass(options, pass, budget, progress);
+    result = run_sssp_pass(options, pass, context);
   }
   outputs.publish();
   return result;

@@ -38,6 +38,7 @@
 #include "engine/raster_inputs/sssp_sources.h"
 #include "engine/cost_models/step_lengths.h"
 #include "engine/raster_inputs/pipeline_input.h"
+#include "engine/run/run_context.h"
 #include "io/store/raster_info.h"
 #include "engine/cost_models/weight_params.h"
 #include "io/gdal/geotiff_options.h"
@@ -77,10 +78,6 @@ struct SsspOptions {
   std::uint32_t tile = 0;            // 0: the store's own, or kDefaultTile when importing
   std::uint32_t band = 0;            // --band of a GDAL input (ImportOptions::band)
   InputMode input_mode = InputMode::Auto;  // --input-mode (engine/raster_inputs/pipeline_input.h)
-  DeviceRequest device = DeviceRequest::Auto;       // auto | cpu | cuda
-  std::uint64_t gpu_memory_bytes = 0;  // --gpu-memory; 0: the CUDA batch solver's default share
-  unsigned threads = 0;              // CPU solver threads; 0: all cores
-  std::string tmpdir;                // parent of the run directory
   std::uint64_t cache_bytes = 0;     // tile cache; 0: what the budget leaves (tests force evictions)
   // --exchange: streamed (tile cache and queue, out of core, engine/sssp/exchange.h), resident (the
   // whole raster on the solver's device, engine/sssp/resident_exchange.h; distances only), or auto:
@@ -140,7 +137,8 @@ struct SsspResult {
   std::uint64_t memory_peak_reserved = 0;
 };
 
-SsspResult run_sssp(const SsspOptions& options, MemoryBudget& budget, Progress& progress);
+// Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).
+SsspResult run_sssp(const SsspOptions& options, RunContext& context);
 
 // The fixed needs of run_sssp's write phase at tile side `tile` for `options`' outputs (GDAL block
 // cache, output windows, the output tile): what run_sssp checks before its exchange, and what a

@@ -324,10 +324,6 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     throw UsageError("--map-coords applies to --source points, and none is given");
   options.tile = common.tile;
   if (input_mode) options.input_mode = parse_input_mode(*input_mode);
-  options.device = common.device;
-  options.gpu_memory_bytes = common.gpu_memory_bytes;
-  options.threads = common.threads;
-  options.tmpdir = common.tmpdir;
   return parsed;
 }
 
@@ -345,11 +341,12 @@ SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& 
     check_output_file(*out, taken);
     taken.push_back(*out);
   }
-  MemoryBudget budget(options.common.memory_bytes);
+  RunContext context(run_settings(options.common), progress);
   SsspCommandResult r;
   r.options = options;
-  r.result = run_sssp(o, budget, progress);
-  r.memory_budget_bytes = budget.total();
+  r.result = run_sssp(o, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
   return r;
 }
 
@@ -422,6 +419,7 @@ std::string SsspCommandResult::to_json() const {
       .add("phases", phases)
       .add("seconds", r.seconds.total)
       .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
       .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
       .add("peak_rss_bytes", r.peak_rss_bytes)
       .add("bytes_read", r.bytes_read)

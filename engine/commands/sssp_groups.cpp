@@ -15,7 +15,9 @@
 
 namespace terrazo {
 
-SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, MemoryBudget& budget, Progress& progress) {
+SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   Stopwatch start;
   if (!options.index.empty())
     throw UsageError("--index holds distances at multiplier 1 without per-source maxima; drop --index or "
@@ -40,7 +42,7 @@ SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, Memor
     SsspPass pass;
     if (!keys.empty()) std::tie(pass.multiplier, pass.max_cost) = *keys.begin();
     pass.outputs = &outputs;
-    return run_sssp_pass(options, pass, budget, progress);
+    return run_sssp_pass(options, pass, context);
   }
   // A cell's backlink is the first step of its own source's least-cost path, and the cell it points
   // at may belong to another source: a path traced through several groups' zones would not be the
@@ -53,9 +55,9 @@ SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, Memor
   // Several groups: INPUT opened (imported, read into memory) once, one pass each into a scratch
   // file, then the cell-by-cell merge into the outputs.
   check_sssp_paths(options);
-  RunDirectory run(options.tmpdir);
+  RunDirectory run(context.tmpdir());
   Stopwatch import_phase;
-  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options), run, budget, progress);
+  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options, context), run, budget, progress);
   const double import_seconds = import_phase.seconds();
   const bool labelled = !options.backlink.empty() || !options.allocation.empty();
   std::vector<std::unique_ptr<SsspGroupScratch>> scratch(keys.size());
@@ -73,7 +75,7 @@ SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, Memor
     pass.scratch = &scratch[g];
     pass.info_out = &info;
     pass.input = input.get();
-    const SsspResult r = run_sssp_pass(options, pass, budget, progress);
+    const SsspResult r = run_sssp_pass(options, pass, context);
     if (g == 0) {
       total = r;
     } else {

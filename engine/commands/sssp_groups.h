@@ -54,13 +54,13 @@ void add_sssp_outputs(const SsspOptions& options, OutputSet& outputs);
 
 // One pass (engine/commands/sssp.cpp): validates the options, opens INPUT (or takes pass.input), locates the
 // sources, runs the exchange and writes the outputs or the pass's scratch file.
-SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, MemoryBudget& budget, Progress& progress);
+SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunContext& context);
 
 // The runner of per-source settings (engine/commands/sssp_groups.cpp), for options with a maximum-cost or
 // multiplier field or a multiplier other than 1 (run_sssp checks the rest of the source flags first):
 // the distinct (multiplier, maximum cost) groups of the sources in ascending order; one group is one
 // pass with its multiplier and maximum on the solver; several are INPUT opened once, one pass each
 // into a scratch file, and the merge into the outputs (--backlink refused, --index refused).
-SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, MemoryBudget& budget, Progress& progress);
+SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, RunContext& context);
 
 }  // namespace terrazo

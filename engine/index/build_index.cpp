@@ -36,6 +36,10 @@ std::uint64_t build_index_cpu_bytes(std::uint32_t t, std::uint32_t leaf, unsigne
   return cpu_batch_tiles(t, threads) * batch_bytes_per_tile(t) + tile_boundary_workspace_entries(t, leaf) * 8 * threads;
 }
 
+std::uint64_t build_index_minimum_bytes(std::uint32_t t, std::uint32_t leaf, unsigned threads, bool cuda) {
+  return batch_bytes_per_tile(t) + (cuda ? 0 : tile_boundary_workspace_entries(t, leaf) * 8 * std::max(1u, threads));
+}
+
 IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, const IndexBuildOptions& options,
                             MemoryBudget& budget, Progress& progress) {
   IndexBuildStats stats;
@@ -55,7 +59,7 @@ IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, con
     const std::uint64_t per_gpu_tile = tile_boundary_cuda_bytes(t, options.leaf, 1);
     want = std::max<std::uint64_t>(1, std::min(want, room / per_gpu_tile));
   }
-  const std::uint64_t minimum = per_tile + workspace;
+  const std::uint64_t minimum = build_index_minimum_bytes(t, options.leaf, threads, cuda);
   if (minimum > budget.available())
     throw BudgetError("memory budget too small for the index build: one tile of " + std::to_string(t) + " needs " +
                 MemoryBudget::format_size(minimum) + " but only " + MemoryBudget::format_size(budget.available()) +

@@ -38,6 +38,9 @@ struct IndexBuildStats {
 // The bytes the CPU build reserves when the budget allows its whole batch (tiles of side t, leaves of
 // `leaf`, `threads` threads): the batch and the threads' workspaces.
 std::uint64_t build_index_cpu_bytes(std::uint32_t t, std::uint32_t leaf, unsigned threads);
+// The least build_index needs free (a batch of one tile; on the CPU the threads' workspaces beside it):
+// less is a BudgetError before any tile is read.
+std::uint64_t build_index_minimum_bytes(std::uint32_t t, std::uint32_t leaf, unsigned threads, bool cuda);
 
 // Progress phase "index: matrices" (done = tiles).
 IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, const IndexBuildOptions& options,

@@ -44,14 +44,6 @@ std::vector<SitePart> site_parts(const TileGrid& grid, const std::vector<OdSite>
   return out;
 }
 
-std::uint64_t input_present_tiles(const TileInput& input) {
-  const TileGrid& grid = input.grid();
-  std::uint64_t present = 0;
-  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
-    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) present += input.tile_present(tx, ty);
-  return present;
-}
-
 // The sweep's order of the sites: by squared distance of each site's mean cell from the centre of the
 // sites' bounding box, farthest first (ties: the given order); rank[i] = site i's place.
 std::vector<std::uint32_t> sweep_rank(const std::vector<OdSite>& sites, std::uint64_t width) {
@@ -80,6 +72,29 @@ std::vector<std::uint32_t> sweep_rank(const std::vector<OdSite>& sites, std::uin
   for (std::uint32_t r = 0; r < k; ++r) rank[order[r]] = r;
   return rank;
 }
+
+// The query's fixed needs: the (site, tile) parts' ring vectors, the in-tile solve buffers, the results.
+std::uint64_t query_fixed_bytes(std::uint32_t t, std::uint64_t parts, std::uint64_t k) {
+  const std::uint64_t b = ring_size(t);
+  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t, halo = static_cast<std::uint64_t>(t + 2) * (t + 2);
+  return parts * (b * 8 + 64) + halo * 16 + cells * 9 + k * k * 8;
+}
+
+// The queue's labels of one source: G' labels and pending labels, 16 bytes per ring cell of every
+// tile (the worst case), 64 bytes of bookkeeping per tile, and a round's vectors (24 bytes per ring
+// cell of each of its tiles).
+std::uint64_t queue_source_bytes(std::uint64_t tiles, std::uint32_t b, std::uint64_t round_tiles) {
+  return tiles * b * 16 + 64 * tiles + round_tiles * b * 24;
+}
+
+// Tiles of a round of the CPU's queue: with the index one a thread, without one.
+std::uint64_t cpu_round_tiles(bool with_index, unsigned threads, std::uint64_t present, std::uint64_t tiles) {
+  const std::uint64_t round_tiles = with_index ? std::max(1u, threads) : 1;
+  return std::min<std::uint64_t>(round_tiles, std::max<std::uint64_t>(1, with_index ? present : tiles));
+}
+
+// One entry of the index tile cache: a tile's matrix, ring values and bookkeeping.
+std::uint64_t index_cache_entry_bytes(std::uint32_t b) { return static_cast<std::uint64_t>(b) * b * 8 + b * 8 + 64; }
 
 // The sites' side of a query: the (site, tile) parts, their ring vectors and the results.
 struct SiteVectors {
@@ -316,10 +331,11 @@ MemoryBudget::Reservation reserve_label_batch(const GPrimeRequest& q, const Site
   const OdQueryOptions& options = q.options;
   const std::uint32_t t = q.input.grid().tile, b = ring_size(t);
   const std::uint64_t tiles = q.input.grid().tile_count(), present = plan.present;
-  plan.round_tiles = plan.cuda ? (options.round_tiles ? options.round_tiles : 512) : q.index ? std::max(1u, options.threads) : 1;
-  plan.round_tiles = std::min<std::uint64_t>(plan.round_tiles, std::max<std::uint64_t>(1, q.index || q.build_on_gpu ? present : tiles));
+  plan.round_tiles = plan.cuda ? std::min<std::uint64_t>(options.round_tiles ? options.round_tiles : 512,
+                                                         std::max<std::uint64_t>(1, q.index || q.build_on_gpu ? present : tiles))
+                               : cpu_round_tiles(q.index != nullptr, options.threads, present, tiles);
   const std::uint64_t site_tiles = distinct_tiles(sv.parts);
-  const std::uint64_t per_source = !plan.rounds ? tiles * b * 16 + 64 * tiles + plan.round_tiles * b * 24
+  const std::uint64_t per_source = !plan.rounds ? queue_source_bytes(tiles, b, plan.round_tiles)
                                    : plan.cuda  ? (site_tiles * 2 + 2) * b * 8
                                                 : gprime_rounds_host_bytes(t, present, tiles, 1) -
                                                      gprime_rounds_host_bytes(t, present, tiles, 0) + site_tiles * b * 8;
@@ -351,7 +367,7 @@ void open_index_tiles(const GPrimeRequest& q, const ExchangePlan& plan, std::uin
   const IndexFile& index = *q.index;
   const OdQueryOptions& options = q.options;
   const std::uint32_t b = ring_size(q.input.grid().tile);
-  const std::uint64_t entry_bytes = static_cast<std::uint64_t>(b) * b * 8 + b * 8 + 64;
+  const std::uint64_t entry_bytes = index_cache_entry_bytes(b);
   cache_bytes = std::min(cache_bytes, q.input.grid().tile_count() * entry_bytes + 2 * entry_bytes);
   if (cache_bytes < 2 * entry_bytes) cache_bytes = 2 * entry_bytes;
   source.cache_reservation = budget.reserve(cache_bytes, "od-matrix index tile cache");
@@ -510,12 +526,10 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
     throw UsageError("--exchange rounds needs --index (without it a tile's re-solve is a cell-level solve: the queue)");
   const std::uint64_t k = sites.size();
   const std::uint32_t b = ring_size(t);
-  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t, halo = static_cast<std::uint64_t>(t + 2) * (t + 2);
   SiteVectors sv;
   sv.parts = site_parts(grid, sites);
   st.site_parts = sv.parts.size();
-  // Fixed needs: the parts' ring vectors, the in-tile solve buffers, the results.
-  const std::uint64_t fixed = sv.parts.size() * (b * 8 + 64) + halo * 16 + cells * 9 + k * k * 8;
+  const std::uint64_t fixed = query_fixed_bytes(t, sv.parts.size(), k);
   MemoryBudget::Reservation fixed_reservation = budget.reserve(fixed, "od-matrix labels and site vectors");
   sv.result.assign(k * k, kUnreached);
   sv.site_ring.assign(sv.parts.size() * b, kUnreached);
@@ -547,6 +561,14 @@ std::vector<PathLength> od_matrix_gprime(const TileInput& input, const IndexFile
 }
 
 }  // namespace
+
+std::uint64_t input_present_tiles(const TileInput& input) {
+  const TileGrid& grid = input.grid();
+  std::uint64_t present = 0;
+  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) present += input.tile_present(tx, ty);
+  return present;
+}
 
 std::vector<PathLength> od_matrix_by_index(const TileInput& input, const IndexFile& index, const std::vector<OdSite>& sites,
                                            const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,
@@ -596,6 +618,43 @@ std::uint64_t memory_index_bytes(const TileInput& input, unsigned threads) {
   return IndexInMemory::bytes_for(t, present, 4) + GPrimeSweep::bytes(t, present, threads) +
          build_index_cpu_bytes(t, kDefaultIndexLeaf, threads);  // (leaves of 8: the larger workspace)
 }
+
+std::vector<MemoryPlan::Part> od_query_needs(OdQueryKind kind, const TileGrid& grid, std::uint64_t present,
+                                             std::uint64_t records, std::uint64_t sites, std::uint64_t parts,
+                                             std::uint64_t site_tiles, unsigned threads) {
+  const std::uint32_t t = grid.tile, b = ring_size(t);
+  const std::uint64_t tiles = grid.tile_count();
+  threads = std::max(1u, threads);
+  const std::uint64_t fixed = query_fixed_bytes(t, parts, sites);
+  std::vector<MemoryPlan::Part> needs;
+  auto need = [&](const char* what, std::uint64_t bytes) {
+    if (bytes) needs.push_back(MemoryPlan::Part{what, bytes, bytes, 0});
+  };
+  need("the sites' vectors and the results", fixed);
+  if (kind == OdQueryKind::Sweep) {
+    // The records and the sweep take at most three quarters of what is left.
+    const std::uint64_t held = records + GPrimeSweep::bytes(t, present, threads);
+    need("the index's records and the sweep", held);
+    need("a quarter beside them", std::max((held + 2) / 3 * 4, held + fixed) - held - fixed);
+    return needs;
+  }
+  const bool with_index = kind != OdQueryKind::Exchange;
+  const std::uint64_t in_edges = kind == OdQueryKind::Rounds ? gprime_rounds_host_bytes(t, present, tiles, 0) : 0;
+  const std::uint64_t per_source =
+      kind == OdQueryKind::Rounds
+          ? gprime_rounds_host_bytes(t, present, tiles, 1) - in_edges + std::max<std::uint64_t>(1, site_tiles) * b * 8
+          : queue_source_bytes(tiles, b, cpu_round_tiles(with_index, threads, present, tiles));
+  const std::uint64_t cache = with_index ? 2 * index_cache_entry_bytes(b) : block_solve_tiles_bytes(t, 2, threads);
+  need("the rounds' in-edges", in_edges);
+  // A batch of labels takes at most half of what is left: the labels of one source, and as much again
+  // beside them, where the tile cache's least (2 tiles) must fit.
+  need("the labels of one source", per_source);
+  need(with_index ? "the index tile cache's least, 2 tiles, or as much as the labels"
+                  : "the tile cache's least, 2 tiles, or as much as the labels",
+       std::max(per_source, cache));
+  return needs;
+}
+
 
 std::vector<PathLength> od_matrix_by_exchange(const TileInput& input, const std::vector<OdSite>& sites,
                                               const OdQueryOptions& options, MemoryBudget& budget, Progress& progress,

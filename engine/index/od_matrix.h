@@ -38,6 +38,7 @@
 #include "kernels/common/batch_solver.h"
 #include "kernels/common/edge_weight.h"
 #include "engine/index/index_in_memory.h"
+#include "engine/run/memory_plan.h"
 #include "io/store/index_file.h"
 
 namespace terrazo {
@@ -127,6 +128,25 @@ std::vector<PathLength> od_matrix_by_memory_index(const TileInput& input, const 
                                                   const std::vector<OdSite>& sites, const OdQueryOptions& options,
                                                   MemoryBudget& budget, Progress& progress, OdQueryStats* stats);
 bool memory_index_fits(const TileInput& input, unsigned threads, const MemoryBudget& budget);
+// The tiles of `input` holding a valid cell (an index of it has at most these with a boundary).
+std::uint64_t input_present_tiles(const TileInput& input);
+// What a CPU query needs free at its start, as the parts of a phase of the command's memory plan
+// (engine/run/memory_plan.h; od-matrix, network): lower bounds, so a budget below them surely fails
+// and one at them may still choose smaller batches and caches. `sites` sites in `parts` (site, tile)
+// parts (a point site is one part), `site_tiles` distinct tiles holding them; `present`: the tiles
+// with a boundary (an index's present tiles; 0 without an index).
+//   Exchange (no index) and Queue (over an index): the sites' vectors and the results
+//   (query_fixed_bytes), then the labels of one source, which must fit in half of what is left (the
+//   batch is half of the rest over them), then the least tile cache (2 tiles) beside those labels:
+//   fixed + per_source + max(per_source, least cache).
+//   Rounds (over an index, on the CPU): fixed, the rounds' in-edges, then the same for its labels.
+//   Sweep (over an index held in memory, `records` its bytes): the records and the sweep fit in three
+//   quarters of what is left, the fixed part beside them.
+enum class OdQueryKind { Exchange, Queue, Rounds, Sweep };
+std::vector<MemoryPlan::Part> od_query_needs(OdQueryKind kind, const TileGrid& grid, std::uint64_t present,
+                                             std::uint64_t records, std::uint64_t sites, std::uint64_t parts,
+                                             std::uint64_t site_tiles, unsigned threads);
+
 // The bytes memory_index_fits counts (the records with 4-byte entries, the sweep, the build's batch).
 std::uint64_t memory_index_bytes(const TileInput& input, unsigned threads);
 

@@ -27,10 +27,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
+#include "engine/run/run_context.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "io/store/raster_info.h"
 #include "io/store/run_directory.h"
@@ -52,16 +52,16 @@ struct PipelineInputOptions {
   unsigned threads = 1;        // threads that read tiles at once (direct mode's GDAL cache)
 };
 
-// A command's INPUT as its flags give it: the options' input, tile, band, input_mode and threads
-// (0: every core), as SsspOptions, MstOptions and ClumpOptions name them.
+// A command's INPUT as its flags give it: the options' input, tile, band and input_mode, as
+// SsspOptions, MstOptions and ClumpOptions name them, read on the run's threads.
 template <class CommandOptions>
-PipelineInputOptions pipeline_input_options(const CommandOptions& options) {
+PipelineInputOptions pipeline_input_options(const CommandOptions& options, const RunContext& context) {
   PipelineInputOptions in;
   in.path = options.input;
   in.tile = options.tile;
   in.band = options.band;
   in.mode = options.input_mode;
-  in.threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+  in.threads = context.worker_threads();
   return in;
 }
 

@@ -86,7 +86,7 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   const std::uint64_t tiles = grid_.tile_count();
   const std::uint64_t cells = static_cast<std::uint64_t>(t_) * t_;
 
-  // Fixed structures first, then the cache takes what is asked (or what is left but keep_free_bytes).
+  // Fixed structures first, then the cache takes what is asked, or what the plan gives it.
   const std::uint64_t queue_bytes = tiles * 8 + tiles / 8 + 64;
   reservations_.push_back(budget.reserve(queue_bytes, "sssp tile queue"));
   // Solver heaps and masks per thread, plus this object's tile, label and ring buffers.
@@ -110,13 +110,16 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
   // The piece (rounded up to 64 bytes by the arena), the entry and its map node.
   const std::uint64_t entry_bytes = entry_piece_bytes() + 128;
   const std::uint64_t minimum = entry_bytes * options_.batch;
+  const std::uint64_t most = entry_bytes * std::max<std::uint64_t>(tiles, options_.batch);
   std::uint64_t wanted = options_.cache_bytes;
-  if (wanted == 0) {
-    const std::uint64_t left = budget.available();
-    wanted = left > options_.keep_free_bytes ? left - options_.keep_free_bytes : 0;
-    if (wanted >= minimum + options_.prefer_free_bytes) wanted -= options_.prefer_free_bytes;
+  if (wanted == 0 && options_.plan) {
+    options_.plan->need(options_.plan_phase, "sssp tile cache", minimum, most);
+    options_.plan->assign(budget);
+    wanted = options_.plan->assigned(options_.plan_phase, "sssp tile cache");
+  } else if (wanted == 0) {
+    wanted = budget.available();
   }
-  wanted = std::min(wanted, entry_bytes * std::max<std::uint64_t>(tiles, options_.batch));
+  wanted = std::min(wanted, most);
   if (wanted < minimum)
     throw BudgetError("--memory is too small for the SSSP tile cache: it needs at least " +
                 MemoryBudget::format_size(minimum) + " (" + std::to_string(options_.batch) + " tiles of " +

@@ -36,10 +36,12 @@
 #include <list>
 #include <memory>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "engine/run/memory_plan.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/page_arena.h"
 #include "kernels/common/progress.h"
@@ -72,10 +74,13 @@ struct SsspExchangeOptions {
   std::uint32_t batch = 1;           // tiles popped per round (>= threads; the GPU batch, capped by GPU memory)
   std::uint64_t gpu_memory_bytes = 0;  // CUDA: device memory for the batch solver; 0: its default share
   bool frontier_bfs = false;         // unit model: the frontier BFS block solvers (kernels/sssp/block_bfs.h)
-  std::uint64_t cache_bytes = 0;     // tile cache; 0: all the budget has left but keep_free_bytes
-  std::uint64_t keep_free_bytes = 0; // with cache_bytes 0: left unreserved for the caller (masks, GDAL)
-  std::uint64_t prefer_free_bytes = 0;  // with cache_bytes 0: also left unreserved when the cache's
-                                        // minimum fits without it (the write phase beside the cache)
+  std::uint64_t cache_bytes = 0;     // tile cache; 0: planned (below), or all the budget has left
+  // With cache_bytes 0: the tile cache is the last part of phase `plan_phase` of `plan`, whose other
+  // parts the caller declared (what must stay unreserved beside the cache: the source mask's reader,
+  // the allocator's margin, the write phase's room, served in that order before the cache grows);
+  // the phase is planned once the exchange's fixed structures are reserved. No plan: the rest.
+  MemoryPlan* plan = nullptr;
+  std::string plan_phase;
 };
 
 struct SsspExchangeStats {

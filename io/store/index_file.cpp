@@ -109,14 +109,17 @@ struct IndexFileWriter::Impl {
   Impl(const std::string& path) : output(path) {}
 };
 
+std::uint64_t IndexFileWriter::reserved_bytes(const TileGrid& grid) {
+  return grid.tile_count() * (sizeof(IndexTileEntry) + 4) + index_record_bytes(grid.tile, 8);
+}
+
 IndexFileWriter::IndexFileWriter(const std::string& path, const IndexFileHeader& header, MemoryBudget& budget)
     : impl_(std::make_unique<Impl>(path)) {
   Impl& s = *impl_;
   s.header = header;
   s.grid = header.grid();
   const std::uint64_t tiles = s.grid.tile_count();
-  s.reservation = budget.reserve(tiles * (sizeof(IndexTileEntry) + 4) + index_record_bytes(header.tile, 8),
-                                 "index file table and record buffer");
+  s.reservation = budget.reserve(reserved_bytes(s.grid), "index file table and record buffer");
   s.table.assign(tiles, IndexTileEntry{});
   s.record.bytes.reserve(index_record_bytes(header.tile, 8));
   s.file = std::make_unique<PosixFile>(s.output.partial(), PosixFile::Mode::CreateReadWrite);
@@ -236,6 +239,8 @@ bool IndexFile::looks_like_index(const std::string& path) {
   }
 }
 
+std::uint64_t IndexFile::table_bytes(std::uint64_t tiles) { return tiles * (kTableEntryBytes + sizeof(IndexTileEntry)); }
+
 std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, MemoryBudget& budget) {
   auto impl = std::make_unique<Impl>();
   Impl& s = *impl;
@@ -289,7 +294,7 @@ std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, MemoryBudget
   if (tiles != h.grid().tile_count() || s.present > tiles) throw corrupt("tile count does not match the raster size");
   if (file_size != s.size) throw corrupt("file size " + std::to_string(s.size) + " is not the " + std::to_string(file_size) + " its header says (truncated?)");
   if (table_offset < kHeaderBytes || table_offset + tiles * kTableEntryBytes + 4 != file_size) throw corrupt("bad table offset");
-  s.reservation = budget.reserve(tiles * (kTableEntryBytes + sizeof(IndexTileEntry)), "index table of " + path);
+  s.reservation = budget.reserve(table_bytes(tiles), "index table of " + path);
   std::vector<unsigned char> table(tiles * kTableEntryBytes + 4);
   s.file->read_exact(table.data(), table.size(), table_offset);
   std::memcpy(&stored_crc, table.data() + tiles * kTableEntryBytes, 4);

@@ -94,6 +94,8 @@ class IndexFileWriter : public IndexRecordSink {
  public:
   // Memory: the table (24 bytes per tile) and one record buffer, reserved from `budget`.
   IndexFileWriter(const std::string& path, const IndexFileHeader& header, MemoryBudget& budget);
+  // What the constructor reserves for an index of `grid`.
+  static std::uint64_t reserved_bytes(const TileGrid& grid);
   ~IndexFileWriter() override;
   IndexFileWriter(const IndexFileWriter&) = delete;
   IndexFileWriter& operator=(const IndexFileWriter&) = delete;
@@ -120,6 +122,8 @@ class IndexFile {
   // reserved from `budget` (24 bytes per tile).
   static std::unique_ptr<IndexFile> open(const std::string& path, MemoryBudget& budget);
   static bool looks_like_index(const std::string& path);  // magic check only
+  // What open reserves for the table of an index of `tiles` tiles.
+  static std::uint64_t table_bytes(std::uint64_t tiles);
   ~IndexFile();
   const IndexFileHeader& header() const;
   const IndexTileEntry& entry(std::uint64_t tile_index) const;

@@ -13,11 +13,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < cells.size() && 4 + i < size; ++i) cells[i] = data[4 + i];
   const RunDirectory& dir = fuzz::scratch();
   PathOptions options;
+  RunSettings options_run;
   options.backlink = dir.file("back.tif");
   options.cost = dir.file("cost.tif");
   options.output = dir.file("paths.geojson");
   if (data[0] & 0x80) options.mask = dir.file("mask.tif");
-  options.tmpdir = dir.path();
+  options_run.tmpdir = dir.path();
   options.dests.push_back(parse_source_point(std::to_string(data[2] % w) + "," + std::to_string(data[3] % h), "--dest"));
   RasterInfo georef;
   {
@@ -30,9 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cost.finish();
   }
   fuzz::accept_clear_errors([&] {
-    MemoryBudget budget(16ull << 20);
-    Progress progress;
-    run_path(options, budget, progress);
+    options_run.memory_bytes = 16ull << 20;
+    RunContext context(options_run);
+    run_path(options, context);
   });
   std::remove(options.output.c_str());
   std::remove(options.mask.c_str());

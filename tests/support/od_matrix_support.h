@@ -48,6 +48,7 @@ inline std::vector<PathLength> reference_matrix(const std::vector<double>& value
 inline IndexResult build(const std::string& input, const std::string& output, WeightModel model, Connectivity c,
                          std::uint32_t tile, std::uint32_t leaf, double scale = 0.0) {
   IndexOptions o;
+  RunSettings o_run;
   o.input = input;
   o.output = output;
   o.weight = model;
@@ -55,9 +56,9 @@ inline IndexResult build(const std::string& input, const std::string& output, We
   o.tile = tile;
   o.leaf = leaf;
   o.scale = scale;
-  o.device = DeviceRequest::Cpu;
+  o_run.device = DeviceRequest::Cpu;
   MemoryBudget budget(256ull << 20);
-  return run_index(o, budget, Progress::silent());
+  return terrazo::testing::run_with(run_index, o, o_run, budget, Progress::silent());
 }
 
 // `terrazo od-matrix` of point sites, with the index `index` or without it (""), under 256 MiB.
@@ -65,6 +66,7 @@ inline OdMatrixResult query(const std::string& input, const std::string& index, 
                             WeightModel model, Connectivity c, double max_cost = -1, std::uint64_t cache_bytes = 0,
                             std::uint32_t tile = 16, double scale = 0.0, const std::string& exchange = "auto") {
   OdMatrixOptions o;
+  RunSettings o_run;
   o.input = input;
   o.index = index;
   o.sites = sites;
@@ -74,10 +76,10 @@ inline OdMatrixResult query(const std::string& input, const std::string& index, 
   o.cache_bytes = cache_bytes;
   o.tile = tile;
   o.scale = scale;
-  o.threads = 2;
+  o_run.threads = 2;
   o.exchange = exchange;
   MemoryBudget budget(256ull << 20);
-  return run_od_matrix(o, budget, Progress::silent());
+  return terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
 }
 
 // Random valid sites, with some on tile borders and corners (tile 16), two in one tile.
@@ -120,6 +122,7 @@ struct GeneratedTerrain {
 
 inline GeneratedTerrain generated_terrain(const TempDir& dir, std::uint64_t width, std::uint64_t height, std::uint64_t seed) {
   GenerateOptions g;
+  RunSettings g_run;
   g.terrain.width = width;
   g.terrain.height = height;
   g.terrain.seed = seed;
@@ -127,7 +130,7 @@ inline GeneratedTerrain generated_terrain(const TempDir& dir, std::uint64_t widt
   g.output = dir.file("gen.tzs");
   g.tile = 64;
   MemoryBudget budget(256ull << 20);
-  run_generate(g, budget, Progress::silent());
+  terrazo::testing::run_with(run_generate, g, g_run, budget, Progress::silent());
   GeneratedTerrain t;
   t.path = g.output;
   t.values = read_raster_values(g.output, &t.info);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/run_context.h"
 #include "io/store/run_directory.h"
 
 namespace terrazo::testing {
@@ -80,5 +81,14 @@ inline CliRun run_terrazo(const std::vector<std::string>& args) {
   return run_argv(argv);
 }
 #endif
+
+// A library entry point run as a command runs it: `run(options, context)` in a run context of
+// `settings` (the common flags), sharing the test's `budget`, reporting to `progress`.
+template <class Run, class Options>
+auto run_with(Run run, const Options& options, const RunSettings& settings, MemoryBudget& budget,
+              Progress& progress = Progress::silent()) {
+  RunContext context(settings, budget, progress);
+  return run(options, context);
+}
 
 }  // namespace terrazo::testing
