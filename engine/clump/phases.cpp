@@ -34,27 +34,25 @@ ClumpKeyCode clump_gpu_key_code(CellType type, ClumpBy by) {
 }
 
 namespace {
-// The phases' fixed needs, checked before any work (each phase gives its reservations back before
+// The phases' fixed needs, planned before any work (each phase gives its reservations back before
 // the next takes its own; only the border table, which grows with the data, is held across them and
-// checked as it grows). The CPU solver's bytes stand for the solver (the GPU one sizes its batches
-// to what is left).
-void check_phases_fit(const TileGrid& grid, unsigned threads, bool stats, const MemoryBudget& budget) {
-  const std::uint64_t solver = threads * kClumpCpuSolverCellBytes * grid.tile * grid.tile;
-  const std::uint64_t phase1 = clump_tile_labels_bytes(grid.tile, threads, threads);
-  const std::uint64_t phase2 = clump_border_merge_bytes(grid);
-  const std::uint64_t phase3 = clump_relabel_row_bytes(grid) + clump_relabel_slot_bytes(grid.tile, threads, 1, stats) +
-                               (stats ? ExternalSorter::kMinimumBufferBytes : 0);
-  const std::uint64_t largest = std::max({phase1, phase2, phase3});
-  const std::uint64_t need = solver + largest;
-  if (need <= budget.available()) return;
-  const char* which = largest == phase1 ? "tile labels" : largest == phase2 ? "merge" : "relabel";
-  throw BudgetError("memory budget too small for clump: its " + std::string(which) + " phase needs " +
-                    MemoryBudget::format_size(need) + " (" + std::to_string(threads) + " tile slots of " +
-                    std::to_string(grid.tile) + "^2 cells, rows of " + std::to_string(grid.width) + " columns) but only " +
-                    MemoryBudget::format_size(budget.available()) + " of --memory " +
-                    MemoryBudget::format_size(budget.total()) + " is left beside " + budget.describe() +
-                    "; raise --memory to " + MemoryBudget::format_size(budget.reserved() + need) +
-                    " at least, or use fewer --threads or a smaller --tile");
+// checked as it grows). The CPU solver's bytes stand for the solver, alive in every phase (the GPU one
+// sizes its batches to what is left).
+void plan_phases(const TileGrid& grid, unsigned threads, bool stats, const MemoryBudget& budget, MemoryPlan& plan) {
+  const std::string slots = std::to_string(threads) + " tile slots of " + std::to_string(grid.tile) + "^2 cells";
+  const std::string solver = "the tile labeller's " + slots;
+  const std::uint64_t solver_bytes = threads * kClumpCpuSolverCellBytes * grid.tile * grid.tile;
+  plan.need("clump's tile labels phase", solver, solver_bytes);
+  plan.need("clump's tile labels phase", "its " + slots, clump_tile_labels_bytes(grid.tile, threads, threads));
+  plan.need("clump's merge phase", solver, solver_bytes);
+  plan.need("clump's merge phase", "the border rings of a row of tiles", clump_border_merge_bytes(grid));
+  plan.need("clump's relabel phase", solver, solver_bytes);
+  plan.need("clump's relabel phase", "rows of " + std::to_string(grid.width) + " columns and the " + slots,
+            clump_relabel_row_bytes(grid) + clump_relabel_slot_bytes(grid.tile, threads, 1, stats));
+  if (stats) plan.need("clump's relabel phase", "the statistics sorter's least", ExternalSorter::kMinimumBufferBytes);
+  for (const char* phase : {"clump's tile labels phase", "clump's merge phase", "clump's relabel phase"})
+    plan.other_remedy(phase, "use fewer --threads or a smaller --tile");
+  plan.assign(budget);
 }
 
 std::unique_ptr<ClumpTileBatchSolver> make_solver(const TileGrid& grid, const ClumpPhaseOptions& options, WorkerPool& pool,
@@ -115,7 +113,8 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   WorkerPool pool(options.threads);
   BorderRecords records(options.scratch_dir + "/clump_borders.bin", grid);
   BorderTable table(budget, grid.tile_count(), options.scratch_dir + "/clump_border_regions.bin");
-  check_phases_fit(grid, pool.threads(), stats != nullptr, budget);
+  MemoryPlan own_plan;
+  plan_phases(grid, pool.threads(), stats != nullptr, budget, options.plan ? *options.plan : own_plan);
   Stopwatch phase;
   const std::unique_ptr<ClumpTileBatchSolver> solver = make_solver(grid, options, pool, budget);
   result.solver_setup_seconds = phase.seconds();

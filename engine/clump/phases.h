@@ -34,12 +34,19 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/memory_plan.h"
 #include "kernels/common/memory_budget.h"
+#include "engine/run/memory_plan.h"
 #include "kernels/common/progress.h"
+#include "engine/run/memory_plan.h"
 #include "kernels/common/types.h"
+#include "engine/run/memory_plan.h"
 #include "engine/tile_inputs/tile_input.h"
+#include "engine/run/memory_plan.h"
 #include "kernels/clump/clump_key_code.h"
+#include "engine/run/memory_plan.h"
 #include "kernels/common/batch_solver.h"
+#include "engine/run/memory_plan.h"
 #include "io/store/raster_info.h"
 
 namespace terrazo {
@@ -68,6 +75,7 @@ struct ClumpPhaseOptions {
   // Always merge the border regions externally (engine/clump/phase2_external_merge.h), even when
   // they fit in memory; tests set it (the labels are the same either way).
   bool external_merge = false;
+  MemoryPlan* plan = nullptr;  // the run's memory plan (engine/run/memory_plan.h); null: one of its own
 };
 
 // One region's statistics (--stats): cells, the value (ClumpBy::Value; NaN otherwise), and the

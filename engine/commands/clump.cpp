@@ -198,6 +198,7 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   phase_options.threads = context.threads();
   phase_options.device = use_cuda ? Device::Cuda : Device::Cpu;
   phase_options.gpu_memory_bytes = context.gpu_memory_bytes();
+  phase_options.plan = &context.plan();
   phase_options.gpu_key_code = clump_gpu_key_code(info.type, options.by);
   phase_options.scratch_dir = run.path();
   const TileInput& source = input->cells();

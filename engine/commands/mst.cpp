@@ -108,6 +108,7 @@ MstResult run_mst(const MstOptions& options, RunContext& context) {
   phase_options.cuda = use_cuda;
   phase_options.threads = context.threads();
   phase_options.gpu_memory_bytes = context.gpu_memory_bytes();
+  phase_options.plan = &context.plan();
   phase_options.record_buffer_bytes = options.record_buffer_bytes;
   phase_options.merge_mode = options.merge_mode;
   phase_options.merge_batch_edges = options.merge_batch_edges;

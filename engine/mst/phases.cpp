@@ -57,46 +57,39 @@ MstMergeMode resolve_merge_mode(const MstPhaseOptions& options) {
                                                  : MstMergeMode::CpuPostOrder;
 }
 
-// The post-order merge's fixed need, checked before any work: its largest step, the root's, in the
+// The post-order merge's fixed need, planned before any work: its largest step, the root's, in the
 // worst case. Each child summary is a forest on its ring cells and at most as many branch vertices,
 // so fewer than 2 edges per ring cell; the four children's rings hold 4 (W + H) cells. Held then:
 // the four summaries (heap_bytes), the merge graph (merge_working_bytes: 144 bytes per candidate,
 // ring cells bringing 3 each), the summary reader's buffer and the expansion-record sorter, which
 // takes an eighth of what is left when the merge starts.
-void check_post_order_merge_fits(const TileGrid& grid, const MstPhaseOptions& options, const MemoryBudget& budget) {
+void plan_post_order_merge(const TileGrid& grid, const MstPhaseOptions& options, const MemoryBudget& budget,
+                           MemoryPlan& plan) {
   const std::uint64_t ring = 4 * (grid.width + grid.height);
   const std::uint64_t root_graph = (2 * ring + 3 * ring) * 144 + 4096;
   const std::uint64_t summaries = 2 * ring * sizeof(SummaryEdge) + ring * sizeof(double) + 4 * sizeof(ClusterSummary);
   const std::uint64_t available = budget.available();
   const std::uint64_t records =
       options.record_buffer_bytes ? options.record_buffer_bytes : std::min<std::uint64_t>(64ull << 20, available / 8);
-  const std::uint64_t need =
-      root_graph + summaries + kSummaryFileBufferBytes + std::max(records, ExternalSorter::kMinimumBufferBytes);
-  if (need > available)
-    throw BudgetError("memory budget too small for the MST merge phase: its root merge step can need " +
-                      MemoryBudget::format_size(root_graph + summaries) + " (" + std::to_string(grid.width) + " x " +
-                      std::to_string(grid.height) + " cells) and its buffers " +
-                      MemoryBudget::format_size(need - root_graph - summaries) + ", but only " +
-                      MemoryBudget::format_size(available) + " of --memory " + MemoryBudget::format_size(budget.total()) +
-                      " is left; raise --memory to " + MemoryBudget::format_size(budget.total() + need - available) +
-                      " at least");
+  const std::string phase = "the MST merge phase";
+  plan.need(phase, "its root merge step on " + std::to_string(grid.width) + " x " + std::to_string(grid.height) + " cells",
+            root_graph + summaries);
+  plan.need(phase, "the summary reader's buffer", kSummaryFileBufferBytes);
+  plan.need(phase, "the expansion-record sorter", std::max(records, ExternalSorter::kMinimumBufferBytes));
+  plan.assign(budget);
 }
 
-// The level merge's fixed need, checked before any work (engine/mst/phase2_merge_levels.h): what its
+// The level merge's fixed need, planned before any work (engine/mst/phase2_merge_levels.h): what its
 // root step reserves whatever the data, the two summary buffers and the record sorter's least.
-void check_level_merge_fits(const TileGrid& grid, MstMergeMode merge_mode, const MstPhaseOptions& options,
-                            const MemoryBudget& budget) {
-  const std::uint64_t root = level_merge_root_step_bytes(grid);
-  const std::uint64_t available = budget.available();
+void plan_level_merge(const TileGrid& grid, MstMergeMode merge_mode, const MstPhaseOptions& options,
+                      const MemoryBudget& budget, MemoryPlan& plan) {
   const std::uint64_t records = options.record_buffer_bytes ? options.record_buffer_bytes : 0;
-  const std::uint64_t buffers = 2 * kSummaryFileBufferBytes + std::max(records, ExternalSorter::kMinimumBufferBytes);
-  if (root + buffers > available)
-    throw BudgetError("memory budget too small for the MST merge phase (--merge " + std::string(to_string(merge_mode)) +
-                      "): its root merge step can need " + MemoryBudget::format_size(root) + " (" +
-                      std::to_string(grid.width) + " x " + std::to_string(grid.height) + " cells) and its buffers " +
-                      MemoryBudget::format_size(buffers) + ", but only " + MemoryBudget::format_size(available) +
-                      " of --memory " + MemoryBudget::format_size(budget.total()) + " is left; raise --memory to " +
-                      MemoryBudget::format_size(budget.total() + root + buffers - available) + " at least");
+  const std::string phase = std::string("the MST merge phase (--merge ") + to_string(merge_mode) + ")";
+  plan.need(phase, "its root merge step on " + std::to_string(grid.width) + " x " + std::to_string(grid.height) + " cells",
+            level_merge_root_step_bytes(grid));
+  plan.need(phase, "two summary buffers", 2 * kSummaryFileBufferBytes);
+  plan.need(phase, "the expansion-record sorter", std::max(records, ExternalSorter::kMinimumBufferBytes));
+  plan.assign(budget);
 }
 
 // 1. Block-local MST and reduction: the forest bits and the tile summaries written.
@@ -201,8 +194,10 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
   }
   result.merge_mode = resolve_merge_mode(options);
   if (grid.tile_count() > 1) {
-    if (result.merge_mode == MstMergeMode::CpuPostOrder) check_post_order_merge_fits(grid, options, budget);
-    else check_level_merge_fits(grid, result.merge_mode, options, budget);
+    MemoryPlan own_plan;
+    MemoryPlan& plan = options.plan ? *options.plan : own_plan;
+    if (result.merge_mode == MstMergeMode::CpuPostOrder) plan_post_order_merge(grid, options, budget, plan);
+    else plan_level_merge(grid, result.merge_mode, options, budget, plan);
   }
 
   Stopwatch phase;

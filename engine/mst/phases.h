@@ -16,11 +16,17 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/run/memory_plan.h"
 #include "kernels/common/memory_budget.h"
+#include "engine/run/memory_plan.h"
 #include "kernels/common/progress.h"
+#include "engine/run/memory_plan.h"
 #include "engine/tile_inputs/tile_input.h"
+#include "engine/run/memory_plan.h"
 #include "io/store/atomic_output.h"
+#include "engine/run/memory_plan.h"
 #include "io/store/tile_store.h"
+#include "engine/run/memory_plan.h"
 #include "kernels/common/edge_weight.h"
 
 namespace terrazo {
@@ -64,6 +70,7 @@ struct MstPhaseOptions {
   AtomicOutput* edge_list_output = nullptr;  // the edge list's output in the run's OutputSet (it
                                              // publishes); null: phase 3 publishes its own
   std::string scratch_dir;               // where the scratch files go
+  MemoryPlan* plan = nullptr;            // the run's memory plan (engine/run/memory_plan.h); null: one of its own
 };
 
 struct MstPhaseResult {

@@ -24,7 +24,8 @@ std::string format_parts(const MemoryPlan::Phase& phase) {
   throw BudgetError("memory budget too small for " + phase.name + ": it needs at least " +
                     MemoryBudget::format_size(phase.minimum()) + " (" + format_parts(phase) + "); --memory " +
                     MemoryBudget::format_size(budget.total()) + " leaves " + MemoryBudget::format_size(budget.available()) +
-                    held + ": give --memory " + std::to_string(least_mib) + "M at least");
+                    held + ": give --memory " + std::to_string(least_mib) + "M at least" +
+                    (phase.other_remedy.empty() ? "" : ", or " + phase.other_remedy));
 }
 
 }  // namespace
@@ -64,8 +65,12 @@ void MemoryPlan::need(const std::string& phase_name, const std::string& what, st
 
 void MemoryPlan::assign(const MemoryBudget& budget) {
   const std::uint64_t available = budget.available();
+  // Of the phases that do not fit, the one that needs the most is named: the --memory it asks for
+  // holds every phase.
+  const Phase* short_most = nullptr;
   for (const Phase& p : phases_)
-    if (!p.planned && p.minimum() > available) refuse(p, budget);
+    if (!p.planned && p.minimum() > available && (!short_most || p.minimum() > short_most->minimum())) short_most = &p;
+  if (short_most) refuse(*short_most, budget);
   for (Phase& p : phases_) {
     if (p.planned) continue;
     p.planned = true;

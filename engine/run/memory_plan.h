@@ -33,6 +33,7 @@ class MemoryPlan {
     std::string name;
     std::vector<Part> parts;
     bool planned = false;  // assign() has checked it and given its parts their bytes
+    std::string other_remedy;  // what else makes it fit, said after the --memory it needs
     std::uint64_t minimum() const;
     std::uint64_t wanted() const;
     std::uint64_t assigned() const;
@@ -41,6 +42,8 @@ class MemoryPlan {
   // Declares `what` of phase `phase` (the phase is made at its first part): at least `minimum` bytes,
   // at most `wanted` (a `wanted` below `minimum`: exactly the minimum).
   void need(const std::string& phase, const std::string& what, std::uint64_t minimum, std::uint64_t wanted = 0);
+  // Another way to make `phase` fit, for its refusal ("use fewer --threads or a smaller --tile").
+  void other_remedy(const std::string& phase, const std::string& text) { this->phase(phase).other_remedy = text; }
   // Plans the phases not planned yet against `budget`'s available bytes now (what the run holds
   // across phases already reserved); throws BudgetError when a phase's minimum does not fit. Called
   // again after more phases were declared (a command that runs another: network runs od-matrix),
