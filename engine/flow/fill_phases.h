@@ -1,0 +1,58 @@
+// engine/flow/fill_phases.h: exact depression filling out of core, over the tiles of a TileInput
+// ([Barnes2016]: Priority-Flood per tile, the spill graph of the tiles' labels, the tiles again).
+//
+// Contract: a cell's filled elevation is the least, over paths of neighbouring valid cells
+// (connectivity 8 or 4) from the cell to an outlet, of the highest elevation on the path (the cell's
+// own included); outlets are the cells on the raster's edge (`edge_outlets`) and the cells next to a
+// nodata cell (`nodata_outlets`). Only max and min of the input's values are taken, so the filled
+// values are input values, the same bits for any tile size, thread count and order: a cell keeps its
+// own bits unless raised, and a cell raised to zero is +0 (the levels -0 and +0 compare equal, and
+// which one a path brings would depend on the order). A valid cell
+// with no path to an outlet (a region closed by nodata with edge outlets only) has no filled
+// elevation: it is written as NaN (nodata) and counted in `closed_cells`.
+// Phases (Progress names): "fill: flood" (each tile flooded from its perimeter, its perimeter and
+// spill edges kept), "fill: spill graph" (the graph of the tiles' labels solved), "fill: write"
+// (each tile flooded again, raised to its labels' spill levels, handed to the sink in row-major
+// tile order).
+// Memory: the tile floods of `threads` tiles at once (tile_flood_bytes each, a batch twice while the
+// sink writes), every tile's perimeter (SpillGraph::perimeter_bytes) and the graph's solve, planned
+// in `plan` before any work.
+#pragma once
+#include <cstdint>
+
+#include "engine/run/memory_plan.h"
+#include "engine/tile_inputs/tile_input.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/types.h"
+
+namespace terrazo {
+
+struct FillPhaseOptions {
+  Connectivity connectivity = Connectivity::Eight;
+  bool edge_outlets = true;
+  bool nodata_outlets = true;
+  unsigned threads = 0;        // 0: every core
+  MemoryPlan* plan = nullptr;  // the run's plan; null: one of its own
+};
+
+struct FillPhaseResult {
+  std::uint64_t valid_cells = 0;
+  std::uint64_t raised_cells = 0;  // filled above their elevation
+  std::uint64_t closed_cells = 0;  // with no outlet: written as nodata
+  std::uint64_t graph_nodes = 0, graph_edges = 0;
+  double flood_seconds = 0, graph_seconds = 0, write_seconds = 0;
+};
+
+// Where the filled tiles go: tile (tx, ty)'s t * t cells (NaN: nodata and padding), row-major tile
+// order, from one thread at a time.
+class FillTileSink {
+ public:
+  virtual ~FillTileSink() = default;
+  virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const double* cells) = 0;
+};
+
+FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& options, MemoryBudget& budget,
+                                Progress& progress, FillTileSink& sink);
+
+}  // namespace terrazo

@@ -1,0 +1,162 @@
+// engine/flow/spill_graph.cpp: SpillGraph (engine/flow/spill_graph.h).
+#include "engine/flow/spill_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+
+#include "kernels/common/error.h"
+
+namespace terrazo {
+namespace {
+
+constexpr std::uint32_t kTop = 0, kBottom = 1, kLeft = 2, kRight = 3;
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+TilePerimeter TilePerimeter::of(const TileFloodInput& in, const TileFlood& flood) {
+  const std::uint32_t t = in.t;
+  TilePerimeter p;
+  p.labels = flood.labels;
+  p.edges = flood.edges;
+  p.side_values.assign(4ull * t, std::nan(""));
+  p.side_labels.assign(4ull * t, kNoLabel);
+  auto take = [&](std::uint32_t side, std::uint32_t i, std::uint32_t x, std::uint32_t y) {
+    const std::size_t cell = static_cast<std::size_t>(y) * t + x;
+    p.side_values[side * t + i] = in.cells[cell];
+    p.side_labels[side * t + i] = flood.label[cell];
+  };
+  for (std::uint32_t x = 0; x < in.width; ++x) take(kTop, x, x, 0), take(kBottom, x, x, in.height - 1);
+  for (std::uint32_t y = 0; y < in.height; ++y) take(kLeft, y, 0, y), take(kRight, y, in.width - 1, y);
+  return p;
+}
+
+std::uint64_t TilePerimeter::bytes() const {
+  return side_values.size() * 8 + side_labels.size() * 4 + edges.size() * sizeof(SpillEdge) + 64;
+}
+
+SpillGraph::SpillGraph(const TileGrid& grid, Connectivity connectivity, bool nodata_outlets)
+    : grid_(grid), connectivity_(connectivity), nodata_outlets_(nodata_outlets), tiles_(grid.tile_count()) {}
+
+void SpillGraph::add_tile(std::uint32_t tx, std::uint32_t ty, TilePerimeter perimeter, MemoryBudget& budget) {
+  reservations_.push_back(budget.reserve(perimeter.bytes(), "fill spill graph: tile perimeters"));
+  tiles_[static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx] = std::move(perimeter);
+}
+
+std::uint64_t SpillGraph::node(std::uint64_t tile, std::uint32_t label) const {
+  return label == kOceanLabel ? 0 : first_node_[tile] + (label - 2);
+}
+
+std::uint64_t SpillGraph::solve_bytes(std::uint64_t nodes, std::uint64_t edges) {
+  // The edge list (24 bytes an edge), both directions in CSR (16 each), offsets and levels (16 a
+  // node), the queue (16 an entry, at most one per edge direction, doubling).
+  return edges * (24 + 32 + 64) + nodes * 16 + 4096;
+}
+
+// The edge between side cell i_a of tile a and side cell i_b of tile b (neighbours across their
+// tiles' boundary): at the higher elevation when both are valid; an outlet edge of the valid one
+// when the other is nodata and nodata cells are outlets (an absent tile is all nodata).
+void SpillGraph::add_pair(std::vector<Edge>& edges, std::uint64_t tile_a, std::uint32_t side_a, std::uint32_t i_a,
+                          std::uint64_t tile_b, std::uint32_t side_b, std::uint32_t i_b) const {
+  const std::uint32_t t = grid_.tile;
+  const TilePerimeter& a = tiles_[tile_a];
+  const TilePerimeter& b = tiles_[tile_b];
+  const double va = a.side_values.empty() ? std::nan("") : a.side_values[side_a * t + i_a];
+  const double vb = b.side_values.empty() ? std::nan("") : b.side_values[side_b * t + i_b];
+  const bool valid_a = !std::isnan(va), valid_b = !std::isnan(vb);
+  if (valid_a && valid_b) {
+    edges.push_back(Edge{node(tile_a, a.side_labels[side_a * t + i_a]), node(tile_b, b.side_labels[side_b * t + i_b]),
+                         std::max(va, vb)});
+  } else if (nodata_outlets_ && valid_a != valid_b) {
+    edges.push_back(valid_a ? Edge{node(tile_a, a.side_labels[side_a * t + i_a]), 0, va}
+                            : Edge{node(tile_b, b.side_labels[side_b * t + i_b]), 0, vb});
+  }
+}
+
+// Every pair of neighbouring cells in two different tiles: across a vertical side (rows i of the
+// left tile's right side and j of the right tile's left side, |i - j| <= 1 with 8 neighbours),
+// across a horizontal side, and (8 neighbours) across a corner.
+void SpillGraph::add_cross_edges(std::vector<Edge>& edges) const {
+  const std::uint32_t t = grid_.tile;
+  const int reach = connectivity_ == Connectivity::Four ? 0 : 1;
+  for (std::uint32_t ty = 0; ty < grid_.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < grid_.tiles_x(); ++tx) {
+      const std::uint64_t here = static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx;
+      const std::uint32_t rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.height - std::uint64_t{ty} * t));
+      const std::uint32_t cols = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, grid_.width - std::uint64_t{tx} * t));
+      if (tx + 1 < grid_.tiles_x())
+        for (std::uint32_t i = 0; i < rows; ++i)
+          for (int d = -reach; d <= reach; ++d) {
+            const int j = static_cast<int>(i) + d;
+            if (j >= 0 && j < static_cast<int>(rows)) add_pair(edges, here, kRight, i, here + 1, kLeft, static_cast<std::uint32_t>(j));
+          }
+      if (ty + 1 < grid_.tiles_y())
+        for (std::uint32_t i = 0; i < cols; ++i)
+          for (int d = -reach; d <= reach; ++d) {
+            const int j = static_cast<int>(i) + d;
+            if (j >= 0 && j < static_cast<int>(cols))
+              add_pair(edges, here, kBottom, i, here + grid_.tiles_x(), kTop, static_cast<std::uint32_t>(j));
+          }
+      if (reach && tx + 1 < grid_.tiles_x() && ty + 1 < grid_.tiles_y()) {
+        add_pair(edges, here, kBottom, t - 1, here + grid_.tiles_x() + 1, kTop, 0);
+        add_pair(edges, here + 1, kBottom, 0, here + grid_.tiles_x(), kTop, t - 1);
+      }
+    }
+}
+
+void SpillGraph::solve(MemoryBudget& budget) {
+  first_node_.assign(tiles_.size(), 0);
+  nodes_ = 1;
+  std::uint64_t tile_edges = 0;
+  for (std::size_t i = 0; i < tiles_.size(); ++i) {
+    first_node_[i] = nodes_;
+    if (tiles_[i].labels > 2) nodes_ += tiles_[i].labels - 2;
+    tile_edges += tiles_[i].edges.size();
+  }
+  MemoryBudget::Reservation held =
+      budget.reserve(solve_bytes(nodes_, tile_edges + cross_edges_most(grid_)), "fill spill graph: solve");
+  std::vector<Edge> edges;
+  edges.reserve(tile_edges);
+  for (std::size_t i = 0; i < tiles_.size(); ++i)
+    for (const SpillEdge& e : tiles_[i].edges) edges.push_back(Edge{node(i, e.a), node(i, e.b), e.level});
+  add_cross_edges(edges);
+  edge_count_ = edges.size();
+  // Both directions in compressed rows.
+  std::vector<std::uint64_t> start(nodes_ + 1, 0);
+  for (const Edge& e : edges) ++start[e.a + 1], ++start[e.b + 1];
+  for (std::uint64_t n = 0; n < nodes_; ++n) start[n + 1] += start[n];
+  std::vector<std::uint64_t> to(start.back());
+  std::vector<double> level(start.back());
+  std::vector<std::uint64_t> fill = start;
+  for (const Edge& e : edges) {
+    to[fill[e.a]] = e.b, level[fill[e.a]++] = e.level;
+    to[fill[e.b]] = e.a, level[fill[e.b]++] = e.level;
+  }
+  edges = {};
+  // Minimax Dijkstra from the ocean: a node's spill level is the least highest edge to the ocean.
+  spill_.assign(nodes_, kNever);
+  spill_[0] = -kNever;
+  using Entry = std::pair<double, std::uint64_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  queue.push({-kNever, 0});
+  while (!queue.empty()) {
+    const auto [at, n] = queue.top();
+    queue.pop();
+    if (at > spill_[n]) continue;
+    for (std::uint64_t k = start[n]; k < start[n + 1]; ++k) {
+      const double via = std::max(at, level[k]);
+      if (via < spill_[to[k]]) {
+        spill_[to[k]] = via;
+        queue.push({via, to[k]});
+      }
+    }
+  }
+}
+
+double SpillGraph::spill_level(std::uint32_t tx, std::uint32_t ty, std::uint32_t label) const {
+  return spill_[node(static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx, label)];
+}
+
+}  // namespace terrazo
