@@ -22,6 +22,7 @@
 #include "engine/commands/clump_command.h"
 #include "engine/commands/corridor_command.h"
 #include "engine/commands/export_command.h"
+#include "engine/commands/fill_command.h"
 #include "engine/commands/gen_command.h"
 #include "engine/commands/import_command.h"
 #include "engine/commands/index_command.h"
@@ -62,6 +63,7 @@ const std::map<std::string, CommandEntry>& commands() {
       {"clump", {runner(parse_clump_options, run_clump_command), clump_usage}},
       {"corridor", {runner(parse_corridor_options, run_corridor_command), corridor_usage}},
       {"export", {runner(parse_export_options, run_export_command), export_usage}},
+      {"fill", {runner(parse_fill_options, run_fill_command), fill_usage}},
       {"gen", {runner(parse_gen_options, run_gen_command), gen_usage}},
       {"import", {runner(parse_import_options, run_import_command), import_usage}},
       {"index", {runner(parse_index_options, run_index_command), index_usage}},

@@ -13,7 +13,7 @@ import os
 
 from . import _native
 
-__all__ = ["cost_distance", "mst", "path", "clump", "corridor", "od_matrix", "network", "index", "render",
+__all__ = ["cost_distance", "mst", "fill", "path", "clump", "corridor", "od_matrix", "network", "index", "render",
            "import_raster", "export_raster", "info", "generate", "run", "usage"]
 
 # Keyword arguments whose list value gives one flag per item, and the flag's singular name.
@@ -117,6 +117,18 @@ def mst(input, output=None, *, edge_list=None, weight=None, scale=None, connecti
     """
     return run("mst", input, "-" if output is None else output, progress=progress, edge_list=edge_list,
                weight=weight, scale=scale, connectivity=connectivity, memory=memory, device=device, **flags)
+
+
+def fill(input, output, *, outlets=None, connectivity=None, memory=None, progress=None, **flags):
+    """Fills the depressions of the elevation raster ``input``, exactly and out of core
+    (``terrazo fill``, docs/fill.md): each cell raised to the least level at which its water leaves
+    the raster. outlets: "both" (default), "edge" or "nodata". Other flags of ``terrazo fill --help``
+    as keywords (``tile=128``, ``threads=4``). Returns the --json summary (``raised_cells``, ...).
+
+    >>> terrazo.fill("dem.tif", "filled.tif", memory="1G")["raised_cells"]
+    """
+    return run("fill", input, output, progress=progress, outlets=outlets, connectivity=connectivity, memory=memory,
+               **flags)
 
 
 def path(output, *, backlink, cost, dests, mask=None, memory=None, progress=None, **flags):

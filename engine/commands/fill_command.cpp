@@ -1,0 +1,121 @@
+// engine/commands/fill_command.cpp: parse_fill_options, fill_usage, run_fill_command (engine/commands/fill_command.h).
+#include "engine/commands/fill_command.h"
+
+#include "engine/commands/output_options.h"
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo fill [options] INPUT FILLED.tif\n"
+    "\n"
+    "Fills the depressions of the elevation raster INPUT, exactly and out of core: each cell is raised to\n"
+    "the lowest level at which water on it can leave the raster, the least over paths to an outlet of the\n"
+    "highest cell on the path (Priority-Flood by tiles and the spill graph of their labels, Barnes 2016).\n"
+    "Cells on no depression keep their value bit for bit; the output is the same for every --tile and\n"
+    "--threads.\n"
+    "\n"
+    "INPUT       any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
+    "FILLED.tif GeoTIFF of INPUT's cell type, nodata and georeference; a region with no outlet (closed\n"
+    "           by nodata when only the raster's edge drains) is nodata\n"
+    "\n"
+    "Options:\n"
+    "  --outlets both|edge|nodata  where water leaves (default both): the raster's edge cells, the cells\n"
+    "                        next to nodata, or both\n"
+    "  --connectivity 8|4    neighbours per cell (default 8)\n"
+    "  --co KEY=VALUE        GTiff creation option of FILLED.tif over terrazo's defaults (repeatable, as\n"
+    "                        GDAL's -co); defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER\n"
+    "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G): the floods of --threads tiles\n"
+    "                        at once and 48 bytes per perimeter cell of every tile\n"
+    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
+    "  --threads N           CPU threads (default: all cores)\n"
+    "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
+    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto)\n"
+    "  --device auto|cpu     where it runs (the CPU; cuda is refused until the GPU tile flood lands)\n"
+    "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
+    "  --json                print a JSON summary as the last line of stdout\n"
+    "  -q, --quiet           no progress on stderr\n"
+    "\n"
+    "JSON keys: width, height, tile, outlets, connectivity, valid_cells, raised_cells, closed_cells,\n"
+    "graph_nodes, graph_edges, phases {import, flood, graph, write}, seconds, memory_budget_bytes,\n"
+    "memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
+    "\n"
+    "Example:\n"
+    "  terrazo fill --memory 2G --json dem.tif filled.tif\n"
+    "  terrazo fill --outlets edge --connectivity 4 dem.tzs filled.tif\n";
+
+}  // namespace
+
+const char* fill_usage() { return kUsage; }
+
+FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments) {
+  ArgParser args("fill", arguments);
+  FillCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  FillOptions& options = parsed.fill;
+  options.band = parse_band_option(args);
+  if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
+  if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
+  if (auto input_mode = args.value("--input-mode")) options.input_mode = parse_input_mode(*input_mode);
+  options.geotiff = parse_geotiff_options(args, parsed.common);
+  options.tile = parsed.common.tile;
+  const std::vector<std::string> files = args.positionals(2, 2, "INPUT FILLED.tif");
+  options.input = files[0];
+  options.output = files[1];
+  return parsed;
+}
+
+FillCommandResult run_fill_command(const FillCommandOptions& options, Progress& progress) {
+  check_input_file(options.fill.input);
+  check_output_file(options.fill.output, {options.fill.input});
+  RunContext context(run_settings(options.common), progress);
+  FillCommandResult r;
+  r.options = options;
+  r.result = run_fill(options.fill, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
+  return r;
+}
+
+std::string FillCommandResult::summary() const {
+  const FillResult& f = result;
+  return format_line("fill: %llu of %llu valid cells raised, %llu with no outlet; %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(f.raised_cells), static_cast<unsigned long long>(f.valid_cells),
+                     static_cast<unsigned long long>(f.closed_cells), f.seconds.total,
+                     MemoryBudget::format_size(f.peak_rss_bytes).c_str());
+}
+
+std::string FillCommandResult::to_json() const {
+  const FillResult& r = result;
+  JsonObject phases;
+  phases.add("import", r.seconds.import).add("flood", r.seconds.flood).add("graph", r.seconds.graph).add("write", r.seconds.write);
+  JsonObject summary;
+  summary.add("command", "fill")
+      .add("input", options.fill.input)
+      .add("output", options.fill.output)
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("tile", r.tile)
+      .add("input_read", r.input_read)
+      .add("outlets", to_string(options.fill.outlets))
+      .add("connectivity", static_cast<int>(options.fill.connectivity))
+      .add("valid_cells", r.valid_cells)
+      .add("raised_cells", r.raised_cells)
+      .add("closed_cells", r.closed_cells)
+      .add("graph_nodes", r.graph_nodes)
+      .add("graph_edges", r.graph_edges)
+      .add("phases", phases)
+      .add("seconds", r.seconds.total)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
+      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
+      .add("peak_rss_bytes", r.peak_rss_bytes)
+      .add("bytes_read", r.bytes_read)
+      .add("bytes_written", r.bytes_written);
+  return summary.str();
+}
+
+}  // namespace terrazo
