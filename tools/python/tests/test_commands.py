@@ -20,9 +20,17 @@ COST_CASES = [
 
 def test_version_and_commands():
     assert terrazo.__version__ and terrazo.__version__ != "unknown"
-    assert terrazo._native.commands() == ["clump", "corridor", "export", "gen", "import", "index", "info", "mst",
+    assert terrazo._native.commands() == ["clump", "corridor", "export", "fill", "gen", "import", "index", "info", "mst",
                                           "network", "od-matrix", "path", "render", "sssp"]
     assert "--source x,y" in terrazo.usage("sssp")
+
+
+def test_fill_matches_cli(cli, tmp_path):
+    dem = dataset("real/N44W072.hgt")
+    summary = terrazo.fill(dem, tmp_path / "py.tif", outlets="edge", memory="256M", tile=128)
+    cli.run("fill", "--outlets", "edge", "--memory", "256M", "--tile", "128", dem, tmp_path / "cli.tif")
+    assert summary["raised_cells"] > 0 and summary["closed_cells"] == 0
+    assert (tmp_path / "py.tif").read_bytes() == (tmp_path / "cli.tif").read_bytes()
 
 
 @pytest.mark.parametrize("name,weight,sources", COST_CASES, ids=[os.path.basename(c[0]) for c in COST_CASES])

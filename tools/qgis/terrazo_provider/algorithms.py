@@ -175,6 +175,32 @@ class MinimumSpanningTree(TerrazoAlgorithm):
         return {"OUTPUT": output, "EDGE_LIST": edge_list or None, "SUMMARY": summary}
 
 
+class FillDepressions(TerrazoAlgorithm):
+    COMMAND = "fill"
+    NAME = "fill"
+    TITLE = "Fill depressions"
+    HELP = ("<p>Fills the depressions of an elevation raster, exactly and out of core: each cell is raised to "
+            "the lowest level at which its water leaves the raster (Priority-Flood by tiles, docs/fill.md). "
+            "Cells on no depression keep their value; the output has the input's cell type.</p>")
+    OUTLETS = ["both", "edge", "nodata"]
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add("INPUT", "BAND", INPUT="Elevation raster")
+        self.addParameter(QgsProcessingParameterEnum(
+            "OUTLETS", "Where water leaves: the raster's edge, cells next to nodata, or both", self.OUTLETS, False, 0))
+        self.add("CONNECTIVITY", "MEMORY", "EXTRA")
+        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Filled elevation"))
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path = self.raster_path(parameters, "INPUT", context)[1]
+        output = self.output_path(parameters, "OUTPUT", context)
+        flags = [("outlets", self.enum(parameters, "OUTLETS", self.OUTLETS, context))]
+        flags += self.common_flags(parameters, context)
+        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
 class Clump(TerrazoAlgorithm):
     COMMAND = "clump"
     NAME = "clump"
@@ -573,5 +599,5 @@ class Generate(TerrazoAlgorithm):
         return {"OUTPUT": output, "SUMMARY": summary}
 
 
-ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, Clump, Corridor, OdMatrix, Network, BoundaryIndex,
+ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, FillDepressions, Clump, Corridor, OdMatrix, Network, BoundaryIndex,
               Render, Import, Export, Info, Generate]

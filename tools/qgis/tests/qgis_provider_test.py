@@ -359,6 +359,18 @@ def clump(backend):
     h.done()
 
 
+def fill(backend):
+    """Fill depressions with edge outlets and 4 neighbours: the filled raster equals the program's."""
+    h = Harness(backend)
+    dem = h.input(DEM)
+    h.run_algorithm("fill", {"INPUT": dem, "OUTLETS": 1, "CONNECTIVITY": 1, "OUTPUT": h.path("q_filled.tif")})
+    expected = h.cli(["fill", "--outlets=edge", "--connectivity=4", dem, h.path("c_filled.tif")])
+    if expected["raised_cells"] < 1:
+        fail("no cell raised: not a meaningful test: %s" % expected)
+    same_raster(h.path("q_filled.tif"), h.path("c_filled.tif"))
+    h.done()
+
+
 def corridor(backend):
     """The corridor of two cost surfaces, 5 percent above the least cost: equal to the program's."""
     h = Harness(backend)
@@ -665,7 +677,7 @@ def render(backend):
 
 CASES = {"costdistance_layer": costdistance_layer, "costdistance_fields": costdistance_fields,
          "costdistance_point": costdistance_point,
-         "leastcostpath": leastcostpath, "mst": mst, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
+         "leastcostpath": leastcostpath, "mst": mst, "fill": fill, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
          "network": network, "skip_empty": skip_empty, "bad_input": bad_input, "cancel": cancel, "settings": settings, "files": files,
          "render": render}
 
