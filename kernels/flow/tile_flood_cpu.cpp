@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <queue>
 #include <unordered_map>
 
@@ -98,23 +99,41 @@ class Flood {
     if (!fresh && level < it->second) it->second = level;
   }
 
+  // Priority-Flood+ [Barnes2014]: a neighbour at or below the popped level is in a pit, at that
+  // level: it goes to a plain first-in-first-out queue, served before the heap (no heap operation
+  // for the cells of a depression); a higher one to the heap at its own elevation.
   void spread() {
-    while (!queue_.empty()) {
-      const Pending c = queue_.top();
-      queue_.pop();
-      const int x = static_cast<int>(c.cell % in_.t), y = static_cast<int>(c.cell / in_.t);
-      const std::uint32_t own = out_.label[c.cell];
-      for (int d = 0; d < n_; ++d) {
-        const int nx = x + kDx[d], ny = y + kDy[d];
-        if (!valid(nx, ny)) continue;
-        const std::uint32_t j = index(nx, ny);
-        if (out_.label[j] == kNoLabel) {
-          out_.label[j] = own;
-          out_.level[j] = std::max(in_.cells[j], c.level);
+    while (!pit_.empty() || !queue_.empty()) {
+      Pending c;
+      if (!pit_.empty()) {
+        c = pit_.front();
+        pit_.pop_front();
+      } else {
+        c = queue_.top();
+        queue_.pop();
+      }
+      visit(c);
+    }
+  }
+
+  void visit(const Pending& c) {
+    const int x = static_cast<int>(c.cell % in_.t), y = static_cast<int>(c.cell / in_.t);
+    const std::uint32_t own = out_.label[c.cell];
+    for (int d = 0; d < n_; ++d) {
+      const int nx = x + kDx[d], ny = y + kDy[d];
+      if (!valid(nx, ny)) continue;
+      const std::uint32_t j = index(nx, ny);
+      if (out_.label[j] == kNoLabel) {
+        out_.label[j] = own;
+        if (in_.cells[j] <= c.level) {
+          out_.level[j] = c.level;
+          pit_.push_back(Pending{c.level, order_++, j});
+        } else {
+          out_.level[j] = in_.cells[j];
           queue_.push(Pending{out_.level[j], order_++, j});
-        } else if (out_.label[j] != own) {
-          note_spill(own, out_.label[j], std::max(c.level, out_.level[j]));
         }
+      } else if (out_.label[j] != own) {
+        note_spill(own, out_.label[j], std::max(c.level, out_.level[j]));
       }
     }
   }
@@ -131,6 +150,7 @@ class Flood {
   TileFlood& out_;
   const int n_;
   FloodQueue queue_;
+  std::deque<Pending> pit_;
   std::uint64_t order_ = 0;
   std::unordered_map<std::uint64_t, double> spill_;
 };
