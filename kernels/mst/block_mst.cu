@@ -170,26 +170,14 @@ void launch_block_mst(const double* d_values, std::uint64_t tiles, std::uint32_t
     throw Error("block MST: tile size " + std::to_string(t) + " is not a power of two in 1..32768");
   }
   const std::uint64_t per_tile = block_mst_scratch_bytes_per_tile(t);
-  const std::size_t limit = shared_scratch_limit(workspace.shared_limit_bytes);
-  const bool in_shared = per_tile <= limit;
-  workspace.last_placement = in_shared ? ScratchPlacement::Shared : ScratchPlacement::Global;
-  const std::uint64_t max_launch = 0x7fffffffull;
-  std::size_t shared_bytes = 0;
-  if (in_shared) {
-    shared_bytes = static_cast<std::size_t>(per_tile);
-    TERRAZO_CUDA_CHECK(cudaFuncSetAttribute(solve_block_mst, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes)));
-  } else {
-    workspace.scratch.resize(per_tile * std::min<std::uint64_t>(tiles, max_launch));
-  }
+  const std::size_t shared_bytes = place_tile_scratch(solve_block_mst, per_tile, tiles, workspace.shared_limit_bytes,
+                                                      workspace.scratch, &workspace.last_placement);
+  const bool in_shared = shared_bytes != 0;
   const unsigned threads = threads_for_cells(static_cast<std::uint64_t>(t) * t);
-  for (std::uint64_t first = 0; first < tiles; first += max_launch) {
-    const std::uint64_t count = std::min(max_launch, tiles - first);
-    solve_block_mst<<<static_cast<unsigned>(count), threads, shared_bytes, stream>>>(
-        d_values, first, t, params, connectivity, d_forest_bits, d_overflow, workspace.scratch.get(), per_tile,
-        in_shared);
-    TERRAZO_CUDA_CHECK_LAUNCH();
-  }
+  launch_in_chunks(0, tiles, [&](std::uint64_t first, unsigned count) {
+    solve_block_mst<<<count, threads, shared_bytes, stream>>>(d_values, first, t, params, connectivity, d_forest_bits,
+                                                             d_overflow, workspace.scratch.get(), per_tile, in_shared);
+  });
 }
 
 }  // namespace cuda

@@ -186,32 +186,21 @@ void launch_block_reduce(const std::uint8_t* d_forest_bits, const double* d_valu
   if (tiles == 0) return;
   if (t == 0 || t > 32768) throw Error("block reduce: tile size " + std::to_string(t) + " is outside 1..32768");
   const std::uint64_t per_tile = block_reduce_scratch_bytes_per_tile(t);
-  const std::size_t limit = shared_scratch_limit(workspace.shared_limit_bytes);
-  const bool in_shared = per_tile <= limit;
-  workspace.last_placement = in_shared ? ScratchPlacement::Shared : ScratchPlacement::Global;
-  const std::uint64_t max_launch = 0x7fffffffull;
-  std::size_t shared_bytes = 0;
-  if (in_shared) {
-    shared_bytes = static_cast<std::size_t>(per_tile);
-    TERRAZO_CUDA_CHECK(cudaFuncSetAttribute(reduce_block_forest, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes)));
-  } else {
-    workspace.scratch.resize(per_tile * std::min<std::uint64_t>(tiles, max_launch));
-  }
+  const std::size_t shared_bytes = place_tile_scratch(reduce_block_forest, per_tile, tiles, workspace.shared_limit_bytes,
+                                                      workspace.scratch, &workspace.last_placement);
+  const bool in_shared = shared_bytes != 0;
   if (workspace.error.size() == 0) {
     workspace.error.resize(1);
   }
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(workspace.error.get(), 0, sizeof(int), stream));
   const std::uint32_t capacity = kMaxSummaryEdgesPerSide * t;
-  workspace.unsorted.resize(static_cast<std::uint64_t>(capacity) * std::min<std::uint64_t>(tiles, max_launch));
+  workspace.unsorted.resize(static_cast<std::uint64_t>(capacity) * std::min(tiles, kMaxBlocksPerLaunch));
   const unsigned threads = threads_for_cells(static_cast<std::uint64_t>(t) * t);
-  for (std::uint64_t first = 0; first < tiles; first += max_launch) {
-    const std::uint64_t count = std::min(max_launch, tiles - first);
-    reduce_block_forest<<<static_cast<unsigned>(count), threads, shared_bytes, stream>>>(
+  launch_in_chunks(0, tiles, [&](std::uint64_t first, unsigned count) {
+    reduce_block_forest<<<count, threads, shared_bytes, stream>>>(
         d_forest_bits, d_values, first, t, params, d_summary, d_counts, capacity, workspace.error.get(),
         workspace.scratch.get(), per_tile, in_shared, workspace.unsorted.get());
-    TERRAZO_CUDA_CHECK_LAUNCH();
-  }
+  });
 }
 
 void check_block_reduce(ReduceWorkspace& workspace, cudaStream_t stream) {

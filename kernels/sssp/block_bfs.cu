@@ -28,6 +28,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp_launch.cuh"
+#include "kernels/sssp/block_sssp_sweeps.cuh"
 
 namespace terrazo {
 namespace cuda {
@@ -155,17 +156,8 @@ static __global__ void __launch_bounds__(1024)
   }
 
   // 3. Results back in place, changed count.
-  unsigned long long count = 0;
-  for (std::uint32_t l = threadIdx.x; l < t * t; l += blockDim.x) {
-    const std::uint32_t x = l % t + 1, y = l / t + 1;
-    if (kSharedDist) dist_global[y * g + x] = dist[y * g + x];
-    count += changed[l];
-  }
-  for (int offset = 16; offset > 0; offset /= 2) count += __shfl_down_sync(kFullMask, count, offset);
-  if (lane == 0 && count) atomicAdd(&s_count, count);
-  __syncthreads();
-  if (threadIdx.x == 0 && s_count) atomicAdd(d_changed_total, s_count);
-  if (threadIdx.x == 0 && d_rounds) atomicAdd(d_rounds, static_cast<unsigned long long>(level + 1));
+  finish_block_sssp<1>(dist_global, g, dist, g, kSharedDist, changed, t, level + 1, s_count, d_changed_total,
+                       d_rounds);
 }
 
 }  // namespace
@@ -191,13 +183,10 @@ void launch_block_bfs(const double* d_values, std::uint64_t tiles, std::uint32_t
   auto kernel = shared_dist ? expand_bfs_frontier<true> : expand_bfs_frontier<false>;
   TERRAZO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
   const unsigned threads = static_cast<unsigned>(std::min<std::uint64_t>(1024, (g * g + 31) / 32 * 32));
-  const std::uint64_t max_launch = 0x7fffffffull;
-  for (std::uint64_t first = 0; first < tiles; first += max_launch) {
-    const std::uint64_t count = std::min(max_launch, tiles - first);
-    kernel<<<static_cast<unsigned>(count), threads, shared_bytes, stream>>>(
-        d_values, first, t, step, connectivity, max_cost, d_dist, d_changed, d_changed_total, d_rounds);
-    TERRAZO_CUDA_CHECK_LAUNCH();
-  }
+  launch_in_chunks(0, tiles, [&](std::uint64_t first, unsigned count) {
+    kernel<<<count, threads, shared_bytes, stream>>>(d_values, first, t, step, connectivity, max_cost, d_dist,
+                                                     d_changed, d_changed_total, d_rounds);
+  });
 }
 
 }  // namespace cuda
