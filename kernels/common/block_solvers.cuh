@@ -35,6 +35,12 @@ inline std::size_t shared_scratch_limit(std::size_t workspace_limit) {
   return workspace_limit ? std::min(workspace_limit, max_shared_bytes_per_block()) : max_shared_bytes_per_block();
 }
 
+// Threads of a block with one thread per cell: the cells rounded up to whole warps, 32 to 1024.
+inline unsigned threads_for_cells(std::uint64_t cells) {
+  const std::uint64_t rounded = (cells + 31) / 32 * 32;
+  return static_cast<unsigned>(std::min<std::uint64_t>(1024, std::max<std::uint64_t>(32, rounded)));
+}
+
 // The most thread blocks one launch takes (grid x dimension 2^31 - 1): more tiles go in chunks.
 constexpr std::uint64_t kMaxBlocksPerLaunch = 0x7fffffffull;
 
