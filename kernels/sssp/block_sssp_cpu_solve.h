@@ -170,14 +170,65 @@ struct KnightStencil {
   }
 };
 
+// solve()'s seeding: every finite cell, or only the halo when the interior is known to be
+// consistent. Halo seeds relax their interior neighbours now (relax(u, value, v, k, urow), solve's
+// step); an interior seed is queued when it improves at least one neighbour. (The caller has
+// emptied the queue.)
+template <class Stencil, bool kLabelled, class Queue, class Relax>
+void seed_window(const Stencil& stencil, PathLength max_cost, const Labels<kLabelled>& labels,
+                 bool interior_consistent, const std::uint8_t* interior, Queue& heap, bool* overflowed,
+                 Relax& relax) {
+  using Key = typename Labels<kLabelled>::Key;
+  constexpr int kDirections = Stencil::kDirections;
+  const std::uint64_t cells = static_cast<std::uint64_t>(stencil.s) * stencil.s;
+  const double* values = stencil.values;
+  const PathLength* dist = labels.dist;
+  stencil.for_each_seed(interior_consistent, [&](std::uint32_t u) {
+    if (dist[u] == kUnreached || dist[u] > max_cost) return;
+    const double value = values[u];
+    if (value != value) return;
+    const bool halo = !interior[u];
+    const std::int64_t urow = stencil.row_of(u);
+#pragma GCC unroll 16
+    for (int k = 0; k < kDirections; ++k) {
+      const std::int64_t v64 = static_cast<std::int64_t>(u) + stencil.offset[k];
+      // A halo cell's step that wraps around a row lands in the opposite halo columns.
+      if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
+      const auto v = static_cast<std::uint32_t>(v64);
+      if (!interior[v]) continue;
+      if (halo) {
+        relax(u, value, v, k, urow);
+        continue;
+      }
+      const Weight w = stencil.weight(u, value, v, k, urow, overflowed);
+      if (w == kNoEdge) continue;
+      Key candidate;
+      if (labels.extend(u, w, max_cost, &candidate) && candidate < labels.key(v)) {
+        heap.push(labels.key(u), u);
+        return;
+      }
+    }
+  });
+}
+
+// changed[y * t + x] = 1 where the window's state (stride s, halo h) is 2: improved by the solve.
+inline void copy_changed_flags(const std::uint8_t* state, std::uint32_t t, std::uint32_t s, std::uint32_t h,
+                               std::uint8_t* changed) {
+  for (std::uint32_t y = 0; y < t; ++y) {
+    const std::uint8_t* row = state + static_cast<std::size_t>(y + h) * s + h;
+    std::uint8_t* out = changed + static_cast<std::size_t>(y) * t;
+    for (std::uint32_t x = 0; x < t; ++x) out[x] = static_cast<std::uint8_t>(row[x] >> 1);
+  }
+}
+
 // Dijkstra on the tile's window, specialised for one stencil (weight model and connectivity) so
 // that the model's switch and the step length fold into constants and the neighbour loop unrolls.
 // Halo seeds are relaxed while seeding instead of being queued (their labels never change), so
 // every popped cell is interior and its neighbours lie inside the window without bounds checks.
 // Relaxing a seed before its turn is exact: labels only decrease and every decrease is queued,
 // so the queue ends at the same unique fixpoint, the minimum labels of the contract.
-// flatten: the stencil's weight and the queue's push inline into the loops (GCC otherwise keeps
-// them calls).
+// flatten: the stencil's weight, the queue's push and the seeding inline into the loops (GCC
+// otherwise keeps them calls).
 template <class Stencil, bool kLabelled, class Queue>
 #if defined(__GNUC__)
 __attribute__((flatten))
@@ -223,35 +274,7 @@ std::uint64_t solve(const Stencil& stencil, PathLength max_cost, const Labels<kL
     return true;
   };
 
-  // Seeds: every finite cell, or only the halo when the interior is known to be consistent. Halo
-  // seeds relax their interior neighbours now; an interior seed is queued when it improves at least
-  // one neighbour. (The caller has emptied the queue.)
-  stencil.for_each_seed(interior_consistent, [&](std::uint32_t u) {
-    if (dist[u] == kUnreached || dist[u] > max_cost) return;
-    const double value = values[u];
-    if (value != value) return;
-    const bool halo = !interior[u];
-    const std::int64_t urow = stencil.row_of(u);
-#pragma GCC unroll 16
-    for (int k = 0; k < kDirections; ++k) {
-      const std::int64_t v64 = static_cast<std::int64_t>(u) + stencil.offset[k];
-      // A halo cell's step that wraps around a row lands in the opposite halo columns.
-      if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
-      const auto v = static_cast<std::uint32_t>(v64);
-      if (!interior[v]) continue;
-      if (halo) {
-        relax(u, value, v, k, urow);
-        continue;
-      }
-      const Weight w = stencil.weight(u, value, v, k, urow, &overflowed);
-      if (w == kNoEdge) continue;
-      Key candidate;
-      if (labels.extend(u, w, max_cost, &candidate) && candidate < labels.key(v)) {
-        heap.push(labels.key(u), u);
-        return;
-      }
-    }
-  });
+  seed_window(stencil, max_cost, labels, interior_consistent, interior, heap, &overflowed, relax);
 
   while (!heap.empty()) {
     const auto entry = heap.pop();
@@ -279,11 +302,7 @@ std::uint64_t solve(const Stencil& stencil, PathLength max_cost, const Labels<kL
       if (interior[v]) relax(u, value, v, k, urow);
     }
   }
-  for (std::uint32_t y = 0; y < t; ++y) {
-    const std::uint8_t* row = state + static_cast<std::size_t>(y + kHalo) * s + kHalo;
-    std::uint8_t* out = changed + static_cast<std::size_t>(y) * t;
-    for (std::uint32_t x = 0; x < t; ++x) out[x] = static_cast<std::uint8_t>(row[x] >> 1);
-  }
+  copy_changed_flags(state, t, s, kHalo, changed);
   if (overflowed) *overflow = true;
   return changed_count;
 }
