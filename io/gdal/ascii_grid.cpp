@@ -225,9 +225,25 @@ class AsciiGridReader : public RasterReader {
   // Pass 1: header, then every number (count, type). Every token is checked here, so a damaged
   // file is an Error at open, before any output exists.
   void parse_header_and_scan(TextTokens& tokens) {
-    std::map<int, double> values;
-    std::string token, nodata_text;
+    std::string token;
     bool have_token = tokens.next(token);
+    AsciiHeader header = read_header(tokens, token, have_token);
+    apply_header(header);
+    const bool nodata_is_float = header.values.count(kNodata) && looks_like_float(header.nodata_text);
+    scan_values(tokens, token, have_token, nodata_is_float);
+  }
+
+  // The header's keys and values, in the order read, and nodata's text (its type hint).
+  struct AsciiHeader {
+    std::map<int, double> values;
+    std::string nodata_text;
+  };
+
+  // Reads the header keys from `token` on; leaves `token` at the first token that is not a key
+  // (have_token false: the file ended).
+  AsciiHeader read_header(TextTokens& tokens, std::string& token, bool& have_token) {
+    AsciiHeader header;
+    std::map<int, double>& values = header.values;
     while (have_token) {
       const auto key = header_keys().find(to_lower(token));
       if (key == header_keys().end()) break;
@@ -239,10 +255,17 @@ class AsciiGridReader : public RasterReader {
             (value_text.empty() ? std::string() : " ('" + value_text + "' at " + tokens.where() + ")"));
       if (values.count(key->second)) bad("header key '" + name + "' appears twice (" + tokens.where() + ")");
       values[key->second] = value;
-      if (key->second == kNodata) nodata_text = value_text;
+      if (key->second == kNodata) header.nodata_text = value_text;
       have_token = tokens.next(token);
       ++header_tokens_;
     }
+    return header;
+  }
+
+  // Checks the header (required keys, sizes, cell size) and fills the size, the geotransform and
+  // the nodata of info_.
+  void apply_header(AsciiHeader& header) {
+    std::map<int, double>& values = header.values;
     auto require = [&](std::initializer_list<int> any_of, const char* names) {
       for (int k : any_of)
         if (values.count(k)) return;
@@ -274,13 +297,16 @@ class AsciiGridReader : public RasterReader {
     const double south = values.count(kYllcorner) ? values[kYllcorner] : values[kYllcenter] - dy / 2;
     info_.has_geotransform = true;
     info_.geotransform = {west, dx, 0.0, south + dy * static_cast<double>(info_.height), 0.0, -dy};
-    bool is_float = false, beyond_int32 = false;
     if (values.count(kNodata)) {
       info_.has_nodata = true;
       info_.nodata = values[kNodata];
-      is_float = looks_like_float(nodata_text);
     }
-    // The numbers: check each, count them and decide the type.
+  }
+
+  // The numbers from `token` on: checks each, counts them (ncols x nrows exactly) and decides the
+  // type (Float32 when one is written as a float, nodata included; else Int32 or, beyond it, Float64).
+  void scan_values(TextTokens& tokens, std::string& token, bool have_token, bool is_float) {
+    bool beyond_int32 = false;
     const std::uint64_t expected = info_.width * info_.height;
     std::uint64_t count = 0;
     while (have_token) {

@@ -149,8 +149,10 @@ class PlainGeoTiffReader : public RasterReader {
   std::uint64_t bytes_read_ = 0;
 };
 
-// Fills `info` from the open file's tags when the file is plain (see the header), else false.
-bool plain_info(TIFF* tif, RasterInfo* info, std::uint32_t* block) {
+// The layout part of plain_info: one tiled directory of square tiles, one grey sample of a cell
+// type terrazo reads, a configured codec, no extra samples, colour map or GDAL metadata, every block
+// stored. Fills the size, the type and *block.
+bool plain_layout(TIFF* tif, RasterInfo* info, std::uint32_t* block) {
   if (TIFFNumberOfDirectories(tif) != 1 || !TIFFIsTiled(tif)) return false;
   std::uint32_t width = 0, height = 0, tile_width = 0, tile_height = 0;
   std::uint16_t samples = 1, planar = PLANARCONFIG_CONTIG, bits = 0, format = SAMPLEFORMAT_UINT, photometric = 0,
@@ -185,8 +187,12 @@ bool plain_info(TIFF* tif, RasterInfo* info, std::uint32_t* block) {
   info->width = width;
   info->height = height;
   *block = tile_width;
+  return true;
+}
 
-  // Georeferencing: none, or one pixel scale and one tiepoint at raster (0, 0)... as GDAL reads it.
+// The georeferencing part of plain_info: none, or one pixel scale and one tiepoint at raster
+// (0, 0)... as GDAL reads it, with GeoKeys (when present) of a CRS of geotiff_crs_table().
+bool plain_georeferencing(TIFF* tif, RasterInfo* info) {
   double* scale = nullptr;
   double* tiepoint = nullptr;
   std::uint16_t scale_count = 0, tiepoint_count = 0;  // libtiff passes TIFF_VARIABLE counts as 16 bits
@@ -222,6 +228,11 @@ bool plain_info(TIFF* tif, RasterInfo* info, std::uint32_t* block) {
   } else if (has_doubles || has_ascii) {
     return false;
   }
+  return true;
+}
+
+// The nodata part of plain_info: GDAL's nodata tag, when present, a number GDAL keeps as written.
+bool plain_nodata(TIFF* tif, RasterInfo* info) {
   char* nodata = nullptr;
   if (TIFFGetField(tif, kGdalNodata, &nodata)) {
     if (!nodata || !parse_number(nodata, &info->nodata)) return false;
@@ -230,6 +241,11 @@ bool plain_info(TIFF* tif, RasterInfo* info, std::uint32_t* block) {
     info->has_nodata = true;
   }
   return true;
+}
+
+// Fills `info` from the open file's tags when the file is plain (see the header), else false.
+bool plain_info(TIFF* tif, RasterInfo* info, std::uint32_t* block) {
+  return plain_layout(tif, info, block) && plain_georeferencing(tif, info) && plain_nodata(tif, info);
 }
 
 }  // namespace

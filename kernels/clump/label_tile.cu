@@ -38,6 +38,7 @@
 #include "kernels/common/block_scan.cuh"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/cuda_support.cuh"
+#include "kernels/common/two_slot_batch.cuh"
 
 namespace terrazo {
 namespace {
@@ -464,25 +465,44 @@ void label_tiles_cuda(const double* keys, std::uint64_t tiles, std::uint32_t t, 
   label_tiles_cuda(keys, ClumpKeyCode::Float64, tiles, t, connectivity, labels, regions);
 }
 
-// ---- the streamed batch solver -----------------------------------------------------------------
+// ---- the streamed batch solver: the two-slot loop of kernels/common/two_slot_batch.cuh --------
 
 struct CudaClumpBatchSolver::Impl {
-  struct Slot {
+  struct Slot : cuda::StreamedSlot {
     cuda::PinnedBuffer<unsigned char> keys;  // coded
     cuda::PinnedBuffer<std::uint32_t> labels, regions, summaries;
     DeviceTiles device;
-    cuda::CudaStream stream;
-    cuda::CudaEvent start, stop;
     std::uint64_t tiles = 0;
-    bool summarized = false;  // the batch sent summaries back, not labels
+    bool summarized = false;  // the batch sends summaries back, not labels
   };
   std::uint32_t t = 0;
   Connectivity connectivity = Connectivity::Eight;
   ClumpKeyCode code = ClumpKeyCode::Float64;
   std::uint64_t batch = 0;
-  Slot slots[2];
-  BatchSlots bookkeeping{"CudaClumpBatchSolver"};
   Batch result;
+  cuda::TwoSlotBatch<Slot> batches{"CudaClumpBatchSolver"};
+
+  // The steps of TwoSlotBatch::submit, on slot.tiles tiles.
+  void copy_in(Slot& slot, cudaStream_t stream) const {
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.keys.get(), slot.keys.get(),
+                                       slot.tiles * t * t * clump_key_bytes(code), cudaMemcpyHostToDevice, stream));
+  }
+  void launch(Slot& slot, cudaStream_t stream) const {
+    launch_label_tiles(slot.device, slot.tiles, t, connectivity, code, stream);
+    if (slot.summarized) launch_summarize_tiles(slot.device, slot.tiles, t, stream);
+  }
+  void copy_out(Slot& slot, cudaStream_t stream) const {
+    const std::uint64_t tiles = slot.tiles;
+    if (slot.summarized) {
+      TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.summaries.get(), slot.device.summary.get(),
+                                         tiles * ClumpSummaryLayout{t}.words() * 4, cudaMemcpyDeviceToHost, stream));
+    } else {
+      TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.labels.get(), slot.device.labels.get(),
+                                         tiles * t * t * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+    }
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.regions.get(), slot.device.regions.get(), tiles * sizeof(std::uint32_t),
+                                       cudaMemcpyDeviceToHost, stream));
+  }
 };
 
 CudaClumpBatchSolver::CudaClumpBatchSolver(std::uint32_t t, Connectivity connectivity, ClumpKeyCode code,
@@ -506,7 +526,7 @@ CudaClumpBatchSolver::CudaClumpBatchSolver(std::uint32_t t, Connectivity connect
   // One launch indexes subtiles and chunks with 31 bits.
   impl_->batch = std::min<std::uint64_t>(impl_->batch, 0x7FFFFFFFull / std::max<std::uint64_t>(1, (t / 16ull) * (t / 16ull)));
   const std::uint64_t cells = impl_->batch * t * t;
-  for (Impl::Slot& slot : impl_->slots) {
+  for (Impl::Slot& slot : impl_->batches.slots()) {
     slot.keys.resize(cells * clump_key_bytes(code));
     slot.labels.resize(cells);
     slot.regions.resize(impl_->batch);
@@ -530,46 +550,27 @@ std::uint64_t CudaClumpBatchSolver::device_bytes() const {
   return 2 * impl_->batch * DeviceTiles::bytes_per_tile(impl_->t, impl_->code);
 }
 
-void* CudaClumpBatchSolver::keys() { return impl_->slots[impl_->bookkeeping.free_slot()].keys.get(); }
+void* CudaClumpBatchSolver::keys() { return impl_->batches.free_slot().keys.get(); }
 
 void CudaClumpBatchSolver::submit(std::uint64_t tiles, bool summaries) {
   if (tiles > impl_->batch) throw Error("CudaClumpBatchSolver: a batch of " + std::to_string(tiles) + " tiles exceeds its " + std::to_string(impl_->batch));
-  Impl::Slot& slot = impl_->slots[impl_->bookkeeping.submit_slot()];
-  const std::uint64_t cells = tiles * impl_->t * impl_->t;
-  cudaStream_t stream = slot.stream.get();
+  Impl::Slot& slot = impl_->batches.submit_slot();
   slot.tiles = tiles;
-  slot.start.record(stream);
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.keys.get(), slot.keys.get(), cells * clump_key_bytes(impl_->code),
-                                     cudaMemcpyHostToDevice, stream));
-  launch_label_tiles(slot.device, tiles, impl_->t, impl_->connectivity, impl_->code, stream);
   slot.summarized = summaries;
-  if (summaries) {
-    launch_summarize_tiles(slot.device, tiles, impl_->t, stream);
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.summaries.get(), slot.device.summary.get(),
-                                       tiles * ClumpSummaryLayout{impl_->t}.words() * 4, cudaMemcpyDeviceToHost, stream));
-  } else {
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.labels.get(), slot.device.labels.get(), cells * sizeof(std::uint32_t),
-                                       cudaMemcpyDeviceToHost, stream));
-  }
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.regions.get(), slot.device.regions.get(), tiles * sizeof(std::uint32_t),
-                                     cudaMemcpyDeviceToHost, stream));
-  slot.stop.record(stream);
-  impl_->bookkeeping.submitted();
+  impl_->batches.submit(*impl_);
 }
 
-std::size_t CudaClumpBatchSolver::pending() const { return impl_->bookkeeping.pending(); }
+std::size_t CudaClumpBatchSolver::pending() const { return impl_->batches.pending(); }
 
 const CudaClumpBatchSolver::Batch& CudaClumpBatchSolver::wait() {
-  Impl::Slot& slot = impl_->slots[impl_->bookkeeping.oldest_slot()];
-  slot.stop.synchronize();
-  impl_->bookkeeping.waited();
+  Impl::Slot& slot = impl_->batches.wait();
   Batch& b = impl_->result;
   b.tiles = slot.tiles;
   b.keys = slot.keys.get();
   b.labels = slot.summarized ? nullptr : slot.labels.get();
   b.summaries = slot.summarized ? slot.summaries.get() : nullptr;
   b.regions = slot.regions.get();
-  b.total_ms = slot.stop.elapsed_since(slot.start);
+  b.total_ms = slot.total_ms();
   return b;
 }
 

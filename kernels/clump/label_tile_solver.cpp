@@ -14,10 +14,10 @@ namespace terrazo {
 namespace {
 
 // label_tile_cpu, one pool iteration per tile (read, label).
-class CpuClumpTileSolver : public ClumpTileBatchSolver {
+class CpuClumpTileSolver : public CpuBatchSolver<ClumpTileBatchSolver, ClumpTileBatch, ClumpTileSolved> {
  public:
   CpuClumpTileSolver(const ClumpTileSolverOptions& options, WorkerPool& pool, MemoryBudget& budget)
-      : options_(options), pool_(pool), cells_(static_cast<std::uint64_t>(options.t) * options.t) {
+      : CpuBatchSolver("the CPU clump tile solver"), options_(options), pool_(pool), cells_(static_cast<std::uint64_t>(options.t) * options.t) {
     batch_ = pool.threads();
     if (options.max_tiles) batch_ = std::min<std::uint64_t>(batch_, options.max_tiles);
     batch_ = std::max<std::uint64_t>(batch_, 1);
@@ -27,13 +27,10 @@ class CpuClumpTileSolver : public ClumpTileBatchSolver {
     regions_.resize(batch_);
     scratch_.resize(batch_);
   }
-  Device device() const override { return Device::Cpu; }
-  std::size_t slots() const override { return 1; }
-  std::size_t pending() const override { return pending_ ? 1 : 0; }
   std::uint64_t batch_tiles() const override { return batch_; }
 
-  void submit(const ClumpTileBatch& batch) override {
-    if (pending_) throw Error("internal error: the CPU clump tile solver has no free slot");
+ private:
+  void solve_now(const ClumpTileBatch& batch) override {
     if (batch.tiles > batch_) throw Error("internal error: a tile batch exceeds the CPU clump tile solver's slot");
     pool_.run(batch.tiles, [&](std::uint64_t i) {
       double* k = keys_.data() + i * cells_;
@@ -45,15 +42,8 @@ class CpuClumpTileSolver : public ClumpTileBatchSolver {
     solved_.key_code = ClumpKeyCode::Float64;
     solved_.labels = labels_.data();
     solved_.regions = regions_.data();
-    pending_ = true;
-  }
-  const ClumpTileSolved& wait() override {
-    if (!pending_) throw Error("internal error: no CPU clump tile batch to wait for");
-    pending_ = false;
-    return solved_;
   }
 
- private:
   ClumpTileSolverOptions options_;
   WorkerPool& pool_;
   std::uint64_t cells_, batch_ = 0;
@@ -61,8 +51,6 @@ class CpuClumpTileSolver : public ClumpTileBatchSolver {
   std::vector<double> keys_;
   std::vector<std::uint32_t> labels_, regions_;
   std::vector<UnionFind> scratch_;
-  ClumpTileSolved solved_;
-  bool pending_ = false;
 };
 
 // CudaClumpBatchSolver: tiles read on the pool straight into the free slot's pinned keys (doubles),

@@ -10,7 +10,8 @@
 //   Device::Cpu   slots() == 1: submit() solves at once with the CPU twin on the WorkerPool
 //                 (kernels/common/worker_pool.h), one pool iteration per item or per run of items, the
 //                 filling of an item in the same iteration as its solve, so one thread's reads
-//                 overlap the others' solves; wait() returns the results.
+//                 overlap the others' solves; wait() returns the results (the single slot:
+//                 CpuBatchSolver below).
 //   Device::Cuda  slots() == 2: the streamed Cuda*BatchSolver (kernels/mst/block_mst_batch.h,
 //                 kernels/sssp/block_sssp_batch.h, kernels/mst/graph_msf.h): submit() fills its
 //                 pinned input (on the pool where the batch allows) and returns while the GPU solves,
@@ -27,6 +28,9 @@
 //   // or, one batch at a time: consume(solver->solve(batch));
 #pragma once
 #include <cstddef>
+#include <string>
+
+#include "kernels/common/error.h"
 
 namespace terrazo {
 
@@ -48,6 +52,36 @@ class BatchSolver {
     submit(batch);
     return wait();
   }
+};
+
+// The CPU side of a family's solver interface (Interface: a BatchSolver<Batch, Solved> with the
+// family's own queries): one slot; submit() solves the batch at once through solve_now(), which
+// fills solved_, and wait() hands solved_ back. `owner` names the solver in the internal errors.
+template <class Interface, class Batch, class Solved>
+class CpuBatchSolver : public Interface {
+ public:
+  explicit CpuBatchSolver(const char* owner) : owner_(owner) {}
+  Device device() const override { return Device::Cpu; }
+  std::size_t slots() const override { return 1; }
+  std::size_t pending() const override { return pending_ ? 1 : 0; }
+  void submit(const Batch& batch) override {
+    if (pending_) throw Error(std::string("internal error: ") + owner_ + " has no free slot");
+    solve_now(batch);
+    pending_ = true;
+  }
+  const Solved& wait() override {
+    if (!pending_) throw Error(std::string("internal error: ") + owner_ + " has no batch to wait for");
+    pending_ = false;
+    return solved_;
+  }
+
+ protected:
+  virtual void solve_now(const Batch& batch) = 0;  // solves `batch` into solved_
+  Solved solved_;
+
+ private:
+  const char* owner_;
+  bool pending_ = false;
 };
 
 }  // namespace terrazo

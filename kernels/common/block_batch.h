@@ -1,8 +1,10 @@
 // kernels/common/block_batch.h: what the streamed CUDA batch solvers of both pipelines share: the
 // options of a batch of tiles, and the two-slot bookkeeping. The solvers themselves are
 // CudaMstBatchSolver (kernels/mst/block_mst_batch.h: block MST + reduction, MST phase 1),
-// CudaSsspBatchSolver (kernels/sssp/block_sssp_batch.h: block SSSP, the SSSP exchange) and
-// CudaGraphMsfBatchSolver (kernels/mst/graph_msf.h: the MST level merge).
+// CudaSsspBatchSolver (kernels/sssp/block_sssp_batch.h: block SSSP, the SSSP exchange),
+// CudaGraphMsfBatchSolver (kernels/mst/graph_msf.h: the MST level merge) and CudaClumpBatchSolver
+// (kernels/clump/label_tile.h: clump phase 1); each runs the one streamed loop of
+// kernels/common/two_slot_batch.cuh with its own copy and launch steps.
 //
 // A solver owns two slots, each with page-locked host buffers, device buffers and its own CUDA
 // stream. The caller fills the free slot's pinned input, submits it (asynchronous: copy in, solve,

@@ -74,21 +74,29 @@ void whole_pivot_rows(PathLength* d, std::uint64_t stride, std::uint32_t k0, std
     for (std::uint32_t j = 0; j < k; ++j) d[k * stride + j] = d[j * stride + k];
 }
 
+// Calls row(i) for every row i in [0, n) outside the pivot block [k0, k1), in increasing order.
+template <class Row>
+void for_each_row_outside(std::uint32_t n, std::uint32_t k0, std::uint32_t k1, Row&& row) {
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i == k0) i = k1;
+    if (i >= n) break;
+    row(i);
+  }
+}
+
 }  // namespace
 
 void floyd_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t n, std::uint32_t k0, std::uint32_t k1) {
   PivotRow p;
   close_block_and_row_panel(d, stride, n, k0, k1, &p);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (i == k0) i = k1;
-    if (i >= n) break;
+  for_each_row_outside(n, k0, k1, [&](std::uint32_t i) {
     PathLength* row_i = d + i * stride;
     gather_pivots(row_i, d, stride, k0, k1, &p);  // phase 2, column panel: D[i][K] through the block
     relax_segment(row_i, k0, k1, p);
     gather_pivots(row_i, d, stride, k0, k1, &p);  // phase 3: the rest of the row through the panel
     relax_segment(row_i, 0, k0, p);
     relax_segment(row_i, k1, n, p);
-  }
+  });
 }
 
 void eliminate_pivot_block_cpu(PathLength* d, std::uint64_t stride, std::uint32_t k0, std::uint32_t k1) {
@@ -106,9 +114,7 @@ void floyd_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, std::u
   PivotRow p;
   close_block_and_row_panel(d, stride, n, k0, k1, &p);
   // Phase 3: D[i][K] is the transpose of the row panel (now current); D[i][j], j >= i, through it.
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (i == k0) i = k1;
-    if (i >= n) break;
+  for_each_row_outside(n, k0, k1, [&](std::uint32_t i) {
     PathLength* row_i = d + i * stride;
     p.count = 0;
     for (std::uint32_t k = k0; k < k1; ++k) {
@@ -120,7 +126,7 @@ void floyd_pivot_block_symmetric_cpu(PathLength* d, std::uint64_t stride, std::u
       ++p.count;
     }
     relax_segment(row_i, i, n, p);  // (its columns in K are closed already: no change there)
-  }
+  });
 }
 
 void blocked_floyd_warshall_cpu(PathLength* d, std::uint32_t n) {

@@ -250,6 +250,60 @@ static __global__ void gprime_solve(const PathLength* __restrict__ d_m, std::uin
   }
 }
 
+// gprime_push for ring cell q of `tile` and the `count` sources v0.. of its push run: pulls
+// min over in-edges s (from a neighbour whose source changed, bits changed[edge.from]) of
+// out[from] + w into label and pending when smaller and <= max_cost, lowering the source's key.
+// Returns the least label stored (kUnreached: none).
+__device__ __forceinline__ PathLength pull_ring_cell(std::uint64_t tile, std::uint32_t q, std::uint32_t b,
+                                                     std::uint32_t kb, std::uint32_t v0, std::uint32_t count,
+                                                     PathLength max_cost, const unsigned* changed,
+                                                     const GPrimeInEdge* __restrict__ d_edges,
+                                                     const std::int64_t* __restrict__ nb,
+                                                     const PathLength* __restrict__ d_out,
+                                                     PathLength* __restrict__ d_label, PathLength* __restrict__ d_pending,
+                                                     PathLength* __restrict__ d_src_key) {
+  const std::uint64_t block = static_cast<std::uint64_t>(kb) * b;
+  PathLength improved = kUnreached;
+  const GPrimeInEdge* e = d_edges + (tile * b + q) * kGPrimeInEdges;
+  const PathLength* from[kGPrimeInEdges];
+  Weight w[kGPrimeInEdges];
+  unsigned from_sources[kGPrimeInEdges];  // the sources each in-edge carries changes for (bits)
+  unsigned cell_sources = 0;
+#pragma unroll
+  for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
+    const GPrimeInEdge edge = e[s];
+    const std::int64_t src = edge.w == kNoEdge ? -1 : nb[edge.from];
+    from_sources[s] = src >= 0 ? changed[edge.from] : 0u;
+    from[s] = from_sources[s] ? d_out + static_cast<std::uint64_t>(src) * block + edge.p : nullptr;
+    w[s] = edge.w;
+    cell_sources |= from_sources[s];
+  }
+  if (cell_sources == 0) return improved;  // no in-edge of this ring cell brings a change
+  for (unsigned g = 0; g < count; ++g) {
+    const unsigned bit = 1u << g;
+    if (!(cell_sources & bit)) continue;
+    const std::uint64_t v = v0 + g;
+    const std::uint64_t at = tile * block + v * b + q;
+    const PathLength was = d_label[at];
+    PathLength best = was;
+#pragma unroll
+    for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
+      if (!(from_sources[s] & bit)) continue;
+      const PathLength o = from[s][v * b];
+      if (o == kUnreached) continue;
+      const PathLength c = o + w[s];
+      if (c <= max_cost && c < best) best = c;
+    }
+    if (best < was) {
+      d_label[at] = best;
+      d_pending[at] = best;
+      improved = best < improved ? best : improved;
+      atomicMin(reinterpret_cast<unsigned long long*>(d_src_key + tile * kb + v), static_cast<unsigned long long>(best));
+    }
+  }
+  return improved;
+}
+
 static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength max_cost,
                                    const GPrimeInEdge* __restrict__ d_edges, const std::int64_t* __restrict__ d_neighbours,
                                    const std::uint8_t* __restrict__ d_active, const PathLength* __restrict__ d_out,
@@ -286,47 +340,11 @@ static __global__ void gprime_push(std::uint32_t b, std::uint32_t kb, PathLength
     any = any || changed[k] != 0;
   }
   if (!any) return;  // the same for the whole block
-  const std::uint64_t block = static_cast<std::uint64_t>(kb) * b;
   PathLength improved = kUnreached;
   for (std::uint32_t q = threadIdx.x; q < b; q += blockDim.x) {
-    const GPrimeInEdge* e = d_edges + (tile * b + q) * kGPrimeInEdges;
-    const PathLength* from[kGPrimeInEdges];
-    Weight w[kGPrimeInEdges];
-    unsigned from_sources[kGPrimeInEdges];  // the sources each in-edge carries changes for (bits)
-    unsigned cell_sources = 0;
-#pragma unroll
-    for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
-      const GPrimeInEdge edge = e[s];
-      const std::int64_t src = edge.w == kNoEdge ? -1 : nb[edge.from];
-      from_sources[s] = src >= 0 ? changed[edge.from] : 0u;
-      from[s] = from_sources[s] ? d_out + static_cast<std::uint64_t>(src) * block + edge.p : nullptr;
-      w[s] = edge.w;
-      cell_sources |= from_sources[s];
-    }
-    if (cell_sources == 0) continue;  // no in-edge of this ring cell brings a change
-    for (unsigned g = 0; g < count; ++g) {
-      const unsigned bit = 1u << g;
-      if (!(cell_sources & bit)) continue;
-      const std::uint64_t v = v0 + g;
-      const std::uint64_t at = tile * block + v * b + q;
-      const PathLength was = d_label[at];
-      PathLength best = was;
-#pragma unroll
-      for (unsigned s = 0; s < kGPrimeInEdges; ++s) {
-        if (!(from_sources[s] & bit)) continue;
-        const PathLength o = from[s][v * b];
-        if (o == kUnreached) continue;
-        const PathLength c = o + w[s];
-        if (c <= max_cost && c < best) best = c;
-      }
-      if (best < was) {
-        d_label[at] = best;
-        d_pending[at] = best;
-        improved = best < improved ? best : improved;
-        atomicMin(reinterpret_cast<unsigned long long*>(d_src_key + tile * kb + v),
-                  static_cast<unsigned long long>(best));
-      }
-    }
+    const PathLength cell = pull_ring_cell(tile, q, b, kb, v0, count, max_cost, changed, d_edges, nb, d_out, d_label,
+                                           d_pending, d_src_key);
+    improved = cell < improved ? cell : improved;
   }
   if (improved != kUnreached)
     atomicMin(reinterpret_cast<unsigned long long*>(d_key + tile), static_cast<unsigned long long>(improved));

@@ -37,6 +37,109 @@ constexpr std::uint64_t kMstBytesPerCell = 33;
 
 __device__ __forceinline__ bool in_tile(int x, int y, int t) { return x >= 0 && y >= 0 && x < t && y < t; }
 
+// One tile's working arrays (in shared memory or its slice of global scratch) and geometry.
+struct MstTile {
+  const double* values;
+  std::uint8_t* forest;
+  unsigned long long* best;  // per root: the smallest outgoing key (kNoKey: none)
+  std::uint32_t* weight;     // 4 planes: the owned edges E, SE, S, SW
+  std::uint32_t* comp;       // per cell: its component's root
+  std::uint32_t* parent;     // per root: the root it hooks to
+  std::uint8_t* settled;     // per cell: nodata, or no outgoing edge left
+  std::uint32_t t, cells;
+  Connectivity connectivity;
+};
+
+// Initialization: weights of the owned edges, singleton components, empty forest. Returns whether
+// this thread met a weight overflow.
+__device__ __forceinline__ bool init_mst_tile(const MstTile& m, const WeightParams& params) {
+  bool overflowed = false;
+  const int ti = static_cast<int>(m.t);
+  for (std::uint32_t l = threadIdx.x; l < m.cells; l += blockDim.x) {
+    const int x = static_cast<int>(l % m.t), y = static_cast<int>(l / m.t);
+    const double a = m.values[l];
+    for (int dir = 0; dir < 4; ++dir) {
+      Weight w = kNoEdge;
+      const int nx = x + step_dx(dir), ny = y + step_dy(dir);
+      if (a == a && direction_used(dir, m.connectivity) && in_tile(nx, ny, ti)) {
+        w = edge_weight(params, a, m.values[ny * ti + nx], is_diagonal(dir), &overflowed);
+      }
+      m.weight[dir * m.cells + l] = w;
+    }
+    m.comp[l] = l;
+    m.parent[l] = l;
+    m.best[l] = kNoKey;
+    m.settled[l] = (a == a) ? 0 : 1;
+    m.forest[l] = 0;
+  }
+  return overflowed;
+}
+
+// (A) The minimum outgoing edge key of every component into best[root]; a cell without an
+// outgoing edge settles. Returns whether this thread found an edge.
+__device__ __forceinline__ bool find_min_edges(const MstTile& m) {
+  bool found = false;
+  const int ti = static_cast<int>(m.t);
+  for (std::uint32_t l = threadIdx.x; l < m.cells; l += blockDim.x) {
+    if (m.settled[l]) continue;
+    const std::uint32_t c = m.comp[l];
+    const int x = static_cast<int>(l % m.t), y = static_cast<int>(l / m.t);
+    unsigned long long key = kNoKey;
+    for (int dir = 0; dir < 8; ++dir) {
+      if (!direction_used(dir, m.connectivity)) continue;
+      const int nx = x + step_dx(dir), ny = y + step_dy(dir);
+      if (!in_tile(nx, ny, ti)) continue;
+      const std::uint32_t n = static_cast<std::uint32_t>(ny * ti + nx);
+      const Weight w = dir < 4 ? m.weight[dir * m.cells + l] : m.weight[(dir - 4) * m.cells + n];
+      if (w == kNoEdge || m.settled[n] || m.comp[n] == c) continue;
+      const std::uint32_t id = dir < 4 ? tile_edge_id(l, dir) : tile_edge_id(n, dir - 4);
+      key = min(key, static_cast<unsigned long long>(tile_edge_key(w, id)));
+    }
+    if (key == kNoKey) {
+      m.settled[l] = 1;
+    } else {
+      atomicMin(&m.best[c], key);
+      found = true;
+    }
+  }
+  return found;
+}
+
+// (B) Hooks every root with a candidate to the other end's root (a mutual pair: the smaller root
+// stays) and marks its edge in the forest bits.
+__device__ __forceinline__ void hook_roots(const MstTile& m) {
+  const int ti = static_cast<int>(m.t);
+  unsigned int* forest_words = reinterpret_cast<unsigned int*>(m.forest);
+  for (std::uint32_t r = threadIdx.x; r < m.cells; r += blockDim.x) {
+    const unsigned long long key = m.best[r];
+    if (key == kNoKey) continue;
+    const std::uint32_t id = static_cast<std::uint32_t>(key);
+    const std::uint32_t u = tile_edge_owner(id);
+    const int dir = tile_edge_direction(id);
+    const std::uint32_t v = u + static_cast<std::uint32_t>(step_dy(dir) * ti + step_dx(dir));
+    const std::uint32_t cu = m.comp[u], cv = m.comp[v];
+    const std::uint32_t other = cu == r ? cv : cu;
+    const bool mutual = m.best[other] == key;
+    m.parent[r] = (mutual && r < other) ? r : other;
+    atomicOr(&forest_words[u >> 2], 1u << ((u & 3u) * 8u + static_cast<unsigned>(dir)));
+  }
+}
+
+// (C) Pointer jumping of the hooked roots to their final roots; their candidates cleared.
+__device__ __forceinline__ void jump_to_roots(const MstTile& m) {
+  volatile std::uint32_t* vparent = m.parent;
+  for (std::uint32_t r = threadIdx.x; r < m.cells; r += blockDim.x) {
+    if (m.best[r] == kNoKey) continue;
+    for (;;) {
+      const std::uint32_t p = vparent[r];
+      const std::uint32_t pp = vparent[p];
+      if (p == pp) break;
+      vparent[r] = pp;
+    }
+    m.best[r] = kNoKey;
+  }
+}
+
 static __global__ void __launch_bounds__(1024)
     solve_block_mst(const double* __restrict__ d_values, std::uint64_t first_tile, std::uint32_t t,
                     WeightParams params, Connectivity connectivity, std::uint8_t* __restrict__ d_forest_bits,
@@ -46,113 +149,40 @@ static __global__ void __launch_bounds__(1024)
   __shared__ int s_found;
   const std::uint64_t tile = first_tile + blockIdx.x;
   const std::uint32_t cells = t * t;
-  const double* values = d_values + tile * cells;
-  std::uint8_t* forest = d_forest_bits + tile * cells;
   unsigned char* base = scratch_in_shared ? reinterpret_cast<unsigned char*>(s_dynamic)
                                           : d_scratch + (tile - first_tile) * scratch_stride;
-  unsigned long long* best = reinterpret_cast<unsigned long long*>(base);
-  std::uint32_t* weight = reinterpret_cast<std::uint32_t*>(base + 8ull * cells);
-  std::uint32_t* comp = weight + 4ull * cells;
-  std::uint32_t* parent = comp + cells;
-  std::uint8_t* settled = reinterpret_cast<std::uint8_t*>(parent + cells);
-  const int ti = static_cast<int>(t);
+  MstTile m;
+  m.values = d_values + tile * cells;
+  m.forest = d_forest_bits + tile * cells;
+  m.best = reinterpret_cast<unsigned long long*>(base);
+  m.weight = reinterpret_cast<std::uint32_t*>(base + 8ull * cells);
+  m.comp = m.weight + 4ull * cells;
+  m.parent = m.comp + cells;
+  m.settled = reinterpret_cast<std::uint8_t*>(m.parent + cells);
+  m.t = t;
+  m.cells = cells;
+  m.connectivity = connectivity;
 
-  // Initialization: weights of the owned edges, singleton components, empty forest.
-  bool overflowed = false;
-  for (std::uint32_t l = threadIdx.x; l < cells; l += blockDim.x) {
-    const int x = static_cast<int>(l % t), y = static_cast<int>(l / t);
-    const double a = values[l];
-    for (int dir = 0; dir < 4; ++dir) {
-      Weight w = kNoEdge;
-      const int nx = x + step_dx(dir), ny = y + step_dy(dir);
-      if (a == a && direction_used(dir, connectivity) && in_tile(nx, ny, ti)) {
-        w = edge_weight(params, a, values[ny * ti + nx], is_diagonal(dir), &overflowed);
-      }
-      weight[dir * cells + l] = w;
-    }
-    comp[l] = l;
-    parent[l] = l;
-    best[l] = kNoKey;
-    settled[l] = (a == a) ? 0 : 1;
-    forest[l] = 0;
-  }
-  if (overflowed) atomicExch(d_overflow, 1);
+  if (init_mst_tile(m, params)) atomicExch(d_overflow, 1);
   if (threadIdx.x == 0) s_found = 0;
   __syncthreads();
   if (cells < 4) return;  // t == 1: no edges (and forest words below need 4 cells)
-  unsigned int* forest_words = reinterpret_cast<unsigned int*>(forest);
 
   for (;;) {
-    // (A) minimum outgoing edge per component.
-    bool found = false;
-    for (std::uint32_t l = threadIdx.x; l < cells; l += blockDim.x) {
-      if (settled[l]) continue;
-      const std::uint32_t c = comp[l];
-      const int x = static_cast<int>(l % t), y = static_cast<int>(l / t);
-      unsigned long long key = kNoKey;
-      for (int dir = 0; dir < 8; ++dir) {
-        if (!direction_used(dir, connectivity)) continue;
-        const int nx = x + step_dx(dir), ny = y + step_dy(dir);
-        if (!in_tile(nx, ny, ti)) continue;
-        const std::uint32_t n = static_cast<std::uint32_t>(ny * ti + nx);
-        const Weight w = dir < 4 ? weight[dir * cells + l] : weight[(dir - 4) * cells + n];
-        if (w == kNoEdge || settled[n] || comp[n] == c) continue;
-        const std::uint32_t id = dir < 4 ? tile_edge_id(l, dir) : tile_edge_id(n, dir - 4);
-        key = min(key, static_cast<unsigned long long>(tile_edge_key(w, id)));
-      }
-      if (key == kNoKey) {
-        settled[l] = 1;
-      } else {
-        atomicMin(&best[c], key);
-        found = true;
-      }
-    }
-    if (found) s_found = 1;
+    if (find_min_edges(m)) s_found = 1;
     __syncthreads();
     if (!s_found) break;
-
-    // (B) hook every root with a candidate; mark its edge.
-    for (std::uint32_t r = threadIdx.x; r < cells; r += blockDim.x) {
-      const unsigned long long key = best[r];
-      if (key == kNoKey) continue;
-      const std::uint32_t id = static_cast<std::uint32_t>(key);
-      const std::uint32_t u = tile_edge_owner(id);
-      const int dir = tile_edge_direction(id);
-      const std::uint32_t v = u + static_cast<std::uint32_t>(step_dy(dir) * ti + step_dx(dir));
-      const std::uint32_t cu = comp[u], cv = comp[v];
-      const std::uint32_t other = cu == r ? cv : cu;
-      const bool mutual = best[other] == key;
-      parent[r] = (mutual && r < other) ? r : other;
-      atomicOr(&forest_words[u >> 2], 1u << ((u & 3u) * 8u + static_cast<unsigned>(dir)));
-    }
+    hook_roots(m);
     __syncthreads();
-
-    // (C) pointer jumping to the final roots; clear the candidates.
     if (threadIdx.x == 0) s_found = 0;  // everyone read it before (B)
-    volatile std::uint32_t* vparent = parent;
-    for (std::uint32_t r = threadIdx.x; r < cells; r += blockDim.x) {
-      if (best[r] == kNoKey) continue;
-      for (;;) {
-        const std::uint32_t p = vparent[r];
-        const std::uint32_t pp = vparent[p];
-        if (p == pp) break;
-        vparent[r] = pp;
-      }
-      best[r] = kNoKey;
-    }
+    jump_to_roots(m);
     __syncthreads();
-
     // (D) relabel the unsettled cells.
     for (std::uint32_t l = threadIdx.x; l < cells; l += blockDim.x) {
-      if (!settled[l]) comp[l] = parent[comp[l]];
+      if (!m.settled[l]) m.comp[l] = m.parent[m.comp[l]];
     }
     __syncthreads();
   }
-}
-
-unsigned threads_for_cells(std::uint64_t cells) {
-  const std::uint64_t rounded = (cells + 31) / 32 * 32;
-  return static_cast<unsigned>(std::min<std::uint64_t>(1024, std::max<std::uint64_t>(32, rounded)));
 }
 
 }  // namespace
@@ -170,26 +200,14 @@ void launch_block_mst(const double* d_values, std::uint64_t tiles, std::uint32_t
     throw Error("block MST: tile size " + std::to_string(t) + " is not a power of two in 1..32768");
   }
   const std::uint64_t per_tile = block_mst_scratch_bytes_per_tile(t);
-  const std::size_t limit = shared_scratch_limit(workspace.shared_limit_bytes);
-  const bool in_shared = per_tile <= limit;
-  workspace.last_placement = in_shared ? ScratchPlacement::Shared : ScratchPlacement::Global;
-  const std::uint64_t max_launch = 0x7fffffffull;
-  std::size_t shared_bytes = 0;
-  if (in_shared) {
-    shared_bytes = static_cast<std::size_t>(per_tile);
-    TERRAZO_CUDA_CHECK(cudaFuncSetAttribute(solve_block_mst, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes)));
-  } else {
-    workspace.scratch.resize(per_tile * std::min<std::uint64_t>(tiles, max_launch));
-  }
+  const std::size_t shared_bytes = place_tile_scratch(solve_block_mst, per_tile, tiles, workspace.shared_limit_bytes,
+                                                      workspace.scratch, &workspace.last_placement);
+  const bool in_shared = shared_bytes != 0;
   const unsigned threads = threads_for_cells(static_cast<std::uint64_t>(t) * t);
-  for (std::uint64_t first = 0; first < tiles; first += max_launch) {
-    const std::uint64_t count = std::min(max_launch, tiles - first);
-    solve_block_mst<<<static_cast<unsigned>(count), threads, shared_bytes, stream>>>(
-        d_values, first, t, params, connectivity, d_forest_bits, d_overflow, workspace.scratch.get(), per_tile,
-        in_shared);
-    TERRAZO_CUDA_CHECK_LAUNCH();
-  }
+  launch_in_chunks(0, tiles, [&](std::uint64_t first, unsigned count) {
+    solve_block_mst<<<count, threads, shared_bytes, stream>>>(d_values, first, t, params, connectivity, d_forest_bits,
+                                                             d_overflow, workspace.scratch.get(), per_tile, in_shared);
+  });
 }
 
 }  // namespace cuda

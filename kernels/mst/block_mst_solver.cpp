@@ -17,10 +17,10 @@ namespace {
 constexpr std::uint64_t kSolverScratchPerCell = 80;
 
 // block_mst_cpu + block_reduce_cpu, one pool iteration per tile (read, solve, reduce).
-class CpuMstTileSolver : public MstTileBatchSolver {
+class CpuMstTileSolver : public CpuBatchSolver<MstTileBatchSolver, MstTileBatch, MstTileSolved> {
  public:
   CpuMstTileSolver(const MstTileSolverOptions& options, WorkerPool& pool, MemoryBudget& budget)
-      : options_(options), pool_(pool), cells_(static_cast<std::uint64_t>(options.t) * options.t) {
+      : CpuBatchSolver("the CPU MST tile solver"), options_(options), pool_(pool), cells_(static_cast<std::uint64_t>(options.t) * options.t) {
     const std::uint32_t t = options.t;
     scratch_ = budget.reserve(pool.threads() * kSolverScratchPerCell * cells_, "MST block solver scratch");
     const std::uint64_t per_tile = cells_ * (sizeof(double) + 1) + 64 * t * sizeof(double);
@@ -32,13 +32,10 @@ class CpuMstTileSolver : public MstTileBatchSolver {
     bits_.allocate(batch_ * cells_);
     summaries_.resize(batch_);
   }
-  Device device() const override { return Device::Cpu; }
-  std::size_t slots() const override { return 1; }
-  std::size_t pending() const override { return pending_ ? 1 : 0; }
   std::uint64_t batch_tiles() const override { return batch_; }
 
-  void submit(const MstTileBatch& batch) override {
-    if (pending_) throw Error("internal error: the CPU tile solver has no free slot");
+ private:
+  void solve_now(const MstTileBatch& batch) override {
     if (batch.tiles > batch_) throw Error("internal error: a tile batch exceeds the CPU tile solver's slot");
     std::vector<char> overflow(batch.tiles, 0);
     pool_.run(batch.tiles, [&](std::uint64_t i) {
@@ -65,15 +62,8 @@ class CpuMstTileSolver : public MstTileBatchSolver {
       solved_.summary_count[i] = static_cast<std::uint32_t>(summaries_[i].size());
       solved_.overflow = solved_.overflow || overflow[i];
     }
-    pending_ = true;
-  }
-  const MstTileSolved& wait() override {
-    if (!pending_) throw Error("internal error: no CPU tile batch to wait for");
-    pending_ = false;
-    return solved_;
   }
 
- private:
   MstTileSolverOptions options_;
   WorkerPool& pool_;
   std::uint64_t cells_, batch_ = 0;
@@ -81,8 +71,6 @@ class CpuMstTileSolver : public MstTileBatchSolver {
   HugeBuffer<double> values_;
   HugeBuffer<std::uint8_t> bits_;
   std::vector<std::vector<TileSummaryEdge>> summaries_;
-  MstTileSolved solved_;
-  bool pending_ = false;
 };
 
 // CudaMstBatchSolver: tiles read on the pool straight into the free slot's pinned input.

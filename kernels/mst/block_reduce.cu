@@ -72,25 +72,11 @@ __device__ void peel_from(unsigned int* words, std::uint32_t v, std::uint32_t t)
   }
 }
 
-static __global__ void __launch_bounds__(1024)
-    reduce_block_forest(const std::uint8_t* __restrict__ d_forest_bits, const double* __restrict__ d_values,
-                        std::uint64_t first_tile, std::uint32_t t, WeightParams params,
-                        TileSummaryEdge* __restrict__ d_summary, std::uint32_t* __restrict__ d_counts,
-                        std::uint32_t capacity, int* __restrict__ d_error, unsigned char* __restrict__ d_scratch,
-                        std::uint64_t scratch_stride, bool scratch_in_shared, TileSummaryEdge* __restrict__ d_unsorted) {
-  extern __shared__ unsigned int s_words[];
-  __shared__ std::uint32_t s_count;
-  const std::uint64_t tile = first_tile + blockIdx.x;
+// Step 1: masks[l] = the directions of l's forest edges (only edges between cells of the tile;
+// bits 4..7 of the forest bits are not edges).
+__device__ __forceinline__ void build_incidence_masks(const std::uint8_t* bits, std::uint8_t* masks, std::uint32_t t) {
   const std::uint32_t cells = t * t;
-  const std::uint8_t* bits = d_forest_bits + tile * cells;
-  const double* values = d_values + tile * cells;
-  unsigned int* words = scratch_in_shared ? s_words
-                                          : reinterpret_cast<unsigned int*>(d_scratch + (tile - first_tile) * scratch_stride);
-  std::uint8_t* masks = reinterpret_cast<std::uint8_t*>(words);
-  TileSummaryEdge* unsorted = d_unsorted + (tile - first_tile) * capacity;
   const int ti = static_cast<int>(t);
-
-  // 1. Incidence masks (only edges between cells of the tile; bits 4..7 are not edges).
   for (std::uint32_t l = threadIdx.x; l < cells; l += blockDim.x) {
     const int x = static_cast<int>(l % t), y = static_cast<int>(l / t);
     const unsigned own = bits[l] & 0x0fu;
@@ -103,6 +89,62 @@ static __global__ void __launch_bounds__(1024)
     }
     masks[l] = static_cast<std::uint8_t>(mask);
   }
+}
+
+// Step 3 for one edge: from kept vertex v along direction dir through the degree-2 vertices to the
+// next kept vertex *end, the largest key on the way in *key. Returns false on a broken path (a
+// dead end or a branch among the non-kept vertices, or more steps than cells).
+__device__ __forceinline__ bool walk_path(const double* values, const std::uint8_t* masks, std::uint32_t v, int dir,
+                                          std::uint32_t t, const WeightParams& params, std::uint32_t* end,
+                                          std::uint64_t* key) {
+  const std::uint32_t cells = t * t;
+  *key = edge_key_at(values, v, dir, t, params);
+  std::uint32_t current = step(v, dir, t);
+  int came_from = opposite(dir);
+  std::uint32_t steps = 0;
+  for (;;) {
+    const std::uint32_t current_mask = masks[current];
+    if (kept(current_mask, current, t)) break;
+    const unsigned onward = current_mask & ~(1u << came_from);
+    if (onward == 0 || __popc(onward) != 1 || ++steps > cells) return false;
+    const int next_dir = __ffs(onward) - 1;
+    *key = max(*key, edge_key_at(values, current, next_dir, t, params));
+    came_from = opposite(next_dir);
+    current = step(current, next_dir, t);
+  }
+  *end = current;
+  return true;
+}
+
+// Step 4: the count edges of `unsorted` into `sorted` by key (distinct): edge i at rank(i).
+__device__ __forceinline__ void order_by_key(const TileSummaryEdge* unsorted, std::uint32_t count,
+                                             TileSummaryEdge* sorted) {
+  for (std::uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
+    const TileSummaryEdge edge = unsorted[i];
+    std::uint32_t rank = 0;
+    for (std::uint32_t j = 0; j < count; ++j) rank += unsorted[j].key < edge.key ? 1u : 0u;
+    sorted[rank] = edge;
+  }
+}
+
+static __global__ void __launch_bounds__(1024)
+    reduce_block_forest(const std::uint8_t* __restrict__ d_forest_bits, const double* __restrict__ d_values,
+                        std::uint64_t first_tile, std::uint32_t t, WeightParams params,
+                        TileSummaryEdge* __restrict__ d_summary, std::uint32_t* __restrict__ d_counts,
+                        std::uint32_t capacity, int* __restrict__ d_error, unsigned char* __restrict__ d_scratch,
+                        std::uint64_t scratch_stride, bool scratch_in_shared, TileSummaryEdge* __restrict__ d_unsorted) {
+  extern __shared__ unsigned int s_words[];
+  __shared__ std::uint32_t s_count;
+  const std::uint64_t tile = first_tile + blockIdx.x;
+  const std::uint32_t cells = t * t;
+  const double* values = d_values + tile * cells;
+  unsigned int* words = scratch_in_shared ? s_words
+                                          : reinterpret_cast<unsigned int*>(d_scratch + (tile - first_tile) * scratch_stride);
+  std::uint8_t* masks = reinterpret_cast<std::uint8_t*>(words);
+  TileSummaryEdge* unsorted = d_unsorted + (tile - first_tile) * capacity;
+
+  // 1. Incidence masks.
+  build_incidence_masks(d_forest_bits + tile * cells, masks, t);
   // Pad the last word (t*t not a multiple of 4 only for t = 1).
   if (threadIdx.x == 0) {
     for (std::uint32_t l = cells; l % 4u != 0; ++l) masks[l] = 0;
@@ -117,37 +159,20 @@ static __global__ void __launch_bounds__(1024)
   }
   __syncthreads();
 
-  // 3. Paths between kept vertices.
+  // 3. Paths between kept vertices, each emitted by the walk from its smaller end.
   for (std::uint32_t v = threadIdx.x; v < cells; v += blockDim.x) {
     const std::uint32_t mask = masks[v];
     if (!kept(mask, v, t)) continue;
     for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
-      const int dir = __ffs(rest) - 1;
-      std::uint64_t key = edge_key_at(values, v, dir, t, params);
-      std::uint32_t current = step(v, dir, t);
-      int came_from = opposite(dir);
-      std::uint32_t steps = 0;
-      bool broken = false;
-      for (;;) {
-        const std::uint32_t current_mask = masks[current];
-        if (kept(current_mask, current, t)) break;
-        const unsigned onward = current_mask & ~(1u << came_from);
-        if (onward == 0 || __popc(onward) != 1 || ++steps > cells) {
-          broken = true;
-          break;
-        }
-        const int next_dir = __ffs(onward) - 1;
-        key = max(key, edge_key_at(values, current, next_dir, t, params));
-        came_from = opposite(next_dir);
-        current = step(current, next_dir, t);
-      }
-      if (broken || current == v) {
+      std::uint32_t end = 0;
+      std::uint64_t key = 0;
+      if (!walk_path(values, masks, v, __ffs(rest) - 1, t, params, &end, &key) || end == v) {
         atomicExch(d_error, 1);
         continue;
       }
-      if (v < current) {
+      if (v < end) {
         const std::uint32_t slot = atomicAdd(&s_count, 1u);
-        if (slot < capacity) unsorted[slot] = TileSummaryEdge{v, current, key};
+        if (slot < capacity) unsorted[slot] = TileSummaryEdge{v, end, key};
       }
     }
   }
@@ -157,18 +182,7 @@ static __global__ void __launch_bounds__(1024)
   const std::uint32_t count = s_count;
   if (threadIdx.x == 0) d_counts[tile] = count;
   if (count > capacity) return;  // the host reports it
-  TileSummaryEdge* sorted = d_summary + tile * capacity;
-  for (std::uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
-    const TileSummaryEdge edge = unsorted[i];
-    std::uint32_t rank = 0;
-    for (std::uint32_t j = 0; j < count; ++j) rank += unsorted[j].key < edge.key ? 1u : 0u;
-    sorted[rank] = edge;
-  }
-}
-
-unsigned threads_for_cells(std::uint64_t cells) {
-  const std::uint64_t rounded = (cells + 31) / 32 * 32;
-  return static_cast<unsigned>(std::min<std::uint64_t>(1024, std::max<std::uint64_t>(32, rounded)));
+  order_by_key(unsorted, count, d_summary + tile * capacity);
 }
 
 }  // namespace
@@ -186,32 +200,21 @@ void launch_block_reduce(const std::uint8_t* d_forest_bits, const double* d_valu
   if (tiles == 0) return;
   if (t == 0 || t > 32768) throw Error("block reduce: tile size " + std::to_string(t) + " is outside 1..32768");
   const std::uint64_t per_tile = block_reduce_scratch_bytes_per_tile(t);
-  const std::size_t limit = shared_scratch_limit(workspace.shared_limit_bytes);
-  const bool in_shared = per_tile <= limit;
-  workspace.last_placement = in_shared ? ScratchPlacement::Shared : ScratchPlacement::Global;
-  const std::uint64_t max_launch = 0x7fffffffull;
-  std::size_t shared_bytes = 0;
-  if (in_shared) {
-    shared_bytes = static_cast<std::size_t>(per_tile);
-    TERRAZO_CUDA_CHECK(cudaFuncSetAttribute(reduce_block_forest, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes)));
-  } else {
-    workspace.scratch.resize(per_tile * std::min<std::uint64_t>(tiles, max_launch));
-  }
+  const std::size_t shared_bytes = place_tile_scratch(reduce_block_forest, per_tile, tiles, workspace.shared_limit_bytes,
+                                                      workspace.scratch, &workspace.last_placement);
+  const bool in_shared = shared_bytes != 0;
   if (workspace.error.size() == 0) {
     workspace.error.resize(1);
   }
   TERRAZO_CUDA_CHECK(cudaMemsetAsync(workspace.error.get(), 0, sizeof(int), stream));
   const std::uint32_t capacity = kMaxSummaryEdgesPerSide * t;
-  workspace.unsorted.resize(static_cast<std::uint64_t>(capacity) * std::min<std::uint64_t>(tiles, max_launch));
+  workspace.unsorted.resize(static_cast<std::uint64_t>(capacity) * std::min(tiles, kMaxBlocksPerLaunch));
   const unsigned threads = threads_for_cells(static_cast<std::uint64_t>(t) * t);
-  for (std::uint64_t first = 0; first < tiles; first += max_launch) {
-    const std::uint64_t count = std::min(max_launch, tiles - first);
-    reduce_block_forest<<<static_cast<unsigned>(count), threads, shared_bytes, stream>>>(
+  launch_in_chunks(0, tiles, [&](std::uint64_t first, unsigned count) {
+    reduce_block_forest<<<count, threads, shared_bytes, stream>>>(
         d_forest_bits, d_values, first, t, params, d_summary, d_counts, capacity, workspace.error.get(),
         workspace.scratch.get(), per_tile, in_shared, workspace.unsorted.get());
-    TERRAZO_CUDA_CHECK_LAUNCH();
-  }
+  });
 }
 
 void check_block_reduce(ReduceWorkspace& workspace, cudaStream_t stream) {

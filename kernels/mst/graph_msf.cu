@@ -56,6 +56,7 @@
 #include <algorithm>
 
 #include "kernels/common/block_scan.cuh"
+#include "kernels/common/block_solvers.cuh"
 #include "kernels/mst/graph_msf_launch.cuh"
 
 namespace terrazo {
@@ -552,14 +553,11 @@ static __global__ void __launch_bounds__(kThreads, kThreads >= 1024 ? 1 : 2048 /
 
 template <unsigned kThreads>
 void launch_tier(const GraphMsfDevice& d, std::uint64_t begin, std::uint64_t end, cudaStream_t stream) {
-  const std::uint64_t max_launch = 0x7FFFFFFFull;
-  for (std::uint64_t first = begin; first < end; first += max_launch) {
-    const std::uint64_t count = std::min(max_launch, end - first);
-    solve_graph_msf<kThreads><<<static_cast<unsigned>(count), kThreads, 0, stream>>>(
-        d.edges, d.boundary, d.spans, d.order, first, d.in_forest, d.summary, d.counts, d.edge_scratch, d.removed,
-        d.vertices, d.status);
-    TERRAZO_CUDA_CHECK_LAUNCH();
-  }
+  launch_in_chunks(begin, end, [&](std::uint64_t first, unsigned count) {
+    solve_graph_msf<kThreads><<<count, kThreads, 0, stream>>>(d.edges, d.boundary, d.spans, d.order, first,
+                                                              d.in_forest, d.summary, d.counts, d.edge_scratch,
+                                                              d.removed, d.vertices, d.status);
+  });
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // kernels/mst/graph_msf_batch.cu: the host side of the CUDA batched MSF + reduction (contract:
 // kernels/mst/graph_msf.h; kernel and launch: kernels/mst/graph_msf.cu): checking and planning a
 // batch, device buffers, copies in and out, the one-shot graph_msf_cuda and the streamed
-// CudaGraphMsfBatchSolver. Every CUDA call is checked (TERRAZO_CUDA_CHECK); kernel failures surface
-// as the status the kernel writes, turned into terrazo::Error after the batch's copies are done.
+// CudaGraphMsfBatchSolver (the two-slot loop of kernels/common/two_slot_batch.cuh). Every CUDA
+// call is checked (TERRAZO_CUDA_CHECK); kernel failures surface as the status the kernel writes,
+// turned into terrazo::Error after the batch's copies are done.
 //
 // Device memory of one slot (the plain formula of device_bytes_for below):
 //   per edge   24 (GraphEdge) + 1 (in_forest) + 12 (summary slot) + 8 (two edge lists, reused as the
@@ -18,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/common/block_batch.h"
-#include "kernels/common/cuda_device.h"
+#include "kernels/common/block_solvers.cuh"
+#include "kernels/common/two_slot_batch.cuh"
 #include "kernels/mst/graph_msf_launch.cuh"
 
 namespace terrazo {
@@ -160,7 +161,7 @@ void graph_msf_cuda(const GraphEdge* edges, const std::uint8_t* boundary, const 
                     std::uint64_t graph_count, std::uint8_t* in_forest, GraphSummaryEdge* summary,
                     std::uint32_t* summary_count) {
   const char* what = "graph_msf_cuda";
-  if (!cuda_device().available) throw Error(std::string(what) + ": " + cuda_device().reason);
+  cuda::require_cuda_device(what);
   if (graph_count == 0) return;
   // The batch is the union of the spans: [0, max end) edges and vertices, empty spans included (an
   // empty graph after the last edges, past a gap, starts beyond every non-empty span's end).
@@ -209,9 +210,7 @@ void graph_msf_cuda(const GraphEdge* edges, const std::uint8_t* boundary, const 
 // ---- streamed batches --------------------------------------------------------------------------
 
 struct CudaGraphMsfBatchSolver::Impl {
-  struct Slot {
-    cuda::CudaStream stream;
-    cuda::CudaEvent start, kernels_start, kernels_end, end;
+  struct Slot : cuda::StreamedSlot {
     cuda::PinnedBuffer<GraphEdge> edges;
     cuda::PinnedBuffer<std::uint8_t> boundary;
     cuda::PinnedBuffer<GraphSpan> spans;
@@ -222,24 +221,64 @@ struct CudaGraphMsfBatchSolver::Impl {
     cuda::PinnedBuffer<cuda::GraphMsfStatus> status;
     cuda::GraphMsfBuffers device;
     cuda::GraphTierStreams tiers;
+    cuda::GraphMsfPlan plan;
     std::uint64_t graphs = 0, edges_used = 0, vertices_used = 0;
     Batch batch;
   };
 
   std::uint64_t edge_capacity = 0, vertex_capacity = 0, graph_capacity = 0, device_bytes = 0, pinned_bytes = 0;
-  std::array<Slot, 2> slots;
-  BatchSlots ring{"CudaGraphMsfBatchSolver"};
+  cuda::TwoSlotBatch<Slot> batches{"CudaGraphMsfBatchSolver"};
+
+  void allocate(Slot& slot) const;
+  // The steps of TwoSlotBatch::submit, on the slot's graphs, edges_used and vertices_used.
+  void copy_in(Slot& slot, cudaStream_t stream) const;
+  void launch(Slot& slot, cudaStream_t stream) const;
+  void copy_out(Slot& slot, cudaStream_t stream) const;
 };
+
+void CudaGraphMsfBatchSolver::Impl::allocate(Slot& slot) const {
+  slot.edges.resize(edge_capacity);
+  slot.boundary.resize(vertex_capacity);
+  slot.spans.resize(graph_capacity);
+  slot.order.resize(graph_capacity);
+  slot.in_forest.resize(edge_capacity);
+  slot.summary.resize(edge_capacity);
+  slot.counts.resize(graph_capacity);
+  slot.status.resize(1);
+  slot.device.allocate(edge_capacity, vertex_capacity, graph_capacity);
+}
+
+void CudaGraphMsfBatchSolver::Impl::copy_in(Slot& slot, cudaStream_t stream) const {
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.edges.get(), slot.edges.get(), slot.edges_used * sizeof(GraphEdge),
+                                     cudaMemcpyHostToDevice, stream));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.boundary.get(), slot.boundary.get(), slot.vertices_used,
+                                     cudaMemcpyHostToDevice, stream));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.spans.get(), slot.spans.get(), slot.graphs * sizeof(GraphSpan),
+                                     cudaMemcpyHostToDevice, stream));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.order.get(), slot.order.get(), slot.graphs * sizeof(std::uint64_t),
+                                     cudaMemcpyHostToDevice, stream));
+}
+
+void CudaGraphMsfBatchSolver::Impl::launch(Slot& slot, cudaStream_t stream) const {
+  cuda::launch_graph_msf(slot.device.device(vertex_capacity), slot.plan, slot.edges_used, stream, slot.tiers);
+}
+
+void CudaGraphMsfBatchSolver::Impl::copy_out(Slot& slot, cudaStream_t stream) const {
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.in_forest.get(), slot.device.in_forest.get(), slot.edges_used,
+                                     cudaMemcpyDeviceToHost, stream));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.summary.get(), slot.device.summary.get(),
+                                     slot.edges_used * sizeof(GraphSummaryEdge), cudaMemcpyDeviceToHost, stream));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.counts.get(), slot.device.counts.get(), slot.graphs * sizeof(std::uint32_t),
+                                     cudaMemcpyDeviceToHost, stream));
+  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.status.get(), slot.device.status.get(), sizeof(cuda::GraphMsfStatus),
+                                     cudaMemcpyDeviceToHost, stream));
+}
 
 CudaGraphMsfBatchSolver::CudaGraphMsfBatchSolver(const GraphBatchOptions& options) {
   const char* what = "CudaGraphMsfBatchSolver";
-  if (!cuda_device().available) throw Error(std::string(what) + ": " + cuda_device().reason);
+  cuda::require_cuda_device(what);
   std::uint64_t budget = options.gpu_memory_bytes;
-  if (budget == 0) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    TERRAZO_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    budget = std::min<std::uint64_t>(1ull << 30, free_bytes / 4);
-  }
+  if (budget == 0) budget = std::min<std::uint64_t>(1ull << 30, cuda::batch_budget_bytes(0));
   // Per slot: E edges, 2E vertices, E graphs, i.e. device_bytes_for(E, 2E, E) = 139.125 E + 20
   // bytes (rounded up to whole removed-bit words); two slots.
   auto both_slots = [](std::uint64_t e) { return 2 * cuda::device_bytes_for(e, 2 * e, e); };
@@ -257,94 +296,45 @@ CudaGraphMsfBatchSolver::CudaGraphMsfBatchSolver(const GraphBatchOptions& option
   s.edge_capacity = edges;
   s.vertex_capacity = 2 * edges;
   s.graph_capacity = edges;
-  for (Impl::Slot& slot : s.slots) {
-    slot.edges.resize(s.edge_capacity);
-    slot.boundary.resize(s.vertex_capacity);
-    slot.spans.resize(s.graph_capacity);
-    slot.order.resize(s.graph_capacity);
-    slot.in_forest.resize(s.edge_capacity);
-    slot.summary.resize(s.edge_capacity);
-    slot.counts.resize(s.graph_capacity);
-    slot.status.resize(1);
-    slot.device.allocate(s.edge_capacity, s.vertex_capacity, s.graph_capacity);
-  }
+  for (Impl::Slot& slot : s.batches.slots()) s.allocate(slot);
   s.device_bytes = 2 * cuda::device_bytes_for(s.edge_capacity, s.vertex_capacity, s.graph_capacity);
   s.pinned_bytes = 2 * (s.edge_capacity * (sizeof(GraphEdge) + 1 + sizeof(GraphSummaryEdge)) + s.vertex_capacity +
                         s.graph_capacity * (sizeof(GraphSpan) + 8 + 4) + sizeof(cuda::GraphMsfStatus));
 }
 
-CudaGraphMsfBatchSolver::~CudaGraphMsfBatchSolver() {
-  if (!impl_) return;
-  for (Impl::Slot& slot : impl_->slots) cudaStreamSynchronize(slot.stream.get());  // buffers outlive their work
-}
+CudaGraphMsfBatchSolver::~CudaGraphMsfBatchSolver() = default;
 
 std::uint64_t CudaGraphMsfBatchSolver::edge_capacity() const { return impl_->edge_capacity; }
 std::uint64_t CudaGraphMsfBatchSolver::vertex_capacity() const { return impl_->vertex_capacity; }
 std::uint64_t CudaGraphMsfBatchSolver::graph_capacity() const { return impl_->graph_capacity; }
 std::uint64_t CudaGraphMsfBatchSolver::device_bytes() const { return impl_->device_bytes; }
 std::uint64_t CudaGraphMsfBatchSolver::pinned_bytes() const { return impl_->pinned_bytes; }
-std::size_t CudaGraphMsfBatchSolver::pending() const { return impl_->ring.pending(); }
+std::size_t CudaGraphMsfBatchSolver::pending() const { return impl_->batches.pending(); }
 
-GraphEdge* CudaGraphMsfBatchSolver::edges() {
-  return impl_->slots[impl_->ring.free_slot()].edges.get();
-}
-
-std::uint8_t* CudaGraphMsfBatchSolver::boundary() {
-  return impl_->slots[impl_->ring.free_slot()].boundary.get();
-}
-
-GraphSpan* CudaGraphMsfBatchSolver::graphs() {
-  return impl_->slots[impl_->ring.free_slot()].spans.get();
-}
+GraphEdge* CudaGraphMsfBatchSolver::edges() { return impl_->batches.free_slot().edges.get(); }
+std::uint8_t* CudaGraphMsfBatchSolver::boundary() { return impl_->batches.free_slot().boundary.get(); }
+GraphSpan* CudaGraphMsfBatchSolver::graphs() { return impl_->batches.free_slot().spans.get(); }
 
 void CudaGraphMsfBatchSolver::submit(std::uint64_t graph_count, std::uint64_t edge_count,
                                      std::uint64_t vertex_count) {
   const char* what = "CudaGraphMsfBatchSolver";
   Impl& s = *impl_;
-  const std::size_t fill = s.ring.submit_slot();
+  Impl::Slot& slot = s.batches.submit_slot();
   if (graph_count > s.graph_capacity || edge_count > s.edge_capacity || vertex_count > s.vertex_capacity) {
     throw Error(std::string(what) + ": a batch of " + std::to_string(graph_count) + " graphs, " +
                 std::to_string(edge_count) + " edges and " + std::to_string(vertex_count) +
                 " vertices exceeds the capacities of " + std::to_string(s.graph_capacity) + " graphs, " +
                 std::to_string(s.edge_capacity) + " edges and " + std::to_string(s.vertex_capacity) + " vertices");
   }
-  Impl::Slot& slot = s.slots[fill];
-  const cuda::GraphMsfPlan plan =
-      cuda::plan_graphs(what, slot.spans.get(), graph_count, edge_count, vertex_count, slot.order.get());
-  const cuda::GraphMsfDevice d = slot.device.device(s.vertex_capacity);
-  cudaStream_t stream = slot.stream.get();
+  slot.plan = cuda::plan_graphs(what, slot.spans.get(), graph_count, edge_count, vertex_count, slot.order.get());
   slot.graphs = graph_count;
   slot.edges_used = edge_count;
   slot.vertices_used = vertex_count;
-  slot.start.record(stream);
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.edges.get(), slot.edges.get(), edge_count * sizeof(GraphEdge),
-                                     cudaMemcpyHostToDevice, stream));
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.boundary.get(), slot.boundary.get(), vertex_count,
-                                     cudaMemcpyHostToDevice, stream));
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.spans.get(), slot.spans.get(), graph_count * sizeof(GraphSpan),
-                                     cudaMemcpyHostToDevice, stream));
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.order.get(), slot.order.get(), graph_count * sizeof(std::uint64_t),
-                                     cudaMemcpyHostToDevice, stream));
-  slot.kernels_start.record(stream);
-  cuda::launch_graph_msf(d, plan, edge_count, stream, slot.tiers);
-  slot.kernels_end.record(stream);
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.in_forest.get(), slot.device.in_forest.get(), edge_count,
-                                     cudaMemcpyDeviceToHost, stream));
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.summary.get(), slot.device.summary.get(),
-                                     edge_count * sizeof(GraphSummaryEdge), cudaMemcpyDeviceToHost, stream));
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.counts.get(), slot.device.counts.get(), graph_count * sizeof(std::uint32_t),
-                                     cudaMemcpyDeviceToHost, stream));
-  TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.status.get(), slot.device.status.get(), sizeof(cuda::GraphMsfStatus),
-                                     cudaMemcpyDeviceToHost, stream));
-  slot.end.record(stream);
-  s.ring.submitted();
+  s.batches.submit(s);
 }
 
 const CudaGraphMsfBatchSolver::Batch& CudaGraphMsfBatchSolver::wait() {
-  Impl& s = *impl_;
-  Impl::Slot& slot = s.slots[s.ring.oldest_slot()];
-  slot.end.synchronize();
-  s.ring.waited();
+  Impl::Slot& slot = impl_->batches.wait();
   cuda::throw_on_status("CudaGraphMsfBatchSolver", *slot.status.get());
   Batch& batch = slot.batch;
   batch.graphs = slot.graphs;
@@ -354,8 +344,8 @@ const CudaGraphMsfBatchSolver::Batch& CudaGraphMsfBatchSolver::wait() {
   batch.in_forest = slot.in_forest.get();
   batch.summary = slot.summary.get();
   batch.summary_count = slot.counts.get();
-  batch.kernel_ms = slot.kernels_end.elapsed_since(slot.kernels_start);
-  batch.total_ms = slot.end.elapsed_since(slot.start);
+  batch.kernel_ms = slot.kernel_ms();
+  batch.total_ms = slot.total_ms();
   return batch;
 }
 

@@ -66,45 +66,53 @@ void validate_span(const GraphSpan& span, std::uint64_t g, const GraphEdge* edge
   }
 }
 
-void solve_graph(const GraphEdge* edges, const std::uint8_t* boundary, const GraphSpan& span, std::uint64_t g,
-                 std::uint8_t* in_forest, GraphSummaryEdge* summary, std::uint32_t* summary_count,
-                 MsfScratch& s) {
-  const std::uint32_t m = span.edges, n = span.vertices;
-  const GraphEdge* e = edges + span.first_edge;
-  const std::uint8_t* bnd = boundary + span.first_vertex;
-  std::uint8_t* chosen = in_forest + span.first_edge;
+// One graph of the batch on local indices: its edges, boundary flags and sizes.
+struct LocalGraph {
+  const GraphEdge* e;
+  const std::uint8_t* bnd;
+  std::uint32_t m, n;
+  std::uint64_t g;  // its index in the batch, for the errors
 
-  // 1. Validation of the edges.
-  for (std::uint32_t i = 0; i < m; ++i) {
-    if (e[i].a >= n || e[i].b >= n) {
-      throw Error(graph_name(g) + ", edge " + std::to_string(i) + ": end " + std::to_string(std::max(e[i].a, e[i].b)) +
-                  " is not below the graph's " + std::to_string(n) + " vertices");
+  std::uint32_t other_end(std::uint32_t i, std::uint32_t v) const { return e[i].a == v ? e[i].b : e[i].a; }
+};
+
+// Step 1: both ends below n, no loops.
+void validate_edges(const LocalGraph& G) {
+  const GraphEdge* e = G.e;
+  for (std::uint32_t i = 0; i < G.m; ++i) {
+    if (e[i].a >= G.n || e[i].b >= G.n) {
+      throw Error(graph_name(G.g) + ", edge " + std::to_string(i) + ": end " +
+                  std::to_string(std::max(e[i].a, e[i].b)) + " is not below the graph's " + std::to_string(G.n) +
+                  " vertices");
     }
     if (e[i].a == e[i].b) {
-      throw Error(graph_name(g) + ", edge " + std::to_string(i) + ": a loop at vertex " + std::to_string(e[i].a) +
+      throw Error(graph_name(G.g) + ", edge " + std::to_string(i) + ": a loop at vertex " + std::to_string(e[i].a) +
                   " (a == b)");
     }
   }
+}
 
-  // 2. Kruskal.
-  s.order.resize(m);
+// Step 2: s.order by key (distinct keys checked), Kruskal into chosen[] and s.forest.
+void kruskal_forest(const LocalGraph& G, std::uint8_t* chosen, MsfScratch& s) {
+  const GraphEdge* e = G.e;
+  s.order.resize(G.m);
   std::iota(s.order.begin(), s.order.end(), 0u);
   std::sort(s.order.begin(), s.order.end(),
             [e](std::uint32_t p, std::uint32_t q) { return graph_edge_key_less(e[p], e[q]); });
-  for (std::uint32_t k = 1; k < m; ++k) {
+  for (std::uint32_t k = 1; k < G.m; ++k) {
     const GraphEdge& p = e[s.order[k - 1]];
     const GraphEdge& q = e[s.order[k]];
     if (p.weight == q.weight && p.id == q.id) {
-      throw Error(graph_name(g) + ": edges " + std::to_string(s.order[k - 1]) + " and " + std::to_string(s.order[k]) +
-                  " have the same key (weight " + std::to_string(p.weight) + ", id " + std::to_string(p.id) +
-                  "); keys must be distinct within a graph");
+      throw Error(graph_name(G.g) + ": edges " + std::to_string(s.order[k - 1]) + " and " +
+                  std::to_string(s.order[k]) + " have the same key (weight " + std::to_string(p.weight) + ", id " +
+                  std::to_string(p.id) + "); keys must be distinct within a graph");
     }
   }
-  s.parent.resize(n);
+  s.parent.resize(G.n);
   std::iota(s.parent.begin(), s.parent.end(), 0u);
-  s.size.assign(n, 1u);
+  s.size.assign(G.n, 1u);
   s.forest.clear();
-  if (m) std::memset(chosen, 0, m);  // chosen may be null when there is no edge (memset(nullptr, 0, 0) is undefined)
+  if (G.m) std::memset(chosen, 0, G.m);  // chosen may be null when there is no edge (memset(nullptr, 0, 0) is undefined)
   for (const std::uint32_t i : s.order) {
     std::uint32_t ra = union_find_root(s.parent.data(), e[i].a), rb = union_find_root(s.parent.data(), e[i].b);
     if (ra == rb) continue;
@@ -114,8 +122,12 @@ void solve_graph(const GraphEdge* edges, const std::uint8_t* boundary, const Gra
     chosen[i] = 1;
     s.forest.push_back(i);
   }
+}
 
-  // 3. Incidence (CSR over the forest edges).
+// Step 3: the forest's incidence in CSR form (s.offset, s.incident), the degrees, no edge removed.
+void build_incidence(const LocalGraph& G, MsfScratch& s) {
+  const GraphEdge* e = G.e;
+  const std::uint32_t n = G.n;
   s.offset.assign(static_cast<std::size_t>(n) + 1, 0);
   for (const std::uint32_t i : s.forest) {
     ++s.offset[e[i].a + 1];
@@ -125,58 +137,72 @@ void solve_graph(const GraphEdge* edges, const std::uint8_t* boundary, const Gra
   s.incident.resize(s.offset[n]);
   s.degree.resize(n);
   for (std::uint32_t v = 0; v < n; ++v) s.degree[v] = static_cast<std::uint32_t>(s.offset[v + 1] - s.offset[v]);
-  {
-    std::vector<std::uint64_t>& cursor = s.offset;  // advanced per entry, restored below
-    for (const std::uint32_t i : s.forest) {
-      s.incident[cursor[e[i].a]++] = i;
-      s.incident[cursor[e[i].b]++] = i;
-    }
-    for (std::uint32_t v = n; v > 0; --v) cursor[v] = cursor[v - 1];  // cursor[v-1] is now v's end
-    cursor[0] = 0;
+  std::vector<std::uint64_t>& cursor = s.offset;  // advanced per entry, restored below
+  for (const std::uint32_t i : s.forest) {
+    s.incident[cursor[e[i].a]++] = i;
+    s.incident[cursor[e[i].b]++] = i;
   }
-  s.removed.assign(m, 0);
-  auto other_end = [e](std::uint32_t i, std::uint32_t v) { return e[i].a == v ? e[i].b : e[i].a; };
-  auto next_edge = [&s](std::uint32_t v) {
-    for (std::uint64_t k = s.offset[v]; k < s.offset[v + 1]; ++k)
-      if (!s.removed[s.incident[k]]) return s.incident[k];
-    return kNone;
-  };
+  for (std::uint32_t v = n; v > 0; --v) cursor[v] = cursor[v - 1];  // cursor[v-1] is now v's end
+  cursor[0] = 0;
+  s.removed.assign(G.m, 0);
+}
 
-  // 4. Dead ends.
+// v's first incident forest edge not removed, or kNone.
+std::uint32_t next_edge(const MsfScratch& s, std::uint32_t v) {
+  for (std::uint64_t k = s.offset[v]; k < s.offset[v + 1]; ++k)
+    if (!s.removed[s.incident[k]]) return s.incident[k];
+  return kNone;
+}
+
+// Step 4: peels the non-boundary leaves until none is left.
+void peel_dead_ends(const LocalGraph& G, MsfScratch& s) {
   s.stack.clear();
-  for (std::uint32_t v = 0; v < n; ++v)
-    if (s.degree[v] == 1 && !bnd[v]) s.stack.push_back(v);
+  for (std::uint32_t v = 0; v < G.n; ++v)
+    if (s.degree[v] == 1 && !G.bnd[v]) s.stack.push_back(v);
   while (!s.stack.empty()) {
     const std::uint32_t v = s.stack.back();
     s.stack.pop_back();
     if (s.degree[v] != 1) continue;  // its partner leaf took the last edge
-    const std::uint32_t i = next_edge(v);
+    const std::uint32_t i = next_edge(s, v);
     s.removed[i] = 1;
     s.degree[v] = 0;
-    const std::uint32_t u = other_end(i, v);
-    if (--s.degree[u] == 1 && !bnd[u]) s.stack.push_back(u);
+    const std::uint32_t u = G.other_end(i, v);
+    if (--s.degree[u] == 1 && !G.bnd[u]) s.stack.push_back(u);
   }
+}
 
-  // 5. Paths between kept vertices.
-  auto kept = [&s, bnd](std::uint32_t v) { return s.degree[v] >= 3 || (s.degree[v] >= 1 && bnd[v]); };
+// Step 5: one summary edge (ends, largest key's index) per path between kept vertices, into s.out.
+void walk_paths(const LocalGraph& G, MsfScratch& s) {
+  auto kept = [&s, &G](std::uint32_t v) { return s.degree[v] >= 3 || (s.degree[v] >= 1 && G.bnd[v]); };
   s.out.clear();
-  for (std::uint32_t v = 0; v < n; ++v) {
+  for (std::uint32_t v = 0; v < G.n; ++v) {
     if (!kept(v)) continue;
-    for (std::uint32_t i = next_edge(v); i != kNone; i = next_edge(v)) {
+    for (std::uint32_t i = next_edge(s, v); i != kNone; i = next_edge(s, v)) {
       std::uint32_t rep = i;
       s.removed[i] = 1;
-      std::uint32_t current = other_end(i, v);
+      std::uint32_t current = G.other_end(i, v);
       while (!kept(current)) {
-        const std::uint32_t next = next_edge(current);
-        if (next == kNone) throw Error(graph_name(g) + ": broken forest path (internal error)");
-        if (graph_edge_key_less(e[rep], e[next])) rep = next;
+        const std::uint32_t next = next_edge(s, current);
+        if (next == kNone) throw Error(graph_name(G.g) + ": broken forest path (internal error)");
+        if (graph_edge_key_less(G.e[rep], G.e[next])) rep = next;
         s.removed[next] = 1;
-        current = other_end(next, current);
+        current = G.other_end(next, current);
       }
       s.out.push_back(GraphSummaryEdge{std::min(v, current), std::max(v, current), rep});
     }
   }
+}
 
+void solve_graph(const GraphEdge* edges, const std::uint8_t* boundary, const GraphSpan& span, std::uint64_t g,
+                 std::uint8_t* in_forest, GraphSummaryEdge* summary, std::uint32_t* summary_count,
+                 MsfScratch& s) {
+  const LocalGraph G{edges + span.first_edge, boundary + span.first_vertex, static_cast<std::uint32_t>(span.edges),
+                     static_cast<std::uint32_t>(span.vertices), g};
+  validate_edges(G);
+  kruskal_forest(G, in_forest + span.first_edge, s);
+  build_incidence(G, s);
+  peel_dead_ends(G, s);
+  walk_paths(G, s);
   // 6. Order by rep.
   std::sort(s.out.begin(), s.out.end(),
             [](const GraphSummaryEdge& p, const GraphSummaryEdge& q) { return p.rep < q.rep; });

@@ -12,21 +12,19 @@ namespace {
 
 // graph_msf_cpu over one slot, the graphs split into runs of about equal edge counts, one pool
 // iteration each; submit() solves at once.
-class CpuGraphMsfSolver : public GraphMsfBatchSolver {
+class CpuGraphMsfSolver : public CpuBatchSolver<GraphMsfBatchSolver, GraphMsfBatch, GraphMsfSolved> {
  public:
   CpuGraphMsfSolver(std::uint64_t capacity, MemoryBudget& budget, WorkerPool& pool)
-      : pool_(pool), capacity_(capacity),
+      : CpuBatchSolver("the CPU merge batch solver"), pool_(pool), capacity_(capacity),
         reservation_(budget.reserve(capacity * kCpuGraphSlotBytesPerEdge, "MST merge batch slot")),
         edges_(capacity), boundary_(2 * capacity), spans_(capacity), in_forest_(capacity), summary_(capacity),
         summary_count_(capacity) {}
-  Device device() const override { return Device::Cpu; }
   std::uint64_t edge_capacity() const override { return capacity_; }
   std::uint64_t vertex_capacity() const override { return 2 * capacity_; }
   std::uint64_t graph_capacity() const override { return capacity_; }
-  std::size_t slots() const override { return 1; }
-  std::size_t pending() const override { return pending_ ? 1 : 0; }
-  void submit(const GraphMsfBatch& batch) override {
-    if (pending_) throw Error("internal error: the CPU merge batch solver has no free slot");
+
+ private:
+  void solve_now(const GraphMsfBatch& batch) override {
     batch.pack(GraphMsfSlot{edges_.data(), boundary_.data(), spans_.data()});
     const std::uint64_t graphs = batch.graphs, edges = batch.edges;
     const std::uint64_t runs_wanted = 4ull * pool_.threads();
@@ -42,16 +40,9 @@ class CpuGraphMsfSolver : public GraphMsfBatchSolver {
       graph_msf_cpu(edges_.data(), boundary_.data(), spans_.data() + runs[i].first, runs[i].second, in_forest_.data(),
                     summary_.data(), summary_count_.data() + runs[i].first);
     });
-    pending_ = true;
-  }
-  const GraphMsfSolved& wait() override {
-    if (!pending_) throw Error("internal error: no CPU merge batch to wait for");
-    pending_ = false;
     solved_ = GraphMsfSolved{in_forest_.data(), summary_.data(), summary_count_.data(), 0.0};
-    return solved_;
   }
 
- private:
   WorkerPool& pool_;
   std::uint64_t capacity_;
   MemoryBudget::Reservation reservation_;
@@ -61,8 +52,6 @@ class CpuGraphMsfSolver : public GraphMsfBatchSolver {
   std::vector<std::uint8_t> in_forest_;
   std::vector<GraphSummaryEdge> summary_;
   std::vector<std::uint32_t> summary_count_;
-  GraphMsfSolved solved_;
-  bool pending_ = false;
 };
 
 // CudaGraphMsfBatchSolver (kernels/mst/graph_msf.h), its pinned slots reserved from the budget.

@@ -28,6 +28,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp_launch.cuh"
+#include "kernels/sssp/block_sssp_sweeps.cuh"
 
 namespace terrazo {
 namespace cuda {
@@ -49,27 +50,25 @@ __device__ __forceinline__ PathLength load_dist(const PathLength* p) {
   return __ldcg(reinterpret_cast<const unsigned long long*>(p));
 }
 
-template <bool kSharedDist>
-static __global__ void __launch_bounds__(1024)
-    expand_bfs_frontier(const double* __restrict__ d_values, std::uint64_t first_tile, std::uint32_t t, Weight step,
-                        Connectivity connectivity, PathLength max_cost, PathLength* __restrict__ d_dist,
-                        std::uint8_t* __restrict__ d_changed, unsigned long long* __restrict__ d_changed_total,
-                        unsigned long long* __restrict__ d_rounds) {
-  extern __shared__ unsigned long long s_dynamic[];
-  __shared__ int s_any[3];
-  __shared__ unsigned long long s_count;
-  const std::uint64_t tile = first_tile + blockIdx.x;
-  const std::uint32_t g = t + 2;
-  const std::uint32_t grid = g * g;
-  const std::uint32_t words = (grid + 31) / 32;
-  const double* values = d_values + tile * grid;
-  PathLength* dist_global = d_dist + tile * grid;
-  std::uint8_t* changed = d_changed + tile * static_cast<std::uint64_t>(t) * t;
-  std::uint32_t* s_valid = reinterpret_cast<std::uint32_t*>(s_dynamic);
-  std::uint32_t* s_front[2] = {s_valid + words, s_valid + 2 * words};
-  PathLength* dist = kSharedDist ? reinterpret_cast<PathLength*>(s_dynamic) + (3 * words + 1) / 2 : dist_global;
+// One tile's BFS state: the (t+2)^2 window's distances (shared or global), its valid bitmap, and
+// the step and bounds of the expansion.
+struct BfsWindow {
+  PathLength* dist;
+  const std::uint32_t* valid;
+  std::uint8_t* changed;
+  std::uint32_t t, g;
+  Weight step;
+  Connectivity connectivity;
+  PathLength max_cost;
+};
 
-  // 1. Bitmaps and distances.
+// Step 1: the valid bitmap, the first frontier (the seeds) and a cleared second one, one 32-bit word
+// per warp step by __ballot_sync; the distances into shared memory when kSharedDist.
+template <bool kSharedDist>
+__device__ __forceinline__ void load_bfs_window(const double* values, const PathLength* dist_global, PathLength* dist,
+                                                std::uint32_t grid, PathLength max_cost, std::uint32_t* s_valid,
+                                                std::uint32_t* const* s_front) {
+  const std::uint32_t words = (grid + 31) / 32;
   const unsigned lane = threadIdx.x & 31u;
   for (std::uint32_t base = 0; base < grid; base += blockDim.x) {
     const std::uint32_t i = base + threadIdx.x;
@@ -90,6 +89,71 @@ static __global__ void __launch_bounds__(1024)
       s_front[1][w] = 0;
     }
   }
+}
+
+// Step 2 for frontier cell u: offers dist(u) + step to its valid interior neighbours; those it
+// improves join `next` and are marked changed. Returns whether any was improved.
+template <bool kSharedDist>
+__device__ __forceinline__ bool expand_from(const BfsWindow& b, std::uint32_t u, std::uint32_t* next) {
+  const PathLength du = load_dist<kSharedDist>(b.dist + u);
+  const PathLength candidate = du + b.step;
+  if (du == kUnreached || du > b.max_cost || candidate < du || candidate > b.max_cost) return false;
+  const int ti = static_cast<int>(b.t), gi = static_cast<int>(b.g);
+  const int ux = static_cast<int>(u % b.g), uy = static_cast<int>(u / b.g);
+  // All neighbours' distances are loaded first (independent loads in flight together), then
+  // every improvement is a fire-and-forget atomicMin (a reduction: nothing waits for its
+  // result). A neighbour whose loaded distance is above the candidate joins the next frontier
+  // even when another thread's smaller candidate wins the race: it is then expanded once more
+  // with its final distance, which changes nothing; and it did drop below its input distance
+  // (candidate < loaded <= input), so changed = 1 is exact.
+  std::uint32_t target[8];
+  PathLength seen[8];
+#pragma unroll
+  for (int dir = 0; dir < 8; ++dir) {
+    target[dir] = ~0u;
+    seen[dir] = 0;
+    if (!direction_used(dir, b.connectivity)) continue;
+    const int vx = ux + step_dx(dir), vy = uy + step_dy(dir);
+    if (vx < 1 || vy < 1 || vx > ti || vy > ti) continue;
+    const std::uint32_t v = static_cast<std::uint32_t>(vy * gi + vx);
+    if (!((b.valid[v >> 5] >> (v & 31u)) & 1u)) continue;
+    target[dir] = v;
+    seen[dir] = load_dist<kSharedDist>(b.dist + v);
+  }
+  bool any = false;
+#pragma unroll
+  for (int dir = 0; dir < 8; ++dir) {
+    const std::uint32_t v = target[dir];
+    if (v == ~0u || candidate >= seen[dir]) continue;
+    atomicMin(reinterpret_cast<unsigned long long*>(b.dist + v), static_cast<unsigned long long>(candidate));
+    atomicOr(&next[v >> 5], 1u << (v & 31u));
+    b.changed[(v / b.g - 1) * b.t + (v % b.g - 1)] = 1;
+    any = true;
+  }
+  return any;
+}
+
+template <bool kSharedDist>
+static __global__ void __launch_bounds__(1024)
+    expand_bfs_frontier(const double* __restrict__ d_values, std::uint64_t first_tile, std::uint32_t t, Weight step,
+                        Connectivity connectivity, PathLength max_cost, PathLength* __restrict__ d_dist,
+                        std::uint8_t* __restrict__ d_changed, unsigned long long* __restrict__ d_changed_total,
+                        unsigned long long* __restrict__ d_rounds) {
+  extern __shared__ unsigned long long s_dynamic[];
+  __shared__ int s_any[3];
+  __shared__ unsigned long long s_count;
+  const std::uint64_t tile = first_tile + blockIdx.x;
+  const std::uint32_t g = t + 2;
+  const std::uint32_t grid = g * g;
+  const std::uint32_t words = (grid + 31) / 32;
+  PathLength* dist_global = d_dist + tile * grid;
+  std::uint8_t* changed = d_changed + tile * static_cast<std::uint64_t>(t) * t;
+  std::uint32_t* s_valid = reinterpret_cast<std::uint32_t*>(s_dynamic);
+  std::uint32_t* s_front[2] = {s_valid + words, s_valid + 2 * words};
+  PathLength* dist = kSharedDist ? reinterpret_cast<PathLength*>(s_dynamic) + (3 * words + 1) / 2 : dist_global;
+
+  // 1. Bitmaps and distances.
+  load_bfs_window<kSharedDist>(d_values + tile * grid, dist_global, dist, grid, max_cost, s_valid, s_front);
   for (std::uint32_t l = threadIdx.x; l < t * t; l += blockDim.x) changed[l] = 0;
   if (threadIdx.x == 0) {
     s_any[0] = s_any[1] = s_any[2] = 0;
@@ -98,7 +162,7 @@ static __global__ void __launch_bounds__(1024)
   __syncthreads();
 
   // 2. One level per pass over the frontier.
-  const int ti = static_cast<int>(t), gi = static_cast<int>(g);
+  const BfsWindow window{dist, s_valid, changed, t, g, step, connectivity, max_cost};
   unsigned level = 0;
   int current = 0;
   for (;; ++level) {
@@ -113,39 +177,7 @@ static __global__ void __launch_bounds__(1024)
       while (bits) {
         const std::uint32_t u = w * 32 + static_cast<std::uint32_t>(__ffs(bits) - 1);
         bits &= bits - 1;
-        const PathLength du = load_dist<kSharedDist>(dist + u);
-        const PathLength candidate = du + step;
-        if (du == kUnreached || du > max_cost || candidate < du || candidate > max_cost) continue;
-        const int ux = static_cast<int>(u % g), uy = static_cast<int>(u / g);
-        // All neighbours' distances are loaded first (independent loads in flight together), then
-        // every improvement is a fire-and-forget atomicMin (a reduction: nothing waits for its
-        // result). A neighbour whose loaded distance is above the candidate joins the next frontier
-        // even when another thread's smaller candidate wins the race: it is then expanded once more
-        // with its final distance, which changes nothing; and it did drop below its input distance
-        // (candidate < loaded <= input), so changed = 1 is exact.
-        std::uint32_t target[8];
-        PathLength seen[8];
-#pragma unroll
-        for (int dir = 0; dir < 8; ++dir) {
-          target[dir] = ~0u;
-          seen[dir] = 0;
-          if (!direction_used(dir, connectivity)) continue;
-          const int vx = ux + step_dx(dir), vy = uy + step_dy(dir);
-          if (vx < 1 || vy < 1 || vx > ti || vy > ti) continue;
-          const std::uint32_t v = static_cast<std::uint32_t>(vy * gi + vx);
-          if (!((s_valid[v >> 5] >> (v & 31u)) & 1u)) continue;
-          target[dir] = v;
-          seen[dir] = load_dist<kSharedDist>(dist + v);
-        }
-#pragma unroll
-        for (int dir = 0; dir < 8; ++dir) {
-          const std::uint32_t v = target[dir];
-          if (v == ~0u || candidate >= seen[dir]) continue;
-          atomicMin(reinterpret_cast<unsigned long long*>(dist + v), static_cast<unsigned long long>(candidate));
-          atomicOr(&next[v >> 5], 1u << (v & 31u));
-          changed[(v / g - 1) * t + (v % g - 1)] = 1;
-          any = true;
-        }
+        if (expand_from<kSharedDist>(window, u, next)) any = true;
       }
     }
     if (any) s_any[level % 3] = 1;
@@ -155,17 +187,8 @@ static __global__ void __launch_bounds__(1024)
   }
 
   // 3. Results back in place, changed count.
-  unsigned long long count = 0;
-  for (std::uint32_t l = threadIdx.x; l < t * t; l += blockDim.x) {
-    const std::uint32_t x = l % t + 1, y = l / t + 1;
-    if (kSharedDist) dist_global[y * g + x] = dist[y * g + x];
-    count += changed[l];
-  }
-  for (int offset = 16; offset > 0; offset /= 2) count += __shfl_down_sync(kFullMask, count, offset);
-  if (lane == 0 && count) atomicAdd(&s_count, count);
-  __syncthreads();
-  if (threadIdx.x == 0 && s_count) atomicAdd(d_changed_total, s_count);
-  if (threadIdx.x == 0 && d_rounds) atomicAdd(d_rounds, static_cast<unsigned long long>(level + 1));
+  finish_block_sssp<1>(dist_global, g, dist, g, kSharedDist, changed, t, level + 1, s_count, d_changed_total,
+                       d_rounds);
 }
 
 }  // namespace
@@ -191,13 +214,10 @@ void launch_block_bfs(const double* d_values, std::uint64_t tiles, std::uint32_t
   auto kernel = shared_dist ? expand_bfs_frontier<true> : expand_bfs_frontier<false>;
   TERRAZO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
   const unsigned threads = static_cast<unsigned>(std::min<std::uint64_t>(1024, (g * g + 31) / 32 * 32));
-  const std::uint64_t max_launch = 0x7fffffffull;
-  for (std::uint64_t first = 0; first < tiles; first += max_launch) {
-    const std::uint64_t count = std::min(max_launch, tiles - first);
-    kernel<<<static_cast<unsigned>(count), threads, shared_bytes, stream>>>(
-        d_values, first, t, step, connectivity, max_cost, d_dist, d_changed, d_changed_total, d_rounds);
-    TERRAZO_CUDA_CHECK_LAUNCH();
-  }
+  launch_in_chunks(0, tiles, [&](std::uint64_t first, unsigned count) {
+    kernel<<<count, threads, shared_bytes, stream>>>(d_values, first, t, step, connectivity, max_cost, d_dist,
+                                                     d_changed, d_changed_total, d_rounds);
+  });
 }
 
 }  // namespace cuda

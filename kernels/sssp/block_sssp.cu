@@ -41,6 +41,7 @@
 #include "kernels/sssp/block_sssp_launch.cuh"
 #include "kernels/sssp/block_bfs.h"
 #include "kernels/sssp/block_sssp.h"
+#include "kernels/sssp/block_sssp_sweeps.cuh"
 #include "kernels/sssp/knight.h"
 #include "kernels/common/cuda_device.h"
 
@@ -48,66 +49,56 @@ namespace terrazo {
 namespace cuda {
 namespace {
 
-struct GridArrays {
+// The 8- (or 4-) neighbour stencil of one tile's (t+2)^2 window (kernels/sssp/block_sssp_sweeps.cuh).
+struct NeighbourGrid {
+  static constexpr int kHalo = 1;
   PathLength* dist;        // (t+2) rows of dist_stride
   std::uint32_t* weight;   // 4 planes (8 when directed) of (t+2) rows of weight_stride
   std::uint32_t dist_stride, weight_stride, plane;
   bool directed;           // 8 planes of pull weights (walk, tobler)
+  Connectivity connectivity;
+  PathLength max_cost;
+
+  // The weight of the edge into cell wi from its neighbour in direction dir (dx, dy).
+  __device__ __forceinline__ Weight pull_weight(int dir, int dx, int dy, std::uint32_t wi) const {
+    if (directed) return weight[dir * plane + wi];
+    return dir < 4 ? weight[dir * plane + wi]
+                   : weight[(dir - 4) * plane +
+                            static_cast<std::uint32_t>(static_cast<int>(wi) + dy * static_cast<int>(weight_stride) + dx)];
+  }
+
+  // min(current, the neighbours' offers d(v) + w(v, u) <= max_cost) for cell (x, y), without storing.
+  __device__ __forceinline__ PathLength pull(int x, int y, PathLength current) const {
+    const std::uint32_t di = static_cast<std::uint32_t>(y) * dist_stride + static_cast<std::uint32_t>(x);
+    const std::uint32_t wi = static_cast<std::uint32_t>(y) * weight_stride + static_cast<std::uint32_t>(x);
+    PathLength best = current;
+#pragma unroll
+    for (int dir = 0; dir < 8; ++dir) {
+      if (!direction_used(dir, connectivity)) continue;
+      const int dx = step_dx(dir), dy = step_dy(dir);
+      const Weight w = pull_weight(dir, dx, dy, wi);
+      if (w == kNoEdge) continue;
+      const PathLength dn = dist[static_cast<std::uint32_t>(static_cast<int>(di) + dy * static_cast<int>(dist_stride) + dx)];
+      if (dn == kUnreached || dn > max_cost) continue;
+      const PathLength candidate = dn + w;
+      if (candidate < dn || candidate > max_cost) continue;
+      best = min(best, candidate);
+    }
+    return best;
+  }
+
+  // Pulls into cell (x, y); stores and returns true when its distance drops.
+  __device__ __forceinline__ bool relax(int x, int y) const {
+    const std::uint32_t di = static_cast<std::uint32_t>(y) * dist_stride + static_cast<std::uint32_t>(x);
+    const PathLength current = dist[di];
+    const PathLength best = pull(x, y, current);
+    if (best < current) {
+      dist[di] = best;
+      return true;
+    }
+    return false;
+  }
 };
-
-// The weight of the edge into cell wi from its neighbour in direction dir (dx, dy).
-__device__ __forceinline__ Weight pull_weight(const GridArrays& g, int dir, int dx, int dy, std::uint32_t wi) {
-  if (g.directed) return g.weight[dir * g.plane + wi];
-  return dir < 4 ? g.weight[dir * g.plane + wi]
-                 : g.weight[(dir - 4) * g.plane +
-                            static_cast<std::uint32_t>(static_cast<int>(wi) + dy * static_cast<int>(g.weight_stride) + dx)];
-}
-
-__device__ __forceinline__ bool relax_cell(const GridArrays& g, int x, int y, Connectivity connectivity,
-                                           PathLength max_cost) {
-  const std::uint32_t di = static_cast<std::uint32_t>(y) * g.dist_stride + static_cast<std::uint32_t>(x);
-  const std::uint32_t wi = static_cast<std::uint32_t>(y) * g.weight_stride + static_cast<std::uint32_t>(x);
-  const PathLength current = g.dist[di];
-  PathLength best = current;
-#pragma unroll
-  for (int dir = 0; dir < 8; ++dir) {
-    if (!direction_used(dir, connectivity)) continue;
-    const int dx = step_dx(dir), dy = step_dy(dir);
-    const Weight w = pull_weight(g, dir, dx, dy, wi);
-    if (w == kNoEdge) continue;
-    const PathLength dn = g.dist[static_cast<std::uint32_t>(static_cast<int>(di) + dy * static_cast<int>(g.dist_stride) + dx)];
-    if (dn == kUnreached || dn > max_cost) continue;
-    const PathLength candidate = dn + w;
-    if (candidate < dn || candidate > max_cost) continue;
-    best = min(best, candidate);
-  }
-  if (best < current) {
-    g.dist[di] = best;
-    return true;
-  }
-  return false;
-}
-
-// min(current, neighbours' offers), as relax_cell computes it, without storing.
-__device__ __forceinline__ PathLength pull_cell(const GridArrays& g, int x, int y, Connectivity connectivity,
-                                                PathLength max_cost, PathLength current) {
-  const std::uint32_t di = static_cast<std::uint32_t>(y) * g.dist_stride + static_cast<std::uint32_t>(x);
-  const std::uint32_t wi = static_cast<std::uint32_t>(y) * g.weight_stride + static_cast<std::uint32_t>(x);
-  PathLength best = current;
-#pragma unroll
-  for (int dir = 0; dir < 8; ++dir) {
-    if (!direction_used(dir, connectivity)) continue;
-    const int dx = step_dx(dir), dy = step_dy(dir);
-    const Weight w = pull_weight(g, dir, dx, dy, wi);
-    if (w == kNoEdge) continue;
-    const PathLength dn = g.dist[static_cast<std::uint32_t>(static_cast<int>(di) + dy * static_cast<int>(g.dist_stride) + dx)];
-    if (dn == kUnreached || dn > max_cost) continue;
-    const PathLength candidate = dn + w;
-    if (candidate < dn || candidate > max_cost) continue;
-    best = min(best, candidate);
-  }
-  return best;
-}
 
 __device__ __forceinline__ PathLength add_saturated(PathLength a, PathLength b) {
   const PathLength sum = a + b;
@@ -117,8 +108,7 @@ __device__ __forceinline__ PathLength add_saturated(PathLength a, PathLength b) 
 // One phase of WarpScan sweeps: rows (kRows) or columns, each both ways. Returns whether this
 // thread stored anything.
 template <bool kRows>
-__device__ bool scan_lines(const GridArrays& g, int t, Connectivity connectivity, PathLength max_cost,
-                           std::uint8_t* changed) {
+__device__ bool scan_lines(const NeighbourGrid& g, int t, std::uint8_t* changed) {
   constexpr unsigned kFull = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x & 31u);
   const int warps = static_cast<int>(blockDim.x >> 5);
@@ -137,7 +127,7 @@ __device__ bool scan_lines(const GridArrays& g, int t, Connectivity connectivity
         PathLength current = kUnreached, c = kUnreached, w = kUnreached;
         if (valid) {
           current = g.dist[static_cast<std::uint32_t>(y) * g.dist_stride + static_cast<std::uint32_t>(x)];
-          c = pull_cell(g, x, y, connectivity, max_cost, current);
+          c = g.pull(x, y, current);
           // The edge from the previous cell of the line: E of (x-1, y) or of (x, y); S of (x, y-1) or of (x, y).
           // Directed: the pull weight of (x, y) from W, E, N or S (directions 4, 0, 6, 2).
           const int ox = kRows && forward ? x - 1 : x, oy = !kRows && forward ? y - 1 : y;
@@ -158,7 +148,7 @@ __device__ bool scan_lines(const GridArrays& g, int t, Connectivity connectivity
           }
         }
         const PathLength result = min(c, add_saturated(carry, w));
-        if (valid && result < current && result <= max_cost) {
+        if (valid && result < current && result <= g.max_cost) {
           g.dist[static_cast<std::uint32_t>(y) * g.dist_stride + static_cast<std::uint32_t>(x)] = result;
           changed[(y - 1) * t + (x - 1)] = 1;
           any = true;
@@ -170,33 +160,21 @@ __device__ bool scan_lines(const GridArrays& g, int t, Connectivity connectivity
   return any;
 }
 
-template <bool kWarpScan>
-static __global__ void __launch_bounds__(1024)
-    relax_block_sssp(const double* __restrict__ d_values, std::uint64_t first_tile, std::uint32_t t,
-                     WeightParams params, Connectivity connectivity, PathLength max_cost, PathLength* __restrict__ d_dist,
-                     std::uint8_t* __restrict__ d_changed, unsigned long long* __restrict__ d_changed_total,
-                     int* __restrict__ d_overflow, unsigned char* __restrict__ d_scratch, std::uint64_t scratch_stride,
-                     int placement, unsigned long long* __restrict__ d_rounds,
-                     const std::int64_t* __restrict__ d_row0) {
-  extern __shared__ unsigned long long s_dynamic[];
-  __shared__ int s_changed[2];
-  __shared__ unsigned long long s_count;
-  const std::uint64_t tile = first_tile + blockIdx.x;
+// Where the tile's distances and weights live (ScratchPlacement): shared memory from s_dynamic
+// (odd row stride), or the tile's global window and its slice of d_scratch.
+__device__ __forceinline__ NeighbourGrid place_grid(std::uint32_t t, const WeightParams& params,
+                                                    Connectivity connectivity, PathLength max_cost, int placement,
+                                                    unsigned char* shared_base, PathLength* dist_global,
+                                                    unsigned char* tile_scratch) {
   const std::uint32_t g = t + 2;
-  const std::uint32_t grid = g * g;
-  const double* values = d_values + tile * grid;
-  PathLength* dist_global = d_dist + tile * grid;
-  std::uint8_t* changed = d_changed + tile * static_cast<std::uint64_t>(t) * t;
-  if (d_row0) params.steps.row0 = d_row0[tile];  // per-row step lengths: the window's first row
   const std::uint32_t padded = g | 1u;  // odd row stride in shared memory
-
-  GridArrays a{};
+  NeighbourGrid a{};
   a.weight_stride = padded;
   a.plane = padded * g;
   a.directed = is_directed(params.model);
-  unsigned char* shared_base = reinterpret_cast<unsigned char*>(s_dynamic);
-  const bool dist_shared = placement != static_cast<int>(ScratchPlacement::Global);
-  if (dist_shared) {
+  a.connectivity = connectivity;
+  a.max_cost = max_cost;
+  if (placement != static_cast<int>(ScratchPlacement::Global)) {
     a.dist = reinterpret_cast<PathLength*>(shared_base);
     a.dist_stride = padded;
   } else {
@@ -206,11 +184,19 @@ static __global__ void __launch_bounds__(1024)
   if (placement == static_cast<int>(ScratchPlacement::Shared)) {
     a.weight = reinterpret_cast<std::uint32_t*>(shared_base + 8ull * a.plane);
   } else {
-    a.weight = reinterpret_cast<std::uint32_t*>(d_scratch + (tile - first_tile) * scratch_stride);
+    a.weight = reinterpret_cast<std::uint32_t*>(tile_scratch);
   }
+  return a;
+}
 
-  // 1. Weights, distances into place, changed flags cleared.
+// Phase 1: the weights of every window cell (its owned edges E, SE, S, SW with an interior end;
+// directed: the 8 pull weights of an interior cell), and the distances into place when they are
+// kept in shared memory. Returns whether this thread met a weight overflow.
+__device__ __forceinline__ bool weigh_window(const NeighbourGrid& a, const double* values,
+                                             const PathLength* dist_global, bool dist_shared, std::uint32_t t,
+                                             const WeightParams& params) {
   bool overflowed = false;
+  const std::uint32_t g = t + 2, grid = g * g;
   const int gi = static_cast<int>(g);
   for (std::uint32_t i = threadIdx.x; i < grid; i += blockDim.x) {
     const int x = static_cast<int>(i % g), y = static_cast<int>(i / g);
@@ -222,7 +208,7 @@ static __global__ void __launch_bounds__(1024)
       for (int dir = 0; dir < 8; ++dir) {
         Weight w = kNoEdge;
         const int nx = x + step_dx(dir), ny = y + step_dy(dir);
-        if (interior && direction_used(dir, connectivity) && nx >= 0 && ny >= 0 && nx < gi && ny < gi)
+        if (interior && direction_used(dir, a.connectivity) && nx >= 0 && ny >= 0 && nx < gi && ny < gi)
           w = step_weight(params, values[ny * gi + nx], v, (dir + 4) & 7, ny, &overflowed);
         a.weight[dir * a.plane + wi] = w;
       }
@@ -230,7 +216,7 @@ static __global__ void __launch_bounds__(1024)
       for (int dir = 0; dir < 4; ++dir) {
         Weight w = kNoEdge;
         const int nx = x + step_dx(dir), ny = y + step_dy(dir);
-        if (direction_used(dir, connectivity) && nx >= 0 && ny >= 0 && nx < gi && ny < gi) {
+        if (direction_used(dir, a.connectivity) && nx >= 0 && ny >= 0 && nx < gi && ny < gi) {
           const bool other_interior = nx >= 1 && ny >= 1 && nx <= static_cast<int>(t) && ny <= static_cast<int>(t);
           if (interior || other_interior) w = step_weight(params, v, values[ny * gi + nx], dir, y, &overflowed);
         }
@@ -239,75 +225,51 @@ static __global__ void __launch_bounds__(1024)
     }
     if (dist_shared) a.dist[static_cast<std::uint32_t>(y) * a.dist_stride + static_cast<std::uint32_t>(x)] = dist_global[i];
   }
-  for (std::uint32_t l = threadIdx.x; l < t * t; l += blockDim.x) changed[l] = 0;
-  if (overflowed) atomicExch(d_overflow, 1);
-  if (threadIdx.x == 0) {
-    s_changed[0] = 0;
-    s_changed[1] = 0;
-    s_count = 0;
-  }
-  __syncthreads();
+  return overflowed;
+}
+
+template <bool kWarpScan>
+static __global__ void __launch_bounds__(1024)
+    relax_block_sssp(const double* __restrict__ d_values, std::uint64_t first_tile, std::uint32_t t,
+                     WeightParams params, Connectivity connectivity, PathLength max_cost, PathLength* __restrict__ d_dist,
+                     std::uint8_t* __restrict__ d_changed, unsigned long long* __restrict__ d_changed_total,
+                     int* __restrict__ d_overflow, unsigned char* __restrict__ d_scratch, std::uint64_t scratch_stride,
+                     int placement, unsigned long long* __restrict__ d_rounds,
+                     const std::int64_t* __restrict__ d_row0) {
+  extern __shared__ unsigned long long s_dynamic[];
+  __shared__ SweepCounters s_counters;
+  const std::uint64_t tile = first_tile + blockIdx.x;
+  const std::uint32_t g = t + 2;
+  const double* values = d_values + tile * g * g;
+  PathLength* dist_global = d_dist + tile * g * g;
+  std::uint8_t* changed = d_changed + tile * static_cast<std::uint64_t>(t) * t;
+  if (d_row0) params.steps.row0 = d_row0[tile];  // per-row step lengths: the window's first row
+  unsigned char* tile_scratch = placement == static_cast<int>(ScratchPlacement::Shared)
+                                    ? nullptr
+                                    : d_scratch + (tile - first_tile) * scratch_stride;
+  const NeighbourGrid a = place_grid(t, params, connectivity, max_cost, placement,
+                                     reinterpret_cast<unsigned char*>(s_dynamic), dist_global, tile_scratch);
+
+  const bool dist_shared = placement != static_cast<int>(ScratchPlacement::Global);
+
+  // 1. Weights, distances into place, changed flags cleared.
+  const bool overflowed = weigh_window(a, values, dist_global, dist_shared, t, params);
+  begin_sweeps(changed, t, overflowed, d_overflow, s_counters);
 
   // 2. Rounds of row and column phases until nothing changes.
   const int ti = static_cast<int>(t);
-  unsigned round = 0;
-  for (;; ++round) {
-    bool any = false;
-    if (kWarpScan) {
-      any = scan_lines<true>(a, ti, connectivity, max_cost, changed);
-    } else {
-      for (int y = 1 + static_cast<int>(threadIdx.x); y <= ti; y += static_cast<int>(blockDim.x)) {
-        for (int x = 1; x <= ti; ++x) {
-          if (relax_cell(a, x, y, connectivity, max_cost)) {
-            changed[(y - 1) * ti + (x - 1)] = 1;
-            any = true;
-          }
-        }
-        for (int x = ti; x >= 1; --x) {
-          if (relax_cell(a, x, y, connectivity, max_cost)) {
-            changed[(y - 1) * ti + (x - 1)] = 1;
-            any = true;
-          }
-        }
-      }
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) s_changed[(round + 1) & 1u] = 0;  // everyone read it in the last round
-    if (kWarpScan) {
-      any = scan_lines<false>(a, ti, connectivity, max_cost, changed) || any;
-    } else {
-      for (int x = 1 + static_cast<int>(threadIdx.x); x <= ti; x += static_cast<int>(blockDim.x)) {
-        for (int y = 1; y <= ti; ++y) {
-          if (relax_cell(a, x, y, connectivity, max_cost)) {
-            changed[(y - 1) * ti + (x - 1)] = 1;
-            any = true;
-          }
-        }
-        for (int y = ti; y >= 1; --y) {
-          if (relax_cell(a, x, y, connectivity, max_cost)) {
-            changed[(y - 1) * ti + (x - 1)] = 1;
-            any = true;
-          }
-        }
-      }
-    }
-    if (any) s_changed[round & 1u] = 1;
-    __syncthreads();
-    if (!s_changed[round & 1u]) break;
+  unsigned rounds = 0;
+  if (kWarpScan) {
+    rounds = sweep_to_fixpoint([&] { return scan_lines<true>(a, ti, changed); },
+                               [&] { return scan_lines<false>(a, ti, changed); }, s_counters);
+  } else {
+    rounds = sweep_to_fixpoint([&] { return relax_lines<true>(a, ti, changed); },
+                               [&] { return relax_lines<false>(a, ti, changed); }, s_counters);
   }
 
   // 3. Results back in place, changed count.
-  unsigned long long count = 0;
-  for (std::uint32_t l = threadIdx.x; l < t * t; l += blockDim.x) {
-    const std::uint32_t x = l % t + 1, y = l / t + 1;
-    if (dist_shared) dist_global[y * g + x] = a.dist[y * a.dist_stride + x];
-    count += changed[l];
-  }
-  for (int offset = 16; offset > 0; offset /= 2) count += __shfl_down_sync(0xffffffffu, count, offset);
-  if ((threadIdx.x & 31u) == 0 && count) atomicAdd(&s_count, count);
-  __syncthreads();
-  if (threadIdx.x == 0 && s_count) atomicAdd(d_changed_total, s_count);
-  if (threadIdx.x == 0 && d_rounds) atomicAdd(d_rounds, static_cast<unsigned long long>(round + 1));
+  finish_block_sssp<NeighbourGrid::kHalo>(dist_global, g, a.dist, a.dist_stride, dist_shared, changed, t,
+                                          rounds, s_counters.count, d_changed_total, d_rounds);
 }
 
 unsigned threads_for_lines(std::uint32_t t, bool warp_per_line) {
@@ -360,21 +322,18 @@ void launch_block_sssp(const double* d_values, std::uint64_t tiles, std::uint32_
   workspace.last_placement = placement;
   const bool warp_scan = workspace.sweep == SsspSweep::WarpScan;  // Auto: ThreadPerLine (kernels/sssp/block_sssp_batch.h)
   workspace.last_sweep = warp_scan ? SsspSweep::WarpScan : SsspSweep::ThreadPerLine;
-  const std::uint64_t max_launch = 0x7fffffffull;
-  if (placement != ScratchPlacement::Shared) workspace.scratch.resize(weight_bytes * std::min<std::uint64_t>(tiles, max_launch));
+  if (placement != ScratchPlacement::Shared) workspace.scratch.resize(weight_bytes * std::min(tiles, kMaxBlocksPerLaunch));
   auto kernel = warp_scan ? relax_block_sssp<true> : relax_block_sssp<false>;
   if (shared_bytes) {
     TERRAZO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared_bytes)));
   }
   const unsigned threads = threads_for_lines(t, warp_scan);
-  for (std::uint64_t first = 0; first < tiles; first += max_launch) {
-    const std::uint64_t count = std::min(max_launch, tiles - first);
-    kernel<<<static_cast<unsigned>(count), threads, shared_bytes, stream>>>(
-        d_values, first, t, params, connectivity, max_cost, d_dist, d_changed, d_changed_total, d_overflow,
-        workspace.scratch.get(), weight_bytes, static_cast<int>(placement), d_rounds, d_row0);
-    TERRAZO_CUDA_CHECK_LAUNCH();
-  }
+  launch_in_chunks(0, tiles, [&](std::uint64_t first, unsigned count) {
+    kernel<<<count, threads, shared_bytes, stream>>>(d_values, first, t, params, connectivity, max_cost, d_dist,
+                                                     d_changed, d_changed_total, d_overflow, workspace.scratch.get(),
+                                                     weight_bytes, static_cast<int>(placement), d_rounds, d_row0);
+  });
 }
 
 }  // namespace cuda

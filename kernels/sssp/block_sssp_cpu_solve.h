@@ -74,49 +74,188 @@ struct IsBucketQueue<BucketQueue<Key, DistOf>> : std::true_type {};
 // width h (1; 2 for knight's moves, block_sssp_cpu_knight.cpp).
 const std::uint8_t* interior_mask(std::uint32_t t, std::uint32_t h = 1);
 
-// Dijkstra on the tile, specialised for one weight model and connectivity so that the model's
-// switch and the step length fold into constants and the neighbour loop unrolls.
+// The 4- and 8-neighbour stencil: a (t+2)^2 window (one-cell halo), direction k * kStep of
+// tile_geometry.h, the model folded to a constant when kModel >= 0, step lengths by row when the
+// steps have a per-row table.
+template <int kModel, bool kEight>
+struct NeighbourStencil {
+  static constexpr std::uint32_t kHalo = 1;
+  static constexpr int kDirections = kEight ? 8 : 4;
+  static constexpr int kStep = kEight ? 1 : 2;
+  const double* values;
+  std::uint32_t t, s;
+  WeightParams p;
+  std::int64_t offset[kDirections];
+
+  NeighbourStencil(const double* window, std::uint32_t tile, const WeightParams& params)
+      : values(window), t(tile), s(tile + 2), p(params) {
+    if constexpr (kModel >= 0) p.model = static_cast<WeightModel>(kModel);
+    for (int k = 0; k < kDirections; ++k) {
+      const int d = k * kStep;
+      offset[k] = static_cast<std::int64_t>(kDirDy[d]) * s + kDirDx[d];
+    }
+  }
+  // u's window row, for the step lengths (only a per-row table needs it).
+  std::int64_t row_of(std::uint32_t u) const { return p.steps.rows ? u / s : 0; }
+  // The weight of the step u -> v along stencil direction k.
+  Weight weight(std::uint32_t, double value, std::uint32_t v, int k, std::int64_t urow, bool* overflowed) const {
+    return step_weight(p, value, values[v], k * kStep, urow, overflowed);
+  }
+  // Calls seed(u) for every cell, or for the halo ring only: top row, bottom row, left, right column.
+  template <class Seed>
+  void for_each_seed(bool halo_only, Seed&& seed) const {
+    const std::uint32_t ring = 4 * t + 4;
+    const std::uint32_t scan = halo_only ? ring : s * s;
+    for (std::uint32_t k = 0; k < scan; ++k) {
+      std::uint32_t u = k;
+      if (halo_only) {
+        if (k < s) u = k;
+        else if (k < 2 * s) u = (t + 1) * s + (k - s);
+        else if (k < 2 * s + t) u = (k - 2 * s + 1) * s;
+        else u = (k - 2 * s - t + 1) * s + t + 1;
+      }
+      seed(u);
+    }
+  }
+};
+
+// Knight's moves (--connectivity 16, kernels/sssp/knight.h): a (t+4)^2 window with a two-cell halo,
+// the 8 neighbours and the 8 knight's moves (direction k of knight.h), the model read at run time
+// (friction, geometric, unit) and uniform step lengths. A knight's move weighs the two cells it
+// crosses, which are inside the window whenever both ends are (they lie in the ends' bounding box);
+// the halo holds every halo cell's value (engine/sssp/halo_values.h).
+struct KnightStencil {
+  static constexpr std::uint32_t kHalo = 2;
+  static constexpr int kDirections = 16;
+  const double* values;
+  std::uint32_t t, s;
+  const WeightParams& p;
+  std::int64_t offset[kDirections], cross_a[kDirections] = {}, cross_b[kDirections] = {};
+  double length[kDirections] = {};
+
+  KnightStencil(const double* window, std::uint32_t tile, const WeightParams& params)
+      : values(window), t(tile), s(tile + 4), p(params) {
+    for (int d = 0; d < kDirections; ++d) {
+      offset[d] = static_cast<std::int64_t>(kStepDy[d]) * s + kStepDx[d];
+      if (!is_knight(d)) continue;
+      int ax, ay, bx, by;
+      knight_crossed(d, &ax, &ay, &bx, &by);
+      cross_a[d] = static_cast<std::int64_t>(ay) * s + ax;
+      cross_b[d] = static_cast<std::int64_t>(by) * s + bx;
+      length[d] = knight_length(p.steps, d);
+    }
+  }
+  std::int64_t row_of(std::uint32_t) const { return 0; }
+  Weight weight(std::uint32_t u, double value, std::uint32_t v, int d, std::int64_t, bool* overflowed) const {
+    if (d < 8) return step_weight(p, value, values[v], d, 0, overflowed);
+    return knight_weight(p, value, values[u + cross_a[d]], values[u + cross_b[d]], values[v], length[d], overflowed);
+  }
+  // Calls seed(u) for every cell, or for the two-cell halo only, row by row.
+  template <class Seed>
+  void for_each_seed(bool halo_only, Seed&& seed) const {
+    if (!halo_only) {
+      for (std::uint32_t u = 0; u < s * s; ++u) seed(u);
+      return;
+    }
+    for (std::uint32_t y = 0; y < s; ++y) {
+      if (y < 2 || y >= t + 2) {
+        for (std::uint32_t x = 0; x < s; ++x) seed(y * s + x);
+      } else {
+        seed(y * s);
+        seed(y * s + 1);
+        seed(y * s + t + 2);
+        seed(y * s + t + 3);
+      }
+    }
+  }
+};
+
+// solve()'s seeding: every finite cell, or only the halo when the interior is known to be
+// consistent. Halo seeds relax their interior neighbours now (relax(u, value, v, k, urow), solve's
+// step); an interior seed is queued when it improves at least one neighbour. (The caller has
+// emptied the queue.)
+template <class Stencil, bool kLabelled, class Queue, class Relax>
+void seed_window(const Stencil& stencil, PathLength max_cost, const Labels<kLabelled>& labels,
+                 bool interior_consistent, const std::uint8_t* interior, Queue& heap, bool* overflowed,
+                 Relax& relax) {
+  using Key = typename Labels<kLabelled>::Key;
+  constexpr int kDirections = Stencil::kDirections;
+  const std::uint64_t cells = static_cast<std::uint64_t>(stencil.s) * stencil.s;
+  const double* values = stencil.values;
+  const PathLength* dist = labels.dist;
+  stencil.for_each_seed(interior_consistent, [&](std::uint32_t u) {
+    if (dist[u] == kUnreached || dist[u] > max_cost) return;
+    const double value = values[u];
+    if (value != value) return;
+    const bool halo = !interior[u];
+    const std::int64_t urow = stencil.row_of(u);
+#pragma GCC unroll 16
+    for (int k = 0; k < kDirections; ++k) {
+      const std::int64_t v64 = static_cast<std::int64_t>(u) + stencil.offset[k];
+      // A halo cell's step that wraps around a row lands in the opposite halo columns.
+      if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
+      const auto v = static_cast<std::uint32_t>(v64);
+      if (!interior[v]) continue;
+      if (halo) {
+        relax(u, value, v, k, urow);
+        continue;
+      }
+      const Weight w = stencil.weight(u, value, v, k, urow, overflowed);
+      if (w == kNoEdge) continue;
+      Key candidate;
+      if (labels.extend(u, w, max_cost, &candidate) && candidate < labels.key(v)) {
+        heap.push(labels.key(u), u);
+        return;
+      }
+    }
+  });
+}
+
+// changed[y * t + x] = 1 where the window's state (stride s, halo h) is 2: improved by the solve.
+inline void copy_changed_flags(const std::uint8_t* state, std::uint32_t t, std::uint32_t s, std::uint32_t h,
+                               std::uint8_t* changed) {
+  for (std::uint32_t y = 0; y < t; ++y) {
+    const std::uint8_t* row = state + static_cast<std::size_t>(y + h) * s + h;
+    std::uint8_t* out = changed + static_cast<std::size_t>(y) * t;
+    for (std::uint32_t x = 0; x < t; ++x) out[x] = static_cast<std::uint8_t>(row[x] >> 1);
+  }
+}
+
+// Dijkstra on the tile's window, specialised for one stencil (weight model and connectivity) so
+// that the model's switch and the step length fold into constants and the neighbour loop unrolls.
 // Halo seeds are relaxed while seeding instead of being queued (their labels never change), so
 // every popped cell is interior and its neighbours lie inside the window without bounds checks.
 // Relaxing a seed before its turn is exact: labels only decrease and every decrease is queued,
 // so the queue ends at the same unique fixpoint, the minimum labels of the contract.
-// kModel < 0: the model read at run time (any model weight_of_step knows).
-// flatten: step_weight and the queue's push inline into the loops (GCC otherwise keeps them calls).
-template <int kModel, bool kEight, bool kLabelled, class Queue>
+// flatten: the stencil's weight, the queue's push and the seeding inline into the loops (GCC
+// otherwise keeps them calls).
+template <class Stencil, bool kLabelled, class Queue>
 #if defined(__GNUC__)
 __attribute__((flatten))
 #endif
-std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& params, PathLength max_cost,
-                    const Labels<kLabelled>& labels, bool interior_consistent, std::uint8_t* changed, bool* overflow,
-                    Queue& heap) {
+std::uint64_t solve(const Stencil& stencil, PathLength max_cost, const Labels<kLabelled>& labels,
+                    bool interior_consistent, std::uint8_t* changed, bool* overflow, Queue& heap) {
   using Key = typename Labels<kLabelled>::Key;
   constexpr bool kBuckets = IsBucketQueue<Queue>::value;
-  constexpr int kDirections = kEight ? 8 : 4;
-  constexpr int kStep = kEight ? 1 : 2;
-  const std::uint32_t s = t + 2;
+  constexpr int kDirections = Stencil::kDirections;
+  constexpr std::uint32_t kHalo = Stencil::kHalo;
+  const std::uint32_t t = stencil.t, s = stencil.s;
   const std::uint64_t cells = static_cast<std::uint64_t>(s) * s;
+  const double* values = stencil.values;
   PathLength* dist = labels.dist;
-  WeightParams p = params;
-  if constexpr (kModel >= 0) p.model = static_cast<WeightModel>(kModel);
   // Cell state in the window's layout: 0 halo, 1 interior, 2 interior and improved by this solve
   // (copied into `changed` at the end), so marking a change needs no division by the row length.
   thread_local std::vector<std::uint8_t> state_buffer;
   state_buffer.resize(cells);
   std::uint8_t* state = state_buffer.data();
-  std::memcpy(state, interior_mask(t), cells);
+  std::memcpy(state, interior_mask(t, kHalo), cells);
   const std::uint8_t* interior = state;
-
-  std::int64_t offset[8];
-  for (int k = 0; k < kDirections; ++k) {
-    const int d = k * kStep;
-    offset[k] = static_cast<std::int64_t>(kDirDy[d]) * s + kDirDx[d];
-  }
   std::uint64_t changed_count = 0;
   bool overflowed = false;
-  // Relaxes the edge u -> v (v interior); true when it improved v.
-  // Relaxes the step u -> v in direction d from u's window row (step lengths: p.steps).
-  auto relax = [&](std::uint32_t u, double value, std::uint32_t v, int d, std::int64_t urow) {
-    const Weight w = step_weight(p, value, values[v], d, urow, &overflowed);
+  // Relaxes the step u -> v (v interior) along stencil direction k from u's window row; true when
+  // it improved v.
+  auto relax = [&](std::uint32_t u, double value, std::uint32_t v, int k, std::int64_t urow) {
+    const Weight w = stencil.weight(u, value, v, k, urow, &overflowed);
     if (w == kNoEdge) return false;
     Key candidate;
     const Key before = labels.key(v);
@@ -135,44 +274,7 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     return true;
   };
 
-  // Seeds: every finite cell, or only the halo ring when the interior is known to be consistent.
-  // Halo seeds relax their interior neighbours now; an interior seed is queued when it improves
-  // at least one neighbour. (The caller has emptied the queue.)
-  const std::uint32_t ring = 4 * t + 4;
-  const std::uint32_t scan = interior_consistent ? ring : static_cast<std::uint32_t>(cells);
-  for (std::uint32_t k = 0; k < scan; ++k) {
-    std::uint32_t u = k;
-    if (interior_consistent) {  // ring position -> index: top row, bottom row, left, right column
-      if (k < s) u = k;
-      else if (k < 2 * s) u = (t + 1) * s + (k - s);
-      else if (k < 2 * s + t) u = (k - 2 * s + 1) * s;
-      else u = (k - 2 * s - t + 1) * s + t + 1;
-    }
-    if (dist[u] == kUnreached || dist[u] > max_cost) continue;
-    const double value = values[u];
-    if (value != value) continue;
-    const bool halo = !interior[u];
-    const std::int64_t urow = p.steps.rows ? u / s : 0;  // only a per-row table needs the row
-#pragma GCC unroll 8
-    for (int k2 = 0; k2 < kDirections; ++k2) {
-      const int d = k2 * kStep;
-      const std::int64_t v64 = static_cast<std::int64_t>(u) + offset[k2];
-      if (v64 < 0 || v64 >= static_cast<std::int64_t>(cells)) continue;
-      const auto v = static_cast<std::uint32_t>(v64);
-      if (!interior[v]) continue;
-      if (halo) {
-        relax(u, value, v, d, urow);
-        continue;
-      }
-      const Weight w = step_weight(p, value, values[v], d, urow, &overflowed);
-      if (w == kNoEdge) continue;
-      Key candidate;
-      if (labels.extend(u, w, max_cost, &candidate) && candidate < labels.key(v)) {
-        heap.push(labels.key(u), u);
-        break;
-      }
-    }
-  }
+  seed_window(stencil, max_cost, labels, interior_consistent, interior, heap, &overflowed, relax);
 
   while (!heap.empty()) {
     const auto entry = heap.pop();
@@ -186,10 +288,10 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
     }
     const double value = values[u];
     const PathLength du = dist[u];
-    const std::int64_t urow = p.steps.rows ? u / s : 0;
-#pragma GCC unroll 8
+    const std::int64_t urow = stencil.row_of(u);
+#pragma GCC unroll 16
     for (int k = 0; k < kDirections; ++k) {
-      const auto v = static_cast<std::uint32_t>(static_cast<std::int64_t>(u) + offset[k]);
+      const auto v = static_cast<std::uint32_t>(static_cast<std::int64_t>(u) + stencil.offset[k]);
       // A neighbour already at u's distance or below cannot improve through u (weights are >= 0;
       // with labels an equal distance may still improve on the source or hop count): skip the
       // weight. Its edge was or will be weighed from its other end (weights are symmetric), so
@@ -197,28 +299,25 @@ std::uint64_t solve(const double* values, std::uint32_t t, const WeightParams& p
       // shortest path then, so skipping it leaves the labels exact; their scale is chosen from
       // every in-tile edge's weight up front, engine/tile_inputs/walk_input.h.)
       if (kLabelled ? dist[v] < du : dist[v] <= du) continue;
-      if (interior[v]) relax(u, value, v, k * kStep, urow);
+      if (interior[v]) relax(u, value, v, k, urow);
     }
   }
-  for (std::uint32_t y = 0; y < t; ++y) {
-    const std::uint8_t* row = state + static_cast<std::size_t>(y + 1) * s + 1;
-    std::uint8_t* out = changed + static_cast<std::size_t>(y) * t;
-    for (std::uint32_t x = 0; x < t; ++x) out[x] = static_cast<std::uint8_t>(row[x] >> 1);
-  }
+  copy_changed_flags(state, t, s, kHalo, changed);
   if (overflowed) *overflow = true;
   return changed_count;
 }
 
-// The model's solve for the run's connectivity.
+// The model's solve for the run's connectivity (4 or 8 neighbours). kModel < 0: the model read at
+// run time (any model weight_of_step knows).
 template <int kModel, bool kLabelled, class Queue>
 std::uint64_t solve_model(const double* values, std::uint32_t t, const WeightParams& params, Connectivity connectivity,
                           PathLength max_cost, const Labels<kLabelled>& labels, bool interior_consistent,
                           std::uint8_t* changed, bool* overflow, Queue& heap) {
   if (connectivity == Connectivity::Eight)
-    return solve<kModel, true, kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow,
-                                          heap);
-  return solve<kModel, false, kLabelled>(values, t, params, max_cost, labels, interior_consistent, changed, overflow,
-                                         heap);
+    return solve(NeighbourStencil<kModel, true>(values, t, params), max_cost, labels, interior_consistent, changed,
+                 overflow, heap);
+  return solve(NeighbourStencil<kModel, false>(values, t, params), max_cost, labels, interior_consistent, changed,
+               overflow, heap);
 }
 
 using Heap64 = RadixHeap<std::uint64_t>;
@@ -246,9 +345,8 @@ TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, static_cast<int>(WeightModel::AbsDiff))
 TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, static_cast<int>(WeightModel::Friction))
 TERRAZO_BLOCK_SSSP_CPU_MODEL(extern, kRuntimeModel)
 
-// Knight's moves (--connectivity 16, kernels/sssp/knight.h): a (t+4)^2 window with a two-cell halo,
-// 16 directions, the model read at run time (friction, geometric, unit). block_sssp_cpu_knight.cpp;
-// kept apart from solve() so the 4- and 8-neighbour solves stay as they are.
+// Knight's moves (--connectivity 16): solve() on the KnightStencil, instantiated in
+// block_sssp_cpu_knight.cpp.
 template <bool kLabelled, class Queue>
 std::uint64_t solve_knight(const double* values, std::uint32_t t, const WeightParams& params, PathLength max_cost,
                            const Labels<kLabelled>& labels, bool interior_consistent, std::uint8_t* changed,

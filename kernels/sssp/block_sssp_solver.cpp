@@ -14,19 +14,18 @@
 namespace terrazo {
 namespace {
 
-class CpuSsspTileSolver : public SsspTileBatchSolver {
+class CpuSsspTileSolver : public CpuBatchSolver<SsspTileBatchSolver, SsspTileBatch, SsspTileSolved> {
  public:
-  CpuSsspTileSolver(const SsspTileSolverOptions& options, WorkerPool& pool) : options_(options), pool_(pool) {
+  CpuSsspTileSolver(const SsspTileSolverOptions& options, WorkerPool& pool)
+      : CpuBatchSolver("the CPU SSSP tile solver"), options_(options), pool_(pool) {
     Weight step = 0;
     bfs_ = options.frontier_bfs && !options.labelled && block_bfs_step(options.params, &step);
   }
-  Device device() const override { return Device::Cpu; }
-  std::size_t slots() const override { return 1; }
-  std::size_t pending() const override { return pending_ ? 1 : 0; }
   std::uint64_t batch_tiles() const override { return options_.batch; }
   std::uint64_t reserved_bytes() const override { return 0; }
-  void submit(const SsspTileBatch& batch) override {
-    if (pending_) throw Error("internal error: the CPU SSSP tile solver has no free slot");
+
+ private:
+  void solve_now(const SsspTileBatch& batch) override {
     const std::size_t n = batch.tiles.size();
     std::vector<std::uint64_t> improved(n, 0);
     std::vector<char> overflows(n, 0);
@@ -54,19 +53,10 @@ class CpuSsspTileSolver : public SsspTileBatchSolver {
       solved_.changed_cells += improved[k];
       solved_.overflow = solved_.overflow || overflows[k];
     }
-    pending_ = true;
-  }
-  const SsspTileSolved& wait() override {
-    if (!pending_) throw Error("internal error: no CPU SSSP tile batch to wait for");
-    pending_ = false;
-    return solved_;
   }
 
- private:
   SsspTileSolverOptions options_;
   WorkerPool& pool_;
-  SsspTileSolved solved_;
-  bool pending_ = false;
   bool bfs_ = false;  // the unit model's frontier BFS twin
 };
 
