@@ -57,7 +57,7 @@ Surfaces make_surfaces(testing::TempDir& dir, std::uint64_t seed, std::uint64_t 
 }
 
 CorridorResult corridor(const std::string& a, const std::string& b, const std::string& out, double threshold = -1,
-                        double percent = -1) {
+                        double percent = -1, std::uint64_t budget_bytes = 64ull << 20) {
   CorridorOptions o;
   RunSettings o_run;
   o.a = a;
@@ -65,8 +65,56 @@ CorridorResult corridor(const std::string& a, const std::string& b, const std::s
   o.output = out;
   o.threshold = threshold;
   o.percent = percent;
-  MemoryBudget budget(64ull << 20);
+  MemoryBudget budget(budget_bytes, MemoryBudget::kRaiseMemory);
   return terrazo::testing::run_with(run_corridor, o, o_run, budget, Progress::silent());
+}
+
+// Reproducer: corridor refused any budget below a whole strip (256 rows x 24 bytes a column, 48
+// MiB at 8192 columns) plus 16 MiB of GDAL cache, so rasters wider than ~2000 columns could not
+// run in 64M. Now a budget too small for whole strips cuts them into pieces of whole 256-column
+// blocks: at 7M a 700-column raster runs in three pieces a strip, every cell as at 64M (one
+// piece); below the least piece it is refused before any cell is read, naming the need.
+TEST(Corridor, SmallBudgetCutsStripsIntoPiecesWithTheSameCells) {
+  testing::TempDir dir;
+  // Two random surfaces (5% nodata) of 700 x 300 Float64 cells in GeoTIFF blocks of 256.
+  const std::uint64_t w = 700, h = kCorridorStripRows + 44;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Surfaces s;
+  s.a = dir.file("a.tif");
+  s.b = dir.file("b.tif");
+  for (const std::string& path : {s.a, s.b}) {
+    std::vector<double> values(w * h);
+    for (auto& v : values) v = unit(rng) < 0.05 ? kNaN : std::floor(unit(rng) * 1000.0) / 8;
+    testing::write_raster_values(path, w, h, values, CellType::Float64, -1);
+  }
+  const std::string whole = dir.file("whole.tif"), pieces = dir.file("pieces.tif");
+  for (const double percent : {-1.0, 4.0}) {
+    const CorridorResult w = corridor(s.a, s.b, whole, -1, percent);
+    const CorridorResult p = corridor(s.a, s.b, pieces, -1, percent, 7ull << 20);
+    EXPECT_EQ(p.valid_cells, w.valid_cells);
+    EXPECT_EQ(p.corridor_cells, w.corridor_cells);
+    EXPECT_EQ(p.min_sum, w.min_sum);
+    EXPECT_EQ(p.max_sum, w.max_sum);
+    EXPECT_EQ(p.threshold, w.threshold);
+    const std::vector<double> a = testing::read_raster_values(whole), b = testing::read_raster_values(pieces);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_TRUE(a[i] == b[i] || (a[i] != a[i] && b[i] != b[i])) << "cell " << i << " percent " << percent;
+    }
+  }
+  const std::string refused = dir.file("refused.tif");
+  try {
+    corridor(s.a, s.b, refused, -1, 4.0, 5ull << 20);
+    ADD_FAILURE() << "5M was not refused";
+  } catch (const BudgetError& e) {
+    EXPECT_NE(std::string(e.what()).find("memory budget too small for corridor: a piece of 256 x 256 cells"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("raise --memory to "), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("--tile"), std::string::npos) << e.what();
+  }
+  for (const auto& name : testing::entries_of(dir)) EXPECT_EQ(name.rfind("refused.tif", 0), std::string::npos) << name;
 }
 
 TEST(Corridor, SumOfTwoSurfacesAndItsMinimumIsTheLeastCostPath) {

@@ -36,6 +36,45 @@ void check_same_grid(const RasterInfo& a, const RasterInfo& b, const CorridorOpt
   }
 }
 
+// GDAL's cache limit bounds two things here, each up to the limit: the block cache of the two
+// readers and the blocks the output's block writer holds (io/gdal/tiff_block_writer.h). Both are
+// reserved: 8 MiB each (16 MiB in all) where the budget has 32 MiB to spare, a quarter of what is
+// left each below that, 2 MiB at least (the pieces are whole blocks of tiled inputs and of the
+// output, so a smaller cache decodes and encodes each block once all the same).
+std::uint64_t corridor_cache_bytes(const MemoryBudget& budget) {
+  return std::clamp<std::uint64_t>(budget.available() / 4, 2ull << 20, 8ull << 20);
+}
+constexpr std::uint64_t kCorridorBytesPerCell = 24;  // a cell of A, of B and of the output, as doubles
+constexpr std::uint64_t kCorridorBlock = 256;        // the output's block edge
+constexpr std::uint64_t kCorridorMaxWindow = 1ull << 30;  // the readers take 32-bit window sizes
+
+// Columns of a piece: the whole width when what is left of the budget beside `fixed` holds a strip
+// of it, else the widest multiple of the output's block that fits (a piece is then whole blocks of
+// the output, each written once). A budget that cannot hold one block of columns is refused here,
+// before any cell is read, with every need named.
+std::uint64_t piece_columns(std::uint64_t width, std::uint64_t cache_bytes, std::uint64_t inputs_blocks,
+                            const MemoryBudget& budget) {
+  const std::uint64_t fixed = 2 * cache_bytes + inputs_blocks;
+  const std::uint64_t per_column = kCorridorStripRows * kCorridorBytesPerCell;
+  const std::uint64_t least = std::min(width, kCorridorBlock);
+  const std::uint64_t need = fixed + least * per_column;
+  if (need > budget.available()) {
+    const std::uint64_t held = budget.total() - budget.available();
+    throw BudgetError("memory budget too small for corridor: a piece of " + std::to_string(kCorridorStripRows) + " x " +
+                      std::to_string(least) + " cells of both inputs and the output (" +
+                      MemoryBudget::format_size(least * per_column) +
+                      "), GDAL's block cache and the output blocks in flight (" +
+                      MemoryBudget::format_size(2 * cache_bytes) + ") and the inputs' decoded blocks (" +
+                      MemoryBudget::format_size(inputs_blocks) + ") need " + MemoryBudget::format_size(need) +
+                      ", but only " + MemoryBudget::format_size(budget.available()) + " of --memory " +
+                      MemoryBudget::format_size(budget.total()) + " is left; raise --memory to " +
+                      MemoryBudget::format_size(held + need) + " at least");
+  }
+  const std::uint64_t affordable = (budget.available() - fixed) / per_column;
+  const std::uint64_t columns = affordable >= width ? width : affordable / kCorridorBlock * kCorridorBlock;
+  return std::min(columns, kCorridorMaxWindow);
+}
+
 }  // namespace
 
 CorridorResult run_corridor(const CorridorOptions& options, RunContext& context) {
@@ -56,62 +95,55 @@ CorridorResult run_corridor(const CorridorOptions& options, RunContext& context)
   result.height = info.height;
   const std::uint64_t width = info.width;
   const std::uint32_t rows = kCorridorStripRows;
-  const std::uint64_t strip_cells = width * rows;
-  auto strips = budget.reserve(strip_cells * 24 + a->resident_bytes(rows) + b->resident_bytes(rows),
-                               "corridor strips (both inputs and the output)");
-  // GDAL's cache limit bounds two things here, each up to the limit: the block cache of the two
-  // readers and the blocks the output's block writer holds (io/gdal/tiff_block_writer.h). Both are
-  // reserved: 8 MiB each, 16 MiB in all (the strips are whole rows of 256-row blocks, so each input
-  // block is decoded once whatever the cache holds).
-  GdalCacheLimit cache(budget, 8ull << 20);
-  auto written_blocks = budget.reserve(8ull << 20, "corridor output blocks in flight (GDAL's cache limit)");
-  std::vector<double> sa(strip_cells), sb(strip_cells), out(strip_cells);
+  const std::uint64_t inputs_blocks = a->resident_bytes(rows) + b->resident_bytes(rows);
+  const std::uint64_t cache_bytes = corridor_cache_bytes(budget);
+  const std::uint64_t columns = piece_columns(width, cache_bytes, inputs_blocks, budget);
+  GdalCacheLimit cache(budget, cache_bytes);
+  auto written_blocks = budget.reserve(cache_bytes, "corridor output blocks in flight (GDAL's cache limit)");
+  const std::uint64_t piece_cells = columns * rows;
+  auto pieces_bytes = budget.reserve(piece_cells * kCorridorBytesPerCell + inputs_blocks,
+                                     "corridor pieces (both inputs and the output)");
+  std::vector<double> sa(piece_cells), sb(piece_cells), out(piece_cells);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::uint64_t strips_count = (info.height + rows - 1) / rows;
+  const std::uint64_t across = (width + columns - 1) / columns;
   const bool two_passes = options.percent >= 0;
-  const std::uint64_t units = strips_count * (two_passes ? 2 : 1);
+  const std::uint64_t units = strips_count * across * (two_passes ? 2 : 1);
   std::uint64_t done = 0;
   const std::string phase = "corridor";
   progress.update(phase, 0, units);
 
-  // Reads strip s of both inputs into sa, sb; returns its height.
-  auto read_strip = [&](std::uint64_t s) {
-    const std::uint64_t y0 = s * rows;
-    const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, info.height - y0));
-    // Windows of at most 2^30 columns: the readers take 32-bit window sizes.
-    for (std::uint64_t x0 = 0; x0 < width; x0 += 1u << 30) {
-      const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(1u << 30, width - x0));
-      std::vector<double> part;
-      double* pa = sa.data();
-      double* pb = sb.data();
-      if (w != width) {
-        part.resize(static_cast<std::size_t>(w) * h * 2);
-        pa = part.data();
-        pb = part.data() + static_cast<std::size_t>(w) * h;
-      }
-      a->read_window(x0, y0, w, h, pa);
-      b->read_window(x0, y0, w, h, pb);
-      if (w != width)
-        for (std::uint32_t r = 0; r < h; ++r) {
-          std::copy_n(pa + static_cast<std::size_t>(r) * w, w, &sa[r * width + x0]);
-          std::copy_n(pb + static_cast<std::size_t>(r) * w, w, &sb[r * width + x0]);
-        }
-    }
-    return h;
+  // Piece (s, c): rows [s * rows, +h) and columns [c * columns, +w) of both inputs, into sa and sb
+  // (w cells a row).
+  struct Piece {
+    std::uint64_t x0, y0;
+    std::uint32_t w, h;
+  };
+  auto piece_at = [&](std::uint64_t s, std::uint64_t c) {
+    Piece p{c * columns, s * rows, 0, 0};
+    p.w = static_cast<std::uint32_t>(std::min(columns, width - p.x0));
+    p.h = static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, info.height - p.y0));
+    return p;
+  };
+  auto read_piece = [&](const Piece& p) {
+    a->read_window(p.x0, p.y0, p.w, p.h, sa.data());
+    b->read_window(p.x0, p.y0, p.w, p.h, sb.data());
   };
 
   bool any = false;
   if (two_passes) {  // the smallest sum first
-    for (std::uint64_t s = 0; s < strips_count; ++s) {
-      const std::uint32_t h = read_strip(s);
-      for (std::uint64_t i = 0; i < width * h; ++i) {
-        const double v = sa[i] + sb[i];
-        if (v != v) continue;
-        result.min_sum = any ? std::min(result.min_sum, v) : v;
-        any = true;
+    for (std::uint64_t s = 0; s < strips_count; ++s)
+      for (std::uint64_t c = 0; c < across; ++c) {
+        const Piece p = piece_at(s, c);
+        read_piece(p);
+        for (std::uint64_t i = 0; i < std::uint64_t{p.w} * p.h; ++i) {
+          const double v = sa[i] + sb[i];
+          if (v != v) continue;
+          result.min_sum = any ? std::min(result.min_sum, v) : v;
+          any = true;
+        }
+        progress.update(phase, ++done, units);
       }
-      progress.update(phase, ++done, units);
-    }
     // A relative slack of 1e-12 (kCorridorPercentSlack): sums of two rounded doubles on the
     // least-cost path may exceed the smallest sum by a few units in the last place.
     result.threshold = any ? result.min_sum * (1.0 + options.percent / 100.0) * (1.0 + kCorridorPercentSlack) : -1;
@@ -122,37 +154,30 @@ CorridorResult run_corridor(const CorridorOptions& options, RunContext& context)
 
   GeoTiffWriter writer(options.output, info.width, info.height, options.type, info, true, -1.0, 256, options.geotiff);
   any = false;
-  for (std::uint64_t s = 0; s < strips_count; ++s) {
-    const std::uint32_t h = read_strip(s);
-    for (std::uint64_t i = 0; i < width * h; ++i) {
-      const double v = sa[i] + sb[i];  // NaN where either is nodata
-      if (v != v) {
-        out[i] = nan;
-        continue;
+  for (std::uint64_t s = 0; s < strips_count; ++s)
+    for (std::uint64_t c = 0; c < across; ++c) {
+      const Piece p = piece_at(s, c);
+      read_piece(p);
+      for (std::uint64_t i = 0; i < std::uint64_t{p.w} * p.h; ++i) {
+        const double v = sa[i] + sb[i];  // NaN where either is nodata
+        if (v != v) {
+          out[i] = nan;
+          continue;
+        }
+        ++result.valid_cells;
+        result.min_sum = any ? std::min(result.min_sum, v) : v;
+        result.max_sum = any ? std::max(result.max_sum, v) : v;
+        any = true;
+        if (thresholded && v > result.threshold) {
+          out[i] = nan;
+          continue;
+        }
+        ++result.corridor_cells;
+        out[i] = v;
       }
-      ++result.valid_cells;
-      result.min_sum = any ? std::min(result.min_sum, v) : v;
-      result.max_sum = any ? std::max(result.max_sum, v) : v;
-      any = true;
-      if (thresholded && v > result.threshold) {
-        out[i] = nan;
-        continue;
-      }
-      ++result.corridor_cells;
-      out[i] = v;
+      writer.write_window(p.x0, p.y0, p.w, p.h, out.data());
+      progress.update(phase, ++done, units);
     }
-    for (std::uint64_t x0 = 0; x0 < width; x0 += 1u << 30) {
-      const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(1u << 30, width - x0));
-      if (w == width) {
-        writer.write_window(0, s * rows, w, h, out.data());
-      } else {
-        std::vector<double> part(static_cast<std::size_t>(w) * h);
-        for (std::uint32_t r = 0; r < h; ++r) std::copy_n(&out[r * width + x0], w, &part[static_cast<std::size_t>(r) * w]);
-        writer.write_window(x0, s * rows, w, h, part.data());
-      }
-    }
-    progress.update(phase, ++done, units);
-  }
   writer.finish();
   result.bytes_written = writer.bytes_written();
   result.bytes_read = a->bytes_read() + b->bytes_read();

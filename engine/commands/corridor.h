@@ -14,8 +14,13 @@
 //   A and B must have the same width and height and, when both are georeferenced, the same
 //   geotransform (to 1e-9 relative); otherwise UsageError (exit 2). Negative values other than
 //   the nodata value are accepted as they are (a cost surface has none; terrazo writes -1 as nodata).
-// Memory: a strip of kStripRows rows of both inputs and the output (24 bytes per cell), the GDAL
-// block cache (16 MiB), all from the budget; one pass over both inputs (two with --percent).
+// Memory: a piece of kCorridorStripRows rows of both inputs and the output (24 bytes per cell), GDAL's
+// block cache and the output's blocks in flight (16 MiB; a half of what is left below 32 MiB, 4 MiB
+// at least), each input's decoded block, all from the budget. A piece is the whole width when the
+// budget holds it (each input block decoded once), else the widest multiple of 256 columns that
+// fits: any width runs in about 6.5 MiB (the pieces of a striped input then re-read its strips, once
+// per piece). A budget below that is refused before
+// any cell is read, naming each need. One pass over both inputs (two with --percent).
 // Output: Float64 (or Float32) GeoTIFF georeferenced like A, nodata -1, written atomically.
 #pragma once
 #include <cstdint>
