@@ -351,5 +351,138 @@ TEST(BudgetPromise, NetworkPhasesShareTheBudget) {
   EXPECT_LE(r.peak_rss_bytes, (128ull << 20) + MemoryBudget::kFixedOverhead) << r.json;
 }
 
+// ---- (e) every command and mode on a raster larger than its budget -------------------------------
+
+// One step of a case: a terrazo command line with {D} for the case's directory. A measured step
+// (budget_mib > 0) runs with `-q --memory <budget_mib>M` and must keep the promise, VmHWM <=
+// budget + 64 MiB; a set-up step (budget 0) runs with `-q` at the default budget and is not measured.
+struct PromiseStep {
+  std::string args;
+  std::uint32_t budget_mib = 0;
+};
+
+// A case: its steps, in order; the measured ones' rasters are 4-16x their budget in cell bytes
+// (input, output or index, named in each comment), except where the command's own fixed needs
+// (mst's merge, the index's labels) set the smallest budget (docs/reliability.md "Every command and
+// mode").
+struct PromiseCase {
+  std::string name;
+  std::vector<PromiseStep> steps;
+};
+
+std::string with_directory(std::string args, const std::string& directory) {
+  for (auto at = args.find("{D}"); at != std::string::npos; at = args.find("{D}", at))
+    args.replace(at, 3, directory + "/");
+  return args;
+}
+
+// "sssp --source ..." -> "sssp -q --memory 32M --source ...": flags after the command word.
+std::string with_budget(const std::string& args, std::uint32_t budget_mib) {
+  const auto word_end = args.find(' ');
+  const std::string flags = budget_mib ? " -q --memory " + std::to_string(budget_mib) + "M" : " -q";
+  return args.substr(0, word_end) + flags + args.substr(word_end);
+}
+
+class BudgetPromiseEveryCommand : public ::testing::TestWithParam<PromiseCase> {};
+
+TEST_P(BudgetPromiseEveryCommand, KeepsThePromise) {
+  TempDir dir;
+  for (const PromiseStep& step : GetParam().steps) {
+    const std::string args = with_budget(with_directory(step.args, dir.path()), step.budget_mib);
+    const ChildRun r = run_terrazo(dir, args);
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    if (!step.budget_mib) continue;
+    const std::uint64_t promise = (std::uint64_t{step.budget_mib} << 20) + MemoryBudget::kFixedOverhead;
+    // The measured peaks go to docs/reliability.md "Every command and mode".
+    std::printf("[ VmHWM    ] %s: %llu KiB (promise %llu KiB): %s\n", GetParam().name.c_str(),
+                static_cast<unsigned long long>(r.peak_rss_bytes >> 10),
+                static_cast<unsigned long long>(promise >> 10), args.c_str());
+    if (!kSanitizedBuild) {  // ASan: see (a)
+      EXPECT_LE(r.peak_rss_bytes, promise) << args;
+    }
+  }
+}
+
+const char* const kGen4k = "gen --width 4096 --height 4096 --seed 7 --nodata-holes 0.02 ";
+
+// Cases of a few seconds on 2 cores (label large).
+std::vector<PromiseCase> quick_cases() {
+  const std::string gen4k = kGen4k;
+  return {
+      // 4096^2 Float32: 64 MiB of cells, 4x 16M; the GeoTIFF path of gen too.
+      {"Gen", {{gen4k + "{D}g.tzs", 16}, {gen4k + "{D}g.tif", 16}}},
+      // import, export, info of a 64 MiB raster at 16M (4x).
+      {"ImportExportInfo",
+       {{gen4k + "{D}g.tif"}, {"import {D}g.tif {D}g.tzs", 16}, {"export {D}g.tzs {D}e.tif", 16}, {"info {D}g.tzs", 16}}},
+      // clump on a 64 MiB store at 16M (4x): plain, the GeoTIFF read in place, --stats, --min-size.
+      {"Clump",
+       {{gen4k + "{D}g.tzs"},
+        {gen4k + "{D}g.tif"},
+        {"clump --tmpdir {D} --by range:0,400 {D}g.tzs {D}l.tif", 16},
+        {"clump --tmpdir {D} --by range:0,400 {D}g.tif {D}l2.tif", 16},
+        {"clump --tmpdir {D} --by range:0,400 --stats {D}s.csv {D}g.tzs {D}l3.tif", 16},
+        {"clump --tmpdir {D} --by range:0,400 --min-size 50 {D}g.tzs {D}l4.tif", 16}}},
+      // Two 64 MiB Float32 rasters, a Float64 corridor of 128 MiB: 8x 16M.
+      {"Corridor",
+       {{gen4k + "{D}a.tif"},
+        {"gen --width 4096 --height 4096 --seed 8 {D}b.tif"},
+        {"corridor --percent 5 {D}a.tif {D}b.tif {D}c.tif", 16},
+        {"corridor --threshold 800 {D}a.tif {D}b.tif {D}c2.tif", 16}}},
+      // render of a 64 MiB store at 16M (4x): a DEM, a cost surface over --terrain's hillshade.
+      {"Render",
+       {{gen4k + "{D}g.tzs"},
+        {"gen --width 4096 --height 4096 --seed 8 {D}cost.tif"},
+        {"render --width 512 {D}g.tzs {D}dem.png", 16},
+        {"render --width 512 --kind cost --terrain {D}g.tzs {D}cost.tif {D}cost.png", 16}}},
+  };
+}
+
+// Cases over ~5 s on 2 cores (labels large, slow).
+std::vector<PromiseCase> slow_cases() {
+  const std::string gen4k = kGen4k;
+  const std::string sssp = "sssp --tmpdir {D} --source 10,10 --source 4000,100 ";
+  return {
+      // sssp on a 64 MiB store, its Float64 costs 128 MiB: 4x 32M.
+      {"SsspStreamed", {{gen4k + "{D}g.tzs"}, {sssp + "{D}g.tzs {D}c.tif", 32}}},
+      // with backlinks and allocation (+16 and +64 MiB); path --mask on them at 16M (the costs 8x).
+      {"SsspBacklinkAllocationPathMask",
+       {{gen4k + "{D}g.tzs"},
+        {sssp + "--backlink {D}b.tif --allocation {D}a.tif {D}g.tzs {D}c.tif", 32},
+        {"path --tmpdir {D} --backlink {D}b.tif --cost {D}c.tif --dest 4000,4000 --dest 100,3900 --dest 2000,2000 "
+         "--mask {D}m.tif {D}p.geojson",
+         16}}},
+      {"SsspSixteenNeighbours", {{gen4k + "{D}g.tzs"}, {sssp + "--connectivity 16 {D}g.tzs {D}c.tif", 32}}},
+      {"SsspWalk", {{gen4k + "{D}g.tzs"}, {sssp + "--model walk {D}g.tzs {D}c.tif", 32}}},
+      // mst on an 8192 x 4096 Float64 store (256 MiB) at 56M (4.6x; its root merge step needs 49.1M).
+      {"Mst",
+       {{"gen --width 8192 --height 4096 --type Float64 --seed 7 {D}g.tzs"},
+        {"mst --tmpdir {D} --edge-list {D}e.bin {D}g.tzs {D}m.tif", 56}}},
+      // index of a 2048^2 Float32 store (16 MiB, 4x 4M; the index of tiles 16 is 182 MB, 45x);
+      // sssp --index at 24M, od-matrix --index and network --index at 40M (the index 7x and 4.5x;
+      // od-matrix's labels of one source are 4 bytes per cell at tile 16, from half of what is left).
+      {"IndexAndItsQueries",
+       {{"gen --width 2048 --height 2048 --seed 7 {D}g.tzs"},
+        {"index --tile 16 {D}g.tzs {D}g.tzi", 4},
+        {"sssp --tmpdir {D} --index {D}g.tzi --source 10,10 {D}g.tzs {D}c.tif", 24},
+        {"od-matrix --tmpdir {D} --index {D}g.tzi --site 10,10 --site 2000,2000 --site 1000,30 {D}g.tzs {D}od.csv", 40},
+        {"network --tmpdir {D} --index {D}g.tzi --site 10,10 --site 2000,2000 --site 1000,30 {D}g.tzs {D}n.geojson", 40}}},
+      // od-matrix without an index on a 64 MiB store at 16M (4x); with a transient index of a
+      // 2048 x 1024 Float64 raster (16 MiB; its index of tiles 32, 128 MiB, goes to a file) at 16M.
+      {"OdMatrix",
+       {{gen4k + "{D}g.tzs"},
+        {"od-matrix --tmpdir {D} --site 10,10 --site 4000,4000 {D}g.tzs {D}od.csv", 16},
+        {"gen --width 2048 --height 1024 --type Float64 --seed 7 {D}h.tzs"},
+        {"od-matrix --tmpdir {D} --transient-index --site 10,10 --site 2000,1000 {D}h.tzs {D}od2.csv", 16}}},
+      // network of 2 sites on a 64 MiB store at 32M (its paths' Float64 costs 128 MiB, 4x).
+      {"Network",
+       {{gen4k + "{D}g.tzs"}, {"network --tmpdir {D} --site 50,50 --site 4000,4000 {D}g.tzs {D}n.geojson", 32}}},
+  };
+}
+
+std::string case_name(const ::testing::TestParamInfo<PromiseCase>& info) { return info.param.name; }
+
+INSTANTIATE_TEST_SUITE_P(Quick, BudgetPromiseEveryCommand, ::testing::ValuesIn(quick_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Slow, BudgetPromiseEveryCommand, ::testing::ValuesIn(slow_cases()), case_name);
+
 }  // namespace
 }  // namespace terrazo
