@@ -234,6 +234,40 @@ TEST(BudgetPromise, TooSmallABudgetIsFoundBeforeAnyWork) {
             0);
 }
 
+// Reproducer: `render --terrain` at a budget that held the picture and INPUT's grid but not
+// --terrain's read the whole of INPUT (24 s on a 4096^2 cost raster) and then failed, naming no
+// remedy but --memory. Now render checks everything it holds at once before any cell is read,
+// naming each need, the --memory that holds them and --width (a flag it has; corridor has only
+// --memory): a budget too small fails at once, with no progress line.
+TEST(BudgetPromise, RenderAndCorridorBudgetsTooSmallAreFoundBeforeAnyWork) {
+  TempDir dir;
+  const std::string cost = dir.file("cost.tif"), dem = dir.file("dem.tzs");
+  ASSERT_EQ(run_terrazo(dir, "gen -q --width 1024 --height 1024 --seed 5 " + cost).exit_code, 0);
+  ASSERT_EQ(run_terrazo(dir, "gen -q --width 1024 --height 1024 --seed 6 " + dem).exit_code, 0);
+  const ChildRun render = run_terrazo(dir, "render --memory 24M --kind cost --terrain " + dem + " " + cost + " " +
+                                               dir.file("r.png"));
+  EXPECT_EQ(render.exit_code, 1) << render.err;
+  EXPECT_NE(render.err.find("memory budget too small for render: a 1024 x 1048 picture needs 26.1 MiB (picture, "
+                            "shading and contours 9.1 MiB, grids read from the rasters 16.0 MiB, reading 1.0 MiB)"),
+            std::string::npos)
+      << render.err;
+  EXPECT_NE(render.err.find("raise --memory to 26.1 MiB at least or give a smaller --width"), std::string::npos)
+      << render.err;
+  EXPECT_EQ(render.err.find("read:"), std::string::npos) << render.err;  // no cell read
+  const ChildRun corridor = run_terrazo(dir, "corridor --memory 4M --percent 5 " + cost + " " + cost + " " +
+                                                 dir.file("c.tif"));
+  EXPECT_EQ(corridor.exit_code, 1) << corridor.err;
+  EXPECT_NE(corridor.err.find("memory budget too small for corridor: a piece of 256 x 256 cells"), std::string::npos)
+      << corridor.err;
+  EXPECT_NE(corridor.err.find("raise --memory to 6.0 MiB at least"), std::string::npos) << corridor.err;
+  EXPECT_EQ(corridor.err.find("%"), std::string::npos) << corridor.err;  // no progress line
+  EXPECT_EQ(corridor.err.find("--tile"), std::string::npos) << corridor.err;
+  EXPECT_EQ(run_terrazo(dir, "render -q --memory 24M --width 512 --kind cost --terrain " + dem + " " + cost + " " +
+                                 dir.file("r.png"))
+                .exit_code,
+            0);
+}
+
 // ---- (d) every command: the stores it writes and reads, the level merge --------------------------
 
 double seconds_of(const std::function<void()>& work) {

@@ -217,6 +217,29 @@ RenderCommandOptions parse_render_options(const std::vector<std::string>& argume
   return o;
 }
 
+// Everything render holds at once, checked before any cell is read (the --terrain grid was
+// reserved only after INPUT had been read): the picture with its shading and contour mask, the grid
+// read from INPUT and --terrain's (8 bytes a cell each), and the least a read needs beside them
+// (GDAL's cache of 1 MiB; a row of INPUT, 8 bytes a column, through a terrazo tile store). A budget
+// that cannot hold them is refused naming each, the --memory that would and the --width remedy.
+void check_render_plan(const RenderCommandResult& r, std::uint64_t grid_w, std::uint64_t grid_h, bool terrain,
+                       std::uint64_t input_width, const MemoryBudget& budget) {
+  const std::uint64_t map_cells = static_cast<std::uint64_t>(r.width) * r.map_height;
+  const std::uint64_t picture = static_cast<std::uint64_t>(r.width) * r.height * 4 + map_cells * 5;
+  const std::uint64_t grids = grid_w * grid_h * 8 + (terrain ? map_cells * 8 : 0);
+  const std::uint64_t reading = std::max<std::uint64_t>(1ull << 20, input_width * 8 + grid_w * 16);
+  const std::uint64_t need = picture + grids + reading;
+  if (need <= budget.available()) return;
+  const std::uint64_t held = budget.total() - budget.available();
+  throw BudgetError("memory budget too small for render: a " + std::to_string(r.width) + " x " +
+                    std::to_string(r.height) + " picture needs " + MemoryBudget::format_size(need) + " (picture, shading and contours " +
+                    MemoryBudget::format_size(picture) + ", grids read from the raster" + (terrain ? "s " : " ") +
+                    MemoryBudget::format_size(grids) + ", reading " + MemoryBudget::format_size(reading) + ") but only " +
+                    MemoryBudget::format_size(budget.available()) + " of --memory " +
+                    MemoryBudget::format_size(budget.total()) + " is left; raise --memory to " +
+                    MemoryBudget::format_size(held + need) + " at least or give a smaller --width");
+}
+
 RenderCommandResult run_render_command(const RenderCommandOptions& options, Progress& progress) {
   Stopwatch clock;
   check_input_file(options.input);
@@ -244,6 +267,11 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
   r.map_height = out_h;
   r.width = out_w;
   r.height = out_h + (options.legend ? kPanelHeight : 0);
+  const bool edge_lines = r.kind == RenderKind::Edges && out_w >= info.width && out_h >= info.height;
+  const std::uint32_t grid_w = edge_lines ? static_cast<std::uint32_t>(info.width) : out_w;
+  const std::uint32_t grid_h = edge_lines ? static_cast<std::uint32_t>(info.height) : out_h;
+  const bool terrain_grid = r.kind != RenderKind::Dem && !options.terrain.empty();
+  check_render_plan(r, grid_w, grid_h, terrain_grid, info.width, budget);
   auto picture_bytes = budget.reserve(static_cast<std::uint64_t>(r.width) * r.height * 4 +
                                           static_cast<std::uint64_t>(out_w) * out_h * 5,
                                       "render: picture, hillshade, contour mask");
@@ -251,10 +279,7 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
   const bool continuous = r.kind == RenderKind::Dem || r.kind == RenderKind::Cost;
   const Resampling resampling = continuous ? Resampling::Average : Resampling::Nearest;
   r.resampling = continuous ? "average" : "nearest";
-  const bool edge_lines = r.kind == RenderKind::Edges && out_w >= info.width && out_h >= info.height;
   r.edge_lines = edge_lines;
-  const std::uint32_t grid_w = edge_lines ? static_cast<std::uint32_t>(info.width) : out_w;
-  const std::uint32_t grid_h = edge_lines ? static_cast<std::uint32_t>(info.height) : out_h;
   DecimatedRaster grid = read_decimated(options.input, options.band, grid_w, grid_h, resampling, budget, progress);
   r.read_by_gdal = grid.via_gdal;
   const Georef georef = describe_crs(info);
