@@ -76,7 +76,7 @@ IndexBuildStats build_index(const TileInput& input, IndexRecordSink& writer, con
   double* values = nullptr;
   PathLength* matrices = nullptr;
   if (cuda) {
-    gpu_build = std::make_unique<TileBoundaryCuda>(t, options.leaf, batch, true);
+    gpu_build = std::make_unique<TileBoundaryCuda>(t, options.leaf, batch, PinnedHost::ValuesAndMatrices);
     values = gpu_build->host_values();
     matrices = gpu_build->host_matrices();
   } else {

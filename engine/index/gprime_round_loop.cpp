@@ -146,7 +146,10 @@ GPrimeRounds::GPrimeRounds(const TileInput& input, const GPrimeExchangeOptions& 
     gpu_ = std::make_unique<GPrimeRoundsCuda>(b_, n, kb_max);
     // Batches of tiles in dense order, so a batch's matrices are consecutive slots on the GPU.
     const std::uint64_t batch = gprime_build_batch_tiles(t, leaf);
-    TileBoundaryCuda matrices(t, leaf, std::min(batch, n), true);  // values in its page-locked buffer
+    // The values in its page-locked buffer (reserved by the caller, reserve_rounds in od_matrix.cpp);
+    // the matrices go straight to the rounds' device memory, so no host buffer of them (1024 tiles
+    // of 64: 520 MB page-locked that no budget held, never written).
+    TileBoundaryCuda matrices(t, leaf, std::min(batch, n), PinnedHost::Values);
     double* values = matrices.host_values();
     WorkerPool pool(threads_);
     std::int64_t first_ring = -1;  // the first tile with a valid ring cell: the window's tile, as with the index

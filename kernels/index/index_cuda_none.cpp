@@ -17,7 +17,7 @@ double tile_boundary_matrix_cuda_to_device(const double*, std::uint64_t, std::ui
   refuse_without_cuda("tile_boundary_matrix_cuda_to_device");
 }
 struct TileBoundaryCuda::State {};
-TileBoundaryCuda::TileBoundaryCuda(std::uint32_t, std::uint32_t, std::uint64_t, bool) { refuse_without_cuda("TileBoundaryCuda"); }
+TileBoundaryCuda::TileBoundaryCuda(std::uint32_t, std::uint32_t, std::uint64_t, PinnedHost) { refuse_without_cuda("TileBoundaryCuda"); }
 double* TileBoundaryCuda::host_values() { refuse_without_cuda("TileBoundaryCuda"); }
 PathLength* TileBoundaryCuda::host_matrices() { refuse_without_cuda("TileBoundaryCuda"); }
 TileBoundaryCuda::~TileBoundaryCuda() = default;

@@ -48,11 +48,11 @@ struct TileBoundaryCuda::State {
   cuda::DeviceBuffer<PathLength> work;
   cuda::DeviceBuffer<int> overflow;
   cuda::DeviceBuffer<std::uint32_t> order;
-  cuda::PinnedBuffer<double> host_values;       // with pinned_host: the callers' batch of values
-  cuda::PinnedBuffer<PathLength> host_matrices;  // and of matrices back (page-locked: full-speed copies)
+  cuda::PinnedBuffer<double> host_values;       // PinnedHost::Values: the callers' batch of values
+  cuda::PinnedBuffer<PathLength> host_matrices;  // ...AndMatrices: the matrices back (page-locked: full-speed copies)
 };
 
-TileBoundaryCuda::TileBoundaryCuda(std::uint32_t t, std::uint32_t leaf, std::uint64_t max_tiles, bool pinned_host)
+TileBoundaryCuda::TileBoundaryCuda(std::uint32_t t, std::uint32_t leaf, std::uint64_t max_tiles, PinnedHost pinned_host)
     : state_(new State), t_(t), leaf_(leaf), max_tiles_(max_tiles) {
   if (max_tiles == 0) throw Error("TileBoundaryCuda: no tile");
   State& s = *state_;
@@ -63,10 +63,8 @@ TileBoundaryCuda::TileBoundaryCuda(std::uint32_t t, std::uint32_t leaf, std::uin
   s.work.resize(max_tiles * s.sizes.work);
   s.overflow.resize(1);
   s.order.resize(merge_union_size(t / 2));
-  if (pinned_host) {
-    s.host_values.resize(max_tiles * t * t);
-    s.host_matrices.resize(max_tiles * ring_size(t) * ring_size(t));
-  }
+  if (pinned_host != PinnedHost::None) s.host_values.resize(max_tiles * t * t);
+  if (pinned_host == PinnedHost::ValuesAndMatrices) s.host_matrices.resize(max_tiles * ring_size(t) * ring_size(t));
 }
 
 double* TileBoundaryCuda::host_values() { return state_->host_values.get(); }

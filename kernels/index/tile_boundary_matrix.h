@@ -50,12 +50,16 @@ double tile_boundary_matrix_cuda_to_device(const double* values, std::uint64_t t
 // The two calls above allocate their device buffers for the batch and free them; a build of many
 // batches keeps one of these (tile_boundary_cuda_bytes(t, leaf, max_tiles) of device memory) and calls
 // build per batch: out is host memory, or device memory with out_on_device. Returns the kernel ms.
-// With pinned_host it also holds page-locked host buffers for a batch (max_tiles x t^2 values,
-// max_tiles x B^2 matrices; null otherwise) that the caller may fill and pass to build: the copies
-// then run at the bus's speed instead of through the driver's staging of pageable memory.
+// It may also hold page-locked host buffers for a batch that the caller fills and passes to build
+// (the copies then run at the bus's speed instead of through the driver's staging of pageable
+// memory): PinnedHost::Values, max_tiles x t^2 values (8 bytes each); PinnedHost::ValuesAndMatrices,
+// also max_tiles x B^2 matrices back (8 bytes each: 520 MB for 1024 tiles of 64). The caller reserves
+// them from its budget; a build whose matrices stay on the device (out_on_device) asks for the values
+// only. host_values() / host_matrices() are null where not held.
+enum class PinnedHost { None, Values, ValuesAndMatrices };
 class TileBoundaryCuda {
  public:
-  TileBoundaryCuda(std::uint32_t t, std::uint32_t leaf, std::uint64_t max_tiles, bool pinned_host = false);
+  TileBoundaryCuda(std::uint32_t t, std::uint32_t leaf, std::uint64_t max_tiles, PinnedHost pinned_host = PinnedHost::None);
   double* host_values();
   PathLength* host_matrices();
   ~TileBoundaryCuda();
