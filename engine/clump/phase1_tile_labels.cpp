@@ -44,6 +44,41 @@ std::vector<std::uint64_t> next_present_tiles(const TileInput& input, std::uint6
   return tiles;
 }
 
+namespace {
+
+// The batch's records, one write per run of consecutive tiles (absent tiles have none).
+void write_record_runs(const std::vector<std::uint64_t>& list, const std::uint8_t* record_bytes, BorderRecords& records) {
+  for (std::size_t a = 0; a < list.size();) {
+    std::size_t b = a + 1;
+    while (b < list.size() && list[b] == list[b - 1] + 1) ++b;
+    records.write_run(list[a], b - a, record_bytes + a * records.record_bytes());
+    a = b;
+  }
+}
+
+// Tile `tile`'s border regions appended to the table (in memory while it grows within its
+// budget, else external), their first cells as raster cell ids; its offset set.
+void append_tile_regions(const TileBorder& b, std::uint64_t tile, const TileGrid& grid, BorderTable& table) {
+  const std::uint32_t t = grid.tile;
+  const std::uint64_t x0 = static_cast<std::uint64_t>(tile % grid.tiles_x()) * t;
+  const std::uint64_t y0 = static_cast<std::uint64_t>(tile / grid.tiles_x()) * t;
+  if (!table.external() && !table.try_grow(b.region.size())) table.go_external();
+  if (table.external()) {
+    for (std::size_t j = 0; j < b.region.size(); ++j)
+      table.append_external((y0 + b.first_cell[j] / t) * grid.width + x0 + b.first_cell[j] % t, b.starts_before[j],
+                            b.cells[j]);
+  } else {
+    for (std::size_t j = 0; j < b.region.size(); ++j) {
+      table.first.push_back((y0 + b.first_cell[j] / t) * grid.width + x0 + b.first_cell[j] % t);
+      table.starts_before.push_back(b.starts_before[j]);
+      table.cells.push_back(b.cells[j]);
+    }
+  }
+  table.tile_offset[tile + 1] = table.tile_offset[tile] + b.region.size();
+}
+
+}  // namespace
+
 ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                       ClumpTileBatchSolver& solver, BorderRecords& records, BorderTable& table,
                                       MemoryBudget& budget, Progress& progress) {
@@ -75,13 +110,7 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
       for (std::uint32_t p = 0; p < 4 * t; ++p) ring_keys[p] = solved.key(s * cells + ring_cell(p, t));
       labelled[s] = borders[s].labelled;
     });
-    // The records, one write per run of consecutive tiles (absent tiles have none).
-    for (std::size_t a = 0; a < list.size();) {
-      std::size_t b = a + 1;
-      while (b < list.size() && list[b] == list[b - 1] + 1) ++b;
-      records.write_run(list[a], b - a, record_bytes + a * records.record_bytes());
-      a = b;
-    }
+    write_record_runs(list, record_bytes, records);
     totals.borders_seconds += watch.seconds();
     watch.restart();
     // Append the border regions in tile order (absent tiles have none).
@@ -89,21 +118,7 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
       const std::uint64_t tile = list[s];
       for (; offsets_done < tile; ++offsets_done) table.tile_offset[offsets_done + 1] = table.tile_offset[offsets_done];
       const TileBorder& b = borders[s];
-      const std::uint64_t x0 = static_cast<std::uint64_t>(tile % grid.tiles_x()) * t;
-      const std::uint64_t y0 = static_cast<std::uint64_t>(tile / grid.tiles_x()) * t;
-      if (!table.external() && !table.try_grow(b.region.size())) table.go_external();
-      if (table.external()) {
-        for (std::size_t j = 0; j < b.region.size(); ++j)
-          table.append_external((y0 + b.first_cell[j] / t) * grid.width + x0 + b.first_cell[j] % t, b.starts_before[j],
-                                b.cells[j]);
-      } else {
-        for (std::size_t j = 0; j < b.region.size(); ++j) {
-          table.first.push_back((y0 + b.first_cell[j] / t) * grid.width + x0 + b.first_cell[j] % t);
-          table.starts_before.push_back(b.starts_before[j]);
-          table.cells.push_back(b.cells[j]);
-        }
-      }
-      table.tile_offset[tile + 1] = table.tile_offset[tile] + b.region.size();
+      append_tile_regions(b, tile, grid, table);
       offsets_done = tile + 1;
       totals.interior_regions += b.interior_regions;
       totals.interior_largest = std::max(totals.interior_largest, b.interior_largest);

@@ -191,71 +191,69 @@ class ExternalMerge {
     return merge(k, cx, cy, child);
   }
 
-  Summary merge(std::uint32_t k, std::uint64_t cx, std::uint64_t cy, const std::unique_ptr<Summary>* child) {
-    std::uint64_t cells = 0;
-    for (int i = 0; i < 4; ++i)
-      if (child[i])
-        for (const Side& side : child[i]->side) cells += side.id.size();
-    // ids (8), union-find (8), links (16) per cell at most.
-    auto reservation = budget_.reserve(32 * cells, "clump external merge (one group)");
+  // The ids of a group's children's sides, sorted and distinct, in a union-find whose roots are
+  // each set's smallest id.
+  struct GroupSets {
     std::vector<std::uint64_t> ids;
-    ids.reserve(cells);
-    for (int i = 0; i < 4; ++i)
-      if (child[i])
-        for (const Side& side : child[i]->side)
-          for (std::uint64_t id : side.id)
-            if (id != kNoId) ids.push_back(id);
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    std::vector<std::uint64_t> parent(ids.size());
-    std::iota(parent.begin(), parent.end(), std::uint64_t{0});
-    auto index = [&](std::uint64_t id) {
+    std::vector<std::uint64_t> parent;
+
+    std::uint64_t index(std::uint64_t id) const {
       return static_cast<std::uint64_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
-    };
-    auto root = [&](std::uint64_t v) {
+    }
+    std::uint64_t root(std::uint64_t v) {
       while (parent[v] != v) v = parent[v] = parent[parent[v]];
       return v;
-    };
+    }
     // Joins cell i of side a with cell j of side b when both have a region and equal keys; the
     // smaller root wins, so each set's root is its smallest id.
-    auto pair = [&](const Side& a, std::uint64_t i, const Side& b, std::uint64_t j) {
+    void pair(const Side& a, std::uint64_t i, const Side& b, std::uint64_t j) {
       if (a.id[i] == kNoId || b.id[j] == kNoId || !(a.key[i] == b.key[j])) return;
       const std::uint64_t ra = root(index(a.id[i])), rb = root(index(b.id[j]));
       if (ra < rb) parent[rb] = ra;
       else if (rb < ra) parent[ra] = rb;
-    };
+    }
     // Side a against side b across a seam: facing cells, and with 8 neighbours the diagonals along it.
-    auto seam = [&](const Side& a, const Side& b) {
+    void seam(const Side& a, const Side& b, bool eight) {
       if (a.id.size() != b.id.size()) throw Error("clump: internal error: the sides of a seam differ in length");
       const std::uint64_t n = a.id.size();
       for (std::uint64_t i = 0; i < n; ++i) {
         pair(a, i, b, i);
-        if (eight_ && i > 0) pair(a, i, b, i - 1);
-        if (eight_ && i + 1 < n) pair(a, i, b, i + 1);
+        if (eight && i > 0) pair(a, i, b, i - 1);
+        if (eight && i + 1 < n) pair(a, i, b, i + 1);
       }
-    };
-    if (child[0] && child[1]) seam(child[0]->side[kRight], child[1]->side[kLeft]);
-    if (child[2] && child[3]) seam(child[2]->side[kRight], child[3]->side[kLeft]);
-    if (child[0] && child[2]) seam(child[0]->side[kBottom], child[2]->side[kTop]);
-    if (child[1] && child[3]) seam(child[1]->side[kBottom], child[3]->side[kTop]);
+    }
+  };
+
+  // The children's ids joined across the group's four seams (and, with 8 neighbours, the two
+  // diagonals through its centre).
+  void join_children(const std::unique_ptr<Summary>* child, GroupSets& sets) const {
+    if (child[0] && child[1]) sets.seam(child[0]->side[kRight], child[1]->side[kLeft], eight_);
+    if (child[2] && child[3]) sets.seam(child[2]->side[kRight], child[3]->side[kLeft], eight_);
+    if (child[0] && child[2]) sets.seam(child[0]->side[kBottom], child[2]->side[kTop], eight_);
+    if (child[1] && child[3]) sets.seam(child[1]->side[kBottom], child[3]->side[kTop], eight_);
     if (eight_ && child[3]) {  // the diagonals through the centre (child 3 implies children 0, 1 and 2)
       const Side& b0 = child[0]->side[kBottom];
-      pair(b0, b0.id.size() - 1, child[3]->side[kTop], 0);
+      sets.pair(b0, b0.id.size() - 1, child[3]->side[kTop], 0);
       const Side& t2 = child[2]->side[kTop];
-      pair(child[1]->side[kBottom], 0, t2, t2.id.size() - 1);
+      sets.pair(child[1]->side[kBottom], 0, t2, t2.id.size() - 1);
     }
-    // The links: every child id and its group id, sorted by child id.
-    {
-      std::vector<Link> links(ids.size());
-      for (std::uint64_t i = 0; i < ids.size(); ++i) links[i] = Link{ids[i], ids[root(i)]};
-      // Each group's links are a run of the file at an offset of its own (the runs' order depends
-      // on the threads; the group index finds them).
-      const std::uint64_t at = links_written_.fetch_add(links.size());
-      index_[k][cy * groups_x(k) + cx] = {at, links.size()};
-      if (!links.empty()) links_.write_all(links.data(), 16 * links.size(), 16 * at);
-      bytes_written_ += 16 * links.size();
-    }
-    // The group's summary: its children's outer sides, with group ids.
+  }
+
+  // The links: every child id and its group id, sorted by child id. Each group's links are a run of
+  // the file at an offset of its own (the runs' order depends on the threads; the group index
+  // finds them).
+  void write_links(std::uint32_t k, std::uint64_t cx, std::uint64_t cy, GroupSets& sets) {
+    std::vector<Link> links(sets.ids.size());
+    for (std::uint64_t i = 0; i < sets.ids.size(); ++i) links[i] = Link{sets.ids[i], sets.ids[sets.root(i)]};
+    const std::uint64_t at = links_written_.fetch_add(links.size());
+    index_[k][cy * groups_x(k) + cx] = {at, links.size()};
+    if (!links.empty()) links_.write_all(links.data(), 16 * links.size(), 16 * at);
+    bytes_written_ += 16 * links.size();
+  }
+
+  // The group's summary: its children's outer sides, with group ids.
+  Summary group_summary(std::uint32_t k, std::uint64_t cx, std::uint64_t cy, const std::unique_ptr<Summary>* child,
+                        GroupSets& sets) {
     Summary s;
     const Rect r = rect(k, cx, cy);
     std::uint64_t len[4];
@@ -273,12 +271,37 @@ class ExternalMerge {
         if (!child[c]) continue;
         const Side& in = child[c]->side[side];
         for (std::uint64_t i = 0; i < in.id.size(); ++i) {
-          out.id.push_back(in.id[i] == kNoId ? kNoId : ids[root(index(in.id[i]))]);
+          out.id.push_back(in.id[i] == kNoId ? kNoId : sets.ids[sets.root(sets.index(in.id[i]))]);
           out.key.push_back(in.key[i]);
         }
       }
       if (out.id.size() != len[side]) throw Error("clump: internal error: a group's side is not its children's");
     }
+    return s;
+  }
+
+  Summary merge(std::uint32_t k, std::uint64_t cx, std::uint64_t cy, const std::unique_ptr<Summary>* child) {
+    std::uint64_t cells = 0;
+    for (int i = 0; i < 4; ++i)
+      if (child[i])
+        for (const Side& side : child[i]->side) cells += side.id.size();
+    // ids (8), union-find (8), links (16) per cell at most.
+    auto reservation = budget_.reserve(32 * cells, "clump external merge (one group)");
+    GroupSets sets;
+    std::vector<std::uint64_t>& ids = sets.ids;
+    ids.reserve(cells);
+    for (int i = 0; i < 4; ++i)
+      if (child[i])
+        for (const Side& side : child[i]->side)
+          for (std::uint64_t id : side.id)
+            if (id != kNoId) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    sets.parent.resize(ids.size());
+    std::iota(sets.parent.begin(), sets.parent.end(), std::uint64_t{0});
+    join_children(child, sets);
+    write_links(k, cx, cy, sets);
+    Summary s = group_summary(k, cx, cy, child, sets);
     {
       std::lock_guard<std::mutex> lock(progress_mutex_);
       progress_.update("clump: merge", ++steps_done_, steps_);

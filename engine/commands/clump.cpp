@@ -139,13 +139,9 @@ class StatsCsv : public ClumpStatsSink {
   double pixel_area_ = 1;
 };
 
-}  // namespace
-
-ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
-  MemoryBudget& budget = context.budget();
-  Progress& progress = context.progress();
-  Stopwatch start;
-  ClumpResult result;
+// The flags: INPUT and LABELS given, distinct paths, --by range ordered, --min-size at least 1 and
+// not with --stats.
+void check_clump_options(const ClumpOptions& options) {
   if (options.input.empty()) throw UsageError("clump: INPUT is missing");
   if (options.output.empty()) throw UsageError("clump: LABELS.tif is missing");
   check_distinct_paths({{"INPUT", options.input}}, {{"LABELS", options.output}, {"--stats", options.stats}});
@@ -155,27 +151,16 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
     throw UsageError("invalid --min-size 0: expected a cell count of at least 1");
   if (options.min_size > 0 && !options.stats.empty())
     throw UsageError("--stats cannot be combined with --min-size (the statistics are of the regions before the sieve)");
-  // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
-  Stopwatch probe;
-  const bool use_cuda = context.device() == Device::Cuda;
-  const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
-  result.seconds.device_setup = probe.seconds();
-  // The context is made while the input is read (its first use would pay for it otherwise).
-  std::optional<CudaContextWarmup> warmup;
-  if (use_cuda) warmup.emplace();
+}
 
-  // Every output's partial file is made before any work and all are published together at the end
-  // (io/store/output_set.h): a failure writing either publishes neither.
-  OutputSet outputs;
-  AtomicOutput& labels_output = outputs.add(options.output, geotiff_sidecar_suffixes());
-  AtomicOutput* stats_output = outputs.add_if(options.stats);
-  RunDirectory& run = context.run_directory();
+// Phase "import": a store, tiles in memory, a tiled GeoTIFF in place or an import
+// (engine/raster_inputs/pipeline_input.h); the labelling needs no statistics. A raster of
+// non-integer cells needs --by.
+std::unique_ptr<PipelineInput> open_clump_input(const ClumpOptions& options, RunContext& context, ClumpResult& result) {
   Stopwatch phase;
-  // A store, tiles in memory, a tiled GeoTIFF in place or an import (engine/raster_inputs/pipeline_input.h); the
-  // labelling needs no statistics.
   PipelineInputOptions in = pipeline_input_options(options, context);
   in.statistics = false;
-  const std::unique_ptr<PipelineInput> input = open_pipeline_input(in, run, budget, progress);
+  std::unique_ptr<PipelineInput> input = open_pipeline_input(in, context.run_directory(), context.budget(), context.progress());
   result.seconds.import = phase.seconds();
   result.input_read = input->how();
   result.input_read_in_place = input->how() == "memory" || input->how() == "direct";
@@ -187,9 +172,11 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
-  result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
-  result.by = options.by;
+  return input;
+}
 
+ClumpPhaseOptions clump_phase_options(const ClumpOptions& options, const RasterInfo& info, bool use_cuda,
+                                      RunContext& context) {
   ClumpPhaseOptions phase_options;
   phase_options.connectivity = options.connectivity;
   phase_options.by = options.by;
@@ -200,46 +187,42 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   phase_options.gpu_memory_bytes = context.gpu_memory_bytes();
   phase_options.plan = &context.plan();
   phase_options.gpu_key_code = clump_gpu_key_code(info.type, options.by);
-  phase_options.scratch_dir = run.path();
-  const TileInput& source = input->cells();
-  LabelRasterWriter raster(labels_output, grid, info, budget, options.geotiff);
-  std::unique_ptr<StatsCsv> csv;
-  if (stats_output) csv = std::make_unique<StatsCsv>(*stats_output, info);
-  std::unique_ptr<ClumpLabelFile> label_file;
-  if (options.min_size > 0) label_file = std::make_unique<ClumpLabelFile>(run.path() + "/clump_labels.u32", grid.width, grid.height);
-  ClumpWindowSink* sink = label_file ? static_cast<ClumpWindowSink*>(label_file.get()) : &raster;
-  const ClumpPhaseResult phases = run_clump_phases(source, phase_options, budget, progress, sink, csv.get());
-  ClumpSieveResult sieve;
-  if (label_file) {
-    Stopwatch sieve_clock;
-    ClumpSieveOptions so;
-    so.min_size = options.min_size;
-    so.action = options.min_size_action;
-    so.connectivity = options.connectivity;
-    so.tile = grid.tile;
-    so.scratch_dir = run.path();
-    sieve = run_clump_sieve(*label_file, phases.regions, so, budget, progress, &raster);
-    result.seconds.sieve = sieve_clock.seconds();
-    result.bytes_read += sieve.bytes_read;
-    result.bytes_written += sieve.bytes_written + label_file->bytes_written();
-  }
-  Stopwatch finish;
-  result.bytes_written += raster.finish();
-  result.seconds.finish = finish.seconds();
-  if (csv) result.bytes_written += csv->finish();
-  outputs.publish();
+  phase_options.scratch_dir = context.run_directory().path();
+  return phase_options;
+}
 
+// --min-size: the regions smaller than it merged or isolated, from the label file into the raster.
+ClumpSieveResult sieve_small_regions(const ClumpOptions& options, ClumpLabelFile& label_file, std::uint64_t regions,
+                                     std::uint32_t tile, LabelRasterWriter& raster, RunContext& context,
+                                     ClumpResult& result) {
+  Stopwatch sieve_clock;
+  ClumpSieveOptions so;
+  so.min_size = options.min_size;
+  so.action = options.min_size_action;
+  so.connectivity = options.connectivity;
+  so.tile = tile;
+  so.scratch_dir = context.run_directory().path();
+  const ClumpSieveResult sieve =
+      run_clump_sieve(label_file, regions, so, context.budget(), context.progress(), &raster);
+  result.seconds.sieve = sieve_clock.seconds();
+  result.bytes_read += sieve.bytes_read;
+  result.bytes_written += sieve.bytes_written + label_file.bytes_written();
+  return sieve;
+}
+
+// The phases' (and the sieve's, when run) counters and times into the result.
+void fill_clump_result(const ClumpPhaseResult& phases, const ClumpSieveResult* sieve, ClumpResult& result) {
   result.regions = phases.regions;
   result.cells_labelled = phases.cells_labelled;
   result.largest_region = phases.largest_region;
-  if (label_file) {
+  if (sieve) {
     result.regions_before_sieve = phases.regions;
-    result.small_regions = sieve.small_regions;
-    result.small_merged = sieve.merged;
-    result.small_isolated = sieve.isolated;
-    result.regions = sieve.regions;
-    result.cells_labelled = sieve.cells_labelled;
-    result.largest_region = sieve.largest_region;
+    result.small_regions = sieve->small_regions;
+    result.small_merged = sieve->merged;
+    result.small_isolated = sieve->isolated;
+    result.regions = sieve->regions;
+    result.cells_labelled = sieve->cells_labelled;
+    result.largest_region = sieve->largest_region;
   }
   result.border_regions = phases.border_regions;
   result.merged_border_regions = phases.merged_border_regions;
@@ -256,9 +239,58 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   result.seconds.device_setup += phases.solver_setup_seconds;
   result.seconds.device_busy = phases.device_busy_seconds;
   result.seconds.stats = phases.stats_seconds;
-  result.bytes_read += phases.bytes_read + input->bytes_read();
-  result.bytes_written += input->bytes_written();
+  result.bytes_read += phases.bytes_read;
   result.bytes_written += phases.bytes_written;
+}
+
+}  // namespace
+
+ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
+  Stopwatch start;
+  ClumpResult result;
+  check_clump_options(options);
+  // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
+  Stopwatch probe;
+  const bool use_cuda = context.device() == Device::Cuda;
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
+  result.seconds.device_setup = probe.seconds();
+  // The context is made while the input is read (its first use would pay for it otherwise).
+  std::optional<CudaContextWarmup> warmup;
+  if (use_cuda) warmup.emplace();
+
+  // Every output's partial file is made before any work and all are published together at the end
+  // (io/store/output_set.h): a failure writing either publishes neither.
+  OutputSet outputs;
+  AtomicOutput& labels_output = outputs.add(options.output, geotiff_sidecar_suffixes());
+  AtomicOutput* stats_output = outputs.add_if(options.stats);
+  RunDirectory& run = context.run_directory();
+  const std::unique_ptr<PipelineInput> input = open_clump_input(options, context, result);
+  const RasterInfo info = input->info();
+  const TileGrid grid = input->grid();
+  result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
+  result.by = options.by;
+
+  const ClumpPhaseOptions phase_options = clump_phase_options(options, info, use_cuda, context);
+  LabelRasterWriter raster(labels_output, grid, info, budget, options.geotiff);
+  std::unique_ptr<StatsCsv> csv;
+  if (stats_output) csv = std::make_unique<StatsCsv>(*stats_output, info);
+  std::unique_ptr<ClumpLabelFile> label_file;
+  if (options.min_size > 0) label_file = std::make_unique<ClumpLabelFile>(run.path() + "/clump_labels.u32", grid.width, grid.height);
+  ClumpWindowSink* sink = label_file ? static_cast<ClumpWindowSink*>(label_file.get()) : &raster;
+  const ClumpPhaseResult phases = run_clump_phases(input->cells(), phase_options, budget, progress, sink, csv.get());
+  ClumpSieveResult sieve;
+  if (label_file) sieve = sieve_small_regions(options, *label_file, phases.regions, grid.tile, raster, context, result);
+  Stopwatch finish;
+  result.bytes_written += raster.finish();
+  result.seconds.finish = finish.seconds();
+  if (csv) result.bytes_written += csv->finish();
+  outputs.publish();
+
+  fill_clump_result(phases, label_file ? &sieve : nullptr, result);
+  result.bytes_read += input->bytes_read();
+  result.bytes_written += input->bytes_written();
   result.seconds.total = start.seconds();
   result.memory_peak_reserved = budget.peak_reserved();
   result.peak_rss_bytes = peak_rss_bytes();

@@ -3,7 +3,7 @@
 // scale, nodata -1 where unreached), the backlink raster (Byte, kNoBacklink = 255 where none) and the
 // allocation raster (UInt32, nodata 0 where unreached), each only when its path is set, each into
 // its output of the run's OutputSet (io/store/output_set.h: finish() closes them, the run publishes
-// them together). The single-pass run (engine/commands/sssp.cpp) and the per-source group merge
+// them together). The single-pass run (engine/commands/sssp_pass.cpp) and the per-source group merge
 // (engine/commands/sssp_groups.cpp) write through it.
 // Memory: a GDAL block cache of 4 blocks per output (16 MiB at least) and, per slot, a window of a
 // tile's cells of each output (8 bytes for costs and allocations, 1 for backlinks), reserved from the

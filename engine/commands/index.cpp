@@ -251,30 +251,15 @@ std::string IndexSummary::to_json() const {
   return s.str();
 }
 
-OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context) {
-  MemoryBudget& budget = context.budget();
-  Progress& progress = context.progress();
-  Stopwatch start;
-  OdMatrixResult result;
-  if (options.max_cost >= 0 && !std::isfinite(options.max_cost)) throw UsageError("invalid --max-cost: expected a finite number");
-  // --device: the G' exchange's min-plus products with --index (auto: the GPU when there is one);
-  // without --index the in-tile solves run on the CPU.
-  // A transient index (--transient-index; the default with --device cuda, whose without-index
-  // exchange would be the CPU's in-tile solves): on a GPU the matrices built straight into the
-  // query's memory (od_matrix_by_gpu_index, below); else, or when they do not fit there, an index
-  // file in the run directory built from the store imported here, queried, and deleted.
-  const bool transient = options.index.empty() && (options.transient_index || context.device_request() == DeviceRequest::Cuda);
-  if (transient && options.distance == DistanceMode::Geodesic)
-    throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
-  // Without an index the exchange runs on the CPU: auto takes a GPU only for an index's products.
-  const bool cuda = context.device(!options.index.empty() || transient) == Device::Cuda;
-  const MemoryBudget::Reservation device_host = reserve_device_host_memory(cuda ? Device::Cuda : Device::Cpu, budget);
-  RunDirectory run(context.tmpdir());
-  std::unique_ptr<IndexFile> index;
+namespace {
+
+// The tile of the run: a transient index's (--tile, else its default: 64 on a GPU; on the CPU 32,
+// where the build costs about t per cell and the sweep's overheads grow as 1/t, the least total at
+// 16.8 and 268 M cells, docs/benchmarks.md), --index's own (opened here), else --tile.
+std::uint32_t choose_od_tile(const OdMatrixOptions& options, bool transient, bool cuda, MemoryBudget& budget,
+                             std::unique_ptr<IndexFile>& index) {
   std::uint32_t tile = options.tile;
   if (transient) {
-    // On the CPU tiles of 32: the build costs about t per cell and the sweep's overheads grow as 1/t;
-    // 32 gave the least total at 16.8 and 268 M cells (docs/benchmarks.md). The GPU's 64 as measured there.
     tile = tile ? tile : cuda ? kDefaultIndexTile : kDefaultCpuTransientTile;
     if (tile < 16 || tile > 1024 || (tile & (tile - 1)) != 0)
       throw UsageError("invalid --tile " + std::to_string(tile) + " for an index: expected a power of two from 16 to 1024");
@@ -285,32 +270,16 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context
     index = IndexFile::open(options.index, budget);
     tile = index->header().tile;
   }
-  Stopwatch phase;
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile, budget, progress);
-  result.seconds_import = phase.seconds();
-  RasterInfo info = store->info();
-  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "od-matrix statistics tile");
-  if (info.valid_cells == 0) throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere)");
-  const TileGrid grid = store->grid();
-  result.width = grid.width;
-  result.height = grid.height;
-  result.tile = grid.tile;
-  TileStoreInput input(*store);
-  if (index && !options.skip_fingerprint_check) check_index_raster(*index, options.index, input, store.get(), options.input, budget);
-  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
-    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
-                     "--weight friction has among od-matrix's models; --weight " + to_string(options.weight) + " has none");
-  auto steps_reservation = budget.reserve(step_table_bytes(options.distance, grid.height), "od-matrix step-length table");
-  const StepTable steps = make_step_table(options.distance, info);  // lives until the matrix is done
-  const WeightChoice weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
-                                                    kSsspDefaultStepLimit, &input, &budget, &steps.lengths);
-  result.params = weights.params;
-  result.info = info;
+  return tile;
+}
+
+// The sites: the regions of --sites-raster (every cell not nodata and not 0 belongs to the region
+// of its value, a positive integer; the regions in ascending id order, named by their ids), or the
+// --site points (pixel, or map with --map-coords) then the points of --sites-file. At least 2.
+std::vector<OdSite> locate_od_sites(const OdMatrixOptions& options, const RasterInfo& info, const TileGrid& grid,
+                                    MemoryBudget& budget, RegionSites& regions, OdMatrixResult& result) {
   std::vector<OdSite> sites;
-  RegionSites regions;  // --sites-raster: its cell lists' reservations live as long as the sites
   if (!options.sites_raster.empty()) {
-    // Region sites: every cell of the raster that is not nodata and not 0 belongs to the region of
-    // its value (a positive integer); the regions in ascending id order, named by their ids.
     if (!options.sites.empty() || !options.sites_file.empty())
       throw UsageError("--sites-raster gives region sites; --site and --sites-file give point sites: use one kind");
     regions = read_region_sites(options.sites_raster, grid, budget);
@@ -318,7 +287,6 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context
     result.site_ids = regions.ids;
     for (const OdSite& site : sites) result.site_cells.push_back(site.cells.front());
   } else {
-    // Sites: --site points (pixel, or map with --map-coords), then the points of --sites-file.
     std::vector<SourceCell> located = locate_source_points(options.sites, info, options.map_coords, "", 1, "--site");
     if (!options.sites_file.empty()) {
       std::string crs;
@@ -341,11 +309,18 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context
     throw UsageError("od-matrix needs at least 2 sites (got " + std::to_string(sites.size()) + "): give --site x,y more than once, " +
                      "--sites-file FILE or --sites-raster R with 2 region ids or more");
   result.sites = sites.size();
+  return sites;
+}
+
+// The query's options: weights, --max-cost in fixed point, device, threads, and --exchange (sweep
+// only over an index on the CPU).
+OdQueryOptions od_query_options(const OdMatrixOptions& options, const WeightParams& params, bool cuda, bool transient,
+                                RunContext& context) {
   OdQueryOptions qo;
-  qo.params = weights.params;
+  qo.params = params;
   qo.connectivity = options.connectivity;
   if (options.max_cost >= 0) {
-    const double fixed = std::floor(options.max_cost * weights.params.scale);
+    const double fixed = std::floor(options.max_cost * params.scale);
     qo.max_cost = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
   }
   qo.cache_bytes = options.cache_bytes;
@@ -361,74 +336,105 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context
     throw UsageError("--exchange must be auto, queue, rounds or sweep, not '" + options.exchange + "'");
   if (qo.exchange == OdExchange::Sweep && (cuda || (options.index.empty() && !transient)))
     throw UsageError("--exchange sweep runs over an index on the CPU: give --index or --transient-index, and --device cpu");
-  plan_od_matrix(context, input, index.get(), transient, qo, sites.size());
+  return qo;
+}
+
+// What the queries of a run share.
+struct OdQuery {
+  const OdMatrixOptions& options;
+  RunContext& context;
+  const TileStore& store;
+  const TileStoreInput& input;
+  const RunDirectory& run;
+  const std::vector<OdSite>& sites;
+  const OdQueryOptions& qo;
+  bool cuda;
+};
+
+// The build options of a transient index.
+IndexBuildOptions transient_build_options(const OdQuery& q) {
+  IndexBuildOptions bo;
+  bo.params = q.qo.params;
+  bo.connectivity = q.options.connectivity;
+  bo.leaf = q.qo.device == Device::Cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
+  bo.device = q.qo.device;
+  bo.threads = q.qo.threads;
+  bo.gpu_memory_bytes = q.context.gpu_memory_bytes();
+  return bo;
+}
+
+// On the CPU: the index built into memory (no file), then the sweep over it, when the budget holds
+// the index with 4-byte entries. Returns false when tiles of 8-byte entries overran the budget (and
+// --exchange is not sweep, which then fails), or when it does not fit to begin with.
+bool query_memory_index(const OdQuery& q, const Stopwatch& build, OdQueryStats* stats, OdMatrixResult& result) {
+  MemoryBudget& budget = q.context.budget();
+  if (q.cuda || (q.qo.exchange != OdExchange::Auto && q.qo.exchange != OdExchange::Sweep) ||
+      !memory_index_fits(q.input, q.qo.threads, budget))
+    return false;
+  std::unique_ptr<IndexInMemory> memory;
+  try {
+    memory = std::make_unique<IndexInMemory>(q.store.grid(), &budget);
+    build_index(q.input, *memory, transient_build_options(q), budget, q.context.progress());
+  } catch (const BudgetError&) {
+    if (q.qo.exchange == OdExchange::Sweep) throw;
+    return false;
+  }
+  result.seconds_index = build.seconds();
+  result.method = "transient index";
+  result.costs = od_matrix_by_memory_index(q.input, *memory, q.sites, q.qo, budget, q.context.progress(), stats);
+  return true;
+}
+
+// An index file in the run directory, built, queried and deleted.
+void query_index_file(const OdQuery& q, const Stopwatch& build, OdQueryStats* stats, OdMatrixResult& result) {
+  MemoryBudget& budget = q.context.budget();
+  Progress& progress = q.context.progress();
+  if (!q.cuda && q.qo.exchange == OdExchange::Auto) {
+    // Said where a user looks (the progress on stderr): the CPU's fast path needs the index in memory.
+    const std::string phase = "od-matrix: --memory " + MemoryBudget::format_size(budget.total()) +
+                              " holds no index in memory (about " +
+                              MemoryBudget::format_size(memory_index_bytes(q.input, q.qo.threads) / 3 * 4) +
+                              " would): building an index file instead";
+    progress.update(phase, 0, 1);
+    progress.update(phase, 1, 1);
+  }
+  const std::string path = q.run.file("transient.tzi");
+  std::uint64_t bytes = 0, fingerprint = 0;
+  write_index_file(path, q.store, q.options.distance, transient_build_options(q), budget, progress, &bytes, &fingerprint);
+  std::unique_ptr<IndexFile> index = IndexFile::open(path, budget);
+  result.seconds_index = build.seconds();
+  result.method = "transient index";
+  result.costs = od_matrix_by_index(q.input, *index, q.sites, q.qo, budget, progress, stats);
+  index.reset();
+  ::unlink(path.c_str());
+}
+
+// The matrix: a transient index (on a GPU built straight into the query's memory when it fits
+// there; else in memory on the CPU, or an index file), the query over --index, or the exchange.
+OdQueryStats query_od_matrix(const OdQuery& q, bool transient, const IndexFile* index, OdMatrixResult& result) {
+  MemoryBudget& budget = q.context.budget();
+  Progress& progress = q.context.progress();
   OdQueryStats stats;
-  auto transient_build_options = [&]() {
-    IndexBuildOptions bo;
-    bo.params = weights.params;
-    bo.connectivity = options.connectivity;
-    bo.leaf = qo.device == Device::Cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
-    bo.device = qo.device;
-    bo.threads = qo.threads;
-    bo.gpu_memory_bytes = context.gpu_memory_bytes();
-    return bo;
-  };
-  if (transient && cuda && qo.exchange != OdExchange::Queue && gpu_index_fits(input, qo)) {
+  if (transient && q.cuda && q.qo.exchange != OdExchange::Queue && gpu_index_fits(q.input, q.qo)) {
     result.method = "index on the GPU";
-    result.costs = od_matrix_by_gpu_index(input, sites, qo, budget, progress, &stats);
+    result.costs = od_matrix_by_gpu_index(q.input, q.sites, q.qo, budget, progress, &stats);
     result.seconds_index = stats.seconds_index;
     result.index_kernel_ms = stats.index_kernel_ms;
   } else if (transient) {
-    // On the CPU: the index built into memory (no file), then the sweep over it, when the budget holds
-    // the index with 4-byte entries; tiles of 8-byte entries may overrun it, then (and on a GPU that
-    // cannot hold it, or with --exchange queue or rounds) an index file in the run directory.
-    Stopwatch build;
-    bool done = false;
-    if (!cuda && (qo.exchange == OdExchange::Auto || qo.exchange == OdExchange::Sweep) &&
-        memory_index_fits(input, qo.threads, budget)) {
-      std::unique_ptr<IndexInMemory> memory;
-      try {
-        memory = std::make_unique<IndexInMemory>(grid, &budget);
-        build_index(input, *memory, transient_build_options(), budget, progress);
-        done = true;
-      } catch (const BudgetError&) {
-        if (qo.exchange == OdExchange::Sweep) throw;
-        memory.reset();
-      }
-      if (done) {
-        result.seconds_index = build.seconds();
-        result.method = "transient index";
-        result.costs = od_matrix_by_memory_index(input, *memory, sites, qo, budget, progress, &stats);
-      }
-    }
-    if (!done) {
-      if (!cuda && qo.exchange == OdExchange::Auto) {
-        // Said where a user looks (the progress on stderr): the CPU's fast path needs the index in memory.
-        const std::string phase = "od-matrix: --memory " + MemoryBudget::format_size(budget.total()) +
-                                  " holds no index in memory (about " +
-                                  MemoryBudget::format_size(memory_index_bytes(input, qo.threads) / 3 * 4) +
-                                  " would): building an index file instead";
-        progress.update(phase, 0, 1);
-        progress.update(phase, 1, 1);
-      }
-      const std::string path = run.file("transient.tzi");
-      std::uint64_t bytes = 0, fingerprint = 0;
-      write_index_file(path, *store, options.distance, transient_build_options(), budget, progress, &bytes, &fingerprint);
-      index = IndexFile::open(path, budget);
-      result.seconds_index = build.seconds();
-      result.method = "transient index";
-      result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
-      index.reset();
-      ::unlink(path.c_str());
-    }
+    const Stopwatch build;
+    if (!query_memory_index(q, build, &stats, result)) query_index_file(q, build, &stats, result);
   } else if (index) {
     result.method = "index";
-    result.costs = od_matrix_by_index(input, *index, sites, qo, budget, progress, &stats);
+    result.costs = od_matrix_by_index(q.input, *index, q.sites, q.qo, budget, progress, &stats);
   } else {
     result.method = "exchange";
-    result.costs = od_matrix_by_exchange(input, sites, qo, budget, progress, &stats);
+    result.costs = od_matrix_by_exchange(q.input, q.sites, q.qo, budget, progress, &stats);
   }
-  result.device = device_description(qo.device);
+  return stats;
+}
+
+// The query's counters into the result.
+void fill_od_stats(const OdQueryStats& stats, OdMatrixResult& result) {
   result.rounds = stats.rounds;
   result.exchange = stats.exchange;
   result.max_active = stats.max_active;
@@ -452,6 +458,62 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context
   result.site_tiles = stats.site_tiles;
   result.seconds_sites = stats.seconds_sites;
   result.seconds_queries = stats.seconds_queries;
+}
+
+}  // namespace
+
+OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
+  Stopwatch start;
+  OdMatrixResult result;
+  if (options.max_cost >= 0 && !std::isfinite(options.max_cost)) throw UsageError("invalid --max-cost: expected a finite number");
+  // --device: the G' exchange's min-plus products with --index (auto: the GPU when there is one);
+  // without --index the in-tile solves run on the CPU.
+  // A transient index (--transient-index; the default with --device cuda, whose without-index
+  // exchange would be the CPU's in-tile solves): on a GPU the matrices built straight into the
+  // query's memory (od_matrix_by_gpu_index); else, or when they do not fit there, an index built in
+  // memory or into a file in the run directory from the store imported here, queried, and deleted.
+  const bool transient = options.index.empty() && (options.transient_index || context.device_request() == DeviceRequest::Cuda);
+  if (transient && options.distance == DistanceMode::Geodesic)
+    throw UsageError("--distance geodesic has no index, so no transient one either: run od-matrix with --device cpu");
+  // Without an index the exchange runs on the CPU: auto takes a GPU only for an index's products.
+  const bool cuda = context.device(!options.index.empty() || transient) == Device::Cuda;
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(cuda ? Device::Cuda : Device::Cpu, budget);
+  RunDirectory run(context.tmpdir());
+  std::unique_ptr<IndexFile> index;
+  const std::uint32_t tile = choose_od_tile(options, transient, cuda, budget, index);
+
+  Stopwatch phase;
+  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile, budget, progress);
+  result.seconds_import = phase.seconds();
+  RasterInfo info = store->info();
+  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "od-matrix statistics tile");
+  if (info.valid_cells == 0) throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere)");
+  const TileGrid grid = store->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  TileStoreInput input(*store);
+  if (index && !options.skip_fingerprint_check) check_index_raster(*index, options.index, input, store.get(), options.input, budget);
+  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
+    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
+                     "--weight friction has among od-matrix's models; --weight " + to_string(options.weight) + " has none");
+  auto steps_reservation = budget.reserve(step_table_bytes(options.distance, grid.height), "od-matrix step-length table");
+  const StepTable steps = make_step_table(options.distance, info);  // lives until the matrix is done
+  const WeightChoice weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                                    kSsspDefaultStepLimit, &input, &budget, &steps.lengths);
+  result.params = weights.params;
+  result.info = info;
+  RegionSites regions;  // --sites-raster: its cell lists' reservations live as long as the sites
+  const std::vector<OdSite> sites = locate_od_sites(options, info, grid, budget, regions, result);
+  const OdQueryOptions qo = od_query_options(options, weights.params, cuda, transient, context);
+  plan_od_matrix(context, input, index.get(), transient, qo, sites.size());
+
+  const OdQuery query{options, context, *store, input, run, sites, qo, cuda};
+  const OdQueryStats stats = query_od_matrix(query, transient, index.get(), result);
+  result.device = device_description(qo.device);
+  fill_od_stats(stats, result);
   result.seconds_total = start.seconds();
   result.peak_rss_bytes = peak_rss_bytes();
   result.memory_peak_reserved = budget.peak_reserved();

@@ -61,6 +61,55 @@ class EdgeRasterWriter : public MstWindowSink {
   std::unique_ptr<GeoTiffWriter> writer_;
 };
 
+// The phases' options: the weights, the device, the plan, the merge and the edge list's output.
+MstPhaseOptions mst_phase_options(const MstOptions& options, const WeightParams& params, bool use_cuda,
+                                  AtomicOutput* edge_list_output, RunContext& context) {
+  MstPhaseOptions phase_options;
+  phase_options.params = params;
+  phase_options.connectivity = options.connectivity;
+  phase_options.cuda = use_cuda;
+  phase_options.threads = context.threads();
+  phase_options.gpu_memory_bytes = context.gpu_memory_bytes();
+  phase_options.plan = &context.plan();
+  phase_options.record_buffer_bytes = options.record_buffer_bytes;
+  phase_options.merge_mode = options.merge_mode;
+  phase_options.merge_batch_edges = options.merge_batch_edges;
+  phase_options.edge_list = options.edge_list;
+  phase_options.edge_list_output = edge_list_output;
+  phase_options.scratch_dir = context.run_directory().path();
+  return phase_options;
+}
+
+// The phases' tree and counters into the result; the total weight in input units (--weight max:
+// each edge's offset added back).
+void fill_mst_result(const MstPhaseResult& phases, const WeightParams& params, MstResult& result) {
+  result.total_weight = phases.total_weight;
+  result.edges = phases.edges;
+  result.vertices = phases.vertices;
+  result.components = phases.components;
+  result.total_weight_input_units = static_cast<double>(result.total_weight) / params.scale;
+  if (params.model == WeightModel::Max) {
+    result.total_weight_input_units += static_cast<double>(result.edges) * params.offset;
+  }
+  result.seconds.block_local = phases.block_local_seconds;
+  result.seconds.merge = phases.merge_seconds;
+  result.seconds.expansion = phases.expansion_seconds;
+  result.summary_edges = phases.summary_edges;
+  result.expansion_records = phases.expansion_records;
+  result.expansion_record_runs = phases.expansion_record_runs;
+  result.merge_levels = phases.merge_levels;
+  result.gpu_batch_tiles = phases.gpu_batch_tiles;
+  result.gpu_kernel_seconds = phases.gpu_kernel_ms / 1000.0;
+  result.merge_mode = phases.merge_mode;
+  result.merge_batches = phases.merge_batches;
+  result.merge_graphs = phases.merge_graphs;
+  result.merge_oversized_graphs = phases.merge_oversized_graphs;
+  result.merge_batch_edges = phases.merge_batch_edges;
+  result.gpu_merge_kernel_seconds = phases.gpu_merge_kernel_ms / 1000.0;
+  result.bytes_read += phases.bytes_read;
+  result.bytes_written += phases.bytes_written;
+}
+
 }  // namespace
 
 MstResult run_mst(const MstOptions& options, RunContext& context) {
@@ -102,50 +151,16 @@ MstResult run_mst(const MstOptions& options, RunContext& context) {
   result.params = params;
 
   // 1-3. The phases, the edge raster written window by window.
-  MstPhaseOptions phase_options;
-  phase_options.params = params;
-  phase_options.connectivity = options.connectivity;
-  phase_options.cuda = use_cuda;
-  phase_options.threads = context.threads();
-  phase_options.gpu_memory_bytes = context.gpu_memory_bytes();
-  phase_options.plan = &context.plan();
-  phase_options.record_buffer_bytes = options.record_buffer_bytes;
-  phase_options.merge_mode = options.merge_mode;
-  phase_options.merge_batch_edges = options.merge_batch_edges;
-  phase_options.edge_list = options.edge_list;
-  phase_options.edge_list_output = edge_list_output;
-  phase_options.scratch_dir = run.path();
+  const MstPhaseOptions phase_options = mst_phase_options(options, params, use_cuda, edge_list_output, context);
   std::unique_ptr<EdgeRasterWriter> raster;
   if (edges_output) raster = std::make_unique<EdgeRasterWriter>(*edges_output, grid, info, budget, options.geotiff);
   const MstPhaseResult phases = run_mst_phases(input->cells(), phase_options, budget, progress, raster.get());
   if (raster) result.bytes_written += raster->finish();
   outputs.publish();
 
-  result.total_weight = phases.total_weight;
-  result.edges = phases.edges;
-  result.vertices = phases.vertices;
-  result.components = phases.components;
-  result.total_weight_input_units = static_cast<double>(result.total_weight) / params.scale;
-  if (params.model == WeightModel::Max) {
-    result.total_weight_input_units += static_cast<double>(result.edges) * params.offset;
-  }
-  result.seconds.block_local = phases.block_local_seconds;
-  result.seconds.merge = phases.merge_seconds;
-  result.seconds.expansion = phases.expansion_seconds;
-  result.summary_edges = phases.summary_edges;
-  result.expansion_records = phases.expansion_records;
-  result.expansion_record_runs = phases.expansion_record_runs;
-  result.merge_levels = phases.merge_levels;
-  result.gpu_batch_tiles = phases.gpu_batch_tiles;
-  result.gpu_kernel_seconds = phases.gpu_kernel_ms / 1000.0;
-  result.merge_mode = phases.merge_mode;
-  result.merge_batches = phases.merge_batches;
-  result.merge_graphs = phases.merge_graphs;
-  result.merge_oversized_graphs = phases.merge_oversized_graphs;
-  result.merge_batch_edges = phases.merge_batch_edges;
-  result.gpu_merge_kernel_seconds = phases.gpu_merge_kernel_ms / 1000.0;
-  result.bytes_read += phases.bytes_read + input->bytes_read();
-  result.bytes_written += phases.bytes_written + input->bytes_written();
+  fill_mst_result(phases, params, result);
+  result.bytes_read += input->bytes_read();
+  result.bytes_written += input->bytes_written();
   result.seconds.total = start.seconds();
   result.memory_peak_reserved = budget.peak_reserved();
   result.peak_rss_bytes = peak_rss_bytes();

@@ -142,124 +142,139 @@ std::vector<NetworkEdge> minimum_spanning_tree(const std::vector<PathLength>& co
   return tree;
 }
 
-NetworkResult run_network(const NetworkOptions& options, RunContext& context) {
+namespace {
+
+// The paths' sssp runs (costs and backlinks, in the tile of INPUT's store or kDefaultTile) come
+// after the whole matrix: their write phase's fixed needs are planned first, so a budget too small
+// for them fails before any work, naming the phase and the size.
+void plan_network_paths(const OdMatrixOptions& od, RunContext& context) {
   MemoryBudget& budget = context.budget();
-  Progress& progress = context.progress();
-  Stopwatch start;
-  NetworkResult result;
-  OdMatrixOptions od = options.od;
-  const std::string output = od.output;
-  check_distinct_paths(od_matrix_input_paths(od), {{"OUT.geojson", output}});
-  {
-    // The paths' sssp runs (costs and backlinks, in the tile of INPUT's store or kDefaultTile) come
-    // after the whole matrix: their write phase's fixed needs are planned first, so a budget too
-    // small for them fails before any work, naming the phase and the size.
-    SsspOptions probe;
-    probe.output = "cost.tif";
-    probe.backlink = "backlink.tif";
-    const std::uint32_t t = TileStore::looks_like_tile_store(od.input) ? TileStore::open(od.input, &budget)->tile()
-                                                                        : kDefaultTile;
-    context.plan().need("network's paths", "their sssp write phase (GDAL block cache, output windows, output tile)",
-                        sssp_write_phase_bytes(probe, t));
-    context.plan().assign(budget);
+  SsspOptions probe;
+  probe.output = "cost.tif";
+  probe.backlink = "backlink.tif";
+  const std::uint32_t t = TileStore::looks_like_tile_store(od.input) ? TileStore::open(od.input, &budget)->tile()
+                                                                      : kDefaultTile;
+  context.plan().need("network's paths", "their sssp write phase (GDAL block cache, output windows, output tile)",
+                      sssp_write_phase_bytes(probe, t));
+  context.plan().assign(budget);
+}
+
+// Region sites: their cells again (the matrix's copy is gone), reserved while the paths are traced;
+// the regions must be the matrix's.
+RegionSites reread_region_sites(const OdMatrixOptions& od, const OdMatrixResult& m, MemoryBudget& budget) {
+  TileGrid grid;
+  grid.width = m.width;
+  grid.height = m.height;
+  grid.tile = m.tile;
+  RegionSites region_sites = read_region_sites(od.sites_raster, grid, budget);
+  if (region_sites.ids != m.site_ids) throw Error("network: --sites-raster '" + od.sites_raster + "' changed during the run");
+  return region_sites;
+}
+
+// What the tracing of the tree's edges shares: the matrix, the region sites (null: point sites),
+// the edges, their GeoJSON geometries (filled by edge).
+struct NetworkTrace {
+  const OdMatrixOptions& od;
+  RunContext& context;
+  const OdMatrixResult& m;
+  const RegionSites* regions;
+  std::vector<NetworkEdge>& edges;
+  std::vector<std::string>& geometries;
+};
+
+SourcePoint pixel_of(const OdMatrixResult& m, std::uint64_t cell) {
+  return parse_source_point(std::to_string(cell % m.width) + "," + std::to_string(cell / m.width), "--site");
+}
+
+// The sssp run (cost and backlinks into the run directory) from site `from`: a point site's cell,
+// or every cell of a region at cost 0. Returns its options (the rasters' paths).
+SsspOptions run_sssp_from(const NetworkTrace& n, std::uint32_t from) {
+  RunDirectory& run = n.context.run_directory();
+  SsspOptions so;
+  so.input = n.od.input;
+  so.index.clear();
+  so.output = run.file("cost.tif");
+  so.backlink = run.file("backlink.tif");
+  if (n.regions) {
+    so.source_raster = run.file("sources.tif");
+    write_region_mask(so.source_raster, n.m.info, n.regions->sites[from].cells, n.context.budget());
+  } else {
+    so.sources = {pixel_of(n.m, n.m.site_cells[from])};
   }
-  result.matrix = run_od_matrix(od, context);
+  so.weight = n.od.weight;
+  so.scale = n.m.params.scale;
+  so.connectivity = n.od.connectivity;
+  so.distance = n.od.distance;
+  RunContext::ProgressRedirect silent(n.context, Progress::silent());
+  run_sssp(so, n.context);
+  return so;
+}
+
+// The path options over `so`'s rasters, a destination per edge: a point site's cell, or the target
+// region's cell where the cost from the source region is least (which must be the matrix's cost).
+PathOptions path_options_for(const NetworkTrace& n, const SsspOptions& so, const std::vector<std::size_t>& edges) {
+  const OdMatrixResult& m = n.m;
+  PathOptions po;
+  po.backlink = so.backlink;
+  po.cost = so.output;
+  po.output = n.context.run_directory().file("paths.geojson");
+  for (std::size_t e : edges) {
+    NetworkEdge& edge = n.edges[e];
+    edge.to_cell = m.site_cells[edge.to];
+    if (n.regions) {
+      PathLength least = kUnreached;
+      edge.to_cell = least_cost_cell(so.output, m.width, n.regions->sites[edge.to].cells, m.params.scale, &least,
+                                     n.context.budget());
+      if (least != edge.cost)
+        throw Error("network: the least cost from region " + site_id(m, edge.from) + " to region " + site_id(m, edge.to) +
+                    " in its cost raster (" + std::to_string(least) + ") is not the matrix's (" + std::to_string(edge.cost) +
+                    "), fixed point at scale " + std::to_string(m.params.scale));
+    }
+    po.dests.push_back(pixel_of(m, edge.to_cell));
+  }
+  return po;
+}
+
+// The traced lines of `po.output`, in the order of the destinations, into the edges' geometries,
+// lengths, cells and source cells.
+void read_traced_paths(const NetworkTrace& n, const PathOptions& po, const PathResult& traced,
+                       const std::vector<std::size_t>& edges) {
+  reset_gdal_error();
+  std::unique_ptr<GDALDataset> dataset(static_cast<GDALDataset*>(
+      GDALOpenEx(po.output.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
+  if (!dataset || dataset->GetLayerCount() != 1) throw gdal_failure("network: cannot read the traced paths");
+  OGRLayer* layer = dataset->GetLayer(0);
+  std::size_t i = 0;
+  layer->ResetReading();
+  for (auto& feature : *layer) {
+    if (i >= edges.size()) break;
+    char* json = feature->GetGeometryRef() ? feature->GetGeometryRef()->exportToJson() : nullptr;
+    n.geometries[edges[i]] = json ? json : "null";
+    CPLFree(json);
+    NetworkEdge& edge = n.edges[edges[i]];
+    edge.length = traced.paths.at(i).length;
+    edge.cells = traced.paths.at(i).cells;
+    edge.from_cell = traced.paths.at(i).source_y * n.m.width + traced.paths.at(i).source_x;
+    ++i;
+  }
+  if (i != edges.size()) throw Error("network: the traced paths are fewer than the tree edges");
+}
+
+// The tree's edges from site `from`: one sssp run, then their paths.
+void trace_edges_from(const NetworkTrace& n, std::uint32_t from, const std::vector<std::size_t>& edges) {
+  const SsspOptions so = run_sssp_from(n, from);
+  const PathOptions po = path_options_for(n, so, edges);
   return_freed_memory();
-  result.seconds_matrix = start.seconds();
-  const OdMatrixResult& m = result.matrix;
-  const std::uint64_t k = m.sites;
-  result.edges = minimum_spanning_tree(m.costs, k);
-  result.components = k - result.edges.size();
-  Stopwatch paths;
-  RunDirectory& run = context.run_directory();
-  // Region sites: their cells again (the matrix's copy is gone), reserved while the paths are traced.
-  const bool regions = !od.sites_raster.empty();
-  RegionSites region_sites;
-  if (regions) {
-    TileGrid grid;
-    grid.width = m.width;
-    grid.height = m.height;
-    grid.tile = m.tile;
-    region_sites = read_region_sites(od.sites_raster, grid, budget);
-    if (region_sites.ids != m.site_ids) throw Error("network: --sites-raster '" + od.sites_raster + "' changed during the run");
-  }
-  // One sssp run (cost and backlinks) per distinct lower end, then its paths.
-  std::map<std::uint32_t, std::vector<std::size_t>> by_from;
-  for (std::size_t e = 0; e < result.edges.size(); ++e) by_from[result.edges[e].from].push_back(e);
-  auto pixel_of = [&](std::uint64_t cell) {
-    return parse_source_point(std::to_string(cell % m.width) + "," + std::to_string(cell / m.width), "--site");
-  };
-  std::vector<std::string> geometries(result.edges.size());
-  const std::string urn = crs_urn(m.info.crs_wkt);
-  const std::string crs_member =
-      urn.empty() ? "" : "\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + urn + "\" } },\n";
-  ensure_gdal();
-  std::uint64_t done = 0;
-  progress.update("network: paths", 0, by_from.size());
-  for (const auto& [from, edges] : by_from) {
-    SsspOptions so;
-    so.input = od.input;
-    so.index.clear();
-    so.output = run.file("cost.tif");
-    so.backlink = run.file("backlink.tif");
-    if (regions) {  // every cell of the region a source at cost 0
-      so.source_raster = run.file("sources.tif");
-      write_region_mask(so.source_raster, m.info, region_sites.sites[from].cells, budget);
-    } else {
-      so.sources = {pixel_of(m.site_cells[from])};
-    }
-    so.weight = od.weight;
-    so.scale = m.params.scale;
-    so.connectivity = od.connectivity;
-    so.distance = od.distance;
-    {
-      RunContext::ProgressRedirect silent(context, Progress::silent());
-      run_sssp(so, context);
-    }
-    PathOptions po;
-    po.backlink = so.backlink;
-    po.cost = so.output;
-    po.output = run.file("paths.geojson");
-    for (std::size_t e : edges) {
-      NetworkEdge& edge = result.edges[e];
-      edge.to_cell = m.site_cells[edge.to];
-      if (regions) {  // the target region's cell where the cost from the source region is least
-        PathLength least = kUnreached;
-        edge.to_cell = least_cost_cell(so.output, m.width, region_sites.sites[edge.to].cells, m.params.scale, &least, budget);
-        if (least != edge.cost)
-          throw Error("network: the least cost from region " + site_id(m, edge.from) + " to region " + site_id(m, edge.to) +
-                      " in its cost raster (" + std::to_string(least) + ") is not the matrix's (" + std::to_string(edge.cost) +
-                      "), fixed point at scale " + std::to_string(m.params.scale));
-      }
-      po.dests.push_back(pixel_of(edge.to_cell));
-    }
-    return_freed_memory();
-    RunContext::ProgressRedirect silent(context, Progress::silent());
-    const PathResult traced = run_path(po, context);
-    return_freed_memory();
-    // The traced lines, in the order of the destinations.
-    reset_gdal_error();
-    std::unique_ptr<GDALDataset> dataset(static_cast<GDALDataset*>(
-        GDALOpenEx(po.output.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
-    if (!dataset || dataset->GetLayerCount() != 1) throw gdal_failure("network: cannot read the traced paths");
-    OGRLayer* layer = dataset->GetLayer(0);
-    std::size_t i = 0;
-    layer->ResetReading();
-    for (auto& feature : *layer) {
-      if (i >= edges.size()) break;
-      char* json = feature->GetGeometryRef() ? feature->GetGeometryRef()->exportToJson() : nullptr;
-      geometries[edges[i]] = json ? json : "null";
-      CPLFree(json);
-      result.edges[edges[i]].length = traced.paths.at(i).length;
-      result.edges[edges[i]].cells = traced.paths.at(i).cells;
-      result.edges[edges[i]].from_cell = traced.paths.at(i).source_y * m.width + traced.paths.at(i).source_x;
-      ++i;
-    }
-    if (i != edges.size()) throw Error("network: the traced paths are fewer than the tree edges");
-    progress.update("network: paths", ++done, by_from.size());
-  }
-  result.seconds_paths = paths.seconds();
-  // The GeoJSON.
+  RunContext::ProgressRedirect silent(n.context, Progress::silent());
+  const PathResult traced = run_path(po, n.context);
+  return_freed_memory();
+  read_traced_paths(n, po, traced, edges);
+}
+
+// OUT.geojson: a feature per tree edge (ids, cost, length, cells, the traced line), written whole
+// to its partial file and published.
+void write_network_geojson(const std::string& output, const std::string& crs_member, const OdMatrixResult& m,
+                           const std::vector<std::string>& geometries, NetworkResult& result) {
   std::string text = "{\n\"type\": \"FeatureCollection\",\n\"name\": \"network\",\n" + crs_member + "\"features\": [\n";
   for (std::size_t e = 0; e < result.edges.size(); ++e) {
     const NetworkEdge& edge = result.edges[e];
@@ -277,6 +292,47 @@ NetworkResult run_network(const NetworkOptions& options, RunContext& context) {
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   if (std::fclose(f) != 0 || !ok) throw Error("cannot write '" + output + "' (disk full?)");
   out.publish();
+}
+
+}  // namespace
+
+NetworkResult run_network(const NetworkOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
+  Stopwatch start;
+  NetworkResult result;
+  OdMatrixOptions od = options.od;
+  const std::string output = od.output;
+  check_distinct_paths(od_matrix_input_paths(od), {{"OUT.geojson", output}});
+  plan_network_paths(od, context);
+  result.matrix = run_od_matrix(od, context);
+  return_freed_memory();
+  result.seconds_matrix = start.seconds();
+  const OdMatrixResult& m = result.matrix;
+  const std::uint64_t k = m.sites;
+  result.edges = minimum_spanning_tree(m.costs, k);
+  result.components = k - result.edges.size();
+  Stopwatch paths;
+  const bool regions = !od.sites_raster.empty();
+  RegionSites region_sites;
+  if (regions) region_sites = reread_region_sites(od, m, budget);
+  // One sssp run (cost and backlinks) per distinct lower end, then its paths.
+  std::map<std::uint32_t, std::vector<std::size_t>> by_from;
+  for (std::size_t e = 0; e < result.edges.size(); ++e) by_from[result.edges[e].from].push_back(e);
+  std::vector<std::string> geometries(result.edges.size());
+  const std::string urn = crs_urn(m.info.crs_wkt);
+  const std::string crs_member =
+      urn.empty() ? "" : "\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + urn + "\" } },\n";
+  ensure_gdal();
+  const NetworkTrace trace{od, context, m, regions ? &region_sites : nullptr, result.edges, geometries};
+  std::uint64_t done = 0;
+  progress.update("network: paths", 0, by_from.size());
+  for (const auto& [from, edges] : by_from) {
+    trace_edges_from(trace, from, edges);
+    progress.update("network: paths", ++done, by_from.size());
+  }
+  result.seconds_paths = paths.seconds();
+  write_network_geojson(output, crs_member, m, geometries, result);
   result.seconds_total = start.seconds();
   result.peak_rss_bytes = peak_rss_bytes();
   return result;

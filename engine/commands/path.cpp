@@ -245,16 +245,186 @@ std::string crs_urn(const std::string& wkt) {
   return std::string("urn:ogc:def:crs:EPSG::") + code;
 }
 
-PathResult run_path(const PathOptions& options, RunContext& context) {
-  MemoryBudget& budget = context.budget();
-  Progress& progress = context.progress();
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// The flags a walk needs, and distinct input and output paths.
+void check_path_options(const PathOptions& options) {
   if (options.dests.empty()) throw UsageError("no destination: give --dest x,y (repeatable)");
   if (options.backlink.empty()) throw UsageError("--backlink FILE is required");
   if (options.cost.empty()) throw UsageError("--cost FILE is required");
   if (options.output.empty()) throw UsageError("OUTPUT (the GeoJSON file) is missing");
   check_distinct_paths({{"--backlink", options.backlink}, {"--cost", options.cost}},
                        {{"OUTPUT", options.output}, {"--mask", options.mask}});
+}
+
+// What the walks share: the backlink windows, the cost raster, the step log of the current walk,
+// the mask's cells (--mask; null: none), the geodesic of a geographic CRS (null: map units).
+struct Walker {
+  const PathOptions& options;
+  const RasterInfo& info;
+  RasterReader& cost;
+  BacklinkWindows& windows;
+  StepLog& steps;
+  ExternalSorter* mask_cells;
+  const GeodesicLine* geodesic;
+};
+
+// Walks the backlinks from destination `d` to its source, its steps into the step log (and its
+// cells into the mask's sorter). Cycles in O(1) memory (Brent's cycle detection [Brent1980]):
+// `saved` is the cell after 1, 2, 4, 8, ... steps; a walk that comes back to it is a cycle, found
+// within mu + 2 lambda steps. The step count bound (the raster's cells) is a backstop.
+TracedPath walk_to_source(const Walker& w, const SourceCell& d, std::size_t k, std::size_t count, Progress& progress) {
+  const RasterInfo& info = w.info;
+  TracedPath path;
+  path.dest = d.text;
+  path.x = d.cell % info.width;
+  path.y = d.cell / info.width;
+  double c = 0;
+  w.cost.read_window(path.x, path.y, 1, 1, &c);
+  if (c != c)
+    throw UsageError(d.text + " is not reached by any source (the cost raster has nodata there)");
+  path.cost = c;
+  const std::uint64_t limit = info.width * info.height;
+  w.steps.clear();
+  std::uint64_t x = path.x, y = path.y;
+  std::uint64_t saved_x = x, saved_y = y, power = 1, since_saved = 0;
+  if (w.mask_cells) w.mask_cells->push({y * info.width + x, 0});
+  for (;;) {
+    const std::uint8_t b = w.windows.at(x, y);
+    if (b == 255) break;
+    const std::int64_t nx = static_cast<std::int64_t>(x) + kStepDx[b], ny = static_cast<std::int64_t>(y) + kStepDy[b];
+    if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(info.width) || ny >= static_cast<std::int64_t>(info.height))
+      throw Error("--backlink '" + w.options.backlink + "' leads out of the raster at " + std::to_string(x) + "," +
+                  std::to_string(y) + "; is it a backlink raster from terrazo sssp?");
+    x = static_cast<std::uint64_t>(nx);
+    y = static_cast<std::uint64_t>(ny);
+    w.steps.push(b);
+    if (w.mask_cells) w.mask_cells->push({y * info.width + x, 0});
+    if ((x == saved_x && y == saved_y) || w.steps.size() >= limit)
+      throw Error("--backlink '" + w.options.backlink + "' has a cycle through " + std::to_string(x) + "," +
+                  std::to_string(y) + "; is it a backlink raster from terrazo sssp?");
+    if (++since_saved == power) {
+      saved_x = x;
+      saved_y = y;
+      power *= 2;
+      since_saved = 0;
+    }
+    if ((w.steps.size() & 0xfffff) == 0) progress.update("path", k, count);  // lets Ctrl-C in
+  }
+  w.steps.finish();
+  path.source_x = x;
+  path.source_y = y;
+  path.cells = w.steps.size() + 1;
+  return path;
+}
+
+// The walk's vertices, source first: the step log replayed backwards from the source.
+template <typename Vertex>
+void replay_walk(const TracedPath& path, StepLog& steps, Vertex&& vertex) {
+  std::uint64_t vx = path.source_x, vy = path.source_y;
+  vertex(vx, vy);
+  steps.replay_backwards([&](std::uint8_t b) {
+    vx -= kStepDx[b];
+    vy -= kStepDy[b];
+    vertex(vx, vy);
+  });
+}
+
+// The walk's length (geodesic or map units, between cell centres) and its length in cells.
+void measure_walk(const Walker& w, TracedPath& path) {
+  bool first = true;
+  double px = 0, py = 0;
+  std::uint64_t qx = 0, qy = 0;
+  replay_walk(path, w.steps, [&](std::uint64_t vx, std::uint64_t vy) {
+    double mx, my;
+    centre(w.info, vx, vy, &mx, &my);
+    if (!first) {
+      path.length += w.geodesic ? w.geodesic->distance(px, py, mx, my) : std::hypot(mx - px, my - py);
+      // 1, sqrt 2 or (knight's move) sqrt 5: sqrt is correctly rounded, so sqrt(2.0) == kSqrt2.
+      const std::uint64_t adx = vx > qx ? vx - qx : qx - vx, ady = vy > qy ? vy - qy : qy - vy;
+      path.length_cells += std::sqrt(static_cast<double>(adx * adx + ady * ady));
+    }
+    first = false;
+    px = mx;
+    py = my;
+    qx = vx;
+    qy = vy;
+  });
+}
+
+// The walk as a GeoJSON LineString feature (destination `k` counted from 1), its vertices the
+// cell centres from the source.
+void write_walk_feature(const Walker& w, const TracedPath& path, std::size_t k, GeoJsonStream& json) {
+  json.begin_feature({{"dest_id", std::to_string(k + 1)},
+                      {"dest_x", std::to_string(path.x)},
+                      {"dest_y", std::to_string(path.y)},
+                      {"cost", GeoJsonStream::number(path.cost)},
+                      {"length", GeoJsonStream::number(path.length)},
+                      {"length_cells", GeoJsonStream::number(path.length_cells)},
+                      {"cells", std::to_string(path.cells)}});
+  double mx = 0, my = 0;
+  replay_walk(path, w.steps, [&](std::uint64_t vx, std::uint64_t vy) {
+    centre(w.info, vx, vy, &mx, &my);
+    json.point(mx, my);
+  });
+  if (path.cells == 1) json.point(mx, my);  // a LineString has two vertices at least
+  json.end_feature();
+}
+
+// --mask: block rows of the mask, each written once, the path cells (sorted by cell id) set to 1.
+void write_path_mask(ExternalSorter& mask_cells, AtomicOutput& mask_output, const RasterInfo& info,
+                     MemoryBudget& budget, PathResult& result) {
+  mask_cells.finish();
+  const std::uint32_t rows = 256;
+  auto strip_reservation = budget.reserve(info.width * rows, "path mask strip");
+  std::vector<std::uint8_t> strip;
+  GeoTiffWriter writer(mask_output, info.width, info.height, CellType::UInt8, info, false, 0.0, 256);
+  SortRecord next{};
+  bool more = mask_cells.next(&next);
+  for (std::uint64_t y0 = 0; y0 < info.height; y0 += rows) {
+    const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, info.height - y0));
+    // Strips as windows of at most 2^31 cells' width: GeoTiffWriter takes 32-bit window sizes.
+    strip.assign(info.width * h, 0);
+    while (more && next.key < (y0 + h) * info.width) {
+      strip[next.key - y0 * info.width] = 1;
+      more = mask_cells.next(&next);
+    }
+    for (std::uint64_t x0 = 0; x0 < info.width; x0 += 1u << 30) {
+      const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(1u << 30, info.width - x0));
+      if (x0 == 0 && w == info.width) {
+        writer.write_window_u8(0, y0, w, h, strip.data());
+      } else {
+        std::vector<std::uint8_t> part(static_cast<std::size_t>(w) * h);
+        for (std::uint32_t r = 0; r < h; ++r)
+          std::copy_n(&strip[r * info.width + x0], w, &part[static_cast<std::size_t>(r) * w]);
+        writer.write_window_u8(x0, y0, w, h, part.data());
+      }
+    }
+  }
+  writer.finish();
+  result.bytes_written += writer.bytes_written();
+  result.bytes_spilled += mask_cells.bytes_written();
+}
+
+// The size of the published GeoJSON file (0 if it cannot be opened).
+std::uint64_t file_bytes(const std::string& path) {
+  std::uint64_t bytes = 0;
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f) {
+    std::fseek(f, 0, SEEK_END);
+    bytes = static_cast<std::uint64_t>(std::ftell(f));
+    std::fclose(f);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+PathResult run_path(const PathOptions& options, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
+  const auto start = std::chrono::steady_clock::now();
+  check_path_options(options);
   // Every output's partial file is made before any work and all are published together at the end
   // (io/store/output_set.h), the GeoJSON last: a failure writing either publishes neither.
   OutputSet outputs;
@@ -306,143 +476,23 @@ PathResult run_path(const PathOptions& options, RunContext& context) {
     geodesic = std::make_unique<GeodesicLine>(info.crs_wkt);
     result.length_unit = "metre";
   }
-  const std::uint64_t limit = info.width * info.height;
+  const Walker walker{options, info, *cost, windows, steps, mask_cells.get(), geodesic.get()};
   progress.update("path", 0, dests.size());
   for (std::size_t k = 0; k < dests.size(); ++k) {
-    const SourceCell& d = dests[k];
-    TracedPath path;
-    path.dest = d.text;
-    path.x = d.cell % info.width;
-    path.y = d.cell / info.width;
-    double c = 0;
-    cost->read_window(path.x, path.y, 1, 1, &c);
-    if (c != c)
-      throw UsageError(d.text + " is not reached by any source (the cost raster has nodata there)");
-    path.cost = c;
-    // The walk, destination to source. Cycles in O(1) memory (Brent's cycle detection [Brent1980]):
-    // `saved` is the cell after 1, 2, 4, 8, ... steps; a walk that comes back to it is a cycle, found
-    // within mu + 2 lambda steps. The step count bound is a backstop.
-    steps.clear();
-    std::uint64_t x = path.x, y = path.y;
-    std::uint64_t saved_x = x, saved_y = y, power = 1, since_saved = 0;
-    if (mask_cells) mask_cells->push({y * info.width + x, 0});
-    for (;;) {
-      const std::uint8_t b = windows.at(x, y);
-      if (b == 255) break;
-      const std::int64_t nx = static_cast<std::int64_t>(x) + kStepDx[b], ny = static_cast<std::int64_t>(y) + kStepDy[b];
-      if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(info.width) || ny >= static_cast<std::int64_t>(info.height))
-        throw Error("--backlink '" + options.backlink + "' leads out of the raster at " + std::to_string(x) + "," +
-                    std::to_string(y) + "; is it a backlink raster from terrazo sssp?");
-      x = static_cast<std::uint64_t>(nx);
-      y = static_cast<std::uint64_t>(ny);
-      steps.push(b);
-      if (mask_cells) mask_cells->push({y * info.width + x, 0});
-      if ((x == saved_x && y == saved_y) || steps.size() >= limit)
-        throw Error("--backlink '" + options.backlink + "' has a cycle through " + std::to_string(x) + "," +
-                    std::to_string(y) + "; is it a backlink raster from terrazo sssp?");
-      if (++since_saved == power) {
-        saved_x = x;
-        saved_y = y;
-        power *= 2;
-        since_saved = 0;
-      }
-      if ((steps.size() & 0xfffff) == 0) progress.update("path", k, dests.size());  // lets Ctrl-C in
-    }
-    steps.finish();
-    path.source_x = x;
-    path.source_y = y;
-    path.cells = steps.size() + 1;
-    // Vertices source first: the walk replayed backwards from the source.
-    const auto replay = [&](auto&& vertex) {
-      std::uint64_t vx = path.source_x, vy = path.source_y;
-      vertex(vx, vy);
-      steps.replay_backwards([&](std::uint8_t b) {
-        vx -= kStepDx[b];
-        vy -= kStepDy[b];
-        vertex(vx, vy);
-      });
-    };
-    bool first = true;
-    double px = 0, py = 0;
-    std::uint64_t qx = 0, qy = 0;
-    replay([&](std::uint64_t vx, std::uint64_t vy) {
-      double mx, my;
-      centre(info, vx, vy, &mx, &my);
-      if (!first) {
-        path.length += geodesic ? geodesic->distance(px, py, mx, my) : std::hypot(mx - px, my - py);
-        // 1, sqrt 2 or (knight's move) sqrt 5: sqrt is correctly rounded, so sqrt(2.0) == kSqrt2.
-        const std::uint64_t adx = vx > qx ? vx - qx : qx - vx, ady = vy > qy ? vy - qy : qy - vy;
-        path.length_cells += std::sqrt(static_cast<double>(adx * adx + ady * ady));
-      }
-      first = false;
-      px = mx;
-      py = my;
-      qx = vx;
-      qy = vy;
-    });
-    json.begin_feature({{"dest_id", std::to_string(k + 1)},
-                        {"dest_x", std::to_string(path.x)},
-                        {"dest_y", std::to_string(path.y)},
-                        {"cost", GeoJsonStream::number(path.cost)},
-                        {"length", GeoJsonStream::number(path.length)},
-                        {"length_cells", GeoJsonStream::number(path.length_cells)},
-                        {"cells", std::to_string(path.cells)}});
-    replay([&](std::uint64_t vx, std::uint64_t vy) {
-      double mx, my;
-      centre(info, vx, vy, &mx, &my);
-      json.point(mx, my);
-    });
-    if (path.cells == 1) json.point(px, py);  // a LineString has two vertices at least
-    json.end_feature();
+    TracedPath path = walk_to_source(walker, dests[k], k, dests.size(), progress);
+    measure_walk(walker, path);
+    write_walk_feature(walker, path, k, json);
     result.paths.push_back(path);
     progress.update("path", k + 1, dests.size());
   }
   json.finish();
   result.bytes_spilled = steps.bytes_spilled();  // all walks'
-
-  if (mask_cells) {
-    // Block rows of the mask, each written once: the path cells in cell-id order.
-    mask_cells->finish();
-    const std::uint32_t rows = 256;
-    auto strip_reservation = budget.reserve(info.width * rows, "path mask strip");
-    std::vector<std::uint8_t> strip;
-    GeoTiffWriter writer(*mask_output, info.width, info.height, CellType::UInt8, info, false, 0.0, 256);
-    SortRecord next{};
-    bool more = mask_cells->next(&next);
-    for (std::uint64_t y0 = 0; y0 < info.height; y0 += rows) {
-      const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, info.height - y0));
-      // Strips as windows of at most 2^31 cells' width: GeoTiffWriter takes 32-bit window sizes.
-      strip.assign(info.width * h, 0);
-      while (more && next.key < (y0 + h) * info.width) {
-        strip[next.key - y0 * info.width] = 1;
-        more = mask_cells->next(&next);
-      }
-      for (std::uint64_t x0 = 0; x0 < info.width; x0 += 1u << 30) {
-        const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(1u << 30, info.width - x0));
-        if (x0 == 0 && w == info.width) {
-          writer.write_window_u8(0, y0, w, h, strip.data());
-        } else {
-          std::vector<std::uint8_t> part(static_cast<std::size_t>(w) * h);
-          for (std::uint32_t r = 0; r < h; ++r)
-            std::copy_n(&strip[r * info.width + x0], w, &part[static_cast<std::size_t>(r) * w]);
-          writer.write_window_u8(x0, y0, w, h, part.data());
-        }
-      }
-    }
-    writer.finish();
-    result.bytes_written += writer.bytes_written();
-    result.bytes_spilled += mask_cells->bytes_written();
-  }
+  if (mask_cells) write_path_mask(*mask_cells, *mask_output, info, budget, result);
   outputs.publish();
 
   result.window_reads = windows.reads();
   result.bytes_read = back->bytes_read() + cost->bytes_read();
-  FILE* f = std::fopen(options.output.c_str(), "rb");
-  if (f) {
-    std::fseek(f, 0, SEEK_END);
-    result.bytes_written += static_cast<std::uint64_t>(std::ftell(f));
-    std::fclose(f);
-  }
+  result.bytes_written += file_bytes(options.output);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.peak_rss_bytes = peak_rss_bytes();
   return result;

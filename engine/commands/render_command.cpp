@@ -217,11 +217,51 @@ RenderCommandOptions parse_render_options(const std::vector<std::string>& argume
   return o;
 }
 
-// Everything render holds at once, checked before any cell is read (the --terrain grid was
-// reserved only after INPUT had been read): the picture with its shading and contour mask, the grid
-// read from INPUT and --terrain's (8 bytes a cell each), and the least a read needs beside them
-// (GDAL's cache of 1 MiB; a row of INPUT, 8 bytes a column, through a terrazo tile store). A budget
-// that cannot hold them is refused naming each, the --memory that would and the --width remedy.
+namespace {
+
+// The picture's map and the cells drawn on it: the map is out_w x out_h pixels above the legend
+// panel; the cells are read at the map's size (average for the continuous kinds, nearest for the
+// categorical ones), or at the raster's own size for MST edges drawn as lines (edge_lines).
+struct RenderCanvas {
+  RasterInfo info;
+  std::uint32_t out_w = 0, out_h = 0;
+  bool continuous = false;
+  bool edge_lines = false;
+  std::uint32_t grid_w = 0, grid_h = 0;
+  DecimatedRaster grid;
+  Georef georef;
+};
+
+// The hillshade under the colours: of INPUT for a DEM, of --terrain for the other kinds (empty:
+// none), and --terrain at the picture's size with its value range (edges: its colours under the tree).
+struct RenderShading {
+  std::vector<float> shading;
+  DecimatedRaster terrain;
+  double terrain_lo = 0, terrain_hi = 0;
+
+  // The brightness of pixel k: 1 without a hillshade, else from `floor_share` (fully shaded) to 1.
+  double at(std::size_t k, double floor_share) const {
+    if (shading.empty() || std::isnan(shading[k])) return 1.0;
+    return floor_share + (1.0 - floor_share) * shading[k];
+  }
+};
+
+// The input and output files exist (or can be written) and are distinct.
+void check_render_paths(const RenderCommandOptions& options) {
+  check_input_file(options.input);
+  if (!options.terrain.empty()) check_input_file(options.terrain);
+  for (const std::string& p : options.paths) check_input_file(p);
+  check_output_file(options.output, {options.input});
+  std::vector<NamedPath> inputs{{"INPUT", options.input}, {"--terrain", options.terrain}};
+  for (const std::string& p : options.paths) inputs.push_back({"--paths", p});
+  check_distinct_paths(inputs, {{"OUT.png", options.output}});
+}
+
+// Everything render holds at once, checked before any cell is read: the picture with its shading
+// and contour mask, the grid read from INPUT and --terrain's (8 bytes a cell each), and the least a
+// read needs beside them (GDAL's cache of 1 MiB; a row of INPUT, 8 bytes a column, through a terrazo
+// tile store). A budget that cannot hold them is refused naming each, the --memory that would and the
+// --width remedy.
 void check_render_plan(const RenderCommandResult& r, std::uint64_t grid_w, std::uint64_t grid_h, bool terrain,
                        std::uint64_t input_width, const MemoryBudget& budget) {
   const std::uint64_t map_cells = static_cast<std::uint64_t>(r.width) * r.map_height;
@@ -240,23 +280,11 @@ void check_render_plan(const RenderCommandResult& r, std::uint64_t grid_w, std::
                     MemoryBudget::format_size(held + need) + " at least or give a smaller --width");
 }
 
-RenderCommandResult run_render_command(const RenderCommandOptions& options, Progress& progress) {
-  Stopwatch clock;
-  check_input_file(options.input);
-  if (!options.terrain.empty()) check_input_file(options.terrain);
-  for (const std::string& p : options.paths) check_input_file(p);
-  check_output_file(options.output, {options.input});
-  std::vector<NamedPath> inputs{{"INPUT", options.input}, {"--terrain", options.terrain}};
-  for (const std::string& p : options.paths) inputs.push_back({"--paths", p});
-  check_distinct_paths(inputs, {{"OUT.png", options.output}});
-
-  MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
-  RenderCommandResult r;
-  r.options = options;
-  const RasterInfo info = probe_raster(options.input, options.band, budget);
-  r.raster_width = info.width;
-  r.raster_height = info.height;
-  r.kind = resolve_kind(options.kind, info, options.input);
+// The picture's size: --width pixels wide, the raster's aspect ratio (at most 16384 rows), the
+// legend panel below; the picture, hillshade and contour mask reserved.
+MemoryBudget::Reservation size_picture(const RenderCommandOptions& options, MemoryBudget& budget, RenderCanvas& canvas,
+                                       RenderCommandResult& r) {
+  const RasterInfo& info = canvas.info;
   const std::uint32_t out_w = options.width;
   const double exact_h = static_cast<double>(out_w) * info.height / info.width;
   if (exact_h > 16384)
@@ -264,204 +292,270 @@ RenderCommandResult run_render_command(const RenderCommandOptions& options, Prog
                      " rows high (the raster is " + std::to_string(info.width) + " x " + std::to_string(info.height) +
                      "); at most 16384: give a smaller --width");
   const std::uint32_t out_h = static_cast<std::uint32_t>(std::max<long long>(1, std::llround(exact_h)));
+  canvas.out_w = out_w;
+  canvas.out_h = out_h;
   r.map_height = out_h;
   r.width = out_w;
   r.height = out_h + (options.legend ? kPanelHeight : 0);
-  const bool edge_lines = r.kind == RenderKind::Edges && out_w >= info.width && out_h >= info.height;
-  const std::uint32_t grid_w = edge_lines ? static_cast<std::uint32_t>(info.width) : out_w;
-  const std::uint32_t grid_h = edge_lines ? static_cast<std::uint32_t>(info.height) : out_h;
-  const bool terrain_grid = r.kind != RenderKind::Dem && !options.terrain.empty();
-  check_render_plan(r, grid_w, grid_h, terrain_grid, info.width, budget);
-  auto picture_bytes = budget.reserve(static_cast<std::uint64_t>(r.width) * r.height * 4 +
-                                          static_cast<std::uint64_t>(out_w) * out_h * 5,
-                                      "render: picture, hillshade, contour mask");
+  // The grid read from INPUT: every cell for edges drawn as lines, else the picture's size.
+  canvas.edge_lines = r.kind == RenderKind::Edges && out_w >= info.width && out_h >= info.height;
+  canvas.grid_w = canvas.edge_lines ? static_cast<std::uint32_t>(info.width) : out_w;
+  canvas.grid_h = canvas.edge_lines ? static_cast<std::uint32_t>(info.height) : out_h;
+  check_render_plan(r, canvas.grid_w, canvas.grid_h, r.kind != RenderKind::Dem && !options.terrain.empty(), info.width,
+                    budget);
+  return budget.reserve(static_cast<std::uint64_t>(r.width) * r.height * 4 + static_cast<std::uint64_t>(out_w) * out_h * 5,
+                        "render: picture, hillshade, contour mask");
+}
 
-  const bool continuous = r.kind == RenderKind::Dem || r.kind == RenderKind::Cost;
-  const Resampling resampling = continuous ? Resampling::Average : Resampling::Nearest;
-  r.resampling = continuous ? "average" : "nearest";
-  r.edge_lines = edge_lines;
-  DecimatedRaster grid = read_decimated(options.input, options.band, grid_w, grid_h, resampling, budget, progress);
-  r.read_by_gdal = grid.via_gdal;
-  const Georef georef = describe_crs(info);
+// INPUT's cells at the canvas's grid size.
+void read_cells(const RenderCommandOptions& options, MemoryBudget& budget, Progress& progress, RenderCanvas& canvas,
+                RenderCommandResult& r) {
+  const RasterInfo& info = canvas.info;
+  canvas.continuous = r.kind == RenderKind::Dem || r.kind == RenderKind::Cost;
+  const Resampling resampling = canvas.continuous ? Resampling::Average : Resampling::Nearest;
+  r.resampling = canvas.continuous ? "average" : "nearest";
+  r.edge_lines = canvas.edge_lines;
+  canvas.grid = read_decimated(options.input, options.band, canvas.grid_w, canvas.grid_h, resampling, budget, progress);
+  r.read_by_gdal = canvas.grid.via_gdal;
+  canvas.georef = describe_crs(info);
+}
 
-  // Hillshade: of INPUT for a DEM, of --terrain for the other kinds.
-  std::vector<float> shading;
-  DecimatedRaster terrain;  // --terrain at the picture's size (edges: its colours under the tree)
-  double terrain_lo = 0, terrain_hi = 0;
-  if (r.kind == RenderKind::Dem || !options.terrain.empty()) {
-    double dx, dy;
-    ground_spacing(info, georef, out_w, out_h, &dx, &dy);
-    if (r.kind == RenderKind::Dem) {
-      shading = hillshade(grid.cells, out_w, out_h, dx, dy);
-    } else {
-      const RasterInfo t = probe_raster(options.terrain, 0, budget);
-      if (t.width != info.width || t.height != info.height)
-        throw UsageError("--terrain " + options.terrain + " is " + std::to_string(t.width) + " x " +
-                         std::to_string(t.height) + " cells, INPUT is " + std::to_string(info.width) + " x " +
-                         std::to_string(info.height) + ": give the DEM INPUT was computed from");
-      terrain = read_decimated(options.terrain, 0, out_w, out_h, Resampling::Average, budget, progress);
-      shading = hillshade(terrain.cells, out_w, out_h, dx, dy);
-      std::tie(terrain_lo, terrain_hi) = value_range(terrain.cells);
+// The hillshade of INPUT (a DEM) or of --terrain, which must be INPUT's size.
+RenderShading shade_terrain(const RenderCommandOptions& options, const RenderCanvas& canvas, RenderKind kind,
+                            MemoryBudget& budget, Progress& progress) {
+  RenderShading s;
+  if (kind != RenderKind::Dem && options.terrain.empty()) return s;
+  const RasterInfo& info = canvas.info;
+  double dx, dy;
+  ground_spacing(info, canvas.georef, canvas.out_w, canvas.out_h, &dx, &dy);
+  if (kind == RenderKind::Dem) {
+    s.shading = hillshade(canvas.grid.cells, canvas.out_w, canvas.out_h, dx, dy);
+    return s;
+  }
+  const RasterInfo t = probe_raster(options.terrain, 0, budget);
+  if (t.width != info.width || t.height != info.height)
+    throw UsageError("--terrain " + options.terrain + " is " + std::to_string(t.width) + " x " +
+                     std::to_string(t.height) + " cells, INPUT is " + std::to_string(info.width) + " x " +
+                     std::to_string(info.height) + ": give the DEM INPUT was computed from");
+  s.terrain = read_decimated(options.terrain, 0, canvas.out_w, canvas.out_h, Resampling::Average, budget, progress);
+  s.shading = hillshade(s.terrain.cells, canvas.out_w, canvas.out_h, dx, dy);
+  std::tie(s.terrain_lo, s.terrain_hi) = value_range(s.terrain.cells);
+  return s;
+}
+
+// DEM and cost: colours over the value range (--range, else the cells'), hillshaded, and contours
+// (--contours levels; cost: 10 by default).
+void draw_continuous(const RenderCommandOptions& options, const RenderCanvas& canvas, const RenderShading& shading,
+                     ColourMap cmap, Image& image, RenderCommandResult& r) {
+  const std::uint32_t out_w = canvas.out_w, out_h = canvas.out_h;
+  const std::vector<double>& cells = canvas.grid.cells;
+  const auto range = value_range(cells);
+  r.lo = options.range_lo ? *options.range_lo : range.first;
+  r.hi = options.range_hi ? *options.range_hi : range.second;
+  r.has_range = true;
+  for (std::uint32_t y = 0; y < out_h; ++y)
+    for (std::uint32_t x = 0; x < out_w; ++x) {
+      const std::size_t k = static_cast<std::size_t>(y) * out_w + x;
+      const double v = cells[k];
+      if (std::isnan(v)) continue;
+      Rgb c;
+      if (r.kind == RenderKind::Cost) {
+        c = shade(colour_map(cmap, colour_map_index(v, r.lo, r.hi)), shading.at(k, 0.45));
+      } else {
+        const double t = r.hi > r.lo ? (v - r.lo) / (r.hi - r.lo) : 0.0;
+        c = shade(terrain_colour(t), shading.at(k, 0.3));
+      }
+      image.set(x, y, Rgba(c));
+    }
+  const unsigned levels = options.contours ? *options.contours : (r.kind == RenderKind::Cost ? 10u : 0u);
+  r.contour_interval = nice_interval(r.lo, r.hi, levels);
+  if (r.contour_interval > 0) {
+    const auto mask = contour_mask(cells, out_w, out_h, r.contour_interval);
+    for (std::uint32_t y = 0; y < out_h; ++y)
+      for (std::uint32_t x = 0; x < out_w; ++x)
+        if (mask[static_cast<std::size_t>(y) * out_w + x]) image.blend(x, y, Rgba(0, 0, 0), 0.6);
+  }
+}
+
+// Backlinks (a colour per direction) and labels (a colour per label); returns the largest label
+// drawn (its legend; 0 for backlinks or none).
+std::uint64_t draw_categories(const RenderCanvas& canvas, const RenderShading& shading, RenderKind kind, Image& image) {
+  std::uint64_t max_label = 0;
+  if (kind == RenderKind::Labels) {
+    const double top = value_range(canvas.grid.cells).second;  // the largest label drawn (NaN: none)
+    max_label = top >= 1 ? static_cast<std::uint64_t>(top) : 0;
+  }
+  for (std::uint32_t y = 0; y < canvas.out_h; ++y)
+    for (std::uint32_t x = 0; x < canvas.out_w; ++x) {
+      const std::size_t k = static_cast<std::size_t>(y) * canvas.out_w + x;
+      const double v = canvas.grid.cells[k];
+      if (std::isnan(v)) continue;
+      Rgb c;
+      if (kind == RenderKind::Backlink) c = (v >= 0 && v <= 15) ? direction_colour(static_cast<int>(v)) : Rgb{128, 128, 128};
+      else c = categorical_colour(v >= 0 ? static_cast<std::uint64_t>(v) : 0);
+      image.set(x, y, Rgba(shade(c, shading.at(k, 0.45))));
+    }
+  return max_label;
+}
+
+// MST edges: the background (the valid cells in light grey, or in the terrain colours of --terrain
+// under its hillshade; nodata transparent), then the tree: lines between cell centres when the
+// picture has a pixel per cell or more, else the pixels of cells with an edge.
+void draw_edges(const RenderCanvas& canvas, const RenderShading& shading, Image& image) {
+  const RasterInfo& info = canvas.info;
+  const std::uint32_t out_w = canvas.out_w, out_h = canvas.out_h, grid_w = canvas.grid_w, grid_h = canvas.grid_h;
+  const bool edge_lines = canvas.edge_lines;
+  const std::vector<double>& cells = canvas.grid.cells;
+  const std::vector<double>& terrain = shading.terrain.cells;
+  for (std::uint32_t y = 0; y < out_h; ++y)
+    for (std::uint32_t x = 0; x < out_w; ++x) {
+      const std::size_t k = static_cast<std::size_t>(y) * out_w + x;
+      const std::uint64_t cx = edge_lines ? static_cast<std::uint64_t>(x) * info.width / out_w : x;
+      const std::uint64_t cy = edge_lines ? static_cast<std::uint64_t>(y) * info.height / out_h : y;
+      const double v = cells[static_cast<std::size_t>(cy) * grid_w + cx];
+      if (std::isnan(v)) continue;
+      if (terrain.empty() || std::isnan(terrain[k])) {
+        image.set(x, y, Rgba(shade(kEdgeBackground, shading.at(k, 0.45))));
+      } else {
+        const double lo = shading.terrain_lo, hi = shading.terrain_hi;
+        const double t = hi > lo ? (terrain[k] - lo) / (hi - lo) : 0.0;
+        image.set(x, y, Rgba(shade(terrain_colour(t), shading.at(k, 0.3))));
+      }
+    }
+  const Rgba ink = kEdgeInk;
+  if (!edge_lines) {
+    for (std::uint32_t y = 0; y < out_h; ++y)
+      for (std::uint32_t x = 0; x < out_w; ++x) {
+        const double v = cells[static_cast<std::size_t>(y) * out_w + x];
+        if (!std::isnan(v) && (static_cast<unsigned>(v) & 15u) != 0) image.set(x, y, ink);
+      }
+    return;
+  }
+  const double sx = static_cast<double>(out_w) / info.width, sy = static_cast<double>(out_h) / info.height;
+  static const int kDx[4] = {1, 1, 0, -1}, kDy[4] = {0, 1, 1, 1};
+  for (std::uint32_t y = 0; y < grid_h; ++y)
+    for (std::uint32_t x = 0; x < grid_w; ++x) {
+      const double v = cells[static_cast<std::size_t>(y) * grid_w + x];
+      if (std::isnan(v)) continue;
+      const unsigned bits = static_cast<unsigned>(v);
+      for (int d = 0; d < 4; ++d)
+        if (bits & (1u << d)) {
+          const std::int64_t x0 = static_cast<std::int64_t>((x + 0.5) * sx), y0 = static_cast<std::int64_t>((y + 0.5) * sy);
+          const std::int64_t x1 = static_cast<std::int64_t>((x + kDx[d] + 0.5) * sx);
+          const std::int64_t y1 = static_cast<std::int64_t>((y + kDy[d] + 0.5) * sy);
+          draw_line(image, x0, y0, x1, y1, ink);
+        }
+    }
+}
+
+// --paths: the lines of each file (INPUT's CRS), from map coordinates to picture pixels, drawn
+// white under red.
+void draw_paths(const RenderCommandOptions& options, const RenderCanvas& canvas, Image& image, RenderCommandResult& r) {
+  if (options.paths.empty()) return;
+  const RasterInfo& info = canvas.info;
+  const double px_per_col = static_cast<double>(canvas.out_w) / info.width;
+  const double px_per_row = static_cast<double>(canvas.out_h) / info.height;
+  double inv[6];
+  if (info.has_geotransform) {
+    if (!GDALInvGeoTransform(const_cast<double*>(info.geotransform.data()), inv))
+      throw UsageError("--paths: INPUT's geotransform cannot be inverted");
+  } else {
+    inv[0] = 0, inv[1] = 1, inv[2] = 0, inv[3] = 0, inv[4] = 0, inv[5] = 1;
+  }
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> drawn;
+  for (const std::string& file : options.paths) {
+    const VectorLines lines = read_vector_lines(file, "--paths");
+    if (!same_crs(lines.crs_wkt, info.crs_wkt))
+      throw UsageError("--paths " + file + " is in another CRS than INPUT: reproject it first (ogr2ogr -t_srs)");
+    r.path_features_skipped += lines.skipped;
+    for (const auto& line : lines.lines) {
+      std::vector<std::pair<std::int64_t, std::int64_t>> pixels;
+      for (const auto& [mx, my] : line) {
+        const double col = inv[0] + inv[1] * mx + inv[2] * my, row = inv[3] + inv[4] * mx + inv[5] * my;
+        pixels.emplace_back(static_cast<std::int64_t>(std::floor(col * px_per_col)),
+                            static_cast<std::int64_t>(std::floor(row * px_per_row)));
+      }
+      drawn.push_back(std::move(pixels));
     }
   }
-  auto shade_at = [&](std::size_t k, double floor_share) {
-    if (shading.empty() || std::isnan(shading[k])) return 1.0;
-    return floor_share + (1.0 - floor_share) * shading[k];
-  };
+  r.path_lines = drawn.size();
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& pixels : drawn)
+      for (std::size_t k = 0; k + 1 < pixels.size() || (k == 0 && pixels.size() == 1); ++k) {
+        const auto a = pixels[k], b = pixels[std::min(k + 1, pixels.size() - 1)];
+        if (pass == 0) draw_line(image, a.first, a.second, b.first, b.second, Rgba(255, 255, 255), 4);
+        else draw_line(image, a.first, a.second, b.first, b.second, Rgba(220, 20, 20), 2);
+      }
+}
+
+// --source points: a marker at each source cell's centre.
+void draw_sources(const RenderCommandOptions& options, const RenderCanvas& canvas, Image& image, RenderCommandResult& r) {
+  if (options.sources.empty()) return;
+  const RasterInfo& info = canvas.info;
+  const double px_per_col = static_cast<double>(canvas.out_w) / info.width;
+  const double px_per_row = static_cast<double>(canvas.out_h) / info.height;
+  std::string crs;
+  const auto cells = locate_source_points(options.sources, info, options.map_coords, crs, 1, "--source");
+  for (const SourceCell& s : cells) {
+    const std::uint64_t cx = s.cell % info.width, cy = s.cell / info.width;
+    draw_source_marker(image, static_cast<std::int64_t>((cx + 0.5) * px_per_col),
+                       static_cast<std::int64_t>((cy + 0.5) * px_per_row));
+  }
+  r.sources = cells.size();
+}
+
+// The legend panel below the map: the kind's legend, and a scale bar on a georeferenced raster.
+void draw_legend(const RenderCanvas& canvas, ColourMap cmap, std::uint64_t max_label, Image& image,
+                 RenderCommandResult& r) {
+  const RasterInfo& info = canvas.info;
+  const std::uint32_t out_h = canvas.out_h;
+  if (r.kind == RenderKind::Cost) draw_colour_bar(image, out_h, cmap, r.lo, r.hi);
+  else if (r.kind == RenderKind::Dem) draw_terrain_bar(image, out_h, r.lo, r.hi);
+  else if (r.kind == RenderKind::Backlink) draw_direction_legend(image, out_h);
+  else if (r.kind == RenderKind::Labels) draw_label_legend(image, out_h, max_label);
+  else if (r.kind == RenderKind::Edges) draw_edge_legend(image, out_h, canvas.edge_lines, kEdgeInk, kEdgeBackground);
+  if (info.has_geotransform) {
+    const double pixel_size = std::hypot(info.geotransform[1], info.geotransform[4]) * info.width / canvas.out_w;
+    const ScaleBar bar = draw_scale_bar(image, out_h, pixel_size, canvas.georef.units);
+    r.scale_bar_units = bar.length_units;
+    r.scale_bar_pixels = bar.length_pixels;
+  }
+}
+
+}  // namespace
+
+RenderCommandResult run_render_command(const RenderCommandOptions& options, Progress& progress) {
+  Stopwatch clock;
+  check_render_paths(options);
+
+  MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
+  RenderCommandResult r;
+  r.options = options;
+  RenderCanvas canvas;
+  canvas.info = probe_raster(options.input, options.band, budget);
+  r.raster_width = canvas.info.width;
+  r.raster_height = canvas.info.height;
+  r.kind = resolve_kind(options.kind, canvas.info, options.input);
+  auto picture_bytes = size_picture(options, budget, canvas, r);
+  read_cells(options, budget, progress, canvas, r);
+  const RenderShading shading = shade_terrain(options, canvas, r.kind, budget, progress);
 
   progress.update("draw", 0, 1);
   Image image(r.width, r.height);
   if (options.legend)
-    for (std::uint32_t y = out_h; y < r.height; ++y)
+    for (std::uint32_t y = canvas.out_h; y < r.height; ++y)
       for (std::uint32_t x = 0; x < r.width; ++x) image.set(x, y, Rgba(255, 255, 255));
   const ColourMap cmap = options.magma ? ColourMap::Magma : ColourMap::Viridis;
   std::uint64_t max_label = 0;  // labels: the largest label in the picture (its legend)
-
-  if (continuous) {
-    const auto range = value_range(grid.cells);
-    r.lo = options.range_lo ? *options.range_lo : range.first;
-    r.hi = options.range_hi ? *options.range_hi : range.second;
-    r.has_range = true;
-    for (std::uint32_t y = 0; y < out_h; ++y)
-      for (std::uint32_t x = 0; x < out_w; ++x) {
-        const std::size_t k = static_cast<std::size_t>(y) * out_w + x;
-        const double v = grid.cells[k];
-        if (std::isnan(v)) continue;
-        Rgb c;
-        if (r.kind == RenderKind::Cost) {
-          c = shade(colour_map(cmap, colour_map_index(v, r.lo, r.hi)), shade_at(k, 0.45));
-        } else {
-          const double t = r.hi > r.lo ? (v - r.lo) / (r.hi - r.lo) : 0.0;
-          c = shade(terrain_colour(t), shade_at(k, 0.3));
-        }
-        image.set(x, y, Rgba(c));
-      }
-    const unsigned levels = options.contours ? *options.contours : (r.kind == RenderKind::Cost ? 10u : 0u);
-    r.contour_interval = nice_interval(r.lo, r.hi, levels);
-    if (r.contour_interval > 0) {
-      const auto mask = contour_mask(grid.cells, out_w, out_h, r.contour_interval);
-      for (std::uint32_t y = 0; y < out_h; ++y)
-        for (std::uint32_t x = 0; x < out_w; ++x)
-          if (mask[static_cast<std::size_t>(y) * out_w + x]) image.blend(x, y, Rgba(0, 0, 0), 0.6);
-    }
-  } else if (r.kind == RenderKind::Backlink || r.kind == RenderKind::Labels) {
-    if (r.kind == RenderKind::Labels) {
-      const double top = value_range(grid.cells).second;  // the largest label drawn (NaN: none)
-      max_label = top >= 1 ? static_cast<std::uint64_t>(top) : 0;
-    }
-    for (std::uint32_t y = 0; y < out_h; ++y)
-      for (std::uint32_t x = 0; x < out_w; ++x) {
-        const std::size_t k = static_cast<std::size_t>(y) * out_w + x;
-        const double v = grid.cells[k];
-        if (std::isnan(v)) continue;
-        Rgb c;
-        if (r.kind == RenderKind::Backlink) c = (v >= 0 && v <= 15) ? direction_colour(static_cast<int>(v)) : Rgb{128, 128, 128};
-        else c = categorical_colour(v >= 0 ? static_cast<std::uint64_t>(v) : 0);
-        image.set(x, y, Rgba(shade(c, shade_at(k, 0.45))));
-      }
-  } else {  // edges
-    // Background: the valid cells in light grey, or in the terrain colours of --terrain under its
-    // hillshade; nodata transparent.
-    for (std::uint32_t y = 0; y < out_h; ++y)
-      for (std::uint32_t x = 0; x < out_w; ++x) {
-        const std::size_t k = static_cast<std::size_t>(y) * out_w + x;
-        const std::uint64_t cx = edge_lines ? static_cast<std::uint64_t>(x) * info.width / out_w : x;
-        const std::uint64_t cy = edge_lines ? static_cast<std::uint64_t>(y) * info.height / out_h : y;
-        const double v = grid.cells[static_cast<std::size_t>(cy) * grid_w + cx];
-        if (std::isnan(v)) continue;
-        if (terrain.cells.empty() || std::isnan(terrain.cells[k])) {
-          image.set(x, y, Rgba(shade(kEdgeBackground, shade_at(k, 0.45))));
-        } else {
-          const double t = terrain_hi > terrain_lo ? (terrain.cells[k] - terrain_lo) / (terrain_hi - terrain_lo) : 0.0;
-          image.set(x, y, Rgba(shade(terrain_colour(t), shade_at(k, 0.3))));
-        }
-      }
-    const Rgba ink = kEdgeInk;
-    if (edge_lines) {
-      const double sx = static_cast<double>(out_w) / info.width, sy = static_cast<double>(out_h) / info.height;
-      static const int kDx[4] = {1, 1, 0, -1}, kDy[4] = {0, 1, 1, 1};
-      for (std::uint32_t y = 0; y < grid_h; ++y)
-        for (std::uint32_t x = 0; x < grid_w; ++x) {
-          const double v = grid.cells[static_cast<std::size_t>(y) * grid_w + x];
-          if (std::isnan(v)) continue;
-          const unsigned bits = static_cast<unsigned>(v);
-          for (int d = 0; d < 4; ++d)
-            if (bits & (1u << d)) {
-              const std::int64_t x0 = static_cast<std::int64_t>((x + 0.5) * sx), y0 = static_cast<std::int64_t>((y + 0.5) * sy);
-              const std::int64_t x1 = static_cast<std::int64_t>((x + kDx[d] + 0.5) * sx);
-              const std::int64_t y1 = static_cast<std::int64_t>((y + kDy[d] + 0.5) * sy);
-              draw_line(image, x0, y0, x1, y1, ink);
-            }
-        }
-    } else {
-      for (std::uint32_t y = 0; y < out_h; ++y)
-        for (std::uint32_t x = 0; x < out_w; ++x) {
-          const double v = grid.cells[static_cast<std::size_t>(y) * out_w + x];
-          if (!std::isnan(v) && (static_cast<unsigned>(v) & 15u) != 0) image.set(x, y, ink);
-        }
-    }
-  }
-
+  if (canvas.continuous) draw_continuous(options, canvas, shading, cmap, image, r);
+  else if (r.kind == RenderKind::Backlink || r.kind == RenderKind::Labels) max_label = draw_categories(canvas, shading, r.kind, image);
+  else draw_edges(canvas, shading, image);
   // Paths and sources on top, in raster pixel space scaled to the picture.
-  const double px_per_col = static_cast<double>(out_w) / info.width, px_per_row = static_cast<double>(out_h) / info.height;
-  if (!options.paths.empty()) {
-    double inv[6];
-    if (info.has_geotransform) {
-      if (!GDALInvGeoTransform(const_cast<double*>(info.geotransform.data()), inv))
-        throw UsageError("--paths: INPUT's geotransform cannot be inverted");
-    } else {
-      inv[0] = 0, inv[1] = 1, inv[2] = 0, inv[3] = 0, inv[4] = 0, inv[5] = 1;
-    }
-    std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> drawn;
-    for (const std::string& file : options.paths) {
-      const VectorLines lines = read_vector_lines(file, "--paths");
-      if (!same_crs(lines.crs_wkt, info.crs_wkt))
-        throw UsageError("--paths " + file + " is in another CRS than INPUT: reproject it first (ogr2ogr -t_srs)");
-      r.path_features_skipped += lines.skipped;
-      for (const auto& line : lines.lines) {
-        std::vector<std::pair<std::int64_t, std::int64_t>> pixels;
-        for (const auto& [mx, my] : line) {
-          const double col = inv[0] + inv[1] * mx + inv[2] * my, row = inv[3] + inv[4] * mx + inv[5] * my;
-          pixels.emplace_back(static_cast<std::int64_t>(std::floor(col * px_per_col)),
-                              static_cast<std::int64_t>(std::floor(row * px_per_row)));
-        }
-        drawn.push_back(std::move(pixels));
-      }
-    }
-    r.path_lines = drawn.size();
-    for (int pass = 0; pass < 2; ++pass)
-      for (const auto& pixels : drawn)
-        for (std::size_t k = 0; k + 1 < pixels.size() || (k == 0 && pixels.size() == 1); ++k) {
-          const auto a = pixels[k], b = pixels[std::min(k + 1, pixels.size() - 1)];
-          if (pass == 0) draw_line(image, a.first, a.second, b.first, b.second, Rgba(255, 255, 255), 4);
-          else draw_line(image, a.first, a.second, b.first, b.second, Rgba(220, 20, 20), 2);
-        }
-  }
-  if (!options.sources.empty()) {
-    std::string crs;
-    const auto cells = locate_source_points(options.sources, info, options.map_coords, crs, 1, "--source");
-    for (const SourceCell& s : cells) {
-      const std::uint64_t cx = s.cell % info.width, cy = s.cell / info.width;
-      draw_source_marker(image, static_cast<std::int64_t>((cx + 0.5) * px_per_col),
-                         static_cast<std::int64_t>((cy + 0.5) * px_per_row));
-    }
-    r.sources = cells.size();
-  }
-
-  if (options.legend) {
-    if (r.kind == RenderKind::Cost) draw_colour_bar(image, out_h, cmap, r.lo, r.hi);
-    else if (r.kind == RenderKind::Dem) draw_terrain_bar(image, out_h, r.lo, r.hi);
-    else if (r.kind == RenderKind::Backlink) draw_direction_legend(image, out_h);
-    else if (r.kind == RenderKind::Labels) draw_label_legend(image, out_h, max_label);
-    else if (r.kind == RenderKind::Edges) draw_edge_legend(image, out_h, edge_lines, kEdgeInk, kEdgeBackground);
-    if (info.has_geotransform) {
-      const double pixel_size = std::hypot(info.geotransform[1], info.geotransform[4]) * info.width / out_w;
-      const ScaleBar bar = draw_scale_bar(image, out_h, pixel_size, georef.units);
-      r.scale_bar_units = bar.length_units;
-      r.scale_bar_pixels = bar.length_pixels;
-    }
-  }
+  draw_paths(options, canvas, image, r);
+  draw_sources(options, canvas, image, r);
+  if (options.legend) draw_legend(canvas, cmap, max_label, image, r);
   progress.update("draw", 1, 1);
+
   progress.update("write", 0, 1);
   write_png(options.output, image.width(), image.height(), image.bytes());
   progress.update("write", 1, 1);

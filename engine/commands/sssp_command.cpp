@@ -175,15 +175,11 @@ const char kUsage[] =
 
 const char* sssp_usage() { return kUsage; }
 
-SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments) {
-  ArgParser args("sssp", arguments);
-  SsspCommandOptions parsed;
-  parsed.common = parse_common_options(args);
-  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
-  const std::uint32_t barrier_band = parse_band_option(args, "--barrier-band");
-  const std::optional<std::string> input_mode = args.value("--input-mode");
-  const CommonOptions& common = parsed.common;
-  SsspOptions& options = parsed.sssp;
+namespace {
+
+// The sources' flags: --source, --map-coords, --source-crs, --sources-file and its fields,
+// --source-raster, --index, --source-initial, --source-multiplier.
+void parse_source_flags(ArgParser& args, SsspOptions& options) {
   for (const std::string& text : args.values("--source")) options.sources.push_back(parse_source_point(text));
   options.map_coords = args.flag("--map-coords");
   if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
@@ -220,8 +216,11 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     if (!(v > 0)) throw UsageError("invalid --source-multiplier '" + *text + "': expected a number > 0");
     options.source_multiplier = v;
   }
-  if (auto file = args.value("--backlink")) options.backlink = *file;
-  if (auto file = args.value("--allocation")) options.allocation = *file;
+}
+
+// The weight model's flags: --weight or --model walk|tobler, --friction, the walk's parameters,
+// --direction, --distance.
+void parse_weight_flags(ArgParser& args, SsspOptions& options) {
   const auto weight_text = args.value("--weight");
   if (weight_text) options.weight = parse_weight_model(*weight_text);
   // --model walk|tobler: directed weights from INPUT's elevations (docs/cost_models.md).
@@ -272,10 +271,11 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
       throw UsageError("--distance " + *distance + " applies to --weight friction and geometric and --model walk and tobler, not --weight " +
                        to_string(options.weight));
   }
-  if (auto file = args.value("--barrier-raster")) options.barrier_raster = *file;
-  if (barrier_band && options.barrier_raster.empty())
-    throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
-  options.barrier_band = barrier_band;
+}
+
+// The solver's flags: --scale, --connectivity, --exchange, --block-solver, --resident-tile,
+// --resident-round.
+void parse_solver_flags(ArgParser& args, SsspOptions& options) {
   if (auto text = args.value("--scale")) {
     const double scale = parse_finite_double("--scale", *text);
     if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
@@ -303,6 +303,28 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
       throw UsageError("invalid --resident-round " + std::to_string(*round) + ": expected 1 to 2^32 tiles");
     options.resident_round = static_cast<std::uint64_t>(*round);
   }
+}
+
+}  // namespace
+
+SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments) {
+  ArgParser args("sssp", arguments);
+  SsspCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
+  const std::uint32_t barrier_band = parse_band_option(args, "--barrier-band");
+  const std::optional<std::string> input_mode = args.value("--input-mode");
+  const CommonOptions& common = parsed.common;
+  SsspOptions& options = parsed.sssp;
+  parse_source_flags(args, options);
+  if (auto file = args.value("--backlink")) options.backlink = *file;
+  if (auto file = args.value("--allocation")) options.allocation = *file;
+  parse_weight_flags(args, options);
+  if (auto file = args.value("--barrier-raster")) options.barrier_raster = *file;
+  if (barrier_band && options.barrier_raster.empty())
+    throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
+  options.barrier_band = barrier_band;
+  parse_solver_flags(args, options);
   if (auto type = args.value("--ot")) options.cost_type = parse_float_output_type(*type);
   options.geotiff = parse_geotiff_options(args, common);
   if (auto text = args.value("--max-cost")) {

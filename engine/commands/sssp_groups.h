@@ -1,11 +1,11 @@
 // engine/commands/sssp_groups.h: the passes of run_sssp (engine/commands/sssp.h) and the runner of per-source groups.
 //
 // Per-source settings (docs/sssp.md "Per-source settings"): the sources sharing a (multiplier,
-// maximum cost) are one group; one group is one pass of the pipeline (run_sssp_pass, engine/commands/sssp.cpp),
+// maximum cost) are one group; one group is one pass of the pipeline (run_sssp_pass, engine/commands/sssp_pass.cpp),
 // several groups are one pass each into a scratch file, merged cell by cell into the outputs
 // (run_sssp_groups, engine/commands/sssp_groups.cpp; engine/sssp/source_groups.h, phase "sssp: merge"):
 //   cost(u) = min over sources s with init(s) + d_m(s)(s, u) <= max(s) of that, ties to the lower id.
-// Internal to engine/commands/sssp.cpp and engine/commands/sssp_groups.cpp: callers use run_sssp.
+// Internal to engine/commands/sssp.cpp, sssp_pass.cpp and sssp_groups.cpp: callers use run_sssp.
 #pragma once
 #include <limits>
 #include <memory>
@@ -52,7 +52,7 @@ void check_sssp_paths(const SsspOptions& options);
 // run_sssp publishes them together once the pass or the merge has written them all.
 void add_sssp_outputs(const SsspOptions& options, OutputSet& outputs);
 
-// One pass (engine/commands/sssp.cpp): validates the options, opens INPUT (or takes pass.input), locates the
+// One pass (engine/commands/sssp_pass.cpp): validates the options, opens INPUT (or takes pass.input), locates the
 // sources, runs the exchange and writes the outputs or the pass's scratch file.
 SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunContext& context);
 

@@ -31,6 +31,120 @@ void check_walk_params(const WalkParams& w) {
   if (w.lambda < 0) throw UsageError("--lambda " + format_value(w.lambda) + ": must be >= 0");
 }
 
+namespace {
+
+// One worker's scan: its largest weight at the first cell in scan order (tile, row, column), its
+// smallest positive one, and the first bad cell's error (error_tile: none when max).
+struct Scan {
+  double largest = 0, smallest = std::numeric_limits<double>::infinity();
+  std::uint64_t largest_tile = 0, lx = 0, ly = 0;
+  std::uint64_t error_tile = std::numeric_limits<std::uint64_t>::max();
+  std::string error;
+};
+
+// The weights both ways of every step inside tile i = (tx, ty) (cells `v`, side t) into `scan`.
+// UsageError on a friction that is negative or not finite, or a step without a finite weight.
+void scan_walk_tile(const WeightParams& p, WeightModel model, const StepLengths& steps, const std::vector<double>& v,
+                    std::uint32_t t, std::uint32_t tx, std::uint32_t ty, std::uint64_t i, Scan& scan) {
+  for (std::uint32_t y = 0; y < t; ++y)
+    for (std::uint32_t x = 0; x < t; ++x) {
+      const double a = v[static_cast<std::size_t>(y) * t + x];
+      if (a != a) continue;
+      double ha, fa;
+      unpack_walk_cell(a, &ha, &fa);
+      const std::uint64_t gx = static_cast<std::uint64_t>(tx) * t + x, gy = static_cast<std::uint64_t>(ty) * t + y;
+      if (!(fa >= 0) || !std::isfinite(fa))
+        throw UsageError("--friction has the value " + format_value(fa) + " at cell " + std::to_string(gx) + "," +
+                         std::to_string(gy) + " (column,row); friction must be finite and >= 0 (or nodata)");
+      for (int d = 0; d < 4; ++d) {  // E, SE, S, SW inside the tile
+        const std::int64_t nx = static_cast<std::int64_t>(x) + kDirDx[d], ny = static_cast<std::int64_t>(y) + kDirDy[d];
+        if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(t) || ny >= static_cast<std::int64_t>(t)) continue;
+        const double b = v[static_cast<std::size_t>(ny) * t + static_cast<std::size_t>(nx)];
+        if (b != b) continue;
+        double hb, fb;
+        unpack_walk_cell(b, &hb, &fb);
+        const double length = step_length(steps, d, static_cast<std::int64_t>(gy));
+        for (const double w : {walk_step_cost(p, ha, fa, hb, fb, length), walk_step_cost(p, hb, fb, ha, fa, length)}) {
+          if (!(w < std::numeric_limits<double>::infinity()))
+            throw UsageError("--model " + std::string(to_string(model)) + ": the step from cell " +
+                             std::to_string(gx) + "," + std::to_string(gy) +
+                             " (column,row) has no finite weight (elevation " + format_value(ha) + " to " +
+                             format_value(hb) + " over a step of " + format_value(length) +
+                             "); set such cells as nodata");
+          if (w > scan.largest) {
+            scan.largest = w;
+            scan.largest_tile = i;
+            scan.lx = gx;
+            scan.ly = gy;
+          }
+          if (w > 0 && w < scan.smallest) scan.smallest = w;
+        }
+      }
+    }
+}
+
+// Each worker scans the tiles it takes from a shared counter, in increasing order. The reduction
+// gives the serial scan's answer whatever the thread count: the largest weight at the first such
+// cell, and, on bad input, the error of the first bad cell in scan order (a worker that meets one
+// stops; the others finish every tile before it).
+Scan scan_walk_weights(const WeightParams& p, WeightModel model, const TileInput& cells, const StepLengths& steps,
+                       unsigned threads, MemoryBudget* budget) {
+  const TileGrid& grid = cells.grid();
+  const std::uint32_t t = grid.tile;
+  const std::uint64_t n = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t tiles = static_cast<std::uint64_t>(grid.tiles_x()) * grid.tiles_y();
+  WorkerPool pool(static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads ? threads : 1, tiles))));
+  MemoryBudget::Reservation reservation;
+  if (budget) reservation = budget->reserve(pool.threads() * n * sizeof(double), "walk weight scan tiles");
+  std::vector<Scan> scans(pool.threads());
+  std::atomic<std::uint64_t> next_tile{0}, stop_at{tiles};
+  pool.run(pool.threads(), [&](std::uint64_t worker) {
+    Scan& scan = scans[worker];
+    std::vector<double> v(n);
+    for (std::uint64_t i = next_tile++; i < tiles && i < stop_at.load(); i = next_tile++) {
+      const std::uint32_t tx = static_cast<std::uint32_t>(i % grid.tiles_x()), ty = static_cast<std::uint32_t>(i / grid.tiles_x());
+      if (!cells.tile_present(tx, ty)) continue;
+      cells.read_tile(tx, ty, v.data());
+      try {
+        scan_walk_tile(p, model, steps, v, t, tx, ty, i, scan);
+      } catch (const UsageError& e) {
+        scan.error_tile = i;
+        scan.error = e.what();
+        for (std::uint64_t s = stop_at.load(); i < s && !stop_at.compare_exchange_weak(s, i);) {
+        }
+        return;
+      }
+    }
+  });
+  Scan total;
+  const Scan* first_error = nullptr;
+  for (const Scan& scan : scans) {
+    if (scan.error_tile < tiles && (!first_error || scan.error_tile < first_error->error_tile)) first_error = &scan;
+    total.smallest = std::min(total.smallest, scan.smallest);
+    const bool earlier =
+        std::make_tuple(scan.largest_tile, scan.ly, scan.lx) < std::make_tuple(total.largest_tile, total.ly, total.lx);
+    if (scan.largest > total.largest || (scan.largest == total.largest && scan.largest > 0 && earlier)) {
+      total.largest = scan.largest;
+      total.largest_tile = scan.largest_tile;
+      total.lx = scan.lx;
+      total.ly = scan.ly;
+    }
+  }
+  if (first_error) throw UsageError(first_error->error);
+  return total;
+}
+
+// The default scale: the largest power of ten that keeps the largest weight within kSsspDefaultStepLimit.
+double default_walk_scale(double largest) {
+  int k = static_cast<int>(std::floor(std::log10(kSsspDefaultStepLimit / largest)));
+  k = std::max(-300, std::min(300, k));
+  while (k > -300 && largest * std::pow(10.0, k) > kSsspDefaultStepLimit) --k;
+  while (k < 300 && largest * std::pow(10.0, k + 1) <= kSsspDefaultStepLimit) ++k;
+  return std::pow(10.0, k);
+}
+
+}  // namespace
+
 WeightChoice choose_walk_weight_params(WeightModel model, const WalkParams& walk, double scale, const TileInput& cells,
                                        const StepLengths& steps, unsigned threads, MemoryBudget* budget) {
   check_walk_params(walk);
@@ -43,104 +157,15 @@ WeightChoice choose_walk_weight_params(WeightModel model, const WalkParams& walk
   p.walk.reverse = false;  // both ways are scanned
   p.steps = steps;
   p.scale = 1.0;
-  const TileGrid& grid = cells.grid();
-  const std::uint32_t t = grid.tile;
-  const std::uint64_t n = static_cast<std::uint64_t>(t) * t;
-  const std::uint64_t tiles = static_cast<std::uint64_t>(grid.tiles_x()) * grid.tiles_y();
-  WorkerPool pool(static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads ? threads : 1, tiles))));
-  MemoryBudget::Reservation reservation;
-  if (budget) reservation = budget->reserve(pool.threads() * n * sizeof(double), "walk weight scan tiles");
-
-  // Each worker scans the tiles it takes from a shared counter, in increasing order, keeping its largest
-  // weight at the first cell in scan order (tile, row, column) and its smallest positive one. The
-  // reduction below gives the serial scan's answer whatever the thread count: the largest weight at
-  // the first such cell, and, on bad input, the error of the first bad cell in scan order (a worker
-  // that meets one stops; the others finish every tile before it).
-  struct Scan {
-    double largest = 0, smallest = std::numeric_limits<double>::infinity();
-    std::uint64_t largest_tile = 0, lx = 0, ly = 0;
-    std::uint64_t error_tile = std::numeric_limits<std::uint64_t>::max();
-    std::string error;
-  };
-  std::vector<Scan> scans(pool.threads());
-  std::atomic<std::uint64_t> next_tile{0}, stop_at{tiles};
-  pool.run(pool.threads(), [&](std::uint64_t worker) {
-    Scan& scan = scans[worker];
-    std::vector<double> v(n);
-    for (std::uint64_t i = next_tile++; i < tiles && i < stop_at.load(); i = next_tile++) {
-      const std::uint32_t tx = static_cast<std::uint32_t>(i % grid.tiles_x()), ty = static_cast<std::uint32_t>(i / grid.tiles_x());
-      if (!cells.tile_present(tx, ty)) continue;
-      cells.read_tile(tx, ty, v.data());
-      try {
-        for (std::uint32_t y = 0; y < t; ++y)
-          for (std::uint32_t x = 0; x < t; ++x) {
-            const double a = v[static_cast<std::size_t>(y) * t + x];
-            if (a != a) continue;
-            double ha, fa;
-            unpack_walk_cell(a, &ha, &fa);
-            const std::uint64_t gx = static_cast<std::uint64_t>(tx) * t + x, gy = static_cast<std::uint64_t>(ty) * t + y;
-            if (!(fa >= 0) || !std::isfinite(fa))
-              throw UsageError("--friction has the value " + format_value(fa) + " at cell " + std::to_string(gx) + "," +
-                               std::to_string(gy) + " (column,row); friction must be finite and >= 0 (or nodata)");
-            for (int d = 0; d < 4; ++d) {  // E, SE, S, SW inside the tile
-              const std::int64_t nx = static_cast<std::int64_t>(x) + kDirDx[d], ny = static_cast<std::int64_t>(y) + kDirDy[d];
-              if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(t) || ny >= static_cast<std::int64_t>(t)) continue;
-              const double b = v[static_cast<std::size_t>(ny) * t + static_cast<std::size_t>(nx)];
-              if (b != b) continue;
-              double hb, fb;
-              unpack_walk_cell(b, &hb, &fb);
-              const double length = step_length(steps, d, static_cast<std::int64_t>(gy));
-              for (const double w : {walk_step_cost(p, ha, fa, hb, fb, length), walk_step_cost(p, hb, fb, ha, fa, length)}) {
-                if (!(w < std::numeric_limits<double>::infinity()))
-                  throw UsageError("--model " + std::string(to_string(model)) + ": the step from cell " +
-                                   std::to_string(gx) + "," + std::to_string(gy) +
-                                   " (column,row) has no finite weight (elevation " + format_value(ha) + " to " +
-                                   format_value(hb) + " over a step of " + format_value(length) +
-                                   "); set such cells as nodata");
-                if (w > scan.largest) {
-                  scan.largest = w;
-                  scan.largest_tile = i;
-                  scan.lx = gx;
-                  scan.ly = gy;
-                }
-                if (w > 0 && w < scan.smallest) scan.smallest = w;
-              }
-            }
-          }
-      } catch (const UsageError& e) {
-        scan.error_tile = i;
-        scan.error = e.what();
-        for (std::uint64_t s = stop_at.load(); i < s && !stop_at.compare_exchange_weak(s, i);) {
-        }
-        return;
-      }
-    }
-  });
-  double largest = 0, smallest = std::numeric_limits<double>::infinity();
-  std::uint64_t largest_tile = 0, lx = 0, ly = 0;
-  const Scan* first_error = nullptr;
-  for (const Scan& scan : scans) {
-    if (scan.error_tile < tiles && (!first_error || scan.error_tile < first_error->error_tile)) first_error = &scan;
-    smallest = std::min(smallest, scan.smallest);
-    const bool earlier = std::make_tuple(scan.largest_tile, scan.ly, scan.lx) < std::make_tuple(largest_tile, ly, lx);
-    if (scan.largest > largest || (scan.largest == largest && scan.largest > 0 && earlier)) {
-      largest = scan.largest;
-      largest_tile = scan.largest_tile;
-      lx = scan.lx;
-      ly = scan.ly;
-    }
-  }
-  if (first_error) throw UsageError(first_error->error);
+  const Scan scan = scan_walk_weights(p, model, cells, steps, threads, budget);
+  const double largest = scan.largest, smallest = scan.smallest;
+  const std::uint64_t lx = scan.lx, ly = scan.ly;
   choice.largest_step = largest;
   if (scale > 0) {
     choice.scale_given = true;
     p.scale = scale;
   } else if (largest > 0) {
-    int k = static_cast<int>(std::floor(std::log10(kSsspDefaultStepLimit / largest)));
-    k = std::max(-300, std::min(300, k));
-    while (k > -300 && largest * std::pow(10.0, k) > kSsspDefaultStepLimit) --k;
-    while (k < 300 && largest * std::pow(10.0, k + 1) <= kSsspDefaultStepLimit) ++k;
-    p.scale = std::pow(10.0, k);
+    p.scale = default_walk_scale(largest);
   }
   const std::string scale_text = choice.scale_given ? "--scale " + format_value(p.scale)
                                                     : "the default scale " + format_value(p.scale);

@@ -95,29 +95,18 @@ std::string percent(double fraction) {
 
 const char kRemedies[] = "give --scale S, clip the values, or set that value as nodata (e.g. gdal_edit.py -a_nodata)";
 
-}  // namespace
+// The longest and the shortest step the graph has (cells: sqrt 2 or 1, and 1; 16 neighbours on
+// uniform steps: the longer knight's move, sqrt 5 in cells).
+void step_range(const StepLengths& steps, Connectivity connectivity, double* longest, double* shortest) {
+  const bool uniform = steps.rows == nullptr;
+  *longest = connectivity == Connectivity::Eight || !uniform ? steps.max_length : std::max(steps.ew, steps.ns);
+  if (connectivity == Connectivity::Sixteen && uniform)
+    *longest = std::max(knight_length(steps, 8), knight_length(steps, 9));
+  *shortest = uniform && connectivity == Connectivity::Four ? std::min(steps.ew, steps.ns) : steps.min_length;
+}
 
-WeightChoice choose_weight_params(WeightModel model, double scale, const RasterInfo& info,
-                                  Connectivity connectivity, double default_limit, const TileInput* data,
-                                  MemoryBudget* budget, const StepLengths* steps) {
-  WeightChoice choice;
-  WeightParams& p = choice.params;
-  p.model = model;
-  if (steps) p.steps = *steps;
-  // The longest and the shortest step the graph has (cells: sqrt 2 or 1, and 1).
-  const bool uniform = p.steps.rows == nullptr;
-  double longest_step = connectivity == Connectivity::Eight || !uniform
-                            ? p.steps.max_length
-                            : std::max(p.steps.ew, p.steps.ns);
-  if (connectivity == Connectivity::Sixteen && uniform)  // the longer knight's move (cells: sqrt 5)
-    longest_step = std::max(knight_length(p.steps, 8), knight_length(p.steps, 9));
-  const double shortest_step = uniform && connectivity == Connectivity::Four ? std::min(p.steps.ew, p.steps.ns)
-                                                                           : p.steps.min_length;
-  if (scale != 0 && !(scale > 0 && std::isfinite(scale)))
-    throw UsageError("invalid --scale '" + format_value(scale) + "': expected a finite positive number, e.g. 1000");
-  const bool stats = info.has_stats;  // false: no valid cell
-  const double min = stats ? info.min : 0.0, max = stats ? info.max : 0.0;
-  // Infinite values: no scale represents them (NaN is nodata; an infinity is a value).
+// Infinite values have no scale (NaN is nodata; an infinity is a value); friction needs costs >= 0.
+void check_input_values(WeightModel model, double min, double max, const TileInput* data, MemoryBudget* budget) {
   for (double v : {min, max})
     if (std::isinf(v))
       throw UsageError("INPUT has the value " + format_value(v) + cell_of(data, budget, v) +
@@ -127,32 +116,89 @@ WeightChoice choose_weight_params(WeightModel model, double scale, const RasterI
     throw UsageError("--weight friction needs non-negative costs, and INPUT has the value " + format_value(min) +
                      cell_of(data, budget, min) + "; use --weight absdiff or max, shift the costs, or set that value "
                      "as nodata");
-  double& largest = choice.largest_step;
-  double smallest = 0;  // the smallest weight the statistics guarantee (0: none)
+}
+
+// The largest step weight the statistics allow, and the smallest they guarantee (0: none); --weight
+// max's offset into p.
+void weight_bounds(WeightModel model, double min, double max, double longest_step, double shortest_step, WeightParams& p,
+                   double* largest, double* smallest) {
+  *smallest = 0;
   switch (model) {
     case WeightModel::Max:
       p.offset = min < 0 ? min : 0.0;
-      largest = max - p.offset;
-      smallest = min - p.offset;
+      *largest = max - p.offset;
+      *smallest = min - p.offset;
       break;
-    case WeightModel::AbsDiff: largest = max - min; break;
+    case WeightModel::AbsDiff: *largest = max - min; break;
     case WeightModel::Friction:
-      largest = max * longest_step;
-      smallest = min * shortest_step;
+      *largest = max * longest_step;
+      *smallest = min * shortest_step;
       break;
     case WeightModel::Geometric:
-      largest = longest_step;
-      smallest = shortest_step;
+      *largest = longest_step;
+      *smallest = shortest_step;
       break;
     case WeightModel::Unit:
-      largest = 1;
-      smallest = 1;
+      *largest = 1;
+      *smallest = 1;
       break;
     case WeightModel::Walk:
     case WeightModel::Tobler:  // directed: engine/cost_models/walk_weights.h scans the weights themselves
       throw UsageError(std::string("--model ") + to_string(model) + " is cost distance only (sssp); its weights come from "
                        "choose_walk_weight_params");
   }
+}
+
+// Friction and geometric: the cheapest steps must not round to 0, nor (at the default scale) be off
+// by more than kMaxRelativeErrorBound.
+void check_cheapest_steps(const WeightChoice& choice, double smallest, double max, const std::string& scale_text,
+                          const TileInput* data, MemoryBudget* budget) {
+  const WeightParams& p = choice.params;
+  const double bound = choice.relative_error_bound;
+  if (smallest * p.scale < 0.5 || (!choice.scale_given && bound > kMaxRelativeErrorBound))
+    throw UsageError(scale_text + " cannot represent INPUT: the value " + format_value(max) +
+                     cell_of(data, budget, max) + " sets the largest step weight " + format_value(choice.largest_step) +
+                     ", so the cheapest steps (cost " + format_value(smallest) + ") " +
+                     (smallest * p.scale < 0.5 ? std::string("round to 0")
+                                               : "are off by up to " + percent(bound) + " (more than " +
+                                                     percent(kMaxRelativeErrorBound) + ")") +
+                     "; " + kRemedies);
+}
+
+// A scale below 1 on data: the steps counted; more than half of the nonzero ones rounding to 0 is refused.
+void check_collapsed_steps(const TileInput& data, MemoryBudget* budget, double extreme, WeightModel model,
+                           const std::string& scale_text, WeightChoice& choice) {
+  const Scan scan = scan_data(data, budget, extreme, true, model, choice.params.scale);
+  choice.nonzero_steps = scan.nonzero;
+  choice.collapsed_steps = scan.collapsed;
+  if (scan.nonzero > 0 && scan.collapsed * 2 > scan.nonzero) {
+    const std::string where =
+        scan.found ? " at cell " + std::to_string(scan.x) + "," + std::to_string(scan.y) + " (column,row)" : "";
+    throw UsageError(scale_text + " cannot represent INPUT: the value " + format_value(extreme) + where +
+                     " sets the largest step weight " + format_value(choice.largest_step) + ", and " +
+                     percent(static_cast<double>(scan.collapsed) / static_cast<double>(scan.nonzero)) + " of the nonzero steps round to 0; " + kRemedies);
+  }
+}
+
+}  // namespace
+
+WeightChoice choose_weight_params(WeightModel model, double scale, const RasterInfo& info,
+                                  Connectivity connectivity, double default_limit, const TileInput* data,
+                                  MemoryBudget* budget, const StepLengths* steps) {
+  WeightChoice choice;
+  WeightParams& p = choice.params;
+  p.model = model;
+  if (steps) p.steps = *steps;
+  double longest_step = 0, shortest_step = 0;
+  step_range(p.steps, connectivity, &longest_step, &shortest_step);
+  if (scale != 0 && !(scale > 0 && std::isfinite(scale)))
+    throw UsageError("invalid --scale '" + format_value(scale) + "': expected a finite positive number, e.g. 1000");
+  const bool stats = info.has_stats;  // false: no valid cell
+  const double min = stats ? info.min : 0.0, max = stats ? info.max : 0.0;
+  check_input_values(model, min, max, data, budget);
+  double& largest = choice.largest_step;
+  double smallest = 0;  // the smallest weight the statistics guarantee (0: none)
+  weight_bounds(model, min, max, longest_step, shortest_step, p, &largest, &smallest);
   // The value that set L: friction's maximum, else the extreme of larger magnitude.
   const double extreme = model == WeightModel::Friction ? max : (std::fabs(min) > std::fabs(max) ? min : max);
   // Every weight is an exact integer at an integer scale: integer cells (and so an integer offset)
@@ -184,30 +230,11 @@ WeightChoice choose_weight_params(WeightModel model, double scale, const RasterI
     throw UsageError(scale_text + " rounds every weight to 0: the largest step weight is " + format_value(largest) +
                      " (value " + format_value(extreme) + cell_of(data, budget, extreme) +
                      "); give a larger --scale, or leave --scale out for the default");
-  if ((model == WeightModel::Friction || model == WeightModel::Geometric) && smallest > 0) {
-    const double bound = choice.relative_error_bound;
-    if (smallest * p.scale < 0.5 || (!choice.scale_given && bound > kMaxRelativeErrorBound))
-      throw UsageError(scale_text + " cannot represent INPUT: the value " + format_value(max) +
-                       cell_of(data, budget, max) + " sets the largest step weight " + format_value(largest) +
-                       ", so the cheapest steps (cost " + format_value(smallest) + ") " +
-                       (smallest * p.scale < 0.5 ? std::string("round to 0")
-                                                 : "are off by up to " + percent(bound) + " (more than " +
-                                                       percent(kMaxRelativeErrorBound) + ")") +
-                       "; " + kRemedies);
-  }
+  if ((model == WeightModel::Friction || model == WeightModel::Geometric) && smallest > 0)
+    check_cheapest_steps(choice, smallest, max, scale_text, data, budget);
   if (data && p.scale < 1 && largest > 0 && (model == WeightModel::Max || model == WeightModel::AbsDiff ||
-                                              model == WeightModel::Friction)) {
-    const Scan scan = scan_data(*data, budget, extreme, true, model, p.scale);
-    choice.nonzero_steps = scan.nonzero;
-    choice.collapsed_steps = scan.collapsed;
-    if (scan.nonzero > 0 && scan.collapsed * 2 > scan.nonzero) {
-      const std::string where =
-          scan.found ? " at cell " + std::to_string(scan.x) + "," + std::to_string(scan.y) + " (column,row)" : "";
-      throw UsageError(scale_text + " cannot represent INPUT: the value " + format_value(extreme) + where +
-                       " sets the largest step weight " + format_value(largest) + ", and " +
-                       percent(static_cast<double>(scan.collapsed) / static_cast<double>(scan.nonzero)) + " of the nonzero steps round to 0; " + kRemedies);
-    }
-  }
+                                              model == WeightModel::Friction))
+    check_collapsed_steps(*data, budget, extreme, model, scale_text, choice);
   return choice;
 }
 

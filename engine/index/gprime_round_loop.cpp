@@ -268,53 +268,90 @@ void GPrimeRounds::link_rings(const TileGrid& grid, const std::vector<double>& r
   }
 }
 
+namespace {
+
+// The seeds per tile: the least label per (source, ring cell) within max_cost, a block of kb x B
+// labels per seeded tile (dense ids in `seeded`, in the order first seeded).
+struct SeedBlocks {
+  std::vector<std::int64_t> seeded;
+  std::vector<PathLength> labels;  // seeded.size() blocks
+};
+
+SeedBlocks seed_blocks(const std::vector<GPrimeSeed>& seeds, const std::vector<std::int64_t>& dense, std::uint64_t n,
+                       std::uint64_t kb, std::uint32_t b, PathLength max_cost) {
+  const std::uint64_t block = kb * b;
+  SeedBlocks blocks;
+  std::vector<std::int64_t> seed_at(n, -1);
+  for (const GPrimeSeed& seed : seeds) {
+    if (seed.source >= kb) throw Error("GPrimeRounds::run: a seed's source is outside the batch");
+    const std::int64_t d = dense.at(seed.tile);
+    if (d < 0) continue;  // no valid ring cell: no label leaves the tile
+    if (seed_at[d] < 0) {
+      seed_at[d] = static_cast<std::int64_t>(blocks.seeded.size());
+      blocks.seeded.push_back(d);
+      blocks.labels.resize(blocks.labels.size() + block, kUnreached);
+    }
+    PathLength* l = blocks.labels.data() + static_cast<std::uint64_t>(seed_at[d]) * block + static_cast<std::uint64_t>(seed.source) * b;
+    for (std::uint32_t p = 0; p < b; ++p)
+      if (seed.ring[p] <= max_cost && seed.ring[p] < l[p]) l[p] = seed.ring[p];
+  }
+  return blocks;
+}
+
+bool any_finite(const PathLength* l, std::uint64_t block) {
+  for (std::uint64_t e = 0; e < block; ++e)
+    if (l[e] != kUnreached) return true;
+  return false;
+}
+
+}  // namespace
+
 GPrimeLabels GPrimeRounds::run(std::uint64_t kb, const std::vector<GPrimeSeed>& seeds, const std::vector<std::uint64_t>& wanted,
                                GPrimeStats* stats) {
   GPrimeStats local;
   GPrimeStats& st = stats ? *stats : local;
   const std::uint64_t n = tile_of_.size(), block = kb * b_;
-  const PathLength max_cost = options_.max_cost;
-  // The seeds, per tile: the least label per (source, ring cell) within max_cost.
-  std::vector<std::int64_t> seeded;
-  std::vector<PathLength> seed_labels;  // seeded.size() blocks
-  std::vector<std::int64_t> seed_at(n, -1);
-  for (const GPrimeSeed& seed : seeds) {
-    if (seed.source >= kb) throw Error("GPrimeRounds::run: a seed's source is outside the batch");
-    const std::int64_t d = dense_.at(seed.tile);
-    if (d < 0) continue;  // no valid ring cell: no label leaves the tile
-    if (seed_at[d] < 0) {
-      seed_at[d] = static_cast<std::int64_t>(seeded.size());
-      seeded.push_back(d);
-      seed_labels.resize(seed_labels.size() + block, kUnreached);
-    }
-    PathLength* l = seed_labels.data() + static_cast<std::uint64_t>(seed_at[d]) * block + static_cast<std::uint64_t>(seed.source) * b_;
-    for (std::uint32_t p = 0; p < b_; ++p)
-      if (seed.ring[p] <= max_cost && seed.ring[p] < l[p]) l[p] = seed.ring[p];
-  }
-  auto any_finite = [&](const PathLength* l) {
-    for (std::uint64_t e = 0; e < block; ++e)
-      if (l[e] != kUnreached) return true;
-    return false;
-  };
+  const SeedBlocks blocks = seed_blocks(seeds, dense_, n, kb, b_, options_.max_cost);
+  if (gpu_) return run_gpu(kb, blocks.seeded, blocks.labels, wanted, st);
   GPrimeLabels result;
-  if (gpu_) {
-    gpu_->reset(kb);
-    for (std::uint64_t s = 0; s < seeded.size(); ++s)
-      if (any_finite(seed_labels.data() + s * block)) gpu_->seed(static_cast<std::uint64_t>(seeded[s]), seed_labels.data() + s * block);
-    std::vector<std::uint64_t> active;
-    st.tile_solves += gpu_->run(max_cost, window_, &active);
-    st.rounds += active.size();
-    for (std::uint64_t a : active) max_active_ = std::max(max_active_, a);
-    for (std::uint64_t tile : wanted) {
-      const std::int64_t d = dense_.at(tile);
-      if (d < 0) continue;
-      std::vector<PathLength>& out = result[tile];
-      out.resize(block);
-      gpu_->download(static_cast<std::uint64_t>(d), out.data());
-    }
-    return result;
-  }
   if (n == 0) return result;  // no present tile: no label crosses a ring
+  run_cpu_rounds(kb, blocks.seeded, blocks.labels, st);
+  for (std::uint64_t tile : wanted) {
+    const std::int64_t d = dense_.at(tile);
+    if (d < 0) continue;
+    const auto first = label_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::uint64_t>(d) * block);
+    result[tile].assign(first, first + static_cast<std::ptrdiff_t>(block));
+  }
+  return result;
+}
+
+GPrimeLabels GPrimeRounds::run_gpu(std::uint64_t kb, const std::vector<std::int64_t>& seeded,
+                                   const std::vector<PathLength>& seed_labels, const std::vector<std::uint64_t>& wanted,
+                                   GPrimeStats& st) {
+  const std::uint64_t block = kb * b_;
+  GPrimeLabels result;
+  gpu_->reset(kb);
+  for (std::uint64_t s = 0; s < seeded.size(); ++s)
+    if (any_finite(seed_labels.data() + s * block, block))
+      gpu_->seed(static_cast<std::uint64_t>(seeded[s]), seed_labels.data() + s * block);
+  std::vector<std::uint64_t> active;
+  st.tile_solves += gpu_->run(options_.max_cost, window_, &active);
+  st.rounds += active.size();
+  for (std::uint64_t a : active) max_active_ = std::max(max_active_, a);
+  for (std::uint64_t tile : wanted) {
+    const std::int64_t d = dense_.at(tile);
+    if (d < 0) continue;
+    std::vector<PathLength>& out = result[tile];
+    out.resize(block);
+    gpu_->download(static_cast<std::uint64_t>(d), out.data());
+  }
+  return result;
+}
+
+void GPrimeRounds::run_cpu_rounds(std::uint64_t kb, const std::vector<std::int64_t>& seeded,
+                                  const std::vector<PathLength>& seed_labels, GPrimeStats& st) {
+  const std::uint64_t n = tile_of_.size(), block = kb * b_;
+  const PathLength max_cost = options_.max_cost;
   if (block * n > label_.size()) throw Error("GPrimeRounds::run: batch larger than the one reserved");
   std::fill(label_.begin(), label_.begin() + static_cast<std::ptrdiff_t>(n * block), kUnreached);
   std::fill(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n * block), kUnreached);
@@ -322,7 +359,7 @@ GPrimeLabels GPrimeRounds::run(std::uint64_t kb, const std::vector<GPrimeSeed>& 
   std::fill(key_.begin(), key_.end(), kUnreached);
   for (std::uint64_t s = 0; s < seeded.size(); ++s) {
     const PathLength* l = seed_labels.data() + s * block;
-    if (!any_finite(l)) continue;
+    if (!any_finite(l, block)) continue;
     const std::uint64_t d = static_cast<std::uint64_t>(seeded[s]);
     std::copy(l, l + block, label_.begin() + static_cast<std::ptrdiff_t>(d * block));
     std::copy(l, l + block, pending_.begin() + static_cast<std::ptrdiff_t>(d * block));
@@ -330,8 +367,6 @@ GPrimeLabels GPrimeRounds::run(std::uint64_t kb, const std::vector<GPrimeSeed>& 
   }
   const auto kb32 = static_cast<std::uint32_t>(kb);
   std::vector<std::uint64_t> list;
-  std::vector<const PathLength*> matrix;
-  const std::uint64_t chunk = std::max<std::uint64_t>(1, cache_->capacity());
   for (;;) {
     list.clear();
     const PathLength threshold = gprime_round_threshold(*std::min_element(key_.begin(), key_.end()), window_);
@@ -346,17 +381,7 @@ GPrimeLabels GPrimeRounds::run(std::uint64_t kb, const std::vector<GPrimeSeed>& 
     ++st.rounds;
     st.tile_solves += list.size();
     max_active_ = std::max<std::uint64_t>(max_active_, list.size());
-    // Solves, in chunks of at most the cache's capacity (no get() of a chunk evicts another's matrix).
-    for (std::uint64_t c0 = 0; c0 < list.size(); c0 += chunk) {
-      const std::uint64_t c1 = std::min<std::uint64_t>(list.size(), c0 + chunk);
-      matrix.resize(c1 - c0);
-      for (std::uint64_t i = c0; i < c1; ++i) matrix[i - c0] = cache_->get(tile_of_[list[i]]).matrix.data();
-      parallel_for(c1 - c0, threads_, [&](std::uint64_t i) {
-        const std::uint64_t d = list[c0 + i];
-        key_[d] = gprime_round_solve_cpu(matrix[i], b_, kb32, max_cost, threshold, label_.data() + d * block,
-                                         pending_.data() + d * block, out_.data() + d * block);
-      });
-    }
+    solve_active(list, block, kb32, threshold);
     // Pushes into every tile (those with no active neighbour return at once).
     parallel_for(n, threads_, [&](std::uint64_t d) {
       key_[d] = std::min(key_[d], gprime_round_push_cpu(d, b_, kb32, max_cost, edges_.data() + d * b_ * kGPrimeInEdges,
@@ -364,13 +389,22 @@ GPrimeLabels GPrimeRounds::run(std::uint64_t kb, const std::vector<GPrimeSeed>& 
                                                         pending_.data()));
     });
   }
-  for (std::uint64_t tile : wanted) {
-    const std::int64_t d = dense_.at(tile);
-    if (d < 0) continue;
-    const auto first = label_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::uint64_t>(d) * block);
-    result[tile].assign(first, first + static_cast<std::ptrdiff_t>(block));
+}
+
+void GPrimeRounds::solve_active(const std::vector<std::uint64_t>& list, std::uint64_t block, std::uint32_t kb32,
+                                PathLength threshold) {
+  std::vector<const PathLength*> matrix;
+  const std::uint64_t chunk = std::max<std::uint64_t>(1, cache_->capacity());
+  for (std::uint64_t c0 = 0; c0 < list.size(); c0 += chunk) {
+    const std::uint64_t c1 = std::min<std::uint64_t>(list.size(), c0 + chunk);
+    matrix.resize(c1 - c0);
+    for (std::uint64_t i = c0; i < c1; ++i) matrix[i - c0] = cache_->get(tile_of_[list[i]]).matrix.data();
+    parallel_for(c1 - c0, threads_, [&](std::uint64_t i) {
+      const std::uint64_t d = list[c0 + i];
+      key_[d] = gprime_round_solve_cpu(matrix[i], b_, kb32, options_.max_cost, threshold, label_.data() + d * block,
+                                       pending_.data() + d * block, out_.data() + d * block);
+    });
   }
-  return result;
 }
 
 }  // namespace terrazo

@@ -79,6 +79,19 @@ class GPrimeRounds {
   void link_neighbours(const TileGrid& grid);
   // The in-edges from the rings' values; on the GPU uploaded, on the CPU the label arrays sized.
   void link_rings(const TileGrid& grid, const std::vector<double>& rings, std::uint64_t kb_max);
+  // run on the GPU: the seeded tiles' labels (`seed_labels`, a block of kb x B per tile of
+  // `seeded`) seeded, the rounds run there, the wanted tiles' labels downloaded.
+  GPrimeLabels run_gpu(std::uint64_t kb, const std::vector<std::int64_t>& seeded,
+                       const std::vector<PathLength>& seed_labels, const std::vector<std::uint64_t>& wanted,
+                       GPrimeStats& st);
+  // run on the CPU: the rounds from the seeded tiles' labels until no tile is active; the labels
+  // stay in label_.
+  void run_cpu_rounds(std::uint64_t kb, const std::vector<std::int64_t>& seeded,
+                      const std::vector<PathLength>& seed_labels, GPrimeStats& st);
+  // One CPU round's solves of the active tiles `list` (dense ids), in chunks of at most the cache's
+  // capacity (no get() of a chunk evicts another's matrix); each tile's next key into key_.
+  void solve_active(const std::vector<std::uint64_t>& list, std::uint64_t block, std::uint32_t kb32,
+                    PathLength threshold);
 
   IndexTileCache* cache_ = nullptr;  // CPU rounds: the matrices
   GPrimeExchangeOptions options_;

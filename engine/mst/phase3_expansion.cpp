@@ -67,6 +67,64 @@ void write_edge_list(const TileInput& source, const ExpansionSlot& e, const Tile
   }
 }
 
+// The sequential streams of the expansion: the tiles' forest bits (present tiles, in `order`)
+// and the merge's records sorted by tile (Morton code) then edge.
+struct ExpansionStream {
+  const TileInput& source;
+  const TileGrid& grid;
+  const std::vector<std::uint64_t>& order;
+  std::uint32_t shift;
+  ExternalSorter& records;
+  SequentialReader& bits_in;
+  SortRecord pending;
+  bool has_pending;
+
+  // The z-th tile of `order` into `e`: its window, its records, its bits (255: an absent tile's).
+  void read_slot(std::uint64_t z, ExpansionSlot& e) {
+    const std::uint64_t tile_cells = static_cast<std::uint64_t>(grid.tile) * grid.tile;
+    e.z = z;
+    e.tx = static_cast<std::uint32_t>(order[e.z] % grid.tiles_x());
+    e.ty = static_cast<std::uint32_t>(order[e.z] / grid.tiles_x());
+    e.in = grid.window(e.tx, e.ty);
+    const std::uint64_t morton = morton_encode(e.tx, e.ty);
+    e.records.clear();
+    while (has_pending && (pending.key >> shift) <= morton) {
+      if ((pending.key >> shift) != morton) throw Error("internal error: an MST expansion record names an absent tile");
+      e.records.push_back(pending);
+      has_pending = records.next(&pending);
+    }
+    e.present = source.tile_present(e.tx, e.ty);
+    if (e.present) {
+      bits_in.read(e.bits.data(), tile_cells);
+    } else {
+      if (!e.records.empty()) throw Error("internal error: an MST expansion record names an absent tile");
+      std::fill(e.bits.begin(), e.bits.end(), std::uint8_t{255});
+    }
+  }
+};
+
+// The merge's "in" records set their edge bits, then its "out" records clear theirs; the window is
+// the tile's cells inside the raster, its edges counted.
+void expand_slot(std::uint32_t t, std::uint32_t shift, ExpansionSlot& e) {
+  for (int kind = 0; kind < 2; ++kind) {
+    for (const SortRecord& r : e.records) {
+      if ((r.key & 1) != static_cast<std::uint64_t>(kind)) continue;
+      const auto id = static_cast<std::uint32_t>((r.key & ((std::uint64_t{1} << shift) - 1)) >> 1);
+      const std::uint8_t bit = static_cast<std::uint8_t>(1u << tile_edge_direction(id));
+      std::uint8_t& cell = e.bits[tile_edge_owner(id)];
+      if (kind == 0) cell |= bit;
+      else cell &= static_cast<std::uint8_t>(~bit);
+    }
+  }
+  e.edges = 0;
+  for (std::uint32_t ly = 0; ly < e.in.h; ++ly) {
+    const std::uint8_t* row = &e.bits[static_cast<std::size_t>(ly) * t];
+    std::memcpy(&e.window[static_cast<std::size_t>(ly) * e.in.w], row, e.in.w);
+    for (std::uint32_t lx = 0; lx < e.in.w; ++lx)
+      if (row[lx] != 255) e.edges += popcount64(row[lx]);
+  }
+}
+
 }  // namespace
 
 ExpansionTotals run_expansion(const TileInput& source, const std::vector<std::uint64_t>& order,
@@ -110,54 +168,14 @@ ExpansionTotals run_expansion(const TileInput& source, const std::vector<std::ui
       edge_list = std::make_unique<SequentialWriter>(output->partial(), budget, kSummaryFileBufferBytes,
                                                      "MST edge list buffer");
     }
-    SortRecord pending;
-    bool has_pending = records.next(&pending);
+    ExpansionStream stream{source, grid, order, shift, records, bits_in, {}, false};
+    stream.has_pending = records.next(&stream.pending);
     for (std::uint64_t first = 0; first < order.size(); first += slots) {
       const auto count = static_cast<unsigned>(std::min<std::uint64_t>(slots, order.size() - first));
       // Bits and records, in order (both are sequential streams).
-      for (unsigned i = 0; i < count; ++i) {
-        ExpansionSlot& e = slot[i];
-        e.z = first + i;
-        e.tx = static_cast<std::uint32_t>(order[e.z] % grid.tiles_x());
-        e.ty = static_cast<std::uint32_t>(order[e.z] / grid.tiles_x());
-        e.in = grid.window(e.tx, e.ty);
-        const std::uint64_t morton = morton_encode(e.tx, e.ty);
-        e.records.clear();
-        while (has_pending && (pending.key >> shift) <= morton) {
-          if ((pending.key >> shift) != morton) throw Error("internal error: an MST expansion record names an absent tile");
-          e.records.push_back(pending);
-          has_pending = records.next(&pending);
-        }
-        e.present = source.tile_present(e.tx, e.ty);
-        if (e.present) {
-          bits_in.read(e.bits.data(), tile_cells);
-        } else {
-          if (!e.records.empty()) throw Error("internal error: an MST expansion record names an absent tile");
-          std::fill(e.bits.begin(), e.bits.end(), std::uint8_t{255});
-        }
-      }
-      // The merge's "in" records set their edge bits, then its "out" records clear theirs; the
-      // window is the tile's cells inside the raster. A tile per thread.
-      pool.run(count, [&](std::uint64_t i) {
-        ExpansionSlot& e = slot[i];
-        for (int kind = 0; kind < 2; ++kind) {
-          for (const SortRecord& r : e.records) {
-            if ((r.key & 1) != static_cast<std::uint64_t>(kind)) continue;
-            const auto id = static_cast<std::uint32_t>((r.key & ((std::uint64_t{1} << shift) - 1)) >> 1);
-            const std::uint8_t bit = static_cast<std::uint8_t>(1u << tile_edge_direction(id));
-            std::uint8_t& cell = e.bits[tile_edge_owner(id)];
-            if (kind == 0) cell |= bit;
-            else cell &= static_cast<std::uint8_t>(~bit);
-          }
-        }
-        e.edges = 0;
-        for (std::uint32_t ly = 0; ly < e.in.h; ++ly) {
-          const std::uint8_t* row = &e.bits[static_cast<std::size_t>(ly) * t];
-          std::memcpy(&e.window[static_cast<std::size_t>(ly) * e.in.w], row, e.in.w);
-          for (std::uint32_t lx = 0; lx < e.in.w; ++lx)
-            if (row[lx] != 255) e.edges += popcount64(row[lx]);
-        }
-      });
+      for (unsigned i = 0; i < count; ++i) stream.read_slot(first + i, slot[i]);
+      // The windows, a tile per thread.
+      pool.run(count, [&](std::uint64_t i) { expand_slot(t, shift, slot[i]); });
       // The edge list (when asked) and the windows, in order.
       for (unsigned i = 0; i < count; ++i) {
         ExpansionSlot& e = slot[i];

@@ -110,6 +110,63 @@ std::string crs_to_wkt(const std::string& definition, const std::string& flag) {
   return result;
 }
 
+namespace {
+
+// A per-source setting of the points file: its flag, its attribute's name, what a value must be,
+// its field index in the current layer (-1: not asked for).
+struct SettingField {
+  const char* flag;
+  const std::string* name;
+  bool positive;  // > 0 (the multiplier), else >= 0
+  int index = -1;
+};
+
+// The layer's CRS into *crs_wkt; every layer with one must have the same.
+void take_layer_crs(OGRLayer& layer, const std::string& path, const std::string& flag, std::string* crs_wkt) {
+  const OGRSpatialReference* srs = layer.GetSpatialRef();
+  if (!srs) return;
+  char* wkt = nullptr;
+  srs->exportToWkt(&wkt);
+  const std::string layer_wkt = wkt ? wkt : "";
+  CPLFree(wkt);
+  if (!crs_wkt->empty() && *crs_wkt != layer_wkt)
+    throw UsageError(flag + " '" + path + "': its layers have different CRSs; use one layer");
+  *crs_wkt = layer_wkt;
+}
+
+// The settings' field indices in `layer`; an attribute asked for must exist.
+void find_setting_fields(OGRLayer& layer, const std::string& path, const std::string& flag, SettingField (&settings)[3]) {
+  for (SettingField& f : settings) {
+    f.index = -1;
+    if (f.name->empty()) continue;
+    f.index = layer.GetLayerDefn()->GetFieldIndex(f.name->c_str());
+    if (f.index < 0)
+      throw UsageError(std::string(f.flag) + " '" + *f.name + "': " + flag + " '" + path + "' layer " +
+                       layer.GetName() + " has no such attribute");
+  }
+}
+
+// The feature's initial cost, maximum cost and multiplier into values[0..2] (unset or null: the
+// defaults already there); each numeric, finite and in its range.
+void read_settings(OGRFeature& feature, const SettingField (&settings)[3], const std::string& where, double (&values)[3]) {
+  for (int k = 0; k < 3; ++k) {
+    const SettingField& f = settings[k];
+    if (f.index < 0 || !feature.IsFieldSetAndNotNull(f.index)) continue;
+    const OGRFieldType field_type = feature.GetFieldDefnRef(f.index)->GetType();
+    if (field_type != OFTInteger && field_type != OFTInteger64 && field_type != OFTReal)
+      throw UsageError(std::string(f.flag) + " '" + *f.name + "' is not a numeric attribute (" + where + ")");
+    const double v = feature.GetFieldAsDouble(f.index);
+    if (!(std::isfinite(v) && (f.positive ? v > 0 : v >= 0)))
+      throw UsageError(where + ": " + f.flag + " '" + *f.name + "' is " + format_coordinate(v) + "; " +
+                       (k == 0   ? "initial costs must be finite and >= 0"
+                        : k == 1 ? "maximum costs must be finite and >= 0 (null: no maximum)"
+                                 : "multipliers must be finite and > 0"));
+    values[k] = v;
+  }
+}
+
+}  // namespace
+
 std::vector<SourcePoint> read_source_points(const std::string& path, std::string* crs_wkt,
                                             const SourceFields& fields, const std::string& flag) {
   ensure_gdal();
@@ -118,36 +175,14 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
   check_file_has_points(*dataset, path, flag);
   std::vector<SourcePoint> points;
   crs_wkt->clear();
-  // The per-source settings: flag, attribute name, what a value must be.
-  struct Field {
-    const char* flag;
-    const std::string* name;
-    bool positive;  // > 0 (the multiplier), else >= 0
-    int index = -1;
-  };
-  Field settings[3] = {{"--source-initial-field", &fields.start, false},
-                       {"--source-max-field", &fields.max_cost, false},
-                       {"--source-multiplier-field", &fields.multiplier, true}};
+  SettingField settings[3] = {{"--source-initial-field", &fields.start, false},
+                              {"--source-max-field", &fields.max_cost, false},
+                              {"--source-multiplier-field", &fields.multiplier, true}};
   for (int l = 0; l < dataset->GetLayerCount(); ++l) {
     OGRLayer* layer = dataset->GetLayer(l);
     if (!has_geometry_column(*layer)) continue;
-    if (const OGRSpatialReference* srs = layer->GetSpatialRef()) {
-      char* wkt = nullptr;
-      srs->exportToWkt(&wkt);
-      const std::string layer_wkt = wkt ? wkt : "";
-      CPLFree(wkt);
-      if (!crs_wkt->empty() && *crs_wkt != layer_wkt)
-        throw UsageError(flag + " '" + path + "': its layers have different CRSs; use one layer");
-      *crs_wkt = layer_wkt;
-    }
-    for (Field& f : settings) {
-      f.index = -1;
-      if (f.name->empty()) continue;
-      f.index = layer->GetLayerDefn()->GetFieldIndex(f.name->c_str());
-      if (f.index < 0)
-        throw UsageError(std::string(f.flag) + " '" + *f.name + "': " + flag + " '" + path + "' layer " +
-                         layer->GetName() + " has no such attribute");
-    }
+    take_layer_crs(*layer, path, flag, crs_wkt);
+    find_setting_fields(*layer, path, flag, settings);
     layer->ResetReading();
     std::uint64_t feature_index = 0;
     std::uint32_t skipped = 0;  // features skipped since the last point (--skip-empty-features)
@@ -162,20 +197,7 @@ std::vector<SourcePoint> read_source_points(const std::string& path, std::string
         continue;
       }
       double values[3] = {fields.default_start, -1, fields.default_multiplier};
-      for (int k = 0; k < 3; ++k) {
-        const Field& f = settings[k];
-        if (f.index < 0 || !feature->IsFieldSetAndNotNull(f.index)) continue;
-        const OGRFieldType field_type = feature->GetFieldDefnRef(f.index)->GetType();
-        if (field_type != OFTInteger && field_type != OFTInteger64 && field_type != OFTReal)
-          throw UsageError(std::string(f.flag) + " '" + *f.name + "' is not a numeric attribute (" + where + ")");
-        const double v = feature->GetFieldAsDouble(f.index);
-        if (!(std::isfinite(v) && (f.positive ? v > 0 : v >= 0)))
-          throw UsageError(where + ": " + f.flag + " '" + *f.name + "' is " + format_coordinate(v) + "; " +
-                           (k == 0   ? "initial costs must be finite and >= 0"
-                            : k == 1 ? "maximum costs must be finite and >= 0 (null: no maximum)"
-                                     : "multipliers must be finite and > 0"));
-        values[k] = v;
-      }
+      read_settings(*feature, settings, where, values);
       auto point_at = [&](double x, double y) {
         SourcePoint p{x, y, where, values[0]};
         p.max_cost = values[1];

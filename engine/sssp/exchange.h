@@ -97,7 +97,7 @@ struct SsspExchangeStats {
 // The error of a solve whose edge weight overflowed (both exchanges).
 [[noreturn]] void throw_weight_overflow(const WeightParams& params);
 
-// What the pipeline (engine/commands/sssp.cpp) drives: this streamed exchange, or the resident one
+// What the pipeline (engine/commands/sssp_pass.cpp) drives: this streamed exchange, or the resident one
 // (engine/sssp/resident_exchange.h). Both leave the exact labels in the DistanceStore.
 class SsspExchangeRun {
  public:

@@ -41,6 +41,118 @@ struct OutputSlot {
   PathLength max_dist = 0;
 };
 
+// The tile's geometry in the output phase: side t, halo h, halo side s = t + 2 h.
+struct OutputShape {
+  std::uint32_t t = 0, h = 0, s = 0;
+  std::uint64_t cells = 0, halo = 0;
+  bool labelled = false, backlinks = false;
+};
+
+// The slots' buffers: the labels in the shared buffers (one of each kind for all slots), the
+// backlinks' halo buffers per slot.
+void attach_slot_buffers(std::vector<OutputSlot>& slot, const OutputShape& shape, std::uint32_t ring_cells,
+                         HugeBuffer<PathLength>& slot_dist, HugeBuffer<std::uint32_t>& slot_source,
+                         HugeBuffer<std::uint32_t>& slot_hops) {
+  for (unsigned k = 0; k < slot.size(); ++k) {
+    OutputSlot& o = slot[k];
+    o.dist = slot_dist.data() + k * shape.cells;
+    if (shape.labelled) {
+      o.source = slot_source.data() + k * shape.cells;
+      o.hops = slot_hops.data() + k * shape.cells;
+    }
+    if (shape.backlinks) {
+      o.back.resize(shape.cells);
+      o.tile_values.resize(shape.cells);
+      o.halo_values.resize(shape.halo);
+      o.halo_dist.resize(shape.halo);
+      o.halo_source.resize(shape.halo);
+      o.halo_hops.resize(shape.halo);
+      o.ring.resize(ring_cells);
+    }
+  }
+}
+
+// Tile `tile`'s labels into slot i (one tile at a time: the sources are not thread-safe), with its
+// ring and, for 16 neighbours, its halo's values (a knight's move weighs the cells it crosses).
+void read_slot_labels(const TileInput& input, SsspLabelSource& store, const OutputShape& shape, std::uint64_t tile,
+                      unsigned i, OutputSlot& o) {
+  const TileGrid& grid = store.grid();
+  o.tile = tile;
+  const TileWindow in = grid.window(o.tile);
+  SsspTileResult& result = o.result;
+  result = SsspTileResult{};
+  result.tx = static_cast<std::uint32_t>(o.tile % grid.tiles_x());
+  result.ty = static_cast<std::uint32_t>(o.tile / grid.tiles_x());
+  result.x0 = in.x0;
+  result.y0 = in.y0;
+  result.width = in.w;
+  result.height = in.h;
+  result.stride = shape.t;
+  result.slot = i;
+  result.reached = store.interior_present(o.tile);
+  store.read_interior(o.tile, o.dist, shape.labelled ? o.source : nullptr, shape.labelled ? o.hops : nullptr);
+  if (shape.backlinks && result.reached) {
+    store.read_ring(o.tile, 0, store.ring_cells(), o.ring.data());
+    if (shape.h > 1) fill_halo_values(input, result.tx, result.ty, shape.h, o.halo_values.data(), o.neighbour_values);
+  }
+}
+
+// A reached tile's backlinks: its values and labels, and its ring's, in the halo buffers, then
+// backlinks_cpu; o.missing counts the reached cells without a predecessor.
+void slot_backlinks(const TileInput& input, const SsspLabelSource& store, const SsspExchangeOptions& options,
+                    const OutputShape& shape, OutputSlot& o) {
+  const std::uint32_t t = shape.t, h = shape.h, s = shape.s;
+  const SsspTileResult& result = o.result;
+  input.read_tile(result.tx, result.ty, o.tile_values.data());
+  std::fill(o.halo_dist.begin(), o.halo_dist.end(), kUnreached);
+  for (std::uint32_t y = 0; y < t; ++y) {
+    const std::size_t row = static_cast<std::size_t>(y + h) * s + h, in = static_cast<std::size_t>(y) * t;
+    std::memcpy(&o.halo_values[row], &o.tile_values[in], t * sizeof(double));
+    std::memcpy(&o.halo_dist[row], &o.dist[in], t * sizeof(PathLength));
+    std::memcpy(&o.halo_source[row], &o.source[in], t * 4);
+    std::memcpy(&o.halo_hops[row], &o.hops[in], t * 4);
+  }
+  for (std::uint32_t r = 0; r < store.ring_cells(); ++r) {
+    std::uint32_t hx, hy;
+    ring_cell(t, r, &hx, &hy, h);
+    const std::size_t c = static_cast<std::size_t>(hy) * s + hx;
+    o.halo_dist[c] = o.ring[r].dist;
+    if (h == 1)  // (two-cell halos hold every value already)
+      o.halo_values[c] = o.ring[r].dist == kUnreached ? std::numeric_limits<double>::quiet_NaN() : o.ring[r].value;
+    o.halo_source[c] = o.ring[r].source;
+    o.halo_hops[c] = o.ring[r].hops;
+  }
+  bool overflow = false;
+  WeightParams tile_params = options.params;
+  tile_params.steps.row0 = static_cast<std::int64_t>(result.ty) * t - h;
+  o.missing = backlinks_cpu(o.halo_values.data(), t, tile_params, options.connectivity, o.halo_dist.data(),
+                            o.halo_source.data(), o.halo_hops.data(), o.back.data(), &overflow);
+}
+
+// A slot's statistics, backlinks and the sink's conversions (on a worker thread).
+void prepare_slot(const TileInput& input, const SsspLabelSource& store, const SsspExchangeOptions& options,
+                  const OutputShape& shape, SsspResultSink& sink, OutputSlot& o) {
+  SsspTileResult& result = o.result;
+  o.reached_cells = 0;
+  o.max_dist = 0;
+  o.missing = 0;
+  for (std::uint32_t y = 0; y < result.height; ++y)
+    for (std::uint32_t x = 0; x < result.width; ++x) {
+      const PathLength d = o.dist[static_cast<std::size_t>(y) * shape.t + x];
+      if (d == kUnreached) continue;
+      ++o.reached_cells;
+      o.max_dist = std::max(o.max_dist, d);
+    }
+  result.dist = o.dist;
+  if (options.track_source) result.source = o.source;
+  if (shape.backlinks) {
+    std::fill(o.back.begin(), o.back.end(), kNoBacklink);
+    if (result.reached) slot_backlinks(input, store, options, shape, o);
+    result.backlink = o.back.data();
+  }
+  if (o.missing == 0) sink.prepare_tile(result);
+}
+
 }  // namespace
 
 SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
@@ -48,11 +160,16 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
                                    bool release_tiles) {
   if (backlinks && !options.track_hops) throw Error("internal: backlinks need hop labels");
   const TileGrid& grid = store.grid();
-  const std::uint32_t t = grid.tile, h = store.halo(), s = t + 2 * h;
-  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
-  const std::uint64_t halo = static_cast<std::uint64_t>(s) * s;
-  const bool labelled = store.labelled();
-  const std::uint64_t tile_bytes = sssp_output_tile_bytes(t, labelled, backlinks, h);
+  OutputShape shape;
+  shape.t = grid.tile;
+  shape.h = store.halo();
+  shape.s = shape.t + 2 * shape.h;
+  shape.cells = static_cast<std::uint64_t>(shape.t) * shape.t;
+  shape.halo = static_cast<std::uint64_t>(shape.s) * shape.s;
+  shape.labelled = store.labelled();
+  shape.backlinks = backlinks;
+  const std::uint64_t cells = shape.cells;
+  const std::uint64_t tile_bytes = sssp_output_tile_bytes(shape.t, shape.labelled, backlinks, shape.h);
   const MemoryBudget::Reservation reservation = budget.reserve(tile_bytes, "sssp output tile");
   // More tiles in flight where the budget holds them (the first is the one checked up front).
   const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -70,24 +187,8 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   // The slots' labels, one buffer of each kind for all slots (kernels/common/huge_buffer.h: a few tiles of
   // 256^2 distances share huge pages instead of faulting 4 KiB pages each).
   HugeBuffer<PathLength> slot_dist(slots * cells);
-  HugeBuffer<std::uint32_t> slot_source(labelled ? slots * cells : 0), slot_hops(labelled ? slots * cells : 0);
-  for (unsigned k = 0; k < slots; ++k) {
-    OutputSlot& o = slot[k];
-    o.dist = slot_dist.data() + k * cells;
-    if (labelled) {
-      o.source = slot_source.data() + k * cells;
-      o.hops = slot_hops.data() + k * cells;
-    }
-    if (backlinks) {
-      o.back.resize(cells);
-      o.tile_values.resize(cells);
-      o.halo_values.resize(halo);
-      o.halo_dist.resize(halo);
-      o.halo_source.resize(halo);
-      o.halo_hops.resize(halo);
-      o.ring.resize(store.ring_cells());
-    }
-  }
+  HugeBuffer<std::uint32_t> slot_source(shape.labelled ? slots * cells : 0), slot_hops(shape.labelled ? slots * cells : 0);
+  attach_slot_buffers(slot, shape, store.ring_cells(), slot_dist, slot_source, slot_hops);
 
   SsspOutputStats stats;
   const std::uint64_t store_read_before = store.bytes_read(), input_read_before = input.bytes_read();
@@ -96,78 +197,8 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   progress.update(phase, 0, tiles);
   for (std::uint64_t first = 0; first < tiles; first += slots) {
     const unsigned count = static_cast<unsigned>(std::min<std::uint64_t>(slots, tiles - first));
-    // The labels, one tile at a time (the sources are not thread-safe).
-    for (unsigned i = 0; i < count; ++i) {
-      OutputSlot& o = slot[i];
-      o.tile = first + i;
-      const TileWindow in = grid.window(o.tile);
-      SsspTileResult& result = o.result;
-      result = SsspTileResult{};
-      result.tx = static_cast<std::uint32_t>(o.tile % grid.tiles_x());
-      result.ty = static_cast<std::uint32_t>(o.tile / grid.tiles_x());
-      result.x0 = in.x0;
-      result.y0 = in.y0;
-      result.width = in.w;
-      result.height = in.h;
-      result.stride = t;
-      result.slot = i;
-      result.reached = store.interior_present(o.tile);
-      store.read_interior(o.tile, o.dist, labelled ? o.source : nullptr, labelled ? o.hops : nullptr);
-      if (backlinks && result.reached) {
-        store.read_ring(o.tile, 0, store.ring_cells(), o.ring.data());
-        // 16 neighbours: every halo cell's value (a knight's move weighs the cells it crosses), here
-        // where the input is read by one thread at a time.
-        if (h > 1) fill_halo_values(input, result.tx, result.ty, h, o.halo_values.data(), o.neighbour_values);
-      }
-    }
-    // Statistics, backlinks and the sink's conversions, a tile per thread.
-    pool.run(count, [&](std::uint64_t i) {
-      OutputSlot& o = slot[i];
-      SsspTileResult& result = o.result;
-      o.reached_cells = 0;
-      o.max_dist = 0;
-      o.missing = 0;
-      for (std::uint32_t y = 0; y < result.height; ++y)
-        for (std::uint32_t x = 0; x < result.width; ++x) {
-          const PathLength d = o.dist[static_cast<std::size_t>(y) * t + x];
-          if (d == kUnreached) continue;
-          ++o.reached_cells;
-          o.max_dist = std::max(o.max_dist, d);
-        }
-      result.dist = o.dist;
-      if (options.track_source) result.source = o.source;
-      if (backlinks) {
-        std::fill(o.back.begin(), o.back.end(), kNoBacklink);
-        if (result.reached) {
-          input.read_tile(result.tx, result.ty, o.tile_values.data());
-          std::fill(o.halo_dist.begin(), o.halo_dist.end(), kUnreached);
-          for (std::uint32_t y = 0; y < t; ++y) {
-            const std::size_t row = static_cast<std::size_t>(y + h) * s + h, in = static_cast<std::size_t>(y) * t;
-            std::memcpy(&o.halo_values[row], &o.tile_values[in], t * sizeof(double));
-            std::memcpy(&o.halo_dist[row], &o.dist[in], t * sizeof(PathLength));
-            std::memcpy(&o.halo_source[row], &o.source[in], t * 4);
-            std::memcpy(&o.halo_hops[row], &o.hops[in], t * 4);
-          }
-          for (std::uint32_t r = 0; r < store.ring_cells(); ++r) {
-            std::uint32_t hx, hy;
-            ring_cell(t, r, &hx, &hy, h);
-            const std::size_t c = static_cast<std::size_t>(hy) * s + hx;
-            o.halo_dist[c] = o.ring[r].dist;
-            if (h == 1)  // (two-cell halos hold every value already)
-              o.halo_values[c] = o.ring[r].dist == kUnreached ? std::numeric_limits<double>::quiet_NaN() : o.ring[r].value;
-            o.halo_source[c] = o.ring[r].source;
-            o.halo_hops[c] = o.ring[r].hops;
-          }
-          bool overflow = false;
-          WeightParams tile_params = options.params;
-          tile_params.steps.row0 = static_cast<std::int64_t>(result.ty) * t - h;
-          o.missing = backlinks_cpu(o.halo_values.data(), t, tile_params, options.connectivity, o.halo_dist.data(),
-                                    o.halo_source.data(), o.halo_hops.data(), o.back.data(), &overflow);
-        }
-        result.backlink = o.back.data();
-      }
-      if (o.missing == 0) sink.prepare_tile(result);
-    });
+    for (unsigned i = 0; i < count; ++i) read_slot_labels(input, store, shape, first + i, i, slot[i]);
+    pool.run(count, [&](std::uint64_t i) { prepare_slot(input, store, options, shape, sink, slot[i]); });
     // In raster order to the sink.
     for (unsigned i = 0; i < count; ++i) {
       OutputSlot& o = slot[i];

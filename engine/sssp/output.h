@@ -2,7 +2,7 @@
 //
 // For every tile of the grid, row-major in tile order, reads the tile's final labels from the
 // DistanceStore (after SsspExchange::flush) or the resident exchange's device and hands them to a sink: the GeoTIFF writers in the
-// pipeline (engine/commands/sssp.cpp), memory in tests. With backlinks, the tile's values and ring
+// pipeline (engine/commands/sssp_pass.cpp), memory in tests. With backlinks, the tile's values and ring
 // are loaded too and kernels/sssp/backlink.h computes the directions from the FINAL labels.
 // Tiles no source reached are delivered as all-unreached without any read. With release_tiles, each
 // tile's slot is released from the store (DistanceStore::release) once the sink has taken it, so

@@ -213,6 +213,83 @@ const char* placement_name(std::size_t limit) {
 
 // ---- MST -------------------------------------------------------------------------------------
 
+// The MST batch solver's kernel pass: every tile in as few batches as its memory holds, the first
+// repeat after a warm-up checked against the CPU twins' forests and summaries.
+struct MstKernelPass {
+  std::uint64_t mismatches = 0;
+  std::vector<double> mst_ms, kernel_ms;
+};
+
+MstKernelPass mst_kernel_pass(const Options& o, const MstBatchOptions& options, std::uint64_t tiles,
+                              const std::vector<double>& values, const std::vector<std::uint8_t>& cpu_bits,
+                              const std::vector<std::vector<TileSummaryEdge>>& cpu_summaries) {
+  const std::uint64_t cells = static_cast<std::uint64_t>(options.t) * options.t;
+  MstKernelPass pass;
+  std::uint64_t& mismatches = pass.mismatches;
+  std::vector<double>& mst_ms = pass.mst_ms;
+  std::vector<double>& kernel_ms = pass.kernel_ms;
+  CudaMstBatchSolver solver(options);
+  const std::uint64_t per_batch = solver.batch_tiles();
+  for (int rep = -1; rep < o.repeats; ++rep) {
+    for (std::uint64_t first = 0; first < tiles; first += per_batch) {
+      const std::uint64_t n = std::min(per_batch, tiles - first);
+      if (solver.pending() == 2) solver.wait();
+      std::memcpy(solver.input(), values.data() + first * cells, n * cells * sizeof(double));
+      solver.submit(n);
+      const CudaMstBatchSolver::Batch& batch = solver.wait();
+      if (rep >= 0 && first == 0) {
+        mst_ms.push_back(batch.mst_ms);
+        kernel_ms.push_back(batch.kernel_ms);
+      } else if (rep >= 0) {
+        mst_ms.back() += batch.mst_ms;
+        kernel_ms.back() += batch.kernel_ms;
+      }
+      if (rep == 0) {  // verify one full pass
+        if (batch.overflow) throw Error("GPU block MST reported an overflow");
+        for (std::uint64_t i = 0; i < n; ++i) {
+          const std::uint64_t tile = first + i;
+          bool same = std::memcmp(batch.forest_bits + i * cells, cpu_bits.data() + tile * cells, cells) == 0;
+          const TileSummaryEdge* g = batch.summary(i);
+          const auto& c = cpu_summaries[tile];
+          same = same && batch.summary_count(i) == c.size();
+          for (std::size_t e = 0; same && e < c.size(); ++e)
+            same = g[e].a == c[e].a && g[e].b == c[e].b && g[e].key == c[e].key;
+          if (!same) ++mismatches;
+        }
+      }
+    }
+  }
+  return pass;
+}
+
+// The MST solver end to end: batches of ~1/8 of the tiles streamed through both slots; the median
+// seconds of up to 3 repeats after a warm-up.
+double mst_streamed_seconds(const Options& o, const MstBatchOptions& options, std::uint64_t tiles,
+                            const std::vector<double>& values) {
+  const std::uint64_t cells = static_cast<std::uint64_t>(options.t) * options.t;
+  MstBatchOptions streamed = options;
+  streamed.max_batch_tiles = std::max<std::uint64_t>(1, tiles / 8);
+  CudaMstBatchSolver solver(streamed);
+  std::vector<double> runs;
+  for (int rep = -1; rep < std::min(o.repeats, 3); ++rep) {
+    const Stopwatch start;
+    std::uint64_t summary_tiles = 0;
+    auto consume = [&](const CudaMstBatchSolver::Batch& batch) {
+      for (std::uint64_t i = 0; i < batch.tiles; ++i) summary_tiles += batch.summary_count(i) <= batch.summary_stride;
+    };
+    for (std::uint64_t first = 0; first < tiles; first += solver.batch_tiles()) {
+      if (solver.pending() == 2) consume(solver.wait());
+      const std::uint64_t n = std::min(solver.batch_tiles(), tiles - first);
+      std::memcpy(solver.input(), values.data() + first * cells, n * cells * sizeof(double));
+      solver.submit(n);
+    }
+    while (solver.pending()) consume(solver.wait());
+    if (rep >= 0) runs.push_back(start.seconds());
+    if (summary_tiles != tiles) throw Error("streamed MST lost tiles");
+  }
+  return median(runs);
+}
+
 void bench_mst(const Options& o, std::uint32_t t) {
   const std::uint64_t tiles = tiles_for(o, t);
   const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
@@ -276,71 +353,14 @@ void bench_mst(const Options& o, std::uint32_t t) {
     options.shared_limit_bytes = limit;
     // (a) Kernel throughput: every tile in one batch (up to 8 GiB of device memory), events.
     options.gpu_memory_bytes = 16ull << 30;
-    std::uint64_t mismatches = 0;
-    std::vector<double> mst_ms, kernel_ms;
-    {
-      CudaMstBatchSolver solver(options);
-      const std::uint64_t per_batch = solver.batch_tiles();
-      for (int rep = -1; rep < o.repeats; ++rep) {
-        for (std::uint64_t first = 0; first < tiles; first += per_batch) {
-          const std::uint64_t n = std::min(per_batch, tiles - first);
-          if (solver.pending() == 2) solver.wait();
-          std::memcpy(solver.input(), values.data() + first * cells, n * cells * sizeof(double));
-          solver.submit(n);
-          const CudaMstBatchSolver::Batch& batch = solver.wait();
-          if (rep >= 0 && first == 0) {
-            mst_ms.push_back(batch.mst_ms);
-            kernel_ms.push_back(batch.kernel_ms);
-          } else if (rep >= 0) {
-            mst_ms.back() += batch.mst_ms;
-            kernel_ms.back() += batch.kernel_ms;
-          }
-          if (rep == 0) {  // verify one full pass
-            if (batch.overflow) throw Error("GPU block MST reported an overflow");
-            for (std::uint64_t i = 0; i < n; ++i) {
-              const std::uint64_t tile = first + i;
-              bool same = std::memcmp(batch.forest_bits + i * cells, cpu_bits.data() + tile * cells, cells) == 0;
-              const TileSummaryEdge* g = batch.summary(i);
-              const auto& c = cpu_summaries[tile];
-              same = same && batch.summary_count(i) == c.size();
-              for (std::size_t e = 0; same && e < c.size(); ++e)
-                same = g[e].a == c[e].a && g[e].b == c[e].b && g[e].key == c[e].key;
-              if (!same) ++mismatches;
-            }
-          }
-        }
-      }
-    }
+    const MstKernelPass pass = mst_kernel_pass(o, options, tiles, values, cpu_bits, cpu_summaries);
     // (b) End to end: batches of ~1/8 of the tiles streamed through both slots.
-    double e2e_s = 0.0;
-    {
-      MstBatchOptions streamed = options;
-      streamed.max_batch_tiles = std::max<std::uint64_t>(1, tiles / 8);
-      CudaMstBatchSolver solver(streamed);
-      std::vector<double> runs;
-      for (int rep = -1; rep < std::min(o.repeats, 3); ++rep) {
-        const Stopwatch start;
-        std::uint64_t summary_tiles = 0;
-        auto consume = [&](const CudaMstBatchSolver::Batch& batch) {
-          for (std::uint64_t i = 0; i < batch.tiles; ++i) summary_tiles += batch.summary_count(i) <= batch.summary_stride;
-        };
-        for (std::uint64_t first = 0; first < tiles; first += solver.batch_tiles()) {
-          if (solver.pending() == 2) consume(solver.wait());
-          const std::uint64_t n = std::min(solver.batch_tiles(), tiles - first);
-          std::memcpy(solver.input(), values.data() + first * cells, n * cells * sizeof(double));
-          solver.submit(n);
-        }
-        while (solver.pending()) consume(solver.wait());
-        if (rep >= 0) runs.push_back(start.seconds());
-        if (summary_tiles != tiles) throw Error("streamed MST lost tiles");
-      }
-      e2e_s = median(runs);
-    }
-    const std::string identical = mismatches == 0 ? "yes" : std::to_string(mismatches) + " tiles differ";
+    const double e2e_s = mst_streamed_seconds(o, options, tiles, values);
+    const std::string identical = pass.mismatches == 0 ? "yes" : std::to_string(pass.mismatches) + " tiles differ";
     mst_row.placement = both_row.placement = placement_name(limit);
     mst_row.identical = both_row.identical = identical;
-    mst_row.gpu_kernel_s = median(mst_ms) / 1e3;
-    both_row.gpu_kernel_s = median(kernel_ms) / 1e3;
+    mst_row.gpu_kernel_s = median(pass.mst_ms) / 1e3;
+    both_row.gpu_kernel_s = median(pass.kernel_ms) / 1e3;
     mst_row.gpu_e2e_s = 0.0;
     both_row.gpu_e2e_s = e2e_s;
     print_row(mst_row);
@@ -362,6 +382,73 @@ std::vector<PathLength> make_seeds(std::uint32_t t, std::uint64_t tiles) {
     for (std::uint64_t y = 1; y <= t; ++y) d[y * side] = 50000 + mix(h + y) % 20000;  // west halo
   }
   return dist;
+}
+
+// The SSSP batch solver's kernel pass: every tile in as few batches as its memory holds, the first
+// repeat after a warm-up checked against the CPU's distances and changed flags.
+struct SsspKernelPass {
+  std::vector<double> kernel_ms;
+  std::uint64_t mismatches = 0, gpu_total = 0, rounds = 0;
+};
+
+SsspKernelPass sssp_kernel_pass(const Options& o, const SsspBatchOptions& options, std::uint64_t tiles,
+                                const std::vector<double>& values, const std::vector<PathLength>& seeds,
+                                const std::vector<PathLength>& cpu_dist, const std::vector<std::uint8_t>& cpu_changed) {
+  const std::uint64_t side = options.t + 2ull, grid = side * side, cells = static_cast<std::uint64_t>(options.t) * options.t;
+  SsspKernelPass pass;
+  std::vector<double>& kernel_ms = pass.kernel_ms;
+  std::uint64_t& mismatches = pass.mismatches;
+  std::uint64_t& gpu_total = pass.gpu_total;
+  std::uint64_t& rounds = pass.rounds;
+  CudaSsspBatchSolver solver(options, kUnreached);
+  const std::uint64_t per_batch = solver.batch_tiles();
+  for (int rep = -1; rep < o.repeats; ++rep) {
+    for (std::uint64_t first = 0; first < tiles; first += per_batch) {
+      const std::uint64_t n = std::min(per_batch, tiles - first);
+      std::memcpy(solver.values(), values.data() + first * grid, n * grid * sizeof(double));
+      std::memcpy(solver.dist(), seeds.data() + first * grid, n * grid * sizeof(PathLength));
+      solver.submit(n);
+      const CudaSsspBatchSolver::Batch& batch = solver.wait();
+      if (rep >= 0 && first == 0) kernel_ms.push_back(batch.kernel_ms);
+      else if (rep >= 0) kernel_ms.back() += batch.kernel_ms;
+      if (rep == 0) {
+        gpu_total += batch.changed_cells;
+        rounds += batch.sweep_rounds;
+        for (std::uint64_t i = 0; i < n; ++i) {
+          const std::uint64_t tile = first + i;
+          const bool same =
+              std::memcmp(batch.dist + i * grid, cpu_dist.data() + tile * grid, grid * sizeof(PathLength)) == 0 &&
+              std::memcmp(batch.changed + i * cells, cpu_changed.data() + tile * cells, cells) == 0;
+          if (!same) ++mismatches;
+        }
+      }
+    }
+  }
+  return pass;
+}
+
+// The SSSP solver end to end: batches of ~1/8 of the tiles streamed through both slots; the median
+// seconds of up to 3 repeats after a warm-up.
+double sssp_streamed_seconds(const Options& o, const SsspBatchOptions& options, std::uint64_t tiles,
+                             const std::vector<double>& values, const std::vector<PathLength>& seeds) {
+  const std::uint64_t side = options.t + 2ull, grid = side * side;
+  SsspBatchOptions streamed = options;
+  streamed.max_batch_tiles = std::max<std::uint64_t>(1, tiles / 8);
+  CudaSsspBatchSolver solver(streamed, kUnreached);
+  std::vector<double> runs;
+  for (int rep = -1; rep < std::min(o.repeats, 3); ++rep) {
+    const Stopwatch start;
+    for (std::uint64_t first = 0; first < tiles; first += solver.batch_tiles()) {
+      if (solver.pending() == 2) solver.wait();
+      const std::uint64_t n = std::min(solver.batch_tiles(), tiles - first);
+      std::memcpy(solver.values(), values.data() + first * grid, n * grid * sizeof(double));
+      std::memcpy(solver.dist(), seeds.data() + first * grid, n * grid * sizeof(PathLength));
+      solver.submit(n);
+    }
+    while (solver.pending()) solver.wait();
+    if (rep >= 0) runs.push_back(start.seconds());
+  }
+  return median(runs);
 }
 
 void bench_sssp(const Options& o, std::uint32_t t) {
@@ -416,54 +503,10 @@ void bench_sssp(const Options& o, std::uint32_t t) {
     options.shared_limit_bytes = limit;
     options.sweep = sweep;
     options.gpu_memory_bytes = 16ull << 30;
-    std::vector<double> kernel_ms;
-    std::uint64_t mismatches = 0, gpu_total = 0, rounds = 0;
-    {
-      CudaSsspBatchSolver solver(options, kUnreached);
-      const std::uint64_t per_batch = solver.batch_tiles();
-      for (int rep = -1; rep < o.repeats; ++rep) {
-        for (std::uint64_t first = 0; first < tiles; first += per_batch) {
-          const std::uint64_t n = std::min(per_batch, tiles - first);
-          std::memcpy(solver.values(), values.data() + first * grid, n * grid * sizeof(double));
-          std::memcpy(solver.dist(), seeds.data() + first * grid, n * grid * sizeof(PathLength));
-          solver.submit(n);
-          const CudaSsspBatchSolver::Batch& batch = solver.wait();
-          if (rep >= 0 && first == 0) kernel_ms.push_back(batch.kernel_ms);
-          else if (rep >= 0) kernel_ms.back() += batch.kernel_ms;
-          if (rep == 0) {
-            gpu_total += batch.changed_cells;
-            rounds += batch.sweep_rounds;
-            for (std::uint64_t i = 0; i < n; ++i) {
-              const std::uint64_t tile = first + i;
-              const bool same =
-                  std::memcmp(batch.dist + i * grid, cpu_dist.data() + tile * grid, grid * sizeof(PathLength)) == 0 &&
-                  std::memcmp(batch.changed + i * cells, cpu_changed.data() + tile * cells, cells) == 0;
-              if (!same) ++mismatches;
-            }
-          }
-        }
-      }
-    }
-    double e2e_s = 0.0;
-    {
-      SsspBatchOptions streamed = options;
-      streamed.max_batch_tiles = std::max<std::uint64_t>(1, tiles / 8);
-      CudaSsspBatchSolver solver(streamed, kUnreached);
-      std::vector<double> runs;
-      for (int rep = -1; rep < std::min(o.repeats, 3); ++rep) {
-        const Stopwatch start;
-        for (std::uint64_t first = 0; first < tiles; first += solver.batch_tiles()) {
-          if (solver.pending() == 2) solver.wait();
-          const std::uint64_t n = std::min(solver.batch_tiles(), tiles - first);
-          std::memcpy(solver.values(), values.data() + first * grid, n * grid * sizeof(double));
-          std::memcpy(solver.dist(), seeds.data() + first * grid, n * grid * sizeof(PathLength));
-          solver.submit(n);
-        }
-        while (solver.pending()) solver.wait();
-        if (rep >= 0) runs.push_back(start.seconds());
-      }
-      e2e_s = median(runs);
-    }
+    const SsspKernelPass pass = sssp_kernel_pass(o, options, tiles, values, seeds, cpu_dist, cpu_changed);
+    const std::vector<double>& kernel_ms = pass.kernel_ms;
+    const std::uint64_t mismatches = pass.mismatches, gpu_total = pass.gpu_total, rounds = pass.rounds;
+    const double e2e_s = sssp_streamed_seconds(o, options, tiles, values, seeds);
     row.placement = std::string(placement_name(limit)) +
                     (sweep == SsspSweep::Auto ? "" : sweep == SsspSweep::WarpScan ? "/warp" : "/thread");
     row.rounds_per_tile = static_cast<double>(rounds) / static_cast<double>(tiles);

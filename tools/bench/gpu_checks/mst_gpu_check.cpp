@@ -133,6 +133,114 @@ bool same_forest(const Run& a, const Run& b) {
          a.result.merge_levels == b.result.merge_levels;
 }
 
+// 1. One random raster (seed `seed`): every path = reference, edge for edge; the level merges also
+//    with slots of 1 and 64 edges (batches of one graph, graphs solved alone) or under a small budget.
+void check_random_raster(std::uint64_t seed, unsigned threads, const std::string& scratch) {
+  std::mt19937_64 rng(seed);
+  const std::uint64_t w = 1 + rng() % 300, h = 1 + rng() % 300;
+  const std::uint32_t t = std::uint32_t{16} << (rng() % 4);
+  const int flavour = static_cast<int>(rng() % 3);
+  std::vector<float> values(w * h);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (float& v : values) {
+    v = flavour == 0 ? static_cast<float>(u(rng) * 1000) : flavour == 1 ? static_cast<float>(std::floor(u(rng) * 3)) : 5.0f;
+    if (u(rng) < 0.15) v = std::numeric_limits<float>::quiet_NaN();
+  }
+  if (seed % 4 == 0) {  // whole tiles of nodata: absent tiles
+    for (std::uint64_t ty = 0; ty * t < h; ++ty)
+      for (std::uint64_t tx = 0; tx * t < w; ++tx)
+        if (rng() % 3 == 0)
+          for (std::uint64_t y = ty * t; y < std::min<std::uint64_t>(h, (ty + 1) * t); ++y)
+            for (std::uint64_t x = tx * t; x < std::min<std::uint64_t>(w, (tx + 1) * t); ++x)
+              values[y * w + x] = std::numeric_limits<float>::quiet_NaN();
+  }
+  const MemoryTileInput<float> source(values, w, h, t, MemoryTileInput<float>::Absent::Never);
+  WeightParams params;
+  params.model = static_cast<WeightModel>(rng() % 3);
+  params.scale = 100;
+  const Connectivity connectivity = rng() % 2 ? Connectivity::Eight : Connectivity::Four;
+  std::vector<double> as_double(values.begin(), values.end());
+  const auto ref = testing::reference_mst(as_double, w, h, params, connectivity);
+  const std::uint64_t memory = 256ull << 20;
+  const std::uint64_t slot = seed % 3 == 0 ? 1 : seed % 3 == 1 ? 64 : 0;
+  // A small budget: phase 1's solver scratch and two tile batches (mst_phases.cpp) plus 3 MiB for
+  // the file buffers, the record sorter and ~100-edge merge slots.
+  const std::uint64_t cells_per_tile = std::uint64_t{t} * t;
+  const std::uint64_t small = (3ull << 20) + threads * 80 * cells_per_tile + 2 * (9 * cells_per_tile + 512 * t);
+  const Run gpu = run(source, params, connectivity, true, MstMergeMode::Auto, threads, scratch, memory);
+  const Run gpu_p1 = run(source, params, connectivity, true, MstMergeMode::CpuPostOrder, threads, scratch, memory);
+  const Run cpu = run(source, params, connectivity, false, MstMergeMode::CpuPostOrder, threads, scratch, memory);
+  const Run cuda_small = run(source, params, connectivity, false, MstMergeMode::CudaLevels, threads, scratch,
+                             slot ? memory : small, slot);
+  const Run cpu_small = run(source, params, connectivity, false, MstMergeMode::CpuLevels, threads, scratch,
+                            slot ? memory : small, slot);
+  const std::string what = "seed " + std::to_string(seed) + ": " + std::to_string(w) + "x" + std::to_string(h) +
+                           " t " + std::to_string(t) + " " + to_string(params.model) + " " + to_string(connectivity);
+  check(gpu.result.merge_mode == MstMergeMode::CudaLevels, what + ": --merge auto with phase 1 on the GPU is cuda");
+  check(gpu.bits == ref.bits && gpu.result.total_weight == ref.total_weight && gpu.result.edges == ref.edges,
+        what + ": GPU + GPU merge = reference");
+  check(same_forest(gpu_p1, gpu), what + ": GPU + CPU merge = GPU + GPU merge");
+  check(same_forest(cpu, gpu), what + ": CPU + CPU merge = GPU + GPU merge");
+  const std::string slot_text =
+      slot ? "slot " + std::to_string(slot) + " edges" : "budget " + std::to_string(small >> 10) + " KiB";
+  check(same_forest(cuda_small, gpu), what + ": CPU + GPU merge, " + slot_text + " (" +
+                                          std::to_string(cuda_small.result.merge_batches) + " batches, " +
+                                          std::to_string(cuda_small.result.merge_oversized_graphs) +
+                                          " alone) = GPU + GPU merge");
+  // With the same slot the two level merges form the same batches (the budget sizes their slots
+  // differently).
+  check(same_forest(cpu_small, gpu) &&
+            (!slot || (cpu_small.result.merge_batches == cuda_small.result.merge_batches &&
+                       cpu_small.result.merge_oversized_graphs == cuda_small.result.merge_oversized_graphs)),
+        what + ": CPU + CPU level merge, " + slot_text + " = GPU + GPU merge");
+}
+
+// 2. One large synthetic raster (about `cells` cells): every path = the CPU's; returns the runs,
+//    CPU first.
+std::vector<Run> run_large_raster(std::uint64_t side, std::uint32_t tile, unsigned threads, const std::string& scratch) {
+  const auto made = std::chrono::steady_clock::now();
+  const std::vector<float> big_values = synthetic(side, side, threads);
+  const MemoryTileInput<float> big(big_values, side, side, tile, MemoryTileInput<float>::Absent::Never);
+  std::printf("synthetic %llu x %llu made in %.1f s\n", static_cast<unsigned long long>(side),
+              static_cast<unsigned long long>(side),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - made).count());
+  WeightParams params;
+  params.scale = 10;
+  const std::uint64_t memory = 8ull << 30;
+  std::vector<Run> runs;
+  runs.push_back(run(big, params, Connectivity::Eight, false, MstMergeMode::CpuPostOrder, threads, scratch, memory));
+  runs.push_back(run(big, params, Connectivity::Eight, true, MstMergeMode::CpuPostOrder, threads, scratch, memory));
+  runs.push_back(run(big, params, Connectivity::Eight, true, MstMergeMode::CudaLevels, threads, scratch, memory));
+  runs.push_back(run(big, params, Connectivity::Eight, false, MstMergeMode::CpuLevels, threads, scratch, memory));
+  for (std::size_t i = 1; i < runs.size(); ++i)
+    check(same_forest(runs[i], runs[0]), "large raster: " + runs[i].path + " = " + runs[0].path);
+  return runs;
+}
+
+// The timing table of the large raster's runs and the GPU run's totals.
+void print_timing_table(const std::vector<Run>& runs, std::uint64_t side, std::uint32_t tile) {
+  std::printf("\n| path | cells | tile | block-local s | merge s | expansion s | total s | Mcells/s | GPU batch tiles | "
+              "GPU kernel s | merge batches | slot edges | merge graphs | alone | GPU merge kernel s |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Run& r : runs) {
+    const MstPhaseResult& p = r.result;
+    using ull = unsigned long long;
+    std::printf("| %s | %llu | %u | %.2f | %.2f | %.2f | %.2f | %.1f | %llu | %.2f | %llu | %llu | %llu | %llu | %.3f |\n",
+                r.path.c_str(), static_cast<ull>(side * side), tile, p.block_local_seconds, p.merge_seconds,
+                p.expansion_seconds, r.seconds, side * side / r.seconds / 1e6, static_cast<ull>(p.gpu_batch_tiles),
+                p.gpu_kernel_ms / 1000, static_cast<ull>(p.merge_batches), static_cast<ull>(p.merge_batch_edges),
+                static_cast<ull>(p.merge_graphs), static_cast<ull>(p.merge_oversized_graphs),
+                p.gpu_merge_kernel_ms / 1000);
+  }
+  const MstPhaseResult& g = runs[2].result;
+  using ull = unsigned long long;
+  std::printf("total weight %llu, edges %llu, components %llu, summary edges %llu, records %llu, merge levels %u; "
+              "scratch bytes read %llu (GPU + CPU merge) vs %llu (GPU + GPU merge)\n",
+              static_cast<ull>(g.total_weight), static_cast<ull>(g.edges), static_cast<ull>(g.components),
+              static_cast<ull>(g.summary_edges), static_cast<ull>(g.expansion_records), g.merge_levels,
+              static_cast<ull>(runs[1].result.bytes_read), static_cast<ull>(g.bytes_read));
+}
+
 }  // namespace
 }  // namespace terrazo
 
@@ -161,106 +269,11 @@ int main(int argc, char** argv) {
   }
   std::printf("device: %s, %u CPU threads\n", cuda_device().name.c_str(), threads);
 
-  // 1. Random rasters: every path = reference, edge for edge; the level merges also with slots of
-  //    1 and 64 edges (batches of one graph, graphs solved alone) and under a small budget.
-  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-    std::mt19937_64 rng(seed);
-    const std::uint64_t w = 1 + rng() % 300, h = 1 + rng() % 300;
-    const std::uint32_t t = std::uint32_t{16} << (rng() % 4);
-    const int flavour = static_cast<int>(rng() % 3);
-    std::vector<float> values(w * h);
-    std::uniform_real_distribution<double> u(0, 1);
-    for (float& v : values) {
-      v = flavour == 0 ? static_cast<float>(u(rng) * 1000) : flavour == 1 ? static_cast<float>(std::floor(u(rng) * 3)) : 5.0f;
-      if (u(rng) < 0.15) v = std::numeric_limits<float>::quiet_NaN();
-    }
-    if (seed % 4 == 0) {  // whole tiles of nodata: absent tiles
-      for (std::uint64_t ty = 0; ty * t < h; ++ty)
-        for (std::uint64_t tx = 0; tx * t < w; ++tx)
-          if (rng() % 3 == 0)
-            for (std::uint64_t y = ty * t; y < std::min<std::uint64_t>(h, (ty + 1) * t); ++y)
-              for (std::uint64_t x = tx * t; x < std::min<std::uint64_t>(w, (tx + 1) * t); ++x)
-                values[y * w + x] = std::numeric_limits<float>::quiet_NaN();
-    }
-    const MemoryTileInput<float> source(values, w, h, t, MemoryTileInput<float>::Absent::Never);
-    WeightParams params;
-    params.model = static_cast<WeightModel>(rng() % 3);
-    params.scale = 100;
-    const Connectivity connectivity = rng() % 2 ? Connectivity::Eight : Connectivity::Four;
-    std::vector<double> as_double(values.begin(), values.end());
-    const auto ref = testing::reference_mst(as_double, w, h, params, connectivity);
-    const std::uint64_t memory = 256ull << 20;
-    const std::uint64_t slot = seed % 3 == 0 ? 1 : seed % 3 == 1 ? 64 : 0;
-    // A small budget: phase 1's solver scratch and two tile batches (mst_phases.cpp) plus 3 MiB for
-    // the file buffers, the record sorter and ~100-edge merge slots.
-    const std::uint64_t cells_per_tile = std::uint64_t{t} * t;
-    const std::uint64_t small = (3ull << 20) + threads * 80 * cells_per_tile + 2 * (9 * cells_per_tile + 512 * t);
-    const Run gpu = run(source, params, connectivity, true, MstMergeMode::Auto, threads, scratch, memory);
-    const Run gpu_p1 = run(source, params, connectivity, true, MstMergeMode::CpuPostOrder, threads, scratch, memory);
-    const Run cpu = run(source, params, connectivity, false, MstMergeMode::CpuPostOrder, threads, scratch, memory);
-    const Run cuda_small = run(source, params, connectivity, false, MstMergeMode::CudaLevels, threads, scratch,
-                               slot ? memory : small, slot);
-    const Run cpu_small = run(source, params, connectivity, false, MstMergeMode::CpuLevels, threads, scratch,
-                              slot ? memory : small, slot);
-    const std::string what = "seed " + std::to_string(seed) + ": " + std::to_string(w) + "x" + std::to_string(h) +
-                             " t " + std::to_string(t) + " " + to_string(params.model) + " " + to_string(connectivity);
-    check(gpu.result.merge_mode == MstMergeMode::CudaLevels, what + ": --merge auto with phase 1 on the GPU is cuda");
-    check(gpu.bits == ref.bits && gpu.result.total_weight == ref.total_weight && gpu.result.edges == ref.edges,
-          what + ": GPU + GPU merge = reference");
-    check(same_forest(gpu_p1, gpu), what + ": GPU + CPU merge = GPU + GPU merge");
-    check(same_forest(cpu, gpu), what + ": CPU + CPU merge = GPU + GPU merge");
-    const std::string slot_text =
-        slot ? "slot " + std::to_string(slot) + " edges" : "budget " + std::to_string(small >> 10) + " KiB";
-    check(same_forest(cuda_small, gpu), what + ": CPU + GPU merge, " + slot_text + " (" +
-                                            std::to_string(cuda_small.result.merge_batches) + " batches, " +
-                                            std::to_string(cuda_small.result.merge_oversized_graphs) +
-                                            " alone) = GPU + GPU merge");
-    // With the same slot the two level merges form the same batches (the budget sizes their slots
-    // differently).
-    check(same_forest(cpu_small, gpu) &&
-              (!slot || (cpu_small.result.merge_batches == cuda_small.result.merge_batches &&
-                         cpu_small.result.merge_oversized_graphs == cuda_small.result.merge_oversized_graphs)),
-          what + ": CPU + CPU level merge, " + slot_text + " = GPU + GPU merge");
-  }
-
+  // 1. Random rasters: every path = reference, edge for edge.
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) check_random_raster(seed, threads, scratch);
   // 2. One large synthetic raster: phase times of every path (max, 8-connected, scale 10).
   const std::uint64_t side = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(cells)));
-  const auto made = std::chrono::steady_clock::now();
-  const std::vector<float> big_values = synthetic(side, side, threads);
-  const MemoryTileInput<float> big(big_values, side, side, tile, MemoryTileInput<float>::Absent::Never);
-  std::printf("synthetic %llu x %llu made in %.1f s\n", static_cast<unsigned long long>(side),
-              static_cast<unsigned long long>(side),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - made).count());
-  WeightParams params;
-  params.scale = 10;
-  const std::uint64_t memory = 8ull << 30;
-  std::vector<Run> runs;
-  runs.push_back(run(big, params, Connectivity::Eight, false, MstMergeMode::CpuPostOrder, threads, scratch, memory));
-  runs.push_back(run(big, params, Connectivity::Eight, true, MstMergeMode::CpuPostOrder, threads, scratch, memory));
-  runs.push_back(run(big, params, Connectivity::Eight, true, MstMergeMode::CudaLevels, threads, scratch, memory));
-  runs.push_back(run(big, params, Connectivity::Eight, false, MstMergeMode::CpuLevels, threads, scratch, memory));
-  for (std::size_t i = 1; i < runs.size(); ++i)
-    check(same_forest(runs[i], runs[0]), "large raster: " + runs[i].path + " = " + runs[0].path);
-  std::printf("\n| path | cells | tile | block-local s | merge s | expansion s | total s | Mcells/s | GPU batch tiles | "
-              "GPU kernel s | merge batches | slot edges | merge graphs | alone | GPU merge kernel s |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  for (const Run& r : runs) {
-    const MstPhaseResult& p = r.result;
-    using ull = unsigned long long;
-    std::printf("| %s | %llu | %u | %.2f | %.2f | %.2f | %.2f | %.1f | %llu | %.2f | %llu | %llu | %llu | %llu | %.3f |\n",
-                r.path.c_str(), static_cast<ull>(side * side), tile, p.block_local_seconds, p.merge_seconds,
-                p.expansion_seconds, r.seconds, side * side / r.seconds / 1e6, static_cast<ull>(p.gpu_batch_tiles),
-                p.gpu_kernel_ms / 1000, static_cast<ull>(p.merge_batches), static_cast<ull>(p.merge_batch_edges),
-                static_cast<ull>(p.merge_graphs), static_cast<ull>(p.merge_oversized_graphs),
-                p.gpu_merge_kernel_ms / 1000);
-  }
-  const MstPhaseResult& g = runs[2].result;
-  using ull = unsigned long long;
-  std::printf("total weight %llu, edges %llu, components %llu, summary edges %llu, records %llu, merge levels %u; "
-              "scratch bytes read %llu (GPU + CPU merge) vs %llu (GPU + GPU merge)\n",
-              static_cast<ull>(g.total_weight), static_cast<ull>(g.edges), static_cast<ull>(g.components),
-              static_cast<ull>(g.summary_edges), static_cast<ull>(g.expansion_records), g.merge_levels,
-              static_cast<ull>(runs[1].result.bytes_read), static_cast<ull>(g.bytes_read));
+  print_timing_table(run_large_raster(side, tile, threads, scratch), side, tile);
   std::printf("%s: %d failures\n", failures ? "FAILED" : "PASSED", failures);
   return failures ? 1 : 0;
 }

@@ -1,0 +1,629 @@
+// engine/commands/sssp_pass.cpp: run_sssp_pass (engine/commands/sssp_groups.h): one pass of the sssp
+// pipeline as named stages: check the flags, choose the device, open INPUT (or the index), choose the
+// step lengths and weights, open the barrier and friction rasters, locate the sources
+// (engine/commands/sssp_pass_sources.h), run the exchange (or the index query), write the outputs.
+// The stages run in this order, so the first refusal a user meets is the same whatever else is wrong.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "engine/commands/cost_outputs_writer.h"
+#include "engine/commands/sssp_groups.h"
+#include "engine/commands/sssp_pass_sources.h"
+#include "engine/cost_models/walk_weights.h"
+#include "engine/index/index_fingerprint.h"
+#include "engine/index/index_sssp.h"
+#include "engine/raster_inputs/pipeline_input.h"
+#include "engine/raster_inputs/raster_io.h"
+#include "engine/sssp/distance_store.h"
+#include "engine/sssp/exchange.h"
+#include "engine/sssp/output.h"
+#include "engine/sssp/resident_exchange.h"
+#include "engine/sssp/source_groups.h"
+#include "engine/tile_inputs/barrier_input.h"
+#include "engine/tile_inputs/tile_store_input.h"
+#include "engine/tile_inputs/walk_input.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/store/index_file.h"
+#include "io/store/run_directory.h"
+#include "io/store/tile_store.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/device_choice.h"
+#include "kernels/common/error.h"
+#include "kernels/common/timer.h"
+#include "kernels/sssp/backlink.h"
+#include "kernels/sssp/knight.h"
+
+namespace terrazo {
+
+namespace {
+
+// Tiles of a solved GPU batch; the cache must hold this many tiles at once.
+constexpr std::uint32_t kCudaBatchTiles = 64;
+
+constexpr const char* kChooseBarrierBand = "choose one with --barrier-band N";
+
+// A raster that must lie on INPUT's grid (--barrier-raster, --friction): the same size and, where
+// both are georeferenced, the same geotransform (to 1e-9 relative); `input_name` names INPUT in the
+// messages.
+void check_on_input_grid(const std::string& flag, const std::string& path, const RasterInfo& other,
+                         const RasterInfo& input, const TileGrid& grid, const std::string& input_name) {
+  if (other.width != grid.width || other.height != grid.height)
+    throw UsageError(flag + " '" + path + "' is " + std::to_string(other.width) + " x " + std::to_string(other.height) +
+                     " cells, " + input_name + " is " + std::to_string(grid.width) + " x " +
+                     std::to_string(grid.height) + "; they must match cell for cell");
+  if (!other.has_geotransform || !input.has_geotransform) return;
+  for (int k = 0; k < 6; ++k) {
+    const double a = other.geotransform[k], b = input.geotransform[k];
+    const double tolerance = 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+    if (std::fabs(a - b) > tolerance)
+      throw UsageError(flag + " '" + path + "' has another geotransform than INPUT (term " + std::to_string(k) + ": " +
+                       format_value(a) + " against " + format_value(b) + "); they must cover the same cells");
+  }
+}
+
+// Opens a raster of INPUT's grid in tiles of side t, as INPUT is opened (never in place: its tiles
+// are read beside INPUT's), without statistics.
+std::unique_ptr<PipelineInput> open_on_input_grid(const std::string& path, std::uint32_t band, std::uint32_t t, InputMode mode,
+                                                  unsigned threads, RunDirectory& run, MemoryBudget& budget,
+                                                  Progress& progress) {
+  PipelineInputOptions o;
+  o.path = path;
+  o.tile = t;
+  o.mode = mode == InputMode::Direct ? InputMode::Auto : mode;
+  o.band = band;
+  o.statistics = false;
+  o.threads = threads;
+  return open_pipeline_input(o, run, budget, progress);
+}
+
+// The write phase of a pass in the run's memory plan (its fixed needs: GDAL's block cache and the
+// output windows, the output tile), planned now: a budget that cannot hold it is refused before any
+// work. Returns its bytes.
+std::uint64_t plan_sssp_write_phase(const SsspOptions& options, const TileGrid& grid, bool labelled, RunContext& context) {
+  MemoryPlan& plan = context.plan();
+  const std::string phase = plan.unique_name("the sssp write phase");
+  const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
+  const std::uint64_t tile =
+      sssp_output_tile_bytes(grid.tile, labelled, !options.backlink.empty(), halo_width(options.connectivity));
+  plan.need(phase, "GDAL block cache and output windows", outputs);
+  plan.need(phase, "output tile", tile);
+  plan.assign(context.budget());
+  return outputs + tile;
+}
+
+// The streamed exchange's phase of the plan, but its tile cache (the exchange declares that last,
+// once its fixed structures are reserved): what stays unreserved beside the cache, served first.
+void plan_streamed_exchange(std::uint64_t mask_bytes, std::uint64_t write_phase_bytes, RunContext& context,
+                            SsspExchangeOptions& xo) {
+  MemoryPlan& plan = context.plan();
+  xo.plan = &plan;
+  xo.plan_phase = plan.unique_name("the sssp exchange");
+  if (mask_bytes) plan.need(xo.plan_phase, "the source mask's reader", mask_bytes);
+  // Small allocations of the exchange (queue set nodes, lists), and the margin for what no
+  // reservation tracks (worker threads' allocator slack, GDAL's encoder code): the cache is kept
+  // through the write phase, where the 4 G-cell 16-neighbour run peaked.
+  plan.need(xo.plan_phase, "small allocations and the allocator's margin", (1ull << 20) + context.budget().cache_margin());
+  // Kept free when the cache's minimum fits beside it: the outputs are then written from the cache.
+  plan.need(xo.plan_phase, "room for the write phase beside the cache", 0, write_phase_bytes);
+}
+
+// The flags checked before the device is chosen: INPUT and a source given, --max-cost, distinct
+// paths, and what knight's moves take.
+void check_pass_flags(const SsspOptions& options) {
+  if (options.input.empty()) throw UsageError("sssp: INPUT is missing");
+  if (options.sources.empty() && options.sources_file.empty() && options.source_raster.empty())
+    throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
+  if (options.max_cost >= 0 && !std::isfinite(options.max_cost))
+    throw UsageError("invalid --max-cost: expected a finite number");
+  check_sssp_paths(options);
+
+  // Knight's moves (GRASS r.cost -k, docs/sssp.md "Knight's moves"): the symmetric models whose
+  // weight over four cells is defined, on uniform step lengths, through either exchange.
+  if (options.connectivity != Connectivity::Sixteen) return;
+  if (options.weight != WeightModel::Friction && options.weight != WeightModel::Geometric &&
+      options.weight != WeightModel::Unit)
+    throw UsageError(std::string("--connectivity 16 (knight's moves) takes --weight friction, geometric or unit, not ") +
+                     (is_directed(options.weight) ? "--model " : "--weight ") + to_string(options.weight));
+  if (options.distance == DistanceMode::Geodesic)
+    throw UsageError("--connectivity 16 (knight's moves) takes --distance cells or map, not geodesic");
+  if (!options.index.empty())
+    throw UsageError("--connectivity 16 (knight's moves) has no index (its boundary graph is 8-connected); drop --index");
+  if (options.block_solver == "bfs")
+    throw UsageError("--connectivity 16 (knight's moves) runs the Dijkstra block solver; drop --block-solver bfs");
+}
+
+// The exchange's flags (--exchange, --block-solver, --resident-tile) and --index with a directed
+// model, checked once the device is chosen; `labelled`: backlinks or source ids are asked for.
+void check_exchange_flags(const SsspOptions& options, bool labelled) {
+  if (options.exchange != "auto" && options.exchange != "streamed" && options.exchange != "resident")
+    throw UsageError("--exchange must be auto, streamed or resident, not '" + options.exchange + "'");
+  if (options.exchange == "resident" && labelled)
+    throw UsageError("--exchange resident computes distances only; --backlink and --allocation need --exchange streamed");
+  if (options.block_solver != "auto" && options.block_solver != "bfs" && options.block_solver != "sweep")
+    throw UsageError("--block-solver must be auto, bfs or sweep, not '" + options.block_solver + "'");
+  if (options.block_solver == "bfs" && options.weight != WeightModel::Unit)
+    throw UsageError(std::string("--block-solver bfs needs --weight unit (every step the same weight), not --weight ") +
+                     to_string(options.weight));
+  if (options.resident_tile < 8 || options.resident_tile > 256)
+    throw UsageError("--resident-tile must be 8 to 256, not " + std::to_string(options.resident_tile));
+
+  if (is_directed(options.weight) && !options.index.empty())
+    throw UsageError(std::string("--model ") + to_string(options.weight) + " has directed weights (uphill is not "
+                     "downhill); the index holds symmetric distances: drop --index");
+}
+
+// The barrier raster's band before any work: a raster of several bands needs --barrier-band
+// (--band chooses INPUT's), refused with that flag's name (docs/reliability.md "Bands"). Returns
+// its info (empty without --barrier-raster).
+RasterInfo open_barrier_band(const SsspOptions& options, MemoryBudget& budget, SsspResult& result) {
+  RasterInfo barrier_info;
+  if (!options.barrier_raster.empty()) {
+    const auto reader = RasterReader::open(options.barrier_raster, options.barrier_band, kChooseBarrierBand, &budget);
+    barrier_info = reader->info();
+    result.barrier_band = reader->band();
+  } else if (options.barrier_band) {
+    throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
+  }
+  return barrier_info;
+}
+
+// INPUT as the pass reads it: the run directory that imports go to (declared first, so it is
+// removed after every file in it is closed), the index of --index, INPUT itself.
+struct PassInput {
+  explicit PassInput(const std::string& tmpdir) : run(tmpdir) {}
+  RunDirectory run;
+  std::unique_ptr<IndexFile> index;
+  std::unique_ptr<PipelineInput> owned;   // opened by this pass (null: the group runner's pass.input)
+  const PipelineInput* source = nullptr;  // owned or pass.input
+  RasterInfo info;
+  TileGrid grid;
+  unsigned threads = 0;
+};
+
+// --index (docs/index.md "sssp --index"): distances from the boundary-graph index, in its tile size.
+std::unique_ptr<IndexFile> open_index(const SsspOptions& options, bool labelled, MemoryBudget& budget, SsspResult& result) {
+  if (options.index.empty()) return nullptr;
+  if (labelled) throw UsageError("--index computes distances only; --backlink and --allocation need the exchange (drop --index)");
+  if (!options.source_raster.empty()) throw UsageError("--index takes --source points and --sources-file, not --source-raster");
+  if (options.distance == DistanceMode::Geodesic)
+    throw UsageError("--distance geodesic has no index (its step lengths vary by row); drop --index");
+  if (!IndexFile::looks_like_index(options.index))
+    throw UsageError("--index '" + options.index + "' is not a terrazo index (.tzi); make one with `terrazo index`");
+  std::unique_ptr<IndexFile> index = IndexFile::open(options.index, budget);
+  result.device = "cpu (the index query)";
+  return index;
+}
+
+// Phase "import": the index, then INPUT (a store, tiles in memory, a tiled GeoTIFF in place or an
+// import: engine/raster_inputs/pipeline_input.h), checked against the index's fingerprint; a raster
+// without a valid cell is refused.
+void open_pass_input(const SsspOptions& options, const SsspPass& pass, bool labelled, RunContext& context,
+                     PassInput& input, SsspResult& result) {
+  MemoryBudget& budget = context.budget();
+  Stopwatch phase;
+  input.index = open_index(options, labelled, budget, result);
+  PipelineInputOptions in = pipeline_input_options(options, context);
+  if (input.index) in.tile = input.index->header().tile;  // the index's tile with --index
+  else in.tile = options.tile;
+  input.threads = in.threads;
+  // A group's pass reads the input the run opened once for all groups (pass.input).
+  if (!pass.input) input.owned = open_pipeline_input(in, input.run, budget, context.progress());
+  input.source = pass.input ? pass.input : input.owned.get();
+  if (input.index && !options.skip_fingerprint_check)
+    check_index_raster(*input.index, options.index, input.source->cells(), input.source->store(), options.input, budget);
+  result.seconds.import = phase.seconds();
+  result.input_read = input.source->how();
+  input.info = input.source->info();
+  input.grid = input.source->grid();
+  result.width = input.grid.width;
+  result.height = input.grid.height;
+  result.tile = input.grid.tile;
+  result.tiles = input.grid.tile_count();
+  result.valid_cells = input.info.valid_cells;
+  if (pass.info_out) *pass.info_out = input.info;
+  if (input.info.valid_cells == 0)
+    throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): there is nothing to reach");
+}
+
+// The pass's weights: the step lengths (--distance; the geodesic table lives here for the whole
+// pass), the run's fixed point (params), the solver's (solve_params: the group's multiplier) and
+// --max-cost in fixed point.
+struct PassWeights {
+  MemoryBudget::Reservation steps_reservation;
+  StepTable steps;
+  WeightParams params;
+  WeightParams solve_params;
+  PathLength max_cost = kUnreached;
+};
+
+// The step lengths of --distance (walk and tobler: map units, or metres on a lon/lat CRS, unless
+// given) and, for the symmetric models, the weights.
+void choose_steps(const SsspOptions& options, const PassInput& input, MemoryBudget& budget, PassWeights& weights,
+                  SsspResult& result) {
+  const RasterInfo& info = input.info;
+  const bool directed = is_directed(options.weight);
+  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction &&
+      options.weight != WeightModel::Geometric && !directed)
+    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
+                     "--weight friction, geometric and --model walk, tobler have; --weight " + to_string(options.weight) +
+                     " has none");
+  DistanceMode distance = options.distance;
+  if (directed) {
+    // r.walk's coefficients are per metre: map units on a projected CRS, metres on a lon/lat one.
+    if (!options.distance_given)
+      distance = !info.crs_wkt.empty() && crs_is_geographic(info.crs_wkt) ? DistanceMode::Geodesic : DistanceMode::Map;
+    for (double v : {info.min, info.max})
+      if (info.has_stats && !(std::fabs(v) <= 3.4e38))
+        throw UsageError("INPUT (elevation) has the value " + format_value(v) + "; --model " + to_string(options.weight) +
+                         " reads elevations as 32-bit floats: clip the values or set that value as nodata");
+  } else if (!options.friction.empty()) {
+    throw UsageError("--friction is the friction raster of --model walk and tobler (INPUT is then the elevation)");
+  }
+  result.distance = distance;
+  weights.steps_reservation = budget.reserve(step_table_bytes(distance, input.grid.height), "sssp step-length table");
+  weights.steps = make_step_table(distance, info);
+  result.length_unit = weights.steps.unit;
+  if (!directed) {
+    result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                          kSsspDefaultStepLimit, &input.source->cells(), &budget,
+                                          &weights.steps.lengths);
+  }
+}
+
+// The cells the solver reads: INPUT, or INPUT behind the barriers (--barrier-raster), or the walk
+// cells of a directed model (elevation and --friction packed into one value per cell).
+struct PassCells {
+  std::unique_ptr<PipelineInput> barrier_source;
+  std::unique_ptr<BarrierTileInput> barred;
+  MemoryBudget::Reservation barrier_reservation;
+  std::unique_ptr<PipelineInput> friction_source;
+  std::unique_ptr<WalkTileInput> walk_cells;
+  MemoryBudget::Reservation walk_reservation;
+
+  const TileInput& solved(const PassInput& input) const {
+    return walk_cells ? static_cast<const TileInput&>(*walk_cells)
+           : barred   ? static_cast<const TileInput&>(*barred)
+                      : input.source->cells();
+  }
+};
+
+// Barriers (--barrier-raster): cells of INPUT's grid that cannot be entered; counts the valid cells
+// they close (one pass over both).
+void open_barriers(const SsspOptions& options, const RasterInfo& barrier_info, PassInput& input, RunContext& context,
+                   PassCells& cells, SsspResult& result) {
+  if (options.barrier_raster.empty()) return;
+  MemoryBudget& budget = context.budget();
+  const TileGrid& grid = input.grid;
+  const std::uint32_t t = grid.tile;
+  RasterInfo bi = barrier_info;  // the grid check before any import
+  if (bi.width == grid.width && bi.height == grid.height) {
+    cells.barrier_source = open_on_input_grid(options.barrier_raster, options.barrier_band, t, options.input_mode,
+                                              input.threads, input.run, budget, context.progress());
+    bi = cells.barrier_source->info();
+  }
+  check_on_input_grid("--barrier-raster", options.barrier_raster, bi, input.info, grid, "INPUT");
+  cells.barrier_reservation =
+      budget.reserve(static_cast<std::uint64_t>(input.threads + 1) * t * t * 8, "sssp barrier tiles");
+  const TileInput& input_cells = input.source->cells();
+  const TileInput& barrier_cells = cells.barrier_source->cells();
+  cells.barred = std::make_unique<BarrierTileInput>(input_cells, barrier_cells);
+  std::vector<double> a(static_cast<std::size_t>(t) * t), b(static_cast<std::size_t>(t) * t);
+  for (std::uint32_t ty = 0; ty < grid.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < grid.tiles_x(); ++tx) {
+      if (!input_cells.tile_present(tx, ty) || !barrier_cells.tile_present(tx, ty)) continue;
+      input_cells.read_tile(tx, ty, a.data());
+      barrier_cells.read_tile(tx, ty, b.data());
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i] == a[i] && b[i] == b[i] && b[i] != 0) ++result.barrier_cells;
+    }
+}
+
+// Directed models (--model walk|tobler): INPUT is the elevation, --friction an optional raster of
+// its grid; both are packed into one value per cell (engine/tile_inputs/walk_input.h), whose
+// weights are chosen here.
+void open_walk_cells(const SsspOptions& options, PassInput& input, const PassWeights& weights, RunContext& context,
+                     PassCells& cells, SsspResult& result) {
+  if (!is_directed(options.weight)) return;
+  MemoryBudget& budget = context.budget();
+  const RasterInfo& info = input.info;
+  const TileGrid& grid = input.grid;
+  const std::uint32_t t = grid.tile;
+  if (!options.friction.empty()) {
+    const RasterInfo fi = RasterReader::open(options.friction)->info();  // the grid check before any import
+    if (fi.width == grid.width && fi.height == grid.height && fi.has_geotransform != info.has_geotransform)
+      throw UsageError("--friction '" + options.friction + "' and INPUT must both be georeferenced on the same grid, or neither");
+    check_on_input_grid("--friction", options.friction, fi, info, grid, "INPUT (elevation)");
+    cells.friction_source = open_on_input_grid(options.friction, 0, t, options.input_mode, input.threads, input.run,
+                                               budget, context.progress());
+  }
+  if (cells.friction_source)
+    cells.walk_reservation =
+        budget.reserve(static_cast<std::uint64_t>(input.threads + 1) * t * t * 8, "sssp friction tiles");
+  const TileInput& elevation = cells.barred ? static_cast<const TileInput&>(*cells.barred) : input.source->cells();
+  cells.walk_cells =
+      std::make_unique<WalkTileInput>(elevation, cells.friction_source ? &cells.friction_source->cells() : nullptr);
+  result.weights = choose_walk_weight_params(options.weight, options.walk, options.scale, *cells.walk_cells,
+                                             weights.steps.lengths, input.threads, &budget);
+}
+
+// The run's fixed point, --max-cost (and the group's maximum) in it, and the solver's weights: the
+// group's multiplier times each exact weight, rounded once (the scale times the multiplier), in the
+// run's fixed point; distances, starts and maxima keep the run's scale.
+void fix_weights(const SsspOptions& options, const SsspPass& pass, PassWeights& weights, SsspResult& result) {
+  WeightParams params = result.weights.params;
+  params.walk.reverse = options.walk.reverse;
+  result.weights.params = params;
+  result.params = params;
+  weights.params = params;
+  const double max_cost_units = std::min(options.max_cost >= 0 ? options.max_cost : kNoMaximum, pass.max_cost);
+  if (max_cost_units < kNoMaximum) {
+    const double fixed = std::floor(max_cost_units * params.scale);
+    weights.max_cost = fixed >= 18446744073709549568.0 ? kUnreached - 1 : static_cast<PathLength>(fixed);
+  }
+  result.max_cost_fixed = weights.max_cost;
+  weights.solve_params = params;
+  if (pass.multiplier == 1) return;
+  WeightParams& solve_params = weights.solve_params;
+  solve_params.scale = params.scale * pass.multiplier;
+  const double largest = result.weights.largest_step * solve_params.scale;
+  if (!(largest <= static_cast<double>(kMaxWeight)))
+    throw UsageError("a source multiplier of " + format_value(pass.multiplier) + " takes the largest step weight to " +
+                     format_value(largest) + " > 2^32 - 2 in the fixed point at scale " + format_value(params.scale) +
+                     "; give a smaller --scale or a smaller multiplier");
+  // Exact integer weights at the default scale (unit, or absdiff and max on integers) stay exact
+  // only where scale x multiplier is an integer; a fraction would round every step by up to 0.5.
+  if (!result.weights.scale_given && result.weights.step_error_bound == 0 &&
+      solve_params.scale != std::floor(solve_params.scale))
+    throw UsageError("the weights are exact integers at scale " + format_value(params.scale) +
+                     " and a source multiplier of " + format_value(pass.multiplier) + " makes them fractions; give "
+                     "--scale (e.g. --scale 1000: each step then rounds to 0.5 / 1000)");
+  const double relative = result.weights.relative_error_bound / pass.multiplier;
+  if (!result.weights.scale_given && relative > kMaxRelativeErrorBound)
+    throw UsageError("a source multiplier of " + format_value(pass.multiplier) + " makes the cheapest step round with "
+                     "a relative error up to " + format_value(relative) + " at scale " + format_value(params.scale) +
+                     "; give a larger --scale or a larger multiplier");
+}
+
+// The exchange's options: the solver's weights and device, what it tracks, its threads and batch.
+SsspExchangeOptions exchange_options(const SsspOptions& options, const SsspPass& pass, const PassWeights& weights,
+                                     bool use_cuda, RunContext& context) {
+  SsspExchangeOptions xo;
+  xo.params = weights.solve_params;
+  xo.connectivity = options.connectivity;
+  xo.max_cost = weights.max_cost;
+  xo.track_source = !options.allocation.empty() || pass.track_source;
+  xo.track_hops = !options.backlink.empty();
+  xo.device = use_cuda ? SsspSolverDevice::Cuda : SsspSolverDevice::Cpu;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  xo.threads = use_cuda ? 1 : (context.threads() ? context.threads() : cores);
+  xo.batch = use_cuda ? kCudaBatchTiles : xo.threads;
+  xo.cache_bytes = options.cache_bytes;
+  xo.gpu_memory_bytes = context.gpu_memory_bytes();
+  xo.frontier_bfs = options.block_solver == "bfs";
+  return xo;
+}
+
+// Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare); never
+// with --index.
+bool choose_resident(const SsspOptions& options, const TileGrid& grid, bool use_cuda, bool indexed, RunContext& context) {
+  bool resident = options.exchange == "resident" && !indexed;
+  if (options.exchange == "auto" && use_cuda && !indexed) {
+    const std::uint64_t need = ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile,
+                                                                  Device::Cuda, 1, options.connectivity);
+    const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
+    resident = need <= room;
+  }
+  return resident;
+}
+
+// The index query (--index): every source seeded at 0, distances into the store.
+void run_index_query(const SsspOptions& options, const std::vector<SourceCell>& points, const TileInput& input,
+                     IndexFile& index, const PassWeights& weights, DistanceStore& distances, RunContext& context,
+                     SsspResult& result) {
+  std::vector<IndexSource> sources;
+  for (const SourceCell& c : points) {
+    if (c.start != 0)  // the index query seeds every source at 0
+      throw UsageError(c.text + " has the initial cost " + format_value(c.start) +
+                       "; --index starts every source at 0: drop --index or the initial costs");
+    sources.push_back(IndexSource{c.cell, c.text});
+  }
+  GPrimeExchangeOptions go;
+  go.params = weights.solve_params;
+  go.connectivity = options.connectivity;
+  go.max_cost = weights.max_cost;
+  const IndexSsspStats is = index_sssp(input, index, sources, go, options.cache_bytes, distances, context.budget(),
+                                       context.progress());
+  result.sources = points.size();
+  result.solves = is.tile_solves;
+  result.tiles_solved = is.tiles_written;
+}
+
+// The exchange of a pass (streamed or resident) and where its outputs read the distances from: the
+// GPU of a resident exchange (no flush to the store), the streamed exchange's cache when the write
+// phase fits beside it, else the distance store.
+struct PassExchange {
+  SsspExchangeOptions xo;
+  std::unique_ptr<RasterReader> mask;  // --source-raster, read while the exchange holds its cache
+  bool resident = false;
+  bool outputs_from_device = false;
+  SsspExchange* outputs_from_cache = nullptr;
+  std::unique_ptr<SsspExchangeRun> run;
+};
+
+// Phases "sssp: sources" (the sources set in their tiles) and "sssp: exchange" (block-local solves
+// and boundary exchange), then the distances flushed to the store unless the outputs read them from
+// the device or the cache. `phase` times the stages from the sources on.
+void run_exchange(const SsspOptions& options, const std::vector<SourceCell>& points, const TileInput& input,
+                  const TileGrid& grid, const PassWeights& weights, bool barred, std::uint64_t write_phase_bytes,
+                  DistanceStore& distances, RunContext& context, Stopwatch& phase, PassExchange& x,
+                  SsspResult& result) {
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
+  const std::uint32_t t = grid.tile;
+  if (x.resident) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    x.xo.threads = context.threads() ? context.threads() : cores;  // the CPU twin's solvers, or the GPU's tile readers
+    x.run = std::make_unique<ResidentSsspExchange>(input, distances, x.xo, options.resident_tile,
+                                                   options.resident_round, budget, progress);
+  } else {
+    const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
+    plan_streamed_exchange(x.mask ? kMaskCacheBytes + tile_cells * 8 + x.mask->resident_bytes(t) : 0,
+                           write_phase_bytes, context, x.xo);
+    x.run = std::make_unique<SsspExchange>(input, distances, x.xo, budget);
+  }
+  SsspExchangeRun& exchange = *x.run;
+  result.seconds.load = phase.seconds();
+  phase.restart();
+  add_point_sources(points, grid, weights.params.scale, weights.max_cost, barred, exchange, result);
+  if (x.mask) add_mask_sources(options, *x.mask, grid, weights.params.scale, exchange, context, result);
+  progress.update("sssp: sources", 1, 1);
+  result.seconds.sources += phase.seconds();
+
+  phase.restart();
+  exchange.run(progress);
+  result.seconds.exchange = phase.seconds();
+  const SsspExchangeStats stats = exchange.stats();
+  if (const auto* r = dynamic_cast<const ResidentSsspExchange*>(x.run.get())) result.resident = r->resident_stats();
+  if (!x.outputs_from_device) {
+    phase.restart();
+    auto* streamed = dynamic_cast<SsspExchange*>(x.run.get());
+    if (streamed && write_phase_bytes <= budget.available()) {
+      x.outputs_from_cache = streamed;
+    } else {
+      exchange.flush();
+      x.run.reset();
+    }
+    result.seconds.flush = phase.seconds();
+  }
+  result.solves = stats.solves;
+  result.tiles_solved = stats.tiles_solved;
+  result.resolves = stats.resolves;
+  result.rounds = stats.rounds;
+  result.cache_tiles = stats.cache_capacity;
+  result.cache_evictions = stats.cache_evictions;
+}
+
+// Phase "sssp: write": the final labels into the run's outputs, or into the pass's scratch file (a
+// group's pass). The store is at its largest now; each tile's slot is released once written, so the
+// outputs grow into the space the store gives back.
+void write_pass_outputs(const SsspOptions& options, const SsspPass& pass, const TileInput& input, const PassInput& in,
+                        const PassWeights& weights, PassExchange& x, DistanceStore& distances, RunContext& context,
+                        SsspResult& result) {
+  MemoryBudget& budget = context.budget();
+  std::unique_ptr<CostOutputsWriter> writer;
+  SsspResultSink* sink_ptr = nullptr;
+  if (pass.scratch) {
+    *pass.scratch = std::make_unique<SsspGroupScratch>(pass.scratch_path, in.grid, x.xo.track_source,
+                                                       !options.backlink.empty(), budget);
+    sink_ptr = pass.scratch->get();
+  } else {
+    if (!pass.outputs) throw Error("internal error: an sssp pass without the run's outputs");
+    writer = std::make_unique<CostOutputsWriter>(options, *pass.outputs, in.info, in.grid, weights.params.scale, budget);
+    sink_ptr = writer.get();
+  }
+  SsspResultSink& sink = *sink_ptr;
+  SsspLabelSource& labels = x.outputs_from_device ? static_cast<SsspLabelSource&>(
+                                                        static_cast<ResidentSsspExchange&>(*x.run))
+                            : x.outputs_from_cache ? static_cast<SsspLabelSource&>(*x.outputs_from_cache)
+                                                   : distances;
+  const SsspOutputStats out =
+      write_sssp_results(input, labels, x.xo, !options.backlink.empty(), sink, budget, context.progress(), true);
+  if (writer) result.bytes_written += writer->finish();
+  if (pass.scratch) (*pass.scratch)->finish_writing();
+  result.reached_cells = out.reached_cells;
+  result.max_distance_fixed = out.max_dist;
+  result.max_distance = static_cast<double>(out.max_dist) / weights.params.scale;
+}
+
+// The bytes the pass read and wrote (INPUT's import when this pass opened it, the distance store,
+// the barrier and friction rasters), its time and its memory peaks.
+void fill_totals(const PassInput& input, const PassCells& cells, const DistanceStore& distances, const Stopwatch& start,
+                 MemoryBudget& budget, SsspResult& result) {
+  const PipelineInput* barrier_source = cells.barrier_source.get();
+  const PipelineInput* friction_source = cells.friction_source.get();
+  result.bytes_read += (input.owned ? input.source->bytes_read() : 0) + distances.bytes_read() +
+                       (barrier_source ? barrier_source->bytes_read() : 0) +
+                       (friction_source ? friction_source->bytes_read() : 0);
+  result.bytes_written += distances.bytes_written() + (input.owned ? input.source->bytes_written() : 0) +
+                          (barrier_source ? barrier_source->bytes_written() : 0) +
+                          (friction_source ? friction_source->bytes_written() : 0);
+  result.seconds.total = start.seconds();
+  result.peak_rss_bytes = peak_rss_bytes();
+  result.memory_peak_reserved = budget.peak_reserved();
+}
+
+}  // namespace
+
+SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Stopwatch start;
+  SsspResult result;
+  check_pass_flags(options);
+  // Device: the CUDA block solver computes distances only; backlinks and allocation need the
+  // CPU solver's labels.
+  const bool labelled = !options.backlink.empty() || !options.allocation.empty() || pass.track_source;
+  const bool use_cuda = context.device() == Device::Cuda && !labelled;
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
+  result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
+  if (context.device_request() == DeviceRequest::Cuda && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
+  check_exchange_flags(options, labelled);
+  const RasterInfo barrier_info = open_barrier_band(options, budget, result);
+
+  PassInput input(context.tmpdir());
+  open_pass_input(options, pass, labelled, context, input, result);
+  PassWeights weights;
+  choose_steps(options, input, budget, weights, result);
+  PassCells cells;
+  open_barriers(options, barrier_info, input, context, cells, result);
+  open_walk_cells(options, input, weights, context, cells, result);
+  fix_weights(options, pass, weights, result);
+
+  Stopwatch phase;
+  context.progress().update("sssp: sources", 0, 1);
+  const std::vector<SourceCell> points = locate_pass_sources(options, pass, input.info);
+
+  const TileGrid& grid = input.grid;
+  if (grid.tile < halo_width(options.connectivity))
+    throw UsageError("--tile " + std::to_string(grid.tile) + " is narrower than the two-cell halo of --connectivity 16");
+  DistanceStore distances(input.run.file("distances.bin"), grid, labelled, budget, halo_width(options.connectivity));
+  // The write phase's fixed needs, planned before any work beside what is held now (the store's
+  // index, the distance store). The streamed exchange leaves this much unreserved when it can, so
+  // the outputs are written straight from its cache (no flush to the store and no second read of it).
+  const std::uint64_t write_phase_bytes = plan_sssp_write_phase(options, grid, labelled, context);
+  PassExchange x;
+  x.xo = exchange_options(options, pass, weights, use_cuda, context);
+  result.block_solver = options.weight == WeightModel::Unit && x.xo.frontier_bfs && !labelled ? "bfs" : "sweep";
+  // The source mask is read while the exchange holds its cache: open it first, keep its room free.
+  if (!options.source_raster.empty() && pass.mask) x.mask = RasterReader::open(options.source_raster);
+  const TileInput& solved = cells.solved(input);
+  x.resident = choose_resident(options, grid, use_cuda, input.index != nullptr, context);
+  result.exchange = input.index ? "index" : x.resident ? "resident" : "streamed";
+  x.outputs_from_device = x.resident && use_cuda;
+  result.seconds.sources = phase.seconds();
+  phase.restart();
+  if (input.index) {
+    run_index_query(options, points, solved, *input.index, weights, distances, context, result);
+    result.seconds.exchange = phase.seconds();
+  } else {
+    run_exchange(options, points, solved, grid, weights, cells.barred != nullptr, write_phase_bytes, distances,
+                 context, phase, x, result);
+  }
+
+  // The header's statistics set the weight scale: every stored tile is checked against them
+  // (exactly: io/store/tile_store.h) before any output is published, also the tiles this run did not
+  // need (--max-cost, regions no source reaches), which are read now.
+  input.source->check_unseen_tiles(budget);
+
+  result.scratch_bytes = distances.bytes_on_disk();
+  phase.restart();
+  write_pass_outputs(options, pass, solved, input, weights, x, distances, context, result);
+  result.seconds.write = phase.seconds();
+  x.run.reset();
+  fill_totals(input, cells, distances, start, budget, result);
+  return result;
+}
+
+}  // namespace terrazo
