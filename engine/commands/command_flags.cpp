@@ -91,6 +91,7 @@ std::vector<CommandFlag> corridor_flags() {
       shared("Options", "--co"),
       shared("Options", "--threads", "they compress the outputs"),
       shared("Options", "--memory"),
+      shared("Options", "--tmpdir"),
       shared("Options", "--json"),
       shared("Options", "--quiet"),
   };
@@ -104,6 +105,7 @@ std::vector<CommandFlag> export_flags() {
       shared("Options", "--threads", "they compress the outputs"),
       shared("Options", "--memory"),
       shared("Options", "--band"),
+      shared("Options", "--tmpdir"),
       shared("Options", "--json"),
       shared("Options", "--quiet", "no summary line either"),
   };
@@ -135,6 +137,7 @@ std::vector<CommandFlag> gen_flags() {
       shared("Options", "--threads", "they make the tiles and compress them"),
       shared("Options", "--co", "it applies to OUTPUT.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte)"),
       shared("Options", "--memory"),
+      shared("Options", "--tmpdir"),
       shared("Options", "--json"),
       shared("Options", "--quiet", "no summary line either"),
   };
@@ -145,6 +148,7 @@ std::vector<CommandFlag> import_flags() {
       shared("Options", "--tile", "", "256"),
       shared("Options", "--memory"),
       shared("Options", "--band"),
+      shared("Options", "--tmpdir"),
       shared("Options", "--json"),
       shared("Options", "--quiet", "no summary line either"),
   };
@@ -177,6 +181,7 @@ std::vector<CommandFlag> index_flags() {
 
 std::vector<CommandFlag> info_flags() {
   return {
+      shared("Options", "--tmpdir"),
       shared("Options", "--json"),
       shared("Options", "--memory"),
       shared("Options", "--band"),
@@ -345,6 +350,7 @@ std::vector<CommandFlag> render_flags() {
         "the map only, no panel"),
       shared("Options", "--band"),
       shared("Options", "--memory"),
+      shared("Options", "--tmpdir"),
       shared("Options", "--json"),
       shared("Options", "--quiet"),
   };
