@@ -42,7 +42,7 @@ std::string usage_error(F&& f) {
 }  // namespace
 
 TEST(ArgParser, ValuesFlagsAndPositionals) {
-  ArgParser args("import", {"--memory", "512M", "dem.tif", "--json", "--tile=128", "dem.tzs"});
+  ArgParser args("x", {"--memory", "512M", "dem.tif", "--json", "--tile=128", "dem.tzs"});
   EXPECT_EQ(args.size_value("--memory"), 512ull << 20);
   EXPECT_TRUE(args.flag("--json"));
   EXPECT_FALSE(args.flag("--verify"));
@@ -58,7 +58,7 @@ TEST(ArgParser, RepeatedFlagsAndLastWins) {
 }
 
 TEST(ArgParser, NegativeNumbersAreValues) {
-  ArgParser args("gen", {"--offset", "-3.5", "--shift", "-7", "out.tif"});
+  ArgParser args("x", {"--offset", "-3.5", "--shift", "-7", "out.tif"});
   EXPECT_EQ(args.double_value("--offset"), -3.5);
   EXPECT_EQ(args.int_value("--shift"), -7);
   EXPECT_EQ(args.positionals(1, 1, "OUTPUT"), std::vector<std::string>{"out.tif"});

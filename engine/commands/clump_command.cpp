@@ -12,6 +12,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo clump [options] INPUT LABELS.tif\n"
     "\n"
@@ -24,39 +25,7 @@ const char kUsage[] =
     "            range); more than 2^32 - 2 regions is an error (exit 1)\n"
     "\n"
     "Options:\n"
-    "  --by value|valid|range:LO,HI  what joins neighbours (default value for integer rasters; a\n"
-    "                        floating-point raster needs --by):\n"
-    "                        value        equal values (exact ==, so -0 = +0 on floats)\n"
-    "                        valid        any two valid cells\n"
-    "                        range:LO,HI  any two cells with LO <= value <= HI; others are nodata\n"
-    "  --connectivity 8|4    neighbours per cell (default 8)\n"
-    "  --min-size N          regions of fewer than N cells (N >= 1) are merged into the neighbour larger\n"
-    "                        than them with which they share the longest border (neighbouring cell pairs;\n"
-    "                        ties: the smallest label), as GDAL's sieve but by border; those with no larger\n"
-    "                        neighbour stay; then the regions are numbered again 1..K' (docs/clump.md\n"
-    "                        \"Small regions\"); not with --stats\n"
-    "  --min-size-action merge|nodata  merge (default) or make the small regions nodata\n"
-    "  --stats OUT.csv       also write one line per region, in label order: label, cells, area (map\n"
-    "                        units^2), value (--by value), col_min, row_min, col_max, row_max (cells,\n"
-    "                        inclusive), x_min, y_min, x_max, y_max (map coordinates of the cell edges)\n"
-    "  --co KEY=VALUE        GTiff creation option of LABELS.tif over terrazo's defaults (repeatable, as\n"
-    "                        GDAL's -co), e.g. COMPRESS=DEFLATE; defaults: tiled, COMPRESS=ZSTD,\n"
-    "                        ZSTD_LEVEL=1, PREDICTOR=1 (none), BIGTIFF=IF_SAFER, compression on\n"
-    "                        --threads threads\n"
-    "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
-    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
-    "  --threads N           CPU threads (default: all cores)\n"
-    "  --device auto|cpu|cuda  where the per-tile labelling runs (default auto: the GPU when there is\n"
-    "                        one); the labels are the same bits on either\n"
-    "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
-    "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
-    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto: the first\n"
-    "                        that applies): memory reads it once into tiles in memory (when they take at\n"
-    "                        most a quarter of --memory), direct reads a tiled GeoTIFF whose blocks tile\n"
-    "                        the tiles in place, import converts it to a tile store in --tmpdir first\n"
-    "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
-    "  --json                print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet           no progress on stderr\n"
+    "{flags Options}\n"
     "\n"
     "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
     "external_merge (true: the border regions did not fit --memory and were merged on disk),\n"
@@ -74,7 +43,10 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* clump_usage() { return kUsage; }
+const char* clump_usage() {
+  static const std::string text = usage_with_flags("clump", kUsage);
+  return text.c_str();
+}
 
 void parse_clump_by(const std::string& text, ClumpOptions* options) {
   options->by_given = true;

@@ -1,8 +1,8 @@
 // engine/commands/command_line.cpp: the option parser of engine/commands/command_line.h.
 //
-// Flags are looked up, not declared: each accessor finds its flag among the arguments that are not
-// yet used, marks the flag (and its value) used, and returns. Whatever is left when positionals()
-// is called is either a positional (INPUT, OUTPUT) or an unknown flag. A lone "--" ends the flags:
+// Each accessor checks that the command declares its flag (flag_table.h), finds it among the
+// arguments that are not yet used, marks the flag (and its value) used, and returns. Whatever is left
+// when positionals() is called is either a positional (INPUT, OUTPUT) or an unknown flag. A lone "--" ends the flags:
 // everything after it is positional, so a file named "-x.tif" can still be given.
 #include "engine/commands/command_line.h"
 
@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 
 #include "kernels/common/error.h"
 #include "kernels/common/memory_budget.h"
@@ -50,7 +51,24 @@ std::string quoted_list(const std::vector<std::string>& items) {
 }  // namespace
 
 ArgParser::ArgParser(std::string command, std::vector<std::string> args)
-    : command_(std::move(command)), args_(std::move(args)), used_(args_.size(), false) {}
+    : command_(std::move(command)), flags_(command_flags(command_)), args_(std::move(args)), used_(args_.size(), false) {}
+
+bool ArgParser::declares(const std::string& name) const {
+  return !flags_ || find_flag(command_, normalize(name)) != nullptr;
+}
+
+const FlagSpec& ArgParser::declared(const std::string& flag_name, bool as_switch) const {
+  static const FlagSpec any;
+  if (!flags_) return any;
+  const FlagSpec* spec = find_flag(command_, flag_name);
+  if (!spec)
+    throw std::logic_error("the parser of '" + command_ + "' reads " + flag_name +
+                           ", which the flag table (engine/commands/command_flags.cpp) does not declare for it");
+  if ((spec->type == FlagType::Switch) != as_switch)
+    throw std::logic_error("the parser of '" + command_ + "' reads " + flag_name + (as_switch ? " as a switch" : " as a value") +
+                           ", which the flag table declares otherwise");
+  return *spec;
+}
 
 // Index of the "--" terminator, or args_.size().
 static std::size_t flag_end(const std::vector<std::string>& args) {
@@ -61,6 +79,7 @@ static std::size_t flag_end(const std::vector<std::string>& args) {
 
 bool ArgParser::flag(const std::string& name) {
   const std::string flag_name = normalize(name);
+  declared(flag_name, true);
   const std::size_t end = flag_end(args_);
   bool found = false;
   for (std::size_t i = 0; i < end; ++i) {
@@ -76,6 +95,7 @@ bool ArgParser::flag(const std::string& name) {
 
 std::vector<std::string> ArgParser::values(const std::string& name) {
   const std::string flag_name = normalize(name);
+  declared(flag_name, false);
   const std::size_t end = flag_end(args_);
   std::vector<std::string> out;
   for (std::size_t i = 0; i < end; ++i) {
@@ -187,37 +207,46 @@ RunSettings run_settings(const CommonOptions& common, const std::string& budget_
   return settings;
 }
 
+namespace {
+
+unsigned parse_threads(const std::string& flag, std::int64_t threads) {
+  if (threads < 0 || threads > 65536)
+    throw UsageError("invalid " + flag + " '" + std::to_string(threads) +
+                     "': expected 0 (all cores) or a positive number of threads");
+  return static_cast<unsigned>(threads);
+}
+
+std::uint32_t parse_tile(const std::string& flag, std::int64_t t) {
+  if (t < 16 || t > 4096 || (t & (t - 1)) != 0)
+    throw UsageError("invalid " + flag + " '" + std::to_string(t) + "': expected a power of two from 16 to 4096, e.g. 256");
+  return static_cast<std::uint32_t>(t);
+}
+
+std::string parse_tmpdir(const std::string& flag, const std::string& tmpdir) {
+  std::error_code ec;
+  if (tmpdir.empty() || !std::filesystem::is_directory(tmpdir, ec))
+    throw UsageError("invalid " + flag + " '" + tmpdir + "': not an existing directory");
+  return tmpdir;
+}
+
+}  // namespace
+
 CommonOptions parse_common_options(ArgParser& args) {
+  if (!args.declares("--memory") || !args.declares("--json") || !args.declares("--quiet"))
+    throw std::logic_error("every command takes --memory, --json and -q; '" + args.command() + "' does not declare them");
   CommonOptions options;
   if (auto memory = args.size_value("--memory")) options.memory_bytes = *memory;
-  if (auto gpu_memory = args.size_value("--gpu-memory")) options.gpu_memory_bytes = *gpu_memory;
-
-  if (auto device = args.value("--device")) {
-    options.device = parse_device_request(*device);
-  }
-
-  if (auto threads = args.int_value("--threads")) {
-    if (*threads < 0 || *threads > 65536)
-      throw UsageError("invalid --threads '" + std::to_string(*threads) +
-                       "': expected 0 (all cores) or a positive number of threads");
-    options.threads = static_cast<unsigned>(*threads);
-  }
-
-  if (auto tile = args.int_value("--tile")) {
-    const std::int64_t t = *tile;
-    if (t < 16 || t > 4096 || (t & (t - 1)) != 0)
-      throw UsageError("invalid --tile '" + std::to_string(t) +
-                       "': expected a power of two from 16 to 4096, e.g. 256");
-    options.tile = static_cast<std::uint32_t>(t);
-  }
-
-  if (auto tmpdir = args.value("--tmpdir")) {
-    std::error_code ec;
-    if (tmpdir->empty() || !std::filesystem::is_directory(*tmpdir, ec))
-      throw UsageError("invalid --tmpdir '" + *tmpdir + "': not an existing directory");
-    options.tmpdir = *tmpdir;
-  }
-
+  auto taken = [&args](const char* flag) { return args.declares(flag); };
+  if (taken("--gpu-memory"))
+    if (auto gpu_memory = args.size_value("--gpu-memory")) options.gpu_memory_bytes = *gpu_memory;
+  if (taken("--device"))
+    if (auto device = args.value("--device")) options.device = parse_device_request(*device);
+  if (taken("--threads"))
+    if (auto threads = args.int_value("--threads")) options.threads = parse_threads("--threads", *threads);
+  if (taken("--tile"))
+    if (auto tile = args.int_value("--tile")) options.tile = parse_tile("--tile", *tile);
+  if (taken("--tmpdir"))
+    if (auto tmpdir = args.value("--tmpdir")) options.tmpdir = parse_tmpdir("--tmpdir", *tmpdir);
   options.json = args.flag("--json");
   const bool quiet_short = args.flag("-q");
   const bool quiet_long = args.flag("--quiet");

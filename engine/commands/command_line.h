@@ -2,7 +2,9 @@
 //
 // GDAL-style flags: `--name value`, `--name=value`, boolean `--name`, repeatable flags, positional
 // INPUT OUTPUT last. Parse, then validate in one place: every message names the flag and the bad
-// value and throws UsageError (exit 2).
+// value and throws UsageError (exit 2). The flags a command takes are those the flag table declares
+// for it (flag_table.h): a parser reading another is a programming error (std::logic_error), a user
+// giving another gets "unknown flag" (UsageError).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/commands/flag_table.h"
 #include "engine/run/run_context.h"
 #include "kernels/common/device_choice.h"
 #include "kernels/common/types.h"
@@ -18,8 +21,12 @@ namespace terrazo {
 
 class ArgParser {
  public:
+  // `command`: a name of the flag table, whose declarations the accessors are held to; any other
+  // name (an ad-hoc parser) reads any flag.
   ArgParser(std::string command, std::vector<std::string> args);
   // Each accessor consumes its flag; all values of a flag given twice are returned by values().
+  // Reading a flag the command does not declare, or a switch as a value (or the reverse), throws
+  // std::logic_error.
   bool flag(const std::string& name);                                 // --json
   std::optional<std::string> value(const std::string& name);          // --memory 1G | --memory=1G (last wins)
   std::vector<std::string> values(const std::string& name);           // --source 1,2 --source 3,4
@@ -31,15 +38,19 @@ class ArgParser {
   // fewer than `min` or more than `max` positionals is an error naming `what` ("INPUT OUTPUT").
   std::vector<std::string> positionals(std::size_t min, std::size_t max, const std::string& what);
   bool help_requested() const;  // -h / --help anywhere
+  bool declares(const std::string& name) const;  // the command takes flag `name` (any, for an ad-hoc parser)
   const std::string& command() const { return command_; }
 
  private:
+  const FlagSpec& declared(const std::string& flag_name, bool as_switch) const;
+
   std::string command_;
+  const std::vector<CommandFlag>* flags_;  // the command's declarations; nullptr for an ad-hoc parser
   std::vector<std::string> args_;
   std::vector<bool> used_;
 };
 
-// Flags every heavy subcommand takes (README.md "Commands").
+// The common flags (flag_table.cpp's shared ones); a command takes those its table lists.
 struct CommonOptions {
   std::uint64_t memory_bytes = 1ull << 30;       // --memory (default 1G)
   std::uint64_t gpu_memory_bytes = 0;            // --gpu-memory (0: a share of the device's memory)
@@ -50,6 +61,7 @@ struct CommonOptions {
   bool json = false;                             // --json
   bool quiet = false;                            // -q / --quiet
 };
+// Reads the common flags `args`'s command declares; the others keep their defaults.
 CommonOptions parse_common_options(ArgParser& args);
 // The settings of the run context (engine/run/run_context.h) the common flags give; `budget_remedy`:
 // how a budget error ends, in the flags of that command (MemoryBudget::kRaiseMemory without --tile).

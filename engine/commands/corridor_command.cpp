@@ -11,6 +11,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo corridor [--threshold C | --percent P] [options] A.tif B.tif CORRIDOR.tif\n"
     "\n"
@@ -25,14 +26,7 @@ const char kUsage[] =
     "               or the sum is above the threshold\n"
     "\n"
     "Options:\n"
-    "  --threshold C       keep cells whose sum is <= C (cost units); others are nodata\n"
-    "  --percent P         keep cells whose sum is <= m x (1 + P/100), m the smallest sum (the\n"
-    "                      least-cost path's cost); reads both inputs twice\n"
-    "  --ot Float64|Float32  cell type of CORRIDOR.tif (default Float64)\n"
-    "  --co KEY=VALUE      GTiff creation option over terrazo's defaults (repeatable, as GDAL's -co)\n"
-    "  --memory SIZE       host memory budget (default 1G)\n"
-    "  --json              print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet         no progress on stderr\n"
+    "{flags Options}\n"
     "\n"
     "JSON keys: width, height, valid_cells, corridor_cells, min_sum, max_sum, threshold (-1: none),\n"
     "seconds, peak_rss_bytes, bytes_read, bytes_written.\n"
@@ -44,7 +38,10 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* corridor_usage() { return kUsage; }
+const char* corridor_usage() {
+  static const std::string text = usage_with_flags("corridor", kUsage);
+  return text.c_str();
+}
 
 CorridorCommandOptions parse_corridor_options(const std::vector<std::string>& arguments) {
   ArgParser args("corridor", arguments);

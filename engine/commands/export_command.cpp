@@ -13,6 +13,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo export [options] INPUT OUTPUT.tif\n"
     "\n"
@@ -20,23 +21,17 @@ const char kUsage[] =
     "cell type, nodata, geotransform and CRS, streaming tile rows within --memory.\n"
     "\n"
     "Options:\n"
-    "  --block B       GeoTIFF block edge, a multiple of 16 up to 4096 (default: the store's tile, else 256)\n"
-    "  --co KEY=VALUE  GTiff creation option over terrazo's defaults (repeatable, as GDAL's -co),\n"
-    "                  e.g. COMPRESS=DEFLATE (for readers without ZSTD), ZSTD_LEVEL=9, PREDICTOR=2;\n"
-    "                  defaults: COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1\n"
-    "                  (Byte), BIGTIFF=IF_SAFER\n"
-    "  --threads N     compression threads (default 0: all cores)\n"
-    "  --memory SIZE   host memory budget, e.g. 256M or 2G (default 1G)\n"
-    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
-    "  --json          print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet     no progress, no summary line\n"
+    "{flags Options}\n"
     "\n"
     "Example:\n"
     "  terrazo export dem.tzs dem.tif\n";
 
 }  // namespace
 
-const char* export_usage() { return kUsage; }
+const char* export_usage() {
+  static const std::string text = usage_with_flags("export", kUsage);
+  return text.c_str();
+}
 
 ExportCommandOptions parse_export_options(const std::vector<std::string>& arguments) {
   ArgParser args("export", arguments);

@@ -23,21 +23,7 @@ const char kUsage[] =
     "           by nodata when only the raster's edge drains) is nodata\n"
     "\n"
     "Options:\n"
-    "  --outlets both|edge|nodata  where water leaves (default both): the raster's edge cells, the cells\n"
-    "                        next to nodata, or both\n"
-    "  --connectivity 8|4    neighbours per cell (default 8)\n"
-    "  --co KEY=VALUE        GTiff creation option of FILLED.tif over terrazo's defaults (repeatable, as\n"
-    "                        GDAL's -co); defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER\n"
-    "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G): the floods of --threads tiles\n"
-    "                        at once and 48 bytes per perimeter cell of every tile\n"
-    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
-    "  --threads N           CPU threads (default: all cores)\n"
-    "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
-    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto)\n"
-    "  --device auto|cpu     where it runs (the CPU; cuda is refused until the GPU tile flood lands)\n"
-    "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
-    "  --json                print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet           no progress on stderr\n"
+    "{flags Options}\n"
     "\n"
     "JSON keys: width, height, tile, outlets, connectivity, valid_cells, raised_cells, closed_cells,\n"
     "graph_nodes, graph_edges, phases {import, flood, graph, write}, seconds, memory_budget_bytes,\n"
@@ -49,7 +35,10 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* fill_usage() { return kUsage; }
+const char* fill_usage() {
+  static const std::string usage = usage_with_flags("fill", kUsage);
+  return usage.c_str();
+}
 
 FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments) {
   ArgParser args("fill", arguments);

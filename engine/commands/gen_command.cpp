@@ -13,6 +13,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo gen --width W --height H [options] OUTPUT\n"
     "\n"
@@ -22,24 +23,7 @@ const char kUsage[] =
     "raster is the top-left crop of any larger one with the same seed.\n"
     "\n"
     "Options:\n"
-    "  --width W, --height H    size in cells (required, >= 1)\n"
-    "  --seed N                 terrain seed (default 1)\n"
-    "  --type TYPE              Byte, Int16, UInt16, Int32, UInt32, Float32 (default) or Float64\n"
-    "  --relief METRES          lowest valley to highest peak (default 1000; 250 for Byte)\n"
-    "  --base METRES            added to every cell, e.g. -500 for below-sea-level terrain (default 0)\n"
-    "  --nodata-holes FRACTION  blob-shaped nodata holes covering about FRACTION of the cells (default 0)\n"
-    "  --no-rivers              no carved river valleys\n"
-    "  --no-pits                no pits (closed depressions)\n"
-    "  --cell-size METRES       cell size of the geotransform (default 30)\n"
-    "  --crs CRS                EPSG:n, WKT or PROJ string (default EPSG:3857); none: no georeferencing\n"
-    "  --tile T                 tile (or GeoTIFF block) edge, power of two 16..4096 (default 256)\n"
-    "  --threads N              threads making tiles and compressing them (default 0: all cores)\n"
-    "  --co KEY=VALUE           GTiff creation option of OUTPUT.tif over terrazo's defaults (repeatable,\n"
-    "                           as GDAL's -co), e.g. COMPRESS=DEFLATE, ZSTD_LEVEL=9; defaults: tiled,\n"
-    "                           COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte)\n"
-    "  --memory SIZE            host memory budget, e.g. 512M (default 1G)\n"
-    "  --json                   print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet              no progress, no summary line\n"
+    "{flags Options}\n"
     "\n"
     "Nodata is -9999 for float types, the lowest value for signed and the highest for unsigned integers.\n"
     "\n"
@@ -68,7 +52,10 @@ std::uint64_t required_size(ArgParser& args, const std::string& flag) {
 
 }  // namespace
 
-const char* gen_usage() { return kUsage; }
+const char* gen_usage() {
+  static const std::string text = usage_with_flags("gen", kUsage);
+  return text.c_str();
+}
 
 GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
   ArgParser args("gen", arguments);

@@ -12,6 +12,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo import [options] INPUT OUTPUT.tzs\n"
     "\n"
@@ -20,18 +21,17 @@ const char kUsage[] =
     "from the data. One streaming pass; memory stays within --memory whatever the raster size.\n"
     "\n"
     "Options:\n"
-    "  --tile T        tile edge, power of two 16..4096 (default 256)\n"
-    "  --memory SIZE   host memory budget, e.g. 256M or 2G (default 1G)\n"
-    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
-    "  --json          print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet     no progress, no summary line\n"
+    "{flags Options}\n"
     "\n"
     "Example:\n"
     "  terrazo import --memory 512M --tile 256 dem.tif dem.tzs\n";
 
 }  // namespace
 
-const char* import_usage() { return kUsage; }
+const char* import_usage() {
+  static const std::string text = usage_with_flags("import", kUsage);
+  return text.c_str();
+}
 
 ImportCommandOptions parse_import_options(const std::vector<std::string>& arguments) {
   ArgParser args("import", arguments);

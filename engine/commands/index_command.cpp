@@ -9,6 +9,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo index [options] INPUT INDEX.tzi\n"
     "\n"
@@ -23,24 +24,7 @@ const char kUsage[] =
     "            matrix, 32-bit entries where they fit, else 64-bit; about 32 bytes per cell\n"
     "\n"
     "Options:\n"
-    "  --weight friction|absdiff|max  edge weight model (default friction), as `terrazo sssp`\n"
-    "  --scale S             fixed-point scale (default: the rule of docs/weights.md, as sssp)\n"
-    "  --connectivity 8|4    neighbours per cell (default 8)\n"
-    "  --distance cells|map  step lengths of --weight friction: cells 1 and sqrt 2 (default), map the\n"
-    "                        geotransform's lengths (recorded; od-matrix and sssp --index must match;\n"
-    "                        geodesic has no index: its lengths vary by row)\n"
-    "  --tile N              index tile side, a power of two 16..1024 (default 64): the matrices grow\n"
-    "                        as (4N)^2 per N^2 cells, the build as N per cell, a query as the number of\n"
-    "                        ring cells (4 / N per cell)\n"
-    "  --leaf 4|8|16         side of the nested dissection's leaf blocks (default 4 on the CPU, 8 on\n"
-    "                        a GPU; tuning only, the matrices are the same)\n"
-    "  --memory SIZE         host memory budget (default 1G)\n"
-    "  --device auto|cpu|cuda  where the matrices are computed (default auto: the GPU when there is one)\n"
-    "  --gpu-memory SIZE     device memory for a batch of tiles (default a quarter of the GPU's)\n"
-    "  --threads N           CPU threads (default: all cores)\n"
-    "  --tmpdir DIR          scratch directory for an import (default $TMPDIR or /tmp)\n"
-    "  --json                print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet           no progress on stderr\n"
+    "{flags Options}\n"
     "\n"
     "JSON keys: width, height, tile, leaf, device, weight, connectivity, scale, offset, tiles,\n"
     "present_tiles, bytes, bytes_per_cell, matrices_per_second, phases {import, read, matrices, write},\n"
@@ -52,7 +36,10 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* index_usage() { return kUsage; }
+const char* index_usage() {
+  static const std::string text = usage_with_flags("index", kUsage);
+  return text.c_str();
+}
 
 IndexCommandOptions parse_index_options(const std::vector<std::string>& arguments) {
   ArgParser args("index", arguments);

@@ -12,6 +12,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo info [options] INPUT\n"
     "\n"
@@ -21,10 +22,7 @@ const char kUsage[] =
     "index`): its raster size and fingerprint, weights, tiles and size; every tile checksum verified.\n"
     "\n"
     "Options:\n"
-    "  --json          print the description as one JSON object (the last line of stdout)\n"
-    "  --memory SIZE   host memory budget for the scan, e.g. 256M (default 1G)\n"
-    "  --band N        read band N (1 = first) of an INPUT of several bands (required then)\n"
-    "  -q, --quiet     no progress\n"
+    "{flags Options}\n"
     "\n"
     "Example:\n"
     "  terrazo info --json dem.tzs\n";
@@ -68,7 +66,10 @@ std::string describe(const RasterSummary& s) {
 
 }  // namespace
 
-const char* info_usage() { return kUsage; }
+const char* info_usage() {
+  static const std::string text = usage_with_flags("info", kUsage);
+  return text.c_str();
+}
 
 InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments) {
   ArgParser args("info", arguments);

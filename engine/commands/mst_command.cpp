@@ -12,6 +12,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo mst [options] INPUT EDGES.tif\n"
     "\n"
@@ -25,43 +26,7 @@ const char kUsage[] =
     "           255 = nodata cell. Give '-' to write no raster (totals and --edge-list only).\n"
     "\n"
     "Options:\n"
-    "  --weight max|absdiff|friction  edge weight model (default max):\n"
-    "                        max      max(h(u), h(v)), minus the raster minimum when it is negative;\n"
-    "                                 its tree holds the minimax (bottleneck) paths\n"
-    "                        absdiff  |h(u) - h(v)|\n"
-    "                        friction (c(u) + c(v)) / 2 x step length (1 or sqrt 2); costs must be >= 0\n"
-    "  --scale S             fixed-point scale: weight = round(value x S) (default: 1 when every weight is\n"
-    "                        an integer (integer raster, max or absdiff), else the largest power of 10\n"
-    "                        keeping every weight <= 2^31; the rule of docs/weights.md)\n"
-    "  --connectivity 8|4    neighbours per cell (default 8)\n"
-    "  --edge-list FILE      also write the tree as binary records: u64 a, u64 b, u32 weight (20 bytes,\n"
-    "                        little-endian, a < b)\n"
-    "  --co KEY=VALUE        GTiff creation option of EDGES.tif over terrazo's defaults (repeatable, as\n"
-    "                        GDAL's -co), e.g. COMPRESS=DEFLATE, ZSTD_LEVEL=9; defaults: tiled,\n"
-    "                        COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads\n"
-    "  --memory SIZE         host memory budget, e.g. 512M, 4G (default 1G)\n"
-    "  --band N              read band N (1 = first) of an INPUT of several bands (required then)\n"
-    "  --device auto|cpu|cuda  where the block solvers run (default auto: the GPU when there is one)\n"
-    "  --merge auto|cpu|cpu-levels|cuda  how the hierarchical merge of tile summaries runs; every mode\n"
-    "                        gives the same tree, bit for bit (default auto: cuda when the block solvers run\n"
-    "                        on the GPU, else cpu):\n"
-    "                        cpu         post-order over the quadtree of tiles, subtrees in parallel on the\n"
-    "                                    CPU threads; reads the tile summaries once\n"
-    "                        cpu-levels  level by level: all merges of a level are packed as small graphs\n"
-    "                                    into batches, solved by the CPU threads (the CPU twin of cuda);\n"
-    "                                    writes and reads each level's summaries once more\n"
-    "                        cuda        level by level, the batches solved on the GPU, the next one packed\n"
-    "                                    while the GPU works; needs a CUDA device (an error without one)\n"
-    "  --gpu-memory SIZE     device memory for the GPU batches (default: a quarter of the free memory)\n"
-    "  --threads N           CPU threads for the block solvers (default: all cores)\n"
-    "  --tile N              tile edge, a power of two 16..4096 (default: the store's, else 256)\n"
-    "  --input-mode auto|memory|direct|import  how a non-store INPUT is read (default auto: the first\n"
-    "                        that applies): memory reads it once into tiles in memory (when they take at\n"
-    "                        most a quarter of --memory), direct reads a tiled GeoTIFF whose blocks tile\n"
-    "                        the tiles in place, import converts it to a tile store in --tmpdir first\n"
-    "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
-    "  --json                print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet           no progress on stderr\n"
+    "{flags Options}\n"
     "\n"
     "JSON keys: total_weight (fixed-point units), total_weight_input_units, edges, vertices, components,\n"
     "scale, scale_given, step_error_bound (input units per weight; 0: exact), relative_error_bound (null:\n"
@@ -76,7 +41,10 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* mst_usage() { return kUsage; }
+const char* mst_usage() {
+  static const std::string text = usage_with_flags("mst", kUsage);
+  return text.c_str();
+}
 
 MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   ArgParser args("mst", arguments);

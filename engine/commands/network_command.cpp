@@ -10,6 +10,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo network --site x,y --site x,y [...] | --sites-file FILE | --sites-raster R [options]\n"
     "                       INPUT OUT.geojson\n"
@@ -27,9 +28,11 @@ const char kUsage[] =
     "higher region where that least cost is reached (lowest cell id on ties) back to the lower region;\n"
     "from_id and to_id are the region ids.\n"
     "\n"
-    "Options: those of `terrazo od-matrix` (--site, --map-coords, --sites-file, --sites-raster, --index,\n"
-    "--skip-fingerprint-check, --skip-empty-features, --weight, --scale, --connectivity, --distance, --memory, --threads, --tile, --tmpdir, --json, -q);\n"
-    "--max-cost, --wide and --geojson do not apply.\n"
+    "Sites (at least 2; ids 1, 2, ... in the order given):\n"
+    "{flags Sites}\n"
+    "\n"
+    "Options (those of `terrazo od-matrix` but --max-cost, --wide and --geojson):\n"
+    "{flags Options}\n"
     "\n"
     "JSON keys: sites, edges, components, total_cost, method, phases {matrix, paths}, seconds, peak_rss_bytes.\n"
     "\n"
@@ -39,7 +42,10 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* network_usage() { return kUsage; }
+const char* network_usage() {
+  static const std::string text = usage_with_flags("network", kUsage);
+  return text.c_str();
+}
 
 NetworkCommandOptions parse_network_options(const std::vector<std::string>& arguments) {
   for (const std::string& a : arguments)

@@ -18,6 +18,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo od-matrix --site x,y --site x,y [...] | --sites-file FILE | --sites-raster R [options] INPUT OUT.csv\n"
     "\n"
@@ -33,65 +34,10 @@ const char kUsage[] =
     "           (or beyond --max-cost); --wide: a K x K table instead\n"
     "\n"
     "Sites (at least 2; ids 1, 2, ... in the order given):\n"
-    "  --site x,y            a site cell: column,row (0-based, row 0 at the top); repeatable\n"
-    "  --map-coords          --site values are map coordinates in INPUT's CRS\n"
-    "  --sites-file FILE     an OGR vector file of points, in its layer's CRS (after the --site points;\n"
-    "                        every feature a point; a .csv: a WKT column or x,y / lon,lat columns)\n"
-    "  --skip-empty-features  skip --sites-file features without geometry (null, empty) instead of\n"
-    "                        refusing them; each leaves its id unused (the others keep their ids)\n"
-    "  --sites-raster R      region sites instead of points: a raster of INPUT's size whose cells hold\n"
-    "                        region ids (positive integers; 0 and nodata: none), e.g. habitat patches;\n"
-    "                        the cost between two regions is the least over their cells' pairs, ids\n"
-    "                        in the CSV are the regions' ids (ascending); region cells on nodata are\n"
-    "                        left out\n"
+    "{flags Sites}\n"
     "\n"
     "Options:\n"
-    "  --index INDEX.tzi     the index of INPUT (same --weight, --scale, --connectivity; checked, and\n"
-    "                        its fingerprint against INPUT's cells: an index of another raster is an\n"
-    "                        error)\n"
-    "  --skip-fingerprint-check  with --index: do not check that it was built from INPUT's cells (for\n"
-    "                        an INPUT known to hold them; docs/index.md \"Fingerprint\")\n"
-    "  --weight friction|absdiff|max  edge weight model (default friction), as `terrazo sssp`\n"
-    "  --scale S             fixed-point scale (default: the rule of docs/weights.md, as sssp)\n"
-    "  --connectivity 8|4    neighbours per cell (default 8)\n"
-    "  --distance cells|map|geodesic  step lengths of --weight friction, as `terrazo sssp`: cells 1 and\n"
-    "                        sqrt 2 (default), map the geotransform's, geodesic metres on a lon/lat CRS\n"
-    "                        (with --index: the index's mode; geodesic has no index)\n"
-    "  --max-cost C          costs above C are reported unreachable (cost units)\n"
-    "  --wide                write a K x K table (`from_id,1,2,...,K`) instead of the long form\n"
-    "  --geojson FILE        also write one straight LineString per pair of sites i < j with a cost\n"
-    "                        (cell centres, INPUT's CRS; properties from_id, to_id, cost); traced\n"
-    "                        least-cost lines: `terrazo network`\n"
-    "  --transient-index     build an index of INPUT first (as `terrazo index` with these --weight,\n"
-    "                        --scale, --connectivity, --distance, --tile: 32 on the CPU, 64 on a\n"
-    "                        GPU), query it, drop it; the default with --device cuda and no --index.\n"
-    "                        On a GPU the matrices are built straight into the query's GPU memory;\n"
-    "                        on the CPU into host memory (the index's compact records, about 32\n"
-    "                        bytes a cell: give --memory that much and a third, e.g. 14G for 268 M\n"
-    "                        cells), then the sweep (--exchange); a file in --tmpdir only when\n"
-    "                        --memory or --gpu-memory cannot hold them. It pays for itself from the\n"
-    "                        second site on a GPU, from about the 6th on the CPU (docs/index.md)\n"
-    "  --device auto|cpu|cuda  with an index (--index or --transient-index): its build and min-plus\n"
-    "                        products on the GPU (auto: when there is one) or the CPU; cuda without\n"
-    "                        --index: a transient index built on the GPU;\n"
-    "                        the same numbers every way\n"
-    "  --gpu-memory SIZE     GPU memory for the index's matrices (default 60% of the free memory)\n"
-    "  --exchange auto|queue|rounds|sweep  with an index: the G' exchange; sweep (the CPU's auto when\n"
-    "                        --memory holds the index): every source alone on a thread, tiles in\n"
-    "                        Dijkstra order, the index in memory, each source stopped once the sites\n"
-    "                        ranked after it are settled; queue: label-correcting, the sources in\n"
-    "                        batches, the matrices through a cache; rounds: Bellman-Ford rounds over\n"
-    "                        all tiles with the labels resident (on the GPU: matrices and labels in\n"
-    "                        GPU memory; the GPU's auto when they fit in --gpu-memory, else queue);\n"
-    "                        the same numbers every way\n"
-    "  --memory SIZE         host memory budget (default 1G)\n"
-    "  --threads N           CPU threads: the index build and the sweep's sources on the CPU, the\n"
-    "                        in-tile solves without an index (default: all cores)\n"
-    "  --tile N              tile of the exchange without an index (default: the store's, else 256);\n"
-    "                        of a transient index (default 32 on the CPU, 64 on a GPU)\n"
-    "  --tmpdir DIR          scratch directory (default $TMPDIR or /tmp)\n"
-    "  --json                print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet           no progress on stderr\n"
+    "{flags Options}\n"
     "\n"
     "JSON keys: width, height, tile, method (index|exchange|transient index|index on the GPU), device,\n"
     "exchange (sweep, queue, rounds-cpu or rounds-gpu), weight, connectivity, scale, sites, pairs_reached,\n"
@@ -116,7 +62,10 @@ std::string format_cost(PathLength d, double scale) {
 
 }  // namespace
 
-const char* od_matrix_usage() { return kUsage; }
+const char* od_matrix_usage() {
+  static const std::string text = usage_with_flags("od-matrix", kUsage);
+  return text.c_str();
+}
 
 OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& arguments) {
   ArgParser args("od-matrix", arguments);

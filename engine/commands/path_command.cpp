@@ -12,6 +12,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo path --backlink BACK.tif --cost COST.tif --dest x,y [--dest ...] [options] PATHS.geojson\n"
     "\n"
@@ -25,16 +26,7 @@ const char kUsage[] =
     "               per diagonal step), cells\n"
     "\n"
     "Options:\n"
-    "  --backlink FILE   backlink raster (Byte, 0..7 clockwise from east, 255 = none) from terrazo sssp\n"
-    "  --cost FILE       cost raster from the same terrazo sssp run\n"
-    "  --dest x,y        a destination cell: column,row (0-based); repeatable\n"
-    "  --map-coords      --dest values are map coordinates in the rasters' CRS\n"
-    "  --dest-crs CRS    --dest values are map coordinates in CRS (EPSG:4326, WKT, PROJ string)\n"
-    "  --mask FILE       also write a Byte GeoTIFF: 1 on path cells, 0 elsewhere\n"
-    "  --memory SIZE     host memory budget (default 1G); paths of any length fit in it\n"
-    "  --tmpdir DIR      scratch directory for long paths' steps and the mask's cells (default $TMPDIR or /tmp)\n"
-    "  --json            print a JSON summary as the last line of stdout\n"
-    "  -q, --quiet       no progress on stderr\n"
+    "{flags Options}\n"
     "\n"
     "JSON keys: length_unit (metre or map unit), paths [{dest, x, y, source_x, source_y, cost, length,\n"
     "length_cells, cells}], seconds, peak_rss_bytes,\n"
@@ -47,7 +39,10 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* path_usage() { return kUsage; }
+const char* path_usage() {
+  static const std::string text = usage_with_flags("path", kUsage);
+  return text.c_str();
+}
 
 PathCommandOptions parse_path_options(const std::vector<std::string>& arguments) {
   ArgParser args("path", arguments);

@@ -27,6 +27,7 @@
 namespace terrazo {
 namespace {
 
+// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
 const char kUsage[] =
     "Usage: terrazo render [options] INPUT OUT.png\n"
     "\n"
@@ -49,23 +50,7 @@ const char kUsage[] =
     "Nodata is transparent.\n"
     "\n"
     "Options:\n"
-    "  --kind K            auto|dem|cost|backlink|labels|edges (default auto)\n"
-    "  --width N           picture width in pixels, 1..16384 (default 1024); the map's height follows\n"
-    "                      the raster's aspect (round(N x rows / columns)); the legend adds 24 rows\n"
-    "  --terrain DEM       a DEM of INPUT's size: its hillshade shades cost, backlink, labels, edges\n"
-    "  --paths FILE        GeoJSON (any OGR file) of LineStrings in INPUT's CRS, e.g. from `terrazo\n"
-    "                      path`; drawn red on a white halo; repeatable\n"
-    "  --source x,y        a source marker at column,row (0-based); repeatable (--sources alike)\n"
-    "  --map-coords        --source values are map coordinates in INPUT's CRS\n"
-    "  --contours N        contour levels over the colour range (nice steps: 1, 2, 5 x 10^k);\n"
-    "                      default 10 for cost, 0 (none) otherwise\n"
-    "  --range MIN,MAX     colour map range (default: min and max of the values read)\n"
-    "  --colour-map M      viridis|magma (cost; default viridis)\n"
-    "  --no-legend         the map only, no panel\n"
-    "  --band N            band of a multi-band INPUT\n"
-    "  --memory SIZE       host memory budget (default 1G): picture, decimated grids, GDAL cache\n"
-    "  --json              print a JSON summary (last line of stdout)\n"
-    "  -q, --quiet         no progress\n"
+    "{flags Options}\n"
     "\n"
     "Examples:\n"
     "  terrazo render dem.tif dem.png\n"
@@ -177,7 +162,10 @@ const char* to_string(RenderKind kind) {
   return "?";
 }
 
-const char* render_usage() { return kUsage; }
+const char* render_usage() {
+  static const std::string text = usage_with_flags("render", kUsage);
+  return text.c_str();
+}
 
 RenderCommandOptions parse_render_options(const std::vector<std::string>& arguments) {
   ArgParser args("render", arguments);

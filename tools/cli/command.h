@@ -1,48 +1,21 @@
-// tools/cli/command.h: how a subcommand plugs into the terrazo program.
-//
-// Each tools/cli/cmd_<name>.cpp defines one subcommand as a thin main over engine/commands/<name>_command.h and
-// registers it with a file-scope `static const RegisterCommand`, so adding a subcommand touches no
-// other file. terrazo_main.cpp dispatches `terrazo <name> ...` and builds the overall --help.
-// A run function parses with parse_<name>_options, runs run_<name>_command with the CLI's progress
-// and prints the result (print_command_result); it throws UsageError (exit 2) or Error (exit 1),
-// printed by the main.
+// tools/cli/command.h: how the terrazo program runs a command of the command table
+// (engine/commands/command_table.h): parse, run with the CLI's progress, print the result.
 #pragma once
-#include <cstdio>
 #include <string>
 #include <vector>
 
-#include "engine/commands/command_line.h"
+#include "engine/commands/command_table.h"
 
 namespace terrazo {
 
-struct Command {
-  const char* name;     // "mst"
-  const char* summary;  // one line for `terrazo --help`
-  const char* usage;    // full text for `terrazo mst --help`: synopsis, flags, an example
-  int (*run)(const std::vector<std::string>& args);  // args after the subcommand name
-};
+// Prints a command result: its text (on stderr for the long runs, on stdout for the commands whose
+// text is the result, unless -q, or --json for the stdout ones; CommandOutput::quiet_keeps_text: -q
+// hides nothing but progress), then the --json line last on stdout.
+void print_command_result(const CommandOutput& output, const CommonOptions& common);
 
-std::vector<Command>& command_registry();
-
-struct RegisterCommand {
-  explicit RegisterCommand(const Command& command) { command_registry().push_back(command); }
-};
-
-// Prints a command result: its text (summary() on stderr for the long runs, on stdout for the raster
-// commands, unless -q, or --json for the stdout ones; Result::kQuietKeepsText: -q hides nothing but
-// progress), then the --json line last on stdout.
-template <class Result>
-void print_command_result(const Result& result, const CommonOptions& common) {
-  const bool hidden = (common.quiet && !Result::kQuietKeepsText) || (Result::kTextOnStdout && common.json);
-  if (!hidden) {
-    std::FILE* out = Result::kTextOnStdout ? stdout : stderr;
-    std::fprintf(out, "%s\n", result.summary().c_str());
-    std::fflush(out);
-  }
-  if (common.json) {
-    std::printf("%s\n", result.to_json().c_str());
-    std::fflush(stdout);
-  }
-}
+// Parses `args` (after the command name), runs the command with a progress bar (lines off a
+// terminal, nothing with -q) and prints the result; returns the exit code 0. Throws UsageError
+// (exit 2), Error (exit 1) or Cancelled, which the main turns into one line.
+int run_command_line(const CommandSpec& command, const std::vector<std::string>& args);
 
 }  // namespace terrazo

@@ -1,5 +1,6 @@
 // tools/cli/terrazo_main.cpp: the terrazo program: dispatches `terrazo <command> ...` to the
-// subcommands registered in tools/cli/command.h and turns their failures into one line and an exit code.
+// commands of the command table (engine/commands/command_table.h) and turns their failures into one
+// line and an exit code.
 //
 //   terrazo --help             the commands with their summaries (exit 0)
 //   terrazo --version          version and build features (exit 0)
@@ -27,26 +28,7 @@
 
 namespace terrazo {
 
-std::vector<Command>& command_registry() {
-  static std::vector<Command> commands;
-  return commands;
-}
-
 namespace {
-
-// Registration order depends on link order; listings are alphabetical.
-std::vector<Command> sorted_commands() {
-  std::vector<Command> commands = command_registry();
-  std::sort(commands.begin(), commands.end(),
-            [](const Command& a, const Command& b) { return std::string(a.name) < std::string(b.name); });
-  return commands;
-}
-
-const Command* find_command(const std::string& name) {
-  for (const auto& command : command_registry())
-    if (name == command.name) return &command;
-  return nullptr;
-}
 
 void print_overview(std::FILE* out) {
   std::fprintf(out,
@@ -58,13 +40,13 @@ void print_overview(std::FILE* out) {
                "\n"
                "Commands:\n");
   int width = 10;
-  for (const auto& command : command_registry()) width = std::max(width, static_cast<int>(std::string(command.name).size()));
-  for (const auto& command : sorted_commands()) std::fprintf(out, "  %-*s  %s\n", width, command.name, command.summary);
+  for (const auto& command : command_table()) width = std::max(width, static_cast<int>(std::string(command.name).size()));
+  for (const auto& command : command_table()) std::fprintf(out, "  %-*s  %s\n", width, command.name, command.summary);
   std::fprintf(out,
                "\n"
                "Inputs are any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs).\n"
-               "Common flags: --memory SIZE, --tmpdir DIR, --json, -q. Exit codes: 0 ok, 1 runtime error or\n"
-               "interrupted, 2 usage error.\n");
+               "Every command takes --memory SIZE, --json and -q; its --help lists the rest. Exit codes: 0 ok,\n"
+               "1 runtime error or interrupted, 2 usage error.\n");
 }
 
 void print_version() {
@@ -102,7 +84,7 @@ std::string suggestion(const std::string& name) {
   };
   std::string best;
   std::size_t best_distance = 3;  // only close matches
-  for (const auto& command : command_registry()) {
+  for (const auto& command : command_table()) {
     const std::size_t d = distance(name, command.name);
     if (d < best_distance) {
       best_distance = d;
@@ -112,10 +94,10 @@ std::string suggestion(const std::string& name) {
   return best;
 }
 
-int run_command(const Command& command, const std::vector<std::string>& args) {
+int run_command(const CommandSpec& command, const std::vector<std::string>& args) {
   const std::string prefix = std::string("terrazo ") + command.name;
   try {
-    return command.run(args);
+    return run_command_line(command, args);
   } catch (const Cancelled&) {
     std::fprintf(stderr, "%s: interrupted; no output was written\n", prefix.c_str());
     return 1;
@@ -148,8 +130,8 @@ int main(int argc, char** argv) {
   const std::string& name = args[0];
   if (name == "-h" || name == "--help" || name == "help") {
     if (name == "help" && args.size() > 1) {
-      if (const Command* command = find_command(args[1])) {
-        std::printf("%s", command->usage);
+      if (const CommandSpec* command = find_command(args[1])) {
+        std::printf("%s", command->usage());
         return 0;
       }
     }
@@ -160,7 +142,7 @@ int main(int argc, char** argv) {
     print_version();
     return 0;
   }
-  const Command* command = find_command(name);
+  const CommandSpec* command = find_command(name);
   if (!command) {
     const std::string close = suggestion(name);
     const std::string hint = close.empty() ? "" : "; did you mean '" + close + "'?";
@@ -170,7 +152,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> command_args(args.begin() + 1, args.end());
   if (wants_help(command_args)) {
-    std::printf("%s", command->usage);
+    std::printf("%s", command->usage());
     return 0;
   }
   install_interrupt_handler();

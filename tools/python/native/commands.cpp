@@ -2,8 +2,10 @@
 //
 // `run(command, args, progress)` takes the command's arguments exactly as the terrazo program does
 // (the Python wrapper, terrazo/_commands.py, spells keyword arguments as flags), parses them with
-// the command's own parse_<command>_options, runs run_<command>_command without the GIL and returns
-// the --json summary (<Command>CommandResult::to_json). One parser and one run function for the CLI
+// the command's own parser from the command table (engine/commands/command_table.h), runs it without
+// the GIL and returns the --json summary (<Command>CommandResult::to_json). `flags(command)` gives
+// the command's flag declarations (engine/commands/flag_table.h), from which _commands.py spells
+// keywords and the QGIS provider makes its common parameters. One parser and one run function for the CLI
 // and Python: same defaults, same validation, same one-line messages.
 //
 // Failures become Python exceptions with the message the CLI prints after "error: ":
@@ -14,25 +16,11 @@
 
 #include <pybind11/stl.h>
 
-#include <functional>
-#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "engine/commands/clump_command.h"
-#include "engine/commands/corridor_command.h"
-#include "engine/commands/export_command.h"
-#include "engine/commands/fill_command.h"
-#include "engine/commands/gen_command.h"
-#include "engine/commands/import_command.h"
-#include "engine/commands/index_command.h"
-#include "engine/commands/info_command.h"
-#include "engine/commands/mst_command.h"
-#include "engine/commands/network_command.h"
-#include "engine/commands/od_matrix_command.h"
-#include "engine/commands/path_command.h"
-#include "engine/commands/render_command.h"
-#include "engine/commands/sssp_command.h"
+#include "engine/commands/command_table.h"
 #include "kernels/common/error.h"
 #include "tools/python/native/python_progress.h"
 
@@ -41,48 +29,25 @@ namespace py = pybind11;
 namespace terrazo::python {
 namespace {
 
-using Runner = std::function<std::string(const std::vector<std::string>&, Progress&)>;
-
-// parse (GIL held by the caller: reads no file), then run without the GIL.
-template <class Options, class Result>
-Runner runner(Options (*parse)(const std::vector<std::string>&), Result (*run)(const Options&, Progress&)) {
-  return [parse, run](const std::vector<std::string>& args, Progress& progress) {
-    const Options options = parse(args);
-    py::gil_scoped_release release;
-    return run(options, progress).to_json();
-  };
+// A command of the table that Python runs: not an alias (cost-distance is sssp).
+const CommandSpec& find(const std::string& command) {
+  const CommandSpec* spec = find_command(command);
+  if (!spec || spec->alias) throw py::value_error("terrazo has no command '" + command + "'");
+  return *spec;
 }
 
-struct CommandEntry {
-  Runner run;
-  const char* (*usage)();
-};
-
-const std::map<std::string, CommandEntry>& commands() {
-  static const std::map<std::string, CommandEntry> table = {
-      {"clump", {runner(parse_clump_options, run_clump_command), clump_usage}},
-      {"corridor", {runner(parse_corridor_options, run_corridor_command), corridor_usage}},
-      {"export", {runner(parse_export_options, run_export_command), export_usage}},
-      {"fill", {runner(parse_fill_options, run_fill_command), fill_usage}},
-      {"gen", {runner(parse_gen_options, run_gen_command), gen_usage}},
-      {"import", {runner(parse_import_options, run_import_command), import_usage}},
-      {"index", {runner(parse_index_options, run_index_command), index_usage}},
-      {"info", {runner(parse_info_options, run_info_command), info_usage}},
-      {"mst", {runner(parse_mst_options, run_mst_command), mst_usage}},
-      {"network", {runner(parse_network_options, run_network_command), network_usage}},
-      {"od-matrix", {runner(parse_od_matrix_options, run_od_matrix_command), od_matrix_usage}},
-      {"path", {runner(parse_path_options, run_path_command), path_usage}},
-      {"render", {runner(parse_render_options, run_render_command), render_usage}},
-      {"sssp", {runner(parse_sssp_options, run_sssp_command), sssp_usage}},
-  };
-  return table;
-}
-
-const CommandEntry& find(const std::string& command) {
-  const auto& table = commands();
-  const auto it = table.find(command);
-  if (it == table.end()) throw py::value_error("terrazo has no command '" + command + "'");
-  return it->second;
+py::dict flag_dict(const FlagSpec& flag) {
+  py::dict d;
+  d["name"] = flag.name;
+  d["alias"] = flag.alias;
+  d["type"] = to_string(flag.type);
+  d["value_name"] = flag.value_name;
+  d["choices"] = flag.choices();
+  d["default"] = flag.default_text;
+  d["help"] = flag.help;
+  d["repeatable"] = flag.repeatable;
+  d["keyword"] = flag.keyword;
+  return d;
 }
 
 [[noreturn]] void raise(PyObject* type, const std::string& message) {
@@ -93,10 +58,12 @@ const CommandEntry& find(const std::string& command) {
 }  // namespace
 
 std::string run_command(const std::string& command, const std::vector<std::string>& args, py::object progress) {
-  const CommandEntry& entry = find(command);
+  const CommandSpec& spec = find(command);
   PythonProgress bridge(std::move(progress));
   try {
-    return entry.run(args, bridge.progress());
+    const std::unique_ptr<ParsedCommand> parsed = spec.parse(args);  // with the GIL: reads no file
+    py::gil_scoped_release release;
+    return parsed->run(bridge.progress()).json;
   } catch (const Cancelled&) {
     bridge.rethrow_if_failed();
     raise(PyExc_KeyboardInterrupt, "terrazo " + command + ": interrupted; no output was written");
@@ -115,8 +82,17 @@ std::string command_usage(const std::string& command) { return find(command).usa
 
 std::vector<std::string> command_names() {
   std::vector<std::string> names;
-  for (const auto& [name, entry] : commands()) names.push_back(name);
+  for (const CommandSpec& command : command_table())
+    if (!command.alias) names.push_back(command.name);
   return names;
 }
+
+py::list command_flag_list(const std::string& command) {
+  py::list flags;
+  for (const CommandFlag& flag : *command_flags(find(command).flag_table)) flags.append(flag_dict(flag.spec));
+  return flags;
+}
+
+py::dict shared_flag_dict(const std::string& name) { return flag_dict(shared_flag(name)); }
 
 }  // namespace terrazo::python

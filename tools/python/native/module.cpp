@@ -43,6 +43,11 @@ PYBIND11_MODULE(_native, m) {
         "Runs a terrazo command on its command-line arguments; returns the --json summary line.");
   m.def("usage", &terrazo::python::command_usage, py::arg("command"), "The command's --help text.");
   m.def("commands", &terrazo::python::command_names, "The command names run() takes.");
+  m.def("flags", &terrazo::python::command_flag_list, py::arg("command"),
+        "The command's flags, in usage order: dicts of name, alias, type, value_name, choices, default, help, "
+        "repeatable, keyword.");
+  m.def("shared_flag", &terrazo::python::shared_flag_dict, py::arg("name"),
+        "A flag several commands share (\"--memory\", \"--threads\", ...), with its one wording, as flags() gives it.");
   m.def("write_raster", &terrazo::python::write_raster, py::arg("path"), py::arg("cells"), py::arg("cell_type"),
         py::arg("nodata") = py::none(), py::arg("geotransform") = py::none(), py::arg("crs") = "",
         "Writes a 2-D array (any strides; NaN = nodata) as an uncompressed GeoTIFF of cell_type.");

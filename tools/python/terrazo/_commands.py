@@ -16,9 +16,21 @@ from . import _native
 __all__ = ["cost_distance", "mst", "fill", "path", "clump", "corridor", "od_matrix", "network", "index", "render",
            "import_raster", "export_raster", "info", "generate", "run", "usage"]
 
-# Keyword arguments whose list value gives one flag per item, and the flag's singular name.
-_REPEATED = {"sources": "--source", "source": "--source", "dests": "--dest", "dest": "--dest", "sites": "--site",
-             "site": "--site", "co": "--co", "paths": "--paths"}
+_KEYWORDS = {}  # command -> {keyword: flag declaration}, from the flag table
+
+
+def _keywords(command):
+    """The command's keywords and their flags, from the flag table (``_native.flags``): each flag's
+    name spelled as a keyword (``--max-cost`` is ``max_cost``), and a repeatable flag's plural
+    keyword too (``sources`` for ``--source``)."""
+    if command not in _KEYWORDS:
+        table = {}
+        for flag in _native.flags(command):
+            table[flag["name"][2:].replace("-", "_")] = flag
+            if flag["keyword"]:
+                table[flag["keyword"]] = flag
+        _KEYWORDS[command] = table
+    return _KEYWORDS[command]
 
 
 def _text(value):
@@ -38,25 +50,29 @@ def _text(value):
     return str(value)
 
 
-def _flags(options):
-    """Keyword arguments as command-line flags, in the order given; None and False are left out."""
+def _flags(command, options):
+    """Keyword arguments as command-line flags, in the order given; None and False are left out. A
+    keyword the command's flag table does not know is spelled by the same rule and left to the
+    command's parser to refuse (one "unknown flag" message, as the CLI's)."""
+    keywords = _keywords(command)
     args = []
     for key, value in options.items():
         if value is None or value is False:
             continue
-        if key in _REPEATED:
-            flag = _REPEATED[key]
+        declared = keywords.get(key)
+        if declared is not None and declared["repeatable"]:
+            flag = declared["name"]
             if isinstance(value, dict):  # co={"COMPRESS": "DEFLATE"}
                 items = ["%s=%s" % (k, _text(v)) for k, v in value.items()]
             elif isinstance(value, (str, os.PathLike)):
                 items = [value]
-            elif flag != "--co" and all(isinstance(v, numbers.Number) for v in value):
+            elif declared["type"] == "point" and all(isinstance(v, numbers.Number) for v in value):
                 items = [value]  # one point (x, y)
             else:
                 items = list(value)
             args += ["%s=%s" % (flag, _text(item)) for item in items]
             continue
-        flag = "--" + key.replace("_", "-")
+        flag = declared["name"] if declared is not None else "--" + key.replace("_", "-")
         if value is True:
             args.append(flag)
         else:
@@ -69,7 +85,7 @@ def run(command, *positionals, progress=None, **options):
     ``options`` as flags; returns the --json summary as a dict. The other functions call this."""
     if progress is not None and not callable(progress):
         raise TypeError("progress= takes a callable (phase, fraction), got %r" % (progress,))
-    args = _flags(options) + ["--json"]
+    args = _flags(command, options) + ["--json"]
     files = [_text(p) for p in positionals]
     if any(f.startswith("-") and f != "-" for f in files):
         args.append("--")  # a file name starting with '-' is not a flag

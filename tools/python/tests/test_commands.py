@@ -192,15 +192,41 @@ def test_generate_matches_cli(cli, tmp_path):
 
 def test_flags_spelling():
     from terrazo._commands import _flags
-    assert _flags({"sources": [(1, 2), (3.5, 4)], "map_coords": True, "max_cost": 0.1, "backlink": None,
-                   "quiet": False, "co": {"COMPRESS": "NONE"}}) == [
+    assert _flags("sssp", {"sources": [(1, 2), (3.5, 4)], "map_coords": True, "max_cost": 0.1, "backlink": None,
+                           "quiet": False, "co": {"COMPRESS": "NONE"}}) == [
         "--source=1,2", "--source=3.5,4", "--map-coords", "--max-cost=0.1", "--co=COMPRESS=NONE"]
-    assert _flags({"sources": (1, 2)}) == ["--source=1,2"]
-    assert _flags({"dests": [[5, 6]], "co": ["A=1", "B=2"]}) == ["--dest=5,6", "--co=A=1", "--co=B=2"]
+    assert _flags("sssp", {"sources": (1, 2)}) == ["--source=1,2"]
+    assert _flags("sssp", {"source": [(1, 2)]}) == ["--source=1,2"]  # the flag's own name too
+    assert _flags("path", {"dests": [[5, 6]]}) == ["--dest=5,6"]
+    assert _flags("clump", {"co": ["A=1", "B=2"]}) == ["--co=A=1", "--co=B=2"]
+    assert _flags("od-matrix", {"sites": [(1, 2), (3, 4)]}) == ["--site=1,2", "--site=3,4"]
     import pathlib
-    assert _flags({"paths": pathlib.Path("a.geojson")}) == ["--paths=a.geojson"]
-    assert _flags({"paths": ["a.geojson", pathlib.Path("b.geojson")], "range": (0, 2.5)}) == [
+    assert _flags("render", {"paths": pathlib.Path("a.geojson")}) == ["--paths=a.geojson"]
+    assert _flags("render", {"paths": ["a.geojson", pathlib.Path("b.geojson")], "range": (0, 2.5)}) == [
         "--paths=a.geojson", "--paths=b.geojson", "--range=0,2.5"]
+    # A keyword no flag of the command has is spelled by the rule and refused by the parser.
+    assert _flags("info", {"no_such_flag": 1}) == ["--no-such-flag=1"]
+
+
+def test_flag_table_reaches_python():
+    """The keywords come from the engine's flag table: every command's flags, the repeatable ones
+    with their plural keyword, the shared ones with one wording."""
+    from terrazo import _native
+    for command in _native.commands():
+        flags = _native.flags(command)
+        names = [f["name"] for f in flags]
+        assert "--memory" in names and "--json" in names, command
+        assert len(names) == len(set(names)), command
+        for flag in flags:
+            assert flag["name"] in terrazo.usage(command), (command, flag["name"])
+            assert (flag["type"] == "switch") == (flag["value_name"] == ""), flag
+    sources = [f for f in _native.flags("sssp") if f["name"] == "--source"][0]
+    assert sources["repeatable"] and sources["keyword"] == "sources" and sources["type"] == "point"
+    memory = _native.shared_flag("--memory")
+    assert memory["default"] == "1G" and memory["type"] == "size"
+    assert [f for f in _native.flags("mst") if f["name"] == "--memory"][0]["help"] == memory["help"]
+    with pytest.raises(ValueError, match="unknown flag '--device' for 'import'"):
+        terrazo.import_raster("a.tif", "b.tzs", device="cpu")
 
 
 def test_region_sites_od_matrix_and_network_match_cli(cli, tmp_path):

@@ -14,8 +14,21 @@ from qgis.core import (QgsCoordinateReferenceSystem, QgsCoordinateTransform, Qgs
 
 from . import backend
 
-DEVICES = ["auto", "cpu", "cuda"]
-CONNECTIVITIES = ["8", "4"]
+
+
+def _shared(name, fallback_choices=None, fallback_help=""):
+    """(choices, help) of the shared flag `name` from the engine's flag table (backend.shared_flag), or
+    the fallbacks when only the terrazo program is installed."""
+    flag = backend.shared_flag(name)
+    if flag is None:
+        return fallback_choices, fallback_help
+    return list(flag["choices"]) or fallback_choices, flag["help"]
+
+
+DEVICES, _DEVICE_HELP = _shared("--device", ["auto", "cpu", "cuda"],
+                                "where the work runs (auto: the GPU when there is one and the build has CUDA)")
+CONNECTIVITIES, _CONNECTIVITY_HELP = _shared("--connectivity", ["8", "4"], "neighbours per cell")
+_, _BAND_HELP = _shared("--band", None, "read band N (1 = first) of an INPUT of several bands")
 CELL_TYPES = ["Float32", "Float64", "Byte", "Int16", "UInt16", "Int32", "UInt32"]
 
 _Number = QgsProcessingParameterNumber
@@ -31,15 +44,15 @@ def _advanced(parameter):
 # TerrazoAlgorithm.common_flags (MEMORY, DEVICE, CONNECTIVITY, MAX_COST, BAND) and extra_flags (EXTRA).
 COMMON_PARAMETERS = {
     "INPUT": lambda: QgsProcessingParameterRasterLayer("INPUT", "Cost (friction) or elevation raster"),
-    "BAND": lambda: QgsProcessingParameterBand("BAND", "Band (of a raster of several bands)", 1, "INPUT", True),
-    "CONNECTIVITY": lambda: QgsProcessingParameterEnum("CONNECTIVITY", "Neighbours per cell", CONNECTIVITIES,
-                                                       False, 0),
+    "BAND": lambda: QgsProcessingParameterBand("BAND", "Band: " + _BAND_HELP, 1, "INPUT", True),
+    "CONNECTIVITY": lambda: QgsProcessingParameterEnum("CONNECTIVITY", _CONNECTIVITY_HELP.capitalize(),
+                                                       CONNECTIVITIES, False, 0),
     "MAX_COST": lambda: _Number("MAX_COST", "Maximum cost (empty: none)", _Number.Double, None, True, 0.0),
     "MEMORY": lambda: _Number(
         "MEMORY", "Memory budget (MiB): terrazo's peak memory stays within it, whatever the raster's size",
         _Number.Integer, 1024, False, 16),
     "DEVICE": lambda: QgsProcessingParameterEnum(
-        "DEVICE", "Device (auto: the GPU when there is one and the build has CUDA)", DEVICES, False, 0),
+        "DEVICE", "Device: " + _DEVICE_HELP, DEVICES, False, 0),
     "EXTRA": lambda: _advanced(QgsProcessingParameterString(
         "EXTRA", "Other terrazo flags, as on the command line (e.g. --tile=512 --threads=4)", "", False, True)),
 }

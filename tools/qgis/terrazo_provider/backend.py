@@ -65,6 +65,17 @@ def _import_package():
     return terrazo, ""
 
 
+def shared_flag(name):
+    """The shared flag `name` ("--memory", "--device", ...) as the engine's flag table declares it
+    (terrazo._native.shared_flag: name, type, choices, default, help), or None when the terrazo package
+    is not importable (the program alone: the provider's parameters keep their own wording then)."""
+    module, _ = _import_package()
+    native = getattr(module, "_native", None)
+    if native is None or not hasattr(native, "shared_flag"):
+        return None
+    return native.shared_flag(name)
+
+
 def _find_executable():
     configured = _setting(SETTING_EXECUTABLE)
     if configured:
