@@ -18,7 +18,9 @@
 #include "kernels/common/worker_pool.h"
 #include "engine/commands/generate_terrain.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/tile_pager.h"
 #include "kernels/sssp/resident_sssp.h"
+#include "kernels/sssp/resident_sssp_steps.h"
 #include "tests/support/random_tiles.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
@@ -423,6 +425,148 @@ TEST(ResidentSsspPipeline, RefusesLabelsAndBadValues) {
   o.exchange = "resident";
   o.resident_tile = 4;
   EXPECT_THROW(terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()), UsageError);
+}
+
+// The paged solver's pieces that run on the host (its kernels run on the GPU machine:
+// tests/gpu/test_resident_sssp_gpu.cpp). TilePager: every group resident after admit(), a group's
+// tiles never evicted for each other, dirty victims copied back first, every eviction unmapped.
+TEST(TilePager, GroupsComeInAndDirtyVictimsGoBackFirst) {
+  std::mt19937_64 rng(0x9a9e);
+  for (int k = 0; k < 50; ++k) {
+    const std::uint64_t tiles = 1 + rng() % 400;
+    const auto slots = static_cast<std::uint32_t>(1 + rng() % 40);
+    TilePager pager(tiles, slots);
+    std::vector<std::uint32_t> slot_of(tiles, kNoSlot);  // the device's table, as the moves update it
+    std::vector<std::uint8_t> dirty(tiles, 0);
+    TilePager::Moves moves;
+    for (int round = 0; round < 60; ++round) {
+      std::vector<std::uint64_t> group;
+      const std::uint64_t count = 1 + rng() % slots;
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const std::uint64_t tile = rng() % tiles;
+        if (std::find(group.begin(), group.end(), tile) == group.end()) group.push_back(tile);
+      }
+      pager.admit(group.data(), group.size(), &moves);
+      for (const auto& m : moves.out) {
+        ASSERT_EQ(slot_of[m.tile], m.slot);
+        ASSERT_TRUE(dirty[m.tile]) << "a clean tile copied back";
+        dirty[m.tile] = 0;
+      }
+      for (const auto& m : moves.map) {
+        if (m.slot == kNoSlot) {
+          ASSERT_FALSE(dirty[m.tile]) << "a dirty tile evicted without its copy back";
+        }
+        slot_of[m.tile] = m.slot;
+      }
+      std::vector<std::uint32_t> used;
+      for (std::uint64_t tile : group) {
+        ASSERT_NE(slot_of[tile], kNoSlot);
+        ASSERT_EQ(slot_of[tile], pager.slot_of(tile));
+        used.push_back(slot_of[tile]);
+      }
+      std::sort(used.begin(), used.end());
+      ASSERT_TRUE(std::adjacent_find(used.begin(), used.end()) == used.end()) << "two tiles of a group in one slot";
+      for (std::uint64_t tile : group)
+        if (rng() % 2) {
+          pager.mark_dirty(tile);
+          dirty[tile] = 1;
+        }
+    }
+    std::vector<TilePager::Move> out;
+    pager.take_dirty(&out);
+    for (const auto& m : out) dirty[m.tile] = 0;
+    EXPECT_TRUE(std::none_of(dirty.begin(), dirty.end(), [](std::uint8_t d) { return d != 0; }));
+  }
+}
+
+// band_index is border_cell's inverse, and PagedCells reads what ResidentCells reads for every
+// window cell and activation, whichever tiles are in slots (the solved tile always is).
+TEST(PagedCells, ReadTheResidentCellsWhicheverTilesAreIn) {
+  std::mt19937_64 rng(0xce115);
+  for (int k = 0; k < 40; ++k) {
+    ResidentSsspOptions o;
+    o.width = 1 + rng() % 70;
+    o.height = 1 + rng() % 70;
+    o.g = static_cast<std::uint32_t>(2 + rng() % 12);
+    o.connectivity = k % 3 == 0 ? Connectivity::Sixteen : k % 3 == 1 ? Connectivity::Eight : Connectivity::Four;
+    o.params.model = WeightModel::AbsDiff;
+    const ResidentLayout l(o);
+    for (std::uint32_t b = 0; b < l.border_count(); ++b) {
+      std::uint32_t lx, ly;
+      l.border_cell(b, &lx, &ly);
+      ASSERT_EQ(l.band_index(lx, ly), b) << "g " << o.g << " halo " << l.halo;
+    }
+    const std::uint64_t cells = l.tiles() * l.tile_cells();
+    std::vector<double> values(cells);
+    std::vector<PathLength> dist(cells);
+    for (std::uint64_t i = 0; i < cells; ++i) {
+      values[i] = rng() % 9 == 0 ? kNaN : static_cast<double>(rng() % 50);
+      dist[i] = rng() % 3 == 0 ? kUnreached : rng() % 100000;
+    }
+    const ResidentCells resident{l, values.data(), dist.data()};
+    // Random tiles in slots (slot i holds in_slot[i]), every band in the rings.
+    std::vector<std::uint32_t> slot_of(l.tiles(), kNoSlot);
+    std::vector<std::uint64_t> in_slot;
+    for (std::uint64_t t = 0; t < l.tiles(); ++t)
+      if (rng() % 3 == 0) {
+        slot_of[t] = static_cast<std::uint32_t>(in_slot.size());
+        in_slot.push_back(t);
+      }
+    const std::uint64_t tile = rng() % l.tiles();
+    if (slot_of[tile] == kNoSlot) {
+      slot_of[tile] = static_cast<std::uint32_t>(in_slot.size());
+      in_slot.push_back(tile);
+    }
+    std::vector<double> slot_values(in_slot.size() * l.tile_cells()), ring_values(l.tiles() * l.border_count());
+    std::vector<PathLength> slot_dist(slot_values.size()), ring_dist(ring_values.size());
+    for (std::uint64_t s = 0; s < in_slot.size(); ++s)
+      for (std::uint64_t c = 0; c < l.tile_cells(); ++c) {
+        slot_values[s * l.tile_cells() + c] = values[in_slot[s] * l.tile_cells() + c];
+        slot_dist[s * l.tile_cells() + c] = dist[in_slot[s] * l.tile_cells() + c];
+      }
+    for (std::uint64_t t = 0; t < l.tiles(); ++t)
+      for (std::uint32_t b = 0; b < l.border_count(); ++b) {
+        std::uint32_t lx, ly;
+        l.border_cell(b, &lx, &ly);
+        ring_values[t * l.border_count() + b] = values[t * l.tile_cells() + ly * l.g + lx];
+        ring_dist[t * l.border_count() + b] = dist[t * l.tile_cells() + ly * l.g + lx];
+      }
+    const PagedCells paged{l, slot_of.data(), slot_values.data(), slot_dist.data(), ring_values.data(), ring_dist.data()};
+    const std::uint32_t s = l.window_side();
+    for (std::uint32_t i = 0; i < s * s; ++i) {
+      double rv, pv;
+      PathLength rd, pd;
+      resident_window_cell(resident, tile, i, &rv, &rd);
+      resident_window_cell(paged, tile, i, &pv, &pd);
+      ASSERT_EQ(rd, pd) << "window cell " << i;
+      ASSERT_TRUE(rv == pv || (rv != rv && pv != pv)) << "window cell " << i;
+    }
+    const ResidentEdges edges = resident_edges(o.params, o.connectivity, o.max_cost);
+    const int directions = direction_count(o.connectivity);
+    for (std::uint32_t b = 0; b < l.border_count(); ++b) {
+      std::uint32_t lx, ly;
+      l.border_cell(b, &lx, &ly);
+      for (int start = 0; start < directions; ++start) {
+        int rdir = -1, pdir = -1;
+        PathLength rc = 0, pc = 0;
+        bool overflow = false;
+        const std::uint64_t rn = resident_improved_neighbour(resident, tile, lx, ly, start, &rdir, edges, &rc, &overflow);
+        const std::uint64_t pn = resident_improved_neighbour(paged, tile, lx, ly, start, &pdir, edges, &pc, &overflow);
+        ASSERT_EQ(rn, pn);
+        if (rn != ~std::uint64_t{0}) {
+          ASSERT_EQ(rdir, pdir);
+          ASSERT_EQ(rc, pc);
+        }
+      }
+    }
+    // A store through PagedCells keeps the slot and the ring equal.
+    for (std::uint32_t c = 0; c < l.tile_cells(); ++c) paged.store(tile, c, 7 + c);
+    for (std::uint32_t b = 0; b < l.border_count(); ++b) {
+      std::uint32_t lx, ly;
+      l.border_cell(b, &lx, &ly);
+      ASSERT_EQ(ring_dist[tile * l.border_count() + b], 7 + ly * l.g + lx);
+    }
+  }
 }
 
 }  // namespace

@@ -128,6 +128,7 @@ struct SsspResult {
   std::uint64_t resolves = 0;              // solves - tiles_solved
   std::uint64_t rounds = 0;                // batches (streamed) or rounds (resident)
   ResidentSsspStats resident;              // the resident exchange's own counters (exchange "resident")
+  std::uint64_t resident_slots = 0;        // its device slots when paged (0: every tile on the device)
   std::uint64_t cache_tiles = 0, cache_evictions = 0;
   SsspPhaseSeconds seconds;
   std::uint64_t bytes_read = 0;            // input cells, distance store, mask

@@ -355,6 +355,15 @@ std::string SsspCommandResult::to_json() const {
         .add("gpu_ms", r.resident.kernel_ms)
         .add("select_ms", r.resident.select_ms)
         .add("solve_ms", r.resident.solve_ms);
+    if (r.resident_slots) {
+      JsonObject paged;
+      paged.add("device_slots", r.resident_slots)
+          .add("pages_in", r.resident.pages_in)
+          .add("pages_out", r.resident.pages_out)
+          .add("bus_bytes", r.resident.bus_bytes)
+          .add("paging_ms", r.resident.paging_ms);
+      resident.add("paged", paged);
+    }
     summary.add("resident", resident);
   }
   return summary.str();

@@ -407,16 +407,31 @@ SsspExchangeOptions exchange_options(const SsspOptions& options, const SsspPass&
 }
 
 // Resident: asked for, or auto on a GPU whose memory holds the raster (with a quarter spare); never
-// with --index.
-bool choose_resident(const SsspOptions& options, const TileGrid& grid, bool use_cuda, bool indexed, RunContext& context) {
-  bool resident = options.exchange == "resident" && !indexed;
-  if (options.exchange == "auto" && use_cuda && !indexed) {
-    const std::uint64_t need = ResidentSsspExchange::device_bytes(grid.width, grid.height, options.resident_tile,
-                                                                  Device::Cuda, 1, options.connectivity);
-    const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
-    resident = need <= room;
-  }
-  return resident;
+// with --index. Paged on a GPU whose memory does not hold it when the host budget holds every cell
+// beside the write phase and the GPU holds the bands and enough slots (any number when asked for,
+// a round's width twice over on auto).
+struct ResidentChoice {
+  bool resident = false;
+  std::uint64_t device_slots = 0;
+};
+
+ResidentChoice choose_resident(const SsspOptions& options, const TileGrid& grid, bool use_cuda, bool indexed,
+                               std::uint64_t write_phase_bytes, RunContext& context) {
+  constexpr std::uint64_t kAutoPagedSlots = 512;
+  ResidentChoice choice;
+  if (indexed || options.exchange == "streamed") return choice;
+  choice.resident = options.exchange == "resident";
+  if (!use_cuda) return choice;
+  const std::uint32_t g = options.resident_tile;
+  const std::uint64_t need = ResidentSsspExchange::device_bytes(grid.width, grid.height, g, Device::Cuda, 1,
+                                                                options.connectivity);
+  const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
+  if (need <= room) return ResidentChoice{true, 0};
+  const std::uint64_t slots = ResidentSsspExchange::paged_slots(grid.width, grid.height, g, options.connectivity, room);
+  const std::uint64_t host = ResidentSsspExchange::paged_host_bytes(grid.width, grid.height, g, options.connectivity);
+  const bool host_fits = host + write_phase_bytes <= context.budget().available();
+  if (slots >= (choice.resident ? 2 : kAutoPagedSlots) && host_fits) return ResidentChoice{true, slots};
+  return choice;
 }
 
 // The index query (--index): every source seeded at 0, distances into the store.
@@ -448,6 +463,7 @@ struct PassExchange {
   SsspExchangeOptions xo;
   std::unique_ptr<RasterReader> mask;  // --source-raster, read while the exchange holds its cache
   bool resident = false;
+  std::uint64_t device_slots = 0;  // the paged resident solver's slots (0: not paged)
   bool outputs_from_device = false;
   SsspExchange* outputs_from_cache = nullptr;
   std::unique_ptr<SsspExchangeRun> run;
@@ -467,7 +483,7 @@ void run_exchange(const SsspOptions& options, const std::vector<SourceCell>& poi
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     x.xo.threads = context.threads() ? context.threads() : cores;  // the CPU twin's solvers, or the GPU's tile readers
     x.run = std::make_unique<ResidentSsspExchange>(input, distances, x.xo, options.resident_tile,
-                                                   options.resident_round, budget, progress);
+                                                   options.resident_round, x.device_slots, budget, progress);
   } else {
     const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
     plan_streamed_exchange(x.mask ? kMaskCacheBytes + tile_cells * 8 + x.mask->resident_bytes(t) : 0,
@@ -599,7 +615,10 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunCo
   // The source mask is read while the exchange holds its cache: open it first, keep its room free.
   if (!options.source_raster.empty() && pass.mask) x.mask = RasterReader::open(options.source_raster);
   const TileInput& solved = cells.solved(input);
-  x.resident = choose_resident(options, grid, use_cuda, input.index != nullptr, context);
+  const ResidentChoice resident = choose_resident(options, grid, use_cuda, input.index != nullptr, write_phase_bytes, context);
+  x.resident = resident.resident;
+  x.device_slots = resident.device_slots;
+  result.resident_slots = resident.device_slots;
   result.exchange = input.index ? "index" : x.resident ? "resident" : "streamed";
   x.outputs_from_device = x.resident && use_cuda;
   result.seconds.sources = phase.seconds();

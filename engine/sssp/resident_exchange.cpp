@@ -41,9 +41,35 @@ std::uint64_t ResidentSsspExchange::device_bytes(std::uint64_t width, std::uint6
   return resident_sssp_bytes(resident_options(grid, options, g), device, threads);
 }
 
+namespace {
+
+ResidentSsspOptions cuda_options(std::uint64_t width, std::uint64_t height, std::uint32_t g, Connectivity connectivity) {
+  SsspExchangeOptions options;
+  options.device = Device::Cuda;
+  options.connectivity = connectivity;
+  TileGrid grid;
+  grid.width = width;
+  grid.height = height;
+  grid.tile = g;
+  return resident_options(grid, options, g);
+}
+
+}  // namespace
+
+std::uint64_t ResidentSsspExchange::paged_slots(std::uint64_t width, std::uint64_t height, std::uint32_t g,
+                                                Connectivity connectivity, std::uint64_t room) {
+  return resident_sssp_paged_slots(cuda_options(width, height, g, connectivity), room);
+}
+
+std::uint64_t ResidentSsspExchange::paged_host_bytes(std::uint64_t width, std::uint64_t height, std::uint32_t g,
+                                                     Connectivity connectivity) {
+  return resident_sssp_paged_host_bytes(cuda_options(width, height, g, connectivity));
+}
+
 ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore& store,
                                            const SsspExchangeOptions& options, std::uint32_t g,
-                                           std::uint64_t round_tiles, MemoryBudget& budget, Progress& progress)
+                                           std::uint64_t round_tiles, std::uint64_t device_slots,
+                                           MemoryBudget& budget, Progress& progress)
     : input_(input), store_(store), options_(options), grid_(input.grid()) {
   if (options.track_source || options.track_hops)
     throw Error("internal: the resident SSSP exchange computes distances only (no backlinks or allocation)");
@@ -54,6 +80,10 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
   if (round_tiles) ro.round_tiles = round_tiles;
   if (options.device == Device::Cpu)
     reservations_.push_back(budget.reserve(resident_sssp_bytes(ro, Device::Cpu, threads), "sssp resident arrays"));
+  if (options.device == Device::Cuda && device_slots) {
+    ro.device_slots = device_slots;
+    reservations_.push_back(budget.reserve(resident_sssp_paged_host_bytes(ro), "sssp paged resident host cells"));
+  }
   // Loading reads 2 tiles per thread at once: 2 x threads tiles of doubles, plus the solver's
   // staging (two windows of values, pinned on a GPU) and this object's tile buffers.
   const std::uint64_t group = 2ull * threads;

@@ -3,11 +3,14 @@
 // sent to the device once, the rounds run there (kernels/sssp/resident_sssp.h), and the distances
 // come back once, into the DistanceStore that the output phase reads.
 //
-// It is the default on a GPU when the raster's values and distances fit its memory (16 bytes per
-// cell) and no backlink or allocation is asked for; the streamed exchange (engine/sssp/exchange.h)
-// serves every other run. Both give the same distances bit for bit.
+// It is the default on a GPU when no backlink or allocation is asked for and either the raster's
+// values and distances fit its memory (16 bytes per cell), or they fit the host budget and the
+// GPU holds every tile's border band and enough tile interiors to page them (the paged solver,
+// `device_slots` > 0: docs/sssp.md "Paged resident exchange"); the streamed exchange
+// (engine/sssp/exchange.h) serves every other run. All give the same distances bit for bit.
 // Memory (host, reserved from the budget): CUDA: two tiles of staging (t*t x 16 bytes) and the
-// solver's pinned windows (t*t x 16); CPU twin: the resident arrays (resident_sssp_bytes).
+// solver's pinned windows (t*t x 16), and when paged every cell (resident_sssp_paged_host_bytes);
+// CPU twin: the resident arrays (resident_sssp_bytes).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -21,9 +24,11 @@ namespace terrazo {
 class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSource {
  public:
   // g: the resident tile side (the block solver's tile); round_tiles: the width of a round the
-  // schedule aims at (0: the device's default); options as for SsspExchange (labels must be off).
+  // schedule aims at (0: the device's default); device_slots: 0, or the paged solver's slots (CUDA);
+  // options as for SsspExchange (labels must be off).
   ResidentSsspExchange(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
-                       std::uint32_t g, std::uint64_t round_tiles, MemoryBudget& budget, Progress& progress);
+                       std::uint32_t g, std::uint64_t round_tiles, std::uint64_t device_slots, MemoryBudget& budget,
+                       Progress& progress);
   ~ResidentSsspExchange() override;
 
   std::vector<std::uint32_t> add_sources(std::uint32_t tx, std::uint32_t ty, const std::vector<TileSource>& sources) override;
@@ -45,6 +50,12 @@ class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSourc
   // `auto` compares with the GPU's memory).
   static std::uint64_t device_bytes(std::uint64_t width, std::uint64_t height, std::uint32_t g, Device device,
                                     unsigned threads, Connectivity connectivity = Connectivity::Eight);
+  // The paged CUDA solver on the same raster: the most device slots that fit `room` bytes of GPU
+  // memory (0: not even the bands fit), and the host bytes it reserves.
+  static std::uint64_t paged_slots(std::uint64_t width, std::uint64_t height, std::uint32_t g, Connectivity connectivity,
+                                   std::uint64_t room);
+  static std::uint64_t paged_host_bytes(std::uint64_t width, std::uint64_t height, std::uint32_t g,
+                                        Connectivity connectivity);
 
  private:
   const TileInput& input_;

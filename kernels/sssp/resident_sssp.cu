@@ -15,11 +15,21 @@
 //                       lists them in ascending tile order (deterministic, as the CPU twin).
 // A round longer than batch_tiles is processed in groups, each group seeing the earlier ones'
 // results (as the CPU twin does). Every CUDA call and launch is checked.
+//
+// Paged (options.device_slots > 0, docs/sssp.md "Paged resident exchange"): the cells live in
+// page-locked host memory; the device keeps every tile's border band (rings, what a neighbour's
+// window and activation read) and the interiors of `device_slots` tiles. Before each group's solves
+// TilePager (kernels/common/tile_pager.h) names the moves: dirty victims' distances back to the host
+// (page_out), slot_of updated (map_slots), the group's missing tiles in (page_in); the copies are
+// kernels reading and writing the mapped host memory, one block per tile. The steps then read cells
+// through PagedCells (resident_sssp_steps.h) instead of ResidentCells; nothing else changes.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +39,7 @@
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/sssp/resident_sssp.h"
 #include "kernels/sssp/resident_sssp_steps.h"
+#include "kernels/common/tile_pager.h"
 
 namespace terrazo {
 namespace cuda {
@@ -48,15 +59,16 @@ __global__ void read_window_kernel(ResidentLayout l, std::uint64_t x0, std::uint
   out[i] = dist[l.index(x0 + i % w, y0 + i / w)];
 }
 
-__global__ void gather_windows(ResidentLayout l, const std::uint64_t* __restrict__ active, const double* __restrict__ values,
-                               const PathLength* __restrict__ dist, double* __restrict__ window_values,
+template <class Cells>
+__global__ void gather_windows(Cells at, const std::uint64_t* __restrict__ active, double* __restrict__ window_values,
                                PathLength* __restrict__ window_dist, std::int64_t* __restrict__ window_row0,
                                std::uint8_t* __restrict__ ever, unsigned long long* __restrict__ first_solves) {
+  const ResidentLayout& l = at.l;
   const std::uint64_t tile = active[blockIdx.x];
   const std::uint32_t s = l.window_side(), cells = s * s;
   double* wv = window_values + blockIdx.x * static_cast<std::uint64_t>(cells);
   PathLength* wd = window_dist + blockIdx.x * static_cast<std::uint64_t>(cells);
-  for (std::uint32_t i = threadIdx.x; i < cells; i += blockDim.x) resident_window_cell(l, tile, i, values, dist, &wv[i], &wd[i]);
+  for (std::uint32_t i = threadIdx.x; i < cells; i += blockDim.x) resident_window_cell(at, tile, i, &wv[i], &wd[i]);
   if (threadIdx.x == 0) window_row0[blockIdx.x] = static_cast<std::int64_t>((tile / l.tiles_x) * l.g) - l.halo;
   if (threadIdx.x == 0 && !ever[tile]) {
     ever[tile] = 1;
@@ -64,16 +76,16 @@ __global__ void gather_windows(ResidentLayout l, const std::uint64_t* __restrict
   }
 }
 
-__global__ void store_interiors(ResidentLayout l, const std::uint64_t* __restrict__ active,
-                                const PathLength* __restrict__ window_dist, const std::uint8_t* __restrict__ changed,
-                                PathLength* __restrict__ dist) {
+template <class Cells>
+__global__ void store_interiors(Cells at, const std::uint64_t* __restrict__ active,
+                                const PathLength* __restrict__ window_dist, const std::uint8_t* __restrict__ changed) {
+  const ResidentLayout& l = at.l;
   const std::uint64_t tile = active[blockIdx.x];
   const std::uint32_t g = l.g, s = l.window_side(), h = l.halo;
   const PathLength* wd = window_dist + blockIdx.x * static_cast<std::uint64_t>(s) * s;
   const std::uint8_t* ch = changed + blockIdx.x * l.tile_cells();
-  PathLength* out = dist + tile * l.tile_cells();
   for (std::uint32_t c = threadIdx.x; c < g * g; c += blockDim.x)
-    if (ch[c]) out[c] = wd[(c / g + h) * s + c % g + h];
+    if (ch[c]) at.store(tile, c, wd[(c / g + h) * s + c % g + h]);
 }
 
 __global__ void select_round(std::uint64_t tiles, PathLength threshold, PathLength* __restrict__ key,
@@ -85,10 +97,11 @@ __global__ void select_round(std::uint64_t tiles, PathLength threshold, PathLeng
   if (take) key[k] = kUnreached;
 }
 
-__global__ void activate_neighbours(ResidentLayout l, const std::uint64_t* __restrict__ active,
-                                    const std::uint8_t* __restrict__ changed, const double* __restrict__ values,
-                                    const PathLength* __restrict__ dist, ResidentEdges edges,
+template <class Cells>
+__global__ void activate_neighbours(Cells at, const std::uint64_t* __restrict__ active,
+                                    const std::uint8_t* __restrict__ changed, ResidentEdges edges,
                                     PathLength* __restrict__ key, int* __restrict__ overflow) {
+  const ResidentLayout& l = at.l;
   const std::uint64_t tile = active[blockIdx.x];
   const std::uint32_t g = l.g, border = l.border_count();
   const int directions = direction_count(edges.connectivity);
@@ -100,8 +113,7 @@ __global__ void activate_neighbours(ResidentLayout l, const std::uint64_t* __res
     if (!ch[ly * g + lx]) continue;
     for (int start = 0, dir = 0; start < directions; start = dir + 1) {
       PathLength candidate = kUnreached;
-      const std::uint64_t n = resident_improved_neighbour(l, tile, lx, ly, start, &dir, edges, values, dist, &candidate,
-                                                          &overflowed);
+      const std::uint64_t n = resident_improved_neighbour(at, tile, lx, ly, start, &dir, edges, &candidate, &overflowed);
       if (n == ~std::uint64_t{0}) break;
       atomicMin(reinterpret_cast<unsigned long long*>(&key[n]), static_cast<unsigned long long>(candidate));
     }
@@ -109,62 +121,68 @@ __global__ void activate_neighbours(ResidentLayout l, const std::uint64_t* __res
   if (overflowed) atomicExch(overflow, 1);
 }
 
+// Paging: one block per moved tile, its g^2 cells copied between the mapped host backing and its slot.
+__global__ void page_out(const TilePager::Move* __restrict__ moves, std::uint64_t tile_cells,
+                         const PathLength* __restrict__ slot_dist, PathLength* __restrict__ host_dist) {
+  const TilePager::Move m = moves[blockIdx.x];
+  for (std::uint64_t c = threadIdx.x; c < tile_cells; c += blockDim.x)
+    host_dist[m.tile * tile_cells + c] = slot_dist[m.slot * tile_cells + c];
+}
+
+__global__ void page_in(const TilePager::Move* __restrict__ moves, std::uint64_t tile_cells,
+                        const double* __restrict__ host_values, const PathLength* __restrict__ host_dist,
+                        double* __restrict__ slot_values, PathLength* __restrict__ slot_dist) {
+  const TilePager::Move m = moves[blockIdx.x];
+  for (std::uint64_t c = threadIdx.x; c < tile_cells; c += blockDim.x) {
+    slot_values[m.slot * tile_cells + c] = host_values[m.tile * tile_cells + c];
+    slot_dist[m.slot * tile_cells + c] = host_dist[m.tile * tile_cells + c];
+  }
+}
+
+__global__ void map_slots(const TilePager::Move* __restrict__ moves, std::uint64_t count, std::uint32_t* __restrict__ slot_of) {
+  const std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (i < count) slot_of[moves[i].tile] = moves[i].slot;
+}
+
+// Every tile's border band from the host backing into the rings (once, before the rounds).
+__global__ void build_rings(ResidentLayout l, const double* __restrict__ host_values, const PathLength* __restrict__ host_dist,
+                            double* __restrict__ ring_values, PathLength* __restrict__ ring_dist) {
+  const std::uint32_t band = l.border_count();
+  const std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (i >= l.tiles() * band) return;
+  const std::uint64_t tile = i / band;
+  std::uint32_t lx, ly;
+  l.border_cell(static_cast<std::uint32_t>(i % band), &lx, &ly);
+  const std::uint64_t k = tile * l.tile_cells() + ly * l.g + lx;
+  ring_values[i] = host_values[k];
+  ring_dist[i] = host_dist[k];
+}
+
 class ResidentSsspCuda final : public ResidentSsspSolver {
  public:
-  explicit ResidentSsspCuda(const ResidentSsspOptions& options) : options_(options), layout_(options) {
+  explicit ResidentSsspCuda(const ResidentSsspOptions& options)
+      : options_(options), layout_(options), paged_(options.device_slots > 0 && options.device_slots < layout_.tiles()) {
     if (!cuda_device().available) throw Error("resident SSSP on CUDA: " + cuda_device().reason);
     if (options.g < 2 || options.g > 1024) throw Error("resident SSSP: tile side " + std::to_string(options.g) + " is outside 2..1024");
     batch_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, layout_.tiles()));
-    const std::uint64_t cells = layout_.tiles() * layout_.tile_cells();
-    const std::uint64_t s = layout_.window_side();
-    values_.resize(cells);
-    dist_.resize(cells);
-    key_.resize(layout_.tiles());
-    selected_.resize(layout_.tiles());
-    ever_.resize(layout_.tiles());
-    active_.resize(layout_.tiles());
-    window_values_.resize(batch_ * s * s);
-    window_dist_.resize(batch_ * s * s);
-    changed_.resize(batch_ * layout_.tile_cells());
-    window_row0_.resize(batch_);
-    device_params_ = options_.params;
-    if (options_.params.steps.rows) {  // per-row step lengths: the table on the device, global rows
-      const std::uint64_t entries = static_cast<std::uint64_t>(options_.params.steps.row_count) * 3;
-      steps_.resize(entries);
-      TERRAZO_CUDA_CHECK(cudaMemcpy(steps_.get(), options_.params.steps.rows, entries * sizeof(double),
-                                    cudaMemcpyHostToDevice));
-      device_params_.steps.rows = steps_.get();
-    }
-    device_params_.steps.row0 = 0;
-    edges_ = resident_edges(device_params_, options_.connectivity, options_.max_cost);
-    workspace_.sweep = options_.frontier_bfs ? SsspSweep::FrontierBfs : SsspSweep::Auto;
-    counters_.resize(5);  // changed cells, first solves, rounds of sweeps, selected count, smallest key
-    overflow_.resize(1);
-    host_count_.resize(2);
-    // Nodata and unreached everywhere: NaN's bytes are 0xff.. too (a quiet NaN with all bits set).
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(values_.get(), 0xff, cells * sizeof(double), stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(dist_.get(), 0xff, cells * sizeof(PathLength), stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(key_.get(), 0xff, layout_.tiles() * sizeof(PathLength), stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(ever_.get(), 0, layout_.tiles(), stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 5 * sizeof(unsigned long long), stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(overflow_.get(), 0, sizeof(int), stream_.get()));
-    std::size_t select_temp = 0, reduce_temp = 0;
-    TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select_temp, thrust::counting_iterator<std::uint64_t>(0),
-                                                  selected_.get(), active_.get(), counters_.get() + 3, layout_.tiles(),
-                                                  stream_.get()));
-    TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, reduce_temp, key_.get(), counters_.get() + 4, layout_.tiles(),
-                                              stream_.get()));
-    cub_temp_bytes_ = std::max<std::size_t>({select_temp, reduce_temp, 1});
-    cub_temp_.resize(cub_temp_bytes_);
-    stream_.synchronize();
+    if (paged_) allocate_pages();
+    else allocate_resident();
+    allocate_rounds();
   }
 
   Device device() const override { return Device::Cuda; }
 
   void write_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* values) override {
-    // Two staging slots: the copy and scatter of one window overlap filling the next.
     const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
     if (n == 0) return;
+    if (paged_) {  // straight into the host backing
+      double* backing = host_values_.get();
+      for (std::uint32_t y = 0; y < h; ++y)
+        for (std::uint32_t x = 0; x < w; ++x) backing[layout_.index(x0 + x, y0 + y)] = values[static_cast<std::size_t>(y) * w + x];
+      rings_built_ = false;
+      return;
+    }
+    // Two staging slots: the copy and scatter of one window overlap filling the next.
     Staging& slot = staging_[next_staging_];
     next_staging_ ^= 1;
     if (slot.used) TERRAZO_CUDA_CHECK(cudaEventSynchronize(slot.done.get()));
@@ -191,101 +209,71 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
       TERRAZO_CUDA_CHECK(cudaMemcpy(&current, d_at, sizeof(current), cudaMemcpyDeviceToHost));
       if (start < current) TERRAZO_CUDA_CHECK(cudaMemcpy(d_at, &start, sizeof(start), cudaMemcpyHostToDevice));
     };
-    lower(dist_.get() + layout_.index(x, y));
+    if (paged_) {
+      PathLength& d = host_dist_.get()[layout_.index(x, y)];
+      d = std::min(d, start);
+      rings_built_ = false;
+    } else {
+      lower(dist_.get() + layout_.index(x, y));
+    }
     for (const std::uint64_t tile : layout_.source_tiles(x, y)) lower(key_.get() + tile);
   }
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
     ResidentSsspStats stats;
-    const unsigned threads = 256;
+    if (paged_ && !rings_built_) build_all_rings();
     CudaEvent start, stop, selected, solved;
     double select_ms = 0, solve_ms = 0;
     bool timed_round = false;  // `solved` marks the end of the previous round's solves
     TERRAZO_CUDA_CHECK(cudaEventRecord(start.get(), stream_.get()));
     NearFarSchedule schedule;
     schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
-    const unsigned long long* d_min = counters_.get() + 4;
     for (;;) {
-      // The smallest key; the tiles under the threshold, listed in ascending order, keys cleared.
-      std::size_t temp = cub_temp_bytes_;
-      TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(cub_temp_.get(), temp, key_.get(), counters_.get() + 4, layout_.tiles(),
-                                                stream_.get()));
-      TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get() + 1, d_min, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                                         stream_.get()));
-      stream_.synchronize();
-      const PathLength min_key = host_count_.get()[1];
+      const PathLength min_key = smallest_key();
       if (min_key == kUnreached) break;
-      select_round<<<static_cast<unsigned>((layout_.tiles() + 255) / 256), 256, 0, stream_.get()>>>(
-          layout_.tiles(), schedule.threshold(min_key), key_.get(), selected_.get());
-      TERRAZO_CUDA_CHECK_LAUNCH();
-      temp = cub_temp_bytes_;
-      TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), temp, thrust::counting_iterator<std::uint64_t>(0),
-                                                    selected_.get(), active_.get(), counters_.get() + 3, layout_.tiles(),
-                                                    stream_.get()));
-      TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get(), counters_.get() + 3, sizeof(unsigned long long),
-                                         cudaMemcpyDeviceToHost, stream_.get()));
-      TERRAZO_CUDA_CHECK(cudaEventRecord(selected.get(), stream_.get()));
-      stream_.synchronize();
-      {
-        float ms = 0;
-        if (timed_round) {
-          TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, solved.get(), selected.get()));
-          select_ms += ms;
-        }
-      }
-      const std::uint64_t active = host_count_.get()[0];
+      const std::uint64_t active = select_active(schedule.threshold(min_key), selected);
+      if (timed_round) select_ms += elapsed_ms(solved, selected);
       schedule.adapt(active);
       ++stats.rounds;
       stats.max_active = std::max(stats.max_active, active);
+      if (paged_) copy_active_list(active);
       for (std::uint64_t first = 0; first < active; first += batch_) {
         const std::uint64_t count = std::min(batch_, active - first);
-        const std::uint64_t* list = active_.get() + first;
-        gather_windows<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(
-            layout_, list, values_.get(), dist_.get(), window_values_.get(), window_dist_.get(), window_row0_.get(),
-            ever_.get(), counters_.get() + 1);
-        TERRAZO_CUDA_CHECK_LAUNCH();
-        launch_block_sssp(window_values_.get(), count, layout_.g, device_params_, options_.connectivity, options_.max_cost,
-                          window_dist_.get(), changed_.get(), counters_.get(), overflow_.get(), workspace_, stream_.get(),
-                          counters_.get() + 2, window_row0_.get());
-        store_interiors<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(layout_, list, window_dist_.get(),
-                                                                                     changed_.get(), dist_.get());
-        TERRAZO_CUDA_CHECK_LAUNCH();
-        activate_neighbours<<<static_cast<unsigned>(count), threads, 0, stream_.get()>>>(
-            layout_, list, changed_.get(), values_.get(), dist_.get(), edges_, key_.get(), overflow_.get());
-        TERRAZO_CUDA_CHECK_LAUNCH();
+        if (paged_) {
+          admit_group(first, count);
+          solve_group(paged_cells(), first, count);
+          for (std::uint64_t i = 0; i < count; ++i) pager_->mark_dirty(host_active_.get()[first + i]);
+        } else {
+          solve_group(resident_cells(), first, count);
+        }
         stats.solves += count;
       }
       TERRAZO_CUDA_CHECK(cudaEventRecord(solved.get(), stream_.get()));
       TERRAZO_CUDA_CHECK(cudaEventSynchronize(solved.get()));
-      {
-        float ms = 0;
-        TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, selected.get(), solved.get()));
-        solve_ms += ms;
-        timed_round = true;
-      }
+      solve_ms += elapsed_ms(selected, solved);
+      timed_round = true;
       round_done(stats.rounds, stats.solves);
     }
     TERRAZO_CUDA_CHECK(cudaEventRecord(stop.get(), stream_.get()));
     stream_.synchronize();
-    float ms = 0;
-    TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    stats.kernel_ms = ms;
-    unsigned long long counters[3] = {0, 0, 0};
-    int overflow = 0;
-    TERRAZO_CUDA_CHECK(cudaMemcpy(counters, counters_.get(), sizeof(counters), cudaMemcpyDeviceToHost));
-    TERRAZO_CUDA_CHECK(cudaMemcpy(&overflow, overflow_.get(), sizeof(int), cudaMemcpyDeviceToHost));
-    stats.cells_improved = counters[0];
-    stats.tiles_solved = counters[1];
-    stats.sweeps = counters[2];
+    stats.kernel_ms = elapsed_ms(start, stop);
     stats.select_ms = select_ms;
     stats.solve_ms = solve_ms;
-    stats.overflow = overflow != 0;
+    read_counters(stats);
+    flushed_ = false;
     return stats;
   }
 
   void read_distances(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, PathLength* dist) override {
     const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
     if (n == 0) return;
+    if (paged_) {  // from the host backing, once every dirty slot is back
+      if (!flushed_) flush_dirty();
+      const PathLength* backing = host_dist_.get();
+      for (std::uint32_t y = 0; y < h; ++y)
+        for (std::uint32_t x = 0; x < w; ++x) dist[static_cast<std::size_t>(y) * w + x] = backing[layout_.index(x0 + x, y0 + y)];
+      return;
+    }
     if (staging_dist_.size() < n) {
       staging_dist_.resize(n);
       device_dist_window_.resize(n);
@@ -300,11 +288,225 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   }
 
  private:
+  static constexpr unsigned kThreads = 256;
+
+  // Every tile's cells on the device, nodata and unreached (NaN's bytes are 0xff.. too).
+  void allocate_resident() {
+    const std::uint64_t cells = layout_.tiles() * layout_.tile_cells();
+    values_.resize(cells);
+    dist_.resize(cells);
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(values_.get(), 0xff, cells * sizeof(double), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(dist_.get(), 0xff, cells * sizeof(PathLength), stream_.get()));
+  }
+
+  // The host backing (every cell, page-locked and mapped), the device slots and the rings.
+  void allocate_pages() {
+    const std::uint64_t cells = layout_.tiles() * layout_.tile_cells(), tc = layout_.tile_cells();
+    const std::uint32_t slots = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.device_slots, 0xfffffffeu));
+    batch_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(batch_, slots / 2));
+    host_values_.resize(cells);
+    host_dist_.resize(cells);
+    std::fill(host_values_.get(), host_values_.get() + cells, std::numeric_limits<double>::quiet_NaN());
+    std::fill(host_dist_.get(), host_dist_.get() + cells, kUnreached);
+    values_.resize(static_cast<std::uint64_t>(slots) * tc);
+    dist_.resize(static_cast<std::uint64_t>(slots) * tc);
+    ring_values_.resize(layout_.tiles() * layout_.border_count());
+    ring_dist_.resize(layout_.tiles() * layout_.border_count());
+    slot_of_.resize(layout_.tiles());
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(slot_of_.get(), 0xff, layout_.tiles() * sizeof(std::uint32_t), stream_.get()));
+    host_active_.resize(layout_.tiles());
+    moves_.resize(3 * batch_ + 1);
+    device_moves_.resize(3 * batch_ + 1);
+    pager_ = std::make_unique<TilePager>(layout_.tiles(), slots);
+  }
+
+  // Keys, flags, lists, windows, the weights' tables and CUB's scratch: the same in both modes.
+  void allocate_rounds() {
+    const std::uint64_t s = layout_.window_side();
+    key_.resize(layout_.tiles());
+    selected_.resize(layout_.tiles());
+    ever_.resize(layout_.tiles());
+    active_.resize(layout_.tiles());
+    window_values_.resize(batch_ * s * s);
+    window_dist_.resize(batch_ * s * s);
+    changed_.resize(batch_ * layout_.tile_cells());
+    window_row0_.resize(batch_);
+    device_params_ = options_.params;
+    if (options_.params.steps.rows) {  // per-row step lengths: the table on the device, global rows
+      const std::uint64_t entries = static_cast<std::uint64_t>(options_.params.steps.row_count) * 3;
+      steps_.resize(entries);
+      TERRAZO_CUDA_CHECK(cudaMemcpy(steps_.get(), options_.params.steps.rows, entries * sizeof(double),
+                                    cudaMemcpyHostToDevice));
+      device_params_.steps.rows = steps_.get();
+    }
+    device_params_.steps.row0 = 0;
+    edges_ = resident_edges(device_params_, options_.connectivity, options_.max_cost);
+    workspace_.sweep = options_.frontier_bfs ? SsspSweep::FrontierBfs : SsspSweep::Auto;
+    counters_.resize(5);  // changed cells, first solves, rounds of sweeps, selected count, smallest key
+    overflow_.resize(1);
+    host_count_.resize(2);
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(key_.get(), 0xff, layout_.tiles() * sizeof(PathLength), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(ever_.get(), 0, layout_.tiles(), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 5 * sizeof(unsigned long long), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(overflow_.get(), 0, sizeof(int), stream_.get()));
+    std::size_t select_temp = 0, reduce_temp = 0;
+    TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select_temp, thrust::counting_iterator<std::uint64_t>(0),
+                                                  selected_.get(), active_.get(), counters_.get() + 3, layout_.tiles(),
+                                                  stream_.get()));
+    TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, reduce_temp, key_.get(), counters_.get() + 4, layout_.tiles(),
+                                              stream_.get()));
+    cub_temp_bytes_ = std::max<std::size_t>({select_temp, reduce_temp, 1});
+    cub_temp_.resize(cub_temp_bytes_);
+    stream_.synchronize();
+  }
+
+  ResidentCells resident_cells() { return ResidentCells{layout_, values_.get(), dist_.get()}; }
+  PagedCells paged_cells() {
+    return PagedCells{layout_, slot_of_.get(), values_.get(), dist_.get(), ring_values_.get(), ring_dist_.get()};
+  }
+
+  float elapsed_ms(const CudaEvent& from, const CudaEvent& to) {
+    float ms = 0;
+    TERRAZO_CUDA_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
+    return ms;
+  }
+
+  PathLength smallest_key() {
+    std::size_t temp = cub_temp_bytes_;
+    TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(cub_temp_.get(), temp, key_.get(), counters_.get() + 4, layout_.tiles(),
+                                              stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get() + 1, counters_.get() + 4, sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    return host_count_.get()[1];
+  }
+
+  // The tiles whose key is at most `threshold`, listed in ascending order in active_, keys cleared;
+  // `selected` recorded after the list. Returns their count.
+  std::uint64_t select_active(PathLength threshold, CudaEvent& selected) {
+    select_round<<<static_cast<unsigned>((layout_.tiles() + 255) / 256), 256, 0, stream_.get()>>>(
+        layout_.tiles(), threshold, key_.get(), selected_.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    std::size_t temp = cub_temp_bytes_;
+    TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), temp, thrust::counting_iterator<std::uint64_t>(0),
+                                                  selected_.get(), active_.get(), counters_.get() + 3, layout_.tiles(),
+                                                  stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get(), counters_.get() + 3, sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaEventRecord(selected.get(), stream_.get()));
+    stream_.synchronize();
+    return host_count_.get()[0];
+  }
+
+  // Steps 1-3 for `count` tiles of the round's list from `first`, on the cells of `at`.
+  template <class Cells>
+  void solve_group(const Cells& at, std::uint64_t first, std::uint64_t count) {
+    const std::uint64_t* list = active_.get() + first;
+    gather_windows<<<static_cast<unsigned>(count), kThreads, 0, stream_.get()>>>(
+        at, list, window_values_.get(), window_dist_.get(), window_row0_.get(), ever_.get(), counters_.get() + 1);
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    launch_block_sssp(window_values_.get(), count, layout_.g, device_params_, options_.connectivity, options_.max_cost,
+                      window_dist_.get(), changed_.get(), counters_.get(), overflow_.get(), workspace_, stream_.get(),
+                      counters_.get() + 2, window_row0_.get());
+    store_interiors<<<static_cast<unsigned>(count), kThreads, 0, stream_.get()>>>(at, list, window_dist_.get(),
+                                                                                  changed_.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    activate_neighbours<<<static_cast<unsigned>(count), kThreads, 0, stream_.get()>>>(at, list, changed_.get(), edges_,
+                                                                                      key_.get(), overflow_.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+  }
+
+  void read_counters(ResidentSsspStats& stats) {
+    unsigned long long counters[3] = {0, 0, 0};
+    int overflow = 0;
+    TERRAZO_CUDA_CHECK(cudaMemcpy(counters, counters_.get(), sizeof(counters), cudaMemcpyDeviceToHost));
+    TERRAZO_CUDA_CHECK(cudaMemcpy(&overflow, overflow_.get(), sizeof(int), cudaMemcpyDeviceToHost));
+    stats.cells_improved = counters[0];
+    stats.tiles_solved = counters[1];
+    stats.sweeps = counters[2];
+    stats.overflow = overflow != 0;
+    stats.pages_in = pages_in_;
+    stats.pages_out = pages_out_;
+    stats.bus_bytes = bus_bytes_;
+    stats.paging_ms = paging_ms_;
+  }
+
+  // Paged: the round's list on the host, for the pager.
+  void copy_active_list(std::uint64_t active) {
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_active_.get(), active_.get(), active * sizeof(std::uint64_t),
+                                       cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+  }
+
+  void build_all_rings() {
+    const std::uint64_t n = layout_.tiles() * layout_.border_count();
+    build_rings<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream_.get()>>>(layout_, host_values_.get(), host_dist_.get(),
+                                                                                   ring_values_.get(), ring_dist_.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    stream_.synchronize();
+    rings_built_ = true;
+  }
+
+  // Paged: the group's tiles into slots (dirty victims out first), timed on the stream.
+  void admit_group(std::uint64_t first, std::uint64_t count) {
+    pager_->admit(host_active_.get() + first, count, &pending_moves_);
+    apply_moves(pending_moves_.out, pending_moves_.map, pending_moves_.in);
+  }
+
+  void flush_dirty() {
+    std::vector<TilePager::Move> out;
+    pager_->take_dirty(&out);
+    apply_moves(out, {}, {});
+    flushed_ = true;
+  }
+
+  // page_out, map_slots, page_in, in that order, from one upload of the three lists (the previous
+  // upload is finished: every group ends with a synchronisation).
+  void apply_moves(const std::vector<TilePager::Move>& out, const std::vector<TilePager::Move>& map,
+                   const std::vector<TilePager::Move>& in) {
+    const std::uint64_t n = out.size() + map.size() + in.size();
+    if (n == 0) return;
+    if (moves_.size() < n) {
+      moves_.resize(n);
+      device_moves_.resize(n);
+    }
+    std::copy(out.begin(), out.end(), moves_.get());
+    std::copy(map.begin(), map.end(), moves_.get() + out.size());
+    std::copy(in.begin(), in.end(), moves_.get() + out.size() + map.size());
+    CudaEvent begin, end;
+    TERRAZO_CUDA_CHECK(cudaEventRecord(begin.get(), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(device_moves_.get(), moves_.get(), n * sizeof(TilePager::Move), cudaMemcpyHostToDevice,
+                                       stream_.get()));
+    const TilePager::Move* d = device_moves_.get();
+    const std::uint64_t tc = layout_.tile_cells();
+    if (!out.empty()) {
+      page_out<<<static_cast<unsigned>(out.size()), kThreads, 0, stream_.get()>>>(d, tc, dist_.get(), host_dist_.get());
+      TERRAZO_CUDA_CHECK_LAUNCH();
+    }
+    if (!map.empty()) {
+      map_slots<<<static_cast<unsigned>((map.size() + 255) / 256), 256, 0, stream_.get()>>>(d + out.size(), map.size(),
+                                                                                            slot_of_.get());
+      TERRAZO_CUDA_CHECK_LAUNCH();
+    }
+    if (!in.empty()) {
+      page_in<<<static_cast<unsigned>(in.size()), kThreads, 0, stream_.get()>>>(
+          d + out.size() + map.size(), tc, host_values_.get(), host_dist_.get(), values_.get(), dist_.get());
+      TERRAZO_CUDA_CHECK_LAUNCH();
+    }
+    TERRAZO_CUDA_CHECK(cudaEventRecord(end.get(), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaEventSynchronize(end.get()));
+    paging_ms_ += elapsed_ms(begin, end);
+    pages_out_ += out.size();
+    pages_in_ += in.size();
+    bus_bytes_ += (out.size() * 8 + in.size() * 16) * tc;
+  }
+
   ResidentSsspOptions options_;
   ResidentLayout layout_;
+  bool paged_ = false;
   std::uint64_t batch_ = 1;
   CudaStream stream_;
-  DeviceBuffer<double> values_;
+  DeviceBuffer<double> values_;     // every tile's cells, or (paged) the slots' interiors
   DeviceBuffer<PathLength> dist_;
   DeviceBuffer<PathLength> key_;  // pending tiles: the smallest distance pushed in; kUnreached: not pending
   DeviceBuffer<std::uint8_t> selected_, ever_;
@@ -332,6 +534,20 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   int next_staging_ = 0;
   PinnedBuffer<PathLength> staging_dist_;
   DeviceBuffer<PathLength> device_dist_window_;
+  // Paged mode only.
+  PinnedBuffer<double> host_values_;       // every cell, ResidentLayout::index order (mapped: the page kernels read it)
+  PinnedBuffer<PathLength> host_dist_;
+  DeviceBuffer<double> ring_values_;       // every tile's border band
+  DeviceBuffer<PathLength> ring_dist_;
+  DeviceBuffer<std::uint32_t> slot_of_;    // per tile: its slot, or kNoSlot
+  PinnedBuffer<std::uint64_t> host_active_;
+  PinnedBuffer<TilePager::Move> moves_;
+  DeviceBuffer<TilePager::Move> device_moves_;
+  std::unique_ptr<TilePager> pager_;
+  TilePager::Moves pending_moves_;
+  bool rings_built_ = false, flushed_ = true;
+  std::uint64_t pages_in_ = 0, pages_out_ = 0, bus_bytes_ = 0;
+  double paging_ms_ = 0;
 };
 
 }  // namespace

@@ -56,6 +56,11 @@ struct ResidentSsspOptions {
   bool frontier_bfs = false;         // unit model: the frontier BFS block solver (kernels/sssp/block_bfs.h)
   std::uint64_t batch_tiles = 4096;  // tiles solved per launch (CPU: per pool loop) at most
   std::uint64_t round_tiles = 2048;  // tiles per round the near-far schedule aims at (resident_sssp_steps.h)
+  // CUDA only. 0: every tile's cells live on the device. Otherwise the paged solver: the interiors of
+  // at most this many tiles are on the device at once (batch_tiles lowered to half of it), every tile's
+  // border band always is, and all the cells live in page-locked host memory (docs/sssp.md "Paged
+  // resident exchange"). The distances are the same either way.
+  std::uint64_t device_slots = 0;
 };
 
 struct ResidentSsspStats {
@@ -69,6 +74,10 @@ struct ResidentSsspStats {
   double select_ms = 0.0;          // CUDA: of which choosing the rounds' tiles (reduce, select, list)
   double solve_ms = 0.0;           // CUDA: of which gathering, solving, storing and activating
   std::uint64_t sweeps = 0;        // CUDA: sweep rounds of the block solver, all solves
+  std::uint64_t pages_in = 0;      // paged solver: tile interiors copied to the device
+  std::uint64_t pages_out = 0;     // ... and their distances copied back
+  std::uint64_t bus_bytes = 0;     // ... bytes those copies moved, both ways
+  double paging_ms = 0.0;          // ... GPU time of the copies
 };
 
 class ResidentSsspSolver {
@@ -92,12 +101,21 @@ class ResidentSsspSolver {
 // memory for Device::Cuda, plus 16 bytes of pinned host memory per cell of the largest window).
 std::uint64_t resident_sssp_bytes(const ResidentSsspOptions& options, Device device, unsigned threads);
 
+// The paged CUDA solver (options.device_slots > 0): bytes on the device for `slots` tile interiors,
+// and bytes of page-locked host memory for the whole raster's cells and bands.
+std::uint64_t resident_sssp_paged_device_bytes(const ResidentSsspOptions& options, std::uint64_t slots);
+std::uint64_t resident_sssp_paged_host_bytes(const ResidentSsspOptions& options);
+// The most slots whose paged device bytes fit `room` (with batch_tiles lowered to slots / 2 where
+// needed), or 0 when not even 2 slots and the bands fit.
+std::uint64_t resident_sssp_paged_slots(ResidentSsspOptions options, std::uint64_t room);
+
 // Device::Cpu: the CPU twin on `pool` (block_sssp_cpu per tile). Device::Cuda: throws terrazo::Error
 // when built without CUDA or on a CUDA failure (including too little device memory).
 std::unique_ptr<ResidentSsspSolver> make_resident_sssp_solver(Device device, const ResidentSsspOptions& options,
                                                               WorkerPool& pool);
 
-// The CUDA solver (kernels/sssp/resident_sssp.cu; kernels/sssp/sssp_cuda_none.cpp without CUDA).
+// The CUDA solver, paged when options.device_slots > 0 (kernels/sssp/resident_sssp.cu;
+// kernels/sssp/sssp_cuda_none.cpp without CUDA).
 std::unique_ptr<ResidentSsspSolver> make_resident_sssp_cuda(const ResidentSsspOptions& options);
 
 // Shared by both twins (and passed to the CUDA kernels): the resident tile grid and where each
@@ -139,6 +157,13 @@ struct ResidentLayout {
       *ly = halo + (b - 2 * band) / h2;
       *lx = k < halo ? k : g - h2 + k;
     }
+  }
+  // The inverse of border_cell: the border position of band cell (lx, ly).
+  TERRAZO_HD std::uint32_t band_index(std::uint32_t lx, std::uint32_t ly) const {
+    const std::uint32_t h2 = 2 * halo, band = halo * g;
+    if (g <= h2 || ly < halo) return ly * g + lx;
+    if (ly >= g - halo) return band + (ly - (g - halo)) * g + lx;
+    return 2 * band + (ly - halo) * h2 + (lx < halo ? lx : lx - (g - h2));
   }
   // The tiles a source at (x, y) makes pending: its own and its (up to 8) neighbours, ascending.
   std::vector<std::uint64_t> source_tiles(std::uint64_t x, std::uint64_t y) const {

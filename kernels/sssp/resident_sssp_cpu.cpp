@@ -79,7 +79,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
           double* wv = &window_values_[i * window];
           PathLength* wd = &window_dist_[i * window];
           for (std::uint32_t c = 0; c < window; ++c)
-            resident_window_cell(layout_, tile, c, values_.data(), dist_.data(), &wv[c], &wd[c]);
+            resident_window_cell(cells(), tile, c, &wv[c], &wd[c]);
           bool overflow = false;
           WeightParams params = options_.params;  // per-row step lengths: the window's first global row
           params.steps.row0 = static_cast<std::int64_t>((tile / layout_.tiles_x) * g) - h;
@@ -123,6 +123,8 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
   }
 
  private:
+  ResidentCells cells() { return ResidentCells{layout_, values_.data(), dist_.data()}; }
+
   // Step 3 for one solved tile: its changed border-band cells activate the neighbouring tiles they improve.
   void activate(std::uint64_t tile, const std::uint8_t* changed, bool* overflow) {
     const std::uint32_t g = layout_.g, border = layout_.border_count();
@@ -133,8 +135,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
       if (!changed[ly * g + lx]) continue;
       for (int start = 0, dir = 0; start < directions; start = dir + 1) {
         PathLength candidate = kUnreached;
-        const std::uint64_t n = resident_improved_neighbour(layout_, tile, lx, ly, start, &dir, edges_, values_.data(),
-                                                            dist_.data(), &candidate, overflow);
+        const std::uint64_t n = resident_improved_neighbour(cells(), tile, lx, ly, start, &dir, edges_, &candidate, overflow);
         if (n == ~std::uint64_t{0}) break;
         key_[n] = std::min(key_[n], candidate);
       }
@@ -170,6 +171,33 @@ std::uint64_t resident_sssp_bytes(const ResidentSsspOptions& options, Device dev
   const std::uint64_t group = std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.batch_tiles, 4ull * threads));
   return arrays + group * (s * s * 16 + grid.tile_cells() + 1) +
          static_cast<std::uint64_t>(threads) * s * s * 48;  // block_sssp_cpu's per-thread queue and mask
+}
+
+std::uint64_t resident_sssp_paged_device_bytes(const ResidentSsspOptions& options, std::uint64_t slots) {
+  const ResidentLayout grid(options);
+  const std::uint64_t s = grid.window_side(), batch = std::max<std::uint64_t>(1, std::min(options.batch_tiles, slots / 2));
+  const std::uint64_t scratch = options.connectivity == Connectivity::Sixteen ? 64 : 16;
+  const std::uint64_t rings = grid.tiles() * grid.border_count() * 16;
+  const std::uint64_t per_tile = grid.tiles() * (8 + 1 + 1 + 8 + 4);  // key, flags, list, slot
+  return rings + per_tile + slots * grid.tile_cells() * 16 + batch * (s * s * (16 + scratch) + grid.tile_cells()) +
+         3 * batch * 16 + (64ull << 20);
+}
+
+std::uint64_t resident_sssp_paged_host_bytes(const ResidentSsspOptions& options) {
+  const ResidentLayout grid(options);
+  return grid.tiles() * (grid.tile_cells() * 16 + 8) + 3 * options.batch_tiles * 16;  // backing, list, moves
+}
+
+std::uint64_t resident_sssp_paged_slots(ResidentSsspOptions options, std::uint64_t room) {
+  const ResidentLayout grid(options);
+  if (resident_sssp_paged_device_bytes(options, 2) > room) return 0;
+  std::uint64_t low = 2, high = grid.tiles();  // the most slots that fit: low fits, high + 1 is never needed
+  while (low < high) {
+    const std::uint64_t mid = low + (high - low + 1) / 2;
+    if (resident_sssp_paged_device_bytes(options, mid) <= room) low = mid;
+    else high = mid - 1;
+  }
+  return low;
 }
 
 std::unique_ptr<ResidentSsspSolver> make_resident_sssp_solver(Device device, const ResidentSsspOptions& options,

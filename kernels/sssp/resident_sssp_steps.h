@@ -8,6 +8,7 @@
 #include "kernels/common/types.h"
 #include "kernels/common/edge_weight.h"
 #include "kernels/common/tile_geometry.h"
+#include "kernels/common/tile_pager.h"
 #include "kernels/sssp/knight.h"
 #include "kernels/sssp/resident_sssp.h"
 
@@ -43,10 +44,62 @@ inline ResidentEdges resident_edges(const WeightParams& params, Connectivity con
   return e;
 }
 
+// Where a round's steps find cells: global (x, y) -> value and distance, and a solved tile's
+// interior distances stored back. Two layouts, one contract for the steps below:
+//   ResidentCells: every tile's cells in two arrays (ResidentLayout::index);
+//   PagedCells:    the interiors of the tiles in device slots (slot_of[tile], kNoSlot when out), and
+//                  every tile's border band (ResidentLayout::border_cell order) in two ring arrays.
+//                  A cell is read from its tile's slot when that tile is in, else from its band: the
+//                  steps read only the solved tile's own cells (in a slot) and their neighbours' cells
+//                  within `halo` of a tile edge (always in a band).
+struct ResidentCells {
+  ResidentLayout l;
+  double* values = nullptr;
+  PathLength* dist = nullptr;
+  TERRAZO_HD double value(std::uint64_t x, std::uint64_t y) const { return values[l.index(x, y)]; }
+  TERRAZO_HD PathLength distance(std::uint64_t x, std::uint64_t y) const { return dist[l.index(x, y)]; }
+  TERRAZO_HD void store(std::uint64_t tile, std::uint32_t c, PathLength d) const { dist[tile * l.tile_cells() + c] = d; }
+};
+
+struct PagedCells {
+  ResidentLayout l;
+  const std::uint32_t* slot_of = nullptr;  // per tile
+  double* slot_values = nullptr;           // slot * g^2 + local cell
+  PathLength* slot_dist = nullptr;
+  double* ring_values = nullptr;           // tile * border_count() + border position
+  PathLength* ring_dist = nullptr;
+  TERRAZO_HD std::uint64_t where(std::uint64_t x, std::uint64_t y, bool* in_slot) const {
+    const std::uint64_t tile = (y / l.g) * l.tiles_x + x / l.g;
+    const std::uint32_t lx = static_cast<std::uint32_t>(x % l.g), ly = static_cast<std::uint32_t>(y % l.g);
+    const std::uint32_t slot = slot_of[tile];
+    *in_slot = slot != kNoSlot;
+    return *in_slot ? slot * l.tile_cells() + ly * l.g + lx : tile * l.border_count() + l.band_index(lx, ly);
+  }
+  TERRAZO_HD double value(std::uint64_t x, std::uint64_t y) const {
+    bool in_slot;
+    const std::uint64_t k = where(x, y, &in_slot);
+    return in_slot ? slot_values[k] : ring_values[k];
+  }
+  TERRAZO_HD PathLength distance(std::uint64_t x, std::uint64_t y) const {
+    bool in_slot;
+    const std::uint64_t k = where(x, y, &in_slot);
+    return in_slot ? slot_dist[k] : ring_dist[k];
+  }
+  // `tile` is in a slot; a band cell's ring copy is kept equal.
+  TERRAZO_HD void store(std::uint64_t tile, std::uint32_t c, PathLength d) const {
+    const std::uint32_t lx = c % l.g, ly = c / l.g;
+    slot_dist[static_cast<std::uint64_t>(slot_of[tile]) * l.tile_cells() + c] = d;
+    if (ly < l.halo || ly >= l.g - l.halo || lx < l.halo || lx >= l.g - l.halo)
+      ring_dist[tile * l.border_count() + l.band_index(lx, ly)] = d;
+  }
+};
+
 // Window cell i of `tile` ((g+2h)^2 row-major, h = l.halo, the tile at (h, h)..(g+h-1, g+h-1)):
-// its value and distance in the resident arrays, or nodata and unreached outside the raster.
-TERRAZO_HD void resident_window_cell(const ResidentLayout& l, std::uint64_t tile, std::uint32_t i, const double* values,
-                                     const PathLength* dist, double* value_out, PathLength* dist_out) {
+// its value and distance, or nodata and unreached outside the raster.
+template <class Cells>
+TERRAZO_HD void resident_window_cell(const Cells& cells, std::uint64_t tile, std::uint32_t i, double* value_out,
+                                     PathLength* dist_out) {
+  const ResidentLayout& l = cells.l;
   const std::uint32_t s = l.window_side();
   const std::int64_t h = static_cast<std::int64_t>(l.halo);
   const std::int64_t x = static_cast<std::int64_t>((tile % l.tiles_x) * l.g) + static_cast<std::int64_t>(i % s) - h;
@@ -56,9 +109,8 @@ TERRAZO_HD void resident_window_cell(const ResidentLayout& l, std::uint64_t tile
     *dist_out = kUnreached;
     return;
   }
-  const std::uint64_t k = l.index(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
-  *value_out = values[k];
-  *dist_out = dist[k];
+  *value_out = cells.value(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
+  *dist_out = cells.distance(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
 }
 
 // Step 3 for border-band cell (lx, ly) of `tile` (its distance just decreased): the tile of the
@@ -67,15 +119,16 @@ TERRAZO_HD void resident_window_cell(const ResidentLayout& l, std::uint64_t tile
 // Neighbours are tried in direction order (0..7, then the knight's moves 8..15 with 16 neighbours,
 // kernels/sssp/knight.h); the caller repeats from the next direction (start) to activate every
 // tile (a corner cell touches three other tiles).
-TERRAZO_HD std::uint64_t resident_improved_neighbour(const ResidentLayout& l, std::uint64_t tile, std::uint32_t lx,
+template <class Cells>
+TERRAZO_HD std::uint64_t resident_improved_neighbour(const Cells& cells, std::uint64_t tile, std::uint32_t lx,
                                                      std::uint32_t ly, int start, int* found_dir, const ResidentEdges& e,
-                                                     const double* values, const PathLength* dist,
                                                      PathLength* candidate_out, bool* overflow) {
+  const ResidentLayout& l = cells.l;
   const std::uint64_t ux = (tile % l.tiles_x) * l.g + lx, uy = (tile / l.tiles_x) * l.g + ly;
   if (ux >= l.width || uy >= l.height) return ~std::uint64_t{0};
-  const std::uint64_t u = l.index(ux, uy);
-  const PathLength du = dist[u];
+  const PathLength du = cells.distance(ux, uy);
   if (du == kUnreached || du > e.max_cost) return ~std::uint64_t{0};
+  const double value_u = cells.value(ux, uy);
   const int directions = direction_count(e.connectivity);
   for (int d = start; d < directions; ++d) {
     if (!step_used(d, e.connectivity)) continue;
@@ -84,26 +137,27 @@ TERRAZO_HD std::uint64_t resident_improved_neighbour(const ResidentLayout& l, st
     if (lvx >= 0 && lvy >= 0 && lvx < static_cast<std::int64_t>(l.g) && lvy < static_cast<std::int64_t>(l.g)) continue;
     const std::int64_t vx = static_cast<std::int64_t>(ux) + dx, vy = static_cast<std::int64_t>(uy) + dy;
     if (vx < 0 || vy < 0 || vx >= static_cast<std::int64_t>(l.width) || vy >= static_cast<std::int64_t>(l.height)) continue;
-    const std::uint64_t v = l.index(static_cast<std::uint64_t>(vx), static_cast<std::uint64_t>(vy));
+    const std::uint64_t cvx = static_cast<std::uint64_t>(vx), cvy = static_cast<std::uint64_t>(vy);
     Weight w;
     if (d < 8) {
-      w = step_weight(e.params, values[u], values[v], d, static_cast<std::int64_t>(uy), overflow);
+      w = step_weight(e.params, value_u, cells.value(cvx, cvy), d, static_cast<std::int64_t>(uy), overflow);
     } else {  // the crossed cells lie in the bounding box of u and v, so in the raster
       int ax, ay, bx, by;
       knight_crossed(d, &ax, &ay, &bx, &by);
-      const double ca = values[l.index(static_cast<std::uint64_t>(static_cast<std::int64_t>(ux) + ax),
-                                       static_cast<std::uint64_t>(static_cast<std::int64_t>(uy) + ay))];
-      const double cb = values[l.index(static_cast<std::uint64_t>(static_cast<std::int64_t>(ux) + bx),
-                                       static_cast<std::uint64_t>(static_cast<std::int64_t>(uy) + by))];
-      w = knight_weight(e.params, values[u], ca, cb, values[v], (dx == 2 || dx == -2) ? e.knight_h : e.knight_v, overflow);
+      const double ca = cells.value(static_cast<std::uint64_t>(static_cast<std::int64_t>(ux) + ax),
+                                    static_cast<std::uint64_t>(static_cast<std::int64_t>(uy) + ay));
+      const double cb = cells.value(static_cast<std::uint64_t>(static_cast<std::int64_t>(ux) + bx),
+                                    static_cast<std::uint64_t>(static_cast<std::int64_t>(uy) + by));
+      w = knight_weight(e.params, value_u, ca, cb, cells.value(cvx, cvy), (dx == 2 || dx == -2) ? e.knight_h : e.knight_v,
+                        overflow);
     }
     if (w == kNoEdge) continue;
     const PathLength candidate = du + w;
     if (candidate < du || candidate > e.max_cost) continue;
-    if (candidate < dist[v]) {
+    if (candidate < cells.distance(cvx, cvy)) {
       *found_dir = d;
       *candidate_out = candidate;
-      return (static_cast<std::uint64_t>(vy) / l.g) * l.tiles_x + static_cast<std::uint64_t>(vx) / l.g;
+      return (cvy / l.g) * l.tiles_x + cvx / l.g;
     }
   }
   return ~std::uint64_t{0};

@@ -118,8 +118,9 @@ TEST(GpuResidentSssp, RandomRastersMatchCpuTwinAndOracle) {
     o.batch_tiles = rng() % 2 ? 3 : 4096;
     o.round_tiles = rng() % 2 ? 2 : 2048;
     if (rng() % 4 == 0) o.max_cost = rng() % 100000;
+    if (rng() % 2 == 0) o.device_slots = 2 + rng() % 7;  // paged on the GPU when the raster has more tiles
     const std::vector<std::uint64_t> sources = random_sources(values, side, 3, rng);
-    const std::string what = case_name(seed, "case ", k, side, o, spec);
+    const std::string what = case_name(seed, "case ", k, side, o, spec) + " slots " + std::to_string(o.device_slots);
     // The oracle: the raster as one tile whose halo is nodata.
     expect_matches_cpu_twin_and_oracle(
         o, values, sources, 1, what,
@@ -166,8 +167,9 @@ TEST(GpuResidentSssp, KnightRandomRastersMatchCpuTwinAndOracle) {
     o.batch_tiles = rng() % 2 ? 3 : 4096;
     o.round_tiles = rng() % 2 ? 2 : 2048;
     if (rng() % 4 == 0) o.max_cost = rng() % 100000;
+    if (rng() % 2 == 0) o.device_slots = 2 + rng() % 7;
     const std::vector<std::uint64_t> sources = random_sources(values, side, 4, rng);
-    const std::string what = case_name(seed, "knight case ", k, side, o, spec);
+    const std::string what = case_name(seed, "knight case ", k, side, o, spec) + " slots " + std::to_string(o.device_slots);
     // The oracle: the raster as one tile whose two-cell halo is nodata.
     expect_matches_cpu_twin_and_oracle(
         o, values, sources, 2, what,
@@ -183,6 +185,42 @@ TEST(GpuResidentSssp, KnightRandomRastersMatchCpuTwinAndOracle) {
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(total_rounds, 50u);
+}
+
+// The paged solver (a few device slots for thousands of tiles, so nearly every group pages) against
+// the solver with every tile on the device and the CPU twin, bit for bit, with the paging counted.
+TEST(GpuResidentSssp, PagedMatchesResidentAndCpuTwin) {
+  TERRAZO_REQUIRE_GPU();
+  const std::uint64_t seed = gpu_testing::run_seed();
+  std::mt19937_64 rng(seed ^ 0x9a9edull);
+  for (int k = 0; k < 6; ++k) {
+    const std::uint32_t side = 600 + static_cast<std::uint32_t>(rng() % 300);
+    gpu_testing::TileSpec spec = gpu_testing::random_spec(side, rng);
+    const std::vector<double> values = gpu_testing::random_values(spec, rng);
+    ResidentSsspOptions o;
+    o.width = side;
+    o.height = side + 17;
+    o.g = k % 2 ? 16 : 32;
+    o.params = gpu_testing::random_params(rng, false);
+    o.connectivity = k % 3 == 2 ? Connectivity::Sixteen : Connectivity::Eight;
+    o.round_tiles = 64;
+    std::vector<double> tall(values);
+    tall.resize(static_cast<std::size_t>(side) * (side + 17), 1.0);
+    const std::vector<std::uint64_t> sources = random_sources(values, side, 5, rng);
+    const std::string what = "seed " + std::to_string(seed) + " paged case " + std::to_string(k) + " side " +
+                             std::to_string(side) + " g " + std::to_string(o.g);
+    ResidentSsspStats resident_stats, paged_stats, cpu_stats;
+    const auto resident = run_solver(Device::Cuda, o, tall, sources, &resident_stats);
+    o.device_slots = 40 + rng() % 100;
+    const auto paged = run_solver(Device::Cuda, o, tall, sources, &paged_stats);
+    const auto cpu = run_solver(Device::Cpu, o, tall, sources, &cpu_stats);
+    ASSERT_EQ(paged_stats.overflow, cpu_stats.overflow) << what;
+    ASSERT_EQ(resident, cpu) << what;
+    ASSERT_EQ(paged, cpu) << what;
+    EXPECT_EQ(resident_stats.pages_in, 0u) << what;
+    EXPECT_GT(paged_stats.pages_in, o.device_slots) << what;
+    EXPECT_GT(paged_stats.pages_out, 0u) << what;
+  }
 }
 
 }  // namespace

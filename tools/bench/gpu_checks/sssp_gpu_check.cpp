@@ -67,7 +67,7 @@ Run run_exchange(const std::vector<double>& values, std::uint64_t w, std::uint64
   {
     std::unique_ptr<SsspExchangeRun> run_of;
     if (resident_g)
-      run_of = std::make_unique<ResidentSsspExchange>(input, store, options, resident_g, 0, budget, Progress::silent());
+      run_of = std::make_unique<ResidentSsspExchange>(input, store, options, resident_g, 0, 0, budget, Progress::silent());
     else
       run_of = std::make_unique<SsspExchange>(input, store, options, budget);
     SsspExchangeRun& exchange = *run_of;
