@@ -96,6 +96,9 @@ struct SsspOptions {
 
 struct SsspPhaseSeconds {
   double import = 0, load = 0, sources = 0, exchange = 0, flush = 0, write = 0, total = 0;
+  // Inside the write phase: the labels read (beside the rest), the tiles prepared, handed to the
+  // writers, and the writers finished (their last blocks encoded and written).
+  double write_read = 0, write_prepare = 0, write_hand_off = 0, write_finish = 0;
 };
 
 struct SsspResult {

@@ -289,7 +289,11 @@ std::string SsspCommandResult::to_json() const {
       .add("sources", r.seconds.sources)
       .add("exchange", r.seconds.exchange)
       .add("flush", r.seconds.flush)
-      .add("write", r.seconds.write);
+      .add("write", r.seconds.write)
+      .add("write_read", r.seconds.write_read)
+      .add("write_prepare", r.seconds.write_prepare)
+      .add("write_hand_off", r.seconds.write_hand_off)
+      .add("write_finish", r.seconds.write_finish);
   JsonObject summary;
   summary.add("command", "sssp")
       .add("input", o.input)
@@ -361,7 +365,8 @@ std::string SsspCommandResult::to_json() const {
           .add("pages_in", r.resident.pages_in)
           .add("pages_out", r.resident.pages_out)
           .add("bus_bytes", r.resident.bus_bytes)
-          .add("paging_ms", r.resident.paging_ms);
+          .add("paging_ms", r.resident.paging_ms)
+          .add("host_setup_ms", r.resident.host_setup_ms);
       resident.add("paged", paged);
     }
     summary.add("resident", resident);

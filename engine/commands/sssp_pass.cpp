@@ -547,7 +547,12 @@ void write_pass_outputs(const SsspOptions& options, const SsspPass& pass, const 
                                                    : distances;
   const SsspOutputStats out =
       write_sssp_results(input, labels, x.xo, !options.backlink.empty(), sink, budget, context.progress(), true);
+  result.seconds.write_read = out.read_seconds;
+  result.seconds.write_prepare = out.prepare_seconds;
+  result.seconds.write_hand_off = out.hand_off_seconds;
+  const Stopwatch finish;
   if (writer) result.bytes_written += writer->finish();
+  result.seconds.write_finish = finish.seconds();
   if (pass.scratch) (*pass.scratch)->finish_writing();
   result.reached_cells = out.reached_cells;
   result.max_distance_fixed = out.max_dist;

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "kernels/common/huge_buffer.h"
+#include "kernels/common/timer.h"
 #include "kernels/common/error.h"
 #include "kernels/common/worker_pool.h"
 #include "engine/sssp/halo_values.h"
@@ -153,6 +155,71 @@ void prepare_slot(const TileInput& input, const SsspLabelSource& store, const Ss
   if (o.missing == 0) sink.prepare_tile(result);
 }
 
+// A prepared slot to the sink, its statistics counted.
+void hand_to_sink(OutputSlot& o, SsspResultSink& sink, SsspOutputStats& stats) {
+  if (o.missing != 0)
+    throw Error("internal: " + std::to_string(o.missing) + " reached cells of tile (" + std::to_string(o.result.tx) + ", " +
+                std::to_string(o.result.ty) + ") have no predecessor in the final labels");
+  stats.reached_cells += o.reached_cells;
+  stats.max_dist = std::max(stats.max_dist, o.max_dist);
+  sink.write_tile(o.result);
+}
+
+// The tiles in raster order, a batch at a time. Two sets of slots when there are two: a reader thread
+// fills the next batch's labels while the pool prepares this batch and this thread hands it to the
+// sink (the label source is used by one thread at a time, the reader; tiles are released between
+// batches).
+void write_batches(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
+                   const OutputShape& shape, SsspResultSink& sink, WorkerPool& pool, std::vector<OutputSlot>& slot,
+                   bool release_tiles, Progress& progress, SsspOutputStats& stats) {
+  const std::string phase = "sssp: write";
+  const std::uint64_t tiles = store.grid().tile_count(), cells = shape.cells;
+  progress.update(phase, 0, tiles);
+  const unsigned slots = static_cast<unsigned>(slot.size());
+  const unsigned sets = slots >= 2 ? 2 : 1, per_set = slots / sets;
+  auto read_batch = [&](std::uint64_t first, unsigned set) {
+    Stopwatch watch;
+    const unsigned count = static_cast<unsigned>(std::min<std::uint64_t>(per_set, tiles - first));
+    for (unsigned i = 0; i < count; ++i)
+      read_slot_labels(input, store, shape, first + i, set * per_set + i, slot[set * per_set + i]);
+    stats.read_seconds += watch.seconds();
+  };
+  if (tiles) read_batch(0, 0);
+  for (std::uint64_t first = 0, batch = 0; first < tiles; first += per_set, ++batch) {
+    const unsigned set = static_cast<unsigned>(batch % sets), base = set * per_set;
+    const unsigned count = static_cast<unsigned>(std::min<std::uint64_t>(per_set, tiles - first));
+    std::thread reader;
+    std::exception_ptr read_error;
+    if (sets == 2 && first + per_set < tiles)
+      reader = std::thread([&, next = 1 - set] {
+        try {
+          read_batch(first + per_set, next);
+        } catch (...) {
+          read_error = std::current_exception();
+        }
+      });
+    std::exception_ptr work_error;
+    try {
+      Stopwatch watch;
+      pool.run(count, [&](std::uint64_t i) { prepare_slot(input, store, options, shape, sink, slot[base + i]); });
+      stats.prepare_seconds += watch.seconds();
+      watch.restart();
+      for (unsigned i = 0; i < count; ++i) hand_to_sink(slot[base + i], sink, stats);  // in raster order
+      stats.hand_off_seconds += watch.seconds();
+    } catch (...) {
+      work_error = std::current_exception();
+    }
+    if (reader.joinable()) reader.join();
+    if (work_error) std::rethrow_exception(work_error);
+    if (read_error) std::rethrow_exception(read_error);
+    for (unsigned i = 0; i < count; ++i) {
+      if (release_tiles) store.release(slot[base + i].tile);
+      progress.update(phase, slot[base + i].tile + 1, tiles, (slot[base + i].tile + 1) * cells);
+    }
+    if (sets == 1 && first + per_set < tiles) read_batch(first + per_set, 0);
+  }
+}
+
 }  // namespace
 
 SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
@@ -192,26 +259,7 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
 
   SsspOutputStats stats;
   const std::uint64_t store_read_before = store.bytes_read(), input_read_before = input.bytes_read();
-  const std::string phase = "sssp: write";
-  const std::uint64_t tiles = grid.tile_count();
-  progress.update(phase, 0, tiles);
-  for (std::uint64_t first = 0; first < tiles; first += slots) {
-    const unsigned count = static_cast<unsigned>(std::min<std::uint64_t>(slots, tiles - first));
-    for (unsigned i = 0; i < count; ++i) read_slot_labels(input, store, shape, first + i, i, slot[i]);
-    pool.run(count, [&](std::uint64_t i) { prepare_slot(input, store, options, shape, sink, slot[i]); });
-    // In raster order to the sink.
-    for (unsigned i = 0; i < count; ++i) {
-      OutputSlot& o = slot[i];
-      if (o.missing != 0)
-        throw Error("internal: " + std::to_string(o.missing) + " reached cells of tile (" + std::to_string(o.result.tx) +
-                    ", " + std::to_string(o.result.ty) + ") have no predecessor in the final labels");
-      stats.reached_cells += o.reached_cells;
-      stats.max_dist = std::max(stats.max_dist, o.max_dist);
-      sink.write_tile(o.result);
-      if (release_tiles) store.release(o.tile);
-      progress.update(phase, o.tile + 1, tiles, (o.tile + 1) * cells);
-    }
-  }
+  write_batches(input, store, options, shape, sink, pool, slot, release_tiles, progress, stats);
   stats.bytes_read = (store.bytes_read() - store_read_before) + (input.bytes_read() - input_read_before);
   return stats;
 }

@@ -52,6 +52,9 @@ struct SsspOutputStats {
   std::uint64_t reached_cells = 0;
   PathLength max_dist = 0;  // largest finite distance (fixed point)
   std::uint64_t bytes_read = 0;
+  // Where the phase's time went: reading the labels (the reader thread, beside the rest), preparing
+  // the tiles (the pool) and handing them to the sink (which waits for its encoders when they lag).
+  double read_seconds = 0, prepare_seconds = 0, hand_off_seconds = 0;
 };
 
 // `options` are the exchange's (weights, connectivity, which labels exist). Backlinks need

@@ -104,6 +104,7 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
   const std::string phase = "sssp: load";
   for (std::uint64_t first = 0; first < present.size(); first += group) {
     const std::uint64_t count = std::min<std::uint64_t>(group, present.size() - first);
+    const bool concurrent = solver_->concurrent_writes();
     pool_->run(count, [&](std::uint64_t i) {
       const std::uint64_t tile = present[first + i];
       double* window = &windows[i * tile_cells];
@@ -112,8 +113,9 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
       const TileWindow in = grid_.window(tile);
       for (std::uint32_t y = 1; y < in.h && in.w < t; ++y)  // rows of w cells, packed in place
         std::copy_n(&window[static_cast<std::size_t>(y) * t], in.w, &window[static_cast<std::size_t>(y) * in.w]);
+      if (concurrent) solver_->write_values(in.x0, in.y0, in.w, in.h, window);
     });
-    for (std::uint64_t i = 0; i < count; ++i) {
+    for (std::uint64_t i = 0; i < count && !concurrent; ++i) {
       const TileWindow in = grid_.window(present[first + i]);
       solver_->write_values(in.x0, in.y0, in.w, in.h, &windows[i * tile_cells]);
     }

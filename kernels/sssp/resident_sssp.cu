@@ -28,7 +28,10 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <limits>
+#include <thread>
 #include <memory>
 #include <string>
 #include <vector>
@@ -121,6 +124,16 @@ __global__ void activate_neighbours(Cells at, const std::uint64_t* __restrict__ 
   if (overflowed) atomicExch(overflow, 1);
 }
 
+// `bytes` at `at` set to 0xff by up to 16 threads (the paged solver's host backing: gigabytes).
+void fill_ff(void* at, std::uint64_t bytes) {
+  const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  const std::uint64_t chunk = (bytes + threads - 1) / threads;
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < threads && i * chunk < bytes; ++i)
+    pool.emplace_back([=] { std::memset(static_cast<char*>(at) + i * chunk, 0xff, std::min(chunk, bytes - i * chunk)); });
+  for (std::thread& t : pool) t.join();
+}
+
 // Paging: one block per moved tile, its g^2 cells copied between the mapped host backing and its slot.
 __global__ void page_out(const TilePager::Move* __restrict__ moves, std::uint64_t tile_cells,
                          const PathLength* __restrict__ slot_dist, PathLength* __restrict__ host_dist) {
@@ -171,14 +184,15 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   }
 
   Device device() const override { return Device::Cuda; }
+  bool concurrent_writes() const override { return paged_; }
 
   void write_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* values) override {
     const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
     if (n == 0) return;
-    if (paged_) {  // straight into the host backing
-      double* backing = host_values_.get();
-      for (std::uint32_t y = 0; y < h; ++y)
-        for (std::uint32_t x = 0; x < w; ++x) backing[layout_.index(x0 + x, y0 + y)] = values[static_cast<std::size_t>(y) * w + x];
+    if (paged_) {  // straight into the host backing, a tile row's run at a time (thread-safe)
+      copy_runs(x0, y0, w, h, [&](std::uint64_t k, std::size_t i, std::uint32_t n) {
+        std::memcpy(host_values_.get() + k, values + i, n * sizeof(double));
+      });
       rings_built_ = false;
       return;
     }
@@ -269,9 +283,9 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     if (n == 0) return;
     if (paged_) {  // from the host backing, once every dirty slot is back
       if (!flushed_) flush_dirty();
-      const PathLength* backing = host_dist_.get();
-      for (std::uint32_t y = 0; y < h; ++y)
-        for (std::uint32_t x = 0; x < w; ++x) dist[static_cast<std::size_t>(y) * w + x] = backing[layout_.index(x0 + x, y0 + y)];
+      copy_runs(x0, y0, w, h, [&](std::uint64_t k, std::size_t i, std::uint32_t n) {
+        std::memcpy(dist + i, host_dist_.get() + k, n * sizeof(PathLength));
+      });
       return;
     }
     if (staging_dist_.size() < n) {
@@ -290,6 +304,19 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
  private:
   static constexpr unsigned kThreads = 256;
 
+  // A w x h window at (x0, y0) as runs of cells contiguous in the resident layout (a row of one
+  // tile): copy(layout index, window index, cells).
+  template <class Copy>
+  void copy_runs(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, Copy copy) const {
+    const std::uint32_t g = layout_.g;
+    for (std::uint32_t y = 0; y < h; ++y)
+      for (std::uint64_t x = x0; x < x0 + w;) {
+        const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(g - x % g, x0 + w - x));
+        copy(layout_.index(x, y0 + y), static_cast<std::size_t>(y) * w + (x - x0), n);
+        x += n;
+      }
+  }
+
   // Every tile's cells on the device, nodata and unreached (NaN's bytes are 0xff.. too).
   void allocate_resident() {
     const std::uint64_t cells = layout_.tiles() * layout_.tile_cells();
@@ -304,10 +331,13 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     const std::uint64_t cells = layout_.tiles() * layout_.tile_cells(), tc = layout_.tile_cells();
     const std::uint32_t slots = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.device_slots, 0xfffffffeu));
     batch_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(batch_, slots / 2));
+    const auto start = std::chrono::steady_clock::now();
     host_values_.resize(cells);
     host_dist_.resize(cells);
-    std::fill(host_values_.get(), host_values_.get() + cells, std::numeric_limits<double>::quiet_NaN());
-    std::fill(host_dist_.get(), host_dist_.get() + cells, kUnreached);
+    // Nodata and unreached: every byte 0xff (a quiet NaN; kUnreached), set by all cores.
+    fill_ff(host_values_.get(), cells * sizeof(double));
+    fill_ff(host_dist_.get(), cells * sizeof(PathLength));
+    host_setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     values_.resize(static_cast<std::uint64_t>(slots) * tc);
     dist_.resize(static_cast<std::uint64_t>(slots) * tc);
     ring_values_.resize(layout_.tiles() * layout_.border_count());
@@ -429,6 +459,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     stats.pages_out = pages_out_;
     stats.bus_bytes = bus_bytes_;
     stats.paging_ms = paging_ms_;
+    stats.host_setup_ms = host_setup_ms_;
   }
 
   // Paged: the round's list on the host, for the pager.
@@ -547,7 +578,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   TilePager::Moves pending_moves_;
   bool rings_built_ = false, flushed_ = true;
   std::uint64_t pages_in_ = 0, pages_out_ = 0, bus_bytes_ = 0;
-  double paging_ms_ = 0;
+  double paging_ms_ = 0, host_setup_ms_ = 0;
 };
 
 }  // namespace

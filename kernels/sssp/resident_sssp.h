@@ -78,12 +78,15 @@ struct ResidentSsspStats {
   std::uint64_t pages_out = 0;     // ... and their distances copied back
   std::uint64_t bus_bytes = 0;     // ... bytes those copies moved, both ways
   double paging_ms = 0.0;          // ... GPU time of the copies
+  double host_setup_ms = 0.0;      // ... the host backing allocated (page-locked) and cleared
 };
 
 class ResidentSsspSolver {
  public:
   virtual ~ResidentSsspSolver() = default;
   virtual Device device() const = 0;
+  // Whether write_values may be called from several threads at once (for disjoint windows).
+  virtual bool concurrent_writes() const { return false; }
   // Row-major window of w x h values (NaN: nodata) at (x0, y0); windows may come in any order;
   // cells never written are nodata.
   virtual void write_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,

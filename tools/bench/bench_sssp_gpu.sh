@@ -7,7 +7,11 @@
 # Usage: tools/bench/bench_sssp_gpu.sh TERRAZO SIDE [SEED] [WORKDIR] [RUNS...]
 #   TERRAZO  the terrazo command (e.g. DIR/terrazo.sh from tools/bench/device_bundle.sh)
 #   SIDE     raster side (SIDE x SIDE cells, `terrazo gen --nodata-holes 0.02`)
-#   RUNS     any of resident streamed cpu (default: all three)
+#   RUNS     any of resident streamed paged cpu (default: resident streamed cpu); paged is the
+#            default exchange on CUDA with --gpu-memory $TZ_GPU_MEMORY (4G): the paged resident
+#            exchange when the raster does not fit it
+# Environment: TZ_MEMORY (--memory, 8G), TZ_SSSP_FLAGS (more sssp flags, e.g. "--ot Float32").
+# Every run's output is compared with the first run's (cmp).
 # Example (GPU machine): tools/bench/bench_sssp_gpu.sh /tmp/tz/terrazo.sh 32768 11 /tmp/work
 set -euo pipefail
 tz=$1
@@ -34,11 +38,17 @@ for run in "${runs[@]}"; do
   case $run in
     resident) flags=(--device cuda --exchange resident) ;;
     streamed) flags=(--device cuda --exchange streamed) ;;
+    paged) flags=(--device cuda --gpu-memory "${TZ_GPU_MEMORY:-4G}") ;;
     cpu) flags=(--device cpu) ;;
     *) echo "unknown run '$run'" >&2; exit 2 ;;
   esac
-  line=$("$tz" sssp -q --json --memory 8G "${flags[@]}" --source "$src" "$store" "$work/cost_$run.tif" | tail -1)
-  echo "${line%\}}, \"run\": \"$run\"}"
+  line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_$run.txt" "$tz" sssp -q --json --memory "${TZ_MEMORY:-8G}" \
+           ${TZ_SSSP_FLAGS:-} "${flags[@]}" --source "$src" "$store" "$work/cost_$run.tif" | tail -1)
+  echo "${line%\}}, \"run\": \"$run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_$run.txt")}"
+  if [ "$run" != "${runs[0]}" ]; then
+    cmp -s "$work/cost_${runs[0]}.tif" "$work/cost_$run.tif" && echo "{\"cmp\": \"$run = ${runs[0]}\"}" ||
+      echo "{\"cmp\": \"$run DIFFERS from ${runs[0]}\"}"
+  fi
 done
 out=$work/cost_${runs[0]}.tif
 t0=$(date +%s.%N); cp "$out" "$work/copy.tif"; sync "$work/copy.tif"; t1=$(date +%s.%N)
