@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <thread>
 
 #include "kernels/common/error.h"
+#include "io/gdal/tiff_block_writer.h"
 #include "kernels/sssp/backlink.h"
 
 namespace terrazo {
@@ -31,6 +33,11 @@ std::uint64_t CostOutputsWriter::cache_bytes(const SsspOptions& options, const T
   return std::max<std::uint64_t>(16ull << 20, 4 * outputs * block_bytes);
 }
 
+std::uint64_t CostOutputsWriter::encoder_bytes(const SsspOptions& options, const TileGrid& grid) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<std::uint64_t>(output_count(options)) * cores * block_encoder_thread_bytes(block_side(grid));
+}
+
 std::uint64_t CostOutputsWriter::window_bytes(const SsspOptions& options, const TileGrid& grid) {
   const std::uint64_t per_cell = 8 * !options.output.empty() + 8 * !options.allocation.empty() + !options.backlink.empty();
   return static_cast<std::uint64_t>(grid.tile) * grid.tile * per_cell;
@@ -42,12 +49,12 @@ std::uint64_t CostOutputsWriter::reserved_bytes(const SsspOptions& options, cons
 }
 
 CostOutputsWriter::CostOutputsWriter(const SsspOptions& options, OutputSet& outputs, const RasterInfo& info,
-                                     const TileGrid& grid, double scale, MemoryBudget& budget)
+                                     const TileGrid& grid, double scale, MemoryBudget& budget, std::uint64_t encoders)
     : scale_(scale), cells_(static_cast<std::size_t>(grid.tile) * grid.tile),
       window_bytes_(window_bytes(options, grid)), budget_(budget) {
   const std::uint32_t block = block_side(grid);
   if (output_count(options) == 0) return;
-  cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes(options, grid));
+  cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes(options, grid) + encoders);
   buffers_ = budget.reserve(window_bytes_, "sssp output windows");
   const auto output_of = [&outputs](const std::string& path) -> AtomicOutput& {
     AtomicOutput* output = outputs.find(path);

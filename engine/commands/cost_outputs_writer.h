@@ -32,9 +32,13 @@ class CostOutputsWriter : public SsspResultSink {
   // What the writers reserve up front: the cache and one slot of windows.
   static std::uint64_t reserved_bytes(const SsspOptions& options, const TileGrid& grid);
 
-  // `outputs` holds an output for each path of options.output, .backlink and .allocation that is set.
+  // The bytes that give each output's block writer an encoder per core beyond the cache's minimum
+  // (planned as a part the budget may cut: fewer encoders, never a broken promise).
+  static std::uint64_t encoder_bytes(const SsspOptions& options, const TileGrid& grid);
+  // `outputs` holds an output for each path of options.output, .backlink and .allocation that is set;
+  // `encoders`: the bytes the plan gave the encoders (added to the GDAL cache limit).
   CostOutputsWriter(const SsspOptions& options, OutputSet& outputs, const RasterInfo& info, const TileGrid& grid,
-                    double scale, MemoryBudget& budget);
+                    double scale, MemoryBudget& budget, std::uint64_t encoders = 0);
 
   std::uint64_t slot_bytes() const override { return window_bytes_; }
   void set_slots(unsigned count) override;

@@ -82,7 +82,15 @@ std::unique_ptr<PipelineInput> open_on_input_grid(const std::string& path, std::
 // The write phase of a pass in the run's memory plan (its fixed needs: GDAL's block cache and the
 // output windows, the output tile), planned now: a budget that cannot hold it is refused before any
 // work. Returns its bytes.
-std::uint64_t plan_sssp_write_phase(const SsspOptions& options, const TileGrid& grid, bool labelled, RunContext& context) {
+// The write phase's bytes as planned: its fixed needs, and the encoders' share (0 when the budget
+// leaves nothing beside the minimums).
+struct WritePhasePlan {
+  std::uint64_t bytes = 0;     // all of it, the encoders' share included
+  std::uint64_t encoders = 0;
+};
+
+WritePhasePlan plan_sssp_write_phase(const SsspOptions& options, const TileGrid& grid, bool labelled,
+                                     RunContext& context) {
   MemoryPlan& plan = context.plan();
   const std::string phase = plan.unique_name("the sssp write phase");
   const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
@@ -90,8 +98,12 @@ std::uint64_t plan_sssp_write_phase(const SsspOptions& options, const TileGrid& 
       sssp_output_tile_bytes(grid.tile, labelled, !options.backlink.empty(), halo_width(options.connectivity));
   plan.need(phase, "GDAL block cache and output windows", outputs);
   plan.need(phase, "output tile", tile);
+  plan.need(phase, "block encoders on every core", 0, outputs ? CostOutputsWriter::encoder_bytes(options, grid) : 0);
   plan.assign(context.budget());
-  return outputs + tile;
+  WritePhasePlan p;
+  p.encoders = plan.assigned(phase, "block encoders on every core");
+  p.bytes = outputs + tile + p.encoders;
+  return p;
 }
 
 // The streamed exchange's phase of the plan, but its tile cache (the exchange declares that last,
@@ -464,6 +476,7 @@ struct PassExchange {
   std::unique_ptr<RasterReader> mask;  // --source-raster, read while the exchange holds its cache
   bool resident = false;
   std::uint64_t device_slots = 0;  // the paged resident solver's slots (0: not paged)
+  std::uint64_t encoder_bytes = 0; // the write phase's planned share for its block encoders
   bool outputs_from_device = false;
   SsspExchange* outputs_from_cache = nullptr;
   std::unique_ptr<SsspExchangeRun> run;
@@ -537,7 +550,8 @@ void write_pass_outputs(const SsspOptions& options, const SsspPass& pass, const 
     sink_ptr = pass.scratch->get();
   } else {
     if (!pass.outputs) throw Error("internal error: an sssp pass without the run's outputs");
-    writer = std::make_unique<CostOutputsWriter>(options, *pass.outputs, in.info, in.grid, weights.params.scale, budget);
+    writer = std::make_unique<CostOutputsWriter>(options, *pass.outputs, in.info, in.grid, weights.params.scale, budget,
+                                                 x.encoder_bytes);
     sink_ptr = writer.get();
   }
   SsspResultSink& sink = *sink_ptr;
@@ -613,8 +627,10 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunCo
   // The write phase's fixed needs, planned before any work beside what is held now (the store's
   // index, the distance store). The streamed exchange leaves this much unreserved when it can, so
   // the outputs are written straight from its cache (no flush to the store and no second read of it).
-  const std::uint64_t write_phase_bytes = plan_sssp_write_phase(options, grid, labelled, context);
+  const WritePhasePlan write_plan = plan_sssp_write_phase(options, grid, labelled, context);
+  const std::uint64_t write_phase_bytes = write_plan.bytes;
   PassExchange x;
+  x.encoder_bytes = write_plan.encoders;
   x.xo = exchange_options(options, pass, weights, use_cuda, context);
   result.block_solver = options.weight == WeightModel::Unit && x.xo.frontier_bfs && !labelled ? "bfs" : "sweep";
   // The source mask is read while the exchange holds its cache: open it first, keep its room free.

@@ -181,6 +181,11 @@ std::uint64_t held_bytes_limit() { return gdal_cache_limit(); }
 
 }  // namespace
 
+std::uint64_t block_encoder_thread_bytes(std::uint32_t block) {
+  const std::uint64_t doubles = static_cast<std::uint64_t>(block) * block * 8;
+  return 3 * doubles + kCodecStateBytes + 2 * (2 * doubles);  // thread_state_bytes + 2 x held_bytes_per_block
+}
+
 bool block_writer_format(CellType type, std::uint32_t block,
                          const std::vector<std::pair<std::string, std::string>>& options, TiffBlockFormat* format) {
   if (!fast_path_codec(options, format)) return false;

@@ -48,6 +48,11 @@ struct TiffBlockFormat {
   std::uint64_t block_bytes() const { return static_cast<std::uint64_t>(block) * block * (bits_per_sample / 8); }
 };
 
+// The bytes one more encoder thread of a writer of `block` x `block` blocks takes from GDAL's cache
+// limit (its state and two blocks in flight, as doubles at most): what a command plans for the
+// encoders beside the cache's minimum, so that a larger budget runs an encoder on every core.
+std::uint64_t block_encoder_thread_bytes(std::uint32_t block);
+
 // True when `options` (GTiff creation options, upper-case keys) name a codec and options the fast
 // path encodes exactly as GTiff would; fills *format's compression, predictor and level.
 bool fast_path_codec(const std::vector<std::pair<std::string, std::string>>& options, TiffBlockFormat* format);

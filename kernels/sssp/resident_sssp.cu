@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "kernels/common/error.h"
+#include "kernels/common/huge_buffer.h"
 #include "kernels/sssp/block_sssp_launch.cuh"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/cuda_support.cuh"
@@ -134,6 +135,47 @@ void fill_ff(void* at, std::uint64_t bytes) {
   for (std::thread& t : pool) t.join();
 }
 
+// A host array for the paged solver's backing: huge pages where the kernel gives them, every byte
+// 0xff (fill_ff), then page-locked and mapped for the kernels (cudaHostRegister: pinning 2 MiB
+// pages is much cheaper than cudaMallocHost's 4 KiB ones). Move-only RAII.
+template <typename T>
+class MappedHostArray {
+ public:
+  MappedHostArray() = default;
+  MappedHostArray(const MappedHostArray&) = delete;
+  MappedHostArray& operator=(const MappedHostArray&) = delete;
+  ~MappedHostArray() {
+    if (registered_) cudaHostUnregister(host_);
+    if (host_) huge_free(host_, mapped_);
+  }
+  // Returns the milliseconds spent filling and registering.
+  void allocate(std::uint64_t count, double* fill_ms, double* register_ms) {
+    const std::uint64_t bytes = checked_bytes(count, sizeof(T));
+    auto start = std::chrono::steady_clock::now();
+    host_ = static_cast<T*>(huge_allocate(bytes, &mapped_));
+    fill_ff(host_, bytes);
+    auto filled = std::chrono::steady_clock::now();
+    const cudaError_t status = cudaHostRegister(host_, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
+    if (status != cudaSuccess) {
+      cudaGetLastError();
+      throw Error("cannot page-lock " + std::to_string(bytes) + " bytes of host memory for the paged resident exchange (" +
+                  cudaGetErrorString(status) + "); lower --memory so that it is not chosen, or use --exchange streamed");
+    }
+    registered_ = true;
+    TERRAZO_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+    *fill_ms += std::chrono::duration<double, std::milli>(filled - start).count();
+    *register_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - filled).count();
+  }
+  T* host() const { return host_; }
+  T* device() const { return device_; }
+
+ private:
+  T* host_ = nullptr;
+  T* device_ = nullptr;
+  std::size_t mapped_ = 0;
+  bool registered_ = false;
+};
+
 // Paging: one block per moved tile, its g^2 cells copied between the mapped host backing and its slot.
 __global__ void page_out(const TilePager::Move* __restrict__ moves, std::uint64_t tile_cells,
                          const PathLength* __restrict__ slot_dist, PathLength* __restrict__ host_dist) {
@@ -191,7 +233,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     if (n == 0) return;
     if (paged_) {  // straight into the host backing, a tile row's run at a time (thread-safe)
       copy_runs(x0, y0, w, h, [&](std::uint64_t k, std::size_t i, std::uint32_t n) {
-        std::memcpy(host_values_.get() + k, values + i, n * sizeof(double));
+        std::memcpy(host_values_.host() + k, values + i, n * sizeof(double));
       });
       rings_built_ = false;
       return;
@@ -224,7 +266,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
       if (start < current) TERRAZO_CUDA_CHECK(cudaMemcpy(d_at, &start, sizeof(start), cudaMemcpyHostToDevice));
     };
     if (paged_) {
-      PathLength& d = host_dist_.get()[layout_.index(x, y)];
+      PathLength& d = host_dist_.host()[layout_.index(x, y)];
       d = std::min(d, start);
       rings_built_ = false;
     } else {
@@ -284,7 +326,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     if (paged_) {  // from the host backing, once every dirty slot is back
       if (!flushed_) flush_dirty();
       copy_runs(x0, y0, w, h, [&](std::uint64_t k, std::size_t i, std::uint32_t n) {
-        std::memcpy(dist + i, host_dist_.get() + k, n * sizeof(PathLength));
+        std::memcpy(dist + i, host_dist_.host() + k, n * sizeof(PathLength));
       });
       return;
     }
@@ -331,13 +373,9 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     const std::uint64_t cells = layout_.tiles() * layout_.tile_cells(), tc = layout_.tile_cells();
     const std::uint32_t slots = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.device_slots, 0xfffffffeu));
     batch_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(batch_, slots / 2));
-    const auto start = std::chrono::steady_clock::now();
-    host_values_.resize(cells);
-    host_dist_.resize(cells);
-    // Nodata and unreached: every byte 0xff (a quiet NaN; kUnreached), set by all cores.
-    fill_ff(host_values_.get(), cells * sizeof(double));
-    fill_ff(host_dist_.get(), cells * sizeof(PathLength));
-    host_setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    // Nodata and unreached: every byte 0xff (a quiet NaN; kUnreached).
+    host_values_.allocate(cells, &host_fill_ms_, &host_register_ms_);
+    host_dist_.allocate(cells, &host_fill_ms_, &host_register_ms_);
     values_.resize(static_cast<std::uint64_t>(slots) * tc);
     dist_.resize(static_cast<std::uint64_t>(slots) * tc);
     ring_values_.resize(layout_.tiles() * layout_.border_count());
@@ -459,7 +497,8 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     stats.pages_out = pages_out_;
     stats.bus_bytes = bus_bytes_;
     stats.paging_ms = paging_ms_;
-    stats.host_setup_ms = host_setup_ms_;
+    stats.host_fill_ms = host_fill_ms_;
+    stats.host_register_ms = host_register_ms_;
   }
 
   // Paged: the round's list on the host, for the pager.
@@ -471,7 +510,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
 
   void build_all_rings() {
     const std::uint64_t n = layout_.tiles() * layout_.border_count();
-    build_rings<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream_.get()>>>(layout_, host_values_.get(), host_dist_.get(),
+    build_rings<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream_.get()>>>(layout_, host_values_.device(), host_dist_.device(),
                                                                                    ring_values_.get(), ring_dist_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
     stream_.synchronize();
@@ -511,7 +550,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     const TilePager::Move* d = device_moves_.get();
     const std::uint64_t tc = layout_.tile_cells();
     if (!out.empty()) {
-      page_out<<<static_cast<unsigned>(out.size()), kThreads, 0, stream_.get()>>>(d, tc, dist_.get(), host_dist_.get());
+      page_out<<<static_cast<unsigned>(out.size()), kThreads, 0, stream_.get()>>>(d, tc, dist_.get(), host_dist_.device());
       TERRAZO_CUDA_CHECK_LAUNCH();
     }
     if (!map.empty()) {
@@ -521,7 +560,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     }
     if (!in.empty()) {
       page_in<<<static_cast<unsigned>(in.size()), kThreads, 0, stream_.get()>>>(
-          d + out.size() + map.size(), tc, host_values_.get(), host_dist_.get(), values_.get(), dist_.get());
+          d + out.size() + map.size(), tc, host_values_.device(), host_dist_.device(), values_.get(), dist_.get());
       TERRAZO_CUDA_CHECK_LAUNCH();
     }
     TERRAZO_CUDA_CHECK(cudaEventRecord(end.get(), stream_.get()));
@@ -566,8 +605,8 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   PinnedBuffer<PathLength> staging_dist_;
   DeviceBuffer<PathLength> device_dist_window_;
   // Paged mode only.
-  PinnedBuffer<double> host_values_;       // every cell, ResidentLayout::index order (mapped: the page kernels read it)
-  PinnedBuffer<PathLength> host_dist_;
+  MappedHostArray<double> host_values_;       // every cell, ResidentLayout::index order
+  MappedHostArray<PathLength> host_dist_;
   DeviceBuffer<double> ring_values_;       // every tile's border band
   DeviceBuffer<PathLength> ring_dist_;
   DeviceBuffer<std::uint32_t> slot_of_;    // per tile: its slot, or kNoSlot
@@ -578,7 +617,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   TilePager::Moves pending_moves_;
   bool rings_built_ = false, flushed_ = true;
   std::uint64_t pages_in_ = 0, pages_out_ = 0, bus_bytes_ = 0;
-  double paging_ms_ = 0, host_setup_ms_ = 0;
+  double paging_ms_ = 0, host_fill_ms_ = 0, host_register_ms_ = 0;
 };
 
 }  // namespace
