@@ -70,6 +70,10 @@ CostOutputsWriter::CostOutputsWriter(const SsspOptions& options, OutputSet& outp
   if (!options.allocation.empty())
     allocation_ = std::make_unique<GeoTiffWriter>(output_of(options.allocation), grid.width, grid.height,
                                                   CellType::UInt32, info, true, 0.0, block, options.geotiff);
+  cost_type_ = options.cost_type;
+  block_ = block;
+  cost_blocks_ = cost_ && cost_->takes_blocks() && block == grid.tile &&
+                 (cost_type_ == CellType::Float32 || cost_type_ == CellType::Float64);
   set_slots(1);
 }
 
@@ -87,10 +91,32 @@ void CostOutputsWriter::set_slots(unsigned count) {
   }
 }
 
+template <typename T>
+void CostOutputsWriter::fill_cost_block(const SsspTileResult& r, std::vector<std::uint8_t>& block) const {
+  constexpr double kNodata = -1.0;
+  const double highest = std::numeric_limits<T>::max();
+  T* out = reinterpret_cast<T*>(block.data());
+  std::fill(out, out + static_cast<std::size_t>(block_) * block_, static_cast<T>(kNodata));
+  for (std::uint32_t y = 0; y < r.height; ++y)
+    for (std::uint32_t x = 0; x < r.width; ++x) {
+      const PathLength d = r.dist[static_cast<std::size_t>(y) * r.stride + x];
+      if (d == kUnreached) continue;
+      const double value = static_cast<double>(d) / scale_;
+      if (value > highest)
+        throw Error("value " + std::to_string(value) + " does not fit the " + to_string(cost_type_) +
+                    " cells of the cost raster (use --ot Float64)");
+      out[static_cast<std::size_t>(y) * block_ + x] = static_cast<T>(value);
+    }
+}
+
 void CostOutputsWriter::prepare_tile(const SsspTileResult& r) {
   Slot& slot = slots_.at(r.slot);
   auto at = [&](std::uint32_t x, std::uint32_t y) { return static_cast<std::size_t>(y) * r.stride + x; };
-  if (cost_) {
+  if (cost_blocks_) {
+    slot.cost_block = cost_->take_block();
+    if (cost_type_ == CellType::Float32) fill_cost_block<float>(r, slot.cost_block);
+    else fill_cost_block<double>(r, slot.cost_block);
+  } else if (cost_) {
     for (std::uint32_t y = 0; y < r.height; ++y)
       for (std::uint32_t x = 0; x < r.width; ++x) {
         const PathLength d = r.dist[at(x, y)];
@@ -114,8 +140,9 @@ void CostOutputsWriter::prepare_tile(const SsspTileResult& r) {
 }
 
 void CostOutputsWriter::write_tile(const SsspTileResult& r) {
-  const Slot& slot = slots_.at(r.slot);
-  if (cost_) cost_->write_window(r.x0, r.y0, r.width, r.height, slot.cost);
+  Slot& slot = slots_.at(r.slot);
+  if (cost_blocks_) cost_->write_block(r.x0 / block_, r.y0 / block_, std::move(slot.cost_block));
+  else if (cost_) cost_->write_window(r.x0, r.y0, r.width, r.height, slot.cost);
   if (backlink_) backlink_->write_window_u8(r.x0, r.y0, r.width, r.height, slot.bytes);
   if (allocation_) allocation_->write_window(r.x0, r.y0, r.width, r.height, slot.allocation);
 }

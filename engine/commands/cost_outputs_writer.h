@@ -53,7 +53,12 @@ class CostOutputsWriter : public SsspResultSink {
     double* cost = nullptr;        // in cost_cells_
     double* allocation = nullptr;  // in allocation_cells_
     std::uint8_t* bytes = nullptr; // in byte_cells_
+    std::vector<std::uint8_t> cost_block;  // the cost tile as its GeoTIFF block, when cost_blocks_
   };
+  // The cost cells of `r` as one block of the cost raster's type T (the tile is the block): what the
+  // block writer's conversion makes of the window (NaN and padding -1, a value T cannot hold an Error).
+  template <typename T>
+  void fill_cost_block(const SsspTileResult& r, std::vector<std::uint8_t>& block) const;
   // The slots' windows, one buffer of each kind for all slots (kernels/common/huge_buffer.h: a few windows of
   // 256^2 cells share huge pages instead of faulting 4 KiB pages each).
   HugeBuffer<double> cost_cells_, allocation_cells_;
@@ -66,6 +71,9 @@ class CostOutputsWriter : public SsspResultSink {
   std::unique_ptr<GdalCacheLimit> cache_;
   MemoryBudget::Reservation buffers_, more_buffers_;
   std::unique_ptr<GeoTiffWriter> cost_, backlink_, allocation_;
+  CellType cost_type_ = CellType::Float64;
+  std::uint32_t block_ = 0;
+  bool cost_blocks_ = false;  // tiles are the cost raster's blocks and its writer takes whole blocks
 };
 
 }  // namespace terrazo

@@ -366,8 +366,7 @@ std::string SsspCommandResult::to_json() const {
           .add("pages_out", r.resident.pages_out)
           .add("bus_bytes", r.resident.bus_bytes)
           .add("paging_ms", r.resident.paging_ms)
-          .add("host_fill_ms", r.resident.host_fill_ms)
-          .add("host_register_ms", r.resident.host_register_ms);
+          .add("host_setup_ms", r.resident.host_setup_ms);
       resident.add("paged", paged);
     }
     summary.add("resident", resident);

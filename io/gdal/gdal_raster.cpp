@@ -615,8 +615,8 @@ void GeoTiffWriter::finish() {
     s.pending.clear();
     s.blocks->finish(s.fill_block);
     if (std::getenv("TERRAZO_GEOTIFF_TRACE"))
-      std::fprintf(stderr, "terrazo: %s: block writer waited %.3f s for its encoders, which worked %.3f s\n",
-                   s.path.c_str(), s.blocks->seconds_waiting(), s.blocks->seconds_encoding());
+      std::fprintf(stderr, "terrazo: %s: block writer waited %.3f s for its %u encoders, which worked %.3f s\n",
+                   s.path.c_str(), s.blocks->seconds_waiting(), s.blocks->encoder_threads(), s.blocks->seconds_encoding());
     s.blocks.reset();
   }
   s.close_dataset();

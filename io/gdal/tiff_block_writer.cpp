@@ -270,6 +270,7 @@ TiffBlockWriter::TiffBlockWriter(const std::string& path, const TiffBlockFormat&
     claimed_ = static_cast<std::uint64_t>(threads) * thread_state_bytes();
     claimed_bytes += claimed_;
   }
+  encoder_threads_ = threads;
   for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { worker_main(); });
 }
 

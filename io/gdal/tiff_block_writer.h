@@ -101,6 +101,7 @@ class TiffBlockWriter {
   // and encoding, summed over threads: where a slow output's time goes.
   double seconds_waiting() const { return seconds_waiting_; }
   double seconds_encoding() const { return seconds_encoding_; }
+  unsigned encoder_threads() const { return encoder_threads_; }
   // Writes `fill` (one block) for every block never submitted, then closes the file.
   void finish(const std::vector<std::uint8_t>& fill);
 
@@ -139,6 +140,7 @@ class TiffBlockWriter {
   std::atomic<bool> failed_{false};  // error_ is set
   std::vector<std::thread> workers_;
   double seconds_waiting_ = 0, seconds_encoding_ = 0;
+  unsigned encoder_threads_ = 0;
 };
 
 }  // namespace terrazo

@@ -28,6 +28,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -125,19 +126,11 @@ __global__ void activate_neighbours(Cells at, const std::uint64_t* __restrict__ 
   if (overflowed) atomicExch(overflow, 1);
 }
 
-// `bytes` at `at` set to 0xff by up to 16 threads (the paged solver's host backing: gigabytes).
-void fill_ff(void* at, std::uint64_t bytes) {
-  const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  const std::uint64_t chunk = (bytes + threads - 1) / threads;
-  std::vector<std::thread> pool;
-  for (unsigned i = 0; i < threads && i * chunk < bytes; ++i)
-    pool.emplace_back([=] { std::memset(static_cast<char*>(at) + i * chunk, 0xff, std::min(chunk, bytes - i * chunk)); });
-  for (std::thread& t : pool) t.join();
-}
-
 // A host array for the paged solver's backing: huge pages where the kernel gives them, every byte
-// 0xff (fill_ff), then page-locked and mapped for the kernels (cudaHostRegister: pinning 2 MiB
-// pages is much cheaper than cudaMallocHost's 4 KiB ones). Move-only RAII.
+// 0xff (in 64 MiB chunks on up to 16 threads), then page-locked and mapped for the kernels in one
+// cudaHostRegister (pinning 2 MiB pages is cheaper than cudaMallocHost's 4 KiB ones; registering
+// chunks from several threads was slower). The kernels use the host pointer: the device must be able to
+// (cudaDevAttrCanUseHostPointerForRegisteredMem, true on Linux x86-64), else Error. Move-only RAII.
 template <typename T>
 class MappedHostArray {
  public:
@@ -148,13 +141,24 @@ class MappedHostArray {
     if (registered_) cudaHostUnregister(host_);
     if (host_) huge_free(host_, mapped_);
   }
-  // Returns the milliseconds spent filling and registering.
-  void allocate(std::uint64_t count, double* fill_ms, double* register_ms) {
-    const std::uint64_t bytes = checked_bytes(count, sizeof(T));
-    auto start = std::chrono::steady_clock::now();
+  void allocate(std::uint64_t count, double* setup_ms) {
+    int direct = 0, device = 0;
+    TERRAZO_CUDA_CHECK(cudaGetDevice(&device));
+    TERRAZO_CUDA_CHECK(cudaDeviceGetAttribute(&direct, cudaDevAttrCanUseHostPointerForRegisteredMem, device));
+    if (!direct) throw Error("the paged resident exchange needs a GPU that reads registered host memory at its host address");
+    const auto start = std::chrono::steady_clock::now();
+    const std::uint64_t bytes = checked_bytes(count, sizeof(T)), chunk = 64ull << 20;
     host_ = static_cast<T*>(huge_allocate(bytes, &mapped_));
-    fill_ff(host_, bytes);
-    auto filled = std::chrono::steady_clock::now();
+    const std::uint64_t chunks = (bytes + chunk - 1) / chunk;
+    std::atomic<std::uint64_t> next{0};
+    const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        for (std::uint64_t c; (c = next++) < chunks;)
+          std::memset(reinterpret_cast<char*>(host_) + c * chunk, 0xff, std::min(chunk, bytes - c * chunk));
+      });
+    for (std::thread& t : pool) t.join();
     const cudaError_t status = cudaHostRegister(host_, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
     if (status != cudaSuccess) {
       cudaGetLastError();
@@ -162,16 +166,13 @@ class MappedHostArray {
                   cudaGetErrorString(status) + "); lower --memory so that it is not chosen, or use --exchange streamed");
     }
     registered_ = true;
-    TERRAZO_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
-    *fill_ms += std::chrono::duration<double, std::milli>(filled - start).count();
-    *register_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - filled).count();
+    *setup_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
   T* host() const { return host_; }
-  T* device() const { return device_; }
+  T* device() const { return host_; }
 
  private:
   T* host_ = nullptr;
-  T* device_ = nullptr;
   std::size_t mapped_ = 0;
   bool registered_ = false;
 };
@@ -374,8 +375,8 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     const std::uint32_t slots = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.device_slots, 0xfffffffeu));
     batch_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(batch_, slots / 2));
     // Nodata and unreached: every byte 0xff (a quiet NaN; kUnreached).
-    host_values_.allocate(cells, &host_fill_ms_, &host_register_ms_);
-    host_dist_.allocate(cells, &host_fill_ms_, &host_register_ms_);
+    host_values_.allocate(cells, &host_setup_ms_);
+    host_dist_.allocate(cells, &host_setup_ms_);
     values_.resize(static_cast<std::uint64_t>(slots) * tc);
     dist_.resize(static_cast<std::uint64_t>(slots) * tc);
     ring_values_.resize(layout_.tiles() * layout_.border_count());
@@ -497,8 +498,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     stats.pages_out = pages_out_;
     stats.bus_bytes = bus_bytes_;
     stats.paging_ms = paging_ms_;
-    stats.host_fill_ms = host_fill_ms_;
-    stats.host_register_ms = host_register_ms_;
+    stats.host_setup_ms = host_setup_ms_;
   }
 
   // Paged: the round's list on the host, for the pager.
@@ -617,7 +617,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   TilePager::Moves pending_moves_;
   bool rings_built_ = false, flushed_ = true;
   std::uint64_t pages_in_ = 0, pages_out_ = 0, bus_bytes_ = 0;
-  double paging_ms_ = 0, host_fill_ms_ = 0, host_register_ms_ = 0;
+  double paging_ms_ = 0, host_setup_ms_ = 0;
 };
 
 }  // namespace

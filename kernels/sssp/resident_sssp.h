@@ -78,8 +78,7 @@ struct ResidentSsspStats {
   std::uint64_t pages_out = 0;     // ... and their distances copied back
   std::uint64_t bus_bytes = 0;     // ... bytes those copies moved, both ways
   double paging_ms = 0.0;          // ... GPU time of the copies
-  double host_fill_ms = 0.0;       // ... the host backing allocated and cleared
-  double host_register_ms = 0.0;   // ... and page-locked
+  double host_setup_ms = 0.0;      // ... the host backing allocated, cleared and page-locked
 };
 
 class ResidentSsspSolver {

@@ -42,7 +42,7 @@ for run in "${runs[@]}"; do
     cpu) flags=(--device cpu) ;;
     *) echo "unknown run '$run'" >&2; exit 2 ;;
   esac
-  line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_$run.txt" "$tz" sssp -q --json --memory "${TZ_MEMORY:-8G}" \
+  line=$(TERRAZO_GEOTIFF_TRACE=1 /usr/bin/time -f "peak_rss_kib %M" -o "$work/time_$run.txt" "$tz" sssp -q --json --memory "${TZ_MEMORY:-8G}" \
            ${TZ_SSSP_FLAGS:-} "${flags[@]}" --source "$src" "$store" "$work/cost_$run.tif" | tail -1)
   echo "${line%\}}, \"run\": \"$run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_$run.txt")}"
   if [ "$run" != "${runs[0]}" ]; then
