@@ -101,6 +101,7 @@ FlowdirResult run_flowdir(const FlowdirOptions& options, RunContext& context) {
   result.undrained_flats = phases.undrained_flats;
   result.undrained_cells = phases.undrained_cells;
   result.cross_tile_flat_cells = phases.cross_tile_flat_cells;
+  result.seconds.halos = phases.halos_seconds;
   result.seconds.directions = phases.directions_seconds;
   result.seconds.flats = phases.flats_seconds;
   result.seconds.write = phases.write_seconds;

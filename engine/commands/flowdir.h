@@ -6,7 +6,7 @@
 // 0 no flow, 255 nodata): the steepest descent, on flats the gradient of [Barnes2014b], 0 at an
 // outlet with no lower neighbour and on a flat with no outlet (engine/flow/flowdir_phases.h). Outlets
 // as `terrazo fill`'s. The same bytes for every --tile and --threads.
-// Phases (Progress names): "import" (a non-store INPUT), "flowdir: directions",
+// Phases (Progress names): "import" (a non-store INPUT), "flowdir: halos", "flowdir: directions",
 // "flowdir: flats across tiles", "flowdir: write".
 #pragma once
 #include <cstdint>
@@ -36,7 +36,7 @@ struct FlowdirResult {
   std::uint64_t valid_cells = 0, flat_cells = 0, outlet_cells = 0, flats = 0;
   std::uint64_t undrained_flats = 0, undrained_cells = 0, cross_tile_flat_cells = 0;
   struct Seconds {
-    double import = 0, directions = 0, flats = 0, write = 0, total = 0;
+    double import = 0, halos = 0, directions = 0, flats = 0, write = 0, total = 0;
   } seconds;
   std::uint64_t bytes_read = 0, bytes_written = 0;
   std::uint64_t memory_peak_reserved = 0, peak_rss_bytes = 0;

@@ -33,7 +33,7 @@ const char kUsage[] =
     "{flags Options}\n"
     "\n"
     "JSON keys: width, height, tile, outlets, valid_cells, flat_cells, outlet_cells, flats,\n"
-    "undrained_flats, undrained_cells, cross_tile_flat_cells, phases {import, directions, flats, write},\n"
+    "undrained_flats, undrained_cells, cross_tile_flat_cells, phases {import, halos, directions, flats, write},\n"
     "seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
@@ -87,6 +87,7 @@ std::string FlowdirCommandResult::to_json() const {
   const FlowdirResult& r = result;
   JsonObject phases;
   phases.add("import", r.seconds.import)
+      .add("halos", r.seconds.halos)
       .add("directions", r.seconds.directions)
       .add("flats", r.seconds.flats)
       .add("write", r.seconds.write);

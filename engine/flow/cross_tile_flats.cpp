@@ -10,9 +10,7 @@
 namespace terrazo {
 namespace {
 
-const char kWhat[] =
-    "the cells of the flats that cross tile borders (held in memory: a larger --tile keeps more flats inside "
-    "one tile)";
+const char kWhat[] = "the cells of the flats that cross tile borders (held in memory)";
 
 }  // namespace
 

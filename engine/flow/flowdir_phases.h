@@ -8,11 +8,13 @@
 // (kernels/flow/flat_gradient.h): every flat cell's path ends at a draining cell, except on a flat
 // with no draining cell beside it (an undrained pit), whose cells get kD8NoFlow. kD8Nodata at nodata.
 // The codes depend only on the raster's values: the same bytes for any tile size and thread count.
-// Phases (Progress names): "flowdir: directions" (each tile with a halo of two cells: the codes,
+// Phases (Progress names): "flowdir: halos" (each tile's outer two rows and columns kept,
+// engine/flow/halo_strips.h), "flowdir: directions" (each tile with a halo of two cells: the codes,
 // its flats resolved when they stay inside it, the cells of those that cross its sides gathered),
 // "flowdir: flats across tiles" (the gathered flats resolved at once, engine/flow/cross_tile_flats.h),
 // "flowdir: write" (each tile again, the gathered codes put in, handed to the sink in row-major order).
-// Memory: `threads` tile windows and directions at once (slot_bytes each), the tile offsets, and the
+// Each tile is read three times in all. Memory: `threads` tile windows and directions at once
+// (slot_bytes each), every tile's border strips (64 bytes a tile side cell), the tile offsets, and the
 // gathered flats' cells as they come (CrossTileFlats), planned in `plan` before any work.
 #pragma once
 #include <cstdint>
@@ -38,7 +40,7 @@ struct FlowdirPhaseResult {
   std::uint64_t flats = 0;            // connected flats
   std::uint64_t undrained_flats = 0, undrained_cells = 0;  // flats with no draining cell beside them
   std::uint64_t cross_tile_flat_cells = 0;  // the cells of the flats that cross tile borders
-  double directions_seconds = 0, flats_seconds = 0, write_seconds = 0;
+  double halos_seconds = 0, directions_seconds = 0, flats_seconds = 0, write_seconds = 0;
   // The bytes of one tile's slot: its window, a neighbour's tile, its directions.
   static std::uint64_t slot_bytes(std::uint32_t t);
 };
