@@ -41,9 +41,10 @@ void CrossTileFlats::add_tile(std::uint32_t tx, std::uint32_t ty, const D8Tile& 
   offsets_[++tiles_added_] = local_.size();
 }
 
-std::uint32_t CrossTileFlats::find(std::uint64_t tile, std::uint32_t local) const {
-  const auto first = local_.begin() + static_cast<std::ptrdiff_t>(offsets_[tile]);
-  const auto last = local_.begin() + static_cast<std::ptrdiff_t>(offsets_[tile + 1]);
+// Cell `local` of `tile` among the gathered cells in [from, to) (inside the tile's range), or kNoFlatCell.
+std::uint32_t CrossTileFlats::find(std::uint64_t tile, std::uint32_t local, std::uint64_t from, std::uint64_t to) const {
+  const auto first = local_.begin() + static_cast<std::ptrdiff_t>(std::max(from, offsets_[tile]));
+  const auto last = local_.begin() + static_cast<std::ptrdiff_t>(std::min(to, offsets_[tile + 1]));
   const auto it = std::lower_bound(first, last, local);
   return it != last && *it == local ? static_cast<std::uint32_t>(it - local_.begin()) : kNoFlatCell;
 }
@@ -63,7 +64,10 @@ void CrossTileFlats::link(WorkerPool& pool) {
         if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid_.width) || ny >= static_cast<std::int64_t>(grid_.height))
           continue;
         const std::uint64_t ntile = static_cast<std::uint64_t>(ny / t) * grid_.tiles_x() + static_cast<std::uint64_t>(nx / t);
-        cells_.neighbour[i * 8 + d] = find(ntile, static_cast<std::uint32_t>((ny % t) * t + nx % t));
+        // In the same tile the cells are sorted and distinct: the neighbour is at most t + 1 places away.
+        const bool same = ntile == tile;
+        cells_.neighbour[i * 8 + d] = find(ntile, static_cast<std::uint32_t>((ny % t) * t + nx % t),
+                                           same && i > t + 1 ? i - t - 1 : 0, same ? i + t + 2 : local_.size());
       }
     }
   });
