@@ -500,6 +500,9 @@ std::vector<PromiseCase> every_command() {
         {"od-matrix --tmpdir {D} --site 10,10 --site 4000,4000 {D}g.tzs {D}od.csv", 16},
         {"gen --width 2048 --height 1024 --type Float64 --seed 7 {D}h.tzs"},
         {"od-matrix --tmpdir {D} --transient-index --site 10,10 --site 2000,1000 {D}h.tzs {D}od2.csv", 16}}},
+      // flowdir on a 64 MiB store at 32M (4x; its flats across tiles, 12 K cells of the unfilled
+      // raster, are held in memory: docs/flow.md "Memory").
+      {"Flowdir", {{gen4k + "{D}g.tzs"}, {"flowdir --tmpdir {D} {D}g.tzs {D}f.tif", 32}}},
       // network of 2 sites on a 64 MiB store at 32M (its paths' Float64 costs 128 MiB, 4x).
       {"Network",
        {{gen4k + "{D}g.tzs"}, {"network --tmpdir {D} --site 50,50 --site 4000,4000 {D}g.tzs {D}n.geojson", 32}}},

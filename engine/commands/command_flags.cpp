@@ -207,6 +207,24 @@ std::vector<CommandFlag> fill_flags() {
   };
 }
 
+std::vector<CommandFlag> flowdir_flags() {
+  return {
+      value("Options", "--outlets", FlagType::Choice, "both|edge|nodata", "both",
+        "the outlets, as `terrazo fill`'s: the raster's edge cells, the cells next\n"
+        "to nodata, or both; an outlet with no lower neighbour gets 0 (no flow)"),
+      shared("Options", "--co", "it applies to FLOWDIR.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
+      shared("Options", "--memory", "--threads tile windows (about 85 bytes a cell of a tile each) and 60 bytes per cell of the flats that cross tile borders"),
+      shared("Options", "--band"),
+      shared("Options", "--device", "flowdir runs on the CPU; cuda is refused until its GPU twin lands"),
+      shared("Options", "--threads"),
+      shared("Options", "--tile", "a larger tile keeps more flats inside one tile"),
+      shared("Options", "--input-mode"),
+      shared("Options", "--tmpdir"),
+      shared("Options", "--json"),
+      shared("Options", "--quiet"),
+  };
+}
+
 std::vector<CommandFlag> mst_flags() {
   return {
       value("Options", "--weight", FlagType::Choice, "max|absdiff|friction", "",
@@ -530,6 +548,7 @@ const std::vector<CommandFlag>* command_flags(const std::string& command) {
       {"clump", clump_flags()},   {"corridor", corridor_flags()}, {"export", export_flags()},
       {"gen", gen_flags()},       {"import", import_flags()},     {"index", index_flags()},
       {"info", info_flags()},     {"mst", mst_flags()},           {"fill", fill_flags()},           {"network", network_flags()},
+      {"flowdir", flowdir_flags()},
       {"od-matrix", od_matrix_flags()}, {"path", path_flags()},   {"render", render_flags()},
       {"sssp", sssp_flags()},
   };

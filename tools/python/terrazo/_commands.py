@@ -13,7 +13,7 @@ import os
 
 from . import _native
 
-__all__ = ["cost_distance", "mst", "fill", "path", "clump", "corridor", "od_matrix", "network", "index", "render",
+__all__ = ["cost_distance", "mst", "fill", "flow_direction", "path", "clump", "corridor", "od_matrix", "network", "index", "render",
            "import_raster", "export_raster", "info", "generate", "run", "usage"]
 
 _KEYWORDS = {}  # command -> {keyword: flag declaration}, from the flag table
@@ -145,6 +145,20 @@ def fill(input, output, *, outlets=None, connectivity=None, memory=None, progres
     """
     return run("fill", input, output, progress=progress, outlets=outlets, connectivity=connectivity, memory=memory,
                **flags)
+
+
+def flow_direction(input, output, *, outlets=None, memory=None, progress=None, **flags):
+    """D8 flow directions of the (filled) elevation raster ``input``, exactly and out of core
+    (``terrazo flowdir``, docs/flow.md): a Byte GeoTIFF of ESRI's codes (1 E, 2 SE, 4 S, 8 SW, 16 W,
+    32 NW, 64 N, 128 NE; 0 no flow, 255 nodata), flats drained as Barnes, Lehman and Mulla (2014).
+    outlets: "both" (default), "edge" or "nodata", as ``fill``'s. Other flags of
+    ``terrazo flowdir --help`` as keywords (``tile=512``, ``threads=4``). Returns the --json summary
+    (``flat_cells``, ``flats``, ``undrained_cells``, ...).
+
+    >>> terrazo.fill("dem.tif", "filled.tif")
+    >>> terrazo.flow_direction("filled.tif", "flowdir.tif", memory="1G")["flats"]
+    """
+    return run("flowdir", input, output, progress=progress, outlets=outlets, memory=memory, **flags)
 
 
 def path(output, *, backlink, cost, dests, mask=None, memory=None, progress=None, **flags):

@@ -20,7 +20,7 @@ COST_CASES = [
 
 def test_version_and_commands():
     assert terrazo.__version__ and terrazo.__version__ != "unknown"
-    assert terrazo._native.commands() == ["clump", "corridor", "export", "fill", "gen", "import", "index", "info", "mst",
+    assert terrazo._native.commands() == ["clump", "corridor", "export", "fill", "flowdir", "gen", "import", "index", "info", "mst",
                                           "network", "od-matrix", "path", "render", "sssp"]
     assert "--source x,y" in terrazo.usage("sssp")
 
@@ -30,6 +30,15 @@ def test_fill_matches_cli(cli, tmp_path):
     summary = terrazo.fill(dem, tmp_path / "py.tif", outlets="edge", memory="256M", tile=128)
     cli.run("fill", "--outlets", "edge", "--memory", "256M", "--tile", "128", dem, tmp_path / "cli.tif")
     assert summary["raised_cells"] > 0 and summary["closed_cells"] == 0
+    assert (tmp_path / "py.tif").read_bytes() == (tmp_path / "cli.tif").read_bytes()
+
+
+def test_flow_direction_matches_cli(cli, tmp_path):
+    dem = dataset("real/N44W072.hgt")
+    terrazo.fill(dem, tmp_path / "filled.tif", memory="256M")
+    summary = terrazo.flow_direction(tmp_path / "filled.tif", tmp_path / "py.tif", memory="256M", tile=128)
+    cli.run("flowdir", "--memory", "256M", "--tile", "128", tmp_path / "filled.tif", tmp_path / "cli.tif")
+    assert summary["flat_cells"] > 0 and summary["undrained_cells"] == 0
     assert (tmp_path / "py.tif").read_bytes() == (tmp_path / "cli.tif").read_bytes()
 
 

@@ -201,6 +201,35 @@ class FillDepressions(TerrazoAlgorithm):
         return {"OUTPUT": output, "SUMMARY": summary}
 
 
+class FlowDirection(TerrazoAlgorithm):
+    COMMAND = "flowdir"
+    NAME = "flowdir"
+    TITLE = "Flow direction (D8)"
+    HELP = ("<p>D8 flow directions of a filled elevation raster, exactly and out of core (docs/flow.md): each "
+            "cell flows to its steepest lower neighbour; flats drain towards their outlets and away from "
+            "higher terrain (Barnes, Lehman and Mulla 2014). Byte codes as ESRI's: 1 E, 2 SE, 4 S, 8 SW, 16 W, "
+            "32 NW, 64 N, 128 NE; 0 no flow (an outlet, or an undrained pit); 255 nodata. Fill the "
+            "depressions first.</p>")
+    OUTLETS = ["both", "edge", "nodata"]
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add("INPUT", "BAND", INPUT="Filled elevation raster")
+        self.addParameter(QgsProcessingParameterEnum(
+            "OUTLETS", "Where water leaves: the raster's edge, cells next to nodata, or both (as in the fill)",
+            self.OUTLETS, False, 0))
+        self.add("MEMORY", "EXTRA")
+        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Flow directions"))
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path = self.raster_path(parameters, "INPUT", context)[1]
+        output = self.output_path(parameters, "OUTPUT", context)
+        flags = [("outlets", self.enum(parameters, "OUTLETS", self.OUTLETS, context))]
+        flags += self.common_flags(parameters, context)
+        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
 class Clump(TerrazoAlgorithm):
     COMMAND = "clump"
     NAME = "clump"
@@ -599,5 +628,5 @@ class Generate(TerrazoAlgorithm):
         return {"OUTPUT": output, "SUMMARY": summary}
 
 
-ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, FillDepressions, Clump, Corridor, OdMatrix, Network, BoundaryIndex,
+ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, FillDepressions, FlowDirection, Clump, Corridor, OdMatrix, Network, BoundaryIndex,
               Render, Import, Export, Info, Generate]

@@ -371,6 +371,19 @@ def fill(backend):
     h.done()
 
 
+def flowdir(backend):
+    """Flow directions of a filled DEM with edge outlets: the direction raster equals the program's."""
+    h = Harness(backend)
+    dem = h.input(DEM)
+    h.cli(["fill", "--outlets=edge", dem, h.path("filled.tif")])
+    h.run_algorithm("flowdir", {"INPUT": h.path("filled.tif"), "OUTLETS": 1, "OUTPUT": h.path("q_flowdir.tif")})
+    expected = h.cli(["flowdir", "--outlets=edge", h.path("filled.tif"), h.path("c_flowdir.tif")])
+    if expected["flat_cells"] < 1:
+        fail("no flat cell: not a meaningful test: %s" % expected)
+    same_raster(h.path("q_flowdir.tif"), h.path("c_flowdir.tif"))
+    h.done()
+
+
 def corridor(backend):
     """The corridor of two cost surfaces, 5 percent above the least cost: equal to the program's."""
     h = Harness(backend)
@@ -677,7 +690,7 @@ def render(backend):
 
 CASES = {"costdistance_layer": costdistance_layer, "costdistance_fields": costdistance_fields,
          "costdistance_point": costdistance_point,
-         "leastcostpath": leastcostpath, "mst": mst, "fill": fill, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
+         "leastcostpath": leastcostpath, "mst": mst, "fill": fill, "flowdir": flowdir, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
          "network": network, "skip_empty": skip_empty, "bad_input": bad_input, "cancel": cancel, "settings": settings, "files": files,
          "render": render}
 

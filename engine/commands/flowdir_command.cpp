@@ -1,0 +1,121 @@
+// engine/commands/flowdir_command.cpp: parse_flowdir_options, flowdir_usage, run_flowdir_command
+// (engine/commands/flowdir_command.h).
+#include "engine/commands/flowdir_command.h"
+
+#include "engine/commands/output_options.h"
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo flowdir [options] FILLED FLOWDIR.tif\n"
+    "\n"
+    "Writes the D8 flow direction of every cell of the elevation raster FILLED, exactly and out of\n"
+    "core: each cell flows to its steepest lower neighbour (a diagonal drop counts 1/sqrt 2); the cells\n"
+    "of a flat, which has no lower neighbour, flow towards the flat's outlets and away from the higher\n"
+    "terrain around it (Barnes, Lehman and Mulla 2014), so every path reaches an outlet. Run\n"
+    "`terrazo fill` first: a depression left unfilled is a pit whose cells get 0. The output is the\n"
+    "same for every --tile and --threads.\n"
+    "\n"
+    "FILLED       any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs),\n"
+    "             usually the output of `terrazo fill` with the same --outlets\n"
+    "FLOWDIR.tif  Byte GeoTIFF of FILLED's grid and georeference, the codes of ESRI's Flow Direction:\n"
+    "               32  64 128     NW  N  NE\n"
+    "               16   .   1      W  .   E\n"
+    "                8   4   2     SW  S  SE\n"
+    "             0: no flow (an outlet with no lower neighbour: water leaves the raster there; or a\n"
+    "             cell of an undrained pit); 255: nodata\n"
+    "\n"
+    "Options:\n"
+    "{flags Options}\n"
+    "\n"
+    "JSON keys: width, height, tile, outlets, valid_cells, flat_cells, outlet_cells, flats,\n"
+    "undrained_flats, undrained_cells, cross_tile_flat_cells, phases {import, halos, directions, flats, write},\n"
+    "seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
+    "\n"
+    "Example:\n"
+    "  terrazo fill --memory 2G dem.tif filled.tif\n"
+    "  terrazo flowdir --memory 2G --json filled.tif flowdir.tif\n";
+
+}  // namespace
+
+const char* flowdir_usage() {
+  static const std::string usage = usage_with_flags("flowdir", kUsage);
+  return usage.c_str();
+}
+
+FlowdirCommandOptions parse_flowdir_options(const std::vector<std::string>& arguments) {
+  ArgParser args("flowdir", arguments);
+  FlowdirCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  FlowdirOptions& options = parsed.flowdir;
+  options.band = parse_band_option(args);
+  if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
+  if (auto input_mode = args.value("--input-mode")) options.input_mode = parse_input_mode(*input_mode);
+  options.geotiff = parse_geotiff_options(args, parsed.common);
+  options.tile = parsed.common.tile;
+  const std::vector<std::string> files = args.positionals(2, 2, "FILLED FLOWDIR.tif");
+  options.input = files[0];
+  options.output = files[1];
+  return parsed;
+}
+
+FlowdirCommandResult run_flowdir_command(const FlowdirCommandOptions& options, Progress& progress) {
+  check_input_file(options.flowdir.input);
+  check_output_file(options.flowdir.output, {options.flowdir.input});
+  RunContext context(run_settings(options.common), progress);
+  FlowdirCommandResult r;
+  r.options = options;
+  r.result = run_flowdir(options.flowdir, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
+  return r;
+}
+
+std::string FlowdirCommandResult::summary() const {
+  const FlowdirResult& f = result;
+  return format_line("flowdir: %llu valid cells, %llu on %llu flats (%llu undrained); %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(f.valid_cells), static_cast<unsigned long long>(f.flat_cells),
+                     static_cast<unsigned long long>(f.flats), static_cast<unsigned long long>(f.undrained_cells),
+                     f.seconds.total, MemoryBudget::format_size(f.peak_rss_bytes).c_str());
+}
+
+std::string FlowdirCommandResult::to_json() const {
+  const FlowdirResult& r = result;
+  JsonObject phases;
+  phases.add("import", r.seconds.import)
+      .add("halos", r.seconds.halos)
+      .add("directions", r.seconds.directions)
+      .add("flats", r.seconds.flats)
+      .add("write", r.seconds.write);
+  JsonObject summary;
+  summary.add("command", "flowdir")
+      .add("input", options.flowdir.input)
+      .add("output", options.flowdir.output)
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("tile", r.tile)
+      .add("input_read", r.input_read)
+      .add("outlets", to_string(options.flowdir.outlets))
+      .add("valid_cells", r.valid_cells)
+      .add("flat_cells", r.flat_cells)
+      .add("outlet_cells", r.outlet_cells)
+      .add("flats", r.flats)
+      .add("undrained_flats", r.undrained_flats)
+      .add("undrained_cells", r.undrained_cells)
+      .add("cross_tile_flat_cells", r.cross_tile_flat_cells)
+      .add("phases", phases)
+      .add("seconds", r.seconds.total)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
+      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
+      .add("peak_rss_bytes", r.peak_rss_bytes)
+      .add("bytes_read", r.bytes_read)
+      .add("bytes_written", r.bytes_written);
+  return summary.str();
+}
+
+}  // namespace terrazo

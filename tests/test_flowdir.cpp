@@ -1,0 +1,289 @@
+// tests/test_flowdir.cpp: out-of-core D8 flow directions (engine/flow/flowdir_phases.h) against the
+// whole-raster oracle (tests/support/flowdir_reference.h), byte for byte: random rasters with
+// plateaus and large flats (quantised values, filled by the fill oracle or left with undrained
+// pits), nodata holes and absent tiles, 1 x N, every outlet mode, tiles of 4 to 64 that do and do
+// not divide the raster (flats across many tiles), 1 to 3 threads; the flow paths (strict descent,
+// flats drained without cycles); the shipped DEMs through `terrazo fill` and `terrazo flowdir`; the
+// plan's refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/commands/fill_command.h"
+#include "engine/commands/flowdir_command.h"
+#include "engine/flow/flowdir_phases.h"
+#include "kernels/common/error.h"
+#include "tests/support/fill_reference.h"
+#include "tests/support/flowdir_reference.h"
+#include "tests/support/memory_tile_input.h"
+#include "tests/support/sssp_reference.h"
+#include "tests/support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+class MemorySink : public FlowdirTileSink {
+ public:
+  MemorySink(std::uint64_t w, std::uint64_t h, std::uint32_t t) : w_(w), h_(h), t_(t), codes(w * h, 77) {}
+  void write_tile(std::uint32_t tx, std::uint32_t ty, const std::uint8_t* tile) override {
+    EXPECT_EQ(std::uint64_t{ty} * ((w_ + t_ - 1) / t_) + tx, next_++) << "tiles out of row-major order";
+    for (std::uint32_t y = 0; y < t_ && std::uint64_t{ty} * t_ + y < h_; ++y)
+      for (std::uint32_t x = 0; x < t_ && std::uint64_t{tx} * t_ + x < w_; ++x)
+        codes[(std::uint64_t{ty} * t_ + y) * w_ + std::uint64_t{tx} * t_ + x] = tile[std::size_t{y} * t_ + x];
+  }
+  std::uint64_t w_, h_;
+  std::uint32_t t_;
+  std::uint64_t next_ = 0;
+  std::vector<std::uint8_t> codes;
+};
+
+// Terrain with plateaus: smooth bumps plus noise, rounded to few levels, nodata blobs; `filled`:
+// through the fill oracle (every flat drains), else with undrained pits.
+std::vector<double> random_dem(std::mt19937_64& rng, std::uint64_t w, std::uint64_t h, double holes, bool filled,
+                               bool edge, bool nodata) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  const double fx = 0.02 + 0.3 * unit(rng), fy = 0.02 + 0.3 * unit(rng), steps = 1 + std::floor(12 * unit(rng));
+  std::vector<double> dem(w * h);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const double v = std::sin(fx * x) * std::cos(fy * y) + 0.4 * unit(rng);
+      dem[y * w + x] = std::round(v * steps) / steps * 100.0;
+    }
+  const int blobs = static_cast<int>(holes * w * h / 12);
+  for (int b = 0; b < blobs; ++b) {
+    const std::uint64_t cx = rng() % w, cy = rng() % h, r = 1 + rng() % 3;
+    for (std::uint64_t y = cy >= r ? cy - r : 0; y <= cy + r && y < h; ++y)
+      for (std::uint64_t x = cx >= r ? cx - r : 0; x <= cx + r && x < w; ++x) dem[y * w + x] = std::nan("");
+  }
+  return filled ? testing::reference_fill(dem, w, h, true, edge, nodata) : dem;
+}
+
+struct FlowCase {
+  std::uint64_t w, h;
+  std::uint32_t t;
+  unsigned threads;
+  bool edge, nodata;
+};
+
+std::string describe(const FlowCase& c) {
+  return std::to_string(c.w) + " x " + std::to_string(c.h) + " tile " + std::to_string(c.t) + " threads " +
+         std::to_string(c.threads) + (c.edge ? " edge" : "") + (c.nodata ? " nodata" : "") + " outlets";
+}
+
+// Every step goes down, or along a flat to a cell of its elevation; following the codes from any
+// valid cell ends at a kD8NoFlow cell (an outlet, or an undrained flat) within `cells` steps.
+void check_paths(const std::vector<double>& dem, const std::vector<std::uint8_t>& codes, const testing::ReferenceFlowdir& ref,
+                 std::uint64_t w, std::uint64_t h, const std::string& what) {
+  std::vector<std::uint8_t> state(w * h, 0);  // 1 on the current path, 2 known to end
+  std::uint64_t bad = 0;
+  for (std::uint64_t start = 0; start < w * h && bad == 0; ++start) {
+    std::vector<std::uint64_t> path;
+    std::uint64_t c = start;
+    while (codes[c] != kD8Nodata && codes[c] != kD8NoFlow && state[c] == 0) {
+      state[c] = 1;
+      path.push_back(c);
+      const int d = d8_index(codes[c]);
+      if (d < 0) { ++bad; break; }
+      const std::int64_t nx = static_cast<std::int64_t>(c % w) + kD8Steps[d].dx, ny = static_cast<std::int64_t>(c / w) + kD8Steps[d].dy;
+      if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(w) || ny >= static_cast<std::int64_t>(h)) { ++bad; break; }
+      const std::uint64_t n = static_cast<std::uint64_t>(ny) * w + static_cast<std::uint64_t>(nx);
+      const bool ok = std::isnan(dem[n]) ? false : ref.flat[c] ? dem[n] == dem[c] : dem[n] < dem[c];
+      if (!ok) { ++bad; break; }
+      c = n;
+    }
+    if (codes[c] != kD8Nodata && codes[c] != kD8NoFlow && state[c] == 1) ++bad;  // a cycle
+    for (std::uint64_t p : path) state[p] = 2;
+    EXPECT_EQ(bad, 0u) << what << ": the path from (" << start % w << ", " << start / w << ") breaks at ("
+                       << c % w << ", " << c / w << ")";
+  }
+}
+
+FlowdirPhaseResult check_case(const std::vector<double>& dem, const FlowCase& c, const std::string& what) {
+  MemoryTileInput<double> input(dem, c.w, c.h, c.t);
+  FlowdirPhaseOptions o;
+  o.edge_outlets = c.edge;
+  o.nodata_outlets = c.nodata;
+  o.threads = c.threads;
+  MemoryBudget budget(256ull << 20);
+  MemorySink sink(c.w, c.h, c.t);
+  const FlowdirPhaseResult r = run_flowdir_phases(input, o, budget, Progress::silent(), sink);
+  const testing::ReferenceFlowdir want = testing::reference_flowdir(dem, c.w, c.h, c.edge, c.nodata);
+  std::uint64_t wrong = 0, first = 0;
+  for (std::uint64_t i = 0; i < want.codes.size(); ++i)
+    if (sink.codes[i] != want.codes[i] && wrong++ == 0) first = i;
+  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first % c.w << ", " << first / c.w << "): "
+                       << int{sink.codes[first]} << " for " << int{want.codes[first]};
+  EXPECT_EQ(r.flat_cells, want.flat_cells) << what;
+  EXPECT_EQ(r.flats, want.flats) << what;
+  EXPECT_EQ(r.undrained_cells, want.undrained_cells) << what;
+  EXPECT_EQ(r.outlet_cells, want.outlet_cells) << what;
+  EXPECT_EQ(budget.reserved(), 0u) << what;
+  check_paths(dem, sink.codes, want, c.w, c.h, what);
+  return r;
+}
+
+TEST(Flowdir, RandomRastersMatchTheWholeRasterReference) {
+  std::uint64_t flat = 0, crossing = 0, undrained = 0;
+  for (std::uint64_t seed = 1; seed <= 160; ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::uint32_t tiles[] = {4, 8, 16, 32, 64};
+    FlowCase c{1 + rng() % 90, 1 + rng() % 90, tiles[rng() % 5], 1 + static_cast<unsigned>(rng() % 3), rng() % 4 != 0,
+               rng() % 4 != 1};
+    if (seed % 11 == 0) c.h = 1;  // 1 x N and N x 1
+    if (seed % 13 == 0) c.w = 1;
+    if (!c.edge && !c.nodata) c.edge = true;
+    const bool filled = seed % 4 != 0;
+    std::vector<double> dem = random_dem(rng, c.w, c.h, seed % 3 == 0 ? 0.0 : 0.05, filled, c.edge, c.nodata);
+    if (seed % 7 == 0)  // a band of nodata across a row of tiles: absent tiles between present ones
+      for (std::uint64_t y = c.t; y < std::min<std::uint64_t>(c.h, 2 * c.t); ++y)
+        for (std::uint64_t x = 0; x < c.w; ++x) dem[y * c.w + x] = std::nan("");
+    const FlowdirPhaseResult r =
+        check_case(dem, c, "seed " + std::to_string(seed) + (filled ? " filled " : " unfilled ") + describe(c));
+    flat += r.flat_cells;
+    crossing += r.cross_tile_flat_cells;
+    undrained += r.undrained_cells;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(flat, 50000u);      // the cases have flats
+  EXPECT_GT(crossing, 10000u);  // many across tiles
+  EXPECT_GT(undrained, 100u);   // and undrained pits on the unfilled ones
+}
+
+// One big filled lake across many small tiles: the same codes at every tile size and thread count.
+TEST(Flowdir, EveryTileSizeAndThreadCountGivesTheSameBytes) {
+  std::mt19937_64 rng(99);
+  const std::uint64_t w = 131, h = 97;
+  std::vector<double> dem = random_dem(rng, w, h, 0.0, false, true, true);
+  for (std::uint64_t y = 20; y < 80; ++y)  // a deep bowl, filled into one flat of about 60 x 90 cells
+    for (std::uint64_t x = 20; x < 110; ++x)
+      if (!std::isnan(dem[y * w + x])) dem[y * w + x] = -500 + std::abs(static_cast<double>(x) - 65);
+  dem = testing::reference_fill(dem, w, h, true, true, true);
+  std::vector<std::uint8_t> first;
+  for (std::uint32_t t : {4u, 8u, 16u, 32u, 64u, 128u, 256u})
+    for (unsigned threads : {1u, 2u, 4u}) {
+      MemoryTileInput<double> input(dem, w, h, t);
+      FlowdirPhaseOptions o;
+      o.threads = threads;
+      MemoryBudget budget(256ull << 20);
+      MemorySink sink(w, h, t);
+      const FlowdirPhaseResult r = run_flowdir_phases(input, o, budget, Progress::silent(), sink);
+      if (first.empty()) {
+        first = sink.codes;
+        check_case(dem, FlowCase{w, h, t, threads, true, true}, "tile " + std::to_string(t));
+      }
+      EXPECT_TRUE(sink.codes == first) << "tile " << t << " threads " << threads;
+      EXPECT_GT(r.flat_cells, 4000u);
+      if (t <= 32) {
+        EXPECT_GT(r.cross_tile_flat_cells, 4000u) << "tile " << t;
+      }
+    }
+}
+
+// A hand-made case: a 5 x 3 plateau at 5 with one draining cell at its east end (an edge outlet at 5)
+// and a higher rim: the flat's cells step east along the towards gradient, the first direction on ties.
+TEST(Flowdir, SmallPlateauDrainsToItsOutlet) {
+  const double n = std::nan("");
+  // clang-format off
+  const std::vector<double> dem = {
+      9, 9, 9, 9, 9, 9, 9,
+      9, 5, 5, 5, 5, 5, 5,
+      9, 5, 5, 5, 5, 5, 9,
+      9, 5, 5, 5, 5, 5, 9,
+      9, 9, 9, 9, 9, 9, n};
+  // clang-format on
+  const testing::ReferenceFlowdir want = testing::reference_flowdir(dem, 7, 5, true, false);
+  // Row 1: the east end (6, 1) is an edge outlet at 5: code 0; its flat neighbours step towards it.
+  EXPECT_EQ(want.codes[1 * 7 + 6], kD8NoFlow);
+  EXPECT_EQ(want.codes[1 * 7 + 5], 1);   // east, onto the outlet
+  EXPECT_EQ(want.codes[2 * 7 + 5], 128); // north-east, onto the outlet
+  EXPECT_EQ(want.codes[0], 2);           // the corner rim cell: steepest is south-east (4 / sqrt 2 > 0)
+  EXPECT_EQ(want.codes[4 * 7 + 6], kD8Nodata);
+  EXPECT_EQ(want.flat_cells, 15u);
+  check_case(dem, FlowCase{7, 5, 4, 2, true, false}, "plateau, tile 4");
+}
+
+// `terrazo fill` then `terrazo flowdir` on the shipped DEMs (one with 49% nodata), by the commands'
+// own parsers and entry points: the oracle's codes on the filled raster, no undrained cell, every
+// path ending at an outlet, the same file bytes at tiles of 64 and 256 and 1 or 2 threads.
+TEST(FlowdirCommand, ShippedDemsMatchTheWholeRasterReference) {
+  testing::TempDir dir;
+  const std::string real = std::string(TERRAZO_DATASETS) + "/real/";
+  std::uint64_t flats = 0;
+  for (const std::string name : {"N44W072.hgt", "Mega_divide.bil", "pysheds_dem.tif", "rhine_elv0.tif", "nz_elev.tif"}) {
+    const std::string filled = dir.file(name + ".filled.tif");
+    run_fill_command(parse_fill_options({"-q", "--tmpdir", dir.path(), real + name, filled}), Progress::silent());
+    RasterInfo info;
+    const std::vector<double> dem = testing::read_raster_values(filled, &info);
+    const testing::ReferenceFlowdir want = testing::reference_flowdir(dem, info.width, info.height, true, true);
+    check_paths(dem, want.codes, want, info.width, info.height, name + " (the reference)");
+    std::string first_bytes;
+    for (const std::string tile : {"64", "256"}) {
+      const std::string out = dir.file(name + "." + tile + ".tif");
+      const FlowdirCommandResult r = run_flowdir_command(
+          parse_flowdir_options({"-q", "--threads", tile == "64" ? "2" : "1", "--tile", tile, "--tmpdir", dir.path(),
+                                 filled, out}),
+          Progress::silent());
+      RasterInfo out_info;
+      const std::vector<double> got = testing::read_raster_values(out, &out_info);
+      EXPECT_EQ(out_info.type, CellType::UInt8) << name;
+      std::uint64_t wrong = 0;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        wrong += (std::isnan(got[i]) ? kD8Nodata : static_cast<std::uint8_t>(got[i])) != want.codes[i];
+      EXPECT_EQ(wrong, 0u) << name << " --tile " << tile;
+      EXPECT_EQ(r.result.undrained_cells, 0u) << name;
+      EXPECT_EQ(r.result.flat_cells, want.flat_cells) << name;
+      EXPECT_NE(r.to_json().find("\"cross_tile_flat_cells\""), std::string::npos);
+      flats += r.result.flats;
+      if (first_bytes.empty()) first_bytes = testing::slurp(out);
+      else EXPECT_TRUE(testing::slurp(out) == first_bytes) << name << ": tiles of 64 and 256 wrote different files";
+    }
+  }
+  EXPECT_GT(flats, 1000u);
+}
+
+// Usage errors name the flag and the value.
+TEST(FlowdirCommand, UsageErrorsNameTheFlag) {
+  try {
+    parse_flowdir_options({"--outlets", "sea", "a.tif", "b.tif"});
+    FAIL() << "--outlets sea parsed";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--outlets 'sea'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_flowdir_options({"--connectivity", "4", "a.tif", "b.tif"}), UsageError);
+  EXPECT_THROW(parse_flowdir_options({"a.tif"}), UsageError);
+}
+
+// The plan refuses a budget that cannot hold the tile windows before any work; one that holds them
+// but not the flats across tiles is refused naming those.
+TEST(Flowdir, TooSmallABudgetIsRefused) {
+  std::mt19937_64 rng(3);
+  std::vector<double> dem(300 * 200, 7.0);  // one flat of 60,000 cells across every tile
+  for (std::uint64_t x = 0; x < 300; ++x) dem[x] = 6.0;
+  MemoryTileInput<double> input(dem, 300, 200, 16);
+  FlowdirPhaseOptions o;
+  o.threads = 2;
+  MemorySink sink(300, 200, 16);
+  std::uint64_t events = 0;
+  Progress counting([&](const ProgressEvent&) { return ++events, true; });
+  try {
+    MemoryBudget budget(16ull << 10);
+    run_flowdir_phases(input, o, budget, counting, sink);
+    FAIL() << "16 KiB ran";
+  } catch (const BudgetError& e) {
+    EXPECT_NE(std::string(e.what()).find("memory budget too small for flowdir: "), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(events, 0u);
+  try {
+    MemoryBudget budget(2 * FlowdirPhaseResult::slot_bytes(16) + (1ull << 20));
+    run_flowdir_phases(input, o, budget, Progress::silent(), sink);
+    FAIL() << "the flats across tiles fit";
+  } catch (const BudgetError& e) {
+    EXPECT_NE(std::string(e.what()).find("flats that cross tile borders"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace terrazo
