@@ -5,6 +5,7 @@
 #include "engine/commands/corridor_command.h"
 #include "engine/commands/export_command.h"
 #include "engine/commands/fill_command.h"
+#include "engine/commands/flowacc_command.h"
 #include "engine/commands/gen_command.h"
 #include "engine/commands/import_command.h"
 #include "engine/commands/index_command.h"
@@ -56,6 +57,8 @@ const std::vector<CommandSpec>& command_table() {
        TERRAZO_PARSE(export, Export)},
       {"fill", "fill the depressions of an elevation raster, exactly, out of core", "fill", false, fill_usage,
        TERRAZO_PARSE(fill, Fill)},
+      {"flowacc", "flow accumulation of a D8 direction raster (cells or weights upstream), exactly, out of core",
+       "flowacc", false, flowacc_usage, TERRAZO_PARSE(flowacc, Flowacc)},
       {"gen", "make deterministic fractal terrain of any size (tile store or GeoTIFF)", "gen", false, gen_usage,
        TERRAZO_PARSE(gen, Gen)},
       {"import", "convert a GDAL raster into a Z-order tile store (.tzs)", "import", false, import_usage,
