@@ -20,7 +20,7 @@ COST_CASES = [
 
 def test_version_and_commands():
     assert terrazo.__version__ and terrazo.__version__ != "unknown"
-    assert terrazo._native.commands() == ["clump", "corridor", "export", "fill", "gen", "import", "index", "info", "mst",
+    assert terrazo._native.commands() == ["clump", "corridor", "export", "fill", "flowacc", "gen", "import", "index", "info", "mst",
                                           "network", "od-matrix", "path", "render", "sssp"]
     assert "--source x,y" in terrazo.usage("sssp")
 
@@ -30,6 +30,19 @@ def test_fill_matches_cli(cli, tmp_path):
     summary = terrazo.fill(dem, tmp_path / "py.tif", outlets="edge", memory="256M", tile=128)
     cli.run("fill", "--outlets", "edge", "--memory", "256M", "--tile", "128", dem, tmp_path / "cli.tif")
     assert summary["raised_cells"] > 0 and summary["closed_cells"] == 0
+    assert (tmp_path / "py.tif").read_bytes() == (tmp_path / "cli.tif").read_bytes()
+
+
+def test_flow_accumulation_matches_cli(cli, tmp_path):
+    # 6 x 4 cells flowing east, the last column south, the bottom-right cell an outlet; a nodata cell
+    # ends the flow of the cell west of it.
+    rows = [[1, 1, 1, 1, 1, 4]] * 3 + [[1, 1, 255, 1, 1, 0]]
+    directions = tmp_path / "dir.asc"
+    directions.write_text("ncols 6\nnrows 4\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value 255\n" +
+                          "".join(" ".join(str(v) for v in row) + "\n" for row in rows))
+    summary = terrazo.flow_accumulation(directions, tmp_path / "py.tif", tile=16)
+    cli.run("flowacc", "--tile", "16", directions, tmp_path / "cli.tif")
+    assert summary["valid_cells"] == 23 and summary["largest"] == 21 and summary["outlets"] == 2
     assert (tmp_path / "py.tif").read_bytes() == (tmp_path / "cli.tif").read_bytes()
 
 
