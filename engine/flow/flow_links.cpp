@@ -1,6 +1,7 @@
 // engine/flow/flow_links.cpp: FlowLinks (engine/flow/flow_links.h).
 #include "engine/flow/flow_links.h"
 
+#include <algorithm>
 #include <string>
 
 #include "kernels/common/error.h"
@@ -74,7 +75,7 @@ void FlowLinks::set_tile(std::uint32_t tx, std::uint32_t ty, const TileD8& flow,
     const std::size_t i = std::size_t{y} * grid_.tile + x;
     code_[n] = flow.code[i];
     end_[n] = end[i];
-    amount_[n] = flow.code[i] == kD8Nodata ? 0 : amount[i];
+    amount_[n] = flow.code[i] == kD8Nodata || !amount ? 0 : amount[i];
   };
   for (std::uint32_t y = 0; y < w.h; ++y) {
     if (y == 0 || y + 1 == w.h) {
@@ -152,16 +153,86 @@ void FlowLinks::accumulate_chains(std::vector<std::uint32_t>& in_degree, const c
   });
 }
 
+void FlowLinks::refuse_loop_at(const Cell& cell) const {
+  const TileWindow w = grid_.window(cell.tile);
+  throw UsageError("the direction raster loops: the flow of cell " + std::to_string(w.x0 + cell.x) + "," +
+                   std::to_string(w.y0 + cell.y) + " (column,row) comes back to it across tiles; a direction "
+                   "raster must drain every cell to an outlet (terrazo flowdir writes one)");
+}
+
 // The exits left wait on each other: each lies on a loop of links (each exit has one successor).
 void FlowLinks::refuse_loops(const std::vector<std::uint32_t>& in_degree) const {
   for_each_node([&](const Cell& cell, std::uint64_t n) {
     Cell target;
-    if (in_degree[n] == kDone || !exit_target(cell, target)) return;
-    const TileWindow w = grid_.window(cell.tile);
-    throw UsageError("the direction raster loops: the flow of cell " + std::to_string(w.x0 + cell.x) + "," +
-                     std::to_string(w.y0 + cell.y) + " (column,row) comes back to it across tiles; a direction "
-                     "raster must drain every cell to an outlet (terrazo flowdir writes one)");
+    if (in_degree[n] != kDone && exit_target(cell, target)) refuse_loop_at(cell);
   });
+}
+
+std::uint64_t FlowLinks::raster_id(const Cell& cell) const {
+  const TileWindow w = grid_.window(cell.tile);
+  return (w.y0 + cell.y) * grid_.width + w.x0 + cell.x;
+}
+
+bool FlowLinks::flow_on(const Cell& exit, Cell& next, std::uint64_t& end) const {
+  Cell entered;
+  exit_target(exit, entered);
+  const std::uint64_t n = node(entered);
+  if (code_[n] == kD8Nodata) return end = raster_id(exit), false;
+  bool into_nodata = false;
+  if (linked_exit(exit, next, into_nodata)) return true;
+  end = raster_id(Cell{entered.tile, end_[n] % grid_.tile, end_[n] / grid_.tile});
+  return false;
+}
+
+// Each exit's end, by walking down its chain of links to an exit whose end is known (or where the flow
+// ends), then giving every exit walked that end. States: 0 not seen, 1 on the walk, kDone known.
+void FlowLinks::solve_outlets(MemoryBudget& budget) {
+  const MemoryBudget::Reservation held = budget.reserve(code_.size() * solve_bytes_per_cell(), "flow links' states");
+  std::vector<std::uint32_t> state(code_.size(), 0);
+  std::vector<std::uint64_t> walk;
+  exits_ = into_nodata_ = 0;
+  for_each_node([&](const Cell& start, std::uint64_t start_node) {
+    Cell target;
+    if (!exit_target(start, target)) return;
+    ++exits_;
+    if (state[start_node] == kDone) return;
+    walk.clear();
+    Cell cell = start, next;
+    std::uint64_t n = start_node, end = 0;
+    for (;;) {
+      state[n] = 1;
+      walk.push_back(n);
+      if (!flow_on(cell, next, end)) break;
+      const std::uint64_t m = node(next);
+      if (state[m] == kDone) {
+        end = static_cast<std::uint64_t>(amount_[m]);
+        break;
+      }
+      if (state[m] == 1) refuse_loop_at(next);
+      cell = next;
+      n = m;
+    }
+    for (const std::uint64_t w : walk) {
+      amount_[w] = static_cast<std::int64_t>(end);
+      state[w] = kDone;
+    }
+  });
+}
+
+std::uint64_t FlowLinks::outlet(std::uint32_t tx, std::uint32_t ty, std::uint32_t cell) const {
+  const std::uint64_t tile = std::uint64_t{ty} * grid_.tiles_x() + tx;
+  return static_cast<std::uint64_t>(amount_[node(Cell{tile, cell % grid_.tile, cell / grid_.tile})]);
+}
+
+std::vector<std::uint64_t> FlowLinks::crossing_outlets() const {
+  std::vector<std::uint64_t> outlets;
+  for_each_node([&](const Cell& cell, std::uint64_t n) {
+    Cell target;
+    if (exit_target(cell, target) && code_[node(target)] != kD8Nodata) outlets.push_back(static_cast<std::uint64_t>(amount_[n]));
+  });
+  std::sort(outlets.begin(), outlets.end());
+  outlets.erase(std::unique(outlets.begin(), outlets.end()), outlets.end());
+  return outlets;
 }
 
 void FlowLinks::solve_accumulation(MemoryBudget& budget, const char* overflow_remedy) {

@@ -30,7 +30,7 @@ class FlowLinks {
   // The links' arrays of every tile of `grid` (all nodata until set_tile), reserved from `budget`.
   FlowLinks(const TileGrid& grid, MemoryBudget& budget);
   // Tile (tx, ty)'s perimeter from its ordered flow, its path ends and its amounts (t * t each).
-  // Safe from several threads at once for different tiles; a tile never set is nodata.
+  // `amount` null: 0 each. Safe from several threads at once for different tiles; a tile never set is nodata.
   void set_tile(std::uint32_t tx, std::uint32_t ty, const TileD8& flow, const std::uint32_t* end,
                 const std::int64_t* amount);
   // Every exit's amount becomes its accumulation over the raster; UsageError for a loop across tiles,
@@ -39,6 +39,16 @@ class FlowLinks {
   // After solve_accumulation: the sum of the accumulations of the exits of other tiles whose flow
   // enters cell `cell` (an in-tile index of a perimeter cell) of tile (tx, ty).
   std::int64_t inflow(std::uint32_t tx, std::uint32_t ty, std::uint32_t cell) const;
+
+  // For watersheds: every exit's amount becomes the raster id (y * width + x) of the cell where its
+  // flow ends (itself when the cell it enters is nodata; else the end of the path of the cell entered,
+  // or that path's exit's end); UsageError for a loop across tiles. Holds its states from `budget`.
+  void solve_outlets(MemoryBudget& budget);
+  // After solve_outlets: the end of the flow of exit `cell` (an in-tile index) of tile (tx, ty).
+  std::uint64_t outlet(std::uint32_t tx, std::uint32_t ty, std::uint32_t cell) const;
+  // After solve_outlets: the ends of the flows that cross from one tile into another, sorted, unique:
+  // the basins that span tiles.
+  std::vector<std::uint64_t> crossing_outlets() const;
 
   std::uint64_t exits() const { return exits_; }                     // after solve
   std::uint64_t exits_into_nodata() const { return into_nodata_; }  // exits whose flow enters a nodata cell
@@ -57,6 +67,11 @@ class FlowLinks {
   bool exit_target(const Cell& cell, Cell& target) const;
   // The exit linked to exit `exit` (true), or none (false; `into_nodata` when the cell entered is nodata).
   bool linked_exit(const Cell& exit, Cell& next, bool& into_nodata) const;
+  // Where the flow of exit `exit` goes on: true with the exit linked to it in `next`; false with
+  // `end` the raster id of the cell where it ends.
+  bool flow_on(const Cell& exit, Cell& next, std::uint64_t& end) const;
+  std::uint64_t raster_id(const Cell& cell) const;
+  void refuse_loop_at(const Cell& cell) const;
   void count_in_degrees(std::vector<std::uint32_t>& in_degree);
   void accumulate_chains(std::vector<std::uint32_t>& in_degree, const char* overflow_remedy);
   void refuse_loops(const std::vector<std::uint32_t>& in_degree) const;

@@ -128,4 +128,35 @@ inline std::vector<std::int64_t> reference_flowacc_linear(const std::vector<doub
   return acc;
 }
 
+// Each valid cell's basin label: the cells whose paths end at the same cell share a basin, labelled
+// 1..K in raster order of each basin's first cell; 0 at nodata. The directions must not loop.
+inline std::vector<std::uint32_t> reference_watershed(const std::vector<double>& codes, std::uint64_t w,
+                                                      std::uint64_t h) {
+  std::vector<std::int64_t> outlet(codes.size(), -1);
+  std::vector<std::uint64_t> walk;
+  for (std::uint64_t i = 0; i < codes.size(); ++i) {
+    if (!reference_valid(codes[i]) || outlet[i] >= 0) continue;
+    walk.clear();
+    std::uint64_t c = i;
+    for (;;) {
+      walk.push_back(c);
+      const std::int64_t d = reference_downstream(codes, w, h, c);
+      if (d < 0) break;
+      c = std::uint64_t(d);
+      if (outlet[c] >= 0) break;
+    }
+    const std::int64_t end = outlet[c] >= 0 ? outlet[c] : std::int64_t(c);
+    for (const std::uint64_t v : walk) outlet[v] = end;
+  }
+  std::vector<std::uint32_t> label_of_outlet(codes.size(), 0), labels(codes.size(), 0);
+  std::uint32_t next = 1;
+  for (std::uint64_t i = 0; i < codes.size(); ++i) {
+    if (outlet[i] < 0) continue;
+    std::uint32_t& l = label_of_outlet[std::uint64_t(outlet[i])];
+    if (l == 0) l = next++;
+    labels[i] = l;
+  }
+  return labels;
+}
+
 }  // namespace terrazo::testing
