@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/commands/watershed_command.h"
 #include "engine/flow/watershed_phases.h"
 #include "kernels/common/error.h"
 #include "tests/support/flow_reference.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo {
@@ -125,6 +127,58 @@ TEST(Watershed, ALoopAcrossTilesIsRefused) {
   } catch (const UsageError& e) {
     EXPECT_TRUE(testing::contains(e.what(), "comes back to it across tiles")) << e.what();
   }
+}
+
+// Direction rasters of the shipped DEMs (the reference's D8), by the command's parser and entry
+// point: the reference's labels, the same file at tiles of 64 and 256 and through an imported store
+// at a small budget.
+TEST(WatershedCommand, ShippedDemsMatchTheWholeRasterReference) {
+  testing::TempDir dir;
+  const std::string real = std::string(TERRAZO_DATASETS) + "/real/";
+  for (const std::string dem_name : {"N44W072.hgt", "pysheds_dem.tif", "nz_elev.tif"}) {
+    RasterInfo info;
+    const std::vector<double> dem = testing::read_raster_values(real + dem_name, &info);
+    std::vector<double> codes = testing::reference_d8(dem, info.width, info.height);
+    const std::vector<std::uint32_t> want = testing::reference_watershed(codes, info.width, info.height);
+    for (double& v : codes) v = v == 255 ? std::nan("") : v;
+    const std::string dir_path = dir.file(dem_name + ".dir.tif");
+    testing::write_raster_values(dir_path, info.width, info.height, codes, CellType::UInt8, 255, info);
+    std::string first_bytes;
+    for (const std::vector<std::string> flags : {std::vector<std::string>{"--tile", "64"},
+                                                 {"--tile", "256", "--threads", "1"},
+                                                 {"--tile", "32", "--memory", "24M", "--input-mode", "import"}}) {
+      const std::string out = dir.file(dem_name + ".basins." + flags[1] + ".tif");
+      std::vector<std::string> args = {"-q", "--threads", "2", "--tmpdir", dir.path()};
+      args.insert(args.end(), flags.begin(), flags.end());
+      args.insert(args.end(), {dir_path, out});
+      const WatershedCommandResult r = run_watershed_command(parse_watershed_options(args), Progress::silent());
+      RasterInfo out_info;
+      const std::vector<double> got = testing::read_raster_values(out, &out_info);
+      EXPECT_EQ(out_info.type, CellType::UInt32) << dem_name;
+      std::uint64_t wrong = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) wrong += want[i] ? got[i] != want[i] : !std::isnan(got[i]);
+      EXPECT_EQ(wrong, 0u) << dem_name << " --tile " << flags[1];
+      EXPECT_GT(r.result.spanning_basins, 0u) << dem_name;
+      if (first_bytes.empty()) first_bytes = testing::slurp(out);
+      else EXPECT_TRUE(testing::slurp(out) == first_bytes) << dem_name << ": --tile " << flags[1] << " wrote another file";
+    }
+  }
+}
+
+// The program: --json's keys and the basins of a hand-made raster.
+TEST(WatershedCommand, ProgramPrintsJson) {
+  testing::TempDir dir;
+  // Two basins: the left half drains west off the raster, the right half east; one nodata cell.
+  const std::uint64_t w = 6, h = 3;
+  std::vector<double> codes = {16, 16, 16, 1, 1, 1, 16, 16, 16, 1, 1, 1, 16, 16, std::nan(""), 1, 1, 1};
+  testing::write_raster_values(dir.file("dir.tif"), w, h, codes, CellType::UInt8, 255);
+  const testing::CliRun ok = testing::run_terrazo({"watershed", "--json", "-q", dir.file("dir.tif"), dir.file("b.tif")});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  for (const char* key : {"\"valid_cells\":17", "\"basins\":6", "\"memory_plan\""})
+    EXPECT_TRUE(testing::contains(ok.out, key)) << key << " in " << ok.out;
+  const std::vector<double> got = testing::read_raster_values(dir.file("b.tif"));
+  const std::vector<double> want = {1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, std::nan(""), 6, 6, 6};
+  EXPECT_TRUE(testing::same_cells(got, want));
 }
 
 }  // namespace

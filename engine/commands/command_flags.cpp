@@ -231,6 +231,21 @@ std::vector<CommandFlag> flowacc_flags() {
   };
 }
 
+std::vector<CommandFlag> watershed_flags() {
+  return {
+      shared("Options", "--co", "it applies to BASINS.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
+      shared("Options", "--memory", "--threads tiles' work at once, 13 bytes per perimeter cell of every tile and 4 per tile row"),
+      shared("Options", "--band"),
+      shared("Options", "--device", "watershed runs on the CPU; cuda is refused"),
+      shared("Options", "--threads"),
+      shared("Options", "--tile"),
+      shared("Options", "--input-mode"),
+      shared("Options", "--tmpdir"),
+      shared("Options", "--json"),
+      shared("Options", "--quiet"),
+  };
+}
+
 std::vector<CommandFlag> mst_flags() {
   return {
       value("Options", "--weight", FlagType::Choice, "max|absdiff|friction", "",
@@ -555,7 +570,7 @@ const std::vector<CommandFlag>* command_flags(const std::string& command) {
       {"gen", gen_flags()},       {"import", import_flags()},     {"index", index_flags()},
       {"info", info_flags()},     {"mst", mst_flags()},           {"fill", fill_flags()},           {"flowacc", flowacc_flags()},           {"network", network_flags()},
       {"od-matrix", od_matrix_flags()}, {"path", path_flags()},   {"render", render_flags()},
-      {"sssp", sssp_flags()},
+      {"sssp", sssp_flags()},     {"watershed", watershed_flags()},
   };
   const auto it = table.find(command);
   return it == table.end() ? nullptr : &it->second;

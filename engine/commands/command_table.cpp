@@ -16,6 +16,7 @@
 #include "engine/commands/path_command.h"
 #include "engine/commands/render_command.h"
 #include "engine/commands/sssp_command.h"
+#include "engine/commands/watershed_command.h"
 
 namespace terrazo {
 namespace {
@@ -79,6 +80,8 @@ const std::vector<CommandSpec>& command_table() {
        render_usage, TERRAZO_PARSE(render, Render)},
       {"sssp", "cost distance (exact multi-source shortest paths) with backlinks and allocation, out of core", "sssp",
        false, sssp_usage, TERRAZO_PARSE(sssp, Sssp)},
+      {"watershed", "drainage basins of a D8 direction raster, labelled in raster order, exactly, out of core",
+       "watershed", false, watershed_usage, TERRAZO_PARSE(watershed, Watershed)},
   };
   return table;
 }
