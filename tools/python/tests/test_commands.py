@@ -21,7 +21,7 @@ COST_CASES = [
 def test_version_and_commands():
     assert terrazo.__version__ and terrazo.__version__ != "unknown"
     assert terrazo._native.commands() == ["clump", "corridor", "export", "fill", "flowacc", "gen", "import", "index", "info", "mst",
-                                          "network", "od-matrix", "path", "render", "sssp"]
+                                          "network", "od-matrix", "path", "render", "sssp", "watershed"]
     assert "--source x,y" in terrazo.usage("sssp")
 
 
@@ -44,6 +44,10 @@ def test_flow_accumulation_matches_cli(cli, tmp_path):
     cli.run("flowacc", "--tile", "16", directions, tmp_path / "cli.tif")
     assert summary["valid_cells"] == 23 and summary["largest"] == 21 and summary["outlets"] == 2
     assert (tmp_path / "py.tif").read_bytes() == (tmp_path / "cli.tif").read_bytes()
+    basins = terrazo.watershed(directions, tmp_path / "py_basins.tif", tile=16)
+    cli.run("watershed", "--tile", "16", directions, tmp_path / "cli_basins.tif")
+    assert basins["valid_cells"] == 23 and basins["basins"] == 2
+    assert (tmp_path / "py_basins.tif").read_bytes() == (tmp_path / "cli_basins.tif").read_bytes()
 
 
 @pytest.mark.parametrize("name,weight,sources", COST_CASES, ids=[os.path.basename(c[0]) for c in COST_CASES])

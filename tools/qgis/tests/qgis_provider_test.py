@@ -360,7 +360,7 @@ def clump(backend):
 
 
 def flowacc(backend):
-    """Flow accumulation of a hand-made direction grid: the raster equals the program's."""
+    """Flow accumulation and watersheds of a hand-made direction grid: the rasters equal the program's."""
     h = Harness(backend)
     directions = h.path("dir.asc")
     rows = [[1, 1, 1, 1, 1, 4]] * 3 + [[1, 1, 255, 1, 1, 0]]
@@ -372,6 +372,11 @@ def flowacc(backend):
     if expected["largest"] != 21:
         fail("unexpected accumulation: %s" % expected)
     same_raster(h.path("q_acc.tif"), h.path("c_acc.tif"))
+    h.run_algorithm("watershed", {"INPUT": directions, "OUTPUT": h.path("q_basins.tif")})
+    expected = h.cli(["watershed", directions, h.path("c_basins.tif")])
+    if expected["basins"] != 2:
+        fail("unexpected basins: %s" % expected)
+    same_raster(h.path("q_basins.tif"), h.path("c_basins.tif"))
     h.done()
 
 
