@@ -203,6 +203,21 @@ void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& 
   plan.assign(budget);
 }
 
+// The spanning basins (from the solved links) and the counts of first cells, reserved from `budget`.
+MemoryBudget::Reservation prepare_basins(const FlowLinks& links, const TileGrid& grid, MemoryBudget& budget,
+                                         Basins& basins) {
+  MemoryBudget::Reservation held = budget.reserve(
+      links.exits() * 20 + grid.tile_count() * (grid.tile * 4ull + 1) + (grid.height + 1) * 8, "watershed basins");
+  basins.outlets = links.crossing_outlets();
+  basins.first = std::vector<std::atomic<std::uint64_t>>(basins.outlets.size());
+  for (auto& f : basins.first) f.store(~0ull, std::memory_order_relaxed);
+  basins.label.assign(basins.outlets.size(), 0);
+  basins.tile_row.assign(grid.tile_count() * grid.tile, 0);
+  basins.row.assign(grid.height + 1, 0);
+  basins.holds_first.assign(grid.tile_count(), 0);
+  return held;
+}
+
 }  // namespace
 
 WatershedPhaseResult run_watershed_phases(const TileInput& directions, const WatershedPhaseOptions& options,
@@ -238,15 +253,7 @@ WatershedPhaseResult run_watershed_phases(const TileInput& directions, const Wat
   progress.update("watershed: links", 0, 1);
   links.solve_outlets(budget);
   result.exits = links.exits();
-  const MemoryBudget::Reservation basins_held = budget.reserve(
-      links.exits() * 20 + grid.tile_count() * (grid.tile * 4ull + 1) + (grid.height + 1) * 8, "watershed basins");
-  basins.outlets = links.crossing_outlets();
-  basins.first = std::vector<std::atomic<std::uint64_t>>(basins.outlets.size());
-  for (auto& f : basins.first) f.store(~0ull, std::memory_order_relaxed);
-  basins.label.assign(basins.outlets.size(), 0);
-  basins.tile_row.assign(grid.tile_count() * grid.tile, 0);
-  basins.row.assign(grid.height + 1, 0);
-  basins.holds_first.assign(grid.tile_count(), 0);
+  const MemoryBudget::Reservation basins_held = prepare_basins(links, grid, budget, basins);
   result.spanning_basins = basins.outlets.size();
   progress.update("watershed: links", 1, 1);
   result.links_seconds = phase.seconds();
