@@ -10,6 +10,7 @@
 #include <gdal_priv.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/memory_budget.h"
@@ -25,6 +27,8 @@
 #include "kernels/common/tile_geometry.h"
 #include "io/store/raster_info.h"
 #include "io/store/tile_store.h"
+#include "tests/support/flow_reference.h"
+#include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo {
@@ -383,6 +387,33 @@ TEST(BudgetPromise, NetworkPhasesShareTheBudget) {
   EXPECT_EQ(json_number(r.json, "edges"), 1u) << r.json;
   if (kSanitizedBuild) return;  // ASan's shadow memory is in VmHWM: the run is checked, not VmHWM
   EXPECT_LE(r.peak_rss_bytes, (128ull << 20) + MemoryBudget::kFixedOverhead) << r.json;
+}
+
+// flowacc and watershed of the D8 directions of a 4096^2 DEM (the directions 16 MiB of Byte, the
+// counts 64 MiB of UInt32: 4x 16M; with --weight the DEM, 64 MiB of Float32, and Float64 sums of
+// 128 MiB: 8x 16M; the labels 64 MiB at 24M, 2.7x: watershed plans 20 bytes per perimeter cell for
+// the basins that may span tiles, 5 MiB here).
+TEST(BudgetPromise, FlowAccAndWatershedOnARasterLargerThanItsBudget) {
+  TempDir dir;
+  const std::string dem = dir.file("g.tif"), directions = dir.file("d.tif");
+  ASSERT_EQ(run_terrazo(dir, "gen -q --width 4096 --height 4096 --seed 7 --nodata-holes 0.02 " + dem).exit_code, 0);
+  {
+    RasterInfo info;
+    std::vector<double> codes = testing::reference_d8(testing::read_raster_values(dem, &info), 4096, 4096);
+    for (double& v : codes) v = v == 255 ? std::nan("") : v;
+    testing::write_raster_values(directions, 4096, 4096, codes, CellType::UInt8, 255, info);
+  }
+  const std::pair<std::string, std::uint64_t> runs[] = {
+      {"flowacc ", 16}, {"flowacc --weight " + dem + " ", 16}, {"watershed ", 24}};
+  for (const auto& [command, budget_mib] : runs) {
+    const ChildRun r = run_terrazo(dir, command + "-q --json --memory " + std::to_string(budget_mib) + "M --tmpdir " +
+                                            dir.path() + " " + directions + " " + dir.file("out.tif"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_GT(json_number(r.json, "exits"), 1000u) << r.json;
+    if (kSanitizedBuild) continue;  // ASan's shadow memory is in VmHWM: the run is checked, not VmHWM
+    std::printf("[ VmHWM    ] %s: %llu KiB\n", command.c_str(), static_cast<unsigned long long>(r.peak_rss_bytes >> 10));
+    EXPECT_LE(r.peak_rss_bytes, (budget_mib << 20) + MemoryBudget::kFixedOverhead) << r.json;
+  }
 }
 
 // ---- (e) every command and mode on a raster larger than its budget -------------------------------

@@ -225,6 +225,45 @@ std::vector<CommandFlag> flowdir_flags() {
   };
 }
 
+std::vector<CommandFlag> flowacc_flags() {
+  return {
+      value("Options", "--weight", FlagType::Path, "RASTER", "",
+        "sum this raster's values instead of counting cells (on DIRECTIONS' grid;\n"
+        "a nodata weight counts 0); output Float64"),
+      value("Options", "--scale", FlagType::Number, "S", "",
+        "weights are summed exactly as 64-bit integers llround(w x S); default 1\n"
+        "for an integer weight raster, else the largest power of 10 at which\n"
+        "max|w| x valid cells x S <= 2^62 (no sum can overflow)"),
+      value("Options", "--ot", FlagType::Choice, "auto|UInt32|Float64", "auto",
+        "the counts' type: auto is UInt32 below 2^32 cells, else Float64"),
+      shared("Options", "--co", "it applies to ACCUMULATION.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
+      shared("Options", "--memory", "--threads tiles' work at once and 13 bytes per perimeter cell of every tile"),
+      shared("Options", "--band"),
+      shared("Options", "--device", "flowacc runs on the CPU; cuda is refused"),
+      shared("Options", "--threads"),
+      shared("Options", "--tile"),
+      shared("Options", "--input-mode"),
+      shared("Options", "--tmpdir"),
+      shared("Options", "--json"),
+      shared("Options", "--quiet"),
+  };
+}
+
+std::vector<CommandFlag> watershed_flags() {
+  return {
+      shared("Options", "--co", "it applies to BASINS.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
+      shared("Options", "--memory", "--threads tiles' work at once, 13 bytes per perimeter cell of every tile and 4 per tile row"),
+      shared("Options", "--band"),
+      shared("Options", "--device", "watershed runs on the CPU; cuda is refused"),
+      shared("Options", "--threads"),
+      shared("Options", "--tile"),
+      shared("Options", "--input-mode"),
+      shared("Options", "--tmpdir"),
+      shared("Options", "--json"),
+      shared("Options", "--quiet"),
+  };
+}
+
 std::vector<CommandFlag> mst_flags() {
   return {
       value("Options", "--weight", FlagType::Choice, "max|absdiff|friction", "",
@@ -547,10 +586,10 @@ const std::vector<CommandFlag>* command_flags(const std::string& command) {
   static const std::map<std::string, std::vector<CommandFlag>> table = {
       {"clump", clump_flags()},   {"corridor", corridor_flags()}, {"export", export_flags()},
       {"gen", gen_flags()},       {"import", import_flags()},     {"index", index_flags()},
-      {"info", info_flags()},     {"mst", mst_flags()},           {"fill", fill_flags()},           {"network", network_flags()},
+      {"info", info_flags()},     {"mst", mst_flags()},           {"fill", fill_flags()},           {"flowacc", flowacc_flags()},           {"network", network_flags()},
       {"flowdir", flowdir_flags()},
       {"od-matrix", od_matrix_flags()}, {"path", path_flags()},   {"render", render_flags()},
-      {"sssp", sssp_flags()},
+      {"sssp", sssp_flags()},     {"watershed", watershed_flags()},
   };
   const auto it = table.find(command);
   return it == table.end() ? nullptr : &it->second;

@@ -6,6 +6,7 @@
 #include "engine/commands/export_command.h"
 #include "engine/commands/fill_command.h"
 #include "engine/commands/flowdir_command.h"
+#include "engine/commands/flowacc_command.h"
 #include "engine/commands/gen_command.h"
 #include "engine/commands/import_command.h"
 #include "engine/commands/index_command.h"
@@ -16,6 +17,7 @@
 #include "engine/commands/path_command.h"
 #include "engine/commands/render_command.h"
 #include "engine/commands/sssp_command.h"
+#include "engine/commands/watershed_command.h"
 
 namespace terrazo {
 namespace {
@@ -59,6 +61,8 @@ const std::vector<CommandSpec>& command_table() {
        TERRAZO_PARSE(fill, Fill)},
       {"flowdir", "D8 flow directions of a filled elevation raster, flats resolved, exactly, out of core", "flowdir",
        false, flowdir_usage, TERRAZO_PARSE(flowdir, Flowdir)},
+      {"flowacc", "flow accumulation of a D8 direction raster (cells or weights upstream), exactly, out of core",
+       "flowacc", false, flowacc_usage, TERRAZO_PARSE(flowacc, Flowacc)},
       {"gen", "make deterministic fractal terrain of any size (tile store or GeoTIFF)", "gen", false, gen_usage,
        TERRAZO_PARSE(gen, Gen)},
       {"import", "convert a GDAL raster into a Z-order tile store (.tzs)", "import", false, import_usage,
@@ -79,6 +83,8 @@ const std::vector<CommandSpec>& command_table() {
        render_usage, TERRAZO_PARSE(render, Render)},
       {"sssp", "cost distance (exact multi-source shortest paths) with backlinks and allocation, out of core", "sssp",
        false, sssp_usage, TERRAZO_PARSE(sssp, Sssp)},
+      {"watershed", "drainage basins of a D8 direction raster, labelled in raster order, exactly, out of core",
+       "watershed", false, watershed_usage, TERRAZO_PARSE(watershed, Watershed)},
   };
   return table;
 }

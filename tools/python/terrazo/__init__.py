@@ -5,7 +5,7 @@ The functions run terrazo's C++ library, the same options, progress and errors a
 program (docs/python.md):
 
 Files, out of core (each returns the command's --json summary as a dict):
-    cost_distance, path, mst, fill, flow_direction, clump, corridor, od_matrix, network, index, render, import_raster,
+    cost_distance, path, mst, fill, flow_direction, flow_accumulation, watershed, clump, corridor, od_matrix, network, index, render, import_raster,
     export_raster, info, generate, run, usage
 In memory (numpy arrays or xarray DataArrays in and out):
     cost_distance_array, mst_array, clump_array
@@ -18,8 +18,8 @@ ValueError for bad arguments, OSError for files that cannot be read or written, 
 """
 
 from ._native import __version__, cuda_built, cuda_device
-from ._commands import (clump, corridor, cost_distance, export_raster, fill, flow_direction, generate, import_raster, index, info, mst,
-                        network, od_matrix, path, render, run, usage)
+from ._commands import (clump, corridor, cost_distance, export_raster, fill, flow_accumulation, flow_direction, generate, import_raster, index, info, mst,
+                        network, od_matrix, path, render, run, usage, watershed)
 
 try:
     from ._arrays import clump_array, cost_distance_array, mst_array
@@ -31,5 +31,5 @@ except ImportError as _error:  # numpy missing: the file functions still work
 
     clump_array = cost_distance_array = mst_array = _needs_numpy
 
-__all__ = ["__version__", "cuda_built", "cuda_device", "cost_distance", "path", "mst", "fill", "flow_direction", "clump", "corridor", "od_matrix",
+__all__ = ["__version__", "cuda_built", "cuda_device", "cost_distance", "path", "mst", "fill", "flow_direction", "flow_accumulation", "watershed", "clump", "corridor", "od_matrix",
            "network", "index", "render", "import_raster", "export_raster", "info", "generate", "run", "usage", "cost_distance_array", "mst_array", "clump_array"]

@@ -13,7 +13,7 @@ import os
 
 from . import _native
 
-__all__ = ["cost_distance", "mst", "fill", "flow_direction", "path", "clump", "corridor", "od_matrix", "network", "index", "render",
+__all__ = ["cost_distance", "mst", "fill", "flow_direction", "flow_accumulation", "watershed", "path", "clump", "corridor", "od_matrix", "network", "index", "render",
            "import_raster", "export_raster", "info", "generate", "run", "usage"]
 
 _KEYWORDS = {}  # command -> {keyword: flag declaration}, from the flag table
@@ -159,6 +159,30 @@ def flow_direction(input, output, *, outlets=None, memory=None, progress=None, *
     >>> terrazo.flow_direction("filled.tif", "flowdir.tif", memory="1G")["flats"]
     """
     return run("flowdir", input, output, progress=progress, outlets=outlets, memory=memory, **flags)
+
+
+def flow_accumulation(input, output, *, weight=None, scale=None, memory=None, progress=None, **flags):
+    """Flow accumulation of the D8 direction raster ``input`` (ESRI codes, as ``terrazo flowdir``
+    writes them), exactly and out of core (``terrazo flowacc``, docs/flow.md): each cell gets the
+    number of cells whose flow passes through it, itself included, or with ``weight`` (a raster on
+    the same grid) the sum of their weights (Float64, summed exactly in 64-bit fixed point at
+    ``scale``). Other flags of ``terrazo flowacc --help`` as keywords (``ot="Float64"``, ``tile=512``).
+    Returns the --json summary (``valid_cells``, ``outlets``, ``largest``, ...).
+
+    >>> terrazo.flow_accumulation("dir.tif", "acc.tif", memory="1G")["largest"]
+    """
+    return run("flowacc", input, output, progress=progress, weight=weight, scale=scale, memory=memory, **flags)
+
+
+def watershed(input, output, *, memory=None, progress=None, **flags):
+    """Drainage basins of the D8 direction raster ``input`` (``terrazo watershed``, docs/flow.md):
+    the cells whose flow ends at the same cell share a basin, labelled 1..K (UInt32, 0 nodata) in
+    raster order of each basin's first cell; exact and out of core. Other flags of ``terrazo
+    watershed --help`` as keywords (``tile=512``). Returns the --json summary (``basins``, ...).
+
+    >>> terrazo.watershed("dir.tif", "basins.tif", memory="1G")["basins"]
+    """
+    return run("watershed", input, output, progress=progress, memory=memory, **flags)
 
 
 def path(output, *, backlink, cost, dests, mask=None, memory=None, progress=None, **flags):

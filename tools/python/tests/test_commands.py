@@ -20,8 +20,8 @@ COST_CASES = [
 
 def test_version_and_commands():
     assert terrazo.__version__ and terrazo.__version__ != "unknown"
-    assert terrazo._native.commands() == ["clump", "corridor", "export", "fill", "flowdir", "gen", "import", "index", "info", "mst",
-                                          "network", "od-matrix", "path", "render", "sssp"]
+    assert terrazo._native.commands() == ["clump", "corridor", "export", "fill", "flowacc", "flowdir", "gen", "import", "index", "info",
+                                          "mst", "network", "od-matrix", "path", "render", "sssp", "watershed"]
     assert "--source x,y" in terrazo.usage("sssp")
 
 
@@ -40,6 +40,21 @@ def test_flow_direction_matches_cli(cli, tmp_path):
     cli.run("flowdir", "--memory", "256M", "--tile", "128", tmp_path / "filled.tif", tmp_path / "cli.tif")
     assert summary["flat_cells"] > 0 and summary["undrained_cells"] == 0
     assert (tmp_path / "py.tif").read_bytes() == (tmp_path / "cli.tif").read_bytes()
+def test_flow_accumulation_matches_cli(cli, tmp_path):
+    # 6 x 4 cells flowing east, the last column south, the bottom-right cell an outlet; a nodata cell
+    # ends the flow of the cell west of it.
+    rows = [[1, 1, 1, 1, 1, 4]] * 3 + [[1, 1, 255, 1, 1, 0]]
+    directions = tmp_path / "dir.asc"
+    directions.write_text("ncols 6\nnrows 4\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value 255\n" +
+                          "".join(" ".join(str(v) for v in row) + "\n" for row in rows))
+    summary = terrazo.flow_accumulation(directions, tmp_path / "py.tif", tile=16)
+    cli.run("flowacc", "--tile", "16", directions, tmp_path / "cli.tif")
+    assert summary["valid_cells"] == 23 and summary["largest"] == 21 and summary["outlets"] == 2
+    assert (tmp_path / "py.tif").read_bytes() == (tmp_path / "cli.tif").read_bytes()
+    basins = terrazo.watershed(directions, tmp_path / "py_basins.tif", tile=16)
+    cli.run("watershed", "--tile", "16", directions, tmp_path / "cli_basins.tif")
+    assert basins["valid_cells"] == 23 and basins["basins"] == 2
+    assert (tmp_path / "py_basins.tif").read_bytes() == (tmp_path / "cli_basins.tif").read_bytes()
 
 
 @pytest.mark.parametrize("name,weight,sources", COST_CASES, ids=[os.path.basename(c[0]) for c in COST_CASES])

@@ -230,6 +230,57 @@ class FlowDirection(TerrazoAlgorithm):
         return {"OUTPUT": output, "SUMMARY": summary}
 
 
+class FlowAccumulation(TerrazoAlgorithm):
+    COMMAND = "flowacc"
+    NAME = "flowacc"
+    TITLE = "Flow accumulation"
+    HELP = ("<p>Flow accumulation of a D8 direction raster (ESRI codes 1..128, 0 no flow, 255 nodata, as "
+            "<i>terrazo flowdir</i> writes them), exactly and out of core (Barnes 2017, docs/flow.md): each cell "
+            "gets the number of cells whose flow passes through it, itself included, or with a weight raster the "
+            "sum of their weights (Float64). A code pointing off the raster or at nodata ends the flow there; "
+            "directions that loop are refused.</p>")
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add("INPUT", "BAND", INPUT="D8 flow directions")
+        self.addParameter(QgsProcessingParameterRasterLayer(
+            "WEIGHT", "Weight raster (empty: count cells; a nodata weight counts 0)", None, True))
+        self.add("MEMORY", "EXTRA")
+        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Flow accumulation"))
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path = self.raster_path(parameters, "INPUT", context)[1]
+        output = self.output_path(parameters, "OUTPUT", context)
+        flags = []
+        if self.has(parameters, "WEIGHT"):
+            flags.append(("weight", self.raster_path(parameters, "WEIGHT", context)[1]))
+        flags += self.common_flags(parameters, context)
+        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
+class Watershed(TerrazoAlgorithm):
+    COMMAND = "watershed"
+    NAME = "watershed"
+    TITLE = "Watershed (drainage basins)"
+    HELP = ("<p>Drainage basins of a D8 direction raster (ESRI codes, as <i>terrazo flowdir</i> writes them), "
+            "exactly and out of core (docs/flow.md): the cells whose flow ends at the same cell share a basin, "
+            "labelled 1..K in raster order of each basin's first cell, 0 at nodata.</p>")
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add("INPUT", "BAND", INPUT="D8 flow directions")
+        self.add("MEMORY", "EXTRA")
+        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Basins"))
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        input_path = self.raster_path(parameters, "INPUT", context)[1]
+        output = self.output_path(parameters, "OUTPUT", context)
+        summary = self.run_terrazo([input_path, output], self.common_flags(parameters, context), parameters, context,
+                                   feedback)
+        return {"OUTPUT": output, "SUMMARY": summary}
+
+
 class Clump(TerrazoAlgorithm):
     COMMAND = "clump"
     NAME = "clump"
@@ -628,5 +679,5 @@ class Generate(TerrazoAlgorithm):
         return {"OUTPUT": output, "SUMMARY": summary}
 
 
-ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, FillDepressions, FlowDirection, Clump, Corridor, OdMatrix, Network, BoundaryIndex,
+ALGORITHMS = [CostDistance, LeastCostPath, MinimumSpanningTree, FillDepressions, FlowDirection, FlowAccumulation, Watershed, Clump, Corridor, OdMatrix, Network, BoundaryIndex,
               Render, Import, Export, Info, Generate]

@@ -359,6 +359,27 @@ def clump(backend):
     h.done()
 
 
+def flowacc(backend):
+    """Flow accumulation and watersheds of a hand-made direction grid: the rasters equal the program's."""
+    h = Harness(backend)
+    directions = h.path("dir.asc")
+    rows = [[1, 1, 1, 1, 1, 4]] * 3 + [[1, 1, 255, 1, 1, 0]]
+    with open(directions, "w") as f:
+        f.write("ncols 6\nnrows 4\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value 255\n")
+        f.writelines(" ".join(str(v) for v in row) + "\n" for row in rows)
+    h.run_algorithm("flowacc", {"INPUT": directions, "OUTPUT": h.path("q_acc.tif")})
+    expected = h.cli(["flowacc", directions, h.path("c_acc.tif")])
+    if expected["largest"] != 21:
+        fail("unexpected accumulation: %s" % expected)
+    same_raster(h.path("q_acc.tif"), h.path("c_acc.tif"))
+    h.run_algorithm("watershed", {"INPUT": directions, "OUTPUT": h.path("q_basins.tif")})
+    expected = h.cli(["watershed", directions, h.path("c_basins.tif")])
+    if expected["basins"] != 2:
+        fail("unexpected basins: %s" % expected)
+    same_raster(h.path("q_basins.tif"), h.path("c_basins.tif"))
+    h.done()
+
+
 def fill(backend):
     """Fill depressions with edge outlets and 4 neighbours: the filled raster equals the program's."""
     h = Harness(backend)
@@ -690,7 +711,7 @@ def render(backend):
 
 CASES = {"costdistance_layer": costdistance_layer, "costdistance_fields": costdistance_fields,
          "costdistance_point": costdistance_point,
-         "leastcostpath": leastcostpath, "mst": mst, "fill": fill, "flowdir": flowdir, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
+         "leastcostpath": leastcostpath, "mst": mst, "fill": fill, "flowdir": flowdir, "flowacc": flowacc, "clump": clump, "corridor": corridor, "odmatrix": odmatrix,
          "network": network, "skip_empty": skip_empty, "bad_input": bad_input, "cancel": cancel, "settings": settings, "files": files,
          "render": render}
 

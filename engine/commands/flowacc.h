@@ -1,0 +1,63 @@
+// engine/commands/flowacc.h: exact flow accumulation of a D8 direction raster out of core (`terrazo
+// flowacc`), the library entry point; docs/flow.md has the algorithm, the conventions and the memory.
+//
+// Source: [Barnes2017] (tiles accumulated alone, their perimeters' links solved once, the tiles again).
+// Contract: OUTPUT holds each valid cell's accumulation: the number of valid cells whose flow path
+// passes through it, itself included (RichDEM's and TauDEM's convention; ArcGIS's is one less), or
+// with WEIGHT the sum of their weights (a nodata weight counts 0) in 64-bit fixed point at `scale`,
+// written as Float64. Counts are UInt32 when the raster has fewer than 2^32 cells, else Float64
+// (exact to 2^53); nodata is 0 (UInt32) or NaN (Float64). A code pointing off the raster or at a
+// nodata cell ends the flow there, as code 0 does. Bad codes and loops are refused (UsageError
+// naming a cell). The same bytes for every --tile, --threads and --memory.
+// Phases (Progress names): "import" (a non-store INPUT), "flowacc: tiles", "flowacc: links", "flowacc: write".
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "engine/raster_inputs/pipeline_input.h"
+#include "engine/run/run_context.h"
+#include "io/gdal/geotiff_options.h"
+#include "io/store/raster_info.h"
+
+namespace terrazo {
+
+enum class FlowAccType { Auto, UInt32, Float64 };
+FlowAccType parse_flowacc_type(const std::string& text);  // auto|UInt32|Float64, UsageError naming --ot
+const char* to_string(FlowAccType type);
+
+struct FlowAccOptions {
+  std::string input;    // D8 directions: any raster RasterReader::open accepts, or a tile store
+  std::string output;   // GeoTIFF
+  std::string weight;   // a raster on INPUT's grid, or "" (counts)
+  double scale = 0;     // weights' fixed-point units per weight unit; 0: the default (docs/flow.md)
+  FlowAccType type = FlowAccType::Auto;
+  std::uint32_t tile = 0;  // 0: the store's, else kDefaultTile
+  std::uint32_t band = 0;
+  InputMode input_mode = InputMode::Auto;
+  GeoTiffOptions geotiff;
+};
+
+struct FlowAccResult {
+  std::uint64_t width = 0, height = 0;
+  std::uint32_t tile = 0;
+  std::string input_read;
+  CellType type = CellType::UInt32;
+  double scale = 1;  // 1 for counts
+  std::uint64_t valid_cells = 0, outlets = 0, exits = 0;
+  double largest = 0;  // the largest accumulation, in OUTPUT's units
+  struct Seconds {
+    double import = 0, tiles = 0, links = 0, write = 0, total = 0;
+  } seconds;
+  std::uint64_t bytes_read = 0, bytes_written = 0;
+  std::uint64_t memory_peak_reserved = 0, peak_rss_bytes = 0;
+};
+
+// Runs on `context`'s threads, budget, scratch directory and progress; the CPU only.
+FlowAccResult run_flowacc(const FlowAccOptions& options, RunContext& context);
+
+// The default scale of weights whose largest magnitude is `largest` on `cells` valid cells: 1 for an
+// integer cell type, else the largest power of 10 at which largest x cells x scale <= 2^62 (so no
+// sum overflows); 1 when largest x cells is 0.
+double default_flowacc_scale(double largest, std::uint64_t cells, bool integer_type);
+
+}  // namespace terrazo

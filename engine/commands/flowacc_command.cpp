@@ -1,0 +1,121 @@
+// engine/commands/flowacc_command.cpp: parse_flowacc_options, flowacc_usage, run_flowacc_command
+// (engine/commands/flowacc_command.h).
+#include "engine/commands/flowacc_command.h"
+
+#include "engine/commands/output_options.h"
+#include "engine/commands/output_paths.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+
+namespace terrazo {
+namespace {
+
+const char kUsage[] =
+    "Usage: terrazo flowacc [options] DIRECTIONS ACCUMULATION.tif\n"
+    "\n"
+    "Flow accumulation of a D8 direction raster, exactly and out of core: each cell gets the number\n"
+    "of cells whose water flows through it, itself included (so a ridge cell is 1; ArcGIS counts one\n"
+    "less), or with --weight the sum of their weights. The tiles are accumulated alone, the links\n"
+    "between their perimeters solved once, and the tiles accumulated again with what enters them\n"
+    "(Barnes 2017); the sums are integers, so the output is the same for every --tile, --threads and\n"
+    "--memory.\n"
+    "\n"
+    "DIRECTIONS        D8 codes as terrazo flowdir writes them (ESRI's): 1 E, 2 SE, 4 S, 8 SW, 16 W,\n"
+    "                  32 NW, 64 N, 128 NE; 0 no flow (an outlet); 255 or the raster's nodata: nodata.\n"
+    "                  A code pointing off the raster or at a nodata cell ends the flow there, as 0\n"
+    "                  does. Any other value, and directions that loop, are refused, naming a cell.\n"
+    "ACCUMULATION.tif  GeoTIFF on DIRECTIONS' georeference: UInt32 counts (nodata 0) when the raster\n"
+    "                  has fewer than 2^32 cells, else Float64 (exact to 2^53); Float64 with --weight\n"
+    "                  (nodata NaN)\n"
+    "\n"
+    "Options:\n"
+    "{flags Options}\n"
+    "\n"
+    "JSON keys: width, height, tile, type, scale, valid_cells, outlets, exits, largest, phases {import,\n"
+    "tiles, links, write}, seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read,\n"
+    "bytes_written.\n"
+    "\n"
+    "Example:\n"
+    "  terrazo flowdir filled.tif dir.tif && terrazo flowacc --memory 2G --json dir.tif acc.tif\n"
+    "  terrazo flowacc --weight rain_mm.tif dir.tif runoff.tif\n";
+
+}  // namespace
+
+const char* flowacc_usage() {
+  static const std::string usage = usage_with_flags("flowacc", kUsage);
+  return usage.c_str();
+}
+
+FlowaccCommandOptions parse_flowacc_options(const std::vector<std::string>& arguments) {
+  ArgParser args("flowacc", arguments);
+  FlowaccCommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  FlowAccOptions& options = parsed.flowacc;
+  options.band = parse_band_option(args);
+  if (auto weight = args.value("--weight")) options.weight = *weight;
+  if (auto text = args.value("--scale")) {
+    options.scale = parse_finite_double("--scale", *text);
+    if (!(options.scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a number > 0");
+  }
+  if (auto type = args.value("--ot")) options.type = parse_flowacc_type(*type);
+  if (auto input_mode = args.value("--input-mode")) options.input_mode = parse_input_mode(*input_mode);
+  options.geotiff = parse_geotiff_options(args, parsed.common);
+  options.tile = parsed.common.tile;
+  const std::vector<std::string> files = args.positionals(2, 2, "DIRECTIONS ACCUMULATION.tif");
+  options.input = files[0];
+  options.output = files[1];
+  return parsed;
+}
+
+FlowaccCommandResult run_flowacc_command(const FlowaccCommandOptions& options, Progress& progress) {
+  const FlowAccOptions& o = options.flowacc;
+  check_input_file(o.input);
+  if (!o.weight.empty()) check_input_file(o.weight);
+  check_output_file(o.output, {o.input, o.weight});
+  RunContext context(run_settings(options.common), progress);
+  FlowaccCommandResult r;
+  r.options = options;
+  r.result = run_flowacc(o, context);
+  r.memory_budget_bytes = context.budget().total();
+  r.memory_plan = context.plan().to_json();
+  return r;
+}
+
+std::string FlowaccCommandResult::summary() const {
+  const FlowAccResult& f = result;
+  return format_line("flowacc: %llu valid cells, %llu outlets, largest accumulation %s; %.1f s, peak RSS %s",
+                     static_cast<unsigned long long>(f.valid_cells), static_cast<unsigned long long>(f.outlets),
+                     format_value(f.largest).c_str(), f.seconds.total, MemoryBudget::format_size(f.peak_rss_bytes).c_str());
+}
+
+std::string FlowaccCommandResult::to_json() const {
+  const FlowAccResult& r = result;
+  JsonObject phases;
+  phases.add("import", r.seconds.import).add("tiles", r.seconds.tiles).add("links", r.seconds.links).add("write", r.seconds.write);
+  JsonObject summary;
+  summary.add("command", "flowacc")
+      .add("input", options.flowacc.input)
+      .add("output", options.flowacc.output)
+      .add("weight", options.flowacc.weight)
+      .add("width", r.width)
+      .add("height", r.height)
+      .add("tile", r.tile)
+      .add("input_read", r.input_read)
+      .add("type", to_string(r.type))
+      .add("scale", r.scale)
+      .add("valid_cells", r.valid_cells)
+      .add("outlets", r.outlets)
+      .add("exits", r.exits)
+      .add("largest", r.largest)
+      .add("phases", phases)
+      .add("seconds", r.seconds.total)
+      .add("memory_budget_bytes", memory_budget_bytes)
+      .add("memory_plan", memory_plan)
+      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
+      .add("peak_rss_bytes", r.peak_rss_bytes)
+      .add("bytes_read", r.bytes_read)
+      .add("bytes_written", r.bytes_written);
+  return summary.str();
+}
+
+}  // namespace terrazo

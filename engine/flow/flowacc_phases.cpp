@@ -1,0 +1,220 @@
+// engine/flow/flowacc_phases.cpp: run_flowacc_phases (engine/flow/flowacc_phases.h).
+#include "engine/flow/flowacc_phases.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/flow/flow_links.h"
+#include "engine/flow/tile_batches.h"
+#include "kernels/common/error.h"
+#include "kernels/common/timer.h"
+#include "kernels/common/worker_pool.h"
+#include "kernels/flow/d8_codes.h"
+#include "kernels/flow/tile_d8.h"
+
+namespace terrazo {
+namespace {
+
+// One tile's work: its codes (and weights), its ordered flow, its sums and its paths' ends.
+struct FlowSlot {
+  FlowSlot(std::uint32_t t, bool weighted)
+      : cells(std::size_t{t} * t), weights(weighted ? std::size_t{t} * t : 0), amount(std::size_t{t} * t),
+        end(std::size_t{t} * t) {}
+  std::vector<double> cells, weights;
+  TileD8 flow;
+  std::vector<std::int64_t> amount;
+  std::vector<std::uint32_t> end;
+};
+
+class TileAccumulator {
+ public:
+  TileAccumulator(const TileInput& directions, const TileInput* weights, const FlowAccPhaseOptions& options)
+      : directions_(directions), weights_(weights), options_(options), grid_(directions.grid()) {}
+
+  // Reads, decodes and orders tile (tx, ty) into `slot` and sets each valid cell's own amount.
+  void load(FlowSlot& slot, std::uint32_t tx, std::uint32_t ty) const {
+    directions_.read_tile(tx, ty, slot.cells.data());
+    order_tile_d8(d8_input(slot, tx, ty), slot.flow);
+    if (weights_) weights_->read_tile(tx, ty, slot.weights.data());
+    for (std::size_t i = 0; i < slot.amount.size(); ++i)
+      slot.amount[i] = slot.flow.code[i] == kD8Nodata ? 0 : weights_ ? fixed_point(slot.weights[i], tx, ty, i) : 1;
+  }
+
+  void accumulate(FlowSlot& slot) const {
+    if (!accumulate_tile_d8(slot.flow, slot.amount.data()))
+      throw Error("flow accumulation overflows 64 bits: " + options_.overflow_remedy);
+  }
+
+ private:
+  TileD8Input d8_input(const FlowSlot& slot, std::uint32_t tx, std::uint32_t ty) const {
+    const TileWindow w = grid_.window(tx, ty);
+    TileD8Input in;
+    in.codes = slot.cells.data();
+    in.t = grid_.tile;
+    in.width = w.w;
+    in.height = w.h;
+    in.x0 = w.x0;
+    in.y0 = w.y0;
+    in.raster_top = ty == 0;
+    in.raster_left = tx == 0;
+    in.raster_bottom = ty + 1 == grid_.tiles_y();
+    in.raster_right = tx + 1 == grid_.tiles_x();
+    return in;
+  }
+
+  // llround(w x scale); 0 for nodata; an infinite weight or one past 64 bits is refused.
+  std::int64_t fixed_point(double w, std::uint32_t tx, std::uint32_t ty, std::size_t i) const {
+    if (std::isnan(w)) return 0;
+    const double v = w * options_.scale;
+    if (std::isfinite(v) && std::fabs(v) < 9.2e18) return std::llround(v);
+    const TileWindow win = grid_.window(tx, ty);
+    throw UsageError("the weight raster holds " + format_value(w) + " at cell " + std::to_string(win.x0 + i % grid_.tile) +
+                     "," + std::to_string(win.y0 + i / grid_.tile) + " (column,row), which no 64-bit fixed point "
+                     "holds at --scale " + format_value(options_.scale) + ": " + options_.overflow_remedy);
+  }
+
+  const TileInput& directions_;
+  const TileInput* weights_;
+  const FlowAccPhaseOptions& options_;
+  TileGrid grid_;
+};
+
+// The plan before any work: a batch of tiles' work beside the links, and the links' solve.
+void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const MemoryBudget& budget, MemoryPlan& plan) {
+  const std::uint64_t links = FlowLinks::most_perimeter_cells(grid) * FlowLinks::bytes_per_cell();
+  const std::uint64_t slots = threads * flowacc_tile_bytes(grid.tile, weighted);
+  const std::string batch = std::to_string(threads) + " tiles' work";
+  plan.need("flowacc: tiles", batch, slots);
+  plan.need("flowacc: tiles", "the links of the tiles' perimeters", links);
+  plan.need("flowacc: links", "the links of the tiles' perimeters", links);
+  plan.need("flowacc: links", "their in-degrees",
+            FlowLinks::most_perimeter_cells(grid) * FlowLinks::solve_bytes_per_cell());
+  plan.need("flowacc: write", batch, slots);
+  plan.need("flowacc: write", "the links of the tiles' perimeters", links);
+  for (const char* phase : {"flowacc: tiles", "flowacc: links", "flowacc: write"})
+    plan.other_remedy(phase, "use fewer --threads, or a larger --tile (the links take 13 bytes per perimeter cell)");
+  plan.assign(budget);
+}
+
+// What enters tile (tx, ty) from other tiles, added to its valid perimeter cells' amounts.
+void add_inflows(const FlowLinks& links, FlowSlot& slot, std::uint32_t tx, std::uint32_t ty, const TileGrid& grid,
+                 const std::string& overflow_remedy) {
+  const TileWindow w = grid.window(tx, ty);
+  const auto add = [&](std::uint32_t x, std::uint32_t y) {
+    const std::uint32_t i = y * grid.tile + x;
+    if (slot.flow.code[i] == kD8Nodata) return;
+    if (__builtin_add_overflow(slot.amount[i], links.inflow(tx, ty, i), &slot.amount[i]))
+      throw Error("flow accumulation overflows 64 bits: " + overflow_remedy);
+  };
+  for (std::uint32_t y = 0; y < w.h; ++y) {
+    if (y == 0 || y + 1 == w.h) {
+      for (std::uint32_t x = 0; x < w.w; ++x) add(x, y);
+    } else {
+      add(0, y);
+      if (w.w > 1) add(w.w - 1, y);
+    }
+  }
+}
+
+// The counts of one written tile, kept per slot and summed in order.
+struct TileCounts {
+  std::uint64_t valid = 0, outlets = 0;
+  std::int64_t largest = 0;
+};
+
+// Tile `slot` as the sink takes it: accumulation / scale, NaN at nodata; its counts.
+TileCounts finish_tile(FlowSlot& slot, double scale) {
+  TileCounts counts;
+  for (std::size_t i = 0; i < slot.cells.size(); ++i) {
+    if (slot.flow.code[i] == kD8Nodata) {
+      slot.cells[i] = std::nan("");
+      continue;
+    }
+    ++counts.valid;
+    counts.outlets += slot.flow.next[i] == kFlowEnds;
+    if (counts.valid == 1 || slot.amount[i] > counts.largest) counts.largest = slot.amount[i];
+    slot.cells[i] = scale == 1 ? static_cast<double>(slot.amount[i]) : static_cast<double>(slot.amount[i]) / scale;
+  }
+  return counts;
+}
+
+}  // namespace
+
+std::uint64_t flowacc_tile_bytes(std::uint32_t t, bool weighted) {
+  return std::uint64_t{t} * t * (8 + (weighted ? 8 : 0) + 8 + 4) + tile_d8_bytes(t);
+}
+
+FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInput* weights,
+                                      const FlowAccPhaseOptions& options, MemoryBudget& budget, Progress& progress,
+                                      FlowAccTileSink& sink) {
+  const TileGrid& grid = directions.grid();
+  if (weights && (weights->grid().width != grid.width || weights->grid().height != grid.height ||
+                  weights->grid().tile != grid.tile))
+    throw UsageError("the weight raster's grid differs from the direction raster's");
+  WorkerPool pool(options.threads);
+  const unsigned threads = pool.threads();
+  MemoryPlan own_plan;
+  plan_flowacc(grid, threads, weights != nullptr, budget, options.plan ? *options.plan : own_plan);
+  const MemoryBudget::Reservation slots_held =
+      budget.reserve(threads * flowacc_tile_bytes(grid.tile, weights != nullptr), "flowacc tiles' work");
+  std::vector<FlowSlot> slots(threads, FlowSlot(grid.tile, weights != nullptr));
+  FlowLinks links(grid, budget);
+  const TileAccumulator accumulator(directions, weights, options);
+  const std::uint64_t tiles = grid.tile_count();
+  FlowAccPhaseResult result;
+  std::uint64_t done = 0;
+
+  // 1. Each tile accumulated alone; its perimeter's links kept.
+  Stopwatch phase;
+  progress.update("flowacc: tiles", 0, tiles);
+  for_tile_batches(grid, directions, pool, threads,
+      [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
+        FlowSlot& slot = slots[k];
+        accumulator.load(slot, tx, ty);
+        accumulator.accumulate(slot);
+        tile_d8_path_ends(slot.flow, slot.end.data());
+        links.set_tile(tx, ty, slot.flow, slot.end.data(), slot.amount.data());
+      },
+      [&](unsigned, std::uint32_t, std::uint32_t) { progress.update("flowacc: tiles", ++done, tiles); });
+  result.tiles_seconds = phase.seconds();
+
+  // 2. The links solved: every exit's accumulation over the raster.
+  phase.restart();
+  progress.update("flowacc: links", 0, 1);
+  links.solve_accumulation(budget, options.overflow_remedy.c_str());
+  result.exits = links.exits();
+  progress.update("flowacc: links", 1, 1);
+  result.links_seconds = phase.seconds();
+
+  // 3. Each tile accumulated again with what enters it, and written.
+  phase.restart();
+  done = 0;
+  progress.update("flowacc: write", 0, tiles);
+  std::vector<TileCounts> counts(threads);
+  const std::vector<double> nodata_tile(std::size_t{grid.tile} * grid.tile, std::nan(""));
+  for_tile_batches(grid, directions, pool, threads,
+      [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
+        FlowSlot& slot = slots[k];
+        accumulator.load(slot, tx, ty);
+        add_inflows(links, slot, tx, ty, grid, options.overflow_remedy);
+        accumulator.accumulate(slot);
+        counts[k] = finish_tile(slot, options.scale);
+      },
+      [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
+        const bool present = directions.tile_present(tx, ty);
+        sink.write_tile(tx, ty, present ? slots[k].cells.data() : nodata_tile.data());
+        if (present && counts[k].valid) {
+          if (result.valid_cells == 0 || counts[k].largest > result.largest) result.largest = counts[k].largest;
+          result.valid_cells += counts[k].valid;
+          result.outlets += counts[k].outlets;
+        }
+        progress.update("flowacc: write", ++done, tiles);
+      });
+  result.outlets += links.exits_into_nodata();
+  result.write_seconds = phase.seconds();
+  return result;
+}
+
+}  // namespace terrazo

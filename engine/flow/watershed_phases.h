@@ -1,0 +1,50 @@
+// engine/flow/watershed_phases.h: drainage basins of a D8 direction raster out of core, over the
+// tiles of a TileInput: the per-tile step and the perimeter links of flow accumulation
+// ([Barnes2017]; engine/flow/flow_links.h), with the basins' numbering of clump (docs/clump.md).
+//
+// Contract: a valid cell's basin is the cell where its flow ends (its outlet: code 0, a code
+// pointing off the raster or at a nodata cell; kernels/flow/tile_d8.h). Basins are labelled 1..K in
+// raster order of their first cell (the least y * width + x among their cells), 0 at nodata, so the
+// labels do not depend on the tile size, the threads or the budget.
+// Phases (Progress names): "watershed: tiles" (each tile's codes ordered, its perimeter's paths
+// kept), "watershed: links" (each exit's outlet), "watershed: firsts" (each basin's first cell: the
+// basins inside one tile counted per row, those that span tiles kept), "watershed: ranks" (the tiles
+// holding the first cell of a basin that spans tiles, read again for its label), "watershed: write".
+// Memory: `threads` tiles' work at once, the links (13 bytes per perimeter cell), the basins that span
+// tiles (20 bytes each, at most one per exit), 4 bytes per tile row and 8 per raster row (the counts
+// of first cells), planned before any work.
+#pragma once
+#include <cstdint>
+
+#include "engine/run/memory_plan.h"
+#include "engine/tile_inputs/tile_input.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+
+namespace terrazo {
+
+struct WatershedPhaseOptions {
+  unsigned threads = 0;        // 0: every core
+  MemoryPlan* plan = nullptr;  // the run's plan; null: one of its own
+};
+
+struct WatershedPhaseResult {
+  std::uint64_t valid_cells = 0;
+  std::uint64_t basins = 0;           // K
+  std::uint64_t spanning_basins = 0;  // basins with cells in several tiles
+  std::uint64_t exits = 0;
+  double tiles_seconds = 0, links_seconds = 0, firsts_seconds = 0, ranks_seconds = 0, write_seconds = 0;
+};
+
+// Where the labelled tiles go: tile (tx, ty)'s t * t labels (0: nodata and padding), row-major tile
+// order, from one thread at a time.
+class WatershedTileSink {
+ public:
+  virtual ~WatershedTileSink() = default;
+  virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const std::uint32_t* labels) = 0;
+};
+
+WatershedPhaseResult run_watershed_phases(const TileInput& directions, const WatershedPhaseOptions& options,
+                                          MemoryBudget& budget, Progress& progress, WatershedTileSink& sink);
+
+}  // namespace terrazo

@@ -1,0 +1,298 @@
+// tests/test_flowacc.cpp: out-of-core flow accumulation (engine/flow/flowacc_phases.h, `terrazo
+// flowacc`) against the whole-raster references of tests/support/flow_reference.h, exactly: random
+// direction rasters from random DEMs (steepest descent, flats drained by a fixed rule) and random
+// forests of directions, nodata holes, absent tiles, 1 x N and odd sizes, tiles of 8 to 64 dividing
+// the raster or not, 1 to 3 threads; weights with nodata; loops and bad codes refused; the plan's
+// refusal before any work; the shipped DEMs by the command's parser and entry point.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/commands/flowacc_command.h"
+#include "engine/flow/flowacc_phases.h"
+#include "kernels/common/error.h"
+#include "tests/support/flow_reference.h"
+#include "tests/support/memory_tile_input.h"
+#include "tests/support/sssp_reference.h"
+#include "tests/support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+class MemorySink : public FlowAccTileSink {
+ public:
+  MemorySink(std::uint64_t w, std::uint64_t h, std::uint32_t t) : w_(w), h_(h), t_(t), cells(w * h, -12345.0) {}
+  void write_tile(std::uint32_t tx, std::uint32_t ty, const double* tile) override {
+    EXPECT_EQ(std::uint64_t{ty} * ((w_ + t_ - 1) / t_) + tx, next_++) << "tiles out of row-major order";
+    for (std::uint32_t y = 0; y < t_ && std::uint64_t{ty} * t_ + y < h_; ++y)
+      for (std::uint32_t x = 0; x < t_ && std::uint64_t{tx} * t_ + x < w_; ++x)
+        cells[(std::uint64_t{ty} * t_ + y) * w_ + std::uint64_t{tx} * t_ + x] = tile[std::size_t{y} * t_ + x];
+  }
+  std::uint64_t w_, h_;
+  std::uint32_t t_;
+  std::uint64_t next_ = 0;
+  std::vector<double> cells;
+};
+
+// A DEM with flats (few distinct values) and nodata blobs, as the fill tests make.
+std::vector<double> random_dem(std::mt19937_64& rng, std::uint64_t w, std::uint64_t h, double holes) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  const double fx = 0.05 + 0.3 * unit(rng), fy = 0.05 + 0.3 * unit(rng), steps = 2 + std::floor(30 * unit(rng));
+  std::vector<double> dem(w * h);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x)
+      dem[y * w + x] = std::round((std::sin(fx * x) * std::cos(fy * y) + 0.6 * unit(rng)) * steps) / steps;
+  const int blobs = static_cast<int>(holes * w * h / 12);
+  for (int b = 0; b < blobs; ++b) {
+    const std::uint64_t cx = rng() % w, cy = rng() % h, r = 1 + rng() % 3;
+    for (std::uint64_t y = cy >= r ? cy - r : 0; y <= cy + r && y < h; ++y)
+      for (std::uint64_t x = cx >= r ? cx - r : 0; x <= cx + r && x < w; ++x) dem[y * w + x] = std::nan("");
+  }
+  return dem;
+}
+
+struct Case {
+  std::uint64_t w, h;
+  std::uint32_t t;
+  unsigned threads;
+};
+
+std::string name(const Case& c) {
+  return std::to_string(c.w) + " x " + std::to_string(c.h) + " tile " + std::to_string(c.t) + " threads " +
+         std::to_string(c.threads);
+}
+
+FlowAccPhaseResult run_case(const std::vector<double>& codes, const Case& c, std::vector<double>& out,
+                            const std::vector<double>* weights = nullptr, double scale = 1,
+                            std::uint64_t budget_bytes = 256ull << 20) {
+  MemoryTileInput<double> input(codes, c.w, c.h, c.t);
+  std::unique_ptr<MemoryTileInput<double>> weight_input;
+  if (weights) weight_input = std::make_unique<MemoryTileInput<double>>(*weights, c.w, c.h, c.t, MemoryTileInput<double>::Absent::Never);
+  FlowAccPhaseOptions o;
+  o.threads = c.threads;
+  o.scale = scale;
+  MemoryBudget budget(budget_bytes);
+  MemorySink sink(c.w, c.h, c.t);
+  const FlowAccPhaseResult r = run_flowacc_phases(input, weight_input.get(), o, budget, Progress::silent(), sink);
+  EXPECT_EQ(budget.reserved(), 0u);
+  out = sink.cells;
+  return r;
+}
+
+// The phases' counts equal the reference's at every valid cell and are NaN at nodata.
+FlowAccPhaseResult check_counts(const std::vector<double>& codes, const Case& c, const std::string& what) {
+  std::vector<double> got;
+  const FlowAccPhaseResult r = run_case(codes, c, got);
+  const std::vector<std::int64_t> want = testing::reference_flowacc(codes, c.w, c.h);
+  std::uint64_t wrong = 0, first = 0, valid = 0, outlets = 0;
+  for (std::uint64_t i = 0; i < want.size(); ++i) {
+    const bool is_valid = testing::reference_valid(codes[i]);
+    valid += is_valid;
+    outlets += is_valid && testing::reference_downstream(codes, c.w, c.h, i) < 0;
+    const bool ok = is_valid ? got[i] == static_cast<double>(want[i]) : std::isnan(got[i]);
+    if (!ok && wrong++ == 0) first = i;
+  }
+  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first % c.w << ", " << first / c.w << "): " << got[first]
+                       << " for " << want[first];
+  EXPECT_EQ(r.valid_cells, valid) << what;
+  EXPECT_EQ(r.outlets, outlets) << what;
+  return r;
+}
+
+TEST(FlowAcc, RandomDemDirectionsMatchTheWholeRasterReference) {
+  std::uint64_t exits = 0;
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::uint32_t tiles[] = {8, 16, 32, 64};
+    const Case c{1 + rng() % 100, 1 + rng() % 100, tiles[rng() % 4], 1 + static_cast<unsigned>(rng() % 3)};
+    std::vector<double> dem = random_dem(rng, c.w, c.h, seed % 3 == 0 ? 0.0 : 0.05 + 0.1 * (seed % 2));
+    if (seed % 7 == 0)  // a band of nodata across a row of tiles: absent tiles between present ones
+      for (std::uint64_t y = c.t; y < std::min<std::uint64_t>(c.h, 2 * c.t); ++y)
+        for (std::uint64_t x = 0; x < c.w; ++x) dem[y * c.w + x] = std::nan("");
+    exits += check_counts(testing::reference_d8(dem, c.w, c.h), c, "seed " + std::to_string(seed) + " " + name(c)).exits;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(exits, 1000u);  // the flow crosses tiles
+}
+
+TEST(FlowAcc, RandomForestsMatchTheWholeRasterReference) {
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    std::mt19937_64 rng(seed * 7919);
+    const std::uint32_t tiles[] = {8, 16, 32};
+    const Case c{1 + rng() % 80, 1 + rng() % 80, tiles[rng() % 3], 1 + static_cast<unsigned>(rng() % 3)};
+    const std::vector<double> codes = testing::random_d8_forest(rng, c.w, c.h, (seed % 4) * 0.05, (seed % 3) * 0.02);
+    check_counts(codes, c, "seed " + std::to_string(seed) + " " + name(c));
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(FlowAcc, TheTwoReferencesAgree) {
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::uint64_t w = 1 + rng() % 60, h = 1 + rng() % 60;
+    const std::vector<double> codes = testing::reference_d8(random_dem(rng, w, h, 0.1), w, h);
+    EXPECT_EQ(testing::reference_flowacc(codes, w, h), testing::reference_flowacc_linear(codes, w, h)) << seed;
+  }
+}
+
+// The same raster at every tile size and thread count: the same values.
+TEST(FlowAcc, EveryTileSizeAndThreadCountGivesTheSameValues) {
+  std::mt19937_64 rng(99);
+  const std::uint64_t w = 131, h = 97;
+  const std::vector<double> codes = testing::reference_d8(random_dem(rng, w, h, 0.08), w, h);
+  for (std::uint32_t t : {8u, 16u, 32u, 64u, 128u, 256u})
+    for (unsigned threads : {1u, 2u, 4u}) check_counts(codes, Case{w, h, t, threads}, name(Case{w, h, t, threads}));
+}
+
+
+// Weights with nodata (counted 0) and negative values: the fixed-point sums of llround(w x scale).
+TEST(FlowAcc, WeightsMatchTheReferenceInFixedPoint) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937_64 rng(seed * 31);
+    std::uniform_real_distribution<double> unit(-0.5, 2);
+    const Case c{1 + rng() % 70, 1 + rng() % 70, seed % 2 ? 8u : 16u, 1 + static_cast<unsigned>(rng() % 3)};
+    const std::vector<double> codes = testing::reference_d8(random_dem(rng, c.w, c.h, 0.05), c.w, c.h);
+    std::vector<double> weights(c.w * c.h);
+    std::vector<std::int64_t> amount(c.w * c.h);
+    const double scale = seed % 3 == 0 ? 1.0 : 1000.0;
+    for (std::uint64_t i = 0; i < weights.size(); ++i) {
+      weights[i] = rng() % 9 == 0 ? std::nan("") : unit(rng);
+      amount[i] = std::isnan(weights[i]) ? 0 : std::llround(weights[i] * scale);
+    }
+    std::vector<double> got;
+    run_case(codes, c, got, &weights, scale);
+    const std::vector<std::int64_t> want = testing::reference_flowacc(codes, c.w, c.h, amount);
+    std::uint64_t wrong = 0;
+    for (std::uint64_t i = 0; i < want.size(); ++i)
+      wrong += testing::reference_valid(codes[i]) ? got[i] != static_cast<double>(want[i]) / scale : !std::isnan(got[i]);
+    EXPECT_EQ(wrong, 0u) << "seed " << seed << " " << name(c);
+  }
+}
+
+std::string refusal(const std::vector<double>& codes, const Case& c) {
+  std::vector<double> got;
+  try {
+    run_case(codes, c, got);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "ran";
+}
+
+// A loop inside a tile, one across tiles, and values that are no code: refused, naming a cell.
+TEST(FlowAcc, LoopsAndBadCodesAreRefusedNamingACell) {
+  const std::uint64_t w = 20, h = 12;
+  std::vector<double> codes(w * h, 1.0);  // all east: drains off the right edge
+  std::vector<double> loop = codes;
+  loop[5 * w + 3] = 1, loop[5 * w + 4] = 4, loop[6 * w + 4] = 16, loop[6 * w + 3] = 64;  // a 2 x 2 loop in tile (0, 0)
+  EXPECT_TRUE(testing::contains(refusal(loop, Case{w, h, 16, 2}), "loops: the flow of cell 3,5 (column,row) comes back "
+                                                                  "to it after 4 cells"))
+      << refusal(loop, Case{w, h, 16, 2});
+  std::vector<double> across = codes;
+  across[2 * w + 7] = 1, across[2 * w + 8] = 16;  // 7 -> 8 -> 7 across the border of tiles of 8
+  EXPECT_TRUE(testing::contains(refusal(across, Case{w, h, 8, 2}), "comes back to it across tiles"))
+      << refusal(across, Case{w, h, 8, 2});
+  EXPECT_TRUE(testing::contains(refusal(across, Case{w, h, 16, 1}), "loops: the flow of cell 7,2 (column,row)"));
+  for (const double bad : {3.0, 1.5, -1.0, 256.0}) {
+    std::vector<double> wrong = codes;
+    wrong[7 * w + 11] = bad;
+    EXPECT_TRUE(testing::contains(refusal(wrong, Case{w, h, 8, 3}), "at cell 11,7 (column,row), which is no D8 code"))
+        << bad << ": " << refusal(wrong, Case{w, h, 8, 3});
+  }
+  EXPECT_EQ(refusal(codes, Case{w, h, 8, 3}), "ran");
+}
+
+// A budget that cannot hold a batch of tiles' work beside the links is refused before any work.
+TEST(FlowAcc, TooSmallABudgetIsRefusedBeforeAnyWork) {
+  std::mt19937_64 rng(3);
+  const std::vector<double> codes = testing::reference_d8(random_dem(rng, 300, 200, 0.05), 300, 200);
+  MemoryTileInput<double> input(codes, 300, 200, 64);
+  FlowAccPhaseOptions o;
+  o.threads = 2;
+  MemoryBudget budget(256ull << 10);
+  MemorySink sink(300, 200, 64);
+  std::uint64_t events = 0;
+  Progress counting([&](const ProgressEvent&) { return ++events, true; });
+  try {
+    run_flowacc_phases(input, nullptr, o, budget, counting, sink);
+    FAIL() << "256 KiB ran";
+  } catch (const BudgetError& e) {
+    EXPECT_TRUE(testing::contains(e.what(), "memory budget too small for flowacc: ")) << e.what();
+  }
+  EXPECT_EQ(events, 0u);
+}
+
+TEST(FlowAcc, DefaultScaleKeepsEverySumWithin62Bits) {
+  EXPECT_EQ(default_flowacc_scale(1000, 1000, true), 1);
+  EXPECT_EQ(default_flowacc_scale(0, 1000, false), 1);
+  EXPECT_EQ(default_flowacc_scale(2.5, 0, false), 1);
+  const double s = default_flowacc_scale(3.7, 16777216, false);
+  EXPECT_LE(3.7 * 16777216 * s, 4611686018427387904.0);
+  EXPECT_GT(3.7 * 16777216 * s * 10, 4611686018427387904.0);
+  EXPECT_EQ(s, 1e10);
+}
+
+// Direction rasters of the shipped DEMs (the reference's D8), by the command's parser and entry
+// point: the reference's counts, the same file at tiles of 64 and 256, and through an imported store
+// at a small budget.
+TEST(FlowAccCommand, ShippedDemsMatchTheWholeRasterReference) {
+  testing::TempDir dir;
+  const std::string real = std::string(TERRAZO_DATASETS) + "/real/";
+  for (const std::string dem_name : {"N44W072.hgt", "Mega_divide.bil", "pysheds_dem.tif", "rhine_elv0.tif", "nz_elev.tif"}) {
+    RasterInfo info;
+    const std::vector<double> dem = testing::read_raster_values(real + dem_name, &info);
+    const std::vector<double> codes = testing::reference_d8(dem, info.width, info.height);
+    const std::string dir_path = dir.file(dem_name + ".dir.tif");
+    std::vector<double> written = codes;
+    for (double& v : written) v = v == 255 ? std::nan("") : v;
+    testing::write_raster_values(dir_path, info.width, info.height, written, CellType::UInt8, 255, info);
+    const std::vector<std::int64_t> want = testing::reference_flowacc_linear(codes, info.width, info.height);
+    std::string first_bytes;
+    for (const std::vector<std::string> flags : {std::vector<std::string>{"--tile", "64"},
+                                                 {"--tile", "256", "--threads", "1"},
+                                                 {"--tile", "32", "--memory", "24M", "--input-mode", "import"}}) {
+      const std::string out = dir.file(dem_name + ".acc." + flags[1] + ".tif");
+      std::vector<std::string> args = {"-q", "--threads", "2", "--tmpdir", dir.path()};
+      args.insert(args.end(), flags.begin(), flags.end());
+      args.insert(args.end(), {dir_path, out});
+      const FlowaccCommandResult r = run_flowacc_command(parse_flowacc_options(args), Progress::silent());
+      RasterInfo out_info;
+      const std::vector<double> got = testing::read_raster_values(out, &out_info);
+      EXPECT_EQ(out_info.type, CellType::UInt32) << dem_name;
+      std::uint64_t wrong = 0;
+      for (std::size_t i = 0; i < want.size(); ++i)
+        wrong += testing::reference_valid(codes[i]) ? got[i] != static_cast<double>(want[i]) : !std::isnan(got[i]);
+      EXPECT_EQ(wrong, 0u) << dem_name << " --tile " << flags[1];
+      EXPECT_GT(r.result.exits, 0u);
+      if (first_bytes.empty()) first_bytes = testing::slurp(out);
+      else EXPECT_TRUE(testing::slurp(out) == first_bytes) << dem_name << ": --tile " << flags[1] << " wrote another file";
+    }
+  }
+}
+
+// The program: --json's keys, a loop's exit status 2 and message, and no output left behind.
+TEST(FlowAccCommand, ProgramPrintsJsonAndRefusesALoop) {
+  testing::TempDir dir;
+  const std::uint64_t w = 40, h = 30;
+  std::mt19937_64 rng(5);
+  const std::vector<double> codes = testing::reference_d8(random_dem(rng, w, h, 0.0), w, h);
+  testing::write_raster_values(dir.file("dir.tif"), w, h, codes, CellType::UInt8, 255);
+  const testing::CliRun ok = testing::run_terrazo({"flowacc", "--json", "-q", "--tile", "16", dir.file("dir.tif"), dir.file("acc.tif")});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  for (const char* key : {"\"valid_cells\":1200", "\"type\":\"UInt32\"", "\"memory_plan\"", "\"largest\"", "\"exits\""})
+    EXPECT_TRUE(testing::contains(ok.out, key)) << key << " in " << ok.out;
+  std::vector<double> loop = codes;
+  loop[3 * w + 20] = 1, loop[3 * w + 21] = 16;
+  testing::write_raster_values(dir.file("loop.tif"), w, h, loop, CellType::UInt8, 255);
+  const testing::CliRun refused = testing::run_terrazo({"flowacc", "-q", dir.file("loop.tif"), dir.file("bad.tif")});
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_TRUE(testing::contains(refused.err, "loops: the flow of cell 20,3 (column,row)")) << refused.err;
+  EXPECT_TRUE(testing::slurp(dir.file("bad.tif")).empty());
+}
+
+}  // namespace
+}  // namespace terrazo
