@@ -32,6 +32,7 @@ namespace terrazo {
 namespace {
 
 using testing::CliRun;
+using testing::read_raster_values;
 using testing::run_cli;
 using testing::TempDir;
 
@@ -260,10 +261,16 @@ TEST(MpiClump, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
 TEST(MpiClump, BadInputIsRefusedByEveryRankBeforeWork) {
   SKIP_WITHOUT_MPIRUN();
   TempDir dir;
+  // A missing input is a runtime error (exit 1) as in one process; a bad flag a usage error (exit 2).
+  const CliRun flag = run_mpi(3, "clump -q --connectivity 5 in.tif " + dir.file("out.tif"), dir);
+  EXPECT_EQ(flag.code, 2) << flag.err;
   const CliRun r = run_mpi(3, "clump -q " + dir.file("missing.tif") + " " + dir.file("out.tif"), dir);
-  EXPECT_EQ(r.code, 2) << r.err;
-  // Said once (rank 0), not once per rank.
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.code, 1) << r.err;
+  // Said once (rank 0), not once per rank (mpirun adds its own lines).
+  std::uint64_t said = 0;
+  for (auto at = r.err.find("terrazo clump:"); at != std::string::npos; at = r.err.find("terrazo clump:", at + 1)) ++said;
+  EXPECT_EQ(said, 1u) << r.err;
+  EXPECT_NE(r.err.find("rank 0 of 3: error:"), std::string::npos) << r.err;
   EXPECT_NE(::access(dir.file("out.tif").c_str(), F_OK), 0);
 }
 

@@ -111,7 +111,10 @@ int run_command(const CommandSpec& command, const std::vector<std::string>& args
   try {
     return run_command_line(command, args);
   } catch (const Cancelled&) {
-    say("%s: interrupted; no output was written\n", prefix.c_str());
+    // Under mpirun, SIGTERM is also how mpirun ends the other ranks when one fails or is killed.
+    say(comm.distributed() ? "%s: stopped (interrupted, or mpirun ended the job); no output was written\n"
+                           : "%s: interrupted; no output was written\n",
+        prefix.c_str());
     return 1;
   } catch (const UsageError& e) {
     // One line: the message, then where the usage is.
