@@ -195,6 +195,8 @@ TEST(MpiClump, RandomRastersMatchOneProcessForOneToFourRanks) {
   expect_ranks_match_one_process(a, "--tile 16", dir, Connectivity::Eight);
   expect_ranks_match_one_process(a, "--tile 64 --connectivity 4", dir, Connectivity::Four);
   expect_ranks_match_one_process(b, "--tile 32", dir, Connectivity::Eight);
+  // Tiles that are the GeoTIFF's blocks: the other ranks send them encoded (LZW here).
+  expect_ranks_match_one_process(a, "--tile 256 --co COMPRESS=LZW", dir, Connectivity::Eight);
 }
 
 TEST(MpiClump, ShippedDemMatchesOneProcessForOneToFourRanks) {

@@ -25,6 +25,8 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/device_choice.h"
 #include "io/gdal/gdal_raster.h"
+#include "io/gdal/tiff_block_writer.h"
+#include "io/gdal/zstd_block_codec.h"
 #include "io/store/atomic_output.h"
 #include "io/store/output_set.h"
 #include "io/store/run_directory.h"
@@ -65,6 +67,12 @@ class LabelRasterWriter : public ClumpWindowSink {
   std::uint64_t finish() {
     writer_->finish();
     return writer_->bytes_written();
+  }
+  // The block writer's format when the tiles of --tile `t` are the file's blocks (null otherwise),
+  // and a block another rank encoded with it.
+  const TiffBlockFormat* tile_block_format(std::uint32_t t) const { return takes_tiles(t) ? writer_->block_format() : nullptr; }
+  void write_encoded(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> encoded) {
+    writer_->write_encoded_block(bx, by, std::move(encoded));
   }
 
  private:
@@ -257,18 +265,43 @@ struct ClumpRankSinks {
   ClumpStatsSink* stats = nullptr;
 };
 
+// The block format rank 0's writer encodes the tiles with, when the tiles are the file's blocks
+// (GeoTIFF block writer; not with --min-size, whose windows go to the label file): rank 0's, to
+// every rank. A collective.
+std::optional<TiffBlockFormat> shared_block_format(Communicator& comm, const LabelRasterWriter* raster,
+                                                   const ClumpWindowSink* local_sink, std::uint32_t t) {
+  std::vector<std::uint8_t> bytes;
+  const TiffBlockFormat* format = raster && local_sink == raster ? raster->tile_block_format(t) : nullptr;
+  if (comm.root() && format) bytes.assign(reinterpret_cast<const std::uint8_t*>(format),
+                                          reinterpret_cast<const std::uint8_t*>(format) + sizeof *format);
+  comm.broadcast(bytes, 0);
+  if (bytes.size() != sizeof(TiffBlockFormat)) return std::nullopt;
+  TiffBlockFormat shared;
+  std::memcpy(&shared, bytes.data(), sizeof shared);
+  return shared;
+}
+
 ClumpRankSinks rank_sinks(Communicator& comm, const TileOwnership& ownership, const TileGrid& grid,
-                          ClumpWindowSink* windows, ClumpStatsSink* stats, bool want_stats) {
+                          ClumpWindowSink* windows, ClumpStatsSink* stats, bool want_stats, LabelRasterWriter* raster) {
   ClumpRankSinks s;
   s.windows = windows, s.stats = stats;
   if (!comm.distributed()) return s;
+  const std::optional<TiffBlockFormat> format = shared_block_format(comm, raster, windows, grid.tile);
   if (comm.root()) {
-    s.gatherer = std::make_unique<ClumpWindowGatherer>(comm, ownership, grid, *windows);
+    ClumpEncodedBlockWriter encoded;
+    if (format)
+      encoded = [raster](std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> e) { raster->write_encoded(bx, by, std::move(e)); };
+    s.gatherer = std::make_unique<ClumpWindowGatherer>(comm, ownership, grid, *windows, std::move(encoded));
     s.windows = s.gatherer.get();
     if (stats) s.merger = std::make_unique<ClumpStatsMerger>(comm, *stats);
     s.stats = s.merger.get();
   } else {
-    s.sender = std::make_unique<ClumpWindowSender>(comm);
+    ClumpBlockEncoder encode;
+    if (format)
+      encode = [f = *format, zstd = std::make_shared<ZstdBlockCodec>()](const std::vector<std::uint8_t>& labels) {
+        return encode_tiff_block(f, labels, true, zstd.get());
+      };
+    s.sender = std::make_unique<ClumpWindowSender>(comm, grid.tile, std::move(encode));
     s.windows = s.sender.get();
     if (want_stats) s.stats_sender = std::make_unique<ClumpStatsSender>(comm);
     s.stats = s.stats_sender.get();
@@ -344,7 +377,7 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   ClumpPhaseOptions phase_options = clump_phase_options(options, info, use_cuda, context);
   if (comm.distributed()) phase_options.comm = &comm, phase_options.ownership = ownership.get();
   ClumpWindowSink* local_sink = label_file ? static_cast<ClumpWindowSink*>(label_file.get()) : raster.get();
-  const ClumpRankSinks sinks = rank_sinks(comm, *ownership, grid, local_sink, csv.get(), !options.stats.empty());
+  const ClumpRankSinks sinks = rank_sinks(comm, *ownership, grid, local_sink, csv.get(), !options.stats.empty(), raster.get());
   const ClumpPhaseResult phases = run_clump_phases(input->cells(), phase_options, budget, progress, sinks.windows, sinks.stats);
   if (sinks.merger) sinks.merger->finish();
   if (sinks.stats_sender) sinks.stats_sender->finish();
@@ -365,7 +398,12 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   result.seconds.total = start.seconds();
   result.memory_peak_reserved = budget.peak_reserved();
   result.peak_rss_bytes = peak_rss_bytes();
-  if (comm.distributed()) result.ranks = gather_rank_reports(comm, clump_rank_report(*ownership, comm.rank(), phases));
+  if (comm.distributed()) {
+    RankReport report = clump_rank_report(*ownership, comm.rank(), phases);
+    if (sinks.gatherer) report.bytes_received += sinks.gatherer->bytes_received();
+    if (sinks.sender) report.bytes_sent += sinks.sender->bytes_sent();
+    result.ranks = gather_rank_reports(comm, report);
+  }
   return result;
 }
 
