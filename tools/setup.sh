@@ -18,6 +18,7 @@ packages=(
   libproj-dev                                    # PROJ's geodesics (sssp --distance geodesic)
   libboost-iostreams-dev zlib1g-dev              # gzip-compressed ASCII grids
   libgtest-dev googletest                        # tests
+  libopenmpi-dev openmpi-bin                     # MPI: mpirun -np N terrazo ... (docs/distributed.md)
   python3-dev pybind11-dev python3-pybind11      # the Python package terrazo (docs/python.md)
   python3-numpy python3-pytest                   # ... its arrays and its tests
   python3-pip python3-setuptools python3-wheel   # ... its offline `pip install build/python` (docs/python.md)

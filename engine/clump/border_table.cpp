@@ -39,6 +39,11 @@ bool BorderRecords::read_starts(std::uint64_t tile, std::uint32_t* starts) const
   return true;
 }
 
+void BorderRecords::read_record(std::uint64_t tile, std::uint8_t* record) const {
+  file_.read_exact(record, record_bytes(), tile * record_bytes());
+  __atomic_fetch_add(&bytes_read_, record_bytes(), __ATOMIC_RELAXED);
+}
+
 BorderTable::BorderTable(MemoryBudget& budget, std::uint64_t tiles, std::string spill_path)
     : budget_(budget), spill_path_(std::move(spill_path)) {
   tiles_reservation_ = budget.reserve((tiles + 1) * 8 + tiles, "clump tile offsets and record flags");

@@ -42,6 +42,10 @@ class BorderRecords {
   bool read_ring(std::uint64_t tile, std::uint32_t* ring, double* keys) const;
   bool read_starts(std::uint64_t tile, std::uint32_t* starts) const;  // t
   void mark_present(std::uint64_t tile) { present_[tile] = 1; }
+  bool present(std::uint64_t tile) const { return present_[tile] != 0; }
+  // A present tile's whole record (record_bytes()), as write_run stores it (a distributed run's
+  // exchange, engine/clump/distributed_borders.h).
+  void read_record(std::uint64_t tile, std::uint8_t* record) const;
   std::uint64_t bytes_read() const { return bytes_read_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
 

@@ -33,11 +33,12 @@ std::uint64_t clump_tile_labels_bytes(std::uint32_t t, unsigned threads, std::ui
 }
 
 std::vector<std::uint64_t> next_present_tiles(const TileInput& input, std::uint64_t* next, std::uint64_t end,
-                                              std::uint64_t count) {
+                                              std::uint64_t count, const ClumpPhaseOptions* mine) {
   const TileGrid& grid = input.grid();
   std::vector<std::uint64_t> tiles;
   while (*next < end && tiles.size() < count) {
     const std::uint64_t tile = (*next)++;
+    if (mine && !mine->mine(tile)) continue;
     if (input.tile_present(static_cast<std::uint32_t>(tile % grid.tiles_x()), static_cast<std::uint32_t>(tile / grid.tiles_x())))
       tiles.push_back(tile);
   }
@@ -136,7 +137,7 @@ ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOp
   if (options.external_merge) table.go_external();
   progress.update("clump: tile labels", 0, tiles);
   while (next < tiles) {
-    std::vector<std::uint64_t> list = next_present_tiles(input, &next, tiles, batch);
+    std::vector<std::uint64_t> list = next_present_tiles(input, &next, tiles, batch, &options);
     if (list.empty()) break;
     while (solver.pending() == solver.slots()) wait_and_consume();
     ClumpTileBatch job;

@@ -39,8 +39,9 @@ struct ClumpTileTotals {
 };
 
 // The present tiles of [begin, end) in row-major order, from `*next`, at most `count`: advances *next.
+// With `mine`, only the tiles it says this rank owns (ClumpPhaseOptions::mine).
 std::vector<std::uint64_t> next_present_tiles(const TileInput& input, std::uint64_t* next, std::uint64_t end,
-                                              std::uint64_t count);
+                                              std::uint64_t count, const ClumpPhaseOptions* mine = nullptr);
 
 ClumpTileTotals run_clump_tile_labels(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
                                       ClumpTileBatchSolver& solver, BorderRecords& records, BorderTable& table, MemoryBudget& budget,

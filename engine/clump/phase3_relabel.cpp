@@ -298,6 +298,7 @@ std::uint64_t Relabel::run(Progress& progress) {
     row.h = static_cast<std::uint32_t>(std::min<std::uint64_t>(t_, grid_.height - row.y0));
     row.begin = static_cast<std::uint64_t>(ty) * tiles_x_;
     relabel_tiles(row);
+    if (options_.distributed() && ty == tiles_y_ / 2) fault_point(*options_.comm, "clump: relabel");
     progress.update("clump: relabel", ty + 1, tiles_y_, (ty + 1ull) * t_ * grid_.width);
   }
   if (last_job_.valid()) last_job_.get();
@@ -421,7 +422,7 @@ void Relabel::relabel_tiles(const RelabelRow& row) {
 void Relabel::submit_ahead() {
   while (solver_.pending() < solver_.slots() && submit_row_ < tiles_y_) {
     const std::uint64_t end = (submit_row_ + 1ull) * tiles_x_;
-    std::vector<std::uint64_t> list = next_present_tiles(input_, &submit_tile_, end, batch_);
+    std::vector<std::uint64_t> list = next_present_tiles(input_, &submit_tile_, end, batch_, &options_);
     if (list.empty()) {
       ++submit_row_;
       continue;
@@ -601,7 +602,7 @@ void Relabel::send_batch(const RelabelRow& row, std::size_t set,
 // On the writer thread: nodata windows for the absent tiles of the row before `tile`.
 void Relabel::write_absent_until(const RelabelRow& row, std::uint64_t tile) {
   for (; written_ < tile; ++written_) {
-    if (!sink_) continue;
+    if (!sink_ || !options_.mine(written_)) continue;  // another rank's tile: its owner writes it
     const std::uint64_t x0 = (written_ - row.begin) * t_;
     const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(t_, grid_.width - x0));
     zeros_.assign(static_cast<std::uint64_t>(w) * row.h, 0u);

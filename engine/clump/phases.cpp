@@ -8,6 +8,7 @@
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
 #include "engine/clump/border_table.h"
+#include "engine/clump/distributed_borders.h"
 #include "engine/clump/phase1_tile_labels.h"
 #include "engine/clump/phase2_border_merge.h"
 #include "engine/clump/phase2_external_merge.h"
@@ -120,7 +121,23 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   result.solver_setup_seconds = phase.seconds();
 
   phase.restart();
-  const ClumpTileTotals tiles = run_clump_tile_labels(input, options, pool, *solver, records, table, budget, progress);
+  // Distributed (options.comm): each rank labels its own tiles, then every rank gets every tile's
+  // borders (engine/clump/distributed_borders.h); failures are agreed at the end of each stage.
+  Communicator& comm = options.distributed() ? *options.comm : world();
+  ClumpTileTotals tiles;
+  agreed_stage(comm, "clump: tile labels", [&] {
+    tiles = run_clump_tile_labels(input, options, pool, *solver, records, table, budget, progress);
+    fault_point(comm, "clump: tile labels");
+  });
+  if (options.distributed()) {
+    Stopwatch exchange;
+    agreed_stage(comm, "clump: border exchange", [&] {
+      const ClumpShareTotals share = share_clump_borders(comm, *options.ownership, grid, records, table, tiles, budget);
+      result.bytes_sent += share.bytes_sent;
+      result.bytes_received += share.bytes_received;
+    });
+    result.exchange_seconds = exchange.seconds();
+  }
   result.device_busy_seconds = tiles.device_seconds;
   result.tile_labels_solve = tiles.solve_seconds;
   result.tile_labels_borders = tiles.borders_seconds;
@@ -129,10 +146,18 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   result.border_regions = table.size();
   result.cells_labelled = tiles.cells_labelled;
 
-  choose_table_mode(grid, pool.threads(), stats != nullptr, budget, table);
-  result.external_merge = table.external();
   phase.restart();
-  const ClumpMergeTotals merged = run_merge_phase(grid, options, pool.threads(), records, table, budget, progress, result);
+  ClumpMergeTotals merged;
+  agreed_stage(comm, "clump: merge", [&] {
+    choose_table_mode(grid, pool.threads(), stats != nullptr, budget, table);
+    if (options.distributed() && table.external())
+      throw BudgetError("clump on " + std::to_string(comm.size()) + " ranks: the merge and relabel of the " +
+                        std::to_string(table.size()) + " border regions do not fit --memory beside them on this rank; "
+                        "the external merge is not distributed yet: raise --memory");
+    result.external_merge = table.external();
+    merged = run_merge_phase(grid, options, pool.threads(), records, table, budget, progress, result);
+    fault_point(comm, "clump: merge");
+  });
   result.merge_seconds = phase.seconds();
   result.merged_border_regions = merged.roots;
   result.regions = tiles.interior_regions + merged.roots;
@@ -147,13 +172,15 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   std::uint64_t external_largest = 0;
   const std::uint64_t labelled = run_clump_relabel(input, options, pool, *solver, records, table, budget, progress, sink,
                                                    collector.get(), &result.relabel, &external_largest);
+  if (sink) sink->end_of_windows();
   result.device_busy_seconds += result.relabel.device;
   result.relabel_seconds = phase.seconds();
   result.largest_region = std::max(result.largest_region, external_largest);
   if (collector) {
     phase.restart();
     progress.update("clump: stats", 0, 1);
-    collector->finish(table, *stats);
+    if (options.distributed()) collector->combine_border_stats(comm, table, *options.ownership, grid.tile_count());
+    collector->finish(table, *stats, comm.root());
     progress.update("clump: stats", 1, 1);
     result.stats_seconds = phase.seconds();
     result.bytes_read += collector->bytes_read();

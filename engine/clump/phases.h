@@ -34,20 +34,16 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/communicator.h"
 #include "engine/run/memory_plan.h"
-#include "kernels/common/memory_budget.h"
-#include "engine/run/memory_plan.h"
-#include "kernels/common/progress.h"
-#include "engine/run/memory_plan.h"
-#include "kernels/common/types.h"
-#include "engine/run/memory_plan.h"
+#include "engine/run/tile_ownership.h"
 #include "engine/tile_inputs/tile_input.h"
-#include "engine/run/memory_plan.h"
-#include "kernels/clump/clump_key_code.h"
-#include "engine/run/memory_plan.h"
-#include "kernels/common/batch_solver.h"
-#include "engine/run/memory_plan.h"
 #include "io/store/raster_info.h"
+#include "kernels/clump/clump_key_code.h"
+#include "kernels/common/batch_solver.h"
+#include "kernels/common/memory_budget.h"
+#include "kernels/common/progress.h"
+#include "kernels/common/types.h"
 
 namespace terrazo {
 
@@ -76,6 +72,12 @@ struct ClumpPhaseOptions {
   // they fit in memory; tests set it (the labels are the same either way).
   bool external_merge = false;
   MemoryPlan* plan = nullptr;  // the run's memory plan (engine/run/memory_plan.h); null: one of its own
+  // A distributed run (docs/distributed.md "clump"): the ranks and their tiles; null: one process.
+  // Each rank labels its own tiles in phases 1 and 3 and gives the sink only its own windows.
+  Communicator* comm = nullptr;
+  const TileOwnership* ownership = nullptr;
+  bool distributed() const { return comm && ownership && comm->distributed(); }
+  bool mine(std::uint64_t tile) const { return !distributed() || ownership->owner(tile) == comm->rank(); }
 };
 
 // One region's statistics (--stats): cells, the value (ClumpBy::Value; NaN otherwise), and the
@@ -111,6 +113,9 @@ class ClumpWindowSink {
   virtual void write_tile(std::uint64_t tx, std::uint64_t ty, std::vector<std::uint8_t> labels) {
     (void)tx, (void)ty, (void)labels;
   }
+  // Called once after phase 3's last window, before phase 4 (a distributed run's rank 0 receives
+  // the other ranks' last windows here: engine/clump/distributed_sinks.h).
+  virtual void end_of_windows() {}
 };
 
 // Where phase 3's wall time goes (the profile of docs/clump.md "Performance"): the tile solver
@@ -139,6 +144,9 @@ struct ClumpPhaseResult {
   double device_busy_seconds = 0;     // CUDA: the tile solver's GPU time (copies and kernels), phases 1 and 3
   ClumpRelabelSeconds relabel;        // relabel_seconds split: tile solver, numbering, sink (phase3_relabel.h)
   std::uint64_t bytes_read = 0, bytes_written = 0;  // scratch records (the input's reads: the TileInput)
+  // Distributed: the border exchange after phase 1 (engine/clump/distributed_borders.h), this rank's.
+  double exchange_seconds = 0;
+  std::uint64_t bytes_sent = 0, bytes_received = 0;
 };
 
 // `stats` (optional): phase 4 ("clump: stats"). Interior regions' statistics are complete in their

@@ -56,9 +56,35 @@ void RegionStatsCollector::add_border(std::uint64_t root, std::uint32_t c0, std:
   value_[root] = value;
 }
 
-void RegionStatsCollector::finish(const BorderTable& table, ClumpStatsSink& sink) {
+void RegionStatsCollector::combine_border_stats(Communicator& comm, const BorderTable& table,
+                                                const TileOwnership& ownership, std::uint64_t tiles) {
+  const std::uint64_t n = c0_.size();
+  std::vector<std::uint64_t> words(n);
+  auto combine = [&](std::vector<std::uint32_t>& field, ReduceOp op) {
+    for (std::uint64_t j = 0; j < n; ++j) words[j] = field[j];
+    comm.all_reduce(words.data(), n, op);
+    for (std::uint64_t j = 0; j < n; ++j) field[j] = static_cast<std::uint32_t>(words[j]);
+  };
+  combine(c0_, ReduceOp::Min), combine(r0_, ReduceOp::Min), combine(c1_, ReduceOp::Max), combine(r1_, ReduceOp::Max);
+  // The value: the last border region's in tile order (ranks that do not own it give 0 bits).
+  std::fill(words.begin(), words.end(), 0);
+  for (std::uint64_t tile = 0; tile < tiles; ++tile)
+    for (std::uint64_t j = table.tile_offset[tile]; j < table.tile_offset[tile + 1]; ++j)
+      words[table.parent[j] & ~BorderTable::kOwner] = tile;
+  for (std::uint64_t j = 0; j < n; ++j) {
+    if ((table.parent[j] & ~BorderTable::kOwner) != j) {
+      words[j] = 0;
+      continue;
+    }
+    words[j] = ownership.owner(words[j]) == comm.rank() ? bits_of(value_[j]) : 0;
+  }
+  comm.all_reduce(words.data(), n, ReduceOp::Sum);
+  for (std::uint64_t j = 0; j < n; ++j) value_[j] = double_of(words[j]);
+}
+
+void RegionStatsCollector::finish(const BorderTable& table, ClumpStatsSink& sink, bool push_roots) {
   // External mode: phase 3 pushed the roots as they retired (engine/clump/phase3_relabel.h).
-  for (std::uint64_t j = 0; j < (table.external() ? 0 : table.size()); ++j) {
+  for (std::uint64_t j = 0; j < (table.external() || !push_roots ? 0 : table.size()); ++j) {
     if ((table.parent[j] & ~BorderTable::kOwner) != j) continue;  // not a root
     ClumpRegionStats s;
     s.label = table.root[j];

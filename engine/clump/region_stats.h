@@ -15,6 +15,8 @@
 #include "kernels/common/memory_budget.h"
 #include "engine/clump/border_table.h"
 #include "engine/clump/phases.h"
+#include "engine/run/communicator.h"
+#include "engine/run/tile_ownership.h"
 #include "io/store/external_sorter.h"
 
 namespace terrazo {
@@ -30,7 +32,13 @@ class RegionStatsCollector {
                   double value);
   // Pushes the roots (labels in table.root, cells in table.cells; none when the table is external:
   // construct with border_regions = 0 then), sorts, streams to `sink`.
-  void finish(const BorderTable& table, ClumpStatsSink& sink);
+  // `push_roots` false: the roots are another rank's to push (a distributed run's ranks other than 0).
+  void finish(const BorderTable& table, ClumpStatsSink& sink, bool push_roots = true);
+  // A distributed run (in-memory table, the same on every rank): every rank's boxes of the border
+  // regions' roots combined (min and max over the ranks), and each root's value taken from the rank
+  // that owns its last border region in tile order, the one whose value one process keeps.
+  void combine_border_stats(Communicator& comm, const BorderTable& table, const TileOwnership& ownership,
+                            std::uint64_t tiles);
   std::uint64_t bytes_read() const { return sorter_.bytes_read(); }
   std::uint64_t bytes_written() const { return sorter_.bytes_written(); }
 

@@ -14,7 +14,9 @@
 #include <thread>
 #include <vector>
 
+#include "engine/clump/distributed_sinks.h"
 #include "engine/raster_inputs/geotiff_tile_input.h"
+#include "engine/run/tile_ownership.h"
 #include "engine/commands/output_paths.h"
 #include "engine/raster_inputs/raster_io.h"
 #include "kernels/common/error.h"
@@ -23,6 +25,8 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/device_choice.h"
 #include "io/gdal/gdal_raster.h"
+#include "io/gdal/tiff_block_writer.h"
+#include "io/gdal/zstd_block_codec.h"
 #include "io/store/atomic_output.h"
 #include "io/store/output_set.h"
 #include "io/store/run_directory.h"
@@ -63,6 +67,12 @@ class LabelRasterWriter : public ClumpWindowSink {
   std::uint64_t finish() {
     writer_->finish();
     return writer_->bytes_written();
+  }
+  // The block writer's format when the tiles of --tile `t` are the file's blocks (null otherwise),
+  // and a block another rank encoded with it.
+  const TiffBlockFormat* tile_block_format(std::uint32_t t) const { return takes_tiles(t) ? writer_->block_format() : nullptr; }
+  void write_encoded(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> encoded) {
+    writer_->write_encoded_block(bx, by, std::move(encoded));
   }
 
  private:
@@ -243,14 +253,88 @@ void fill_clump_result(const ClumpPhaseResult& phases, const ClumpSieveResult* s
   result.bytes_written += phases.bytes_written;
 }
 
+
+// A distributed run's sinks (engine/clump/distributed_sinks.h): rank 0 gathers the other ranks'
+// windows and statistics into its writers; the other ranks send theirs.
+struct ClumpRankSinks {
+  std::unique_ptr<ClumpWindowGatherer> gatherer;
+  std::unique_ptr<ClumpWindowSender> sender;
+  std::unique_ptr<ClumpStatsMerger> merger;
+  std::unique_ptr<ClumpStatsSender> stats_sender;
+  ClumpWindowSink* windows = nullptr;
+  ClumpStatsSink* stats = nullptr;
+};
+
+// The block format rank 0's writer encodes the tiles with, when the tiles are the file's blocks
+// (GeoTIFF block writer; not with --min-size, whose windows go to the label file): rank 0's, to
+// every rank. A collective.
+std::optional<TiffBlockFormat> shared_block_format(Communicator& comm, const LabelRasterWriter* raster,
+                                                   const ClumpWindowSink* local_sink, std::uint32_t t) {
+  std::vector<std::uint8_t> bytes;
+  const TiffBlockFormat* format = raster && local_sink == raster ? raster->tile_block_format(t) : nullptr;
+  if (comm.root() && format) bytes.assign(reinterpret_cast<const std::uint8_t*>(format),
+                                          reinterpret_cast<const std::uint8_t*>(format) + sizeof *format);
+  comm.broadcast(bytes, 0);
+  if (bytes.size() != sizeof(TiffBlockFormat)) return std::nullopt;
+  TiffBlockFormat shared;
+  std::memcpy(&shared, bytes.data(), sizeof shared);
+  return shared;
+}
+
+ClumpRankSinks rank_sinks(Communicator& comm, const TileOwnership& ownership, const TileGrid& grid,
+                          ClumpWindowSink* windows, ClumpStatsSink* stats, bool want_stats, LabelRasterWriter* raster) {
+  ClumpRankSinks s;
+  s.windows = windows, s.stats = stats;
+  if (!comm.distributed()) return s;
+  const std::optional<TiffBlockFormat> format = shared_block_format(comm, raster, windows, grid.tile);
+  if (comm.root()) {
+    ClumpEncodedBlockWriter encoded;
+    if (format)
+      encoded = [raster](std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> e) { raster->write_encoded(bx, by, std::move(e)); };
+    s.gatherer = std::make_unique<ClumpWindowGatherer>(comm, ownership, grid, *windows, std::move(encoded));
+    s.windows = s.gatherer.get();
+    if (stats) s.merger = std::make_unique<ClumpStatsMerger>(comm, *stats);
+    s.stats = s.merger.get();
+  } else {
+    ClumpBlockEncoder encode;
+    if (format)
+      encode = [f = *format, zstd = std::make_shared<ZstdBlockCodec>()](const std::vector<std::uint8_t>& labels) {
+        return encode_tiff_block(f, labels, true, zstd.get());
+      };
+    s.sender = std::make_unique<ClumpWindowSender>(comm, grid.tile, std::move(encode));
+    s.windows = s.sender.get();
+    if (want_stats) s.stats_sender = std::make_unique<ClumpStatsSender>(comm);
+    s.stats = s.stats_sender.get();
+  }
+  return s;
+}
+
+// This rank's part of the `ranks` summary.
+RankReport clump_rank_report(const TileOwnership& ownership, int rank, const ClumpPhaseResult& phases) {
+  RankReport report;
+  report.tiles = ownership.tiles(rank);
+  report.weight = ownership.weight(rank);
+  report.peak_rss_bytes = peak_rss_bytes();
+  report.bytes_sent = phases.bytes_sent;
+  report.bytes_received = phases.bytes_received;
+  report.phases = {{"tile_labels", phases.tile_labels_seconds}, {"exchange", phases.exchange_seconds},
+                   {"merge", phases.merge_seconds}, {"relabel", phases.relabel_seconds},
+                   {"stats", phases.stats_seconds}};
+  return report;
+}
+
 }  // namespace
 
+// One process, or one rank of `mpirun -np N` (docs/distributed.md "clump"): every rank opens the
+// input and labels its own tiles; rank 0 alone makes, writes and publishes the output files. The
+// stages before phase 3 and the outputs' finish are agreed stages (a failure on any rank ends every
+// rank with it); a failure in phase 3 or the statistics ends the job from main (MPI_Abort).
 ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   MemoryBudget& budget = context.budget();
   Progress& progress = context.progress();
+  Communicator& comm = context.comm();
   Stopwatch start;
   ClumpResult result;
-  check_clump_options(options);
   // Device: the per-tile labeller (kernels/clump/label_tile_solver.h); the rest runs on the CPU.
   Stopwatch probe;
   const bool use_cuda = context.device() == Device::Cuda;
@@ -261,32 +345,52 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   if (use_cuda) warmup.emplace();
 
   // Every output's partial file is made before any work and all are published together at the end
-  // (io/store/output_set.h): a failure writing either publishes neither.
+  // (io/store/output_set.h): a failure writing either publishes neither. Rank 0's alone.
   OutputSet outputs;
-  AtomicOutput& labels_output = outputs.add(options.output, geotiff_sidecar_suffixes());
-  AtomicOutput* stats_output = outputs.add_if(options.stats);
-  RunDirectory& run = context.run_directory();
-  const std::unique_ptr<PipelineInput> input = open_clump_input(options, context, result);
+  std::unique_ptr<PipelineInput> input;
+  std::unique_ptr<LabelRasterWriter> raster;
+  std::unique_ptr<StatsCsv> csv;
+  std::unique_ptr<ClumpLabelFile> label_file;
+  std::unique_ptr<TileOwnership> ownership;
+  agreed_stage(comm, "clump: opening the input and outputs", [&] {
+    check_clump_options(options);
+    AtomicOutput* labels_output = comm.root() ? &outputs.add(options.output, geotiff_sidecar_suffixes()) : nullptr;
+    AtomicOutput* stats_output = comm.root() ? outputs.add_if(options.stats) : nullptr;
+    input = open_clump_input(options, context, result);
+    const RasterInfo info = input->info();
+    const TileGrid grid = input->grid();
+    const TileInput& cells = input->cells();
+    ownership = std::make_unique<TileOwnership>(grid, comm.size(), [&](std::uint64_t tile) -> std::uint64_t {
+      return cells.tile_present(static_cast<std::uint32_t>(tile % grid.tiles_x()), static_cast<std::uint32_t>(tile / grid.tiles_x()));
+    });
+    if (!comm.root()) return;
+    raster = std::make_unique<LabelRasterWriter>(*labels_output, grid, info, budget, options.geotiff);
+    if (stats_output) csv = std::make_unique<StatsCsv>(*stats_output, info);
+    if (options.min_size > 0)
+      label_file = std::make_unique<ClumpLabelFile>(context.run_directory().path() + "/clump_labels.u32", grid.width, grid.height);
+  });
   const RasterInfo info = input->info();
   const TileGrid grid = input->grid();
   result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
   result.by = options.by;
 
-  const ClumpPhaseOptions phase_options = clump_phase_options(options, info, use_cuda, context);
-  LabelRasterWriter raster(labels_output, grid, info, budget, options.geotiff);
-  std::unique_ptr<StatsCsv> csv;
-  if (stats_output) csv = std::make_unique<StatsCsv>(*stats_output, info);
-  std::unique_ptr<ClumpLabelFile> label_file;
-  if (options.min_size > 0) label_file = std::make_unique<ClumpLabelFile>(run.path() + "/clump_labels.u32", grid.width, grid.height);
-  ClumpWindowSink* sink = label_file ? static_cast<ClumpWindowSink*>(label_file.get()) : &raster;
-  const ClumpPhaseResult phases = run_clump_phases(input->cells(), phase_options, budget, progress, sink, csv.get());
+  ClumpPhaseOptions phase_options = clump_phase_options(options, info, use_cuda, context);
+  if (comm.distributed()) phase_options.comm = &comm, phase_options.ownership = ownership.get();
+  ClumpWindowSink* local_sink = label_file ? static_cast<ClumpWindowSink*>(label_file.get()) : raster.get();
+  const ClumpRankSinks sinks = rank_sinks(comm, *ownership, grid, local_sink, csv.get(), !options.stats.empty(), raster.get());
+  const ClumpPhaseResult phases = run_clump_phases(input->cells(), phase_options, budget, progress, sinks.windows, sinks.stats);
+  if (sinks.merger) sinks.merger->finish();
+  if (sinks.stats_sender) sinks.stats_sender->finish();
   ClumpSieveResult sieve;
-  if (label_file) sieve = sieve_small_regions(options, *label_file, phases.regions, grid.tile, raster, context, result);
-  Stopwatch finish;
-  result.bytes_written += raster.finish();
-  result.seconds.finish = finish.seconds();
-  if (csv) result.bytes_written += csv->finish();
-  outputs.publish();
+  agreed_stage(comm, "clump: writing the outputs", [&] {
+    if (!comm.root()) return;
+    if (label_file) sieve = sieve_small_regions(options, *label_file, phases.regions, grid.tile, *raster, context, result);
+    Stopwatch finish;
+    result.bytes_written += raster->finish();
+    result.seconds.finish = finish.seconds();
+    if (csv) result.bytes_written += csv->finish();
+  });
+  if (comm.root()) outputs.publish();
 
   fill_clump_result(phases, label_file ? &sieve : nullptr, result);
   result.bytes_read += input->bytes_read();
@@ -294,6 +398,12 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   result.seconds.total = start.seconds();
   result.memory_peak_reserved = budget.peak_reserved();
   result.peak_rss_bytes = peak_rss_bytes();
+  if (comm.distributed()) {
+    RankReport report = clump_rank_report(*ownership, comm.rank(), phases);
+    if (sinks.gatherer) report.bytes_received += sinks.gatherer->bytes_received();
+    if (sinks.sender) report.bytes_sent += sinks.sender->bytes_sent();
+    result.ranks = gather_rank_reports(comm, report);
+  }
   return result;
 }
 

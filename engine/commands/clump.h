@@ -15,6 +15,9 @@
 // Keys: `by` Auto is Value for an integer raster and a UsageError for a floating-point one (exact
 // equality of floats is rarely what one wants: give --by value to ask for it, or valid, or range).
 #pragma once
+#include <vector>
+
+#include "engine/run/rank_report.h"
 #include <cstdint>
 #include <string>
 
@@ -78,6 +81,8 @@ struct ClumpResult {
   ClumpPhaseSeconds seconds;
   std::uint64_t bytes_read = 0, bytes_written = 0;
   std::uint64_t peak_rss_bytes = 0, memory_peak_reserved = 0;
+  // A distributed run (docs/distributed.md): every rank's tiles and phase times, at rank 0.
+  std::vector<RankReport> ranks;
 };
 
 // Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).

@@ -35,7 +35,9 @@ const char kUsage[] =
     "table); relabel_solve, relabel_number, relabel_write (solver wait, numbering, writer); device_setup\n"
     "(device probe, solver buffers), device_busy (GPU copies and kernels, overlapped), finish (writer\n"
     "drain)}, seconds,\n"
-    "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written.\n"
+    "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written;\n"
+    "under mpirun, ranks {count, tiles, weight, peak_rss_bytes, bytes_sent, bytes_received, phases}\n"
+    "(one element per rank; docs/distributed.md).\n"
     "\n"
     "Example:\n"
     "  terrazo clump --json landcover.tif regions.tif\n"
@@ -106,10 +108,13 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
 
 ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progress& progress) {
   const ClumpOptions& o = options.clump;
-  check_input_file(o.input);
-  check_output_file(o.output, {o.input});
-  if (!o.stats.empty()) check_output_file(o.stats, {o.input, o.output});
   RunContext context(run_settings(options.common), progress);
+  // Every rank of a distributed run checks the files; a failure on any one is every rank's.
+  agreed_stage(context.comm(), "clump: checking the files", [&] {
+    check_input_file(o.input);
+    check_output_file(o.output, {o.input});
+    if (!o.stats.empty()) check_output_file(o.stats, {o.input, o.output});
+  });
   ClumpCommandResult r;
   r.options = options;
   r.result = run_clump(o, context);
@@ -187,6 +192,7 @@ std::string ClumpCommandResult::to_json() const {
       .add("peak_rss_bytes", r.peak_rss_bytes)
       .add("bytes_read", r.bytes_read)
       .add("bytes_written", r.bytes_written);
+  if (!r.ranks.empty()) summary.add("ranks", ranks_json(r.ranks));
   return summary.str();
 }
 

@@ -29,7 +29,8 @@ const std::map<std::string, FlagSpec>& shared_flags() {
     std::map<std::string, FlagSpec> table;
     auto add = [&table](FlagSpec flag) { table[flag.name] = std::move(flag); };
     add(spec("--memory", FlagType::Size, "SIZE", "1G",
-             "host memory budget, e.g. 512M or 4G; the run's peak stays within it"));
+             "host memory budget, e.g. 512M or 4G; the run's peak stays within it (under\n"
+             "mpirun: each rank's own budget)"));
     add(spec("--gpu-memory", FlagType::Size, "SIZE", "a quarter of the free memory", "device memory for the GPU work"));
     add(spec("--device", FlagType::Choice, "auto|cpu|cuda", "auto",
              "where the work runs (auto: the GPU when there is one and the build has CUDA)"));

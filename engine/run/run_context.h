@@ -3,13 +3,15 @@
 // Built once per command from its common flags (RunSettings), then handed to the pipeline: the
 // device asked for and its one resolution, the host memory budget and its plan
 // (engine/run/memory_plan.h), the GPU budget, the CPU threads, the scratch directory, progress and
-// cancellation. No pipeline reads these flags from anywhere else; a test builds a RunContext the
+// cancellation, and the ranks of a distributed run (engine/run/communicator.h). No pipeline reads
+// these flags from anywhere else; a test builds a RunContext the
 // same way (settings in code instead of flags).
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "engine/run/communicator.h"
 #include "engine/run/memory_plan.h"
 #include "io/store/run_directory.h"
 #include "kernels/common/device_choice.h"
@@ -27,6 +29,9 @@ struct RunSettings {
   std::string tmpdir;                          // --tmpdir: parent of the run directory; empty is $TMPDIR or /tmp
   // The end of every budget error: the flags that command has to give it more room.
   std::string budget_remedy = MemoryBudget::kRaiseMemoryOrLowerTile;
+  // The run's ranks: null is the process's world() (one rank unless started by mpirun). --memory
+  // and --gpu-memory are each rank's.
+  Communicator* comm = nullptr;
 };
 
 class RunContext {
@@ -51,6 +56,7 @@ class RunContext {
   unsigned worker_threads() const;
   std::uint64_t gpu_memory_bytes() const { return settings_.gpu_memory_bytes; }
   const std::string& tmpdir() const { return settings_.tmpdir; }
+  Communicator& comm() const { return settings_.comm ? *settings_.comm : world(); }
 
   MemoryBudget& budget() { return *budget_; }
   const MemoryBudget& budget() const { return *budget_; }

@@ -603,6 +603,16 @@ void GeoTiffWriter::write_block(std::uint64_t bx, std::uint64_t by, std::vector<
   s.blocks->submit(bx, by, std::move(cells), false);
 }
 
+const TiffBlockFormat* GeoTiffWriter::block_format() const { return impl_->blocks ? &impl_->format : nullptr; }
+
+void GeoTiffWriter::write_encoded_block(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> encoded) {
+  Impl& s = *impl_;
+  if (!s.blocks || s.pending.count(by * s.blocks->blocks_across() + bx))
+    throw Error("internal error: encoded block (" + std::to_string(bx) + ", " + std::to_string(by) + ") of '" + s.path +
+                "' without a block writer or partly written through windows");
+  s.blocks->submit_encoded(bx, by, std::move(encoded));
+}
+
 void GeoTiffWriter::finish() {
   Impl& s = *impl_;
   if (s.finished) return;

@@ -15,6 +15,7 @@
 
 #include "kernels/common/memory_budget.h"
 #include "io/gdal/geotiff_options.h"
+#include "io/gdal/tiff_block_writer.h"
 #include "io/store/atomic_output.h"
 #include "io/store/raster_info.h"
 
@@ -131,6 +132,10 @@ class GeoTiffWriter {
   bool takes_blocks() const;
   std::vector<std::uint8_t> take_block();
   void write_block(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> cells);
+  // The block writer's format (null without one), and a block another process encoded with it
+  // (encode_tiff_block(format, cells, true, &zstd): the same bytes the writer's threads make).
+  const TiffBlockFormat* block_format() const;
+  void write_encoded_block(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> encoded);
   // Every block written and the file closed; published when the writer owns its output.
   void finish();
   std::uint64_t bytes_written() const;  // size of the finished file

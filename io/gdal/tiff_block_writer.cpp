@@ -322,6 +322,22 @@ void TiffBlockWriter::submit(std::uint64_t bx, std::uint64_t by, std::vector<std
   const std::uint64_t cells_bytes = doubles ? static_cast<std::uint64_t>(format_.block) * format_.block * 8 : format_.block_bytes();
   if (bx >= across_ || by >= down_ || cells.size() != cells_bytes || (doubles && !convert_))
     throw Error("internal error: block (" + std::to_string(bx) + ", " + std::to_string(by) + ") of '" + path_ + "'");
+  Job job;
+  job.cells = std::move(cells);
+  job.doubles = doubles;
+  enqueue(bx, by, std::move(job));
+}
+
+void TiffBlockWriter::submit_encoded(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> encoded) {
+  if (bx >= across_ || by >= down_)
+    throw Error("internal error: encoded block (" + std::to_string(bx) + ", " + std::to_string(by) + ") of '" + path_ + "'");
+  Job job;
+  job.encoded = std::move(encoded);
+  job.encoded_already = true;
+  enqueue(bx, by, std::move(job));
+}
+
+void TiffBlockWriter::enqueue(std::uint64_t bx, std::uint64_t by, Job job) {
   const std::uint64_t bytes = held_bytes_per_block();
   const auto waiting_since = std::chrono::steady_clock::now();
   {
@@ -341,11 +357,8 @@ void TiffBlockWriter::submit(std::uint64_t bx, std::uint64_t by, std::vector<std
   const std::uint64_t tile = by * across_ + bx;
   if (written_[tile]) throw Error("internal error: block " + std::to_string(tile) + " of '" + path_ + "' written twice");
   written_[tile] = true;
-  Job job;
   job.sequence = next_sequence_++;
   job.tile = tile;
-  job.cells = std::move(cells);
-  job.doubles = doubles;
   queue_.push_back(std::move(job));
   ++held_;
   work_ready_.notify_one();
@@ -370,7 +383,7 @@ void TiffBlockWriter::worker_main() {
     lock.unlock();
     std::exception_ptr failed;
     try {
-      if (!failed_) {
+      if (!failed_ && !job.encoded_already) {
         const auto start = std::chrono::steady_clock::now();
         if (job.doubles) {
           typed.resize(format_.block_bytes());

@@ -97,6 +97,9 @@ class TiffBlockWriter {
   // block once. Waits while `in_flight` blocks are held. Throws the first conversion, encoding or
   // write error.
   void submit(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> cells, bool doubles);
+  // Block (bx, by) already encoded as the workers encode it (encode_tiff_block with own_predictor
+  // and a ZstdBlockCodec: another rank's block, docs/distributed.md); written in submit order too.
+  void submit_encoded(std::uint64_t bx, std::uint64_t by, std::vector<std::uint8_t> encoded);
   // Seconds submit() waited for room (the encoders were behind) and the workers spent converting
   // and encoding, summed over threads: where a slow output's time goes.
   double seconds_waiting() const { return seconds_waiting_; }
@@ -110,7 +113,9 @@ class TiffBlockWriter {
     std::uint64_t sequence = 0, tile = 0;
     std::vector<std::uint8_t> cells, encoded;
     bool doubles = false;
+    bool encoded_already = false;  // submit_encoded: `encoded` is set, nothing to encode
   };
+  void enqueue(std::uint64_t bx, std::uint64_t by, Job job);
   void worker_main();
   void write_ready_locked();  // writes the encoded blocks that are next in sequence
   void stop_workers();

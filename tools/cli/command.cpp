@@ -2,6 +2,9 @@
 #include "tools/cli/command.h"
 
 #include <cstdio>
+#include <exception>
+
+#include "engine/run/communicator.h"
 
 #include "tools/cli/cli_progress.h"
 
@@ -20,12 +23,22 @@ void print_command_result(const CommandOutput& output, const CommonOptions& comm
   }
 }
 
+// In a distributed run every rank parses the same arguments and runs the command; a parse error is
+// agreed before any work (every rank refuses alike), and only rank 0 shows progress and the result.
 int run_command_line(const CommandSpec& command, const std::vector<std::string>& args) {
-  const std::unique_ptr<ParsedCommand> parsed = command.parse(args);
-  CliProgress progress(parsed->common().quiet);
+  Communicator& comm = world();
+  std::unique_ptr<ParsedCommand> parsed;
+  std::exception_ptr error;
+  try {
+    parsed = command.parse(args);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  comm.agree(error, "reading the command line");
+  CliProgress progress(parsed->common().quiet || !comm.root());
   const CommandOutput output = parsed->run(progress.progress());
   progress.finish();
-  print_command_result(output, parsed->common());
+  if (comm.root()) print_command_result(output, parsed->common());
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/communicator.h"
 #include "kernels/common/error.h"
 #include "tools/cli/cli_progress.h"
 #include "tools/cli/command.h"
@@ -56,6 +57,8 @@ void print_version() {
 #else
   std::printf("CUDA solvers: not built (CPU only)\n");
 #endif
+  std::printf("MPI: %s\n", built_with_mpi() ? "built in (mpirun -np N terrazo ...; docs/distributed.md)"
+                                              : "not built (one process)");
 }
 
 bool wants_help(const std::vector<std::string>& args) {
@@ -94,25 +97,37 @@ std::string suggestion(const std::string& name) {
   return best;
 }
 
+// Runs the command; its failure as one line on stderr and an exit code. In a distributed run
+// (docs/distributed.md "Faults") a failure every rank agreed on is said once, by rank 0, naming the
+// failing rank; any other failure is said by its own rank ("terrazo clump: rank 2 of 4: error: ...").
 int run_command(const CommandSpec& command, const std::vector<std::string>& args) {
-  const std::string prefix = std::string("terrazo ") + command.name;
+  Communicator& comm = world();
+  std::string prefix = std::string("terrazo ") + command.name;
+  if (comm.distributed()) prefix += ": rank " + std::to_string(comm.rank()) + " of " + std::to_string(comm.size());
+  auto say = [&comm](const char* format, auto... values) {
+    if (comm.failed_together() && !comm.root()) return;
+    std::fprintf(stderr, format, values...);
+  };
   try {
     return run_command_line(command, args);
   } catch (const Cancelled&) {
-    std::fprintf(stderr, "%s: interrupted; no output was written\n", prefix.c_str());
+    // Under mpirun, SIGTERM is also how mpirun ends the other ranks when one fails or is killed.
+    say(comm.distributed() ? "%s: stopped (interrupted, or mpirun ended the job); no output was written\n"
+                           : "%s: interrupted; no output was written\n",
+        prefix.c_str());
     return 1;
   } catch (const UsageError& e) {
     // One line: the message, then where the usage is.
-    std::fprintf(stderr, "%s: error: %s (usage: terrazo %s --help)\n", prefix.c_str(), e.what(), command.name);
+    say("%s: error: %s (usage: terrazo %s --help)\n", prefix.c_str(), e.what(), command.name);
     return 2;
   } catch (const Error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", prefix.c_str(), e.what());
+    say("%s: error: %s\n", prefix.c_str(), e.what());
     return 1;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "%s: error: out of memory; lower --memory to what this machine has free\n", prefix.c_str());
+    say("%s: error: out of memory; lower --memory to what this machine has free\n", prefix.c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: internal error: %s\n", prefix.c_str(), e.what());
+    say("%s: internal error: %s\n", prefix.c_str(), e.what());
     return 1;
   }
 }
@@ -156,5 +171,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   install_interrupt_handler();
-  return run_command(*command, command_args);
+  // Under mpirun: MPI's ranks (engine/run/communicator.h); their waits end on SIGINT/SIGTERM too.
+  init_world(&argc, &argv);
+  world().set_interrupt_check(interrupt_requested);
+  return finish_world(run_command(*command, command_args));
 }

@@ -1,0 +1,148 @@
+// engine/clump/distributed_sinks.cpp: the senders and gatherers of a distributed clump's outputs
+// (engine/clump/distributed_sinks.h).
+#include "engine/clump/distributed_sinks.h"
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/common/error.h"
+
+namespace terrazo {
+namespace {
+constexpr int kWindowTag = 0x7c01, kStatsTag = 0x7c02;
+// Header: kind (u32: 0 labels, 1 encoded block), 0 (u32), x0 or tx (u64), y0 or ty (u64), w, h (u32).
+constexpr std::size_t kWindowHeader = 32;
+constexpr std::uint32_t kLabels = 0, kEncoded = 1;
+
+std::vector<std::uint8_t> with_header(std::uint32_t kind, std::uint64_t x, std::uint64_t y, std::uint32_t w,
+                                      std::uint32_t h, std::size_t payload) {
+  std::vector<std::uint8_t> message(kWindowHeader + payload, 0);
+  std::memcpy(&message[0], &kind, 4);
+  std::memcpy(&message[8], &x, 8);
+  std::memcpy(&message[16], &y, 8);
+  std::memcpy(&message[24], &w, 4);
+  std::memcpy(&message[28], &h, 4);
+  return message;
+}
+static_assert(std::is_trivially_copyable<ClumpRegionStats>::value, "ClumpRegionStats crosses ranks as bytes");
+}  // namespace
+
+void ClumpWindowSender::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                                     const std::uint32_t* labels) {
+  const std::uint64_t cells = static_cast<std::uint64_t>(w) * h;
+  std::vector<std::uint8_t> message = with_header(kLabels, x0, y0, w, h, 4 * cells);
+  std::memcpy(&message[kWindowHeader], labels, 4 * cells);
+  bytes_sent_ += message.size();
+  comm_.send(0, kWindowTag, std::move(message));
+}
+
+void ClumpWindowSender::write_tile(std::uint64_t tx, std::uint64_t ty, std::vector<std::uint8_t> labels) {
+  const std::vector<std::uint8_t> encoded = encode_(labels);
+  std::vector<std::uint8_t> message = with_header(kEncoded, tx, ty, block_, block_, encoded.size());
+  std::memcpy(&message[kWindowHeader], encoded.data(), encoded.size());
+  bytes_sent_ += message.size();
+  comm_.send(0, kWindowTag, std::move(message));
+}
+
+void ClumpWindowGatherer::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
+                                       const std::uint32_t* labels) {
+  const std::uint64_t tile = (y0 / grid_.tile) * grid_.tiles_x() + x0 / grid_.tile;
+  pull_until(tile);
+  sink_.write_window(x0, y0, w, h, labels);
+  next_ = tile + 1;
+}
+
+void ClumpWindowGatherer::write_tile(std::uint64_t tx, std::uint64_t ty, std::vector<std::uint8_t> labels) {
+  const std::uint64_t tile = ty * grid_.tiles_x() + tx;
+  pull_until(tile);
+  sink_.write_tile(tx, ty, std::move(labels));
+  next_ = tile + 1;
+}
+
+void ClumpWindowGatherer::pull_until(std::uint64_t tile) {
+  std::vector<std::uint32_t> labels;
+  for (; next_ < tile; ++next_) {
+    const int owner = ownership_.owner(next_);
+    if (owner == comm_.rank())
+      throw Error("clump: internal error: rank 0's window of tile " + std::to_string(next_) + " did not come in order");
+    std::vector<std::uint8_t> message = comm_.recv(owner, kWindowTag);
+    std::uint32_t kind, w, h;
+    std::uint64_t x, y;
+    if (message.size() < kWindowHeader) throw Error("clump: internal error: a short window message");
+    std::memcpy(&kind, &message[0], 4);
+    std::memcpy(&x, &message[8], 8);
+    std::memcpy(&y, &message[16], 8);
+    std::memcpy(&w, &message[24], 4);
+    std::memcpy(&h, &message[28], 4);
+    const TileWindow expected = grid_.window(next_);
+    const bool is_tile = kind == kEncoded && encoded_ && x * grid_.tile == expected.x0 && y * grid_.tile == expected.y0;
+    const bool is_window = kind == kLabels && x == expected.x0 && y == expected.y0 && w == expected.w &&
+                           h == expected.h && message.size() == kWindowHeader + 4ull * w * h;
+    if (!is_tile && !is_window)
+      throw Error("clump: internal error: rank " + std::to_string(owner) + " sent another window than tile " +
+                  std::to_string(next_) + "'s");
+    bytes_received_ += message.size();
+    if (is_tile) {
+      encoded_(x, y, std::vector<std::uint8_t>(message.begin() + kWindowHeader, message.end()));
+      continue;
+    }
+    labels.resize(static_cast<std::size_t>(w) * h);
+    std::memcpy(labels.data(), &message[kWindowHeader], 4 * labels.size());
+    sink_.write_window(x, y, w, h, labels.data());
+  }
+}
+
+void ClumpStatsSender::region(const ClumpRegionStats& stats) {
+  chunk_.push_back(stats);
+  if (chunk_.size() == kStatsChunk) flush();
+}
+
+void ClumpStatsSender::flush() {
+  std::vector<std::uint8_t> message(chunk_.size() * sizeof(ClumpRegionStats));
+  if (!chunk_.empty()) std::memcpy(message.data(), chunk_.data(), message.size());
+  comm_.send(0, kStatsTag, std::move(message));
+  chunk_.clear();
+}
+
+void ClumpStatsSender::finish() {
+  if (!chunk_.empty()) flush();
+  flush();  // empty: the end
+}
+
+ClumpStatsMerger::ClumpStatsMerger(Communicator& comm, ClumpStatsSink& sink)
+    : comm_(comm), sink_(sink), chunk_(comm.size()), at_(comm.size(), 0), done_(comm.size(), false) {
+  done_[comm.rank()] = true;
+}
+
+bool ClumpStatsMerger::head(int rank) {
+  if (at_[rank] < chunk_[rank].size()) return true;
+  if (done_[rank]) return false;
+  const std::vector<std::uint8_t> message = comm_.recv(rank, kStatsTag);
+  if (message.size() % sizeof(ClumpRegionStats) != 0) throw Error("clump: internal error: a torn statistics message");
+  chunk_[rank].resize(message.size() / sizeof(ClumpRegionStats));
+  if (!message.empty()) std::memcpy(chunk_[rank].data(), message.data(), message.size());
+  at_[rank] = 0;
+  if (message.empty()) done_[rank] = true;
+  return !message.empty();
+}
+
+void ClumpStatsMerger::emit_below(std::uint64_t label) {
+  for (;;) {
+    int best = -1;
+    for (int r = 0; r < comm_.size(); ++r)
+      if (head(r) && chunk_[r][at_[r]].label < label && (best < 0 || chunk_[r][at_[r]].label < chunk_[best][at_[best]].label))
+        best = r;
+    if (best < 0) return;
+    sink_.region(chunk_[best][at_[best]++]);
+  }
+}
+
+void ClumpStatsMerger::region(const ClumpRegionStats& stats) {
+  emit_below(stats.label);
+  sink_.region(stats);
+}
+
+void ClumpStatsMerger::finish() { emit_below(std::numeric_limits<std::uint64_t>::max()); }
+
+}  // namespace terrazo

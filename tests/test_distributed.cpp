@@ -1,0 +1,304 @@
+// tests/test_distributed.cpp: distributed runs (docs/distributed.md): the tile ownership (Z-order
+// ranges balanced by weight), the one-rank communicator, and `mpirun -np K terrazo clump` for
+// K = 1..4: labels and --stats byte for byte the one process's (cmp), equal to the in-memory oracle,
+// on random rasters and a shipped DEM at several tile sizes; --min-size; a rank failing or killed
+// mid-run ends the job non-zero with no output and no run directory left; every rank's VmHWM within
+// its --memory + 64 MiB. The mpirun cases skip (never pass) where mpirun or the MPI build is absent.
+// Open MPI refuses root unless told: the cases set OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) and
+// --oversubscribe (CI has 2 cores).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/clump/phases.h"
+#include "engine/run/communicator.h"
+#include "engine/run/tile_ownership.h"
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+#include "support/clump_reference.h"
+#include "support/sssp_reference.h"
+#include "support/test_support.h"
+
+namespace terrazo {
+namespace {
+
+using testing::CliRun;
+using testing::read_raster_values;
+using testing::run_cli;
+using testing::TempDir;
+
+// ---- the ownership -----------------------------------------------------------------------------
+
+// Every tile has one owner; each rank's tiles are one contiguous Z-order range, in rank order; the
+// weights are balanced within one tile's weight.
+void expect_valid_ownership(const TileGrid& grid, int ranks, const std::vector<std::uint64_t>& weight) {
+  const TileOwnership own(grid, ranks, weight.empty() ? nullptr : std::function<std::uint64_t(std::uint64_t)>(
+                                                                      [&](std::uint64_t t) { return weight[t]; }));
+  const std::vector<std::uint64_t> order = grid.z_order();
+  std::vector<std::uint64_t> per_rank(ranks, 0);
+  int last = 0;
+  std::uint64_t total = 0, heaviest = 0;
+  for (std::uint64_t z = 0; z < order.size(); ++z) {
+    const int r = own.owner(order[z]);
+    ASSERT_GE(r, last) << "Z position " << z;  // ranges in rank order: contiguous
+    ASSERT_LT(r, ranks);
+    ASSERT_GE(z, own.begin(r));
+    ASSERT_LT(z, own.end(r));
+    last = r;
+    const std::uint64_t w = weight.empty() ? 1 : weight[order[z]];
+    per_rank[r] += w, total += w, heaviest = std::max(heaviest, w);
+  }
+  std::uint64_t tiles = 0;
+  for (int r = 0; r < ranks; ++r) {
+    EXPECT_EQ(own.weight(r), per_rank[r]);
+    tiles += own.tiles(r);
+    if (total == 0) continue;
+    // Rank r's weight is within one tile's weight of total / ranks.
+    EXPECT_LE(per_rank[r] * ranks, total + heaviest * ranks) << "rank " << r << " of " << ranks;
+    if (own.end(r) < order.size()) EXPECT_GE((per_rank[r] + heaviest) * ranks + ranks, total) << "rank " << r;
+  }
+  EXPECT_EQ(tiles, order.size());
+}
+
+TEST(TileOwnership, ContiguousZRangesBalancedByWeight) {
+  std::mt19937_64 rng(32);
+  for (int trial = 0; trial < 60; ++trial) {
+    TileGrid grid;
+    grid.tile = 16;
+    grid.width = 1 + rng() % 400, grid.height = 1 + rng() % 400;
+    const int ranks = 1 + static_cast<int>(rng() % 9);
+    std::vector<std::uint64_t> weight;
+    if (trial % 3 == 1) {  // present (1) or absent (0) tiles
+      for (std::uint64_t t = 0; t < grid.tile_count(); ++t) weight.push_back(rng() % 4 != 0);
+    } else if (trial % 3 == 2) {  // valid cells
+      for (std::uint64_t t = 0; t < grid.tile_count(); ++t) weight.push_back(rng() % 257);
+    }
+    SCOPED_TRACE(std::to_string(grid.width) + "x" + std::to_string(grid.height) + ", " + std::to_string(ranks) + " ranks");
+    expect_valid_ownership(grid, ranks, weight);
+  }
+}
+
+TEST(TileOwnership, OneRankOwnsAllAndMoreRanksThanTilesLeavesSomeEmpty) {
+  TileGrid grid;
+  grid.tile = 64, grid.width = 100, grid.height = 70;  // 2 x 2 tiles
+  const TileOwnership one(grid, 1);
+  for (std::uint64_t t = 0; t < 4; ++t) EXPECT_EQ(one.owner(t), 0);
+  const TileOwnership many(grid, 7);
+  std::set<int> owners;
+  for (std::uint64_t t = 0; t < 4; ++t) owners.insert(many.owner(t));
+  EXPECT_EQ(owners.size(), 4u);
+  std::uint64_t empty = 0;
+  for (int r = 0; r < 7; ++r) empty += many.tiles(r) == 0;
+  EXPECT_EQ(empty, 3u);
+  // Absent tiles weigh nothing: the two ranks split the present ones.
+  const TileOwnership two(grid, 2, [](std::uint64_t t) -> std::uint64_t { return t == 0 || t == 3; });
+  EXPECT_EQ(two.weight(0), 1u);
+  EXPECT_EQ(two.weight(1), 1u);
+}
+
+// ---- the one-rank communicator ------------------------------------------------------------------
+
+TEST(Communicator, OneRankCollectivesAreIdentityAndAgreeRethrows) {
+  const std::unique_ptr<Communicator> comm = make_single_communicator();
+  EXPECT_FALSE(comm->distributed());
+  EXPECT_EQ(comm->rank(), 0);
+  std::uint64_t v[2] = {3, 5};
+  comm->all_reduce(v, 2, ReduceOp::Sum);
+  EXPECT_EQ(v[0], 3u);
+  EXPECT_EQ(comm->exclusive_prefix_sum(9), 0u);
+  EXPECT_EQ(comm->gather({1, 2, 3}, 0).size(), 1u);
+  EXPECT_NO_THROW(comm->agree(nullptr, "stage"));
+  EXPECT_THROW(comm->agree(std::make_exception_ptr(UsageError("bad")), "stage"), UsageError);
+  EXPECT_FALSE(comm->failed_together());
+  EXPECT_FALSE(launched_by_mpirun() && !built_with_mpi());
+}
+
+// ---- mpirun -np K terrazo clump ------------------------------------------------------------------
+
+// Why the mpirun cases cannot run here ("" when they can).
+std::string mpirun_missing() {
+  if (std::system("mpirun --version > /dev/null 2>&1") != 0) return "mpirun is not installed (apt-get install openmpi-bin)";
+  TempDir dir;
+  const CliRun version = run_cli("--version", dir);
+  if (version.out.find("MPI: built in") == std::string::npos) return "this terrazo was built without MPI (TERRAZO_MPI)";
+  return "";
+}
+
+#define SKIP_WITHOUT_MPIRUN()                         \
+  do {                                                \
+    static const std::string why = mpirun_missing(); \
+    if (!why.empty()) GTEST_SKIP() << why;            \
+  } while (0)
+
+// `mpirun -np ranks terrazo ARGUMENTS`, as root too, oversubscribing CI's two cores.
+CliRun run_mpi(int ranks, const std::string& arguments, const TempDir& dir, const std::string& env = "") {
+  const std::string program = "timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 " +
+                              env + " mpirun --oversubscribe --bind-to none -np " + std::to_string(ranks) + " " +
+                              TERRAZO_BINARY;
+  return testing::run_program(program, arguments, dir);
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  return std::system(("cmp -s '" + a + "' '" + b + "'").c_str()) == 0;
+}
+
+// The labels raster against the oracle's labels (0 = nodata, read back as NaN).
+void expect_oracle_labels(const std::string& input, const std::string& labels, Connectivity connectivity) {
+  RasterInfo info;
+  const std::vector<double> values = read_raster_values(input, &info);
+  ClumpPhaseOptions o;
+  o.connectivity = connectivity;
+  const testing::ClumpReference expected = testing::clump_reference(values, info.width, info.height, o);
+  const std::vector<double> got = read_raster_values(labels);
+  ASSERT_EQ(got.size(), expected.labels.size());
+  std::uint64_t differ = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) differ += (std::isnan(got[i]) ? 0u : static_cast<std::uint32_t>(got[i])) != expected.labels[i];
+  EXPECT_EQ(differ, 0u) << labels;
+}
+
+// One process, then 1..4 ranks: the same labels and --stats bytes; the labels the oracle's.
+void expect_ranks_match_one_process(const std::string& input, const std::string& flags, const TempDir& dir,
+                                    Connectivity connectivity) {
+  const std::string base = "clump -q --threads 1 --tmpdir " + dir.path() + " " + flags;
+  const CliRun one = run_cli(base + " --stats " + dir.file("one.csv") + " " + input + " " + dir.file("one.tif"), dir);
+  ASSERT_EQ(one.code, 0) << one.err;
+  expect_oracle_labels(input, dir.file("one.tif"), connectivity);
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    SCOPED_TRACE(input + " " + flags + ", " + std::to_string(ranks) + " ranks");
+    const std::string tif = dir.file("r" + std::to_string(ranks) + ".tif"), csv = dir.file("r" + std::to_string(ranks) + ".csv");
+    const CliRun r = run_mpi(ranks, base + " --json --stats " + csv + " " + input + " " + tif, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(same_file(dir.file("one.tif"), tif)) << "the labels differ from one process's";
+    EXPECT_TRUE(same_file(dir.file("one.csv"), csv)) << "the --stats differ from one process's";
+    if (ranks > 1) EXPECT_NE(r.out.find("\"ranks\":{\"count\":" + std::to_string(ranks)), std::string::npos) << r.out;
+    // One summary line (rank 0's), nothing from the other ranks.
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+}
+
+TEST(MpiClump, RandomRastersMatchOneProcessForOneToFourRanks) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  // Odd sizes, nodata holes, few classes (regions crossing many tiles and ranks).
+  const std::string a = dir.file("a.tif"), b = dir.file("b.tif");
+  ASSERT_EQ(run_cli("gen -q --type Byte --relief 6 --nodata-holes 0.05 --width 301 --height 157 --seed 3 " + a, dir).code, 0);
+  ASSERT_EQ(run_cli("gen -q --type Int16 --relief 40 --nodata-holes 0.2 --width 97 --height 211 --seed 8 " + b, dir).code, 0);
+  expect_ranks_match_one_process(a, "--tile 16", dir, Connectivity::Eight);
+  expect_ranks_match_one_process(a, "--tile 64 --connectivity 4", dir, Connectivity::Four);
+  expect_ranks_match_one_process(b, "--tile 32", dir, Connectivity::Eight);
+  // Tiles that are the GeoTIFF's blocks: the other ranks send them encoded (LZW here).
+  expect_ranks_match_one_process(a, "--tile 256 --co COMPRESS=LZW", dir, Connectivity::Eight);
+}
+
+TEST(MpiClump, ShippedDemMatchesOneProcessForOneToFourRanks) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  expect_ranks_match_one_process(dem, "--tile 16", dir, Connectivity::Eight);
+  expect_ranks_match_one_process(dem, "--tile 256", dir, Connectivity::Eight);
+}
+
+TEST(MpiClump, MinSizeMatchesOneProcess) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  const std::string a = dir.file("a.tif");
+  ASSERT_EQ(run_cli("gen -q --type Byte --relief 12 --nodata-holes 0.05 --width 203 --height 177 --seed 5 " + a, dir).code, 0);
+  const std::string flags = "clump -q --tile 32 --min-size 9 --tmpdir " + dir.path() + " " + a + " ";
+  ASSERT_EQ(run_cli(flags + dir.file("one.tif"), dir).code, 0);
+  for (int ranks : {2, 3}) {
+    const CliRun r = run_mpi(ranks, flags + dir.file("many.tif"), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(same_file(dir.file("one.tif"), dir.file("many.tif"))) << ranks << " ranks";
+  }
+}
+
+// A failure on one rank: every rank ends non-zero, the message names the rank, no output under
+// its name, no partial file, and every rank's run directory (under --tmpdir) is gone.
+void expect_failed_cleanly(const CliRun& r, const TempDir& dir, const std::string& output, const std::string& scratch) {
+  EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_NE(r.code, 124) << "timed out: a rank hung";
+  EXPECT_NE(r.err.find("rank 1"), std::string::npos) << r.err;
+  EXPECT_NE(::access(output.c_str(), F_OK), 0) << output << " was published";
+  EXPECT_TRUE(testing::partial_files_of(output).empty());
+  EXPECT_EQ(std::system(("test -z \"$(ls -A '" + scratch + "')\"").c_str()), 0)
+      << "run directories left: " << std::system(("ls -la '" + scratch + "' >&2").c_str());
+  (void)dir;
+}
+
+TEST(MpiClump, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  const std::string a = dir.file("a.tif");
+  ASSERT_EQ(run_cli("gen -q --type Byte --relief 6 --width 400 --height 300 --seed 3 " + a, dir).code, 0);
+  const std::string scratch = dir.file("scratch");
+  ASSERT_EQ(std::system(("mkdir -p '" + scratch + "'").c_str()), 0);
+  const std::string flags = "clump -q --tile 16 --tmpdir " + scratch + " " + a + " ";
+  // An error in phase 1 (agreed: every rank unwinds, exit 1 everywhere, rank 0 names rank 1).
+  CliRun r = run_mpi(3, flags + dir.file("thrown.tif"), dir, "TERRAZO_FAULT='1:clump: tile labels:throw'");
+  expect_failed_cleanly(r, dir, dir.file("thrown.tif"), scratch);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("rank 1 of 3 (clump: tile labels): fault injected"), std::string::npos) << r.err;
+  // An error in phase 3 (messages in flight: the failing rank unwinds, then MPI_Abort ends the others).
+  r = run_mpi(3, flags + dir.file("aborted.tif"), dir, "TERRAZO_FAULT='1:clump: relabel:throw'");
+  expect_failed_cleanly(r, dir, dir.file("aborted.tif"), scratch);
+  // Rank 1 killed (SIGKILL) in phase 3: mpirun ends the others; their waits see SIGTERM and unwind.
+  r = run_mpi(3, flags + dir.file("killed.tif"), dir, "TERRAZO_FAULT='1:clump: relabel:kill'");
+  EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_NE(::access(dir.file("killed.tif").c_str(), F_OK), 0);
+  EXPECT_TRUE(testing::partial_files_of(dir.file("killed.tif")).empty());
+  // The killed rank cannot clean up after itself: only the other ranks' run directories must be gone.
+  const CliRun left = testing::run_program("ls", "-A " + scratch, dir);
+  EXPECT_LE(std::count(left.out.begin(), left.out.end(), '\n'), 1) << left.out;
+}
+
+TEST(MpiClump, BadInputIsRefusedByEveryRankBeforeWork) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  // A missing input is a runtime error (exit 1) as in one process; a bad flag a usage error (exit 2).
+  const CliRun flag = run_mpi(3, "clump -q --connectivity 5 in.tif " + dir.file("out.tif"), dir);
+  EXPECT_EQ(flag.code, 2) << flag.err;
+  const CliRun r = run_mpi(3, "clump -q " + dir.file("missing.tif") + " " + dir.file("out.tif"), dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  // Said once (rank 0), not once per rank (mpirun adds its own lines).
+  std::uint64_t said = 0;
+  for (auto at = r.err.find("terrazo clump:"); at != std::string::npos; at = r.err.find("terrazo clump:", at + 1)) ++said;
+  EXPECT_EQ(said, 1u) << r.err;
+  EXPECT_NE(r.err.find("rank 0 of 3: error:"), std::string::npos) << r.err;
+  EXPECT_NE(::access(dir.file("out.tif").c_str(), F_OK), 0);
+}
+
+// Each rank's VmHWM within its --memory + 64 MiB on a raster whose cells (as doubles) are ~2x it.
+TEST(MpiClump, EachRanksPeakRssWithinItsBudget) {
+  SKIP_WITHOUT_MPIRUN();
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
+  TempDir dir;
+  const std::string dem = dir.file("gen.tif");
+  ASSERT_EQ(run_cli("gen -q --type Int16 --nodata-holes 0.1 --width 3000 --height 2000 --seed 5 " + dem, dir).code, 0);
+  const CliRun r = run_mpi(2, "clump -q --json --memory 24M --tile 64 --threads 1 --tmpdir " + dir.path() + " " + dem +
+                                  " " + dir.file("labels.tif"),
+                           dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto key = r.out.find("\"peak_rss_bytes\":[");
+  ASSERT_NE(key, std::string::npos) << r.out;
+  std::string list = r.out.substr(key + 18, r.out.find(']', key) - key - 18);
+  std::vector<std::uint64_t> peaks;
+  for (std::size_t at = 0; at < list.size();) {
+    peaks.push_back(std::stoull(list.substr(at)));
+    const auto comma = list.find(',', at);
+    at = comma == std::string::npos ? list.size() : comma + 1;
+  }
+  ASSERT_EQ(peaks.size(), 2u) << r.out;
+  for (std::uint64_t peak : peaks) EXPECT_LE(peak, (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+}
+
+}  // namespace
+}  // namespace terrazo
