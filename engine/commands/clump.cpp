@@ -16,6 +16,7 @@
 
 #include "engine/raster_inputs/geotiff_tile_input.h"
 #include "engine/commands/output_paths.h"
+#include "engine/commands/run_totals.h"
 #include "engine/raster_inputs/raster_io.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
@@ -289,11 +290,7 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   outputs.publish();
 
   fill_clump_result(phases, label_file ? &sieve : nullptr, result);
-  result.bytes_read += input->bytes_read();
-  result.bytes_written += input->bytes_written();
-  result.seconds.total = start.seconds();
-  result.memory_peak_reserved = budget.peak_reserved();
-  result.peak_rss_bytes = peak_rss_bytes();
+  finish_run_totals(result, *input, budget, start);
   return result;
 }
 

@@ -43,10 +43,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* clump_usage() {
-  static const std::string text = usage_with_flags("clump", kUsage);
-  return text.c_str();
-}
+const char* clump_usage() { return usage_text("clump", kUsage); }
 
 void parse_clump_by(const std::string& text, ClumpOptions* options) {
   options->by_given = true;
@@ -109,13 +106,8 @@ ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progres
   check_input_file(o.input);
   check_output_file(o.output, {o.input});
   if (!o.stats.empty()) check_output_file(o.stats, {o.input, o.output});
-  RunContext context(run_settings(options.common), progress);
-  ClumpCommandResult r;
-  r.options = options;
-  r.result = run_clump(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<ClumpCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_clump(o, context); });
 }
 
 std::string ClumpCommandResult::summary() const {
@@ -180,13 +172,10 @@ std::string ClumpCommandResult::to_json() const {
   }
   summary
       .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
+      .add("seconds", r.seconds.total);
+  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                  {"bytes_written", r.bytes_written}});
   return summary.str();
 }
 

@@ -38,10 +38,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* corridor_usage() {
-  static const std::string text = usage_with_flags("corridor", kUsage);
-  return text.c_str();
-}
+const char* corridor_usage() { return usage_text("corridor", kUsage); }
 
 CorridorCommandOptions parse_corridor_options(const std::vector<std::string>& arguments) {
   ArgParser args("corridor", arguments);
@@ -73,13 +70,8 @@ CorridorCommandResult run_corridor_command(const CorridorCommandOptions& options
   check_input_file(o.a);
   check_input_file(o.b);
   check_output_file(o.output, {o.a, o.b});
-  RunContext context(run_settings(options.common, MemoryBudget::kRaiseMemory), progress);
-  CorridorCommandResult r;
-  r.options = options;
-  r.result = run_corridor(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<CorridorCommandResult>(options, run_settings(options.common, MemoryBudget::kRaiseMemory), progress,
+                                        [&](RunContext& context) { return run_corridor(o, context); });
 }
 
 std::string CorridorCommandResult::summary() const {
@@ -106,12 +98,9 @@ std::string CorridorCommandResult::to_json() const {
       .add("max_sum", r.max_sum)
       .add("threshold", r.threshold)
       .add("percent", o.percent)
-      .add("seconds", r.seconds)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
+      .add("seconds", r.seconds);
+  add_run_totals(summary, *this, {{"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                  {"bytes_written", r.bytes_written}});
   return summary.str();
 }
 

@@ -28,10 +28,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* export_usage() {
-  static const std::string text = usage_with_flags("export", kUsage);
-  return text.c_str();
-}
+const char* export_usage() { return usage_text("export", kUsage); }
 
 ExportCommandOptions parse_export_options(const std::vector<std::string>& arguments) {
   ArgParser args("export", arguments);
@@ -60,11 +57,8 @@ ExportCommandResult run_export_command(const ExportCommandOptions& options, Prog
   check_input_file(options.export_.input);
   check_output_file(options.export_.output, {options.export_.input});
   MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
-  ExportCommandResult r;
-  r.options = options;
-  r.result = run_export(options.export_, budget, progress);
-  r.memory_budget_bytes = budget.total();
-  return r;
+  return run_in_budget<ExportCommandResult>(
+      options, budget, [&](MemoryBudget& b) { return run_export(options.export_, b, progress); });
 }
 
 std::string ExportCommandResult::summary() const {

@@ -35,10 +35,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* fill_usage() {
-  static const std::string usage = usage_with_flags("fill", kUsage);
-  return usage.c_str();
-}
+const char* fill_usage() { return usage_text("fill", kUsage); }
 
 FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments) {
   ArgParser args("fill", arguments);
@@ -60,13 +57,8 @@ FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments)
 FillCommandResult run_fill_command(const FillCommandOptions& options, Progress& progress) {
   check_input_file(options.fill.input);
   check_output_file(options.fill.output, {options.fill.input});
-  RunContext context(run_settings(options.common), progress);
-  FillCommandResult r;
-  r.options = options;
-  r.result = run_fill(options.fill, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<FillCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_fill(options.fill, context); });
 }
 
 std::string FillCommandResult::summary() const {
@@ -97,13 +89,10 @@ std::string FillCommandResult::to_json() const {
       .add("graph_nodes", r.graph_nodes)
       .add("graph_edges", r.graph_edges)
       .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
+      .add("seconds", r.seconds.total);
+  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                  {"bytes_written", r.bytes_written}});
   return summary.str();
 }
 

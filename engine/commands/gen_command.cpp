@@ -52,10 +52,7 @@ std::uint64_t required_size(ArgParser& args, const std::string& flag) {
 
 }  // namespace
 
-const char* gen_usage() {
-  static const std::string text = usage_with_flags("gen", kUsage);
-  return text.c_str();
-}
+const char* gen_usage() { return usage_text("gen", kUsage); }
 
 GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
   ArgParser args("gen", arguments);
@@ -106,13 +103,8 @@ GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
 
 GenCommandResult run_gen_command(const GenCommandOptions& options, Progress& progress) {
   check_output_file(options.gen.output);
-  RunContext context(run_settings(options.common), progress);
-  GenCommandResult r;
-  r.options = options;
-  r.result = run_generate(options.gen, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<GenCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_generate(options.gen, context); });
 }
 
 std::string GenCommandResult::summary() const {

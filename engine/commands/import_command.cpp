@@ -28,10 +28,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* import_usage() {
-  static const std::string text = usage_with_flags("import", kUsage);
-  return text.c_str();
-}
+const char* import_usage() { return usage_text("import", kUsage); }
 
 ImportCommandOptions parse_import_options(const std::vector<std::string>& arguments) {
   ArgParser args("import", arguments);
@@ -55,11 +52,8 @@ ImportCommandResult run_import_command(const ImportCommandOptions& options, Prog
   check_input_file(options.import.input);
   check_output_file(options.import.output, {options.import.input});
   MemoryBudget budget(options.common.memory_bytes);
-  ImportCommandResult r;
-  r.options = options;
-  r.result = run_import(options.import, budget, progress);
-  r.memory_budget_bytes = budget.total();
-  return r;
+  return run_in_budget<ImportCommandResult>(
+      options, budget, [&](MemoryBudget& b) { return run_import(options.import, b, progress); });
 }
 
 std::string ImportCommandResult::summary() const {

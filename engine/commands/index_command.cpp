@@ -36,10 +36,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* index_usage() {
-  static const std::string text = usage_with_flags("index", kUsage);
-  return text.c_str();
-}
+const char* index_usage() { return usage_text("index", kUsage); }
 
 IndexCommandOptions parse_index_options(const std::vector<std::string>& arguments) {
   ArgParser args("index", arguments);
@@ -71,13 +68,8 @@ IndexCommandOptions parse_index_options(const std::vector<std::string>& argument
 IndexCommandResult run_index_command(const IndexCommandOptions& options, Progress& progress) {
   check_input_file(options.index.input);
   check_output_file(options.index.output, {options.index.input});
-  RunContext context(run_settings(options.common), progress);
-  IndexCommandResult r;
-  r.options = options;
-  r.result = run_index(options.index, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<IndexCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_index(options.index, context); });
 }
 
 std::string IndexCommandResult::summary() const {
@@ -118,11 +110,9 @@ std::string IndexCommandResult::to_json() const {
       .add("phases", phases)
       .add("kernel_ms", r.kernel_ms)
       .add("seconds", r.seconds_total)
-      .add("fingerprint", r.fingerprint)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes);
+      .add("fingerprint", r.fingerprint);
+  add_run_totals(s, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                            {"peak_rss_bytes", r.peak_rss_bytes}});
   return s.str();
 }
 

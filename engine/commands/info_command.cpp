@@ -66,10 +66,7 @@ std::string describe(const RasterSummary& s) {
 
 }  // namespace
 
-const char* info_usage() {
-  static const std::string text = usage_with_flags("info", kUsage);
-  return text.c_str();
-}
+const char* info_usage() { return usage_text("info", kUsage); }
 
 InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments) {
   ArgParser args("info", arguments);

@@ -41,10 +41,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* mst_usage() {
-  static const std::string text = usage_with_flags("mst", kUsage);
-  return text.c_str();
-}
+const char* mst_usage() { return usage_text("mst", kUsage); }
 
 MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   ArgParser args("mst", arguments);
@@ -85,13 +82,8 @@ MstCommandResult run_mst_command(const MstCommandOptions& options, Progress& pro
   check_input_file(o.input);
   if (!o.output.empty()) check_output_file(o.output, {o.input});
   if (!o.edge_list.empty()) check_output_file(o.edge_list, {o.input, o.output});
-  RunContext context(run_settings(options.common), progress);
-  MstCommandResult r;
-  r.options = options;
-  r.result = run_mst(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<MstCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_mst(o, context); });
 }
 
 std::string MstCommandResult::summary() const {
@@ -141,13 +133,10 @@ std::string MstCommandResult::to_json() const {
       .add("gpu_merge_kernel_seconds", r.gpu_merge_kernel_seconds)
       .add("merge_batches", r.merge_batches)
       .add("summary_edges", r.summary_edges)
-      .add("expansion_records", r.expansion_records)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
+      .add("expansion_records", r.expansion_records);
+  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                  {"bytes_written", r.bytes_written}});
   return summary.str();
 }
 

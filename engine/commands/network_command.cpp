@@ -42,10 +42,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* network_usage() {
-  static const std::string text = usage_with_flags("network", kUsage);
-  return text.c_str();
-}
+const char* network_usage() { return usage_text("network", kUsage); }
 
 NetworkCommandOptions parse_network_options(const std::vector<std::string>& arguments) {
   for (const std::string& a : arguments)
@@ -70,28 +67,10 @@ NetworkCommandOptions parse_network_options(const std::vector<std::string>& argu
 
 NetworkCommandResult run_network_command(const NetworkCommandOptions& options, Progress& progress) {
   const OdMatrixOptions& o = options.network.od;
-  check_input_file(o.input);
-  std::vector<std::string> inputs = {o.input};
-  if (!o.index.empty()) {
-    check_input_file(o.index);
-    inputs.push_back(o.index);
-  }
-  if (!o.sites_file.empty()) {
-    check_input_file(o.sites_file);
-    inputs.push_back(o.sites_file);
-  }
-  if (!o.sites_raster.empty()) {
-    check_input_file(o.sites_raster);
-    inputs.push_back(o.sites_raster);
-  }
+  const std::vector<std::string> inputs = check_od_matrix_inputs(o);
   check_output_file(o.output, inputs);
-  RunContext context(run_settings(options.common), progress);
-  NetworkCommandResult r;
-  r.options = options;
-  r.result = run_network(options.network, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<NetworkCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_network(options.network, context); });
 }
 
 std::string NetworkCommandResult::summary() const {
@@ -116,10 +95,8 @@ std::string NetworkCommandResult::to_json() const {
       .add("components", r.components)
       .add("total_cost", r.total_cost)
       .add("phases", phases)
-      .add("seconds", r.seconds_total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("peak_rss_bytes", r.peak_rss_bytes);
+      .add("seconds", r.seconds_total);
+  add_run_totals(s, *this, {{"peak_rss_bytes", r.peak_rss_bytes}});
   return s.str();
 }
 

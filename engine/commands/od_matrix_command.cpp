@@ -62,10 +62,7 @@ std::string format_cost(PathLength d, double scale) {
 
 }  // namespace
 
-const char* od_matrix_usage() {
-  static const std::string text = usage_with_flags("od-matrix", kUsage);
-  return text.c_str();
-}
+const char* od_matrix_usage() { return usage_text("od-matrix", kUsage); }
 
 OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& arguments) {
   ArgParser args("od-matrix", arguments);
@@ -188,8 +185,7 @@ void write_output_text(const AtomicOutput& output, const std::string& text, cons
 
 }  // namespace
 
-OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& options, Progress& progress) {
-  const OdMatrixOptions& o = options.od;
+std::vector<std::string> check_od_matrix_inputs(const OdMatrixOptions& o) {
   check_input_file(o.input);
   std::vector<std::string> inputs = {o.input};
   if (!o.index.empty()) {
@@ -204,6 +200,12 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
     check_input_file(o.sites_raster);
     inputs.push_back(o.sites_raster);
   }
+  return inputs;
+}
+
+OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& options, Progress& progress) {
+  const OdMatrixOptions& o = options.od;
+  const std::vector<std::string> inputs = check_od_matrix_inputs(o);
   check_distinct_paths(od_matrix_input_paths(o), {{"OUT.csv", o.output}, {"--geojson", o.geojson}});
   check_output_file(o.output, inputs);
   if (!o.geojson.empty()) check_output_file(o.geojson, inputs);
@@ -212,12 +214,8 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
   OutputSet outputs;
   AtomicOutput& csv = outputs.add(o.output);
   AtomicOutput* lines = outputs.add_if(o.geojson);
-  RunContext context(run_settings(options.common), progress);
-  OdMatrixCommandResult r;
-  r.options = options;
-  r.result = run_od_matrix(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
+  const OdMatrixCommandResult r = run_in_context<OdMatrixCommandResult>(
+      options, run_settings(options.common), progress, [&](RunContext& context) { return run_od_matrix(o, context); });
   write_output_text(csv, od_matrix_csv(r.result, o.wide), "OUT.csv");
   if (lines) write_output_text(*lines, od_matrix_geojson(r.result), "--geojson");
   outputs.publish();
@@ -275,11 +273,9 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("cache_tiles", r.cache_tiles)
       .add("exchange_solves", r.exchange_solves)
       .add("phases", phases)
-      .add("seconds", r.seconds_total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes);
+      .add("seconds", r.seconds_total);
+  add_run_totals(s, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                            {"peak_rss_bytes", r.peak_rss_bytes}});
   return s.str();
 }
 

@@ -39,10 +39,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* path_usage() {
-  static const std::string text = usage_with_flags("path", kUsage);
-  return text.c_str();
-}
+const char* path_usage() { return usage_text("path", kUsage); }
 
 PathCommandOptions parse_path_options(const std::vector<std::string>& arguments) {
   ArgParser args("path", arguments);
@@ -69,13 +66,8 @@ PathCommandResult run_path_command(const PathCommandOptions& options, Progress& 
   check_input_file(o.cost);
   check_output_file(o.output, {o.backlink, o.cost});
   if (!o.mask.empty()) check_output_file(o.mask, {o.backlink, o.cost, o.output});
-  RunContext context(run_settings(options.common, MemoryBudget::kRaiseMemory), progress);
-  PathCommandResult r;
-  r.options = options;
-  r.result = run_path(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<PathCommandResult>(options, run_settings(options.common, MemoryBudget::kRaiseMemory), progress,
+                                        [&](RunContext& context) { return run_path(o, context); });
 }
 
 std::string PathCommandResult::summary() const {

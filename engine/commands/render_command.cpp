@@ -162,10 +162,7 @@ const char* to_string(RenderKind kind) {
   return "?";
 }
 
-const char* render_usage() {
-  static const std::string text = usage_with_flags("render", kUsage);
-  return text.c_str();
-}
+const char* render_usage() { return usage_text("render", kUsage); }
 
 RenderCommandOptions parse_render_options(const std::vector<std::string>& arguments) {
   ArgParser args("render", arguments);

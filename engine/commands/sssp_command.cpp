@@ -68,10 +68,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* sssp_usage() {
-  static const std::string text = usage_with_flags("sssp", kUsage);
-  return text.c_str();
-}
+const char* sssp_usage() { return usage_text("sssp", kUsage); }
 
 namespace {
 
@@ -261,13 +258,8 @@ SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& 
     check_output_file(*out, taken);
     taken.push_back(*out);
   }
-  RunContext context(run_settings(options.common), progress);
-  SsspCommandResult r;
-  r.options = options;
-  r.result = run_sssp(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<SsspCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_sssp(o, context); });
 }
 
 std::string SsspCommandResult::summary() const {
@@ -337,14 +329,10 @@ std::string SsspCommandResult::to_json() const {
       .add("cache_tiles", r.cache_tiles)
       .add("cache_evictions", r.cache_evictions)
       .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written)
-      .add("scratch_bytes", r.scratch_bytes);
+      .add("seconds", r.seconds.total);
+  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                  {"bytes_written", r.bytes_written}, {"scratch_bytes", r.scratch_bytes}});
   if (r.max_cost_fixed != kUnreached) summary.add("max_cost_fixed", r.max_cost_fixed);
   if (r.exchange == "resident") {
     JsonObject resident;
