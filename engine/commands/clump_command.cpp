@@ -10,41 +10,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo clump [options] INPUT LABELS.tif\n"
-    "\n"
-    "Connected regions of INPUT's grid graph, out of core (as GRASS r.clump): neighbouring cells with\n"
-    "equal keys form one region. Regions are numbered 1..K in row-major order of their first cell, the\n"
-    "same numbers whatever --tile, --threads and --memory; 0 is nodata.\n"
-    "\n"
-    "INPUT       any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "LABELS.tif  UInt32 GeoTIFF georeferenced like INPUT, nodata 0 (nodata cells, cells outside the\n"
-    "            range); more than 2^32 - 2 regions is an error (exit 1)\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
-    "external_merge (true: the border regions did not fit --memory and were merged on disk),\n"
-    "by, range, connectivity, tile, device, stats, min_size {min_size, action, regions_before, small_regions,\n"
-    "merged, isolated} (with --min-size), phases {import, tile_labels, merge, relabel, stats, sieve, and\n"
-    "the splits: tile_labels_solve, tile_labels_borders, tile_labels_table (solver, border records,\n"
-    "table); relabel_solve, relabel_number, relabel_write (solver wait, numbering, writer); device_setup\n"
-    "(device probe, solver buffers), device_busy (GPU copies and kernels, overlapped), finish (writer\n"
-    "drain)}, seconds,\n"
-    "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo clump --json landcover.tif regions.tif\n"
-    "  terrazo clump --by range:1000,1500 --connectivity 4 dem.tif bands.tif\n";
-
-}  // namespace
-
-const char* clump_usage() { return usage_text("clump", kUsage); }
-
 void parse_clump_by(const std::string& text, ClumpOptions* options) {
   options->by_given = true;
   if (text == "value") {

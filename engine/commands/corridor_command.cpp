@@ -9,37 +9,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo corridor [--threshold C | --percent P] [options] A.tif B.tif CORRIDOR.tif\n"
-    "\n"
-    "The least-cost corridor between two sources: the sum of their two cost surfaces (two runs of\n"
-    "`terrazo sssp` over the same friction, one from each source). A cell's sum is the cost of the\n"
-    "cheapest path from source A to source B through that cell; the least-cost path is where the sum\n"
-    "is smallest, and thresholding the sum keeps the cells of near-optimal routes (ArcGIS's Corridor;\n"
-    "docs/corridor.md). Streamed strip by strip: rasters of any size under --memory.\n"
-    "\n"
-    "A.tif, B.tif   cost surfaces of the same grid (width, height, geotransform), nodata where unreached\n"
-    "CORRIDOR.tif   Float64 GeoTIFF georeferenced like A.tif: A + B, nodata -1 where either is nodata\n"
-    "               or the sum is above the threshold\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: width, height, valid_cells, corridor_cells, min_sum, max_sum, threshold (-1: none),\n"
-    "seconds, peak_rss_bytes, bytes_read, bytes_written.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo sssp --source 10,20 friction.tif from_a.tif\n"
-    "  terrazo sssp --source 900,750 friction.tif from_b.tif\n"
-    "  terrazo corridor --percent 5 from_a.tif from_b.tif corridor.tif\n";
-
-}  // namespace
-
-const char* corridor_usage() { return usage_text("corridor", kUsage); }
-
 CorridorCommandOptions parse_corridor_options(const std::vector<std::string>& arguments) {
   ArgParser args("corridor", arguments);
   CorridorCommandOptions parsed;

@@ -11,25 +11,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo export [options] INPUT OUTPUT.tif\n"
-    "\n"
-    "Writes a tile store (or any raster) as a tiled, compressed GeoTIFF with the input's\n"
-    "cell type, nodata, geotransform and CRS, streaming tile rows within --memory.\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "Example:\n"
-    "  terrazo export dem.tzs dem.tif\n";
-
-}  // namespace
-
-const char* export_usage() { return usage_text("export", kUsage); }
-
 ExportCommandOptions parse_export_options(const std::vector<std::string>& arguments) {
   ArgParser args("export", arguments);
   ExportCommandOptions parsed;

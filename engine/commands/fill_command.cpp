@@ -7,36 +7,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-const char kUsage[] =
-    "Usage: terrazo fill [options] INPUT FILLED.tif\n"
-    "\n"
-    "Fills the depressions of the elevation raster INPUT, exactly and out of core: each cell is raised to\n"
-    "the lowest level at which water on it can leave the raster, the least over paths to an outlet of the\n"
-    "highest cell on the path (Priority-Flood by tiles and the spill graph of their labels, Barnes 2016).\n"
-    "Cells on no depression keep their value bit for bit; the output is the same for every --tile and\n"
-    "--threads.\n"
-    "\n"
-    "INPUT       any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "FILLED.tif GeoTIFF of INPUT's cell type, nodata and georeference; a region with no outlet (closed\n"
-    "           by nodata when only the raster's edge drains) is nodata\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: width, height, tile, outlets, connectivity, valid_cells, raised_cells, closed_cells,\n"
-    "graph_nodes, graph_edges, phases {import, flood, graph, write}, seconds, memory_budget_bytes,\n"
-    "memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo fill --memory 2G --json dem.tif filled.tif\n"
-    "  terrazo fill --outlets edge --connectivity 4 dem.tzs filled.tif\n";
-
-}  // namespace
-
-const char* fill_usage() { return usage_text("fill", kUsage); }
-
 FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments) {
   ArgParser args("fill", arguments);
   FillCommandOptions parsed;

@@ -13,23 +13,6 @@
 namespace terrazo {
 namespace {
 
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo gen --width W --height H [options] OUTPUT\n"
-    "\n"
-    "Makes deterministic fractal terrain (value-noise fBm with river valleys and pits) of any size,\n"
-    "tile by tile, straight into a terrazo tile store (OUTPUT.tzs) or a tiled GeoTIFF (OUTPUT.tif).\n"
-    "The same options give identical cells whatever the tile size or thread count, and a W x H\n"
-    "raster is the top-left crop of any larger one with the same seed.\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "Nodata is -9999 for float types, the lowest value for signed and the highest for unsigned integers.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo gen --width 65536 --height 65536 --seed 7 --nodata-holes 0.05 big.tzs\n";
-
 CellType parse_cell_type(const std::string& text) {
   std::string lower;
   for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -51,8 +34,6 @@ std::uint64_t required_size(ArgParser& args, const std::string& flag) {
 }
 
 }  // namespace
-
-const char* gen_usage() { return usage_text("gen", kUsage); }
 
 GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
   ArgParser args("gen", arguments);

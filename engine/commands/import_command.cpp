@@ -10,26 +10,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo import [options] INPUT OUTPUT.tzs\n"
-    "\n"
-    "Converts any GDAL raster (GeoTIFF, SRTM .hgt, ENVI .bil, ESRI .asc and .asc.gz, ...) into a\n"
-    "terrazo tile store: t x t tiles in Z-order, georeferencing and nodata kept, min/max computed\n"
-    "from the data. One streaming pass; memory stays within --memory whatever the raster size.\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "Example:\n"
-    "  terrazo import --memory 512M --tile 256 dem.tif dem.tzs\n";
-
-}  // namespace
-
-const char* import_usage() { return usage_text("import", kUsage); }
-
 ImportCommandOptions parse_import_options(const std::vector<std::string>& arguments) {
   ArgParser args("import", arguments);
   ImportCommandOptions parsed;

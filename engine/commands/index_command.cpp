@@ -7,37 +7,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo index [options] INPUT INDEX.tzi\n"
-    "\n"
-    "Builds the boundary-graph index of INPUT (the graph G' of [Gerritsen2012, ch. 4]): for every tile,\n"
-    "the exact cost distance between every pair of the tile's boundary cells over paths inside the tile,\n"
-    "by nested dissection (16 or fewer cells a side by blocked Floyd-Warshall, then 2x2 merges up to the\n"
-    "tile). Built once per terrain and weight model, it answers many-site queries fast:\n"
-    "`terrazo od-matrix --index INDEX.tzi` (docs/index.md).\n"
-    "\n"
-    "INPUT       any GDAL raster or a terrazo tile store (.tzs), the cost surface\n"
-    "INDEX.tzi   the index: per tile its ring values and the upper triangle of its (4t-4)^2 distance\n"
-    "            matrix, 32-bit entries where they fit, else 64-bit; about 32 bytes per cell\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: width, height, tile, leaf, device, weight, connectivity, scale, offset, tiles,\n"
-    "present_tiles, bytes, bytes_per_cell, matrices_per_second, phases {import, read, matrices, write},\n"
-    "kernel_ms, seconds, fingerprint, peak_rss_bytes.\n"
-    "\n"
-    "Examples:\n"
-    "  terrazo index dem.tif dem.tzi\n"
-    "  terrazo index --weight absdiff --tile 128 --memory 4G dem.tif dem_absdiff.tzi\n";
-
-}  // namespace
-
-const char* index_usage() { return usage_text("index", kUsage); }
-
 IndexCommandOptions parse_index_options(const std::vector<std::string>& arguments) {
   ArgParser args("index", arguments);
   IndexCommandOptions parsed;

@@ -12,21 +12,6 @@
 namespace terrazo {
 namespace {
 
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo info [options] INPUT\n"
-    "\n"
-    "Describes a tile store or any GDAL raster: size, cell type, tiles, nodata value and share,\n"
-    "min and max (computed by reading every cell, never taken from metadata; this also verifies\n"
-    "every tile checksum of a store), geotransform and CRS. A boundary-graph index (.tzi, `terrazo\n"
-    "index`): its raster size and fingerprint, weights, tiles and size; every tile checksum verified.\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "Example:\n"
-    "  terrazo info --json dem.tzs\n";
-
 std::string describe(const RasterSummary& s) {
   std::string out;
   const RasterInfo& info = s.info;
@@ -65,8 +50,6 @@ std::string describe(const RasterSummary& s) {
 }
 
 }  // namespace
-
-const char* info_usage() { return usage_text("info", kUsage); }
 
 InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments) {
   ArgParser args("info", arguments);

@@ -10,39 +10,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo mst [options] INPUT EDGES.tif\n"
-    "\n"
-    "Minimum spanning tree (a forest where nodata splits the terrain) of the grid graph of INPUT, computed\n"
-    "out of core: block-local MST per tile, hierarchical merge of tile summaries, expansion (Gerritsen 2012).\n"
-    "The tree is unique: edges are ordered by (weight, smaller cell id, larger cell id), cell id = y*W + x.\n"
-    "\n"
-    "INPUT      any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "EDGES.tif  Byte GeoTIFF, georeferenced like INPUT: each cell's bits mark its tree edges,\n"
-    "           bit 0 = E (x+1, y), bit 1 = SE (x+1, y+1), bit 2 = S (x, y+1), bit 3 = SW (x-1, y+1);\n"
-    "           255 = nodata cell. Give '-' to write no raster (totals and --edge-list only).\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: total_weight (fixed-point units), total_weight_input_units, edges, vertices, components,\n"
-    "scale, scale_given, step_error_bound (input units per weight; 0: exact), relative_error_bound (null:\n"
-    "void), offset, weight, connectivity, tile, device, merge (the mode that ran), phases {import,\n"
-    "block_local, merge, expansion}, seconds, gpu_kernel_seconds (phase 1), gpu_merge_kernel_seconds,\n"
-    "merge_batches, peak_rss_bytes, bytes_read, bytes_written.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo mst --memory 1G --json dem.tif mst_edges.tif\n"
-    "  terrazo mst --weight absdiff --connectivity 4 --edge-list tree.bin dem.tzs -\n"
-    "  terrazo mst --device cuda --merge cuda --json dem.tzs mst_edges.tif\n";
-
-}  // namespace
-
-const char* mst_usage() { return usage_text("mst", kUsage); }
-
 MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   ArgParser args("mst", arguments);
   MstCommandOptions parsed;

@@ -8,42 +8,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo network --site x,y --site x,y [...] | --sites-file FILE | --sites-raster R [options]\n"
-    "                       INPUT OUT.geojson\n"
-    "\n"
-    "The least-cost network connecting K sites: the minimum spanning tree of the sites' exact cost matrix\n"
-    "(`terrazo od-matrix`), each tree edge traced as a least-cost path (`terrazo sssp --backlink` from the\n"
-    "lower site id, then `terrazo path`). Sites no path joins give a forest. docs/index.md.\n"
-    "\n"
-    "OUT.geojson  one LineString per tree edge (cell centres, INPUT's CRS), properties from_id, to_id,\n"
-    "             cost (cost units), length (map units), cells\n"
-    "\n"
-    "Sites: points (--site, --sites-file), or regions: --sites-raster R, a raster of INPUT's size whose\n"
-    "cells hold region ids (positive integers; 0 and nodata: none), e.g. habitat patches. The cost\n"
-    "between two regions is the least over their cells' pairs; an edge's line runs from the cell of the\n"
-    "higher region where that least cost is reached (lowest cell id on ties) back to the lower region;\n"
-    "from_id and to_id are the region ids.\n"
-    "\n"
-    "Sites (at least 2; ids 1, 2, ... in the order given):\n"
-    "{flags Sites}\n"
-    "\n"
-    "Options (those of `terrazo od-matrix` but --max-cost, --wide and --geojson):\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: sites, edges, components, total_cost, method, phases {matrix, paths}, seconds, peak_rss_bytes.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo network --index dem.tzi --sites-file towns.gpkg dem.tif links.geojson\n"
-    "  terrazo network --sites-raster patches.tif friction.tif corridors.geojson\n";
-
-}  // namespace
-
-const char* network_usage() { return usage_text("network", kUsage); }
-
 NetworkCommandOptions parse_network_options(const std::vector<std::string>& arguments) {
   for (const std::string& a : arguments)
     if (a == "--max-cost" || a == "--wide" || a == "--geojson" || a.rfind("--max-cost=", 0) == 0 || a.rfind("--geojson=", 0) == 0)

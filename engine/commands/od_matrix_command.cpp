@@ -18,41 +18,6 @@
 namespace terrazo {
 namespace {
 
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo od-matrix --site x,y --site x,y [...] | --sites-file FILE | --sites-raster R [options] INPUT OUT.csv\n"
-    "\n"
-    "The exact cost-distance matrix between K sites over the 8- (or 4-) connected grid graph of INPUT,\n"
-    "the same numbers `terrazo sssp` gives at the sites. With --index, from the boundary-graph index of\n"
-    "`terrazo index` (one in-tile solve per site, then an exchange over the tiles' boundaries whose tile\n"
-    "re-solves are min-plus products, on the GPU with --device cuda); without, the same exchange with\n"
-    "in-tile solves, the sites in batches, each tile read about once per batch (docs/index.md).\n"
-    "\n"
-    "INPUT      the cost surface: any GDAL raster or a terrazo tile store (.tzs)\n"
-    "OUT.csv    `from_id,to_id,cost`: a header line, then one line per ordered pair of sites (K x K,\n"
-    "           the diagonal 0), the cost in INPUT's cost units, empty where the target is unreachable\n"
-    "           (or beyond --max-cost); --wide: a K x K table instead\n"
-    "\n"
-    "Sites (at least 2; ids 1, 2, ... in the order given):\n"
-    "{flags Sites}\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: width, height, tile, method (index|exchange|transient index|index on the GPU), device,\n"
-    "exchange (sweep, queue, rounds-cpu or rounds-gpu), weight, connectivity, scale, sites, pairs_reached,\n"
-    "batch_sources, tile_solves, rounds, max_active, matrix_loads, gpu_uploads, kernel_ms\n"
-    "(kernel_ms_select, _solve, _push: the GPU rounds' stages), due_sources (the (tile, source) pairs\n"
-    "their solves multiplied), settled, stopped_early, max_live, index_bytes (the sweep: tiles settled,\n"
-    "sources stopped early, the most label blocks of one source, the index in memory),\n"
-    "index_kernel_ms (the index built on the GPU), cache_tiles,\n"
-    "exchange_solves, phases {index (the transient index), import, sites, queries}, seconds, peak_rss_bytes.\n"
-    "\n"
-    "Examples:\n"
-    "  terrazo index dem.tif dem.tzi\n"
-    "  terrazo od-matrix --index dem.tzi --site 10,20 --site 300,40 --site 512,512 dem.tif od.csv\n"
-    "  terrazo od-matrix --sites-file towns.gpkg --wide --max-cost 1e6 dem.tif od.csv\n";
-
 std::string format_cost(PathLength d, double scale) {
   if (d == kUnreached) return "";
   char buffer[64];
@@ -61,8 +26,6 @@ std::string format_cost(PathLength d, double scale) {
 }
 
 }  // namespace
-
-const char* od_matrix_usage() { return usage_text("od-matrix", kUsage); }
 
 OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& arguments) {
   ArgParser args("od-matrix", arguments);

@@ -14,64 +14,6 @@
 namespace terrazo {
 namespace {
 
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo sssp --source x,y [--source ...] [options] INPUT COST.tif\n"
-    "       terrazo cost-distance ...   (the same command)\n"
-    "\n"
-    "Cumulative cost distance from one or more sources over the 8- (or 4-) connected grid graph of\n"
-    "INPUT, exact, out of core: block-local Dijkstra per tile and a tile-level priority queue that\n"
-    "pushes improved tile borders to the neighbouring tiles until nothing improves (docs/sssp.md).\n"
-    "With the default friction weight the result is GRASS r.cost's and scikit-image MCP_Geometric's.\n"
-    "\n"
-    "INPUT      any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "COST.tif   Float64 GeoTIFF (--ot Float32: half the size, each value rounded to 24 bits), georeferenced\n"
-    "           like INPUT: cost distance in INPUT's cost units;\n"
-    "           nodata -1 where no source reaches (or beyond --max-cost). '-' writes none.\n"
-    "\n"
-    "Sources (at least one; ids 1, 2, ... in the order given, for --allocation):\n"
-    "{flags Sources}\n"
-    "\n"
-    "Per-source settings (ArcGIS's source characteristics; docs/sssp.md \"Per-source settings\"):\n"
-    "{flags Per-source settings}\n"
-    "\n"
-    "Index:\n"
-    "{flags Index}\n"
-    "\n"
-    "Outputs:\n"
-    "{flags Outputs}\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: cost_type, width, height, tile, device, exchange, block_solver, weight (walk or tobler\n"
-    "with --model), distance, direction, length_unit, barrier_raster, barrier_band, barrier_cells,\n"
-    "connectivity, scale, input_read,\n"
-    "scale_given, step_error_bound (input units per step; 0: exact), relative_error_bound (of every\n"
-    "path; null: void), offset, sources, source_start, source_max_field, source_multiplier_field,\n"
-    "source_initial, source_multiplier, source_groups, sources_beyond_max_cost, reached_cells,\n"
-    "max_distance, tiles, tiles_solved, solves,\n"
-    "resolves, rounds, phases {import, load, sources, exchange, flush, write}, seconds,\n"
-    "peak_rss_bytes, bytes_read, bytes_written, scratch_bytes; with the resident exchange also\n"
-    "resident {tile, rounds, max_round_tiles, sweeps, gpu_ms, select_ms, solve_ms} (GPU counters;\n"
-    "0 on the CPU).\n"
-    "\n"
-    "Examples:\n"
-    "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
-    "  terrazo cost-distance --source-crs EPSG:4326 --source -71.30,44.27 --max-cost 5e6 dem.tif cost.tif\n"
-    "  terrazo sssp --sources-file towns.gpkg --allocation nearest.tif --memory 2G --json friction.tif cost.tif\n"
-    "  terrazo sssp --distance geodesic --source 10,10 friction_per_metre.tif cost.tif\n"
-    "  terrazo sssp --weight unit --barrier-raster walls.tif --source 5,5 land.tif hops.tif\n"
-    "  terrazo sssp --sources-file depots.gpkg --source-multiplier-field speed_factor --source-max-field range\n"
-    "               --allocation served.tif friction.tif cost.tif\n"
-    "  terrazo sssp --model walk --friction landcover_s_per_m.tif --source 10,10 dem_utm.tif minutes.tif\n";
-
-}  // namespace
-
-const char* sssp_usage() { return usage_text("sssp", kUsage); }
-
-namespace {
-
 // The sources' flags: --source, --map-coords, --source-crs, --sources-file and its fields,
 // --source-raster, --index, --source-initial, --source-multiplier.
 void parse_source_flags(ArgParser& args, SsspOptions& options) {
