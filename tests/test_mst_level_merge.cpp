@@ -90,9 +90,7 @@ TEST(MstPipeline, LevelMergeMatchesReferenceAndPostOrder) {
     const WeightParams params = mst_weight_params(c.model, 0.0, info, c.connectivity);
     const auto ref = testing::reference_mst(c.raster.values, c.raster.width, c.raster.height, params, c.connectivity);
     ASSERT_FALSE(ref.overflow);
-    const std::string where = "seed " + std::to_string(seed) + ": " + std::to_string(c.raster.width) + "x" +
-                              std::to_string(c.raster.height) + " tile " + std::to_string(c.tile) + " " +
-                              to_string(c.model) + " " + to_string(c.connectivity) + " memory " +
+    const std::string where = describe(c, seed) + " memory " +
                               std::to_string(memory) + " slot " + std::to_string(slot);
     ASSERT_EQ(first_difference(levels.bits, ref.bits, c.raster.width), "") << where;
     ASSERT_EQ(levels.bits, post.bits) << where;

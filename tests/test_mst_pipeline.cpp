@@ -54,9 +54,7 @@ TEST(MstPipeline, RandomRastersMatchReference) {
     const WeightParams params = mst_weight_params(c.model, 0.0, info, c.connectivity);
     const auto ref = testing::reference_mst(c.raster.values, c.raster.width, c.raster.height, params, c.connectivity);
     ASSERT_FALSE(ref.overflow);
-    const std::string where = "seed " + std::to_string(seed) + ": " + std::to_string(c.raster.width) + "x" +
-                              std::to_string(c.raster.height) + " tile " + std::to_string(c.tile) + " " +
-                              to_string(c.model) + " " + to_string(c.connectivity);
+    const std::string where = describe(c, seed);
     ASSERT_EQ(first_difference(run.bits, ref.bits, c.raster.width), "") << where;
     EXPECT_EQ(run.result.edges, ref.edges) << where;
     EXPECT_EQ(run.result.vertices, ref.vertices) << where;

@@ -15,6 +15,7 @@
 
 #include "engine/commands/command_line.h"
 #include "engine/run/run_context.h"
+#include "io/store/raster_info.h"
 #include "kernels/common/json_summary.h"
 #include "kernels/common/memory_budget.h"
 
@@ -82,6 +83,24 @@ JsonObject& add_run_totals(JsonObject& summary, const Command& command,
   summary.add("memory_budget_bytes", command.memory_budget_bytes).add("memory_plan", command.memory_plan);
   for (const auto& [key, value] : totals) summary.add(key, value);
   return summary;
+}
+
+// The --json of a command copying one raster into another (import, export): `head` is command, input,
+// output, the raster's width, height and cell type; `add_copy_totals` ends it with the bytes read,
+// written and buffered, --memory, the seconds and the peak RSS.
+inline JsonObject copy_json_head(const char* command, const std::string& input, const std::string& output,
+                                 const RasterInfo& info) {
+  JsonObject summary;
+  summary.add("command", command).add("input", input).add("output", output);
+  summary.add("width", info.width).add("height", info.height).add("type", to_string(info.type));
+  return summary;
+}
+
+template <class Command>
+JsonObject& add_copy_totals(JsonObject& summary, const Command& command) {
+  summary.add("bytes_read", command.result.bytes_read).add("bytes_written", command.result.bytes_written);
+  summary.add("buffer_bytes", command.result.buffer_bytes).add("memory_bytes", command.options.common.memory_bytes);
+  return summary.add("seconds", command.result.seconds).add("peak_rss_bytes", peak_rss_bytes());
 }
 
 }  // namespace terrazo

@@ -50,21 +50,8 @@ std::string ExportCommandResult::summary() const {
 }
 
 std::string ExportCommandResult::to_json() const {
-  const RasterInfo& info = result.info;
-  JsonObject summary;
-  summary.add("command", "export")
-      .add("input", options.export_.input)
-      .add("output", options.export_.output)
-      .add("width", info.width)
-      .add("height", info.height)
-      .add("type", to_string(info.type))
-      .add("bytes_read", result.bytes_read)
-      .add("bytes_written", result.bytes_written)
-      .add("buffer_bytes", result.buffer_bytes)
-      .add("memory_bytes", options.common.memory_bytes)
-      .add("seconds", result.seconds)
-      .add("peak_rss_bytes", peak_rss_bytes());
-  return summary.str();
+  JsonObject summary = copy_json_head("export", options.export_.input, options.export_.output, result.info);
+  return add_copy_totals(summary, *this).str();
 }
 
 }  // namespace terrazo

@@ -47,14 +47,8 @@ std::string ImportCommandResult::summary() const {
 
 std::string ImportCommandResult::to_json() const {
   const RasterInfo& info = result.info;
-  JsonObject summary;
-  summary.add("command", "import")
-      .add("input", options.import.input)
-      .add("output", options.import.output)
-      .add("width", info.width)
-      .add("height", info.height)
-      .add("type", to_string(info.type))
-      .add("band", result.band)
+  JsonObject summary = copy_json_head("import", options.import.input, options.import.output, info);
+  summary.add("band", result.band)
       .add("bands", result.bands)
       .add("tile", result.grid.tile)
       .add("tiles", result.grid.tile_count())
@@ -62,13 +56,7 @@ std::string ImportCommandResult::to_json() const {
       .add("valid_cells", info.valid_cells);
   if (info.has_stats) summary.add("min", info.min).add("max", info.max);
   else summary.add_null("min").add_null("max");
-  summary.add("bytes_read", result.bytes_read)
-      .add("bytes_written", result.bytes_written)
-      .add("buffer_bytes", result.buffer_bytes)
-      .add("memory_bytes", options.common.memory_bytes)
-      .add("seconds", result.seconds)
-      .add("peak_rss_bytes", peak_rss_bytes());
-  return summary.str();
+  return add_copy_totals(summary, *this).str();
 }
 
 }  // namespace terrazo

@@ -114,10 +114,10 @@ void fill_mst_result(const MstPhaseResult& phases, const WeightParams& params, M
 }  // namespace
 
 MstResult run_mst(const MstOptions& options, RunContext& context) {
-  MemoryBudget& budget = context.budget();
-  Progress& progress = context.progress();
   Stopwatch start;
   MstResult result;
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   if (options.input.empty()) throw UsageError("mst: INPUT is missing");
   check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}, {"--edge-list", options.edge_list}});
 

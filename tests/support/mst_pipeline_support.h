@@ -233,4 +233,11 @@ inline PipelineRun run_on_store(const Case& c, testing::TempDir& dir, std::uint6
   return run;
 }
 
+// "seed S: WxH tile T MODEL CONNECTIVITY": a case in a failure message.
+inline std::string describe(const Case& c, std::uint64_t seed) {
+  return "seed " + std::to_string(seed) + ": " + std::to_string(c.raster.width) + "x" +
+         std::to_string(c.raster.height) + " tile " + std::to_string(c.tile) + " " + to_string(c.model) + " " +
+         to_string(c.connectivity);
+}
+
 }  // namespace terrazo::mst_testing
