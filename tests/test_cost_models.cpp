@@ -56,12 +56,8 @@ SsspResult check_run(const SsspOptions& o, const RunSettings& o_run, const std::
                      const std::vector<FileSource>& file_sources = {}) {
   MemoryBudget budget(256ull << 20);
   const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
-  testing::SsspReferenceProblem ref;
-  ref.width = width;
-  ref.height = height;
-  ref.values = values.data();
-  ref.params = r.params;
-  ref.connectivity = o.connectivity;
+  testing::SsspReferenceProblem ref =
+      testing::reference_problem(width, height, values.data(), r.params, o.connectivity);
   ref.max_cost = r.max_cost_fixed;
   ref.row_lengths = row_lengths;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;

@@ -45,10 +45,7 @@
 namespace {
 
 using namespace terrazo;
-using terrazo::testing::contains;
-using terrazo::testing::read_raster_values;
-using terrazo::testing::slurp;
-using terrazo::testing::TempDir;
+using namespace terrazo::testing;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 

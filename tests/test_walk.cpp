@@ -269,12 +269,7 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
       const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(v.output), r.params.scale);
       if (variant == 0) {
         // The oracle with the engine's params (its reverse flag included)...
-        testing::SsspReferenceProblem ref;
-        ref.width = w;
-        ref.height = h;
-        ref.values = cells.data();
-        ref.params = r.params;
-        ref.connectivity = o.connectivity;
+        testing::SsspReferenceProblem ref = testing::reference_problem(w, h, cells.data(), r.params, o.connectivity);
         std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
         for (std::uint32_t k = 0; k < source_cells.size(); ++k) sources.push_back({source_cells[k], k + 1});
         testing::set_reference_sources(ref, sources);
@@ -294,12 +289,7 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
       }
       ASSERT_EQ(dist, first) << what << " variant " << variant;
       if (variant == 1) {  // backlinks and allocation against the oracle's rule
-        testing::SsspReferenceProblem ref;
-        ref.width = w;
-        ref.height = h;
-        ref.values = cells.data();
-        ref.params = r.params;
-        ref.connectivity = o.connectivity;
+        testing::SsspReferenceProblem ref = testing::reference_problem(w, h, cells.data(), r.params, o.connectivity);
         std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
         for (std::uint32_t k = 0; k < source_cells.size(); ++k) sources.push_back({source_cells[k], k + 1});
         testing::set_reference_sources(ref, sources);

@@ -10,6 +10,7 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 void parse_clump_by(const std::string& text, ClumpOptions* options) {
   options->by_given = true;
   if (text == "value") {
@@ -33,8 +34,7 @@ void parse_clump_by(const std::string& text, ClumpOptions* options) {
 
 ClumpCommandOptions parse_clump_options(const std::vector<std::string>& arguments) {
   ArgParser args("clump", arguments);
-  ClumpCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<ClumpCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const std::optional<std::string> input_mode = args.value("--input-mode");
   const CommonOptions& common = parsed.common;

@@ -9,10 +9,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 CorridorCommandOptions parse_corridor_options(const std::vector<std::string>& arguments) {
   ArgParser args("corridor", arguments);
-  CorridorCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<CorridorCommandOptions>(args);
   CorridorOptions& options = parsed.corridor;
   if (auto text = args.value("--threshold")) {
     const double c = parse_finite_double("--threshold", *text);

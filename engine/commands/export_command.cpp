@@ -11,10 +11,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 ExportCommandOptions parse_export_options(const std::vector<std::string>& arguments) {
   ArgParser args("export", arguments);
-  ExportCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<ExportCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   ExportOptions& options = parsed.export_;
   if (auto text = args.value("--block")) {

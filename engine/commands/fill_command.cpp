@@ -7,10 +7,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments) {
   ArgParser args("fill", arguments);
-  FillCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<FillCommandOptions>(args);
   FillOptions& options = parsed.fill;
   options.band = parse_band_option(args);
   if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);

@@ -127,13 +127,7 @@ std::vector<std::string> FlagSpec::choices() const {
 }
 
 FlagSpec make_flag(const char* name, FlagType type, const char* value_name, const char* default_text, const char* help) {
-  FlagSpec flag;
-  flag.name = name;
-  flag.type = type;
-  flag.value_name = value_name;
-  flag.default_text = default_text;
-  flag.help = help;
-  return flag;
+  return FlagSpec{name, "", type, value_name, default_text, help, false, ""};
 }
 
 FlagSpec shared_flag(const std::string& name, const std::string& note, const char* default_text) {

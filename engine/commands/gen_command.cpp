@@ -11,6 +11,7 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 namespace {
 
 CellType parse_cell_type(const std::string& text) {
@@ -37,8 +38,7 @@ std::uint64_t required_size(ArgParser& args, const std::string& flag) {
 
 GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
   ArgParser args("gen", arguments);
-  GenCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<GenCommandOptions>(args);
   GenerateOptions& options = parsed.gen;
   TerrainOptions& terrain = options.terrain;
   terrain.width = required_size(args, "--width");

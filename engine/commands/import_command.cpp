@@ -10,10 +10,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 ImportCommandOptions parse_import_options(const std::vector<std::string>& arguments) {
   ArgParser args("import", arguments);
-  ImportCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<ImportCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const auto paths = args.positionals(2, 2, "INPUT OUTPUT");
   ImportOptions& options = parsed.import;

@@ -7,10 +7,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 IndexCommandOptions parse_index_options(const std::vector<std::string>& arguments) {
   ArgParser args("index", arguments);
-  IndexCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<IndexCommandOptions>(args);
   IndexOptions& o = parsed.index;
   if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
   if (auto text = args.value("--scale")) {

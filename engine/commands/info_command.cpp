@@ -10,6 +10,7 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 namespace {
 
 std::string describe(const RasterSummary& s) {
@@ -53,8 +54,7 @@ std::string describe(const RasterSummary& s) {
 
 InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments) {
   ArgParser args("info", arguments);
-  InfoCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<InfoCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   parsed.input = args.positionals(1, 1, "INPUT")[0];
   parsed.band = band;

@@ -10,10 +10,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   ArgParser args("mst", arguments);
-  MstCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<MstCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const std::optional<std::string> input_mode = args.value("--input-mode");
   const CommonOptions& common = parsed.common;

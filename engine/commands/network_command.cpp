@@ -8,6 +8,7 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 NetworkCommandOptions parse_network_options(const std::vector<std::string>& arguments) {
   for (const std::string& a : arguments)
     if (a == "--max-cost" || a == "--wide" || a == "--geojson" || a.rfind("--max-cost=", 0) == 0 || a.rfind("--geojson=", 0) == 0)

@@ -16,6 +16,7 @@
 #include "io/store/output_set.h"
 
 namespace terrazo {
+
 namespace {
 
 std::string format_cost(PathLength d, double scale) {
@@ -29,8 +30,7 @@ std::string format_cost(PathLength d, double scale) {
 
 OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& arguments) {
   ArgParser args("od-matrix", arguments);
-  OdMatrixCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<OdMatrixCommandOptions>(args);
   OdMatrixOptions& o = parsed.od;
   for (const std::string& text : args.values("--site")) o.sites.push_back(parse_source_point(text, "--site"));
   o.map_coords = args.flag("--map-coords");

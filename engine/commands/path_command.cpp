@@ -10,10 +10,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 PathCommandOptions parse_path_options(const std::vector<std::string>& arguments) {
   ArgParser args("path", arguments);
-  PathCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<PathCommandOptions>(args);
   PathOptions& options = parsed.path;
   for (const std::string& text : args.values("--dest")) options.dests.push_back(parse_source_point(text, "--dest"));
   if (auto file = args.value("--backlink")) options.backlink = *file;

@@ -25,6 +25,7 @@
 #include "io/gdal/vector_lines.h"
 
 namespace terrazo {
+
 namespace {
 
 bool ends_with_png(const std::string& path) { return file_extension(path) == ".png"; }

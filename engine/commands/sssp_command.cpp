@@ -12,6 +12,7 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+
 namespace {
 
 // The sources' flags: --source, --map-coords, --source-crs, --sources-file and its fields,
@@ -146,8 +147,7 @@ void parse_solver_flags(ArgParser& args, SsspOptions& options) {
 
 SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments) {
   ArgParser args("sssp", arguments);
-  SsspCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<SsspCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const std::uint32_t barrier_band = parse_band_option(args, "--barrier-band");
   const std::optional<std::string> input_mode = args.value("--input-mode");
