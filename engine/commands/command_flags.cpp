@@ -13,13 +13,18 @@ namespace {
 
 using Flags = std::vector<CommandFlag>;
 
-// The shared flags `names` (one, or several separated by spaces), each with `note` and `default_text`.
-Flags shared(const char* section, const std::string& names, const char* note = "", const char* default_text = nullptr) {
+// The shared flag `name`, with the command's `note` and its own default.
+CommandFlag shared(const char* section, const char* name, const char* note = "", const char* default_text = nullptr) {
+  return {section, shared_flag(name, note, default_text)};
+}
+
+// The shared flags `names` (separated by spaces), as the flag table words them.
+Flags shared_run(const char* section, const std::string& names) {
   Flags flags;
   std::size_t start = 0;
   while (start < names.size()) {
     const std::size_t end = std::min(names.find(' ', start), names.size());
-    flags.push_back({section, shared_flag(names.substr(start, end - start), note, default_text)});
+    flags.push_back({section, shared_flag(names.substr(start, end - start))});
     start = end + 1;
   }
   return flags;
@@ -94,9 +99,9 @@ Flags clump_flags() {
         "units^2), value (--by value), col_min, row_min, col_max, row_max (cells,\n"
         "inclusive), x_min, y_min, x_max, y_max (map coordinates of the cell edges)"),
       shared("Options", "--co", "defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR=1 (none), BIGTIFF=IF_SAFER, compression on --threads threads"),
-      shared("Options", "--memory --band --threads"),
+      shared_run("Options", "--memory --band --threads"),
       shared("Options", "--device", "it runs the per-tile labelling, the same bits on either"),
-      shared("Options", "--gpu-memory --tile --input-mode --tmpdir --json --quiet"));
+      shared_run("Options", "--gpu-memory --tile --input-mode --tmpdir --json --quiet"));
 }
 
 Flags corridor_flags() {
@@ -110,7 +115,7 @@ Flags corridor_flags() {
         "cell type of CORRIDOR.tif"),
       shared("Options", "--co"),
       shared("Options", "--threads", "they compress the outputs"),
-      shared("Options", "--memory --tmpdir --json --quiet"));
+      shared_run("Options", "--memory --tmpdir --json --quiet"));
 }
 
 Flags export_flags() {
@@ -119,7 +124,7 @@ Flags export_flags() {
         "GeoTIFF block edge, a multiple of 16 up to 4096 (default: the store's tile, else 256)"),
       shared("Options", "--co", "defaults: COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte), BIGTIFF=IF_SAFER"),
       shared("Options", "--threads", "they compress the outputs"),
-      shared("Options", "--memory --band --tmpdir --json"),
+      shared_run("Options", "--memory --band --tmpdir --json"),
       shared("Options", "--quiet", "no summary line either"));
 }
 
@@ -148,14 +153,14 @@ Flags gen_flags() {
       shared("Options", "--tile", "also the GeoTIFF block edge", "256"),
       shared("Options", "--threads", "they make the tiles and compress them"),
       shared("Options", "--co", "it applies to OUTPUT.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte)"),
-      shared("Options", "--memory --tmpdir --json"),
+      shared_run("Options", "--memory --tmpdir --json"),
       shared("Options", "--quiet", "no summary line either"));
 }
 
 Flags import_flags() {
   return list(
       shared("Options", "--tile", "", "256"),
-      shared("Options", "--memory --band --tmpdir --json"),
+      shared_run("Options", "--memory --band --tmpdir --json"),
       shared("Options", "--quiet", "no summary line either"));
 }
 
@@ -175,12 +180,12 @@ Flags index_flags() {
       shared("Options", "--gpu-memory", "it holds a batch of tiles"),
       shared("Options", "--threads"),
       shared("Options", "--tmpdir", "it holds an import"),
-      shared("Options", "--json --quiet"));
+      shared_run("Options", "--json --quiet"));
 }
 
 Flags info_flags() {
   return list(
-      shared("Options", "--tmpdir --json --memory --band --quiet"));
+      shared_run("Options", "--tmpdir --json --memory --band --quiet"));
 }
 
 Flags fill_flags() {
@@ -192,7 +197,7 @@ Flags fill_flags() {
       shared("Options", "--memory", "the floods of --threads tiles at once and 48 bytes per perimeter cell of every tile"),
       shared("Options", "--band"),
       shared("Options", "--device", "fill runs on the CPU; cuda is refused until the GPU tile flood lands"),
-      shared("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
+      shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
 }
 
 Flags mst_flags() {
@@ -212,7 +217,7 @@ Flags mst_flags() {
         "also write the tree as binary records: u64 a, u64 b, u32 weight (20 bytes,\n"
         "little-endian, a < b)"),
       shared("Options", "--co", "it applies to EDGES.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads"),
-      shared("Options", "--memory --band"),
+      shared_run("Options", "--memory --band"),
       shared("Options", "--device", "they run the block solvers"),
       value("Options", "--merge", FlagType::Choice, "auto|cpu|cpu-levels|cuda", "",
         "how the hierarchical merge of tile summaries runs; every mode\n"
@@ -227,7 +232,7 @@ Flags mst_flags() {
         "            while the GPU works; needs a CUDA device (an error without one)"),
       shared("Options", "--gpu-memory"),
       shared("Options", "--threads", "they run the block solvers"),
-      shared("Options", "--tile --input-mode --tmpdir --json --quiet"));
+      shared_run("Options", "--tile --input-mode --tmpdir --json --quiet"));
 }
 
 Flags od_matrix_flags() {
@@ -292,7 +297,7 @@ Flags od_matrix_flags() {
       shared("Options", "--memory"),
       shared("Options", "--threads", "they run the index build and the sweep's sources on the CPU, the in-tile solves without an index"),
       shared("Options", "--tile", "the exchange's without an index; a transient index's: 32 on the CPU, 64 on a GPU"),
-      shared("Options", "--tmpdir --json --quiet"));
+      shared_run("Options", "--tmpdir --json --quiet"));
 }
 
 Flags path_flags() {
@@ -311,7 +316,7 @@ Flags path_flags() {
         "also write a Byte GeoTIFF: 1 on path cells, 0 elsewhere"),
       shared("Options", "--memory"),
       shared("Options", "--tmpdir", "it holds long paths' steps and the mask's cells"),
-      shared("Options", "--json --quiet"));
+      shared_run("Options", "--json --quiet"));
 }
 
 Flags render_flags() {
@@ -339,7 +344,7 @@ Flags render_flags() {
         "viridis|magma (cost; default viridis)"),
       switch_flag("Options", "--no-legend",
         "the map only, no panel"),
-      shared("Options", "--band --memory --tmpdir --json --quiet"));
+      shared_run("Options", "--band --memory --tmpdir --json --quiet"));
 }
 
 // sssp's Sources and Per-source settings.
@@ -468,7 +473,7 @@ Flags sssp_weight_flags() {
 Flags sssp_flags() {
   return list(
       sssp_source_flags(), sssp_output_flags(), sssp_weight_flags(),
-      shared("Options", "--memory --band"),
+      shared_run("Options", "--memory --band"),
       shared("Options", "--device", "it runs the block solver (--backlink and --allocation use the CPU solver)"),
       shared("Options", "--gpu-memory", "it holds the CUDA solver's work; the resident exchange may use three quarters"),
       value("Options", "--exchange", FlagType::Choice, "auto|streamed|resident", "",
@@ -489,9 +494,9 @@ Flags sssp_flags() {
         "tiles per round the resident exchange aims at (default 256 on a GPU,\n"
         "4 per thread on the CPU); tuning only, the result is the same"),
       shared("Options", "--threads", "they run the CPU solver"),
-      shared("Options", "--tile --input-mode"),
+      shared_run("Options", "--tile --input-mode"),
       shared("Options", "--tmpdir", "it holds the distance store"),
-      shared("Options", "--json --quiet"));
+      shared_run("Options", "--json --quiet"));
 }
 
 // network takes od-matrix's flags but the matrix's own (network_command.cpp refuses them by name).
