@@ -77,10 +77,10 @@ ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progres
 
 std::string ClumpCommandResult::summary() const {
   const ClumpResult& c = result;
-  return format_line("clump: %llu regions over %llu cells (largest %llu cells); %.1f s, peak RSS %s",
+  return format_line("clump: %llu regions over %llu cells (largest %llu cells)",
                      static_cast<unsigned long long>(c.regions), static_cast<unsigned long long>(c.cells_labelled),
-                     static_cast<unsigned long long>(c.largest_region), c.seconds.total,
-                     MemoryBudget::format_size(c.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(c.largest_region)) +
+         run_line_tail(c.seconds.total, c.peak_rss_bytes);
 }
 
 std::string ClumpCommandResult::to_json() const {
@@ -102,11 +102,8 @@ std::string ClumpCommandResult::to_json() const {
       .add("finish", r.seconds.finish)
       .add("stats", r.seconds.stats)
       .add("sieve", r.seconds.sieve);
-  JsonObject summary;
-  summary.add("command", "clump")
-      .add("input", o.input)
-      .add("output", o.output)
-      .add("width", r.width)
+  JsonObject summary = json_head("clump", o.input, o.output);
+  summary.add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
       .add("input_read", r.input_read)

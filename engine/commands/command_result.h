@@ -85,13 +85,25 @@ JsonObject& add_run_totals(JsonObject& summary, const Command& command,
   return summary;
 }
 
+// The first keys of a command's --json: command, input, output.
+inline JsonObject json_head(const char* command, const std::string& input, const std::string& output) {
+  JsonObject summary;
+  summary.add("command", command).add("input", input).add("output", output);
+  return summary;
+}
+
+// "; S s, peak RSS SIZE": the end of a command's summary line (`seconds` to 0.1 s, the peak RSS as
+// MemoryBudget::format_size writes it).
+inline std::string run_line_tail(double seconds, std::uint64_t peak_rss_bytes) {
+  return format_line("; %.1f s, peak RSS %s", seconds, MemoryBudget::format_size(peak_rss_bytes).c_str());
+}
+
 // The --json of a command copying one raster into another (import, export): `head` is command, input,
 // output, the raster's width, height and cell type; `add_copy_totals` ends it with the bytes read,
 // written and buffered, --memory, the seconds and the peak RSS.
 inline JsonObject copy_json_head(const char* command, const std::string& input, const std::string& output,
                                  const RasterInfo& info) {
-  JsonObject summary;
-  summary.add("command", command).add("input", input).add("output", output);
+  JsonObject summary = json_head(command, input, output);
   summary.add("width", info.width).add("height", info.height).add("type", to_string(info.type));
   return summary;
 }

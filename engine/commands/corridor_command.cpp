@@ -45,10 +45,10 @@ CorridorCommandResult run_corridor_command(const CorridorCommandOptions& options
 
 std::string CorridorCommandResult::summary() const {
   const CorridorResult& r = result;
-  return format_line("corridor: %llu of %llu cells in the corridor, sums %.6f..%.6f%s; %.1f s, peak RSS %s",
+  return format_line("corridor: %llu of %llu cells in the corridor, sums %.6f..%.6f%s",
                      static_cast<unsigned long long>(r.corridor_cells), static_cast<unsigned long long>(r.valid_cells),
-                     r.min_sum, r.max_sum, r.threshold >= 0 ? format_line(", threshold %.6f", r.threshold).c_str() : "",
-                     r.seconds, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+                     r.min_sum, r.max_sum, r.threshold >= 0 ? format_line(", threshold %.6f", r.threshold).c_str() : "") +
+         run_line_tail(r.seconds, r.peak_rss_bytes);
 }
 
 std::string CorridorCommandResult::to_json() const {

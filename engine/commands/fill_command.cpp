@@ -33,21 +33,18 @@ FillCommandResult run_fill_command(const FillCommandOptions& options, Progress& 
 
 std::string FillCommandResult::summary() const {
   const FillResult& f = result;
-  return format_line("fill: %llu of %llu valid cells raised, %llu with no outlet; %.1f s, peak RSS %s",
+  return format_line("fill: %llu of %llu valid cells raised, %llu with no outlet",
                      static_cast<unsigned long long>(f.raised_cells), static_cast<unsigned long long>(f.valid_cells),
-                     static_cast<unsigned long long>(f.closed_cells), f.seconds.total,
-                     MemoryBudget::format_size(f.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(f.closed_cells)) +
+         run_line_tail(f.seconds.total, f.peak_rss_bytes);
 }
 
 std::string FillCommandResult::to_json() const {
   const FillResult& r = result;
   JsonObject phases;
   phases.add("import", r.seconds.import).add("flood", r.seconds.flood).add("graph", r.seconds.graph).add("write", r.seconds.write);
-  JsonObject summary;
-  summary.add("command", "fill")
-      .add("input", options.fill.input)
-      .add("output", options.fill.output)
-      .add("width", r.width)
+  JsonObject summary = json_head("fill", options.fill.input, options.fill.output);
+  summary.add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
       .add("input_read", r.input_read)

@@ -44,11 +44,11 @@ IndexCommandResult run_index_command(const IndexCommandOptions& options, Progres
 std::string IndexCommandResult::summary() const {
   const IndexResult& r = result;
   return format_line("index: %llu x %llu cells, %llu tiles of %u (%llu with a boundary), %s (%.1f bytes per cell); "
-                     "%.0f matrices/s; %.1f s, peak RSS %s",
+                     "%.0f matrices/s",
                      static_cast<unsigned long long>(r.width), static_cast<unsigned long long>(r.height),
                      static_cast<unsigned long long>(r.tiles), r.tile, static_cast<unsigned long long>(r.present_tiles),
-                     MemoryBudget::format_size(r.bytes).c_str(), r.bytes_per_cell, r.matrices_per_second,
-                     r.seconds_total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+                     MemoryBudget::format_size(r.bytes).c_str(), r.bytes_per_cell, r.matrices_per_second) +
+         run_line_tail(r.seconds_total, r.peak_rss_bytes);
 }
 
 std::string IndexCommandResult::to_json() const {
@@ -56,11 +56,8 @@ std::string IndexCommandResult::to_json() const {
   const IndexOptions& o = options.index;
   JsonObject phases;
   phases.add("import", r.seconds_import).add("read", r.seconds_read).add("matrices", r.seconds_matrices).add("write", r.seconds_write);
-  JsonObject s;
-  s.add("command", "index")
-      .add("input", o.input)
-      .add("output", o.output)
-      .add("width", r.width)
+  JsonObject s = json_head("index", o.input, o.output);
+  s.add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
       .add("leaf", r.leaf)

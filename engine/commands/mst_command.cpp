@@ -55,12 +55,11 @@ MstCommandResult run_mst_command(const MstCommandOptions& options, Progress& pro
 
 std::string MstCommandResult::summary() const {
   const MstResult& m = result;
-  return format_line("mst: %llu edges, %llu vertices, %llu components; total weight %llu (x 1/%g = %.6f input units); "
-                     "%.1f s, peak RSS %s",
+  return format_line("mst: %llu edges, %llu vertices, %llu components; total weight %llu (x 1/%g = %.6f input units)",
                      static_cast<unsigned long long>(m.edges), static_cast<unsigned long long>(m.vertices),
                      static_cast<unsigned long long>(m.components), static_cast<unsigned long long>(m.total_weight),
-                     m.params.scale, m.total_weight_input_units, m.seconds.total,
-                     MemoryBudget::format_size(m.peak_rss_bytes).c_str());
+                     m.params.scale, m.total_weight_input_units) +
+         run_line_tail(m.seconds.total, m.peak_rss_bytes);
 }
 
 std::string MstCommandResult::to_json() const {
@@ -70,11 +69,8 @@ std::string MstCommandResult::to_json() const {
       .add("block_local", r.seconds.block_local)
       .add("merge", r.seconds.merge)
       .add("expansion", r.seconds.expansion);
-  JsonObject summary;
-  summary.add("command", "mst")
-      .add("input", options.mst.input)
-      .add("output", options.mst.output)
-      .add("width", r.width)
+  JsonObject summary = json_head("mst", options.mst.input, options.mst.output);
+  summary.add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
       .add("input_read", r.input_read)

@@ -40,21 +40,18 @@ NetworkCommandResult run_network_command(const NetworkCommandOptions& options, P
 
 std::string NetworkCommandResult::summary() const {
   const NetworkResult& r = result;
-  return format_line("network: %llu sites, %zu edges (%llu components), total cost %.6f; %.1f s, peak RSS %s",
+  return format_line("network: %llu sites, %zu edges (%llu components), total cost %.6f",
                      static_cast<unsigned long long>(r.matrix.sites), r.edges.size(),
-                     static_cast<unsigned long long>(r.components), r.total_cost, r.seconds_total,
-                     MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(r.components), r.total_cost) +
+         run_line_tail(r.seconds_total, r.peak_rss_bytes);
 }
 
 std::string NetworkCommandResult::to_json() const {
   const NetworkResult& r = result;
   JsonObject phases;
   phases.add("matrix", r.seconds_matrix).add("paths", r.seconds_paths);
-  JsonObject s;
-  s.add("command", "network")
-      .add("input", options.network.od.input)
-      .add("output", options.network.od.output)
-      .add("method", r.matrix.method)
+  JsonObject s = json_head("network", options.network.od.input, options.network.od.output);
+  s.add("method", r.matrix.method)
       .add("sites", r.matrix.sites)
       .add("edges", static_cast<std::uint64_t>(r.edges.size()))
       .add("components", r.components)

@@ -187,10 +187,10 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
 
 std::string OdMatrixCommandResult::summary() const {
   const OdMatrixResult& r = result;
-  return format_line("od-matrix: %llu sites (%s, %s), %llu of %llu pairs reached; %.1f s, peak RSS %s",
+  return format_line("od-matrix: %llu sites (%s, %s), %llu of %llu pairs reached",
                      static_cast<unsigned long long>(r.sites), r.method.c_str(), r.device.c_str(),
-                     static_cast<unsigned long long>(r.pairs_reached), static_cast<unsigned long long>(r.sites * r.sites),
-                     r.seconds_total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(r.pairs_reached), static_cast<unsigned long long>(r.sites * r.sites)) +
+         run_line_tail(r.seconds_total, r.peak_rss_bytes);
 }
 
 std::string OdMatrixCommandResult::to_json() const {

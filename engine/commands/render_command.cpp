@@ -8,6 +8,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "engine/commands/command_result.h"
 #include "engine/commands/output_paths.h"
 #include "engine/render/colormaps.h"
 #include "engine/render/contours.h"
@@ -531,11 +532,8 @@ std::string RenderCommandResult::summary() const {
 }
 
 std::string RenderCommandResult::to_json() const {
-  JsonObject j;
-  j.add("command", "render")
-      .add("input", options.input)
-      .add("output", options.output)
-      .add("kind", to_string(kind))
+  JsonObject j = json_head("render", options.input, options.output);
+  j.add("kind", to_string(kind))
       .add("raster_width", raster_width)
       .add("raster_height", raster_height)
       .add("width", width)

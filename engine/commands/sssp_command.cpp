@@ -207,11 +207,11 @@ SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& 
 std::string SsspCommandResult::summary() const {
   const SsspResult& r = result;
   return format_line("sssp: %llu sources, %llu of %llu valid cells reached, max cost %.6f; %llu tiles solved "
-                     "(%llu re-solves); %.1f s, peak RSS %s",
+                     "(%llu re-solves)",
                      static_cast<unsigned long long>(r.sources), static_cast<unsigned long long>(r.reached_cells),
                      static_cast<unsigned long long>(r.valid_cells), r.max_distance,
-                     static_cast<unsigned long long>(r.tiles_solved), static_cast<unsigned long long>(r.resolves),
-                     r.seconds.total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(r.tiles_solved), static_cast<unsigned long long>(r.resolves)) +
+         run_line_tail(r.seconds.total, r.peak_rss_bytes);
 }
 
 std::string SsspCommandResult::to_json() const {
@@ -224,11 +224,8 @@ std::string SsspCommandResult::to_json() const {
       .add("exchange", r.seconds.exchange)
       .add("flush", r.seconds.flush)
       .add("write", r.seconds.write);
-  JsonObject summary;
-  summary.add("command", "sssp")
-      .add("input", o.input)
-      .add("output", o.output)
-      .add("backlink", o.backlink)
+  JsonObject summary = json_head("sssp", o.input, o.output);
+  summary.add("backlink", o.backlink)
       .add("allocation", o.allocation)
       .add("cost_type", to_string(o.cost_type))
       .add("width", r.width)

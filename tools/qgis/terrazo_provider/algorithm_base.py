@@ -174,27 +174,36 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
                                          "GeoTIFF first)" % (name, layer.name(), layer.providerType()))
         return layer, layer.source()
 
-    def points(self, parameters, layer_name, point_name, context, crs, skip_empty=False):
-        """Map coordinates in `crs` of the features of the point layer `layer_name` (in its order,
-        multipoints point by point) and then of the clicked point `point_name`. A feature without
-        geometry is refused, or with `skip_empty` skipped (the caller keeps the ids: points_file)."""
-        points = []
+    def features(self, parameters, layer_name, crs, context, empty):
+        """(feature, its points in `crs`) of the point layer `layer_name`, in its order (multipoints point
+        by point). A feature without geometry is refused (`empty` "refuse": skipping it would shift the
+        later ids), left out ("skip") or given with None ("keep"); a feature not a point is refused."""
         source = self.parameterAsSource(parameters, layer_name, context)
-        if source is not None:
-            transform = QgsCoordinateTransform(source.sourceCrs(), crs, context.transformContext())
-            for feature in source.getFeatures():
-                geometry = feature.geometry()
-                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
-                    if skip_empty:
-                        continue
-                    raise QgsProcessingException("%s: feature %d has no geometry (null or empty); every feature must "
-                                                 "be a point, so that the ids follow the features (or check Skip "
-                                                 "features without geometry)" % (layer_name, feature.id()))
-                if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
-                    raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
-                geometry.transform(transform)
-                for vertex in geometry.vertices():
-                    points.append((vertex.x(), vertex.y()))
+        if source is None:
+            return
+        transform = QgsCoordinateTransform(source.sourceCrs(), crs, context.transformContext())
+        for feature in source.getFeatures():
+            geometry = feature.geometry()
+            if geometry.isNull() or geometry.isEmpty():
+                if empty == "refuse":
+                    raise QgsProcessingException(
+                        "%s: feature %d has no geometry (null or empty); every feature must be a point, so that "
+                        "the ids follow the features (or check Skip features without geometry)" %
+                        (layer_name, feature.id()))
+                if empty == "keep":
+                    yield feature, None
+                continue
+            if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
+                raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
+            geometry.transform(transform)
+            yield feature, [(vertex.x(), vertex.y()) for vertex in geometry.vertices()]
+
+    def points(self, parameters, layer_name, point_name, context, crs, skip_empty=False):
+        """Map coordinates in `crs` of the features of the point layer `layer_name` (features()) and then
+        of the clicked point `point_name`; with `skip_empty` a feature without geometry is skipped (the
+        caller keeps the ids: points_file)."""
+        empty = "skip" if skip_empty else "refuse"
+        points = [xy for _, xys in self.features(parameters, layer_name, crs, context, empty) for xy in xys]
         if point_name is not None and self.has(parameters, point_name):
             point = self.parameterAsPoint(parameters, point_name, context, crs)
             points.append((point.x(), point.y()))
@@ -208,28 +217,12 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
         is refused."""
         wgs84 = QgsCoordinateReferenceSystem("EPSG:4326")
         features = []
-        source = self.parameterAsSource(parameters, layer_name, context)
-        if source is not None:
-            transform = QgsCoordinateTransform(source.sourceCrs(), wgs84, context.transformContext())
-            for feature in source.getFeatures():
-                geometry = feature.geometry()
-                properties = {}
-                for name in attributes:
-                    value = feature[name]
-                    properties[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
-                    if not keep_empty:
-                        raise QgsProcessingException(
-                            "%s: feature %d has no geometry (null or empty); every feature must be a point, so that "
-                            "the ids follow the features (or check Skip features without geometry)" %
-                            (layer_name, feature.id()))
-                    features.append((None, properties))
-                    continue
-                if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
-                    raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
-                geometry.transform(transform)
-                for vertex in geometry.vertices():
-                    features.append(((vertex.x(), vertex.y()), properties))
+        for feature, xys in self.features(parameters, layer_name, wgs84, context, "keep" if keep_empty else "refuse"):
+            properties = {}
+            for name in attributes:
+                value = feature[name]
+                properties[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            features += [(None, properties)] if xys is None else [(xy, properties) for xy in xys]
         if point_name is not None and self.has(parameters, point_name):
             point = self.parameterAsPoint(parameters, point_name, context, wgs84)
             features.append(((point.x(), point.y()), {}))
