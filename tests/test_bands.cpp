@@ -21,13 +21,7 @@
 namespace {
 
 using namespace terrazo;
-using terrazo::testing::CliRun;
-using terrazo::testing::contains;
-using terrazo::testing::entries_of;
-using terrazo::testing::read_raster_values;
-using terrazo::testing::run_terrazo;
-using terrazo::testing::slurp;
-using terrazo::testing::TempDir;
+using namespace terrazo::testing;
 
 // Reproducer: a multi-band input silently used band 1 (issue 15, item 12: "refuse ambiguity"). Now a
 // raster of several bands needs --band N (import, export, info, mst, sssp, clump); without it, or

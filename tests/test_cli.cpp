@@ -39,10 +39,7 @@ extern char** environ;
 namespace {
 
 namespace fs = std::filesystem;
-using terrazo::testing::contains;
-using terrazo::testing::read_store_cells;
-using terrazo::testing::same_cells;
-using terrazo::testing::slurp;
+using namespace terrazo::testing;
 
 struct RunResult {
   int exit_code = -1;

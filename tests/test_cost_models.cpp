@@ -22,6 +22,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/block_sssp.h"
+#include "tests/support/block_window_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -55,12 +56,8 @@ SsspResult check_run(const SsspOptions& o, const RunSettings& o_run, const std::
                      const std::vector<FileSource>& file_sources = {}) {
   MemoryBudget budget(256ull << 20);
   const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
-  testing::SsspReferenceProblem ref;
-  ref.width = width;
-  ref.height = height;
-  ref.values = values.data();
-  ref.params = r.params;
-  ref.connectivity = o.connectivity;
+  testing::SsspReferenceProblem ref =
+      testing::reference_problem(width, height, values.data(), r.params, o.connectivity);
   ref.max_cost = r.max_cost_fixed;
   ref.row_lengths = row_lengths;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
@@ -163,24 +160,11 @@ TEST(CostBlock, RowTableTilesMatchOracle) {
     params.steps.row0 = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(rows - s));
     const Connectivity connectivity = seed % 4 == 1 ? Connectivity::Four : Connectivity::Eight;
     std::vector<double> values = random_values(rng, static_cast<std::uint64_t>(s) * s, 0.1);
-    std::vector<PathLength> dist(values.size(), kUnreached);
-    for (std::uint32_t y = 0; y < s; ++y)
-      for (std::uint32_t x = 0; x < s; ++x) {
-        const bool halo = x == 0 || y == 0 || x == s - 1 || y == s - 1;
-        if (unit(rng) < (halo ? 0.3 : 0.02)) dist[static_cast<std::size_t>(y) * s + x] = rng() % 5000;
-      }
+    const std::vector<PathLength> dist = testing::random_window_seeds(rng, s, 5000);
     testing::SsspReferenceProblem ref = testing::block_window_problem(values.data(), t, params, connectivity, dist);
     ref.row_lengths.assign(table.begin() + 3 * params.steps.row0, table.begin() + 3 * (params.steps.row0 + s));
     ASSERT_TRUE(testing::sssp_reference(ref));
-    std::vector<std::uint8_t> changed(static_cast<std::size_t>(t) * t);
-    bool overflow = false;
-    block_sssp_cpu(values.data(), t, params, connectivity, kUnreached, dist.data(), changed.data(), &overflow);
-    ASSERT_FALSE(overflow);
-    for (std::uint32_t y = 1; y <= t; ++y)
-      for (std::uint32_t x = 1; x <= t; ++x) {
-        const std::size_t i = static_cast<std::size_t>(y) * s + x;
-        ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " cell " << x << "," << y;
-      }
+    testing::expect_block_matches(values.data(), t, params, connectivity, dist, ref.dist, seed);
   }
 }
 

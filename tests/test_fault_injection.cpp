@@ -45,10 +45,7 @@
 namespace {
 
 using namespace terrazo;
-using terrazo::testing::contains;
-using terrazo::testing::read_raster_values;
-using terrazo::testing::slurp;
-using terrazo::testing::TempDir;
+using namespace terrazo::testing;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -237,6 +234,14 @@ class World {
   const std::string& scratch() const { return scratch_; }
   std::string file(const std::string& name) const { return root_.file(name); }
 
+  // The command named `name` among commands() (a default Command, named "", when there is none).
+  Command command(const std::string& name) const {
+    Command found;
+    for (const auto& c : commands())
+      if (c.name == name) found = c;
+    return found;
+  }
+
   std::vector<Command> commands() const {
     const std::string tif = root_.file("dem.tif");
     return {
@@ -393,9 +398,7 @@ const char* fault_name(Fault f) {
 
 void signal_campaign(const std::string& command_name, std::uint64_t seed) {
   World world;
-  Command command;
-  for (const auto& c : world.commands())
-    if (c.name == command_name) command = c;
+  const Command command = world.command(command_name);
   ASSERT_EQ(command.name, command_name);
   double reference_seconds = 0;
   const auto reference = world.reference(command, &reference_seconds);
@@ -485,9 +488,7 @@ void signal_campaign(const std::string& command_name, std::uint64_t seed) {
 // Limits drawn up to the size of the largest output of an undisturbed run.
 void disk_full_campaign(const std::string& command_name, std::uint64_t seed) {
   World world(350, 300);
-  Command command;
-  for (const auto& c : world.commands())
-    if (c.name == command_name) command = c;
+  const Command command = world.command(command_name);
   ASSERT_EQ(command.name, command_name);
   double reference_seconds = 0;
   const auto reference = world.reference(command, &reference_seconds);

@@ -23,11 +23,7 @@
 namespace {
 
 using namespace terrazo;
-using terrazo::testing::CliRun;
-using terrazo::testing::contains;
-using terrazo::testing::run_terrazo;
-using terrazo::testing::slurp;
-using terrazo::testing::spit;
+using namespace terrazo::testing;
 
 // A W x H Float32 GeoTIFF of positive costs, georeferenced so that map x = column + 0.5 and
 // map y = H - row - 0.5 at cell centres (origin at the lower left corner, cells of 1).

@@ -293,12 +293,8 @@ TEST(KnightCore, RandomRastersAndTinyTilesMatchReference) {
     }
     write_sssp_results(input, store, options, backlinks, sink, budget, Progress::silent(), seed % 2 == 0);
 
-    testing::SsspReferenceProblem ref;
-    ref.width = w;
-    ref.height = h;
-    ref.values = values.data();
-    ref.params = options.params;
-    ref.connectivity = Connectivity::Sixteen;
+    testing::SsspReferenceProblem ref =
+        testing::reference_problem(w, h, values.data(), options.params, Connectivity::Sixteen);
     ref.max_cost = options.max_cost;
     auto ids = sources;
     if (!options.track_source)

@@ -179,12 +179,7 @@ TEST(Network, RegionSitesTreeMatchesAMultiSourceOracle) {
       std::vector<std::vector<PathLength>> dist;  // per region, the oracle's distances
       std::vector<PathLength> matrix;
       for (const auto& [id, list] : cells_of) {
-        testing::SsspReferenceProblem ref;
-        ref.width = w;
-        ref.height = h;
-        ref.values = values.data();
-        ref.params = r.matrix.params;
-        ref.connectivity = c;
+        testing::SsspReferenceProblem ref = testing::reference_problem(w, h, values.data(), r.matrix.params, c);
         std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
         for (std::uint64_t cell : list) sources.push_back({cell, 0});
         testing::set_reference_sources(ref, sources);

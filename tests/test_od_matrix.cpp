@@ -165,12 +165,7 @@ TEST(OdMatrix, RegionSitesMatchAMultiSourceOracle) {
     std::vector<PathLength> want;
     for (const auto& [id, list] : cells_of) want_ids.push_back(id);
     for (const auto& [id, list] : cells_of) {
-      testing::SsspReferenceProblem ref;
-      ref.width = w;
-      ref.height = h;
-      ref.values = values.data();
-      ref.params = with.params;
-      ref.connectivity = c;
+      testing::SsspReferenceProblem ref = testing::reference_problem(w, h, values.data(), with.params, c);
       std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
       for (std::uint64_t cell : list)
         if (values[cell] == values[cell]) sources.push_back({cell, 0});
@@ -358,12 +353,7 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
     MemoryBudget budget(256ull << 20);
     const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
     EXPECT_EQ(r.exchange, "index");
-    testing::SsspReferenceProblem ref;
-    ref.width = w;
-    ref.height = h;
-    ref.values = values.data();
-    ref.params = r.params;
-    ref.connectivity = c;
+    testing::SsspReferenceProblem ref = testing::reference_problem(w, h, values.data(), r.params, c);
     ref.max_cost = r.max_cost_fixed;
     testing::set_reference_sources(ref, seeds);
     ASSERT_TRUE(testing::sssp_reference(ref));

@@ -26,13 +26,7 @@
 namespace {
 
 using namespace terrazo;
-using terrazo::testing::CliRun;
-using terrazo::testing::contains;
-using terrazo::testing::partial_files_of;
-using terrazo::testing::run_terrazo;
-using terrazo::testing::slurp;
-using terrazo::testing::spit;
-using terrazo::testing::TempDir;
+using namespace terrazo::testing;
 namespace fs = std::filesystem;
 
 std::vector<std::string> names_in(const std::string& directory) {

@@ -19,12 +19,7 @@
 namespace {
 
 using namespace terrazo;
-using terrazo::testing::entries_of;
-using terrazo::testing::fork_holding;
-using terrazo::testing::HoldingChild;
-using terrazo::testing::slurp;
-using terrazo::testing::spit;
-using terrazo::testing::TempDir;
+using namespace terrazo::testing;
 namespace fs = std::filesystem;
 
 // Reproducer: SIGKILL left terrazo-run-* directories that no later run removed.

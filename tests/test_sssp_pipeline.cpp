@@ -333,12 +333,8 @@ SsspResult check_file_run(const SsspOptions& options, const RunSettings& options
   const SsspResult result = terrazo::testing::run_with(run_sssp, options, options_run, budget, Progress::silent());
   RasterInfo info;
   const std::vector<double> values = testing::read_raster_values(options.input, &info);
-  testing::SsspReferenceProblem ref;
-  ref.width = info.width;
-  ref.height = info.height;
-  ref.values = values.data();
-  ref.params = result.params;
-  ref.connectivity = options.connectivity;
+  testing::SsspReferenceProblem ref =
+      testing::reference_problem(info.width, info.height, values.data(), result.params, options.connectivity);
   ref.max_cost = result.max_cost_fixed;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
   std::uint32_t id = 1;

@@ -28,6 +28,7 @@
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/block_sssp.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/block_window_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -164,23 +165,10 @@ TEST(WalkBlock, CpuSolverMatchesOracle) {
     params.walk.lambda = (seed % 4) * 0.5;
     const Connectivity connectivity = seed % 5 == 1 ? Connectivity::Four : Connectivity::Eight;
     const std::vector<double> values = random_cells(rng, static_cast<std::uint64_t>(s) * s, 0.1);
-    std::vector<PathLength> dist(values.size(), kUnreached);
-    for (std::uint32_t y = 0; y < s; ++y)
-      for (std::uint32_t x = 0; x < s; ++x) {
-        const bool halo = x == 0 || y == 0 || x == s - 1 || y == s - 1;
-        if (unit(rng) < (halo ? 0.3 : 0.02)) dist[static_cast<std::size_t>(y) * s + x] = rng() % 500000;
-      }
+    const std::vector<PathLength> dist = testing::random_window_seeds(rng, s, 500000);
     testing::SsspReferenceProblem ref = testing::block_window_problem(values.data(), t, params, connectivity, dist);
     ASSERT_TRUE(testing::sssp_reference(ref));
-    std::vector<std::uint8_t> changed(static_cast<std::size_t>(t) * t);
-    bool overflow = false;
-    block_sssp_cpu(values.data(), t, params, connectivity, kUnreached, dist.data(), changed.data(), &overflow);
-    ASSERT_FALSE(overflow);
-    for (std::uint32_t y = 1; y <= t; ++y)
-      for (std::uint32_t x = 1; x <= t; ++x) {
-        const std::size_t i = static_cast<std::size_t>(y) * s + x;
-        ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " cell " << x << "," << y;
-      }
+    testing::expect_block_matches(values.data(), t, params, connectivity, dist, ref.dist, seed);
   }
 }
 
@@ -281,12 +269,7 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
       const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(v.output), r.params.scale);
       if (variant == 0) {
         // The oracle with the engine's params (its reverse flag included)...
-        testing::SsspReferenceProblem ref;
-        ref.width = w;
-        ref.height = h;
-        ref.values = cells.data();
-        ref.params = r.params;
-        ref.connectivity = o.connectivity;
+        testing::SsspReferenceProblem ref = testing::reference_problem(w, h, cells.data(), r.params, o.connectivity);
         std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
         for (std::uint32_t k = 0; k < source_cells.size(); ++k) sources.push_back({source_cells[k], k + 1});
         testing::set_reference_sources(ref, sources);
@@ -306,12 +289,7 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
       }
       ASSERT_EQ(dist, first) << what << " variant " << variant;
       if (variant == 1) {  // backlinks and allocation against the oracle's rule
-        testing::SsspReferenceProblem ref;
-        ref.width = w;
-        ref.height = h;
-        ref.values = cells.data();
-        ref.params = r.params;
-        ref.connectivity = o.connectivity;
+        testing::SsspReferenceProblem ref = testing::reference_problem(w, h, cells.data(), r.params, o.connectivity);
         std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
         for (std::uint32_t k = 0; k < source_cells.size(); ++k) sources.push_back({source_cells[k], k + 1});
         testing::set_reference_sources(ref, sources);

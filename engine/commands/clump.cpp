@@ -18,6 +18,7 @@
 #include "engine/raster_inputs/geotiff_tile_input.h"
 #include "engine/run/tile_ownership.h"
 #include "engine/commands/output_paths.h"
+#include "engine/commands/run_totals.h"
 #include "engine/raster_inputs/raster_io.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
@@ -393,11 +394,7 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   if (comm.root()) outputs.publish();
 
   fill_clump_result(phases, label_file ? &sieve : nullptr, result);
-  result.bytes_read += input->bytes_read();
-  result.bytes_written += input->bytes_written();
-  result.seconds.total = start.seconds();
-  result.memory_peak_reserved = budget.peak_reserved();
-  result.peak_rss_bytes = peak_rss_bytes();
+  finish_run_totals(result, *input, budget, start);
   if (comm.distributed()) {
     RankReport report = clump_rank_report(*ownership, comm.rank(), phases);
     if (sinks.gatherer) report.bytes_received += sinks.gatherer->bytes_received();

@@ -10,45 +10,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo clump [options] INPUT LABELS.tif\n"
-    "\n"
-    "Connected regions of INPUT's grid graph, out of core (as GRASS r.clump): neighbouring cells with\n"
-    "equal keys form one region. Regions are numbered 1..K in row-major order of their first cell, the\n"
-    "same numbers whatever --tile, --threads and --memory; 0 is nodata.\n"
-    "\n"
-    "INPUT       any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "LABELS.tif  UInt32 GeoTIFF georeferenced like INPUT, nodata 0 (nodata cells, cells outside the\n"
-    "            range); more than 2^32 - 2 regions is an error (exit 1)\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: regions, cells_labelled, largest_region (cells), border_regions, merged_border_regions,\n"
-    "external_merge (true: the border regions did not fit --memory and were merged on disk),\n"
-    "by, range, connectivity, tile, device, stats, min_size {min_size, action, regions_before, small_regions,\n"
-    "merged, isolated} (with --min-size), phases {import, tile_labels, merge, relabel, stats, sieve, and\n"
-    "the splits: tile_labels_solve, tile_labels_borders, tile_labels_table (solver, border records,\n"
-    "table); relabel_solve, relabel_number, relabel_write (solver wait, numbering, writer); device_setup\n"
-    "(device probe, solver buffers), device_busy (GPU copies and kernels, overlapped), finish (writer\n"
-    "drain)}, seconds,\n"
-    "memory_budget_bytes, memory_peak_reserved_bytes, peak_rss_bytes, bytes_read, bytes_written;\n"
-    "under mpirun, ranks {count, tiles, weight, peak_rss_bytes, bytes_sent, bytes_received, phases}\n"
-    "(one element per rank; docs/distributed.md).\n"
-    "\n"
-    "Example:\n"
-    "  terrazo clump --json landcover.tif regions.tif\n"
-    "  terrazo clump --by range:1000,1500 --connectivity 4 dem.tif bands.tif\n";
-
-}  // namespace
-
-const char* clump_usage() {
-  static const std::string text = usage_with_flags("clump", kUsage);
-  return text.c_str();
-}
 
 void parse_clump_by(const std::string& text, ClumpOptions* options) {
   options->by_given = true;
@@ -73,8 +34,7 @@ void parse_clump_by(const std::string& text, ClumpOptions* options) {
 
 ClumpCommandOptions parse_clump_options(const std::vector<std::string>& arguments) {
   ArgParser args("clump", arguments);
-  ClumpCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<ClumpCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const std::optional<std::string> input_mode = args.value("--input-mode");
   const CommonOptions& common = parsed.common;
@@ -108,27 +68,23 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
 
 ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progress& progress) {
   const ClumpOptions& o = options.clump;
-  RunContext context(run_settings(options.common), progress);
-  // Every rank of a distributed run checks the files; a failure on any one is every rank's.
-  agreed_stage(context.comm(), "clump: checking the files", [&] {
-    check_input_file(o.input);
-    check_output_file(o.output, {o.input});
-    if (!o.stats.empty()) check_output_file(o.stats, {o.input, o.output});
+  return run_in_context<ClumpCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
+    // Every rank of a distributed run checks the files; a failure on any one is every rank's.
+    agreed_stage(context.comm(), "clump: checking the files", [&] {
+      check_input_file(o.input);
+      check_output_file(o.output, {o.input});
+      if (!o.stats.empty()) check_output_file(o.stats, {o.input, o.output});
+    });
+    return run_clump(o, context);
   });
-  ClumpCommandResult r;
-  r.options = options;
-  r.result = run_clump(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
 }
 
 std::string ClumpCommandResult::summary() const {
   const ClumpResult& c = result;
-  return format_line("clump: %llu regions over %llu cells (largest %llu cells); %.1f s, peak RSS %s",
+  return format_line("clump: %llu regions over %llu cells (largest %llu cells)",
                      static_cast<unsigned long long>(c.regions), static_cast<unsigned long long>(c.cells_labelled),
-                     static_cast<unsigned long long>(c.largest_region), c.seconds.total,
-                     MemoryBudget::format_size(c.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(c.largest_region)) +
+         run_line_tail(c.seconds.total, c.peak_rss_bytes);
 }
 
 std::string ClumpCommandResult::to_json() const {
@@ -150,11 +106,8 @@ std::string ClumpCommandResult::to_json() const {
       .add("finish", r.seconds.finish)
       .add("stats", r.seconds.stats)
       .add("sieve", r.seconds.sieve);
-  JsonObject summary;
-  summary.add("command", "clump")
-      .add("input", o.input)
-      .add("output", o.output)
-      .add("width", r.width)
+  JsonObject summary = json_head("clump", o.input, o.output);
+  summary.add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
       .add("input_read", r.input_read)
@@ -185,13 +138,10 @@ std::string ClumpCommandResult::to_json() const {
   }
   summary
       .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
+      .add("seconds", r.seconds.total);
+  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                  {"bytes_written", r.bytes_written}});
   if (!r.ranks.empty()) summary.add("ranks", ranks_json(r.ranks));
   return summary.str();
 }

@@ -5,25 +5,35 @@
 // wording, the command's note, its default). The parser of a command reads only the flags listed here.
 #include "engine/commands/flag_table.h"
 
+#include <algorithm>
 #include <map>
 
 namespace terrazo {
 namespace {
 
+using Flags = std::vector<CommandFlag>;
+
+// The shared flag `name`, with the command's `note` and its own default.
 CommandFlag shared(const char* section, const char* name, const char* note = "", const char* default_text = nullptr) {
   return {section, shared_flag(name, note, default_text)};
+}
+
+// The shared flags `names` (separated by spaces), as the flag table words them.
+Flags shared_run(const char* section, const std::string& names) {
+  Flags flags;
+  std::size_t start = 0;
+  while (start < names.size()) {
+    const std::size_t end = std::min(names.find(' ', start), names.size());
+    flags.push_back({section, shared_flag(names.substr(start, end - start))});
+    start = end + 1;
+  }
+  return flags;
 }
 
 // A flag that takes one value (the last one given wins).
 CommandFlag value(const char* section, const char* name, FlagType type, const char* value_name,
                   const char* default_text, const char* help) {
-  FlagSpec flag;
-  flag.name = name;
-  flag.type = type;
-  flag.value_name = value_name;
-  flag.default_text = default_text;
-  flag.help = help;
-  return {section, flag};
+  return {section, make_flag(name, type, value_name, default_text, help)};
 }
 
 CommandFlag switch_flag(const char* section, const char* name, const char* help) {
@@ -44,8 +54,31 @@ CommandFlag with_alias(CommandFlag flag, const char* alias) {
   return flag;
 }
 
-std::vector<CommandFlag> clump_flags() {
-  return {
+void append(Flags& flags, CommandFlag flag) { flags.push_back(std::move(flag)); }
+void append(Flags& flags, Flags more) {
+  for (CommandFlag& flag : more) flags.push_back(std::move(flag));
+}
+
+// The flags `parts` (single flags and lists) in order: a command's usage order.
+template <class... Parts>
+Flags list(Parts... parts) {
+  Flags flags;
+  (append(flags, std::move(parts)), ...);
+  return flags;
+}
+
+// --weight, --scale and --connectivity of the commands over a boundary-graph index (index, od-matrix).
+Flags index_weight_flags() {
+  return list(
+      value("Options", "--weight", FlagType::Choice, "friction|absdiff|max", "",
+        "edge weight model (default friction), as `terrazo sssp`"),
+      value("Options", "--scale", FlagType::Number, "S", "",
+        "fixed-point scale (default: the rule of docs/weights.md, as sssp)"),
+      shared("Options", "--connectivity"));
+}
+
+Flags clump_flags() {
+  return list(
       value("Options", "--by", FlagType::Choice, "value|valid|range:LO,HI", "",
         "what joins neighbours (default value for integer rasters; a\n"
         "floating-point raster needs --by):\n"
@@ -66,21 +99,13 @@ std::vector<CommandFlag> clump_flags() {
         "units^2), value (--by value), col_min, row_min, col_max, row_max (cells,\n"
         "inclusive), x_min, y_min, x_max, y_max (map coordinates of the cell edges)"),
       shared("Options", "--co", "defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR=1 (none), BIGTIFF=IF_SAFER, compression on --threads threads"),
-      shared("Options", "--memory"),
-      shared("Options", "--band"),
-      shared("Options", "--threads"),
+      shared_run("Options", "--memory --band --threads"),
       shared("Options", "--device", "it runs the per-tile labelling, the same bits on either"),
-      shared("Options", "--gpu-memory"),
-      shared("Options", "--tile"),
-      shared("Options", "--input-mode"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--gpu-memory --tile --input-mode --tmpdir --json --quiet"));
 }
 
-std::vector<CommandFlag> corridor_flags() {
-  return {
+Flags corridor_flags() {
+  return list(
       value("Options", "--threshold", FlagType::Number, "C", "",
         "keep cells whose sum is <= C (cost units); others are nodata"),
       value("Options", "--percent", FlagType::Number, "P", "",
@@ -90,29 +115,21 @@ std::vector<CommandFlag> corridor_flags() {
         "cell type of CORRIDOR.tif"),
       shared("Options", "--co"),
       shared("Options", "--threads", "they compress the outputs"),
-      shared("Options", "--memory"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--memory --tmpdir --json --quiet"));
 }
 
-std::vector<CommandFlag> export_flags() {
-  return {
+Flags export_flags() {
+  return list(
       value("Options", "--block", FlagType::Integer, "B", "",
         "GeoTIFF block edge, a multiple of 16 up to 4096 (default: the store's tile, else 256)"),
       shared("Options", "--co", "defaults: COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte), BIGTIFF=IF_SAFER"),
       shared("Options", "--threads", "they compress the outputs"),
-      shared("Options", "--memory"),
-      shared("Options", "--band"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet", "no summary line either"),
-  };
+      shared_run("Options", "--memory --band --tmpdir --json"),
+      shared("Options", "--quiet", "no summary line either"));
 }
 
-std::vector<CommandFlag> gen_flags() {
-  return {
+Flags gen_flags() {
+  return list(
       value("Options", "--width", FlagType::Integer, "W", "", "width in cells (required, >= 1)"),
       value("Options", "--height", FlagType::Integer, "H", "", "height in cells (required, >= 1)"),
       value("Options", "--seed", FlagType::Integer, "N", "1",
@@ -136,31 +153,20 @@ std::vector<CommandFlag> gen_flags() {
       shared("Options", "--tile", "also the GeoTIFF block edge", "256"),
       shared("Options", "--threads", "they make the tiles and compress them"),
       shared("Options", "--co", "it applies to OUTPUT.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR 3 (floats), 2 (integers) or 1 (Byte)"),
-      shared("Options", "--memory"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet", "no summary line either"),
-  };
+      shared_run("Options", "--memory --tmpdir --json"),
+      shared("Options", "--quiet", "no summary line either"));
 }
 
-std::vector<CommandFlag> import_flags() {
-  return {
+Flags import_flags() {
+  return list(
       shared("Options", "--tile", "", "256"),
-      shared("Options", "--memory"),
-      shared("Options", "--band"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet", "no summary line either"),
-  };
+      shared_run("Options", "--memory --band --tmpdir --json"),
+      shared("Options", "--quiet", "no summary line either"));
 }
 
-std::vector<CommandFlag> index_flags() {
-  return {
-      value("Options", "--weight", FlagType::Choice, "friction|absdiff|max", "",
-        "edge weight model (default friction), as `terrazo sssp`"),
-      value("Options", "--scale", FlagType::Number, "S", "",
-        "fixed-point scale (default: the rule of docs/weights.md, as sssp)"),
-      shared("Options", "--connectivity"),
+Flags index_flags() {
+  return list(
+      index_weight_flags(),
       value("Options", "--distance", FlagType::Choice, "cells|map", "",
         "step lengths of --weight friction: cells 1 and sqrt 2 (default), map the\n"
         "geotransform's lengths (recorded; od-matrix and sssp --index must match;\n"
@@ -174,23 +180,16 @@ std::vector<CommandFlag> index_flags() {
       shared("Options", "--gpu-memory", "it holds a batch of tiles"),
       shared("Options", "--threads"),
       shared("Options", "--tmpdir", "it holds an import"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--json --quiet"));
 }
 
-std::vector<CommandFlag> info_flags() {
-  return {
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--memory"),
-      shared("Options", "--band"),
-      shared("Options", "--quiet"),
-  };
+Flags info_flags() {
+  return list(
+      shared_run("Options", "--tmpdir --json --memory --band --quiet"));
 }
 
-std::vector<CommandFlag> fill_flags() {
-  return {
+Flags fill_flags() {
+  return list(
       value("Options", "--outlets", FlagType::Choice, "both|edge|nodata", "both",
         "where water leaves: the raster's edge cells, the cells next to nodata, or both"),
       shared("Options", "--connectivity", "the paths and \"next to nodata\" alike"),
@@ -198,13 +197,7 @@ std::vector<CommandFlag> fill_flags() {
       shared("Options", "--memory", "the floods of --threads tiles at once and 48 bytes per perimeter cell of every tile"),
       shared("Options", "--band"),
       shared("Options", "--device", "fill runs on the CPU; cuda is refused until the GPU tile flood lands"),
-      shared("Options", "--threads"),
-      shared("Options", "--tile"),
-      shared("Options", "--input-mode"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
 }
 
 std::vector<CommandFlag> flowdir_flags() {
@@ -264,8 +257,8 @@ std::vector<CommandFlag> watershed_flags() {
   };
 }
 
-std::vector<CommandFlag> mst_flags() {
-  return {
+Flags mst_flags() {
+  return list(
       value("Options", "--weight", FlagType::Choice, "max|absdiff|friction", "",
         "edge weight model (default max):\n"
         "max      max(h(u), h(v)), minus the raster minimum when it is negative;\n"
@@ -281,8 +274,7 @@ std::vector<CommandFlag> mst_flags() {
         "also write the tree as binary records: u64 a, u64 b, u32 weight (20 bytes,\n"
         "little-endian, a < b)"),
       shared("Options", "--co", "it applies to EDGES.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER, compression on --threads threads"),
-      shared("Options", "--memory"),
-      shared("Options", "--band"),
+      shared_run("Options", "--memory --band"),
       shared("Options", "--device", "they run the block solvers"),
       value("Options", "--merge", FlagType::Choice, "auto|cpu|cpu-levels|cuda", "",
         "how the hierarchical merge of tile summaries runs; every mode\n"
@@ -297,16 +289,11 @@ std::vector<CommandFlag> mst_flags() {
         "            while the GPU works; needs a CUDA device (an error without one)"),
       shared("Options", "--gpu-memory"),
       shared("Options", "--threads", "they run the block solvers"),
-      shared("Options", "--tile"),
-      shared("Options", "--input-mode"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--tile --input-mode --tmpdir --json --quiet"));
 }
 
-std::vector<CommandFlag> od_matrix_flags() {
-  return {
+Flags od_matrix_flags() {
+  return list(
       repeated("Sites", "--site", FlagType::Point, "x,y", "sites",
         "a site cell: column,row (0-based, row 0 at the top); repeatable"),
       switch_flag("Sites", "--map-coords",
@@ -330,11 +317,7 @@ std::vector<CommandFlag> od_matrix_flags() {
       switch_flag("Options", "--skip-fingerprint-check",
         "with --index: do not check that it was built from INPUT's cells (for\n"
         "an INPUT known to hold them; docs/index.md \"Fingerprint\")"),
-      value("Options", "--weight", FlagType::Choice, "friction|absdiff|max", "",
-        "edge weight model (default friction), as `terrazo sssp`"),
-      value("Options", "--scale", FlagType::Number, "S", "",
-        "fixed-point scale (default: the rule of docs/weights.md, as sssp)"),
-      shared("Options", "--connectivity"),
+      index_weight_flags(),
       value("Options", "--distance", FlagType::Choice, "cells|map|geodesic", "",
         "step lengths of --weight friction, as `terrazo sssp`: cells 1 and\n"
         "sqrt 2 (default), map the geotransform's, geodesic metres on a lon/lat CRS\n"
@@ -371,14 +354,11 @@ std::vector<CommandFlag> od_matrix_flags() {
       shared("Options", "--memory"),
       shared("Options", "--threads", "they run the index build and the sweep's sources on the CPU, the in-tile solves without an index"),
       shared("Options", "--tile", "the exchange's without an index; a transient index's: 32 on the CPU, 64 on a GPU"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--tmpdir --json --quiet"));
 }
 
-std::vector<CommandFlag> path_flags() {
-  return {
+Flags path_flags() {
+  return list(
       value("Options", "--backlink", FlagType::Path, "FILE", "",
         "backlink raster (Byte, 0..7 clockwise from east, 255 = none) from terrazo sssp"),
       value("Options", "--cost", FlagType::Path, "FILE", "",
@@ -393,13 +373,11 @@ std::vector<CommandFlag> path_flags() {
         "also write a Byte GeoTIFF: 1 on path cells, 0 elsewhere"),
       shared("Options", "--memory"),
       shared("Options", "--tmpdir", "it holds long paths' steps and the mask's cells"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--json --quiet"));
 }
 
-std::vector<CommandFlag> render_flags() {
-  return {
+Flags render_flags() {
+  return list(
       value("Options", "--kind", FlagType::Text, "K", "auto",
         "auto|dem|cost|backlink|labels|edges"),
       value("Options", "--width", FlagType::Integer, "N", "",
@@ -423,16 +401,12 @@ std::vector<CommandFlag> render_flags() {
         "viridis|magma (cost; default viridis)"),
       switch_flag("Options", "--no-legend",
         "the map only, no panel"),
-      shared("Options", "--band"),
-      shared("Options", "--memory"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--band --memory --tmpdir --json --quiet"));
 }
 
-std::vector<CommandFlag> sssp_flags() {
-  return {
+// sssp's Sources and Per-source settings.
+Flags sssp_source_flags() {
+  return list(
       repeated("Sources", "--source", FlagType::Point, "x,y", "sources",
         "a source cell: column,row (0-based, row 0 at the top); repeatable"),
       switch_flag("Sources", "--map-coords",
@@ -467,7 +441,12 @@ std::vector<CommandFlag> sssp_flags() {
         "A cell takes the cheapest source within that source's maximum, ties to the\n"
         "lower id. Sources of different (multiplier, maximum) run as groups, one\n"
         "pass each, merged cell by cell (JSON source_groups); --backlink is then\n"
-        "refused (a traced path would cross other sources' zones)"),
+        "refused (a traced path would cross other sources' zones)"));
+}
+
+// sssp's Index and Outputs.
+Flags sssp_output_flags() {
+  return list(
       value("Index", "--index", FlagType::Path, "INDEX.tzi", "",
         "distances from the boundary-graph index of `terrazo index` (same --weight,\n"
         "--scale, --connectivity; checked): one in-tile solve per source tile, the\n"
@@ -487,7 +466,12 @@ std::vector<CommandFlag> sssp_flags() {
       value("Outputs", "--ot", FlagType::Choice, "Float64|Float32", "",
         "cell type of COST.tif (default Float64; Float32 rounds each value to\n"
         "nearest, relative error <= 2^-24: docs/sssp.md \"Outputs\")"),
-      shared("Outputs", "--co", "it applies to every output; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR=3 on COST.tif (2 on --allocation), BIGTIFF=IF_SAFER, compression on --threads threads (docs/benchmarks.md \"Output compression\")"),
+      shared("Outputs", "--co", "it applies to every output; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, PREDICTOR=3 on COST.tif (2 on --allocation), BIGTIFF=IF_SAFER, compression on --threads threads (docs/benchmarks.md \"Output compression\")"));
+}
+
+// sssp's weight model, step lengths, cost models and barriers.
+Flags sssp_weight_flags() {
+  return list(
       value("Options", "--weight", FlagType::Choice, "friction|absdiff|max|unit|geometric", "",
         "edge weight model (default friction):\n"
         "friction  (c(u) + c(v)) / 2 x step length; costs >= 0 (cost per cell, per map\n"
@@ -540,9 +524,13 @@ std::vector<CommandFlag> sssp_flags() {
         "neighbours per cell (default 8); 16 adds the 8 knight's moves as GRASS\n"
         "r.cost -k (friction, geometric, unit; docs/sssp.md)"),
       value("Options", "--max-cost", FlagType::Number, "C", "",
-        "stop at cost C: cells farther than C are unreached (cost units)"),
-      shared("Options", "--memory"),
-      shared("Options", "--band"),
+        "stop at cost C: cells farther than C are unreached (cost units)"));
+}
+
+Flags sssp_flags() {
+  return list(
+      sssp_source_flags(), sssp_output_flags(), sssp_weight_flags(),
+      shared_run("Options", "--memory --band"),
       shared("Options", "--device", "it runs the block solver (--backlink and --allocation use the CPU solver)"),
       shared("Options", "--gpu-memory", "it holds the CUDA solver's work; the resident exchange may use three quarters"),
       value("Options", "--exchange", FlagType::Choice, "auto|streamed|resident", "",
@@ -563,17 +551,14 @@ std::vector<CommandFlag> sssp_flags() {
         "tiles per round the resident exchange aims at (default 256 on a GPU,\n"
         "4 per thread on the CPU); tuning only, the result is the same"),
       shared("Options", "--threads", "they run the CPU solver"),
-      shared("Options", "--tile"),
-      shared("Options", "--input-mode"),
+      shared_run("Options", "--tile --input-mode"),
       shared("Options", "--tmpdir", "it holds the distance store"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--json --quiet"));
 }
 
 // network takes od-matrix's flags but the matrix's own (network_command.cpp refuses them by name).
-std::vector<CommandFlag> network_flags() {
-  std::vector<CommandFlag> flags;
+Flags network_flags() {
+  Flags flags;
   for (CommandFlag& flag : od_matrix_flags())
     if (flag.spec.name != "--max-cost" && flag.spec.name != "--wide" && flag.spec.name != "--geojson")
       flags.push_back(std::move(flag));
@@ -583,7 +568,7 @@ std::vector<CommandFlag> network_flags() {
 }  // namespace
 
 const std::vector<CommandFlag>* command_flags(const std::string& command) {
-  static const std::map<std::string, std::vector<CommandFlag>> table = {
+  static const std::map<std::string, Flags> table = {
       {"clump", clump_flags()},   {"corridor", corridor_flags()}, {"export", export_flags()},
       {"gen", gen_flags()},       {"import", import_flags()},     {"index", index_flags()},
       {"info", info_flags()},     {"mst", mst_flags()},           {"fill", fill_flags()},           {"flowacc", flowacc_flags()},           {"network", network_flags()},

@@ -63,6 +63,14 @@ struct CommonOptions {
 };
 // Reads the common flags `args`'s command declares; the others keep their defaults.
 CommonOptions parse_common_options(ArgParser& args);
+// A command's options (<Name>CommandOptions) with the common flags of `args` read into `common`; the
+// command then reads its own flags from `args`.
+template <class CommandOptions>
+CommandOptions parse_common(ArgParser& args) {
+  CommandOptions parsed;
+  parsed.common = parse_common_options(args);
+  return parsed;
+}
 // The settings of the run context (engine/run/run_context.h) the common flags give; `budget_remedy`:
 // how a budget error ends, in the flags of that command (MemoryBudget::kRaiseMemory without --tile).
 RunSettings run_settings(const CommonOptions& common,

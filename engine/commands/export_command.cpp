@@ -11,32 +11,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo export [options] INPUT OUTPUT.tif\n"
-    "\n"
-    "Writes a tile store (or any raster) as a tiled, compressed GeoTIFF with the input's\n"
-    "cell type, nodata, geotransform and CRS, streaming tile rows within --memory.\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "Example:\n"
-    "  terrazo export dem.tzs dem.tif\n";
-
-}  // namespace
-
-const char* export_usage() {
-  static const std::string text = usage_with_flags("export", kUsage);
-  return text.c_str();
-}
 
 ExportCommandOptions parse_export_options(const std::vector<std::string>& arguments) {
   ArgParser args("export", arguments);
-  ExportCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<ExportCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   ExportOptions& options = parsed.export_;
   if (auto text = args.value("--block")) {
@@ -60,11 +38,8 @@ ExportCommandResult run_export_command(const ExportCommandOptions& options, Prog
   check_input_file(options.export_.input);
   check_output_file(options.export_.output, {options.export_.input});
   MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
-  ExportCommandResult r;
-  r.options = options;
-  r.result = run_export(options.export_, budget, progress);
-  r.memory_budget_bytes = budget.total();
-  return r;
+  return run_in_budget<ExportCommandResult>(
+      options, budget, [&](MemoryBudget& b) { return run_export(options.export_, b, progress); });
 }
 
 std::string ExportCommandResult::summary() const {
@@ -75,21 +50,8 @@ std::string ExportCommandResult::summary() const {
 }
 
 std::string ExportCommandResult::to_json() const {
-  const RasterInfo& info = result.info;
-  JsonObject summary;
-  summary.add("command", "export")
-      .add("input", options.export_.input)
-      .add("output", options.export_.output)
-      .add("width", info.width)
-      .add("height", info.height)
-      .add("type", to_string(info.type))
-      .add("bytes_read", result.bytes_read)
-      .add("bytes_written", result.bytes_written)
-      .add("buffer_bytes", result.buffer_bytes)
-      .add("memory_bytes", options.common.memory_bytes)
-      .add("seconds", result.seconds)
-      .add("peak_rss_bytes", peak_rss_bytes());
-  return summary.str();
+  JsonObject summary = copy_json_head("export", options.export_.input, options.export_.output, result.info);
+  return add_copy_totals(summary, *this).str();
 }
 
 }  // namespace terrazo

@@ -7,32 +7,14 @@
 #include <vector>
 
 #include "engine/commands/command_line.h"
+#include "engine/commands/command_result.h"
 #include "engine/raster_inputs/raster_io.h"
 #include "kernels/common/progress.h"
 #include "kernels/common/json_summary.h"
 
 namespace terrazo {
 
-struct ExportCommandOptions {
-  ExportOptions export_;
-  CommonOptions common;  // --memory, --json, -q, ...
-};
-
-// Parses `args` (after the command name); throws UsageError with a one-line message naming the flag
-// and the value as typed. Reads no file.
-ExportCommandOptions parse_export_options(const std::vector<std::string>& args);
-const char* export_usage();
-
-struct ExportCommandResult {
-  ExportCommandOptions options;
-  ExportResult result;
-  std::uint64_t memory_budget_bytes = 0;
-  std::string to_json() const;  // one line: the --json summary
-  std::string summary() const;  // the text printed without --json
-  static constexpr bool kTextOnStdout = true, kQuietKeepsText = false;
-};
-
 // Checks the files (UsageError), then runs under a budget of --memory.
-ExportCommandResult run_export_command(const ExportCommandOptions& options, Progress& progress);
+TERRAZO_COMMAND(export, Export, ExportOptions, export_, ExportResult, true);
 
 }  // namespace terrazo

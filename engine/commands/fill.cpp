@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "engine/commands/output_paths.h"
+#include "engine/commands/run_totals.h"
 #include "engine/flow/fill_phases.h"
 #include "io/gdal/gdal_raster.h"
 #include "io/store/output_set.h"
@@ -127,11 +128,7 @@ FillResult run_fill(const FillOptions& options, RunContext& context) {
   result.seconds.flood = phases.flood_seconds;
   result.seconds.graph = phases.graph_seconds;
   result.seconds.write = phases.write_seconds;
-  result.bytes_read += input->bytes_read();
-  result.bytes_written += input->bytes_written();
-  result.seconds.total = start.seconds();
-  result.memory_peak_reserved = budget.peak_reserved();
-  result.peak_rss_bytes = peak_rss_bytes();
+  finish_run_totals(result, *input, budget, start);
   return result;
 }
 

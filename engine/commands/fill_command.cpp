@@ -7,43 +7,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-const char kUsage[] =
-    "Usage: terrazo fill [options] INPUT FILLED.tif\n"
-    "\n"
-    "Fills the depressions of the elevation raster INPUT, exactly and out of core: each cell is raised to\n"
-    "the lowest level at which water on it can leave the raster, the least over paths to an outlet of the\n"
-    "highest cell on the path (Priority-Flood by tiles and the spill graph of their labels, Barnes 2016).\n"
-    "Cells on no depression keep their value bit for bit; the output is the same for every --tile and\n"
-    "--threads.\n"
-    "\n"
-    "INPUT       any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "FILLED.tif GeoTIFF of INPUT's cell type, nodata and georeference; a region with no outlet (closed\n"
-    "           by nodata when only the raster's edge drains) is nodata\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: width, height, tile, outlets, connectivity, valid_cells, raised_cells, closed_cells,\n"
-    "graph_nodes, graph_edges, phases {import, flood, graph, write}, seconds, memory_budget_bytes,\n"
-    "memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo fill --memory 2G --json dem.tif filled.tif\n"
-    "  terrazo fill --outlets edge --connectivity 4 dem.tzs filled.tif\n";
-
-}  // namespace
-
-const char* fill_usage() {
-  static const std::string usage = usage_with_flags("fill", kUsage);
-  return usage.c_str();
-}
 
 FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments) {
   ArgParser args("fill", arguments);
-  FillCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<FillCommandOptions>(args);
   FillOptions& options = parsed.fill;
   options.band = parse_band_option(args);
   if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
@@ -60,32 +27,24 @@ FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments)
 FillCommandResult run_fill_command(const FillCommandOptions& options, Progress& progress) {
   check_input_file(options.fill.input);
   check_output_file(options.fill.output, {options.fill.input});
-  RunContext context(run_settings(options.common), progress);
-  FillCommandResult r;
-  r.options = options;
-  r.result = run_fill(options.fill, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<FillCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_fill(options.fill, context); });
 }
 
 std::string FillCommandResult::summary() const {
   const FillResult& f = result;
-  return format_line("fill: %llu of %llu valid cells raised, %llu with no outlet; %.1f s, peak RSS %s",
+  return format_line("fill: %llu of %llu valid cells raised, %llu with no outlet",
                      static_cast<unsigned long long>(f.raised_cells), static_cast<unsigned long long>(f.valid_cells),
-                     static_cast<unsigned long long>(f.closed_cells), f.seconds.total,
-                     MemoryBudget::format_size(f.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(f.closed_cells)) +
+         run_line_tail(f.seconds.total, f.peak_rss_bytes);
 }
 
 std::string FillCommandResult::to_json() const {
   const FillResult& r = result;
   JsonObject phases;
   phases.add("import", r.seconds.import).add("flood", r.seconds.flood).add("graph", r.seconds.graph).add("write", r.seconds.write);
-  JsonObject summary;
-  summary.add("command", "fill")
-      .add("input", options.fill.input)
-      .add("output", options.fill.output)
-      .add("width", r.width)
+  JsonObject summary = json_head("fill", options.fill.input, options.fill.output);
+  summary.add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
       .add("input_read", r.input_read)
@@ -97,13 +56,10 @@ std::string FillCommandResult::to_json() const {
       .add("graph_nodes", r.graph_nodes)
       .add("graph_edges", r.graph_edges)
       .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
+      .add("seconds", r.seconds.total);
+  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                  {"bytes_written", r.bytes_written}});
   return summary.str();
 }
 

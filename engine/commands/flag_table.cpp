@@ -3,6 +3,7 @@
 #include "engine/commands/flag_table.h"
 
 #include <map>
+#include <mutex>
 
 #include "kernels/common/error.h"
 
@@ -13,47 +14,37 @@ namespace {
 constexpr std::size_t kHelpColumn = 24;
 constexpr std::size_t kLineWidth = 106;
 
-FlagSpec spec(const char* name, FlagType type, const char* value_name, const char* default_text, const char* help) {
-  FlagSpec flag;
-  flag.name = name;
-  flag.type = type;
-  flag.value_name = value_name;
-  flag.default_text = default_text;
-  flag.help = help;
-  return flag;
-}
-
 // The flags several commands take, one wording each; a command adds its note (shared_flag).
 const std::map<std::string, FlagSpec>& shared_flags() {
   static const std::map<std::string, FlagSpec> flags = [] {
     std::map<std::string, FlagSpec> table;
     auto add = [&table](FlagSpec flag) { table[flag.name] = std::move(flag); };
-    add(spec("--memory", FlagType::Size, "SIZE", "1G",
+    add(make_flag("--memory", FlagType::Size, "SIZE", "1G",
              "host memory budget, e.g. 512M or 4G; the run's peak stays within it (under\n"
              "mpirun: each rank's own budget)"));
-    add(spec("--gpu-memory", FlagType::Size, "SIZE", "a quarter of the free memory", "device memory for the GPU work"));
-    add(spec("--device", FlagType::Choice, "auto|cpu|cuda", "auto",
+    add(make_flag("--gpu-memory", FlagType::Size, "SIZE", "a quarter of the free memory", "device memory for the GPU work"));
+    add(make_flag("--device", FlagType::Choice, "auto|cpu|cuda", "auto",
              "where the work runs (auto: the GPU when there is one and the build has CUDA)"));
-    add(spec("--threads", FlagType::Integer, "N", "0", "CPU threads, 0 for all cores"));
-    add(spec("--tile", FlagType::Integer, "N", "the store's, else 256", "tile edge, a power of two 16..4096"));
-    add(spec("--tmpdir", FlagType::Path, "DIR", "$TMPDIR or /tmp", "scratch directory"));
-    add(spec("--json", FlagType::Switch, "", "", "print a JSON summary as the last line of stdout"));
-    FlagSpec quiet = spec("--quiet", FlagType::Switch, "", "", "no progress on stderr");
+    add(make_flag("--threads", FlagType::Integer, "N", "0", "CPU threads, 0 for all cores"));
+    add(make_flag("--tile", FlagType::Integer, "N", "the store's, else 256", "tile edge, a power of two 16..4096"));
+    add(make_flag("--tmpdir", FlagType::Path, "DIR", "$TMPDIR or /tmp", "scratch directory"));
+    add(make_flag("--json", FlagType::Switch, "", "", "print a JSON summary as the last line of stdout"));
+    FlagSpec quiet = make_flag("--quiet", FlagType::Switch, "", "", "no progress on stderr");
     quiet.alias = "-q";
     add(quiet);
-    add(spec("--band", FlagType::Integer, "N", "",
+    add(make_flag("--band", FlagType::Integer, "N", "",
              "read band N (1 = first) of an INPUT of several bands (required then)"));
-    FlagSpec co = spec("--co", FlagType::Text, "KEY=VALUE", "",
+    FlagSpec co = make_flag("--co", FlagType::Text, "KEY=VALUE", "",
                        "GTiff creation option over terrazo's defaults (repeatable, as GDAL's -co), e.g.\n"
                        "COMPRESS=DEFLATE (for readers without ZSTD), ZSTD_LEVEL=9, NUM_THREADS=4");
     co.repeatable = true;
     add(co);
-    add(spec("--input-mode", FlagType::Choice, "auto|memory|direct|import", "auto",
+    add(make_flag("--input-mode", FlagType::Choice, "auto|memory|direct|import", "auto",
              "how a non-store INPUT is read: auto the first that\n"
              "applies; memory reads it once into tiles in memory (when they take at\n"
              "most a quarter of --memory), direct reads a tiled GeoTIFF whose blocks tile\n"
              "the tiles in place, import converts it to a tile store in --tmpdir first"));
-    add(spec("--connectivity", FlagType::Choice, "8|4", "8", "neighbours per cell"));
+    add(make_flag("--connectivity", FlagType::Choice, "8|4", "8", "neighbours per cell"));
     return table;
   }();
   return flags;
@@ -136,6 +127,10 @@ std::vector<std::string> FlagSpec::choices() const {
   }
 }
 
+FlagSpec make_flag(const char* name, FlagType type, const char* value_name, const char* default_text, const char* help) {
+  return FlagSpec{name, "", type, value_name, default_text, help, false, ""};
+}
+
 FlagSpec shared_flag(const std::string& name, const std::string& note, const char* default_text) {
   const auto it = shared_flags().find(name);
   if (it == shared_flags().end()) throw std::logic_error("flag table: no shared flag " + name);
@@ -169,6 +164,15 @@ std::string usage_with_flags(const std::string& command, const std::string& usag
   }
   out.pop_back();  // split_lines gave the text after the template's last '\n' as a line
   return out;
+}
+
+const char* usage_text(const std::string& command, const char* usage_template) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> texts;  // a map's elements stay where they are
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto [text, made] = texts.try_emplace(command);
+  if (made) text->second = usage_with_flags(command, usage_template);
+  return text->second.c_str();
 }
 
 }  // namespace terrazo

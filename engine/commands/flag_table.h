@@ -62,6 +62,12 @@ const FlagSpec* find_flag(const std::string& command, const std::string& name);
 // of that section: the synopsis (name and value) in a column, the help beside it, "(default X)" last.
 std::string usage_with_flags(const std::string& command, const std::string& usage_template);
 
+// A flag taking one value (a switch: FlagType::Switch and value_name ""), not repeatable, its keyword the name's.
+FlagSpec make_flag(const char* name, FlagType type, const char* value_name, const char* default_text, const char* help);
+
+// usage_with_flags(command, usage_template), made once per command: the text of `terrazo <command> --help`.
+const char* usage_text(const std::string& command, const char* usage_template);
+
 // The shared declarations (flag_table.cpp), for command_flags.cpp: the common flag `name` with
 // `note` appended to its help ("; note") and `default_text` when not null.
 FlagSpec shared_flag(const std::string& name, const std::string& note = "", const char* default_text = nullptr);

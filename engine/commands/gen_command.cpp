@@ -11,24 +11,8 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
 
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo gen --width W --height H [options] OUTPUT\n"
-    "\n"
-    "Makes deterministic fractal terrain (value-noise fBm with river valleys and pits) of any size,\n"
-    "tile by tile, straight into a terrazo tile store (OUTPUT.tzs) or a tiled GeoTIFF (OUTPUT.tif).\n"
-    "The same options give identical cells whatever the tile size or thread count, and a W x H\n"
-    "raster is the top-left crop of any larger one with the same seed.\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "Nodata is -9999 for float types, the lowest value for signed and the highest for unsigned integers.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo gen --width 65536 --height 65536 --seed 7 --nodata-holes 0.05 big.tzs\n";
+namespace {
 
 CellType parse_cell_type(const std::string& text) {
   std::string lower;
@@ -52,15 +36,9 @@ std::uint64_t required_size(ArgParser& args, const std::string& flag) {
 
 }  // namespace
 
-const char* gen_usage() {
-  static const std::string text = usage_with_flags("gen", kUsage);
-  return text.c_str();
-}
-
 GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
   ArgParser args("gen", arguments);
-  GenCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<GenCommandOptions>(args);
   GenerateOptions& options = parsed.gen;
   TerrainOptions& terrain = options.terrain;
   terrain.width = required_size(args, "--width");
@@ -106,13 +84,8 @@ GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
 
 GenCommandResult run_gen_command(const GenCommandOptions& options, Progress& progress) {
   check_output_file(options.gen.output);
-  RunContext context(run_settings(options.common), progress);
-  GenCommandResult r;
-  r.options = options;
-  r.result = run_generate(options.gen, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<GenCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_generate(options.gen, context); });
 }
 
 std::string GenCommandResult::summary() const {

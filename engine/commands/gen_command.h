@@ -7,33 +7,14 @@
 #include <vector>
 
 #include "engine/commands/command_line.h"
+#include "engine/commands/command_result.h"
 #include "engine/commands/generate_terrain.h"
 #include "kernels/common/progress.h"
 #include "kernels/common/json_summary.h"
 
 namespace terrazo {
 
-struct GenCommandOptions {
-  GenerateOptions gen;
-  CommonOptions common;  // --memory, --json, -q, ...
-};
-
-// Parses `args` (after the command name); throws UsageError with a one-line message naming the flag
-// and the value as typed. Reads no file.
-GenCommandOptions parse_gen_options(const std::vector<std::string>& args);
-const char* gen_usage();
-
-struct GenCommandResult {
-  GenCommandOptions options;
-  GenerateResult result;
-  std::uint64_t memory_budget_bytes = 0;
-  std::vector<JsonObject> memory_plan;  // the run's memory plan (engine/run/memory_plan.h), --json "memory_plan"
-  std::string to_json() const;  // one line: the --json summary
-  std::string summary() const;  // the text printed without --json
-  static constexpr bool kTextOnStdout = true, kQuietKeepsText = false;
-};
-
 // Checks the files (UsageError), then runs under a budget of --memory.
-GenCommandResult run_gen_command(const GenCommandOptions& options, Progress& progress);
+TERRAZO_COMMAND(gen, Gen, GenerateOptions, gen, GenerateResult, true);
 
 }  // namespace terrazo

@@ -10,33 +10,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo import [options] INPUT OUTPUT.tzs\n"
-    "\n"
-    "Converts any GDAL raster (GeoTIFF, SRTM .hgt, ENVI .bil, ESRI .asc and .asc.gz, ...) into a\n"
-    "terrazo tile store: t x t tiles in Z-order, georeferencing and nodata kept, min/max computed\n"
-    "from the data. One streaming pass; memory stays within --memory whatever the raster size.\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "Example:\n"
-    "  terrazo import --memory 512M --tile 256 dem.tif dem.tzs\n";
-
-}  // namespace
-
-const char* import_usage() {
-  static const std::string text = usage_with_flags("import", kUsage);
-  return text.c_str();
-}
 
 ImportCommandOptions parse_import_options(const std::vector<std::string>& arguments) {
   ArgParser args("import", arguments);
-  ImportCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<ImportCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const auto paths = args.positionals(2, 2, "INPUT OUTPUT");
   ImportOptions& options = parsed.import;
@@ -55,11 +32,8 @@ ImportCommandResult run_import_command(const ImportCommandOptions& options, Prog
   check_input_file(options.import.input);
   check_output_file(options.import.output, {options.import.input});
   MemoryBudget budget(options.common.memory_bytes);
-  ImportCommandResult r;
-  r.options = options;
-  r.result = run_import(options.import, budget, progress);
-  r.memory_budget_bytes = budget.total();
-  return r;
+  return run_in_budget<ImportCommandResult>(
+      options, budget, [&](MemoryBudget& b) { return run_import(options.import, b, progress); });
 }
 
 std::string ImportCommandResult::summary() const {
@@ -73,14 +47,8 @@ std::string ImportCommandResult::summary() const {
 
 std::string ImportCommandResult::to_json() const {
   const RasterInfo& info = result.info;
-  JsonObject summary;
-  summary.add("command", "import")
-      .add("input", options.import.input)
-      .add("output", options.import.output)
-      .add("width", info.width)
-      .add("height", info.height)
-      .add("type", to_string(info.type))
-      .add("band", result.band)
+  JsonObject summary = copy_json_head("import", options.import.input, options.import.output, info);
+  summary.add("band", result.band)
       .add("bands", result.bands)
       .add("tile", result.grid.tile)
       .add("tiles", result.grid.tile_count())
@@ -88,13 +56,7 @@ std::string ImportCommandResult::to_json() const {
       .add("valid_cells", info.valid_cells);
   if (info.has_stats) summary.add("min", info.min).add("max", info.max);
   else summary.add_null("min").add_null("max");
-  summary.add("bytes_read", result.bytes_read)
-      .add("bytes_written", result.bytes_written)
-      .add("buffer_bytes", result.buffer_bytes)
-      .add("memory_bytes", options.common.memory_bytes)
-      .add("seconds", result.seconds)
-      .add("peak_rss_bytes", peak_rss_bytes());
-  return summary.str();
+  return add_copy_totals(summary, *this).str();
 }
 
 }  // namespace terrazo

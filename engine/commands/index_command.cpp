@@ -7,44 +7,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo index [options] INPUT INDEX.tzi\n"
-    "\n"
-    "Builds the boundary-graph index of INPUT (the graph G' of [Gerritsen2012, ch. 4]): for every tile,\n"
-    "the exact cost distance between every pair of the tile's boundary cells over paths inside the tile,\n"
-    "by nested dissection (16 or fewer cells a side by blocked Floyd-Warshall, then 2x2 merges up to the\n"
-    "tile). Built once per terrain and weight model, it answers many-site queries fast:\n"
-    "`terrazo od-matrix --index INDEX.tzi` (docs/index.md).\n"
-    "\n"
-    "INPUT       any GDAL raster or a terrazo tile store (.tzs), the cost surface\n"
-    "INDEX.tzi   the index: per tile its ring values and the upper triangle of its (4t-4)^2 distance\n"
-    "            matrix, 32-bit entries where they fit, else 64-bit; about 32 bytes per cell\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: width, height, tile, leaf, device, weight, connectivity, scale, offset, tiles,\n"
-    "present_tiles, bytes, bytes_per_cell, matrices_per_second, phases {import, read, matrices, write},\n"
-    "kernel_ms, seconds, fingerprint, peak_rss_bytes.\n"
-    "\n"
-    "Examples:\n"
-    "  terrazo index dem.tif dem.tzi\n"
-    "  terrazo index --weight absdiff --tile 128 --memory 4G dem.tif dem_absdiff.tzi\n";
-
-}  // namespace
-
-const char* index_usage() {
-  static const std::string text = usage_with_flags("index", kUsage);
-  return text.c_str();
-}
 
 IndexCommandOptions parse_index_options(const std::vector<std::string>& arguments) {
   ArgParser args("index", arguments);
-  IndexCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<IndexCommandOptions>(args);
   IndexOptions& o = parsed.index;
   if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
   if (auto text = args.value("--scale")) {
@@ -71,23 +37,18 @@ IndexCommandOptions parse_index_options(const std::vector<std::string>& argument
 IndexCommandResult run_index_command(const IndexCommandOptions& options, Progress& progress) {
   check_input_file(options.index.input);
   check_output_file(options.index.output, {options.index.input});
-  RunContext context(run_settings(options.common), progress);
-  IndexCommandResult r;
-  r.options = options;
-  r.result = run_index(options.index, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<IndexCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_index(options.index, context); });
 }
 
 std::string IndexCommandResult::summary() const {
   const IndexResult& r = result;
   return format_line("index: %llu x %llu cells, %llu tiles of %u (%llu with a boundary), %s (%.1f bytes per cell); "
-                     "%.0f matrices/s; %.1f s, peak RSS %s",
+                     "%.0f matrices/s",
                      static_cast<unsigned long long>(r.width), static_cast<unsigned long long>(r.height),
                      static_cast<unsigned long long>(r.tiles), r.tile, static_cast<unsigned long long>(r.present_tiles),
-                     MemoryBudget::format_size(r.bytes).c_str(), r.bytes_per_cell, r.matrices_per_second,
-                     r.seconds_total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+                     MemoryBudget::format_size(r.bytes).c_str(), r.bytes_per_cell, r.matrices_per_second) +
+         run_line_tail(r.seconds_total, r.peak_rss_bytes);
 }
 
 std::string IndexCommandResult::to_json() const {
@@ -95,11 +56,8 @@ std::string IndexCommandResult::to_json() const {
   const IndexOptions& o = options.index;
   JsonObject phases;
   phases.add("import", r.seconds_import).add("read", r.seconds_read).add("matrices", r.seconds_matrices).add("write", r.seconds_write);
-  JsonObject s;
-  s.add("command", "index")
-      .add("input", o.input)
-      .add("output", o.output)
-      .add("width", r.width)
+  JsonObject s = json_head("index", o.input, o.output);
+  s.add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
       .add("leaf", r.leaf)
@@ -118,11 +76,9 @@ std::string IndexCommandResult::to_json() const {
       .add("phases", phases)
       .add("kernel_ms", r.kernel_ms)
       .add("seconds", r.seconds_total)
-      .add("fingerprint", r.fingerprint)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes);
+      .add("fingerprint", r.fingerprint);
+  add_run_totals(s, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                            {"peak_rss_bytes", r.peak_rss_bytes}});
   return s.str();
 }
 

@@ -6,30 +6,13 @@
 #include <vector>
 
 #include "engine/commands/command_line.h"
+#include "engine/commands/command_result.h"
 #include "engine/commands/index.h"
 #include "kernels/common/progress.h"
 #include "kernels/common/json_summary.h"
 
 namespace terrazo {
 
-struct IndexCommandOptions {
-  IndexOptions index;
-  CommonOptions common;
-};
-
-IndexCommandOptions parse_index_options(const std::vector<std::string>& args);
-const char* index_usage();
-
-struct IndexCommandResult {
-  IndexCommandOptions options;
-  IndexResult result;
-  std::uint64_t memory_budget_bytes = 0;
-  std::vector<JsonObject> memory_plan;  // the run's memory plan (engine/run/memory_plan.h), --json "memory_plan"
-  std::string to_json() const;
-  std::string summary() const;
-  static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;
-};
-
-IndexCommandResult run_index_command(const IndexCommandOptions& options, Progress& progress);
+TERRAZO_COMMAND(index, Index, IndexOptions, index, IndexResult, false);
 
 }  // namespace terrazo

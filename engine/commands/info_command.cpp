@@ -10,22 +10,8 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
 
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo info [options] INPUT\n"
-    "\n"
-    "Describes a tile store or any GDAL raster: size, cell type, tiles, nodata value and share,\n"
-    "min and max (computed by reading every cell, never taken from metadata; this also verifies\n"
-    "every tile checksum of a store), geotransform and CRS. A boundary-graph index (.tzi, `terrazo\n"
-    "index`): its raster size and fingerprint, weights, tiles and size; every tile checksum verified.\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "Example:\n"
-    "  terrazo info --json dem.tzs\n";
+namespace {
 
 std::string describe(const RasterSummary& s) {
   std::string out;
@@ -66,15 +52,9 @@ std::string describe(const RasterSummary& s) {
 
 }  // namespace
 
-const char* info_usage() {
-  static const std::string text = usage_with_flags("info", kUsage);
-  return text.c_str();
-}
-
 InfoCommandOptions parse_info_options(const std::vector<std::string>& arguments) {
   ArgParser args("info", arguments);
-  InfoCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<InfoCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   parsed.input = args.positionals(1, 1, "INPUT")[0];
   parsed.band = band;

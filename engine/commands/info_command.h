@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/commands/command_line.h"
+#include "engine/commands/command_result.h"
 #include "engine/commands/index.h"
 #include "engine/raster_inputs/raster_io.h"
 #include "kernels/common/progress.h"
@@ -25,14 +26,10 @@ struct InfoCommandOptions {
 InfoCommandOptions parse_info_options(const std::vector<std::string>& args);
 const char* info_usage();
 
-struct InfoCommandResult {
-  InfoCommandOptions options;
-  RasterSummary result;
+struct InfoCommandResult : CommandResult<InfoCommandOptions, RasterSummary, true, true> {
   IndexSummary index;  // when INPUT is a boundary-graph index (.tzi): its description instead
-  std::uint64_t memory_budget_bytes = 0;
-  std::string to_json() const;  // one line: the --json summary
-  std::string summary() const;  // the text printed without --json
-  static constexpr bool kTextOnStdout = true, kQuietKeepsText = true;
+  std::string to_json() const;
+  std::string summary() const;
 };
 
 // Checks the files (UsageError), then runs under a budget of --memory.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/commands/output_paths.h"
+#include "engine/commands/run_totals.h"
 #include "engine/raster_inputs/pipeline_input.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
@@ -113,10 +114,10 @@ void fill_mst_result(const MstPhaseResult& phases, const WeightParams& params, M
 }  // namespace
 
 MstResult run_mst(const MstOptions& options, RunContext& context) {
-  MemoryBudget& budget = context.budget();
-  Progress& progress = context.progress();
   Stopwatch start;
   MstResult result;
+  MemoryBudget& budget = context.budget();
+  Progress& progress = context.progress();
   if (options.input.empty()) throw UsageError("mst: INPUT is missing");
   check_distinct_paths({{"INPUT", options.input}}, {{"OUTPUT", options.output}, {"--edge-list", options.edge_list}});
 
@@ -159,11 +160,7 @@ MstResult run_mst(const MstOptions& options, RunContext& context) {
   outputs.publish();
 
   fill_mst_result(phases, params, result);
-  result.bytes_read += input->bytes_read();
-  result.bytes_written += input->bytes_written();
-  result.seconds.total = start.seconds();
-  result.memory_peak_reserved = budget.peak_reserved();
-  result.peak_rss_bytes = peak_rss_bytes();
+  finish_run_totals(result, *input, budget, start);
   return result;
 }
 

@@ -10,46 +10,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo mst [options] INPUT EDGES.tif\n"
-    "\n"
-    "Minimum spanning tree (a forest where nodata splits the terrain) of the grid graph of INPUT, computed\n"
-    "out of core: block-local MST per tile, hierarchical merge of tile summaries, expansion (Gerritsen 2012).\n"
-    "The tree is unique: edges are ordered by (weight, smaller cell id, larger cell id), cell id = y*W + x.\n"
-    "\n"
-    "INPUT      any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "EDGES.tif  Byte GeoTIFF, georeferenced like INPUT: each cell's bits mark its tree edges,\n"
-    "           bit 0 = E (x+1, y), bit 1 = SE (x+1, y+1), bit 2 = S (x, y+1), bit 3 = SW (x-1, y+1);\n"
-    "           255 = nodata cell. Give '-' to write no raster (totals and --edge-list only).\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: total_weight (fixed-point units), total_weight_input_units, edges, vertices, components,\n"
-    "scale, scale_given, step_error_bound (input units per weight; 0: exact), relative_error_bound (null:\n"
-    "void), offset, weight, connectivity, tile, device, merge (the mode that ran), phases {import,\n"
-    "block_local, merge, expansion}, seconds, gpu_kernel_seconds (phase 1), gpu_merge_kernel_seconds,\n"
-    "merge_batches, peak_rss_bytes, bytes_read, bytes_written.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo mst --memory 1G --json dem.tif mst_edges.tif\n"
-    "  terrazo mst --weight absdiff --connectivity 4 --edge-list tree.bin dem.tzs -\n"
-    "  terrazo mst --device cuda --merge cuda --json dem.tzs mst_edges.tif\n";
-
-}  // namespace
-
-const char* mst_usage() {
-  static const std::string text = usage_with_flags("mst", kUsage);
-  return text.c_str();
-}
 
 MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
   ArgParser args("mst", arguments);
-  MstCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<MstCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const std::optional<std::string> input_mode = args.value("--input-mode");
   const CommonOptions& common = parsed.common;
@@ -85,23 +49,17 @@ MstCommandResult run_mst_command(const MstCommandOptions& options, Progress& pro
   check_input_file(o.input);
   if (!o.output.empty()) check_output_file(o.output, {o.input});
   if (!o.edge_list.empty()) check_output_file(o.edge_list, {o.input, o.output});
-  RunContext context(run_settings(options.common), progress);
-  MstCommandResult r;
-  r.options = options;
-  r.result = run_mst(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<MstCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_mst(o, context); });
 }
 
 std::string MstCommandResult::summary() const {
   const MstResult& m = result;
-  return format_line("mst: %llu edges, %llu vertices, %llu components; total weight %llu (x 1/%g = %.6f input units); "
-                     "%.1f s, peak RSS %s",
+  return format_line("mst: %llu edges, %llu vertices, %llu components; total weight %llu (x 1/%g = %.6f input units)",
                      static_cast<unsigned long long>(m.edges), static_cast<unsigned long long>(m.vertices),
                      static_cast<unsigned long long>(m.components), static_cast<unsigned long long>(m.total_weight),
-                     m.params.scale, m.total_weight_input_units, m.seconds.total,
-                     MemoryBudget::format_size(m.peak_rss_bytes).c_str());
+                     m.params.scale, m.total_weight_input_units) +
+         run_line_tail(m.seconds.total, m.peak_rss_bytes);
 }
 
 std::string MstCommandResult::to_json() const {
@@ -111,11 +69,8 @@ std::string MstCommandResult::to_json() const {
       .add("block_local", r.seconds.block_local)
       .add("merge", r.seconds.merge)
       .add("expansion", r.seconds.expansion);
-  JsonObject summary;
-  summary.add("command", "mst")
-      .add("input", options.mst.input)
-      .add("output", options.mst.output)
-      .add("width", r.width)
+  JsonObject summary = json_head("mst", options.mst.input, options.mst.output);
+  summary.add("width", r.width)
       .add("height", r.height)
       .add("tile", r.tile)
       .add("input_read", r.input_read)
@@ -141,13 +96,10 @@ std::string MstCommandResult::to_json() const {
       .add("gpu_merge_kernel_seconds", r.gpu_merge_kernel_seconds)
       .add("merge_batches", r.merge_batches)
       .add("summary_edges", r.summary_edges)
-      .add("expansion_records", r.expansion_records)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
+      .add("expansion_records", r.expansion_records);
+  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                  {"bytes_written", r.bytes_written}});
   return summary.str();
 }
 

@@ -7,33 +7,14 @@
 #include <vector>
 
 #include "engine/commands/command_line.h"
+#include "engine/commands/command_result.h"
 #include "engine/commands/mst.h"
 #include "kernels/common/progress.h"
 #include "kernels/common/json_summary.h"
 
 namespace terrazo {
 
-struct MstCommandOptions {
-  MstOptions mst;        // input, output ("" for '-'), edge list, weights, device, ...
-  CommonOptions common;  // --memory, --json, -q, ...
-};
-
-// Parses `args` (after the command name); throws UsageError with a one-line message naming the flag
-// and the value as typed. Reads no file.
-MstCommandOptions parse_mst_options(const std::vector<std::string>& args);
-const char* mst_usage();
-
-struct MstCommandResult {
-  MstCommandOptions options;
-  MstResult result;
-  std::uint64_t memory_budget_bytes = 0;
-  std::vector<JsonObject> memory_plan;  // the run's memory plan (engine/run/memory_plan.h), --json "memory_plan"
-  std::string to_json() const;  // one line: the --json summary
-  std::string summary() const;  // one line for stderr
-  static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;
-};
-
 // Checks the files (UsageError), then run_mst under a budget of --memory.
-MstCommandResult run_mst_command(const MstCommandOptions& options, Progress& progress);
+TERRAZO_COMMAND(mst, Mst, MstOptions, mst, MstResult, false);
 
 }  // namespace terrazo

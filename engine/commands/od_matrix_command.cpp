@@ -16,42 +16,8 @@
 #include "io/store/output_set.h"
 
 namespace terrazo {
-namespace {
 
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo od-matrix --site x,y --site x,y [...] | --sites-file FILE | --sites-raster R [options] INPUT OUT.csv\n"
-    "\n"
-    "The exact cost-distance matrix between K sites over the 8- (or 4-) connected grid graph of INPUT,\n"
-    "the same numbers `terrazo sssp` gives at the sites. With --index, from the boundary-graph index of\n"
-    "`terrazo index` (one in-tile solve per site, then an exchange over the tiles' boundaries whose tile\n"
-    "re-solves are min-plus products, on the GPU with --device cuda); without, the same exchange with\n"
-    "in-tile solves, the sites in batches, each tile read about once per batch (docs/index.md).\n"
-    "\n"
-    "INPUT      the cost surface: any GDAL raster or a terrazo tile store (.tzs)\n"
-    "OUT.csv    `from_id,to_id,cost`: a header line, then one line per ordered pair of sites (K x K,\n"
-    "           the diagonal 0), the cost in INPUT's cost units, empty where the target is unreachable\n"
-    "           (or beyond --max-cost); --wide: a K x K table instead\n"
-    "\n"
-    "Sites (at least 2; ids 1, 2, ... in the order given):\n"
-    "{flags Sites}\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: width, height, tile, method (index|exchange|transient index|index on the GPU), device,\n"
-    "exchange (sweep, queue, rounds-cpu or rounds-gpu), weight, connectivity, scale, sites, pairs_reached,\n"
-    "batch_sources, tile_solves, rounds, max_active, matrix_loads, gpu_uploads, kernel_ms\n"
-    "(kernel_ms_select, _solve, _push: the GPU rounds' stages), due_sources (the (tile, source) pairs\n"
-    "their solves multiplied), settled, stopped_early, max_live, index_bytes (the sweep: tiles settled,\n"
-    "sources stopped early, the most label blocks of one source, the index in memory),\n"
-    "index_kernel_ms (the index built on the GPU), cache_tiles,\n"
-    "exchange_solves, phases {index (the transient index), import, sites, queries}, seconds, peak_rss_bytes.\n"
-    "\n"
-    "Examples:\n"
-    "  terrazo index dem.tif dem.tzi\n"
-    "  terrazo od-matrix --index dem.tzi --site 10,20 --site 300,40 --site 512,512 dem.tif od.csv\n"
-    "  terrazo od-matrix --sites-file towns.gpkg --wide --max-cost 1e6 dem.tif od.csv\n";
+namespace {
 
 std::string format_cost(PathLength d, double scale) {
   if (d == kUnreached) return "";
@@ -62,15 +28,9 @@ std::string format_cost(PathLength d, double scale) {
 
 }  // namespace
 
-const char* od_matrix_usage() {
-  static const std::string text = usage_with_flags("od-matrix", kUsage);
-  return text.c_str();
-}
-
 OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& arguments) {
   ArgParser args("od-matrix", arguments);
-  OdMatrixCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<OdMatrixCommandOptions>(args);
   OdMatrixOptions& o = parsed.od;
   for (const std::string& text : args.values("--site")) o.sites.push_back(parse_source_point(text, "--site"));
   o.map_coords = args.flag("--map-coords");
@@ -188,8 +148,7 @@ void write_output_text(const AtomicOutput& output, const std::string& text, cons
 
 }  // namespace
 
-OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& options, Progress& progress) {
-  const OdMatrixOptions& o = options.od;
+std::vector<std::string> check_od_matrix_inputs(const OdMatrixOptions& o) {
   check_input_file(o.input);
   std::vector<std::string> inputs = {o.input};
   if (!o.index.empty()) {
@@ -204,6 +163,12 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
     check_input_file(o.sites_raster);
     inputs.push_back(o.sites_raster);
   }
+  return inputs;
+}
+
+OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& options, Progress& progress) {
+  const OdMatrixOptions& o = options.od;
+  const std::vector<std::string> inputs = check_od_matrix_inputs(o);
   check_distinct_paths(od_matrix_input_paths(o), {{"OUT.csv", o.output}, {"--geojson", o.geojson}});
   check_output_file(o.output, inputs);
   if (!o.geojson.empty()) check_output_file(o.geojson, inputs);
@@ -212,12 +177,8 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
   OutputSet outputs;
   AtomicOutput& csv = outputs.add(o.output);
   AtomicOutput* lines = outputs.add_if(o.geojson);
-  RunContext context(run_settings(options.common), progress);
-  OdMatrixCommandResult r;
-  r.options = options;
-  r.result = run_od_matrix(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
+  const OdMatrixCommandResult r = run_in_context<OdMatrixCommandResult>(
+      options, run_settings(options.common), progress, [&](RunContext& context) { return run_od_matrix(o, context); });
   write_output_text(csv, od_matrix_csv(r.result, o.wide), "OUT.csv");
   if (lines) write_output_text(*lines, od_matrix_geojson(r.result), "--geojson");
   outputs.publish();
@@ -226,10 +187,10 @@ OdMatrixCommandResult run_od_matrix_command(const OdMatrixCommandOptions& option
 
 std::string OdMatrixCommandResult::summary() const {
   const OdMatrixResult& r = result;
-  return format_line("od-matrix: %llu sites (%s, %s), %llu of %llu pairs reached; %.1f s, peak RSS %s",
+  return format_line("od-matrix: %llu sites (%s, %s), %llu of %llu pairs reached",
                      static_cast<unsigned long long>(r.sites), r.method.c_str(), r.device.c_str(),
-                     static_cast<unsigned long long>(r.pairs_reached), static_cast<unsigned long long>(r.sites * r.sites),
-                     r.seconds_total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(r.pairs_reached), static_cast<unsigned long long>(r.sites * r.sites)) +
+         run_line_tail(r.seconds_total, r.peak_rss_bytes);
 }
 
 std::string OdMatrixCommandResult::to_json() const {
@@ -275,11 +236,9 @@ std::string OdMatrixCommandResult::to_json() const {
       .add("cache_tiles", r.cache_tiles)
       .add("exchange_solves", r.exchange_solves)
       .add("phases", phases)
-      .add("seconds", r.seconds_total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes);
+      .add("seconds", r.seconds_total);
+  add_run_totals(s, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                            {"peak_rss_bytes", r.peak_rss_bytes}});
   return s.str();
 }
 

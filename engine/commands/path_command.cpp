@@ -10,44 +10,10 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo path --backlink BACK.tif --cost COST.tif --dest x,y [--dest ...] [options] PATHS.geojson\n"
-    "\n"
-    "Least-cost paths from destinations back to their nearest source, traced through the backlink raster\n"
-    "of `terrazo sssp --backlink` (read window by window, so rasters larger than memory are fine).\n"
-    "\n"
-    "PATHS.geojson  one LineString per destination, source first, vertices at cell centres in the\n"
-    "               rasters' CRS; properties dest_id, dest_x, dest_y, cost (COST.tif at the destination),\n"
-    "               length (metres on the ellipsoid when the CRS is geographic, lon/lat; map units\n"
-    "               otherwise; whatever sssp's --distance was), length_cells (1 per orthogonal, sqrt 2\n"
-    "               per diagonal step), cells\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: length_unit (metre or map unit), paths [{dest, x, y, source_x, source_y, cost, length,\n"
-    "length_cells, cells}], seconds, peak_rss_bytes,\n"
-    "bytes_read, bytes_written, bytes_spilled.\n"
-    "\n"
-    "Example:\n"
-    "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
-    "  terrazo path --backlink back.tif --cost cost.tif --dest 900,700 --dest 10,300 paths.geojson\n"
-    "  ogrinfo -al paths.geojson\n";
-
-}  // namespace
-
-const char* path_usage() {
-  static const std::string text = usage_with_flags("path", kUsage);
-  return text.c_str();
-}
 
 PathCommandOptions parse_path_options(const std::vector<std::string>& arguments) {
   ArgParser args("path", arguments);
-  PathCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<PathCommandOptions>(args);
   PathOptions& options = parsed.path;
   for (const std::string& text : args.values("--dest")) options.dests.push_back(parse_source_point(text, "--dest"));
   if (auto file = args.value("--backlink")) options.backlink = *file;
@@ -69,13 +35,8 @@ PathCommandResult run_path_command(const PathCommandOptions& options, Progress& 
   check_input_file(o.cost);
   check_output_file(o.output, {o.backlink, o.cost});
   if (!o.mask.empty()) check_output_file(o.mask, {o.backlink, o.cost, o.output});
-  RunContext context(run_settings(options.common, MemoryBudget::kRaiseMemory), progress);
-  PathCommandResult r;
-  r.options = options;
-  r.result = run_path(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<PathCommandResult>(options, run_settings(options.common, MemoryBudget::kRaiseMemory), progress,
+                                        [&](RunContext& context) { return run_path(o, context); });
 }
 
 std::string PathCommandResult::summary() const {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "engine/commands/command_result.h"
 #include "engine/commands/output_paths.h"
 #include "engine/render/colormaps.h"
 #include "engine/render/contours.h"
@@ -25,38 +26,8 @@
 #include "io/gdal/vector_lines.h"
 
 namespace terrazo {
-namespace {
 
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo render [options] INPUT OUT.png\n"
-    "\n"
-    "A quick-look picture of a terrazo input or output: a DEM, a cost surface, a backlink raster,\n"
-    "allocation zones or clump labels, an MST edge raster; paths and sources drawn on top; a legend\n"
-    "and a scale bar in a panel under the map. The raster is read at the picture's size (GDAL's\n"
-    "decimated read, from overviews when the file has them: `gdaladdo` makes them), so rasters far\n"
-    "larger than --memory draw quickly in memory proportional to the picture.\n"
-    "\n"
-    "Kinds (--kind; auto: UInt32 -> labels, Float with nodata -1 (what `terrazo sssp` writes) ->\n"
-    "cost, Byte with nodata 255 -> choose backlink or edges, anything else -> dem):\n"
-    "  dem       terrain colours under a hillshade (sun from the north-west, 45 degrees up)\n"
-    "  cost      viridis colour map (perceptually uniform) and contour lines, over a hillshade of\n"
-    "            --terrain when given\n"
-    "  backlink  one colour per direction to the predecessor (E, SE, S, SW, W, NW, N, NE); a knight's\n"
-    "            move (--connectivity 16) halfway between the two directions it lies between\n"
-    "  labels    a 12-colour categorical palette: clump labels, sssp --allocation zones\n"
-    "  edges     MST edge raster: tree edges as lines between cell centres (when the picture has a\n"
-    "            pixel per cell or more), else the cells that own an edge\n"
-    "Nodata is transparent.\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "Examples:\n"
-    "  terrazo render dem.tif dem.png\n"
-    "  terrazo render --terrain dem.tif --paths paths.geojson --source 120,45 cost.tif cost.png\n"
-    "  terrazo render --kind edges --width 800 edges.tif edges.png\n"
-    "  terrazo render --kind labels --terrain dem.tif nearest.tif zones.png\n";
+namespace {
 
 bool ends_with_png(const std::string& path) { return file_extension(path) == ".png"; }
 
@@ -160,11 +131,6 @@ const char* to_string(RenderKind kind) {
     case RenderKind::Edges: return "edges";
   }
   return "?";
-}
-
-const char* render_usage() {
-  static const std::string text = usage_with_flags("render", kUsage);
-  return text.c_str();
 }
 
 RenderCommandOptions parse_render_options(const std::vector<std::string>& arguments) {
@@ -566,11 +532,8 @@ std::string RenderCommandResult::summary() const {
 }
 
 std::string RenderCommandResult::to_json() const {
-  JsonObject j;
-  j.add("command", "render")
-      .add("input", options.input)
-      .add("output", options.output)
-      .add("kind", to_string(kind))
+  JsonObject j = json_head("render", options.input, options.output);
+  j.add("kind", to_string(kind))
       .add("raster_width", raster_width)
       .add("raster_height", raster_height)
       .add("width", width)

@@ -12,66 +12,6 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
-namespace {
-
-// The usage text; each "{flags SECTION}" line becomes that section's flags (engine/commands/flag_table.h).
-const char kUsage[] =
-    "Usage: terrazo sssp --source x,y [--source ...] [options] INPUT COST.tif\n"
-    "       terrazo cost-distance ...   (the same command)\n"
-    "\n"
-    "Cumulative cost distance from one or more sources over the 8- (or 4-) connected grid graph of\n"
-    "INPUT, exact, out of core: block-local Dijkstra per tile and a tile-level priority queue that\n"
-    "pushes improved tile borders to the neighbouring tiles until nothing improves (docs/sssp.md).\n"
-    "With the default friction weight the result is GRASS r.cost's and scikit-image MCP_Geometric's.\n"
-    "\n"
-    "INPUT      any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
-    "COST.tif   Float64 GeoTIFF (--ot Float32: half the size, each value rounded to 24 bits), georeferenced\n"
-    "           like INPUT: cost distance in INPUT's cost units;\n"
-    "           nodata -1 where no source reaches (or beyond --max-cost). '-' writes none.\n"
-    "\n"
-    "Sources (at least one; ids 1, 2, ... in the order given, for --allocation):\n"
-    "{flags Sources}\n"
-    "\n"
-    "Per-source settings (ArcGIS's source characteristics; docs/sssp.md \"Per-source settings\"):\n"
-    "{flags Per-source settings}\n"
-    "\n"
-    "Index:\n"
-    "{flags Index}\n"
-    "\n"
-    "Outputs:\n"
-    "{flags Outputs}\n"
-    "\n"
-    "Options:\n"
-    "{flags Options}\n"
-    "\n"
-    "JSON keys: cost_type, width, height, tile, device, exchange, block_solver, weight (walk or tobler\n"
-    "with --model), distance, direction, length_unit, barrier_raster, barrier_band, barrier_cells,\n"
-    "connectivity, scale, input_read,\n"
-    "scale_given, step_error_bound (input units per step; 0: exact), relative_error_bound (of every\n"
-    "path; null: void), offset, sources, source_start, source_max_field, source_multiplier_field,\n"
-    "source_initial, source_multiplier, source_groups, sources_beyond_max_cost, reached_cells,\n"
-    "max_distance, tiles, tiles_solved, solves,\n"
-    "resolves, rounds, phases {import, load, sources, exchange, flush, write}, seconds,\n"
-    "peak_rss_bytes, bytes_read, bytes_written, scratch_bytes; with the resident exchange also\n"
-    "resident {tile, rounds, max_round_tiles, sweeps, gpu_ms, select_ms, solve_ms} (GPU counters;\n"
-    "0 on the CPU).\n"
-    "\n"
-    "Examples:\n"
-    "  terrazo sssp --source 120,45 --backlink back.tif dem.tif cost.tif\n"
-    "  terrazo cost-distance --source-crs EPSG:4326 --source -71.30,44.27 --max-cost 5e6 dem.tif cost.tif\n"
-    "  terrazo sssp --sources-file towns.gpkg --allocation nearest.tif --memory 2G --json friction.tif cost.tif\n"
-    "  terrazo sssp --distance geodesic --source 10,10 friction_per_metre.tif cost.tif\n"
-    "  terrazo sssp --weight unit --barrier-raster walls.tif --source 5,5 land.tif hops.tif\n"
-    "  terrazo sssp --sources-file depots.gpkg --source-multiplier-field speed_factor --source-max-field range\n"
-    "               --allocation served.tif friction.tif cost.tif\n"
-    "  terrazo sssp --model walk --friction landcover_s_per_m.tif --source 10,10 dem_utm.tif minutes.tif\n";
-
-}  // namespace
-
-const char* sssp_usage() {
-  static const std::string text = usage_with_flags("sssp", kUsage);
-  return text.c_str();
-}
 
 namespace {
 
@@ -207,8 +147,7 @@ void parse_solver_flags(ArgParser& args, SsspOptions& options) {
 
 SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments) {
   ArgParser args("sssp", arguments);
-  SsspCommandOptions parsed;
-  parsed.common = parse_common_options(args);
+  auto parsed = parse_common<SsspCommandOptions>(args);
   const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
   const std::uint32_t barrier_band = parse_band_option(args, "--barrier-band");
   const std::optional<std::string> input_mode = args.value("--input-mode");
@@ -261,23 +200,18 @@ SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& 
     check_output_file(*out, taken);
     taken.push_back(*out);
   }
-  RunContext context(run_settings(options.common), progress);
-  SsspCommandResult r;
-  r.options = options;
-  r.result = run_sssp(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<SsspCommandResult>(options, run_settings(options.common), progress,
+                                        [&](RunContext& context) { return run_sssp(o, context); });
 }
 
 std::string SsspCommandResult::summary() const {
   const SsspResult& r = result;
   return format_line("sssp: %llu sources, %llu of %llu valid cells reached, max cost %.6f; %llu tiles solved "
-                     "(%llu re-solves); %.1f s, peak RSS %s",
+                     "(%llu re-solves)",
                      static_cast<unsigned long long>(r.sources), static_cast<unsigned long long>(r.reached_cells),
                      static_cast<unsigned long long>(r.valid_cells), r.max_distance,
-                     static_cast<unsigned long long>(r.tiles_solved), static_cast<unsigned long long>(r.resolves),
-                     r.seconds.total, MemoryBudget::format_size(r.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(r.tiles_solved), static_cast<unsigned long long>(r.resolves)) +
+         run_line_tail(r.seconds.total, r.peak_rss_bytes);
 }
 
 std::string SsspCommandResult::to_json() const {
@@ -294,11 +228,8 @@ std::string SsspCommandResult::to_json() const {
       .add("write_prepare", r.seconds.write_prepare)
       .add("write_hand_off", r.seconds.write_hand_off)
       .add("write_finish", r.seconds.write_finish);
-  JsonObject summary;
-  summary.add("command", "sssp")
-      .add("input", o.input)
-      .add("output", o.output)
-      .add("backlink", o.backlink)
+  JsonObject summary = json_head("sssp", o.input, o.output);
+  summary.add("backlink", o.backlink)
       .add("allocation", o.allocation)
       .add("cost_type", to_string(o.cost_type))
       .add("width", r.width)
@@ -341,14 +272,10 @@ std::string SsspCommandResult::to_json() const {
       .add("cache_tiles", r.cache_tiles)
       .add("cache_evictions", r.cache_evictions)
       .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written)
-      .add("scratch_bytes", r.scratch_bytes);
+      .add("seconds", r.seconds.total);
+  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                  {"bytes_written", r.bytes_written}, {"scratch_bytes", r.scratch_bytes}});
   if (r.max_cost_fixed != kUnreached) summary.add("max_cost_fixed", r.max_cost_fixed);
   if (r.exchange == "resident") {
     JsonObject resident;

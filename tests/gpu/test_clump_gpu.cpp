@@ -31,11 +31,6 @@
 namespace terrazo {
 namespace {
 
-#define TERRAZO_REQUIRE_GPU()                                                          \
-  do {                                                                                 \
-    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
-  } while (0)
-
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::uint32_t kPoison = 0xDEADBEEFu;
 

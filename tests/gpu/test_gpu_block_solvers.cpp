@@ -29,11 +29,6 @@ namespace {
 using gpu_testing::Pattern;
 using gpu_testing::TileSpec;
 
-#define TERRAZO_REQUIRE_GPU()                                                          \
-  do {                                                                                 \
-    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
-  } while (0)
-
 constexpr std::uint8_t kPoison = 0xA5;
 
 std::string describe(const TileSpec& spec, const WeightParams& p, Connectivity c) {

@@ -33,11 +33,6 @@ using testing::GraphBatch;
 using testing::GraphCase;
 using testing::Shape;
 
-#define TERRAZO_REQUIRE_GPU()                                                          \
-  do {                                                                                 \
-    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
-  } while (0)
-
 constexpr std::uint8_t kPoison = 0xA5;
 constexpr std::uint32_t kPoisonWord = 0xDEADBEEFu;
 

@@ -21,11 +21,6 @@
 namespace terrazo {
 namespace {
 
-#define TERRAZO_REQUIRE_GPU()                                                          \
-  do {                                                                                 \
-    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
-  } while (0)
-
 TEST(IndexGpu, TileBoundaryMatricesMatchCpuBitForBit) {
   TERRAZO_REQUIRE_GPU();
   std::mt19937_64 rng(gpu_testing::run_seed());

@@ -18,14 +18,10 @@
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/block_sssp_solver.h"
 #include "kernels/sssp/knight.h"
+#include "tests/support/gpu_test_support.h"
 
 namespace terrazo {
 namespace {
-
-#define TERRAZO_REQUIRE_GPU()                                                          \
-  do {                                                                                 \
-    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
-  } while (0)
 
 struct Windows {
   std::uint32_t t = 0;

@@ -20,11 +20,6 @@
 namespace terrazo {
 namespace {
 
-#define TERRAZO_REQUIRE_GPU()                                                          \
-  do {                                                                                 \
-    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
-  } while (0)
-
 std::vector<PathLength> run_solver(Device device, const ResidentSsspOptions& options, const std::vector<double>& values,
                                    const std::vector<std::uint64_t>& sources, ResidentSsspStats* stats) {
   WorkerPool pool(2);

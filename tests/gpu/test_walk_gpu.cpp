@@ -23,11 +23,6 @@
 namespace terrazo {
 namespace {
 
-#define TERRAZO_REQUIRE_GPU()                                                          \
-  do {                                                                                 \
-    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
-  } while (0)
-
 // Walk or tobler on 30 x 20 m cells (map units), random coefficients within the allowed range.
 WeightParams walk_params(std::mt19937_64& rng) {
   WeightParams p;
@@ -130,21 +125,6 @@ TEST(GpuWalk, OneShotMatchesCpuTwin) {
   }
 }
 
-std::vector<PathLength> run_resident(Device device, const ResidentSsspOptions& options, const std::vector<double>& values,
-                                     const std::vector<std::uint64_t>& sources) {
-  WorkerPool pool(2);
-  auto solver = make_resident_sssp_solver(device, options, pool);
-  solver->write_values(0, 0, static_cast<std::uint32_t>(options.width), static_cast<std::uint32_t>(options.height),
-                       values.data());
-  for (std::uint64_t cell : sources) solver->set_source(cell % options.width, cell / options.width);
-  const ResidentSsspStats stats = solver->solve([](std::uint64_t, std::uint64_t) {});
-  EXPECT_FALSE(stats.overflow);
-  std::vector<PathLength> dist(options.width * options.height);
-  solver->read_distances(0, 0, static_cast<std::uint32_t>(options.width), static_cast<std::uint32_t>(options.height),
-                         dist.data());
-  return dist;
-}
-
 TEST(GpuWalk, ResidentMatchesCpuTwin) {
   TERRAZO_REQUIRE_GPU();
   SCOPED_TRACE("TERRAZO_TEST_SEED=" + std::to_string(gpu_testing::run_seed()));
@@ -167,8 +147,8 @@ TEST(GpuWalk, ResidentMatchesCpuTwin) {
     }
     const std::string what = "case " + std::to_string(k) + " " + std::to_string(w) + " x " + std::to_string(h) + " g " +
                              std::to_string(o.g) + " " + describe(o.params);
-    const auto gpu = run_resident(Device::Cuda, o, values, sources);
-    const auto cpu = run_resident(Device::Cpu, o, values, sources);
+    const auto gpu = gpu_testing::run_resident(Device::Cuda, o, values, sources);
+    const auto cpu = gpu_testing::run_resident(Device::Cpu, o, values, sources);
     for (std::uint64_t i = 0; i < gpu.size(); ++i) ASSERT_EQ(gpu[i], cpu[i]) << what << " cell " << i % w << "," << i / w;
   }
 }

@@ -1,4 +1,5 @@
-// tests/support/gpu_test_support.h: random tiles and simple oracles for the GPU block-solver tests.
+// tests/support/gpu_test_support.h: random tiles and simple oracles for the GPU block-solver tests,
+// and what every GPU test starts with (TERRAZO_REQUIRE_GPU, the run's seed).
 //
 // The oracles are deliberately plain (sort + union-find, binary-heap Dijkstra) and independent of
 // the CPU twins, so a test compares three implementations: CUDA, the CPU twin, and the oracle.
@@ -16,7 +17,18 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/tile_geometry.h"
+#include "kernels/common/worker_pool.h"
+#include "kernels/sssp/resident_sssp.h"
+
+// Skips the test, saying why, where there is no CUDA device (or the build has no CUDA).
+#define TERRAZO_REQUIRE_GPU()                                                          \
+  do {                                                                                 \
+    if (!cuda_device().available) GTEST_SKIP() << "no GPU: " << cuda_device().reason; \
+  } while (0)
 
 namespace terrazo::gpu_testing {
 
@@ -200,6 +212,23 @@ inline std::vector<PathLength> random_seeds(std::uint32_t t, std::mt19937_64& rn
     }
   }
   if (kind == 0 && t >= 1) dist[static_cast<std::size_t>(1 + rng() % t) * s + 1 + rng() % t] = 0;
+  return dist;
+}
+
+// The distances of the resident exchange on `device` (2 threads) from `sources` (cell indices) over
+// `values` (options.width x options.height); a test failure where it reports an overflow.
+inline std::vector<PathLength> run_resident(Device device, const ResidentSsspOptions& options,
+                                            const std::vector<double>& values, const std::vector<std::uint64_t>& sources) {
+  WorkerPool pool(2);
+  auto solver = make_resident_sssp_solver(device, options, pool);
+  solver->write_values(0, 0, static_cast<std::uint32_t>(options.width), static_cast<std::uint32_t>(options.height),
+                       values.data());
+  for (std::uint64_t cell : sources) solver->set_source(cell % options.width, cell / options.width);
+  const ResidentSsspStats stats = solver->solve([](std::uint64_t, std::uint64_t) {});
+  EXPECT_FALSE(stats.overflow);
+  std::vector<PathLength> dist(options.width * options.height);
+  solver->read_distances(0, 0, static_cast<std::uint32_t>(options.width), static_cast<std::uint32_t>(options.height),
+                         dist.data());
   return dist;
 }
 

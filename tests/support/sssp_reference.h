@@ -42,6 +42,18 @@ double reference_step_length(const SsspReferenceProblem& p, std::uint64_t y, int
 // Runs Dijkstra in place on problem.dist/source/hops. Returns false when a weight overflowed.
 bool sssp_reference(SsspReferenceProblem& problem);
 
+// A problem over the width x height raster `values` with `params` and `connectivity`; no seeds yet.
+inline SsspReferenceProblem reference_problem(std::uint64_t width, std::uint64_t height, const double* values,
+                                              const WeightParams& params, Connectivity connectivity) {
+  SsspReferenceProblem problem;
+  problem.width = width;
+  problem.height = height;
+  problem.values = values;
+  problem.params = params;
+  problem.connectivity = connectivity;
+  return problem;
+}
+
 // The problem of one block solve: the (t+2)^2 window `values` with initial labels `dist` (sources and
 // hops zero), its one-cell halo ring frozen (seeds the block solvers read and never change).
 SsspReferenceProblem block_window_problem(const double* values, std::uint32_t t, const WeightParams& params,

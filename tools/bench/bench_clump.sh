@@ -13,47 +13,19 @@
 # directory, removed first each time; the three region counts are compared at the end (gdalinfo -mm).
 set -euo pipefail
 
-terrazo=$(dirname "$0")/../../build/terrazo
-threads=2
+source "$(dirname "$0")/bench_lib.sh"
 rounds=5
 connectivity=8
-while [[ $# -gt 1 ]]; do
-  case "$1" in
-    --terrazo) terrazo=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --connectivity) connectivity=$2; shift 2 ;;
-    *) echo "bench_clump.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 [--terrazo BIN] [--threads N] [--rounds N] [--connectivity 8|4] INPUT" >&2
-  exit 2
-fi
-input=$(realpath "$1")
-bench=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-times="$work/times.txt"
+bench_parse "[--terrazo BIN] [--threads N] [--rounds N] [--connectivity 8|4] INPUT" --connectivity connectivity "$@"
 
-# run NAME OUTPUT COMMAND...: one timed run; appends "NAME wall cpu rss_kib" to $times.
-run() {
-  local name=$1 out=$2
-  shift 2
-  rm -f "$out"
-  /usr/bin/time -o "$work/t" -f "%e %U %S %M" "$@" >/dev/null 2>"$work/err" || {
-    echo "bench_clump.sh: $name failed:" >&2; cat "$work/err" >&2; exit 1; }
-  read -r wall user sys rss <"$work/t"
-  echo "$name $wall $(echo "$user + $sys" | bc) $rss" | tee -a "$times"
-}
-
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_load before
 for ((i = 1; i <= rounds; i++)); do
-  run terrazo "$work/tz.tif" "$terrazo" clump -q --threads "$threads" --connectivity "$connectivity" "$input" "$work/tz.tif"
-  run scipy "$work/sp.tif" /usr/bin/python3 "$tools/bench/clump_scipy.py" --connectivity "$connectivity" "$input" "$work/sp.tif"
-  run r.clump "$work/rc.tif" "$tools/bench/clump_rclump.sh" "$connectivity" "$input" "$work/rc.tif"
+  rm -f "$work/tz.tif" "$work/sp.tif" "$work/rc.tif"
+  bench_run terrazo "$terrazo" clump -q --threads "$threads" --connectivity "$connectivity" "$input" "$work/tz.tif"
+  bench_run scipy /usr/bin/python3 "$bench/clump_scipy.py" --connectivity "$connectivity" "$input" "$work/sp.tif"
+  bench_run r.clump "$bench/clump_rclump.sh" "$connectivity" "$input" "$work/rc.tif"
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_load after
 for f in tz sp rc; do echo "$f regions: $(gdalinfo -mm "$work/$f.tif" 2>/dev/null | sed -n 's/.*Computed Min\/Max=[0-9.]*,\([0-9.]*\).*/\1/p')"; done
 
 /usr/bin/python3 - "$times" <<'PY'

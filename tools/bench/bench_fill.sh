@@ -10,46 +10,19 @@
 #           terrazo gen --width 4096 --height 4096 --seed 5 g4096.tif
 set -euo pipefail
 
-terrazo=$(dirname "$0")/../../build/terrazo
-threads=2
+source "$(dirname "$0")/bench_lib.sh"
 rounds=3
 memory=1G
-while [[ $# -gt 1 ]]; do
-  case "$1" in
-    --terrazo) terrazo=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --memory) memory=$2; shift 2 ;;
-    *) echo "bench_fill.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 [--terrazo BIN] [--threads N] [--rounds N] [--memory SIZE] INPUT" >&2
-  exit 2
-fi
-input=$(realpath "$1")
-bench=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-times="$work/times.txt"
+bench_parse "[--terrazo BIN] [--threads N] [--rounds N] [--memory SIZE] INPUT" --memory memory "$@"
 
-# run NAME COMMAND...: one timed run; appends "NAME wall cpu rss_kib" to $times.
-run() {
-  local name=$1
-  shift
-  /usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" > /dev/null
-  read -r wall user sys rss < "$work/t"
-  echo "$name $wall $(echo "$user + $sys" | bc) $rss" | tee -a "$times"
-}
-
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_load before
 for ((r = 1; r <= rounds; ++r)); do
   rm -f "$work/terrazo.tif" "$work/skimage.tif"
-  run terrazo "$terrazo" fill -q --outlets edge --threads "$threads" --memory "$memory" --tmpdir "$work" \
+  bench_run terrazo "$terrazo" fill -q --outlets edge --threads "$threads" --memory "$memory" --tmpdir "$work" \
     "$input" "$work/terrazo.tif"
-  run skimage /usr/bin/python3 "$bench/fill_skimage.py" "$input" "$work/skimage.tif"
+  bench_run skimage /usr/bin/python3 "$bench/fill_skimage.py" "$input" "$work/skimage.tif"
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_load after
 /usr/bin/python3 - "$times" "$work/terrazo.tif" "$work/skimage.tif" <<'PY'
 import statistics, sys
 import numpy as np

@@ -8,11 +8,12 @@ import json
 
 from qgis.core import (QgsCoordinateReferenceSystem, QgsCoordinateTransform, QgsProcessingAlgorithm,
                        QgsProcessingException, QgsProcessingOutputString, QgsProcessingParameterBand,
-                       QgsProcessingParameterBoolean, QgsProcessingParameterDefinition,
+                       QgsProcessingParameterBoolean,
                        QgsProcessingParameterEnum, QgsProcessingUtils, QgsProcessingParameterNumber,
                        QgsProcessingParameterRasterLayer, QgsProcessingParameterString, QgsWkbTypes)
 
 from . import backend
+from .parameters import Output, advanced as _advanced, flag_choices
 
 
 
@@ -32,11 +33,6 @@ _, _BAND_HELP = _shared("--band", None, "read band N (1 = first) of an INPUT of 
 CELL_TYPES = ["Float32", "Float64", "Byte", "Int16", "UInt16", "Int32", "UInt32"]
 
 _Number = QgsProcessingParameterNumber
-
-
-def _advanced(parameter):
-    parameter.setFlags(parameter.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
-    return parameter
 
 
 # The parameters several algorithms share: name -> a function making a fresh definition (QGIS takes
@@ -61,16 +57,39 @@ COMMON_PARAMETERS = {
 class TerrazoAlgorithm(QgsProcessingAlgorithm):
     """What every terrazo algorithm shares: the common parameters, points, paths, the run itself.
 
-    A subclass names its command and declares its parameters in initAlgorithm: add("INPUT", ...)
-    for the common ones (COMMON_PARAMETERS, in the order given), addParameter for its own, then
-    add_summary() for the SUMMARY output every algorithm has."""
+    A subclass names its command and lists its parameters in PARAMETERS (kinds of parameters.py, in
+    the order QGIS shows them): initAlgorithm declares them and the SUMMARY output every algorithm has;
+    processAlgorithm runs the command with the positional files (the positional kinds, in order) and
+    the flags of every parameter, and returns each output's path and the summary."""
 
-    CONNECTIVITIES = CONNECTIVITIES  # the CONNECTIVITY choices; cost distance adds knight's moves
+    CONNECTIVITIES = CONNECTIVITIES  # the CONNECTIVITY choices without the package; cost distance adds 16
 
     COMMAND = None  # the terrazo command
     NAME = None  # the algorithm id under terrazo: (qgis_process run terrazo:NAME)
     TITLE = None
     HELP = ""
+    PARAMETERS = []
+
+    def initAlgorithm(self, config=None):  # noqa: N802 (QGIS's names)
+        for parameter in self.PARAMETERS:
+            parameter.define(self)
+        self.add_summary()
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        positionals = [p.value(self, parameters, context) for p in self.PARAMETERS if p.positional]
+        flags = [flag for p in self.PARAMETERS for flag in p.flags(self, parameters, context)]
+        flags += self.common_flags(parameters, context)
+        summary = self.run_terrazo(positionals, flags, parameters, context, feedback)
+        results = {p.name: p.result(self, parameters, context) for p in self.PARAMETERS if isinstance(p, Output)}
+        results["SUMMARY"] = summary
+        self.finish(results, summary)
+        return results
+
+    def finish(self, results, summary):
+        """After the run: an algorithm's own use of the summary (Info writes it to a file)."""
+
+    def connectivities(self):
+        return flag_choices(self.COMMAND, "--connectivity", self.CONNECTIVITIES)
 
     def createInstance(self):  # noqa: N802 (QGIS's names)
         return type(self)()
@@ -100,7 +119,7 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
         for name in names:
             parameter = COMMON_PARAMETERS[name]()
             if name == "CONNECTIVITY":
-                parameter.setOptions(self.CONNECTIVITIES)
+                parameter.setOptions(self.connectivities())
             override = overrides.get(name)
             if isinstance(override, tuple):
                 parameter.setDescription(override[0])
@@ -127,7 +146,7 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
         if "BAND" in declared:
             flags += self.band_flags(parameters, context)
         if "CONNECTIVITY" in declared:
-            flags.append(("connectivity", self.enum(parameters, "CONNECTIVITY", self.CONNECTIVITIES, context)))
+            flags.append(("connectivity", self.enum(parameters, "CONNECTIVITY", self.connectivities(), context)))
         if "MAX_COST" in declared and self.has(parameters, "MAX_COST"):
             flags.append(("max-cost", self.parameterAsDouble(parameters, "MAX_COST", context)))
         if "MEMORY" in declared:
@@ -155,27 +174,36 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
                                          "GeoTIFF first)" % (name, layer.name(), layer.providerType()))
         return layer, layer.source()
 
-    def points(self, parameters, layer_name, point_name, context, crs, skip_empty=False):
-        """Map coordinates in `crs` of the features of the point layer `layer_name` (in its order,
-        multipoints point by point) and then of the clicked point `point_name`. A feature without
-        geometry is refused, or with `skip_empty` skipped (the caller keeps the ids: points_file)."""
-        points = []
+    def features(self, parameters, layer_name, crs, context, empty):
+        """(feature, its points in `crs`) of the point layer `layer_name`, in its order (multipoints point
+        by point). A feature without geometry is refused (`empty` "refuse": skipping it would shift the
+        later ids), left out ("skip") or given with None ("keep"); a feature not a point is refused."""
         source = self.parameterAsSource(parameters, layer_name, context)
-        if source is not None:
-            transform = QgsCoordinateTransform(source.sourceCrs(), crs, context.transformContext())
-            for feature in source.getFeatures():
-                geometry = feature.geometry()
-                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
-                    if skip_empty:
-                        continue
-                    raise QgsProcessingException("%s: feature %d has no geometry (null or empty); every feature must "
-                                                 "be a point, so that the ids follow the features (or check Skip "
-                                                 "features without geometry)" % (layer_name, feature.id()))
-                if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
-                    raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
-                geometry.transform(transform)
-                for vertex in geometry.vertices():
-                    points.append((vertex.x(), vertex.y()))
+        if source is None:
+            return
+        transform = QgsCoordinateTransform(source.sourceCrs(), crs, context.transformContext())
+        for feature in source.getFeatures():
+            geometry = feature.geometry()
+            if geometry.isNull() or geometry.isEmpty():
+                if empty == "refuse":
+                    raise QgsProcessingException(
+                        "%s: feature %d has no geometry (null or empty); every feature must be a point, so that "
+                        "the ids follow the features (or check Skip features without geometry)" %
+                        (layer_name, feature.id()))
+                if empty == "keep":
+                    yield feature, None
+                continue
+            if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
+                raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
+            geometry.transform(transform)
+            yield feature, [(vertex.x(), vertex.y()) for vertex in geometry.vertices()]
+
+    def points(self, parameters, layer_name, point_name, context, crs, skip_empty=False):
+        """Map coordinates in `crs` of the features of the point layer `layer_name` (features()) and then
+        of the clicked point `point_name`; with `skip_empty` a feature without geometry is skipped (the
+        caller keeps the ids: points_file)."""
+        empty = "skip" if skip_empty else "refuse"
+        points = [xy for _, xys in self.features(parameters, layer_name, crs, context, empty) for xy in xys]
         if point_name is not None and self.has(parameters, point_name):
             point = self.parameterAsPoint(parameters, point_name, context, crs)
             points.append((point.x(), point.y()))
@@ -189,28 +217,12 @@ class TerrazoAlgorithm(QgsProcessingAlgorithm):
         is refused."""
         wgs84 = QgsCoordinateReferenceSystem("EPSG:4326")
         features = []
-        source = self.parameterAsSource(parameters, layer_name, context)
-        if source is not None:
-            transform = QgsCoordinateTransform(source.sourceCrs(), wgs84, context.transformContext())
-            for feature in source.getFeatures():
-                geometry = feature.geometry()
-                properties = {}
-                for name in attributes:
-                    value = feature[name]
-                    properties[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-                if geometry.isNull() or geometry.isEmpty():  # skipping it would shift the later ids
-                    if not keep_empty:
-                        raise QgsProcessingException(
-                            "%s: feature %d has no geometry (null or empty); every feature must be a point, so that "
-                            "the ids follow the features (or check Skip features without geometry)" %
-                            (layer_name, feature.id()))
-                    features.append((None, properties))
-                    continue
-                if QgsWkbTypes.geometryType(geometry.wkbType()) != QgsWkbTypes.PointGeometry:
-                    raise QgsProcessingException("%s: feature %d is not a point" % (layer_name, feature.id()))
-                geometry.transform(transform)
-                for vertex in geometry.vertices():
-                    features.append(((vertex.x(), vertex.y()), properties))
+        for feature, xys in self.features(parameters, layer_name, wgs84, context, "keep" if keep_empty else "refuse"):
+            properties = {}
+            for name in attributes:
+                value = feature[name]
+                properties[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            features += [(None, properties)] if xys is None else [(xy, properties) for xy in xys]
         if point_name is not None and self.has(parameters, point_name):
             point = self.parameterAsPoint(parameters, point_name, context, wgs84)
             features.append(((point.x(), point.y()), {}))

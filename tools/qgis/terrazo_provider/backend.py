@@ -76,6 +76,17 @@ def shared_flag(name):
     return native.shared_flag(name)
 
 
+def command_flag(command, name):
+    """The flag `name` ("--weight") of `command` as the engine's flag table declares it
+    (terrazo._native.flags: name, type, choices, default, help), or None when the terrazo package is not
+    importable or the command has no such flag."""
+    module, _ = _import_package()
+    native = getattr(module, "_native", None)
+    if native is None or not hasattr(native, "flags"):
+        return None
+    return next((flag for flag in native.flags(command) if flag["name"] == name), None)
+
+
 def _find_executable():
     configured = _setting(SETTING_EXECUTABLE)
     if configured:
