@@ -170,24 +170,13 @@ class FlowDirection(TerrazoAlgorithm):
             "higher terrain (Barnes, Lehman and Mulla 2014). Byte codes as ESRI's: 1 E, 2 SE, 4 S, 8 SW, 16 W, "
             "32 NW, 64 N, 128 NE; 0 no flow (an outlet, or an undrained pit); 255 nodata. Fill the "
             "depressions first.</p>")
-    OUTLETS = ["both", "edge", "nodata"]
-
-    def initAlgorithm(self, config=None):  # noqa: N802
-        self.add("INPUT", "BAND", INPUT="Filled elevation raster")
-        self.addParameter(QgsProcessingParameterEnum(
-            "OUTLETS", "Where water leaves: the raster's edge, cells next to nodata, or both (as in the fill)",
-            self.OUTLETS, False, 0))
-        self.add("MEMORY", "EXTRA")
-        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Flow directions"))
-        self.add_summary()
-
-    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
-        input_path = self.raster_path(parameters, "INPUT", context)[1]
-        output = self.output_path(parameters, "OUTPUT", context)
-        flags = [("outlets", self.enum(parameters, "OUTLETS", self.OUTLETS, context))]
-        flags += self.common_flags(parameters, context)
-        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
-        return {"OUTPUT": output, "SUMMARY": summary}
+    PARAMETERS = [
+        Common("INPUT", "BAND", INPUT="Filled elevation raster"),
+        Choice("OUTLETS", "outlets", "Where water leaves: the raster's edge, cells next to nodata, or both (as in the fill)",
+               ["both", "edge", "nodata"]),
+        Common("MEMORY", "EXTRA"),
+        Output("OUTPUT", "Flow directions"),
+    ]
 
 
 class FlowAccumulation(TerrazoAlgorithm):
@@ -199,24 +188,12 @@ class FlowAccumulation(TerrazoAlgorithm):
             "gets the number of cells whose flow passes through it, itself included, or with a weight raster the "
             "sum of their weights (Float64). A code pointing off the raster or at nodata ends the flow there; "
             "directions that loop are refused.</p>")
-
-    def initAlgorithm(self, config=None):  # noqa: N802
-        self.add("INPUT", "BAND", INPUT="D8 flow directions")
-        self.addParameter(QgsProcessingParameterRasterLayer(
-            "WEIGHT", "Weight raster (empty: count cells; a nodata weight counts 0)", None, True))
-        self.add("MEMORY", "EXTRA")
-        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Flow accumulation"))
-        self.add_summary()
-
-    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
-        input_path = self.raster_path(parameters, "INPUT", context)[1]
-        output = self.output_path(parameters, "OUTPUT", context)
-        flags = []
-        if self.has(parameters, "WEIGHT"):
-            flags.append(("weight", self.raster_path(parameters, "WEIGHT", context)[1]))
-        flags += self.common_flags(parameters, context)
-        summary = self.run_terrazo([input_path, output], flags, parameters, context, feedback)
-        return {"OUTPUT": output, "SUMMARY": summary}
+    PARAMETERS = [
+        Common("INPUT", "BAND", INPUT="D8 flow directions"),
+        Raster("WEIGHT", "weight", "Weight raster (empty: count cells; a nodata weight counts 0)", True),
+        Common("MEMORY", "EXTRA"),
+        Output("OUTPUT", "Flow accumulation"),
+    ]
 
 
 class Watershed(TerrazoAlgorithm):
@@ -226,19 +203,11 @@ class Watershed(TerrazoAlgorithm):
     HELP = ("<p>Drainage basins of a D8 direction raster (ESRI codes, as <i>terrazo flowdir</i> writes them), "
             "exactly and out of core (docs/flow.md): the cells whose flow ends at the same cell share a basin, "
             "labelled 1..K in raster order of each basin's first cell, 0 at nodata.</p>")
-
-    def initAlgorithm(self, config=None):  # noqa: N802
-        self.add("INPUT", "BAND", INPUT="D8 flow directions")
-        self.add("MEMORY", "EXTRA")
-        self.addParameter(QgsProcessingParameterRasterDestination("OUTPUT", "Basins"))
-        self.add_summary()
-
-    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
-        input_path = self.raster_path(parameters, "INPUT", context)[1]
-        output = self.output_path(parameters, "OUTPUT", context)
-        summary = self.run_terrazo([input_path, output], self.common_flags(parameters, context), parameters, context,
-                                   feedback)
-        return {"OUTPUT": output, "SUMMARY": summary}
+    PARAMETERS = [
+        Common("INPUT", "BAND", INPUT="D8 flow directions"),
+        Common("MEMORY", "EXTRA"),
+        Output("OUTPUT", "Basins"),
+    ]
 
 
 class Clump(TerrazoAlgorithm):
