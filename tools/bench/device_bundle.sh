@@ -7,6 +7,9 @@
 # Usage: tools/bench/device_bundle.sh TERRAZO_BINARY OUT.tar.xz [OTHER_BINARY...]
 # On the target: tar -xJf OUT.tar.xz -C DIR && DIR/terrazo.sh <terrazo arguments>; each OTHER_BINARY
 # (a test binary, say) runs as DIR/NAME.sh with the same libraries and data.
+# WITHOUT_MPI=1 leaves Open MPI's libraries out (libmpi, libopen-rte, libopen-pal, libpmix, hwloc,
+# libevent): for mpirun runs on the GPU machines, whose own Open MPI (same libmpi.so.40 ABI) must serve
+# them. By default they come along, so that the bundle runs without mpirun on any machine.
 set -euo pipefail
 if [ $# -lt 2 ]; then
   echo "usage: $0 TERRAZO_BINARY OUT.tar.xz [OTHER_BINARY...]" >&2
@@ -27,10 +30,12 @@ bundle() {
   # The terrazo executable loads GDAL and PROJ on first use (docs/architecture.md "GDAL loaded on
   # demand"), so ldd of it lists neither: the libraries of libgdal itself come along too.
   local gdal=
-  [ "$name" = terrazo ] && gdal=$(ldconfig -p | awk '/libgdal\.so\./ {print $NF; exit}')
+  # (no early exit in awk: ldconfig would die of SIGPIPE, and pipefail end the script)
+  [ "$name" = terrazo ] && gdal=$(ldconfig -p | awk '/libgdal\.so\./ && !found {print $NF; found = 1}')
   { ldd "$path"; if [ -n "$gdal" ]; then ldd "$gdal"; echo "libgdal => $gdal (0)"; fi; } |
     awk '$3 ~ /^\// {print $3}' | sort -u |
     { grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so|ld-linux' || true; } |
+    { if [ "${WITHOUT_MPI:-0}" = 1 ]; then grep -v -E '/lib(mpi|open-rte|open-pal|pmix|hwloc|event)[^/]*\.so' || true; else cat; fi; } |
     xargs -r -I{} cp -L {} "$stage/lib/"
   cat > "$stage/$name.sh" <<WRAP
 #!/bin/bash
