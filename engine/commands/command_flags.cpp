@@ -200,8 +200,8 @@ Flags fill_flags() {
       shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
 }
 
-std::vector<CommandFlag> flowdir_flags() {
-  return {
+Flags flowdir_flags() {
+  return list(
       value("Options", "--outlets", FlagType::Choice, "both|edge|nodata", "both",
         "the outlets, as `terrazo fill`'s: the raster's edge cells, the cells next\n"
         "to nodata, or both; an outlet with no lower neighbour gets 0 (no flow)"),
@@ -211,15 +211,11 @@ std::vector<CommandFlag> flowdir_flags() {
       shared("Options", "--device", "flowdir runs on the CPU; cuda is refused until its GPU twin lands"),
       shared("Options", "--threads"),
       shared("Options", "--tile", "a larger tile keeps more flats inside one tile"),
-      shared("Options", "--input-mode"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--input-mode --tmpdir --json --quiet"));
 }
 
-std::vector<CommandFlag> flowacc_flags() {
-  return {
+Flags flowacc_flags() {
+  return list(
       value("Options", "--weight", FlagType::Path, "RASTER", "",
         "sum this raster's values instead of counting cells (on DIRECTIONS' grid;\n"
         "a nodata weight counts 0); output Float64"),
@@ -233,28 +229,16 @@ std::vector<CommandFlag> flowacc_flags() {
       shared("Options", "--memory", "--threads tiles' work at once and 13 bytes per perimeter cell of every tile"),
       shared("Options", "--band"),
       shared("Options", "--device", "flowacc runs on the CPU; cuda is refused"),
-      shared("Options", "--threads"),
-      shared("Options", "--tile"),
-      shared("Options", "--input-mode"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
 }
 
-std::vector<CommandFlag> watershed_flags() {
-  return {
+Flags watershed_flags() {
+  return list(
       shared("Options", "--co", "it applies to BASINS.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
       shared("Options", "--memory", "--threads tiles' work at once, 13 bytes per perimeter cell of every tile and 4 per tile row"),
       shared("Options", "--band"),
       shared("Options", "--device", "watershed runs on the CPU; cuda is refused"),
-      shared("Options", "--threads"),
-      shared("Options", "--tile"),
-      shared("Options", "--input-mode"),
-      shared("Options", "--tmpdir"),
-      shared("Options", "--json"),
-      shared("Options", "--quiet"),
-  };
+      shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
 }
 
 Flags mst_flags() {
