@@ -615,7 +615,8 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   DeviceBuffer<TilePager::Move> device_moves_;
   std::unique_ptr<TilePager> pager_;
   TilePager::Moves pending_moves_;
-  bool rings_built_ = false, flushed_ = true;
+  std::atomic<bool> rings_built_{false};  // write_values clears it from the loading threads
+  bool flushed_ = true;
   std::uint64_t pages_in_ = 0, pages_out_ = 0, bus_bytes_ = 0;
   double paging_ms_ = 0, host_setup_ms_ = 0;
 };
