@@ -2,6 +2,7 @@
 // (engine/commands/flowacc_command.h).
 #include "engine/commands/flowacc_command.h"
 
+#include "engine/commands/command_result.h"
 #include "engine/commands/output_options.h"
 #include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
@@ -72,13 +73,8 @@ FlowaccCommandResult run_flowacc_command(const FlowaccCommandOptions& options, P
   check_input_file(o.input);
   if (!o.weight.empty()) check_input_file(o.weight);
   check_output_file(o.output, {o.input, o.weight});
-  RunContext context(run_settings(options.common), progress);
-  FlowaccCommandResult r;
-  r.options = options;
-  r.result = run_flowacc(o, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<FlowaccCommandResult>(options, run_settings(options.common), progress,
+                                              [&](RunContext& context) { return run_flowacc(o, context); });
 }
 
 std::string FlowaccCommandResult::summary() const {

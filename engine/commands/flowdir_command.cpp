@@ -2,6 +2,7 @@
 // (engine/commands/flowdir_command.h).
 #include "engine/commands/flowdir_command.h"
 
+#include "engine/commands/command_result.h"
 #include "engine/commands/output_options.h"
 #include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
@@ -66,13 +67,8 @@ FlowdirCommandOptions parse_flowdir_options(const std::vector<std::string>& argu
 FlowdirCommandResult run_flowdir_command(const FlowdirCommandOptions& options, Progress& progress) {
   check_input_file(options.flowdir.input);
   check_output_file(options.flowdir.output, {options.flowdir.input});
-  RunContext context(run_settings(options.common), progress);
-  FlowdirCommandResult r;
-  r.options = options;
-  r.result = run_flowdir(options.flowdir, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<FlowdirCommandResult>(options, run_settings(options.common), progress,
+                                              [&](RunContext& context) { return run_flowdir(options.flowdir, context); });
 }
 
 std::string FlowdirCommandResult::summary() const {

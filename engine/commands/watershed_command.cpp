@@ -2,6 +2,7 @@
 // run_watershed_command (engine/commands/watershed_command.h).
 #include "engine/commands/watershed_command.h"
 
+#include "engine/commands/command_result.h"
 #include "engine/commands/output_options.h"
 #include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
@@ -59,13 +60,9 @@ WatershedCommandOptions parse_watershed_options(const std::vector<std::string>& 
 WatershedCommandResult run_watershed_command(const WatershedCommandOptions& options, Progress& progress) {
   check_input_file(options.watershed.input);
   check_output_file(options.watershed.output, {options.watershed.input});
-  RunContext context(run_settings(options.common), progress);
-  WatershedCommandResult r;
-  r.options = options;
-  r.result = run_watershed(options.watershed, context);
-  r.memory_budget_bytes = context.budget().total();
-  r.memory_plan = context.plan().to_json();
-  return r;
+  return run_in_context<WatershedCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
+    return run_watershed(options.watershed, context);
+  });
 }
 
 std::string WatershedCommandResult::summary() const {
