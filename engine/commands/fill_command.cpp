@@ -11,16 +11,11 @@ namespace terrazo {
 FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments) {
   ArgParser args("fill", arguments);
   auto parsed = parse_common<FillCommandOptions>(args);
-  FillOptions& options = parsed.fill;
-  options.band = parse_band_option(args);
-  if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
-  if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
-  if (auto input_mode = args.value("--input-mode")) options.input_mode = parse_input_mode(*input_mode);
-  options.geotiff = parse_geotiff_options(args, parsed.common);
-  options.tile = parsed.common.tile;
-  const std::vector<std::string> files = args.positionals(2, 2, "INPUT FILLED.tif");
-  options.input = files[0];
-  options.output = files[1];
+  auto& options = parsed.fill;
+  parse_raster_to_raster(args, parsed.common, "INPUT FILLED.tif", options, [&] {
+    if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
+    if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
+  });
   return parsed;
 }
 

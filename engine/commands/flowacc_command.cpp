@@ -49,22 +49,16 @@ const char* flowacc_usage() {
 
 FlowaccCommandOptions parse_flowacc_options(const std::vector<std::string>& arguments) {
   ArgParser args("flowacc", arguments);
-  FlowaccCommandOptions parsed;
-  parsed.common = parse_common_options(args);
-  FlowAccOptions& options = parsed.flowacc;
-  options.band = parse_band_option(args);
-  if (auto weight = args.value("--weight")) options.weight = *weight;
-  if (auto text = args.value("--scale")) {
-    options.scale = parse_finite_double("--scale", *text);
-    if (!(options.scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a number > 0");
-  }
-  if (auto type = args.value("--ot")) options.type = parse_flowacc_type(*type);
-  if (auto input_mode = args.value("--input-mode")) options.input_mode = parse_input_mode(*input_mode);
-  options.geotiff = parse_geotiff_options(args, parsed.common);
-  options.tile = parsed.common.tile;
-  const std::vector<std::string> files = args.positionals(2, 2, "DIRECTIONS ACCUMULATION.tif");
-  options.input = files[0];
-  options.output = files[1];
+  auto parsed = parse_common<FlowaccCommandOptions>(args);
+  auto& options = parsed.flowacc;
+  parse_raster_to_raster(args, parsed.common, "DIRECTIONS ACCUMULATION.tif", options, [&] {
+    if (auto weight = args.value("--weight")) options.weight = *weight;
+    if (auto text = args.value("--scale")) {
+      options.scale = parse_finite_double("--scale", *text);
+      if (!(options.scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a number > 0");
+    }
+    if (auto type = args.value("--ot")) options.type = parse_flowacc_type(*type);
+  });
   return parsed;
 }
 

@@ -50,17 +50,11 @@ const char* flowdir_usage() {
 
 FlowdirCommandOptions parse_flowdir_options(const std::vector<std::string>& arguments) {
   ArgParser args("flowdir", arguments);
-  FlowdirCommandOptions parsed;
-  parsed.common = parse_common_options(args);
-  FlowdirOptions& options = parsed.flowdir;
-  options.band = parse_band_option(args);
-  if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
-  if (auto input_mode = args.value("--input-mode")) options.input_mode = parse_input_mode(*input_mode);
-  options.geotiff = parse_geotiff_options(args, parsed.common);
-  options.tile = parsed.common.tile;
-  const std::vector<std::string> files = args.positionals(2, 2, "FILLED FLOWDIR.tif");
-  options.input = files[0];
-  options.output = files[1];
+  auto parsed = parse_common<FlowdirCommandOptions>(args);
+  auto& options = parsed.flowdir;
+  parse_raster_to_raster(args, parsed.common, "FILLED FLOWDIR.tif", options, [&] {
+    if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
+  });
   return parsed;
 }
 

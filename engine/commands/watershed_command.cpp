@@ -44,16 +44,8 @@ const char* watershed_usage() {
 
 WatershedCommandOptions parse_watershed_options(const std::vector<std::string>& arguments) {
   ArgParser args("watershed", arguments);
-  WatershedCommandOptions parsed;
-  parsed.common = parse_common_options(args);
-  WatershedOptions& options = parsed.watershed;
-  options.band = parse_band_option(args);
-  if (auto input_mode = args.value("--input-mode")) options.input_mode = parse_input_mode(*input_mode);
-  options.geotiff = parse_geotiff_options(args, parsed.common);
-  options.tile = parsed.common.tile;
-  const std::vector<std::string> files = args.positionals(2, 2, "DIRECTIONS BASINS.tif");
-  options.input = files[0];
-  options.output = files[1];
+  auto parsed = parse_common<WatershedCommandOptions>(args);
+  parse_raster_to_raster(args, parsed.common, "DIRECTIONS BASINS.tif", parsed.watershed, [] {});
   return parsed;
 }
 
