@@ -214,6 +214,33 @@ std::string SsspCommandResult::summary() const {
          run_line_tail(r.seconds.total, r.peak_rss_bytes);
 }
 
+namespace {
+
+// The resident exchange's own counters, and the paged solver's when it paged.
+JsonObject resident_json(const SsspResult& r, std::uint32_t tile) {
+  JsonObject resident;
+  resident.add("tile", tile)
+      .add("rounds", r.resident.rounds)
+      .add("max_round_tiles", r.resident.max_active)
+      .add("sweeps", r.resident.sweeps)
+      .add("gpu_ms", r.resident.kernel_ms)
+      .add("select_ms", r.resident.select_ms)
+      .add("solve_ms", r.resident.solve_ms);
+  if (r.resident_slots) {
+    JsonObject paged;
+    paged.add("device_slots", r.resident_slots)
+        .add("pages_in", r.resident.pages_in)
+        .add("pages_out", r.resident.pages_out)
+        .add("bus_bytes", r.resident.bus_bytes)
+        .add("paging_ms", r.resident.paging_ms)
+        .add("host_setup_ms", r.resident.host_setup_ms);
+    resident.add("paged", paged);
+  }
+  return resident;
+}
+
+}  // namespace
+
 std::string SsspCommandResult::to_json() const {
   const SsspResult& r = result;
   const SsspOptions& o = options.sssp;
@@ -277,27 +304,7 @@ std::string SsspCommandResult::to_json() const {
                                   {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
                                   {"bytes_written", r.bytes_written}, {"scratch_bytes", r.scratch_bytes}});
   if (r.max_cost_fixed != kUnreached) summary.add("max_cost_fixed", r.max_cost_fixed);
-  if (r.exchange == "resident") {
-    JsonObject resident;
-    resident.add("tile", o.resident_tile)
-        .add("rounds", r.resident.rounds)
-        .add("max_round_tiles", r.resident.max_active)
-        .add("sweeps", r.resident.sweeps)
-        .add("gpu_ms", r.resident.kernel_ms)
-        .add("select_ms", r.resident.select_ms)
-        .add("solve_ms", r.resident.solve_ms);
-    if (r.resident_slots) {
-      JsonObject paged;
-      paged.add("device_slots", r.resident_slots)
-          .add("pages_in", r.resident.pages_in)
-          .add("pages_out", r.resident.pages_out)
-          .add("bus_bytes", r.resident.bus_bytes)
-          .add("paging_ms", r.resident.paging_ms)
-          .add("host_setup_ms", r.resident.host_setup_ms);
-      resident.add("paged", paged);
-    }
-    summary.add("resident", resident);
-  }
+  if (r.exchange == "resident") summary.add("resident", resident_json(r, o.resident_tile));
   return summary.str();
 }
 
