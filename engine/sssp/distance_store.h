@@ -80,15 +80,6 @@ class SsspLabelSource {
   virtual bool interior_present(std::uint64_t tile) const = 0;
   // t*t each; source/hops only with labels (may be null otherwise). Absent: unreached, 0, 0.
   virtual void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) = 0;
-  // Tiles [first, first + count) in raster order, t*t cells each, one after another in dist (and in
-  // source/hops when not null): what read_interior gives each. A source that serves many tiles
-  // cheaper at once than one at a time (a device: one copy instead of one per tile) overrides it.
-  virtual void read_interiors(std::uint64_t first, std::uint32_t count, PathLength* dist, std::uint32_t* source,
-                              std::uint32_t* hops) {
-    const std::uint64_t cells = static_cast<std::uint64_t>(grid().tile) * grid().tile;
-    for (std::uint32_t i = 0; i < count; ++i)
-      read_interior(first + i, dist + i * cells, source ? source + i * cells : nullptr, hops ? hops + i * cells : nullptr);
-  }
   // Ring positions [first, first + count) (labelled sources only).
   virtual void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) = 0;
   // The tile is no longer needed (its storage may go).

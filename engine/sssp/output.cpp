@@ -28,8 +28,6 @@ std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backli
 
 namespace {
 
-constexpr std::uint64_t kOutputCellsPerThread = 1 << 16;
-
 // One tile in flight through the output phase: its labels as read, its backlinks, its result.
 struct OutputSlot {
   PathLength* dist = nullptr;  // written in full by read_interior, in the slots' shared buffers
@@ -76,8 +74,10 @@ void attach_slot_buffers(std::vector<OutputSlot>& slot, const OutputShape& shape
   }
 }
 
-// Slot i takes tile `tile`: its place in the raster (its labels come in read_slot_labels).
-void start_slot(const SsspLabelSource& store, const OutputShape& shape, std::uint64_t tile, unsigned i, OutputSlot& o) {
+// Tile `tile`'s labels into slot i (one tile at a time: the sources are not thread-safe), with its
+// ring and, for 16 neighbours, its halo's values (a knight's move weighs the cells it crosses).
+void read_slot_labels(const TileInput& input, SsspLabelSource& store, const OutputShape& shape, std::uint64_t tile,
+                      unsigned i, OutputSlot& o) {
   const TileGrid& grid = store.grid();
   o.tile = tile;
   const TileWindow in = grid.window(o.tile);
@@ -92,23 +92,10 @@ void start_slot(const SsspLabelSource& store, const OutputShape& shape, std::uin
   result.stride = shape.t;
   result.slot = i;
   result.reached = store.interior_present(o.tile);
-}
-
-// Tiles [first, first + count) into the consecutive slots from `base` (one thread at a time: the
-// sources are not thread-safe): their labels in one read, then each reached tile's ring and, for
-// 16 neighbours, its halo's values (a knight's move weighs the cells it crosses).
-void read_slot_labels(const TileInput& input, SsspLabelSource& store, const OutputShape& shape, std::uint64_t first,
-                      unsigned count, unsigned base, std::vector<OutputSlot>& slot) {
-  for (unsigned i = 0; i < count; ++i) start_slot(store, shape, first + i, base + i, slot[base + i]);
-  OutputSlot& head = slot[base];  // the slots' labels lie one after another (attach_slot_buffers)
-  store.read_interiors(first, count, head.dist, shape.labelled ? head.source : nullptr,
-                       shape.labelled ? head.hops : nullptr);
-  if (!shape.backlinks) return;
-  for (unsigned i = 0; i < count; ++i) {
-    OutputSlot& o = slot[base + i];
-    if (!o.result.reached) continue;
+  store.read_interior(o.tile, o.dist, shape.labelled ? o.source : nullptr, shape.labelled ? o.hops : nullptr);
+  if (shape.backlinks && result.reached) {
     store.read_ring(o.tile, 0, store.ring_cells(), o.ring.data());
-    if (shape.h > 1) fill_halo_values(input, o.result.tx, o.result.ty, shape.h, o.halo_values.data(), o.neighbour_values);
+    if (shape.h > 1) fill_halo_values(input, result.tx, result.ty, shape.h, o.halo_values.data(), o.neighbour_values);
   }
 }
 
@@ -193,7 +180,8 @@ void write_batches(const TileInput& input, SsspLabelSource& store, const SsspExc
   auto read_batch = [&](std::uint64_t first, unsigned set) {
     Stopwatch watch;
     const unsigned count = static_cast<unsigned>(std::min<std::uint64_t>(per_set, tiles - first));
-    read_slot_labels(input, store, shape, first, count, set * per_set, slot);
+    for (unsigned i = 0; i < count; ++i)
+      read_slot_labels(input, store, shape, first + i, set * per_set + i, slot[set * per_set + i]);
     stats.read_seconds += watch.seconds();
   };
   if (tiles) read_batch(0, 0);
@@ -256,11 +244,7 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   // Extra slots take what is left but the margin for untracked memory (MemoryBudget::cache_margin).
   const std::uint64_t left = budget.available() > budget.cache_margin() ? budget.available() - budget.cache_margin() : 0;
   const std::uint64_t affordable = 1 + left / std::max<std::uint64_t>(per_slot, 1);
-  // Two sets of slots, each about 64 Ki cells a thread: small tiles come in batches large enough
-  // that a batch's hand-offs (a reader thread, the pool's wake-up, one device copy per tile row)
-  // cost little beside its cells.
-  const std::uint64_t tiles_per_thread = std::max<std::uint64_t>(1, kOutputCellsPerThread / cells);
-  const auto slots = static_cast<unsigned>(std::min<std::uint64_t>(2ull * threads * tiles_per_thread, affordable));
+  const auto slots = static_cast<unsigned>(std::min<std::uint64_t>(2ull * threads, affordable));
   const MemoryBudget::Reservation more_tiles =
       budget.reserve((slots - 1) * tile_bytes, "sssp output tiles in flight");
   sink.set_slots(slots);

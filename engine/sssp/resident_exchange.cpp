@@ -87,8 +87,6 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
   // Loading reads 2 tiles per thread at once: 2 x threads tiles of doubles, plus the solver's
   // staging (two windows of values, pinned on a GPU) and this object's tile buffers.
   const std::uint64_t group = 2ull * threads;
-  // The output phase's windows and the solver's staging of them take the loading group's bytes.
-  read_group_ = std::max<std::uint64_t>(1, group / 2);
   reservations_.push_back(budget.reserve(tile_cells * 8 * (group + 4), "sssp resident staging"));
   pool_ = std::make_unique<WorkerPool>(threads);
   solver_ = make_resident_sssp_solver(options.device, ro, *pool_);
@@ -173,30 +171,6 @@ void ResidentSsspExchange::read_interior(std::uint64_t tile, PathLength* dist, s
   std::fill(dist + static_cast<std::size_t>(h) * t, dist + static_cast<std::size_t>(t) * t, kUnreached);
   if (source) std::fill(source, source + static_cast<std::size_t>(t) * t, 0u);
   if (hops) std::fill(hops, hops + static_cast<std::size_t>(t) * t, 0u);
-}
-
-void ResidentSsspExchange::read_interiors(std::uint64_t first, std::uint32_t count, PathLength* dist,
-                                          std::uint32_t* source, std::uint32_t* hops) {
-  const std::uint32_t t = grid_.tile;
-  const std::uint64_t cells = static_cast<std::uint64_t>(t) * t, tiles_x = grid_.tiles_x();
-  window_.resize(read_group_ * cells);
-  for (std::uint64_t tile = first; tile < first + count;) {
-    // The run: this tile and the next ones in its tile row, at most read_group_.
-    const std::uint64_t run = std::min({read_group_, first + count - tile, tiles_x - tile % tiles_x});
-    const TileWindow head = grid_.window(tile), tail = grid_.window(tile + run - 1);
-    const std::uint32_t w = static_cast<std::uint32_t>(tail.x0 + tail.w - head.x0), h = head.h;
-    solver_->read_distances(head.x0, head.y0, w, h, window_.data());
-    for (std::uint64_t i = 0; i < run; ++i) {
-      const TileWindow in = grid_.window(tile + i);
-      PathLength* out = dist + (tile + i - first) * cells;
-      std::fill(out, out + cells, kUnreached);
-      for (std::uint32_t y = 0; y < h; ++y)
-        std::copy_n(&window_[static_cast<std::size_t>(y) * w + (in.x0 - head.x0)], in.w, out + static_cast<std::size_t>(y) * t);
-    }
-    tile += run;
-  }
-  if (source) std::fill(source, source + count * cells, 0u);
-  if (hops) std::fill(hops, hops + count * cells, 0u);
 }
 
 void ResidentSsspExchange::read_ring(std::uint64_t, std::uint32_t, std::uint32_t, RingCell*) {

@@ -41,10 +41,6 @@ class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSourc
   bool labelled() const override { return false; }
   bool interior_present(std::uint64_t) const override { return true; }
   void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) override;
-  // A run of tiles in one tile row crosses the bus as one window (at most `read_group_` tiles: this
-  // window and the solver's staging of it fit the loading group's bytes), then is cut into tiles.
-  void read_interiors(std::uint64_t first, std::uint32_t count, PathLength* dist, std::uint32_t* source,
-                      std::uint32_t* hops) override;
   void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) override;
   void release(std::uint64_t) override {}
   std::uint64_t bytes_read() const override { return 0; }
@@ -71,8 +67,6 @@ class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSourc
   std::vector<MemoryBudget::Reservation> reservations_;
   std::vector<double> values_;     // t*t
   std::vector<PathLength> dist_;   // t*t
-  std::uint64_t read_group_ = 1;   // tiles a window of read_interiors holds
-  std::vector<PathLength> window_; // read_group_ * t*t, allocated on the first read_interiors
   SsspExchangeStats stats_;
   ResidentSsspStats resident_stats_;
 };
