@@ -28,6 +28,8 @@ std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backli
 
 namespace {
 
+constexpr std::uint64_t kOutputCellsPerThread = 1 << 16;
+
 // One tile in flight through the output phase: its labels as read, its backlinks, its result.
 struct OutputSlot {
   PathLength* dist = nullptr;  // written in full by read_interior, in the slots' shared buffers
@@ -244,7 +246,10 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   // Extra slots take what is left but the margin for untracked memory (MemoryBudget::cache_margin).
   const std::uint64_t left = budget.available() > budget.cache_margin() ? budget.available() - budget.cache_margin() : 0;
   const std::uint64_t affordable = 1 + left / std::max<std::uint64_t>(per_slot, 1);
-  const auto slots = static_cast<unsigned>(std::min<std::uint64_t>(2ull * threads, affordable));
+  // Two sets of slots, each about 64 Ki cells a thread: small tiles come in batches large enough
+  // that a batch's hand-offs (a reader thread, the pool's wake-up) cost little beside its cells.
+  const std::uint64_t tiles_per_thread = std::max<std::uint64_t>(1, kOutputCellsPerThread / cells);
+  const auto slots = static_cast<unsigned>(std::min<std::uint64_t>(2ull * threads * tiles_per_thread, affordable));
   const MemoryBudget::Reservation more_tiles =
       budget.reserve((slots - 1) * tile_bytes, "sssp output tiles in flight");
   sink.set_slots(slots);
