@@ -174,6 +174,17 @@ TEST(BudgetPromise, PathCycleIsFoundInBoundedMemory) {
 
 // ---- (b) the tile index of a store -------------------------------------------------------------
 
+// A valid 32768^2 Float32 store (nodata -9999) with tiles of 16, every one of its 4.2 M tiles absent.
+void write_absent_store(const std::string& path) {
+  RasterInfo info;
+  info.width = info.height = 32768;
+  info.type = CellType::Float32;
+  info.has_nodata = true;
+  info.nodata = -9999;
+  TileStoreWriter writer(path, info, 16);
+  writer.finish();
+}
+
 // Reproducer: a valid 65536^2 store with --tile 16 and every tile absent: info, mst and sssp
 // peaked at 544-575 MiB at --memory 64M (the index, 33 bytes per tile while opening, outside the
 // budget). Here 32768^2 (4.2 M tiles: 138 MiB then) at --memory 16M: info fits (the compact index,
@@ -181,15 +192,7 @@ TEST(BudgetPromise, PathCycleIsFoundInBoundedMemory) {
 TEST(BudgetPromise, TileIndexOfAStoreOfManyAbsentTilesIsInTheBudget) {
   TempDir dir;
   const std::string store = dir.file("empty.tzs");
-  {
-    RasterInfo info;
-    info.width = info.height = 32768;
-    info.type = CellType::Float32;
-    info.has_nodata = true;
-    info.nodata = -9999;
-    TileStoreWriter writer(store, info, 16);
-    writer.finish();
-  }
+  write_absent_store(store);
   const std::uint64_t limit = (16ull << 20) + MemoryBudget::kFixedOverhead;
   const ChildRun info = run_terrazo(dir, "info --json --memory 16M " + store);
   EXPECT_EQ(info.exit_code, 0) << info.err;
@@ -317,15 +320,7 @@ TEST(BudgetPromise, StoreWritersExportAndLevelMergeAreInTheBudget) {
   EXPECT_LT(import_seconds, 5.0);
   // export: the input store's index (4.2 M tiles, 1 MiB compact) from the budget.
   const std::string empty = dir.file("empty.tzs");
-  {
-    RasterInfo info;
-    info.width = info.height = 32768;
-    info.type = CellType::Float32;
-    info.has_nodata = true;
-    info.nodata = -9999;
-    TileStoreWriter writer(empty, info, 16);
-    writer.finish();
-  }
+  write_absent_store(empty);
   const ChildRun exported = run_terrazo(dir, "export -q --memory 512K " + empty + " " + dir.file("e.tif"));
   EXPECT_EQ(exported.exit_code, 1) << exported.err;
   EXPECT_NE(exported.err.find("tile index of '" + empty + "'"), std::string::npos) << exported.err;

@@ -607,17 +607,23 @@ TEST(ClumpApi, ShippedDemsMatchOracle) {
   }
 }
 
+// clump of `input` to labels.tif and regions.csv in `dir`, tiles of `tile`.
+ClumpOptions labels_and_stats(const std::string& input, const testing::TempDir& dir, std::uint32_t tile) {
+  ClumpOptions o;
+  o.input = input;
+  o.output = dir.file("labels.tif");
+  o.stats = dir.file("regions.csv");
+  o.tile = tile;
+  return o;
+}
+
 TEST(ClumpApi, StatsCsvOnAShippedDem) {
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   RasterInfo info;
   const std::vector<double> values = read_raster_values(dem, &info);
   testing::TempDir dir;
-  ClumpOptions o;
+  const ClumpOptions o = labels_and_stats(dem, dir, 16);
   RunSettings o_run;
-  o.input = dem;
-  o.output = dir.file("labels.tif");
-  o.stats = dir.file("regions.csv");
-  o.tile = 16;
   o_run.tmpdir = dir.path();
   MemoryBudget budget(128ull << 20);
   const ClumpResult r = terrazo::testing::run_with(run_clump, o, o_run, budget, Progress::silent());
@@ -656,12 +662,8 @@ TEST(ClumpApi, CancelledRunLeavesNoOutput) {
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   testing::TempDir dir;
   for (const char* phase : {"clump: tile labels", "clump: merge", "clump: relabel", "clump: stats"}) {
-    ClumpOptions o;
+    const ClumpOptions o = labels_and_stats(dem, dir, 32);
     RunSettings o_run;
-    o.input = dem;
-    o.output = dir.file("labels.tif");
-    o.stats = dir.file("regions.csv");
-    o.tile = 32;
     o_run.tmpdir = dir.path();
     MemoryBudget budget(128ull << 20);
     Progress cancel([&](const ProgressEvent& e) { return !(e.phase == phase && e.done > 0); });

@@ -23,6 +23,7 @@
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/block_sssp.h"
 #include "tests/support/block_window_check.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -60,12 +61,7 @@ SsspResult check_run(const SsspOptions& o, const RunSettings& o_run, const std::
       testing::reference_problem(width, height, values.data(), r.params, o.connectivity);
   ref.max_cost = r.max_cost_fixed;
   ref.row_lengths = row_lengths;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
-  std::uint32_t id = 1;
-  for (const SourcePoint& p : o.sources)
-    sources.push_back({static_cast<std::uint64_t>(p.y) * width + static_cast<std::uint64_t>(p.x),
-                       o.allocation.empty() ? 0u : id++});
-  testing::set_reference_sources(ref, sources);
+  std::uint32_t id = testing::set_point_sources(ref, o);
   for (const FileSource& f : file_sources) {  // label (start, id, 0), the smaller label where two meet
     const std::uint64_t cell = f.y * width + f.x;
     const PathLength start = static_cast<PathLength>(std::nearbyint(f.start * r.params.scale));
@@ -78,41 +74,7 @@ SsspResult check_run(const SsspOptions& o, const RunSettings& o_run, const std::
     }
   }
   EXPECT_TRUE(testing::sssp_reference(ref)) << what;
-  const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
-  std::uint64_t reached = 0;
-  for (std::uint64_t i = 0; i < dist.size(); ++i) {
-    if (dist[i] != ref.dist[i]) {
-      ADD_FAILURE() << what << ": distance at " << i % width << "," << i / width << " is " << dist[i] << ", oracle "
-                    << ref.dist[i];
-      return r;
-    }
-    reached += dist[i] != kUnreached;
-  }
-  EXPECT_EQ(r.reached_cells, reached) << what;
-  if (!o.backlink.empty()) {
-    const std::vector<std::uint8_t> expected = testing::backlinks_reference(ref);
-    const std::vector<double> back = testing::read_raster_values(o.backlink);
-    for (std::uint64_t i = 0; i < back.size(); ++i) {
-      const int got = back[i] != back[i] ? 255 : static_cast<int>(back[i]);
-      if (got != expected[i]) {
-        ADD_FAILURE() << what << ": backlink at " << i % width << "," << i / width << " is " << got << ", oracle "
-                      << int(expected[i]);
-        return r;
-      }
-    }
-  }
-  if (!o.allocation.empty()) {
-    const std::vector<double> alloc = testing::read_raster_values(o.allocation);
-    for (std::uint64_t i = 0; i < alloc.size(); ++i) {
-      const std::uint32_t got = alloc[i] != alloc[i] ? 0u : static_cast<std::uint32_t>(alloc[i]);
-      const std::uint32_t want = ref.dist[i] == kUnreached ? 0u : ref.source[i];
-      if (got != want) {
-        ADD_FAILURE() << what << ": allocation at " << i % width << "," << i / width << " is " << got << ", oracle "
-                      << want;
-        return r;
-      }
-    }
-  }
+  testing::expect_outputs_match_reference(o, r, ref, what);
   return r;
 }
 

@@ -369,6 +369,19 @@ void expect_all_outputs(const World& world, const Command& c, const std::string&
   for (const auto& name : c.outputs) EXPECT_TRUE(fs::exists(world.out() + "/" + name)) << context << ": " << name;
 }
 
+// Counts a run that exited (`o`): it left nothing behind, and either finished with every output or
+// stopped with a clear error. Returns whether it finished.
+bool count_exit(const World& world, const Command& c, const Outcome& o, const std::string& context, Counts& counts) {
+  EXPECT_TRUE(world.leftovers().empty()) << context << " (" << o.describe() << "): " << joined(world.leftovers());
+  if (o.code == 0) {
+    ++counts.finished;
+    expect_all_outputs(world, c, context);
+    return true;
+  }
+  ++counts.clear_error;
+  return false;
+}
+
 // Classifies an outcome that is not a hang: a crash (a signal other than `allowed`, an exit code
 // other than 0 and 1, an internal error, more than one line) fails the case.
 bool crashed(const Outcome& o, int allowed_signal, const std::string& context) {
@@ -455,12 +468,7 @@ void signal_campaign(const std::string& command_name, std::uint64_t seed) {
       }
       counts.wrong += check_finals(world, command, reference, context);
       if (o.exited) {
-        EXPECT_TRUE(world.leftovers().empty()) << context << " (" << o.describe() << "): " << joined(world.leftovers());
-        if (o.code == 0) {
-          ++counts.finished;
-          expect_all_outputs(world, command, context);
-        } else {
-          ++counts.clear_error;
+        if (!count_exit(world, command, o, context, counts)) {
           ++handled;
           EXPECT_TRUE(contains(o.err, "interrupted")) << context << ": " << o.err;
         }
@@ -518,13 +526,7 @@ void disk_full_campaign(const std::string& command_name, std::uint64_t seed) {
       continue;
     }
     counts.wrong += check_finals(world, command, reference, context);
-    EXPECT_TRUE(world.leftovers().empty()) << context << " (" << o.describe() << "): " << joined(world.leftovers());
-    if (o.code == 0) {
-      ++counts.finished;
-      expect_all_outputs(world, command, context);
-    } else {
-      ++counts.clear_error;
-    }
+    count_exit(world, command, o, context, counts);
   }
   std::printf("disk-full campaign %s (seed %llu, %u trials): %s\n", command_name.c_str(),
               static_cast<unsigned long long>(seed + env_number("TERRAZO_FAULT_SEED", 0)), trials, counts.line().c_str());

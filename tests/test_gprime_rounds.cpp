@@ -37,9 +37,7 @@ TEST(OdMatrix, RoundsExchangeLabelsEqualTheLabelCorrectingExchange) {
     std::mt19937_64 rng(seed * 7919);
     const std::uint64_t w = 40 + rng() % 50, h = 40 + rng() % 50;
     std::vector<double> values = testing::random_values(rng, w * h, 0.05, 1, 30);
-    const std::uint64_t wx = 8 + rng() % (w - 16);
-    for (std::uint64_t y = 0; y < h; ++y)
-      if (y != h / 3) values[y * w + wx] = kNaN;
+    testing::add_nodata_wall(values, w, h, 8 + rng() % (w - 16), h / 3);
     for (std::uint64_t y = 16; y < 32; ++y)  // tile (0, 1) all nodata: absent from the index
       for (std::uint64_t x = 0; x < 16; ++x) values[y * w + x] = kNaN;
     const std::string input = dir.file("rounds" + std::to_string(seed) + ".tif");
@@ -100,9 +98,7 @@ TEST(OdMatrix, RoundsExchangeEqualsQueueAndTheOracle) {
     std::mt19937_64 rng(seed * 15485863);
     const std::uint64_t w = 30 + rng() % 50, h = 30 + rng() % 50;
     std::vector<double> values = testing::random_values(rng, w * h, 0.06, 1, 40);
-    for (std::uint64_t y = 2; y <= 8; ++y)  // a closed nodata ring around an island
-      for (std::uint64_t x = 2; x <= 8; ++x)
-        values[y * w + x] = y == 2 || y == 8 || x == 2 || x == 8 ? kNaN : 5;
+    testing::add_nodata_island(values, w, 5);
     const std::string input = dir.file("rq" + std::to_string(seed) + ".tif");
     testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
     const WeightModel model = seed % 2 ? WeightModel::Friction : WeightModel::AbsDiff;

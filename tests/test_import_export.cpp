@@ -158,6 +158,24 @@ std::string gdal_path(const std::string& name) {
 
 }  // namespace
 
+// `input` imported into the store `output` with tiles of `tile`.
+ImportOptions import_options(const std::string& input, const std::string& output, std::uint32_t tile) {
+  ImportOptions options;
+  options.input = input;
+  options.output = output;
+  options.tile = tile;
+  return options;
+}
+
+// `input` exported to the GeoTIFF `output` (blocks of `block`; 0: the default).
+ExportOptions export_options(const std::string& input, const std::string& output, std::uint32_t block = 0) {
+  ExportOptions options;
+  options.input = input;
+  options.output = output;
+  options.block = block;
+  return options;
+}
+
 // ---- the round trip on every real raster -----------------------------------------------------
 
 class RealRasterRoundTrip : public ::testing::TestWithParam<std::string> {};
@@ -168,10 +186,7 @@ TEST_P(RealRasterRoundTrip, ImportExportKeepsEverything) {
   const GdalRaster original = read_with_gdal(gdal_path(name));
   MemoryBudget budget(64ull << 20);
 
-  ImportOptions import;
-  import.input = kReal + "/" + name;
-  import.output = dir.file("dem.tzs");
-  import.tile = 128;
+  const ImportOptions import = import_options(kReal + "/" + name, dir.file("dem.tzs"), 128);
   const ImportResult imported = run_import(import, budget, Progress::silent());
   EXPECT_EQ(budget.reserved(), 0u) << "reservations must be returned";
   EXPECT_TRUE(partial_files_of(import.output).empty());
@@ -192,9 +207,7 @@ TEST_P(RealRasterRoundTrip, ImportExportKeepsEverything) {
     EXPECT_EQ(imported.present_tiles, store->present_tiles());
   }
 
-  ExportOptions exp;
-  exp.input = import.output;
-  exp.output = dir.file("dem.tif");
+  const ExportOptions exp = export_options(import.output, dir.file("dem.tif"));
   const ExportResult exported = run_export(exp, budget, Progress::silent());
   EXPECT_TRUE(partial_files_of(exp.output).empty());
   EXPECT_GT(exported.bytes_written, 0u);
@@ -402,19 +415,11 @@ TEST(RasterReader, MissingAndForeignFilesAreOneLineErrors) {
 TEST(Import, RetilesAStoreAndOpensAsTileStore) {
   TempDir dir;
   MemoryBudget budget(32ull << 20);
-  ImportOptions first;
-  first.input = kReal + "/pysheds_dem.tif";
-  first.output = dir.file("a.tzs");
-  first.tile = 64;
+  const ImportOptions first = import_options(kReal + "/pysheds_dem.tif", dir.file("a.tzs"), 64);
   run_import(first, budget, Progress::silent());
-  ImportOptions second;
-  second.input = first.output;
-  second.output = dir.file("b.tzs");
-  second.tile = 16;
+  const ImportOptions second = import_options(first.output, dir.file("b.tzs"), 16);
   run_import(second, budget, Progress::silent());
-  ExportOptions exp;
-  exp.input = second.output;
-  exp.output = dir.file("b.tif");
+  const ExportOptions exp = export_options(second.output, dir.file("b.tif"));
   run_export(exp, budget, Progress::silent());
   expect_same_raster(read_with_gdal(first.input), read_with_gdal(exp.output), "retiled");
 
@@ -437,10 +442,7 @@ TEST(Import, RetilesAStoreAndOpensAsTileStore) {
 TEST(Export, AnyRasterStraightToGeoTiff) {
   TempDir dir;
   MemoryBudget budget(32ull << 20);
-  ExportOptions exp;
-  exp.input = kReal + "/Mega_divide.bil";
-  exp.output = dir.file("mega.tif");
-  exp.block = 512;
+  const ExportOptions exp = export_options(kReal + "/Mega_divide.bil", dir.file("mega.tif"), 512);
   run_export(exp, budget, Progress::silent());
   const GdalRaster back = read_with_gdal(exp.output);
   expect_same_raster(read_with_gdal(exp.input), back, "ENVI to GeoTIFF");
@@ -450,9 +452,7 @@ TEST(Export, AnyRasterStraightToGeoTiff) {
 TEST(Import, TooSmallBudgetIsAClearErrorUpFront) {
   TempDir dir;
   MemoryBudget budget(64ull << 10);
-  ImportOptions options;
-  options.input = kReal + "/rhine_elv0.tif";
-  options.output = dir.file("r.tzs");
+  const ImportOptions options = import_options(kReal + "/rhine_elv0.tif", dir.file("r.tzs"), 0);
   try {
     run_import(options, budget, Progress::silent());
     ADD_FAILURE() << "import ran in 64 KiB";
@@ -472,10 +472,7 @@ TEST(Import, CancelledRunPublishesNothing) {
     events.push_back(event);
     return event.done < 2;
   });
-  ImportOptions options;
-  options.input = kReal + "/N44W072.hgt";
-  options.output = dir.file("n.tzs");
-  options.tile = 64;
+  const ImportOptions options = import_options(kReal + "/N44W072.hgt", dir.file("n.tzs"), 64);
   EXPECT_THROW(run_import(options, budget, progress), Cancelled);
   EXPECT_FALSE(file_exists(options.output));
   EXPECT_TRUE(partial_files_of(options.output).empty());
@@ -493,10 +490,7 @@ TEST(Import, ProgressRunsFromZeroToOne) {
     events.push_back(event);
     return true;
   });
-  ImportOptions options;
-  options.input = kReal + "/west_bijou_gully.asc";
-  options.output = dir.file("w.tzs");
-  options.tile = 16;
+  const ImportOptions options = import_options(kReal + "/west_bijou_gully.asc", dir.file("w.tzs"), 16);
   run_import(options, budget, progress);
   ASSERT_EQ(events.size(), 1u + (89 + 15) / 16);
   EXPECT_EQ(events.front().done, 0u);
@@ -507,10 +501,7 @@ TEST(Import, ProgressRunsFromZeroToOne) {
 TEST(Import, RefusesBadArguments) {
   TempDir dir;
   MemoryBudget budget(32ull << 20);
-  ImportOptions options;
-  options.input = kReal + "/pysheds_dem.tif";
-  options.output = dir.file("p.tzs");
-  options.tile = 100;
+  ImportOptions options = import_options(kReal + "/pysheds_dem.tif", dir.file("p.tzs"), 100);
   EXPECT_THROW(run_import(options, budget, Progress::silent()), UsageError);
   options.tile = 64;
   options.output = options.input;

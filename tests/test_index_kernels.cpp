@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/error.h"
@@ -39,6 +40,28 @@ using gpu_testing::random_values;
 using gpu_testing::run_seed;
 
 Connectivity random_connectivity(std::mt19937_64& rng) { return rng() % 2 ? Connectivity::Eight : Connectivity::Four; }
+
+// The 2s x 2s block `values` merged from its four s x s quadrants by boundary_merge_cpu (workspace
+// entries poisoned with `workspace_fill`), the quadrants' ring matrices from the reference.
+std::vector<PathLength> merge_quadrants_cpu(const std::vector<double>& values, std::uint32_t s, const WeightParams& params,
+                                            Connectivity connectivity, PathLength workspace_fill,
+                                            std::vector<PathLength>* children_out = nullptr) {
+  const std::uint32_t side = 2 * s;
+  const std::uint32_t b = ring_size(s);
+  bool overflow = false;
+  std::vector<PathLength> children(4ull * b * b);
+  for (std::uint32_t c = 0; c < 4; ++c) {
+    const double* origin = values.data() + (c >> 1) * s * side + (c & 1u) * s;
+    const auto m = testing::ring_matrix_reference(origin, side, s, params, connectivity, &overflow);
+    std::copy(m.begin(), m.end(), children.begin() + c * b * b);
+  }
+  std::vector<PathLength> workspace(merge_workspace_entries(s), workspace_fill);
+  const std::uint32_t pb = ring_size(side);
+  std::vector<PathLength> parent(static_cast<std::size_t>(pb) * pb, 7);
+  boundary_merge_cpu(values.data(), side, s, params, connectivity, children.data(), workspace.data(), parent.data(), &overflow);
+  if (children_out) *children_out = std::move(children);
+  return parent;
+}
 
 TEST(BoundaryRing, PositionsAndCellsAreInverse) {
   for (std::uint32_t s : {1u, 2u, 3u, 4u, 8u, 16u, 64u}) {
@@ -112,18 +135,8 @@ TEST(BoundaryMerge, MatchesDijkstraOnRandomParents) {
     const std::vector<double> values = random_values(spec, rng);
     const WeightParams params = random_params(rng, false);
     const Connectivity connectivity = random_connectivity(rng);
+    const std::vector<PathLength> parent = merge_quadrants_cpu(values, s, params, connectivity, 0);
     bool overflow = false;
-    const std::uint32_t b = ring_size(s);
-    std::vector<PathLength> children(4ull * b * b);
-    for (std::uint32_t c = 0; c < 4; ++c) {
-      const double* origin = values.data() + (c >> 1) * s * side + (c & 1u) * s;
-      const auto m = testing::ring_matrix_reference(origin, side, s, params, connectivity, &overflow);
-      std::copy(m.begin(), m.end(), children.begin() + c * b * b);
-    }
-    std::vector<PathLength> workspace(merge_workspace_entries(s));
-    const std::uint32_t pb = ring_size(side);
-    std::vector<PathLength> parent(static_cast<std::size_t>(pb) * pb, 7);
-    boundary_merge_cpu(values.data(), side, s, params, connectivity, children.data(), workspace.data(), parent.data(), &overflow);
     const auto expected = testing::ring_matrix_reference(values.data(), side, side, params, connectivity, &overflow);
     ASSERT_EQ(parent, expected) << "s " << s << " round " << round << " model " << to_string(params.model);
   }
@@ -145,21 +158,12 @@ TEST(BoundaryMerge, BlockedMatchesOnePivotMergeAtBlockEdges) {
       const std::vector<double> values = random_values(spec, rng);
       const WeightParams params = random_params(rng, false);
       const Connectivity connectivity = random_connectivity(rng);
+      std::vector<PathLength> children;
+      const std::vector<PathLength> parent = merge_quadrants_cpu(values, s, params, connectivity, 5, &children);
       bool overflow = false;
-      const std::uint32_t b = ring_size(s);
-      std::vector<PathLength> children(4ull * b * b);
-      for (std::uint32_t c = 0; c < 4; ++c) {
-        const double* origin = values.data() + (c >> 1) * s * side + (c & 1u) * s;
-        const auto m = testing::ring_matrix_reference(origin, side, s, params, connectivity, &overflow);
-        std::copy(m.begin(), m.end(), children.begin() + c * b * b);
-      }
-      std::vector<PathLength> workspace(merge_workspace_entries(s), 5);
-      const std::uint32_t pb = ring_size(side);
-      std::vector<PathLength> parent(static_cast<std::size_t>(pb) * pb, 7);
-      boundary_merge_cpu(values.data(), side, s, params, connectivity, children.data(), workspace.data(), parent.data(), &overflow);
       const auto expected = testing::one_pivot_merge_reference(values.data(), side, s, params, connectivity, children.data(), &overflow);
       ASSERT_EQ(parent, expected) << "s " << s << " round " << round << " model " << to_string(params.model);
-      disconnected += disconnected_pairs(expected, pb);
+      disconnected += disconnected_pairs(expected, ring_size(side));
     }
   }
   EXPECT_GT(disconnected, 0) << "no parent had valid ring cells without a path between them";

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -29,7 +28,9 @@
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/knight.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/exchange_sources.h"
 #include "tests/support/sssp_capture_sink.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -277,15 +278,7 @@ TEST(KnightCore, RandomRastersAndTinyTilesMatchReference) {
     CaptureSink sink(w, h);
     {
       SsspExchange exchange(input, store, options, budget);
-      std::map<std::uint64_t, std::vector<TileSource>> by_tile;
-      const std::uint64_t tiles_x = input.grid().tiles_x();
-      for (const auto& [cell, id] : sources) {
-        const std::uint64_t x = cell % w, y = cell / w;
-        by_tile[(y / t) * tiles_x + x / t].push_back(TileSource{static_cast<std::uint32_t>((y % t) * t + x % t), id});
-      }
-      for (const auto& [tile, list] : by_tile)
-        ASSERT_TRUE(exchange.add_sources(static_cast<std::uint32_t>(tile % tiles_x), static_cast<std::uint32_t>(tile / tiles_x),
-                                         list).empty());
+      ASSERT_TRUE(testing::add_cell_sources(exchange, input.grid(), sources).empty());
       exchange.run(Progress::silent());
       exchange.flush();
       evictions += exchange.stats().cache_evictions;
@@ -354,14 +347,11 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   testing::set_reference_sources(ref, {{3 * w + 4, 0}});
   ASSERT_TRUE(testing::sssp_reference(ref));
   const std::vector<std::uint8_t> expected = testing::backlinks_reference(ref);
-  const std::vector<double> back = testing::read_raster_values(o.backlink);
   const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
+  ASSERT_TRUE(testing::equal_cells(dist, ref.dist, w)) << "distances";
+  ASSERT_TRUE(testing::equal_cells(testing::read_backlinks(o.backlink), expected, w)) << "backlinks";
   int knights = 0;
-  for (std::uint64_t i = 0; i < w * h; ++i) {
-    ASSERT_EQ(dist[i], ref.dist[i]) << "cell " << i % w << "," << i / w;
-    ASSERT_EQ(back[i] == back[i] ? static_cast<int>(back[i]) : 255, expected[i]) << "cell " << i % w << "," << i / w;
-    knights += expected[i] >= 8 && expected[i] < 16;
-  }
+  for (const std::uint8_t code : expected) knights += code >= 8 && code < 16;
   ASSERT_GT(knights, 20);
   // path walks the knight's codes back to the source; its length in cells sums 1, sqrt 2 and sqrt 5.
   PathOptions po;

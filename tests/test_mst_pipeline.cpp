@@ -220,10 +220,7 @@ MstResult run_simple(const Raster& raster, testing::TempDir& dir, WeightModel mo
 
 TEST(MstPipeline, NodataEverywhereGivesAnEmptyForest) {
   testing::TempDir dir;
-  Raster r;
-  r.width = 37;
-  r.height = 21;
-  r.values.assign(r.width * r.height, kNaN);
+  const Raster r = uniform_raster(37, 21, kNaN);
   std::vector<std::uint8_t> bits;
   const MstResult result = run_simple(r, dir, WeightModel::Max, 0.0, &bits);
   EXPECT_EQ(result.edges, 0u);
@@ -235,9 +232,7 @@ TEST(MstPipeline, NodataEverywhereGivesAnEmptyForest) {
 
 TEST(MstPipeline, OneCell) {
   testing::TempDir dir;
-  Raster r;
-  r.width = r.height = 1;
-  r.values = {42.5};
+  const Raster r = uniform_raster(1, 1, 42.5);
   const MstResult result = run_simple(r, dir, WeightModel::Max, 0.0);
   EXPECT_EQ(result.edges, 0u);
   EXPECT_EQ(result.vertices, 1u);
@@ -246,10 +241,7 @@ TEST(MstPipeline, OneCell) {
 
 TEST(MstPipeline, OverflowAtHugeScaleIsAClearError) {
   testing::TempDir dir;
-  Raster r;
-  r.width = 20;
-  r.height = 10;
-  r.values.assign(200, 1000.0);
+  Raster r = uniform_raster(20, 10, 1000.0);
   r.values[17] = 2000.0;
   try {
     run_simple(r, dir, WeightModel::Max, 1e9);
@@ -265,10 +257,7 @@ TEST(MstPipeline, OverflowAtHugeScaleIsAClearError) {
 
 TEST(MstPipeline, FrictionOnNegativeCostsIsAClearError) {
   testing::TempDir dir;
-  Raster r;
-  r.width = 4;
-  r.height = 4;
-  r.values.assign(16, 3.0);
+  Raster r = uniform_raster(4, 4, 3.0);
   r.values[5] = -1.0;
   EXPECT_THROW(run_simple(r, dir, WeightModel::Friction, 0.0), Error);
 }

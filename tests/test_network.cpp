@@ -69,8 +69,7 @@ TEST(Network, TreeIsTheMinimumSpanningTreeOfTheMatrixAndEveryEdgeIsTraced) {
   std::mt19937_64 rng(5);
   const std::uint64_t w = 70, h = 50;
   std::vector<double> values = testing::random_values(rng, w * h, 0.05, 1, 30);
-  for (std::uint64_t y = 2; y <= 8; ++y)
-    for (std::uint64_t x = 2; x <= 8; ++x) values[y * w + x] = (y == 2 || y == 8 || x == 2 || x == 8) ? kNaN : 3;
+  testing::add_nodata_island(values, w, 3);
   const std::string input = dir.file("net.tif");
   testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
   std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 7);

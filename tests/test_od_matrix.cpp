@@ -28,6 +28,7 @@
 #include "kernels/index/boundary_ring.h"
 #include "tests/support/od_matrix_support.h"
 #include "tests/support/random_values.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -44,13 +45,8 @@ TEST(OdMatrix, RandomRastersWithIndexAndWithoutMatchTheOracle) {
     const std::uint64_t w = 20 + rng() % 60, h = 20 + rng() % 60;
     std::vector<double> values = testing::random_values(rng, w * h, 0.06, 0, 50);
     if (seed % 2 == 0) {  // a wall of nodata with a gap, and a closed nodata ring around an island
-      const std::uint64_t wx = 5 + rng() % (w - 10);
-      for (std::uint64_t y = 0; y < h; ++y)
-        if (y != h / 2) values[y * w + wx] = kNaN;
-      for (std::uint64_t y = 2; y <= 8; ++y)
-        for (std::uint64_t x = 2; x <= 8; ++x)
-          if (y == 2 || y == 8 || x == 2 || x == 8) values[y * w + x] = kNaN;
-          else values[y * w + x] = 7;
+      testing::add_nodata_wall(values, w, h, 5 + rng() % (w - 10), h / 2);
+      testing::add_nodata_island(values, w, 7);
     }
     const std::string input = dir.file("in" + std::to_string(seed) + ".tif");
     testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
@@ -120,10 +116,7 @@ TEST(OdMatrix, RegionSitesMatchAMultiSourceOracle) {
     std::mt19937_64 rng(seed * 6151);
     const std::uint64_t w = 30 + rng() % 50, h = 30 + rng() % 50;
     std::vector<double> values = testing::random_values(rng, w * h, 0.05, 1, 30);
-    for (std::uint64_t y = 2; y <= 8; ++y)  // a closed nodata ring around an island
-      for (std::uint64_t x = 2; x <= 8; ++x)
-        if (y == 2 || y == 8 || x == 2 || x == 8) values[y * w + x] = kNaN;
-        else values[y * w + x] = 5;
+    testing::add_nodata_island(values, w, 5);
     // Regions: rectangles and scattered cells with ids 3, 7, 12, ..., one on the island.
     std::vector<double> ids(w * h, 0);
     const int regions = 3 + static_cast<int>(rng() % 3);
@@ -324,11 +317,7 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
     std::mt19937_64 rng(seed * 7907);
     const std::uint64_t w = 20 + rng() % 70, h = 20 + rng() % 70;
     std::vector<double> values = testing::random_values(rng, w * h, 0.06, 0, 50);
-    if (seed % 2 == 0) {
-      const std::uint64_t wx = 5 + rng() % (w - 10);
-      for (std::uint64_t y = 0; y < h; ++y)
-        if (y != h / 3) values[y * w + wx] = kNaN;
-    }
+    if (seed % 2 == 0) testing::add_nodata_wall(values, w, h, 5 + rng() % (w - 10), h / 3);
     const std::string input = dir.file("s" + std::to_string(seed) + ".tif");
     testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
     const WeightModel model = seed % 3 == 0 ? WeightModel::Max : seed % 3 == 1 ? WeightModel::AbsDiff : WeightModel::Friction;
@@ -358,8 +347,7 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
     testing::set_reference_sources(ref, seeds);
     ASSERT_TRUE(testing::sssp_reference(ref));
     const auto dist = testing::fixed_distances(testing::read_raster_values(o.output), r.params.scale);
-    for (std::uint64_t i = 0; i < dist.size(); ++i)
-      ASSERT_EQ(dist[i], ref.dist[i]) << "seed " << seed << " cell " << i % w << "," << i / w;
+    ASSERT_TRUE(testing::equal_cells(dist, ref.dist, w)) << "seed " << seed;
   }
   // A real DEM: the index's cost raster equals plain sssp's, bit for bit.
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";

@@ -23,36 +23,38 @@ namespace {
 
 using namespace testing::od_matrix_suite;
 
-// od-matrix --transient-index of the sites `cells` on `g`, tiles of `tile`.
-OdMatrixOptions transient_options(const testing::GeneratedTerrain& g, const std::vector<std::uint64_t>& cells,
-                                  std::uint32_t tile) {
-  OdMatrixOptions o;
-  o.input = g.path;
-  o.sites = points_of(cells, g.info.width);
-  o.transient_index = true;
-  o.tile = tile;
-  return o;
-}
+// The transient-index cases: od-matrix --transient-index on generated terrain, on the CPU with 2
+// threads and its run directory in `scratch`.
+class OdMatrix : public ::testing::Test {
+ protected:
+  // Terrain of width x height from seed `terrain`, `sites` sites picked by a generator seeded with
+  // `site_seed`, tiles of `tile`.
+  void prepare(std::uint64_t width, std::uint64_t height, std::uint64_t terrain, std::uint64_t site_seed, int sites,
+               std::uint32_t tile) {
+    g = generated_terrain(dir, width, height, terrain);
+    std::mt19937_64 rng(site_seed);
+    cells = pick_sites(g.values, g.info.width, g.info.height, rng, sites);
+    o.input = g.path;
+    o.sites = points_of(cells, g.info.width);
+    o.transient_index = true;
+    o.tile = tile;
+    o_run.device = DeviceRequest::Cpu;
+    o_run.threads = 2;
+    o_run.tmpdir = scratch.path();
+  }
 
-// Its run: --device cpu, 2 threads, the run directory in `scratch`.
-RunSettings transient_settings(const testing::TempDir& scratch) {
-  RunSettings run;
-  run.device = DeviceRequest::Cpu;
-  run.threads = 2;
-  run.tmpdir = scratch.path();
-  return run;
-}
+  testing::TempDir dir;
+  testing::TempDir scratch{dir.path()};
+  GeneratedTerrain g;
+  std::vector<std::uint64_t> cells;
+  OdMatrixOptions o;
+  RunSettings o_run;
+};
 
 // --transient-index: an index built in the run directory, queried and deleted, gives the oracle's
 // matrix (and the explicit index's) on generated terrain with nodata holes; nothing is left behind.
-TEST(OdMatrix, TransientIndexEqualsTheOracleAndLeavesNothing) {
-  testing::TempDir dir;
-  const GeneratedTerrain g = generated_terrain(dir, 200, 150, 11);
-  std::mt19937_64 rng(5);
-  const std::vector<std::uint64_t> cells = pick_sites(g.values, g.info.width, g.info.height, rng, 6);
-  testing::TempDir scratch(dir.path());
-  OdMatrixOptions o = transient_options(g, cells, 32);
-  const RunSettings o_run = transient_settings(scratch);
+TEST_F(OdMatrix, TransientIndexEqualsTheOracleAndLeavesNothing) {
+  prepare(200, 150, 11, 5, 6, 32);
   MemoryBudget budget(256ull << 20);
   const OdMatrixResult transient = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
   EXPECT_EQ(transient.method, "transient index");
@@ -80,14 +82,8 @@ TEST(OdMatrix, TransientIndexEqualsTheOracleAndLeavesNothing) {
 // (a scale that takes in-tile distances past 32 bits: the memory check counts 4-byte ones, so some
 // budgets pass it and are overrun by the build, which then takes a file): every budget that runs
 // gives the oracle's matrix, in memory (the sweep) or from a file, and reserves nothing after.
-TEST(OdMatrix, TransientIndexUnderShrinkingBudgetsFallsBackToAFile) {
-  testing::TempDir dir;
-  const GeneratedTerrain g = generated_terrain(dir, 160, 130, 3);
-  std::mt19937_64 rng(9);
-  const std::vector<std::uint64_t> cells = pick_sites(g.values, g.info.width, g.info.height, rng, 5);
-  testing::TempDir scratch(dir.path());
-  OdMatrixOptions o = transient_options(g, cells, 16);
-  const RunSettings o_run = transient_settings(scratch);
+TEST_F(OdMatrix, TransientIndexUnderShrinkingBudgetsFallsBackToAFile) {
+  prepare(160, 130, 3, 9, 5, 16);
   o.scale = 9e6;  // steps up to 4e9 (32-bit weights), in-tile distances past 2^32
   std::vector<PathLength> want;
   std::set<std::string> ways;
@@ -123,14 +119,8 @@ TEST(OdMatrix, TransientIndexUnderShrinkingBudgetsFallsBackToAFile) {
 // A budget too small for the transient index's query is refused by the plan before the build (it
 // was found after building the whole index): a BudgetError naming the phase and the --memory that
 // would do, with no progress of the build; the budget the message names runs.
-TEST(OdMatrix, TransientIndexBudgetTooSmallIsRefusedBeforeTheBuild) {
-  testing::TempDir dir;
-  const GeneratedTerrain g = generated_terrain(dir, 512, 384, 21);
-  std::mt19937_64 rng(4);
-  const std::vector<std::uint64_t> cells = pick_sites(g.values, g.info.width, g.info.height, rng, 2);
-  testing::TempDir scratch(dir.path());
-  const OdMatrixOptions o = transient_options(g, cells, 16);
-  const RunSettings o_run = transient_settings(scratch);
+TEST_F(OdMatrix, TransientIndexBudgetTooSmallIsRefusedBeforeTheBuild) {
+  prepare(512, 384, 21, 4, 2, 16);
   std::uint64_t build_events = 0;
   Progress counting([&](const ProgressEvent& e) {
     build_events += e.phase.rfind("index", 0) == 0;

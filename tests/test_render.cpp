@@ -80,14 +80,20 @@ int reference_index(double v, double lo, double hi) {
   return k < 0 ? 0 : (k > 255 ? 255 : k);
 }
 
-TEST(Render, CostRampGivesColourMapEntries) {
-  testing::TempDir dir;
-  const std::uint64_t w = 256, h = 4;
+// A w x h ramp, each cell's value its column, written to `path` (Float32, nodata -1: a cost surface).
+std::vector<double> write_ramp(const std::string& path, std::uint64_t w, std::uint64_t h) {
   std::vector<double> v(w * h);
   for (std::uint64_t y = 0; y < h; ++y)
     for (std::uint64_t x = 0; x < w; ++x) v[y * w + x] = static_cast<double>(x);
+  testing::write_raster_values(path, w, h, v, CellType::Float32, -1);
+  return v;
+}
+
+TEST(Render, CostRampGivesColourMapEntries) {
+  testing::TempDir dir;
+  const std::uint64_t w = 256, h = 4;
   const std::string in = dir.file("ramp.tif"), out = dir.file("ramp.png");
-  testing::write_raster_values(in, w, h, v, CellType::Float32, -1);  // nodata -1: a cost surface (auto)
+  const std::vector<double> v = write_ramp(in, w, h);  // a cost surface: the colour map's auto choice
   for (const char* map : {"viridis", "magma"}) {
     const auto r = render({"--width", "256", "--contours", "0", "--no-legend", "--colour-map", map, in, out});
     EXPECT_EQ(r.kind, RenderKind::Cost);
@@ -142,11 +148,8 @@ TEST(Render, NodataIsTransparent) {
 TEST(Render, ContourLinesWhereTheBandChanges) {
   testing::TempDir dir;
   const std::uint64_t w = 100, h = 3;
-  std::vector<double> v(w * h);
-  for (std::uint64_t y = 0; y < h; ++y)
-    for (std::uint64_t x = 0; x < w; ++x) v[y * w + x] = static_cast<double>(x);
   const std::string in = dir.file("ramp.tif"), out = dir.file("ramp.png");
-  testing::write_raster_values(in, w, h, v, CellType::Float32, -1);
+  const std::vector<double> v = write_ramp(in, w, h);
   const auto r = render({"--width", "100", "--contours", "10", "--no-legend", in, out});
   EXPECT_EQ(r.contour_interval, 10);  // 99 / 10 = 9.9 -> the next nice step
   const Picture p = load(out);

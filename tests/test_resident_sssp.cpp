@@ -284,6 +284,19 @@ void expect_same_costs(const std::vector<double>& a, const std::vector<double>& 
   }
 }
 
+// The cost raster of run_sssp of `o` on the CPU (2 threads, 1 GiB), which ran the exchange `o` asks
+// for and reached over 1000 cells.
+std::vector<double> cpu_costs(const SsspOptions& o) {
+  RunSettings o_run;
+  o_run.device = DeviceRequest::Cpu;
+  o_run.threads = 2;
+  MemoryBudget budget(1ull << 30);
+  const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
+  EXPECT_EQ(r.exchange, o.exchange);
+  EXPECT_GT(r.reached_cells, 1000u);
+  return testing::read_raster_values(o.output);
+}
+
 // The pipeline: --exchange resident (CPU twin) writes the same cost raster as streamed, on shipped DEMs.
 TEST(ResidentSsspPipeline, ShippedDemsMatchStreamed) {
   testing::TempDir dir;
@@ -295,20 +308,13 @@ TEST(ResidentSsspPipeline, ShippedDemsMatchStreamed) {
     std::vector<double> costs[2];
     for (int resident = 0; resident < 2; ++resident) {
       SsspOptions o;
-      RunSettings o_run;
       o.input = std::string(TERRAZO_DATASETS) + "/real/" + name;
       o.weight = WeightModel::AbsDiff;
       o.sources = {parse_source_point(source)};
       o.output = dir.file("cost" + std::to_string(k++) + ".tif");
       o.exchange = resident ? "resident" : "streamed";
       o.resident_tile = resident ? 32 : 64;
-      o_run.device = DeviceRequest::Cpu;
-      o_run.threads = 2;
-      MemoryBudget budget(1ull << 30);
-      const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
-      EXPECT_EQ(r.exchange, o.exchange);
-      EXPECT_GT(r.reached_cells, 1000u);
-      costs[resident] = testing::read_raster_values(o.output);
+      costs[resident] = cpu_costs(o);
     }
     expect_same_costs(costs[0], costs[1]);
     if (::testing::Test::HasFatalFailure()) return;
@@ -332,7 +338,6 @@ TEST(ResidentSsspPipeline, KnightMatchesStreamed) {
     std::vector<double> costs[3];
     for (int run = 0; run < 3; ++run) {  // streamed, resident g = 8, resident g = 32
       SsspOptions o;
-      RunSettings o_run;
       o.input = in;
       o.weight = WeightModel::Friction;
       o.connectivity = Connectivity::Sixteen;
@@ -342,13 +347,7 @@ TEST(ResidentSsspPipeline, KnightMatchesStreamed) {
       o.exchange = run ? "resident" : "streamed";
       o.resident_tile = run == 1 ? 8 : 32;
       o.tile = 32;
-      o_run.device = DeviceRequest::Cpu;
-      o_run.threads = 2;
-      MemoryBudget budget(1ull << 30);
-      const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
-      EXPECT_EQ(r.exchange, o.exchange);
-      EXPECT_GT(r.reached_cells, 1000u);
-      costs[run] = testing::read_raster_values(o.output);
+      costs[run] = cpu_costs(o);
     }
     SCOPED_TRACE("max cost " + std::to_string(max_cost));
     expect_same_costs(costs[0], costs[1]);

@@ -27,6 +27,7 @@
 #include "engine/raster_inputs/sssp_sources.h"
 #include "kernels/common/error.h"
 #include "kernels/common/tile_geometry.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -121,26 +122,14 @@ void check_against_oracle(const SsspOptions& o, const SsspResult& r, const std::
     params.push_back(ref.params);
   }
   const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(o.output), scale);
+  ASSERT_TRUE(testing::equal_cells(dist, best, w)) << what << ": cost";
   std::uint64_t reached = 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    if (dist[i] != best[i]) {
-      ADD_FAILURE() << what << ": cost at " << i % w << "," << i / w << " is " << dist[i] << ", oracle " << best[i];
-      return;
-    }
-    reached += best[i] != kUnreached;
-  }
+  for (const PathLength d : best) reached += d != kUnreached;
   EXPECT_EQ(r.reached_cells, reached) << what;
-  std::vector<double> alloc;
+  std::vector<std::uint32_t> alloc;
   if (!o.allocation.empty()) {
-    alloc = testing::read_raster_values(o.allocation);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::uint32_t got = alloc[i] != alloc[i] ? 0u : static_cast<std::uint32_t>(alloc[i]);
-      if (got != best_id[i]) {
-        ADD_FAILURE() << what << ": allocation at " << i % w << "," << i / w << " is " << got << ", oracle "
-                      << best_id[i];
-        return;
-      }
-    }
+    alloc = testing::read_allocation(o.allocation);
+    ASSERT_TRUE(testing::equal_cells(alloc, best_id, w)) << what << ": allocation";
   }
   if (o.backlink.empty()) return;
   const std::vector<double> back = testing::read_raster_values(o.backlink);

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -30,8 +29,10 @@
 #include "engine/sssp/output.h"
 #include "kernels/common/tile_geometry.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/exchange_sources.h"
 #include "tests/support/random_values.h"
 #include "tests/support/sssp_capture_sink.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -75,19 +76,7 @@ std::unique_ptr<CoreOutcome> run_core(const CoreCase& c) {
   auto outcome = std::make_unique<CoreOutcome>(CoreOutcome{CaptureSink(c.width, c.height), {}, {}, 0, 0, 0});
   {
     SsspExchange exchange(input, store, options, budget);
-    std::map<std::uint64_t, std::vector<TileSource>> by_tile;
-    const std::uint64_t tiles_x = input.grid().tiles_x();
-    for (const auto& [cell, id] : c.sources) {
-      const std::uint64_t x = cell % c.width, y = cell / c.width;
-      by_tile[(y / c.t) * tiles_x + x / c.t].push_back(
-          TileSource{static_cast<std::uint32_t>((y % c.t) * c.t + x % c.t), id});
-    }
-    for (const auto& [tile, list] : by_tile) {
-      const auto tx = static_cast<std::uint32_t>(tile % tiles_x), ty = static_cast<std::uint32_t>(tile / tiles_x);
-      for (std::uint32_t local : exchange.add_sources(tx, ty, list))
-        outcome->rejected.push_back((static_cast<std::uint64_t>(ty) * c.t + local / c.t) * c.width +
-                                    static_cast<std::uint64_t>(tx) * c.t + local % c.t);
-    }
+    outcome->rejected = testing::add_cell_sources(exchange, input.grid(), c.sources);
     exchange.run(Progress::silent());
     exchange.flush();
     outcome->stats = exchange.stats();
@@ -336,49 +325,9 @@ SsspResult check_file_run(const SsspOptions& options, const RunSettings& options
   testing::SsspReferenceProblem ref =
       testing::reference_problem(info.width, info.height, values.data(), result.params, options.connectivity);
   ref.max_cost = result.max_cost_fixed;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
-  std::uint32_t id = 1;
-  for (const SourcePoint& p : options.sources)
-    sources.push_back({static_cast<std::uint64_t>(p.y) * info.width + static_cast<std::uint64_t>(p.x),
-                       options.allocation.empty() ? 0u : id++});
-  testing::set_reference_sources(ref, sources);
+  testing::set_point_sources(ref, options);
   EXPECT_TRUE(testing::sssp_reference(ref)) << what;
-  const std::vector<PathLength> dist =
-      testing::fixed_distances(testing::read_raster_values(options.output), result.params.scale);
-  std::uint64_t reached = 0;
-  for (std::uint64_t i = 0; i < dist.size(); ++i) {
-    if (dist[i] != ref.dist[i]) {
-      ADD_FAILURE() << what << ": distance at " << i % info.width << "," << i / info.width << " is " << dist[i]
-                    << ", reference " << ref.dist[i];
-      return result;
-    }
-    reached += dist[i] != kUnreached;
-  }
-  EXPECT_EQ(result.reached_cells, reached) << what;
-  if (!options.backlink.empty()) {
-    const std::vector<std::uint8_t> expected = testing::backlinks_reference(ref);
-    const std::vector<double> back = testing::read_raster_values(options.backlink);
-    for (std::uint64_t i = 0; i < back.size(); ++i) {
-      const int got = back[i] != back[i] ? 255 : static_cast<int>(back[i]);
-      if (got != expected[i]) {
-        ADD_FAILURE() << what << ": backlink at " << i % info.width << "," << i / info.width << " is " << got
-                      << ", reference " << int(expected[i]);
-        return result;
-      }
-    }
-  }
-  if (!options.allocation.empty()) {
-    const std::vector<double> alloc = testing::read_raster_values(options.allocation);
-    for (std::uint64_t i = 0; i < alloc.size(); ++i) {
-      const std::uint32_t got = alloc[i] != alloc[i] ? 0u : static_cast<std::uint32_t>(alloc[i]);
-      const std::uint32_t want = ref.dist[i] == kUnreached ? 0u : ref.source[i];
-      if (got != want) {
-        ADD_FAILURE() << what << ": allocation at " << i % info.width << "," << i / info.width << " is " << got
-                      << ", reference " << want;
-        return result;
-      }
-    }
-  }
+  testing::expect_outputs_match_reference(options, result, ref, what);
   return result;
 }
 

@@ -30,6 +30,7 @@
 #include "tests/support/memory_tile_input.h"
 #include "tests/support/block_window_check.h"
 #include "tests/support/sssp_reference.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo {
@@ -244,6 +245,14 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
       o.sources.push_back(pixel(c % w, c / w));
     }
     const std::string what = "seed " + tag + " " + to_string(o.weight) + (o.walk.reverse ? " to" : " from");
+    // The oracle's problem with a run's params (its reverse flag included), the sources ids 1, 2, ...
+    auto oracle_problem = [&](const WeightParams& params) {
+      testing::SsspReferenceProblem ref = testing::reference_problem(w, h, cells.data(), params, o.connectivity);
+      std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
+      for (std::uint32_t k = 0; k < source_cells.size(); ++k) sources.push_back({source_cells[k], k + 1});
+      testing::set_reference_sources(ref, sources);
+      return ref;
+    };
     std::vector<PathLength> first;
     // Tiles of 4, 8 and 64 (one tile), the last with a cache of 2 tiles; the resident CPU twin.
     for (int variant = 0; variant < 4; ++variant) {
@@ -268,41 +277,28 @@ TEST(WalkPipeline, MatchesOracleAtSeveralTilesAndBothDirections) {
       EXPECT_EQ(r.params.steps.ew, 30.0);
       const std::vector<PathLength> dist = testing::fixed_distances(testing::read_raster_values(v.output), r.params.scale);
       if (variant == 0) {
-        // The oracle with the engine's params (its reverse flag included)...
-        testing::SsspReferenceProblem ref = testing::reference_problem(w, h, cells.data(), r.params, o.connectivity);
-        std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
-        for (std::uint32_t k = 0; k < source_cells.size(); ++k) sources.push_back({source_cells[k], k + 1});
-        testing::set_reference_sources(ref, sources);
+        // The oracle with the engine's params...
+        testing::SsspReferenceProblem ref = oracle_problem(r.params);
         ASSERT_TRUE(testing::sssp_reference(ref)) << what;
-        for (std::uint64_t i = 0; i < dist.size(); ++i)
-          ASSERT_EQ(dist[i], ref.dist[i]) << what << " cell " << i % w << "," << i / w;
+        ASSERT_TRUE(testing::equal_cells(dist, ref.dist, w)) << what;
         // ... and --direction to against the reverse graph written out here.
         if (o.walk.reverse) {
           WeightParams from = r.params;
           from.walk.reverse = false;
           const std::vector<PathLength> expected = reverse_oracle(cells, w, h, from, o.connectivity, source_cells);
-          for (std::uint64_t i = 0; i < dist.size(); ++i)
-            ASSERT_EQ(dist[i], expected[i]) << what << " reverse graph, cell " << i % w << "," << i / w;
+          ASSERT_TRUE(testing::equal_cells(dist, expected, w)) << what << " reverse graph";
         }
         first = dist;
         continue;
       }
       ASSERT_EQ(dist, first) << what << " variant " << variant;
       if (variant == 1) {  // backlinks and allocation against the oracle's rule
-        testing::SsspReferenceProblem ref = testing::reference_problem(w, h, cells.data(), r.params, o.connectivity);
-        std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
-        for (std::uint32_t k = 0; k < source_cells.size(); ++k) sources.push_back({source_cells[k], k + 1});
-        testing::set_reference_sources(ref, sources);
+        testing::SsspReferenceProblem ref = oracle_problem(r.params);
         ASSERT_TRUE(testing::sssp_reference(ref));
-        const std::vector<std::uint8_t> expected = testing::backlinks_reference(ref);
-        const std::vector<double> back = testing::read_raster_values(v.backlink);
-        const std::vector<double> alloc = testing::read_raster_values(v.allocation);
-        for (std::uint64_t i = 0; i < back.size(); ++i) {
-          const int got = back[i] != back[i] ? 255 : static_cast<int>(back[i]);
-          ASSERT_EQ(got, expected[i]) << what << " backlink at " << i % w << "," << i / w;
-          const std::uint32_t a = alloc[i] != alloc[i] ? 0u : static_cast<std::uint32_t>(alloc[i]);
-          ASSERT_EQ(a, ref.dist[i] == kUnreached ? 0u : ref.source[i]) << what << " allocation at " << i % w << "," << i / w;
-        }
+        ASSERT_TRUE(testing::equal_cells(testing::read_backlinks(v.backlink), testing::backlinks_reference(ref), w))
+            << what << " backlink";
+        ASSERT_TRUE(testing::equal_cells(testing::read_allocation(v.allocation), testing::allocation_reference(ref), w))
+            << what << " allocation";
         EXPECT_GT(r.cache_evictions, 0u) << what;
       }
     }

@@ -65,7 +65,6 @@ TEST(GpuCostModels, BatchSolverWithRowTableMatchesCpuTwin) {
     const WeightParams params = table_params(rng, table);
     const Connectivity connectivity = rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
     SCOPED_TRACE("t " + std::to_string(t) + " " + to_string(params.model));
-    const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2), cells = static_cast<std::uint64_t>(t) * t;
     const std::uint64_t count = 9;
     std::vector<double> values;
     std::vector<PathLength> dist_in;
@@ -82,34 +81,7 @@ TEST(GpuCostModels, BatchSolverWithRowTableMatchesCpuTwin) {
     options.params = params;
     options.connectivity = connectivity;
     options.max_batch_tiles = 4;
-    CudaSsspBatchSolver solver(options, kUnreached);
-    std::uint64_t next = 0, checked = 0;
-    auto consume = [&](const CudaSsspBatchSolver::Batch& batch) {
-      ASSERT_FALSE(batch.overflow);
-      for (std::uint64_t i = 0; i < batch.tiles; ++i, ++checked) {
-        std::vector<PathLength> cpu(dist_in.begin() + static_cast<std::ptrdiff_t>(checked * grid),
-                                    dist_in.begin() + static_cast<std::ptrdiff_t>((checked + 1) * grid));
-        std::vector<std::uint8_t> changed(cells);
-        bool overflow = false;
-        WeightParams p = params;
-        p.steps.row0 = row0[checked];
-        block_sssp_cpu(values.data() + checked * grid, t, p, connectivity, kUnreached, cpu.data(), changed.data(),
-                       &overflow);
-        ASSERT_EQ(0, std::memcmp(cpu.data(), batch.dist + i * grid, grid * sizeof(PathLength))) << "tile " << checked;
-        ASSERT_EQ(0, std::memcmp(changed.data(), batch.changed + i * cells, cells)) << "tile " << checked;
-      }
-    };
-    while (next < count) {
-      if (solver.pending() == 2) consume(solver.wait());
-      const std::uint64_t n = std::min<std::uint64_t>(solver.batch_tiles(), count - next);
-      std::memcpy(solver.values(), values.data() + next * grid, n * grid * sizeof(double));
-      std::memcpy(solver.dist(), dist_in.data() + next * grid, n * grid * sizeof(PathLength));
-      std::memcpy(solver.row0(), row0.data() + next, n * sizeof(std::int64_t));
-      solver.submit(n);
-      next += n;
-    }
-    while (solver.pending()) consume(solver.wait());
-    EXPECT_EQ(checked, count);
+    gpu_testing::expect_streamed_sssp_matches_cpu(options, kUnreached, values, dist_in, row0);
   }
 }
 

@@ -409,6 +409,25 @@ TEST(GpuBlockBfs, MatchesCpuTwinsOnRandomTiles) {
   }
 }
 
+// The streamed SSSP batch solver (batches of 3 through both slots) against block_sssp_cpu on every
+// tile of `all`, each seeded with fresh random labels.
+void check_streamed_sssp(const TileBatch& all, std::mt19937_64& rng, SsspSweep sweep, std::size_t shared_limit,
+                         PathLength max_cost) {
+  std::vector<PathLength> dist_in;
+  for (std::uint64_t i = 0; i < all.count; ++i) {
+    const auto d = gpu_testing::random_seeds(all.t, rng, 5000);
+    dist_in.insert(dist_in.end(), d.begin(), d.end());
+  }
+  SsspBatchOptions options;
+  options.t = all.t;
+  options.params = all.params;
+  options.connectivity = all.connectivity;
+  options.max_batch_tiles = 3;
+  options.shared_limit_bytes = shared_limit;
+  options.sweep = sweep;
+  gpu_testing::expect_streamed_sssp_matches_cpu(options, max_cost, all.values, dist_in);
+}
+
 // The streamed batch solver picks the frontier BFS for the unit model (SsspSweep::Auto, FrontierBfs)
 // and gives what the sweeps and the CPU give, with the distances in shared memory or in global
 // memory (a 48 KiB limit puts t = 128's distances in global memory, its bitmaps stay in shared).
@@ -420,52 +439,11 @@ TEST(GpuBatchSolvers, UnitModelBatchesThroughTheFrontierBfs) {
   for (const std::uint32_t t : {16u, 64u, 128u}) {
     SCOPED_TRACE("t " + std::to_string(t) + ", sweep " + std::to_string(static_cast<int>(sweep)) + ", shared limit " +
                  std::to_string(shared_limit));
-    const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
-    const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
     TileBatch all = random_batch(rng, t, 7, 2);
     all.params = WeightParams{};
     all.params.model = WeightModel::Unit;
     all.params.scale = 1000.0;
-    std::vector<PathLength> dist_in;
-    for (std::uint64_t i = 0; i < all.count; ++i) {
-      const auto d = gpu_testing::random_seeds(t, rng, 5000);
-      dist_in.insert(dist_in.end(), d.begin(), d.end());
-    }
-    SsspBatchOptions options;
-    options.t = t;
-    options.params = all.params;
-    options.connectivity = all.connectivity;
-    options.max_batch_tiles = 3;
-    options.shared_limit_bytes = shared_limit;
-    options.sweep = sweep;
-    CudaSsspBatchSolver solver(options, kUnreached);
-    std::uint64_t next = 0, checked = 0;
-    auto consume = [&](const CudaSsspBatchSolver::Batch& batch) {
-      ASSERT_FALSE(batch.overflow);
-      std::uint64_t changed_cells = 0;
-      for (std::uint64_t i = 0; i < batch.tiles; ++i, ++checked) {
-        std::vector<PathLength> cpu(dist_in.begin() + static_cast<std::ptrdiff_t>(checked * grid),
-                                    dist_in.begin() + static_cast<std::ptrdiff_t>((checked + 1) * grid));
-        std::vector<std::uint8_t> changed(cells);
-        bool overflow = false;
-        changed_cells += block_sssp_cpu(all.values.data() + checked * grid, t, all.params, all.connectivity, kUnreached,
-                                        cpu.data(), changed.data(), &overflow);
-        ASSERT_EQ(0, std::memcmp(cpu.data(), batch.dist + i * grid, grid * sizeof(PathLength))) << "tile " << checked;
-        ASSERT_EQ(0, std::memcmp(changed.data(), batch.changed + i * cells, cells)) << "tile " << checked;
-      }
-      EXPECT_EQ(batch.changed_cells, changed_cells);
-      EXPECT_GE(batch.sweep_rounds, batch.tiles);  // every tile ends with a level (or round) that changes nothing
-    };
-    while (next < all.count) {
-      if (solver.pending() == 2) consume(solver.wait());
-      const std::uint64_t n = std::min<std::uint64_t>(solver.batch_tiles(), all.count - next);
-      std::memcpy(solver.values(), all.values.data() + next * grid, n * grid * sizeof(double));
-      std::memcpy(solver.dist(), dist_in.data() + next * grid, n * grid * sizeof(PathLength));
-      solver.submit(n);
-      next += n;
-    }
-    while (solver.pending()) consume(solver.wait());
-    EXPECT_EQ(checked, all.count);
+    check_streamed_sssp(all, rng, sweep, shared_limit, kUnreached);
     if (HasFailure()) return;
   }
 }
@@ -532,50 +510,8 @@ TEST(GpuBatchSolvers, SsspBatchesMatchCpuTwin) {
   for (const std::uint32_t t : {1u, 16u, 45u, 64u, 128u}) {
     SCOPED_TRACE("t " + std::to_string(t) + (sweep == SsspSweep::WarpScan ? ", warp scan" : ", thread per line") +
                  ", shared limit " + std::to_string(shared_limit));
-    const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
-    const std::uint64_t cells = static_cast<std::uint64_t>(t) * t;
     const TileBatch all = random_batch(rng, t, 7, 2);
-    std::vector<PathLength> dist_in;
-    for (std::uint64_t i = 0; i < all.count; ++i) {
-      const auto d = gpu_testing::random_seeds(t, rng, 5000);
-      dist_in.insert(dist_in.end(), d.begin(), d.end());
-    }
-    SsspBatchOptions options;
-    options.t = t;
-    options.params = all.params;
-    options.connectivity = all.connectivity;
-    options.max_batch_tiles = 3;
-    options.shared_limit_bytes = shared_limit;
-    options.sweep = sweep;
-    const PathLength max_cost = t == 45 ? 3000 : kUnreached;
-    CudaSsspBatchSolver solver(options, max_cost);
-    std::uint64_t next = 0, checked = 0;
-    auto consume = [&](const CudaSsspBatchSolver::Batch& batch) {
-      ASSERT_FALSE(batch.overflow);
-      std::uint64_t changed_cells = 0;
-      for (std::uint64_t i = 0; i < batch.tiles; ++i, ++checked) {
-        std::vector<PathLength> cpu(dist_in.begin() + static_cast<std::ptrdiff_t>(checked * grid),
-                                    dist_in.begin() + static_cast<std::ptrdiff_t>((checked + 1) * grid));
-        std::vector<std::uint8_t> changed(cells);
-        bool overflow = false;
-        changed_cells += block_sssp_cpu(all.values.data() + checked * grid, t, all.params, all.connectivity, max_cost,
-                                        cpu.data(), changed.data(), &overflow);
-        ASSERT_EQ(0, std::memcmp(cpu.data(), batch.dist + i * grid, grid * sizeof(PathLength))) << "tile " << checked;
-        ASSERT_EQ(0, std::memcmp(changed.data(), batch.changed + i * cells, cells)) << "tile " << checked;
-      }
-      EXPECT_EQ(batch.changed_cells, changed_cells);
-      EXPECT_GE(batch.sweep_rounds, batch.tiles);  // every tile ends with a round that changes nothing
-    };
-    while (next < all.count) {
-      if (solver.pending() == 2) consume(solver.wait());
-      const std::uint64_t n = std::min<std::uint64_t>(solver.batch_tiles(), all.count - next);
-      std::memcpy(solver.values(), all.values.data() + next * grid, n * grid * sizeof(double));
-      std::memcpy(solver.dist(), dist_in.data() + next * grid, n * grid * sizeof(PathLength));
-      solver.submit(n);
-      next += n;
-    }
-    while (solver.pending()) consume(solver.wait());
-    EXPECT_EQ(checked, all.count);
+    check_streamed_sssp(all, rng, sweep, shared_limit, t == 45 ? 3000 : kUnreached);
   }
 }
 

@@ -61,7 +61,7 @@ TEST(GpuWalk, BatchSolverMatchesCpuTwin) {
     const WeightParams params = walk_params(rng);
     const Connectivity connectivity = rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
     SCOPED_TRACE("t " + std::to_string(t) + " " + describe(params));
-    const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2), cells = static_cast<std::uint64_t>(t) * t;
+    const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2);
     const std::uint64_t count = 9;
     const std::vector<double> values = walk_cells(rng, count * grid);
     std::vector<PathLength> dist_in;
@@ -74,33 +74,8 @@ TEST(GpuWalk, BatchSolverMatchesCpuTwin) {
     options.params = params;
     options.connectivity = connectivity;
     options.max_batch_tiles = 4;
-    CudaSsspBatchSolver solver(options, kUnreached);
-    std::uint64_t next = 0, checked = 0;
-    auto consume = [&](const CudaSsspBatchSolver::Batch& batch) {
-      for (std::uint64_t i = 0; i < batch.tiles; ++i, ++checked) {
-        std::vector<PathLength> cpu(dist_in.begin() + static_cast<std::ptrdiff_t>(checked * grid),
-                                    dist_in.begin() + static_cast<std::ptrdiff_t>((checked + 1) * grid));
-        std::vector<std::uint8_t> changed(cells);
-        bool overflow = false;
-        block_sssp_cpu(values.data() + checked * grid, t, params, connectivity, kUnreached, cpu.data(), changed.data(),
-                       &overflow);
-        ASSERT_FALSE(overflow);
-        ASSERT_EQ(0, std::memcmp(cpu.data(), batch.dist + i * grid, grid * sizeof(PathLength))) << "tile " << checked;
-        ASSERT_EQ(0, std::memcmp(changed.data(), batch.changed + i * cells, cells)) << "tile " << checked;
-      }
-      ASSERT_FALSE(batch.overflow);
-    };
-    while (next < count) {
-      if (solver.pending() == 2) consume(solver.wait());
-      const std::uint64_t n = std::min<std::uint64_t>(solver.batch_tiles(), count - next);
-      std::memcpy(solver.values(), values.data() + next * grid, n * grid * sizeof(double));
-      std::memcpy(solver.dist(), dist_in.data() + next * grid, n * grid * sizeof(PathLength));
-      for (std::uint64_t k = 0; k < n; ++k) solver.row0()[k] = 0;
-      solver.submit(n);
-      next += n;
-    }
-    while (solver.pending()) consume(solver.wait());
-    EXPECT_EQ(checked, count);
+    const std::vector<std::int64_t> row0(count, 0);
+    gpu_testing::expect_streamed_sssp_matches_cpu(options, kUnreached, values, dist_in, row0);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -22,6 +23,8 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/common/worker_pool.h"
+#include "kernels/sssp/block_sssp.h"
+#include "kernels/sssp/block_sssp_batch.h"
 #include "kernels/sssp/resident_sssp.h"
 
 // Skips the test, saying why, where there is no CUDA device (or the build has no CUDA).
@@ -213,6 +216,51 @@ inline std::vector<PathLength> random_seeds(std::uint32_t t, std::mt19937_64& rn
   }
   if (kind == 0 && t >= 1) dist[static_cast<std::size_t>(1 + rng() % t) * s + 1 + rng() % t] = 0;
   return dist;
+}
+
+// Halo windows streamed through the two-slot CudaSsspBatchSolver made of `options` and `max_cost`,
+// each checked bit for bit against block_sssp_cpu: distances, changed flags, the batch's changed
+// count; neither reports an overflow, and every tile ends with a round that changes nothing.
+// `windows`: (t+2)^2 values per tile; `dist_in`: their initial labels; `row0`: each window's row
+// origin (StepLengths::row0) for a model with a row table, or empty where there is none.
+inline void expect_streamed_sssp_matches_cpu(const SsspBatchOptions& options, PathLength max_cost,
+                                             const std::vector<double>& windows, const std::vector<PathLength>& dist_in,
+                                             const std::vector<std::int64_t>& row0 = {}) {
+  const std::uint32_t t = options.t;
+  const std::uint64_t grid = static_cast<std::uint64_t>(t + 2) * (t + 2), cells = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t count = dist_in.size() / grid;
+  CudaSsspBatchSolver solver(options, max_cost);
+  std::uint64_t next = 0, checked = 0;
+  auto consume = [&](const CudaSsspBatchSolver::Batch& batch) {
+    ASSERT_FALSE(batch.overflow);
+    std::uint64_t changed_cells = 0;
+    for (std::uint64_t i = 0; i < batch.tiles; ++i, ++checked) {
+      std::vector<PathLength> cpu(dist_in.begin() + static_cast<std::ptrdiff_t>(checked * grid),
+                                  dist_in.begin() + static_cast<std::ptrdiff_t>((checked + 1) * grid));
+      std::vector<std::uint8_t> changed(cells);
+      bool overflow = false;
+      WeightParams p = options.params;
+      if (!row0.empty()) p.steps.row0 = row0[checked];
+      changed_cells += block_sssp_cpu(windows.data() + checked * grid, t, p, options.connectivity, max_cost, cpu.data(),
+                                      changed.data(), &overflow);
+      ASSERT_FALSE(overflow);
+      ASSERT_EQ(0, std::memcmp(cpu.data(), batch.dist + i * grid, grid * sizeof(PathLength))) << "tile " << checked;
+      ASSERT_EQ(0, std::memcmp(changed.data(), batch.changed + i * cells, cells)) << "tile " << checked;
+    }
+    EXPECT_EQ(batch.changed_cells, changed_cells);
+    EXPECT_GE(batch.sweep_rounds, batch.tiles);
+  };
+  while (next < count) {
+    if (solver.pending() == 2) consume(solver.wait());
+    const std::uint64_t n = std::min<std::uint64_t>(solver.batch_tiles(), count - next);
+    std::memcpy(solver.values(), windows.data() + next * grid, n * grid * sizeof(double));
+    std::memcpy(solver.dist(), dist_in.data() + next * grid, n * grid * sizeof(PathLength));
+    if (!row0.empty()) std::memcpy(solver.row0(), row0.data() + next, n * sizeof(std::int64_t));
+    solver.submit(n);
+    next += n;
+  }
+  while (solver.pending()) consume(solver.wait());
+  EXPECT_EQ(checked, count);
 }
 
 // The distances of the resident exchange on `device` (2 threads) from `sources` (cell indices) over

@@ -255,26 +255,30 @@ inline GraphCase random_graph(std::mt19937_64& rng, Shape shape, std::uint32_t s
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
   std::uint32_t n = 0;
   auto uniform = [&rng](std::uint32_t k) { return k ? static_cast<std::uint32_t>(rng() % k) : 0u; };
+  // An edge between two distinct vertices drawn from first .. first + count - 1 (count >= 2).
+  auto distinct_pair = [&uniform](std::uint32_t first, std::uint32_t count) {
+    const std::uint32_t a = first + uniform(count);
+    std::uint32_t b = first + uniform(count - 1);
+    if (b >= a) ++b;
+    return std::make_pair(a, b);
+  };
+  // A chain of up to `length` new vertices hanging from `from`, while the graph has fewer than `size` edges.
+  auto hang_chain = [&](std::uint32_t from, std::uint32_t length) {
+    for (std::uint32_t k = 0; k < length && pairs.size() < size; ++k) {
+      pairs.emplace_back(from, n);
+      from = n++;
+    }
+  };
   switch (shape) {
     case Shape::Random: {
       n = 2 + uniform(size + 1);
-      for (std::uint32_t i = 0; i < size; ++i) {
-        const std::uint32_t a = uniform(n);
-        std::uint32_t b = uniform(n - 1);
-        if (b >= a) ++b;
-        pairs.emplace_back(a, b);
-      }
+      for (std::uint32_t i = 0; i < size; ++i) pairs.push_back(distinct_pair(0, n));
       break;
     }
     case Shape::TreePlus: {
       n = 1 + std::max<std::uint32_t>(1, size * 2 / 3);
       for (std::uint32_t v = 1; v < n; ++v) pairs.emplace_back(uniform(v), v);
-      while (pairs.size() < size) {
-        const std::uint32_t a = uniform(n);
-        std::uint32_t b = uniform(n - 1);
-        if (b >= a) ++b;
-        pairs.emplace_back(a, b);
-      }
+      while (pairs.size() < size) pairs.push_back(distinct_pair(0, n));
       break;
     }
     case Shape::Star: {
@@ -291,14 +295,7 @@ inline GraphCase random_graph(std::mt19937_64& rng, Shape shape, std::uint32_t s
       const std::uint32_t spine = std::max<std::uint32_t>(1, size / 8 + 1);
       n = spine;
       for (std::uint32_t v = 1; v < spine; ++v) pairs.emplace_back(v - 1, v);
-      for (std::uint32_t v = 0; v < spine && pairs.size() < size; ++v) {
-        std::uint32_t previous = v;
-        const std::uint32_t length = 1 + uniform(12);
-        for (std::uint32_t k = 0; k < length && pairs.size() < size; ++k) {
-          pairs.emplace_back(previous, n);
-          previous = n++;
-        }
-      }
+      for (std::uint32_t v = 0; v < spine && pairs.size() < size; ++v) hang_chain(v, 1 + uniform(12));
       break;
     }
     case Shape::Components: {  // several random trees with extra edges, plus isolated vertices
@@ -307,23 +304,13 @@ inline GraphCase random_graph(std::mt19937_64& rng, Shape shape, std::uint32_t s
         const std::uint32_t first = n, count = 1 + uniform(size / parts + 2);
         n += count;
         for (std::uint32_t v = first + 1; v < n; ++v) pairs.emplace_back(first + uniform(v - first), v);
-        for (std::uint32_t k = uniform(count); k > 0 && count > 1; --k) {
-          const std::uint32_t a = first + uniform(count);
-          std::uint32_t b = first + uniform(count - 1);
-          if (b >= a) ++b;
-          pairs.emplace_back(a, b);
-        }
+        for (std::uint32_t k = uniform(count); k > 0 && count > 1; --k) pairs.push_back(distinct_pair(first, count));
       }
       break;
     }
     case Shape::Parallel: {  // few vertices, many parallel edges
       n = 2 + uniform(6);
-      for (std::uint32_t i = 0; i < size; ++i) {
-        const std::uint32_t a = uniform(n);
-        std::uint32_t b = uniform(n - 1);
-        if (b >= a) ++b;
-        pairs.emplace_back(a, b);
-      }
+      for (std::uint32_t i = 0; i < size; ++i) pairs.push_back(distinct_pair(0, n));
       break;
     }
     case Shape::Grid: {
@@ -342,12 +329,8 @@ inline GraphCase random_graph(std::mt19937_64& rng, Shape shape, std::uint32_t s
       n = core;
       for (std::uint32_t v = 1; v < core; ++v) pairs.emplace_back(v - 1, v);
       while (pairs.size() < size) {
-        std::uint32_t previous = uniform(n);
-        const std::uint32_t length = 1 + uniform(size / 2 + 1);
-        for (std::uint32_t k = 0; k < length && pairs.size() < size; ++k) {
-          pairs.emplace_back(previous, n);
-          previous = n++;
-        }
+        const std::uint32_t from = uniform(n);
+        hang_chain(from, 1 + uniform(size / 2 + 1));
       }
       break;
     }

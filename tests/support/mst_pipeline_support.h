@@ -42,6 +42,15 @@ struct Raster {
   CellType type = CellType::Float64;
 };
 
+// A width x height Float64 raster of `value` in every cell.
+inline Raster uniform_raster(std::uint64_t width, std::uint64_t height, double value) {
+  Raster r;
+  r.width = width;
+  r.height = height;
+  r.values.assign(width * height, value);
+  return r;
+}
+
 inline RasterInfo info_of(const Raster& r) {
   RasterInfo info;
   info.width = r.width;

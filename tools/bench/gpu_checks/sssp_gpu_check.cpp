@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -27,6 +26,7 @@
 #include "engine/sssp/resident_exchange.h"
 #include "engine/sssp/output.h"
 #include "kernels/common/cuda_device.h"
+#include "tests/support/exchange_sources.h"
 #include "tests/support/memory_tile_input.h"
 #include "tests/support/sssp_reference.h"
 
@@ -71,14 +71,7 @@ Run run_exchange(const std::vector<double>& values, std::uint64_t w, std::uint64
     else
       run_of = std::make_unique<SsspExchange>(input, store, options, budget);
     SsspExchangeRun& exchange = *run_of;
-    std::map<std::uint64_t, std::vector<TileSource>> by_tile;
-    const std::uint64_t tiles_x = input.grid().tiles_x();
-    for (const auto& [cell, id] : sources) {
-      const std::uint64_t x = cell % w, y = cell / w;
-      by_tile[(y / t) * tiles_x + x / t].push_back(TileSource{static_cast<std::uint32_t>((y % t) * t + x % t), id});
-    }
-    for (const auto& [tile, list] : by_tile)
-      exchange.add_sources(static_cast<std::uint32_t>(tile % tiles_x), static_cast<std::uint32_t>(tile / tiles_x), list);
+    testing::add_cell_sources(exchange, input.grid(), sources);
     exchange.run(Progress::silent());
     exchange.flush();
     run.stats = exchange.stats();

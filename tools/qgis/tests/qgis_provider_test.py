@@ -139,6 +139,14 @@ class Harness:
             fail("terrazo %s exited %d: %s" % (" ".join(args), completed.returncode, completed.stderr))
         return json.loads(completed.stdout.strip().splitlines()[-1])
 
+    def same_raster_as_cli(self, algorithm, parameters, command, output):
+        """Runs `algorithm` with `parameters` and OUTPUT q_<output>, then `terrazo COMMAND... c_<output>`;
+        the two rasters must be equal (same_raster). Returns the program's JSON summary."""
+        self.run_algorithm(algorithm, dict(parameters, OUTPUT=self.path("q_" + output)))
+        expected = self.cli(command + [self.path("c_" + output)])
+        same_raster(self.path("q_" + output), self.path("c_" + output))
+        return expected
+
     def done(self):
         shutil.rmtree(self.dir, ignore_errors=True)
         print("PASSED")
@@ -348,13 +356,12 @@ def clump(backend):
     """Clump by range with statistics: labels and CSV equal."""
     h = Harness(backend)
     dem = h.input(DEM)
-    h.run_algorithm("clump", {"INPUT": dem, "BY": 2, "RANGE_LOW": 200, "RANGE_HIGH": 250, "CONNECTIVITY": 1,
-                              "OUTPUT": h.path("q_labels.tif"), "STATS": h.path("q_stats.csv")})
-    expected = h.cli(["clump", "--by=range:200.0,250.0", "--connectivity=4", "--stats=" + h.path("c_stats.csv"),
-                      dem, h.path("c_labels.tif")])
+    expected = h.same_raster_as_cli("clump", {"INPUT": dem, "BY": 2, "RANGE_LOW": 200, "RANGE_HIGH": 250,
+                                              "CONNECTIVITY": 1, "STATS": h.path("q_stats.csv")},
+                                    ["clump", "--by=range:200.0,250.0", "--connectivity=4",
+                                     "--stats=" + h.path("c_stats.csv"), dem], "labels.tif")
     if expected["regions"] < 2:
         fail("too few regions for a meaningful test: %s" % expected)
-    same_raster(h.path("q_labels.tif"), h.path("c_labels.tif"))
     same_file(h.path("q_stats.csv"), h.path("c_stats.csv"))
     h.done()
 
@@ -367,16 +374,12 @@ def flowacc(backend):
     with open(directions, "w") as f:
         f.write("ncols 6\nnrows 4\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value 255\n")
         f.writelines(" ".join(str(v) for v in row) + "\n" for row in rows)
-    h.run_algorithm("flowacc", {"INPUT": directions, "OUTPUT": h.path("q_acc.tif")})
-    expected = h.cli(["flowacc", directions, h.path("c_acc.tif")])
+    expected = h.same_raster_as_cli("flowacc", {"INPUT": directions}, ["flowacc", directions], "acc.tif")
     if expected["largest"] != 21:
         fail("unexpected accumulation: %s" % expected)
-    same_raster(h.path("q_acc.tif"), h.path("c_acc.tif"))
-    h.run_algorithm("watershed", {"INPUT": directions, "OUTPUT": h.path("q_basins.tif")})
-    expected = h.cli(["watershed", directions, h.path("c_basins.tif")])
+    expected = h.same_raster_as_cli("watershed", {"INPUT": directions}, ["watershed", directions], "basins.tif")
     if expected["basins"] != 2:
         fail("unexpected basins: %s" % expected)
-    same_raster(h.path("q_basins.tif"), h.path("c_basins.tif"))
     h.done()
 
 
@@ -384,11 +387,10 @@ def fill(backend):
     """Fill depressions with edge outlets and 4 neighbours: the filled raster equals the program's."""
     h = Harness(backend)
     dem = h.input(DEM)
-    h.run_algorithm("fill", {"INPUT": dem, "OUTLETS": 1, "CONNECTIVITY": 1, "OUTPUT": h.path("q_filled.tif")})
-    expected = h.cli(["fill", "--outlets=edge", "--connectivity=4", dem, h.path("c_filled.tif")])
+    expected = h.same_raster_as_cli("fill", {"INPUT": dem, "OUTLETS": 1, "CONNECTIVITY": 1},
+                                    ["fill", "--outlets=edge", "--connectivity=4", dem], "filled.tif")
     if expected["raised_cells"] < 1:
         fail("no cell raised: not a meaningful test: %s" % expected)
-    same_raster(h.path("q_filled.tif"), h.path("c_filled.tif"))
     h.done()
 
 
@@ -397,11 +399,10 @@ def flowdir(backend):
     h = Harness(backend)
     dem = h.input(DEM)
     h.cli(["fill", "--outlets=edge", dem, h.path("filled.tif")])
-    h.run_algorithm("flowdir", {"INPUT": h.path("filled.tif"), "OUTLETS": 1, "OUTPUT": h.path("q_flowdir.tif")})
-    expected = h.cli(["flowdir", "--outlets=edge", h.path("filled.tif"), h.path("c_flowdir.tif")])
+    expected = h.same_raster_as_cli("flowdir", {"INPUT": h.path("filled.tif"), "OUTLETS": 1},
+                                    ["flowdir", "--outlets=edge", h.path("filled.tif")], "flowdir.tif")
     if expected["flat_cells"] < 1:
         fail("no flat cell: not a meaningful test: %s" % expected)
-    same_raster(h.path("q_flowdir.tif"), h.path("c_flowdir.tif"))
     h.done()
 
 
@@ -411,12 +412,11 @@ def corridor(backend):
     dem = h.input(DEM)
     h.cli(["sssp", "--source=20,40", dem, h.path("a.tif")])
     h.cli(["sssp", "--source=300,320", dem, h.path("b.tif")])
-    h.run_algorithm("corridor", {"COST_A": h.path("a.tif"), "COST_B": h.path("b.tif"), "KEEP": 2, "VALUE": 5,
-                                 "OUTPUT": h.path("q_corridor.tif")})
-    expected = h.cli(["corridor", "--percent=5.0", h.path("a.tif"), h.path("b.tif"), h.path("c_corridor.tif")])
+    costs = [h.path("a.tif"), h.path("b.tif")]
+    expected = h.same_raster_as_cli("corridor", {"COST_A": costs[0], "COST_B": costs[1], "KEEP": 2, "VALUE": 5},
+                                    ["corridor", "--percent=5.0"] + costs, "corridor.tif")
     if not 0 < expected["corridor_cells"] < expected["valid_cells"]:
         fail("a corridor of %d cells tests nothing" % expected["corridor_cells"])
-    same_raster(h.path("q_corridor.tif"), h.path("c_corridor.tif"))
     h.done()
 
 
@@ -666,10 +666,9 @@ def files(backend):
     """gen, import, info and export through QGIS, each against the program: the generated GeoTIFF cell
     for cell, the tile store byte for byte, info's summary key for key, the exported GeoTIFF cell for cell."""
     h = Harness(backend)
-    h.run_algorithm("gen", {"WIDTH": 150, "HEIGHT": 100, "SEED": 3, "TYPE": 3, "NODATA_HOLES": 0.05,
-                            "OUTPUT": h.path("q_gen.tif")})
-    h.cli(["gen", "--width=150", "--height=100", "--seed=3", "--type=Int16", "--nodata-holes=0.05", h.path("c_gen.tif")])
-    same_raster(h.path("q_gen.tif"), h.path("c_gen.tif"))
+    h.same_raster_as_cli("gen", {"WIDTH": 150, "HEIGHT": 100, "SEED": 3, "TYPE": 3, "NODATA_HOLES": 0.05},
+                         ["gen", "--width=150", "--height=100", "--seed=3", "--type=Int16", "--nodata-holes=0.05"],
+                         "gen.tif")
     dem = h.input(DEM)
     h.run_algorithm("import", {"INPUT": dem, "TILE": 64, "MEMORY": 64, "OUTPUT": h.path("q.tzs")})
     h.cli(["import", "--tile=64", "--memory=64M", dem, h.path("c.tzs")])
@@ -681,10 +680,8 @@ def files(backend):
         same_summary(json.load(f), expected, "info (file)")
     if expected.get("valid_cells", 0) == 0:
         fail("info found no valid cell: %s" % expected)
-    h.run_algorithm("export", {"INPUT": h.path("q.tzs"), "BLOCK": 128, "CREATION_OPTIONS": "COMPRESS=DEFLATE",
-                               "OUTPUT": h.path("q_export.tif")})
-    h.cli(["export", "--block=128", "--co=COMPRESS=DEFLATE", h.path("c.tzs"), h.path("c_export.tif")])
-    same_raster(h.path("q_export.tif"), h.path("c_export.tif"))
+    h.same_raster_as_cli("export", {"INPUT": h.path("q.tzs"), "BLOCK": 128, "CREATION_OPTIONS": "COMPRESS=DEFLATE"},
+                         ["export", "--block=128", "--co=COMPRESS=DEFLATE", h.path("c.tzs")], "export.tif")
     h.done()
 
 
