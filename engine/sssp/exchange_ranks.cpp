@@ -6,13 +6,13 @@
 // A round, on every rank alike:
 //   1. the mail: the pushes posted since the last round go out, the neighbours' come in and are
 //      applied as a local push is (min on the labels; the tile queued where a cell may improve it);
-//   2. agree: all-reduce (min) of [this rank's smallest queued key, its batch-th smallest (kUnreached
-//      with fewer queued)]. No rank has a tile queued: every push is applied (step 1 received every
-//      message), so every edge is satisfied (exchange.h step 4) and the run ends on every rank in the
-//      same round. Else the bound is the smallest batch-th key over the ranks: the ranks solve
-//      their queued tiles up to it, at most `batch` each, so the tiles solved are about the ones one
-//      process of ranks x batch would pop (near-far at tile granularity); a rank whose queue starts
-//      above the bound waits for the round.
+//   2. agree: all-reduce (min) of the ranks' smallest queued keys. No rank has a tile queued: every
+//      push is applied (step 1 received every message), so every edge is satisfied (exchange.h
+//      step 4) and the run ends on every rank in the same round. Else the round's bound is that
+//      minimum + delta (near-far at tile granularity, [Davidson2014]); an all-reduce (sum) of the
+//      tiles each rank has under it (at most `batch` each) adapts delta for the next round so that
+//      a round holds about the ranks x batch tiles one process of as many threads would pop; a
+//      rank whose queue starts above the bound waits for the round.
 //   3. this rank's tiles up to the bound solved and their changed borders pushed (to its own tiles
 //      at once, to other ranks' into the mail).
 // Exactness: a label is (dist, source << 32 | hops), and every update is a min of such labels along
@@ -39,14 +39,24 @@ void SsspExchange::run_rounds(Progress& progress) {
                                          const std::vector<char>& improves) {
     push_to_neighbour(tile, first, pushed, improves);
   };
+  // The band above the round's smallest key (near-far): doubled while a round holds fewer tiles than
+  // ranks x batch (what one process of as many threads would pop), halved when every rank's batch
+  // is full. Every rank computes it from the same reduced numbers: the same band everywhere.
+  PathLength delta = 0;
+  const std::uint64_t target = static_cast<std::uint64_t>(comm.size()) * options_.batch;
   for (std::uint64_t round = 0;; ++round) {
     mail_->round(apply);
-    std::uint64_t keys[2] = {queue_.empty() ? kUnreached : queue_.begin()->first, kUnreached};
-    if (queue_.size() >= options_.batch) keys[1] = std::next(queue_.begin(), options_.batch - 1)->first;
-    comm.all_reduce(keys, 2, ReduceOp::Min);
-    if (keys[0] == kUnreached) break;
+    std::uint64_t least = queue_.empty() ? kUnreached : queue_.begin()->first;
+    comm.all_reduce(&least, 1, ReduceOp::Min);
+    if (least == kUnreached) break;
     if (round == 1) fault_point(comm, "sssp: exchange");
-    solve_round(keys[1]);
+    const PathLength bound = least + delta < least ? kUnreached - 1 : least + delta;
+    std::uint64_t within = 0;
+    for (auto it = queue_.begin(); it != queue_.end() && within < options_.batch && it->first <= bound; ++it) ++within;
+    comm.all_reduce(&within, 1, ReduceOp::Sum);
+    solve_round(bound);
+    if (within < target) delta = delta == 0 ? 1 : delta > kUnreached / 4 ? delta : 2 * delta;
+    else delta /= 2;
     progress.update(phase, stats_.solves, 0, stats_.solves * cells);
   }
   stats_.resolves = stats_.solves - stats_.tiles_solved;
