@@ -8,7 +8,8 @@
 //    encoded, so every rank compresses its own blocks. send() returns once it is sent, so a rank
 //    holds at most the windows phase 3 holds anyway.
 //  - ClumpWindowGatherer (rank 0): between rank 0's own windows, the other ranks' windows of the
-//    tiles before them, received from their owners in row-major tile order, so that `sink` (the
+//    tiles before them, received from their owners in row-major tile order (TileGather,
+//    engine/run/tile_gather.h, shared with sssp's outputs), so that `sink` (the
 //    GeoTIFF writer, or the label file of --min-size) gets every window in the order one process
 //    gives them, and writes the same bytes. It holds one received window at a time.
 //  - ClumpStatsSender / ClumpStatsMerger (--stats): each rank's regions in label order (its
