@@ -1,9 +1,10 @@
 // tests/test_distributed.cpp: distributed runs (docs/distributed.md): the tile ownership (Z-order
-// ranges balanced by weight), the one-rank communicator, and `mpirun -np K terrazo clump` for
-// K = 1..4: labels and --stats byte for byte the one process's (cmp), equal to the in-memory oracle,
-// on random rasters and a shipped DEM at several tile sizes; --min-size; a rank failing or killed
-// mid-run ends the job non-zero with no output and no run directory left; every rank's VmHWM within
-// its --memory + 64 MiB. The mpirun cases skip (never pass) where mpirun or the MPI build is absent.
+// ranges balanced by weight), the one-rank communicator, and `mpirun -np K terrazo clump` and
+// `... sssp` for K = 1..4: labels, --stats, costs, backlinks and allocations byte for byte the one
+// process's (cmp), equal to the in-memory oracles, on random rasters and a shipped DEM at several
+// tile sizes; --min-size; a rank failing or killed mid-run ends the job non-zero with no output and
+// no run directory left; bad input refused alike by every rank; every rank's VmHWM within its
+// --memory + 64 MiB. The mpirun cases skip (never pass) where mpirun or the MPI build is absent.
 // Open MPI refuses root unless told: the cases set OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) and
 // --oversubscribe (CI has 2 cores).
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "engine/clump/phases.h"
+#include "kernels/sssp/backlink.h"
 #include "engine/run/communicator.h"
 #include "engine/run/tile_ownership.h"
 #include "kernels/common/error.h"
@@ -276,6 +278,20 @@ TEST(MpiClump, BadInputIsRefusedByEveryRankBeforeWork) {
   EXPECT_NE(::access(dir.file("out.tif").c_str(), F_OK), 0);
 }
 
+// The `ranks` summary's peak_rss_bytes, one per rank (empty when missing).
+std::vector<std::uint64_t> ranks_peak_rss(const std::string& out) {
+  std::vector<std::uint64_t> peaks;
+  const auto key = out.find("\"peak_rss_bytes\":[");
+  if (key == std::string::npos) return peaks;
+  const std::string list = out.substr(key + 18, out.find(']', key) - key - 18);
+  for (std::size_t at = 0; at < list.size();) {
+    peaks.push_back(std::stoull(list.substr(at)));
+    const auto comma = list.find(',', at);
+    at = comma == std::string::npos ? list.size() : comma + 1;
+  }
+  return peaks;
+}
+
 // Each rank's VmHWM within its --memory + 64 MiB on a raster whose cells (as doubles) are ~2x it.
 TEST(MpiClump, EachRanksPeakRssWithinItsBudget) {
   SKIP_WITHOUT_MPIRUN();
@@ -287,15 +303,210 @@ TEST(MpiClump, EachRanksPeakRssWithinItsBudget) {
                                   " " + dir.file("labels.tif"),
                            dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  const auto key = r.out.find("\"peak_rss_bytes\":[");
-  ASSERT_NE(key, std::string::npos) << r.out;
-  std::string list = r.out.substr(key + 18, r.out.find(']', key) - key - 18);
-  std::vector<std::uint64_t> peaks;
-  for (std::size_t at = 0; at < list.size();) {
-    peaks.push_back(std::stoull(list.substr(at)));
-    const auto comma = list.find(',', at);
-    at = comma == std::string::npos ? list.size() : comma + 1;
+  const std::vector<std::uint64_t> peaks = ranks_peak_rss(r.out);
+  ASSERT_EQ(peaks.size(), 2u) << r.out;
+  for (std::uint64_t peak : peaks) EXPECT_LE(peak, (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+}
+
+
+// ---- mpirun -np K terrazo sssp -------------------------------------------------------------------
+
+// The first valid cell at or after each (x, y) in raster order: sources that are never nodata.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> valid_sources(const std::vector<double>& values, std::uint64_t width,
+                                                                   const std::vector<std::pair<std::uint64_t, std::uint64_t>>& near) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> cells;
+  for (const auto& [x, y] : near) {
+    std::uint64_t c = y * width + x;
+    while (c < values.size() && std::isnan(values[c])) ++c;
+    if (c < values.size()) cells.emplace_back(c % width, c / width);
   }
+  return cells;
+}
+
+std::string source_flags(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& sources) {
+  std::string flags;
+  for (const auto& [x, y] : sources) flags += " --source " + std::to_string(x) + "," + std::to_string(y);
+  return flags;
+}
+
+// The --json summary's "scale".
+double json_scale(const std::string& out) {
+  const auto key = out.find("\"scale\":");
+  return key == std::string::npos ? 0 : std::stod(out.substr(key + 8));
+}
+
+// The costs, allocations and backlinks written against the oracle (friction, cells; source ids
+// 1.. in the order given, as with --allocation).
+void expect_sssp_oracle(const std::string& input, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& sources,
+                        Connectivity connectivity, double scale, const std::string& cost, const std::string& allocation,
+                        const std::string& backlink) {
+  RasterInfo info;
+  const std::vector<double> values = read_raster_values(input, &info);
+  WeightParams params;
+  params.model = WeightModel::Friction;
+  params.scale = scale;
+  testing::SsspReferenceProblem p = testing::reference_problem(info.width, info.height, values.data(), params, connectivity);
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> seeds;
+  for (std::size_t k = 0; k < sources.size(); ++k)
+    seeds.emplace_back(sources[k].second * info.width + sources[k].first, static_cast<std::uint32_t>(k + 1));
+  testing::set_reference_sources(p, seeds);
+  ASSERT_TRUE(testing::sssp_reference(p));
+  const std::vector<PathLength> dist = testing::fixed_distances(read_raster_values(cost), scale);
+  ASSERT_EQ(dist.size(), p.dist.size());
+  std::uint64_t differ = 0;
+  for (std::size_t i = 0; i < dist.size(); ++i) differ += dist[i] != p.dist[i];
+  EXPECT_EQ(differ, 0u) << cost << ": distances differ from the oracle's";
+  if (!allocation.empty()) {
+    const std::vector<double> ids = read_raster_values(allocation);
+    differ = 0;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      differ += (std::isnan(ids[i]) ? 0u : static_cast<std::uint32_t>(ids[i])) != (p.dist[i] == kUnreached ? 0u : p.source[i]);
+    EXPECT_EQ(differ, 0u) << allocation << ": allocations differ from the oracle's";
+  }
+  if (!backlink.empty()) {
+    const std::vector<std::uint8_t> expected = testing::backlinks_reference(p);
+    const std::vector<double> got = read_raster_values(backlink);
+    differ = 0;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      differ += (std::isnan(got[i]) ? kNoBacklink : static_cast<std::uint8_t>(got[i])) != expected[i];
+    EXPECT_EQ(differ, 0u) << backlink << ": backlinks differ from the oracle's";
+  }
+}
+
+// One process, then 1..4 ranks: the same cost (and backlink and allocation) bytes; one process's
+// equal to the oracle's. `labels`: with --backlink and --allocation.
+void expect_sssp_ranks_match_one_process(const std::string& input, const std::string& flags, bool labels,
+                                         const std::vector<std::pair<std::uint64_t, std::uint64_t>>& near,
+                                         const TempDir& dir, Connectivity connectivity) {
+  RasterInfo info;
+  const std::vector<double> values = read_raster_values(input, &info);
+  const auto sources = valid_sources(values, info.width, near);
+  const std::string base = "sssp --threads 1 --tmpdir " + dir.path() + " " + flags + source_flags(sources);
+  auto outputs = [&](const std::string& tag) {
+    return labels ? " --backlink " + dir.file(tag + "_b.tif") + " --allocation " + dir.file(tag + "_a.tif") : std::string();
+  };
+  const CliRun one = run_cli(base + " -q --json" + outputs("one") + " " + input + " " + dir.file("one.tif"), dir);
+  ASSERT_EQ(one.code, 0) << one.err;
+  expect_sssp_oracle(input, sources, connectivity, json_scale(one.out), dir.file("one.tif"),
+                     labels ? dir.file("one_a.tif") : "", labels ? dir.file("one_b.tif") : "");
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    SCOPED_TRACE(input + " " + flags + ", " + std::to_string(ranks) + " ranks");
+    const std::string tag = "r" + std::to_string(ranks);
+    const CliRun r = run_mpi(ranks, base + " -q --json" + outputs(tag) + " " + input + " " + dir.file(tag + ".tif"), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(same_file(dir.file("one.tif"), dir.file(tag + ".tif"))) << "the costs differ from one process's";
+    if (labels) {
+      EXPECT_TRUE(same_file(dir.file("one_b.tif"), dir.file(tag + "_b.tif"))) << "the backlinks differ from one process's";
+      EXPECT_TRUE(same_file(dir.file("one_a.tif"), dir.file(tag + "_a.tif"))) << "the allocations differ from one process's";
+    }
+    if (ranks > 1) EXPECT_NE(r.out.find("\"ranks\":{\"count\":" + std::to_string(ranks)), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;  // rank 0's summary alone
+  }
+}
+
+TEST(MpiSssp, RandomRastersMatchOneProcessAndTheOracleForOneToFourRanks) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  // Odd sizes, nodata holes; tiles that do (16, 32 on 97 x 211: no) and do not divide the raster.
+  const std::string a = dir.file("a.tif"), b = dir.file("b.tif");
+  ASSERT_EQ(run_cli("gen -q --nodata-holes 0.05 --width 301 --height 157 --seed 3 " + a, dir).code, 0);
+  ASSERT_EQ(run_cli("gen -q --nodata-holes 0.2 --width 97 --height 211 --seed 8 " + b, dir).code, 0);
+  expect_sssp_ranks_match_one_process(a, "--tile 16", true, {{10, 10}, {250, 140}}, dir, Connectivity::Eight);
+  expect_sssp_ranks_match_one_process(a, "--tile 32 --connectivity 4", true, {{150, 80}}, dir, Connectivity::Four);
+  expect_sssp_ranks_match_one_process(a, "--tile 64 --connectivity 16", false, {{5, 150}, {290, 3}, {150, 70}}, dir,
+                                      Connectivity::Sixteen);
+  expect_sssp_ranks_match_one_process(b, "--tile 16", true, {{50, 100}, {3, 3}, {90, 200}}, dir, Connectivity::Eight);
+}
+
+TEST(MpiSssp, ShippedDemMatchesOneProcessAndTheOracleForOneToFourRanks) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  expect_sssp_ranks_match_one_process(dem, "--tile 32", true, {{17, 23}, {300, 200}}, dir, Connectivity::Eight);
+  // Tiles that are the GeoTIFF's blocks (the block writer), compressed.
+  expect_sssp_ranks_match_one_process(dem, "--tile 256 --co COMPRESS=DEFLATE", false, {{200, 150}}, dir,
+                                      Connectivity::Eight);
+}
+
+TEST(MpiSssp, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  const std::string a = dir.file("a.tif");
+  ASSERT_EQ(run_cli("gen -q --width 400 --height 300 --seed 3 " + a, dir).code, 0);
+  const std::string scratch = dir.file("scratch");
+  ASSERT_EQ(std::system(("mkdir -p '" + scratch + "'").c_str()), 0);
+  const std::string flags = "sssp -q --tile 16 --threads 1 --source 200,150 --tmpdir " + scratch + " --backlink " +
+                            dir.file("b.tif") + " " + a + " ";
+  // An error in the exchange and in the write phase (messages in flight: the failing rank unwinds,
+  // then MPI_Abort ends the others).
+  for (const std::string stage : {"sssp: exchange", "sssp: write"}) {
+    SCOPED_TRACE(stage);
+    const CliRun r = run_mpi(3, flags + dir.file("thrown.tif"), dir, "TERRAZO_FAULT='1:" + stage + ":throw'");
+    expect_failed_cleanly(r, dir, dir.file("thrown.tif"), scratch);
+    EXPECT_NE(r.err.find("fault injected at " + stage), std::string::npos) << r.err;
+    EXPECT_NE(::access(dir.file("b.tif").c_str(), F_OK), 0);
+  }
+  // Rank 1 killed (SIGKILL) in the exchange: mpirun ends the others; their waits see SIGTERM and unwind.
+  const CliRun r = run_mpi(3, flags + dir.file("killed.tif"), dir, "TERRAZO_FAULT='1:sssp: exchange:kill'");
+  EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_NE(r.code, 124) << "timed out: a rank hung";
+  EXPECT_NE(::access(dir.file("killed.tif").c_str(), F_OK), 0);
+  EXPECT_TRUE(testing::partial_files_of(dir.file("killed.tif")).empty());
+  EXPECT_NE(::access(dir.file("b.tif").c_str(), F_OK), 0);
+  const CliRun left = testing::run_program("ls", "-A " + scratch, dir);
+  EXPECT_LE(std::count(left.out.begin(), left.out.end(), '\n'), 1) << left.out;  // the killed rank's own at most
+}
+
+TEST(MpiSssp, BadInputIsRefusedByEveryRankBeforeWork) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  const std::string a = dir.file("a.tif");
+  ASSERT_EQ(run_cli("gen -q --nodata-holes 0.2 --width 200 --height 150 --seed 8 " + a, dir).code, 0);
+  RasterInfo info;
+  const std::vector<double> values = read_raster_values(a, &info);
+  const auto hole = std::find_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }) - values.begin();
+  ASSERT_LT(static_cast<std::size_t>(hole), values.size());
+  auto said_once = [](const CliRun& r) {
+    std::uint64_t said = 0;
+    for (auto at = r.err.find("terrazo sssp:"); at != std::string::npos; at = r.err.find("terrazo sssp:", at + 1)) ++said;
+    return said == 1 && r.err.find("rank 0 of 3: error:") != std::string::npos;
+  };
+  const std::string out = " " + dir.file("out.tif");
+  // A bad flag and a source on nodata (found by the rank owning its tile alone, refused by all) are
+  // usage errors (exit 2), a missing input a runtime error (exit 1), as in one process.
+  CliRun r = run_mpi(3, "sssp -q --tile 16 --connectivity 5 --source 1,1 " + a + out, dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(said_once(r)) << r.err;
+  const std::string source = std::to_string(hole % info.width) + "," + std::to_string(hole / info.width);
+  r = run_mpi(3, "sssp -q --tile 16 --source 1,1 --source " + source + " " + a + out, dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(said_once(r)) << r.err;
+  EXPECT_NE(r.err.find("is on a nodata cell"), std::string::npos) << r.err;
+  r = run_mpi(3, "sssp -q --source 1,1 " + dir.file("missing.tif") + out, dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(said_once(r)) << r.err;
+  // What does not run on several ranks yet is refused, not run differently.
+  r = run_mpi(2, "sssp -q --exchange resident --source 1,1 " + a + out, dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(::access(dir.file("out.tif").c_str(), F_OK), 0);
+}
+
+// Each rank's VmHWM within its --memory + 64 MiB on a raster whose cells (as doubles) are ~2x it.
+TEST(MpiSssp, EachRanksPeakRssWithinItsBudget) {
+  SKIP_WITHOUT_MPIRUN();
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
+  TempDir dir;
+  const std::string dem = dir.file("gen.tif");
+  ASSERT_EQ(run_cli("gen -q --type Int16 --nodata-holes 0.1 --width 3000 --height 2000 --seed 5 " + dem, dir).code, 0);
+  RasterInfo info;
+  const std::vector<double> values = read_raster_values(dem, &info);
+  const auto sources = valid_sources(values, info.width, {{1500, 1000}, {100, 1900}});
+  const CliRun r = run_mpi(2, "sssp -q --json --memory 24M --tile 64 --threads 1 --tmpdir " + dir.path() +
+                                  source_flags(sources) + " --backlink " + dir.file("b.tif") + " " + dem + " " +
+                                  dir.file("cost.tif"),
+                           dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::uint64_t> peaks = ranks_peak_rss(r.out);
   ASSERT_EQ(peaks.size(), 2u) << r.out;
   for (std::uint64_t peak : peaks) EXPECT_LE(peak, (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
 }

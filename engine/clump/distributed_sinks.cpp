@@ -34,7 +34,7 @@ void ClumpWindowSender::write_window(std::uint64_t x0, std::uint64_t y0, std::ui
   std::vector<std::uint8_t> message = with_header(kLabels, x0, y0, w, h, 4 * cells);
   std::memcpy(&message[kWindowHeader], labels, 4 * cells);
   bytes_sent_ += message.size();
-  comm_.send(0, kWindowTag, std::move(message));
+  send_tile_message(comm_, kWindowTag, std::move(message));
 }
 
 void ClumpWindowSender::write_tile(std::uint64_t tx, std::uint64_t ty, std::vector<std::uint8_t> labels) {
@@ -42,55 +42,51 @@ void ClumpWindowSender::write_tile(std::uint64_t tx, std::uint64_t ty, std::vect
   std::vector<std::uint8_t> message = with_header(kEncoded, tx, ty, block_, block_, encoded.size());
   std::memcpy(&message[kWindowHeader], encoded.data(), encoded.size());
   bytes_sent_ += message.size();
-  comm_.send(0, kWindowTag, std::move(message));
+  send_tile_message(comm_, kWindowTag, std::move(message));
 }
+
+ClumpWindowGatherer::ClumpWindowGatherer(Communicator& comm, const TileOwnership& ownership, const TileGrid& grid,
+                                         ClumpWindowSink& sink, ClumpEncodedBlockWriter encoded)
+    : grid_(grid),
+      sink_(sink),
+      encoded_(std::move(encoded)),
+      gather_(comm, ownership, grid.tile_count(), kWindowTag,
+              [this](std::uint64_t tile, int owner, std::vector<std::uint8_t> message) { take(tile, owner, message); }) {}
 
 void ClumpWindowGatherer::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                                        const std::uint32_t* labels) {
-  const std::uint64_t tile = (y0 / grid_.tile) * grid_.tiles_x() + x0 / grid_.tile;
-  pull_until(tile);
+  gather_.mine((y0 / grid_.tile) * grid_.tiles_x() + x0 / grid_.tile);
   sink_.write_window(x0, y0, w, h, labels);
-  next_ = tile + 1;
 }
 
 void ClumpWindowGatherer::write_tile(std::uint64_t tx, std::uint64_t ty, std::vector<std::uint8_t> labels) {
-  const std::uint64_t tile = ty * grid_.tiles_x() + tx;
-  pull_until(tile);
+  gather_.mine(ty * grid_.tiles_x() + tx);
   sink_.write_tile(tx, ty, std::move(labels));
-  next_ = tile + 1;
 }
 
-void ClumpWindowGatherer::pull_until(std::uint64_t tile) {
-  std::vector<std::uint32_t> labels;
-  for (; next_ < tile; ++next_) {
-    const int owner = ownership_.owner(next_);
-    if (owner == comm_.rank())
-      throw Error("clump: internal error: rank 0's window of tile " + std::to_string(next_) + " did not come in order");
-    std::vector<std::uint8_t> message = comm_.recv(owner, kWindowTag);
-    std::uint32_t kind, w, h;
-    std::uint64_t x, y;
-    if (message.size() < kWindowHeader) throw Error("clump: internal error: a short window message");
-    std::memcpy(&kind, &message[0], 4);
-    std::memcpy(&x, &message[8], 8);
-    std::memcpy(&y, &message[16], 8);
-    std::memcpy(&w, &message[24], 4);
-    std::memcpy(&h, &message[28], 4);
-    const TileWindow expected = grid_.window(next_);
-    const bool is_tile = kind == kEncoded && encoded_ && x * grid_.tile == expected.x0 && y * grid_.tile == expected.y0;
-    const bool is_window = kind == kLabels && x == expected.x0 && y == expected.y0 && w == expected.w &&
-                           h == expected.h && message.size() == kWindowHeader + 4ull * w * h;
-    if (!is_tile && !is_window)
-      throw Error("clump: internal error: rank " + std::to_string(owner) + " sent another window than tile " +
-                  std::to_string(next_) + "'s");
-    bytes_received_ += message.size();
-    if (is_tile) {
-      encoded_(x, y, std::vector<std::uint8_t>(message.begin() + kWindowHeader, message.end()));
-      continue;
-    }
-    labels.resize(static_cast<std::size_t>(w) * h);
-    std::memcpy(labels.data(), &message[kWindowHeader], 4 * labels.size());
-    sink_.write_window(x, y, w, h, labels.data());
+void ClumpWindowGatherer::take(std::uint64_t tile, int owner, const std::vector<std::uint8_t>& message) {
+  std::uint32_t kind, w, h;
+  std::uint64_t x, y;
+  if (message.size() < kWindowHeader) throw Error("clump: internal error: a short window message");
+  std::memcpy(&kind, &message[0], 4);
+  std::memcpy(&x, &message[8], 8);
+  std::memcpy(&y, &message[16], 8);
+  std::memcpy(&w, &message[24], 4);
+  std::memcpy(&h, &message[28], 4);
+  const TileWindow expected = grid_.window(tile);
+  const bool is_tile = kind == kEncoded && encoded_ && x * grid_.tile == expected.x0 && y * grid_.tile == expected.y0;
+  const bool is_window = kind == kLabels && x == expected.x0 && y == expected.y0 && w == expected.w &&
+                         h == expected.h && message.size() == kWindowHeader + 4ull * w * h;
+  if (!is_tile && !is_window)
+    throw Error("clump: internal error: rank " + std::to_string(owner) + " sent another window than tile " +
+                std::to_string(tile) + "'s");
+  if (is_tile) {
+    encoded_(x, y, std::vector<std::uint8_t>(message.begin() + kWindowHeader, message.end()));
+    return;
   }
+  labels_.resize(static_cast<std::size_t>(w) * h);
+  std::memcpy(labels_.data(), &message[kWindowHeader], 4 * labels_.size());
+  sink_.write_window(x, y, w, h, labels_.data());
 }
 
 void ClumpStatsSender::region(const ClumpRegionStats& stats) {

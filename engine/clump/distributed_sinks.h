@@ -8,7 +8,8 @@
 //    encoded, so every rank compresses its own blocks. send() returns once it is sent, so a rank
 //    holds at most the windows phase 3 holds anyway.
 //  - ClumpWindowGatherer (rank 0): between rank 0's own windows, the other ranks' windows of the
-//    tiles before them, received from their owners in row-major tile order, so that `sink` (the
+//    tiles before them, received from their owners in row-major tile order (TileGather,
+//    engine/run/tile_gather.h, shared with sssp's outputs), so that `sink` (the
 //    GeoTIFF writer, or the label file of --min-size) gets every window in the order one process
 //    gives them, and writes the same bytes. It holds one received window at a time.
 //  - ClumpStatsSender / ClumpStatsMerger (--stats): each rank's regions in label order (its
@@ -22,6 +23,7 @@
 
 #include "engine/clump/phases.h"
 #include "engine/run/communicator.h"
+#include "engine/run/tile_gather.h"
 #include "engine/run/tile_ownership.h"
 
 namespace terrazo {
@@ -55,26 +57,24 @@ class ClumpWindowGatherer : public ClumpWindowSink {
  public:
   // `encoded`: where the other ranks' encoded blocks go (with a sink that takes tiles).
   ClumpWindowGatherer(Communicator& comm, const TileOwnership& ownership, const TileGrid& grid, ClumpWindowSink& sink,
-                      ClumpEncodedBlockWriter encoded = nullptr)
-      : comm_(comm), ownership_(ownership), grid_(grid), sink_(sink), encoded_(std::move(encoded)) {}
+                      ClumpEncodedBlockWriter encoded = nullptr);
   void write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                     const std::uint32_t* labels) override;
   bool takes_tiles(std::uint32_t t) const override { return encoded_ && sink_.takes_tiles(t); }
   std::vector<std::uint8_t> take_tile() override { return sink_.take_tile(); }
   void write_tile(std::uint64_t tx, std::uint64_t ty, std::vector<std::uint8_t> labels) override;
   // The other ranks' windows after rank 0's last one.
-  void end_of_windows() override { pull_until(grid_.tile_count()); }
-  std::uint64_t bytes_received() const { return bytes_received_; }
+  void end_of_windows() override { gather_.finish(); }
+  std::uint64_t bytes_received() const { return gather_.bytes_received(); }
 
  private:
-  void pull_until(std::uint64_t tile);
-  Communicator& comm_;
-  const TileOwnership& ownership_;
+  // Another rank's window (or encoded block) of `tile`, to the sink.
+  void take(std::uint64_t tile, int owner, const std::vector<std::uint8_t>& message);
   TileGrid grid_;
   ClumpWindowSink& sink_;
   ClumpEncodedBlockWriter encoded_;
-  std::uint64_t next_ = 0;  // the next tile (row-major) the sink gets
-  std::uint64_t bytes_received_ = 0;
+  std::vector<std::uint32_t> labels_;  // the received window
+  TileGather gather_;  // engine/run/tile_gather.h
 };
 
 class ClumpStatsSender : public ClumpStatsSink {

@@ -36,7 +36,10 @@ std::uint64_t sssp_write_phase_bytes(const SsspOptions& options, std::uint32_t t
          sssp_output_tile_bytes(tile, labelled, !options.backlink.empty(), halo_width(options.connectivity));
 }
 
-SsspResult run_sssp(const SsspOptions& options, RunContext& context) {
+namespace {
+
+// The per-source flags, and --source-initial and --source-multiplier, checked before any work.
+void check_source_settings(const SsspOptions& options) {
   if (!(options.source_initial >= 0 && std::isfinite(options.source_initial)))
     throw UsageError("invalid --source-initial " + format_value(options.source_initial) +
                      ": expected a finite cost >= 0");
@@ -48,13 +51,26 @@ SsspResult run_sssp(const SsspOptions& options, RunContext& context) {
                                     std::make_pair("--source-multiplier-field", &options.source_multiplier_field)})
     if (!field->empty() && options.sources_file.empty())
       throw UsageError(std::string(flag) + " names an attribute of --sources-file, and no --sources-file is given");
+}
+
+}  // namespace
+
+SsspResult run_sssp(const SsspOptions& options, RunContext& context) {
   const bool per_source = !options.source_max_field.empty() || !options.source_multiplier_field.empty() ||
                           options.source_multiplier != 1;
   // Every output's partial file is made before any work and all are published together at the end
-  // (io/store/output_set.h): a failure writing any of them publishes none.
-  check_sssp_paths(options);
+  // (io/store/output_set.h): a failure writing any of them publishes none. A distributed run's are
+  // rank 0's alone (docs/distributed.md "sssp"), published after the ranks agreed the last stage.
+  Communicator& comm = context.comm();
   OutputSet outputs;
-  add_sssp_outputs(options, outputs);
+  agreed_stage(comm, "sssp: making the outputs", [&] {
+    check_source_settings(options);
+    if (per_source && comm.distributed())
+      throw UsageError("per-source settings (--source-max-field, --source-multiplier-field, --source-multiplier) do "
+                       "not run on several ranks yet (docs/distributed.md); run one process");
+    check_sssp_paths(options);
+    if (comm.root()) add_sssp_outputs(options, outputs);
+  });
   SsspResult result;
   if (per_source) {
     result = run_sssp_groups(options, outputs, context);
@@ -63,7 +79,7 @@ SsspResult run_sssp(const SsspOptions& options, RunContext& context) {
     pass.outputs = &outputs;
     result = run_sssp_pass(options, pass, context);
   }
-  outputs.publish();
+  if (comm.root()) outputs.publish();
   return result;
 }
 

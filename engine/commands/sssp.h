@@ -38,6 +38,7 @@
 #include "engine/raster_inputs/sssp_sources.h"
 #include "engine/cost_models/step_lengths.h"
 #include "engine/raster_inputs/pipeline_input.h"
+#include "engine/run/rank_report.h"
 #include "engine/run/run_context.h"
 #include "io/store/raster_info.h"
 #include "engine/cost_models/weight_params.h"
@@ -139,6 +140,8 @@ struct SsspResult {
   std::uint64_t scratch_bytes = 0;         // distance store on disk at the end of the exchange (its peak)
   std::uint64_t peak_rss_bytes = 0;
   std::uint64_t memory_peak_reserved = 0;
+  // A distributed run (docs/distributed.md "sssp"): every rank's report, at rank 0; empty otherwise.
+  std::vector<RankReport> ranks;
 };
 
 // Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).

@@ -188,20 +188,24 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
 
 SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& progress) {
   const SsspOptions& o = options.sssp;
-  check_input_file(o.input);
-  if (!o.sources_file.empty()) check_input_file(o.sources_file);
-  if (!o.source_raster.empty()) check_input_file(o.source_raster);
-  if (!o.index.empty()) check_input_file(o.index);
-  if (!o.barrier_raster.empty()) check_input_file(o.barrier_raster);
-  if (!o.friction.empty()) check_input_file(o.friction);
-  std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster, o.friction};
-  for (const std::string* out : {&o.output, &o.backlink, &o.allocation}) {
-    if (out->empty()) continue;
-    check_output_file(*out, taken);
-    taken.push_back(*out);
-  }
-  return run_in_context<SsspCommandResult>(options, run_settings(options.common), progress,
-                                        [&](RunContext& context) { return run_sssp(o, context); });
+  return run_in_context<SsspCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
+    // Every rank of a distributed run checks the files; a failure on any one is every rank's.
+    agreed_stage(context.comm(), "sssp: checking the files", [&] {
+      check_input_file(o.input);
+      if (!o.sources_file.empty()) check_input_file(o.sources_file);
+      if (!o.source_raster.empty()) check_input_file(o.source_raster);
+      if (!o.index.empty()) check_input_file(o.index);
+      if (!o.barrier_raster.empty()) check_input_file(o.barrier_raster);
+      if (!o.friction.empty()) check_input_file(o.friction);
+      std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster, o.friction};
+      for (const std::string* out : {&o.output, &o.backlink, &o.allocation}) {
+        if (out->empty()) continue;
+        check_output_file(*out, taken);
+        taken.push_back(*out);
+      }
+    });
+    return run_sssp(o, context);
+  });
 }
 
 std::string SsspCommandResult::summary() const {
@@ -305,6 +309,7 @@ std::string SsspCommandResult::to_json() const {
                                   {"bytes_written", r.bytes_written}, {"scratch_bytes", r.scratch_bytes}});
   if (r.max_cost_fixed != kUnreached) summary.add("max_cost_fixed", r.max_cost_fixed);
   if (r.exchange == "resident") summary.add("resident", resident_json(r, o.resident_tile));
+  if (!r.ranks.empty()) summary.add("ranks", ranks_json(r.ranks));
   return summary.str();
 }
 

@@ -17,7 +17,10 @@
 #include "engine/index/index_sssp.h"
 #include "engine/raster_inputs/pipeline_input.h"
 #include "engine/raster_inputs/raster_io.h"
+#include "engine/run/tile_ownership.h"
+#include "engine/sssp/border_mail.h"
 #include "engine/sssp/distance_store.h"
+#include "engine/sssp/distributed_output.h"
 #include "engine/sssp/exchange.h"
 #include "engine/sssp/output.h"
 #include "engine/sssp/resident_exchange.h"
@@ -44,6 +47,17 @@ namespace {
 constexpr std::uint32_t kCudaBatchTiles = 64;
 
 constexpr const char* kChooseBarrierBand = "choose one with --barrier-band N";
+
+// The ranks of a distributed pass (docs/distributed.md "sssp") and the tiles each owns; comm null:
+// one process.
+struct PassRanks {
+  Communicator* comm = nullptr;
+  std::unique_ptr<TileOwnership> ownership;
+  bool distributed() const { return comm != nullptr; }
+  bool root() const { return !comm || comm->root(); }
+  bool mine(std::uint64_t tile) const { return !comm || ownership->owner(tile) == comm->rank(); }
+  std::uint64_t bytes_sent = 0, bytes_received = 0;  // this rank's result messages
+};
 
 // A raster that must lie on INPUT's grid (--barrier-raster, --friction): the same size and, where
 // both are georeferenced, the same geotransform (to 1e-9 relative); `input_name` names INPUT in the
@@ -90,9 +104,23 @@ struct WritePhasePlan {
 };
 
 WritePhasePlan plan_sssp_write_phase(const SsspOptions& options, const TileGrid& grid, bool labelled,
-                                     RunContext& context) {
+                                     const PassRanks& ranks, RunContext& context) {
   MemoryPlan& plan = context.plan();
   const std::string phase = plan.unique_name("the sssp write phase");
+  // Distributed: rank 0 writes every file, the others send it their tiles (distributed_output.h).
+  const std::uint64_t message = sssp_tile_message_bytes(grid.tile, !options.allocation.empty(), !options.backlink.empty());
+  if (ranks.distributed() && !ranks.root()) plan.need(phase, "a tile's results to rank 0", message);
+  if (ranks.distributed() && ranks.root())
+    plan.need(phase, "tiles received from the other ranks and their output slot",
+              2 * message + CostOutputsWriter::window_bytes(options, grid));
+  if (!ranks.root()) {
+    plan.need(phase, "output tile", sssp_output_tile_bytes(grid.tile, labelled, !options.backlink.empty(),
+                                                           halo_width(options.connectivity)));
+    plan.assign(context.budget());
+    WritePhasePlan p;
+    p.bytes = message + sssp_output_tile_bytes(grid.tile, labelled, !options.backlink.empty(), halo_width(options.connectivity));
+    return p;
+  }
   const std::uint64_t outputs = CostOutputsWriter::reserved_bytes(options, grid);
   const std::uint64_t tile =
       sssp_output_tile_bytes(grid.tile, labelled, !options.backlink.empty(), halo_width(options.connectivity));
@@ -102,18 +130,22 @@ WritePhasePlan plan_sssp_write_phase(const SsspOptions& options, const TileGrid&
   plan.assign(context.budget());
   WritePhasePlan p;
   p.encoders = plan.assigned(phase, "block encoders on every core");
-  p.bytes = outputs + tile + p.encoders;
+  p.bytes = outputs + tile + p.encoders + (ranks.distributed() ? 2 * message + CostOutputsWriter::window_bytes(options, grid) : 0);
   return p;
 }
 
 // The streamed exchange's phase of the plan, but its tile cache (the exchange declares that last,
 // once its fixed structures are reserved): what stays unreserved beside the cache, served first.
-void plan_streamed_exchange(std::uint64_t mask_bytes, std::uint64_t write_phase_bytes, RunContext& context,
-                            SsspExchangeOptions& xo) {
+void plan_streamed_exchange(std::uint64_t mask_bytes, std::uint64_t write_phase_bytes, const TileGrid& grid,
+                            RunContext& context, SsspExchangeOptions& xo) {
   MemoryPlan& plan = context.plan();
   xo.plan = &plan;
   xo.plan_phase = plan.unique_name("the sssp exchange");
   if (mask_bytes) plan.need(xo.plan_phase, "the source mask's reader", mask_bytes);
+  // Distributed: the border pushes to and from the other ranks of a round (border_mail.h).
+  if (xo.distributed())
+    plan.need(xo.plan_phase, "border messages between ranks",
+              BorderMail::bytes_bound(*xo.ownership, xo.comm->rank(), grid, halo_width(xo.connectivity), xo.connectivity));
   // Small allocations of the exchange (queue set nodes, lists), and the margin for what no
   // reservation tracks (worker threads' allocator slack, GDAL's encoder code): the cache is kept
   // through the write phase, where the 4 G-cell 16-neighbour run peaked.
@@ -431,7 +463,8 @@ ResidentChoice choose_resident(const SsspOptions& options, const TileGrid& grid,
                                std::uint64_t write_phase_bytes, RunContext& context) {
   constexpr std::uint64_t kAutoPagedSlots = 512;
   ResidentChoice choice;
-  if (indexed || options.exchange == "streamed") return choice;
+  // A distributed run exchanges borders between ranks in the streamed exchange only (for now).
+  if (indexed || options.exchange == "streamed" || context.comm().distributed()) return choice;
   choice.resident = options.exchange == "resident";
   if (!use_cuda) return choice;
   const std::uint32_t g = options.resident_tile;
@@ -482,13 +515,12 @@ struct PassExchange {
   std::unique_ptr<SsspExchangeRun> run;
 };
 
-// Phases "sssp: sources" (the sources set in their tiles) and "sssp: exchange" (block-local solves
-// and boundary exchange), then the distances flushed to the store unless the outputs read them from
-// the device or the cache. `phase` times the stages from the sources on.
-void run_exchange(const SsspOptions& options, const std::vector<SourceCell>& points, const TileInput& input,
-                  const TileGrid& grid, const PassWeights& weights, bool barred, std::uint64_t write_phase_bytes,
-                  DistanceStore& distances, RunContext& context, Stopwatch& phase, PassExchange& x,
-                  SsspResult& result) {
+// Phase "sssp: sources": the exchange made and the sources set in their tiles. `phase` times the
+// stages from the sources on.
+void start_exchange(const SsspOptions& options, const std::vector<SourceCell>& points, const TileInput& input,
+                    const TileGrid& grid, const PassWeights& weights, bool barred, std::uint64_t write_phase_bytes,
+                    DistanceStore& distances, RunContext& context, Stopwatch& phase, PassExchange& x,
+                    SsspResult& result) {
   MemoryBudget& budget = context.budget();
   Progress& progress = context.progress();
   const std::uint32_t t = grid.tile;
@@ -500,7 +532,7 @@ void run_exchange(const SsspOptions& options, const std::vector<SourceCell>& poi
   } else {
     const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
     plan_streamed_exchange(x.mask ? kMaskCacheBytes + tile_cells * 8 + x.mask->resident_bytes(t) : 0,
-                           write_phase_bytes, context, x.xo);
+                           write_phase_bytes, grid, context, x.xo);
     x.run = std::make_unique<SsspExchange>(input, distances, x.xo, budget);
   }
   SsspExchangeRun& exchange = *x.run;
@@ -510,9 +542,16 @@ void run_exchange(const SsspOptions& options, const std::vector<SourceCell>& poi
   if (x.mask) add_mask_sources(options, *x.mask, grid, weights.params.scale, exchange, context, result);
   progress.update("sssp: sources", 1, 1);
   result.seconds.sources += phase.seconds();
+}
 
+// Phase "sssp: exchange" (block-local solves and boundary exchange), then the distances flushed to
+// the store unless the outputs read them from the device or the cache.
+SsspExchangeStats finish_exchange(std::uint64_t write_phase_bytes, RunContext& context, Stopwatch& phase,
+                                  PassExchange& x, SsspResult& result) {
+  MemoryBudget& budget = context.budget();
+  SsspExchangeRun& exchange = *x.run;
   phase.restart();
-  exchange.run(progress);
+  exchange.run(context.progress());
   result.seconds.exchange = phase.seconds();
   const SsspExchangeStats stats = exchange.stats();
   if (const auto* r = dynamic_cast<const ResidentSsspExchange*>(x.run.get())) result.resident = r->resident_stats();
@@ -533,18 +572,25 @@ void run_exchange(const SsspOptions& options, const std::vector<SourceCell>& poi
   result.rounds = stats.rounds;
   result.cache_tiles = stats.cache_capacity;
   result.cache_evictions = stats.cache_evictions;
+  return stats;
 }
 
 // Phase "sssp: write": the final labels into the run's outputs, or into the pass's scratch file (a
 // group's pass). The store is at its largest now; each tile's slot is released once written, so the
 // outputs grow into the space the store gives back.
 void write_pass_outputs(const SsspOptions& options, const SsspPass& pass, const TileInput& input, const PassInput& in,
-                        const PassWeights& weights, PassExchange& x, DistanceStore& distances, RunContext& context,
-                        SsspResult& result) {
+                        const PassWeights& weights, PassRanks& ranks, PassExchange& x, DistanceStore& distances,
+                        RunContext& context, SsspResult& result) {
   MemoryBudget& budget = context.budget();
   std::unique_ptr<CostOutputsWriter> writer;
+  std::unique_ptr<SsspResultGatherer> gatherer;
+  std::unique_ptr<SsspResultSender> sender;
   SsspResultSink* sink_ptr = nullptr;
-  if (pass.scratch) {
+  const bool ids = x.xo.track_source, backlinks = !options.backlink.empty();
+  if (!ranks.root()) {
+    sender = std::make_unique<SsspResultSender>(*ranks.comm, in.grid, ids, backlinks, budget);
+    sink_ptr = sender.get();
+  } else if (pass.scratch) {
     *pass.scratch = std::make_unique<SsspGroupScratch>(pass.scratch_path, in.grid, x.xo.track_source,
                                                        !options.backlink.empty(), budget);
     sink_ptr = pass.scratch->get();
@@ -553,24 +599,38 @@ void write_pass_outputs(const SsspOptions& options, const SsspPass& pass, const 
     writer = std::make_unique<CostOutputsWriter>(options, *pass.outputs, in.info, in.grid, weights.params.scale, budget,
                                                  x.encoder_bytes);
     sink_ptr = writer.get();
+    if (ranks.distributed()) {
+      gatherer = std::make_unique<SsspResultGatherer>(*ranks.comm, *ranks.ownership, in.grid, *writer, ids, backlinks, budget);
+      sink_ptr = gatherer.get();
+    }
   }
   SsspResultSink& sink = *sink_ptr;
   SsspLabelSource& labels = x.outputs_from_device ? static_cast<SsspLabelSource&>(
                                                         static_cast<ResidentSsspExchange&>(*x.run))
                             : x.outputs_from_cache ? static_cast<SsspLabelSource&>(*x.outputs_from_cache)
                                                    : distances;
-  const SsspOutputStats out =
-      write_sssp_results(input, labels, x.xo, !options.backlink.empty(), sink, budget, context.progress(), true);
+  if (ranks.distributed()) fault_point(*ranks.comm, "sssp: write");
+  const SsspOutputStats out = write_sssp_results(input, labels, x.xo, backlinks, sink, budget, context.progress(), true,
+                                                 [&ranks](std::uint64_t tile) { return ranks.mine(tile); });
+  if (gatherer) gatherer->finish();
   result.seconds.write_read = out.read_seconds;
   result.seconds.write_prepare = out.prepare_seconds;
   result.seconds.write_hand_off = out.hand_off_seconds;
-  const Stopwatch finish;
-  if (writer) result.bytes_written += writer->finish();
-  result.seconds.write_finish = finish.seconds();
-  if (pass.scratch) (*pass.scratch)->finish_writing();
   result.reached_cells = out.reached_cells;
   result.max_distance_fixed = out.max_dist;
-  result.max_distance = static_cast<double>(out.max_dist) / weights.params.scale;
+  if (gatherer) ranks.bytes_received += gatherer->bytes_received();
+  if (sender) ranks.bytes_sent += sender->bytes_sent();
+  // Every rank's part is written (or sent) now: a failure anywhere publishes nothing.
+  const Stopwatch finish;
+  if (ranks.distributed()) {
+    agreed_stage(*ranks.comm, "sssp: writing the outputs", [&] {
+      if (writer) result.bytes_written += writer->finish();
+    });
+  } else if (writer) {
+    result.bytes_written += writer->finish();
+  }
+  result.seconds.write_finish = finish.seconds();
+  if (pass.scratch) (*pass.scratch)->finish_writing();
 }
 
 // The bytes the pass read and wrote (INPUT's import when this pass opened it, the distance store,
@@ -590,79 +650,167 @@ void fill_totals(const PassInput& input, const PassCells& cells, const DistanceS
   result.memory_peak_reserved = budget.peak_reserved();
 }
 
-}  // namespace
-
-SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunContext& context) {
-  MemoryBudget& budget = context.budget();
-  Stopwatch start;
+// What a pass holds from its opening to its end (declared in this order: destroyed in reverse).
+struct PassState {
   SsspResult result;
+  bool labelled = false, use_cuda = false;
+  MemoryBudget::Reservation device_host;
+  PassRanks ranks;
+  std::unique_ptr<PassInput> input;
+  PassWeights weights;
+  PassCells cells;
+  std::vector<SourceCell> points;
+  std::unique_ptr<DistanceStore> distances;
+  WritePhasePlan write_plan;
+  PassExchange x;
+  Stopwatch start, phase;
+};
+
+// What a distributed pass does not run yet (docs/distributed.md "sssp"), refused on every rank.
+void check_distributed_flags(const SsspOptions& options, const PassRanks& ranks) {
+  if (!ranks.distributed()) return;
+  if (!options.index.empty())
+    throw UsageError("--index does not run on several ranks yet (docs/distributed.md); drop --index or run one process");
+  if (options.exchange == "resident")
+    throw UsageError("--exchange resident does not run on several ranks yet (docs/distributed.md); give --exchange "
+                     "streamed (or auto) or run one process");
+}
+
+// Stage "sssp: opening the input": the flags, the device, INPUT (or the index), the step lengths
+// and weights, the barrier and friction rasters, the sources located, the tile ownership of a
+// distributed run, the distance store and the plan of the write phase.
+void open_pass(const SsspOptions& options, const SsspPass& pass, RunContext& context, PassState& s) {
+  MemoryBudget& budget = context.budget();
+  SsspResult& result = s.result;
   check_pass_flags(options);
+  if (context.comm().distributed()) s.ranks.comm = &context.comm();
+  check_distributed_flags(options, s.ranks);
   // Device: the CUDA block solver computes distances only; backlinks and allocation need the
   // CPU solver's labels.
-  const bool labelled = !options.backlink.empty() || !options.allocation.empty() || pass.track_source;
-  const bool use_cuda = context.device() == Device::Cuda && !labelled;
-  const MemoryBudget::Reservation device_host = reserve_device_host_memory(use_cuda ? Device::Cuda : Device::Cpu, budget);
-  result.device = device_description(use_cuda ? Device::Cuda : Device::Cpu);
-  if (context.device_request() == DeviceRequest::Cuda && labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
-  check_exchange_flags(options, labelled);
+  s.labelled = !options.backlink.empty() || !options.allocation.empty() || pass.track_source;
+  s.use_cuda = context.device() == Device::Cuda && !s.labelled;
+  s.device_host = reserve_device_host_memory(s.use_cuda ? Device::Cuda : Device::Cpu, budget);
+  result.device = device_description(s.use_cuda ? Device::Cuda : Device::Cpu);
+  if (context.device_request() == DeviceRequest::Cuda && s.labelled) result.device = "cpu (backlinks and allocation use the CPU solver)";
+  check_exchange_flags(options, s.labelled);
   const RasterInfo barrier_info = open_barrier_band(options, budget, result);
 
-  PassInput input(context.tmpdir());
-  open_pass_input(options, pass, labelled, context, input, result);
-  PassWeights weights;
-  choose_steps(options, input, budget, weights, result);
-  PassCells cells;
-  open_barriers(options, barrier_info, input, context, cells, result);
-  open_walk_cells(options, input, weights, context, cells, result);
-  fix_weights(options, pass, weights, result);
+  s.input = std::make_unique<PassInput>(context.tmpdir());
+  PassInput& input = *s.input;
+  open_pass_input(options, pass, s.labelled, context, input, result);
+  choose_steps(options, input, budget, s.weights, result);
+  open_barriers(options, barrier_info, input, context, s.cells, result);
+  open_walk_cells(options, input, s.weights, context, s.cells, result);
+  fix_weights(options, pass, s.weights, result);
 
-  Stopwatch phase;
+  s.phase.restart();
   context.progress().update("sssp: sources", 0, 1);
-  const std::vector<SourceCell> points = locate_pass_sources(options, pass, input.info);
-
+  s.points = locate_pass_sources(options, pass, input.info);
   const TileGrid& grid = input.grid;
   if (grid.tile < halo_width(options.connectivity))
     throw UsageError("--tile " + std::to_string(grid.tile) + " is narrower than the two-cell halo of --connectivity 16");
-  DistanceStore distances(input.run.file("distances.bin"), grid, labelled, budget, halo_width(options.connectivity));
+  if (s.ranks.distributed()) {  // weights: present tiles (docs/distributed.md "Ownership")
+    const TileInput& cells = input.source->cells();
+    s.ranks.ownership = std::make_unique<TileOwnership>(grid, s.ranks.comm->size(), [&](std::uint64_t tile) -> std::uint64_t {
+      return cells.tile_present(static_cast<std::uint32_t>(tile % grid.tiles_x()), static_cast<std::uint32_t>(tile / grid.tiles_x()));
+    });
+  }
+  s.distances = std::make_unique<DistanceStore>(input.run.file("distances.bin"), grid, s.labelled, budget,
+                                                halo_width(options.connectivity));
   // The write phase's fixed needs, planned before any work beside what is held now (the store's
   // index, the distance store). The streamed exchange leaves this much unreserved when it can, so
   // the outputs are written straight from its cache (no flush to the store and no second read of it).
-  const WritePhasePlan write_plan = plan_sssp_write_phase(options, grid, labelled, context);
-  const std::uint64_t write_phase_bytes = write_plan.bytes;
-  PassExchange x;
-  x.encoder_bytes = write_plan.encoders;
-  x.xo = exchange_options(options, pass, weights, use_cuda, context);
-  result.block_solver = options.weight == WeightModel::Unit && x.xo.frontier_bfs && !labelled ? "bfs" : "sweep";
+  s.write_plan = plan_sssp_write_phase(options, grid, s.labelled, s.ranks, context);
+}
+
+// The exchange's options and the choice between the streamed and the resident exchange.
+void choose_exchange(const SsspOptions& options, const SsspPass& pass, RunContext& context, PassState& s) {
+  PassExchange& x = s.x;
+  SsspResult& result = s.result;
+  const TileGrid& grid = s.input->grid;
+  x.encoder_bytes = s.write_plan.encoders;
+  x.xo = exchange_options(options, pass, s.weights, s.use_cuda, context);
+  if (s.ranks.distributed()) x.xo.comm = s.ranks.comm, x.xo.ownership = s.ranks.ownership.get();
+  result.block_solver = options.weight == WeightModel::Unit && x.xo.frontier_bfs && !s.labelled ? "bfs" : "sweep";
   // The source mask is read while the exchange holds its cache: open it first, keep its room free.
   if (!options.source_raster.empty() && pass.mask) x.mask = RasterReader::open(options.source_raster);
-  const TileInput& solved = cells.solved(input);
-  const ResidentChoice resident = choose_resident(options, grid, use_cuda, input.index != nullptr, write_phase_bytes, context);
+  const ResidentChoice resident =
+      choose_resident(options, grid, s.use_cuda, s.input->index != nullptr, s.write_plan.bytes, context);
   x.resident = resident.resident;
   x.device_slots = resident.device_slots;
   result.resident_slots = resident.device_slots;
-  result.exchange = input.index ? "index" : x.resident ? "resident" : "streamed";
-  x.outputs_from_device = x.resident && use_cuda;
-  result.seconds.sources = phase.seconds();
-  phase.restart();
+  result.exchange = s.input->index ? "index" : x.resident ? "resident" : "streamed";
+  x.outputs_from_device = x.resident && s.use_cuda;
+}
+
+// A distributed pass's totals over the ranks (every rank's result alike) and, at rank 0, every
+// rank's report (the `ranks` summary).
+void gather_pass_totals(PassState& s, const SsspExchangeStats& stats) {
+  SsspResult& r = s.result;
+  Communicator& comm = *s.ranks.comm;
+  std::uint64_t sums[4] = {r.reached_cells, r.solves, r.tiles_solved, r.resolves};
+  comm.all_reduce(sums, 4, ReduceOp::Sum);
+  r.reached_cells = sums[0], r.solves = sums[1], r.tiles_solved = sums[2], r.resolves = sums[3];
+  std::uint64_t most[2] = {r.max_distance_fixed, r.rounds};
+  comm.all_reduce(most, 2, ReduceOp::Max);
+  r.max_distance_fixed = most[0], r.rounds = most[1];
+  RankReport report;
+  report.tiles = s.ranks.ownership->tiles(comm.rank());
+  report.weight = s.ranks.ownership->weight(comm.rank());
+  report.peak_rss_bytes = peak_rss_bytes();
+  report.bytes_sent = stats.bytes_sent + s.ranks.bytes_sent;
+  report.bytes_received = stats.bytes_received + s.ranks.bytes_received;
+  report.phases = {{"import", r.seconds.import}, {"load", r.seconds.load}, {"sources", r.seconds.sources},
+                   {"exchange", r.seconds.exchange}, {"flush", r.seconds.flush}, {"write", r.seconds.write}};
+  r.ranks = gather_rank_reports(comm, report);
+}
+
+}  // namespace
+
+// One process, or one rank of `mpirun -np N` (docs/distributed.md "sssp"): every rank opens the
+// input and solves its own tiles; rank 0 alone writes the outputs. The opening, the sources, the
+// check of the input's tiles and the outputs' finish are agreed stages (a failure on any rank ends
+// every rank with it); a failure in the exchange or the write phase ends the job from main (MPI_Abort).
+SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunContext& context) {
+  MemoryBudget& budget = context.budget();
+  Communicator& comm = context.comm();
+  PassState s;
+  SsspResult& result = s.result;
+  agreed_stage(comm, "sssp: opening the input", [&] {
+    open_pass(options, pass, context, s);
+    choose_exchange(options, pass, context, s);
+  });
+  PassInput& input = *s.input;
+  const TileInput& solved = s.cells.solved(input);
+  const TileGrid& grid = input.grid;
+  PassExchange& x = s.x;
+  result.seconds.sources = s.phase.seconds();
+  s.phase.restart();
+  SsspExchangeStats stats;
   if (input.index) {
-    run_index_query(options, points, solved, *input.index, weights, distances, context, result);
-    result.seconds.exchange = phase.seconds();
+    run_index_query(options, s.points, solved, *input.index, s.weights, *s.distances, context, result);
+    result.seconds.exchange = s.phase.seconds();
   } else {
-    run_exchange(options, points, solved, grid, weights, cells.barred != nullptr, write_phase_bytes, distances,
-                 context, phase, x, result);
+    agreed_stage(comm, "sssp: sources", [&] {
+      start_exchange(options, s.points, solved, grid, s.weights, s.cells.barred != nullptr, s.write_plan.bytes,
+                     *s.distances, context, s.phase, x, result);
+    });
+    stats = finish_exchange(s.write_plan.bytes, context, s.phase, x, result);
   }
 
   // The header's statistics set the weight scale: every stored tile is checked against them
   // (exactly: io/store/tile_store.h) before any output is published, also the tiles this run did not
   // need (--max-cost, regions no source reaches), which are read now.
-  input.source->check_unseen_tiles(budget);
+  agreed_stage(comm, "sssp: checking the input", [&] { input.source->check_unseen_tiles(budget); });
 
-  result.scratch_bytes = distances.bytes_on_disk();
-  phase.restart();
-  write_pass_outputs(options, pass, solved, input, weights, x, distances, context, result);
-  result.seconds.write = phase.seconds();
+  result.scratch_bytes = s.distances->bytes_on_disk();
+  s.phase.restart();
+  write_pass_outputs(options, pass, solved, input, s.weights, s.ranks, x, *s.distances, context, result);
+  result.seconds.write = s.phase.seconds();
+  if (s.ranks.distributed()) gather_pass_totals(s, stats);
+  result.max_distance = static_cast<double>(result.max_distance_fixed) / s.weights.params.scale;
   x.run.reset();
-  fill_totals(input, cells, distances, start, budget, result);
+  fill_totals(input, s.cells, *s.distances, s.start, budget, result);
   return result;
 }
 

@@ -145,6 +145,10 @@ SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const S
     if (h_ > 1) scratch.halo.resize(cells);
   }
   for (int d = 8; d < 16; ++d) knight_lengths_[d] = knight_length(options_.params.steps, d);
+  if (options_.distributed()) {
+    mail_ = std::make_unique<BorderMail>(*options_.comm, *options_.ownership, grid_, options_.connectivity);
+    stats_.neighbour_ranks = static_cast<std::uint32_t>(mail_->neighbours().size());
+  }
 }
 
 SsspExchange::~SsspExchange() = default;
@@ -399,6 +403,7 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
                                                      const std::vector<TileSource>& sources) {
   std::vector<std::uint32_t> on_nodata;
   const std::uint64_t tile = static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx;
+  if (mail_ && options_.ownership->owner(tile) != options_.comm->rank()) return check_foreign_sources(tx, ty, sources);
   Entry& e = acquire(tile);
   const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
   std::fill(e.changed.begin(), e.changed.end(), 0);
@@ -429,6 +434,21 @@ std::vector<std::uint32_t> SsspExchange::add_sources(std::uint32_t tx, std::uint
     push_borders(e, e.changed.data());
   }
   unpin(e);
+  return on_nodata;
+}
+
+// A distributed run: the sources of a tile another rank owns are checked on the input alone.
+std::vector<std::uint32_t> SsspExchange::check_foreign_sources(std::uint32_t tx, std::uint32_t ty,
+                                                               const std::vector<TileSource>& sources) {
+  std::vector<double>& values = load_scratch_[0].values;
+  if (input_.tile_present(tx, ty)) {
+    input_.read_tile(tx, ty, values.data());
+  } else {
+    std::fill(values.begin(), values.end(), std::numeric_limits<double>::quiet_NaN());
+  }
+  std::vector<std::uint32_t> on_nodata;
+  for (const TileSource& source : sources)
+    if (values[source.local] != values[source.local]) on_nodata.push_back(source.local);
   return on_nodata;
 }
 
@@ -560,6 +580,10 @@ void SsspExchange::push_borders(Entry& e, const std::uint8_t* changed) {
 
 void SsspExchange::push_to_neighbour(std::uint64_t tile, std::uint32_t first, const std::vector<RingCell>& cells,
                                      const std::vector<char>& improves) {
+  if (mail_) {
+    const int owner = options_.ownership->owner(tile);
+    if (owner != options_.comm->rank()) return mail_->post(owner, tile, first, cells, improves);
+  }
   const std::uint32_t t = t_, s = t_ + 2 * h_;
   const auto count = static_cast<std::uint32_t>(cells.size());
   auto label_of = [&](const RingCell& c) {
@@ -631,47 +655,54 @@ void SsspExchange::solve_batch(const std::vector<Entry*>& batch) {
   if (overflow) throw_weight_overflow(options_.params);
 }
 
+std::size_t SsspExchange::solve_round(PathLength bound) {
+  std::vector<Entry*> batch, to_load;
+  while (!queue_.empty() && batch.size() < options_.batch && queue_.begin()->first <= bound) {
+    const std::uint64_t tile = queue_.begin()->second;
+    queue_.erase(queue_.begin());
+    queued_key_[tile] = kUnreached;
+    bool load_it = false;
+    batch.push_back(&claim(tile, &load_it));
+    if (load_it) to_load.push_back(batch.back());
+  }
+  // The round's new tiles load on every thread: reading, converting and first touching a tile's
+  // pages is a fifth of a small run, and on one thread it left the others idle. With a two-cell
+  // halo a load also reads its neighbours' tiles, which TileInput does not promise for one tile
+  // on several threads at once: those load one after another.
+  if (to_load.size() == 1 || load_scratch_.size() == 1 || h_ > 1) {
+    for (Entry* e : to_load) load(*e, load_scratch_[0]);
+  } else if (!to_load.empty()) {
+    std::atomic<std::size_t> next{0};
+    pool_->run(std::min<std::size_t>(load_scratch_.size(), to_load.size()), [&](std::uint64_t k) {
+      for (std::size_t i = next++; i < to_load.size(); i = next++) load(*to_load[i], load_scratch_[k]);
+    });
+  }
+  if (!batch.empty()) solve_batch(batch);
+  for (Entry* e : batch) {
+    e->dirty = true;
+    full_scan_[e->tile] = false;
+    ++stats_.solves;
+    if (!solved_once_[e->tile]) {
+      solved_once_[e->tile] = true;
+      ++stats_.tiles_solved;
+    }
+    push_borders(*e, e->changed.data());
+  }
+  for (Entry* e : batch) unpin(*e);
+  ++stats_.rounds;
+  return batch.size();
+}
+
 void SsspExchange::run(Progress& progress) {
+  if (mail_) {
+    run_rounds(progress);
+    return;
+  }
   const std::string phase = "sssp: exchange";
   progress.update(phase, 0, 0);
-  std::vector<Entry*> batch, to_load;
   const std::uint64_t cells = static_cast<std::uint64_t>(t_) * t_;
   while (!queue_.empty()) {
-    batch.clear();
-    to_load.clear();
-    while (!queue_.empty() && batch.size() < options_.batch) {
-      const std::uint64_t tile = queue_.begin()->second;
-      queue_.erase(queue_.begin());
-      queued_key_[tile] = kUnreached;
-      bool load_it = false;
-      batch.push_back(&claim(tile, &load_it));
-      if (load_it) to_load.push_back(batch.back());
-    }
-    // The round's new tiles load on every thread: reading, converting and first touching a tile's
-    // pages is a fifth of a small run, and on one thread it left the others idle. With a two-cell
-    // halo a load also reads its neighbours' tiles, which TileInput does not promise for one tile
-    // on several threads at once: those load one after another.
-    if (to_load.size() == 1 || load_scratch_.size() == 1 || h_ > 1) {
-      for (Entry* e : to_load) load(*e, load_scratch_[0]);
-    } else if (!to_load.empty()) {
-      std::atomic<std::size_t> next{0};
-      pool_->run(std::min<std::size_t>(load_scratch_.size(), to_load.size()), [&](std::uint64_t k) {
-        for (std::size_t i = next++; i < to_load.size(); i = next++) load(*to_load[i], load_scratch_[k]);
-      });
-    }
-    solve_batch(batch);
-    for (Entry* e : batch) {
-      e->dirty = true;
-      full_scan_[e->tile] = false;
-      ++stats_.solves;
-      if (!solved_once_[e->tile]) {
-        solved_once_[e->tile] = true;
-        ++stats_.tiles_solved;
-      }
-      push_borders(*e, e->changed.data());
-    }
-    for (Entry* e : batch) unpin(*e);
-    ++stats_.rounds;
+    solve_round(kUnreached);
     progress.update(phase, stats_.solves, 0, stats_.solves * cells);
   }
   stats_.resolves = stats_.solves - stats_.tiles_solved;

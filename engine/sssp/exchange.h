@@ -41,10 +41,13 @@
 #include <utility>
 #include <vector>
 
+#include "engine/run/communicator.h"
 #include "engine/run/memory_plan.h"
+#include "engine/run/tile_ownership.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/page_arena.h"
 #include "kernels/common/progress.h"
+#include "engine/sssp/border_mail.h"
 #include "engine/sssp/distance_store.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "io/store/tile_store.h"
@@ -81,6 +84,12 @@ struct SsspExchangeOptions {
   // the phase is planned once the exchange's fixed structures are reserved. No plan: the rest.
   MemoryPlan* plan = nullptr;
   std::string plan_phase;
+  // A distributed run (docs/distributed.md "sssp"): the ranks and the tiles each owns; null: one
+  // process. Each rank solves only its own tiles; pushes to another rank's tiles go through the
+  // border mail (engine/sssp/border_mail.h), and the rounds are agreed (run_rounds).
+  Communicator* comm = nullptr;
+  const TileOwnership* ownership = nullptr;
+  bool distributed() const { return comm && ownership && comm->distributed(); }
 };
 
 struct SsspExchangeStats {
@@ -92,6 +101,9 @@ struct SsspExchangeStats {
   std::uint64_t cache_loads = 0, cache_evictions = 0;
   std::uint64_t cells_improved = 0;  // sum of the solver's changed counts
   std::uint64_t memory_bytes = 0;    // reserved for cache, queue, solver and staging
+  // Distributed: this rank's border mail (engine/sssp/border_mail.h).
+  std::uint64_t bytes_sent = 0, bytes_received = 0, pushes_sent = 0;
+  std::uint32_t neighbour_ranks = 0;
 };
 
 // The error of a solve whose edge weight overflowed (both exchanges).
@@ -126,8 +138,11 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
 
   bool labelled() const override { return labelled_; }
   std::uint32_t halo() const override { return h_; }
+  // Distributed: a tile of another rank is only checked (its sources on nodata returned, nothing
+  // set: its owner sets them), so every rank refuses the same sources.
   std::vector<std::uint32_t> add_sources(std::uint32_t tx, std::uint32_t ty,
                                          const std::vector<TileSource>& sources) override;
+  // Distributed: run_rounds.
   void run(Progress& progress) override;
   void flush() override;
   const SsspExchangeStats& stats() const override { return stats_; }
@@ -163,6 +178,16 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   bool halo_improves_interior(const Entry& entry, std::uint32_t hx, std::uint32_t hy) const;
   bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
   void solve_batch(const std::vector<Entry*>& batch);
+  // Pops up to `batch` queued tiles of key at most `bound` (smallest first), loads, solves and
+  // pushes them; returns how many.
+  std::size_t solve_round(PathLength bound);
+  // The distributed rounds (engine/sssp/exchange_ranks.cpp, docs/distributed.md "sssp"): the
+  // border mail delivered, the round's bound agreed (all-reduce), this rank's tiles under it solved,
+  // until no rank has a tile queued.
+  void run_rounds(Progress& progress);
+  // The sources of another rank's tile: which are on nodata (nothing is set).
+  std::vector<std::uint32_t> check_foreign_sources(std::uint32_t tx, std::uint32_t ty,
+                                                   const std::vector<TileSource>& sources);
   std::uint64_t entry_piece_bytes() const;
   void carve_entry(Entry& entry) const;  // points the entry's arrays into its piece
 
@@ -191,6 +216,7 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<SsspTileBatchSolver> solver_;
   std::vector<MemoryBudget::Reservation> reservations_;
+  std::unique_ptr<BorderMail> mail_;  // distributed runs only
   SsspExchangeStats stats_;
 };
 

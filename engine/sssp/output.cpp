@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <string>
 #include <thread>
@@ -173,9 +174,10 @@ void hand_to_sink(OutputSlot& o, SsspResultSink& sink, SsspOutputStats& stats) {
 // batches).
 void write_batches(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
                    const OutputShape& shape, SsspResultSink& sink, WorkerPool& pool, std::vector<OutputSlot>& slot,
-                   bool release_tiles, Progress& progress, SsspOutputStats& stats) {
+                   const std::vector<std::uint64_t>& order, bool release_tiles, Progress& progress,
+                   SsspOutputStats& stats) {
   const std::string phase = "sssp: write";
-  const std::uint64_t tiles = store.grid().tile_count(), cells = shape.cells;
+  const std::uint64_t tiles = order.size(), cells = shape.cells;
   progress.update(phase, 0, tiles);
   const unsigned slots = static_cast<unsigned>(slot.size());
   const unsigned sets = slots >= 2 ? 2 : 1, per_set = slots / sets;
@@ -183,7 +185,7 @@ void write_batches(const TileInput& input, SsspLabelSource& store, const SsspExc
     Stopwatch watch;
     const unsigned count = static_cast<unsigned>(std::min<std::uint64_t>(per_set, tiles - first));
     for (unsigned i = 0; i < count; ++i)
-      read_slot_labels(input, store, shape, first + i, set * per_set + i, slot[set * per_set + i]);
+      read_slot_labels(input, store, shape, order[first + i], set * per_set + i, slot[set * per_set + i]);
     stats.read_seconds += watch.seconds();
   };
   if (tiles) read_batch(0, 0);
@@ -216,7 +218,7 @@ void write_batches(const TileInput& input, SsspLabelSource& store, const SsspExc
     if (read_error) std::rethrow_exception(read_error);
     for (unsigned i = 0; i < count; ++i) {
       if (release_tiles) store.release(slot[base + i].tile);
-      progress.update(phase, slot[base + i].tile + 1, tiles, (slot[base + i].tile + 1) * cells);
+      progress.update(phase, first + i + 1, tiles, (first + i + 1) * cells);
     }
     if (sets == 1 && first + per_set < tiles) read_batch(first + per_set, 0);
   }
@@ -226,9 +228,12 @@ void write_batches(const TileInput& input, SsspLabelSource& store, const SsspExc
 
 SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
                                    bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
-                                   bool release_tiles) {
+                                   bool release_tiles, const std::function<bool(std::uint64_t)>& mine) {
   if (backlinks && !options.track_hops) throw Error("internal: backlinks need hop labels");
   const TileGrid& grid = store.grid();
+  std::vector<std::uint64_t> order;  // the tiles written, row-major
+  for (std::uint64_t tile = 0; tile < grid.tile_count(); ++tile)
+    if (!mine || mine(tile)) order.push_back(tile);
   OutputShape shape;
   shape.t = grid.tile;
   shape.h = store.halo();
@@ -264,7 +269,7 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
 
   SsspOutputStats stats;
   const std::uint64_t store_read_before = store.bytes_read(), input_read_before = input.bytes_read();
-  write_batches(input, store, options, shape, sink, pool, slot, release_tiles, progress, stats);
+  write_batches(input, store, options, shape, sink, pool, slot, order, release_tiles, progress, stats);
   stats.bytes_read = (store.bytes_read() - store_read_before) + (input.bytes_read() - input_read_before);
   return stats;
 }

@@ -14,6 +14,7 @@
 // and the sink's conversions computed on that many threads, and is handed to the sink in order.
 #pragma once
 #include <cstdint>
+#include <functional>
 
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
@@ -63,8 +64,11 @@ struct SsspOutputStats {
 // them up front, before the exchange (docs/reliability.md "The budget promise").
 std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backlinks, std::uint32_t halo = 1);
 
+// `mine` (a distributed run: this rank's tiles): only the tiles it accepts are read and handed to
+// the sink, still in raster order; null: every tile.
 SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& store, const SsspExchangeOptions& options,
                                    bool backlinks, SsspResultSink& sink, MemoryBudget& budget, Progress& progress,
-                                   bool release_tiles = false);
+                                   bool release_tiles = false,
+                                   const std::function<bool(std::uint64_t)>& mine = nullptr);
 
 }  // namespace terrazo
