@@ -5,12 +5,12 @@
 # Usage (repository root, GPU machine): tools/bench/gpu_bench/write_ab.sh BUNDLE.tar.xz [SIDE [ROUNDS [FLAGS...]]]
 #   BUNDLE.tar.xz  tools/bench/device_bundle.sh TERRAZO BUNDLE.tar.xz terrazo_b
 L=$OUT/log.txt
-side=${2:-32768} rounds=${3:-3}
+bundle=$1 side=${2:-32768} rounds=${3:-3}
 shift $(( $# < 3 ? $# : 3 ))
 flags=("$@"); [ ${#flags[@]} -eq 0 ] && flags=(--device cuda --exchange resident)
 work=/tmp/w
 mkdir -p /tmp/tz $work
-tar -xJf "$1" -C /tmp/tz
+tar -xJf "$bundle" -C /tmp/tz
 { nvidia-smi --query-gpu=name,memory.total --format=csv,noheader; nproc; } >>"$L"
 /tmp/tz/terrazo.sh gen -q --width "$side" --height "$side" --seed 4711 --nodata-holes 0.02 "$work/g.tzs" >>"$L" 2>&1
 src="$((side / 2)),$((side / 2))"
