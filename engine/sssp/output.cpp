@@ -29,7 +29,7 @@ std::uint64_t sssp_output_tile_bytes(std::uint32_t t, bool labelled, bool backli
 
 namespace {
 
-constexpr std::uint64_t kOutputCellsPerThread = 1 << 16;
+constexpr std::uint64_t kOutputCellsPerThread = 1 << 18;
 
 // One tile in flight through the output phase: its labels as read, its backlinks, its result.
 struct OutputSlot {
@@ -251,8 +251,9 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   // Extra slots take what is left but the margin for untracked memory (MemoryBudget::cache_margin).
   const std::uint64_t left = budget.available() > budget.cache_margin() ? budget.available() - budget.cache_margin() : 0;
   const std::uint64_t affordable = 1 + left / std::max<std::uint64_t>(per_slot, 1);
-  // Two sets of slots, each about 64 Ki cells a thread: small tiles come in batches large enough
-  // that a batch's hand-offs (a reader thread, the pool's wake-up) cost little beside its cells.
+  // Two sets of slots, each about 256 Ki cells a thread: a batch ends when its slowest tile is
+  // prepared, and the pool shares the cores with the block encoders, so a thread's several tiles
+  // even out the stragglers (docs/benchmarks.md "sssp's write phase per codec").
   const std::uint64_t tiles_per_thread = std::max<std::uint64_t>(1, kOutputCellsPerThread / cells);
   const auto slots = static_cast<unsigned>(std::min<std::uint64_t>(2ull * threads * tiles_per_thread, affordable));
   const MemoryBudget::Reservation more_tiles =
