@@ -1,5 +1,6 @@
 // engine/sssp/exchange.cpp: block-local solves and boundary exchange (engine/sssp/exchange.h).
 #include "engine/sssp/exchange.h"
+#include "engine/sssp/exchange_entry.h"
 
 #include <algorithm>
 #include <atomic>
@@ -15,58 +16,6 @@
 #include "kernels/common/tile_geometry.h"
 
 namespace terrazo {
-
-namespace {
-
-using Label = std::pair<PathLength, std::uint64_t>;  // (dist, source << 32 | hops): lexicographic order
-
-// Hop counts beyond this are reported instead of risking the 32-bit wrap (kernels/sssp/block_sssp.h).
-constexpr std::uint32_t kHopsLimit = 0xC0000000u;
-
-}  // namespace
-
-// A tile's cells in a piece of the cache's arena (kernels/common/page_arena.h): never zero-filled, every
-// cell written by acquire() (values, labels) or by the solver (changed) before it is read.
-template <typename T>
-struct EntryCells {
-  T* cells = nullptr;
-  std::size_t count = 0;
-  T& operator[](std::size_t i) { return cells[i]; }
-  const T& operator[](std::size_t i) const { return cells[i]; }
-  T* data() { return cells; }
-  const T* data() const { return cells; }
-  T* begin() { return cells; }
-  T* end() { return cells + count; }
-  bool empty() const { return count == 0; }
-};
-
-struct SsspExchange::Entry {
-  void* piece = nullptr;             // the arena's piece holding the arrays below
-  std::uint64_t tile = 0;
-  std::uint32_t tx = 0, ty = 0;
-  EntryCells<double> values;         // (t+2h)^2, h = halo_width (kernels/sssp/knight.h)
-  EntryCells<PathLength> dist;       // (t+2h)^2
-  EntryCells<std::uint32_t> source;  // (t+2h)^2, labelled runs
-  EntryCells<std::uint32_t> hops;    // (t+2h)^2, labelled runs
-  EntryCells<std::uint8_t> changed;  // t*t
-  bool dirty = false;
-  int pins = 0;
-  std::list<std::uint64_t>::iterator lru;
-
-  Label label(std::uint64_t i) const {
-    return {dist[i], source.empty() ? 0 : (static_cast<std::uint64_t>(source[i]) << 32 | hops[i])};
-  }
-};
-
-// What loading one tile into its entry needs beside the entry (load()): the tile's values as the
-// input reads them, its interior labels as the store reads them, its ring. One per loading thread.
-struct SsspExchange::LoadScratch {
-  std::vector<double> values;                // t*t
-  std::vector<PathLength> dist;              // t*t
-  std::vector<std::uint32_t> source, hops;   // t*t, labelled runs
-  std::vector<RingCell> ring;                // 4t+4 (8t+16 with a two-cell halo)
-  std::vector<double> halo;                  // t*t: a neighbour's values (two-cell halo only)
-};
 
 SsspExchange::SsspExchange(const TileInput& input, DistanceStore& store, const SsspExchangeOptions& options,
                            MemoryBudget& budget)
@@ -322,67 +271,6 @@ void SsspExchange::flush() {
   lru_.clear();
   free_entries_.clear();
   arena_.reset();
-}
-
-// ---- labels for the write phase ----------------------------------------------------------------
-
-bool SsspExchange::interior_present(std::uint64_t tile) const {
-  return cache_.count(tile) != 0 || store_.interior_present(tile);
-}
-
-void SsspExchange::read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) {
-  auto found = cache_.find(tile);
-  if (found == cache_.end()) {
-    store_.read_interior(tile, dist, source, hops);
-    return;
-  }
-  const Entry& e = *found->second;
-  const std::uint32_t t = t_, h = h_, s = t_ + 2 * h_;
-  for (std::uint32_t y = 0; y < t; ++y) {
-    const std::size_t row = (y + h) * static_cast<std::size_t>(s) + h, out = static_cast<std::size_t>(y) * t;
-    std::memcpy(&dist[out], &e.dist[row], t * sizeof(PathLength));
-    if (source) {
-      if (labelled_) std::memcpy(&source[out], &e.source[row], t * 4);
-      else std::fill(source + out, source + out + t, 0u);
-    }
-    if (hops) {
-      if (labelled_) std::memcpy(&hops[out], &e.hops[row], t * 4);
-      else std::fill(hops + out, hops + out + t, 0u);
-    }
-  }
-}
-
-void SsspExchange::read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) {
-  auto found = cache_.find(tile);
-  if (found == cache_.end()) {
-    store_.read_ring(tile, first, count, out);
-    return;
-  }
-  const Entry& e = *found->second;
-  const std::uint32_t s = t_ + 2 * h_;
-  for (std::uint32_t k = 0; k < count; ++k) {  // as write_back() stores the ring
-    std::uint32_t hx, hy;
-    ring_cell(t_, first + k, &hx, &hy, h_);
-    const std::size_t i = static_cast<std::size_t>(hy) * s + hx;
-    RingCell cell;
-    cell.dist = e.dist[i];
-    cell.value = e.values[i];
-    if (labelled_) {
-      cell.source = e.source[i];
-      cell.hops = e.hops[i];
-    }
-    out[k] = cell;
-  }
-}
-
-void SsspExchange::release(std::uint64_t tile) {
-  auto found = cache_.find(tile);
-  if (found != cache_.end()) {
-    lru_.erase(found->second->lru);
-    arena_->give_back(found->second->piece);  // the pages go back now; the reservation stays with the cache
-    cache_.erase(found);
-  }
-  store_.release(tile);
 }
 
 // ---- queue ------------------------------------------------------------------------------------
