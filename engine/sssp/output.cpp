@@ -267,6 +267,13 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   HugeBuffer<PathLength> slot_dist(slots * cells);
   HugeBuffer<std::uint32_t> slot_source(shape.labelled ? slots * cells : 0), slot_hops(shape.labelled ? slots * cells : 0);
   attach_slot_buffers(slot, shape, store.ring_cells(), slot_dist, slot_source, slot_hops);
+  // The slots' distances are where a device source copies the labels to (page-locked for it until
+  // this phase ends, before the buffer goes).
+  struct ReadTarget {
+    SsspLabelSource& store;
+    ~ReadTarget() { store.set_read_target(nullptr, 0); }
+  } read_target{store};
+  store.set_read_target(slot_dist.data(), slots * cells);
 
   SsspOutputStats stats;
   const std::uint64_t store_read_before = store.bytes_read(), input_read_before = input.bytes_read();

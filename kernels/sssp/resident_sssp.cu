@@ -331,21 +331,40 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
       });
       return;
     }
-    if (staging_dist_.size() < n) {
-      staging_dist_.resize(n);
-      device_dist_window_.resize(n);
-    }
+    const bool direct = read_target_ && dist >= read_target_ && dist + n <= read_target_ + read_target_cells_;
+    if (device_dist_window_.size() < n) device_dist_window_.resize(n);
+    if (!direct && staging_dist_.size() < n) staging_dist_.resize(n);
     read_window_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream_.get()>>>(layout_, x0, y0, w, h, dist_.get(),
                                                                                          device_dist_window_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(staging_dist_.get(), device_dist_window_.get(), n * sizeof(PathLength),
-                                       cudaMemcpyDeviceToHost, stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(direct ? dist : staging_dist_.get(), device_dist_window_.get(),
+                                       n * sizeof(PathLength), cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
-    std::copy(staging_dist_.get(), staging_dist_.get() + n, dist);
+    if (!direct) std::copy(staging_dist_.get(), staging_dist_.get() + n, dist);
   }
+
+  void set_read_target(PathLength* host, std::uint64_t cells) override {
+    release_read_target();
+    if (!host || cells == 0) return;
+    const cudaError_t status = cudaHostRegister(host, cells * sizeof(PathLength), cudaHostRegisterDefault);
+    if (status != cudaSuccess) {  // not an error: the windows go through the staging as before
+      cudaGetLastError();
+      return;
+    }
+    read_target_ = host;
+    read_target_cells_ = cells;
+  }
+
+  ~ResidentSsspCuda() override { release_read_target(); }
 
  private:
   static constexpr unsigned kThreads = 256;
+
+  void release_read_target() {
+    if (read_target_) cudaHostUnregister(read_target_);
+    read_target_ = nullptr;
+    read_target_cells_ = 0;
+  }
 
   // A w x h window at (x0, y0) as runs of cells contiguous in the resident layout (a row of one
   // tile): copy(layout index, window index, cells).
@@ -603,6 +622,8 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   Staging staging_[2];
   int next_staging_ = 0;
   PinnedBuffer<PathLength> staging_dist_;
+  PathLength* read_target_ = nullptr;  // page-locked by set_read_target
+  std::uint64_t read_target_cells_ = 0;
   DeviceBuffer<PathLength> device_dist_window_;
   // Paged mode only.
   MappedHostArray<double> host_values_;       // every cell, ResidentLayout::index order
