@@ -2,7 +2,8 @@
 // (engine/commands/flowacc_command.h).
 #include "engine/commands/flowacc_command.h"
 
-#include "engine/commands/command_result.h"
+#include "engine/commands/flag_table.h"
+#include "engine/commands/flow_run.h"
 #include "engine/commands/output_options.h"
 #include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
@@ -42,10 +43,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* flowacc_usage() {
-  static const std::string usage = usage_with_flags("flowacc", kUsage);
-  return usage.c_str();
-}
+const char* flowacc_usage() { return usage_text("flowacc", kUsage); }
 
 FlowaccCommandOptions parse_flowacc_options(const std::vector<std::string>& arguments) {
   ArgParser args("flowacc", arguments);
@@ -72,40 +70,29 @@ FlowaccCommandResult run_flowacc_command(const FlowaccCommandOptions& options, P
 }
 
 std::string FlowaccCommandResult::summary() const {
-  const FlowAccResult& f = result;
-  return format_line("flowacc: %llu valid cells, %llu outlets, largest accumulation %s; %.1f s, peak RSS %s",
-                     static_cast<unsigned long long>(f.valid_cells), static_cast<unsigned long long>(f.outlets),
-                     format_value(f.largest).c_str(), f.seconds.total, MemoryBudget::format_size(f.peak_rss_bytes).c_str());
+  return format_line("flowacc: %llu valid cells, %llu outlets, largest accumulation %s",
+                     static_cast<unsigned long long>(result.phases.valid_cells),
+                     static_cast<unsigned long long>(result.phases.outlets), format_value(result.largest).c_str()) +
+         run_line_tail(result.seconds.total, result.peak_rss_bytes);
 }
 
 std::string FlowaccCommandResult::to_json() const {
   const FlowAccResult& r = result;
   JsonObject phases;
-  phases.add("import", r.seconds.import).add("tiles", r.seconds.tiles).add("links", r.seconds.links).add("write", r.seconds.write);
-  JsonObject summary;
-  summary.add("command", "flowacc")
-      .add("input", options.flowacc.input)
-      .add("output", options.flowacc.output)
-      .add("weight", options.flowacc.weight)
-      .add("width", r.width)
-      .add("height", r.height)
-      .add("tile", r.tile)
-      .add("input_read", r.input_read)
+  phases.add("import", r.seconds.import)
+      .add("tiles", r.phases.tiles_seconds)
+      .add("links", r.phases.links_seconds)
+      .add("write", r.phases.write_seconds);
+  JsonObject summary = json_head("flowacc", options.flowacc.input, options.flowacc.output);
+  summary.add("weight", options.flowacc.weight);
+  add_flow_grid(summary, r)
       .add("type", to_string(r.type))
       .add("scale", r.scale)
-      .add("valid_cells", r.valid_cells)
-      .add("outlets", r.outlets)
-      .add("exits", r.exits)
-      .add("largest", r.largest)
-      .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
-  return summary.str();
+      .add("valid_cells", r.phases.valid_cells)
+      .add("outlets", r.phases.outlets)
+      .add("exits", r.phases.exits)
+      .add("largest", r.largest);
+  return flow_json_tail(summary, *this, phases);
 }
 
 }  // namespace terrazo

@@ -2,7 +2,8 @@
 // (engine/commands/flowdir_command.h).
 #include "engine/commands/flowdir_command.h"
 
-#include "engine/commands/command_result.h"
+#include "engine/commands/flag_table.h"
+#include "engine/commands/flow_run.h"
 #include "engine/commands/output_options.h"
 #include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
@@ -43,10 +44,7 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* flowdir_usage() {
-  static const std::string usage = usage_with_flags("flowdir", kUsage);
-  return usage.c_str();
-}
+const char* flowdir_usage() { return usage_text("flowdir", kUsage); }
 
 FlowdirCommandOptions parse_flowdir_options(const std::vector<std::string>& arguments) {
   ArgParser args("flowdir", arguments);
@@ -66,46 +64,32 @@ FlowdirCommandResult run_flowdir_command(const FlowdirCommandOptions& options, P
 }
 
 std::string FlowdirCommandResult::summary() const {
-  const FlowdirResult& f = result;
-  return format_line("flowdir: %llu valid cells, %llu on %llu flats (%llu undrained); %.1f s, peak RSS %s",
+  const FlowdirPhaseResult& f = result.phases;
+  return format_line("flowdir: %llu valid cells, %llu on %llu flats (%llu undrained)",
                      static_cast<unsigned long long>(f.valid_cells), static_cast<unsigned long long>(f.flat_cells),
-                     static_cast<unsigned long long>(f.flats), static_cast<unsigned long long>(f.undrained_cells),
-                     f.seconds.total, MemoryBudget::format_size(f.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(f.flats), static_cast<unsigned long long>(f.undrained_cells)) +
+         run_line_tail(result.seconds.total, result.peak_rss_bytes);
 }
 
 std::string FlowdirCommandResult::to_json() const {
-  const FlowdirResult& r = result;
+  const FlowdirPhaseResult& p = result.phases;
   JsonObject phases;
-  phases.add("import", r.seconds.import)
-      .add("halos", r.seconds.halos)
-      .add("directions", r.seconds.directions)
-      .add("flats", r.seconds.flats)
-      .add("write", r.seconds.write);
-  JsonObject summary;
-  summary.add("command", "flowdir")
-      .add("input", options.flowdir.input)
-      .add("output", options.flowdir.output)
-      .add("width", r.width)
-      .add("height", r.height)
-      .add("tile", r.tile)
-      .add("input_read", r.input_read)
+  phases.add("import", result.seconds.import)
+      .add("halos", p.halos_seconds)
+      .add("directions", p.directions_seconds)
+      .add("flats", p.flats_seconds)
+      .add("write", p.write_seconds);
+  JsonObject summary = json_head("flowdir", options.flowdir.input, options.flowdir.output);
+  add_flow_grid(summary, result)
       .add("outlets", to_string(options.flowdir.outlets))
-      .add("valid_cells", r.valid_cells)
-      .add("flat_cells", r.flat_cells)
-      .add("outlet_cells", r.outlet_cells)
-      .add("flats", r.flats)
-      .add("undrained_flats", r.undrained_flats)
-      .add("undrained_cells", r.undrained_cells)
-      .add("cross_tile_flat_cells", r.cross_tile_flat_cells)
-      .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
-  return summary.str();
+      .add("valid_cells", p.valid_cells)
+      .add("flat_cells", p.flat_cells)
+      .add("outlet_cells", p.outlet_cells)
+      .add("flats", p.flats)
+      .add("undrained_flats", p.undrained_flats)
+      .add("undrained_cells", p.undrained_cells)
+      .add("cross_tile_flat_cells", p.cross_tile_flat_cells);
+  return flow_json_tail(summary, *this, phases);
 }
 
 }  // namespace terrazo

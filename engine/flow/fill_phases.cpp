@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "engine/flow/spill_graph.h"
+#include "engine/flow/tile_batches.h"
+#include "engine/flow/tile_extent.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
 #include "kernels/flow/tile_flood.h"
@@ -20,16 +22,10 @@ TileFloodInput flood_input(const TileGrid& grid, const FillPhaseOptions& options
                            const double* cells) {
   TileFloodInput in;
   in.cells = cells;
-  in.t = grid.tile;
-  in.width = static_cast<std::uint32_t>(std::min<std::uint64_t>(grid.tile, grid.width - std::uint64_t{tx} * grid.tile));
-  in.height = static_cast<std::uint32_t>(std::min<std::uint64_t>(grid.tile, grid.height - std::uint64_t{ty} * grid.tile));
+  set_tile_extent(in, grid, tx, ty);
   in.connectivity = options.connectivity;
   in.edge_outlets = options.edge_outlets;
   in.nodata_outlets = options.nodata_outlets;
-  in.raster_top = ty == 0;
-  in.raster_left = tx == 0;
-  in.raster_bottom = ty + 1 == grid.tiles_y();
-  in.raster_right = tx + 1 == grid.tiles_x();
   return in;
 }
 
@@ -39,27 +35,6 @@ struct FloodSlots {
   std::vector<std::vector<double>> cells;
   std::vector<TileFlood> floods;
 };
-
-// The tiles in row-major order, `count` at a time: body(slot, tx, ty) on the pool for a batch's
-// present tiles, then after(slot, tx, ty) on this thread for every tile of the batch in order.
-template <class Body, class After>
-void for_tile_batches(const TileGrid& grid, const TileInput& input, WorkerPool& pool, unsigned count, Body&& body,
-                      After&& after) {
-  const std::uint64_t tiles = grid.tile_count();
-  for (std::uint64_t first = 0; first < tiles; first += count) {
-    const std::uint64_t n = std::min<std::uint64_t>(count, tiles - first);
-    pool.run(n, [&](std::uint64_t k) {
-      const std::uint64_t tile = first + k;
-      const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
-      if (input.tile_present(tx, ty)) body(static_cast<unsigned>(k), tx, ty);
-    });
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const std::uint64_t tile = first + k;
-      after(static_cast<unsigned>(k), static_cast<std::uint32_t>(tile % grid.tiles_x()),
-            static_cast<std::uint32_t>(tile / grid.tiles_x()));
-    }
-  }
-}
 
 // The plan before any work: the floods of a batch beside every tile's perimeter and the graph's
 // solve at its least (its edges then come with the data: reserved as they come).

@@ -20,7 +20,7 @@
 #pragma once
 #include <cstdint>
 
-#include "engine/run/memory_plan.h"
+#include "engine/flow/tile_sink.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
@@ -28,12 +28,10 @@
 
 namespace terrazo {
 
-struct FillPhaseOptions {
+struct FillPhaseOptions : FlowPhaseOptions {
   Connectivity connectivity = Connectivity::Eight;
   bool edge_outlets = true;
   bool nodata_outlets = true;
-  unsigned threads = 0;        // 0: every core
-  MemoryPlan* plan = nullptr;  // the run's plan; null: one of its own
 };
 
 struct FillPhaseResult {
@@ -44,13 +42,8 @@ struct FillPhaseResult {
   double flood_seconds = 0, graph_seconds = 0, write_seconds = 0;
 };
 
-// Where the filled tiles go: tile (tx, ty)'s t * t cells (NaN: nodata and padding), row-major tile
-// order, from one thread at a time.
-class FillTileSink {
- public:
-  virtual ~FillTileSink() = default;
-  virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const double* cells) = 0;
-};
+// Where the filled tiles go (engine/flow/tile_sink.h): NaN at nodata and padding.
+using FillTileSink = TileSink<double>;
 
 FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& options, MemoryBudget& budget,
                                 Progress& progress, FillTileSink& sink);

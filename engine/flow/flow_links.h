@@ -93,4 +93,17 @@ class FlowLinks {
 std::uint32_t perimeter_position(std::uint32_t x, std::uint32_t y, std::uint32_t w, std::uint32_t h);
 std::uint32_t perimeter_cells(std::uint32_t w, std::uint32_t h);
 
+// at(x, y) for each cell of a w x h extent's perimeter, row by row (each cell once).
+template <class At>
+void for_each_perimeter_cell(std::uint32_t w, std::uint32_t h, At&& at) {
+  for (std::uint32_t y = 0; y < h; ++y) {
+    if (y == 0 || y + 1 == h) {
+      for (std::uint32_t x = 0; x < w; ++x) at(x, y);
+    } else {
+      at(0, y);
+      if (w > 1) at(w - 1, y);
+    }
+  }
+}
+
 }  // namespace terrazo

@@ -8,6 +8,7 @@
 
 #include "engine/flow/flow_links.h"
 #include "engine/flow/tile_batches.h"
+#include "engine/flow/tile_extent.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
@@ -36,7 +37,7 @@ class TileAccumulator {
   // Reads, decodes and orders tile (tx, ty) into `slot` and sets each valid cell's own amount.
   void load(FlowSlot& slot, std::uint32_t tx, std::uint32_t ty) const {
     directions_.read_tile(tx, ty, slot.cells.data());
-    order_tile_d8(d8_input(slot, tx, ty), slot.flow);
+    order_tile_d8(tile_d8_input(grid_, tx, ty, slot.cells.data()), slot.flow);
     if (weights_) weights_->read_tile(tx, ty, slot.weights.data());
     for (std::size_t i = 0; i < slot.amount.size(); ++i)
       slot.amount[i] = slot.flow.code[i] == kD8Nodata ? 0 : weights_ ? fixed_point(slot.weights[i], tx, ty, i) : 1;
@@ -48,22 +49,6 @@ class TileAccumulator {
   }
 
  private:
-  TileD8Input d8_input(const FlowSlot& slot, std::uint32_t tx, std::uint32_t ty) const {
-    const TileWindow w = grid_.window(tx, ty);
-    TileD8Input in;
-    in.codes = slot.cells.data();
-    in.t = grid_.tile;
-    in.width = w.w;
-    in.height = w.h;
-    in.x0 = w.x0;
-    in.y0 = w.y0;
-    in.raster_top = ty == 0;
-    in.raster_left = tx == 0;
-    in.raster_bottom = ty + 1 == grid_.tiles_y();
-    in.raster_right = tx + 1 == grid_.tiles_x();
-    return in;
-  }
-
   // llround(w x scale); 0 for nodata; an infinite weight or one past 64 bits is refused.
   std::int64_t fixed_point(double w, std::uint32_t tx, std::uint32_t ty, std::size_t i) const {
     if (std::isnan(w)) return 0;
@@ -108,14 +93,7 @@ void add_inflows(const FlowLinks& links, FlowSlot& slot, std::uint32_t tx, std::
     if (__builtin_add_overflow(slot.amount[i], links.inflow(tx, ty, i), &slot.amount[i]))
       throw Error("flow accumulation overflows 64 bits: " + overflow_remedy);
   };
-  for (std::uint32_t y = 0; y < w.h; ++y) {
-    if (y == 0 || y + 1 == w.h) {
-      for (std::uint32_t x = 0; x < w.w; ++x) add(x, y);
-    } else {
-      add(0, y);
-      if (w.w > 1) add(w.w - 1, y);
-    }
-  }
+  for_each_perimeter_cell(w.w, w.h, add);
 }
 
 // The counts of one written tile, kept per slot and summed in order.

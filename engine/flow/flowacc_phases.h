@@ -16,16 +16,14 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/run/memory_plan.h"
+#include "engine/flow/tile_sink.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 
 namespace terrazo {
 
-struct FlowAccPhaseOptions {
-  unsigned threads = 0;        // 0: every core
-  MemoryPlan* plan = nullptr;  // the run's plan; null: one of its own
+struct FlowAccPhaseOptions : FlowPhaseOptions {
   double scale = 1;            // weights only: fixed-point units per weight unit
   std::string overflow_remedy = "the raster has too many cells for a 64-bit count";
 };
@@ -38,13 +36,8 @@ struct FlowAccPhaseResult {
   double tiles_seconds = 0, links_seconds = 0, write_seconds = 0;
 };
 
-// Where the accumulated tiles go: tile (tx, ty)'s t * t cells (NaN: nodata and padding), row-major
-// tile order, from one thread at a time.
-class FlowAccTileSink {
- public:
-  virtual ~FlowAccTileSink() = default;
-  virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const double* cells) = 0;
-};
+// Where the accumulated tiles go (engine/flow/tile_sink.h): NaN at nodata and padding.
+using FlowAccTileSink = TileSink<double>;
 
 // `weights` (null: counts) on the same grid as `directions`.
 FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInput* weights,

@@ -8,6 +8,7 @@
 
 #include "engine/flow/cross_tile_flats.h"
 #include "engine/flow/halo_strips.h"
+#include "engine/flow/tile_batches.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
 #include "kernels/flow/d8_codes.h"
@@ -50,25 +51,14 @@ void direct_tile(const TileInput& input, const HaloStrips& strips, const Flowdir
   d8_tile(in, slot.tile);
 }
 
-// The tiles in row-major order, slots.size() at a time: body(tx, ty, slot) for the present tiles on the pool,
-// then after(slot or null for an absent tile, tx, ty) on this thread for every tile in order.
+// The tiles in batches of slots.size() (engine/flow/tile_batches.h): body(tx, ty, slot) for the present
+// tiles on the pool, then after(slot or null for an absent tile, tx, ty) on this thread for every tile.
 template <class Body, class After>
-void for_tile_batches(const TileInput& input, WorkerPool& pool, std::vector<Slot>& slots, Body&& body, After&& after) {
-  const TileGrid& grid = input.grid();
-  const std::uint64_t tiles = grid.tile_count();
-  for (std::uint64_t first = 0; first < tiles; first += slots.size()) {
-    const std::uint64_t n = std::min<std::uint64_t>(slots.size(), tiles - first);
-    pool.run(n, [&](std::uint64_t k) {
-      const std::uint64_t tile = first + k;
-      const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
-      if (input.tile_present(tx, ty)) body(tx, ty, slots[k]);
-    });
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const std::uint64_t tile = first + k;
-      const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
-      after(input.tile_present(tx, ty) ? &slots[k] : nullptr, tx, ty);
-    }
-  }
+void for_slot_batches(const TileInput& input, WorkerPool& pool, std::vector<Slot>& slots, Body&& body, After&& after) {
+  for_tile_batches(
+      input.grid(), input, pool, static_cast<unsigned>(slots.size()),
+      [&](unsigned k, std::uint32_t tx, std::uint32_t ty) { body(tx, ty, slots[k]); },
+      [&](unsigned k, std::uint32_t tx, std::uint32_t ty) { after(input.tile_present(tx, ty) ? &slots[k] : nullptr, tx, ty); });
 }
 
 void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan) {
@@ -127,7 +117,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   Stopwatch phase;
   std::uint64_t done = 0;
   progress.update("flowdir: halos", 0, tiles);
-  for_tile_batches(input, pool, slots,
+  for_slot_batches(input, pool, slots,
       [&](std::uint32_t tx, std::uint32_t ty, Slot& slot) {
         slot.scratch.resize(std::size_t{grid.tile} * grid.tile);
         input.read_tile(tx, ty, slot.scratch.data());
@@ -140,7 +130,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   phase.restart();
   done = 0;
   progress.update("flowdir: directions", 0, tiles);
-  for_tile_batches(input, pool, slots, direct, [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
+  for_slot_batches(input, pool, slots, direct, [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
     crossing.add_tile(tx, ty, slot ? slot->tile : none, budget);
     if (slot) add_counts(slot->tile, result);
     progress.update("flowdir: directions", ++done, tiles);
@@ -164,7 +154,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   done = 0;
   progress.update("flowdir: write", 0, tiles);
   const std::vector<std::uint8_t> nodata_tile(std::size_t{grid.tile} * grid.tile, kD8Nodata);
-  for_tile_batches(input, pool, slots, direct, [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
+  for_slot_batches(input, pool, slots, direct, [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
     if (slot) crossing.apply(tx, ty, slot->tile.code.data());
     sink.write_tile(tx, ty, slot ? slot->tile.code.data() : nodata_tile.data());
     progress.update("flowdir: write", ++done, tiles);

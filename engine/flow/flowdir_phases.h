@@ -19,18 +19,16 @@
 #pragma once
 #include <cstdint>
 
-#include "engine/run/memory_plan.h"
+#include "engine/flow/tile_sink.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 
 namespace terrazo {
 
-struct FlowdirPhaseOptions {
+struct FlowdirPhaseOptions : FlowPhaseOptions {
   bool edge_outlets = true;
   bool nodata_outlets = true;
-  unsigned threads = 0;        // 0: every core
-  MemoryPlan* plan = nullptr;  // the run's plan; null: one of its own
 };
 
 struct FlowdirPhaseResult {
@@ -45,13 +43,8 @@ struct FlowdirPhaseResult {
   static std::uint64_t slot_bytes(std::uint32_t t);
 };
 
-// Where the codes go: tile (tx, ty)'s t * t codes (kD8Nodata at nodata and padding), row-major tile
-// order, from one thread at a time.
-class FlowdirTileSink {
- public:
-  virtual ~FlowdirTileSink() = default;
-  virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const std::uint8_t* codes) = 0;
-};
+// Where the codes go (engine/flow/tile_sink.h): kD8Nodata at nodata and padding.
+using FlowdirTileSink = TileSink<std::uint8_t>;
 
 FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhaseOptions& options, MemoryBudget& budget,
                                       Progress& progress, FlowdirTileSink& sink);

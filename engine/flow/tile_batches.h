@@ -1,5 +1,5 @@
 // engine/flow/tile_batches.h: the tiles of a grid in row-major order, `count` at a time on a worker
-// pool, for the flow phases (engine/flow/flowacc_phases.h, watershed_phases.h).
+// pool, for the flow phases (engine/flow/*_phases.h).
 //
 // Contract: body(slot, tx, ty) runs on the pool for each present tile of a batch (slot = its place
 // in the batch), then after(slot, tx, ty) on the calling thread for every tile of the batch, present

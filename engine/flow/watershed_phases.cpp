@@ -9,6 +9,7 @@
 
 #include "engine/flow/flow_links.h"
 #include "engine/flow/tile_batches.h"
+#include "engine/flow/tile_extent.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
@@ -61,19 +62,7 @@ class BasinTiles {
   // Reads and orders tile (tx, ty): its path ends, and for links_ set, its cells' basin keys.
   void load(BasinSlot& slot, std::uint32_t tx, std::uint32_t ty, bool keys) const {
     input_.read_tile(tx, ty, slot.cells.data());
-    const TileWindow w = grid_.window(tx, ty);
-    TileD8Input in;
-    in.codes = slot.cells.data();
-    in.t = grid_.tile;
-    in.width = w.w;
-    in.height = w.h;
-    in.x0 = w.x0;
-    in.y0 = w.y0;
-    in.raster_top = ty == 0;
-    in.raster_left = tx == 0;
-    in.raster_bottom = ty + 1 == grid_.tiles_y();
-    in.raster_right = tx + 1 == grid_.tiles_x();
-    order_tile_d8(in, slot.flow);
+    order_tile_d8(tile_d8_input(grid_, tx, ty, slot.cells.data()), slot.flow);
     tile_d8_path_ends(slot.flow, slot.end.data());
     if (keys) assign_basins(slot, tx, ty);
   }

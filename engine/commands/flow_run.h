@@ -1,0 +1,133 @@
+// engine/commands/flow_run.h: the run body the flow commands share (fill, flowdir, flowacc, watershed:
+// engine/commands/<command>.h): one raster in, its tiles through the command's phases
+// (engine/flow/<command>_phases.h), one GeoTIFF out.
+//
+// run_<command> checks its options (check_flow_options and its own), makes a FlowRun (OUTPUT
+// registered, published all-or-nothing; INPUT opened as a PipelineInput without statistics), then
+// FlowRun::write(result, type, nodata, phases): OUTPUT made of `type` on INPUT's grid and
+// georeference, `phases(sink)` run with the sink that writes it (GeoTiffTileSink), OUTPUT published,
+// and the result's grid, seconds, bytes and memory set. The command's --json is json_head, add_flow_grid,
+// its own keys, then flow_json_tail.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/commands/command_result.h"
+#include "engine/commands/output_paths.h"
+#include "engine/commands/run_totals.h"
+#include "engine/flow/tile_sink.h"
+#include "engine/raster_inputs/pipeline_input.h"
+#include "engine/run/run_context.h"
+#include "io/gdal/gdal_raster.h"
+#include "io/gdal/geotiff_options.h"
+#include "io/store/output_set.h"
+
+namespace terrazo {
+
+// The options every flow command has.
+struct FlowRunOptions {
+  std::string input;   // any raster RasterReader::open accepts, or a tile store
+  std::string output;  // GeoTIFF
+  std::uint32_t tile = 0;  // 0: the store's, else kDefaultTile
+  std::uint32_t band = 0;
+  InputMode input_mode = InputMode::Auto;
+  GeoTiffOptions geotiff;
+};
+
+// What every flow command's run returns: the grid, how INPUT was read, its phases' result (counts
+// and seconds), the import's and the whole run's seconds, the bytes read and written and the memory.
+template <class Phases>
+struct FlowRunResult {
+  std::uint64_t width = 0, height = 0;
+  std::uint32_t tile = 0;
+  std::string input_read;
+  Phases phases;
+  struct Seconds {
+    double import = 0, total = 0;
+  } seconds;
+  std::uint64_t bytes_read = 0, bytes_written = 0;
+  std::uint64_t memory_peak_reserved = 0, peak_rss_bytes = 0;
+};
+
+// UsageError for a missing INPUT or OUTPUT, an OUTPUT that is INPUT or one of `more_inputs`, and
+// --device cuda (`command` runs on the CPU only; `gpu_missing` says why).
+void check_flow_options(const char* command, const FlowRunOptions& options, const RunContext& context,
+                        const char* gpu_missing, const std::vector<NamedPath>& more_inputs = {});
+
+// OUTPUT: `type`, nodata `nodata` when `has_nodata`, `georef`'s georeference; tiles written as windows
+// in row-major order through a GDAL block cache of one row of blocks (block = clamp(t, 256, 1024)),
+// or a quarter of what the budget has left, two blocks at least, reserved for the sink's life.
+template <class Cell>
+class GeoTiffTileSink : public TileSink<Cell> {
+ public:
+  GeoTiffTileSink(AtomicOutput& output, const TileGrid& grid, const RasterInfo& georef, CellType type, bool has_nodata,
+                  double nodata, MemoryBudget& budget, const GeoTiffOptions& options);
+  void write_tile(std::uint32_t tx, std::uint32_t ty, const Cell* cells) override;
+  std::uint64_t finish();  // the file closed; its bytes
+
+ private:
+  TileGrid grid_;
+  std::unique_ptr<GdalCacheLimit> cache_;
+  std::unique_ptr<GeoTiffWriter> writer_;
+  std::vector<Cell> window_;
+};
+
+class FlowRun {
+ public:
+  FlowRun(const FlowRunOptions& options, RunContext& context);
+  const PipelineInput& input() const { return *input_; }
+  const TileGrid& grid() const { return input_->grid(); }
+
+  // OUTPUT written by `phases(sink)` (returning the phases' result) and published; `result` filled.
+  template <class Cell, class Phases, class RunPhases>
+  void write(FlowRunResult<Phases>& result, CellType type, bool has_nodata, double nodata, RunPhases phases) {
+    result.seconds.import = import_.seconds();
+    result.input_read = input_->how();
+    result.width = grid().width;
+    result.height = grid().height;
+    result.tile = grid().tile;
+    GeoTiffTileSink<Cell> sink(output_, grid(), input_->info(), type, has_nodata, nodata, context_.budget(), geotiff_);
+    result.phases = phases(static_cast<TileSink<Cell>&>(sink));
+    result.bytes_written += sink.finish();
+    outputs_.publish();
+    finish_run_totals(result, *input_, context_.budget(), start_);
+  }
+
+ private:
+  RunContext& context_;
+  Stopwatch start_, import_;
+  GeoTiffOptions geotiff_;
+  OutputSet outputs_;
+  AtomicOutput& output_;
+  std::unique_ptr<PipelineInput> input_;
+};
+
+// The threads and plan of `context` in a flow phase's options.
+template <class PhaseOptions>
+PhaseOptions flow_phase_options(RunContext& context) {
+  PhaseOptions o;
+  o.threads = context.threads();
+  o.plan = &context.plan();
+  return o;
+}
+
+// The keys after a flow command's json_head (command, input, output): width, height, tile, input_read.
+template <class Phases>
+JsonObject& add_flow_grid(JsonObject& summary, const FlowRunResult<Phases>& r) {
+  return summary.add("width", r.width).add("height", r.height).add("tile", r.tile).add("input_read", r.input_read);
+}
+
+// The last keys: phases (`phases`: "import" and the command's own), seconds, then the run totals.
+template <class Command>
+std::string flow_json_tail(JsonObject& summary, const Command& command, const JsonObject& phases) {
+  const auto& r = command.result;
+  summary.add("phases", phases).add("seconds", r.seconds.total);
+  add_run_totals(summary, command, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                    {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                    {"bytes_written", r.bytes_written}});
+  return summary.str();
+}
+
+}  // namespace terrazo
