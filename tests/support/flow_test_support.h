@@ -1,0 +1,107 @@
+// tests/support/flow_test_support.h: what the flow suites share (test_fill.cpp, test_flowdir.cpp,
+// test_flowacc.cpp, test_watershed.cpp): a sink gathering the phases' tiles, random terrain with
+// pits, plateaus and nodata, and a command run on one input at several flag sets.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/flow/tile_sink.h"
+#include "tests/support/test_support.h"
+
+namespace terrazo::testing {
+
+// The tiles a flow phase hands over (engine/flow/tile_sink.h) in one row-major w x h raster, `cells`;
+// a cell no tile wrote keeps `unwritten`. A tile out of row-major order fails the test.
+template <class Cell>
+class MemoryTileSink : public TileSink<Cell> {
+ public:
+  MemoryTileSink(std::uint64_t w, std::uint64_t h, std::uint32_t t, Cell unwritten)
+      : cells(w * h, unwritten), w_(w), h_(h), t_(t) {}
+  void write_tile(std::uint32_t tx, std::uint32_t ty, const Cell* tile) override {
+    EXPECT_EQ(std::uint64_t{ty} * ((w_ + t_ - 1) / t_) + tx, next_++) << "tiles out of row-major order";
+    for (std::uint32_t y = 0; y < t_ && std::uint64_t{ty} * t_ + y < h_; ++y)
+      for (std::uint32_t x = 0; x < t_ && std::uint64_t{tx} * t_ + x < w_; ++x)
+        cells[(std::uint64_t{ty} * t_ + y) * w_ + std::uint64_t{tx} * t_ + x] = tile[std::size_t{y} * t_ + x];
+  }
+  std::vector<Cell> cells;
+
+ private:
+  std::uint64_t w_, h_;
+  std::uint32_t t_;
+  std::uint64_t next_ = 0;
+};
+
+// Random terrain: sin(fx x) cos(fy y) + noise x u, fx and fy drawn in [least_frequency,
+// least_frequency + 0.3), rounded to few levels (least_steps + floor(steps_span u) per unit: plateaus
+// and pits), times `scale`.
+struct TerrainShape {
+  double least_frequency = 0.05, least_steps = 2, steps_span = 30, noise = 0.6, scale = 100;
+};
+
+// Nodata blobs (squares of radius 1 to 3) over about `holes` of the w x h cells of `dem`.
+inline void add_nodata_blobs(std::mt19937_64& rng, std::vector<double>& dem, std::uint64_t w, std::uint64_t h, double holes) {
+  const int blobs = static_cast<int>(holes * w * h / 12);
+  for (int b = 0; b < blobs; ++b) {
+    const std::uint64_t cx = rng() % w, cy = rng() % h, r = 1 + rng() % 3;
+    for (std::uint64_t y = cy >= r ? cy - r : 0; y <= cy + r && y < h; ++y)
+      for (std::uint64_t x = cx >= r ? cx - r : 0; x <= cx + r && x < w; ++x) dem[y * w + x] = std::nan("");
+  }
+}
+
+// A w x h raster of `shape`, then nodata blobs over about `holes` of it.
+inline std::vector<double> random_terrain(std::mt19937_64& rng, std::uint64_t w, std::uint64_t h, double holes,
+                                          const TerrainShape& shape = {}) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  const double fx = shape.least_frequency + 0.3 * unit(rng), fy = shape.least_frequency + 0.3 * unit(rng),
+               steps = shape.least_steps + std::floor(shape.steps_span * unit(rng));
+  std::vector<double> dem(w * h);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const double v = std::sin(fx * x) * std::cos(fy * y) + shape.noise * unit(rng);
+      dem[y * w + x] = std::round(v * steps) / steps * shape.scale;
+    }
+  add_nodata_blobs(rng, dem, w, h, holes);
+  return dem;
+}
+
+// The DEMs the direction suites draw their codes from (reference_d8): the default shape at scale 1.
+inline std::vector<double> random_unit_terrain(std::mt19937_64& rng, std::uint64_t w, std::uint64_t h, double holes) {
+  return random_terrain(rng, w, h, holes, TerrainShape{0.05, 2, 30, 0.6, 1});
+}
+
+// A band of nodata across the second row of tiles of t (rows t .. 2t - 1): absent tiles between present ones.
+inline void blank_tile_row(std::vector<double>& dem, std::uint64_t w, std::uint64_t h, std::uint32_t t) {
+  for (std::uint64_t y = t; y < std::min<std::uint64_t>(h, 2 * t); ++y)
+    for (std::uint64_t x = 0; x < w; ++x) dem[y * w + x] = std::nan("");
+}
+
+// The flag sets the direction commands' shipped-DEM tests run at: tiles of 64, of 256 on one thread,
+// of 32 through an imported store at a small budget.
+inline const std::vector<std::vector<std::string>> kFlowFlagSets = {
+    {"--tile", "64"}, {"--tile", "256", "--threads", "1"}, {"--tile", "32", "--memory", "24M", "--input-mode", "import"}};
+
+// For each flag set, run(args, output, what): a command's arguments -q --threads 2 --tmpdir DIR, the
+// set, `input` and `output` (`name`.<the set's second word>.tif in DIR); `what` names the run in
+// messages. Every output must be the same file.
+template <class Run>
+void run_at_flag_sets(const TempDir& dir, const std::string& input, const std::string& name,
+                      const std::vector<std::vector<std::string>>& sets, Run run) {
+  std::string first_bytes;
+  for (const std::vector<std::string>& flags : sets) {
+    const std::string output = dir.file(name + "." + flags[1] + ".tif");
+    std::vector<std::string> args = {"-q", "--threads", "2", "--tmpdir", dir.path()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {input, output});
+    const std::string what = name + " " + flags[0] + " " + flags[1];
+    run(args, output, what);
+    if (first_bytes.empty()) first_bytes = slurp(output);
+    else EXPECT_TRUE(slurp(output) == first_bytes) << what << " wrote another file";
+  }
+}
+
+}  // namespace terrazo::testing
