@@ -184,15 +184,9 @@ TEST(FlowAcc, TooSmallABudgetIsRefusedBeforeAnyWork) {
   o.threads = 2;
   MemoryBudget budget(256ull << 10);
   MemorySink sink(300, 200, 64, -12345.0);
-  std::uint64_t events = 0;
-  Progress counting([&](const ProgressEvent&) { return ++events, true; });
-  try {
-    run_flowacc_phases(input, nullptr, o, budget, counting, sink);
-    FAIL() << "256 KiB ran";
-  } catch (const BudgetError& e) {
-    EXPECT_TRUE(testing::contains(e.what(), "memory budget too small for flowacc: ")) << e.what();
-  }
-  EXPECT_EQ(events, 0u);
+  testing::expect_refused_before_any_work(
+      [&](Progress& progress) { run_flowacc_phases(input, nullptr, o, budget, progress, sink); },
+      "memory budget too small for flowacc: ");
 }
 
 TEST(FlowAcc, DefaultScaleKeepsEverySumWithin62Bits) {

@@ -21,10 +21,7 @@ FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments)
 }
 
 FillCommandResult run_fill_command(const FillCommandOptions& options, Progress& progress) {
-  check_input_file(options.fill.input);
-  check_output_file(options.fill.output, {options.fill.input});
-  return run_in_context<FillCommandResult>(options, run_settings(options.common), progress,
-                                        [&](RunContext& context) { return run_fill(options.fill, context); });
+  return run_flow_command<FillCommandResult>(options, options.fill, progress, run_fill);
 }
 
 std::string FillCommandResult::summary() const {
@@ -37,11 +34,6 @@ std::string FillCommandResult::summary() const {
 
 std::string FillCommandResult::to_json() const {
   const FillPhaseResult& p = result.phases;
-  JsonObject phases;
-  phases.add("import", result.seconds.import)
-      .add("flood", p.flood_seconds)
-      .add("graph", p.graph_seconds)
-      .add("write", p.write_seconds);
   JsonObject summary = json_head("fill", options.fill.input, options.fill.output);
   add_flow_grid(summary, result)
       .add("outlets", to_string(options.fill.outlets))
@@ -51,7 +43,8 @@ std::string FillCommandResult::to_json() const {
       .add("closed_cells", p.closed_cells)
       .add("graph_nodes", p.graph_nodes)
       .add("graph_edges", p.graph_edges);
-  return flow_json_tail(summary, *this, phases);
+  return flow_json_tail(summary, *this,
+                        {{"flood", p.flood_seconds}, {"graph", p.graph_seconds}, {"write", p.write_seconds}});
 }
 
 }  // namespace terrazo

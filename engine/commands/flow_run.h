@@ -10,14 +10,16 @@
 // its own keys, then flow_json_tail.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/commands/command_result.h"
 #include "engine/commands/output_paths.h"
 #include "engine/commands/run_totals.h"
-#include "engine/flow/tile_sink.h"
+#include "engine/flow/flow_phase.h"
 #include "engine/raster_inputs/pipeline_input.h"
 #include "engine/run/run_context.h"
 #include "io/gdal/gdal_raster.h"
@@ -113,17 +115,38 @@ PhaseOptions flow_phase_options(RunContext& context) {
   return o;
 }
 
+// run_<command>_command's body: INPUT and `more_inputs` (those given) checked as files to read,
+// OUTPUT as a file to write apart from them (UsageError), then run(flow, context) in a run context of
+// the common flags.
+template <class CommandResultType, class CommandOptions, class Options, class Run>
+CommandResultType run_flow_command(const CommandOptions& options, const Options& flow, Progress& progress, Run run,
+                                   const std::vector<std::string>& more_inputs = {}) {
+  check_input_file(flow.input);
+  for (const std::string& input : more_inputs)
+    if (!input.empty()) check_input_file(input);
+  std::vector<std::string> inputs = {flow.input};
+  inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
+  check_output_file(flow.output, inputs);
+  return run_in_context<CommandResultType>(options, run_settings(options.common), progress,
+                                           [&](RunContext& context) { return run(flow, context); });
+}
+
 // The keys after a flow command's json_head (command, input, output): width, height, tile, input_read.
 template <class Phases>
 JsonObject& add_flow_grid(JsonObject& summary, const FlowRunResult<Phases>& r) {
   return summary.add("width", r.width).add("height", r.height).add("tile", r.tile).add("input_read", r.input_read);
 }
 
-// The last keys: phases (`phases`: "import" and the command's own), seconds, then the run totals.
+// The last keys: phases {import, then `phases`: the command's own phases' seconds}, seconds, then the
+// run totals.
 template <class Command>
-std::string flow_json_tail(JsonObject& summary, const Command& command, const JsonObject& phases) {
+std::string flow_json_tail(JsonObject& summary, const Command& command,
+                           std::initializer_list<std::pair<const char*, double>> phases) {
   const auto& r = command.result;
-  summary.add("phases", phases).add("seconds", r.seconds.total);
+  JsonObject seconds;
+  seconds.add("import", r.seconds.import);
+  for (const auto& [name, value] : phases) seconds.add(name, value);
+  summary.add("phases", seconds).add("seconds", r.seconds.total);
   add_run_totals(summary, command, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
                                     {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
                                     {"bytes_written", r.bytes_written}});

@@ -61,12 +61,8 @@ FlowaccCommandOptions parse_flowacc_options(const std::vector<std::string>& argu
 }
 
 FlowaccCommandResult run_flowacc_command(const FlowaccCommandOptions& options, Progress& progress) {
-  const FlowAccOptions& o = options.flowacc;
-  check_input_file(o.input);
-  if (!o.weight.empty()) check_input_file(o.weight);
-  check_output_file(o.output, {o.input, o.weight});
-  return run_in_context<FlowaccCommandResult>(options, run_settings(options.common), progress,
-                                              [&](RunContext& context) { return run_flowacc(o, context); });
+  return run_flow_command<FlowaccCommandResult>(options, options.flowacc, progress, run_flowacc,
+                                                {options.flowacc.weight});
 }
 
 std::string FlowaccCommandResult::summary() const {
@@ -78,11 +74,6 @@ std::string FlowaccCommandResult::summary() const {
 
 std::string FlowaccCommandResult::to_json() const {
   const FlowAccResult& r = result;
-  JsonObject phases;
-  phases.add("import", r.seconds.import)
-      .add("tiles", r.phases.tiles_seconds)
-      .add("links", r.phases.links_seconds)
-      .add("write", r.phases.write_seconds);
   JsonObject summary = json_head("flowacc", options.flowacc.input, options.flowacc.output);
   summary.add("weight", options.flowacc.weight);
   add_flow_grid(summary, r)
@@ -92,7 +83,9 @@ std::string FlowaccCommandResult::to_json() const {
       .add("outlets", r.phases.outlets)
       .add("exits", r.phases.exits)
       .add("largest", r.largest);
-  return flow_json_tail(summary, *this, phases);
+  return flow_json_tail(summary, *this,
+                        {{"tiles", r.phases.tiles_seconds}, {"links", r.phases.links_seconds},
+                         {"write", r.phases.write_seconds}});
 }
 
 }  // namespace terrazo

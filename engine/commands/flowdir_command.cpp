@@ -57,10 +57,7 @@ FlowdirCommandOptions parse_flowdir_options(const std::vector<std::string>& argu
 }
 
 FlowdirCommandResult run_flowdir_command(const FlowdirCommandOptions& options, Progress& progress) {
-  check_input_file(options.flowdir.input);
-  check_output_file(options.flowdir.output, {options.flowdir.input});
-  return run_in_context<FlowdirCommandResult>(options, run_settings(options.common), progress,
-                                              [&](RunContext& context) { return run_flowdir(options.flowdir, context); });
+  return run_flow_command<FlowdirCommandResult>(options, options.flowdir, progress, run_flowdir);
 }
 
 std::string FlowdirCommandResult::summary() const {
@@ -73,12 +70,6 @@ std::string FlowdirCommandResult::summary() const {
 
 std::string FlowdirCommandResult::to_json() const {
   const FlowdirPhaseResult& p = result.phases;
-  JsonObject phases;
-  phases.add("import", result.seconds.import)
-      .add("halos", p.halos_seconds)
-      .add("directions", p.directions_seconds)
-      .add("flats", p.flats_seconds)
-      .add("write", p.write_seconds);
   JsonObject summary = json_head("flowdir", options.flowdir.input, options.flowdir.output);
   add_flow_grid(summary, result)
       .add("outlets", to_string(options.flowdir.outlets))
@@ -89,7 +80,9 @@ std::string FlowdirCommandResult::to_json() const {
       .add("undrained_flats", p.undrained_flats)
       .add("undrained_cells", p.undrained_cells)
       .add("cross_tile_flat_cells", p.cross_tile_flat_cells);
-  return flow_json_tail(summary, *this, phases);
+  return flow_json_tail(summary, *this,
+                        {{"halos", p.halos_seconds}, {"directions", p.directions_seconds}, {"flats", p.flats_seconds},
+                         {"write", p.write_seconds}});
 }
 
 }  // namespace terrazo

@@ -48,11 +48,7 @@ WatershedCommandOptions parse_watershed_options(const std::vector<std::string>& 
 }
 
 WatershedCommandResult run_watershed_command(const WatershedCommandOptions& options, Progress& progress) {
-  check_input_file(options.watershed.input);
-  check_output_file(options.watershed.output, {options.watershed.input});
-  return run_in_context<WatershedCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
-    return run_watershed(options.watershed, context);
-  });
+  return run_flow_command<WatershedCommandResult>(options, options.watershed, progress, run_watershed);
 }
 
 std::string WatershedCommandResult::summary() const {
@@ -65,20 +61,15 @@ std::string WatershedCommandResult::summary() const {
 
 std::string WatershedCommandResult::to_json() const {
   const WatershedPhaseResult& p = result.phases;
-  JsonObject phases;
-  phases.add("import", result.seconds.import)
-      .add("tiles", p.tiles_seconds)
-      .add("links", p.links_seconds)
-      .add("firsts", p.firsts_seconds)
-      .add("ranks", p.ranks_seconds)
-      .add("write", p.write_seconds);
   JsonObject summary = json_head("watershed", options.watershed.input, options.watershed.output);
   add_flow_grid(summary, result)
       .add("valid_cells", p.valid_cells)
       .add("basins", p.basins)
       .add("spanning_basins", p.spanning_basins)
       .add("exits", p.exits);
-  return flow_json_tail(summary, *this, phases);
+  return flow_json_tail(summary, *this,
+                        {{"tiles", p.tiles_seconds}, {"links", p.links_seconds}, {"firsts", p.firsts_seconds},
+                         {"ranks", p.ranks_seconds}, {"write", p.write_seconds}});
 }
 
 }  // namespace terrazo

@@ -48,9 +48,7 @@ void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budge
             SpillGraph::solve_bytes(0, SpillGraph::cross_edges_most(grid)));
   plan.need("fill: write", std::to_string(threads) + " tile floods", floods);
   plan.need("fill: write", "the spill levels", perimeters);
-  for (const char* phase : {"fill: flood", "fill: spill graph", "fill: write"})
-    plan.other_remedy(phase, "use fewer --threads or a smaller --tile");
-  plan.assign(budget);
+  assign_flow_plan(plan, "fill", "use fewer --threads or a smaller --tile", budget);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@
 #pragma once
 #include <cstdint>
 
-#include "engine/flow/tile_sink.h"
+#include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
@@ -42,7 +42,7 @@ struct FillPhaseResult {
   double flood_seconds = 0, graph_seconds = 0, write_seconds = 0;
 };
 
-// Where the filled tiles go (engine/flow/tile_sink.h): NaN at nodata and padding.
+// Where the filled tiles go (engine/flow/flow_phase.h): NaN at nodata and padding.
 using FillTileSink = TileSink<double>;
 
 FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& options, MemoryBudget& budget,

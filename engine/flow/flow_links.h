@@ -25,6 +25,9 @@
 
 namespace terrazo {
 
+// What else makes a phase holding the links fit (MemoryPlan::other_remedy).
+constexpr char kLinksRemedy[] = "use fewer --threads, or a larger --tile (the links take 13 bytes per perimeter cell)";
+
 class FlowLinks {
  public:
   // The links' arrays of every tile of `grid` (all nodata until set_tile), reserved from `budget`.

@@ -78,9 +78,7 @@ void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const M
             FlowLinks::most_perimeter_cells(grid) * FlowLinks::solve_bytes_per_cell());
   plan.need("flowacc: write", batch, slots);
   plan.need("flowacc: write", "the links of the tiles' perimeters", links);
-  for (const char* phase : {"flowacc: tiles", "flowacc: links", "flowacc: write"})
-    plan.other_remedy(phase, "use fewer --threads, or a larger --tile (the links take 13 bytes per perimeter cell)");
-  plan.assign(budget);
+  assign_flow_plan(plan, "flowacc", kLinksRemedy, budget);
 }
 
 // What enters tile (tx, ty) from other tiles, added to its valid perimeter cells' amounts.

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/flow/tile_sink.h"
+#include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
@@ -36,7 +36,7 @@ struct FlowAccPhaseResult {
   double tiles_seconds = 0, links_seconds = 0, write_seconds = 0;
 };
 
-// Where the accumulated tiles go (engine/flow/tile_sink.h): NaN at nodata and padding.
+// Where the accumulated tiles go (engine/flow/flow_phase.h): NaN at nodata and padding.
 using FlowAccTileSink = TileSink<double>;
 
 // `weights` (null: counts) on the same grid as `directions`.

@@ -74,9 +74,7 @@ void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& bu
   plan.need("flowdir: write", std::to_string(threads) + " tile windows and their directions", slots);
   plan.need("flowdir: write", "the tile offsets", offsets);
   plan.need("flowdir: write", "the tiles' border strips", strips);
-  for (const char* phase : {"flowdir: halos", "flowdir: directions", "flowdir: flats across tiles", "flowdir: write"})
-    plan.other_remedy(phase, "use fewer --threads or a smaller --tile");
-  plan.assign(budget);
+  assign_flow_plan(plan, "flowdir", "use fewer --threads or a smaller --tile", budget);
 }
 
 void add_counts(const D8Tile& tile, FlowdirPhaseResult& result) {

@@ -19,7 +19,7 @@
 #pragma once
 #include <cstdint>
 
-#include "engine/flow/tile_sink.h"
+#include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
@@ -43,7 +43,7 @@ struct FlowdirPhaseResult {
   static std::uint64_t slot_bytes(std::uint32_t t);
 };
 
-// Where the codes go (engine/flow/tile_sink.h): kD8Nodata at nodata and padding.
+// Where the codes go (engine/flow/flow_phase.h): kD8Nodata at nodata and padding.
 using FlowdirTileSink = TileSink<std::uint8_t>;
 
 FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhaseOptions& options, MemoryBudget& budget,

@@ -186,10 +186,7 @@ void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& 
     plan.need(phase, "the basins that span tiles", spanning);
     plan.need(phase, "the counts of first cells", counts);
   }
-  for (const auto& phase : plan.phases())
-    if (phase.name.rfind("watershed: ", 0) == 0)
-      plan.other_remedy(phase.name, "use fewer --threads, or a larger --tile (the links take 13 bytes per perimeter cell)");
-  plan.assign(budget);
+  assign_flow_plan(plan, "watershed", kLinksRemedy, budget);
 }
 
 // The spanning basins (from the solved links) and the counts of first cells, reserved from `budget`.

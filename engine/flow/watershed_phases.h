@@ -16,7 +16,7 @@
 #pragma once
 #include <cstdint>
 
-#include "engine/flow/tile_sink.h"
+#include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
@@ -33,7 +33,7 @@ struct WatershedPhaseResult {
   double tiles_seconds = 0, links_seconds = 0, firsts_seconds = 0, ranks_seconds = 0, write_seconds = 0;
 };
 
-// Where the labelled tiles go (engine/flow/tile_sink.h): 0 at nodata and padding.
+// Where the labelled tiles go (engine/flow/flow_phase.h): 0 at nodata and padding.
 using WatershedTileSink = TileSink<std::uint32_t>;
 
 WatershedPhaseResult run_watershed_phases(const TileInput& directions, const WatershedPhaseOptions& options,

@@ -1,6 +1,7 @@
 // tests/support/flow_test_support.h: what the flow suites share (test_fill.cpp, test_flowdir.cpp,
 // test_flowacc.cpp, test_watershed.cpp): a sink gathering the phases' tiles, random terrain with
-// pits, plateaus and nodata, and a command run on one input at several flag sets.
+// pits, plateaus and nodata, the plan's refusal before any work, and a command run on one input at
+// several flag sets.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -10,12 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/flow/tile_sink.h"
+#include "engine/flow/flow_phase.h"
+#include "kernels/common/error.h"
+#include "kernels/common/progress.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo::testing {
 
-// The tiles a flow phase hands over (engine/flow/tile_sink.h) in one row-major w x h raster, `cells`;
+// The tiles a flow phase hands over (engine/flow/flow_phase.h) in one row-major w x h raster, `cells`;
 // a cell no tile wrote keeps `unwritten`. A tile out of row-major order fails the test.
 template <class Cell>
 class MemoryTileSink : public TileSink<Cell> {
@@ -78,6 +81,21 @@ inline std::vector<double> random_unit_terrain(std::mt19937_64& rng, std::uint64
 inline void blank_tile_row(std::vector<double>& dem, std::uint64_t w, std::uint64_t h, std::uint32_t t) {
   for (std::uint64_t y = t; y < std::min<std::uint64_t>(h, 2 * t); ++y)
     for (std::uint64_t x = 0; x < w; ++x) dem[y * w + x] = std::nan("");
+}
+
+// run(progress) must be refused (BudgetError naming `message`) before any progress event: the plan's
+// refusal comes before any work.
+template <class Run>
+void expect_refused_before_any_work(Run run, const std::string& message) {
+  std::uint64_t events = 0;
+  Progress counting([&](const ProgressEvent&) { return ++events, true; });
+  try {
+    run(counting);
+    ADD_FAILURE() << "ran; expected a refusal naming: " << message;
+  } catch (const BudgetError& e) {
+    EXPECT_TRUE(contains(e.what(), message)) << e.what();
+  }
+  EXPECT_EQ(events, 0u);
 }
 
 // The flag sets the direction commands' shipped-DEM tests run at: tiles of 64, of 256 on one thread,
