@@ -4,9 +4,13 @@
 #include <cmath>
 
 #include "kernels/common/error.h"
+#include "kernels/common/named_values.h"
 
 namespace terrazo {
 namespace {
+
+constexpr NamedValue<FillOutlets> kOutletNames[] = {
+    {"both", FillOutlets::Both}, {"edge", FillOutlets::Edge}, {"nodata", FillOutlets::Nodata}};
 
 void check_fill_options(const FillOptions& options, const RunContext& context) {
   check_flow_options("fill", options, context, "its GPU tile flood is not built yet");
@@ -15,16 +19,9 @@ void check_fill_options(const FillOptions& options, const RunContext& context) {
 
 }  // namespace
 
-FillOutlets parse_fill_outlets(const std::string& text) {
-  if (text == "both") return FillOutlets::Both;
-  if (text == "edge") return FillOutlets::Edge;
-  if (text == "nodata") return FillOutlets::Nodata;
-  throw UsageError("invalid --outlets '" + text + "': expected both, edge or nodata");
-}
+FillOutlets parse_fill_outlets(const std::string& text) { return parse_named_value("--outlets", text, kOutletNames); }
 
-const char* to_string(FillOutlets outlets) {
-  return outlets == FillOutlets::Both ? "both" : outlets == FillOutlets::Edge ? "edge" : "nodata";
-}
+const char* to_string(FillOutlets outlets) { return value_name(outlets, kOutletNames); }
 
 void check_outlets_exist(FillOutlets outlets, const std::string& input, const RasterInfo& info) {
   if (outlets != FillOutlets::Nodata || info.has_nodata || !cell_type_is_integer(info.type)) return;

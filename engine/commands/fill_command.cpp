@@ -8,16 +8,18 @@
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
+namespace {
+
+// fill's own flags: --outlets, --connectivity.
+void parse_own_flags(ArgParser& args, FillOptions& options) {
+  if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
+  if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
+}
+
+}  // namespace
 
 FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments) {
-  ArgParser args("fill", arguments);
-  auto parsed = parse_common<FillCommandOptions>(args);
-  auto& options = parsed.fill;
-  parse_raster_to_raster(args, parsed.common, "INPUT FILLED.tif", options, [&] {
-    if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
-    if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
-  });
-  return parsed;
+  return parse_flow_options("fill", arguments, "INPUT FILLED.tif", &FillCommandOptions::fill, parse_own_flags);
 }
 
 FillCommandResult run_fill_command(const FillCommandOptions& options, Progress& progress) {

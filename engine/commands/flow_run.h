@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/commands/command_result.h"
+#include "engine/commands/output_options.h"
 #include "engine/commands/output_paths.h"
 #include "engine/commands/run_totals.h"
 #include "engine/flow/flow_phase.h"
@@ -113,6 +114,18 @@ PhaseOptions flow_phase_options(RunContext& context) {
   o.threads = context.threads();
   o.plan = &context.plan();
   return o;
+}
+
+// parse_<command>_options' body: the common flags, then parse_raster_to_raster
+// (engine/commands/output_options.h) into `member`, own_flags(args, options) reading the command's own.
+template <class CommandOptions, class Options, class OwnFlags>
+CommandOptions parse_flow_options(const char* command, const std::vector<std::string>& arguments, const char* files,
+                                  Options CommandOptions::*member, OwnFlags own_flags) {
+  ArgParser args(command, arguments);
+  CommandOptions parsed = parse_common<CommandOptions>(args);
+  Options& options = parsed.*member;
+  parse_raster_to_raster(args, parsed.common, files, options, [&] { own_flags(args, options); });
+  return parsed;
 }
 
 // run_<command>_command's body: INPUT and `more_inputs` (those given) checked as files to read,

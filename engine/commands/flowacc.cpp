@@ -6,9 +6,13 @@
 #include <memory>
 
 #include "kernels/common/error.h"
+#include "kernels/common/named_values.h"
 
 namespace terrazo {
 namespace {
+
+constexpr NamedValue<FlowAccType> kTypeNames[] = {
+    {"auto", FlowAccType::Auto}, {"UInt32", FlowAccType::UInt32}, {"Float64", FlowAccType::Float64}};
 
 void check_flowacc_options(const FlowAccOptions& options, const RunContext& context) {
   check_flow_options("flowacc", options, context, "its GPU twin is not built yet", {{"--weight", options.weight}});
@@ -48,18 +52,9 @@ std::unique_ptr<PipelineInput> open_weights(const FlowAccOptions& options, const
 
 }  // namespace
 
-FlowAccType parse_flowacc_type(const std::string& text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "auto") return FlowAccType::Auto;
-  if (lower == "uint32") return FlowAccType::UInt32;
-  if (lower == "float64") return FlowAccType::Float64;
-  throw UsageError("invalid --ot '" + text + "': expected auto, UInt32 or Float64");
-}
+FlowAccType parse_flowacc_type(const std::string& text) { return parse_named_value("--ot", text, kTypeNames, true); }
 
-const char* to_string(FlowAccType type) {
-  return type == FlowAccType::Auto ? "auto" : type == FlowAccType::UInt32 ? "UInt32" : "Float64";
-}
+const char* to_string(FlowAccType type) { return value_name(type, kTypeNames); }
 
 double default_flowacc_scale(double largest, std::uint64_t cells, bool integer_type) {
   const double total = std::fabs(largest) * static_cast<double>(cells);

@@ -41,23 +41,23 @@ const char kUsage[] =
     "  terrazo flowdir filled.tif dir.tif && terrazo flowacc --memory 2G --json dir.tif acc.tif\n"
     "  terrazo flowacc --weight rain_mm.tif dir.tif runoff.tif\n";
 
+// flowacc's own flags: --weight, --scale, --ot.
+void parse_own_flags(ArgParser& args, FlowAccOptions& options) {
+  if (auto weight = args.value("--weight")) options.weight = *weight;
+  if (auto text = args.value("--scale")) {
+    options.scale = parse_finite_double("--scale", *text);
+    if (!(options.scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a number > 0");
+  }
+  if (auto type = args.value("--ot")) options.type = parse_flowacc_type(*type);
+}
+
 }  // namespace
 
 const char* flowacc_usage() { return usage_text("flowacc", kUsage); }
 
 FlowaccCommandOptions parse_flowacc_options(const std::vector<std::string>& arguments) {
-  ArgParser args("flowacc", arguments);
-  auto parsed = parse_common<FlowaccCommandOptions>(args);
-  auto& options = parsed.flowacc;
-  parse_raster_to_raster(args, parsed.common, "DIRECTIONS ACCUMULATION.tif", options, [&] {
-    if (auto weight = args.value("--weight")) options.weight = *weight;
-    if (auto text = args.value("--scale")) {
-      options.scale = parse_finite_double("--scale", *text);
-      if (!(options.scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a number > 0");
-    }
-    if (auto type = args.value("--ot")) options.type = parse_flowacc_type(*type);
-  });
-  return parsed;
+  return parse_flow_options("flowacc", arguments, "DIRECTIONS ACCUMULATION.tif", &FlowaccCommandOptions::flowacc,
+                            parse_own_flags);
 }
 
 FlowaccCommandResult run_flowacc_command(const FlowaccCommandOptions& options, Progress& progress) {

@@ -42,18 +42,17 @@ const char kUsage[] =
     "  terrazo fill --memory 2G dem.tif filled.tif\n"
     "  terrazo flowdir --memory 2G --json filled.tif flowdir.tif\n";
 
+// flowdir's own flag: --outlets.
+void parse_own_flags(ArgParser& args, FlowdirOptions& options) {
+  if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
+}
+
 }  // namespace
 
 const char* flowdir_usage() { return usage_text("flowdir", kUsage); }
 
 FlowdirCommandOptions parse_flowdir_options(const std::vector<std::string>& arguments) {
-  ArgParser args("flowdir", arguments);
-  auto parsed = parse_common<FlowdirCommandOptions>(args);
-  auto& options = parsed.flowdir;
-  parse_raster_to_raster(args, parsed.common, "FILLED FLOWDIR.tif", options, [&] {
-    if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
-  });
-  return parsed;
+  return parse_flow_options("flowdir", arguments, "FILLED FLOWDIR.tif", &FlowdirCommandOptions::flowdir, parse_own_flags);
 }
 
 FlowdirCommandResult run_flowdir_command(const FlowdirCommandOptions& options, Progress& progress) {

@@ -41,10 +41,8 @@ const char kUsage[] =
 const char* watershed_usage() { return usage_text("watershed", kUsage); }
 
 WatershedCommandOptions parse_watershed_options(const std::vector<std::string>& arguments) {
-  ArgParser args("watershed", arguments);
-  auto parsed = parse_common<WatershedCommandOptions>(args);
-  parse_raster_to_raster(args, parsed.common, "DIRECTIONS BASINS.tif", parsed.watershed, [] {});
-  return parsed;
+  return parse_flow_options("watershed", arguments, "DIRECTIONS BASINS.tif", &WatershedCommandOptions::watershed,
+                            [](ArgParser&, WatershedOptions&) {});  // no flags of its own
 }
 
 WatershedCommandResult run_watershed_command(const WatershedCommandOptions& options, Progress& progress) {
