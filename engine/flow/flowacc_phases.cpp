@@ -138,39 +138,28 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
   std::vector<FlowSlot> slots(threads, FlowSlot(grid.tile, weights != nullptr));
   FlowLinks links(grid, budget);
   const TileAccumulator accumulator(directions, weights, options);
-  const std::uint64_t tiles = grid.tile_count();
   FlowAccPhaseResult result;
-  std::uint64_t done = 0;
 
   // 1. Each tile accumulated alone; its perimeter's links kept.
-  Stopwatch phase;
-  progress.update("flowacc: tiles", 0, tiles);
-  for_tile_batches(grid, directions, pool, threads,
+  result.tiles_seconds = run_tile_phase("flowacc: tiles", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         FlowSlot& slot = slots[k];
         accumulator.load(slot, tx, ty);
         accumulator.accumulate(slot);
         tile_d8_path_ends(slot.flow, slot.end.data());
         links.set_tile(tx, ty, slot.flow, slot.end.data(), slot.amount.data());
-      },
-      [&](unsigned, std::uint32_t, std::uint32_t) { progress.update("flowacc: tiles", ++done, tiles); });
-  result.tiles_seconds = phase.seconds();
+      });
 
   // 2. The links solved: every exit's accumulation over the raster.
-  phase.restart();
-  progress.update("flowacc: links", 0, 1);
-  links.solve_accumulation(budget, options.overflow_remedy.c_str());
-  result.exits = links.exits();
-  progress.update("flowacc: links", 1, 1);
-  result.links_seconds = phase.seconds();
+  result.links_seconds = run_step_phase("flowacc: links", progress, [&] {
+    links.solve_accumulation(budget, options.overflow_remedy.c_str());
+    result.exits = links.exits();
+  });
 
   // 3. Each tile accumulated again with what enters it, and written.
-  phase.restart();
-  done = 0;
-  progress.update("flowacc: write", 0, tiles);
   std::vector<TileCounts> counts(threads);
   const std::vector<double> nodata_tile(std::size_t{grid.tile} * grid.tile, std::nan(""));
-  for_tile_batches(grid, directions, pool, threads,
+  result.write_seconds = run_tile_phase("flowacc: write", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         FlowSlot& slot = slots[k];
         accumulator.load(slot, tx, ty);
@@ -186,10 +175,8 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
           result.valid_cells += counts[k].valid;
           result.outlets += counts[k].outlets;
         }
-        progress.update("flowacc: write", ++done, tiles);
       });
   result.outlets += links.exits_into_nodata();
-  result.write_seconds = phase.seconds();
   return result;
 }
 

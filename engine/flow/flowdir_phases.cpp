@@ -51,12 +51,14 @@ void direct_tile(const TileInput& input, const HaloStrips& strips, const Flowdir
   d8_tile(in, slot.tile);
 }
 
-// The tiles in batches of slots.size() (engine/flow/tile_batches.h): body(tx, ty, slot) for the present
-// tiles on the pool, then after(slot or null for an absent tile, tx, ty) on this thread for every tile.
+// Progress phase `name` over the tiles in batches of slots.size() (engine/flow/tile_batches.h):
+// body(tx, ty, slot) for the present tiles on the pool, then after(slot or null for an absent tile,
+// tx, ty) on this thread for every tile; the phase's seconds.
 template <class Body, class After>
-void for_slot_batches(const TileInput& input, WorkerPool& pool, std::vector<Slot>& slots, Body&& body, After&& after) {
-  for_tile_batches(
-      input.grid(), input, pool, static_cast<unsigned>(slots.size()),
+double run_slot_phase(const char* name, Progress& progress, const TileInput& input, WorkerPool& pool,
+                      std::vector<Slot>& slots, Body&& body, After&& after) {
+  return run_tile_phase(
+      name, progress, input.grid(), input, pool, static_cast<unsigned>(slots.size()),
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) { body(tx, ty, slots[k]); },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) { after(input.tile_present(tx, ty) ? &slots[k] : nullptr, tx, ty); });
 }
@@ -107,57 +109,42 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   MemoryBudget::Reservation strips_reservation = budget.reserve(HaloStrips::strips_bytes(grid, kHalo), "flowdir border strips");
   HaloStrips strips(grid, kHalo);
   CrossTileFlats crossing(grid);
-  const std::uint64_t tiles = grid.tile_count();
   const D8Tile none;
   auto direct = [&](std::uint32_t tx, std::uint32_t ty, Slot& slot) { direct_tile(input, strips, options, tx, ty, slot); };
 
   // 0. Every tile's border strips, for the others' halos.
-  Stopwatch phase;
-  std::uint64_t done = 0;
-  progress.update("flowdir: halos", 0, tiles);
-  for_slot_batches(input, pool, slots,
+  result.halos_seconds = run_slot_phase("flowdir: halos", progress, input, pool, slots,
       [&](std::uint32_t tx, std::uint32_t ty, Slot& slot) {
         slot.scratch.resize(std::size_t{grid.tile} * grid.tile);
         input.read_tile(tx, ty, slot.scratch.data());
         strips.add(tx, ty, slot.scratch.data());
       },
-      [&](Slot*, std::uint32_t, std::uint32_t) { progress.update("flowdir: halos", ++done, tiles); });
-  result.halos_seconds = phase.seconds();
+      [](Slot*, std::uint32_t, std::uint32_t) {});
 
   // 1. Every tile's directions; the cells of the flats that leave it gathered.
-  phase.restart();
-  done = 0;
-  progress.update("flowdir: directions", 0, tiles);
-  for_slot_batches(input, pool, slots, direct, [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
-    crossing.add_tile(tx, ty, slot ? slot->tile : none, budget);
-    if (slot) add_counts(slot->tile, result);
-    progress.update("flowdir: directions", ++done, tiles);
-  });
-  result.directions_seconds = phase.seconds();
+  result.directions_seconds = run_slot_phase("flowdir: directions", progress, input, pool, slots, direct,
+      [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
+        crossing.add_tile(tx, ty, slot ? slot->tile : none, budget);
+        if (slot) add_counts(slot->tile, result);
+      });
 
   // 2. The flats across tiles, resolved at once.
-  phase.restart();
-  progress.update("flowdir: flats across tiles", 0, 1);
-  FlatStats cross;
-  crossing.resolve(pool, budget, cross);
-  result.flats += cross.flats;
-  result.undrained_flats += cross.undrained_flats;
-  result.undrained_cells += cross.undrained_cells;
-  result.cross_tile_flat_cells = crossing.cells();
-  progress.update("flowdir: flats across tiles", 1, 1);
-  result.flats_seconds = phase.seconds();
+  result.flats_seconds = run_step_phase("flowdir: flats across tiles", progress, [&] {
+    FlatStats cross;
+    crossing.resolve(pool, budget, cross);
+    result.flats += cross.flats;
+    result.undrained_flats += cross.undrained_flats;
+    result.undrained_cells += cross.undrained_cells;
+    result.cross_tile_flat_cells = crossing.cells();
+  });
 
   // 3. Every tile again, with the codes of its crossing cells, written.
-  phase.restart();
-  done = 0;
-  progress.update("flowdir: write", 0, tiles);
   const std::vector<std::uint8_t> nodata_tile(std::size_t{grid.tile} * grid.tile, kD8Nodata);
-  for_slot_batches(input, pool, slots, direct, [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
-    if (slot) crossing.apply(tx, ty, slot->tile.code.data());
-    sink.write_tile(tx, ty, slot ? slot->tile.code.data() : nodata_tile.data());
-    progress.update("flowdir: write", ++done, tiles);
-  });
-  result.write_seconds = phase.seconds();
+  result.write_seconds = run_slot_phase("flowdir: write", progress, input, pool, slots, direct,
+      [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
+        if (slot) crossing.apply(tx, ty, slot->tile.code.data());
+        sink.write_tile(tx, ty, slot ? slot->tile.code.data() : nodata_tile.data());
+      });
   return result;
 }
 
