@@ -38,20 +38,17 @@ std::string name(const Case& c) {
 }
 
 FlowAccPhaseResult run_case(const std::vector<double>& codes, const Case& c, std::vector<double>& out,
-                            const std::vector<double>* weights = nullptr, double scale = 1,
-                            std::uint64_t budget_bytes = 256ull << 20) {
-  MemoryTileInput<double> input(codes, c.w, c.h, c.t);
+                            const std::vector<double>* weights = nullptr, double scale = 1) {
   std::unique_ptr<MemoryTileInput<double>> weight_input;
   if (weights) weight_input = std::make_unique<MemoryTileInput<double>>(*weights, c.w, c.h, c.t, MemoryTileInput<double>::Absent::Never);
   FlowAccPhaseOptions o;
   o.threads = c.threads;
   o.scale = scale;
-  MemoryBudget budget(budget_bytes);
-  MemorySink sink(c.w, c.h, c.t, -12345.0);
-  const FlowAccPhaseResult r = run_flowacc_phases(input, weight_input.get(), o, budget, Progress::silent(), sink);
-  EXPECT_EQ(budget.reserved(), 0u);
-  out = sink.cells;
-  return r;
+  return testing::run_phases_in_memory(codes, c.w, c.h, c.t, -12345.0, out,
+                                       [&](const TileInput& input, MemoryBudget& budget, FlowAccTileSink& sink) {
+                                         return run_flowacc_phases(input, weight_input.get(), o, budget,
+                                                                   Progress::silent(), sink);
+                                       });
 }
 
 // The phases' counts equal the reference's at every valid cell and are NaN at nodata.
@@ -59,16 +56,15 @@ FlowAccPhaseResult check_counts(const std::vector<double>& codes, const Case& c,
   std::vector<double> got;
   const FlowAccPhaseResult r = run_case(codes, c, got);
   const std::vector<std::int64_t> want = testing::reference_flowacc(codes, c.w, c.h);
-  std::uint64_t wrong = 0, first = 0, valid = 0, outlets = 0;
+  testing::expect_cells_match(got, want, c.w, what, [&](std::uint64_t i) {
+    return testing::reference_valid(codes[i]) ? got[i] == static_cast<double>(want[i]) : std::isnan(got[i]);
+  });
+  std::uint64_t valid = 0, outlets = 0;
   for (std::uint64_t i = 0; i < want.size(); ++i) {
     const bool is_valid = testing::reference_valid(codes[i]);
     valid += is_valid;
     outlets += is_valid && testing::reference_downstream(codes, c.w, c.h, i) < 0;
-    const bool ok = is_valid ? got[i] == static_cast<double>(want[i]) : std::isnan(got[i]);
-    if (!ok && wrong++ == 0) first = i;
   }
-  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first % c.w << ", " << first / c.w << "): " << got[first]
-                       << " for " << want[first];
   EXPECT_EQ(r.valid_cells, valid) << what;
   EXPECT_EQ(r.outlets, outlets) << what;
   return r;

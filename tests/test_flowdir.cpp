@@ -76,27 +76,30 @@ void check_paths(const std::vector<double>& dem, const std::vector<std::uint8_t>
   }
 }
 
-FlowdirPhaseResult check_case(const std::vector<double>& dem, const FlowCase& c, const std::string& what) {
-  MemoryTileInput<double> input(dem, c.w, c.h, c.t);
+// The phases' codes of `dem` at `c`'s tile size and threads (`r`: their result).
+std::vector<std::uint8_t> run_case(const std::vector<double>& dem, const FlowCase& c, FlowdirPhaseResult& r) {
   FlowdirPhaseOptions o;
   o.edge_outlets = c.edge;
   o.nodata_outlets = c.nodata;
   o.threads = c.threads;
-  MemoryBudget budget(256ull << 20);
-  MemorySink sink(c.w, c.h, c.t, 77);
-  const FlowdirPhaseResult r = run_flowdir_phases(input, o, budget, Progress::silent(), sink);
+  std::vector<std::uint8_t> codes;
+  r = testing::run_phases_in_memory(dem, c.w, c.h, c.t, std::uint8_t{77}, codes,
+                                    [&](const TileInput& input, MemoryBudget& budget, FlowdirTileSink& sink) {
+                                      return run_flowdir_phases(input, o, budget, Progress::silent(), sink);
+                                    });
+  return codes;
+}
+
+FlowdirPhaseResult check_case(const std::vector<double>& dem, const FlowCase& c, const std::string& what) {
+  FlowdirPhaseResult r;
+  const std::vector<std::uint8_t> got = run_case(dem, c, r);
   const testing::ReferenceFlowdir want = testing::reference_flowdir(dem, c.w, c.h, c.edge, c.nodata);
-  std::uint64_t wrong = 0, first = 0;
-  for (std::uint64_t i = 0; i < want.codes.size(); ++i)
-    if (sink.cells[i] != want.codes[i] && wrong++ == 0) first = i;
-  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first % c.w << ", " << first / c.w << "): "
-                       << int{sink.cells[first]} << " for " << int{want.codes[first]};
+  testing::expect_cells_match(got, want.codes, c.w, what, [&](std::uint64_t i) { return got[i] == want.codes[i]; });
   EXPECT_EQ(r.flat_cells, want.flat_cells) << what;
   EXPECT_EQ(r.flats, want.flats) << what;
   EXPECT_EQ(r.undrained_cells, want.undrained_cells) << what;
   EXPECT_EQ(r.outlet_cells, want.outlet_cells) << what;
-  EXPECT_EQ(budget.reserved(), 0u) << what;
-  check_paths(dem, sink.cells, want, c.w, c.h, what);
+  check_paths(dem, got, want, c.w, c.h, what);
   return r;
 }
 
@@ -137,17 +140,13 @@ TEST(Flowdir, EveryTileSizeAndThreadCountGivesTheSameBytes) {
   std::vector<std::uint8_t> first;
   for (std::uint32_t t : {4u, 8u, 16u, 32u, 64u, 128u, 256u})
     for (unsigned threads : {1u, 2u, 4u}) {
-      MemoryTileInput<double> input(dem, w, h, t);
-      FlowdirPhaseOptions o;
-      o.threads = threads;
-      MemoryBudget budget(256ull << 20);
-      MemorySink sink(w, h, t, 77);
-      const FlowdirPhaseResult r = run_flowdir_phases(input, o, budget, Progress::silent(), sink);
+      FlowdirPhaseResult r;
+      const std::vector<std::uint8_t> codes = run_case(dem, FlowCase{w, h, t, threads, true, true}, r);
       if (first.empty()) {
-        first = sink.cells;
+        first = codes;
         check_case(dem, FlowCase{w, h, t, threads, true, true}, "tile " + std::to_string(t));
       }
-      EXPECT_TRUE(sink.cells == first) << "tile " << t << " threads " << threads;
+      EXPECT_TRUE(codes == first) << "tile " << t << " threads " << threads;
       EXPECT_GT(r.flat_cells, 4000u);
       if (t <= 32) {
         EXPECT_GT(r.cross_tile_flat_cells, 4000u) << "tile " << t;

@@ -25,22 +25,16 @@ using MemorySink = testing::MemoryTileSink<std::uint32_t>;
 
 WatershedPhaseResult check(const std::vector<double>& codes, std::uint64_t w, std::uint64_t h, std::uint32_t t,
                            unsigned threads, const std::string& what) {
-  MemoryTileInput<double> input(codes, w, h, t);
   WatershedPhaseOptions o;
   o.threads = threads;
-  MemoryBudget budget(256ull << 20);
-  MemorySink sink(w, h, t, 0xdeadbeef);
-  const WatershedPhaseResult r = run_watershed_phases(input, o, budget, Progress::silent(), sink);
+  std::vector<std::uint32_t> got;
+  const WatershedPhaseResult r = testing::run_phases_in_memory(
+      codes, w, h, t, 0xdeadbeefu, got, [&](const TileInput& input, MemoryBudget& budget, WatershedTileSink& sink) {
+        return run_watershed_phases(input, o, budget, Progress::silent(), sink);
+      });
   const std::vector<std::uint32_t> want = testing::reference_watershed(codes, w, h);
-  std::uint64_t wrong = 0, first = 0, basins = 0;
-  for (std::uint64_t i = 0; i < want.size(); ++i) {
-    if (sink.cells[i] != want[i] && wrong++ == 0) first = i;
-    basins = std::max<std::uint64_t>(basins, want[i]);
-  }
-  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first % w << ", " << first / w << "): " << sink.cells[first]
-                       << " for " << want[first];
-  EXPECT_EQ(r.basins, basins) << what;
-  EXPECT_EQ(budget.reserved(), 0u) << what;
+  testing::expect_cells_match(got, want, w, what, [&](std::uint64_t i) { return got[i] == want[i]; });
+  EXPECT_EQ(r.basins, want.empty() ? 0 : *std::max_element(want.begin(), want.end())) << what;
   return r;
 }
 

@@ -13,7 +13,9 @@
 
 #include "engine/flow/flow_phase.h"
 #include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
+#include "tests/support/memory_tile_input.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo::testing {
@@ -38,6 +40,34 @@ class MemoryTileSink : public TileSink<Cell> {
   std::uint32_t t_;
   std::uint64_t next_ = 0;
 };
+
+// A flow phase run in memory: run(input, budget, sink) over `values` (w x h in tiles of t, a tile with
+// no valid cell absent) under a budget of 256 MiB, all of which it must give back; the phases' result,
+// and in `cells` what the sink gathered (`unwritten` where no tile wrote).
+template <class Cell, class Run>
+auto run_phases_in_memory(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
+                          Cell unwritten, std::vector<Cell>& cells, Run run) {
+  const MemoryTileInput<double> input(values, w, h, t);
+  MemoryBudget budget(256ull << 20);
+  MemoryTileSink<Cell> sink(w, h, t, unwritten);
+  const auto result = run(static_cast<const TileInput&>(input), budget, static_cast<TileSink<Cell>&>(sink));
+  EXPECT_EQ(budget.reserved(), 0u) << "bytes of the budget still held after the phases";
+  cells = std::move(sink.cells);
+  return result;
+}
+
+// EXPECTs every cell i of `got` (w wide) to match `want` (ok(i)); the message names the first that
+// does not, with both values. The count of cells that do not.
+template <class Got, class Want, class Ok>
+std::uint64_t expect_cells_match(const std::vector<Got>& got, const std::vector<Want>& want, std::uint64_t w,
+                                 const std::string& what, Ok ok) {
+  std::uint64_t wrong = 0, first = 0;
+  for (std::uint64_t i = 0; i < got.size(); ++i)
+    if (!ok(i) && wrong++ == 0) first = i;
+  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first % w << ", " << first / w << "): " << +got[first] << " for "
+                       << +want[first];
+  return wrong;
+}
 
 // Random terrain: sin(fx x) cos(fy y) + noise x u, fx and fy drawn in [least_frequency,
 // least_frequency + 0.3), rounded to few levels (least_steps + floor(steps_span u) per unit: plateaus
