@@ -8,6 +8,8 @@
 namespace terrazo {
 namespace {
 
+constexpr char kCachePart[] = "the GeoTIFF writer's block cache";
+
 void write_window(GeoTiffWriter& writer, const TileWindow& w, const double* cells) {
   writer.write_window(w.x0, w.y0, w.w, w.h, cells);
 }
@@ -35,17 +37,29 @@ template <class Cell>
 GeoTiffTileSink<Cell>::GeoTiffTileSink(AtomicOutput& output, const TileGrid& grid, const RasterInfo& georef,
                                        CellType type, bool has_nodata, double nodata, MemoryBudget& budget,
                                        const GeoTiffOptions& options)
-    : grid_(grid) {
-  const std::uint32_t block = std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024));
-  const std::uint64_t block_bytes = std::uint64_t{block} * block * cell_type_size(type);
-  const std::uint64_t row_bytes = ((grid.width + block - 1) / block + 1) * block_bytes;
-  const std::uint64_t cache_bytes = std::max<std::uint64_t>(2 * block_bytes, std::min<std::uint64_t>(row_bytes, budget.available() / 4));
-  cache_ = std::make_unique<GdalCacheLimit>(budget, cache_bytes);
-  writer_ = std::make_unique<GeoTiffWriter>(output, grid.width, grid.height, type, georef, has_nodata, nodata, block, options);
+    : output_(output), grid_(grid), georef_(georef), type_(type), has_nodata_(has_nodata), nodata_(nodata),
+      budget_(budget), options_(options), block_(std::max<std::uint32_t>(256, std::min<std::uint32_t>(grid.tile, 1024))) {}
+
+template <class Cell>
+void GeoTiffTileSink<Cell>::declare_bytes(MemoryPlan& plan, const std::string& phase) {
+  const std::uint64_t block_bytes = std::uint64_t{block_} * block_ * cell_type_size(type_);
+  const std::uint64_t row_bytes = ((grid_.width + block_ - 1) / block_ + 1) * block_bytes;
+  plan.need(phase, kCachePart, 2 * block_bytes, row_bytes);
+  plan_ = &plan;
+  phase_ = phase;
+}
+
+template <class Cell>
+void GeoTiffTileSink<Cell>::open() {
+  if (!plan_) throw Error("the GeoTIFF writer of '" + output_.path() + "' was not planned");
+  cache_ = std::make_unique<GdalCacheLimit>(budget_, plan_->assigned(phase_, kCachePart));
+  writer_ = std::make_unique<GeoTiffWriter>(output_, grid_.width, grid_.height, type_, georef_, has_nodata_, nodata_,
+                                            block_, options_);
 }
 
 template <class Cell>
 void GeoTiffTileSink<Cell>::write_tile(std::uint32_t tx, std::uint32_t ty, const Cell* cells) {
+  if (!writer_) open();
   const TileWindow w = grid_.window(tx, ty);
   window_.resize(std::size_t{w.w} * w.h);
   for (std::uint32_t y = 0; y < w.h; ++y)
@@ -55,6 +69,7 @@ void GeoTiffTileSink<Cell>::write_tile(std::uint32_t tx, std::uint32_t ty, const
 
 template <class Cell>
 std::uint64_t GeoTiffTileSink<Cell>::finish() {
+  if (!writer_) open();
   writer_->finish();
   return writer_->bytes_written();
 }

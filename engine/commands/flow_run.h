@@ -60,18 +60,32 @@ void check_flow_options(const char* command, const FlowRunOptions& options, cons
                         const char* gpu_missing, const std::vector<NamedPath>& more_inputs = {});
 
 // OUTPUT: `type`, nodata `nodata` when `has_nodata`, `georef`'s georeference; tiles written as windows
-// in row-major order through a GDAL block cache of one row of blocks (block = clamp(t, 256, 1024)),
-// or a quarter of what the budget has left, two blocks at least, reserved for the sink's life.
+// in row-major order through a GDAL block cache (block = clamp(t, 256, 1024)) planned in the write
+// phase (declare_bytes): two blocks at least, one row of blocks and one more at most, after the
+// phase's other parts. The file is made, and the cache reserved, at the first tile.
 template <class Cell>
 class GeoTiffTileSink : public TileSink<Cell> {
  public:
   GeoTiffTileSink(AtomicOutput& output, const TileGrid& grid, const RasterInfo& georef, CellType type, bool has_nodata,
                   double nodata, MemoryBudget& budget, const GeoTiffOptions& options);
+  void declare_bytes(MemoryPlan& plan, const std::string& phase) override;
   void write_tile(std::uint32_t tx, std::uint32_t ty, const Cell* cells) override;
   std::uint64_t finish();  // the file closed; its bytes
 
  private:
+  void open();
+
+  AtomicOutput& output_;
   TileGrid grid_;
+  RasterInfo georef_;
+  CellType type_;
+  bool has_nodata_;
+  double nodata_;
+  MemoryBudget& budget_;
+  GeoTiffOptions options_;
+  std::uint32_t block_;
+  const MemoryPlan* plan_ = nullptr;
+  std::string phase_;
   std::unique_ptr<GdalCacheLimit> cache_;
   std::unique_ptr<GeoTiffWriter> writer_;
   std::vector<Cell> window_;

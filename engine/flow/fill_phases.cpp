@@ -38,7 +38,7 @@ struct FloodSlots {
 
 // The plan before any work: the floods of a batch beside every tile's perimeter and the graph's
 // solve at its least (its edges then come with the data: reserved as they come).
-void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan) {
+void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan, FillTileSink& sink) {
   const std::uint64_t perimeters = grid.tile_count() * SpillGraph::perimeter_bytes(grid.tile);
   const std::uint64_t floods = threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8);
   plan.need("fill: flood", std::to_string(threads) + " tile floods", floods);
@@ -48,6 +48,7 @@ void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budge
             SpillGraph::solve_bytes(0, SpillGraph::cross_edges_most(grid)));
   plan.need("fill: write", std::to_string(threads) + " tile floods", floods);
   plan.need("fill: write", "the spill levels", perimeters);
+  sink.declare_bytes(plan, "fill: write");
   assign_flow_plan(plan, "fill", "use fewer --threads or a smaller --tile", budget);
 }
 
@@ -85,7 +86,7 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_fill(grid, threads, budget, options.plan ? *options.plan : own_plan);
+  plan_fill(grid, threads, budget, options.plan ? *options.plan : own_plan, sink);
   FillPhaseResult result;
   MemoryBudget::Reservation slots_reservation =
       budget.reserve(threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8), "fill tile floods");

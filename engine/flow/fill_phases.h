@@ -15,8 +15,8 @@
 // (each tile flooded again, raised to its labels' spill levels, handed to the sink in row-major
 // tile order).
 // Memory: the tile floods of `threads` tiles at once (tile_flood_bytes each, a batch twice while the
-// sink writes), every tile's perimeter (SpillGraph::perimeter_bytes) and the graph's solve, planned
-// in `plan` before any work.
+// sink writes), every tile's perimeter (SpillGraph::perimeter_bytes), the graph's solve and the
+// sink's bytes in the write phase (TileSink::declare_bytes), planned in `plan` before any work.
 #pragma once
 #include <cstdint>
 

@@ -3,7 +3,9 @@
 //
 // TileSink: write_tile(tx, ty, cells) gets tile (tx, ty)'s t * t cells (row-major; the padding past
 // the raster's edge holds the phase's nodata), every tile of the grid once, in row-major tile order,
-// from one thread at a time. The commands' sink writes them to a GeoTIFF (engine/commands/flow_run.h).
+// from one thread at a time. The phases' plan calls declare_bytes(plan, phase) with their write phase
+// before assigning it: the sink declares there what it holds while it takes the tiles (the commands'
+// GeoTIFF writer: its block cache, engine/commands/flow_run.h), and takes it at its first tile.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,6 +19,7 @@ template <class Cell>
 class TileSink {
  public:
   virtual ~TileSink() = default;
+  virtual void declare_bytes(MemoryPlan& /*plan*/, const std::string& /*phase*/) {}
   virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const Cell* cells) = 0;
 };
 

@@ -67,7 +67,8 @@ class TileAccumulator {
 };
 
 // The plan before any work: a batch of tiles' work beside the links, and the links' solve.
-void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const MemoryBudget& budget, MemoryPlan& plan) {
+void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const MemoryBudget& budget, MemoryPlan& plan,
+                  FlowAccTileSink& sink) {
   const std::uint64_t links = FlowLinks::most_perimeter_cells(grid) * FlowLinks::bytes_per_cell();
   const std::uint64_t slots = threads * flowacc_tile_bytes(grid.tile, weighted);
   const std::string batch = std::to_string(threads) + " tiles' work";
@@ -78,6 +79,7 @@ void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const M
             FlowLinks::most_perimeter_cells(grid) * FlowLinks::solve_bytes_per_cell());
   plan.need("flowacc: write", batch, slots);
   plan.need("flowacc: write", "the links of the tiles' perimeters", links);
+  sink.declare_bytes(plan, "flowacc: write");
   assign_flow_plan(plan, "flowacc", kLinksRemedy, budget);
 }
 
@@ -132,7 +134,7 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_flowacc(grid, threads, weights != nullptr, budget, options.plan ? *options.plan : own_plan);
+  plan_flowacc(grid, threads, weights != nullptr, budget, options.plan ? *options.plan : own_plan, sink);
   const MemoryBudget::Reservation slots_held =
       budget.reserve(threads * flowacc_tile_bytes(grid.tile, weights != nullptr), "flowacc tiles' work");
   std::vector<FlowSlot> slots(threads, FlowSlot(grid.tile, weights != nullptr));

@@ -11,7 +11,8 @@
 // 2^53; for weights the double nearest the fixed-point sum over scale) and NaN at nodata.
 // Phases (Progress names): "flowacc: tiles", "flowacc: links", "flowacc: write".
 // Memory: `threads` tiles' work at once (flowacc_tile_bytes each), the links of every tile's perimeter
-// (FlowLinks, 13 bytes per perimeter cell, 17 during their solve), planned before any work.
+// (FlowLinks, 13 bytes per perimeter cell, 17 during their solve) and the sink's bytes in the write
+// phase (TileSink::declare_bytes), planned before any work.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -63,7 +63,8 @@ double run_slot_phase(const char* name, Progress& progress, const TileInput& inp
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) { after(input.tile_present(tx, ty) ? &slots[k] : nullptr, tx, ty); });
 }
 
-void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan) {
+void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan,
+                  FlowdirTileSink& sink) {
   const std::uint64_t slots = threads * FlowdirPhaseResult::slot_bytes(grid.tile);
   const std::uint64_t offsets = CrossTileFlats::offsets_bytes(grid);
   const std::uint64_t strips = HaloStrips::strips_bytes(grid, kHalo);
@@ -76,6 +77,7 @@ void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& bu
   plan.need("flowdir: write", std::to_string(threads) + " tile windows and their directions", slots);
   plan.need("flowdir: write", "the tile offsets", offsets);
   plan.need("flowdir: write", "the tiles' border strips", strips);
+  sink.declare_bytes(plan, "flowdir: write");
   assign_flow_plan(plan, "flowdir", "use fewer --threads or a smaller --tile", budget);
 }
 
@@ -101,7 +103,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_flowdir(grid, threads, budget, options.plan ? *options.plan : own_plan);
+  plan_flowdir(grid, threads, budget, options.plan ? *options.plan : own_plan, sink);
   FlowdirPhaseResult result;
   MemoryBudget::Reservation slots_reservation = budget.reserve(threads * FlowdirPhaseResult::slot_bytes(grid.tile), "flowdir tile windows");
   MemoryBudget::Reservation offsets_reservation = budget.reserve(CrossTileFlats::offsets_bytes(grid), "flowdir tile offsets");

@@ -15,7 +15,8 @@
 // "flowdir: write" (each tile again, the gathered codes put in, handed to the sink in row-major order).
 // Each tile is read three times in all. Memory: `threads` tile windows and directions at once
 // (slot_bytes each), every tile's border strips (64 bytes a tile side cell), the tile offsets, and the
-// gathered flats' cells as they come (CrossTileFlats), planned in `plan` before any work.
+// gathered flats' cells as they come (CrossTileFlats) and the sink's bytes in the write phase
+// (TileSink::declare_bytes), planned in `plan` before any work.
 #pragma once
 #include <cstdint>
 

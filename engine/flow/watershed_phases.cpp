@@ -169,7 +169,8 @@ void count_spanning_firsts(const TileGrid& grid, Basins& basins) {
     throw Error("the direction raster has " + std::to_string(above) + " basins: more than UInt32 labels hold");
 }
 
-void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan) {
+void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan,
+                    WatershedTileSink& sink) {
   const std::uint64_t perimeter = FlowLinks::most_perimeter_cells(grid);
   const std::uint64_t links = perimeter * FlowLinks::bytes_per_cell();
   const std::uint64_t slots = threads * slot_bytes(grid.tile);
@@ -186,6 +187,7 @@ void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& 
     plan.need(phase, "the basins that span tiles", spanning);
     plan.need(phase, "the counts of first cells", counts);
   }
+  sink.declare_bytes(plan, "watershed: write");
   assign_flow_plan(plan, "watershed", kLinksRemedy, budget);
 }
 
@@ -212,7 +214,7 @@ WatershedPhaseResult run_watershed_phases(const TileInput& directions, const Wat
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_watershed(grid, threads, budget, options.plan ? *options.plan : own_plan);
+  plan_watershed(grid, threads, budget, options.plan ? *options.plan : own_plan, sink);
   const MemoryBudget::Reservation slots_held = budget.reserve(threads * slot_bytes(grid.tile), "watershed tiles' work");
   std::vector<BasinSlot> slots(threads, BasinSlot(grid.tile));
   FlowLinks links(grid, budget);

@@ -12,7 +12,8 @@
 // holding the first cell of a basin that spans tiles, read again for its label), "watershed: write".
 // Memory: `threads` tiles' work at once, the links (13 bytes per perimeter cell), the basins that span
 // tiles (20 bytes each, at most one per exit), 4 bytes per tile row and 8 per raster row (the counts
-// of first cells), planned before any work.
+// of first cells) and the sink's bytes in the write phase (TileSink::declare_bytes), planned before
+// any work.
 #pragma once
 #include <cstdint>
 
