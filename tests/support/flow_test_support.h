@@ -16,6 +16,7 @@
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo::testing {
@@ -133,12 +134,13 @@ void expect_refused_before_any_work(Run run, const std::string& message) {
 inline const std::vector<std::vector<std::string>> kFlowFlagSets = {
     {"--tile", "64"}, {"--tile", "256", "--threads", "1"}, {"--tile", "32", "--memory", "24M", "--input-mode", "import"}};
 
-// For each flag set, run(args, output, what): a command's arguments -q --threads 2 --tmpdir DIR, the
-// set, `input` and `output` (`name`.<the set's second word>.tif in DIR); `what` names the run in
-// messages. Every output must be the same file.
-template <class Run>
+// For each flag set: run(args), a command's run on arguments -q --threads 2 --tmpdir DIR, the set,
+// `input` and OUTPUT (`name`.<the set's second word>.tif in DIR), returning its result; OUTPUT read
+// back, of cell type `type`; then check(cells, result, what), `what` naming the run. Every OUTPUT
+// must be the same file.
+template <class Run, class Check>
 void run_at_flag_sets(const TempDir& dir, const std::string& input, const std::string& name,
-                      const std::vector<std::vector<std::string>>& sets, Run run) {
+                      const std::vector<std::vector<std::string>>& sets, CellType type, Run run, Check check) {
   std::string first_bytes;
   for (const std::vector<std::string>& flags : sets) {
     const std::string output = dir.file(name + "." + flags[1] + ".tif");
@@ -146,7 +148,11 @@ void run_at_flag_sets(const TempDir& dir, const std::string& input, const std::s
     args.insert(args.end(), flags.begin(), flags.end());
     args.insert(args.end(), {input, output});
     const std::string what = name + " " + flags[0] + " " + flags[1];
-    run(args, output, what);
+    const auto result = run(args);
+    RasterInfo info;
+    const std::vector<double> cells = read_raster_values(output, &info);
+    EXPECT_EQ(info.type, type) << what;
+    check(cells, result, what);
     if (first_bytes.empty()) first_bytes = slurp(output);
     else EXPECT_TRUE(slurp(output) == first_bytes) << what << " wrote another file";
   }
