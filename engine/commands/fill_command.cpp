@@ -2,10 +2,6 @@
 #include "engine/commands/fill_command.h"
 
 #include "engine/commands/flow_run.h"
-#include "engine/commands/output_options.h"
-#include "engine/commands/output_paths.h"
-#include "kernels/common/error.h"
-#include "kernels/common/memory_budget.h"
 
 namespace terrazo {
 namespace {

@@ -4,10 +4,7 @@
 
 #include "engine/commands/flag_table.h"
 #include "engine/commands/flow_run.h"
-#include "engine/commands/output_options.h"
-#include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
-#include "kernels/common/memory_budget.h"
 
 namespace terrazo {
 namespace {
