@@ -73,12 +73,9 @@ FlowAccPhaseResult check_counts(const std::vector<double>& codes, const Case& c,
 TEST(FlowAcc, RandomDemDirectionsMatchTheWholeRasterReference) {
   std::uint64_t exits = 0;
   for (std::uint64_t seed = 1; seed <= 120; ++seed) {
-    std::mt19937_64 rng(seed);
-    const std::uint32_t tiles[] = {8, 16, 32, 64};
-    const Case c{1 + rng() % 100, 1 + rng() % 100, tiles[rng() % 4], 1 + static_cast<unsigned>(rng() % 3)};
-    std::vector<double> dem = testing::random_unit_terrain(rng, c.w, c.h, seed % 3 == 0 ? 0.0 : 0.05 + 0.1 * (seed % 2));
-    if (seed % 7 == 0) testing::blank_tile_row(dem, c.w, c.h, c.t);
-    exits += check_counts(testing::reference_d8(dem, c.w, c.h), c, "seed " + std::to_string(seed) + " " + name(c)).exits;
+    const testing::DirectionCase d = testing::random_direction_case(seed);
+    const Case c{d.w, d.h, d.t, d.threads};
+    exits += check_counts(d.codes, c, "seed " + std::to_string(seed) + " " + name(c)).exits;
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(exits, 1000u);  // the flow crosses tiles

@@ -41,16 +41,10 @@ WatershedPhaseResult check(const std::vector<double>& codes, std::uint64_t w, st
 TEST(Watershed, RandomDemDirectionsMatchTheWholeRasterReference) {
   std::uint64_t spanning = 0;
   for (std::uint64_t seed = 1; seed <= 120; ++seed) {
-    std::mt19937_64 rng(seed);
-    const std::uint32_t tiles[] = {8, 16, 32, 64};
-    const std::uint64_t w = 1 + rng() % 100, h = 1 + rng() % 100;
-    const std::uint32_t t = tiles[rng() % 4];
-    const unsigned threads = 1 + static_cast<unsigned>(rng() % 3);
-    std::vector<double> dem = testing::random_unit_terrain(rng, w, h, seed % 3 == 0 ? 0.0 : 0.05 + 0.1 * (seed % 2));
-    if (seed % 7 == 0) testing::blank_tile_row(dem, w, h, t);
-    spanning += check(testing::reference_d8(dem, w, h), w, h, t, threads,
-                      "seed " + std::to_string(seed) + " " + std::to_string(w) + " x " + std::to_string(h) + " tile " +
-                          std::to_string(t))
+    const testing::DirectionCase d = testing::random_direction_case(seed);
+    spanning += check(d.codes, d.w, d.h, d.t, d.threads,
+                      "seed " + std::to_string(seed) + " " + std::to_string(d.w) + " x " + std::to_string(d.h) +
+                          " tile " + std::to_string(d.t))
                     .spanning_basins;
     if (::testing::Test::HasFailure()) return;
   }

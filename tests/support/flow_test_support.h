@@ -15,6 +15,7 @@
 #include "kernels/common/error.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
+#include "tests/support/flow_reference.h"
 #include "tests/support/memory_tile_input.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
@@ -112,6 +113,30 @@ inline std::vector<double> random_unit_terrain(std::mt19937_64& rng, std::uint64
 inline void blank_tile_row(std::vector<double>& dem, std::uint64_t w, std::uint64_t h, std::uint32_t t) {
   for (std::uint64_t y = t; y < std::min<std::uint64_t>(h, 2 * t); ++y)
     for (std::uint64_t x = 0; x < w; ++x) dem[y * w + x] = std::nan("");
+}
+
+// The random case `seed` of the direction suites (flowacc's and watershed's): 1..100 x 1..100 cells,
+// tiles of 8 to 64, 1 to 3 threads, the D8 codes (reference_d8) of random_unit_terrain with nodata
+// blobs (none every third seed) and, every seventh seed, blank_tile_row.
+struct DirectionCase {
+  std::uint64_t w = 0, h = 0;
+  std::uint32_t t = 0;
+  unsigned threads = 0;
+  std::vector<double> codes;
+};
+
+inline DirectionCase random_direction_case(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::uint32_t tiles[] = {8, 16, 32, 64};
+  DirectionCase c;
+  c.w = 1 + rng() % 100;
+  c.h = 1 + rng() % 100;
+  c.t = tiles[rng() % 4];
+  c.threads = 1 + static_cast<unsigned>(rng() % 3);
+  std::vector<double> dem = random_unit_terrain(rng, c.w, c.h, seed % 3 == 0 ? 0.0 : 0.05 + 0.1 * (seed % 2));
+  if (seed % 7 == 0) blank_tile_row(dem, c.w, c.h, c.t);
+  c.codes = reference_d8(dem, c.w, c.h);
+  return c;
 }
 
 // run(progress) must be refused (BudgetError naming `message`) before any progress event: the plan's
