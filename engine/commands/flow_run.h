@@ -4,10 +4,10 @@
 //
 // run_<command> checks its options (check_flow_options and its own), makes a FlowRun (OUTPUT
 // registered, published all-or-nothing; INPUT opened as a PipelineInput without statistics), then
-// FlowRun::write(result, type, nodata, phases): OUTPUT made of `type` on INPUT's grid and
-// georeference, `phases(sink)` run with the sink that writes it (GeoTiffTileSink), OUTPUT published,
-// and the result's grid, seconds, bytes and memory set. The command's --json is json_head, add_flow_grid,
-// its own keys, then flow_json_tail.
+// FlowRun::write(result, type, has_nodata, nodata, phases): `phases(sink)` run with the sink that
+// writes OUTPUT (GeoTiffTileSink: `type` on INPUT's grid and georeference), OUTPUT published, and the
+// result's grid, seconds, bytes and memory set. The command's --json is json_head, add_flow_grid, its
+// own keys, then flow_json_tail.
 #pragma once
 #include <cstdint>
 #include <initializer_list>
@@ -97,7 +97,9 @@ class FlowRun {
   const PipelineInput& input() const { return *input_; }
   const TileGrid& grid() const { return input_->grid(); }
 
-  // OUTPUT written by `phases(sink)` (returning the phases' result) and published; `result` filled.
+  // OUTPUT written by `phases(sink)` (returning the phases' result) and published; `result` filled,
+  // its import seconds those since the FlowRun was made (INPUT, and what the command opened since:
+  // flowacc's weights).
   template <class Cell, class Phases, class RunPhases>
   void write(FlowRunResult<Phases>& result, CellType type, bool has_nodata, double nodata, RunPhases phases) {
     result.seconds.import = import_.seconds();
