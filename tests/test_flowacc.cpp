@@ -16,6 +16,7 @@
 #include "engine/flow/flowacc_phases.h"
 #include "kernels/common/error.h"
 #include "tests/support/flow_reference.h"
+#include "tests/support/flow_test_support.h"
 #include "tests/support/memory_tile_input.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
@@ -23,37 +24,7 @@
 namespace terrazo {
 namespace {
 
-class MemorySink : public FlowAccTileSink {
- public:
-  MemorySink(std::uint64_t w, std::uint64_t h, std::uint32_t t) : w_(w), h_(h), t_(t), cells(w * h, -12345.0) {}
-  void write_tile(std::uint32_t tx, std::uint32_t ty, const double* tile) override {
-    EXPECT_EQ(std::uint64_t{ty} * ((w_ + t_ - 1) / t_) + tx, next_++) << "tiles out of row-major order";
-    for (std::uint32_t y = 0; y < t_ && std::uint64_t{ty} * t_ + y < h_; ++y)
-      for (std::uint32_t x = 0; x < t_ && std::uint64_t{tx} * t_ + x < w_; ++x)
-        cells[(std::uint64_t{ty} * t_ + y) * w_ + std::uint64_t{tx} * t_ + x] = tile[std::size_t{y} * t_ + x];
-  }
-  std::uint64_t w_, h_;
-  std::uint32_t t_;
-  std::uint64_t next_ = 0;
-  std::vector<double> cells;
-};
-
-// A DEM with flats (few distinct values) and nodata blobs, as the fill tests make.
-std::vector<double> random_dem(std::mt19937_64& rng, std::uint64_t w, std::uint64_t h, double holes) {
-  std::uniform_real_distribution<double> unit(0, 1);
-  const double fx = 0.05 + 0.3 * unit(rng), fy = 0.05 + 0.3 * unit(rng), steps = 2 + std::floor(30 * unit(rng));
-  std::vector<double> dem(w * h);
-  for (std::uint64_t y = 0; y < h; ++y)
-    for (std::uint64_t x = 0; x < w; ++x)
-      dem[y * w + x] = std::round((std::sin(fx * x) * std::cos(fy * y) + 0.6 * unit(rng)) * steps) / steps;
-  const int blobs = static_cast<int>(holes * w * h / 12);
-  for (int b = 0; b < blobs; ++b) {
-    const std::uint64_t cx = rng() % w, cy = rng() % h, r = 1 + rng() % 3;
-    for (std::uint64_t y = cy >= r ? cy - r : 0; y <= cy + r && y < h; ++y)
-      for (std::uint64_t x = cx >= r ? cx - r : 0; x <= cx + r && x < w; ++x) dem[y * w + x] = std::nan("");
-  }
-  return dem;
-}
+using MemorySink = testing::MemoryTileSink<double>;
 
 struct Case {
   std::uint64_t w, h;
@@ -67,20 +38,17 @@ std::string name(const Case& c) {
 }
 
 FlowAccPhaseResult run_case(const std::vector<double>& codes, const Case& c, std::vector<double>& out,
-                            const std::vector<double>* weights = nullptr, double scale = 1,
-                            std::uint64_t budget_bytes = 256ull << 20) {
-  MemoryTileInput<double> input(codes, c.w, c.h, c.t);
+                            const std::vector<double>* weights = nullptr, double scale = 1) {
   std::unique_ptr<MemoryTileInput<double>> weight_input;
   if (weights) weight_input = std::make_unique<MemoryTileInput<double>>(*weights, c.w, c.h, c.t, MemoryTileInput<double>::Absent::Never);
   FlowAccPhaseOptions o;
   o.threads = c.threads;
   o.scale = scale;
-  MemoryBudget budget(budget_bytes);
-  MemorySink sink(c.w, c.h, c.t);
-  const FlowAccPhaseResult r = run_flowacc_phases(input, weight_input.get(), o, budget, Progress::silent(), sink);
-  EXPECT_EQ(budget.reserved(), 0u);
-  out = sink.cells;
-  return r;
+  return testing::run_phases_in_memory(codes, c.w, c.h, c.t, -12345.0, out,
+                                       [&](const TileInput& input, MemoryBudget& budget, FlowAccTileSink& sink) {
+                                         return run_flowacc_phases(input, weight_input.get(), o, budget,
+                                                                   Progress::silent(), sink);
+                                       });
 }
 
 // The phases' counts equal the reference's at every valid cell and are NaN at nodata.
@@ -88,16 +56,15 @@ FlowAccPhaseResult check_counts(const std::vector<double>& codes, const Case& c,
   std::vector<double> got;
   const FlowAccPhaseResult r = run_case(codes, c, got);
   const std::vector<std::int64_t> want = testing::reference_flowacc(codes, c.w, c.h);
-  std::uint64_t wrong = 0, first = 0, valid = 0, outlets = 0;
+  testing::expect_cells_match(got, want, c.w, what, [&](std::uint64_t i) {
+    return testing::reference_valid(codes[i]) ? got[i] == static_cast<double>(want[i]) : std::isnan(got[i]);
+  });
+  std::uint64_t valid = 0, outlets = 0;
   for (std::uint64_t i = 0; i < want.size(); ++i) {
     const bool is_valid = testing::reference_valid(codes[i]);
     valid += is_valid;
     outlets += is_valid && testing::reference_downstream(codes, c.w, c.h, i) < 0;
-    const bool ok = is_valid ? got[i] == static_cast<double>(want[i]) : std::isnan(got[i]);
-    if (!ok && wrong++ == 0) first = i;
   }
-  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first % c.w << ", " << first / c.w << "): " << got[first]
-                       << " for " << want[first];
   EXPECT_EQ(r.valid_cells, valid) << what;
   EXPECT_EQ(r.outlets, outlets) << what;
   return r;
@@ -106,14 +73,9 @@ FlowAccPhaseResult check_counts(const std::vector<double>& codes, const Case& c,
 TEST(FlowAcc, RandomDemDirectionsMatchTheWholeRasterReference) {
   std::uint64_t exits = 0;
   for (std::uint64_t seed = 1; seed <= 120; ++seed) {
-    std::mt19937_64 rng(seed);
-    const std::uint32_t tiles[] = {8, 16, 32, 64};
-    const Case c{1 + rng() % 100, 1 + rng() % 100, tiles[rng() % 4], 1 + static_cast<unsigned>(rng() % 3)};
-    std::vector<double> dem = random_dem(rng, c.w, c.h, seed % 3 == 0 ? 0.0 : 0.05 + 0.1 * (seed % 2));
-    if (seed % 7 == 0)  // a band of nodata across a row of tiles: absent tiles between present ones
-      for (std::uint64_t y = c.t; y < std::min<std::uint64_t>(c.h, 2 * c.t); ++y)
-        for (std::uint64_t x = 0; x < c.w; ++x) dem[y * c.w + x] = std::nan("");
-    exits += check_counts(testing::reference_d8(dem, c.w, c.h), c, "seed " + std::to_string(seed) + " " + name(c)).exits;
+    const testing::DirectionCase d = testing::random_direction_case(seed);
+    const Case c{d.w, d.h, d.t, d.threads};
+    exits += check_counts(d.codes, c, "seed " + std::to_string(seed) + " " + name(c)).exits;
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(exits, 1000u);  // the flow crosses tiles
@@ -134,7 +96,7 @@ TEST(FlowAcc, TheTwoReferencesAgree) {
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
     std::mt19937_64 rng(seed);
     const std::uint64_t w = 1 + rng() % 60, h = 1 + rng() % 60;
-    const std::vector<double> codes = testing::reference_d8(random_dem(rng, w, h, 0.1), w, h);
+    const std::vector<double> codes = testing::reference_d8(testing::random_unit_terrain(rng, w, h, 0.1), w, h);
     EXPECT_EQ(testing::reference_flowacc(codes, w, h), testing::reference_flowacc_linear(codes, w, h)) << seed;
   }
 }
@@ -143,7 +105,7 @@ TEST(FlowAcc, TheTwoReferencesAgree) {
 TEST(FlowAcc, EveryTileSizeAndThreadCountGivesTheSameValues) {
   std::mt19937_64 rng(99);
   const std::uint64_t w = 131, h = 97;
-  const std::vector<double> codes = testing::reference_d8(random_dem(rng, w, h, 0.08), w, h);
+  const std::vector<double> codes = testing::reference_d8(testing::random_unit_terrain(rng, w, h, 0.08), w, h);
   for (std::uint32_t t : {8u, 16u, 32u, 64u, 128u, 256u})
     for (unsigned threads : {1u, 2u, 4u}) check_counts(codes, Case{w, h, t, threads}, name(Case{w, h, t, threads}));
 }
@@ -155,7 +117,7 @@ TEST(FlowAcc, WeightsMatchTheReferenceInFixedPoint) {
     std::mt19937_64 rng(seed * 31);
     std::uniform_real_distribution<double> unit(-0.5, 2);
     const Case c{1 + rng() % 70, 1 + rng() % 70, seed % 2 ? 8u : 16u, 1 + static_cast<unsigned>(rng() % 3)};
-    const std::vector<double> codes = testing::reference_d8(random_dem(rng, c.w, c.h, 0.05), c.w, c.h);
+    const std::vector<double> codes = testing::reference_d8(testing::random_unit_terrain(rng, c.w, c.h, 0.05), c.w, c.h);
     std::vector<double> weights(c.w * c.h);
     std::vector<std::int64_t> amount(c.w * c.h);
     const double scale = seed % 3 == 0 ? 1.0 : 1000.0;
@@ -209,21 +171,15 @@ TEST(FlowAcc, LoopsAndBadCodesAreRefusedNamingACell) {
 // A budget that cannot hold a batch of tiles' work beside the links is refused before any work.
 TEST(FlowAcc, TooSmallABudgetIsRefusedBeforeAnyWork) {
   std::mt19937_64 rng(3);
-  const std::vector<double> codes = testing::reference_d8(random_dem(rng, 300, 200, 0.05), 300, 200);
+  const std::vector<double> codes = testing::reference_d8(testing::random_unit_terrain(rng, 300, 200, 0.05), 300, 200);
   MemoryTileInput<double> input(codes, 300, 200, 64);
   FlowAccPhaseOptions o;
   o.threads = 2;
   MemoryBudget budget(256ull << 10);
-  MemorySink sink(300, 200, 64);
-  std::uint64_t events = 0;
-  Progress counting([&](const ProgressEvent&) { return ++events, true; });
-  try {
-    run_flowacc_phases(input, nullptr, o, budget, counting, sink);
-    FAIL() << "256 KiB ran";
-  } catch (const BudgetError& e) {
-    EXPECT_TRUE(testing::contains(e.what(), "memory budget too small for flowacc: ")) << e.what();
-  }
-  EXPECT_EQ(events, 0u);
+  MemorySink sink(300, 200, 64, -12345.0);
+  testing::expect_refused_before_any_work(
+      [&](Progress& progress) { run_flowacc_phases(input, nullptr, o, budget, progress, sink); },
+      "memory budget too small for flowacc: ");
 }
 
 TEST(FlowAcc, DefaultScaleKeepsEverySumWithin62Bits) {
@@ -251,26 +207,15 @@ TEST(FlowAccCommand, ShippedDemsMatchTheWholeRasterReference) {
     for (double& v : written) v = v == 255 ? std::nan("") : v;
     testing::write_raster_values(dir_path, info.width, info.height, written, CellType::UInt8, 255, info);
     const std::vector<std::int64_t> want = testing::reference_flowacc_linear(codes, info.width, info.height);
-    std::string first_bytes;
-    for (const std::vector<std::string> flags : {std::vector<std::string>{"--tile", "64"},
-                                                 {"--tile", "256", "--threads", "1"},
-                                                 {"--tile", "32", "--memory", "24M", "--input-mode", "import"}}) {
-      const std::string out = dir.file(dem_name + ".acc." + flags[1] + ".tif");
-      std::vector<std::string> args = {"-q", "--threads", "2", "--tmpdir", dir.path()};
-      args.insert(args.end(), flags.begin(), flags.end());
-      args.insert(args.end(), {dir_path, out});
-      const FlowaccCommandResult r = run_flowacc_command(parse_flowacc_options(args), Progress::silent());
-      RasterInfo out_info;
-      const std::vector<double> got = testing::read_raster_values(out, &out_info);
-      EXPECT_EQ(out_info.type, CellType::UInt32) << dem_name;
-      std::uint64_t wrong = 0;
-      for (std::size_t i = 0; i < want.size(); ++i)
-        wrong += testing::reference_valid(codes[i]) ? got[i] != static_cast<double>(want[i]) : !std::isnan(got[i]);
-      EXPECT_EQ(wrong, 0u) << dem_name << " --tile " << flags[1];
-      EXPECT_GT(r.result.exits, 0u);
-      if (first_bytes.empty()) first_bytes = testing::slurp(out);
-      else EXPECT_TRUE(testing::slurp(out) == first_bytes) << dem_name << ": --tile " << flags[1] << " wrote another file";
-    }
+    testing::run_at_flag_sets(
+        dir, dir_path, dem_name + ".acc", testing::kFlowFlagSets, CellType::UInt32,
+        [](const std::vector<std::string>& args) { return run_flowacc_command(parse_flowacc_options(args), Progress::silent()); },
+        [&](const std::vector<double>& got, const FlowaccCommandResult& r, const std::string& what) {
+          testing::expect_cells_match(got, want, info.width, what, [&](std::uint64_t i) {
+            return testing::reference_valid(codes[i]) ? got[i] == static_cast<double>(want[i]) : std::isnan(got[i]);
+          });
+          EXPECT_GT(r.result.phases.exits, 0u) << what;
+        });
   }
 }
 
@@ -279,7 +224,7 @@ TEST(FlowAccCommand, ProgramPrintsJsonAndRefusesALoop) {
   testing::TempDir dir;
   const std::uint64_t w = 40, h = 30;
   std::mt19937_64 rng(5);
-  const std::vector<double> codes = testing::reference_d8(random_dem(rng, w, h, 0.0), w, h);
+  const std::vector<double> codes = testing::reference_d8(testing::random_unit_terrain(rng, w, h, 0.0), w, h);
   testing::write_raster_values(dir.file("dir.tif"), w, h, codes, CellType::UInt8, 255);
   const testing::CliRun ok = testing::run_terrazo({"flowacc", "--json", "-q", "--tile", "16", dir.file("dir.tif"), dir.file("acc.tif")});
   EXPECT_EQ(ok.code, 0) << ok.err;

@@ -17,6 +17,7 @@
 #include "engine/flow/flowdir_phases.h"
 #include "kernels/common/error.h"
 #include "tests/support/fill_reference.h"
+#include "tests/support/flow_test_support.h"
 #include "tests/support/flowdir_reference.h"
 #include "tests/support/memory_tile_input.h"
 #include "tests/support/sssp_reference.h"
@@ -25,39 +26,13 @@
 namespace terrazo {
 namespace {
 
-class MemorySink : public FlowdirTileSink {
- public:
-  MemorySink(std::uint64_t w, std::uint64_t h, std::uint32_t t) : w_(w), h_(h), t_(t), codes(w * h, 77) {}
-  void write_tile(std::uint32_t tx, std::uint32_t ty, const std::uint8_t* tile) override {
-    EXPECT_EQ(std::uint64_t{ty} * ((w_ + t_ - 1) / t_) + tx, next_++) << "tiles out of row-major order";
-    for (std::uint32_t y = 0; y < t_ && std::uint64_t{ty} * t_ + y < h_; ++y)
-      for (std::uint32_t x = 0; x < t_ && std::uint64_t{tx} * t_ + x < w_; ++x)
-        codes[(std::uint64_t{ty} * t_ + y) * w_ + std::uint64_t{tx} * t_ + x] = tile[std::size_t{y} * t_ + x];
-  }
-  std::uint64_t w_, h_;
-  std::uint32_t t_;
-  std::uint64_t next_ = 0;
-  std::vector<std::uint8_t> codes;
-};
+using MemorySink = testing::MemoryTileSink<std::uint8_t>;
 
-// Terrain with plateaus: smooth bumps plus noise, rounded to few levels, nodata blobs; `filled`:
+// Terrain with plateaus (tests/support/flow_test_support.h: few levels, nodata blobs); `filled`:
 // through the fill oracle (every flat drains), else with undrained pits.
 std::vector<double> random_dem(std::mt19937_64& rng, std::uint64_t w, std::uint64_t h, double holes, bool filled,
                                bool edge, bool nodata) {
-  std::uniform_real_distribution<double> unit(0, 1);
-  const double fx = 0.02 + 0.3 * unit(rng), fy = 0.02 + 0.3 * unit(rng), steps = 1 + std::floor(12 * unit(rng));
-  std::vector<double> dem(w * h);
-  for (std::uint64_t y = 0; y < h; ++y)
-    for (std::uint64_t x = 0; x < w; ++x) {
-      const double v = std::sin(fx * x) * std::cos(fy * y) + 0.4 * unit(rng);
-      dem[y * w + x] = std::round(v * steps) / steps * 100.0;
-    }
-  const int blobs = static_cast<int>(holes * w * h / 12);
-  for (int b = 0; b < blobs; ++b) {
-    const std::uint64_t cx = rng() % w, cy = rng() % h, r = 1 + rng() % 3;
-    for (std::uint64_t y = cy >= r ? cy - r : 0; y <= cy + r && y < h; ++y)
-      for (std::uint64_t x = cx >= r ? cx - r : 0; x <= cx + r && x < w; ++x) dem[y * w + x] = std::nan("");
-  }
+  const std::vector<double> dem = testing::random_terrain(rng, w, h, holes, testing::TerrainShape{0.02, 1, 12, 0.4, 100});
   return filled ? testing::reference_fill(dem, w, h, true, edge, nodata) : dem;
 }
 
@@ -101,27 +76,30 @@ void check_paths(const std::vector<double>& dem, const std::vector<std::uint8_t>
   }
 }
 
-FlowdirPhaseResult check_case(const std::vector<double>& dem, const FlowCase& c, const std::string& what) {
-  MemoryTileInput<double> input(dem, c.w, c.h, c.t);
+// The phases' codes of `dem` at `c`'s tile size and threads (`r`: their result).
+std::vector<std::uint8_t> run_case(const std::vector<double>& dem, const FlowCase& c, FlowdirPhaseResult& r) {
   FlowdirPhaseOptions o;
   o.edge_outlets = c.edge;
   o.nodata_outlets = c.nodata;
   o.threads = c.threads;
-  MemoryBudget budget(256ull << 20);
-  MemorySink sink(c.w, c.h, c.t);
-  const FlowdirPhaseResult r = run_flowdir_phases(input, o, budget, Progress::silent(), sink);
+  std::vector<std::uint8_t> codes;
+  r = testing::run_phases_in_memory(dem, c.w, c.h, c.t, std::uint8_t{77}, codes,
+                                    [&](const TileInput& input, MemoryBudget& budget, FlowdirTileSink& sink) {
+                                      return run_flowdir_phases(input, o, budget, Progress::silent(), sink);
+                                    });
+  return codes;
+}
+
+FlowdirPhaseResult check_case(const std::vector<double>& dem, const FlowCase& c, const std::string& what) {
+  FlowdirPhaseResult r;
+  const std::vector<std::uint8_t> got = run_case(dem, c, r);
   const testing::ReferenceFlowdir want = testing::reference_flowdir(dem, c.w, c.h, c.edge, c.nodata);
-  std::uint64_t wrong = 0, first = 0;
-  for (std::uint64_t i = 0; i < want.codes.size(); ++i)
-    if (sink.codes[i] != want.codes[i] && wrong++ == 0) first = i;
-  EXPECT_EQ(wrong, 0u) << what << ": first at (" << first % c.w << ", " << first / c.w << "): "
-                       << int{sink.codes[first]} << " for " << int{want.codes[first]};
+  testing::expect_cells_match(got, want.codes, c.w, what, [&](std::uint64_t i) { return got[i] == want.codes[i]; });
   EXPECT_EQ(r.flat_cells, want.flat_cells) << what;
   EXPECT_EQ(r.flats, want.flats) << what;
   EXPECT_EQ(r.undrained_cells, want.undrained_cells) << what;
   EXPECT_EQ(r.outlet_cells, want.outlet_cells) << what;
-  EXPECT_EQ(budget.reserved(), 0u) << what;
-  check_paths(dem, sink.codes, want, c.w, c.h, what);
+  check_paths(dem, got, want, c.w, c.h, what);
   return r;
 }
 
@@ -137,9 +115,7 @@ TEST(Flowdir, RandomRastersMatchTheWholeRasterReference) {
     if (!c.edge && !c.nodata) c.edge = true;
     const bool filled = seed % 4 != 0;
     std::vector<double> dem = random_dem(rng, c.w, c.h, seed % 3 == 0 ? 0.0 : 0.05, filled, c.edge, c.nodata);
-    if (seed % 7 == 0)  // a band of nodata across a row of tiles: absent tiles between present ones
-      for (std::uint64_t y = c.t; y < std::min<std::uint64_t>(c.h, 2 * c.t); ++y)
-        for (std::uint64_t x = 0; x < c.w; ++x) dem[y * c.w + x] = std::nan("");
+    if (seed % 7 == 0) testing::blank_tile_row(dem, c.w, c.h, c.t);
     const FlowdirPhaseResult r =
         check_case(dem, c, "seed " + std::to_string(seed) + (filled ? " filled " : " unfilled ") + describe(c));
     flat += r.flat_cells;
@@ -164,17 +140,13 @@ TEST(Flowdir, EveryTileSizeAndThreadCountGivesTheSameBytes) {
   std::vector<std::uint8_t> first;
   for (std::uint32_t t : {4u, 8u, 16u, 32u, 64u, 128u, 256u})
     for (unsigned threads : {1u, 2u, 4u}) {
-      MemoryTileInput<double> input(dem, w, h, t);
-      FlowdirPhaseOptions o;
-      o.threads = threads;
-      MemoryBudget budget(256ull << 20);
-      MemorySink sink(w, h, t);
-      const FlowdirPhaseResult r = run_flowdir_phases(input, o, budget, Progress::silent(), sink);
+      FlowdirPhaseResult r;
+      const std::vector<std::uint8_t> codes = run_case(dem, FlowCase{w, h, t, threads, true, true}, r);
       if (first.empty()) {
-        first = sink.codes;
+        first = codes;
         check_case(dem, FlowCase{w, h, t, threads, true, true}, "tile " + std::to_string(t));
       }
-      EXPECT_TRUE(sink.codes == first) << "tile " << t << " threads " << threads;
+      EXPECT_TRUE(codes == first) << "tile " << t << " threads " << threads;
       EXPECT_GT(r.flat_cells, 4000u);
       if (t <= 32) {
         EXPECT_GT(r.cross_tile_flat_cells, 4000u) << "tile " << t;
@@ -219,27 +191,18 @@ TEST(FlowdirCommand, ShippedDemsMatchTheWholeRasterReference) {
     const std::vector<double> dem = testing::read_raster_values(filled, &info);
     const testing::ReferenceFlowdir want = testing::reference_flowdir(dem, info.width, info.height, true, true);
     check_paths(dem, want.codes, want, info.width, info.height, name + " (the reference)");
-    std::string first_bytes;
-    for (const std::string tile : {"64", "256"}) {
-      const std::string out = dir.file(name + "." + tile + ".tif");
-      const FlowdirCommandResult r = run_flowdir_command(
-          parse_flowdir_options({"-q", "--threads", tile == "64" ? "2" : "1", "--tile", tile, "--tmpdir", dir.path(),
-                                 filled, out}),
-          Progress::silent());
-      RasterInfo out_info;
-      const std::vector<double> got = testing::read_raster_values(out, &out_info);
-      EXPECT_EQ(out_info.type, CellType::UInt8) << name;
-      std::uint64_t wrong = 0;
-      for (std::size_t i = 0; i < got.size(); ++i)
-        wrong += (std::isnan(got[i]) ? kD8Nodata : static_cast<std::uint8_t>(got[i])) != want.codes[i];
-      EXPECT_EQ(wrong, 0u) << name << " --tile " << tile;
-      EXPECT_EQ(r.result.undrained_cells, 0u) << name;
-      EXPECT_EQ(r.result.flat_cells, want.flat_cells) << name;
-      EXPECT_NE(r.to_json().find("\"cross_tile_flat_cells\""), std::string::npos);
-      flats += r.result.flats;
-      if (first_bytes.empty()) first_bytes = testing::slurp(out);
-      else EXPECT_TRUE(testing::slurp(out) == first_bytes) << name << ": tiles of 64 and 256 wrote different files";
-    }
+    testing::run_at_flag_sets(
+        dir, filled, name, {{"--tile", "64"}, {"--tile", "256", "--threads", "1"}}, CellType::UInt8,
+        [](const std::vector<std::string>& args) { return run_flowdir_command(parse_flowdir_options(args), Progress::silent()); },
+        [&](const std::vector<double>& got, const FlowdirCommandResult& r, const std::string& what) {
+          testing::expect_cells_match(got, want.codes, info.width, what, [&](std::uint64_t i) {
+            return (std::isnan(got[i]) ? kD8Nodata : static_cast<std::uint8_t>(got[i])) == want.codes[i];
+          });
+          EXPECT_EQ(r.result.phases.undrained_cells, 0u) << what;
+          EXPECT_EQ(r.result.phases.flat_cells, want.flat_cells) << what;
+          EXPECT_NE(r.to_json().find("\"cross_tile_flat_cells\""), std::string::npos);
+          flats += r.result.phases.flats;
+        });
   }
   EXPECT_GT(flats, 1000u);
 }
@@ -265,17 +228,10 @@ TEST(Flowdir, TooSmallABudgetIsRefused) {
   MemoryTileInput<double> input(dem, 300, 200, 16);
   FlowdirPhaseOptions o;
   o.threads = 2;
-  MemorySink sink(300, 200, 16);
-  std::uint64_t events = 0;
-  Progress counting([&](const ProgressEvent&) { return ++events, true; });
-  try {
-    MemoryBudget budget(16ull << 10);
-    run_flowdir_phases(input, o, budget, counting, sink);
-    FAIL() << "16 KiB ran";
-  } catch (const BudgetError& e) {
-    EXPECT_NE(std::string(e.what()).find("memory budget too small for flowdir: "), std::string::npos) << e.what();
-  }
-  EXPECT_EQ(events, 0u);
+  MemorySink sink(300, 200, 16, 77);
+  MemoryBudget tiny(16ull << 10);
+  testing::expect_refused_before_any_work([&](Progress& progress) { run_flowdir_phases(input, o, tiny, progress, sink); },
+                                          "memory budget too small for flowdir: ");
   try {
     MemoryBudget budget(2 * FlowdirPhaseResult::slot_bytes(16) + (1ull << 20));
     run_flowdir_phases(input, o, budget, Progress::silent(), sink);

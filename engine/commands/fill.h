@@ -11,9 +11,10 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/raster_inputs/pipeline_input.h"
+#include "engine/commands/flow_run.h"
+#include "engine/flow/fill_phases.h"
 #include "engine/run/run_context.h"
-#include "io/gdal/geotiff_options.h"
+#include "io/store/raster_info.h"
 #include "kernels/common/types.h"
 
 namespace terrazo {
@@ -21,30 +22,23 @@ namespace terrazo {
 enum class FillOutlets { Both, Edge, Nodata };
 FillOutlets parse_fill_outlets(const std::string& text);  // both|edge|nodata, UsageError naming --outlets
 const char* to_string(FillOutlets outlets);
+// `outlets` as a phase's edge_outlets and nodata_outlets (fill's and flowdir's).
+template <class PhaseOptions>
+void set_outlets(PhaseOptions& o, FillOutlets outlets) {
+  o.edge_outlets = outlets != FillOutlets::Nodata;
+  o.nodata_outlets = outlets != FillOutlets::Edge;
+}
+// UsageError for --outlets nodata on INPUT `input` of an integer type with no nodata value (no cell
+// is an outlet then; a float raster without nodata takes NaN).
+void check_outlets_exist(FillOutlets outlets, const std::string& input, const RasterInfo& info);
 
-struct FillOptions {
-  std::string input;   // any raster RasterReader::open accepts, or a tile store
-  std::string output;  // GeoTIFF
+struct FillOptions : FlowRunOptions {
   Connectivity connectivity = Connectivity::Eight;
   FillOutlets outlets = FillOutlets::Both;
-  std::uint32_t tile = 0;  // 0: the store's, else kDefaultTile
-  std::uint32_t band = 0;
-  InputMode input_mode = InputMode::Auto;
-  GeoTiffOptions geotiff;
 };
 
-struct FillResult {
-  std::uint64_t width = 0, height = 0;
-  std::uint32_t tile = 0;
-  std::string input_read;
-  std::uint64_t valid_cells = 0, raised_cells = 0, closed_cells = 0;
-  std::uint64_t graph_nodes = 0, graph_edges = 0;
-  struct Seconds {
-    double import = 0, flood = 0, graph = 0, write = 0, total = 0;
-  } seconds;
-  std::uint64_t bytes_read = 0, bytes_written = 0;
-  std::uint64_t memory_peak_reserved = 0, peak_rss_bytes = 0;
-};
+// The counts and seconds of the phases: valid_cells, raised_cells, closed_cells, graph_nodes, ...
+using FillResult = FlowRunResult<FillPhaseResult>;
 
 // Runs on `context`'s threads, budget, scratch directory and progress (engine/run/run_context.h); the
 // CPU only (--device cuda is refused until the GPU twin of the tile flood lands).

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/raster_inputs/pipeline_input.h"
+#include "engine/commands/flow_run.h"
+#include "engine/flow/flowacc_phases.h"
 #include "engine/run/run_context.h"
-#include "io/gdal/geotiff_options.h"
 #include "io/store/raster_info.h"
 
 namespace terrazo {
@@ -25,31 +25,17 @@ enum class FlowAccType { Auto, UInt32, Float64 };
 FlowAccType parse_flowacc_type(const std::string& text);  // auto|UInt32|Float64, UsageError naming --ot
 const char* to_string(FlowAccType type);
 
-struct FlowAccOptions {
-  std::string input;    // D8 directions: any raster RasterReader::open accepts, or a tile store
-  std::string output;   // GeoTIFF
+struct FlowAccOptions : FlowRunOptions {  // INPUT: D8 directions
   std::string weight;   // a raster on INPUT's grid, or "" (counts)
   double scale = 0;     // weights' fixed-point units per weight unit; 0: the default (docs/flow.md)
   FlowAccType type = FlowAccType::Auto;
-  std::uint32_t tile = 0;  // 0: the store's, else kDefaultTile
-  std::uint32_t band = 0;
-  InputMode input_mode = InputMode::Auto;
-  GeoTiffOptions geotiff;
 };
 
-struct FlowAccResult {
-  std::uint64_t width = 0, height = 0;
-  std::uint32_t tile = 0;
-  std::string input_read;
+// The counts and seconds of the phases (valid_cells, outlets, exits, ...), OUTPUT's type and scale.
+struct FlowAccResult : FlowRunResult<FlowAccPhaseResult> {
   CellType type = CellType::UInt32;
-  double scale = 1;  // 1 for counts
-  std::uint64_t valid_cells = 0, outlets = 0, exits = 0;
+  double scale = 1;    // 1 for counts
   double largest = 0;  // the largest accumulation, in OUTPUT's units
-  struct Seconds {
-    double import = 0, tiles = 0, links = 0, write = 0, total = 0;
-  } seconds;
-  std::uint64_t bytes_read = 0, bytes_written = 0;
-  std::uint64_t memory_peak_reserved = 0, peak_rss_bytes = 0;
 };
 
 // Runs on `context`'s threads, budget, scratch directory and progress; the CPU only.

@@ -2,11 +2,9 @@
 // (engine/commands/flowacc_command.h).
 #include "engine/commands/flowacc_command.h"
 
-#include "engine/commands/command_result.h"
-#include "engine/commands/output_options.h"
-#include "engine/commands/output_paths.h"
+#include "engine/commands/flag_table.h"
+#include "engine/commands/flow_run.h"
 #include "kernels/common/error.h"
-#include "kernels/common/memory_budget.h"
 
 namespace terrazo {
 namespace {
@@ -40,72 +38,51 @@ const char kUsage[] =
     "  terrazo flowdir filled.tif dir.tif && terrazo flowacc --memory 2G --json dir.tif acc.tif\n"
     "  terrazo flowacc --weight rain_mm.tif dir.tif runoff.tif\n";
 
-}  // namespace
-
-const char* flowacc_usage() {
-  static const std::string usage = usage_with_flags("flowacc", kUsage);
-  return usage.c_str();
+// flowacc's own flags: --weight, --scale, --ot.
+void parse_own_flags(ArgParser& args, FlowAccOptions& options) {
+  if (auto weight = args.value("--weight")) options.weight = *weight;
+  if (auto text = args.value("--scale")) {
+    options.scale = parse_finite_double("--scale", *text);
+    if (!(options.scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a number > 0");
+  }
+  if (auto type = args.value("--ot")) options.type = parse_flowacc_type(*type);
 }
 
+}  // namespace
+
+const char* flowacc_usage() { return usage_text("flowacc", kUsage); }
+
 FlowaccCommandOptions parse_flowacc_options(const std::vector<std::string>& arguments) {
-  ArgParser args("flowacc", arguments);
-  auto parsed = parse_common<FlowaccCommandOptions>(args);
-  auto& options = parsed.flowacc;
-  parse_raster_to_raster(args, parsed.common, "DIRECTIONS ACCUMULATION.tif", options, [&] {
-    if (auto weight = args.value("--weight")) options.weight = *weight;
-    if (auto text = args.value("--scale")) {
-      options.scale = parse_finite_double("--scale", *text);
-      if (!(options.scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a number > 0");
-    }
-    if (auto type = args.value("--ot")) options.type = parse_flowacc_type(*type);
-  });
-  return parsed;
+  return parse_flow_options("flowacc", arguments, "DIRECTIONS ACCUMULATION.tif", &FlowaccCommandOptions::flowacc,
+                            parse_own_flags);
 }
 
 FlowaccCommandResult run_flowacc_command(const FlowaccCommandOptions& options, Progress& progress) {
-  const FlowAccOptions& o = options.flowacc;
-  check_input_file(o.input);
-  if (!o.weight.empty()) check_input_file(o.weight);
-  check_output_file(o.output, {o.input, o.weight});
-  return run_in_context<FlowaccCommandResult>(options, run_settings(options.common), progress,
-                                              [&](RunContext& context) { return run_flowacc(o, context); });
+  return run_flow_command<FlowaccCommandResult>(options, options.flowacc, progress, run_flowacc,
+                                                {options.flowacc.weight});
 }
 
 std::string FlowaccCommandResult::summary() const {
-  const FlowAccResult& f = result;
-  return format_line("flowacc: %llu valid cells, %llu outlets, largest accumulation %s; %.1f s, peak RSS %s",
-                     static_cast<unsigned long long>(f.valid_cells), static_cast<unsigned long long>(f.outlets),
-                     format_value(f.largest).c_str(), f.seconds.total, MemoryBudget::format_size(f.peak_rss_bytes).c_str());
+  return format_line("flowacc: %llu valid cells, %llu outlets, largest accumulation %s",
+                     static_cast<unsigned long long>(result.phases.valid_cells),
+                     static_cast<unsigned long long>(result.phases.outlets), format_value(result.largest).c_str()) +
+         run_line_tail(result.seconds.total, result.peak_rss_bytes);
 }
 
 std::string FlowaccCommandResult::to_json() const {
   const FlowAccResult& r = result;
-  JsonObject phases;
-  phases.add("import", r.seconds.import).add("tiles", r.seconds.tiles).add("links", r.seconds.links).add("write", r.seconds.write);
-  JsonObject summary;
-  summary.add("command", "flowacc")
-      .add("input", options.flowacc.input)
-      .add("output", options.flowacc.output)
-      .add("weight", options.flowacc.weight)
-      .add("width", r.width)
-      .add("height", r.height)
-      .add("tile", r.tile)
-      .add("input_read", r.input_read)
+  JsonObject summary = json_head("flowacc", options.flowacc.input, options.flowacc.output);
+  summary.add("weight", options.flowacc.weight);
+  add_flow_grid(summary, r)
       .add("type", to_string(r.type))
       .add("scale", r.scale)
-      .add("valid_cells", r.valid_cells)
-      .add("outlets", r.outlets)
-      .add("exits", r.exits)
-      .add("largest", r.largest)
-      .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
-  return summary.str();
+      .add("valid_cells", r.phases.valid_cells)
+      .add("outlets", r.phases.outlets)
+      .add("exits", r.phases.exits)
+      .add("largest", r.largest);
+  return flow_json_tail(summary, *this,
+                        {{"tiles", r.phases.tiles_seconds}, {"links", r.phases.links_seconds},
+                         {"write", r.phases.write_seconds}});
 }
 
 }  // namespace terrazo

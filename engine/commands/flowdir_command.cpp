@@ -2,11 +2,8 @@
 // (engine/commands/flowdir_command.h).
 #include "engine/commands/flowdir_command.h"
 
-#include "engine/commands/command_result.h"
-#include "engine/commands/output_options.h"
-#include "engine/commands/output_paths.h"
-#include "kernels/common/error.h"
-#include "kernels/common/memory_budget.h"
+#include "engine/commands/flag_table.h"
+#include "engine/commands/flow_run.h"
 
 namespace terrazo {
 namespace {
@@ -41,71 +38,46 @@ const char kUsage[] =
     "  terrazo fill --memory 2G dem.tif filled.tif\n"
     "  terrazo flowdir --memory 2G --json filled.tif flowdir.tif\n";
 
-}  // namespace
-
-const char* flowdir_usage() {
-  static const std::string usage = usage_with_flags("flowdir", kUsage);
-  return usage.c_str();
+// flowdir's own flag: --outlets.
+void parse_own_flags(ArgParser& args, FlowdirOptions& options) {
+  if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
 }
 
+}  // namespace
+
+const char* flowdir_usage() { return usage_text("flowdir", kUsage); }
+
 FlowdirCommandOptions parse_flowdir_options(const std::vector<std::string>& arguments) {
-  ArgParser args("flowdir", arguments);
-  auto parsed = parse_common<FlowdirCommandOptions>(args);
-  auto& options = parsed.flowdir;
-  parse_raster_to_raster(args, parsed.common, "FILLED FLOWDIR.tif", options, [&] {
-    if (auto outlets = args.value("--outlets")) options.outlets = parse_fill_outlets(*outlets);
-  });
-  return parsed;
+  return parse_flow_options("flowdir", arguments, "FILLED FLOWDIR.tif", &FlowdirCommandOptions::flowdir, parse_own_flags);
 }
 
 FlowdirCommandResult run_flowdir_command(const FlowdirCommandOptions& options, Progress& progress) {
-  check_input_file(options.flowdir.input);
-  check_output_file(options.flowdir.output, {options.flowdir.input});
-  return run_in_context<FlowdirCommandResult>(options, run_settings(options.common), progress,
-                                              [&](RunContext& context) { return run_flowdir(options.flowdir, context); });
+  return run_flow_command<FlowdirCommandResult>(options, options.flowdir, progress, run_flowdir);
 }
 
 std::string FlowdirCommandResult::summary() const {
-  const FlowdirResult& f = result;
-  return format_line("flowdir: %llu valid cells, %llu on %llu flats (%llu undrained); %.1f s, peak RSS %s",
+  const FlowdirPhaseResult& f = result.phases;
+  return format_line("flowdir: %llu valid cells, %llu on %llu flats (%llu undrained)",
                      static_cast<unsigned long long>(f.valid_cells), static_cast<unsigned long long>(f.flat_cells),
-                     static_cast<unsigned long long>(f.flats), static_cast<unsigned long long>(f.undrained_cells),
-                     f.seconds.total, MemoryBudget::format_size(f.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(f.flats), static_cast<unsigned long long>(f.undrained_cells)) +
+         run_line_tail(result.seconds.total, result.peak_rss_bytes);
 }
 
 std::string FlowdirCommandResult::to_json() const {
-  const FlowdirResult& r = result;
-  JsonObject phases;
-  phases.add("import", r.seconds.import)
-      .add("halos", r.seconds.halos)
-      .add("directions", r.seconds.directions)
-      .add("flats", r.seconds.flats)
-      .add("write", r.seconds.write);
-  JsonObject summary;
-  summary.add("command", "flowdir")
-      .add("input", options.flowdir.input)
-      .add("output", options.flowdir.output)
-      .add("width", r.width)
-      .add("height", r.height)
-      .add("tile", r.tile)
-      .add("input_read", r.input_read)
+  const FlowdirPhaseResult& p = result.phases;
+  JsonObject summary = json_head("flowdir", options.flowdir.input, options.flowdir.output);
+  add_flow_grid(summary, result)
       .add("outlets", to_string(options.flowdir.outlets))
-      .add("valid_cells", r.valid_cells)
-      .add("flat_cells", r.flat_cells)
-      .add("outlet_cells", r.outlet_cells)
-      .add("flats", r.flats)
-      .add("undrained_flats", r.undrained_flats)
-      .add("undrained_cells", r.undrained_cells)
-      .add("cross_tile_flat_cells", r.cross_tile_flat_cells)
-      .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
-  return summary.str();
+      .add("valid_cells", p.valid_cells)
+      .add("flat_cells", p.flat_cells)
+      .add("outlet_cells", p.outlet_cells)
+      .add("flats", p.flats)
+      .add("undrained_flats", p.undrained_flats)
+      .add("undrained_cells", p.undrained_cells)
+      .add("cross_tile_flat_cells", p.cross_tile_flat_cells);
+  return flow_json_tail(summary, *this,
+                        {{"halos", p.halos_seconds}, {"directions", p.directions_seconds}, {"flats", p.flats_seconds},
+                         {"write", p.write_seconds}});
 }
 
 }  // namespace terrazo

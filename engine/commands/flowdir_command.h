@@ -6,32 +6,14 @@
 #include <vector>
 
 #include "engine/commands/command_line.h"
+#include "engine/commands/command_result.h"
 #include "engine/commands/flowdir.h"
 #include "kernels/common/json_summary.h"
 #include "kernels/common/progress.h"
 
 namespace terrazo {
 
-struct FlowdirCommandOptions {
-  FlowdirOptions flowdir;
-  CommonOptions common;
-};
-
-// Parses `args` (after the command name); UsageError naming the flag and the value as typed. Reads no file.
-FlowdirCommandOptions parse_flowdir_options(const std::vector<std::string>& args);
-const char* flowdir_usage();
-
-struct FlowdirCommandResult {
-  FlowdirCommandOptions options;
-  FlowdirResult result;
-  std::uint64_t memory_budget_bytes = 0;
-  std::vector<JsonObject> memory_plan;  // the run's memory plan (engine/run/memory_plan.h), --json "memory_plan"
-  std::string to_json() const;
-  std::string summary() const;
-  static constexpr bool kTextOnStdout = false, kQuietKeepsText = false;
-};
-
 // Checks the files (UsageError), then run_flowdir in a run context of the common flags.
-FlowdirCommandResult run_flowdir_command(const FlowdirCommandOptions& options, Progress& progress);
+TERRAZO_COMMAND(flowdir, Flowdir, FlowdirOptions, flowdir, FlowdirResult, false);
 
 }  // namespace terrazo

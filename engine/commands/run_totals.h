@@ -1,4 +1,4 @@
-// engine/commands/run_totals.h: the totals a pipeline command's result ends with (clump, fill, mst).
+// engine/commands/run_totals.h: the totals a pipeline command's result ends with (clump, mst, the flow commands).
 #pragma once
 #include "engine/raster_inputs/pipeline_input.h"
 #include "kernels/common/memory_budget.h"

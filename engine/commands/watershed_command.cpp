@@ -2,11 +2,8 @@
 // run_watershed_command (engine/commands/watershed_command.h).
 #include "engine/commands/watershed_command.h"
 
-#include "engine/commands/command_result.h"
-#include "engine/commands/output_options.h"
-#include "engine/commands/output_paths.h"
-#include "kernels/common/error.h"
-#include "kernels/common/memory_budget.h"
+#include "engine/commands/flag_table.h"
+#include "engine/commands/flow_run.h"
 
 namespace terrazo {
 namespace {
@@ -37,64 +34,36 @@ const char kUsage[] =
 
 }  // namespace
 
-const char* watershed_usage() {
-  static const std::string usage = usage_with_flags("watershed", kUsage);
-  return usage.c_str();
-}
+const char* watershed_usage() { return usage_text("watershed", kUsage); }
 
 WatershedCommandOptions parse_watershed_options(const std::vector<std::string>& arguments) {
-  ArgParser args("watershed", arguments);
-  auto parsed = parse_common<WatershedCommandOptions>(args);
-  parse_raster_to_raster(args, parsed.common, "DIRECTIONS BASINS.tif", parsed.watershed, [] {});
-  return parsed;
+  return parse_flow_options("watershed", arguments, "DIRECTIONS BASINS.tif", &WatershedCommandOptions::watershed,
+                            [](ArgParser&, WatershedOptions&) {});  // no flags of its own
 }
 
 WatershedCommandResult run_watershed_command(const WatershedCommandOptions& options, Progress& progress) {
-  check_input_file(options.watershed.input);
-  check_output_file(options.watershed.output, {options.watershed.input});
-  return run_in_context<WatershedCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
-    return run_watershed(options.watershed, context);
-  });
+  return run_flow_command<WatershedCommandResult>(options, options.watershed, progress, run_watershed);
 }
 
 std::string WatershedCommandResult::summary() const {
-  const WatershedResult& w = result;
-  return format_line("watershed: %llu basins over %llu valid cells (%llu span tiles); %.1f s, peak RSS %s",
+  const WatershedPhaseResult& w = result.phases;
+  return format_line("watershed: %llu basins over %llu valid cells (%llu span tiles)",
                      static_cast<unsigned long long>(w.basins), static_cast<unsigned long long>(w.valid_cells),
-                     static_cast<unsigned long long>(w.spanning_basins), w.seconds.total,
-                     MemoryBudget::format_size(w.peak_rss_bytes).c_str());
+                     static_cast<unsigned long long>(w.spanning_basins)) +
+         run_line_tail(result.seconds.total, result.peak_rss_bytes);
 }
 
 std::string WatershedCommandResult::to_json() const {
-  const WatershedResult& r = result;
-  JsonObject phases;
-  phases.add("import", r.seconds.import)
-      .add("tiles", r.seconds.tiles)
-      .add("links", r.seconds.links)
-      .add("firsts", r.seconds.firsts)
-      .add("ranks", r.seconds.ranks)
-      .add("write", r.seconds.write);
-  JsonObject summary;
-  summary.add("command", "watershed")
-      .add("input", options.watershed.input)
-      .add("output", options.watershed.output)
-      .add("width", r.width)
-      .add("height", r.height)
-      .add("tile", r.tile)
-      .add("input_read", r.input_read)
-      .add("valid_cells", r.valid_cells)
-      .add("basins", r.basins)
-      .add("spanning_basins", r.spanning_basins)
-      .add("exits", r.exits)
-      .add("phases", phases)
-      .add("seconds", r.seconds.total)
-      .add("memory_budget_bytes", memory_budget_bytes)
-      .add("memory_plan", memory_plan)
-      .add("memory_peak_reserved_bytes", r.memory_peak_reserved)
-      .add("peak_rss_bytes", r.peak_rss_bytes)
-      .add("bytes_read", r.bytes_read)
-      .add("bytes_written", r.bytes_written);
-  return summary.str();
+  const WatershedPhaseResult& p = result.phases;
+  JsonObject summary = json_head("watershed", options.watershed.input, options.watershed.output);
+  add_flow_grid(summary, result)
+      .add("valid_cells", p.valid_cells)
+      .add("basins", p.basins)
+      .add("spanning_basins", p.spanning_basins)
+      .add("exits", p.exits);
+  return flow_json_tail(summary, *this,
+                        {{"tiles", p.tiles_seconds}, {"links", p.links_seconds}, {"firsts", p.firsts_seconds},
+                         {"ranks", p.ranks_seconds}, {"write", p.write_seconds}});
 }
 
 }  // namespace terrazo

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "engine/flow/spill_graph.h"
+#include "engine/flow/tile_batches.h"
+#include "engine/flow/tile_extent.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
 #include "kernels/flow/tile_flood.h"
@@ -20,16 +22,10 @@ TileFloodInput flood_input(const TileGrid& grid, const FillPhaseOptions& options
                            const double* cells) {
   TileFloodInput in;
   in.cells = cells;
-  in.t = grid.tile;
-  in.width = static_cast<std::uint32_t>(std::min<std::uint64_t>(grid.tile, grid.width - std::uint64_t{tx} * grid.tile));
-  in.height = static_cast<std::uint32_t>(std::min<std::uint64_t>(grid.tile, grid.height - std::uint64_t{ty} * grid.tile));
+  set_tile_extent(in, grid, tx, ty);
   in.connectivity = options.connectivity;
   in.edge_outlets = options.edge_outlets;
   in.nodata_outlets = options.nodata_outlets;
-  in.raster_top = ty == 0;
-  in.raster_left = tx == 0;
-  in.raster_bottom = ty + 1 == grid.tiles_y();
-  in.raster_right = tx + 1 == grid.tiles_x();
   return in;
 }
 
@@ -40,30 +36,9 @@ struct FloodSlots {
   std::vector<TileFlood> floods;
 };
 
-// The tiles in row-major order, `count` at a time: body(slot, tx, ty) on the pool for a batch's
-// present tiles, then after(slot, tx, ty) on this thread for every tile of the batch in order.
-template <class Body, class After>
-void for_tile_batches(const TileGrid& grid, const TileInput& input, WorkerPool& pool, unsigned count, Body&& body,
-                      After&& after) {
-  const std::uint64_t tiles = grid.tile_count();
-  for (std::uint64_t first = 0; first < tiles; first += count) {
-    const std::uint64_t n = std::min<std::uint64_t>(count, tiles - first);
-    pool.run(n, [&](std::uint64_t k) {
-      const std::uint64_t tile = first + k;
-      const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
-      if (input.tile_present(tx, ty)) body(static_cast<unsigned>(k), tx, ty);
-    });
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const std::uint64_t tile = first + k;
-      after(static_cast<unsigned>(k), static_cast<std::uint32_t>(tile % grid.tiles_x()),
-            static_cast<std::uint32_t>(tile / grid.tiles_x()));
-    }
-  }
-}
-
 // The plan before any work: the floods of a batch beside every tile's perimeter and the graph's
 // solve at its least (its edges then come with the data: reserved as they come).
-void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan) {
+void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan, FillTileSink& sink) {
   const std::uint64_t perimeters = grid.tile_count() * SpillGraph::perimeter_bytes(grid.tile);
   const std::uint64_t floods = threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8);
   plan.need("fill: flood", std::to_string(threads) + " tile floods", floods);
@@ -73,9 +48,34 @@ void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budge
             SpillGraph::solve_bytes(0, SpillGraph::cross_edges_most(grid)));
   plan.need("fill: write", std::to_string(threads) + " tile floods", floods);
   plan.need("fill: write", "the spill levels", perimeters);
-  for (const char* phase : {"fill: flood", "fill: spill graph", "fill: write"})
-    plan.other_remedy(phase, "use fewer --threads or a smaller --tile");
-  plan.assign(budget);
+  sink.declare_bytes(plan, "fill: write");
+  assign_flow_plan(plan, "fill", "use fewer --threads or a smaller --tile", budget);
+}
+
+// The cells of one slot's tiles: valid, raised, with no outlet.
+struct FillCounts {
+  std::uint64_t valid = 0, raised = 0, closed = 0;
+};
+
+// Tile (tx, ty)'s `cells`, flooded (`flood`), raised to its labels' spill levels; NaN where no
+// outlet is reached.
+void raise_to_spill_levels(const SpillGraph& graph, std::uint32_t tx, std::uint32_t ty, const TileFlood& flood,
+                           std::vector<double>& cells, FillCounts& counts) {
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (std::isnan(cells[i])) continue;
+    ++counts.valid;
+    // No label: a region of the tile closed by nodata, which no seed reached.
+    const double spill = flood.label[i] == kNoLabel ? std::numeric_limits<double>::infinity()
+                                                    : graph.spill_level(tx, ty, flood.label[i]);
+    const double filled = std::max(flood.level[i], spill);
+    if (spill == std::numeric_limits<double>::infinity()) {
+      ++counts.closed;
+      cells[i] = std::nan("");
+    } else if (filled > cells[i]) {
+      ++counts.raised;
+      cells[i] = filled == 0 ? 0.0 : filled;  // -0 and +0 compare equal: a raised zero is +0
+    }
+  }
 }
 
 }  // namespace
@@ -86,19 +86,15 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_fill(grid, threads, budget, options.plan ? *options.plan : own_plan);
+  plan_fill(grid, threads, budget, options.plan ? *options.plan : own_plan, sink);
   FillPhaseResult result;
   MemoryBudget::Reservation slots_reservation =
       budget.reserve(threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8), "fill tile floods");
   FloodSlots slots(grid.tile, threads);
   SpillGraph graph(grid, options.connectivity, options.nodata_outlets);
-  const std::uint64_t tiles = grid.tile_count();
-  std::uint64_t done = 0;
 
   // 1. Every tile flooded from its perimeter; its perimeter and spill edges kept.
-  Stopwatch phase;
-  progress.update("fill: flood", 0, tiles);
-  for_tile_batches(grid, input, pool, threads,
+  result.flood_seconds = run_tile_phase("fill: flood", progress, grid, input, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         input.read_tile(tx, ty, slots.cells[k].data());
         flood_tile(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]);
@@ -107,57 +103,32 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
         if (input.tile_present(tx, ty))
           graph.add_tile(tx, ty, TilePerimeter::of(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]),
                          budget);
-        progress.update("fill: flood", ++done, tiles);
       });
-  result.flood_seconds = phase.seconds();
 
   // 2. The spill graph solved.
-  phase.restart();
-  progress.update("fill: spill graph", 0, 1);
-  graph.solve(budget);
-  result.graph_nodes = graph.nodes();
-  result.graph_edges = graph.edges();
-  progress.update("fill: spill graph", 1, 1);
-  result.graph_seconds = phase.seconds();
+  result.graph_seconds = run_step_phase("fill: spill graph", progress, [&] {
+    graph.solve(budget);
+    result.graph_nodes = graph.nodes();
+    result.graph_edges = graph.edges();
+  });
 
   // 3. Every tile flooded again and raised to its labels' spill levels, then written.
-  phase.restart();
-  done = 0;
-  progress.update("fill: write", 0, tiles);
-  std::vector<std::uint64_t> valid(threads), raised(threads), closed(threads);
+  std::vector<FillCounts> counts(threads);
   const std::vector<double> nodata_tile(std::size_t{grid.tile} * grid.tile, std::nan(""));
-  for_tile_batches(grid, input, pool, threads,
+  result.write_seconds = run_tile_phase("fill: write", progress, grid, input, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
-        std::vector<double>& cells = slots.cells[k];
-        TileFlood& flood = slots.floods[k];
-        input.read_tile(tx, ty, cells.data());
-        flood_tile(flood_input(grid, options, tx, ty, cells.data()), flood);
-        for (std::size_t i = 0; i < cells.size(); ++i) {
-          if (std::isnan(cells[i])) continue;
-          ++valid[k];
-          // No label: a region of the tile closed by nodata, which no seed reached.
-          const double spill = flood.label[i] == kNoLabel ? std::numeric_limits<double>::infinity()
-                                                          : graph.spill_level(tx, ty, flood.label[i]);
-          const double filled = std::max(flood.level[i], spill);
-          if (spill == std::numeric_limits<double>::infinity()) {
-            ++closed[k];
-            cells[i] = std::nan("");
-          } else if (filled > cells[i]) {
-            ++raised[k];
-            cells[i] = filled == 0 ? 0.0 : filled;  // -0 and +0 compare equal: a raised zero is +0
-          }
-        }
+        input.read_tile(tx, ty, slots.cells[k].data());
+        flood_tile(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]);
+        raise_to_spill_levels(graph, tx, ty, slots.floods[k], slots.cells[k], counts[k]);
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         sink.write_tile(tx, ty, input.tile_present(tx, ty) ? slots.cells[k].data() : nodata_tile.data());
-        progress.update("fill: write", ++done, tiles);
       });
-  for (unsigned k = 0; k < threads; ++k) {
-    result.valid_cells += valid[k];
-    result.raised_cells += raised[k];
-    result.closed_cells += closed[k];
+  for (const FillCounts& c : counts) {
+    result.valid_cells += c.valid;
+    result.raised_cells += c.raised;
+    result.closed_cells += c.closed;
   }
-  result.write_seconds = phase.seconds();
   return result;
 }
 

@@ -15,12 +15,12 @@
 // (each tile flooded again, raised to its labels' spill levels, handed to the sink in row-major
 // tile order).
 // Memory: the tile floods of `threads` tiles at once (tile_flood_bytes each, a batch twice while the
-// sink writes), every tile's perimeter (SpillGraph::perimeter_bytes) and the graph's solve, planned
-// in `plan` before any work.
+// sink writes), every tile's perimeter (SpillGraph::perimeter_bytes), the graph's solve and the
+// sink's bytes in the write phase (TileSink::declare_bytes), planned in `plan` before any work.
 #pragma once
 #include <cstdint>
 
-#include "engine/run/memory_plan.h"
+#include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
@@ -28,12 +28,10 @@
 
 namespace terrazo {
 
-struct FillPhaseOptions {
+struct FillPhaseOptions : FlowPhaseOptions {
   Connectivity connectivity = Connectivity::Eight;
   bool edge_outlets = true;
   bool nodata_outlets = true;
-  unsigned threads = 0;        // 0: every core
-  MemoryPlan* plan = nullptr;  // the run's plan; null: one of its own
 };
 
 struct FillPhaseResult {
@@ -44,13 +42,8 @@ struct FillPhaseResult {
   double flood_seconds = 0, graph_seconds = 0, write_seconds = 0;
 };
 
-// Where the filled tiles go: tile (tx, ty)'s t * t cells (NaN: nodata and padding), row-major tile
-// order, from one thread at a time.
-class FillTileSink {
- public:
-  virtual ~FillTileSink() = default;
-  virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const double* cells) = 0;
-};
+// Where the filled tiles go (engine/flow/flow_phase.h): NaN at nodata and padding.
+using FillTileSink = TileSink<double>;
 
 FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& options, MemoryBudget& budget,
                                 Progress& progress, FillTileSink& sink);

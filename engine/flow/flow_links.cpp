@@ -77,14 +77,7 @@ void FlowLinks::set_tile(std::uint32_t tx, std::uint32_t ty, const TileD8& flow,
     end_[n] = end[i];
     amount_[n] = flow.code[i] == kD8Nodata || !amount ? 0 : amount[i];
   };
-  for (std::uint32_t y = 0; y < w.h; ++y) {
-    if (y == 0 || y + 1 == w.h) {
-      for (std::uint32_t x = 0; x < w.w; ++x) keep(x, y);
-    } else {
-      keep(0, y);
-      if (w.w > 1) keep(w.w - 1, y);
-    }
-  }
+  for_each_perimeter_cell(w.w, w.h, keep);
 }
 
 bool FlowLinks::exit_target(const Cell& cell, Cell& target) const {

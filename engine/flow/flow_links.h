@@ -25,6 +25,9 @@
 
 namespace terrazo {
 
+// What else makes a phase holding the links fit (MemoryPlan::other_remedy).
+constexpr char kLinksRemedy[] = "use fewer --threads, or a larger --tile (the links take 13 bytes per perimeter cell)";
+
 class FlowLinks {
  public:
   // The links' arrays of every tile of `grid` (all nodata until set_tile), reserved from `budget`.
@@ -92,5 +95,18 @@ class FlowLinks {
 // right column, each corner once), and n.
 std::uint32_t perimeter_position(std::uint32_t x, std::uint32_t y, std::uint32_t w, std::uint32_t h);
 std::uint32_t perimeter_cells(std::uint32_t w, std::uint32_t h);
+
+// at(x, y) for each cell of a w x h extent's perimeter, row by row (each cell once).
+template <class At>
+void for_each_perimeter_cell(std::uint32_t w, std::uint32_t h, At&& at) {
+  for (std::uint32_t y = 0; y < h; ++y) {
+    if (y == 0 || y + 1 == h) {
+      for (std::uint32_t x = 0; x < w; ++x) at(x, y);
+    } else {
+      at(0, y);
+      if (w > 1) at(w - 1, y);
+    }
+  }
+}
 
 }  // namespace terrazo

@@ -8,6 +8,7 @@
 
 #include "engine/flow/flow_links.h"
 #include "engine/flow/tile_batches.h"
+#include "engine/flow/tile_extent.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
@@ -36,7 +37,7 @@ class TileAccumulator {
   // Reads, decodes and orders tile (tx, ty) into `slot` and sets each valid cell's own amount.
   void load(FlowSlot& slot, std::uint32_t tx, std::uint32_t ty) const {
     directions_.read_tile(tx, ty, slot.cells.data());
-    order_tile_d8(d8_input(slot, tx, ty), slot.flow);
+    order_tile_d8(tile_d8_input(grid_, tx, ty, slot.cells.data()), slot.flow);
     if (weights_) weights_->read_tile(tx, ty, slot.weights.data());
     for (std::size_t i = 0; i < slot.amount.size(); ++i)
       slot.amount[i] = slot.flow.code[i] == kD8Nodata ? 0 : weights_ ? fixed_point(slot.weights[i], tx, ty, i) : 1;
@@ -48,22 +49,6 @@ class TileAccumulator {
   }
 
  private:
-  TileD8Input d8_input(const FlowSlot& slot, std::uint32_t tx, std::uint32_t ty) const {
-    const TileWindow w = grid_.window(tx, ty);
-    TileD8Input in;
-    in.codes = slot.cells.data();
-    in.t = grid_.tile;
-    in.width = w.w;
-    in.height = w.h;
-    in.x0 = w.x0;
-    in.y0 = w.y0;
-    in.raster_top = ty == 0;
-    in.raster_left = tx == 0;
-    in.raster_bottom = ty + 1 == grid_.tiles_y();
-    in.raster_right = tx + 1 == grid_.tiles_x();
-    return in;
-  }
-
   // llround(w x scale); 0 for nodata; an infinite weight or one past 64 bits is refused.
   std::int64_t fixed_point(double w, std::uint32_t tx, std::uint32_t ty, std::size_t i) const {
     if (std::isnan(w)) return 0;
@@ -82,7 +67,8 @@ class TileAccumulator {
 };
 
 // The plan before any work: a batch of tiles' work beside the links, and the links' solve.
-void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const MemoryBudget& budget, MemoryPlan& plan) {
+void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const MemoryBudget& budget, MemoryPlan& plan,
+                  FlowAccTileSink& sink) {
   const std::uint64_t links = FlowLinks::most_perimeter_cells(grid) * FlowLinks::bytes_per_cell();
   const std::uint64_t slots = threads * flowacc_tile_bytes(grid.tile, weighted);
   const std::string batch = std::to_string(threads) + " tiles' work";
@@ -93,9 +79,8 @@ void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const M
             FlowLinks::most_perimeter_cells(grid) * FlowLinks::solve_bytes_per_cell());
   plan.need("flowacc: write", batch, slots);
   plan.need("flowacc: write", "the links of the tiles' perimeters", links);
-  for (const char* phase : {"flowacc: tiles", "flowacc: links", "flowacc: write"})
-    plan.other_remedy(phase, "use fewer --threads, or a larger --tile (the links take 13 bytes per perimeter cell)");
-  plan.assign(budget);
+  sink.declare_bytes(plan, "flowacc: write");
+  assign_flow_plan(plan, "flowacc", kLinksRemedy, budget);
 }
 
 // What enters tile (tx, ty) from other tiles, added to its valid perimeter cells' amounts.
@@ -108,14 +93,7 @@ void add_inflows(const FlowLinks& links, FlowSlot& slot, std::uint32_t tx, std::
     if (__builtin_add_overflow(slot.amount[i], links.inflow(tx, ty, i), &slot.amount[i]))
       throw Error("flow accumulation overflows 64 bits: " + overflow_remedy);
   };
-  for (std::uint32_t y = 0; y < w.h; ++y) {
-    if (y == 0 || y + 1 == w.h) {
-      for (std::uint32_t x = 0; x < w.w; ++x) add(x, y);
-    } else {
-      add(0, y);
-      if (w.w > 1) add(w.w - 1, y);
-    }
-  }
+  for_each_perimeter_cell(w.w, w.h, add);
 }
 
 // The counts of one written tile, kept per slot and summed in order.
@@ -156,45 +134,34 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_flowacc(grid, threads, weights != nullptr, budget, options.plan ? *options.plan : own_plan);
+  plan_flowacc(grid, threads, weights != nullptr, budget, options.plan ? *options.plan : own_plan, sink);
   const MemoryBudget::Reservation slots_held =
       budget.reserve(threads * flowacc_tile_bytes(grid.tile, weights != nullptr), "flowacc tiles' work");
   std::vector<FlowSlot> slots(threads, FlowSlot(grid.tile, weights != nullptr));
   FlowLinks links(grid, budget);
   const TileAccumulator accumulator(directions, weights, options);
-  const std::uint64_t tiles = grid.tile_count();
   FlowAccPhaseResult result;
-  std::uint64_t done = 0;
 
   // 1. Each tile accumulated alone; its perimeter's links kept.
-  Stopwatch phase;
-  progress.update("flowacc: tiles", 0, tiles);
-  for_tile_batches(grid, directions, pool, threads,
+  result.tiles_seconds = run_tile_phase("flowacc: tiles", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         FlowSlot& slot = slots[k];
         accumulator.load(slot, tx, ty);
         accumulator.accumulate(slot);
         tile_d8_path_ends(slot.flow, slot.end.data());
         links.set_tile(tx, ty, slot.flow, slot.end.data(), slot.amount.data());
-      },
-      [&](unsigned, std::uint32_t, std::uint32_t) { progress.update("flowacc: tiles", ++done, tiles); });
-  result.tiles_seconds = phase.seconds();
+      });
 
   // 2. The links solved: every exit's accumulation over the raster.
-  phase.restart();
-  progress.update("flowacc: links", 0, 1);
-  links.solve_accumulation(budget, options.overflow_remedy.c_str());
-  result.exits = links.exits();
-  progress.update("flowacc: links", 1, 1);
-  result.links_seconds = phase.seconds();
+  result.links_seconds = run_step_phase("flowacc: links", progress, [&] {
+    links.solve_accumulation(budget, options.overflow_remedy.c_str());
+    result.exits = links.exits();
+  });
 
   // 3. Each tile accumulated again with what enters it, and written.
-  phase.restart();
-  done = 0;
-  progress.update("flowacc: write", 0, tiles);
   std::vector<TileCounts> counts(threads);
   const std::vector<double> nodata_tile(std::size_t{grid.tile} * grid.tile, std::nan(""));
-  for_tile_batches(grid, directions, pool, threads,
+  result.write_seconds = run_tile_phase("flowacc: write", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         FlowSlot& slot = slots[k];
         accumulator.load(slot, tx, ty);
@@ -210,10 +177,8 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
           result.valid_cells += counts[k].valid;
           result.outlets += counts[k].outlets;
         }
-        progress.update("flowacc: write", ++done, tiles);
       });
   result.outlets += links.exits_into_nodata();
-  result.write_seconds = phase.seconds();
   return result;
 }
 

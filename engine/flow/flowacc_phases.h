@@ -11,21 +11,20 @@
 // 2^53; for weights the double nearest the fixed-point sum over scale) and NaN at nodata.
 // Phases (Progress names): "flowacc: tiles", "flowacc: links", "flowacc: write".
 // Memory: `threads` tiles' work at once (flowacc_tile_bytes each), the links of every tile's perimeter
-// (FlowLinks, 13 bytes per perimeter cell, 17 during their solve), planned before any work.
+// (FlowLinks, 13 bytes per perimeter cell, 17 during their solve) and the sink's bytes in the write
+// phase (TileSink::declare_bytes), planned before any work.
 #pragma once
 #include <cstdint>
 #include <string>
 
-#include "engine/run/memory_plan.h"
+#include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 
 namespace terrazo {
 
-struct FlowAccPhaseOptions {
-  unsigned threads = 0;        // 0: every core
-  MemoryPlan* plan = nullptr;  // the run's plan; null: one of its own
+struct FlowAccPhaseOptions : FlowPhaseOptions {
   double scale = 1;            // weights only: fixed-point units per weight unit
   std::string overflow_remedy = "the raster has too many cells for a 64-bit count";
 };
@@ -38,13 +37,8 @@ struct FlowAccPhaseResult {
   double tiles_seconds = 0, links_seconds = 0, write_seconds = 0;
 };
 
-// Where the accumulated tiles go: tile (tx, ty)'s t * t cells (NaN: nodata and padding), row-major
-// tile order, from one thread at a time.
-class FlowAccTileSink {
- public:
-  virtual ~FlowAccTileSink() = default;
-  virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const double* cells) = 0;
-};
+// Where the accumulated tiles go (engine/flow/flow_phase.h): NaN at nodata and padding.
+using FlowAccTileSink = TileSink<double>;
 
 // `weights` (null: counts) on the same grid as `directions`.
 FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInput* weights,

@@ -8,6 +8,7 @@
 
 #include "engine/flow/cross_tile_flats.h"
 #include "engine/flow/halo_strips.h"
+#include "engine/flow/tile_batches.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
 #include "kernels/flow/d8_codes.h"
@@ -50,28 +51,20 @@ void direct_tile(const TileInput& input, const HaloStrips& strips, const Flowdir
   d8_tile(in, slot.tile);
 }
 
-// The tiles in row-major order, slots.size() at a time: body(tx, ty, slot) for the present tiles on the pool,
-// then after(slot or null for an absent tile, tx, ty) on this thread for every tile in order.
+// Progress phase `name` over the tiles in batches of slots.size() (engine/flow/tile_batches.h):
+// body(tx, ty, slot) for the present tiles on the pool, then after(slot or null for an absent tile,
+// tx, ty) on this thread for every tile; the phase's seconds.
 template <class Body, class After>
-void for_tile_batches(const TileInput& input, WorkerPool& pool, std::vector<Slot>& slots, Body&& body, After&& after) {
-  const TileGrid& grid = input.grid();
-  const std::uint64_t tiles = grid.tile_count();
-  for (std::uint64_t first = 0; first < tiles; first += slots.size()) {
-    const std::uint64_t n = std::min<std::uint64_t>(slots.size(), tiles - first);
-    pool.run(n, [&](std::uint64_t k) {
-      const std::uint64_t tile = first + k;
-      const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
-      if (input.tile_present(tx, ty)) body(tx, ty, slots[k]);
-    });
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const std::uint64_t tile = first + k;
-      const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
-      after(input.tile_present(tx, ty) ? &slots[k] : nullptr, tx, ty);
-    }
-  }
+double run_slot_phase(const char* name, Progress& progress, const TileInput& input, WorkerPool& pool,
+                      std::vector<Slot>& slots, Body&& body, After&& after) {
+  return run_tile_phase(
+      name, progress, input.grid(), input, pool, static_cast<unsigned>(slots.size()),
+      [&](unsigned k, std::uint32_t tx, std::uint32_t ty) { body(tx, ty, slots[k]); },
+      [&](unsigned k, std::uint32_t tx, std::uint32_t ty) { after(input.tile_present(tx, ty) ? &slots[k] : nullptr, tx, ty); });
 }
 
-void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan) {
+void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan,
+                  FlowdirTileSink& sink) {
   const std::uint64_t slots = threads * FlowdirPhaseResult::slot_bytes(grid.tile);
   const std::uint64_t offsets = CrossTileFlats::offsets_bytes(grid);
   const std::uint64_t strips = HaloStrips::strips_bytes(grid, kHalo);
@@ -84,9 +77,8 @@ void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& bu
   plan.need("flowdir: write", std::to_string(threads) + " tile windows and their directions", slots);
   plan.need("flowdir: write", "the tile offsets", offsets);
   plan.need("flowdir: write", "the tiles' border strips", strips);
-  for (const char* phase : {"flowdir: halos", "flowdir: directions", "flowdir: flats across tiles", "flowdir: write"})
-    plan.other_remedy(phase, "use fewer --threads or a smaller --tile");
-  plan.assign(budget);
+  sink.declare_bytes(plan, "flowdir: write");
+  assign_flow_plan(plan, "flowdir", "use fewer --threads or a smaller --tile", budget);
 }
 
 void add_counts(const D8Tile& tile, FlowdirPhaseResult& result) {
@@ -111,7 +103,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_flowdir(grid, threads, budget, options.plan ? *options.plan : own_plan);
+  plan_flowdir(grid, threads, budget, options.plan ? *options.plan : own_plan, sink);
   FlowdirPhaseResult result;
   MemoryBudget::Reservation slots_reservation = budget.reserve(threads * FlowdirPhaseResult::slot_bytes(grid.tile), "flowdir tile windows");
   MemoryBudget::Reservation offsets_reservation = budget.reserve(CrossTileFlats::offsets_bytes(grid), "flowdir tile offsets");
@@ -119,57 +111,42 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   MemoryBudget::Reservation strips_reservation = budget.reserve(HaloStrips::strips_bytes(grid, kHalo), "flowdir border strips");
   HaloStrips strips(grid, kHalo);
   CrossTileFlats crossing(grid);
-  const std::uint64_t tiles = grid.tile_count();
   const D8Tile none;
   auto direct = [&](std::uint32_t tx, std::uint32_t ty, Slot& slot) { direct_tile(input, strips, options, tx, ty, slot); };
 
   // 0. Every tile's border strips, for the others' halos.
-  Stopwatch phase;
-  std::uint64_t done = 0;
-  progress.update("flowdir: halos", 0, tiles);
-  for_tile_batches(input, pool, slots,
+  result.halos_seconds = run_slot_phase("flowdir: halos", progress, input, pool, slots,
       [&](std::uint32_t tx, std::uint32_t ty, Slot& slot) {
         slot.scratch.resize(std::size_t{grid.tile} * grid.tile);
         input.read_tile(tx, ty, slot.scratch.data());
         strips.add(tx, ty, slot.scratch.data());
       },
-      [&](Slot*, std::uint32_t, std::uint32_t) { progress.update("flowdir: halos", ++done, tiles); });
-  result.halos_seconds = phase.seconds();
+      [](Slot*, std::uint32_t, std::uint32_t) {});
 
   // 1. Every tile's directions; the cells of the flats that leave it gathered.
-  phase.restart();
-  done = 0;
-  progress.update("flowdir: directions", 0, tiles);
-  for_tile_batches(input, pool, slots, direct, [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
-    crossing.add_tile(tx, ty, slot ? slot->tile : none, budget);
-    if (slot) add_counts(slot->tile, result);
-    progress.update("flowdir: directions", ++done, tiles);
-  });
-  result.directions_seconds = phase.seconds();
+  result.directions_seconds = run_slot_phase("flowdir: directions", progress, input, pool, slots, direct,
+      [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
+        crossing.add_tile(tx, ty, slot ? slot->tile : none, budget);
+        if (slot) add_counts(slot->tile, result);
+      });
 
   // 2. The flats across tiles, resolved at once.
-  phase.restart();
-  progress.update("flowdir: flats across tiles", 0, 1);
-  FlatStats cross;
-  crossing.resolve(pool, budget, cross);
-  result.flats += cross.flats;
-  result.undrained_flats += cross.undrained_flats;
-  result.undrained_cells += cross.undrained_cells;
-  result.cross_tile_flat_cells = crossing.cells();
-  progress.update("flowdir: flats across tiles", 1, 1);
-  result.flats_seconds = phase.seconds();
+  result.flats_seconds = run_step_phase("flowdir: flats across tiles", progress, [&] {
+    FlatStats cross;
+    crossing.resolve(pool, budget, cross);
+    result.flats += cross.flats;
+    result.undrained_flats += cross.undrained_flats;
+    result.undrained_cells += cross.undrained_cells;
+    result.cross_tile_flat_cells = crossing.cells();
+  });
 
   // 3. Every tile again, with the codes of its crossing cells, written.
-  phase.restart();
-  done = 0;
-  progress.update("flowdir: write", 0, tiles);
   const std::vector<std::uint8_t> nodata_tile(std::size_t{grid.tile} * grid.tile, kD8Nodata);
-  for_tile_batches(input, pool, slots, direct, [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
-    if (slot) crossing.apply(tx, ty, slot->tile.code.data());
-    sink.write_tile(tx, ty, slot ? slot->tile.code.data() : nodata_tile.data());
-    progress.update("flowdir: write", ++done, tiles);
-  });
-  result.write_seconds = phase.seconds();
+  result.write_seconds = run_slot_phase("flowdir: write", progress, input, pool, slots, direct,
+      [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
+        if (slot) crossing.apply(tx, ty, slot->tile.code.data());
+        sink.write_tile(tx, ty, slot ? slot->tile.code.data() : nodata_tile.data());
+      });
   return result;
 }
 

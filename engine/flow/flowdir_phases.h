@@ -15,22 +15,21 @@
 // "flowdir: write" (each tile again, the gathered codes put in, handed to the sink in row-major order).
 // Each tile is read three times in all. Memory: `threads` tile windows and directions at once
 // (slot_bytes each), every tile's border strips (64 bytes a tile side cell), the tile offsets, and the
-// gathered flats' cells as they come (CrossTileFlats), planned in `plan` before any work.
+// gathered flats' cells as they come (CrossTileFlats) and the sink's bytes in the write phase
+// (TileSink::declare_bytes), planned in `plan` before any work.
 #pragma once
 #include <cstdint>
 
-#include "engine/run/memory_plan.h"
+#include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 
 namespace terrazo {
 
-struct FlowdirPhaseOptions {
+struct FlowdirPhaseOptions : FlowPhaseOptions {
   bool edge_outlets = true;
   bool nodata_outlets = true;
-  unsigned threads = 0;        // 0: every core
-  MemoryPlan* plan = nullptr;  // the run's plan; null: one of its own
 };
 
 struct FlowdirPhaseResult {
@@ -45,13 +44,8 @@ struct FlowdirPhaseResult {
   static std::uint64_t slot_bytes(std::uint32_t t);
 };
 
-// Where the codes go: tile (tx, ty)'s t * t codes (kD8Nodata at nodata and padding), row-major tile
-// order, from one thread at a time.
-class FlowdirTileSink {
- public:
-  virtual ~FlowdirTileSink() = default;
-  virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const std::uint8_t* codes) = 0;
-};
+// Where the codes go (engine/flow/flow_phase.h): kD8Nodata at nodata and padding.
+using FlowdirTileSink = TileSink<std::uint8_t>;
 
 FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhaseOptions& options, MemoryBudget& budget,
                                       Progress& progress, FlowdirTileSink& sink);

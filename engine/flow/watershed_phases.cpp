@@ -9,6 +9,7 @@
 
 #include "engine/flow/flow_links.h"
 #include "engine/flow/tile_batches.h"
+#include "engine/flow/tile_extent.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
@@ -61,19 +62,7 @@ class BasinTiles {
   // Reads and orders tile (tx, ty): its path ends, and for links_ set, its cells' basin keys.
   void load(BasinSlot& slot, std::uint32_t tx, std::uint32_t ty, bool keys) const {
     input_.read_tile(tx, ty, slot.cells.data());
-    const TileWindow w = grid_.window(tx, ty);
-    TileD8Input in;
-    in.codes = slot.cells.data();
-    in.t = grid_.tile;
-    in.width = w.w;
-    in.height = w.h;
-    in.x0 = w.x0;
-    in.y0 = w.y0;
-    in.raster_top = ty == 0;
-    in.raster_left = tx == 0;
-    in.raster_bottom = ty + 1 == grid_.tiles_y();
-    in.raster_right = tx + 1 == grid_.tiles_x();
-    order_tile_d8(in, slot.flow);
+    order_tile_d8(tile_d8_input(grid_, tx, ty, slot.cells.data()), slot.flow);
     tile_d8_path_ends(slot.flow, slot.end.data());
     if (keys) assign_basins(slot, tx, ty);
   }
@@ -180,7 +169,8 @@ void count_spanning_firsts(const TileGrid& grid, Basins& basins) {
     throw Error("the direction raster has " + std::to_string(above) + " basins: more than UInt32 labels hold");
 }
 
-void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan) {
+void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan,
+                    WatershedTileSink& sink) {
   const std::uint64_t perimeter = FlowLinks::most_perimeter_cells(grid);
   const std::uint64_t links = perimeter * FlowLinks::bytes_per_cell();
   const std::uint64_t slots = threads * slot_bytes(grid.tile);
@@ -197,10 +187,8 @@ void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& 
     plan.need(phase, "the basins that span tiles", spanning);
     plan.need(phase, "the counts of first cells", counts);
   }
-  for (const auto& phase : plan.phases())
-    if (phase.name.rfind("watershed: ", 0) == 0)
-      plan.other_remedy(phase.name, "use fewer --threads, or a larger --tile (the links take 13 bytes per perimeter cell)");
-  plan.assign(budget);
+  sink.declare_bytes(plan, "watershed: write");
+  assign_flow_plan(plan, "watershed", kLinksRemedy, budget);
 }
 
 // The spanning basins (from the solved links) and the counts of first cells, reserved from `budget`.
@@ -226,82 +214,61 @@ WatershedPhaseResult run_watershed_phases(const TileInput& directions, const Wat
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_watershed(grid, threads, budget, options.plan ? *options.plan : own_plan);
+  plan_watershed(grid, threads, budget, options.plan ? *options.plan : own_plan, sink);
   const MemoryBudget::Reservation slots_held = budget.reserve(threads * slot_bytes(grid.tile), "watershed tiles' work");
   std::vector<BasinSlot> slots(threads, BasinSlot(grid.tile));
   FlowLinks links(grid, budget);
   Basins basins;
   BasinTiles tiles(directions, links, basins);
   WatershedPhaseResult result;
-  const std::uint64_t tile_count = grid.tile_count();
-  std::uint64_t done = 0;
-  const auto count_done = [&](const char* phase) { progress.update(phase, ++done, tile_count); };
 
   // 1. Each tile's codes ordered; its perimeter's paths kept.
-  Stopwatch phase;
-  progress.update("watershed: tiles", 0, tile_count);
-  for_tile_batches(grid, directions, pool, threads,
+  result.tiles_seconds = run_tile_phase("watershed: tiles", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         tiles.load(slots[k], tx, ty, false);
         links.set_tile(tx, ty, slots[k].flow, slots[k].end.data(), nullptr);
-      },
-      [&](unsigned, std::uint32_t, std::uint32_t) { count_done("watershed: tiles"); });
-  result.tiles_seconds = phase.seconds();
+      });
 
   // 2. Each exit's outlet; the basins that span tiles.
-  phase.restart();
-  progress.update("watershed: links", 0, 1);
-  links.solve_outlets(budget);
-  result.exits = links.exits();
-  const MemoryBudget::Reservation basins_held = prepare_basins(links, grid, budget, basins);
-  result.spanning_basins = basins.outlets.size();
-  progress.update("watershed: links", 1, 1);
-  result.links_seconds = phase.seconds();
+  MemoryBudget::Reservation basins_held;
+  result.links_seconds = run_step_phase("watershed: links", progress, [&] {
+    links.solve_outlets(budget);
+    result.exits = links.exits();
+    basins_held = prepare_basins(links, grid, budget, basins);
+    result.spanning_basins = basins.outlets.size();
+  });
 
   // 3. Each basin's first cell.
-  phase.restart();
-  done = 0;
   std::vector<std::uint64_t> valid(threads, 0);
-  progress.update("watershed: firsts", 0, tile_count);
-  for_tile_batches(grid, directions, pool, threads,
+  result.firsts_seconds = run_tile_phase("watershed: firsts", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         tiles.load(slots[k], tx, ty, true);
         valid[k] += tiles.count_firsts(slots[k], tx, ty);
-      },
-      [&](unsigned, std::uint32_t, std::uint32_t) { count_done("watershed: firsts"); });
+      });
+  const Stopwatch counting;
   count_spanning_firsts(grid, basins);
   for (const std::uint64_t v : valid) result.valid_cells += v;
   result.basins = basins.row[grid.height];
-  result.firsts_seconds = phase.seconds();
+  result.firsts_seconds += counting.seconds();
 
   // 4. The labels of the spanning basins, in the tiles that hold their first cells.
-  phase.restart();
-  done = 0;
-  progress.update("watershed: ranks", 0, tile_count);
-  for_tile_batches(grid, directions, pool, threads,
+  result.ranks_seconds = run_tile_phase("watershed: ranks", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         if (!basins.holds_first[std::uint64_t{ty} * grid.tiles_x() + tx]) return;
         tiles.load(slots[k], tx, ty, true);
         tiles.label(slots[k], tx, ty, true);
-      },
-      [&](unsigned, std::uint32_t, std::uint32_t) { count_done("watershed: ranks"); });
-  result.ranks_seconds = phase.seconds();
+      });
 
   // 5. Every tile labelled and written.
-  phase.restart();
-  done = 0;
-  progress.update("watershed: write", 0, tile_count);
   const std::vector<std::uint32_t> nodata_tile(std::size_t{grid.tile} * grid.tile, 0);
-  for_tile_batches(grid, directions, pool, threads,
+  result.write_seconds = run_tile_phase("watershed: write", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         tiles.load(slots[k], tx, ty, true);
         tiles.label(slots[k], tx, ty, false);
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         sink.write_tile(tx, ty, directions.tile_present(tx, ty) ? slots[k].labels.data() : nodata_tile.data());
-        count_done("watershed: write");
       });
-  result.write_seconds = phase.seconds();
   return result;
 }
 

@@ -12,21 +12,19 @@
 // holding the first cell of a basin that spans tiles, read again for its label), "watershed: write".
 // Memory: `threads` tiles' work at once, the links (13 bytes per perimeter cell), the basins that span
 // tiles (20 bytes each, at most one per exit), 4 bytes per tile row and 8 per raster row (the counts
-// of first cells), planned before any work.
+// of first cells) and the sink's bytes in the write phase (TileSink::declare_bytes), planned before
+// any work.
 #pragma once
 #include <cstdint>
 
-#include "engine/run/memory_plan.h"
+#include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 
 namespace terrazo {
 
-struct WatershedPhaseOptions {
-  unsigned threads = 0;        // 0: every core
-  MemoryPlan* plan = nullptr;  // the run's plan; null: one of its own
-};
+using WatershedPhaseOptions = FlowPhaseOptions;
 
 struct WatershedPhaseResult {
   std::uint64_t valid_cells = 0;
@@ -36,13 +34,8 @@ struct WatershedPhaseResult {
   double tiles_seconds = 0, links_seconds = 0, firsts_seconds = 0, ranks_seconds = 0, write_seconds = 0;
 };
 
-// Where the labelled tiles go: tile (tx, ty)'s t * t labels (0: nodata and padding), row-major tile
-// order, from one thread at a time.
-class WatershedTileSink {
- public:
-  virtual ~WatershedTileSink() = default;
-  virtual void write_tile(std::uint32_t tx, std::uint32_t ty, const std::uint32_t* labels) = 0;
-};
+// Where the labelled tiles go (engine/flow/flow_phase.h): 0 at nodata and padding.
+using WatershedTileSink = TileSink<std::uint32_t>;
 
 WatershedPhaseResult run_watershed_phases(const TileInput& directions, const WatershedPhaseOptions& options,
                                           MemoryBudget& budget, Progress& progress, WatershedTileSink& sink);
