@@ -266,6 +266,15 @@ std::uint32_t parse_band_option(ArgParser& args, const std::string& flag) {
   return band;
 }
 
+std::optional<double> parse_signed_double(ArgParser& args, const std::string& flag, Sign sign, const std::string& expected) {
+  const auto text = args.value(flag);
+  if (!text) return std::nullopt;
+  const double value = parse_finite_double(flag, *text);
+  if (sign == Sign::Positive ? !(value > 0) : !(value >= 0))
+    throw UsageError("invalid " + flag + " '" + *text + "': expected " + expected);
+  return value;
+}
+
 WeightModel parse_weight_model(const std::string& text) {
   if (text == "max") return WeightModel::Max;
   if (text == "absdiff") return WeightModel::AbsDiff;

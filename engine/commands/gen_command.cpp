@@ -49,11 +49,7 @@ GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
     terrain.seed = static_cast<std::uint64_t>(*seed);
   }
   if (auto type = args.value("--type")) terrain.type = parse_cell_type(*type);
-  if (auto text = args.value("--relief")) {
-    const double relief = parse_finite_double("--relief", *text);
-    if (!(relief > 0)) throw UsageError("invalid --relief '" + *text + "': expected a positive number");
-    terrain.relief = relief;
-  }
+  if (auto relief = parse_signed_double(args, "--relief", Sign::Positive, "a positive number")) terrain.relief = *relief;
   if (auto base = args.double_value("--base")) terrain.base = *base;
   if (auto text = args.value("--nodata-holes")) {
     const double holes = parse_finite_double("--nodata-holes", *text);
@@ -63,12 +59,8 @@ GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
   }
   terrain.rivers = !args.flag("--no-rivers");
   terrain.pits = !args.flag("--no-pits");
-  if (auto text = args.value("--cell-size")) {
-    const double cell_size = parse_finite_double("--cell-size", *text);
-    if (!(cell_size > 0))
-      throw UsageError("invalid --cell-size '" + *text + "': expected a positive number of metres");
-    terrain.cell_size = cell_size;
-  }
+  if (auto size = parse_signed_double(args, "--cell-size", Sign::Positive, "a positive number of metres"))
+    terrain.cell_size = *size;
   if (auto crs = args.value("--crs")) terrain.crs = *crs;
   options.geotiff = parse_geotiff_options(args, parsed.common);
   options.output = args.positionals(1, 1, "OUTPUT")[0];

@@ -22,7 +22,7 @@ GeoTiffOptions parse_geotiff_options(ArgParser& args, const CommonOptions& commo
 CellType parse_float_output_type(const std::string& text);
 
 // The flags and files of a command that reads one raster and writes one GeoTIFF (fill, flowdir,
-// flowacc, watershed), in this order: --band, the command's own flags (`own_flags()`), --input-mode,
+// flowacc, watershed, clump, mst, sssp), in this order: --band, the command's own flags (`own_flags()`), --input-mode,
 // --co, the common --tile into `options`, then the two files (`files` names them in the usage error).
 template <class RasterOptions, class OwnFlags>
 void parse_raster_to_raster(ArgParser& args, const CommonOptions& common, const char* files, RasterOptions& options,
