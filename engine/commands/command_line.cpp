@@ -276,11 +276,9 @@ std::optional<double> parse_signed_double(ArgParser& args, const std::string& fl
 }
 
 WeightModel parse_weight_model(const std::string& text) {
-  if (text == "max") return WeightModel::Max;
-  if (text == "absdiff") return WeightModel::AbsDiff;
-  if (text == "friction") return WeightModel::Friction;
-  if (text == "unit") return WeightModel::Unit;
-  if (text == "geometric") return WeightModel::Geometric;
+  for (WeightModel model :
+       {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction, WeightModel::Unit, WeightModel::Geometric})
+    if (text == to_string(model)) return model;
   throw UsageError("invalid --weight '" + text + "': expected max, absdiff, friction, unit or geometric");
 }
 

@@ -15,15 +15,14 @@ namespace terrazo {
 namespace {
 
 CellType parse_cell_type(const std::string& text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "byte" || lower == "uint8") return CellType::UInt8;
-  if (lower == "int16") return CellType::Int16;
-  if (lower == "uint16") return CellType::UInt16;
-  if (lower == "int32") return CellType::Int32;
-  if (lower == "uint32") return CellType::UInt32;
-  if (lower == "float32") return CellType::Float32;
-  if (lower == "float64") return CellType::Float64;
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  if (lower(text) == "uint8") return CellType::UInt8;  // GDAL's Byte
+  for (CellType type : {CellType::UInt8, CellType::Int16, CellType::UInt16, CellType::Int32, CellType::UInt32,
+                        CellType::Float32, CellType::Float64})
+    if (lower(text) == lower(to_string(type))) return type;
   throw UsageError("invalid --type '" + text + "': expected Byte, Int16, UInt16, Int32, UInt32, Float32 or Float64");
 }
 std::uint64_t required_size(ArgParser& args, const std::string& flag) {

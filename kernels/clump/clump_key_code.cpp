@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "kernels/common/enum_names.h"
 #include "kernels/common/error.h"
 
 namespace terrazo {
@@ -17,12 +18,9 @@ namespace {
 }  // namespace
 
 const char* to_string(ClumpKeyCode code) {
-  switch (code) {
-    case ClumpKeyCode::Float64: return "Float64";
-    case ClumpKeyCode::UInt32: return "UInt32";
-    case ClumpKeyCode::UInt16: return "UInt16";
-  }
-  return "?";
+  static constexpr EnumName<ClumpKeyCode> kNames[] = {
+      {ClumpKeyCode::Float64, "Float64"}, {ClumpKeyCode::UInt32, "UInt32"}, {ClumpKeyCode::UInt16, "UInt16"}};
+  return name_of(kNames, code);
 }
 
 std::size_t clump_key_bytes(ClumpKeyCode code) {

@@ -2,25 +2,22 @@
 #include "kernels/common/device_choice.h"
 
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/enum_names.h"
 #include "kernels/common/error.h"
 
 namespace terrazo {
 
+namespace {
+constexpr EnumName<DeviceRequest> kDeviceRequestNames[] = {
+    {DeviceRequest::Auto, "auto"}, {DeviceRequest::Cpu, "cpu"}, {DeviceRequest::Cuda, "cuda"}};
+}  // namespace
+
 DeviceRequest parse_device_request(const std::string& text) {
-  if (text == "auto") return DeviceRequest::Auto;
-  if (text == "cpu") return DeviceRequest::Cpu;
-  if (text == "cuda") return DeviceRequest::Cuda;
+  if (auto request = value_named(kDeviceRequestNames, text)) return *request;
   throw UsageError("invalid --device '" + text + "': expected auto, cpu or cuda");
 }
 
-const char* device_request_name(DeviceRequest request) {
-  switch (request) {
-    case DeviceRequest::Cpu: return "cpu";
-    case DeviceRequest::Cuda: return "cuda";
-    case DeviceRequest::Auto: break;
-  }
-  return "auto";
-}
+const char* device_request_name(DeviceRequest request) { return name_of(kDeviceRequestNames, request, "auto"); }
 
 Device resolve_device(DeviceRequest request, bool gpu_useful) {
   switch (request) {
