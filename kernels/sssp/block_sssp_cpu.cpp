@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/sssp/block_sssp_cpu_solve.h"
@@ -216,19 +217,23 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
   std::uint64_t delta = 0, buckets = 0;
   const bool use_buckets = bucket_shape(values, t, params, connectivity, &delta, &buckets);
   const std::size_t cells = static_cast<std::size_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
-  if (labels.source == nullptr && labels.hops == nullptr) {  // distances only
-    const Labels<false> plain{dist};
+  // solve_any on the workspace's bucket queue where bucket_shape allows one, else on its heap; either
+  // emptied and trimmed to the tile's cells first.
+  auto solve = [&](const auto& tile_labels, auto& bucket_queue, auto& heap) {
+    constexpr bool kTriple = std::is_same_v<std::decay_t<decltype(tile_labels)>, Labels<true>>;
     if (use_buckets) {
-      w.buckets64.reset(delta, buckets);
-      w.buckets64.release_capacity_over(cells);
-      return solve_any<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
-                          overflow, w.buckets64);
+      bucket_queue.reset(delta, buckets);
+      bucket_queue.release_capacity_over(cells);
+      return solve_any<kTriple>(values, t, params, connectivity, max_cost, tile_labels, labels.interior_consistent,
+                                changed, overflow, bucket_queue);
     }
-    w.heap64.clear();
-    w.heap64.release_capacity_over(cells);
-    return solve_any<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
-                        overflow, w.heap64);
-  }
+    heap.clear();
+    heap.release_capacity_over(cells);
+    return solve_any<kTriple>(values, t, params, connectivity, max_cost, tile_labels, labels.interior_consistent,
+                              changed, overflow, heap);
+  };
+  if (labels.source == nullptr && labels.hops == nullptr)  // distances only
+    return solve(Labels<false>{dist}, w.buckets64, w.heap64);
   std::uint32_t* source = labels.source;
   std::uint32_t* hops = labels.hops;
   // An absent array starts as zeros and its results are dropped. This leaves the other components
@@ -242,17 +247,7 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
     w.scratch_hops.assign(cells, 0);
     hops = w.scratch_hops.data();
   }
-  const Labels<true> triple{dist, source, hops};
-  if (use_buckets) {
-    w.buckets128.reset(delta, buckets);
-    w.buckets128.release_capacity_over(cells);
-    return solve_any<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed,
-                       overflow, w.buckets128);
-  }
-  w.heap128.clear();
-  w.heap128.release_capacity_over(cells);
-  return solve_any<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed, overflow,
-                     w.heap128);
+  return solve(Labels<true>{dist, source, hops}, w.buckets128, w.heap128);
 }
 
 }  // namespace terrazo
