@@ -36,10 +36,7 @@ constexpr EnumName<RenderKind> kRenderKindNames[] = {
     {RenderKind::Auto, "auto"},         {RenderKind::Dem, "dem"},       {RenderKind::Cost, "cost"},
     {RenderKind::Backlink, "backlink"}, {RenderKind::Labels, "labels"}, {RenderKind::Edges, "edges"}};
 
-RenderKind parse_kind(const std::string& text) {
-  if (auto kind = value_named(kRenderKindNames, text)) return *kind;
-  throw UsageError("--kind '" + text + "': expected auto, dem, cost, backlink, labels or edges");
-}
+RenderKind parse_kind(const std::string& text) { return parse_named(kRenderKindNames, "--kind", text); }
 
 RenderKind resolve_kind(RenderKind asked, const RasterInfo& info, const std::string& input) {
   if (asked != RenderKind::Auto) return asked;

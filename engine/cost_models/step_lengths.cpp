@@ -73,10 +73,7 @@ constexpr EnumName<DistanceMode> kDistanceModeNames[] = {
     {DistanceMode::Cells, "cells"}, {DistanceMode::Map, "map"}, {DistanceMode::Geodesic, "geodesic"}};
 }  // namespace
 
-DistanceMode parse_distance_mode(const std::string& text) {
-  if (auto mode = value_named(kDistanceModeNames, text)) return *mode;
-  throw UsageError("--distance must be cells, map or geodesic, not '" + text + "'");
-}
+DistanceMode parse_distance_mode(const std::string& text) { return parse_named(kDistanceModeNames, "--distance", text); }
 
 const char* to_string(DistanceMode mode) { return name_of(kDistanceModeNames, mode); }
 

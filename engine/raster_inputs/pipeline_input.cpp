@@ -23,10 +23,7 @@ constexpr EnumName<InputMode> kInputModeNames[] = {
     {InputMode::Auto, "auto"}, {InputMode::Memory, "memory"}, {InputMode::Direct, "direct"}, {InputMode::Import, "import"}};
 }  // namespace
 
-InputMode parse_input_mode(const std::string& text) {
-  if (auto mode = value_named(kInputModeNames, text)) return *mode;
-  throw UsageError("invalid --input-mode '" + text + "': expected auto, memory, direct or import");
-}
+InputMode parse_input_mode(const std::string& text) { return parse_named(kInputModeNames, "--input-mode", text); }
 
 const char* to_string(InputMode mode) { return name_of(kInputModeNames, mode, "auto"); }
 

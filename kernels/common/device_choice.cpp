@@ -12,10 +12,7 @@ constexpr EnumName<DeviceRequest> kDeviceRequestNames[] = {
     {DeviceRequest::Auto, "auto"}, {DeviceRequest::Cpu, "cpu"}, {DeviceRequest::Cuda, "cuda"}};
 }  // namespace
 
-DeviceRequest parse_device_request(const std::string& text) {
-  if (auto request = value_named(kDeviceRequestNames, text)) return *request;
-  throw UsageError("invalid --device '" + text + "': expected auto, cpu or cuda");
-}
+DeviceRequest parse_device_request(const std::string& text) { return parse_named(kDeviceRequestNames, "--device", text); }
 
 const char* device_request_name(DeviceRequest request) { return name_of(kDeviceRequestNames, request, "auto"); }
 

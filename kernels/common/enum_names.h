@@ -3,11 +3,13 @@
 //
 //   constexpr EnumName<InputMode> kInputModeNames[] = {{InputMode::Auto, "auto"}, ...};
 //   const char* to_string(InputMode mode) { return name_of(kInputModeNames, mode); }
-//   if (auto mode = value_named(kInputModeNames, text)) return *mode;  // else the flag's UsageError
+//   InputMode parse_input_mode(const std::string& text) { return parse_named(kInputModeNames, "--input-mode", text); }
 #pragma once
 #include <cstddef>
 #include <optional>
 #include <string>
+
+#include "kernels/common/error.h"
 
 namespace terrazo {
 
@@ -31,6 +33,16 @@ std::optional<Enum> value_named(const EnumName<Enum> (&names)[N], const std::str
   for (const EnumName<Enum>& entry : names)
     if (text == entry.name) return entry.value;
   return std::nullopt;
+}
+
+// The value `flag`'s `text` names in `names`; UsageError "invalid FLAG 'TEXT': expected A, B or C"
+// (the table's names in order) otherwise.
+template <class Enum, std::size_t N>
+Enum parse_named(const EnumName<Enum> (&names)[N], const std::string& flag, const std::string& text) {
+  if (std::optional<Enum> value = value_named(names, text)) return *value;
+  std::string expected;
+  for (std::size_t i = 0; i < N; ++i) expected += std::string(i == 0 ? "" : i + 1 < N ? ", " : " or ") + names[i].name;
+  throw UsageError("invalid " + flag + " '" + text + "': expected " + expected);
 }
 
 }  // namespace terrazo
