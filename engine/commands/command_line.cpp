@@ -275,6 +275,12 @@ std::optional<double> parse_signed_double(ArgParser& args, const std::string& fl
   return value;
 }
 
+bool parse_qualifying_switch(ArgParser& args, const std::string& flag, bool given, const std::string& needs) {
+  const bool set = args.flag(flag);
+  if (set && !given) throw UsageError(flag + " applies to " + needs + " only");
+  return set;
+}
+
 WeightModel parse_weight_model(const std::string& text) {
   for (WeightModel model :
        {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction, WeightModel::Unit, WeightModel::Geometric})

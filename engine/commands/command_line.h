@@ -90,6 +90,10 @@ double parse_finite_double(const std::string& flag, const std::string& text);
 enum class Sign { NonNegative, Positive };
 std::optional<double> parse_signed_double(ArgParser& args, const std::string& flag, Sign sign, const std::string& expected);
 
+// The switch `flag`, which qualifies another flag (`needs`, e.g. "--index INDEX.tzi"; `given`: whether
+// it was given); UsageError "FLAG applies to NEEDS only" when it is set without it.
+bool parse_qualifying_switch(ArgParser& args, const std::string& flag, bool given, const std::string& needs);
+
 // printf into a string, for the commands' summary lines (at most 1023 characters).
 std::string format_line(const char* f, ...) __attribute__((format(printf, 1, 2)));
 

@@ -8,6 +8,7 @@
 #include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
 #include "kernels/common/json_summary.h"
+#include "kernels/common/text_case.h"
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
@@ -15,14 +16,11 @@ namespace terrazo {
 namespace {
 
 CellType parse_cell_type(const std::string& text) {
-  auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  if (lower(text) == "uint8") return CellType::UInt8;  // GDAL's Byte
+  const std::string lower = to_lower(text);
+  if (lower == "uint8") return CellType::UInt8;  // GDAL's Byte
   for (CellType type : {CellType::UInt8, CellType::Int16, CellType::UInt16, CellType::Int32, CellType::UInt32,
                         CellType::Float32, CellType::Float64})
-    if (lower(text) == lower(to_string(type))) return type;
+    if (lower == to_lower(to_string(type))) return type;
   throw UsageError("invalid --type '" + text + "': expected Byte, Int16, UInt16, Int32, UInt32, Float32 or Float64");
 }
 std::uint64_t required_size(ArgParser& args, const std::string& flag) {

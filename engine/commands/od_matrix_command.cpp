@@ -36,15 +36,11 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   for (const std::string& text : args.values("--site")) o.sites.push_back(parse_source_point(text, "--site"));
   o.map_coords = args.flag("--map-coords");
   if (auto file = args.value("--sites-file")) o.sites_file = *file;
-  o.skip_empty_features = args.flag("--skip-empty-features");
-  if (o.skip_empty_features && o.sites_file.empty())
-    throw UsageError("--skip-empty-features applies to --sites-file FILE only");
+  o.skip_empty_features = parse_qualifying_switch(args, "--skip-empty-features", !o.sites_file.empty(), "--sites-file FILE");
   if (auto file = args.value("--sites-raster")) o.sites_raster = *file;
   if (auto file = args.value("--index")) o.index = *file;
   o.transient_index = args.flag("--transient-index");
-  o.skip_fingerprint_check = args.flag("--skip-fingerprint-check");
-  if (o.skip_fingerprint_check && o.index.empty())
-    throw UsageError("--skip-fingerprint-check applies to --index INDEX.tzi only");
+  o.skip_fingerprint_check = parse_qualifying_switch(args, "--skip-fingerprint-check", !o.index.empty(), "--index INDEX.tzi");
   if (o.transient_index && !o.index.empty()) throw UsageError("--transient-index builds its own index: leave out --index");
   parse_index_weight_options(args, o);
   if (auto cost = parse_signed_double(args, "--max-cost", Sign::NonNegative, "a cost >= 0")) o.max_cost = *cost;

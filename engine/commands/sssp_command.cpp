@@ -22,14 +22,12 @@ void parse_source_flags(ArgParser& args, SsspOptions& options) {
   options.map_coords = args.flag("--map-coords");
   if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
   if (auto file = args.value("--sources-file")) options.sources_file = *file;
-  options.skip_empty_features = args.flag("--skip-empty-features");
-  if (options.skip_empty_features && options.sources_file.empty())
-    throw UsageError("--skip-empty-features applies to --sources-file FILE only");
+  options.skip_empty_features =
+      parse_qualifying_switch(args, "--skip-empty-features", !options.sources_file.empty(), "--sources-file FILE");
   if (auto file = args.value("--source-raster")) options.source_raster = *file;
   if (auto file = args.value("--index")) options.index = *file;
-  options.skip_fingerprint_check = args.flag("--skip-fingerprint-check");
-  if (options.skip_fingerprint_check && options.index.empty())
-    throw UsageError("--skip-fingerprint-check applies to --index INDEX.tzi only");
+  options.skip_fingerprint_check =
+      parse_qualifying_switch(args, "--skip-fingerprint-check", !options.index.empty(), "--index INDEX.tzi");
   for (const char* flag : {"--source-start", "--source-initial-field", "--source-max-field", "--source-multiplier-field"}) {
     const auto field = args.value(flag);
     if (!field) continue;
