@@ -58,11 +58,7 @@ void parse_clump_flags(ArgParser& args, ClumpOptions& options) {
 }  // namespace
 
 ClumpCommandOptions parse_clump_options(const std::vector<std::string>& arguments) {
-  ArgParser args("clump", arguments);
-  auto parsed = parse_common<ClumpCommandOptions>(args);
-  ClumpOptions& options = parsed.clump;
-  parse_raster_to_raster(args, parsed.common, "INPUT LABELS.tif", options, [&] { parse_clump_flags(args, options); });
-  return parsed;
+  return parse_raster_command("clump", arguments, &ClumpCommandOptions::clump, "INPUT LABELS.tif", parse_clump_flags);
 }
 
 ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progress& progress) {

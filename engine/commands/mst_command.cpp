@@ -30,10 +30,8 @@ void parse_mst_flags(ArgParser& args, MstOptions& options) {
 }  // namespace
 
 MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
-  ArgParser args("mst", arguments);
-  auto parsed = parse_common<MstCommandOptions>(args);
+  auto parsed = parse_raster_command("mst", arguments, &MstCommandOptions::mst, "INPUT EDGES.tif", parse_mst_flags);
   MstOptions& options = parsed.mst;
-  parse_raster_to_raster(args, parsed.common, "INPUT EDGES.tif", options, [&] { parse_mst_flags(args, options); });
   if (options.output == "-") options.output.clear();
   if (options.output.empty() && options.edge_list.empty() && !parsed.common.json)
     throw UsageError("EDGES.tif is '-' and neither --edge-list nor --json is given: nothing would be output");

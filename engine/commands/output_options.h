@@ -37,4 +37,16 @@ void parse_raster_to_raster(ArgParser& args, const CommonOptions& common, const 
   options.output = paths[1];
 }
 
+// The parser of such a command (`name`; its own options are CommandOptions::*member): the common
+// flags, then parse_raster_to_raster with own_flags(args, options).
+template <class CommandOptions, class RasterOptions, class OwnFlags>
+CommandOptions parse_raster_command(const char* name, const std::vector<std::string>& arguments,
+                                    RasterOptions CommandOptions::*member, const char* files, OwnFlags own_flags) {
+  ArgParser args(name, arguments);
+  auto parsed = parse_common<CommandOptions>(args);
+  RasterOptions& options = parsed.*member;
+  parse_raster_to_raster(args, parsed.common, files, options, [&] { own_flags(args, options); });
+  return parsed;
+}
+
 }  // namespace terrazo

@@ -141,11 +141,8 @@ void parse_barrier_flags(ArgParser& args, SsspOptions& options) {
 }  // namespace
 
 SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments) {
-  ArgParser args("sssp", arguments);
-  auto parsed = parse_common<SsspCommandOptions>(args);
-  const CommonOptions& common = parsed.common;
-  SsspOptions& options = parsed.sssp;
-  parse_raster_to_raster(args, common, "INPUT COST.tif", options, [&] {
+  auto parsed = parse_raster_command("sssp", arguments, &SsspCommandOptions::sssp, "INPUT COST.tif",
+                                     [](ArgParser& args, SsspOptions& options) {
     parse_source_flags(args, options);
     if (auto file = args.value("--backlink")) options.backlink = *file;
     if (auto file = args.value("--allocation")) options.allocation = *file;
@@ -155,6 +152,8 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     if (auto type = args.value("--ot")) options.cost_type = parse_float_output_type(*type);
     if (auto cost = parse_signed_double(args, "--max-cost", Sign::NonNegative, "a cost >= 0")) options.max_cost = *cost;
   });
+  const CommonOptions& common = parsed.common;
+  SsspOptions& options = parsed.sssp;
   if (options.output == "-") options.output.clear();
   if (options.output.empty() && options.backlink.empty() && options.allocation.empty() && !common.json)
     throw UsageError("COST.tif is '-' and none of --backlink, --allocation, --json is given: nothing would be output");
