@@ -19,6 +19,10 @@
 #include "engine/commands/mst_command.h"
 #include "engine/commands/path_command.h"
 #include "engine/commands/sssp_command.h"
+#include "engine/cost_models/step_lengths.h"
+#include "engine/mst/phases.h"
+#include "engine/raster_inputs/pipeline_input.h"
+#include "kernels/common/device_choice.h"
 #include "kernels/common/json_summary.h"
 #include "kernels/common/progress.h"
 
@@ -249,6 +253,30 @@ TEST(CommandLine, MstDefaultsAndValues) {
   EXPECT_TRUE(contains(parse_error(parse, {"--merge", "gpu", "a", "b"}), "gpu"));
   EXPECT_TRUE(contains(parse_error(parse, {"a", "-"}), "nothing would be output"));
   EXPECT_TRUE(contains(parse_error(parse, {"a"}), "INPUT EDGES.tif"));
+}
+
+// An enum flag's names are one table (kernels/common/enum_names.h): every name parses to the value that
+// prints as it, and any other text is refused naming the flag, the text and every name.
+TEST(CommandLine, EnumFlagsParseTheirNamesAndListThemWhenRefused) {
+  for (const char* name : {"cells", "map", "geodesic"})
+    EXPECT_STREQ(terrazo::to_string(terrazo::parse_distance_mode(name)), name);
+  for (const char* name : {"auto", "memory", "direct", "import"})
+    EXPECT_STREQ(terrazo::to_string(terrazo::parse_input_mode(name)), name);
+  for (const char* name : {"auto", "cpu", "cpu-levels", "cuda"})
+    EXPECT_STREQ(terrazo::to_string(terrazo::parse_merge_mode(name)), name);
+  for (const char* name : {"auto", "cpu", "cuda"})
+    EXPECT_STREQ(terrazo::device_request_name(terrazo::parse_device_request(name)), name);
+  EXPECT_EQ(usage_error([] { terrazo::parse_distance_mode("Map"); }),
+            "invalid --distance 'Map': expected cells, map or geodesic");
+  EXPECT_EQ(usage_error([] { terrazo::parse_merge_mode(""); }),
+            "invalid --merge '': expected auto, cpu, cpu-levels or cuda");
+  EXPECT_EQ(usage_error([] { terrazo::parse_input_mode("disk"); }),
+            "invalid --input-mode 'disk': expected auto, memory, direct or import");
+  // A switch qualifying another flag is refused without it.
+  EXPECT_TRUE(contains(parse_error(terrazo::parse_sssp_options, {"--source", "1,1", "--skip-fingerprint-check", "a", "b"}),
+                       "--skip-fingerprint-check applies to --index INDEX.tzi only"));
+  EXPECT_TRUE(contains(parse_error(terrazo::parse_sssp_options, {"--source", "1,1", "--skip-empty-features", "a", "b"}),
+                       "--skip-empty-features applies to --sources-file FILE only"));
 }
 
 TEST(CommandLine, SsspDefaultsAndValues) {

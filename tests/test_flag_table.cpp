@@ -30,6 +30,15 @@ TEST(FlagTable, EveryCommandsUsageListsEveryFlagItTakes) {
   }
 }
 
+TEST(FlagTable, SplitTextKeepsEveryPart) {
+  EXPECT_EQ(split_text("--json --quiet", ' '), (std::vector<std::string>{"--json", "--quiet"}));
+  EXPECT_EQ(split_text("auto|cpu||cuda|", '|'), (std::vector<std::string>{"auto", "cpu", "", "cuda", ""}));
+  EXPECT_EQ(split_text("", '\n'), (std::vector<std::string>{""}));
+  EXPECT_EQ(make_flag("--device", FlagType::Choice, "auto|cpu|cuda", "", "").choices(),
+            (std::vector<std::string>{"auto", "cpu", "cuda"}));
+  EXPECT_TRUE(make_flag("--tile", FlagType::Integer, "N", "", "").choices().empty());
+}
+
 TEST(FlagTable, SharedFlagsHaveOneWording) {
   for (const CommandSpec& command : command_table()) {
     const std::string usage = command.usage();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "kernels/common/enum_names.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
@@ -20,12 +21,8 @@
 namespace terrazo {
 
 const char* to_string(ClumpBy by) {
-  switch (by) {
-    case ClumpBy::Value: return "value";
-    case ClumpBy::Valid: return "valid";
-    case ClumpBy::Range: return "range";
-  }
-  return "?";
+  static constexpr EnumName<ClumpBy> kNames[] = {{ClumpBy::Value, "value"}, {ClumpBy::Valid, "valid"}, {ClumpBy::Range, "range"}};
+  return name_of(kNames, by);
 }
 
 ClumpKeyCode clump_gpu_key_code(CellType type, ClumpBy by) {

@@ -32,13 +32,10 @@ void parse_clump_by(const std::string& text, ClumpOptions* options) {
   }
 }
 
-ClumpCommandOptions parse_clump_options(const std::vector<std::string>& arguments) {
-  ArgParser args("clump", arguments);
-  auto parsed = parse_common<ClumpCommandOptions>(args);
-  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
-  const std::optional<std::string> input_mode = args.value("--input-mode");
-  const CommonOptions& common = parsed.common;
-  ClumpOptions& options = parsed.clump;
+namespace {
+
+// clump's own flags: --by, --connectivity, --min-size, --min-size-action, --stats.
+void parse_clump_flags(ArgParser& args, ClumpOptions& options) {
   if (auto by = args.value("--by")) parse_clump_by(*by, &options);
   if (auto connectivity = args.value("--connectivity")) options.connectivity = parse_connectivity(*connectivity);
   if (auto min_size = args.int_value("--min-size")) {
@@ -56,25 +53,19 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
     if (stats->empty()) throw UsageError("--stats needs a file name (OUT.csv)");
     options.stats = *stats;
   }
-  options.geotiff = parse_geotiff_options(args, common);
-  const std::vector<std::string> files = args.positionals(2, 2, "INPUT LABELS.tif");
-  options.input = files[0];
-  options.band = band;
-  options.output = files[1];
-  options.tile = common.tile;
-  if (input_mode) options.input_mode = parse_input_mode(*input_mode);
-  return parsed;
+}
+
+}  // namespace
+
+ClumpCommandOptions parse_clump_options(const std::vector<std::string>& arguments) {
+  return parse_raster_command("clump", arguments, &ClumpCommandOptions::clump, "INPUT LABELS.tif", parse_clump_flags);
 }
 
 ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progress& progress) {
   const ClumpOptions& o = options.clump;
   return run_in_context<ClumpCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
     // Every rank of a distributed run checks the files; a failure on any one is every rank's.
-    agreed_stage(context.comm(), "clump: checking the files", [&] {
-      check_input_file(o.input);
-      check_output_file(o.output, {o.input});
-      if (!o.stats.empty()) check_output_file(o.stats, {o.input, o.output});
-    });
+    agreed_stage(context.comm(), "clump: checking the files", [&] { check_run_files({o.input}, {o.output, o.stats}); });
     return run_clump(o, context);
   });
 }
@@ -107,10 +98,7 @@ std::string ClumpCommandResult::to_json() const {
       .add("stats", r.seconds.stats)
       .add("sieve", r.seconds.sieve);
   JsonObject summary = json_head("clump", o.input, o.output);
-  summary.add("width", r.width)
-      .add("height", r.height)
-      .add("tile", r.tile)
-      .add("input_read", r.input_read)
+  add_raster_keys(summary, r)
       .add("device", r.device)
       .add("stats", o.stats)
       .add("by", to_string(r.by));
@@ -139,9 +127,7 @@ std::string ClumpCommandResult::to_json() const {
   summary
       .add("phases", phases)
       .add("seconds", r.seconds.total);
-  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
-                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
-                                  {"bytes_written", r.bytes_written}});
+  add_pipeline_totals(summary, *this);
   if (!r.ranks.empty()) summary.add("ranks", ranks_json(r.ranks));
   return summary.str();
 }

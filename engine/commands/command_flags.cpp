@@ -21,12 +21,7 @@ CommandFlag shared(const char* section, const char* name, const char* note = "",
 // The shared flags `names` (separated by spaces), as the flag table words them.
 Flags shared_run(const char* section, const std::string& names) {
   Flags flags;
-  std::size_t start = 0;
-  while (start < names.size()) {
-    const std::size_t end = std::min(names.find(' ', start), names.size());
-    flags.push_back({section, shared_flag(names.substr(start, end - start))});
-    start = end + 1;
-  }
+  for (const std::string& name : split_text(names, ' ')) flags.push_back({section, shared_flag(name)});
   return flags;
 }
 

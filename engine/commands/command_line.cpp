@@ -266,12 +266,25 @@ std::uint32_t parse_band_option(ArgParser& args, const std::string& flag) {
   return band;
 }
 
+std::optional<double> parse_signed_double(ArgParser& args, const std::string& flag, Sign sign, const std::string& expected) {
+  const auto text = args.value(flag);
+  if (!text) return std::nullopt;
+  const double value = parse_finite_double(flag, *text);
+  if (sign == Sign::Positive ? !(value > 0) : !(value >= 0))
+    throw UsageError("invalid " + flag + " '" + *text + "': expected " + expected);
+  return value;
+}
+
+bool parse_qualifying_switch(ArgParser& args, const std::string& flag, bool given, const std::string& needs) {
+  const bool set = args.flag(flag);
+  if (set && !given) throw UsageError(flag + " applies to " + needs + " only");
+  return set;
+}
+
 WeightModel parse_weight_model(const std::string& text) {
-  if (text == "max") return WeightModel::Max;
-  if (text == "absdiff") return WeightModel::AbsDiff;
-  if (text == "friction") return WeightModel::Friction;
-  if (text == "unit") return WeightModel::Unit;
-  if (text == "geometric") return WeightModel::Geometric;
+  for (WeightModel model :
+       {WeightModel::Max, WeightModel::AbsDiff, WeightModel::Friction, WeightModel::Unit, WeightModel::Geometric})
+    if (text == to_string(model)) return model;
   throw UsageError("invalid --weight '" + text + "': expected max, absdiff, friction, unit or geometric");
 }
 

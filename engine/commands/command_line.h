@@ -85,6 +85,15 @@ std::uint32_t parse_band_option(ArgParser& args, const std::string& flag = "--ba
 // (a value beyond the double range, e.g. 1e400, is not finite; 1e308 is).
 double parse_finite_double(const std::string& flag, const std::string& text);
 
+// The value of `flag`, when given, as a finite double >= 0 (`positive`: > 0); otherwise UsageError
+// "invalid FLAG 'TEXT': expected EXPECTED", `expected` saying what, e.g. "a cost >= 0".
+enum class Sign { NonNegative, Positive };
+std::optional<double> parse_signed_double(ArgParser& args, const std::string& flag, Sign sign, const std::string& expected);
+
+// The switch `flag`, which qualifies another flag (`needs`, e.g. "--index INDEX.tzi"; `given`: whether
+// it was given); UsageError "FLAG applies to NEEDS only" when it is set without it.
+bool parse_qualifying_switch(ArgParser& args, const std::string& flag, bool given, const std::string& needs);
+
 // printf into a string, for the commands' summary lines (at most 1023 characters).
 std::string format_line(const char* f, ...) __attribute__((format(printf, 1, 2)));
 

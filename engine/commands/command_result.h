@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/commands/command_line.h"
+#include "engine/cost_models/weight_params.h"
 #include "engine/run/run_context.h"
 #include "io/store/raster_info.h"
 #include "kernels/common/json_summary.h"
@@ -65,6 +66,16 @@ CommandResultType run_in_context(const Options& options, const RunSettings& sett
   return command;
 }
 
+// run_in_context of the library entry point `run` on the command's own options `o` (options.<member>),
+// `budget_remedy` as run_settings.
+template <class CommandResultType, class CommandOptions, class Options, class Result>
+CommandResultType run_entry_point(const CommandOptions& options, Progress& progress,
+                                  Result (*run)(const Options&, RunContext&), const Options& o,
+                                  const std::string& budget_remedy = MemoryBudget::kRaiseMemoryOrLowerTile) {
+  return run_in_context<CommandResultType>(options, run_settings(options.common, budget_remedy), progress,
+                                           [&](RunContext& context) { return run(o, context); });
+}
+
 // `run(budget)` under a plain budget (the commands without a memory plan: import, export, info).
 template <class CommandResultType, class Options, class Run>
 CommandResultType run_in_budget(const Options& options, MemoryBudget& budget, Run run) {
@@ -83,6 +94,30 @@ JsonObject& add_run_totals(JsonObject& summary, const Command& command,
   summary.add("memory_budget_bytes", command.memory_budget_bytes).add("memory_plan", command.memory_plan);
   for (const auto& [key, value] : totals) summary.add(key, value);
   return summary;
+}
+
+// add_run_totals with the four totals of a pipeline over a tiled raster (its Result's
+// memory_peak_reserved, peak_rss_bytes, bytes_read, bytes_written).
+template <class Command>
+JsonObject& add_pipeline_totals(JsonObject& summary, const Command& command) {
+  const auto& r = command.result;
+  return add_run_totals(summary, command, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
+                                           {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
+                                           {"bytes_written", r.bytes_written}});
+}
+
+// The keys of the raster a pipeline read: width, height, tile and input_read (PipelineInput::how()).
+template <class Result>
+JsonObject& add_raster_keys(JsonObject& summary, const Result& r) {
+  return summary.add("width", r.width).add("height", r.height).add("tile", r.tile).add("input_read", r.input_read);
+}
+
+// The keys of a run's fixed-point weights (engine/cost_models/weight_params.h): scale, scale_given,
+// step_error_bound, relative_error_bound, offset.
+inline JsonObject& add_scale_keys(JsonObject& summary, const WeightParams& params, const WeightChoice& weights) {
+  summary.add("scale", params.scale).add("scale_given", weights.scale_given);
+  summary.add("step_error_bound", weights.step_error_bound).add("relative_error_bound", weights.relative_error_bound);
+  return summary.add("offset", params.offset);
 }
 
 // The first keys of a command's --json: command, input, output.

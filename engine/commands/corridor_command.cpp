@@ -14,16 +14,8 @@ CorridorCommandOptions parse_corridor_options(const std::vector<std::string>& ar
   ArgParser args("corridor", arguments);
   auto parsed = parse_common<CorridorCommandOptions>(args);
   CorridorOptions& options = parsed.corridor;
-  if (auto text = args.value("--threshold")) {
-    const double c = parse_finite_double("--threshold", *text);
-    if (!(c >= 0)) throw UsageError("invalid --threshold '" + *text + "': expected a cost >= 0");
-    options.threshold = c;
-  }
-  if (auto text = args.value("--percent")) {
-    const double p = parse_finite_double("--percent", *text);
-    if (!(p >= 0)) throw UsageError("invalid --percent '" + *text + "': expected a percentage >= 0, e.g. 5");
-    options.percent = p;
-  }
+  if (auto c = parse_signed_double(args, "--threshold", Sign::NonNegative, "a cost >= 0")) options.threshold = *c;
+  if (auto p = parse_signed_double(args, "--percent", Sign::NonNegative, "a percentage >= 0, e.g. 5")) options.percent = *p;
   if (options.threshold >= 0 && options.percent >= 0) throw UsageError("give --threshold or --percent, not both");
   if (auto type = args.value("--ot")) options.type = parse_float_output_type(*type);
   options.geotiff = parse_geotiff_options(args, parsed.common);
@@ -36,11 +28,8 @@ CorridorCommandOptions parse_corridor_options(const std::vector<std::string>& ar
 
 CorridorCommandResult run_corridor_command(const CorridorCommandOptions& options, Progress& progress) {
   const CorridorOptions& o = options.corridor;
-  check_input_file(o.a);
-  check_input_file(o.b);
-  check_output_file(o.output, {o.a, o.b});
-  return run_in_context<CorridorCommandResult>(options, run_settings(options.common, MemoryBudget::kRaiseMemory), progress,
-                                        [&](RunContext& context) { return run_corridor(o, context); });
+  check_run_files({o.a, o.b}, {o.output});
+  return run_entry_point<CorridorCommandResult>(options, progress, run_corridor, o, MemoryBudget::kRaiseMemory);
 }
 
 std::string CorridorCommandResult::summary() const {

@@ -35,8 +35,7 @@ ExportCommandOptions parse_export_options(const std::vector<std::string>& argume
 }
 
 ExportCommandResult run_export_command(const ExportCommandOptions& options, Progress& progress) {
-  check_input_file(options.export_.input);
-  check_output_file(options.export_.output, {options.export_.input});
+  check_run_files({options.export_.input}, {options.export_.output});
   MemoryBudget budget(options.common.memory_bytes, MemoryBudget::kRaiseMemory);  // it has no --tile
   return run_in_budget<ExportCommandResult>(
       options, budget, [&](MemoryBudget& b) { return run_export(options.export_, b, progress); });

@@ -50,17 +50,6 @@ const std::map<std::string, FlagSpec>& shared_flags() {
   return flags;
 }
 
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find('\n', start);
-    lines.push_back(text.substr(start, end - start));
-    if (end == std::string::npos) return lines;
-    start = end + 1;
-  }
-}
-
 // Appends `line` to `out` starting at `column` (the cursor is there), wrapped at kLineWidth: the
 // continuation lines start at kHelpColumn plus the line's own leading spaces.
 void append_wrapped(std::string& out, const std::string& line, std::size_t column) {
@@ -85,7 +74,7 @@ std::string synopsis(const FlagSpec& flag) {
 
 // "  --memory SIZE         host memory budget, ... (default 1G)\n"
 std::string usage_lines(const FlagSpec& flag) {
-  std::vector<std::string> help = split_lines(flag.help);
+  std::vector<std::string> help = split_text(flag.help, '\n');
   // "(default 1G)", "(default: the store's, else 256)"
   const bool words = flag.default_text.find(' ') != std::string::npos;
   if (!flag.default_text.empty()) help.back() += (words ? " (default: " : " (default ") + flag.default_text + ")";
@@ -116,14 +105,18 @@ const char* to_string(FlagType type) {
 }
 
 std::vector<std::string> FlagSpec::choices() const {
-  std::vector<std::string> words;
-  if (type != FlagType::Choice) return words;
+  if (type != FlagType::Choice) return {};
+  return split_text(value_name, '|');
+}
+
+std::vector<std::string> split_text(const std::string& text, char separator) {
+  std::vector<std::string> parts;
   std::size_t start = 0;
   while (true) {
-    const std::size_t bar = value_name.find('|', start);
-    words.push_back(value_name.substr(start, bar - start));
-    if (bar == std::string::npos) return words;
-    start = bar + 1;
+    const std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
   }
 }
 
@@ -153,7 +146,7 @@ std::string usage_with_flags(const std::string& command, const std::string& usag
   if (!flags) throw std::logic_error("flag table: no command " + command);
   const std::string marker = "{flags ";
   std::string out;
-  for (const std::string& line : split_lines(usage_template)) {
+  for (const std::string& line : split_text(usage_template, '\n')) {
     if (line.compare(0, marker.size(), marker) != 0 || line.back() != '}') {
       out += line + "\n";
       continue;
@@ -162,7 +155,7 @@ std::string usage_with_flags(const std::string& command, const std::string& usag
     for (const CommandFlag& flag : *flags)
       if (flag.section == section) out += usage_lines(flag.spec);
   }
-  out.pop_back();  // split_lines gave the text after the template's last '\n' as a line
+  out.pop_back();  // split_text gave the text after the template's last '\n' as a line
   return out;
 }
 

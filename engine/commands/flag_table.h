@@ -30,6 +30,9 @@ enum class FlagType {
 };
 const char* to_string(FlagType type);  // "switch", "size", ...
 
+// The parts of `text` between its `separator`s, in order (one part when there is none; empty parts kept).
+std::vector<std::string> split_text(const std::string& text, char separator);
+
 struct FlagSpec {
   std::string name;          // "--memory"
   std::string alias;         // a second spelling ("-q" of --quiet), or ""

@@ -8,6 +8,7 @@
 #include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
 #include "kernels/common/json_summary.h"
+#include "kernels/common/text_case.h"
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
@@ -15,15 +16,11 @@ namespace terrazo {
 namespace {
 
 CellType parse_cell_type(const std::string& text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "byte" || lower == "uint8") return CellType::UInt8;
-  if (lower == "int16") return CellType::Int16;
-  if (lower == "uint16") return CellType::UInt16;
-  if (lower == "int32") return CellType::Int32;
-  if (lower == "uint32") return CellType::UInt32;
-  if (lower == "float32") return CellType::Float32;
-  if (lower == "float64") return CellType::Float64;
+  const std::string lower = to_lower(text);
+  if (lower == "uint8") return CellType::UInt8;  // GDAL's Byte
+  for (CellType type : {CellType::UInt8, CellType::Int16, CellType::UInt16, CellType::Int32, CellType::UInt32,
+                        CellType::Float32, CellType::Float64})
+    if (lower == to_lower(to_string(type))) return type;
   throw UsageError("invalid --type '" + text + "': expected Byte, Int16, UInt16, Int32, UInt32, Float32 or Float64");
 }
 std::uint64_t required_size(ArgParser& args, const std::string& flag) {
@@ -49,11 +46,7 @@ GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
     terrain.seed = static_cast<std::uint64_t>(*seed);
   }
   if (auto type = args.value("--type")) terrain.type = parse_cell_type(*type);
-  if (auto text = args.value("--relief")) {
-    const double relief = parse_finite_double("--relief", *text);
-    if (!(relief > 0)) throw UsageError("invalid --relief '" + *text + "': expected a positive number");
-    terrain.relief = relief;
-  }
+  if (auto relief = parse_signed_double(args, "--relief", Sign::Positive, "a positive number")) terrain.relief = *relief;
   if (auto base = args.double_value("--base")) terrain.base = *base;
   if (auto text = args.value("--nodata-holes")) {
     const double holes = parse_finite_double("--nodata-holes", *text);
@@ -63,12 +56,8 @@ GenCommandOptions parse_gen_options(const std::vector<std::string>& arguments) {
   }
   terrain.rivers = !args.flag("--no-rivers");
   terrain.pits = !args.flag("--no-pits");
-  if (auto text = args.value("--cell-size")) {
-    const double cell_size = parse_finite_double("--cell-size", *text);
-    if (!(cell_size > 0))
-      throw UsageError("invalid --cell-size '" + *text + "': expected a positive number of metres");
-    terrain.cell_size = cell_size;
-  }
+  if (auto size = parse_signed_double(args, "--cell-size", Sign::Positive, "a positive number of metres"))
+    terrain.cell_size = *size;
   if (auto crs = args.value("--crs")) terrain.crs = *crs;
   options.geotiff = parse_geotiff_options(args, parsed.common);
   options.output = args.positionals(1, 1, "OUTPUT")[0];

@@ -29,8 +29,7 @@ ImportCommandOptions parse_import_options(const std::vector<std::string>& argume
 }
 
 ImportCommandResult run_import_command(const ImportCommandOptions& options, Progress& progress) {
-  check_input_file(options.import.input);
-  check_output_file(options.import.output, {options.import.input});
+  check_run_files({options.import.input}, {options.import.output});
   MemoryBudget budget(options.common.memory_bytes);
   return run_in_budget<ImportCommandResult>(
       options, budget, [&](MemoryBudget& b) { return run_import(options.import, b, progress); });

@@ -34,6 +34,40 @@ namespace {
 
 unsigned thread_count(unsigned requested) { return requested ? requested : std::max(1u, std::thread::hardware_concurrency()); }
 
+// --distance map scales step lengths, which only --weight friction has among `whose` models (IndexOptions,
+// OdMatrixOptions).
+template <class Options>
+void check_distance_weight(const Options& options, const char* whose) {
+  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
+    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
+                     "--weight friction has among " + whose + " models; --weight " + to_string(options.weight) + " has none");
+}
+
+// INPUT as a tile store of side `tile` (imported into `run` unless it is one) and its statistics.
+struct StoredInput {
+  std::unique_ptr<TileStore> store;
+  RasterInfo info;
+};
+
+// The StoredInput of `input` for `command` (index, od-matrix); the import's seconds and the grid's
+// width, height and tile into `result`. An INPUT without a valid cell is an error (`refusal` ends it).
+template <class Result>
+StoredInput open_stored_input(const std::string& input, RunDirectory& run, std::uint32_t tile, MemoryBudget& budget,
+                              Progress& progress, const std::string& command, const char* refusal, Result& result) {
+  Stopwatch phase;
+  StoredInput stored{open_as_tile_store(input, run, tile, budget, progress), {}};
+  result.seconds_import = phase.seconds();
+  stored.info = stored.store->info();
+  if (!stored.info.has_stats) compute_store_statistics(*stored.store, &stored.info, budget, (command + " statistics tile").c_str());
+  if (stored.info.valid_cells == 0)
+    throw Error("INPUT '" + input + "' has no valid cell (nodata everywhere)" + refusal);
+  const TileGrid& grid = stored.store->grid();
+  result.width = grid.width;
+  result.height = grid.height;
+  result.tile = grid.tile;
+  return stored;
+}
+
 // The index of `store` (its tile) written to `path`: header, every tile's record, the table.
 IndexBuildStats write_index_file(const std::string& path, const TileStore& store, DistanceMode distance,
                                  const IndexBuildOptions& bo, MemoryBudget& budget, Progress& progress,
@@ -124,28 +158,18 @@ IndexResult run_index(const IndexOptions& options, RunContext& context) {
   const std::uint32_t leaf = options.leaf ? options.leaf : cuda ? kDefaultIndexLeaf : kDefaultCpuIndexLeaf;
   check_distinct_paths({{"INPUT", options.input}}, {{"INDEX", options.output}});
   RunDirectory run(context.tmpdir());
-  Stopwatch phase;
   const std::uint32_t tile = options.tile ? options.tile : kDefaultIndexTile;
   if (tile < 16 || tile > 1024 || (tile & (tile - 1)) != 0)
     throw UsageError("invalid --tile " + std::to_string(tile) + " for an index: expected a power of two from 16 to 1024");
   if (leaf > tile) throw UsageError("--leaf " + std::to_string(leaf) + " is larger than --tile " + std::to_string(tile));
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile, budget, progress);
-  result.seconds_import = phase.seconds();
-  RasterInfo info = store->info();
-  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "index statistics tile");
-  if (info.valid_cells == 0) throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere): nothing to index");
+  auto [store, info] = open_stored_input(options.input, run, tile, budget, progress, "index", ": nothing to index", result);
   const TileGrid grid = store->grid();
-  result.width = grid.width;
-  result.height = grid.height;
-  result.tile = grid.tile;
   result.leaf = leaf;
   TileStoreInput input(*store);
   // Step lengths (--distance): an index holds uniform ones (cells, or map from the geotransform).
   if (options.distance == DistanceMode::Geodesic)
     throw UsageError("--distance geodesic has no index: its step lengths vary by row; run od-matrix or sssp without --index");
-  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
-    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
-                     "--weight friction has among the index's models; --weight " + to_string(options.weight) + " has none");
+  check_distance_weight(options, "the index's");
   const StepTable steps = make_step_table(options.distance, info);
   result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity, kSsspDefaultStepLimit,
                                         &input, &budget, &steps.lengths);
@@ -484,21 +508,11 @@ OdMatrixResult run_od_matrix(const OdMatrixOptions& options, RunContext& context
   std::unique_ptr<IndexFile> index;
   const std::uint32_t tile = choose_od_tile(options, transient, cuda, budget, index);
 
-  Stopwatch phase;
-  std::unique_ptr<TileStore> store = open_as_tile_store(options.input, run, tile, budget, progress);
-  result.seconds_import = phase.seconds();
-  RasterInfo info = store->info();
-  if (!info.has_stats) compute_store_statistics(*store, &info, budget, "od-matrix statistics tile");
-  if (info.valid_cells == 0) throw Error("INPUT '" + options.input + "' has no valid cell (nodata everywhere)");
+  auto [store, info] = open_stored_input(options.input, run, tile, budget, progress, "od-matrix", "", result);
   const TileGrid grid = store->grid();
-  result.width = grid.width;
-  result.height = grid.height;
-  result.tile = grid.tile;
   TileStoreInput input(*store);
   if (index && !options.skip_fingerprint_check) check_index_raster(*index, options.index, input, store.get(), options.input, budget);
-  if (options.distance != DistanceMode::Cells && options.weight != WeightModel::Friction)
-    throw UsageError(std::string("--distance ") + to_string(options.distance) + " scales step lengths, which only " +
-                     "--weight friction has among od-matrix's models; --weight " + to_string(options.weight) + " has none");
+  check_distance_weight(options, "od-matrix's");
   auto steps_reservation = budget.reserve(step_table_bytes(options.distance, grid.height), "od-matrix step-length table");
   const StepTable steps = make_step_table(options.distance, info);  // lives until the matrix is done
   const WeightChoice weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,

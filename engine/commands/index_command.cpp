@@ -12,14 +12,7 @@ IndexCommandOptions parse_index_options(const std::vector<std::string>& argument
   ArgParser args("index", arguments);
   auto parsed = parse_common<IndexCommandOptions>(args);
   IndexOptions& o = parsed.index;
-  if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
-  if (auto text = args.value("--scale")) {
-    const double scale = parse_finite_double("--scale", *text);
-    if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
-    o.scale = scale;
-  }
-  if (auto c = args.value("--connectivity")) o.connectivity = parse_connectivity(*c);
-  if (auto distance = args.value("--distance")) o.distance = parse_distance_mode(*distance);
+  parse_index_weight_options(args, o);
   if (auto leaf = args.int_value("--leaf")) {
     if (*leaf != 4 && *leaf != 8 && *leaf != 16) throw UsageError("invalid --leaf " + std::to_string(*leaf) + ": expected 4, 8 or 16");
     o.leaf = static_cast<std::uint32_t>(*leaf);
@@ -35,10 +28,8 @@ IndexCommandOptions parse_index_options(const std::vector<std::string>& argument
 }
 
 IndexCommandResult run_index_command(const IndexCommandOptions& options, Progress& progress) {
-  check_input_file(options.index.input);
-  check_output_file(options.index.output, {options.index.input});
-  return run_in_context<IndexCommandResult>(options, run_settings(options.common), progress,
-                                        [&](RunContext& context) { return run_index(options.index, context); });
+  check_run_files({options.index.input}, {options.index.output});
+  return run_entry_point<IndexCommandResult>(options, progress, run_index, options.index);
 }
 
 std::string IndexCommandResult::summary() const {

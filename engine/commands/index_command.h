@@ -15,4 +15,14 @@ namespace terrazo {
 
 TERRAZO_COMMAND(index, Index, IndexOptions, index, IndexResult, false);
 
+// --weight, --scale, --connectivity and --distance of the commands over a boundary-graph index (index,
+// od-matrix: command_flags.cpp's index_weight_flags) into `o` (IndexOptions, OdMatrixOptions).
+template <class Options>
+void parse_index_weight_options(ArgParser& args, Options& o) {
+  if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
+  if (auto scale = parse_signed_double(args, "--scale", Sign::Positive, "a positive number, e.g. 1000")) o.scale = *scale;
+  if (auto c = args.value("--connectivity")) o.connectivity = parse_connectivity(*c);
+  if (auto distance = args.value("--distance")) o.distance = parse_distance_mode(*distance);
+}
+
 }  // namespace terrazo

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engine/commands/index_command.h"
 #include "engine/commands/output_paths.h"
 #include "engine/commands/path.h"
 #include "kernels/common/error.h"
@@ -35,29 +36,14 @@ OdMatrixCommandOptions parse_od_matrix_options(const std::vector<std::string>& a
   for (const std::string& text : args.values("--site")) o.sites.push_back(parse_source_point(text, "--site"));
   o.map_coords = args.flag("--map-coords");
   if (auto file = args.value("--sites-file")) o.sites_file = *file;
-  o.skip_empty_features = args.flag("--skip-empty-features");
-  if (o.skip_empty_features && o.sites_file.empty())
-    throw UsageError("--skip-empty-features applies to --sites-file FILE only");
+  o.skip_empty_features = parse_qualifying_switch(args, "--skip-empty-features", !o.sites_file.empty(), "--sites-file FILE");
   if (auto file = args.value("--sites-raster")) o.sites_raster = *file;
   if (auto file = args.value("--index")) o.index = *file;
   o.transient_index = args.flag("--transient-index");
-  o.skip_fingerprint_check = args.flag("--skip-fingerprint-check");
-  if (o.skip_fingerprint_check && o.index.empty())
-    throw UsageError("--skip-fingerprint-check applies to --index INDEX.tzi only");
+  o.skip_fingerprint_check = parse_qualifying_switch(args, "--skip-fingerprint-check", !o.index.empty(), "--index INDEX.tzi");
   if (o.transient_index && !o.index.empty()) throw UsageError("--transient-index builds its own index: leave out --index");
-  if (auto weight = args.value("--weight")) o.weight = parse_weight_model(*weight);
-  if (auto text = args.value("--scale")) {
-    const double scale = parse_finite_double("--scale", *text);
-    if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
-    o.scale = scale;
-  }
-  if (auto c = args.value("--connectivity")) o.connectivity = parse_connectivity(*c);
-  if (auto distance = args.value("--distance")) o.distance = parse_distance_mode(*distance);
-  if (auto text = args.value("--max-cost")) {
-    const double max_cost = parse_finite_double("--max-cost", *text);
-    if (!(max_cost >= 0)) throw UsageError("invalid --max-cost '" + *text + "': expected a cost >= 0");
-    o.max_cost = max_cost;
-  }
+  parse_index_weight_options(args, o);
+  if (auto cost = parse_signed_double(args, "--max-cost", Sign::NonNegative, "a cost >= 0")) o.max_cost = *cost;
   o.wide = args.flag("--wide");
   if (auto file = args.value("--geojson")) o.geojson = *file;
   if (auto exchange = args.value("--exchange")) o.exchange = *exchange;
@@ -149,20 +135,10 @@ void write_output_text(const AtomicOutput& output, const std::string& text, cons
 }  // namespace
 
 std::vector<std::string> check_od_matrix_inputs(const OdMatrixOptions& o) {
-  check_input_file(o.input);
-  std::vector<std::string> inputs = {o.input};
-  if (!o.index.empty()) {
-    check_input_file(o.index);
-    inputs.push_back(o.index);
-  }
-  if (!o.sites_file.empty()) {
-    check_input_file(o.sites_file);
-    inputs.push_back(o.sites_file);
-  }
-  if (!o.sites_raster.empty()) {
-    check_input_file(o.sites_raster);
-    inputs.push_back(o.sites_raster);
-  }
+  std::vector<std::string> inputs;
+  for (const std::string* path : {&o.input, &o.index, &o.sites_file, &o.sites_raster})
+    if (!path->empty()) inputs.push_back(*path);
+  check_run_files(inputs, {});
   return inputs;
 }
 

@@ -22,7 +22,7 @@ GeoTiffOptions parse_geotiff_options(ArgParser& args, const CommonOptions& commo
 CellType parse_float_output_type(const std::string& text);
 
 // The flags and files of a command that reads one raster and writes one GeoTIFF (fill, flowdir,
-// flowacc, watershed), in this order: --band, the command's own flags (`own_flags()`), --input-mode,
+// flowacc, watershed, clump, mst, sssp), in this order: --band, the command's own flags (`own_flags()`), --input-mode,
 // --co, the common --tile into `options`, then the two files (`files` names them in the usage error).
 template <class RasterOptions, class OwnFlags>
 void parse_raster_to_raster(ArgParser& args, const CommonOptions& common, const char* files, RasterOptions& options,
@@ -35,6 +35,18 @@ void parse_raster_to_raster(ArgParser& args, const CommonOptions& common, const 
   const std::vector<std::string> paths = args.positionals(2, 2, files);
   options.input = paths[0];
   options.output = paths[1];
+}
+
+// The parser of such a command (`name`; its own options are CommandOptions::*member): the common
+// flags, then parse_raster_to_raster with own_flags(args, options).
+template <class CommandOptions, class RasterOptions, class OwnFlags>
+CommandOptions parse_raster_command(const char* name, const std::vector<std::string>& arguments,
+                                    RasterOptions CommandOptions::*member, const char* files, OwnFlags own_flags) {
+  ArgParser args(name, arguments);
+  auto parsed = parse_common<CommandOptions>(args);
+  RasterOptions& options = parsed.*member;
+  parse_raster_to_raster(args, parsed.common, files, options, [&] { own_flags(args, options); });
+  return parsed;
 }
 
 }  // namespace terrazo

@@ -24,6 +24,17 @@ void check_input_file(const std::string& path) {
     throw IoError("cannot read input '" + path + "': " + std::strerror(errno) + "; check its permissions");
 }
 
+void check_run_files(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  for (const std::string& input : inputs)
+    if (!input.empty()) check_input_file(input);
+  std::vector<std::string> taken = inputs;
+  for (const std::string& output : outputs) {
+    if (output.empty()) continue;
+    check_output_file(output, taken);
+    taken.push_back(output);
+  }
+}
+
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw IoError("output '" + path + "' is a directory; give a file name");

@@ -16,6 +16,10 @@ namespace terrazo {
 void check_input_file(const std::string& path);
 void check_output_file(const std::string& path, const std::vector<std::string>& inputs = {});
 
+// The files of a run, in order: each of `inputs` as check_input_file, then each of `outputs` as
+// check_output_file against the inputs and the outputs before it; an empty path is one not given.
+void check_run_files(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs);
+
 // One path of a run, with the name the user gave it by ("OUTPUT", "--backlink", "INPUT", ...).
 struct NamedPath {
   std::string role;

@@ -31,12 +31,8 @@ PathCommandOptions parse_path_options(const std::vector<std::string>& arguments)
 
 PathCommandResult run_path_command(const PathCommandOptions& options, Progress& progress) {
   const PathOptions& o = options.path;
-  check_input_file(o.backlink);
-  check_input_file(o.cost);
-  check_output_file(o.output, {o.backlink, o.cost});
-  if (!o.mask.empty()) check_output_file(o.mask, {o.backlink, o.cost, o.output});
-  return run_in_context<PathCommandResult>(options, run_settings(options.common, MemoryBudget::kRaiseMemory), progress,
-                                        [&](RunContext& context) { return run_path(o, context); });
+  check_run_files({o.backlink, o.cost}, {o.output, o.mask});
+  return run_entry_point<PathCommandResult>(options, progress, run_path, o, MemoryBudget::kRaiseMemory);
 }
 
 std::string PathCommandResult::summary() const {

@@ -16,6 +16,7 @@
 #include "engine/render/image.h"
 #include "engine/render/legend.h"
 #include "engine/render/line.h"
+#include "kernels/common/enum_names.h"
 #include "kernels/common/error.h"
 #include "kernels/common/json_summary.h"
 #include "kernels/common/memory_budget.h"
@@ -31,12 +32,11 @@ namespace {
 
 bool ends_with_png(const std::string& path) { return file_extension(path) == ".png"; }
 
-RenderKind parse_kind(const std::string& text) {
-  for (RenderKind k : {RenderKind::Auto, RenderKind::Dem, RenderKind::Cost, RenderKind::Backlink, RenderKind::Labels,
-                       RenderKind::Edges})
-    if (text == to_string(k)) return k;
-  throw UsageError("--kind '" + text + "': expected auto, dem, cost, backlink, labels or edges");
-}
+constexpr EnumName<RenderKind> kRenderKindNames[] = {
+    {RenderKind::Auto, "auto"},         {RenderKind::Dem, "dem"},       {RenderKind::Cost, "cost"},
+    {RenderKind::Backlink, "backlink"}, {RenderKind::Labels, "labels"}, {RenderKind::Edges, "edges"}};
+
+RenderKind parse_kind(const std::string& text) { return parse_named(kRenderKindNames, "--kind", text); }
 
 RenderKind resolve_kind(RenderKind asked, const RasterInfo& info, const std::string& input) {
   if (asked != RenderKind::Auto) return asked;
@@ -121,17 +121,7 @@ std::pair<double, double> value_range(const std::vector<double>& v) {
 
 }  // namespace
 
-const char* to_string(RenderKind kind) {
-  switch (kind) {
-    case RenderKind::Auto: return "auto";
-    case RenderKind::Dem: return "dem";
-    case RenderKind::Cost: return "cost";
-    case RenderKind::Backlink: return "backlink";
-    case RenderKind::Labels: return "labels";
-    case RenderKind::Edges: return "edges";
-  }
-  return "?";
-}
+const char* to_string(RenderKind kind) { return name_of(kRenderKindNames, kind); }
 
 RenderCommandOptions parse_render_options(const std::vector<std::string>& arguments) {
   ArgParser args("render", arguments);

@@ -22,14 +22,12 @@ void parse_source_flags(ArgParser& args, SsspOptions& options) {
   options.map_coords = args.flag("--map-coords");
   if (auto crs = args.value("--source-crs")) options.source_crs = *crs;
   if (auto file = args.value("--sources-file")) options.sources_file = *file;
-  options.skip_empty_features = args.flag("--skip-empty-features");
-  if (options.skip_empty_features && options.sources_file.empty())
-    throw UsageError("--skip-empty-features applies to --sources-file FILE only");
+  options.skip_empty_features =
+      parse_qualifying_switch(args, "--skip-empty-features", !options.sources_file.empty(), "--sources-file FILE");
   if (auto file = args.value("--source-raster")) options.source_raster = *file;
   if (auto file = args.value("--index")) options.index = *file;
-  options.skip_fingerprint_check = args.flag("--skip-fingerprint-check");
-  if (options.skip_fingerprint_check && options.index.empty())
-    throw UsageError("--skip-fingerprint-check applies to --index INDEX.tzi only");
+  options.skip_fingerprint_check =
+      parse_qualifying_switch(args, "--skip-fingerprint-check", !options.index.empty(), "--index INDEX.tzi");
   for (const char* flag : {"--source-start", "--source-initial-field", "--source-max-field", "--source-multiplier-field"}) {
     const auto field = args.value(flag);
     if (!field) continue;
@@ -44,16 +42,9 @@ void parse_source_flags(ArgParser& args, SsspOptions& options) {
     if (options.sources_file.empty())
       throw UsageError(name + " names an attribute of --sources-file, and no --sources-file is given");
   }
-  if (auto text = args.value("--source-initial")) {
-    const double v = parse_finite_double("--source-initial", *text);
-    if (!(v >= 0)) throw UsageError("invalid --source-initial '" + *text + "': expected a cost >= 0");
-    options.source_initial = v;
-  }
-  if (auto text = args.value("--source-multiplier")) {
-    const double v = parse_finite_double("--source-multiplier", *text);
-    if (!(v > 0)) throw UsageError("invalid --source-multiplier '" + *text + "': expected a number > 0");
-    options.source_multiplier = v;
-  }
+  if (auto v = parse_signed_double(args, "--source-initial", Sign::NonNegative, "a cost >= 0")) options.source_initial = *v;
+  if (auto v = parse_signed_double(args, "--source-multiplier", Sign::Positive, "a number > 0"))
+    options.source_multiplier = *v;
 }
 
 // The weight model's flags: --weight or --model walk|tobler, --friction, the walk's parameters,
@@ -114,11 +105,7 @@ void parse_weight_flags(ArgParser& args, SsspOptions& options) {
 // The solver's flags: --scale, --connectivity, --exchange, --block-solver, --resident-tile,
 // --resident-round.
 void parse_solver_flags(ArgParser& args, SsspOptions& options) {
-  if (auto text = args.value("--scale")) {
-    const double scale = parse_finite_double("--scale", *text);
-    if (!(scale > 0)) throw UsageError("invalid --scale '" + *text + "': expected a positive number, e.g. 1000");
-    options.scale = scale;
-  }
+  if (auto scale = parse_signed_double(args, "--scale", Sign::Positive, "a positive number, e.g. 1000")) options.scale = *scale;
   if (auto connectivity = args.value("--connectivity"))
     options.connectivity = *connectivity == "16" ? Connectivity::Sixteen : parse_connectivity(*connectivity);
   if (auto exchange = args.value("--exchange")) {
@@ -143,36 +130,31 @@ void parse_solver_flags(ArgParser& args, SsspOptions& options) {
   }
 }
 
+// --barrier-raster and its --barrier-band.
+void parse_barrier_flags(ArgParser& args, SsspOptions& options) {
+  options.barrier_band = parse_band_option(args, "--barrier-band");
+  if (auto file = args.value("--barrier-raster")) options.barrier_raster = *file;
+  if (options.barrier_band && options.barrier_raster.empty())
+    throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
+}
+
 }  // namespace
 
 SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments) {
-  ArgParser args("sssp", arguments);
-  auto parsed = parse_common<SsspCommandOptions>(args);
-  const std::uint32_t band = parse_band_option(args);  // before positionals(): they refuse unknown flags
-  const std::uint32_t barrier_band = parse_band_option(args, "--barrier-band");
-  const std::optional<std::string> input_mode = args.value("--input-mode");
+  auto parsed = parse_raster_command("sssp", arguments, &SsspCommandOptions::sssp, "INPUT COST.tif",
+                                     [](ArgParser& args, SsspOptions& options) {
+    parse_source_flags(args, options);
+    if (auto file = args.value("--backlink")) options.backlink = *file;
+    if (auto file = args.value("--allocation")) options.allocation = *file;
+    parse_weight_flags(args, options);
+    parse_barrier_flags(args, options);
+    parse_solver_flags(args, options);
+    if (auto type = args.value("--ot")) options.cost_type = parse_float_output_type(*type);
+    if (auto cost = parse_signed_double(args, "--max-cost", Sign::NonNegative, "a cost >= 0")) options.max_cost = *cost;
+  });
   const CommonOptions& common = parsed.common;
   SsspOptions& options = parsed.sssp;
-  parse_source_flags(args, options);
-  if (auto file = args.value("--backlink")) options.backlink = *file;
-  if (auto file = args.value("--allocation")) options.allocation = *file;
-  parse_weight_flags(args, options);
-  if (auto file = args.value("--barrier-raster")) options.barrier_raster = *file;
-  if (barrier_band && options.barrier_raster.empty())
-    throw UsageError("--barrier-band chooses a band of --barrier-raster, and no --barrier-raster is given");
-  options.barrier_band = barrier_band;
-  parse_solver_flags(args, options);
-  if (auto type = args.value("--ot")) options.cost_type = parse_float_output_type(*type);
-  options.geotiff = parse_geotiff_options(args, common);
-  if (auto text = args.value("--max-cost")) {
-    const double max_cost = parse_finite_double("--max-cost", *text);
-    if (!(max_cost >= 0)) throw UsageError("invalid --max-cost '" + *text + "': expected a cost >= 0");
-    options.max_cost = max_cost;
-  }
-  const std::vector<std::string> files = args.positionals(2, 2, "INPUT COST.tif");
-  options.input = files[0];
-  options.band = band;
-  if (files[1] != "-") options.output = files[1];
+  if (options.output == "-") options.output.clear();
   if (options.output.empty() && options.backlink.empty() && options.allocation.empty() && !common.json)
     throw UsageError("COST.tif is '-' and none of --backlink, --allocation, --json is given: nothing would be output");
   if (options.output.empty() && options.cost_type != CellType::Float64)
@@ -181,8 +163,6 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
     throw UsageError("no source: give --source x,y (repeatable), --sources-file FILE or --source-raster FILE");
   if (options.map_coords && options.sources.empty())
     throw UsageError("--map-coords applies to --source points, and none is given");
-  options.tile = common.tile;
-  if (input_mode) options.input_mode = parse_input_mode(*input_mode);
   return parsed;
 }
 
@@ -191,18 +171,8 @@ SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& 
   return run_in_context<SsspCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
     // Every rank of a distributed run checks the files; a failure on any one is every rank's.
     agreed_stage(context.comm(), "sssp: checking the files", [&] {
-      check_input_file(o.input);
-      if (!o.sources_file.empty()) check_input_file(o.sources_file);
-      if (!o.source_raster.empty()) check_input_file(o.source_raster);
-      if (!o.index.empty()) check_input_file(o.index);
-      if (!o.barrier_raster.empty()) check_input_file(o.barrier_raster);
-      if (!o.friction.empty()) check_input_file(o.friction);
-      std::vector<std::string> taken = {o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster, o.friction};
-      for (const std::string* out : {&o.output, &o.backlink, &o.allocation}) {
-        if (out->empty()) continue;
-        check_output_file(*out, taken);
-        taken.push_back(*out);
-      }
+      check_run_files({o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster, o.friction},
+                      {o.output, o.backlink, o.allocation});
     });
     return run_sssp(o, context);
   });
@@ -262,11 +232,8 @@ std::string SsspCommandResult::to_json() const {
   JsonObject summary = json_head("sssp", o.input, o.output);
   summary.add("backlink", o.backlink)
       .add("allocation", o.allocation)
-      .add("cost_type", to_string(o.cost_type))
-      .add("width", r.width)
-      .add("height", r.height)
-      .add("tile", r.tile)
-      .add("input_read", r.input_read)
+      .add("cost_type", to_string(o.cost_type));
+  add_raster_keys(summary, r)
       .add("device", r.device)
       .add("exchange", r.exchange)
       .add("block_solver", r.block_solver)
@@ -277,12 +244,8 @@ std::string SsspCommandResult::to_json() const {
       .add("barrier_raster", o.barrier_raster)
       .add("barrier_band", r.barrier_band)
       .add("barrier_cells", r.barrier_cells)
-      .add("connectivity", static_cast<int>(o.connectivity))
-      .add("scale", r.params.scale)
-      .add("scale_given", r.weights.scale_given)
-      .add("step_error_bound", r.weights.step_error_bound)
-      .add("relative_error_bound", r.weights.relative_error_bound)
-      .add("offset", r.params.offset)
+      .add("connectivity", static_cast<int>(o.connectivity));
+  add_scale_keys(summary, r.params, r.weights)
       .add("sources", r.sources)
       .add("source_start", o.source_start)
       .add("source_max_field", o.source_max_field)
@@ -304,9 +267,7 @@ std::string SsspCommandResult::to_json() const {
       .add("cache_evictions", r.cache_evictions)
       .add("phases", phases)
       .add("seconds", r.seconds.total);
-  add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
-                                  {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
-                                  {"bytes_written", r.bytes_written}, {"scratch_bytes", r.scratch_bytes}});
+  add_pipeline_totals(summary, *this).add("scratch_bytes", r.scratch_bytes);
   if (r.max_cost_fixed != kUnreached) summary.add("max_cost_fixed", r.max_cost_fixed);
   if (r.exchange == "resident") summary.add("resident", resident_json(r, o.resident_tile));
   if (!r.ranks.empty()) summary.add("ranks", ranks_json(r.ranks));

@@ -23,14 +23,8 @@ std::set<std::pair<double, double>> source_group_keys(const SsspOptions& options
   std::set<std::pair<double, double>> keys;
   if (!options.sources.empty() || !options.source_raster.empty()) keys.insert(group_key(options.source_multiplier, -1));
   if (!options.sources_file.empty()) {
-    SourceFields fields;
-    fields.start = options.source_start;
-    fields.max_cost = options.source_max_field;
-    fields.multiplier = options.source_multiplier_field;
-    fields.default_multiplier = options.source_multiplier;
-    fields.skip_empty_features = options.skip_empty_features;
     std::string crs;
-    for (const SourcePoint& p : read_source_points(options.sources_file, &crs, fields))
+    for (const SourcePoint& p : read_source_points(options.sources_file, &crs, source_file_fields(options)))
       keys.insert(group_key(p.multiplier, p.max_cost));
   }
   return keys;
@@ -101,6 +95,17 @@ void merge_groups(const SsspOptions& options, OutputSet& outputs, const RasterIn
 }
 
 }  // namespace
+
+SourceFields source_file_fields(const SsspOptions& options) {
+  SourceFields fields;
+  fields.start = options.source_start;
+  fields.max_cost = options.source_max_field;
+  fields.multiplier = options.source_multiplier_field;
+  fields.default_start = options.source_initial;
+  fields.default_multiplier = options.source_multiplier;
+  fields.skip_empty_features = options.skip_empty_features;
+  return fields;
+}
 
 SsspResult run_sssp_groups(const SsspOptions& options, OutputSet& outputs, RunContext& context) {
   MemoryBudget& budget = context.budget();

@@ -48,6 +48,11 @@ inline std::pair<double, double> group_key(double multiplier, double max_cost) {
 
 // The run's input and output paths are distinct files (engine/commands/output_paths.h), else a UsageError.
 void check_sssp_paths(const SsspOptions& options);
+
+// How --sources-file's points take their settings: the attribute fields --source-start (initial),
+// --source-max-field, --source-multiplier-field, the defaults --source-initial and
+// --source-multiplier, --skip-empty-features.
+SourceFields source_file_fields(const SsspOptions& options);
 // The run's outputs (OUTPUT, --backlink, --allocation, those set), their partial files made now;
 // run_sssp publishes them together once the pass or the merge has written them all.
 void add_sssp_outputs(const SsspOptions& options, OutputSet& outputs);

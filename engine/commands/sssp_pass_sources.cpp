@@ -25,14 +25,8 @@ std::vector<SourceCell> locate_pass_sources(const SsspOptions& options, const Ss
       locate_source_points(flag_points, info, options.map_coords || !options.source_crs.empty(), crs, 1, "--source");
   if (!options.sources_file.empty()) {
     std::string file_crs;
-    SourceFields fields;
-    fields.start = options.source_start;
-    fields.max_cost = options.source_max_field;
-    fields.multiplier = options.source_multiplier_field;
-    fields.default_start = options.source_initial;
-    fields.default_multiplier = options.source_multiplier;
-    fields.skip_empty_features = options.skip_empty_features;
-    const std::vector<SourcePoint> file_points = read_source_points(options.sources_file, &file_crs, fields);
+    const std::vector<SourcePoint> file_points =
+        read_source_points(options.sources_file, &file_crs, source_file_fields(options));
     if (file_points.empty())
       throw UsageError("--sources-file '" + options.sources_file + "' holds no point");
     // A vector file's points are map coordinates (pixel coordinates only with a CRS-less file and

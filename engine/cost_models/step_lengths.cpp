@@ -9,6 +9,7 @@
 
 #include <ogr_spatialref.h>
 
+#include "kernels/common/enum_names.h"
 #include "kernels/common/error.h"
 
 namespace terrazo {
@@ -67,21 +68,14 @@ void set_bounds(StepLengths* s, const double* values, std::size_t n) {
 
 }  // namespace
 
-DistanceMode parse_distance_mode(const std::string& text) {
-  if (text == "cells") return DistanceMode::Cells;
-  if (text == "map") return DistanceMode::Map;
-  if (text == "geodesic") return DistanceMode::Geodesic;
-  throw UsageError("--distance must be cells, map or geodesic, not '" + text + "'");
-}
+namespace {
+constexpr EnumName<DistanceMode> kDistanceModeNames[] = {
+    {DistanceMode::Cells, "cells"}, {DistanceMode::Map, "map"}, {DistanceMode::Geodesic, "geodesic"}};
+}  // namespace
 
-const char* to_string(DistanceMode mode) {
-  switch (mode) {
-    case DistanceMode::Cells: return "cells";
-    case DistanceMode::Map: return "map";
-    case DistanceMode::Geodesic: return "geodesic";
-  }
-  return "?";
-}
+DistanceMode parse_distance_mode(const std::string& text) { return parse_named(kDistanceModeNames, "--distance", text); }
+
+const char* to_string(DistanceMode mode) { return name_of(kDistanceModeNames, mode); }
 
 bool crs_is_geographic(const std::string& wkt) {
   if (wkt.empty()) return false;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernels/common/bits.h"
+#include "kernels/common/enum_names.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
@@ -32,21 +33,16 @@
 
 namespace terrazo {
 
-const char* to_string(MstMergeMode mode) {
-  switch (mode) {
-    case MstMergeMode::Auto: return "auto";
-    case MstMergeMode::CpuPostOrder: return "cpu";
-    case MstMergeMode::CpuLevels: return "cpu-levels";
-    default: return "cuda";
-  }
-}
+namespace {
+constexpr EnumName<MstMergeMode> kMergeModeNames[] = {{MstMergeMode::Auto, "auto"},
+                                                      {MstMergeMode::CpuPostOrder, "cpu"},
+                                                      {MstMergeMode::CpuLevels, "cpu-levels"},
+                                                      {MstMergeMode::CudaLevels, "cuda"}};
+}  // namespace
 
-MstMergeMode parse_merge_mode(const std::string& text) {
-  for (MstMergeMode mode :
-       {MstMergeMode::Auto, MstMergeMode::CpuPostOrder, MstMergeMode::CpuLevels, MstMergeMode::CudaLevels})
-    if (text == to_string(mode)) return mode;
-  throw UsageError("--merge must be auto, cpu, cpu-levels or cuda, not '" + text + "'");
-}
+const char* to_string(MstMergeMode mode) { return name_of(kMergeModeNames, mode, "cuda"); }
+
+MstMergeMode parse_merge_mode(const std::string& text) { return parse_named(kMergeModeNames, "--merge", text); }
 
 namespace {
 std::string scratch_path(const MstPhaseOptions& options, const char* name) { return options.scratch_dir + "/" + name; }

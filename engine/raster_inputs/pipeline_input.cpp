@@ -9,6 +9,7 @@
 
 #include "engine/raster_inputs/geotiff_tile_input.h"
 #include "engine/raster_inputs/raster_io.h"
+#include "kernels/common/enum_names.h"
 #include "kernels/common/error.h"
 #include "kernels/common/worker_pool.h"
 #include "engine/tile_inputs/in_memory_tile_input.h"
@@ -17,23 +18,14 @@
 
 namespace terrazo {
 
-InputMode parse_input_mode(const std::string& text) {
-  if (text == "auto") return InputMode::Auto;
-  if (text == "memory") return InputMode::Memory;
-  if (text == "direct") return InputMode::Direct;
-  if (text == "import") return InputMode::Import;
-  throw UsageError("invalid --input-mode '" + text + "': expected auto, memory, direct or import");
-}
+namespace {
+constexpr EnumName<InputMode> kInputModeNames[] = {
+    {InputMode::Auto, "auto"}, {InputMode::Memory, "memory"}, {InputMode::Direct, "direct"}, {InputMode::Import, "import"}};
+}  // namespace
 
-const char* to_string(InputMode mode) {
-  switch (mode) {
-    case InputMode::Auto: return "auto";
-    case InputMode::Memory: return "memory";
-    case InputMode::Direct: return "direct";
-    case InputMode::Import: return "import";
-  }
-  return "auto";
-}
+InputMode parse_input_mode(const std::string& text) { return parse_named(kInputModeNames, "--input-mode", text); }
+
+const char* to_string(InputMode mode) { return name_of(kInputModeNames, mode, "auto"); }
 
 struct PipelineInput::Held {
   std::unique_ptr<TileStore> store;

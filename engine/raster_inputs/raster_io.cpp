@@ -94,6 +94,27 @@ PassMemory reserve_pass(MemoryBudget& budget, const RasterReader& reader, bool w
   return memory;
 }
 
+// Reads `reader`'s raster strip by strip (`rows` rows each, the last one the rest) in windows of at most
+// `chunk_width` columns into `chunk`, calling visit(x0, y0, width, height) on each window read;
+// `phase` progress after each strip, in strips and cells read.
+template <typename Visit>
+void read_strips(RasterReader& reader, std::uint32_t rows, std::uint64_t chunk_width, double* chunk, Progress& progress,
+                 const char* phase, Visit&& visit) {
+  const RasterInfo& info = reader.info();
+  const std::uint64_t strips = (info.height + rows - 1) / rows;
+  progress.update(phase, 0, strips, 0);
+  for (std::uint64_t s = 0; s < strips; ++s) {
+    const std::uint64_t y0 = s * rows;
+    const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, info.height - y0));
+    for (std::uint64_t x0 = 0; x0 < info.width; x0 += chunk_width) {
+      const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_width, info.width - x0));
+      reader.read_window(x0, y0, w, h, chunk);
+      visit(x0, y0, w, h);
+    }
+    progress.update(phase, s + 1, strips, (y0 + h) * info.width);
+  }
+}
+
 // Streams `reader`'s raster as t x t tiles of doubles (NaN = nodata or padding), strip by strip of
 // t rows, left to right in chunks of `chunk_units` tiles, calling put(tx, ty, cells) for every tile
 // of the grid in row-major order; progress `phase` at 0, after each strip and at 1. Returns the
@@ -110,35 +131,25 @@ CellStats stream_tiles(RasterReader& reader, const TileGrid& grid, std::uint64_t
   HugeBuffer<double> chunk(chunk_width * t);
   HugeBuffer<double> tile(tile_cells);
   CellStats stats;
-  std::uint64_t cells_done = 0;
-  const std::uint32_t tiles_y = grid.tiles_y();
-  progress.update(phase, 0, tiles_y, 0);
-  for (std::uint32_t ty = 0; ty < tiles_y; ++ty) {
-    const std::uint64_t y0 = static_cast<std::uint64_t>(ty) * t;
-    const auto rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, info.height - y0));
-    for (std::uint64_t tx0 = 0; tx0 < grid.tiles_x(); tx0 += chunk_units) {
-      const std::uint64_t x0 = tx0 * t;
-      const auto width = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_width, info.width - x0));
-      reader.read_window(x0, y0, width, rows, chunk.data());
-      for (std::uint64_t tx = tx0; tx * t < x0 + width; ++tx) {
-        const std::uint64_t cx = tx * t - x0;
-        const std::uint64_t cols = std::min<std::uint64_t>(t, width - cx);
-        for (std::uint64_t r = 0; r < t; ++r) {
-          double* dst = tile.data() + r * t;
-          if (r < rows) {
-            std::copy(chunk.data() + r * width + cx, chunk.data() + r * width + cx + cols, dst);
-            std::fill(dst + cols, dst + t, std::numeric_limits<double>::quiet_NaN());
-          } else {
-            std::fill(dst, dst + t, std::numeric_limits<double>::quiet_NaN());
-          }
+  read_strips(reader, t, chunk_width, chunk.data(), progress, phase,
+              [&](std::uint64_t x0, std::uint64_t y0, std::uint32_t width, std::uint32_t rows) {
+    const auto ty = static_cast<std::uint32_t>(y0 / t);
+    for (std::uint64_t tx = x0 / t; tx * t < x0 + width; ++tx) {
+      const std::uint64_t cx = tx * t - x0;
+      const std::uint64_t cols = std::min<std::uint64_t>(t, width - cx);
+      for (std::uint64_t r = 0; r < t; ++r) {
+        double* dst = tile.data() + r * t;
+        if (r < rows) {
+          std::copy(chunk.data() + r * width + cx, chunk.data() + r * width + cx + cols, dst);
+          std::fill(dst + cols, dst + t, std::numeric_limits<double>::quiet_NaN());
+        } else {
+          std::fill(dst, dst + t, std::numeric_limits<double>::quiet_NaN());
         }
-        stats.merge(scan_doubles(tile.data(), rows, cols, t));
-        put(static_cast<std::uint32_t>(tx), ty, tile.data());
       }
+      stats.merge(scan_doubles(tile.data(), rows, cols, t));
+      put(static_cast<std::uint32_t>(tx), ty, tile.data());
     }
-    cells_done += static_cast<std::uint64_t>(rows) * info.width;
-    progress.update(phase, ty + 1ull, tiles_y, cells_done);
-  }
+  });
   return stats;
 }
 
@@ -276,7 +287,7 @@ ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Prog
     }
   }
   const std::uint64_t block_cells = static_cast<std::uint64_t>(block) * block;
-  const std::uint64_t blocks_x = (info.width + block - 1) / block, blocks_y = (info.height + block - 1) / block;
+  const std::uint64_t blocks_x = (info.width + block - 1) / block;
   // GDAL's cache holds the writer's dirty blocks until they are compressed: at least two blocks.
   const std::uint64_t cache_floor = std::max<std::uint64_t>(1ull << 20, 2 * block_cells * cell_type_size(info.type));
   PassMemory memory =
@@ -286,19 +297,10 @@ ExportResult run_export(const ExportOptions& options, MemoryBudget& budget, Prog
                        options.geotiff);
   const std::uint64_t chunk_width = std::min<std::uint64_t>(memory.chunk_units * block, info.width);
   std::vector<double> chunk(chunk_width * block);
-  std::uint64_t cells_done = 0;
-  progress.update("export", 0, blocks_y, 0);
-  for (std::uint64_t by = 0; by < blocks_y; ++by) {
-    const std::uint64_t y0 = by * block;
-    const auto rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(block, info.height - y0));
-    for (std::uint64_t x0 = 0; x0 < info.width; x0 += chunk_width) {
-      const auto width = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_width, info.width - x0));
-      reader->read_window(x0, y0, width, rows, chunk.data());
-      writer.write_window(x0, y0, width, rows, chunk.data());
-    }
-    cells_done += static_cast<std::uint64_t>(rows) * info.width;
-    progress.update("export", by + 1, blocks_y, cells_done);
-  }
+  read_strips(*reader, block, chunk_width, chunk.data(), progress, "export",
+              [&](std::uint64_t x0, std::uint64_t y0, std::uint32_t width, std::uint32_t rows) {
+    writer.write_window(x0, y0, width, rows, chunk.data());
+  });
   writer.finish();
 
   ExportResult result;
@@ -355,18 +357,10 @@ RasterSummary run_info(const std::string& path, MemoryBudget& budget, Progress& 
                                      (info.width + rows - 1) / rows, "info");
     const std::uint64_t chunk_width = std::min<std::uint64_t>(memory.chunk_units * rows, info.width);
     std::vector<double> chunk(chunk_width * rows);
-    const std::uint64_t strips = (info.height + rows - 1) / rows;
-    progress.update("info", 0, strips, 0);
-    for (std::uint64_t s = 0; s < strips; ++s) {
-      const std::uint64_t y0 = s * rows;
-      const auto h = static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, info.height - y0));
-      for (std::uint64_t x0 = 0; x0 < info.width; x0 += chunk_width) {
-        const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_width, info.width - x0));
-        reader->read_window(x0, y0, w, h, chunk.data());
-        stats.merge(scan_doubles(chunk.data(), h, w, w));
-      }
-      progress.update("info", s + 1, strips, (y0 + h) * info.width);
-    }
+    read_strips(*reader, rows, chunk_width, chunk.data(), progress, "info",
+                [&](std::uint64_t, std::uint64_t, std::uint32_t w, std::uint32_t h) {
+      stats.merge(scan_doubles(chunk.data(), h, w, w));
+    });
     summary.bytes_read = reader->bytes_read();
   }
   summary.info.has_stats = stats.valid > 0;

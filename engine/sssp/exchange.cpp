@@ -363,6 +363,15 @@ Weight SsspExchange::window_step_weight(const Entry& e, const WeightParams& para
                        overflow);
 }
 
+bool SsspExchange::step_improves(const Entry& e, std::size_t u, std::size_t v, Weight w) const {
+  if (w == kNoEdge) return false;
+  const PathLength nd = e.dist[u] + w;
+  if (nd < w || nd > options_.max_cost) return false;
+  Label candidate{nd, 0};
+  if (labelled_) candidate.second = (static_cast<std::uint64_t>(e.source[u]) << 32) | (e.hops[u] + 1u);
+  return candidate < e.label(v);
+}
+
 bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std::uint32_t hy) const {
   const std::int64_t s = t_ + 2 * h_, h = h_, t = t_;
   const std::size_t u = static_cast<std::size_t>(hy) * static_cast<std::size_t>(s) + hx;
@@ -373,13 +382,7 @@ bool SsspExchange::halo_improves_interior(const Entry& e, std::uint32_t hx, std:
     const std::int64_t x = static_cast<std::int64_t>(hx) + kStepDx[d], y = static_cast<std::int64_t>(hy) + kStepDy[d];
     if (x < h || y < h || x >= t + h || y >= t + h) continue;
     const std::size_t v = static_cast<std::size_t>(y * s + x);
-    const Weight w = window_step_weight(e, params, hx, hy, d, &overflow);
-    if (w == kNoEdge) continue;
-    const PathLength nd = e.dist[u] + w;
-    if (nd < w || nd > options_.max_cost) continue;
-    Label candidate{nd, 0};
-    if (labelled_) candidate.second = (static_cast<std::uint64_t>(e.source[u]) << 32) | (e.hops[u] + 1u);
-    if (candidate < e.label(v)) return true;
+    if (step_improves(e, u, v, window_step_weight(e, params, hx, hy, d, &overflow))) return true;
   }
   return false;  // an overflowing weight is reported by the solver when the tile is solved anyway
 }
@@ -399,13 +402,7 @@ bool SsspExchange::improves_across(const Entry& e, std::uint32_t lx, std::uint32
     if ((vx < 0 ? -1 : vx >= t ? 1 : 0) != dx || (vy < 0 ? -1 : vy >= t ? 1 : 0) != dy) continue;
     const std::size_t v = static_cast<std::size_t>((vy + h) * s + vx + h);
     if (e.dist[v] == kUnreached) return true;
-    const Weight w = window_step_weight(e, params, lx + h, ly + h, d, &overflow);
-    if (w == kNoEdge) continue;
-    const PathLength nd = e.dist[u] + w;
-    if (nd < w || nd > options_.max_cost) continue;
-    Label candidate{nd, 0};
-    if (labelled_) candidate.second = (static_cast<std::uint64_t>(e.source[u]) << 32) | (e.hops[u] + 1u);
-    if (candidate < e.label(v)) return true;
+    if (step_improves(e, u, v, window_step_weight(e, params, lx + h, ly + h, d, &overflow))) return true;
   }
   return false;
 }

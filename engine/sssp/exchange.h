@@ -175,6 +175,9 @@ class SsspExchange final : public SsspExchangeRun, public SsspLabelSource {
   WeightParams tile_params(const Entry& entry) const;
   Weight window_step_weight(const Entry& entry, const WeightParams& params, std::int64_t ux, std::int64_t uy, int d,
                             bool* overflow) const;
+  // Whether the step from window cell u to cell v of weight `w` (kNoEdge: none) gives v a label below
+  // its own, within --max-cost.
+  bool step_improves(const Entry& entry, std::size_t u, std::size_t v, Weight w) const;
   bool halo_improves_interior(const Entry& entry, std::uint32_t hx, std::uint32_t hy) const;
   bool improves_across(const Entry& entry, std::uint32_t lx, std::uint32_t ly, int dx, int dy) const;
   void solve_batch(const std::vector<Entry*>& batch);

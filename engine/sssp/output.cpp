@@ -83,16 +83,9 @@ void read_slot_labels(const TileInput& input, SsspLabelSource& store, const Outp
                       unsigned i, OutputSlot& o) {
   const TileGrid& grid = store.grid();
   o.tile = tile;
-  const TileWindow in = grid.window(o.tile);
   SsspTileResult& result = o.result;
-  result = SsspTileResult{};
-  result.tx = static_cast<std::uint32_t>(o.tile % grid.tiles_x());
-  result.ty = static_cast<std::uint32_t>(o.tile / grid.tiles_x());
-  result.x0 = in.x0;
-  result.y0 = in.y0;
-  result.width = in.w;
-  result.height = in.h;
-  result.stride = shape.t;
+  result = sssp_tile_result(grid, static_cast<std::uint32_t>(o.tile % grid.tiles_x()),
+                            static_cast<std::uint32_t>(o.tile / grid.tiles_x()), shape.t);
   result.slot = i;
   result.reached = store.interior_present(o.tile);
   store.read_interior(o.tile, o.dist, shape.labelled ? o.source : nullptr, shape.labelled ? o.hops : nullptr);

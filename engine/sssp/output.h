@@ -35,6 +35,21 @@ struct SsspTileResult {
   unsigned slot = 0;                           // which of the sink's slots prepare_tile used
 };
 
+// The result of tile (tx, ty) of `grid` before its labels: its position and size in the raster, and
+// `stride`, the row pitch of its arrays.
+inline SsspTileResult sssp_tile_result(const TileGrid& grid, std::uint32_t tx, std::uint32_t ty, std::uint32_t stride) {
+  const TileWindow window = grid.window(tx, ty);
+  SsspTileResult result;
+  result.tx = tx;
+  result.ty = ty;
+  result.x0 = window.x0;
+  result.y0 = window.y0;
+  result.width = window.w;
+  result.height = window.h;
+  result.stride = stride;
+  return result;
+}
+
 // write_tile is called for every tile in raster order, one at a time, on the calling thread.
 // A sink that converts cells (the GeoTIFF writers) does it in prepare_tile instead: up to slots()
 // tiles, each in its own slot, are prepared at once on worker threads, then written in order.

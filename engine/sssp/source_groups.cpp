@@ -116,14 +116,7 @@ SourceGroupMergeStats merge_source_groups(std::vector<std::unique_ptr<SsspGroupS
           ++stats.reached_cells;
           if (dist[i] > stats.max_dist) stats.max_dist = dist[i];
         }
-      SsspTileResult r;
-      r.tx = tx;
-      r.ty = ty;
-      r.x0 = window.x0;
-      r.y0 = window.y0;
-      r.width = window.w;
-      r.height = window.h;
-      r.stride = window.w;
+      SsspTileResult r = sssp_tile_result(grid, tx, ty, window.w);
       r.reached = reached;
       r.dist = dist.data();
       r.source = source.data();

@@ -282,6 +282,20 @@ struct GeoTiffWriter::Impl {
     else std::memcpy(p.cells.data(), fill_block.data(), fill_block.size());
     return p;
   }
+  // A window of cells already of the file's type (Byte, UInt32; `gdal_type`), written as they are:
+  // into the blocks it covers, else through GDAL.
+  void write_native_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const void* cells,
+                           GDALDataType gdal_type) {
+    if (blocks) {
+      copy_window(x0, y0, w, h, static_cast<const std::uint8_t*>(cells), false);
+      return;
+    }
+    reset_gdal_error();
+    const CPLErr err = GDALRasterIO(band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
+                                    static_cast<int>(h), const_cast<void*>(cells), static_cast<int>(w),
+                                    static_cast<int>(h), gdal_type, 0, 0);
+    if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0, w, h) + " of '" + path + "'");
+  }
   // A window copied into the blocks it covers: doubles (converted later, on the encoder threads) or
   // cells already of the file's type (Byte, UInt32: written as they are).
   void copy_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const std::uint8_t* cells,
@@ -557,16 +571,9 @@ void GeoTiffWriter::write_window_u8(std::uint64_t x0, std::uint64_t y0, std::uin
   Impl& s = *impl_;
   if (!s.dataset && !s.blocks) throw Error("window written to '" + s.path + "' after finish()");
   check_window(s.path, s.width, s.height, x0, y0, w, h);
-  if (s.blocks) {
-    if (s.type != CellType::UInt8) throw Error(std::string("internal error: bytes written to the ") + to_string(s.type) + " raster '" + s.path + "'");
-    s.copy_window(x0, y0, w, h, cells, false);
-    return;
-  }
-  reset_gdal_error();
-  const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
-                                  static_cast<int>(h), const_cast<std::uint8_t*>(cells), static_cast<int>(w),
-                                  static_cast<int>(h), GDT_Byte, 0, 0);
-  if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0, w, h) + " of '" + s.path + "'");
+  if (s.blocks && s.type != CellType::UInt8)
+    throw Error(std::string("internal error: bytes written to the ") + to_string(s.type) + " raster '" + s.path + "'");
+  s.write_native_window(x0, y0, w, h, cells, GDT_Byte);
 }
 
 void GeoTiffWriter::write_window_u32(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
@@ -575,15 +582,7 @@ void GeoTiffWriter::write_window_u32(std::uint64_t x0, std::uint64_t y0, std::ui
   if (!s.dataset && !s.blocks) throw Error("window written to '" + s.path + "' after finish()");
   if (s.type != CellType::UInt32) throw Error("internal error: UInt32 window written to the " + std::string(to_string(s.type)) + " band of '" + s.path + "'");
   check_window(s.path, s.width, s.height, x0, y0, w, h);
-  if (s.blocks) {
-    s.copy_window(x0, y0, w, h, reinterpret_cast<const std::uint8_t*>(cells), false);
-    return;
-  }
-  reset_gdal_error();
-  const CPLErr err = GDALRasterIO(s.band, GF_Write, static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(w),
-                                  static_cast<int>(h), const_cast<std::uint32_t*>(cells), static_cast<int>(w),
-                                  static_cast<int>(h), GDT_UInt32, 0, 0);
-  if (err != CE_None) throw gdal_failure("cannot write window " + window_text(x0, y0, w, h) + " of '" + s.path + "'");
+  s.write_native_window(x0, y0, w, h, cells, GDT_UInt32);
 }
 
 bool GeoTiffWriter::takes_blocks() const { return impl_->blocks != nullptr; }

@@ -154,21 +154,15 @@ class PlainGeoTiffReader : public RasterReader {
 // stored. Fills the size, the type and *block.
 bool plain_layout(TIFF* tif, RasterInfo* info, std::uint32_t* block) {
   if (TIFFNumberOfDirectories(tif) != 1 || !TIFFIsTiled(tif)) return false;
-  std::uint32_t width = 0, height = 0, tile_width = 0, tile_height = 0;
-  std::uint16_t samples = 1, planar = PLANARCONFIG_CONTIG, bits = 0, format = SAMPLEFORMAT_UINT, photometric = 0,
-                compression = COMPRESSION_NONE;
-  TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width);
-  TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height);
-  TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tile_width);
-  TIFFGetField(tif, TIFFTAG_TILELENGTH, &tile_height);
+  const TiffTileLayout layout = read_tile_layout(tif);
+  std::uint16_t samples = 1, planar = PLANARCONFIG_CONTIG, format = SAMPLEFORMAT_UINT, photometric = 0;
   TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
   TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
   TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
   if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric) || photometric != PHOTOMETRIC_MINISBLACK) return false;
-  if (width == 0 || height == 0 || tile_width == 0 || tile_width != tile_height || samples != 1 ||
-      planar != PLANARCONFIG_CONTIG || !TIFFIsCODECConfigured(compression) || !cell_type_of(bits, format, &info->type))
+  if (layout.width == 0 || layout.height == 0 || layout.tile_width == 0 || layout.tile_width != layout.tile_height ||
+      samples != 1 || planar != PLANARCONFIG_CONTIG || !TIFFIsCODECConfigured(layout.compression) ||
+      !cell_type_of(layout.bits, format, &info->type))
     return false;
   std::uint16_t extra_count = 0;
   std::uint16_t* extra = nullptr;
@@ -184,9 +178,9 @@ bool plain_layout(TIFF* tif, RasterInfo* info, std::uint32_t* block) {
   const std::uint32_t blocks = TIFFNumberOfTiles(tif);
   for (std::uint32_t i = 0; i < blocks; ++i)
     if (byte_counts[i] == 0) return false;
-  info->width = width;
-  info->height = height;
-  *block = tile_width;
+  info->width = layout.width;
+  info->height = layout.height;
+  *block = layout.tile_width;
   return true;
 }
 

@@ -234,14 +234,8 @@ TiffBlockWriter::TiffBlockWriter(const std::string& path, const TiffBlockFormat&
   TIFF* tif = tiff_open(path, "r+", messages_.get());
   if (!tif) throw Error("cannot reopen '" + path + "' to write its blocks (libtiff" + messages_->reason() + ")");
   tif_ = tif;
-  std::uint32_t width = 0, height = 0, tile_width = 0, tile_height = 0;
-  std::uint16_t bits = 0, compression = 0, predictor = PREDICTOR_NONE;
-  TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width);
-  TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height);
-  TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tile_width);
-  TIFFGetField(tif, TIFFTAG_TILELENGTH, &tile_height);
-  TIFFGetField(tif, TIFFTAG_BITSPERSAMPLE, &bits);
-  TIFFGetField(tif, TIFFTAG_COMPRESSION, &compression);
+  const auto [width, height, tile_width, tile_height, bits, compression] = read_tile_layout(tif);
+  std::uint16_t predictor = PREDICTOR_NONE;
   // The predictor tag exists only for codecs that take one (libtiff reports 0 otherwise).
   if (compression != COMPRESSION_NONE) TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &predictor);
   if (!TIFFIsTiled(tif) || tile_width != format.block || tile_height != format.block || bits != format.bits_per_sample ||

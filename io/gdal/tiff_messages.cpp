@@ -43,4 +43,15 @@ TIFF* tiff_client_open(const char* name, const char* mode, thandle_t client, TIF
   return tif;
 }
 
+TiffTileLayout read_tile_layout(TIFF* tif) {
+  TiffTileLayout layout;
+  TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &layout.width);
+  TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &layout.height);
+  TIFFGetField(tif, TIFFTAG_TILEWIDTH, &layout.tile_width);
+  TIFFGetField(tif, TIFFTAG_TILELENGTH, &layout.tile_height);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &layout.bits);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &layout.compression);
+  return layout;
+}
+
 }  // namespace terrazo

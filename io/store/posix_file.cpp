@@ -15,6 +15,25 @@ namespace {
 
 std::string reason() { return std::strerror(errno); }
 
+// Calls move(done, chunk) (a pread or pwrite of `chunk` bytes, `done` bytes past the start; at most
+// 1 GiB a call) until `bytes` are moved or a call moves none (end of file), retrying on EINTR; a
+// failure calls fail(done), which throws. Returns the bytes moved.
+template <class Move, class Fail>
+std::uint64_t move_all(std::uint64_t bytes, Move move, Fail fail) {
+  std::uint64_t done = 0;
+  while (done < bytes) {
+    const std::uint64_t chunk = bytes - done < (1ull << 30) ? bytes - done : (1ull << 30);
+    const ssize_t moved = move(done, chunk);
+    if (moved < 0) {
+      if (errno == EINTR) continue;
+      fail(done);
+    }
+    if (moved <= 0) break;
+    done += static_cast<std::uint64_t>(moved);
+  }
+  return done;
+}
+
 }  // namespace
 
 PosixFile::PosixFile(const std::string& path, Mode mode) : path_(path) {
@@ -56,18 +75,12 @@ std::uint64_t PosixFile::size() const {
 
 std::uint64_t PosixFile::read_some(void* buffer, std::uint64_t bytes, std::uint64_t offset) const {
   auto* out = static_cast<unsigned char*>(buffer);
-  std::uint64_t done = 0;
-  while (done < bytes) {
-    const std::uint64_t chunk = bytes - done < (1ull << 30) ? bytes - done : (1ull << 30);
-    const ssize_t got = ::pread(fd_, out + done, chunk, static_cast<off_t>(offset + done));
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw IoError("cannot read '" + path_ + "' at byte " + std::to_string(offset + done) + ": " + reason());
-    }
-    if (got == 0) break;
-    done += static_cast<std::uint64_t>(got);
-  }
-  return done;
+  const auto read = [&](std::uint64_t done, std::uint64_t chunk) {
+    return ::pread(fd_, out + done, chunk, static_cast<off_t>(offset + done));
+  };
+  return move_all(bytes, read, [&](std::uint64_t done) {
+    throw IoError("cannot read '" + path_ + "' at byte " + std::to_string(offset + done) + ": " + reason());
+  });
 }
 
 void PosixFile::read_exact(void* buffer, std::uint64_t bytes, std::uint64_t offset) const {
@@ -79,16 +92,17 @@ void PosixFile::read_exact(void* buffer, std::uint64_t bytes, std::uint64_t offs
 
 void PosixFile::write_all(const void* buffer, std::uint64_t bytes, std::uint64_t offset) {
   const auto* in = static_cast<const unsigned char*>(buffer);
-  std::uint64_t done = 0;
-  while (done < bytes) {
-    const std::uint64_t chunk = bytes - done < (1ull << 30) ? bytes - done : (1ull << 30);
-    const ssize_t put = ::pwrite(fd_, in + done, chunk, static_cast<off_t>(offset + done));
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      throw IoError("cannot write '" + path_ + "' at byte " + std::to_string(offset + done) + ": " + reason() +
+  const auto fail = [&](std::uint64_t done) {
+    throw IoError("cannot write '" + path_ + "' at byte " + std::to_string(offset + done) + ": " + reason() +
                   " (is the disk full?)");
-    }
-    done += static_cast<std::uint64_t>(put);
+  };
+  const auto write = [&](std::uint64_t done, std::uint64_t chunk) {
+    return ::pwrite(fd_, in + done, chunk, static_cast<off_t>(offset + done));
+  };
+  const std::uint64_t written = move_all(bytes, write, fail);
+  if (written < bytes) {  // a call that wrote nothing: no space to grow into
+    errno = ENOSPC;
+    fail(written);
   }
 }
 

@@ -1,19 +1,16 @@
 #include "io/store/raster_info.h"
 
+#include "kernels/common/enum_names.h"
+
 namespace terrazo {
 
-const char* to_string(CellType type) {
-  switch (type) {
-    case CellType::UInt8: return "Byte";
-    case CellType::Int16: return "Int16";
-    case CellType::UInt16: return "UInt16";
-    case CellType::Int32: return "Int32";
-    case CellType::UInt32: return "UInt32";
-    case CellType::Float32: return "Float32";
-    case CellType::Float64: return "Float64";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<CellType> kCellTypeNames[] = {
+    {CellType::UInt8, "Byte"},   {CellType::Int16, "Int16"},     {CellType::UInt16, "UInt16"}, {CellType::Int32, "Int32"},
+    {CellType::UInt32, "UInt32"}, {CellType::Float32, "Float32"}, {CellType::Float64, "Float64"}};
+}  // namespace
+
+const char* to_string(CellType type) { return name_of(kCellTypeNames, type); }
 
 std::uint32_t cell_type_size(CellType type) {
   switch (type) {

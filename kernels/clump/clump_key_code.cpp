@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "kernels/common/enum_names.h"
 #include "kernels/common/error.h"
 
 namespace terrazo {
@@ -14,15 +15,19 @@ namespace {
   throw Error("internal error: clump key " + std::to_string(key) + " does not fit the " + to_string(code) + " key code");
 }
 
+// `n` keys into `out` as Key: NaN (no key) as `no_key`, the others as encode(key).
+template <class Key, class Encode>
+void encode_each(const double* keys, std::uint64_t n, Key no_key, void* out, Encode encode) {
+  auto* o = static_cast<Key*>(out);
+  for (std::uint64_t i = 0; i < n; ++i) o[i] = keys[i] != keys[i] ? no_key : encode(keys[i]);
+}
+
 }  // namespace
 
 const char* to_string(ClumpKeyCode code) {
-  switch (code) {
-    case ClumpKeyCode::Float64: return "Float64";
-    case ClumpKeyCode::UInt32: return "UInt32";
-    case ClumpKeyCode::UInt16: return "UInt16";
-  }
-  return "?";
+  static constexpr EnumName<ClumpKeyCode> kNames[] = {
+      {ClumpKeyCode::Float64, "Float64"}, {ClumpKeyCode::UInt32, "UInt32"}, {ClumpKeyCode::UInt16, "UInt16"}};
+  return name_of(kNames, code);
 }
 
 std::size_t clump_key_bytes(ClumpKeyCode code) {
@@ -39,35 +44,21 @@ void encode_clump_keys(ClumpKeyCode code, const double* keys, std::uint64_t n, v
     case ClumpKeyCode::Float64:
       std::memcpy(out, keys, n * sizeof(double));
       return;
-    case ClumpKeyCode::UInt32: {
-      auto* o = static_cast<std::uint32_t*>(out);
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const double k = keys[i];
-        if (k != k) {
-          o[i] = kNoKey32;
-          continue;
-        }
+    case ClumpKeyCode::UInt32:
+      encode_each<std::uint32_t>(keys, n, kNoKey32, out, [&](double k) {
         const float f = static_cast<float>(k);
         if (static_cast<double>(f) != k) does_not_fit(code, k);
         std::uint32_t bits;
         std::memcpy(&bits, &f, sizeof bits);
-        o[i] = bits == 0x80000000u ? 0u : bits;  // -0 == +0
-      }
+        return bits == 0x80000000u ? 0u : bits;  // -0 == +0
+      });
       return;
-    }
-    case ClumpKeyCode::UInt16: {
-      auto* o = static_cast<std::uint16_t*>(out);
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const double k = keys[i];
-        if (k != k) {
-          o[i] = kNoKey16;
-          continue;
-        }
+    case ClumpKeyCode::UInt16:
+      encode_each<std::uint16_t>(keys, n, kNoKey16, out, [&](double k) {
         if (!(k >= 0 && k < kNoKey16) || k != static_cast<double>(static_cast<std::uint16_t>(k))) does_not_fit(code, k);
-        o[i] = static_cast<std::uint16_t>(k);
-      }
+        return static_cast<std::uint16_t>(k);
+      });
       return;
-    }
   }
 }
 

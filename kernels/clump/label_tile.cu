@@ -553,10 +553,7 @@ std::uint64_t CudaClumpBatchSolver::device_bytes() const {
 void* CudaClumpBatchSolver::keys() { return impl_->batches.free_slot().keys.get(); }
 
 void CudaClumpBatchSolver::submit(std::uint64_t tiles, bool summaries) {
-  if (tiles > impl_->batch) throw Error("CudaClumpBatchSolver: a batch of " + std::to_string(tiles) + " tiles exceeds its " + std::to_string(impl_->batch));
-  Impl::Slot& slot = impl_->batches.submit_slot();
-  slot.tiles = tiles;
-  slot.summarized = summaries;
+  impl_->batches.tile_slot(tiles, impl_->batch).summarized = summaries;
   impl_->batches.submit(*impl_);
 }
 

@@ -71,6 +71,7 @@ class BatchSlots {
     return (fill_ + 2 - pending_) % 2;
   }
   void waited() { --pending_; }
+  const char* owner() const { return owner_; }
 
  private:
   const char* owner_;

@@ -2,25 +2,19 @@
 #include "kernels/common/device_choice.h"
 
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/enum_names.h"
 #include "kernels/common/error.h"
 
 namespace terrazo {
 
-DeviceRequest parse_device_request(const std::string& text) {
-  if (text == "auto") return DeviceRequest::Auto;
-  if (text == "cpu") return DeviceRequest::Cpu;
-  if (text == "cuda") return DeviceRequest::Cuda;
-  throw UsageError("invalid --device '" + text + "': expected auto, cpu or cuda");
-}
+namespace {
+constexpr EnumName<DeviceRequest> kDeviceRequestNames[] = {
+    {DeviceRequest::Auto, "auto"}, {DeviceRequest::Cpu, "cpu"}, {DeviceRequest::Cuda, "cuda"}};
+}  // namespace
 
-const char* device_request_name(DeviceRequest request) {
-  switch (request) {
-    case DeviceRequest::Cpu: return "cpu";
-    case DeviceRequest::Cuda: return "cuda";
-    case DeviceRequest::Auto: break;
-  }
-  return "auto";
-}
+DeviceRequest parse_device_request(const std::string& text) { return parse_named(kDeviceRequestNames, "--device", text); }
+
+const char* device_request_name(DeviceRequest request) { return name_of(kDeviceRequestNames, request, "auto"); }
 
 Device resolve_device(DeviceRequest request, bool gpu_useful) {
   switch (request) {

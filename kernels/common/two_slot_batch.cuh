@@ -24,6 +24,8 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
 #include "kernels/common/block_batch.h"
 #include "kernels/common/cuda_support.cuh"
@@ -59,6 +61,17 @@ class TwoSlotBatch {
   Slot& free_slot() { return slots_[ring_.free_slot()]; }
   // The slot the next submit() starts (the free one); throws terrazo::Error when both are in flight.
   Slot& submit_slot() { return slots_[ring_.submit_slot()]; }
+
+  // submit_slot() for a batch of the slot's first `tiles` tiles (its `tiles` member, set here);
+  // throws terrazo::Error also when they exceed the `batch_tiles` the slots hold.
+  Slot& tile_slot(std::uint64_t tiles, std::uint64_t batch_tiles) {
+    Slot& slot = submit_slot();
+    if (tiles > batch_tiles)
+      throw Error(std::string(ring_.owner()) + ": " + std::to_string(tiles) + " tiles exceed the batch size " +
+                  std::to_string(batch_tiles));
+    slot.tiles = tiles;
+    return slot;
+  }
 
   // Queues the free slot's batch through the family's steps, each called as
   // steps.step(slot, stream) and enqueuing only asynchronous work on `stream`: copy_in (and the

@@ -125,14 +125,8 @@ std::size_t CudaMstBatchSolver::pending() const { return impl_->batches.pending(
 double* CudaMstBatchSolver::input() { return impl_->batches.free_slot().input.get(); }
 
 void CudaMstBatchSolver::submit(std::uint64_t tiles) {
-  Impl& s = *impl_;
-  Impl::Slot& slot = s.batches.submit_slot();
-  if (tiles > s.batch_tiles) {
-    throw Error("CudaMstBatchSolver: " + std::to_string(tiles) + " tiles exceed the batch size " +
-                std::to_string(s.batch_tiles));
-  }
-  slot.tiles = tiles;
-  s.batches.submit(s);
+  impl_->batches.tile_slot(tiles, impl_->batch_tiles);
+  impl_->batches.submit(*impl_);
 }
 
 const CudaMstBatchSolver::Batch& CudaMstBatchSolver::wait() {

@@ -233,6 +233,21 @@ __device__ __forceinline__ void boruvka_min_id(const GraphView& G, const std::ui
   }
 }
 
+// Whether edge `e` (`edge`, between roots `root` and `other`) holds `root`'s minimum key and so is its
+// choice: then G.chosen and G.other of `root` take it. Two edges of one key are a duplicate key
+// (reported; `broken`).
+__device__ __forceinline__ bool choose_edge(const GraphView& G, std::uint32_t e, const GraphEdge& edge,
+                                            std::uint32_t root, std::uint32_t other, bool* broken) {
+  if (G.best_w[root] != edge.weight || G.best_id[root] != static_cast<unsigned long long>(edge.id)) return false;
+  if (atomicCAS(&G.chosen[root], kNone, e) != kNone) {
+    report(G.status, kGraphDuplicateKey, G.g);
+    *broken = true;
+    return false;
+  }
+  G.other[root] = other;
+  return true;
+}
+
 // (C): the edge holding a root's minimum key is its choice; the choosing roots go to G.roots.
 // Every thread runs the same trip count (warp_append).
 template <unsigned kThreads>
@@ -248,27 +263,8 @@ __device__ __forceinline__ void boruvka_choose(const GraphView& G, const std::ui
       const GraphEdge edge = G.edges[e];
       ca = find_root(G.parent, edge.a, G.n, broken);
       cb = find_root(G.parent, edge.b, G.n, broken);
-      const unsigned long long id = edge.id;
-      if (G.best_w[ca] == edge.weight && G.best_id[ca] == id) {
-        const std::uint32_t before = atomicCAS(&G.chosen[ca], kNone, e);
-        if (before == kNone) {
-          G.other[ca] = cb;
-          take_a = true;
-        } else {
-          report(G.status, kGraphDuplicateKey, G.g);
-          *broken = true;
-        }
-      }
-      if (G.best_w[cb] == edge.weight && G.best_id[cb] == id) {
-        const std::uint32_t before = atomicCAS(&G.chosen[cb], kNone, e);
-        if (before == kNone) {
-          G.other[cb] = ca;
-          take_b = true;
-        } else {
-          report(G.status, kGraphDuplicateKey, G.g);
-          *broken = true;
-        }
-      }
+      take_a = choose_edge(G, e, edge, ca, cb, broken);
+      take_b = choose_edge(G, e, edge, cb, ca, broken);
     }
     warp_append(take_a, ca, G.roots, s_roots);
     warp_append(take_b, cb, G.roots, s_roots);

@@ -141,14 +141,8 @@ PathLength* CudaSsspBatchSolver::dist() { return impl_->batches.free_slot().dist
 std::int64_t* CudaSsspBatchSolver::row0() { return impl_->batches.free_slot().row0.get(); }
 
 void CudaSsspBatchSolver::submit(std::uint64_t tiles) {
-  Impl& s = *impl_;
-  Impl::Slot& slot = s.batches.submit_slot();
-  if (tiles > s.batch_tiles) {
-    throw Error("CudaSsspBatchSolver: " + std::to_string(tiles) + " tiles exceed the batch size " +
-                std::to_string(s.batch_tiles));
-  }
-  slot.tiles = tiles;
-  s.batches.submit(s);
+  impl_->batches.tile_slot(tiles, impl_->batch_tiles);
+  impl_->batches.submit(*impl_);
 }
 
 const CudaSsspBatchSolver::Batch& CudaSsspBatchSolver::wait() {

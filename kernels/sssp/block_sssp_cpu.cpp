@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/sssp/block_sssp_cpu_solve.h"
@@ -96,6 +97,17 @@ bool bucket_shape_of(double lo, double hi, std::uint64_t* delta, std::uint64_t* 
   return true;
 }
 
+// The smallest and largest of the values added.
+struct MinMax {
+  double lo = 0, hi = 0;
+  bool any = false;  // a value was added
+  void add(double v) {
+    lo = !any || v < lo ? v : lo;
+    hi = !any || v > hi ? v : hi;
+    any = true;
+  }
+};
+
 // The directed models (walk, tobler): a cell packs elevation h and friction f (pack_walk_cell), so
 // the bounds come from the window's frictions f in [f_min, f_max], its largest rise between
 // neighbours R = max |h(u) - h(v)| (over the 8 directions), and the step lengths L in [L_min, L_max]
@@ -111,8 +123,8 @@ bool bucket_shape_of(double lo, double hi, std::uint64_t* delta, std::uint64_t* 
 // The scan costs a few operations per cell, against a solve's 8 weights per cell.
 bool directed_bucket_shape(const double* values, std::uint32_t side, const WeightParams& params, std::uint64_t* delta,
                            std::uint64_t* buckets) {
-  double rise = 0, f_lo = 0, f_hi = 0;
-  bool any = false;
+  double rise = 0;
+  MinMax friction;
   auto elevation = [](double cell) {
     double h, f;
     unpack_walk_cell(cell, &h, &f);
@@ -124,13 +136,7 @@ bool directed_bucket_shape(const double* values, std::uint32_t side, const Weigh
       if (v != v) continue;
       double h, f;
       unpack_walk_cell(v, &h, &f);
-      if (!any) {
-        f_lo = f_hi = f;
-        any = true;
-      } else {
-        f_lo = f < f_lo ? f : f_lo;
-        f_hi = f > f_hi ? f : f_hi;
-      }
+      friction.add(f);
       for (int d = 0; d < 4; ++d) {  // E, SE, S, SW: every neighbour pair once
         const std::int64_t nx = static_cast<std::int64_t>(x) + kDirDx[d], ny = static_cast<std::int64_t>(y) + kDirDy[d];
         if (nx < 0 || nx >= static_cast<std::int64_t>(side) || ny >= static_cast<std::int64_t>(side)) continue;
@@ -141,7 +147,8 @@ bool directed_bucket_shape(const double* values, std::uint32_t side, const Weigh
         if (r != r) return false;
       }
     }
-  if (!any || !std::isfinite(rise) || !(f_lo >= 0) || !std::isfinite(f_hi)) return false;
+  const double f_lo = friction.lo, f_hi = friction.hi;
+  if (!friction.any || !std::isfinite(rise) || !(f_lo >= 0) || !std::isfinite(f_hi)) return false;
   const WalkParams& w = params.walk;
   const double l_min = params.steps.min_length, l_max = params.steps.max_length;
   double lo, hi;
@@ -166,20 +173,11 @@ bool bucket_shape(const double* values, std::uint32_t t, const WeightParams& par
     return directed_bucket_shape(values, t + 2 * halo_width(connectivity), params, delta, buckets);
   }
   const std::size_t cells = static_cast<std::size_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
-  double lo = 0, hi = 0;
-  bool any = false;
-  for (std::size_t i = 0; i < cells; ++i) {
-    const double v = values[i];
-    if (v != v) continue;
-    if (!any) {
-      lo = hi = v;
-      any = true;
-    } else {
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
-    }
-  }
-  if (!any) return false;
+  MinMax range;
+  for (std::size_t i = 0; i < cells; ++i)
+    if (values[i] == values[i]) range.add(values[i]);  // NaN: nodata
+  if (!range.any) return false;
+  const double lo = range.lo, hi = range.hi;
   bool overflow = false;
   const StepLengths& steps = params.steps;
   double longest = connectivity == Connectivity::Eight ? steps.max_length
@@ -216,19 +214,23 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
   std::uint64_t delta = 0, buckets = 0;
   const bool use_buckets = bucket_shape(values, t, params, connectivity, &delta, &buckets);
   const std::size_t cells = static_cast<std::size_t>(t + 2 * halo_width(connectivity)) * (t + 2 * halo_width(connectivity));
-  if (labels.source == nullptr && labels.hops == nullptr) {  // distances only
-    const Labels<false> plain{dist};
+  // solve_any on the workspace's bucket queue where bucket_shape allows one, else on its heap; either
+  // emptied and trimmed to the tile's cells first.
+  auto solve = [&](const auto& tile_labels, auto& bucket_queue, auto& heap) {
+    constexpr bool kTriple = std::is_same_v<std::decay_t<decltype(tile_labels)>, Labels<true>>;
     if (use_buckets) {
-      w.buckets64.reset(delta, buckets);
-      w.buckets64.release_capacity_over(cells);
-      return solve_any<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
-                          overflow, w.buckets64);
+      bucket_queue.reset(delta, buckets);
+      bucket_queue.release_capacity_over(cells);
+      return solve_any<kTriple>(values, t, params, connectivity, max_cost, tile_labels, labels.interior_consistent,
+                                changed, overflow, bucket_queue);
     }
-    w.heap64.clear();
-    w.heap64.release_capacity_over(cells);
-    return solve_any<false>(values, t, params, connectivity, max_cost, plain, labels.interior_consistent, changed,
-                        overflow, w.heap64);
-  }
+    heap.clear();
+    heap.release_capacity_over(cells);
+    return solve_any<kTriple>(values, t, params, connectivity, max_cost, tile_labels, labels.interior_consistent,
+                              changed, overflow, heap);
+  };
+  if (labels.source == nullptr && labels.hops == nullptr)  // distances only
+    return solve(Labels<false>{dist}, w.buckets64, w.heap64);
   std::uint32_t* source = labels.source;
   std::uint32_t* hops = labels.hops;
   // An absent array starts as zeros and its results are dropped. This leaves the other components
@@ -242,17 +244,7 @@ std::uint64_t block_sssp_cpu_labelled(const double* values, std::uint32_t t, con
     w.scratch_hops.assign(cells, 0);
     hops = w.scratch_hops.data();
   }
-  const Labels<true> triple{dist, source, hops};
-  if (use_buckets) {
-    w.buckets128.reset(delta, buckets);
-    w.buckets128.release_capacity_over(cells);
-    return solve_any<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed,
-                       overflow, w.buckets128);
-  }
-  w.heap128.clear();
-  w.heap128.release_capacity_over(cells);
-  return solve_any<true>(values, t, params, connectivity, max_cost, triple, labels.interior_consistent, changed, overflow,
-                     w.heap128);
+  return solve(Labels<true>{dist, source, hops}, w.buckets128, w.heap128);
 }
 
 }  // namespace terrazo
