@@ -46,11 +46,15 @@ MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
 
 MstCommandResult run_mst_command(const MstCommandOptions& options, Progress& progress) {
   const MstOptions& o = options.mst;
-  check_input_file(o.input);
-  if (!o.output.empty()) check_output_file(o.output, {o.input});
-  if (!o.edge_list.empty()) check_output_file(o.edge_list, {o.input, o.output});
-  return run_in_context<MstCommandResult>(options, run_settings(options.common), progress,
-                                        [&](RunContext& context) { return run_mst(o, context); });
+  return run_in_context<MstCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
+    // Every rank of a distributed run checks the files; a failure on any one is every rank's.
+    agreed_stage(context.comm(), "mst: checking the files", [&] {
+      check_input_file(o.input);
+      if (!o.output.empty()) check_output_file(o.output, {o.input});
+      if (!o.edge_list.empty()) check_output_file(o.edge_list, {o.input, o.output});
+    });
+    return run_mst(o, context);
+  });
 }
 
 std::string MstCommandResult::summary() const {
@@ -97,6 +101,7 @@ std::string MstCommandResult::to_json() const {
       .add("merge_batches", r.merge_batches)
       .add("summary_edges", r.summary_edges)
       .add("expansion_records", r.expansion_records);
+  if (!r.ranks.empty()) summary.add("ranks", ranks_json(r.ranks));
   add_run_totals(summary, *this, {{"memory_peak_reserved_bytes", r.memory_peak_reserved},
                                   {"peak_rss_bytes", r.peak_rss_bytes}, {"bytes_read", r.bytes_read},
                                   {"bytes_written", r.bytes_written}});
