@@ -188,7 +188,9 @@ MstResult run_mst(const MstOptions& options, RunContext& context) {
   MstPhaseOptions phase_options = mst_phase_options(options, params, use_cuda, edge_list_output, context);
   if (comm.distributed()) phase_options.comm = &comm, phase_options.ownership = ownership.get();
   std::unique_ptr<EdgeRasterWriter> raster;
-  if (edges_output) raster = std::make_unique<EdgeRasterWriter>(*edges_output, grid, info, budget, options.geotiff);
+  agreed_stage(comm, "mst: making the edge raster", [&] {
+    if (edges_output) raster = std::make_unique<EdgeRasterWriter>(*edges_output, grid, info, budget, options.geotiff);
+  });
   const MstPhaseResult phases = run_mst_phases(input->cells(), phase_options, budget, progress, raster.get());
   agreed_stage(comm, "mst: writing the outputs", [&] {
     if (raster) result.bytes_written += raster->finish();

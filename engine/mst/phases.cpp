@@ -243,13 +243,15 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
     throw Error("mst: the raster has too many tiles of " + std::to_string(t) +
                 " cells for 64-bit expansion keys; use a larger --tile");
   }
-  result.merge_mode = resolve_merge_mode(options);
-  if (grid.tile_count() > 1) {
+  // The plan, before any work (a budget too small on any rank is every rank's error).
+  agreed_stage(comm, "mst: planning memory", [&] {
+    result.merge_mode = resolve_merge_mode(options);
+    if (grid.tile_count() <= 1) return;
     MemoryPlan own_plan;
     MemoryPlan& plan = options.plan ? *options.plan : own_plan;
     if (result.merge_mode == MstMergeMode::CpuPostOrder) plan_post_order_merge(grid, options, budget, plan);
     else plan_level_merge(grid, result.merge_mode, options, budget, plan);
-  }
+  });
 
   // 1. Block-local MSTs of this rank's tiles (no message: a failure is agreed).
   Stopwatch phase;
