@@ -641,7 +641,7 @@ TEST(MpiMst, BadInputIsRefusedByEveryRankBeforeWork) {
   // budget too small for the merge: runtime errors (exit 1); as in one process, said once.
   for (const auto& [arguments, code] : std::vector<std::pair<std::string, int>>{
            {"--connectivity 5 " + a, 2}, {"--scale 1e12 " + a, 2}, {dir.file("missing.tif"), 1},
-           {"--tile 16 --memory 4M " + a, 1}, {"--merge cpu-levels " + a, 2}}) {
+           {"--tile 16 --memory 2M " + a, 1}, {"--merge cpu-levels " + a, 2}}) {
     SCOPED_TRACE(arguments);
     const CliRun r = run_mpi(3, "mst -q " + arguments + out, dir);
     EXPECT_EQ(r.code, code) << r.err;
