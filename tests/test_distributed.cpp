@@ -1,7 +1,7 @@
 // tests/test_distributed.cpp: distributed runs (docs/distributed.md): the tile ownership (Z-order
 // ranges balanced by weight), the one-rank communicator, and `mpirun -np K terrazo clump` and
-// `... sssp` for K = 1..4: labels, --stats, costs, backlinks and allocations byte for byte the one
-// process's (cmp), equal to the in-memory oracles, on random rasters and a shipped DEM at several
+// `... sssp` and `... mst` for K = 1..4: labels, --stats, costs, backlinks, allocations, MST edge
+// rasters and edge lists byte for byte the one process's (cmp), equal to the in-memory oracles, on random rasters and a shipped DEM at several
 // tile sizes; --min-size; a rank failing or killed mid-run ends the job non-zero with no output and
 // no run directory left; bad input refused alike by every rank; every rank's VmHWM within its
 // --memory + 64 MiB. The mpirun cases skip (never pass) where mpirun or the MPI build is absent.
@@ -27,6 +27,7 @@
 #include "kernels/common/error.h"
 #include "kernels/common/memory_budget.h"
 #include "support/clump_reference.h"
+#include "support/mst_reference.h"
 #include "support/sssp_reference.h"
 #include "support/test_support.h"
 
@@ -509,6 +510,160 @@ TEST(MpiSssp, EachRanksPeakRssWithinItsBudget) {
   const std::vector<std::uint64_t> peaks = ranks_peak_rss(r.out);
   ASSERT_EQ(peaks.size(), 2u) << r.out;
   for (std::uint64_t peak : peaks) EXPECT_LE(peak, (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+}
+
+// ---- mpirun -np K terrazo mst ---------------------------------------------------------------------
+
+// The --json summary's number under `key` (the first one), as written.
+std::string json_number(const std::string& out, const std::string& key) {
+  const auto at = out.find("\"" + key + "\":");
+  if (at == std::string::npos) return "";
+  const auto from = at + key.size() + 3;
+  return out.substr(from, out.find_first_of(",}", from) - from);
+}
+
+// The edge raster against the Kruskal oracle (tests/support/mst_reference.h), with the weight
+// parameters the run chose (its --json scale and offset).
+void expect_mst_oracle(const std::string& input, const std::string& edges, const std::string& json, WeightModel model,
+                       Connectivity connectivity) {
+  RasterInfo info;
+  const std::vector<double> values = read_raster_values(input, &info);
+  WeightParams params;
+  params.model = model;
+  params.scale = std::stod(json_number(json, "scale"));
+  params.offset = std::stod(json_number(json, "offset"));
+  const testing::ReferenceMst ref = testing::reference_mst(values, info.width, info.height, params, connectivity);
+  ASSERT_FALSE(ref.overflow);
+  const std::vector<double> got = read_raster_values(edges);
+  ASSERT_EQ(got.size(), ref.bits.size());
+  std::uint64_t differ = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) differ += (std::isnan(got[i]) ? 255u : static_cast<unsigned>(got[i])) != ref.bits[i];
+  EXPECT_EQ(differ, 0u) << edges << ": edges differ from the oracle's";
+  EXPECT_EQ(json_number(json, "edges"), std::to_string(ref.edges));
+  EXPECT_EQ(json_number(json, "total_weight"), std::to_string(ref.total_weight));
+}
+
+// One process (against the oracle), then 1..4 ranks: the same edge raster and edge list bytes, the
+// same --json totals.
+void expect_mst_ranks_match_one_process(const std::string& input, const std::string& flags, const TempDir& dir,
+                                        WeightModel model, Connectivity connectivity) {
+  const std::string base = "mst -q --json --threads 1 --tmpdir " + dir.path() + " " + flags;
+  const CliRun one = run_cli(base + " --edge-list " + dir.file("one.bin") + " " + input + " " + dir.file("one.tif"), dir);
+  ASSERT_EQ(one.code, 0) << one.err;
+  expect_mst_oracle(input, dir.file("one.tif"), one.out, model, connectivity);
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    SCOPED_TRACE(input + " " + flags + ", " + std::to_string(ranks) + " ranks");
+    const std::string tag = "r" + std::to_string(ranks);
+    const CliRun r = run_mpi(ranks, base + " --threads 2 --edge-list " + dir.file(tag + ".bin") + " " + input + " " +
+                                        dir.file(tag + ".tif"), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(same_file(dir.file("one.tif"), dir.file(tag + ".tif"))) << "the edge rasters differ from one process's";
+    EXPECT_TRUE(same_file(dir.file("one.bin"), dir.file(tag + ".bin"))) << "the edge lists differ from one process's";
+    for (const char* key : {"total_weight", "edges", "vertices", "components", "summary_edges", "expansion_records"})
+      EXPECT_EQ(json_number(r.out, key), json_number(one.out, key)) << key;
+    if (ranks > 1) EXPECT_NE(r.out.find("\"ranks\":{\"count\":" + std::to_string(ranks)), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;  // rank 0's summary alone
+  }
+}
+
+TEST(MpiMst, RandomRastersMatchOneProcessAndTheOracleForOneToFourRanks) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  // Odd sizes, nodata holes, tiles 16 and 32 not dividing them; c's tiles divide it; tiles 256:
+  // fewer tiles than ranks (ranks owning none) that are the GeoTIFF's blocks.
+  const std::string a = dir.file("a.tif"), b = dir.file("b.tif"), c = dir.file("c.tif");
+  ASSERT_EQ(run_cli("gen -q --type Int16 --relief 40 --nodata-holes 0.1 --width 301 --height 157 --seed 3 " + a, dir).code, 0);
+  ASSERT_EQ(run_cli("gen -q --type Byte --relief 6 --nodata-holes 0.2 --width 97 --height 211 --seed 8 " + b, dir).code, 0);
+  ASSERT_EQ(run_cli("gen -q --nodata-holes 0.05 --width 128 --height 96 --seed 4 " + c, dir).code, 0);
+  expect_mst_ranks_match_one_process(a, "--tile 16", dir, WeightModel::Max, Connectivity::Eight);
+  expect_mst_ranks_match_one_process(a, "--tile 32 --connectivity 4", dir, WeightModel::Max, Connectivity::Four);
+  expect_mst_ranks_match_one_process(b, "--tile 16 --weight absdiff", dir, WeightModel::AbsDiff, Connectivity::Eight);
+  expect_mst_ranks_match_one_process(c, "--tile 32", dir, WeightModel::Max, Connectivity::Eight);  // tiles divide it
+  expect_mst_ranks_match_one_process(a, "--tile 256 --co COMPRESS=LZW", dir, WeightModel::Max, Connectivity::Eight);
+}
+
+TEST(MpiMst, ShippedDemMatchesOneProcessAndTheOracleForOneToFourRanks) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  expect_mst_ranks_match_one_process(dem, "--tile 32", dir, WeightModel::Max, Connectivity::Eight);
+  expect_mst_ranks_match_one_process(dem, "--tile 256 --co COMPRESS=DEFLATE", dir, WeightModel::Max, Connectivity::Eight);
+}
+
+TEST(MpiMst, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  const std::string a = dir.file("a.tif");
+  ASSERT_EQ(run_cli("gen -q --width 400 --height 300 --seed 3 " + a, dir).code, 0);
+  const std::string scratch = dir.file("scratch");
+  ASSERT_EQ(std::system(("mkdir -p '" + scratch + "'").c_str()), 0);
+  const std::string flags = "mst -q --tile 16 --threads 1 --tmpdir " + scratch + " --edge-list " + dir.file("e.bin") + " " + a + " ";
+  // An error in phase 1 (agreed: every rank unwinds, exit 1, rank 0 names rank 1).
+  CliRun r = run_mpi(3, flags + dir.file("thrown.tif"), dir, "TERRAZO_FAULT='1:mst: block-local:throw'");
+  expect_failed_cleanly(r, dir, dir.file("thrown.tif"), scratch);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("rank 1 of 3 (mst: block-local): fault injected"), std::string::npos) << r.err;
+  // Errors in the merge and the expansion (messages in flight: the failing rank unwinds, then
+  // MPI_Abort ends the others).
+  for (const std::string stage : {"mst: merge", "mst: expansion"}) {
+    SCOPED_TRACE(stage);
+    r = run_mpi(3, flags + dir.file("thrown.tif"), dir, "TERRAZO_FAULT='1:" + stage + ":throw'");
+    expect_failed_cleanly(r, dir, dir.file("thrown.tif"), scratch);
+    EXPECT_NE(r.err.find("fault injected at " + stage), std::string::npos) << r.err;
+    EXPECT_NE(::access(dir.file("e.bin").c_str(), F_OK), 0);
+  }
+  // Rank 1 killed (SIGKILL) in the merge and in the expansion: mpirun ends the others.
+  for (const std::string stage : {"mst: merge", "mst: expansion"}) {
+    SCOPED_TRACE(stage);
+    r = run_mpi(3, flags + dir.file("killed.tif"), dir, "TERRAZO_FAULT='1:" + stage + ":kill'");
+    EXPECT_NE(r.code, 0) << r.err;
+    EXPECT_NE(r.code, 124) << "timed out: a rank hung";
+    EXPECT_NE(::access(dir.file("killed.tif").c_str(), F_OK), 0);
+    EXPECT_TRUE(testing::partial_files_of(dir.file("killed.tif")).empty());
+    EXPECT_NE(::access(dir.file("e.bin").c_str(), F_OK), 0);
+    const CliRun left = testing::run_program("ls", "-A " + scratch, dir);
+    EXPECT_LE(std::count(left.out.begin(), left.out.end(), '\n'), 1) << left.out;  // the killed rank's own at most
+    ASSERT_EQ(std::system(("rm -rf '" + scratch + "'/*").c_str()), 0);
+  }
+}
+
+TEST(MpiMst, BadInputIsRefusedByEveryRankBeforeWork) {
+  SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  const std::string a = dir.file("a.tif"), out = " " + dir.file("out.tif");
+  ASSERT_EQ(run_cli("gen -q --width 200 --height 150 --seed 8 " + a, dir).code, 0);
+  auto said_once = [](const CliRun& r) {
+    std::uint64_t said = 0;
+    for (auto at = r.err.find("terrazo mst:"); at != std::string::npos; at = r.err.find("terrazo mst:", at + 1)) ++said;
+    return said == 1 && r.err.find("rank 0 of 3: error:") != std::string::npos;
+  };
+  // A bad flag, a scale at which the weights overflow: usage errors (exit 2); a missing input, a
+  // budget too small for the merge: runtime errors (exit 1); as in one process, said once.
+  for (const auto& [arguments, code] : std::vector<std::pair<std::string, int>>{
+           {"--connectivity 5 " + a, 2}, {"--scale 1e12 " + a, 2}, {dir.file("missing.tif"), 1},
+           {"--tile 16 --memory 2M " + a, 1}, {"--merge cpu-levels " + a, 2}}) {
+    SCOPED_TRACE(arguments);
+    const CliRun r = run_mpi(3, "mst -q " + arguments + out, dir);
+    EXPECT_EQ(r.code, code) << r.err;
+    EXPECT_TRUE(said_once(r)) << r.err;
+  }
+  EXPECT_NE(::access(dir.file("out.tif").c_str(), F_OK), 0);
+}
+
+// Each rank's VmHWM within its --memory + 64 MiB on a raster whose cells (as doubles) exceed it.
+TEST(MpiMst, EachRanksPeakRssWithinItsBudget) {
+  SKIP_WITHOUT_MPIRUN();
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
+  TempDir dir;
+  const std::string dem = dir.file("gen.tif");
+  ASSERT_EQ(run_cli("gen -q --type Int16 --nodata-holes 0.1 --width 3000 --height 2000 --seed 5 " + dem, dir).code, 0);
+  const CliRun r = run_mpi(2, "mst -q --json --memory 40M --tile 64 --threads 1 --tmpdir " + dir.path() + " --edge-list " +
+                                  dir.file("e.bin") + " " + dem + " " + dir.file("edges.tif"),
+                           dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::uint64_t> peaks = ranks_peak_rss(r.out);
+  ASSERT_EQ(peaks.size(), 2u) << r.out;
+  for (std::uint64_t peak : peaks) EXPECT_LE(peak, (40ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
 }
 
 }  // namespace

@@ -63,11 +63,8 @@ ClumpCommandOptions parse_clump_options(const std::vector<std::string>& argument
 
 ClumpCommandResult run_clump_command(const ClumpCommandOptions& options, Progress& progress) {
   const ClumpOptions& o = options.clump;
-  return run_in_context<ClumpCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
-    // Every rank of a distributed run checks the files; a failure on any one is every rank's.
-    agreed_stage(context.comm(), "clump: checking the files", [&] { check_run_files({o.input}, {o.output, o.stats}); });
-    return run_clump(o, context);
-  });
+  return run_ranked_entry_point<ClumpCommandResult>(options, progress, run_clump, o, "clump", {o.input},
+                                                   {o.output, o.stats});
 }
 
 std::string ClumpCommandResult::summary() const {

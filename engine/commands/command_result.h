@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "engine/commands/command_line.h"
+#include "engine/commands/output_paths.h"
 #include "engine/cost_models/weight_params.h"
+#include "engine/run/communicator.h"
 #include "engine/run/run_context.h"
 #include "io/store/raster_info.h"
 #include "kernels/common/json_summary.h"
@@ -74,6 +76,19 @@ CommandResultType run_entry_point(const CommandOptions& options, Progress& progr
                                   const std::string& budget_remedy = MemoryBudget::kRaiseMemoryOrLowerTile) {
   return run_in_context<CommandResultType>(options, run_settings(options.common, budget_remedy), progress,
                                            [&](RunContext& context) { return run(o, context); });
+}
+
+// run_entry_point of a command that runs on MPI ranks: the files checked first (check_run_files),
+// on every rank, a failure on any one every rank's (`command` names the stage in messages).
+template <class CommandResultType, class CommandOptions, class Options, class Result>
+CommandResultType run_ranked_entry_point(const CommandOptions& options, Progress& progress,
+                                         Result (*run)(const Options&, RunContext&), const Options& o,
+                                         const std::string& command, const std::vector<std::string>& inputs,
+                                         const std::vector<std::string>& outputs) {
+  return run_in_context<CommandResultType>(options, run_settings(options.common), progress, [&](RunContext& context) {
+    agreed_stage(context.comm(), command + ": checking the files", [&] { check_run_files(inputs, outputs); });
+    return run(o, context);
+  });
 }
 
 // `run(budget)` under a plain budget (the commands without a memory plan: import, export, info).

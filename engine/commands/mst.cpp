@@ -25,6 +25,8 @@
 #include "io/store/tile_store.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/device_choice.h"
+#include "engine/run/rank_report.h"
+#include "engine/run/tile_ownership.h"
 
 namespace terrazo {
 namespace {
@@ -111,6 +113,19 @@ void fill_mst_result(const MstPhaseResult& phases, const WeightParams& params, M
   result.bytes_written += phases.bytes_written;
 }
 
+// This rank's part of the `ranks` summary (docs/distributed.md).
+RankReport mst_rank_report(const TileOwnership& ownership, int rank, const MstPhaseResult& phases) {
+  RankReport report;
+  report.tiles = ownership.tiles(rank);
+  report.weight = ownership.weight(rank);
+  report.peak_rss_bytes = peak_rss_bytes();
+  report.bytes_sent = phases.bytes_sent;
+  report.bytes_received = phases.bytes_received;
+  report.phases = {{"block_local", phases.block_local_seconds}, {"merge", phases.merge_seconds},
+                   {"expansion", phases.expansion_seconds}};
+  return report;
+}
+
 }  // namespace
 
 MstResult run_mst(const MstOptions& options, RunContext& context) {
@@ -130,15 +145,31 @@ MstResult run_mst(const MstOptions& options, RunContext& context) {
   }
 
   // Every output's partial file is made before any work and all are published together at the end
-  // (io/store/output_set.h): a failure writing either publishes neither.
+  // (io/store/output_set.h): a failure writing either publishes neither. A distributed run's are
+  // rank 0's alone (docs/distributed.md "mst"), published after the ranks agreed the last stage.
+  Communicator& comm = context.comm();
   OutputSet outputs;
-  AtomicOutput* edges_output = outputs.add_if(options.output, geotiff_sidecar_suffixes());
-  AtomicOutput* edge_list_output = outputs.add_if(options.edge_list);
+  AtomicOutput* edges_output = nullptr;
+  AtomicOutput* edge_list_output = nullptr;
   RunDirectory& run = context.run_directory();
+  std::unique_ptr<PipelineInput> input;
+  std::unique_ptr<TileOwnership> ownership;
 
   // 0. The input: a store, tiles in memory, a tiled GeoTIFF in place or an import (engine/raster_inputs/pipeline_input.h).
   Stopwatch phase;
-  const std::unique_ptr<PipelineInput> input = open_pipeline_input(pipeline_input_options(options, context), run, budget, progress);
+  agreed_stage(comm, "mst: opening the input and outputs", [&] {
+    if (comm.distributed() && options.merge_mode != MstMergeMode::Auto && options.merge_mode != MstMergeMode::CpuPostOrder)
+      throw UsageError(std::string("--merge ") + to_string(options.merge_mode) +
+                       " does not run on several ranks yet (docs/distributed.md); give --merge cpu or run one process");
+    if (comm.root()) edges_output = outputs.add_if(options.output, geotiff_sidecar_suffixes());
+    if (comm.root()) edge_list_output = outputs.add_if(options.edge_list);
+    input = open_pipeline_input(pipeline_input_options(options, context), run, budget, progress);
+    const TileGrid grid = input->grid();
+    const TileInput& cells = input->cells();
+    ownership = std::make_unique<TileOwnership>(grid, comm.size(), [&](std::uint64_t tile) -> std::uint64_t {
+      return cells.tile_present(static_cast<std::uint32_t>(tile % grid.tiles_x()), static_cast<std::uint32_t>(tile / grid.tiles_x()));
+    });
+  });
   result.seconds.import = phase.seconds();
   result.input_read = input->how();
   const RasterInfo info = input->info();
@@ -146,21 +177,29 @@ MstResult run_mst(const MstOptions& options, RunContext& context) {
   result.width = grid.width;
   result.height = grid.height;
   result.tile = grid.tile;
-  result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
-                                        kMstDefaultStepLimit, &input->cells(), &budget);
+  agreed_stage(comm, "mst: weights", [&] {
+    result.weights = choose_weight_params(options.weight, options.scale, info, options.connectivity,
+                                          kMstDefaultStepLimit, &input->cells(), &budget);
+  });
   const WeightParams params = result.weights.params;
   result.params = params;
 
-  // 1-3. The phases, the edge raster written window by window.
-  const MstPhaseOptions phase_options = mst_phase_options(options, params, use_cuda, edge_list_output, context);
+  // 1-3. The phases, the edge raster written window by window (rank 0's writer takes every rank's).
+  MstPhaseOptions phase_options = mst_phase_options(options, params, use_cuda, edge_list_output, context);
+  if (comm.distributed()) phase_options.comm = &comm, phase_options.ownership = ownership.get();
   std::unique_ptr<EdgeRasterWriter> raster;
-  if (edges_output) raster = std::make_unique<EdgeRasterWriter>(*edges_output, grid, info, budget, options.geotiff);
+  agreed_stage(comm, "mst: making the edge raster", [&] {
+    if (edges_output) raster = std::make_unique<EdgeRasterWriter>(*edges_output, grid, info, budget, options.geotiff);
+  });
   const MstPhaseResult phases = run_mst_phases(input->cells(), phase_options, budget, progress, raster.get());
-  if (raster) result.bytes_written += raster->finish();
-  outputs.publish();
+  agreed_stage(comm, "mst: writing the outputs", [&] {
+    if (raster) result.bytes_written += raster->finish();
+  });
+  if (comm.root()) outputs.publish();
 
   fill_mst_result(phases, params, result);
   finish_run_totals(result, *input, budget, start);
+  if (comm.distributed()) result.ranks = gather_rank_reports(comm, mst_rank_report(*ownership, comm.rank(), phases));
   return result;
 }
 

@@ -44,6 +44,7 @@
 #include "engine/raster_inputs/pipeline_input.h"
 #include "engine/run/run_context.h"
 #include "kernels/common/edge_weight.h"
+#include "engine/run/rank_report.h"
 
 namespace terrazo {
 
@@ -100,6 +101,8 @@ struct MstResult {
   std::uint64_t merge_oversized_graphs = 0;  // level merges: graphs solved alone (larger than a slot)
   std::uint64_t merge_batch_edges = 0;    // level merges: edge capacity of a batch slot
   double gpu_merge_kernel_seconds = 0;    // CudaLevels: GPU kernel time of phase 2 (CUDA events)
+  // A distributed run (docs/distributed.md "mst"): every rank's report, at rank 0; empty otherwise.
+  std::vector<RankReport> ranks;
 };
 
 // Runs on `context`'s device, threads, budget, scratch directory and progress (engine/run/run_context.h).

@@ -40,8 +40,8 @@ MstCommandOptions parse_mst_options(const std::vector<std::string>& arguments) {
 
 MstCommandResult run_mst_command(const MstCommandOptions& options, Progress& progress) {
   const MstOptions& o = options.mst;
-  check_run_files({o.input}, {o.output, o.edge_list});
-  return run_entry_point<MstCommandResult>(options, progress, run_mst, o);
+  return run_ranked_entry_point<MstCommandResult>(options, progress, run_mst, o, "mst", {o.input},
+                                                 {o.output, o.edge_list});
 }
 
 std::string MstCommandResult::summary() const {
@@ -81,6 +81,7 @@ std::string MstCommandResult::to_json() const {
       .add("merge_batches", r.merge_batches)
       .add("summary_edges", r.summary_edges)
       .add("expansion_records", r.expansion_records);
+  if (!r.ranks.empty()) summary.add("ranks", ranks_json(r.ranks));
   add_pipeline_totals(summary, *this);
   return summary.str();
 }

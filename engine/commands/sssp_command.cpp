@@ -168,14 +168,9 @@ SsspCommandOptions parse_sssp_options(const std::vector<std::string>& arguments)
 
 SsspCommandResult run_sssp_command(const SsspCommandOptions& options, Progress& progress) {
   const SsspOptions& o = options.sssp;
-  return run_in_context<SsspCommandResult>(options, run_settings(options.common), progress, [&](RunContext& context) {
-    // Every rank of a distributed run checks the files; a failure on any one is every rank's.
-    agreed_stage(context.comm(), "sssp: checking the files", [&] {
-      check_run_files({o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster, o.friction},
-                      {o.output, o.backlink, o.allocation});
-    });
-    return run_sssp(o, context);
-  });
+  return run_ranked_entry_point<SsspCommandResult>(
+      options, progress, run_sssp, o, "sssp", {o.input, o.sources_file, o.source_raster, o.index, o.barrier_raster, o.friction},
+      {o.output, o.backlink, o.allocation});
 }
 
 std::string SsspCommandResult::summary() const {

@@ -23,9 +23,9 @@ class MergePass {
  public:
   MergePass(const TileGrid& grid, const WeightParams& params, Connectivity connectivity, std::string summaries_path,
             const std::vector<std::uint64_t>& offsets, ExternalSorter& records, MemoryBudget& budget,
-            Progress& progress, WorkerPool& pool)
+            Progress& progress, WorkerPool& pool, const MstMergeRanks* ranks)
       : grid_(grid), params_(params), connectivity_(connectivity), summaries_path_(std::move(summaries_path)),
-        offsets_(offsets), records_(records), budget_(budget), progress_(progress), pool_(pool) {
+        offsets_(offsets), records_(records), budget_(budget), progress_(progress), pool_(pool), ranks_(ranks) {
     shift_ = expansion_record_shift(grid.tile);
     levels_ = ceil_log2(std::max(grid.tiles_x(), grid.tiles_y()));
     for (std::uint32_t k = 1; k <= levels_; ++k) {
@@ -43,15 +43,16 @@ class MergePass {
       std::uint32_t depth = 1;
       while ((std::uint64_t{1} << (2 * depth)) < 4ull * pool_.threads() && depth < levels_) ++depth;
       split_ = levels_ - depth;
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> subtrees;
+      std::vector<Cluster> subtrees;
       collect(levels_, 0, 0, &subtrees);
       std::vector<Held> results(subtrees.size());
       pool_.run(subtrees.size(), [&](std::uint64_t i) {
-        const auto [cx, cy] = subtrees[i];
-        Lane lane(*this, offsets_[(cy << split_) * grid_.tiles_x() + (cx << split_)]);
-        results[i] = lane.process(split_, cx, cy);
+        const Cluster c = subtrees[i];
+        Lane lane(*this, offsets_[(c.cy << c.level) * grid_.tiles_x() + (c.cx << c.level)]);
+        results[i] = lane.process(c.level, c.cx, c.cy);
         lane.finish();
       });
+      if (ranks_) fault_point(ranks_->ranks.comm(), "mst: merge");
       Lane top(*this, std::nullopt);
       std::size_t next = 0;
       top.process_top(levels_, 0, 0, results, &next);
@@ -94,7 +95,7 @@ class MergePass {
     }
     void finish() {
       std::lock_guard<std::mutex> lock(pass_.mutex_);
-      for (const SortRecord& r : buffer_) pass_.records_.push(r);
+      for (const SortRecord& r : buffer_) pass_.push_record(r);
       buffer_.clear();
       pass_.in_edges_ += in_edges_;
       pass_.out_edges_ += out_edges_;
@@ -121,15 +122,19 @@ class MergePass {
       return merge(level, cx, cy, children);
     }
 
-    // Levels above the split: the subtrees' results are taken in Z-order.
+    // Levels above the subtrees: their results are taken in Z-order. Distributed: only the clusters
+    // this rank holds tiles of; a cluster spanning ranks is merged by its merger alone (an empty
+    // Held elsewhere), after the children's summaries moved (exchange_children).
     Held process_top(std::uint32_t level, std::uint64_t cx, std::uint64_t cy, std::vector<Held>& results,
                      std::size_t* next) {
-      if (level == pass_.split_) return std::move(results[(*next)++]);
+      if (pass_.subtree(level, cx, cy)) return std::move(results[(*next)++]);
       Held children[4];
       for (int q = 0; q < 4; ++q) {
         const std::uint64_t ccx = 2 * cx + (q & 1), ccy = 2 * cy + (q >> 1);
-        if (pass_.exists(level - 1, ccx, ccy)) children[q] = process_top(level - 1, ccx, ccy, results, next);
+        if (pass_.exists(level - 1, ccx, ccy) && pass_.involved(level - 1, ccx, ccy))
+          children[q] = process_top(level - 1, ccx, ccy, results, next);
       }
+      if (pass_.ranks_ && !pass_.exchange_children(level, cx, cy, children)) return Held();
       return merge(level, cx, cy, children);
     }
 
@@ -138,7 +143,7 @@ class MergePass {
       buffer_.push_back(r);
       if (buffer_.size() < kLaneRecords) return;
       std::lock_guard<std::mutex> lock(pass_.mutex_);
-      for (const SortRecord& b : buffer_) pass_.records_.push(b);
+      for (const SortRecord& b : buffer_) pass_.push_record(b);
       buffer_.clear();
     }
 
@@ -167,20 +172,62 @@ class MergePass {
     bool overflow_ = false;
   };
 
+  struct Cluster {
+    std::uint32_t level = 0;
+    std::uint64_t cx = 0, cy = 0;
+  };
+
   bool exists(std::uint32_t level, std::uint64_t cx, std::uint64_t cy) const {
     return (cx << level) < grid_.tiles_x() && (cy << level) < grid_.tiles_y();
   }
+  // This rank holds tiles of the cluster (always, in one process).
+  bool involved(std::uint32_t level, std::uint64_t cx, std::uint64_t cy) const {
+    return !ranks_ || ranks_->ranks.involved(level, cx, cy);
+  }
+  // A subtree merged by one lane: at the split level (or below it, distributed, where the cluster
+  // above spans ranks), all its tiles this rank's.
+  bool subtree(std::uint32_t level, std::uint64_t cx, std::uint64_t cy) const {
+    return level <= split_ && (!ranks_ || ranks_->ranks.wholly_mine(level, cx, cy));
+  }
 
-  void collect(std::uint32_t level, std::uint64_t cx, std::uint64_t cy,
-               std::vector<std::pair<std::uint64_t, std::uint64_t>>* out) const {
-    if (level == split_) {
-      out->push_back({cx, cy});
+  // The subtrees, in Z-order.
+  void collect(std::uint32_t level, std::uint64_t cx, std::uint64_t cy, std::vector<Cluster>* out) const {
+    if (!involved(level, cx, cy)) return;
+    if (subtree(level, cx, cy)) {
+      out->push_back({level, cx, cy});
       return;
     }
     for (int q = 0; q < 4; ++q) {
       const std::uint64_t ccx = 2 * cx + (q & 1), ccy = 2 * cy + (q >> 1);
       if (exists(level - 1, ccx, ccy)) collect(level - 1, ccx, ccy, out);
     }
+  }
+
+  // Distributed, before merging cluster (level, cx, cy): the children this rank merged go to the
+  // cluster's merger, which receives the others' from their mergers. True on the merger.
+  bool exchange_children(std::uint32_t level, std::uint64_t cx, std::uint64_t cy, Held (&children)[4]) {
+    const MstRanks& ranks = ranks_->ranks;
+    const int merger = ranks.merger(level, cx, cy);
+    for (int q = 0; q < 4; ++q) {
+      const std::uint64_t ccx = 2 * cx + (q & 1), ccy = 2 * cy + (q >> 1);
+      if (!exists(level - 1, ccx, ccy) || ranks.merger(level - 1, ccx, ccy) != ranks.me() || merger == ranks.me()) continue;
+      ranks_->mail.send_child(merger, level - 1, ccx, ccy, *children[q].summary);
+      children[q] = Held();
+    }
+    if (merger != ranks.me()) return false;
+    for (int q = 0; q < 4; ++q) {
+      const std::uint64_t ccx = 2 * cx + (q & 1), ccy = 2 * cy + (q >> 1);
+      if (!exists(level - 1, ccx, ccy)) continue;
+      const int from = ranks.merger(level - 1, ccx, ccy);
+      if (from != ranks.me()) children[q] = hold(ranks_->mail.receive_child(from, level - 1, ccx, ccy));
+      if (!children[q].summary) throw Error("internal error: the MST merge lost a child summary on rank " + std::to_string(ranks.me()));
+    }
+    return true;
+  }
+
+  // A record of this rank's tiles to the sorter; another rank's kept for it (distributed).
+  void push_record(const SortRecord& r) {
+    if (!ranks_ || !ranks_->remote.take(r, shift_)) records_.push(r);
   }
 
   std::uint64_t record_key(const GlobalEdgeKey& key, std::uint64_t kind) const {
@@ -208,6 +255,7 @@ class MergePass {
   MemoryBudget& budget_;
   Progress& progress_;
   WorkerPool& pool_;
+  const MstMergeRanks* ranks_;
   std::mutex mutex_;
   std::uint32_t shift_ = 0, levels_ = 0, split_ = 0;
   std::uint64_t total_merges_ = 0, merges_done_ = 0;
@@ -219,8 +267,9 @@ class MergePass {
 PostOrderMergeTotals run_post_order_merge(const TileGrid& grid, const WeightParams& params, Connectivity connectivity,
                                           const std::string& tile_summaries,
                                           const std::vector<std::uint64_t>& summary_offsets, ExternalSorter& records,
-                                          MemoryBudget& budget, Progress& progress, WorkerPool& pool) {
-  MergePass merge(grid, params, connectivity, tile_summaries, summary_offsets, records, budget, progress, pool);
+                                          MemoryBudget& budget, Progress& progress, WorkerPool& pool,
+                                          const MstMergeRanks* ranks) {
+  MergePass merge(grid, params, connectivity, tile_summaries, summary_offsets, records, budget, progress, pool, ranks);
   merge.run();
   PostOrderMergeTotals totals;
   totals.levels = merge.levels();

@@ -7,6 +7,11 @@
 // summaries (engine/mst/summary_file.h) once. Expansion records (kept crossing edges "in", dropped
 // summary reps "out", expansion_record_key) go to `records`. Progress: "mst: merge", 0 .. (number
 // of merge steps). The same decisions as the level merge (engine/mst/phase2_merge_levels.h).
+// Distributed (`ranks` given, docs/distributed.md "mst"): the summaries file holds this rank's
+// tiles only; the parallel subtrees are the clusters wholly this rank's at or below the split
+// level, the clusters spanning ranks are merged on the rank owning their first tile from the child
+// summaries the others send (engine/mst/merge_ranks.h), and the records of other ranks' tiles go to
+// ranks->remote instead of `records`.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -18,6 +23,7 @@
 #include "kernels/common/edge_weight.h"
 #include "io/store/external_sorter.h"
 #include "io/store/tile_store.h"
+#include "engine/mst/merge_ranks.h"
 
 namespace terrazo {
 
@@ -31,6 +37,7 @@ struct PostOrderMergeTotals {
 PostOrderMergeTotals run_post_order_merge(const TileGrid& grid, const WeightParams& params, Connectivity connectivity,
                                           const std::string& tile_summaries,
                                           const std::vector<std::uint64_t>& summary_offsets, ExternalSorter& records,
-                                          MemoryBudget& budget, Progress& progress, WorkerPool& pool);
+                                          MemoryBudget& budget, Progress& progress, WorkerPool& pool,
+                                          const MstMergeRanks* ranks = nullptr);
 
 }  // namespace terrazo

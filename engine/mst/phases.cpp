@@ -27,6 +27,8 @@
 #include "engine/mst/phase2_merge_levels.h"
 #include "engine/mst/phase2_merge_post_order.h"
 #include "engine/mst/phase3_expansion.h"
+#include "engine/mst/merge_ranks.h"
+#include "engine/mst/rank_stages.h"
 #include "engine/mst/summary_file.h"
 #include "io/store/external_sorter.h"
 #include "io/store/sequential_file.h"
@@ -48,7 +50,11 @@ namespace {
 std::string scratch_path(const MstPhaseOptions& options, const char* name) { return options.scratch_dir + "/" + name; }
 
 MstMergeMode resolve_merge_mode(const MstPhaseOptions& options) {
+  if (options.distributed() && options.merge_mode != MstMergeMode::Auto && options.merge_mode != MstMergeMode::CpuPostOrder)
+    throw UsageError(std::string("--merge ") + to_string(options.merge_mode) +
+                     " does not run on several ranks yet (docs/distributed.md); give --merge cpu or run one process");
   return options.merge_mode != MstMergeMode::Auto ? options.merge_mode
+         : options.distributed()                 ? MstMergeMode::CpuPostOrder
          : options.cuda                          ? MstMergeMode::CudaLevels
                                                  : MstMergeMode::CpuPostOrder;
 }
@@ -72,6 +78,7 @@ void plan_post_order_merge(const TileGrid& grid, const MstPhaseOptions& options,
             root_graph + summaries);
   plan.need(phase, "the summary reader's buffer", kSummaryFileBufferBytes);
   plan.need(phase, "the expansion-record sorter", std::max(records, ExternalSorter::kMinimumBufferBytes));
+  plan_rank_messages(grid, options, plan);
   plan.assign(budget);
 }
 
@@ -126,11 +133,12 @@ MergeBalance balance_of(const Totals& merge) {
 // to `records`.
 MergeBalance run_phase_merge(const TileGrid& grid, const MstPhaseOptions& options,
                              std::vector<std::uint64_t>& summary_offsets, ExternalSorter& records, MemoryBudget& budget,
-                             Progress& progress, WorkerPool& pool, MstPhaseResult& result) {
+                             Progress& progress, WorkerPool& pool, MstPhaseResult& result,
+                             const MstMergeRanks* ranks = nullptr) {
   if (result.merge_mode == MstMergeMode::CpuPostOrder) {
     const PostOrderMergeTotals merge =
         run_post_order_merge(grid, options.params, options.connectivity, scratch_path(options, "mst_tile_summaries"),
-                             summary_offsets, records, budget, progress, pool);
+                             summary_offsets, records, budget, progress, pool, ranks);
     result.merge_levels = merge.levels;
     result.bytes_read += merge.bytes_read;
     return balance_of(merge);
@@ -154,6 +162,46 @@ MergeBalance run_phase_merge(const TileGrid& grid, const MstPhaseOptions& option
   result.merge_batch_edges = merge.batch_edges;
   result.gpu_merge_kernel_ms = merge.kernel_ms;
   return balance_of(merge);
+}
+
+// Distributed: the merge over the ranks (engine/mst/merge_ranks.h), then every rank's records of
+// another rank's tiles sent to it.
+MergeBalance run_rank_merge(const TileGrid& grid, const MstPhaseOptions& options,
+                            std::vector<std::uint64_t>& summary_offsets, ExternalSorter& records, MemoryBudget& budget,
+                            Progress& progress, WorkerPool& pool, MstPhaseResult& result) {
+  if (!options.distributed())
+    return run_phase_merge(grid, options, summary_offsets, records, budget, progress, pool, result);
+  const MstRanks ranks(*options.comm, *options.ownership, grid);
+  SummaryMail mail(*options.comm, budget);
+  RemoteRecords remote(ranks, budget);
+  const MstMergeRanks merge_ranks{ranks, mail, remote};
+  const MergeBalance balance =
+      run_phase_merge(grid, options, summary_offsets, records, budget, progress, pool, result, &merge_ranks);
+  mail.finish();
+  remote.exchange(records);
+  result.bytes_sent += mail.bytes_sent() + remote.bytes_sent();
+  result.bytes_received += mail.bytes_received() + remote.bytes_received();
+  return balance;
+}
+
+// Distributed: phases 1 and 2's totals and the counted edges summed over the ranks (the merges of
+// one rank decide edges of other ranks' tiles; only the sums balance), and the counters the JSON
+// reports.
+void sum_totals(const MstPhaseOptions& options, BlockLocalTotals& block_local, MergeBalance& balance,
+                std::uint64_t& counted_edges, MstPhaseResult& result) {
+  if (!options.distributed()) return;
+  std::vector<std::uint64_t> v = {block_local.forest_edges, block_local.valid, balance.in_edges, balance.out_edges,
+                                  counted_edges, result.summary_edges, result.expansion_records,
+                                  result.expansion_record_runs};
+  split_u128(block_local.forest_weight, v);
+  split_u128(balance.in_weight, v);
+  split_u128(balance.out_weight, v);
+  sum_over_ranks(options, v);
+  block_local.forest_edges = v[0], block_local.valid = v[1], balance.in_edges = v[2], balance.out_edges = v[3];
+  counted_edges = v[4], result.summary_edges = v[5], result.expansion_records = v[6], result.expansion_record_runs = v[7];
+  block_local.forest_weight = join_u128(&v[8]);
+  balance.in_weight = join_u128(&v[10]);
+  balance.out_weight = join_u128(&v[12]);
 }
 
 // The tree's totals: the expansion's edge count checked against phases 1 and 2, the weight against
@@ -181,34 +229,44 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
   MstPhaseResult result;
   const TileGrid& grid = source.grid();
   const std::uint32_t t = grid.tile;
-  // The tile order and each tile's summary offset: 16 bytes per tile of the grid, for the run.
+  Communicator& comm = options.distributed() ? *options.comm : world();
+  // The tile order (this rank's Z range) and each tile's summary offset: 16 bytes per tile of the
+  // grid, for the run.
   auto order_reservation = budget.reserve(grid.tile_count() * 16, "MST tile order and summary offsets");
-  const std::vector<std::uint64_t> order = grid.z_order();
+  const std::vector<std::uint64_t> order = own_order(grid.z_order(), options);
+  result.own_tiles = order.size();
   if (2 * ceil_log2(std::max(grid.tiles_x(), grid.tiles_y())) + 2 * ceil_log2(t) + 3 > 64) {
     throw Error("mst: the raster has too many tiles of " + std::to_string(t) +
                 " cells for 64-bit expansion keys; use a larger --tile");
   }
-  result.merge_mode = resolve_merge_mode(options);
-  if (grid.tile_count() > 1) {
+  // The plan, before any work (a budget too small on any rank is every rank's error).
+  agreed_stage(comm, "mst: planning memory", [&] {
+    result.merge_mode = resolve_merge_mode(options);
+    if (grid.tile_count() <= 1) return;
     MemoryPlan own_plan;
     MemoryPlan& plan = options.plan ? *options.plan : own_plan;
     if (result.merge_mode == MstMergeMode::CpuPostOrder) plan_post_order_merge(grid, options, budget, plan);
     else plan_level_merge(grid, result.merge_mode, options, budget, plan);
-  }
+  });
 
+  // 1. Block-local MSTs of this rank's tiles (no message: a failure is agreed).
   Stopwatch phase;
   WorkerPool pool(options.threads);
   std::vector<std::uint64_t> summary_offsets(grid.tile_count());
-  const BlockLocalTotals block_local =
-      run_phase_block_local(source, order, options, pool, budget, progress, summary_offsets, result);
+  BlockLocalTotals block_local;
+  agreed_stage(comm, "mst: block-local", [&] {
+    block_local = run_phase_block_local(source, order, options, pool, budget, progress, summary_offsets, result);
+    if (options.distributed()) fault_point(comm, "mst: block-local");
+  });
   result.block_local_seconds = phase.seconds();
 
+  // 2. The merge (over the ranks: messages in flight, a failure ends the job).
   phase.restart();
   const std::uint64_t record_bytes = options.record_buffer_bytes
                                          ? options.record_buffer_bytes
                                          : std::min<std::uint64_t>(64ull << 20, budget.available() / 8);
   ExternalSorter records(scratch_path(options, "mst_records"), budget, record_bytes);
-  const MergeBalance balance = run_phase_merge(grid, options, summary_offsets, records, budget, progress, pool, result);
+  MergeBalance balance = run_rank_merge(grid, options, summary_offsets, records, budget, progress, pool, result);
   records.finish();
   result.expansion_records = records.size();
   result.expansion_record_runs = records.runs_spilled();
@@ -216,12 +274,15 @@ MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& op
 
   // 3. Expansion: forest bits + in - out, per tile in Z-order.
   phase.restart();
-  const ExpansionTotals expansion = run_expansion(source, order, options, records, budget, progress, sink);
+  const ExpansionTotals expansion =
+      run_rank_expansion(source, order, options, records, budget, progress, sink, result);
   result.bytes_read += expansion.bytes_read;
   result.bytes_written += expansion.bytes_written;
   result.expansion_seconds = phase.seconds();
 
-  set_totals(block_local, balance, expansion.edges, result);
+  std::uint64_t counted_edges = expansion.edges;
+  sum_totals(options, block_local, balance, counted_edges, result);
+  agreed_stage(comm, "mst: totals", [&] { set_totals(block_local, balance, counted_edges, result); });
   result.bytes_read += records.bytes_read();
   result.bytes_written += records.bytes_written();
   return result;

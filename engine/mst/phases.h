@@ -12,22 +12,25 @@
 // Phase 1 runs on the CPU (WorkerPool of `threads`, the next batch read while one is solved) or,
 // with `cuda`, through the streamed CudaMstBatchSolver (kernels/mst/block_mst_solver.h: tiles read straight
 // into its pinned input, two batches in flight). Phase 2 runs as `merge_mode` says (MstMergeMode).
+// Distributed (options.comm, docs/distributed.md "mst"): every rank runs phase 1 and phase 3 on its
+// own tiles (options.ownership) and the post-order merge over the ranks (engine/mst/merge_ranks.h);
+// `sink` and the edge list are rank 0's (engine/mst/distributed_output.h): every rank's windows
+// reach rank 0's sink in Z-order. The totals in the result are every rank's sums, on every rank.
+// Failures in phase 1 and in the totals' check are agreed (every rank throws); a failure in the
+// merge or the expansion ends the job from main (MPI_Abort).
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "engine/run/memory_plan.h"
 #include "kernels/common/memory_budget.h"
-#include "engine/run/memory_plan.h"
 #include "kernels/common/progress.h"
-#include "engine/run/memory_plan.h"
 #include "engine/tile_inputs/tile_input.h"
-#include "engine/run/memory_plan.h"
 #include "io/store/atomic_output.h"
-#include "engine/run/memory_plan.h"
 #include "io/store/tile_store.h"
-#include "engine/run/memory_plan.h"
 #include "kernels/common/edge_weight.h"
+#include "engine/run/communicator.h"
+#include "engine/run/tile_ownership.h"
 
 namespace terrazo {
 
@@ -71,6 +74,11 @@ struct MstPhaseOptions {
                                              // publishes); null: phase 3 publishes its own
   std::string scratch_dir;               // where the scratch files go
   MemoryPlan* plan = nullptr;            // the run's memory plan (engine/run/memory_plan.h); null: one of its own
+  // A distributed run: the ranks and the tiles each owns (null: one process). Only the post-order
+  // merge runs on ranks (Auto means CpuPostOrder there; the caller refuses the level merges).
+  Communicator* comm = nullptr;
+  const TileOwnership* ownership = nullptr;
+  bool distributed() const { return comm != nullptr; }
 };
 
 struct MstPhaseResult {
@@ -90,6 +98,8 @@ struct MstPhaseResult {
   std::uint64_t merge_oversized_graphs = 0;  // larger than a slot, solved alone by graph_msf_cpu
   std::uint64_t merge_batch_edges = 0;       // edge capacity of a batch slot
   double gpu_merge_kernel_ms = 0;            // CudaLevels: sum of the batches' kernel times
+  // Distributed: this rank's messages (summaries, records, windows, edge list) and tiles.
+  std::uint64_t bytes_sent = 0, bytes_received = 0, own_tiles = 0;
 };
 
 MstPhaseResult run_mst_phases(const TileInput& source, const MstPhaseOptions& options, MemoryBudget& budget,

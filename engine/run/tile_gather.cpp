@@ -7,20 +7,21 @@
 
 namespace terrazo {
 
-void TileGather::mine(std::uint64_t tile) {
-  pull_until(tile);
-  next_ = tile + 1;
+void TileGather::mine_at(std::uint64_t position) {
+  pull_until(position);
+  next_ = position + 1;
 }
 
-void TileGather::pull_until(std::uint64_t tile) {
-  for (; next_ < tile; ++next_) {
-    const int owner = ownership_.owner(next_);
+void TileGather::pull_until(std::uint64_t position) {
+  for (; next_ < position; ++next_) {
+    const std::uint64_t tile = order_ ? (*order_)[next_] : next_;
+    const int owner = ownership_.owner(tile);
     if (owner == comm_.rank())
-      throw Error("internal error: rank " + std::to_string(owner) + "'s own tile " + std::to_string(next_) +
-                  " did not come in row-major order");
+      throw Error("internal error: rank " + std::to_string(owner) + "'s own tile " + std::to_string(tile) +
+                  " did not come in the writer's order");
     std::vector<std::uint8_t> message = comm_.recv(owner, tag_);
     bytes_received_ += message.size();
-    take_(next_, owner, std::move(message));
+    take_(tile, owner, std::move(message));
   }
 }
 

@@ -2,11 +2,13 @@
 // tile order (docs/distributed.md "Output"): the piece `clump` and `sssp` share to write one file
 // from every rank's tiles with rank 0's writer, byte-identical to one process's.
 //
-// Contract: every rank visits its own tiles in row-major tile order. Ranks 1..N-1 send one message
-// per owned tile to rank 0 (send_tile_message, tag `tag`, in that order). Rank 0 calls mine(tile)
-// before handing each of its own tiles to its writer, and finish() after its last: the gather
-// receives every other rank's tiles that come before (from their owners, one message at a time,
-// MPI's non-overtaking order per sender) and gives each to `take` in row-major tile order, so the
+// Contract: every rank visits its own tiles in the writer's order: row-major tile order, or the
+// `order` given (a list of row-major tile indices, e.g. TileGrid::z_order() for `mst`, whose writer
+// takes the tiles in Z-order). Ranks 1..N-1 send one message per owned tile to rank 0
+// (send_tile_message, tag `tag`, in that order). Rank 0 calls mine(tile) (or mine_at(position in
+// `order`)) before handing each of its own tiles to its writer, and finish() after its last: the
+// gather receives every other rank's tiles that come before (from their owners, one message at a
+// time, MPI's non-overtaking order per sender) and gives each to `take` in that order, so the
 // writer sees every tile in the order one process gives them. It holds one received message at a
 // time (each sender blocks in send until rank 0 takes its message).
 #pragma once
@@ -23,12 +25,16 @@ class TileGather {
  public:
   // Another rank's message for row-major tile `tile`, from its owner `owner`.
   using Take = std::function<void(std::uint64_t tile, int owner, std::vector<std::uint8_t> message)>;
-  TileGather(Communicator& comm, const TileOwnership& ownership, std::uint64_t tile_count, int tag, Take take)
-      : comm_(comm), ownership_(ownership), tile_count_(tile_count), tag_(tag), take_(std::move(take)) {}
-  // Rank 0's own tile `tile` comes next: the other ranks' tiles before it are taken first.
-  void mine(std::uint64_t tile);
-  // The other ranks' tiles before `tile` (row-major), taken in order.
-  void pull_until(std::uint64_t tile);
+  // `order` (null: row-major) must outlive the gather.
+  TileGather(Communicator& comm, const TileOwnership& ownership, std::uint64_t tile_count, int tag, Take take,
+             const std::vector<std::uint64_t>* order = nullptr)
+      : comm_(comm), ownership_(ownership), tile_count_(tile_count), tag_(tag), take_(std::move(take)), order_(order) {}
+  // Rank 0's own tile `tile` comes next (row-major order only): the other ranks' tiles before it are taken first.
+  void mine(std::uint64_t tile) { mine_at(tile); }
+  // Rank 0's own tile at `position` of the order comes next.
+  void mine_at(std::uint64_t position);
+  // The other ranks' tiles before `position` of the order, taken in order.
+  void pull_until(std::uint64_t position);
   // The other ranks' tiles after rank 0's last.
   void finish() { pull_until(tile_count_); }
   std::uint64_t bytes_received() const { return bytes_received_; }
@@ -39,7 +45,8 @@ class TileGather {
   std::uint64_t tile_count_;
   int tag_;
   Take take_;
-  std::uint64_t next_ = 0;  // the next tile (row-major) to take
+  const std::vector<std::uint64_t>* order_;
+  std::uint64_t next_ = 0;  // the next position of the order to take
   std::uint64_t bytes_received_ = 0;
 };
 
