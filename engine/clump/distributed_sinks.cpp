@@ -11,36 +11,25 @@
 namespace terrazo {
 namespace {
 constexpr int kWindowTag = 0x7c01, kStatsTag = 0x7c02;
-// Header: kind (u32: 0 labels, 1 encoded block), 0 (u32), x0 or tx (u64), y0 or ty (u64), w, h (u32).
-constexpr std::size_t kWindowHeader = 32;
+// Window messages (engine/run/tile_gather.h) of two kinds: labels of window x, y, w, h, or an encoded
+// block of tile tx, ty (w = h = the block).
 constexpr std::uint32_t kLabels = 0, kEncoded = 1;
-
-std::vector<std::uint8_t> with_header(std::uint32_t kind, std::uint64_t x, std::uint64_t y, std::uint32_t w,
-                                      std::uint32_t h, std::size_t payload) {
-  std::vector<std::uint8_t> message(kWindowHeader + payload, 0);
-  std::memcpy(&message[0], &kind, 4);
-  std::memcpy(&message[8], &x, 8);
-  std::memcpy(&message[16], &y, 8);
-  std::memcpy(&message[24], &w, 4);
-  std::memcpy(&message[28], &h, 4);
-  return message;
-}
 static_assert(std::is_trivially_copyable<ClumpRegionStats>::value, "ClumpRegionStats crosses ranks as bytes");
 }  // namespace
 
 void ClumpWindowSender::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                                      const std::uint32_t* labels) {
   const std::uint64_t cells = static_cast<std::uint64_t>(w) * h;
-  std::vector<std::uint8_t> message = with_header(kLabels, x0, y0, w, h, 4 * cells);
-  std::memcpy(&message[kWindowHeader], labels, 4 * cells);
+  std::vector<std::uint8_t> message = window_message({kLabels, x0, y0, w, h}, 4 * cells);
+  std::memcpy(&message[kWindowHeaderBytes], labels, 4 * cells);
   bytes_sent_ += message.size();
   send_tile_message(comm_, kWindowTag, std::move(message));
 }
 
 void ClumpWindowSender::write_tile(std::uint64_t tx, std::uint64_t ty, std::vector<std::uint8_t> labels) {
   const std::vector<std::uint8_t> encoded = encode_(labels);
-  std::vector<std::uint8_t> message = with_header(kEncoded, tx, ty, block_, block_, encoded.size());
-  std::memcpy(&message[kWindowHeader], encoded.data(), encoded.size());
+  std::vector<std::uint8_t> message = window_message({kEncoded, tx, ty, block_, block_}, encoded.size());
+  std::memcpy(&message[kWindowHeaderBytes], encoded.data(), encoded.size());
   bytes_sent_ += message.size();
   send_tile_message(comm_, kWindowTag, std::move(message));
 }
@@ -65,27 +54,20 @@ void ClumpWindowGatherer::write_tile(std::uint64_t tx, std::uint64_t ty, std::ve
 }
 
 void ClumpWindowGatherer::take(std::uint64_t tile, int owner, const std::vector<std::uint8_t>& message) {
-  std::uint32_t kind, w, h;
-  std::uint64_t x, y;
-  if (message.size() < kWindowHeader) throw Error("clump: internal error: a short window message");
-  std::memcpy(&kind, &message[0], 4);
-  std::memcpy(&x, &message[8], 8);
-  std::memcpy(&y, &message[16], 8);
-  std::memcpy(&w, &message[24], 4);
-  std::memcpy(&h, &message[28], 4);
+  const auto [kind, x, y, w, h] = read_window_header(message, "clump");
   const TileWindow expected = grid_.window(tile);
   const bool is_tile = kind == kEncoded && encoded_ && x * grid_.tile == expected.x0 && y * grid_.tile == expected.y0;
   const bool is_window = kind == kLabels && x == expected.x0 && y == expected.y0 && w == expected.w &&
-                         h == expected.h && message.size() == kWindowHeader + 4ull * w * h;
+                         h == expected.h && message.size() == kWindowHeaderBytes + 4ull * w * h;
   if (!is_tile && !is_window)
     throw Error("clump: internal error: rank " + std::to_string(owner) + " sent another window than tile " +
                 std::to_string(tile) + "'s");
   if (is_tile) {
-    encoded_(x, y, std::vector<std::uint8_t>(message.begin() + kWindowHeader, message.end()));
+    encoded_(x, y, std::vector<std::uint8_t>(message.begin() + kWindowHeaderBytes, message.end()));
     return;
   }
   labels_.resize(static_cast<std::size_t>(w) * h);
-  std::memcpy(labels_.data(), &message[kWindowHeader], 4 * labels_.size());
+  std::memcpy(labels_.data(), &message[kWindowHeaderBytes], 4 * labels_.size());
   sink_.write_window(x, y, w, h, labels_.data());
 }
 

@@ -312,16 +312,10 @@ ClumpRankSinks rank_sinks(Communicator& comm, const TileOwnership& ownership, co
 
 // This rank's part of the `ranks` summary.
 RankReport clump_rank_report(const TileOwnership& ownership, int rank, const ClumpPhaseResult& phases) {
-  RankReport report;
-  report.tiles = ownership.tiles(rank);
-  report.weight = ownership.weight(rank);
-  report.peak_rss_bytes = peak_rss_bytes();
-  report.bytes_sent = phases.bytes_sent;
-  report.bytes_received = phases.bytes_received;
-  report.phases = {{"tile_labels", phases.tile_labels_seconds}, {"exchange", phases.exchange_seconds},
-                   {"merge", phases.merge_seconds}, {"relabel", phases.relabel_seconds},
-                   {"stats", phases.stats_seconds}};
-  return report;
+  return rank_report(ownership, rank, phases.bytes_sent, phases.bytes_received,
+                     {{"tile_labels", phases.tile_labels_seconds}, {"exchange", phases.exchange_seconds},
+                      {"merge", phases.merge_seconds}, {"relabel", phases.relabel_seconds},
+                      {"stats", phases.stats_seconds}});
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ void parse_own_flags(ArgParser& args, FillOptions& options) {
 }  // namespace
 
 FillCommandOptions parse_fill_options(const std::vector<std::string>& arguments) {
-  return parse_flow_options("fill", arguments, "INPUT FILLED.tif", &FillCommandOptions::fill, parse_own_flags);
+  return parse_raster_command("fill", arguments, &FillCommandOptions::fill, "INPUT FILLED.tif", parse_own_flags);
 }
 
 FillCommandResult run_fill_command(const FillCommandOptions& options, Progress& progress) {
@@ -33,7 +33,7 @@ std::string FillCommandResult::summary() const {
 std::string FillCommandResult::to_json() const {
   const FillPhaseResult& p = result.phases;
   JsonObject summary = json_head("fill", options.fill.input, options.fill.output);
-  add_flow_grid(summary, result)
+  add_raster_keys(summary, result)
       .add("outlets", to_string(options.fill.outlets))
       .add("connectivity", static_cast<int>(options.fill.connectivity))
       .add("valid_cells", p.valid_cells)

@@ -6,8 +6,8 @@
 // registered, published all-or-nothing; INPUT opened as a PipelineInput without statistics), then
 // FlowRun::write(result, type, has_nodata, nodata, phases): `phases(sink)` run with the sink that
 // writes OUTPUT (GeoTiffTileSink: `type` on INPUT's grid and georeference), OUTPUT published, and the
-// result's grid, seconds, bytes and memory set. The command's --json is json_head, add_flow_grid, its
-// own keys, then flow_json_tail.
+// result's grid, seconds, bytes and memory set. The command's --json is json_head, add_raster_keys
+// (engine/commands/command_result.h), its own keys, then flow_json_tail.
 #pragma once
 #include <cstdint>
 #include <initializer_list>
@@ -132,38 +132,16 @@ PhaseOptions flow_phase_options(RunContext& context) {
   return o;
 }
 
-// parse_<command>_options' body: the common flags, then parse_raster_to_raster
-// (engine/commands/output_options.h) into `member`, own_flags(args, options) reading the command's own.
-template <class CommandOptions, class Options, class OwnFlags>
-CommandOptions parse_flow_options(const char* command, const std::vector<std::string>& arguments, const char* files,
-                                  Options CommandOptions::*member, OwnFlags own_flags) {
-  ArgParser args(command, arguments);
-  CommandOptions parsed = parse_common<CommandOptions>(args);
-  Options& options = parsed.*member;
-  parse_raster_to_raster(args, parsed.common, files, options, [&] { own_flags(args, options); });
-  return parsed;
-}
-
 // run_<command>_command's body: INPUT and `more_inputs` (those given) checked as files to read,
-// OUTPUT as a file to write apart from them (UsageError), then run(flow, context) in a run context of
-// the common flags.
-template <class CommandResultType, class CommandOptions, class Options, class Run>
-CommandResultType run_flow_command(const CommandOptions& options, const Options& flow, Progress& progress, Run run,
+// OUTPUT as a file to write apart from them (check_run_files), then run_entry_point of `run`.
+template <class CommandResultType, class CommandOptions, class Options, class Result>
+CommandResultType run_flow_command(const CommandOptions& options, const Options& flow, Progress& progress,
+                                   Result (*run)(const Options&, RunContext&),
                                    const std::vector<std::string>& more_inputs = {}) {
-  check_input_file(flow.input);
-  for (const std::string& input : more_inputs)
-    if (!input.empty()) check_input_file(input);
   std::vector<std::string> inputs = {flow.input};
   inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
-  check_output_file(flow.output, inputs);
-  return run_in_context<CommandResultType>(options, run_settings(options.common), progress,
-                                           [&](RunContext& context) { return run(flow, context); });
-}
-
-// The keys after a flow command's json_head (command, input, output): width, height, tile, input_read.
-template <class Phases>
-JsonObject& add_flow_grid(JsonObject& summary, const FlowRunResult<Phases>& r) {
-  return summary.add("width", r.width).add("height", r.height).add("tile", r.tile).add("input_read", r.input_read);
+  check_run_files(inputs, {flow.output});
+  return run_entry_point<CommandResultType>(options, progress, run, flow);
 }
 
 // The last keys: phases {import, then `phases`: the command's own phases' seconds}, seconds, then the

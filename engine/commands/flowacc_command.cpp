@@ -53,7 +53,7 @@ void parse_own_flags(ArgParser& args, FlowAccOptions& options) {
 const char* flowacc_usage() { return usage_text("flowacc", kUsage); }
 
 FlowaccCommandOptions parse_flowacc_options(const std::vector<std::string>& arguments) {
-  return parse_flow_options("flowacc", arguments, "DIRECTIONS ACCUMULATION.tif", &FlowaccCommandOptions::flowacc,
+  return parse_raster_command("flowacc", arguments, &FlowaccCommandOptions::flowacc, "DIRECTIONS ACCUMULATION.tif",
                             parse_own_flags);
 }
 
@@ -73,7 +73,7 @@ std::string FlowaccCommandResult::to_json() const {
   const FlowAccResult& r = result;
   JsonObject summary = json_head("flowacc", options.flowacc.input, options.flowacc.output);
   summary.add("weight", options.flowacc.weight);
-  add_flow_grid(summary, r)
+  add_raster_keys(summary, r)
       .add("type", to_string(r.type))
       .add("scale", r.scale)
       .add("valid_cells", r.phases.valid_cells)

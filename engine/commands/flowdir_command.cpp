@@ -48,7 +48,7 @@ void parse_own_flags(ArgParser& args, FlowdirOptions& options) {
 const char* flowdir_usage() { return usage_text("flowdir", kUsage); }
 
 FlowdirCommandOptions parse_flowdir_options(const std::vector<std::string>& arguments) {
-  return parse_flow_options("flowdir", arguments, "FILLED FLOWDIR.tif", &FlowdirCommandOptions::flowdir, parse_own_flags);
+  return parse_raster_command("flowdir", arguments, &FlowdirCommandOptions::flowdir, "FILLED FLOWDIR.tif", parse_own_flags);
 }
 
 FlowdirCommandResult run_flowdir_command(const FlowdirCommandOptions& options, Progress& progress) {
@@ -66,7 +66,7 @@ std::string FlowdirCommandResult::summary() const {
 std::string FlowdirCommandResult::to_json() const {
   const FlowdirPhaseResult& p = result.phases;
   JsonObject summary = json_head("flowdir", options.flowdir.input, options.flowdir.output);
-  add_flow_grid(summary, result)
+  add_raster_keys(summary, result)
       .add("outlets", to_string(options.flowdir.outlets))
       .add("valid_cells", p.valid_cells)
       .add("flat_cells", p.flat_cells)

@@ -115,15 +115,9 @@ void fill_mst_result(const MstPhaseResult& phases, const WeightParams& params, M
 
 // This rank's part of the `ranks` summary (docs/distributed.md).
 RankReport mst_rank_report(const TileOwnership& ownership, int rank, const MstPhaseResult& phases) {
-  RankReport report;
-  report.tiles = ownership.tiles(rank);
-  report.weight = ownership.weight(rank);
-  report.peak_rss_bytes = peak_rss_bytes();
-  report.bytes_sent = phases.bytes_sent;
-  report.bytes_received = phases.bytes_received;
-  report.phases = {{"block_local", phases.block_local_seconds}, {"merge", phases.merge_seconds},
-                   {"expansion", phases.expansion_seconds}};
-  return report;
+  return rank_report(ownership, rank, phases.bytes_sent, phases.bytes_received,
+                     {{"block_local", phases.block_local_seconds}, {"merge", phases.merge_seconds},
+                      {"expansion", phases.expansion_seconds}});
 }
 
 }  // namespace

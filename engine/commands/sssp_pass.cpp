@@ -489,15 +489,11 @@ void gather_pass_totals(PassState& s, const SsspExchangeStats& stats) {
   std::uint64_t most[2] = {r.max_distance_fixed, r.rounds};
   comm.all_reduce(most, 2, ReduceOp::Max);
   r.max_distance_fixed = most[0], r.rounds = most[1];
-  RankReport report;
-  report.tiles = s.ranks.ownership->tiles(comm.rank());
-  report.weight = s.ranks.ownership->weight(comm.rank());
-  report.peak_rss_bytes = peak_rss_bytes();
-  report.bytes_sent = stats.bytes_sent + s.ranks.bytes_sent;
-  report.bytes_received = stats.bytes_received + s.ranks.bytes_received;
-  report.phases = {{"import", r.seconds.import}, {"load", r.seconds.load}, {"sources", r.seconds.sources},
-                   {"exchange", r.seconds.exchange}, {"flush", r.seconds.flush}, {"write", r.seconds.write}};
-  r.ranks = gather_rank_reports(comm, report);
+  r.ranks = gather_rank_reports(
+      comm, rank_report(*s.ranks.ownership, comm.rank(), stats.bytes_sent + s.ranks.bytes_sent,
+                        stats.bytes_received + s.ranks.bytes_received,
+                        {{"import", r.seconds.import}, {"load", r.seconds.load}, {"sources", r.seconds.sources},
+                         {"exchange", r.seconds.exchange}, {"flush", r.seconds.flush}, {"write", r.seconds.write}}));
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ const char kUsage[] =
 const char* watershed_usage() { return usage_text("watershed", kUsage); }
 
 WatershedCommandOptions parse_watershed_options(const std::vector<std::string>& arguments) {
-  return parse_flow_options("watershed", arguments, "DIRECTIONS BASINS.tif", &WatershedCommandOptions::watershed,
+  return parse_raster_command("watershed", arguments, &WatershedCommandOptions::watershed, "DIRECTIONS BASINS.tif",
                             [](ArgParser&, WatershedOptions&) {});  // no flags of its own
 }
 
@@ -56,7 +56,7 @@ std::string WatershedCommandResult::summary() const {
 std::string WatershedCommandResult::to_json() const {
   const WatershedPhaseResult& p = result.phases;
   JsonObject summary = json_head("watershed", options.watershed.input, options.watershed.output);
-  add_flow_grid(summary, result)
+  add_raster_keys(summary, result)
       .add("valid_cells", p.valid_cells)
       .add("basins", p.basins)
       .add("spanning_basins", p.spanning_basins)

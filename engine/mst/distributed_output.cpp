@@ -11,19 +11,13 @@
 namespace terrazo {
 namespace {
 constexpr int kWindowTag = 0x6d11, kEdgeListTag = 0x6d12;
-// Header: x0, y0 (u64), w, h (u32), 8 bytes zero.
-constexpr std::size_t kWindowHeader = 32;
 }  // namespace
 
 void MstWindowSender::write_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                                    const std::uint8_t* cells) {
   const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
-  std::vector<std::uint8_t> message(kWindowHeader + n, 0);
-  std::memcpy(&message[0], &x0, 8);
-  std::memcpy(&message[8], &y0, 8);
-  std::memcpy(&message[16], &w, 4);
-  std::memcpy(&message[20], &h, 4);
-  std::memcpy(&message[kWindowHeader], cells, n);
+  std::vector<std::uint8_t> message = window_message({0, x0, y0, w, h}, n);
+  std::memcpy(&message[kWindowHeaderBytes], cells, n);
   bytes_sent_ += message.size();
   send_tile_message(comm_, kWindowTag, std::move(message));
   if (++windows_ == fault_at_) fault_point(comm_, "mst: expansion");
@@ -48,19 +42,13 @@ void MstWindowGatherer::write_window(std::uint64_t x0, std::uint64_t y0, std::ui
 }
 
 void MstWindowGatherer::take(std::uint64_t tile, int owner, const std::vector<std::uint8_t>& message) {
-  std::uint64_t x0, y0;
-  std::uint32_t w, h;
-  if (message.size() < kWindowHeader) throw Error("mst: internal error: a short window message");
-  std::memcpy(&x0, &message[0], 8);
-  std::memcpy(&y0, &message[8], 8);
-  std::memcpy(&w, &message[16], 4);
-  std::memcpy(&h, &message[20], 4);
+  const WindowHeader window = read_window_header(message, "mst");
   const TileWindow expected = grid_.window(tile);
-  if (x0 != expected.x0 || y0 != expected.y0 || w != expected.w || h != expected.h ||
-      message.size() != kWindowHeader + static_cast<std::uint64_t>(w) * h)
+  if (window.x != expected.x0 || window.y != expected.y0 || window.w != expected.w || window.h != expected.h ||
+      message.size() != kWindowHeaderBytes + static_cast<std::uint64_t>(window.w) * window.h)
     throw Error("mst: internal error: rank " + std::to_string(owner) + " sent another window than tile " +
                 std::to_string(tile) + "'s");
-  if (sink_) sink_->write_window(x0, y0, w, h, message.data() + kWindowHeader);
+  if (sink_) sink_->write_window(window.x, window.y, window.w, window.h, message.data() + kWindowHeaderBytes);
 }
 
 // ---- the edge list ---------------------------------------------------------------------------------

@@ -154,8 +154,7 @@ struct MergeStep {
 
   ClusterSummary parent;
   std::vector<SortRecord> records;
-  std::uint64_t in_edges = 0, out_edges = 0;
-  unsigned __int128 in_weight = 0, out_weight = 0;
+  MergeBalance balance;
 
   // What it holds once built, with graph_msf_cpu's scratch for it when `cpu` solves it.
   std::uint64_t built_bytes(bool cpu) const {
@@ -230,12 +229,10 @@ void unpack(const TileGrid& grid, std::uint32_t level, std::uint32_t shift, bool
     const bool kept = in_forest[e] != 0;
     if (e < s.summary_edges && !kept) {
       s.records.push_back(SortRecord{expansion_record_key(grid, shift, key, 1), key.weight});
-      ++s.out_edges;
-      s.out_weight += key.weight;
+      s.balance.dropped(key.weight);
     } else if (e >= s.summary_edges && kept) {
       s.records.push_back(SortRecord{expansion_record_key(grid, shift, key, 0), key.weight});
-      ++s.in_edges;
-      s.in_weight += key.weight;
+      s.balance.kept(key.weight);
     }
   }
   if (!root) {
@@ -521,10 +518,7 @@ class LevelMerge {
     }
     for (auto& s : b.steps) {
       for (const SortRecord& r : s->records) records_.push(r);
-      totals_.in_edges += s->in_edges;
-      totals_.out_edges += s->out_edges;
-      totals_.in_weight += s->in_weight;
-      totals_.out_weight += s->out_weight;
+      totals_.balance += s->balance;
       overflow_ = overflow_ || s->overflow;
       if (out) write_cluster_summary(*out, s->parent);
       s.reset();

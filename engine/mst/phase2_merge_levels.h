@@ -81,6 +81,7 @@
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "io/store/external_sorter.h"
+#include "engine/mst/merge_balance.h"
 #include "engine/mst/merge_step.h"
 #include "io/store/sequential_file.h"
 #include "kernels/common/worker_pool.h"
@@ -101,8 +102,7 @@ struct LevelMergeOptions {
 
 struct LevelMergeTotals {
   std::uint32_t levels = 0;
-  std::uint64_t in_edges = 0, out_edges = 0;      // kept crossing edges, dropped summary edges
-  unsigned __int128 in_weight = 0, out_weight = 0;
+  MergeBalance balance;
   std::uint64_t bytes_read = 0, bytes_written = 0;  // the summary files of all levels
   std::uint64_t merges = 0;            // merge steps (clusters of levels 1..L)
   std::uint64_t graphs = 0;            // merge steps with at least one edge (solved)

@@ -62,8 +62,7 @@ class MergePass {
     progress_.update("mst: merge", total_merges_, total_merges_);
   }
 
-  std::uint64_t in_edges_ = 0, out_edges_ = 0;
-  unsigned __int128 in_weight_ = 0, out_weight_ = 0;
+  MergeBalance balance_;
   std::uint64_t bytes_read_ = 0;
 
  private:
@@ -85,22 +84,17 @@ class MergePass {
     }
     void dropped(const GlobalEdgeKey& rep) override {
       add(SortRecord{pass_.record_key(rep, 1), rep.weight});
-      ++out_edges_;
-      out_weight_ += rep.weight;
+      balance_.dropped(rep.weight);
     }
     void kept_crossing(const GlobalEdgeKey& edge) override {
       add(SortRecord{pass_.record_key(edge, 0), edge.weight});
-      ++in_edges_;
-      in_weight_ += edge.weight;
+      balance_.kept(edge.weight);
     }
     void finish() {
       std::lock_guard<std::mutex> lock(pass_.mutex_);
       for (const SortRecord& r : buffer_) pass_.push_record(r);
       buffer_.clear();
-      pass_.in_edges_ += in_edges_;
-      pass_.out_edges_ += out_edges_;
-      pass_.in_weight_ += in_weight_;
-      pass_.out_weight_ += out_weight_;
+      pass_.balance_ += balance_;
       pass_.overflow_ = pass_.overflow_ || overflow_;
       if (reader_) pass_.bytes_read_ += reader_->bytes_read();
     }
@@ -167,8 +161,7 @@ class MergePass {
     MergePass& pass_;
     std::unique_ptr<SequentialReader> reader_;
     std::vector<SortRecord> buffer_;
-    std::uint64_t in_edges_ = 0, out_edges_ = 0;
-    unsigned __int128 in_weight_ = 0, out_weight_ = 0;
+    MergeBalance balance_;
     bool overflow_ = false;
   };
 
@@ -273,10 +266,7 @@ PostOrderMergeTotals run_post_order_merge(const TileGrid& grid, const WeightPara
   merge.run();
   PostOrderMergeTotals totals;
   totals.levels = merge.levels();
-  totals.in_edges = merge.in_edges_;
-  totals.out_edges = merge.out_edges_;
-  totals.in_weight = merge.in_weight_;
-  totals.out_weight = merge.out_weight_;
+  totals.balance = merge.balance_;
   totals.bytes_read = merge.bytes_read_;
   return totals;
 }

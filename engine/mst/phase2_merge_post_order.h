@@ -23,14 +23,14 @@
 #include "kernels/common/edge_weight.h"
 #include "io/store/external_sorter.h"
 #include "io/store/tile_store.h"
+#include "engine/mst/merge_balance.h"
 #include "engine/mst/merge_ranks.h"
 
 namespace terrazo {
 
 struct PostOrderMergeTotals {
   std::uint32_t levels = 0;
-  std::uint64_t in_edges = 0, out_edges = 0;  // kept crossing edges, dropped summary edges
-  unsigned __int128 in_weight = 0, out_weight = 0;
+  MergeBalance balance;
   std::uint64_t bytes_read = 0;  // the tile summaries
 };
 

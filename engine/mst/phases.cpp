@@ -22,6 +22,7 @@
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
+#include "engine/mst/merge_balance.h"
 #include "engine/mst/merge_step.h"
 #include "engine/mst/phase1_block_local.h"
 #include "engine/mst/phase2_merge_levels.h"
@@ -113,22 +114,6 @@ BlockLocalTotals run_phase_block_local(const TileInput& source, const std::vecto
   return block_local;
 }
 
-// What the merge changes in the forest: the edges it adds (in) and takes out (out), and their weights.
-struct MergeBalance {
-  std::uint64_t in_edges = 0, out_edges = 0;
-  unsigned __int128 in_weight = 0, out_weight = 0;
-};
-
-template <class Totals>
-MergeBalance balance_of(const Totals& merge) {
-  MergeBalance balance;
-  balance.in_edges = merge.in_edges;
-  balance.out_edges = merge.out_edges;
-  balance.in_weight = merge.in_weight;
-  balance.out_weight = merge.out_weight;
-  return balance;
-}
-
 // 2. Hierarchical merge, post-order or level by level (result.merge_mode); its expansion records go
 // to `records`.
 MergeBalance run_phase_merge(const TileGrid& grid, const MstPhaseOptions& options,
@@ -141,7 +126,7 @@ MergeBalance run_phase_merge(const TileGrid& grid, const MstPhaseOptions& option
                              summary_offsets, records, budget, progress, pool, ranks);
     result.merge_levels = merge.levels;
     result.bytes_read += merge.bytes_read;
-    return balance_of(merge);
+    return merge.balance;
   }
   summary_offsets = std::vector<std::uint64_t>();  // the level merge reads the summaries in one scan
   LevelMergeOptions level_options;
@@ -161,7 +146,7 @@ MergeBalance run_phase_merge(const TileGrid& grid, const MstPhaseOptions& option
   result.merge_oversized_graphs = merge.oversized_graphs;
   result.merge_batch_edges = merge.batch_edges;
   result.gpu_merge_kernel_ms = merge.kernel_ms;
-  return balance_of(merge);
+  return merge.balance;
 }
 
 // Distributed: the merge over the ranks (engine/mst/merge_ranks.h), then every rank's records of

@@ -1,14 +1,27 @@
-// engine/run/rank_report.cpp: gather_rank_reports and ranks_json (engine/run/rank_report.h).
+// engine/run/rank_report.cpp: rank_report, gather_rank_reports and ranks_json (engine/run/rank_report.h).
 #include "engine/run/rank_report.h"
 
 #include <cstring>
 
 #include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
 
 namespace terrazo {
 namespace {
 constexpr std::size_t kCounts = 5;
 }  // namespace
+
+RankReport rank_report(const TileOwnership& ownership, int rank, std::uint64_t bytes_sent, std::uint64_t bytes_received,
+                       std::vector<std::pair<std::string, double>> phases) {
+  RankReport report;
+  report.tiles = ownership.tiles(rank);
+  report.weight = ownership.weight(rank);
+  report.peak_rss_bytes = peak_rss_bytes();
+  report.bytes_sent = bytes_sent;
+  report.bytes_received = bytes_received;
+  report.phases = std::move(phases);
+  return report;
+}
 
 std::vector<RankReport> gather_rank_reports(Communicator& comm, const RankReport& mine) {
   // Five counts, then the phases' seconds (their names are rank 0's).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/run/communicator.h"
+#include "engine/run/tile_ownership.h"
 #include "kernels/common/json_summary.h"
 
 namespace terrazo {
@@ -22,6 +23,11 @@ struct RankReport {
   std::uint64_t peak_rss_bytes = 0, bytes_sent = 0, bytes_received = 0;
   std::vector<std::pair<std::string, double>> phases;  // seconds
 };
+
+// This rank's report: its tiles and their weight in `ownership`, its peak RSS so far, the bytes it
+// sent and received, and its phases' seconds.
+RankReport rank_report(const TileOwnership& ownership, int rank, std::uint64_t bytes_sent, std::uint64_t bytes_received,
+                       std::vector<std::pair<std::string, double>> phases);
 
 // Every rank's report, at rank 0 in rank order; empty on the other ranks. A collective.
 std::vector<RankReport> gather_rank_reports(Communicator& comm, const RankReport& mine);

@@ -12,6 +12,7 @@
 // writer sees every tile in the order one process gives them. It holds one received message at a
 // time (each sender blocks in send until rank 0 takes its message).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -49,6 +50,20 @@ class TileGather {
   std::uint64_t next_ = 0;  // the next position of the order to take
   std::uint64_t bytes_received_ = 0;
 };
+
+// A message carrying one window of a raster: a header of kWindowHeaderBytes (kind (u32, the command's
+// meaning), 0 (u32), x, y (u64), w, h (u32)), then the payload.
+struct WindowHeader {
+  std::uint32_t kind = 0;
+  std::uint64_t x = 0, y = 0;
+  std::uint32_t w = 0, h = 0;
+};
+constexpr std::size_t kWindowHeaderBytes = 32;
+
+// A window message of `header` and `payload` zero bytes (at kWindowHeaderBytes) for the caller to fill.
+std::vector<std::uint8_t> window_message(const WindowHeader& header, std::size_t payload);
+// `message`'s header; Error "<command>: internal error: a short window message" when it has none.
+WindowHeader read_window_header(const std::vector<std::uint8_t>& message, const char* command);
 
 // A rank's message for one of its tiles, to rank 0's TileGather (returns once it is sent).
 inline void send_tile_message(Communicator& comm, int tag, std::vector<std::uint8_t> message) {
