@@ -210,36 +210,23 @@ def cell_centres(raster, cells, epsg=None):
 
 
 def point_layer(path, points, epsg):
-    """A GeoJSON point layer (written with OGR, so its CRS is recorded) of `points`, in order."""
-    from osgeo import ogr, osr
-    srs = osr.SpatialReference()
-    srs.ImportFromEPSG(epsg)
-    srs.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
-    driver = ogr.GetDriverByName("GPKG")
-    dataset = driver.CreateDataSource(path)
-    layer = dataset.CreateLayer("points", srs, ogr.wkbPoint)
-    layer.CreateField(ogr.FieldDefn("name", ogr.OFTString))
-    for i, (x, y) in enumerate(points):
-        feature = ogr.Feature(layer.GetLayerDefn())
-        feature.SetField("name", "p%d" % (i + 1))
-        point = ogr.Geometry(ogr.wkbPoint)
-        point.AddPoint_2D(x, y)
-        feature.SetGeometry(point)
-        layer.CreateFeature(feature)
-    dataset = None
-    return path
+    """A GeoPackage point layer (written with OGR, so its CRS is recorded) of `points`, in order, with the
+    String field name: p1, p2, ..."""
+    return point_layer_with_fields(path, points, epsg, {"name": ["p%d" % (i + 1) for i in range(len(points))]})
 
 
 def point_layer_with_fields(path, points, epsg, fields):
-    """A GeoPackage point layer of `points` with the Real fields `fields` {name: [value or None per point]}."""
+    """A GeoPackage point layer of `points` with the fields `fields` {name: [value or None per point]}: String
+    fields where a value is a string, else Real."""
     from osgeo import ogr, osr
     srs = osr.SpatialReference()
     srs.ImportFromEPSG(epsg)
     srs.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
     dataset = ogr.GetDriverByName("GPKG").CreateDataSource(path)
     layer = dataset.CreateLayer("points", srs, ogr.wkbPoint)
-    for name in fields:
-        layer.CreateField(ogr.FieldDefn(name, ogr.OFTReal))
+    for name, values in fields.items():
+        kind = ogr.OFTString if any(isinstance(v, str) for v in values) else ogr.OFTReal
+        layer.CreateField(ogr.FieldDefn(name, kind))
     for i, (x, y) in enumerate(points):
         feature = ogr.Feature(layer.GetLayerDefn())
         for name, values in fields.items():
