@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -63,22 +62,25 @@ TEST(ClumpCli, FloatRasterNeedsBy) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
-// VmHWM of a run on a raster whose cells (as doubles) are ~2x the budget stays within the budget
-// plus MemoryBudget::kFixedOverhead (docs/memory_budget.md).
+// `terrazo clump -q --json --memory <mib>M --threads 2 ARGUMENTS` into `*r`: it succeeds and its
+// VmHWM (the --json peak_rss_bytes) stays within the budget plus MemoryBudget::kFixedOverhead
+// (docs/memory_budget.md).
+void run_within_budget(const testing::TempDir& dir, std::uint64_t mib, const std::string& arguments, CliRun* r) {
+  *r = run_cli("clump -q --json --memory " + std::to_string(mib) + "M --threads 2 " + arguments, dir);
+  ASSERT_EQ(r->code, 0) << r->err;
+  const auto key = r->out.find("\"peak_rss_bytes\":");
+  ASSERT_NE(key, std::string::npos) << r->out;
+  EXPECT_LE(std::stoull(r->out.substr(key + 17)), (mib << 20) + MemoryBudget::kFixedOverhead) << r->out;
+}
+
+// The promise on a raster whose cells (as doubles) are ~2x the budget.
 TEST(ClumpCli, PeakRssWithinBudgetOnARasterLargerThanIt) {
   if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
   testing::TempDir dir;
   const std::string dem = dir.file("gen.tif");
-  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --nodata-holes 0.1 --width 3000 "
-                         "--height 2000 --seed 5 " + dem).c_str()),
-            0);
-  const CliRun r = run_cli("clump -q --json --memory 24M --tile 64 --threads 2 --stats " + dir.file("regions.csv") + " " + dem +
-                               " " + dir.file("labels.tif"),
-                           dir);
-  ASSERT_EQ(r.code, 0) << r.err;
-  const auto key = r.out.find("\"peak_rss_bytes\":");
-  ASSERT_NE(key, std::string::npos) << r.out;
-  EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+  ASSERT_EQ(run_cli("gen -q --type Int16 --nodata-holes 0.1 --width 3000 --height 2000 --seed 5 " + dem, dir).code, 0);
+  CliRun r;
+  run_within_budget(dir, 24, "--tile 64 --stats " + dir.file("regions.csv") + " " + dem + " " + dir.file("labels.tif"), &r);
 }
 
 // The promise when the border table does not fit: an Int16 terrain of 30 km relief compared value
@@ -89,20 +91,15 @@ TEST(ClumpCli, ExternalMergePeakRssWithinBudgetAndSameLabels) {
   if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
   testing::TempDir dir;
   const std::string dem = dir.file("gen.tif");
-  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Int16 --relief 30000 --nodata-holes 0.05 "
-                         "--width 900 --height 700 --seed 11 " + dem).c_str()),
+  ASSERT_EQ(run_cli("gen -q --type Int16 --relief 30000 --nodata-holes 0.05 --width 900 --height 700 --seed 11 " + dem, dir).code,
             0);
-  const CliRun r = run_cli("clump -q --json --memory 4M --tile 16 --threads 2 --stats " + dir.file("small.csv") + " " +
-                               dem + " " + dir.file("small.tif"),
-                           dir);
-  ASSERT_EQ(r.code, 0) << r.err;
+  CliRun r;
+  ASSERT_NO_FATAL_FAILURE(
+      run_within_budget(dir, 4, "--tile 16 --stats " + dir.file("small.csv") + " " + dem + " " + dir.file("small.tif"), &r));
   EXPECT_NE(r.out.find("\"external_merge\":true"), std::string::npos) << r.out;
   const auto border = r.out.find("\"border_regions\":");
   ASSERT_NE(border, std::string::npos) << r.out;
   EXPECT_GT(std::stoull(r.out.substr(border + 17)) * BorderTable::kBytesPerRegion, 4ull << 20) << r.out;
-  const auto key = r.out.find("\"peak_rss_bytes\":");
-  ASSERT_NE(key, std::string::npos) << r.out;
-  EXPECT_LE(std::stoull(r.out.substr(key + 17)), (4ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
   const CliRun big = run_cli("clump -q --json --memory 1G --tile 16 --threads 2 --stats " + dir.file("big.csv") + " " +
                                  dem + " " + dir.file("big.tif"),
                              dir);
@@ -126,17 +123,11 @@ TEST(ClumpCli, MinSizePeakRssWithinBudgetOnARasterLargerThanIt) {
   if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
   testing::TempDir dir;
   const std::string dem = dir.file("bands.tif");
-  ASSERT_EQ(std::system((std::string(TERRAZO_BINARY) + " gen -q --type Byte --relief 40 --nodata-holes 0.05 --width 3000 "
-                         "--height 2000 --seed 9 " + dem).c_str()),
-            0);
-  for (const char* action : {"merge", "nodata"}) {
-    const CliRun r = run_cli(std::string("clump -q --json --memory 24M --tile 64 --threads 2 --min-size 40 --min-size-action ") +
-                                 action + " " + dem + " " + dir.file(std::string("labels_") + action + ".tif"),
-                             dir);
-    ASSERT_EQ(r.code, 0) << r.err;
-    const auto key = r.out.find("\"peak_rss_bytes\":");
-    ASSERT_NE(key, std::string::npos) << r.out;
-    EXPECT_LE(std::stoull(r.out.substr(key + 17)), (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+  ASSERT_EQ(run_cli("gen -q --type Byte --relief 40 --nodata-holes 0.05 --width 3000 --height 2000 --seed 9 " + dem, dir).code, 0);
+  for (const std::string action : {"merge", "nodata"}) {
+    CliRun r;
+    ASSERT_NO_FATAL_FAILURE(run_within_budget(
+        dir, 24, "--tile 64 --min-size 40 --min-size-action " + action + " " + dem + " " + dir.file("labels_" + action + ".tif"), &r));
     const auto small = r.out.find("\"small_regions\":");
     ASSERT_NE(small, std::string::npos) << r.out;
     EXPECT_GT(std::stoull(r.out.substr(small + 16)), 0u) << r.out;

@@ -24,6 +24,7 @@
 #include "kernels/sssp/block_sssp.h"
 #include "tests/support/block_window_check.h"
 #include "tests/support/sssp_output_check.h"
+#include "tests/support/path_support.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -479,10 +480,8 @@ TEST(CostPath, N44W072PathLengthInMetres) {
   const StepTable table = make_step_table(DistanceMode::Geodesic, info);
   check_run(o, o_run, values, info.width, info.height, std::vector<double>(table.rows->begin(), table.rows->end()),
             "N44W072");
-  PathOptions p;
+  PathOptions p = testing::path_options_after(o);
   RunSettings p_run;
-  p.backlink = o.backlink;
-  p.cost = o.output;
   p.output = dir.file("paths.geojson");
   p.dests = {pixel(10, 10), pixel(1190, 700), pixel(600, 1190), pixel(600, 600)};
   MemoryBudget budget(64ull << 20);

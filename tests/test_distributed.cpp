@@ -136,12 +136,6 @@ std::string mpirun_missing() {
   return "";
 }
 
-#define SKIP_WITHOUT_MPIRUN()                         \
-  do {                                                \
-    static const std::string why = mpirun_missing(); \
-    if (!why.empty()) GTEST_SKIP() << why;            \
-  } while (0)
-
 // `mpirun -np ranks terrazo ARGUMENTS`, as root too, oversubscribing CI's two cores.
 CliRun run_mpi(int ranks, const std::string& arguments, const TempDir& dir, const std::string& env = "") {
   const std::string program = "timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 " +
@@ -149,6 +143,70 @@ CliRun run_mpi(int ranks, const std::string& arguments, const TempDir& dir, cons
                               TERRAZO_BINARY;
   return testing::run_program(program, arguments, dir);
 }
+
+// The `ranks` summary's peak_rss_bytes, one per rank (empty when missing).
+std::vector<std::uint64_t> ranks_peak_rss(const std::string& out) {
+  std::vector<std::uint64_t> peaks;
+  const auto key = out.find("\"peak_rss_bytes\":[");
+  if (key == std::string::npos) return peaks;
+  const std::string list = out.substr(key + 18, out.find(']', key) - key - 18);
+  for (std::size_t at = 0; at < list.size();) {
+    peaks.push_back(std::stoull(list.substr(at)));
+    const auto comma = list.find(',', at);
+    at = comma == std::string::npos ? list.size() : comma + 1;
+  }
+  return peaks;
+}
+
+// One summary line (rank 0's, counting the ranks when several), nothing from the other ranks.
+void expect_rank_0_summary(const CliRun& r, int ranks) {
+  if (ranks > 1) {
+    EXPECT_NE(r.out.find("\"ranks\":{\"count\":" + std::to_string(ranks)), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+}
+
+// The mpirun cases (MpiClump, MpiSssp, MpiMst): skipped (never passed) where mpirun or the MPI
+// build is absent; each in a fresh directory.
+class MpiCase : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static const std::string why = mpirun_missing();
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+
+  // An empty --tmpdir, to see which run directories a failed job leaves.
+  std::string make_scratch() const {
+    const std::string scratch = dir.file("scratch");
+    EXPECT_EQ(std::system(("mkdir -p '" + scratch + "'").c_str()), 0);
+    return scratch;
+  }
+
+  // Int16 cells with holes, 3000 x 2000: as doubles ~46 MiB, more than the budget cases' --memory.
+  std::string make_budget_input() const {
+    const std::string dem = dir.file("gen.tif");
+    EXPECT_EQ(run_cli("gen -q --type Int16 --nodata-holes 0.1 --width 3000 --height 2000 --seed 5 " + dem, dir).code, 0);
+    return dem;
+  }
+
+  // `mpirun -np 2 terrazo COMMAND ... --memory <mib>M ... ARGUMENTS`: each rank's VmHWM within its
+  // --memory + 64 MiB.
+  void expect_each_rank_within_budget(const std::string& command, std::uint64_t mib, const std::string& arguments) const {
+    if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
+    const CliRun r = run_mpi(2, command + " -q --json --memory " + std::to_string(mib) + "M --tile 64 --threads 1 --tmpdir " +
+                                    dir.path() + " " + arguments,
+                             dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::vector<std::uint64_t> peaks = ranks_peak_rss(r.out);
+    ASSERT_EQ(peaks.size(), 2u) << r.out;
+    for (std::uint64_t peak : peaks) EXPECT_LE(peak, (mib << 20) + MemoryBudget::kFixedOverhead) << r.out;
+  }
+
+  TempDir dir;
+};
+using MpiClump = MpiCase;
+using MpiSssp = MpiCase;
+using MpiMst = MpiCase;
 
 bool same_file(const std::string& a, const std::string& b) {
   return std::system(("cmp -s '" + a + "' '" + b + "'").c_str()) == 0;
@@ -182,15 +240,11 @@ void expect_ranks_match_one_process(const std::string& input, const std::string&
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(same_file(dir.file("one.tif"), tif)) << "the labels differ from one process's";
     EXPECT_TRUE(same_file(dir.file("one.csv"), csv)) << "the --stats differ from one process's";
-    if (ranks > 1) EXPECT_NE(r.out.find("\"ranks\":{\"count\":" + std::to_string(ranks)), std::string::npos) << r.out;
-    // One summary line (rank 0's), nothing from the other ranks.
-    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    expect_rank_0_summary(r, ranks);
   }
 }
 
-TEST(MpiClump, RandomRastersMatchOneProcessForOneToFourRanks) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiClump, RandomRastersMatchOneProcessForOneToFourRanks) {
   // Odd sizes, nodata holes, few classes (regions crossing many tiles and ranks).
   const std::string a = dir.file("a.tif"), b = dir.file("b.tif");
   ASSERT_EQ(run_cli("gen -q --type Byte --relief 6 --nodata-holes 0.05 --width 301 --height 157 --seed 3 " + a, dir).code, 0);
@@ -202,17 +256,13 @@ TEST(MpiClump, RandomRastersMatchOneProcessForOneToFourRanks) {
   expect_ranks_match_one_process(a, "--tile 256 --co COMPRESS=LZW", dir, Connectivity::Eight);
 }
 
-TEST(MpiClump, ShippedDemMatchesOneProcessForOneToFourRanks) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiClump, ShippedDemMatchesOneProcessForOneToFourRanks) {
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   expect_ranks_match_one_process(dem, "--tile 16", dir, Connectivity::Eight);
   expect_ranks_match_one_process(dem, "--tile 256", dir, Connectivity::Eight);
 }
 
-TEST(MpiClump, MinSizeMatchesOneProcess) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiClump, MinSizeMatchesOneProcess) {
   const std::string a = dir.file("a.tif");
   ASSERT_EQ(run_cli("gen -q --type Byte --relief 12 --nodata-holes 0.05 --width 203 --height 177 --seed 5 " + a, dir).code, 0);
   const std::string flags = "clump -q --tile 32 --min-size 9 --tmpdir " + dir.path() + " " + a + " ";
@@ -237,13 +287,31 @@ void expect_failed_cleanly(const CliRun& r, const TempDir& dir, const std::strin
   (void)dir;
 }
 
-TEST(MpiClump, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+// Rank 1 killed (SIGKILL): mpirun ends the others (their waits see SIGTERM and unwind), non-zero,
+// no output, no partial file. The killed rank cannot clean up after itself: only the other ranks'
+// run directories must be gone.
+void expect_killed_cleanly(const CliRun& r, const TempDir& dir, const std::string& output, const std::string& scratch) {
+  EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_NE(r.code, 124) << "timed out: a rank hung";
+  EXPECT_NE(::access(output.c_str(), F_OK), 0) << output << " was published";
+  EXPECT_TRUE(testing::partial_files_of(output).empty());
+  const CliRun left = testing::run_program("ls", "-A " + scratch, dir);
+  EXPECT_LE(std::count(left.out.begin(), left.out.end(), '\n'), 1) << left.out;
+}
+
+// The error of `terrazo COMMAND` on 3 ranks said once, by rank 0, not once per rank (mpirun adds
+// its own lines).
+bool said_once_by_rank_0(const CliRun& r, const std::string& command) {
+  const std::string prefix = "terrazo " + command + ":";
+  std::uint64_t said = 0;
+  for (auto at = r.err.find(prefix); at != std::string::npos; at = r.err.find(prefix, at + 1)) ++said;
+  return said == 1 && r.err.find("rank 0 of 3: error:") != std::string::npos;
+}
+
+TEST_F(MpiClump, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
   const std::string a = dir.file("a.tif");
   ASSERT_EQ(run_cli("gen -q --type Byte --relief 6 --width 400 --height 300 --seed 3 " + a, dir).code, 0);
-  const std::string scratch = dir.file("scratch");
-  ASSERT_EQ(std::system(("mkdir -p '" + scratch + "'").c_str()), 0);
+  const std::string scratch = make_scratch();
   const std::string flags = "clump -q --tile 16 --tmpdir " + scratch + " " + a + " ";
   // An error in phase 1 (agreed: every rank unwinds, exit 1 everywhere, rank 0 names rank 1).
   CliRun r = run_mpi(3, flags + dir.file("thrown.tif"), dir, "TERRAZO_FAULT='1:clump: tile labels:throw'");
@@ -253,60 +321,24 @@ TEST(MpiClump, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
   // An error in phase 3 (messages in flight: the failing rank unwinds, then MPI_Abort ends the others).
   r = run_mpi(3, flags + dir.file("aborted.tif"), dir, "TERRAZO_FAULT='1:clump: relabel:throw'");
   expect_failed_cleanly(r, dir, dir.file("aborted.tif"), scratch);
-  // Rank 1 killed (SIGKILL) in phase 3: mpirun ends the others; their waits see SIGTERM and unwind.
+  // Rank 1 killed (SIGKILL) in phase 3.
   r = run_mpi(3, flags + dir.file("killed.tif"), dir, "TERRAZO_FAULT='1:clump: relabel:kill'");
-  EXPECT_NE(r.code, 0) << r.err;
-  EXPECT_NE(::access(dir.file("killed.tif").c_str(), F_OK), 0);
-  EXPECT_TRUE(testing::partial_files_of(dir.file("killed.tif")).empty());
-  // The killed rank cannot clean up after itself: only the other ranks' run directories must be gone.
-  const CliRun left = testing::run_program("ls", "-A " + scratch, dir);
-  EXPECT_LE(std::count(left.out.begin(), left.out.end(), '\n'), 1) << left.out;
+  expect_killed_cleanly(r, dir, dir.file("killed.tif"), scratch);
 }
 
-TEST(MpiClump, BadInputIsRefusedByEveryRankBeforeWork) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiClump, BadInputIsRefusedByEveryRankBeforeWork) {
   // A missing input is a runtime error (exit 1) as in one process; a bad flag a usage error (exit 2).
   const CliRun flag = run_mpi(3, "clump -q --connectivity 5 in.tif " + dir.file("out.tif"), dir);
   EXPECT_EQ(flag.code, 2) << flag.err;
   const CliRun r = run_mpi(3, "clump -q " + dir.file("missing.tif") + " " + dir.file("out.tif"), dir);
   EXPECT_EQ(r.code, 1) << r.err;
-  // Said once (rank 0), not once per rank (mpirun adds its own lines).
-  std::uint64_t said = 0;
-  for (auto at = r.err.find("terrazo clump:"); at != std::string::npos; at = r.err.find("terrazo clump:", at + 1)) ++said;
-  EXPECT_EQ(said, 1u) << r.err;
-  EXPECT_NE(r.err.find("rank 0 of 3: error:"), std::string::npos) << r.err;
+  EXPECT_TRUE(said_once_by_rank_0(r, "clump")) << r.err;
   EXPECT_NE(::access(dir.file("out.tif").c_str(), F_OK), 0);
 }
 
-// The `ranks` summary's peak_rss_bytes, one per rank (empty when missing).
-std::vector<std::uint64_t> ranks_peak_rss(const std::string& out) {
-  std::vector<std::uint64_t> peaks;
-  const auto key = out.find("\"peak_rss_bytes\":[");
-  if (key == std::string::npos) return peaks;
-  const std::string list = out.substr(key + 18, out.find(']', key) - key - 18);
-  for (std::size_t at = 0; at < list.size();) {
-    peaks.push_back(std::stoull(list.substr(at)));
-    const auto comma = list.find(',', at);
-    at = comma == std::string::npos ? list.size() : comma + 1;
-  }
-  return peaks;
-}
-
 // Each rank's VmHWM within its --memory + 64 MiB on a raster whose cells (as doubles) are ~2x it.
-TEST(MpiClump, EachRanksPeakRssWithinItsBudget) {
-  SKIP_WITHOUT_MPIRUN();
-  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
-  TempDir dir;
-  const std::string dem = dir.file("gen.tif");
-  ASSERT_EQ(run_cli("gen -q --type Int16 --nodata-holes 0.1 --width 3000 --height 2000 --seed 5 " + dem, dir).code, 0);
-  const CliRun r = run_mpi(2, "clump -q --json --memory 24M --tile 64 --threads 1 --tmpdir " + dir.path() + " " + dem +
-                                  " " + dir.file("labels.tif"),
-                           dir);
-  ASSERT_EQ(r.code, 0) << r.err;
-  const std::vector<std::uint64_t> peaks = ranks_peak_rss(r.out);
-  ASSERT_EQ(peaks.size(), 2u) << r.out;
-  for (std::uint64_t peak : peaks) EXPECT_LE(peak, (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+TEST_F(MpiClump, EachRanksPeakRssWithinItsBudget) {
+  expect_each_rank_within_budget("clump", 24, make_budget_input() + " " + dir.file("labels.tif"));
 }
 
 
@@ -400,14 +432,11 @@ void expect_sssp_ranks_match_one_process(const std::string& input, const std::st
       EXPECT_TRUE(same_file(dir.file("one_b.tif"), dir.file(tag + "_b.tif"))) << "the backlinks differ from one process's";
       EXPECT_TRUE(same_file(dir.file("one_a.tif"), dir.file(tag + "_a.tif"))) << "the allocations differ from one process's";
     }
-    if (ranks > 1) EXPECT_NE(r.out.find("\"ranks\":{\"count\":" + std::to_string(ranks)), std::string::npos) << r.out;
-    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;  // rank 0's summary alone
+    expect_rank_0_summary(r, ranks);
   }
 }
 
-TEST(MpiSssp, RandomRastersMatchOneProcessAndTheOracleForOneToFourRanks) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiSssp, RandomRastersMatchOneProcessAndTheOracleForOneToFourRanks) {
   // Odd sizes, nodata holes; tiles that do (16, 32 on 97 x 211: no) and do not divide the raster.
   const std::string a = dir.file("a.tif"), b = dir.file("b.tif");
   ASSERT_EQ(run_cli("gen -q --nodata-holes 0.05 --width 301 --height 157 --seed 3 " + a, dir).code, 0);
@@ -419,9 +448,7 @@ TEST(MpiSssp, RandomRastersMatchOneProcessAndTheOracleForOneToFourRanks) {
   expect_sssp_ranks_match_one_process(b, "--tile 16", true, {{50, 100}, {3, 3}, {90, 200}}, dir, Connectivity::Eight);
 }
 
-TEST(MpiSssp, ShippedDemMatchesOneProcessAndTheOracleForOneToFourRanks) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiSssp, ShippedDemMatchesOneProcessAndTheOracleForOneToFourRanks) {
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   expect_sssp_ranks_match_one_process(dem, "--tile 32", true, {{17, 23}, {300, 200}}, dir, Connectivity::Eight);
   // Tiles that are the GeoTIFF's blocks (the block writer), compressed.
@@ -429,13 +456,10 @@ TEST(MpiSssp, ShippedDemMatchesOneProcessAndTheOracleForOneToFourRanks) {
                                       Connectivity::Eight);
 }
 
-TEST(MpiSssp, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiSssp, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
   const std::string a = dir.file("a.tif");
   ASSERT_EQ(run_cli("gen -q --width 400 --height 300 --seed 3 " + a, dir).code, 0);
-  const std::string scratch = dir.file("scratch");
-  ASSERT_EQ(std::system(("mkdir -p '" + scratch + "'").c_str()), 0);
+  const std::string scratch = make_scratch();
   const std::string flags = "sssp -q --tile 16 --threads 1 --source 200,150 --tmpdir " + scratch + " --backlink " +
                             dir.file("b.tif") + " " + a + " ";
   // An error in the exchange and in the write phase (messages in flight: the failing rank unwinds,
@@ -447,45 +471,33 @@ TEST(MpiSssp, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
     EXPECT_NE(r.err.find("fault injected at " + stage), std::string::npos) << r.err;
     EXPECT_NE(::access(dir.file("b.tif").c_str(), F_OK), 0);
   }
-  // Rank 1 killed (SIGKILL) in the exchange: mpirun ends the others; their waits see SIGTERM and unwind.
+  // Rank 1 killed (SIGKILL) in the exchange.
   const CliRun r = run_mpi(3, flags + dir.file("killed.tif"), dir, "TERRAZO_FAULT='1:sssp: exchange:kill'");
-  EXPECT_NE(r.code, 0) << r.err;
-  EXPECT_NE(r.code, 124) << "timed out: a rank hung";
-  EXPECT_NE(::access(dir.file("killed.tif").c_str(), F_OK), 0);
-  EXPECT_TRUE(testing::partial_files_of(dir.file("killed.tif")).empty());
+  expect_killed_cleanly(r, dir, dir.file("killed.tif"), scratch);
   EXPECT_NE(::access(dir.file("b.tif").c_str(), F_OK), 0);
-  const CliRun left = testing::run_program("ls", "-A " + scratch, dir);
-  EXPECT_LE(std::count(left.out.begin(), left.out.end(), '\n'), 1) << left.out;  // the killed rank's own at most
 }
 
-TEST(MpiSssp, BadInputIsRefusedByEveryRankBeforeWork) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiSssp, BadInputIsRefusedByEveryRankBeforeWork) {
   const std::string a = dir.file("a.tif");
   ASSERT_EQ(run_cli("gen -q --nodata-holes 0.2 --width 200 --height 150 --seed 8 " + a, dir).code, 0);
   RasterInfo info;
   const std::vector<double> values = read_raster_values(a, &info);
   const auto hole = std::find_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }) - values.begin();
   ASSERT_LT(static_cast<std::size_t>(hole), values.size());
-  auto said_once = [](const CliRun& r) {
-    std::uint64_t said = 0;
-    for (auto at = r.err.find("terrazo sssp:"); at != std::string::npos; at = r.err.find("terrazo sssp:", at + 1)) ++said;
-    return said == 1 && r.err.find("rank 0 of 3: error:") != std::string::npos;
-  };
   const std::string out = " " + dir.file("out.tif");
   // A bad flag and a source on nodata (found by the rank owning its tile alone, refused by all) are
   // usage errors (exit 2), a missing input a runtime error (exit 1), as in one process.
   CliRun r = run_mpi(3, "sssp -q --tile 16 --connectivity 5 --source 1,1 " + a + out, dir);
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(said_once(r)) << r.err;
+  EXPECT_TRUE(said_once_by_rank_0(r, "sssp")) << r.err;
   const std::string source = std::to_string(hole % info.width) + "," + std::to_string(hole / info.width);
   r = run_mpi(3, "sssp -q --tile 16 --source 1,1 --source " + source + " " + a + out, dir);
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(said_once(r)) << r.err;
+  EXPECT_TRUE(said_once_by_rank_0(r, "sssp")) << r.err;
   EXPECT_NE(r.err.find("is on a nodata cell"), std::string::npos) << r.err;
   r = run_mpi(3, "sssp -q --source 1,1 " + dir.file("missing.tif") + out, dir);
   EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_TRUE(said_once(r)) << r.err;
+  EXPECT_TRUE(said_once_by_rank_0(r, "sssp")) << r.err;
   // What does not run on several ranks yet is refused, not run differently.
   r = run_mpi(2, "sssp -q --exchange resident --source 1,1 " + a + out, dir);
   EXPECT_EQ(r.code, 2) << r.err;
@@ -493,23 +505,13 @@ TEST(MpiSssp, BadInputIsRefusedByEveryRankBeforeWork) {
 }
 
 // Each rank's VmHWM within its --memory + 64 MiB on a raster whose cells (as doubles) are ~2x it.
-TEST(MpiSssp, EachRanksPeakRssWithinItsBudget) {
-  SKIP_WITHOUT_MPIRUN();
-  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
-  TempDir dir;
-  const std::string dem = dir.file("gen.tif");
-  ASSERT_EQ(run_cli("gen -q --type Int16 --nodata-holes 0.1 --width 3000 --height 2000 --seed 5 " + dem, dir).code, 0);
+TEST_F(MpiSssp, EachRanksPeakRssWithinItsBudget) {
+  const std::string dem = make_budget_input();
   RasterInfo info;
   const std::vector<double> values = read_raster_values(dem, &info);
   const auto sources = valid_sources(values, info.width, {{1500, 1000}, {100, 1900}});
-  const CliRun r = run_mpi(2, "sssp -q --json --memory 24M --tile 64 --threads 1 --tmpdir " + dir.path() +
-                                  source_flags(sources) + " --backlink " + dir.file("b.tif") + " " + dem + " " +
-                                  dir.file("cost.tif"),
-                           dir);
-  ASSERT_EQ(r.code, 0) << r.err;
-  const std::vector<std::uint64_t> peaks = ranks_peak_rss(r.out);
-  ASSERT_EQ(peaks.size(), 2u) << r.out;
-  for (std::uint64_t peak : peaks) EXPECT_LE(peak, (24ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+  expect_each_rank_within_budget("sssp", 24, source_flags(sources) + " --backlink " + dir.file("b.tif") + " " + dem + " " +
+                                                 dir.file("cost.tif"));
 }
 
 // ---- mpirun -np K terrazo mst ---------------------------------------------------------------------
@@ -561,14 +563,11 @@ void expect_mst_ranks_match_one_process(const std::string& input, const std::str
     EXPECT_TRUE(same_file(dir.file("one.bin"), dir.file(tag + ".bin"))) << "the edge lists differ from one process's";
     for (const char* key : {"total_weight", "edges", "vertices", "components", "summary_edges", "expansion_records"})
       EXPECT_EQ(json_number(r.out, key), json_number(one.out, key)) << key;
-    if (ranks > 1) EXPECT_NE(r.out.find("\"ranks\":{\"count\":" + std::to_string(ranks)), std::string::npos) << r.out;
-    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;  // rank 0's summary alone
+    expect_rank_0_summary(r, ranks);
   }
 }
 
-TEST(MpiMst, RandomRastersMatchOneProcessAndTheOracleForOneToFourRanks) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiMst, RandomRastersMatchOneProcessAndTheOracleForOneToFourRanks) {
   // Odd sizes, nodata holes, tiles 16 and 32 not dividing them; c's tiles divide it; tiles 256:
   // fewer tiles than ranks (ranks owning none) that are the GeoTIFF's blocks.
   const std::string a = dir.file("a.tif"), b = dir.file("b.tif"), c = dir.file("c.tif");
@@ -582,21 +581,16 @@ TEST(MpiMst, RandomRastersMatchOneProcessAndTheOracleForOneToFourRanks) {
   expect_mst_ranks_match_one_process(a, "--tile 256 --co COMPRESS=LZW", dir, WeightModel::Max, Connectivity::Eight);
 }
 
-TEST(MpiMst, ShippedDemMatchesOneProcessAndTheOracleForOneToFourRanks) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiMst, ShippedDemMatchesOneProcessAndTheOracleForOneToFourRanks) {
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   expect_mst_ranks_match_one_process(dem, "--tile 32", dir, WeightModel::Max, Connectivity::Eight);
   expect_mst_ranks_match_one_process(dem, "--tile 256 --co COMPRESS=DEFLATE", dir, WeightModel::Max, Connectivity::Eight);
 }
 
-TEST(MpiMst, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiMst, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
   const std::string a = dir.file("a.tif");
   ASSERT_EQ(run_cli("gen -q --width 400 --height 300 --seed 3 " + a, dir).code, 0);
-  const std::string scratch = dir.file("scratch");
-  ASSERT_EQ(std::system(("mkdir -p '" + scratch + "'").c_str()), 0);
+  const std::string scratch = make_scratch();
   const std::string flags = "mst -q --tile 16 --threads 1 --tmpdir " + scratch + " --edge-list " + dir.file("e.bin") + " " + a + " ";
   // An error in phase 1 (agreed: every rank unwinds, exit 1, rank 0 names rank 1).
   CliRun r = run_mpi(3, flags + dir.file("thrown.tif"), dir, "TERRAZO_FAULT='1:mst: block-local:throw'");
@@ -612,31 +606,19 @@ TEST(MpiMst, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
     EXPECT_NE(r.err.find("fault injected at " + stage), std::string::npos) << r.err;
     EXPECT_NE(::access(dir.file("e.bin").c_str(), F_OK), 0);
   }
-  // Rank 1 killed (SIGKILL) in the merge and in the expansion: mpirun ends the others.
+  // Rank 1 killed (SIGKILL) in the merge and in the expansion.
   for (const std::string stage : {"mst: merge", "mst: expansion"}) {
     SCOPED_TRACE(stage);
     r = run_mpi(3, flags + dir.file("killed.tif"), dir, "TERRAZO_FAULT='1:" + stage + ":kill'");
-    EXPECT_NE(r.code, 0) << r.err;
-    EXPECT_NE(r.code, 124) << "timed out: a rank hung";
-    EXPECT_NE(::access(dir.file("killed.tif").c_str(), F_OK), 0);
-    EXPECT_TRUE(testing::partial_files_of(dir.file("killed.tif")).empty());
+    expect_killed_cleanly(r, dir, dir.file("killed.tif"), scratch);
     EXPECT_NE(::access(dir.file("e.bin").c_str(), F_OK), 0);
-    const CliRun left = testing::run_program("ls", "-A " + scratch, dir);
-    EXPECT_LE(std::count(left.out.begin(), left.out.end(), '\n'), 1) << left.out;  // the killed rank's own at most
     ASSERT_EQ(std::system(("rm -rf '" + scratch + "'/*").c_str()), 0);
   }
 }
 
-TEST(MpiMst, BadInputIsRefusedByEveryRankBeforeWork) {
-  SKIP_WITHOUT_MPIRUN();
-  TempDir dir;
+TEST_F(MpiMst, BadInputIsRefusedByEveryRankBeforeWork) {
   const std::string a = dir.file("a.tif"), out = " " + dir.file("out.tif");
   ASSERT_EQ(run_cli("gen -q --width 200 --height 150 --seed 8 " + a, dir).code, 0);
-  auto said_once = [](const CliRun& r) {
-    std::uint64_t said = 0;
-    for (auto at = r.err.find("terrazo mst:"); at != std::string::npos; at = r.err.find("terrazo mst:", at + 1)) ++said;
-    return said == 1 && r.err.find("rank 0 of 3: error:") != std::string::npos;
-  };
   // A bad flag, a scale at which the weights overflow: usage errors (exit 2); a missing input, a
   // budget too small for the merge: runtime errors (exit 1); as in one process, said once.
   for (const auto& [arguments, code] : std::vector<std::pair<std::string, int>>{
@@ -645,25 +627,15 @@ TEST(MpiMst, BadInputIsRefusedByEveryRankBeforeWork) {
     SCOPED_TRACE(arguments);
     const CliRun r = run_mpi(3, "mst -q " + arguments + out, dir);
     EXPECT_EQ(r.code, code) << r.err;
-    EXPECT_TRUE(said_once(r)) << r.err;
+    EXPECT_TRUE(said_once_by_rank_0(r, "mst")) << r.err;
   }
   EXPECT_NE(::access(dir.file("out.tif").c_str(), F_OK), 0);
 }
 
 // Each rank's VmHWM within its --memory + 64 MiB on a raster whose cells (as doubles) exceed it.
-TEST(MpiMst, EachRanksPeakRssWithinItsBudget) {
-  SKIP_WITHOUT_MPIRUN();
-  if (testing::kSanitizedBuild) GTEST_SKIP() << "VmHWM includes the sanitizer's shadow memory";
-  TempDir dir;
-  const std::string dem = dir.file("gen.tif");
-  ASSERT_EQ(run_cli("gen -q --type Int16 --nodata-holes 0.1 --width 3000 --height 2000 --seed 5 " + dem, dir).code, 0);
-  const CliRun r = run_mpi(2, "mst -q --json --memory 40M --tile 64 --threads 1 --tmpdir " + dir.path() + " --edge-list " +
-                                  dir.file("e.bin") + " " + dem + " " + dir.file("edges.tif"),
-                           dir);
-  ASSERT_EQ(r.code, 0) << r.err;
-  const std::vector<std::uint64_t> peaks = ranks_peak_rss(r.out);
-  ASSERT_EQ(peaks.size(), 2u) << r.out;
-  for (std::uint64_t peak : peaks) EXPECT_LE(peak, (40ull << 20) + MemoryBudget::kFixedOverhead) << r.out;
+TEST_F(MpiMst, EachRanksPeakRssWithinItsBudget) {
+  expect_each_rank_within_budget("mst", 40, "--edge-list " + dir.file("e.bin") + " " + make_budget_input() + " " +
+                                                dir.file("edges.tif"));
 }
 
 }  // namespace

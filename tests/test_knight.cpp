@@ -31,6 +31,7 @@
 #include "tests/support/exchange_sources.h"
 #include "tests/support/sssp_capture_sink.h"
 #include "tests/support/sssp_output_check.h"
+#include "tests/support/path_support.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -354,10 +355,8 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   for (const std::uint8_t code : expected) knights += code >= 8 && code < 16;
   ASSERT_GT(knights, 20);
   // path walks the knight's codes back to the source; its length in cells sums 1, sqrt 2 and sqrt 5.
-  PathOptions po;
+  PathOptions po = testing::path_options_after(o);
   RunSettings po_run;
-  po.backlink = o.backlink;
-  po.cost = o.output;
   po.output = dir.file("paths.geojson");
   std::vector<std::uint64_t> far;
   for (std::uint64_t i = 0; i < w * h; ++i)

@@ -388,11 +388,9 @@ TEST(SsspIndex, CostRasterEqualsTheOracleAndPlainSssp) {
 // too early fails); a corrupt tile record and an error of consume are rethrown, with no thread left.
 TEST(IndexFile, ThreadedLoadEqualsReadTileInTileOrder) {
   testing::TempDir dir;
-  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
   const std::string path = dir.file("load.tzi");
-  build(input, path, WeightModel::Friction, Connectivity::Eight, 16, 8);
   MemoryBudget budget(64ull << 20);
-  auto index = IndexFile::open(path, budget);
+  auto index = testing::hugo_site_index(path, budget);
   const std::uint64_t b = ring_size(16);
   std::vector<std::uint64_t> tiles;
   for (std::uint64_t i = 0; i < index->header().grid().tile_count(); ++i)

@@ -150,11 +150,9 @@ TEST_F(OdMatrix, TransientIndexBudgetTooSmallIsRefusedBeforeTheBuild) {
 // (the transient index then takes a file), one that holds them keeps every byte.
 TEST(IndexInMemory, LoadEqualsTheFileAndTheBudgetBoundsIt) {
   testing::TempDir dir;
-  const std::string input = std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc";
   const std::string path = dir.file("memory.tzi");
-  build(input, path, WeightModel::Friction, Connectivity::Eight, 16, 8);
   MemoryBudget budget(64ull << 20);
-  auto index = IndexFile::open(path, budget);
+  auto index = testing::hugo_site_index(path, budget);
   const std::uint32_t t = 16, b = ring_size(t);
   const auto memory = IndexInMemory::load(*index, 3);
   EXPECT_EQ(memory->present_tiles(), index->present_tiles());

@@ -18,6 +18,7 @@
 #include "io/gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
 #include "engine/cost_models/step_lengths.h"
+#include "tests/support/path_support.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -81,10 +82,8 @@ void check_paths(const std::string& dem, const std::vector<SourcePoint>& sources
   MemoryBudget budget(256ull << 20);
   const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
 
-  PathOptions p;
+  PathOptions p = testing::path_options_after(o);
   RunSettings p_run;
-  p.backlink = o.backlink;
-  p.cost = o.output;
   p.output = dir.file("paths.geojson");
   p.mask = dir.file("mask.tif");
   p.dests = dests;
@@ -217,10 +216,8 @@ TEST(Path, DestinationErrors) {
   o.backlink = dir.file("back.tif");
   MemoryBudget budget(64ull << 20);
   terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
-  PathOptions p;
+  PathOptions p = testing::path_options_after(o);
   RunSettings p_run;
-  p.backlink = o.backlink;
-  p.cost = o.output;
   p.output = dir.file("paths.geojson");
   p.dests = {at(8, 2)};
   EXPECT_THROW(terrazo::testing::run_with(run_path, p, p_run, budget, Progress::silent()), UsageError);

@@ -203,6 +203,15 @@ TEST(PipelineInput, AutoKeepsTheBudgetAndRefusalsAreClear) {
             InputMode::Import);
 }
 
+// Two CPU threads, scratch under `dir`: the settings of the runs that read INPUT each way.
+RunSettings cpu_settings(const TempDir& dir) {
+  RunSettings settings;
+  settings.threads = 2;
+  settings.device = DeviceRequest::Cpu;
+  settings.tmpdir = dir.path();
+  return settings;
+}
+
 // sssp and mst give the same outputs (cost raster, backlinks, edge raster, totals) whichever way
 // INPUT is read, at two tile sizes.
 TEST(PipelineInput, SsspAndMstOutputsDoNotDependOnTheWay) {
@@ -216,7 +225,7 @@ TEST(PipelineInput, SsspAndMstOutputsDoNotDependOnTheWay) {
     for (InputMode mode : {InputMode::Import, InputMode::Memory, InputMode::Direct}) {
       const std::string what = std::string(to_string(mode)) + " tile " + std::to_string(tile);
       SsspOptions so;
-      RunSettings so_run;
+      const RunSettings so_run = cpu_settings(dir);
       so.input = dem;
       so.input_mode = mode;
       so.output = dir.file("cost" + std::to_string(k) + ".tif");
@@ -224,21 +233,15 @@ TEST(PipelineInput, SsspAndMstOutputsDoNotDependOnTheWay) {
       so.sources.push_back(parse_source_point("5,7"));
       so.sources.push_back(parse_source_point("60,40"));
       so.tile = tile;
-      so_run.threads = 2;
-      so_run.device = DeviceRequest::Cpu;
-      so_run.tmpdir = dir.path();
       MemoryBudget budget(64ull << 20);
       const SsspResult s = terrazo::testing::run_with(run_sssp, so, so_run, budget, Progress::silent());
       EXPECT_EQ(s.input_read, mode == InputMode::Import ? "imported" : to_string(mode)) << what;
       MstOptions mo;
-      RunSettings mo_run;
+      const RunSettings mo_run = cpu_settings(dir);
       mo.input = dem;
       mo.input_mode = mode;
       mo.output = dir.file("edges" + std::to_string(k) + ".tif");
       mo.tile = tile;
-      mo_run.threads = 2;
-      mo_run.device = DeviceRequest::Cpu;
-      mo_run.tmpdir = dir.path();
       MemoryBudget mst_budget(64ull << 20);
       const MstResult m = terrazo::testing::run_with(run_mst, mo, mo_run, mst_budget, Progress::silent());
       const std::vector<double> cost = read_all(so.output), back = read_all(so.backlink), edges = read_all(mo.output);
@@ -271,16 +274,13 @@ TEST(PipelineInput, ClumpLabelsDoNotDependOnTheWay) {
   int k = 0;
   for (InputMode mode : {InputMode::Import, InputMode::Memory, InputMode::Direct}) {
     ClumpOptions o;
-    RunSettings o_run;
+    const RunSettings o_run = cpu_settings(dir);
     o.input = dem;
     o.input_mode = mode;
     o.by = ClumpBy::Valid;
     o.by_given = true;
     o.output = dir.file("labels" + std::to_string(k) + ".tif");
     o.tile = 16;
-    o_run.threads = 2;
-    o_run.device = DeviceRequest::Cpu;
-    o_run.tmpdir = dir.path();
     MemoryBudget budget(64ull << 20);
     const ClumpResult r = terrazo::testing::run_with(run_clump, o, o_run, budget, Progress::silent());
     EXPECT_EQ(r.input_read_in_place, mode != InputMode::Import);

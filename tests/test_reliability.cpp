@@ -199,16 +199,23 @@ TEST(AtomicOutput, SweepsFreshLeftoversButNotLiveWriters) {
   EXPECT_EQ(read_all(dir.file("c.tif")), cells);
 }
 
+// `action` throws an E whose message holds every part of `parts`; else a failure saying `accepted`.
+template <class E = Error>
+void expect_error_holding(const std::function<void()>& action, const std::vector<std::string>& parts,
+                          const std::string& accepted) {
+  try {
+    action();
+    ADD_FAILURE() << accepted;
+  } catch (const E& e) {
+    for (const auto& part : parts) EXPECT_TRUE(contains(e.what(), part)) << "missing '" << part << "' in: " << e.what();
+  }
+}
+
 // An output directory that cannot hold the partial file is an error naming it, before any work.
 TEST(AtomicOutput, UncreatablePartialFileIsAnErrorNamingTheOutput) {
   TempDir dir;
   const std::string path = dir.file("missing/c.tif");
-  try {
-    AtomicOutput out(path);
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_TRUE(contains(e.what(), path)) << e.what();
-  }
+  expect_error_holding([&] { AtomicOutput out(path); }, {path}, "no error");
 }
 
 // ---- 2. GDAL's warnings are errors -----------------------------------------------------------
@@ -254,12 +261,7 @@ std::vector<std::string> ascii_pair(const TempDir& dir, const std::string& name,
 
 // `RasterReader::open(path)` fails with a message holding every part of `parts`.
 void expect_refused(const std::string& path, const std::vector<std::string>& parts) {
-  try {
-    auto reader = RasterReader::open(path);
-    ADD_FAILURE() << path << " was accepted";
-  } catch (const Error& e) {
-    for (const auto& part : parts) EXPECT_TRUE(contains(e.what(), part)) << "missing '" << part << "' in: " << e.what();
-  }
+  expect_error_holding([&] { auto reader = RasterReader::open(path); }, parts, path + " was accepted");
 }
 
 const std::string kHeader = "ncols 4\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 10\nNODATA_value -9999\n";
@@ -365,13 +367,7 @@ TEST(StoredStatistics, ImpossibleOrLooseBoundsAreRefused) {
   const std::string f32 = make_store(dir, "f32.tzs", CellType::Float32);
   EXPECT_NO_THROW(read_every_tile(f32));
   patch_header(f32, kMaxOffset, double_bytes(1e300));
-  try {
-    TileStore::open(f32);
-    ADD_FAILURE() << "max = 1e300 accepted in a Float32 store";
-  } catch (const Error& e) {
-    EXPECT_TRUE(contains(e.what(), "statistics")) << e.what();
-    EXPECT_TRUE(contains(e.what(), "f32.tzs")) << e.what();
-  }
+  expect_error_holding([&] { TileStore::open(f32); }, {"statistics", "f32.tzs"}, "max = 1e300 accepted in a Float32 store");
   // Float64 holds 1e300: the bounds are caught once every tile was read, before any output.
   const std::string f64 = make_store(dir, "f64.tzs", CellType::Float64);
   patch_header(f64, kMaxOffset, double_bytes(1e300));
@@ -424,13 +420,8 @@ TEST(StoredStatistics, ValueOutsideTheBoundsNamesTheTile) {
   auto store = TileStore::open(path);
   std::vector<double> tile(256);
   EXPECT_NO_THROW(store->read_tile(0, 0, tile.data()));
-  try {
-    store->read_tile(2, 0, tile.data());
-    ADD_FAILURE() << "a value above the stored max was read";
-  } catch (const Error& e) {
-    EXPECT_TRUE(contains(e.what(), "tile (2, 0)")) << e.what();
-    EXPECT_TRUE(contains(e.what(), "outside the statistics")) << e.what();
-  }
+  expect_error_holding([&] { store->read_tile(2, 0, tile.data()); }, {"tile (2, 0)", "outside the statistics"},
+                       "a value above the stored max was read");
   const std::string low = make_store(dir, "low.tzs", CellType::Int16);
   patch_header(low, kMinOffset, double_bytes(11.0));
   EXPECT_THROW(read_every_tile(low), Error);
@@ -444,12 +435,7 @@ TEST(StoredStatistics, CrsOfNulBytesIsRefused) {
   const std::size_t at = file.find("LOCAL_CS");
   ASSERT_NE(at, std::string::npos);
   patch_header(path, at, std::string(14, '\0'));
-  try {
-    TileStore::open(path);
-    ADD_FAILURE() << "a CRS of NUL bytes was accepted";
-  } catch (const Error& e) {
-    EXPECT_TRUE(contains(e.what(), "NUL")) << e.what();
-  }
+  expect_error_holding([&] { TileStore::open(path); }, {"NUL"}, "a CRS of NUL bytes was accepted");
   RasterInfo info;
   info.width = info.height = 4;
   info.crs_wkt = std::string("GEOGCS\0", 7);
@@ -499,13 +485,9 @@ TEST(DistinctOutputs, CheckResolvesLinksAndNamesBothRoles) {
   spit(dir.file("dem.tif"), "x");
   fs::create_symlink(dir.file("dem.tif"), dir.file("alias.tif"));
   EXPECT_NO_THROW(check_distinct_paths({{"INPUT", dir.file("dem.tif")}}, {{"OUTPUT", dir.file("out.tif")}, {"--x", ""}}));
-  try {
-    check_distinct_paths({{"INPUT", dir.file("alias.tif")}}, {{"OUTPUT", dir.file("dem.tif")}});
-    ADD_FAILURE() << "an output over the file an input link names was accepted";
-  } catch (const UsageError& e) {
-    EXPECT_TRUE(contains(e.what(), "OUTPUT")) << e.what();
-    EXPECT_TRUE(contains(e.what(), "input INPUT")) << e.what();
-  }
+  expect_error_holding<UsageError>(
+      [&] { check_distinct_paths({{"INPUT", dir.file("alias.tif")}}, {{"OUTPUT", dir.file("dem.tif")}}); },
+      {"OUTPUT", "input INPUT"}, "an output over the file an input link names was accepted");
   EXPECT_THROW(check_distinct_paths({}, {{"OUTPUT", "a/b.tif"}, {"--mask", "a//b.tif"}}), UsageError);
   EXPECT_THROW(check_distinct_paths({{"--cost", dir.file("c.tif")}}, {{"--mask", dir.file("./c.tif")}}), UsageError);
 }
@@ -535,13 +517,9 @@ TEST(DistinctOutputs, SsspOutputOverTheBarrierRasterOrTheIndexIsAUsageError) {
       std::string* out = std::string(role) == "OUTPUT" ? &o.output : std::string(role) == "--backlink" ? &o.backlink : &o.allocation;
       *out = taken;
       MemoryBudget budget(64ull << 20);
-      try {
-        terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
-        ADD_FAILURE() << role << " '" << taken << "' over an input was accepted";
-      } catch (const UsageError& e) {
-        EXPECT_TRUE(contains(e.what(), "same file")) << e.what();
-        EXPECT_TRUE(contains(e.what(), taken == index ? "--index" : "--barrier-raster")) << e.what();
-      }
+      expect_error_holding<UsageError>([&] { terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent()); },
+                                       {"same file", taken == index ? "--index" : "--barrier-raster"},
+                                       std::string(role) + " '" + taken + "' over an input was accepted");
     }
   EXPECT_EQ(slurp(barrier), barrier_bytes);
   EXPECT_EQ(slurp(index), "not read");

@@ -55,6 +55,17 @@ struct CoreCase {
   bool release_tiles = false;     // the final pass releases each tile's slot (as the pipeline does)
 };
 
+// A width x height raster of `value` everywhere, in tiles of t, friction weights.
+CoreCase uniform_case(std::uint64_t width, std::uint64_t height, std::uint32_t t, double value) {
+  CoreCase c;
+  c.width = width;
+  c.height = height;
+  c.t = t;
+  c.values.assign(width * height, value);
+  c.options.params.model = WeightModel::Friction;
+  return c;
+}
+
 struct CoreOutcome {
   CaptureSink sink;
   SsspExchangeStats stats;
@@ -259,13 +270,8 @@ TEST(SsspCore, DistanceStoreReleaseFreesTheSlot) {
 
 // A raster with an unreachable island: its tiles are never loaded.
 TEST(SsspCore, UnreachedTilesAreNeverLoaded) {
-  CoreCase c;
-  c.width = 64;
-  c.height = 64;
-  c.t = 8;
-  c.values.assign(c.width * c.height, 1.0);
+  CoreCase c = uniform_case(64, 64, 8, 1.0);
   for (std::uint64_t y = 0; y < c.height; ++y) c.values[y * c.width + 20] = kNaN;  // a wall at x = 20
-  c.options.params.model = WeightModel::Friction;
   c.sources = {{5 * c.width + 5, 0}};
   const auto out = run_core(c);
   compare(c, *out, "island");
@@ -275,13 +281,8 @@ TEST(SsspCore, UnreachedTilesAreNeverLoaded) {
 }
 
 TEST(SsspCore, SourcesOnNodataAreReturned) {
-  CoreCase c;
-  c.width = 10;
-  c.height = 10;
-  c.t = 4;
-  c.values.assign(100, 2.0);
+  CoreCase c = uniform_case(10, 10, 4, 2.0);
   c.values[55] = kNaN;
-  c.options.params.model = WeightModel::Friction;
   c.sources = {{55, 0}, {0, 1}};
   const auto out = run_core(c);
   ASSERT_EQ(out->rejected.size(), 1u);
@@ -290,12 +291,7 @@ TEST(SsspCore, SourcesOnNodataAreReturned) {
 
 // Friction 0 on a plateau: zero-weight edges everywhere; backlinks must still lead to the source.
 TEST(SsspCore, ZeroWeightPlateauBacklinksReachTheSource) {
-  CoreCase c;
-  c.width = 37;
-  c.height = 29;
-  c.t = 8;
-  c.values.assign(c.width * c.height, 0.0);
-  c.options.params.model = WeightModel::Friction;
+  CoreCase c = uniform_case(37, 29, 8, 0.0);
   c.options.track_hops = true;
   c.backlinks = true;
   c.sources = {{3 * c.width + 30, 0}};
@@ -489,25 +485,24 @@ TEST(SsspPipeline, SourcesFromMapCoordinatesVectorFileAndMask) {
   check_file_run(base, base_run, 256ull << 20, "pixel");
   const auto expected = testing::read_raster_values(base.output);
   const auto expected_alloc = testing::read_raster_values(base.allocation);
+  // `o` run with its costs and allocations written to TAG.tif and TAG_alloc.tif.
+  auto run_to = [&](SsspOptions& o, const std::string& tag) {
+    o.output = dir.file(tag + ".tif");
+    o.allocation = dir.file(tag + "_alloc.tif");
+    MemoryBudget budget(256ull << 20);
+    return terrazo::testing::run_with(run_sssp, o, base_run, budget, Progress::silent());
+  };
 
   SsspOptions map = base;
-  RunSettings map_run = base_run;
   map.sources = {parse_source_point(map_of(30, 40)), parse_source_point(map_of(300, 250))};
   map.map_coords = true;
-  map.output = dir.file("map.tif");
-  map.allocation = dir.file("map_alloc.tif");
-  MemoryBudget b1(256ull << 20);
-  terrazo::testing::run_with(run_sssp, map, map_run, b1, Progress::silent());
+  run_to(map, "map");
   EXPECT_EQ(testing::read_raster_values(map.output), expected);
 
-  SsspOptions crs = map;
-  RunSettings crs_run = map_run;  // the same points, declared in EPSG:4326 (the raster's CRS)
+  SsspOptions crs = map;  // the same points, declared in EPSG:4326 (the raster's CRS)
   crs.map_coords = false;
   crs.source_crs = "EPSG:4326";
-  crs.output = dir.file("crs.tif");
-  crs.allocation = dir.file("crs_alloc.tif");
-  MemoryBudget b2(256ull << 20);
-  terrazo::testing::run_with(run_sssp, crs, crs_run, b2, Progress::silent());
+  run_to(crs, "crs");
   EXPECT_EQ(testing::read_raster_values(crs.output), expected);
 
   const std::string points = dir.file("points.geojson");
@@ -520,13 +515,9 @@ TEST(SsspPipeline, SourcesFromMapCoordinatesVectorFileAndMask) {
       << "]}}]}";
   }
   SsspOptions file = base;
-  RunSettings file_run = base_run;
   file.sources.clear();
   file.sources_file = points;
-  file.output = dir.file("file.tif");
-  file.allocation = dir.file("file_alloc.tif");
-  MemoryBudget b3(256ull << 20);
-  terrazo::testing::run_with(run_sssp, file, file_run, b3, Progress::silent());
+  run_to(file, "file");
   EXPECT_EQ(testing::read_raster_values(file.output), expected);
   EXPECT_EQ(testing::read_raster_values(file.allocation), expected_alloc);
 
@@ -536,13 +527,9 @@ TEST(SsspPipeline, SourcesFromMapCoordinatesVectorFileAndMask) {
   const std::string mask_path = dir.file("mask.tif");
   testing::write_raster_values(mask_path, info.width, info.height, mask, CellType::UInt16, 65535, info);
   SsspOptions raster = base;
-  RunSettings raster_run = base_run;
   raster.sources.clear();
   raster.source_raster = mask_path;
-  raster.output = dir.file("mask_cost.tif");
-  raster.allocation = dir.file("mask_alloc.tif");
-  MemoryBudget b4(256ull << 20);
-  const SsspResult r = terrazo::testing::run_with(run_sssp, raster, raster_run, b4, Progress::silent());
+  const SsspResult r = run_to(raster, "mask_cost");
   EXPECT_EQ(r.sources, 2u);
   EXPECT_EQ(testing::read_raster_values(raster.output), expected);
   EXPECT_EQ(testing::read_raster_values(raster.allocation), expected_alloc);

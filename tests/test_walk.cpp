@@ -29,6 +29,7 @@
 #include "kernels/sssp/block_sssp.h"
 #include "tests/support/memory_tile_input.h"
 #include "tests/support/block_window_check.h"
+#include "tests/support/path_support.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/sssp_output_check.h"
 #include "tests/support/test_support.h"
@@ -341,10 +342,8 @@ TEST(WalkPath, TracesBackToTheSourceWithTheReportedCost) {
     o.tile = 16;
     MemoryBudget budget(256ull << 20);
     const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
-    PathOptions p;
+    PathOptions p = testing::path_options_after(o);
     RunSettings p_run;
-    p.backlink = o.backlink;
-    p.cost = o.output;
     p.output = dir.file(to ? "paths_to.geojson" : "paths_from.geojson");
     p.dests = {pixel(0, 0), pixel(89, 69), pixel(10, 60), pixel(80, 5)};
     MemoryBudget path_budget(64ull << 20);

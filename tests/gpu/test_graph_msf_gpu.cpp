@@ -377,27 +377,26 @@ TEST(GpuGraphMsfBatch, DefaultBudgetTakesARootMergeGraph) {
   const std::vector<GraphCase> large = large_cases(rng);
   std::size_t next = 0;
   std::vector<std::size_t> order;  // case index of each submitted batch, oldest first
-  for (std::size_t k = 0; k < large.size(); ++k) {
-    if (large[k].edges.size() > solver.edge_capacity() || large[k].vertices() > solver.vertex_capacity()) continue;
-    if (solver.pending() == 2) {
-      const std::size_t done = order[next++];
-      const CudaGraphMsfBatchSolver::Batch& result = solver.wait();
-      std::printf("[ info     ] %s: kernels %.2f ms, total %.2f ms\n", large[done].description.c_str(),
-                  result.kernel_ms, result.total_ms);
-      expect_solver_batch(result, testing::make_batch({large[done]}, rng, false), {large[done]},
-                          large[done].description);
-      if (HasFatalFailure()) return;
-    }
-    submit_batch(solver, testing::make_batch({large[k]}, rng, false));
-    order.push_back(k);
-  }
-  while (solver.pending()) {
+  // The oldest batch in flight: waited for, timed and checked.
+  auto check_oldest = [&] {
     const std::size_t done = order[next++];
     const CudaGraphMsfBatchSolver::Batch& result = solver.wait();
     std::printf("[ info     ] %s: kernels %.2f ms, total %.2f ms\n", large[done].description.c_str(),
                 result.kernel_ms, result.total_ms);
     expect_solver_batch(result, testing::make_batch({large[done]}, rng, false), {large[done]},
                         large[done].description);
+  };
+  for (std::size_t k = 0; k < large.size(); ++k) {
+    if (large[k].edges.size() > solver.edge_capacity() || large[k].vertices() > solver.vertex_capacity()) continue;
+    if (solver.pending() == 2) {
+      check_oldest();
+      if (HasFatalFailure()) return;
+    }
+    submit_batch(solver, testing::make_batch({large[k]}, rng, false));
+    order.push_back(k);
+  }
+  while (solver.pending()) {
+    check_oldest();
     if (HasFatalFailure()) return;
   }
   EXPECT_EQ(next, order.size());

@@ -1,20 +1,22 @@
 // tests/support/od_matrix_support.h: what the index, od-matrix and network suites share
 // (test_od_matrix.cpp, test_od_matrix_transient.cpp, test_gprime_rounds.cpp, test_od_matrix_cli.cpp,
 // test_network.cpp): the Dijkstra oracle's matrix, an index build and an od-matrix query through the
-// api, generated terrain, random sites on tile borders and corners, and the exact comparison of two
-// matrices.
+// api, the hugo_site index, generated terrain, random sites on tile borders and corners, and the exact
+// comparison of two matrices.
 #pragma once
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "engine/commands/generate_terrain.h"
 #include "engine/commands/index.h"
+#include "io/store/index_file.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -59,6 +61,13 @@ inline IndexResult build(const std::string& input, const std::string& output, We
   o_run.device = DeviceRequest::Cpu;
   MemoryBudget budget(256ull << 20);
   return terrazo::testing::run_with(run_index, o, o_run, budget, Progress::silent());
+}
+
+// The index of the shipped hugo_site.asc (friction, 8 neighbours, tiles of 16, leaves of 8) built
+// into `path` and opened under `budget`: the small index the index-file suites read back.
+inline std::unique_ptr<IndexFile> hugo_site_index(const std::string& path, MemoryBudget& budget) {
+  build(std::string(TERRAZO_DATASETS) + "/real/hugo_site.asc", path, WeightModel::Friction, Connectivity::Eight, 16, 8);
+  return IndexFile::open(path, budget);
 }
 
 // `terrazo od-matrix` of point sites, with the index `index` or without it (""), under 256 MiB.

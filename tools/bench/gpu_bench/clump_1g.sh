@@ -6,11 +6,9 @@
 # write floor (the label raster copied once, with sync). Logs to $OUT/log.txt.
 # Usage (from the repository root on the GPU machine): tools/bench/gpu_bench/clump_1g.sh BUNDLE.tar.xz [GPU_TESTS_FILTER]
 #   BUNDLE.tar.xz  tools/bench/device_bundle.sh TERRAZO BUNDLE.tar.xz TERRAZO_GPU_TESTS
-L=$OUT/log.txt
-step() { local limit=$1; shift; echo "=== $(date +%T.%N) $*" >>"$L"; timeout "$limit" "$@" >>"$L" 2>&1; echo "=== rc $? $(date +%T.%N)" >>"$L"; }
-mkdir -p /tmp/tz /tmp/w
-tar -xJf "$1" -C /tmp/tz
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >>"$L"
+source "$(dirname "$0")/gpu_session.sh"
+unpack "$1"
+gpu_identity
 step 20 /tmp/tz/terrazo.sh --version
 if [ -n "${2:-}" ]; then step 170 /tmp/tz/terrazo_gpu_tests.sh --gtest_brief=1 --gtest_filter="$2"; fi
 step 90 /tmp/tz/terrazo.sh gen -q --type Byte --relief 7 --nodata-holes 0.02 --seed 11 --width 32768 --height 32768 /tmp/w/b.tif

@@ -5,11 +5,9 @@
 # generated terrain, each output compared with cmp. Logs to $OUT/log.txt.
 # Usage (from the repository root on the GPU machine): tools/bench/gpu_bench/headline_1g.sh BUNDLE.tar.xz
 #   BUNDLE.tar.xz  tools/bench/device_bundle.sh TERRAZO BUNDLE.tar.xz TERRAZO_GPU_TESTS
-L=$OUT/log.txt
-step() { local limit=$1; shift; echo "=== $(date +%T) $*" >>"$L"; timeout "$limit" "$@" >>"$L" 2>&1; echo "=== rc $?" >>"$L"; }
-mkdir -p /tmp/tz /tmp/w
-tar -xJf "$1" -C /tmp/tz
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >>"$L"
+source "$(dirname "$0")/gpu_session.sh"
+unpack "$1"
+gpu_identity
 step 20 /tmp/tz/terrazo.sh --version
 step 170 /tmp/tz/terrazo_gpu_tests.sh --gtest_brief=1
 step 200 tools/bench/bench_sssp_gpu.sh /tmp/tz/terrazo.sh 32768 11 /tmp/w resident cpu

@@ -8,10 +8,8 @@
 # od-matrix run in turn and are compared too. Logs to $OUT/log.txt.
 # Usage (from the repository root on the GPU machine): tools/bench/gpu_bench/od_matrix_268m.sh BUNDLE.tar.xz [OLD]
 #   BUNDLE.tar.xz  tools/bench/device_bundle.sh TERRAZO BUNDLE.tar.xz TERRAZO_GPU_TESTS TERRAZO_OD_MATRIX_GPU_CHECK
-L=$OUT/log.txt
-step() { local limit=$1; shift; echo "=== $(date +%T) $*" >>"$L"; timeout "$limit" "$@" >>"$L" 2>&1; echo "=== rc $?" >>"$L"; }
-mkdir -p /tmp/tz /tmp/w
-tar -xJf "$1" -C /tmp/tz
+source "$(dirname "$0")/gpu_session.sh"
+unpack "$1"
 T=/tmp/tz/terrazo.sh
 O=
 if [ -n "${2:-}" ]; then
@@ -19,7 +17,7 @@ if [ -n "${2:-}" ]; then
   sed 's#/terrazo" #/terrazo_old" #' $T > /tmp/tz/terrazo_old.sh && chmod +x /tmp/tz/terrazo_old.sh
   O=/tmp/tz/terrazo_old.sh
 fi
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >>"$L"
+gpu_identity
 step 170 /tmp/tz/terrazo_gpu_tests.sh --gtest_brief=1
 step 120 /tmp/tz/terrazo_od_matrix_gpu_check.sh --scratch /tmp/w
 S=/tmp/w/g16384.tzs

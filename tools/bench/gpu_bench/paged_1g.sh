@@ -6,12 +6,10 @@
 # Usage (repository root, GPU machine): tools/bench/gpu_bench/paged_1g.sh BUNDLE.tar.xz [SIDE [GPU_MEMORY [MEMORY]]]
 #   GPU_TESTS (environment): a gtest filter for the GPU tests (all by default)
 #   BUNDLE.tar.xz  tools/bench/device_bundle.sh TERRAZO BUNDLE.tar.xz TERRAZO_GPU_TESTS
-L=$OUT/log.txt
-step() { local limit=$1; shift; echo "=== $(date +%T) $*" >>"$L"; timeout "$limit" "$@" >>"$L" 2>&1; echo "=== rc $?" >>"$L"; }
+source "$(dirname "$0")/gpu_session.sh"
 side=${2:-32768} gpu_memory=${3:-4G} memory=${4:-32G}
-mkdir -p /tmp/tz /tmp/w
-tar -xJf "$1" -C /tmp/tz
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >>"$L"
+unpack "$1"
+gpu_identity
 [ -x /tmp/tz/terrazo_gpu_tests.sh ] && step 240 /tmp/tz/terrazo_gpu_tests.sh --gtest_brief=1 --gtest_filter="${GPU_TESTS:-*}"
 TZ_MEMORY=$memory TZ_GPU_MEMORY=$gpu_memory TZ_SSSP_FLAGS="--ot Float32" \
   step 420 tools/bench/bench_sssp_gpu.sh /tmp/tz/terrazo.sh "$side" 4711 /tmp/w resident paged cpu

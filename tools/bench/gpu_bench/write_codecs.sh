@@ -7,14 +7,12 @@
 # Usage (repository root, GPU machine): tools/bench/gpu_bench/write_codecs.sh BUNDLE.tar.xz [SIDE [MEMORY]]
 #   BUNDLE.tar.xz  tools/bench/device_bundle.sh TERRAZO BUNDLE.tar.xz [TERRAZO_GPU_TESTS] [terrazo_base]
 #   GPU_TESTS (environment): a gtest filter for the bundle's GPU tests (none when unset)
-L=$OUT/log.txt
-step() { local limit=$1; shift; echo "=== $(date +%T) $*" >>"$L"; timeout "$limit" "$@" >>"$L" 2>&1; echo "=== rc $?" >>"$L"; }
+source "$(dirname "$0")/gpu_session.sh"
 side=${2:-32768} memory=${3:-32G}
 work=/tmp/w
-mkdir -p /tmp/tz $work
-tar -xJf "$1" -C /tmp/tz
+unpack "$1"
 tz=/tmp/tz/terrazo.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >>"$L"
+gpu_identity
 nproc >>"$L"
 [ -n "${GPU_TESTS:-}" ] && [ -x /tmp/tz/terrazo_gpu_tests.sh ] &&
   step 240 /tmp/tz/terrazo_gpu_tests.sh --gtest_brief=1 --gtest_filter="$GPU_TESTS"

@@ -152,6 +152,15 @@ class Harness:
         print("PASSED")
 
 
+def on_dem(case):
+    """A case `case(h, dem)` in a fresh Harness `h` with `dem` a copy of DEM in its folder; h.done() after."""
+    def run(backend):
+        h = Harness(backend)
+        case(h, h.input(DEM))
+        h.done()
+    return run
+
+
 def same_raster(produced, expected):
     """Every cell, the type, nodata, geotransform and CRS of two rasters are equal."""
     from osgeo import gdal
@@ -201,36 +210,23 @@ def cell_centres(raster, cells, epsg=None):
 
 
 def point_layer(path, points, epsg):
-    """A GeoJSON point layer (written with OGR, so its CRS is recorded) of `points`, in order."""
-    from osgeo import ogr, osr
-    srs = osr.SpatialReference()
-    srs.ImportFromEPSG(epsg)
-    srs.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
-    driver = ogr.GetDriverByName("GPKG")
-    dataset = driver.CreateDataSource(path)
-    layer = dataset.CreateLayer("points", srs, ogr.wkbPoint)
-    layer.CreateField(ogr.FieldDefn("name", ogr.OFTString))
-    for i, (x, y) in enumerate(points):
-        feature = ogr.Feature(layer.GetLayerDefn())
-        feature.SetField("name", "p%d" % (i + 1))
-        point = ogr.Geometry(ogr.wkbPoint)
-        point.AddPoint_2D(x, y)
-        feature.SetGeometry(point)
-        layer.CreateFeature(feature)
-    dataset = None
-    return path
+    """A GeoPackage point layer (written with OGR, so its CRS is recorded) of `points`, in order, with the
+    String field name: p1, p2, ..."""
+    return point_layer_with_fields(path, points, epsg, {"name": ["p%d" % (i + 1) for i in range(len(points))]})
 
 
 def point_layer_with_fields(path, points, epsg, fields):
-    """A GeoPackage point layer of `points` with the Real fields `fields` {name: [value or None per point]}."""
+    """A GeoPackage point layer of `points` with the fields `fields` {name: [value or None per point]}: String
+    fields where a value is a string, else Real."""
     from osgeo import ogr, osr
     srs = osr.SpatialReference()
     srs.ImportFromEPSG(epsg)
     srs.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
     dataset = ogr.GetDriverByName("GPKG").CreateDataSource(path)
     layer = dataset.CreateLayer("points", srs, ogr.wkbPoint)
-    for name in fields:
-        layer.CreateField(ogr.FieldDefn(name, ogr.OFTReal))
+    for name, values in fields.items():
+        kind = ogr.OFTString if any(isinstance(v, str) for v in values) else ogr.OFTReal
+        layer.CreateField(ogr.FieldDefn(name, kind))
     for i, (x, y) in enumerate(points):
         feature = ogr.Feature(layer.GetLayerDefn())
         for name, values in fields.items():
@@ -271,12 +267,11 @@ def costdistance_layer(backend):
     h.done()
 
 
-def costdistance_fields(backend):
+@on_dem
+def costdistance_fields(h, dem):
     """Per-source settings from the layer's fields (initial cost, maximum, multiplier; nulls take the
     run's values) beside a clicked point, with knight's moves: equal to the program's --sources-file run
     on the same layer."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     fields = {"init": [0.0, 2000.0, None], "maxc": [None, 30000.0, 8000.0], "mult": [2.0, None, 0.5]}
     layer = point_layer_with_fields(h.path("sources.gpkg"), cell_centres(dem, SOURCE_CELLS, epsg=3857), 3857, fields)
     (x, y), = cell_centres(dem, [(100, 250)])
@@ -299,13 +294,11 @@ def costdistance_fields(backend):
     summary = json.loads(results["SUMMARY"])
     if summary["source_groups"] != 4 or summary["source_groups"] != expected["source_groups"]:
         fail("source_groups: %s vs %s (4 expected)" % (summary["source_groups"], expected["source_groups"]))
-    h.done()
 
 
-def costdistance_point(backend):
+@on_dem
+def costdistance_point(h, dem):
     """A clicked point ('x,y [EPSG:4326]') and options: absdiff weight, 4-connectivity, Float32, max cost."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     (x, y), = cell_centres(dem, [(100, 250)])
     h.run_algorithm("costdistance", {"INPUT": dem, "SOURCE_POINT": "%r,%r [EPSG:4326]" % (x, y), "WEIGHT": 1,
                                      "CONNECTIVITY": 1, "COST_TYPE": 1, "MAX_COST": 500.5, "MEMORY": 64,
@@ -314,14 +307,12 @@ def costdistance_point(backend):
            "--memory=64M", "--backlink=" + h.path("c_back.tif"), dem, h.path("c_cost.tif")])
     same_raster(h.path("q_cost.tif"), h.path("c_cost.tif"))
     same_raster(h.path("q_back.tif"), h.path("c_back.tif"))
-    h.done()
 
 
-def leastcostpath(backend):
+@on_dem
+def leastcostpath(h, dem):
     """Paths from a destination layer through the program's backlink: the GeoJSON and the mask equal
     the program's byte for byte."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     h.cli(["sssp", "--source=180,180", "--backlink=" + h.path("back.tif"), dem, h.path("cost.tif")])
     dests = [(10, 20), (350, 300), (200, 5)]
     layer = point_layer(h.path("dests.gpkg"), cell_centres(dem, dests), 4326)
@@ -334,7 +325,6 @@ def leastcostpath(backend):
         fail("the program traced %d paths" % len(expected["paths"]))
     same_file(h.path("q_paths.geojson"), h.path("c_paths.geojson"))
     same_raster(h.path("q_mask.tif"), h.path("c_mask.tif"))
-    h.done()
 
 
 def mst(backend):
@@ -352,10 +342,9 @@ def mst(backend):
     h.done()
 
 
-def clump(backend):
+@on_dem
+def clump(h, dem):
     """Clump by range with statistics: labels and CSV equal."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     expected = h.same_raster_as_cli("clump", {"INPUT": dem, "BY": 2, "RANGE_LOW": 200, "RANGE_HIGH": 250,
                                               "CONNECTIVITY": 1, "STATS": h.path("q_stats.csv")},
                                     ["clump", "--by=range:200.0,250.0", "--connectivity=4",
@@ -363,7 +352,6 @@ def clump(backend):
     if expected["regions"] < 2:
         fail("too few regions for a meaningful test: %s" % expected)
     same_file(h.path("q_stats.csv"), h.path("c_stats.csv"))
-    h.done()
 
 
 def flowacc(backend):
@@ -383,33 +371,28 @@ def flowacc(backend):
     h.done()
 
 
-def fill(backend):
+@on_dem
+def fill(h, dem):
     """Fill depressions with edge outlets and 4 neighbours: the filled raster equals the program's."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     expected = h.same_raster_as_cli("fill", {"INPUT": dem, "OUTLETS": 1, "CONNECTIVITY": 1},
                                     ["fill", "--outlets=edge", "--connectivity=4", dem], "filled.tif")
     if expected["raised_cells"] < 1:
         fail("no cell raised: not a meaningful test: %s" % expected)
-    h.done()
 
 
-def flowdir(backend):
+@on_dem
+def flowdir(h, dem):
     """Flow directions of a filled DEM with edge outlets: the direction raster equals the program's."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     h.cli(["fill", "--outlets=edge", dem, h.path("filled.tif")])
     expected = h.same_raster_as_cli("flowdir", {"INPUT": h.path("filled.tif"), "OUTLETS": 1},
                                     ["flowdir", "--outlets=edge", h.path("filled.tif")], "flowdir.tif")
     if expected["flat_cells"] < 1:
         fail("no flat cell: not a meaningful test: %s" % expected)
-    h.done()
 
 
-def corridor(backend):
+@on_dem
+def corridor(h, dem):
     """The corridor of two cost surfaces, 5 percent above the least cost: equal to the program's."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     h.cli(["sssp", "--source=20,40", dem, h.path("a.tif")])
     h.cli(["sssp", "--source=300,320", dem, h.path("b.tif")])
     costs = [h.path("a.tif"), h.path("b.tif")]
@@ -417,17 +400,15 @@ def corridor(backend):
                                     ["corridor", "--percent=5.0"] + costs, "corridor.tif")
     if not 0 < expected["corridor_cells"] < expected["valid_cells"]:
         fail("a corridor of %d cells tests nothing" % expected["corridor_cells"])
-    h.done()
 
 
 SITE_CELLS = [(20, 40), (300, 320), (180, 180), (350, 10)]
 
 
-def odmatrix(backend):
+@on_dem
+def odmatrix(h, dem):
     """The index built by the plugin equals the program's byte for byte; the matrix through it from a
     site layer (wide table) equals `terrazo od-matrix --index`'s."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     layer = point_layer(h.path("sites.gpkg"), cell_centres(dem, SITE_CELLS), 4326)
     h.run_algorithm("index", {"INPUT": dem, "DEVICE": 1, "OUTPUT": h.path("q.tzi")})
     h.cli(["index", "--device=cpu", dem, h.path("c.tzi")])
@@ -437,13 +418,11 @@ def odmatrix(backend):
     h.cli(["od-matrix", "--index=" + h.path("c.tzi"), "--wide"] + ["--site=%d,%d" % c for c in SITE_CELLS] +
           [dem, h.path("c_matrix.csv")])
     same_file(h.path("q_matrix.csv"), h.path("c_matrix.csv"))
-    h.done()
 
 
-def network(backend):
+@on_dem
+def network(h, dem):
     """The least-cost network of a site layer in Web Mercator: the GeoJSON equals the program's."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     layer = point_layer(h.path("sites.gpkg"), cell_centres(dem, SITE_CELLS, epsg=3857), 3857)
     h.run_algorithm("network", {"INPUT": dem, "SITES": layer, "OUTPUT": h.path("q_network.geojson")})
     expected = h.cli(["network"] + ["--site=%d,%d" % c for c in SITE_CELLS] + [dem, h.path("c_network.geojson")])
@@ -467,7 +446,6 @@ def network(backend):
     if expected["sites"] != len(SITE_CELLS) or expected["edges"] != len(SITE_CELLS) - 1:
         fail("the region network has %d sites, %d edges" % (expected["sites"], expected["edges"]))
     same_file(h.path("q_regions.geojson"), h.path("c_regions.geojson"))
-    h.done()
 
 
 def skip_empty(backend):
@@ -513,10 +491,9 @@ def skip_empty(backend):
     h.done()
 
 
-def bad_input(backend):
+@on_dem
+def bad_input(h, dem):
     """terrazo's one-line error reaches QGIS and nothing is written: a source outside the raster."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     args = ["run", "terrazo:costdistance", "--", "INPUT=" + dem, "SOURCE_POINT=0,0 [EPSG:4326]",
             "OUTPUT=" + h.path("q_cost.tif")]
     completed = subprocess.run([h.qgis_process] + args, env=h.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -527,7 +504,6 @@ def bad_input(backend):
         fail("terrazo's message is not shown:\n%s" % completed.stdout)
     if os.path.exists(h.path("q_cost.tif")):
         fail("an output was written")
-    h.done()
 
 
 def cancel(backend):
@@ -685,11 +661,10 @@ def files(backend):
     h.done()
 
 
-def render(backend):
+@on_dem
+def render(h, dem):
     """A cost picture with the terrain's hillshade, a path layer, a source marker and magma: the PNG
     equals the program's byte for byte."""
-    h = Harness(backend)
-    dem = h.input(DEM)
     h.cli(["sssp", "--source=180,180", "--backlink=" + h.path("back.tif"), dem, h.path("cost.tif")])
     h.cli(["path", "--backlink=" + h.path("back.tif"), "--cost=" + h.path("cost.tif"), "--dest=10,20",
            "--dest=350,300", h.path("paths.geojson")])
@@ -703,7 +678,6 @@ def render(backend):
         fail("the program drew %s path lines and %s sources" % (expected["path_lines"], expected["sources"]))
     same_file(h.path("q.png"), h.path("c.png"))
     same_summary(json.loads(results["SUMMARY"]), expected, "render")
-    h.done()
 
 
 CASES = {"costdistance_layer": costdistance_layer, "costdistance_fields": costdistance_fields,
