@@ -67,7 +67,9 @@ void expect_valid_ownership(const TileGrid& grid, int ranks, const std::vector<s
     if (total == 0) continue;
     // Rank r's weight is within one tile's weight of total / ranks.
     EXPECT_LE(per_rank[r] * ranks, total + heaviest * ranks) << "rank " << r << " of " << ranks;
-    if (own.end(r) < order.size()) EXPECT_GE((per_rank[r] + heaviest) * ranks + ranks, total) << "rank " << r;
+    if (own.end(r) < order.size()) {
+      EXPECT_GE((per_rank[r] + heaviest) * ranks + ranks, total) << "rank " << r;
+    }
   }
   EXPECT_EQ(tiles, order.size());
 }

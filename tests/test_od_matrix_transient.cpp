@@ -108,7 +108,9 @@ TEST_F(OdMatrix, TransientIndexUnderShrinkingBudgetsFallsBackToAFile) {
       EXPECT_LE(budget.peak_reserved(), budget.total());
       EXPECT_EQ(budget.reserved(), 0u);
       ways.insert(r.exchange);
-      if (r.exchange == "queue") EXPECT_TRUE(told) << "budget " << budget.total() << ": the file's slow path unannounced";
+      if (r.exchange == "queue") {
+        EXPECT_TRUE(told) << "budget " << budget.total() << ": the file's slow path unannounced";
+      }
       if (::testing::Test::HasFailure()) return;
     }
   EXPECT_EQ(ways.count("sweep"), 1u) << "no budget held the index in memory";
