@@ -42,7 +42,9 @@ class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSourc
   bool interior_present(std::uint64_t) const override { return true; }
   void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) override;
   void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) override;
-  void set_read_target(PathLength* dist, std::uint64_t cells) override { solver_->set_read_target(dist, cells); }
+  void set_read_target(PathLength* dist, std::uint64_t cells) override {
+    if (solver_) solver_->set_read_target(dist, cells);  // (none after flush)
+  }
   void release(std::uint64_t) override {}
   std::uint64_t bytes_read() const override { return 0; }
   const ResidentSsspStats& resident_stats() const { return resident_stats_; }
