@@ -99,6 +99,30 @@ std::unique_ptr<RegionStatsCollector> make_stats_collector(const TileGrid& grid,
   return std::make_unique<RegionStatsCollector>(options.scratch_dir + "/clump_stats", table.external() ? 0 : table.size(),
                                                 budget, options.stats_buffer_bytes);
 }
+// Phase 1: each rank labels its own tiles (one process: every tile); distributed (options.comm),
+// every rank then gets every tile's borders (engine/clump/distributed_borders.h). Failures are
+// agreed at the end of each stage.
+ClumpTileTotals label_and_share_tiles(const TileInput& input, const ClumpPhaseOptions& options, WorkerPool& pool,
+                                      ClumpTileBatchSolver& solver, BorderRecords& records, BorderTable& table,
+                                      MemoryBudget& budget, Progress& progress, Communicator& comm,
+                                      ClumpPhaseResult& result) {
+  ClumpTileTotals tiles;
+  agreed_stage(comm, "clump: tile labels", [&] {
+    tiles = run_clump_tile_labels(input, options, pool, solver, records, table, budget, progress);
+    fault_point(comm, "clump: tile labels");
+  });
+  if (!options.distributed()) return tiles;
+  Stopwatch exchange;
+  agreed_stage(comm, "clump: border exchange", [&] {
+    const ClumpShareTotals share =
+        share_clump_borders(comm, *options.ownership, input.grid(), records, table, tiles, budget);
+    result.bytes_sent += share.bytes_sent;
+    result.bytes_received += share.bytes_received;
+  });
+  result.exchange_seconds = exchange.seconds();
+  return tiles;
+}
+
 }  // namespace
 
 ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOptions& options, MemoryBudget& budget,
@@ -118,23 +142,9 @@ ClumpPhaseResult run_clump_phases(const TileInput& input, const ClumpPhaseOption
   result.solver_setup_seconds = phase.seconds();
 
   phase.restart();
-  // Distributed (options.comm): each rank labels its own tiles, then every rank gets every tile's
-  // borders (engine/clump/distributed_borders.h); failures are agreed at the end of each stage.
   Communicator& comm = options.distributed() ? *options.comm : world();
-  ClumpTileTotals tiles;
-  agreed_stage(comm, "clump: tile labels", [&] {
-    tiles = run_clump_tile_labels(input, options, pool, *solver, records, table, budget, progress);
-    fault_point(comm, "clump: tile labels");
-  });
-  if (options.distributed()) {
-    Stopwatch exchange;
-    agreed_stage(comm, "clump: border exchange", [&] {
-      const ClumpShareTotals share = share_clump_borders(comm, *options.ownership, grid, records, table, tiles, budget);
-      result.bytes_sent += share.bytes_sent;
-      result.bytes_received += share.bytes_received;
-    });
-    result.exchange_seconds = exchange.seconds();
-  }
+  const ClumpTileTotals tiles =
+      label_and_share_tiles(input, options, pool, *solver, records, table, budget, progress, comm, result);
   result.device_busy_seconds = tiles.device_seconds;
   result.tile_labels_solve = tiles.solve_seconds;
   result.tile_labels_borders = tiles.borders_seconds;
