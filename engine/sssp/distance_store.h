@@ -82,10 +82,7 @@ class SsspLabelSource {
   virtual void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) = 0;
   // Host memory [dist, dist + cells) that read_interior will fill many times (the write phase's
   // slots): a device source may page-lock it to copy straight into it; (nullptr, 0) ends that.
-  virtual void set_read_target(PathLength* dist, std::uint64_t cells) {
-    (void)dist;
-    (void)cells;
-  }
+  virtual void set_read_target(PathLength* /*dist*/, std::uint64_t /*cells*/) {}
   // Ring positions [first, first + count) (labelled sources only).
   virtual void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) = 0;
   // The tile is no longer needed (its storage may go).

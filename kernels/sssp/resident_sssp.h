@@ -101,10 +101,7 @@ class ResidentSsspSolver {
   // Host memory [host, host + cells) that read_distances will fill many times (the write phase's
   // slots): a device solver page-locks it and copies windows straight into it, not through its
   // staging. Until set_read_target(nullptr, 0) or the solver's end; the memory must outlive that.
-  virtual void set_read_target(PathLength* host, std::uint64_t cells) {
-    (void)host;
-    (void)cells;
-  }
+  virtual void set_read_target(PathLength* /*host*/, std::uint64_t /*cells*/) {}
 };
 
 // Bytes the solver holds on its device (RAM for Device::Cpu with `threads` pool threads; GPU
