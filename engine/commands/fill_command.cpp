@@ -40,7 +40,8 @@ std::string FillCommandResult::to_json() const {
       .add("raised_cells", p.raised_cells)
       .add("closed_cells", p.closed_cells)
       .add("graph_nodes", p.graph_nodes)
-      .add("graph_edges", p.graph_edges);
+      .add("graph_edges", p.graph_edges)
+      .add("kept_tiles", p.kept_tiles);
   return flow_json_tail(summary, *this,
                         {{"flood", p.flood_seconds}, {"graph", p.graph_seconds}, {"write", p.write_seconds}});
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/flow/retained_floods.h"
 #include "engine/flow/spill_graph.h"
 #include "engine/flow/tile_batches.h"
 #include "engine/flow/tile_extent.h"
@@ -36,20 +37,36 @@ struct FloodSlots {
   std::vector<TileFlood> floods;
 };
 
+constexpr const char* kRetained = "the first pass's floods kept for the write (what is left)";
+
 // The plan before any work: the floods of a batch beside every tile's perimeter and the graph's
-// solve at its least (its edges then come with the data: reserved as they come).
+// solve (at least over the edges between tiles; at most with the tiles' own edges at their most),
+// then what is left in all three phases to the floods kept from the first pass to the write.
 void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan, FillTileSink& sink) {
   const std::uint64_t perimeters = grid.tile_count() * SpillGraph::perimeter_bytes(grid.tile);
+  const std::uint64_t tile_edges = SpillGraph::tile_edges_most(grid) * sizeof(SpillEdge);
   const std::uint64_t floods = threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8);
+  const std::uint64_t all_kept = grid.tile_count() * RetainedFloods::widest_tile_bytes(grid.tile);
   plan.need("fill: flood", std::to_string(threads) + " tile floods", floods);
-  plan.need("fill: flood", "the tiles' perimeters", perimeters);
-  plan.need("fill: spill graph", "the tiles' perimeters", perimeters);
+  plan.need("fill: flood", "the tiles' perimeters (their own edges as they come)", perimeters, perimeters + tile_edges);
+  plan.need("fill: flood", kRetained, 0, all_kept);
+  plan.need("fill: spill graph", "the tiles' perimeters", perimeters, perimeters + tile_edges);
   plan.need("fill: spill graph", "its solve over the edges between tiles (the tiles' own come with the data)",
-            SpillGraph::solve_bytes(0, SpillGraph::cross_edges_most(grid)));
+            SpillGraph::solve_bytes(0, SpillGraph::cross_edges_most(grid)),
+            SpillGraph::solve_bytes(grid.tile_count() * (4ull * grid.tile + 1),
+                                    SpillGraph::tile_edges_most(grid) + SpillGraph::cross_edges_most(grid)));
+  plan.need("fill: spill graph", kRetained, 0, all_kept);
   plan.need("fill: write", std::to_string(threads) + " tile floods", floods);
   plan.need("fill: write", "the spill levels", perimeters);
   sink.declare_bytes(plan, "fill: write");
+  plan.need("fill: write", kRetained, 0, all_kept);
   assign_flow_plan(plan, "fill", "use fewer --threads or a smaller --tile", budget);
+}
+
+// The bytes the plan leaves to the kept floods: the least over the three phases they live through.
+std::uint64_t retained_cap(const MemoryPlan& plan) {
+  return std::min({plan.assigned("fill: flood", kRetained), plan.assigned("fill: spill graph", kRetained),
+                   plan.assigned("fill: write", kRetained)});
 }
 
 // The cells of one slot's tiles: valid, raised, with no outlet.
@@ -86,12 +103,16 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_fill(grid, threads, budget, options.plan ? *options.plan : own_plan, sink);
+  MemoryPlan& plan = options.plan ? *options.plan : own_plan;
+  plan_fill(grid, threads, budget, plan, sink);
   FillPhaseResult result;
   MemoryBudget::Reservation slots_reservation =
       budget.reserve(threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8), "fill tile floods");
   FloodSlots slots(grid.tile, threads);
   SpillGraph graph(grid, options.connectivity, options.nodata_outlets);
+  const std::uint64_t cap = retained_cap(plan);
+  MemoryBudget::Reservation retained_reservation = budget.reserve(cap, "fill: kept floods");
+  RetainedFloods retained(grid.tile_count(), grid.tile, cap);
 
   // 1. Every tile flooded from its perimeter; its perimeter and spill edges kept.
   result.flood_seconds = run_tile_phase("fill: flood", progress, grid, input, pool, threads,
@@ -100,10 +121,12 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
         flood_tile(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]);
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
-        if (input.tile_present(tx, ty))
-          graph.add_tile(tx, ty, TilePerimeter::of(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]),
-                         budget);
+        if (!input.tile_present(tx, ty)) return;
+        graph.add_tile(tx, ty, TilePerimeter::of(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]),
+                       budget);
+        retained.keep(std::uint64_t{ty} * grid.tiles_x() + tx, slots.floods[k]);
       });
+  result.kept_tiles = retained.kept_tiles();
 
   // 2. The spill graph solved.
   result.graph_seconds = run_step_phase("fill: spill graph", progress, [&] {
@@ -112,13 +135,17 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
     result.graph_edges = graph.edges();
   });
 
-  // 3. Every tile flooded again and raised to its labels' spill levels, then written.
+  // 3. Every tile flooded again (unless kept from 1.) and raised to its labels' spill levels, then written.
   std::vector<FillCounts> counts(threads);
   const std::vector<double> nodata_tile(std::size_t{grid.tile} * grid.tile, std::nan(""));
   result.write_seconds = run_tile_phase("fill: write", progress, grid, input, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         input.read_tile(tx, ty, slots.cells[k].data());
-        flood_tile(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]);
+        if (!retained.restore(std::uint64_t{ty} * grid.tiles_x() + tx, slots.floods[k])) {
+          TileFloodInput in = flood_input(grid, options, tx, ty, slots.cells[k].data());
+          in.want_edges = false;  // the labels and levels only: the graph is solved
+          flood_tile(in, slots.floods[k]);
+        }
         raise_to_spill_levels(graph, tx, ty, slots.floods[k], slots.cells[k], counts[k]);
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {

@@ -13,10 +13,12 @@
 // Phases (Progress names): "fill: flood" (each tile flooded from its perimeter, its perimeter and
 // spill edges kept), "fill: spill graph" (the graph of the tiles' labels solved), "fill: write"
 // (each tile flooded again, raised to its labels' spill levels, handed to the sink in row-major
-// tile order).
+// tile order). The first floods of the tiles that fit what the plan leaves are kept for the write
+// instead (engine/flow/retained_floods.h): in row-major order, as many as fit.
 // Memory: the tile floods of `threads` tiles at once (tile_flood_bytes each, a batch twice while the
 // sink writes), every tile's perimeter (SpillGraph::perimeter_bytes), the graph's solve and the
-// sink's bytes in the write phase (TileSink::declare_bytes), planned in `plan` before any work.
+// sink's bytes in the write phase (TileSink::declare_bytes), planned in `plan` before any work; the
+// kept floods take what the three phases leave (the graph planned at its most before them).
 #pragma once
 #include <cstdint>
 
@@ -39,6 +41,7 @@ struct FillPhaseResult {
   std::uint64_t raised_cells = 0;  // filled above their elevation
   std::uint64_t closed_cells = 0;  // with no outlet: written as nodata
   std::uint64_t graph_nodes = 0, graph_edges = 0;
+  std::uint64_t kept_tiles = 0;  // tiles whose first flood was kept for the write, not flooded again
   double flood_seconds = 0, graph_seconds = 0, write_seconds = 0;
 };
 

@@ -49,6 +49,10 @@ class SpillGraph {
   static std::uint64_t solve_bytes(std::uint64_t nodes, std::uint64_t edges);
   // The most edges between neighbouring tiles' cells: three per perimeter cell.
   static std::uint64_t cross_edges_most(const TileGrid& grid) { return grid.tile_count() * 4ull * grid.tile * 3; }
+  // The tiles' own spill edges for the plan: 4 a label (a bound for regions' adjacencies on the
+  // plane, diagonal crossings included), at most 4t + 1 labels a tile. The edges themselves are
+  // reserved as they come, whatever their count.
+  static std::uint64_t tile_edges_most(const TileGrid& grid) { return grid.tile_count() * 4ull * (4ull * grid.tile + 1); }
   // A tile's perimeter arrays (its edges come on top): for the plan.
   static std::uint64_t perimeter_bytes(std::uint32_t t) { return 4ull * t * 12 + 64; }
 

@@ -5,7 +5,7 @@
 // Queue: when every weight of the tile is known to lie in [delta, w_max] with delta >= 1 and
 // w_max / delta small (friction and max on values bounded away from 0; walk and tobler with a
 // positive flat cost), buckets of width delta (kernels/sssp/bucket_queue.h, O(1) per operation);
-// otherwise a radix heap (kernels/sssp/radix_heap.h). The bounds come from the smallest and largest
+// otherwise a radix heap (kernels/common/radix_heap.h). The bounds come from the smallest and largest
 // value in the window: friction's and max's weights are monotone in the values and in the step
 // length, so weight(vmin, vmin, shortest step) <= w <= weight(vmax, vmax, longest step); walk's and
 // tobler's from the ranges of the elevations and frictions packed in the cells

@@ -14,7 +14,7 @@
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/bucket_queue.h"
 #include "kernels/sssp/knight.h"
-#include "kernels/sssp/radix_heap.h"
+#include "kernels/common/radix_heap.h"
 
 namespace terrazo {
 namespace block_sssp_cpu_detail {

@@ -1,4 +1,4 @@
-// kernels/sssp/radix_heap.h: a monotone priority queue on unsigned integer keys (radix heap).
+// kernels/common/radix_heap.h: a monotone priority queue on unsigned integer keys (radix heap).
 //
 // Source: Ahuja, Mehlhorn, Orlin, Tarjan 1990, "Faster algorithms for the shortest path problem"
 // (the two-level radix heap's one-level form), as used for integer-weight Dijkstra.
