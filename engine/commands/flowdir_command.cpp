@@ -31,7 +31,8 @@ const char kUsage[] =
     "{flags Options}\n"
     "\n"
     "JSON keys: width, height, tile, outlets, valid_cells, flat_cells, outlet_cells, flats,\n"
-    "undrained_flats, undrained_cells, cross_tile_flat_cells, phases {import, halos, directions, flats, write},\n"
+    "undrained_flats, undrained_cells, cross_tile_flat_cells, kept_tiles (tiles whose codes were\n"
+    "kept for the write, not computed twice), phases {import, halos, directions, flats, write},\n"
     "seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
@@ -74,7 +75,8 @@ std::string FlowdirCommandResult::to_json() const {
       .add("flats", p.flats)
       .add("undrained_flats", p.undrained_flats)
       .add("undrained_cells", p.undrained_cells)
-      .add("cross_tile_flat_cells", p.cross_tile_flat_cells);
+      .add("cross_tile_flat_cells", p.cross_tile_flat_cells)
+      .add("kept_tiles", p.kept_tiles);
   return flow_json_tail(summary, *this,
                         {{"halos", p.halos_seconds}, {"directions", p.directions_seconds}, {"flats", p.flats_seconds},
                          {"write", p.write_seconds}});

@@ -112,7 +112,7 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
   SpillGraph graph(grid, options.connectivity, options.nodata_outlets);
   const std::uint64_t cap = retained_cap(plan);
   MemoryBudget::Reservation retained_reservation = budget.reserve(cap, "fill: kept floods");
-  RetainedFloods retained(grid.tile_count(), grid.tile, cap);
+  RetainedFloods retained(grid.tile, cap);
 
   // 1. Every tile flooded from its perimeter; its perimeter and spill edges kept.
   result.flood_seconds = run_tile_phase("fill: flood", progress, grid, input, pool, threads,
@@ -124,7 +124,7 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
         if (!input.tile_present(tx, ty)) return;
         graph.add_tile(tx, ty, TilePerimeter::of(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]),
                        budget);
-        retained.keep(std::uint64_t{ty} * grid.tiles_x() + tx, slots.floods[k]);
+        retained.keep(grid.tile_index(tx, ty), slots.floods[k]);
       });
   result.kept_tiles = retained.kept_tiles();
 
@@ -141,7 +141,7 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
   result.write_seconds = run_tile_phase("fill: write", progress, grid, input, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         input.read_tile(tx, ty, slots.cells[k].data());
-        if (!retained.restore(std::uint64_t{ty} * grid.tiles_x() + tx, slots.floods[k])) {
+        if (!retained.restore(grid.tile_index(tx, ty), slots.floods[k])) {
           TileFloodInput in = flood_input(grid, options, tx, ty, slots.cells[k].data());
           in.want_edges = false;  // the labels and levels only: the graph is solved
           flood_tile(in, slots.floods[k]);

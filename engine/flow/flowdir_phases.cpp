@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/flow/cross_tile_flats.h"
 #include "engine/flow/halo_strips.h"
+#include "engine/flow/kept_tiles.h"
 #include "engine/flow/tile_batches.h"
 #include "kernels/common/timer.h"
 #include "kernels/common/worker_pool.h"
@@ -63,6 +65,10 @@ double run_slot_phase(const char* name, Progress& progress, const TileInput& inp
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) { after(input.tile_present(tx, ty) ? &slots[k] : nullptr, tx, ty); });
 }
 
+constexpr const char* kKeptCodes = "the first pass's codes kept for the write (what is left)";
+using KeptCodes = KeptTiles<std::vector<std::uint8_t>>;
+std::uint64_t kept_tile_bytes(std::uint32_t t) { return std::uint64_t{t} * t + KeptCodes::entry_bytes(); }
+
 void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan,
                   FlowdirTileSink& sink) {
   const std::uint64_t slots = threads * FlowdirPhaseResult::slot_bytes(grid.tile);
@@ -78,7 +84,15 @@ void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& bu
   plan.need("flowdir: write", "the tile offsets", offsets);
   plan.need("flowdir: write", "the tiles' border strips", strips);
   sink.declare_bytes(plan, "flowdir: write");
+  for (const char* phase : {"flowdir: directions", "flowdir: flats across tiles", "flowdir: write"})
+    plan.need(phase, kKeptCodes, 0, grid.tile_count() * kept_tile_bytes(grid.tile));
   assign_flow_plan(plan, "flowdir", "use fewer --threads or a smaller --tile", budget);
+}
+
+// The bytes the plan leaves to the kept codes: the least over the three phases they live through.
+std::uint64_t kept_codes_cap(const MemoryPlan& plan) {
+  return std::min({plan.assigned("flowdir: directions", kKeptCodes), plan.assigned("flowdir: flats across tiles", kKeptCodes),
+                   plan.assigned("flowdir: write", kKeptCodes)});
 }
 
 void add_counts(const D8Tile& tile, FlowdirPhaseResult& result) {
@@ -103,8 +117,11 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_flowdir(grid, threads, budget, options.plan ? *options.plan : own_plan, sink);
+  MemoryPlan& plan = options.plan ? *options.plan : own_plan;
+  plan_flowdir(grid, threads, budget, plan, sink);
   FlowdirPhaseResult result;
+  MemoryBudget::Reservation kept_reservation = budget.reserve(kept_codes_cap(plan), "flowdir: kept codes");
+  KeptCodes kept(kept_codes_cap(plan));
   MemoryBudget::Reservation slots_reservation = budget.reserve(threads * FlowdirPhaseResult::slot_bytes(grid.tile), "flowdir tile windows");
   MemoryBudget::Reservation offsets_reservation = budget.reserve(CrossTileFlats::offsets_bytes(grid), "flowdir tile offsets");
   std::vector<Slot> slots(threads, Slot(grid.tile));
@@ -127,8 +144,11 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   result.directions_seconds = run_slot_phase("flowdir: directions", progress, input, pool, slots, direct,
       [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
         crossing.add_tile(tx, ty, slot ? slot->tile : none, budget);
-        if (slot) add_counts(slot->tile, result);
+        if (!slot) return;
+        add_counts(slot->tile, result);
+        kept.keep(grid.tile_index(tx, ty), slot->tile.code.size(), [&] { return slot->tile.code; });
       });
+  result.kept_tiles = kept.kept_tiles();
 
   // 2. The flats across tiles, resolved at once.
   result.flats_seconds = run_step_phase("flowdir: flats across tiles", progress, [&] {
@@ -140,9 +160,16 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
     result.cross_tile_flat_cells = crossing.cells();
   });
 
-  // 3. Every tile again, with the codes of its crossing cells, written.
+  // 3. Every tile again (its codes kept from 1., or computed again), with the codes of its
+  // crossing cells, written.
   const std::vector<std::uint8_t> nodata_tile(std::size_t{grid.tile} * grid.tile, kD8Nodata);
-  result.write_seconds = run_slot_phase("flowdir: write", progress, input, pool, slots, direct,
+  result.write_seconds = run_slot_phase("flowdir: write", progress, input, pool, slots,
+      [&](std::uint32_t tx, std::uint32_t ty, Slot& slot) {
+        if (std::optional<std::vector<std::uint8_t>> codes = kept.take(grid.tile_index(tx, ty)))
+          slot.tile.code.swap(*codes);
+        else
+          direct(tx, ty, slot);
+      },
       [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
         if (slot) crossing.apply(tx, ty, slot->tile.code.data());
         sink.write_tile(tx, ty, slot ? slot->tile.code.data() : nodata_tile.data());

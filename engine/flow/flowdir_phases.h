@@ -39,6 +39,7 @@ struct FlowdirPhaseResult {
   std::uint64_t flats = 0;            // connected flats
   std::uint64_t undrained_flats = 0, undrained_cells = 0;  // flats with no draining cell beside them
   std::uint64_t cross_tile_flat_cells = 0;  // the cells of the flats that cross tile borders
+  std::uint64_t kept_tiles = 0;  // tiles whose codes were kept for the write, not computed again
   double halos_seconds = 0, directions_seconds = 0, flats_seconds = 0, write_seconds = 0;
   // The bytes of one tile's slot: its window, a neighbour's tile, its directions.
   static std::uint64_t slot_bytes(std::uint32_t t);

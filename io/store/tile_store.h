@@ -48,6 +48,8 @@ struct TileGrid {
   std::uint32_t tiles_x() const { return static_cast<std::uint32_t>((width + tile - 1) / tile); }
   std::uint32_t tiles_y() const { return static_cast<std::uint32_t>((height + tile - 1) / tile); }
   std::uint64_t tile_count() const { return static_cast<std::uint64_t>(tiles_x()) * tiles_y(); }
+  // The row-major index of tile (tx, ty).
+  std::uint64_t tile_index(std::uint32_t tx, std::uint32_t ty) const { return std::uint64_t{ty} * tiles_x() + tx; }
   // Tiles of the grid in Z-order (row-major tile indices ty * tiles_x + tx), the store's layout order.
   std::vector<std::uint64_t> z_order() const;
   // Position of tile (tx, ty) in z_order() (its slot in the store), in O(log tiles) without the list.

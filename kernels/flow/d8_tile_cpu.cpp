@@ -63,22 +63,13 @@ class TileDirections {
   // The steepest descent, kD8NoFlow for an outlet with none, or a flat cell: the tile and the
   // halo's first ring.
   void classify() {
+    std::int64_t offset[8];
+    for (int d = 0; d < 8; ++d) offset[d] = at(kD8Steps[d].dx, kD8Steps[d].dy);
     for (std::int64_t wy = 1; wy < s_ - 1; ++wy)
       for (std::int64_t wx = 1; wx < s_ - 1; ++wx) {
         const std::int64_t w = at(wx, wy);
         if (!valid(w)) continue;
-        const double here = z(w);
-        double best = 0;
-        int best_d = -1;
-        for (int d = 0; d < 8; ++d) {
-          const std::int64_t n = at(wx + kD8Steps[d].dx, wy + kD8Steps[d].dy);
-          if (!valid(n) || !(z(n) < here)) continue;
-          const double drop = here - z(n), slope = (d & 1) ? drop * kInvSqrt2 : drop;
-          if (best_d < 0 || slope > best) {
-            best = slope;
-            best_d = d;
-          }
-        }
+        const int best_d = steepest(w, offset);
         const bool drains = best_d >= 0 || outlet(wx, wy);
         out_.state[w] = drains ? kDrains : kFlat;
         if (!inside_tile(wx, wy)) continue;
@@ -87,6 +78,22 @@ class TileDirections {
         out_.outlet_cells += drains && best_d < 0;
         out_.code[local(wx, wy)] = best_d >= 0 ? kD8Steps[best_d].code : kD8NoFlow;
       }
+  }
+
+  // The direction of the greatest slope to a strictly lower valid neighbour of window cell `w`, the
+  // first in kD8Steps order on ties; -1 when none is lower. Without branches on the data: a NaN
+  // neighbour's drop is NaN and fails `drop > 0`.
+  int steepest(std::int64_t w, const std::int64_t (&offset)[8]) const {
+    const double here = z(w);
+    double best = 0;
+    int best_d = -1;
+    for (int d = 0; d < 8; ++d) {
+      const double drop = here - z(w + offset[d]), slope = (d & 1) ? drop * kInvSqrt2 : drop;
+      const bool take = (drop > 0) & ((best_d < 0) | (slope > best));
+      best = take ? slope : best;
+      best_d = take ? d : best_d;
+    }
+    return best_d;
   }
 
   // Each flat of the tile marked kInner or, when one of its cells has a flat neighbour outside the
