@@ -46,8 +46,9 @@ void snap(const WatershedOptions& options, const TileGrid& grid, RunContext& con
   for (const WatershedPourPoint& p : result.pour_points) {
     if (p.snapped_y * width + p.snapped_x != e.cell()) continue;
     const bool moved = p.snapped_x != p.x || p.snapped_y != p.y;
-    throw UsageError(p.text + (moved ? " (snapped to " + std::to_string(p.snapped_x) + "," + std::to_string(p.snapped_y) + ")" : std::string()) +
-                     " is on a nodata cell of DIRECTIONS; move it onto valid data");
+    const std::string snapped =
+        moved ? " (snapped to " + std::to_string(p.snapped_x) + "," + std::to_string(p.snapped_y) + ")" : "";
+    throw UsageError(p.text + snapped + " is on a nodata cell of DIRECTIONS; move it onto valid data");
   }
   throw UsageError(e.what());
 }

@@ -190,7 +190,8 @@ void plan_watershed(const TileGrid& grid, unsigned threads, std::uint64_t pour_p
   const std::uint64_t spanning = perimeter * 20;  // at most one basin per exit
   const std::string batch = std::to_string(threads) + " tiles' work";
   if (pour_points > 0)
-    for (const char* phase : {"watershed: tiles", "watershed: links", "watershed: firsts", "watershed: ranks", "watershed: write"})
+    for (const char* phase :
+         {"watershed: tiles", "watershed: links", "watershed: firsts", "watershed: ranks", "watershed: write"})
       plan.need(phase, "the pour points", pour_points * PourPoints::bytes_per_point());
   plan.need("watershed: tiles", batch, slots);
   plan.need("watershed: tiles", "the links of the tiles' perimeters", links);
