@@ -394,6 +394,10 @@ TEST(WatershedPourPointsCommand, UsageErrorsNameTheFlags) {
   testing::write_raster_values(d, w, h, codes, CellType::UInt8, 255);
   testing::write_raster_values(acc, w, h, std::vector<double>(w * h, 1.0), CellType::UInt32, 0);
   testing::write_raster_values(small, 2, 2, std::vector<double>(4, 1.0), CellType::UInt32, 0);
+  std::vector<double> off(w * h, 1.0);  // not these directions' counts: largest where they are nodata
+  off[2 * w + 2] = 5;
+  const std::string off_path = dir.file("off.tif");
+  testing::write_raster_values(off_path, w, h, off, CellType::UInt32, 0);
   {
     std::ofstream empty(dir.file("none.csv"));
     empty << "x,y\n";
@@ -407,6 +411,7 @@ TEST(WatershedPourPointsCommand, UsageErrorsNameTheFlags) {
       {{"--outlet", "1;1"}, "invalid --outlet '1;1'"},
       {{"--outlet", "2,2"}, "--outlet 2,2 is on a nodata cell of DIRECTIONS"},
       {{"--outlet", "2,2", "--snap", "0", "--accumulation", acc}, "--outlet 2,2 is on a nodata cell"},
+      {{"--outlet", "1,2", "--snap", "1", "--accumulation", off_path}, "--outlet 1,2 (snapped to 2,2) is on a nodata cell"},
       {{"--outlet", "1,1", "--snap", "1", "--accumulation", small}, "--accumulation '" + small + "' is 2 x 2 cells"},
       {{"--outlet", "1,1", "--snap", "-1", "--accumulation", acc}, "invalid --snap -1"},
       {{"--outlets-file", dir.file("none.csv")}, "--outlets-file"},
