@@ -387,7 +387,7 @@ TEST(BudgetPromise, NetworkPhasesShareTheBudget) {
 // flowacc and watershed of the D8 directions of a 4096^2 DEM (the directions 16 MiB of Byte, the
 // counts 64 MiB of UInt32: 4x 16M; with --weight the DEM, 64 MiB of Float32, and Float64 sums of
 // 128 MiB: 8x 16M; the labels 64 MiB at 24M, 2.7x: watershed plans 20 bytes per perimeter cell for
-// the basins that may span tiles, 5 MiB here).
+// the basins that may span tiles, 5 MiB here); watershed again with pour points snapped to the counts.
 TEST(BudgetPromise, FlowAccAndWatershedOnARasterLargerThanItsBudget) {
   TempDir dir;
   const std::string dem = dir.file("g.tif"), directions = dir.file("d.tif");
@@ -398,11 +398,15 @@ TEST(BudgetPromise, FlowAccAndWatershedOnARasterLargerThanItsBudget) {
     for (double& v : codes) v = v == 255 ? std::nan("") : v;
     testing::write_raster_values(directions, 4096, 4096, codes, CellType::UInt8, 255, info);
   }
+  // the last: pour points snapped to the first run's counts (windows of 17^2 cells read through GDAL)
+  const std::string counts = dir.file("out0.tif");
   const std::pair<std::string, std::uint64_t> runs[] = {
-      {"flowacc ", 16}, {"flowacc --weight " + dem + " ", 16}, {"watershed ", 24}};
+      {"flowacc ", 16}, {"flowacc --weight " + dem + " ", 16}, {"watershed ", 24},
+      {"watershed --outlet 2000,2000 --outlet 100,3000 --outlet 4095,17 --snap 8 --accumulation " + counts + " ", 24}};
+  int index = 0;
   for (const auto& [command, budget_mib] : runs) {
     const ChildRun r = run_terrazo(dir, command + "-q --json --memory " + std::to_string(budget_mib) + "M --tmpdir " +
-                                            dir.path() + " " + directions + " " + dir.file("out.tif"));
+                                            dir.path() + " " + directions + " " + dir.file("out" + std::to_string(index++) + ".tif"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_GT(json_number(r.json, "exits"), 1000u) << r.json;
     if (kSanitizedBuild) continue;  // ASan's shadow memory is in VmHWM: the run is checked, not VmHWM

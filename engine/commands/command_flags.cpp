@@ -233,7 +233,23 @@ Flags watershed_flags() {
       shared("Options", "--memory", "--threads tiles' work at once, 13 bytes per perimeter cell of every tile and 4 per tile row"),
       shared("Options", "--band"),
       shared("Options", "--device", "watershed runs on the CPU; cuda is refused"),
-      shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
+      shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"),
+      repeated("Pour points", "--outlet", FlagType::Point, "x,y", "outlets",
+        "a pour point: column,row (0-based, row 0 at the top); repeatable. Only the\n"
+        "cells draining to a pour point are labelled (the others 0)"),
+      switch_flag("Pour points", "--map-coords",
+        "--outlet values are map coordinates in DIRECTIONS' CRS"),
+      value("Pour points", "--outlets-file", FlagType::Path, "FILE", "",
+        "pour points from an OGR point layer, as sssp --sources-file: map\n"
+        "coordinates in the file's CRS (a .csv: x,y or lon,lat columns, or WKT),\n"
+        "after the --outlet points"),
+      value("Pour points", "--snap", FlagType::Integer, "N", "",
+        "move each pour point to the cell of largest --accumulation within the\n"
+        "(2N+1) x (2N+1) cells around it (ties: the first in raster order;\n"
+        "nodata passed over), as ArcGIS's Snap Pour Point"),
+      value("Pour points", "--accumulation", FlagType::Path, "ACC.tif", "",
+        "`terrazo flowacc`'s output on DIRECTIONS, which --snap reads (windows\n"
+        "around the pour points only)"));
 }
 
 Flags mst_flags() {

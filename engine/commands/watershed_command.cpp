@@ -4,9 +4,12 @@
 
 #include "engine/commands/flag_table.h"
 #include "engine/commands/flow_run.h"
+#include "kernels/common/error.h"
 
 namespace terrazo {
 namespace {
+
+constexpr std::int64_t kMostSnap = 1000000;
 
 const char kUsage[] =
     "Usage: terrazo watershed [options] DIRECTIONS BASINS.tif\n"
@@ -25,12 +28,41 @@ const char kUsage[] =
     "Options:\n"
     "{flags Options}\n"
     "\n"
-    "JSON keys: width, height, tile, valid_cells, basins, spanning_basins, exits, phases {import,\n"
-    "tiles, links, firsts, ranks, write}, seconds, memory_budget_bytes, memory_plan, peak_rss_bytes,\n"
-    "bytes_read, bytes_written.\n"
+    "Pour points:\n"
+    "{flags Pour points}\n"
+    "\n"
+    "With pour points, each is an outlet (its flow stops there) and only the cells whose flow reaches\n"
+    "one are labelled, 1..K in raster order of each basin's first cell; every other valid cell is 0. A\n"
+    "pour point upstream of another cuts its basin out of the downstream one's (as ArcGIS Watershed).\n"
+    "\n"
+    "JSON keys: width, height, tile, valid_cells, labelled_cells, basins, spanning_basins, exits, snap,\n"
+    "pour_points [{x, y, snapped_x, snapped_y, basin}], phases {import, snap, tiles, links, firsts,\n"
+    "ranks, write}, seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read,\n"
+    "bytes_written.\n"
     "\n"
     "Example:\n"
-    "  terrazo flowdir filled.tif dir.tif && terrazo watershed --memory 2G --json dir.tif basins.tif\n";
+    "  terrazo flowdir filled.tif dir.tif && terrazo watershed --memory 2G --json dir.tif basins.tif\n"
+    "  terrazo flowacc dir.tif acc.tif && terrazo watershed --outlet 812,455 --outlet 1290,73 --snap 5 \\\n"
+    "      --accumulation acc.tif --json dir.tif gauged.tif\n";
+
+// The pour points' flags: --outlet, --map-coords, --outlets-file, --snap, --accumulation.
+void parse_pour_point_flags(ArgParser& args, WatershedOptions& options) {
+  for (const std::string& text : args.values("--outlet")) options.outlets.push_back(parse_source_point(text, "--outlet"));
+  options.map_coords = args.flag("--map-coords");
+  if (auto file = args.value("--outlets-file")) {
+    if (file->empty()) throw UsageError("--outlets-file needs a file name (a point layer, or a CSV of x,y)");
+    options.outlets_file = *file;
+  }
+  if (auto n = args.int_value("--snap")) {
+    if (*n < 0 || *n > kMostSnap)
+      throw UsageError("invalid --snap " + std::to_string(*n) + ": expected cells from 0 to " + std::to_string(kMostSnap));
+    options.snap = static_cast<std::uint32_t>(*n);
+  }
+  if (auto file = args.value("--accumulation")) {
+    if (file->empty()) throw UsageError("--accumulation needs a file name (terrazo flowacc's output)");
+    options.accumulation = *file;
+  }
+}
 
 }  // namespace
 
@@ -38,17 +70,23 @@ const char* watershed_usage() { return usage_text("watershed", kUsage); }
 
 WatershedCommandOptions parse_watershed_options(const std::vector<std::string>& arguments) {
   return parse_raster_command("watershed", arguments, &WatershedCommandOptions::watershed, "DIRECTIONS BASINS.tif",
-                            [](ArgParser&, WatershedOptions&) {});  // no flags of its own
+                            parse_pour_point_flags);
 }
 
 WatershedCommandResult run_watershed_command(const WatershedCommandOptions& options, Progress& progress) {
-  return run_flow_command<WatershedCommandResult>(options, options.watershed, progress, run_watershed);
+  return run_flow_command<WatershedCommandResult>(options, options.watershed, progress, run_watershed,
+                                                  {options.watershed.outlets_file, options.watershed.accumulation});
 }
 
 std::string WatershedCommandResult::summary() const {
   const WatershedPhaseResult& w = result.phases;
-  return format_line("watershed: %llu basins over %llu valid cells (%llu span tiles)",
-                     static_cast<unsigned long long>(w.basins), static_cast<unsigned long long>(w.valid_cells),
+  const std::string points =
+      result.pour_points.empty() ? std::string()
+                                 : format_line(" of %llu pour points, %llu cells labelled",
+                                               static_cast<unsigned long long>(result.pour_points.size()),
+                                               static_cast<unsigned long long>(w.labelled_cells));
+  return format_line("watershed: %llu basins", static_cast<unsigned long long>(w.basins)) + points +
+         format_line(" over %llu valid cells (%llu span tiles)", static_cast<unsigned long long>(w.valid_cells),
                      static_cast<unsigned long long>(w.spanning_basins)) +
          run_line_tail(result.seconds.total, result.peak_rss_bytes);
 }
@@ -56,14 +94,26 @@ std::string WatershedCommandResult::summary() const {
 std::string WatershedCommandResult::to_json() const {
   const WatershedPhaseResult& p = result.phases;
   JsonObject summary = json_head("watershed", options.watershed.input, options.watershed.output);
+  std::vector<JsonObject> points;
+  for (const WatershedPourPoint& q : result.pour_points)
+    points.push_back(JsonObject()
+                         .add("x", q.x)
+                         .add("y", q.y)
+                         .add("snapped_x", q.snapped_x)
+                         .add("snapped_y", q.snapped_y)
+                         .add("basin", q.basin));
   add_raster_keys(summary, result)
       .add("valid_cells", p.valid_cells)
+      .add("labelled_cells", p.labelled_cells)
       .add("basins", p.basins)
       .add("spanning_basins", p.spanning_basins)
       .add("exits", p.exits);
+  if (options.watershed.snap) summary.add("snap", std::uint64_t{*options.watershed.snap});
+  else summary.add_null("snap");
+  summary.add("pour_points", points);
   return flow_json_tail(summary, *this,
-                        {{"tiles", p.tiles_seconds}, {"links", p.links_seconds}, {"firsts", p.firsts_seconds},
-                         {"ranks", p.ranks_seconds}, {"write", p.write_seconds}});
+                        {{"snap", result.snap_seconds}, {"tiles", p.tiles_seconds}, {"links", p.links_seconds},
+                         {"firsts", p.firsts_seconds}, {"ranks", p.ranks_seconds}, {"write", p.write_seconds}});
 }
 
 }  // namespace terrazo

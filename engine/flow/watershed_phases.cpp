@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/flow/flow_links.h"
+#include "engine/flow/pour_points.h"
 #include "engine/flow/tile_batches.h"
 #include "engine/flow/tile_extent.h"
 #include "kernels/common/error.h"
@@ -20,7 +21,8 @@ namespace terrazo {
 namespace {
 
 constexpr std::uint64_t kSpanning = 1ull << 63;  // basin key: kSpanning | its index among the spanning basins
-constexpr std::uint64_t kNoBasin = ~0ull;        // else the in-tile index of its outlet
+constexpr std::uint64_t kNoBasin = ~0ull;        // nodata; else the in-tile index of its outlet
+constexpr std::uint64_t kOutside = ~0ull - 1;     // a valid cell whose flow reaches no pour point
 
 std::uint64_t slot_bytes(std::uint32_t t) { return std::uint64_t{t} * t * (8 + 4 + 8 + 8 + 1 + 4 + 4) + tile_d8_bytes(t); }
 
@@ -56,28 +58,33 @@ struct Basins {
 
 class BasinTiles {
  public:
-  BasinTiles(const TileInput& input, const FlowLinks& links, Basins& basins)
-      : input_(input), links_(links), basins_(basins), grid_(input.grid()) {}
+  BasinTiles(const TileInput& input, const FlowLinks& links, const PourPoints& pour, Basins& basins)
+      : input_(input), links_(links), pour_(pour), basins_(basins), grid_(input.grid()) {}
 
-  // Reads and orders tile (tx, ty): its path ends, and for links_ set, its cells' basin keys.
+  // Reads and orders tile (tx, ty), its pour points made outlets: its path ends, and for links_ set,
+  // its cells' basin keys.
   void load(BasinSlot& slot, std::uint32_t tx, std::uint32_t ty, bool keys) const {
     input_.read_tile(tx, ty, slot.cells.data());
+    pour_.make_outlets(tx, ty, slot.cells.data());
     order_tile_d8(tile_d8_input(grid_, tx, ty, slot.cells.data()), slot.flow);
     tile_d8_path_ends(slot.flow, slot.end.data());
     if (keys) assign_basins(slot, tx, ty);
   }
 
   // Each basin's first cell: counted per row when the basin lies in this tile alone, else lowered.
-  std::uint64_t count_firsts(BasinSlot& slot, std::uint32_t tx, std::uint32_t ty) {
+  // The tile's valid cells and those in a basin added to `valid` and `labelled`.
+  void count_firsts(BasinSlot& slot, std::uint32_t tx, std::uint32_t ty, std::uint64_t& valid,
+                    std::uint64_t& labelled) {
     std::fill(slot.seen.begin(), slot.seen.end(), 0);
     const TileWindow w = grid_.window(tx, ty);
     const std::uint64_t tile = std::uint64_t{ty} * grid_.tiles_x() + tx;
-    std::uint64_t valid = 0;
     for (std::uint32_t y = 0; y < w.h; ++y)
       for (std::uint32_t x = 0; x < w.w; ++x) {
         const std::uint64_t b = slot.basin[std::size_t{y} * grid_.tile + x];
         if (b == kNoBasin) continue;
         ++valid;
+        if (b == kOutside) continue;
+        ++labelled;
         if (b & kSpanning) {
           basins_.lower_first(b & ~kSpanning, (w.y0 + y) * grid_.width + w.x0 + x);
         } else if (!slot.seen[b]) {
@@ -85,7 +92,6 @@ class BasinTiles {
           ++basins_.tile_row[tile * grid_.tile + y];
         }
       }
-    return valid;
   }
 
   // Labels tile (tx, ty): a basin's label is 1 + the first cells before its own in raster order (the
@@ -101,7 +107,7 @@ class BasinTiles {
       for (std::uint32_t x = 0; x < w.w; ++x) {
         const std::size_t i = std::size_t{y} * grid_.tile + x;
         const std::uint64_t b = slot.basin[i];
-        if (b == kNoBasin) continue;
+        if (b == kNoBasin || b == kOutside) continue;
         if (b & kSpanning) {
           const std::size_t s = b & ~kSpanning;
           if (basins_.first[s].load(std::memory_order_relaxed) == (w.y0 + y) * grid_.width + w.x0 + x) {
@@ -118,7 +124,8 @@ class BasinTiles {
   }
 
  private:
-  // The basin key of each valid cell, from the key of the end of its path in the tile.
+  // The basin key of each valid cell, from the key of the end of its path in the tile: with pour
+  // points, kOutside when that path's outlet is none of them.
   void assign_basins(BasinSlot& slot, std::uint32_t tx, std::uint32_t ty) const {
     const TileWindow w = grid_.window(tx, ty);
     for (const std::uint32_t c : slot.flow.order) {
@@ -126,6 +133,10 @@ class BasinTiles {
       const std::uint64_t outlet = slot.flow.next[c] == kFlowLeaves
                                        ? links_.outlet(tx, ty, c)
                                        : (w.y0 + c / grid_.tile) * grid_.width + w.x0 + c % grid_.tile;
+      if (!pour_.empty() && !pour_.holds(outlet)) {
+        slot.key_of_end[c] = kOutside;
+        continue;
+      }
       const auto at = std::lower_bound(basins_.outlets.begin(), basins_.outlets.end(), outlet);
       slot.key_of_end[c] = at != basins_.outlets.end() && *at == outlet
                                ? kSpanning | static_cast<std::uint64_t>(at - basins_.outlets.begin())
@@ -137,6 +148,7 @@ class BasinTiles {
 
   const TileInput& input_;
   const FlowLinks& links_;
+  const PourPoints& pour_;
   Basins& basins_;
   TileGrid grid_;
 };
@@ -169,14 +181,18 @@ void count_spanning_firsts(const TileGrid& grid, Basins& basins) {
     throw Error("the direction raster has " + std::to_string(above) + " basins: more than UInt32 labels hold");
 }
 
-void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan,
-                    WatershedTileSink& sink) {
+void plan_watershed(const TileGrid& grid, unsigned threads, std::uint64_t pour_points, const MemoryBudget& budget,
+                    MemoryPlan& plan, WatershedTileSink& sink) {
   const std::uint64_t perimeter = FlowLinks::most_perimeter_cells(grid);
   const std::uint64_t links = perimeter * FlowLinks::bytes_per_cell();
   const std::uint64_t slots = threads * slot_bytes(grid.tile);
   const std::uint64_t counts = grid.tile_count() * (grid.tile * 4ull + 1) + (grid.height + 1) * 8;
   const std::uint64_t spanning = perimeter * 20;  // at most one basin per exit
   const std::string batch = std::to_string(threads) + " tiles' work";
+  if (pour_points > 0)
+    for (const char* phase :
+         {"watershed: tiles", "watershed: links", "watershed: firsts", "watershed: ranks", "watershed: write"})
+      plan.need(phase, "the pour points", pour_points * PourPoints::bytes_per_point());
   plan.need("watershed: tiles", batch, slots);
   plan.need("watershed: tiles", "the links of the tiles' perimeters", links);
   plan.need("watershed: links", "the links of the tiles' perimeters", links);
@@ -191,12 +207,17 @@ void plan_watershed(const TileGrid& grid, unsigned threads, const MemoryBudget& 
   assign_flow_plan(plan, "watershed", kLinksRemedy, budget);
 }
 
-// The spanning basins (from the solved links) and the counts of first cells, reserved from `budget`.
-MemoryBudget::Reservation prepare_basins(const FlowLinks& links, const TileGrid& grid, MemoryBudget& budget,
-                                         Basins& basins) {
+// The spanning basins (from the solved links; with pour points, those of pour points) and the counts
+// of first cells, reserved from `budget`.
+MemoryBudget::Reservation prepare_basins(const FlowLinks& links, const TileGrid& grid, const PourPoints& pour,
+                                         MemoryBudget& budget, Basins& basins) {
   MemoryBudget::Reservation held = budget.reserve(
       links.exits() * 20 + grid.tile_count() * (grid.tile * 4ull + 1) + (grid.height + 1) * 8, "watershed basins");
   basins.outlets = links.crossing_outlets();
+  if (!pour.empty())
+    basins.outlets.erase(std::remove_if(basins.outlets.begin(), basins.outlets.end(),
+                                        [&](std::uint64_t outlet) { return !pour.holds(outlet); }),
+                         basins.outlets.end());
   basins.first = std::vector<std::atomic<std::uint64_t>>(basins.outlets.size());
   for (auto& f : basins.first) f.store(~0ull, std::memory_order_relaxed);
   basins.label.assign(basins.outlets.size(), 0);
@@ -214,12 +235,19 @@ WatershedPhaseResult run_watershed_phases(const TileInput& directions, const Wat
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_watershed(grid, threads, budget, options.plan ? *options.plan : own_plan, sink);
+  std::vector<std::uint64_t> pour_cells = options.pour_points;
+  std::sort(pour_cells.begin(), pour_cells.end());
+  pour_cells.erase(std::unique(pour_cells.begin(), pour_cells.end()), pour_cells.end());
+  plan_watershed(grid, threads, pour_cells.size(), budget, options.plan ? *options.plan : own_plan, sink);
+  const MemoryBudget::Reservation pour_held =
+      budget.reserve(pour_cells.size() * PourPoints::bytes_per_point(), "watershed pour points");
+  PourPoints pour(grid, std::move(pour_cells));
+  pour.check_present(directions);
   const MemoryBudget::Reservation slots_held = budget.reserve(threads * slot_bytes(grid.tile), "watershed tiles' work");
   std::vector<BasinSlot> slots(threads, BasinSlot(grid.tile));
   FlowLinks links(grid, budget);
   Basins basins;
-  BasinTiles tiles(directions, links, basins);
+  BasinTiles tiles(directions, links, pour, basins);
   WatershedPhaseResult result;
 
   // 1. Each tile's codes ordered; its perimeter's paths kept.
@@ -234,20 +262,20 @@ WatershedPhaseResult run_watershed_phases(const TileInput& directions, const Wat
   result.links_seconds = run_step_phase("watershed: links", progress, [&] {
     links.solve_outlets(budget);
     result.exits = links.exits();
-    basins_held = prepare_basins(links, grid, budget, basins);
+    basins_held = prepare_basins(links, grid, pour, budget, basins);
     result.spanning_basins = basins.outlets.size();
   });
 
   // 3. Each basin's first cell.
-  std::vector<std::uint64_t> valid(threads, 0);
+  std::vector<std::uint64_t> valid(threads, 0), labelled(threads, 0);
   result.firsts_seconds = run_tile_phase("watershed: firsts", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         tiles.load(slots[k], tx, ty, true);
-        valid[k] += tiles.count_firsts(slots[k], tx, ty);
+        tiles.count_firsts(slots[k], tx, ty, valid[k], labelled[k]);
       });
   const Stopwatch counting;
   count_spanning_firsts(grid, basins);
-  for (const std::uint64_t v : valid) result.valid_cells += v;
+  for (unsigned k = 0; k < threads; ++k) result.valid_cells += valid[k], result.labelled_cells += labelled[k];
   result.basins = basins.row[grid.height];
   result.firsts_seconds += counting.seconds();
 
@@ -265,10 +293,12 @@ WatershedPhaseResult run_watershed_phases(const TileInput& directions, const Wat
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         tiles.load(slots[k], tx, ty, true);
         tiles.label(slots[k], tx, ty, false);
+        pour.take_basins(tx, ty, slots[k].labels.data());
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         sink.write_tile(tx, ty, directions.tile_present(tx, ty) ? slots[k].labels.data() : nodata_tile.data());
       });
+  pour.release(result.pour_point_cells, result.pour_point_basins);
   return result;
 }
 

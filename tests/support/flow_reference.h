@@ -159,4 +159,44 @@ inline std::vector<std::uint32_t> reference_watershed(const std::vector<double>&
   return labels;
 }
 
+// The basins of pour points (raster ids, any order): each valid cell's flow followed until it reaches
+// a pour point (the cell itself may be one) gives that pour point's basin; a flow that never does
+// gives 0, as nodata does. Basins labelled 1..K in raster order of their first cell. The directions
+// must not loop.
+inline std::vector<std::uint32_t> reference_pour_point_basins(const std::vector<double>& codes, std::uint64_t w,
+                                                              std::uint64_t h,
+                                                              const std::vector<std::uint64_t>& pour_points) {
+  std::vector<std::uint8_t> is_pour(codes.size(), 0);
+  for (const std::uint64_t p : pour_points) is_pour[p] = 1;
+  std::vector<std::int64_t> reached(codes.size(), -2);  // -2 not known yet, -1 no pour point, else the pour point
+  std::vector<std::uint64_t> walk;
+  for (std::uint64_t i = 0; i < codes.size(); ++i) {
+    if (!reference_valid(codes[i]) || reached[i] != -2) continue;
+    walk.clear();
+    std::int64_t c = std::int64_t(i), end = -1;
+    while (c >= 0) {
+      if (reached[std::uint64_t(c)] != -2) {
+        end = reached[std::uint64_t(c)];
+        break;
+      }
+      walk.push_back(std::uint64_t(c));
+      if (is_pour[std::uint64_t(c)]) {
+        end = c;
+        break;
+      }
+      c = reference_downstream(codes, w, h, std::uint64_t(c));
+    }
+    for (const std::uint64_t v : walk) reached[v] = end;
+  }
+  std::vector<std::uint32_t> label_of(codes.size(), 0), labels(codes.size(), 0);
+  std::uint32_t next = 1;
+  for (std::uint64_t i = 0; i < codes.size(); ++i) {
+    if (!reference_valid(codes[i]) || reached[i] < 0) continue;
+    std::uint32_t& l = label_of[std::uint64_t(reached[i])];
+    if (l == 0) l = next++;
+    labels[i] = l;
+  }
+  return labels;
+}
+
 }  // namespace terrazo::testing

@@ -177,10 +177,16 @@ def flow_accumulation(input, output, *, weight=None, scale=None, memory=None, pr
 def watershed(input, output, *, memory=None, progress=None, **flags):
     """Drainage basins of the D8 direction raster ``input`` (``terrazo watershed``, docs/flow.md):
     the cells whose flow ends at the same cell share a basin, labelled 1..K (UInt32, 0 nodata) in
-    raster order of each basin's first cell; exact and out of core. Other flags of ``terrazo
-    watershed --help`` as keywords (``tile=512``). Returns the --json summary (``basins``, ...).
+    raster order of each basin's first cell; exact and out of core. Pour points: ``outlets=[(x, y),
+    ...]`` (cells; map coordinates with ``map_coords=True``) and/or ``outlets_file=`` (a point
+    layer, as sssp's sources_file): only the cells draining to one are labelled (the others 0);
+    ``snap=N`` with ``accumulation=`` (flow_accumulation's output) first moves each to the largest
+    accumulation within N cells. Other flags of ``terrazo watershed --help`` as keywords
+    (``tile=512``). Returns the --json summary (``basins``, ``labelled_cells``, ``pour_points``
+    [{x, y, snapped_x, snapped_y, basin}], ...).
 
     >>> terrazo.watershed("dir.tif", "basins.tif", memory="1G")["basins"]
+    >>> terrazo.watershed("dir.tif", "gauged.tif", outlets=[(812, 455)], snap=5, accumulation="acc.tif")
     """
     return run("watershed", input, output, progress=progress, memory=memory, **flags)
 

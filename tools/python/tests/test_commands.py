@@ -55,6 +55,13 @@ def test_flow_accumulation_matches_cli(cli, tmp_path):
     cli.run("watershed", "--tile", "16", directions, tmp_path / "cli_basins.tif")
     assert basins["valid_cells"] == 23 and basins["basins"] == 2
     assert (tmp_path / "py_basins.tif").read_bytes() == (tmp_path / "cli_basins.tif").read_bytes()
+    # pour points as a list of (x, y) (the keyword ``outlets``), snapped to the accumulation
+    gauged = terrazo.watershed(directions, tmp_path / "py_gauged.tif", outlets=[(2, 1), (0, 3)], snap=1,
+                               accumulation=tmp_path / "py.tif", tile=16)
+    cli.run("watershed", "--tile", "16", "--outlet", "2,1", "--outlet", "0,3", "--snap", "1", "--accumulation",
+            tmp_path / "py.tif", directions, tmp_path / "cli_gauged.tif")
+    assert [(p["snapped_x"], p["snapped_y"], p["basin"]) for p in gauged["pour_points"]] == [(3, 0, 1), (1, 2, 2)]
+    assert (tmp_path / "py_gauged.tif").read_bytes() == (tmp_path / "cli_gauged.tif").read_bytes()
 
 
 @pytest.mark.parametrize("name,weight,sources", COST_CASES, ids=[os.path.basename(c[0]) for c in COST_CASES])

@@ -202,12 +202,26 @@ class Watershed(TerrazoAlgorithm):
     TITLE = "Watershed (drainage basins)"
     HELP = ("<p>Drainage basins of a D8 direction raster (ESRI codes, as <i>terrazo flowdir</i> writes them), "
             "exactly and out of core (docs/flow.md): the cells whose flow ends at the same cell share a basin, "
-            "labelled 1..K in raster order of each basin's first cell, 0 at nodata.</p>")
+            "labelled 1..K in raster order of each basin's first cell, 0 at nodata. With pour points (a point "
+            "layer and/or a clicked point), only the cells draining to a pour point are labelled (the others 0); "
+            "a pour point upstream of another cuts its basin out of the downstream one's. With a flow "
+            "accumulation raster (<i>Flow accumulation</i> of the same directions) and a snap distance, each "
+            "pour point first moves to the cell of largest accumulation within that many cells.</p>")
     PARAMETERS = [
         Common("INPUT", "BAND", INPUT="D8 flow directions"),
+        Custom("outlet_flags", _points("OUTLETS", "Pour points (empty: every basin)"),
+               _point("OUTLET_POINT", "Pour point (clicked)")),
+        Raster("ACCUMULATION", "accumulation", "Flow accumulation, to snap the pour points to", True),
+        Number("SNAP", "snap", "Snap the pour points to the largest accumulation within (cells)", integer=True,
+               limits=(0,)),
         Common("MEMORY", "EXTRA"),
         Output("OUTPUT", "Basins"),
     ]
+
+    def outlet_flags(self, parameters, context):
+        layer = self.raster_path(parameters, "INPUT", context)[0]
+        points = self.points(parameters, "OUTLETS", "OUTLET_POINT", context, layer.crs())
+        return [("outlet", point) for point in points] + [("map-coords", True)] if points else []
 
 
 class Clump(TerrazoAlgorithm):

@@ -368,6 +368,13 @@ def flowacc(backend):
     expected = h.same_raster_as_cli("watershed", {"INPUT": directions}, ["watershed", directions], "basins.tif")
     if expected["basins"] != 2:
         fail("unexpected basins: %s" % expected)
+    # a clicked pour point (the centre of cell 2,1) snapped to the largest accumulation within 1 cell
+    expected = h.same_raster_as_cli("watershed", {"INPUT": directions, "OUTLET_POINT": "2.5,2.5",
+                                                  "ACCUMULATION": h.path("c_acc.tif"), "SNAP": 1},
+                                    ["watershed", "--outlet=2,1", "--snap=1", "--accumulation=" + h.path("c_acc.tif"),
+                                     directions], "gauged.tif")
+    if expected["basins"] != 1 or expected["pour_points"][0]["snapped_x"] != 3:
+        fail("unexpected pour point basins: %s" % expected)
     h.done()
 
 
