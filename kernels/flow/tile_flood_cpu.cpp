@@ -130,6 +130,7 @@ class Flood {
     out_.labels = kOceanLabel + 1;
     out_.edges.clear();
     out_.heap.clear();
+    out_.heap.release_capacity_over(2 * cells);  // the buckets' spare room within the planned 2 entries a cell
     out_.pit.clear();
   }
 
