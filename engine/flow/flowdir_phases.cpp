@@ -67,7 +67,6 @@ double run_slot_phase(const char* name, Progress& progress, const TileInput& inp
 
 constexpr const char* kKeptCodes = "the first pass's codes kept for the write (what is left)";
 using KeptCodes = KeptTiles<std::vector<std::uint8_t>>;
-std::uint64_t kept_tile_bytes(std::uint32_t t) { return std::uint64_t{t} * t + KeptCodes::entry_bytes(); }
 
 void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan,
                   FlowdirTileSink& sink) {
@@ -85,7 +84,7 @@ void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& bu
   plan.need("flowdir: write", "the tiles' border strips", strips);
   sink.declare_bytes(plan, "flowdir: write");
   for (const char* phase : {"flowdir: directions", "flowdir: flats across tiles", "flowdir: write"})
-    plan.need(phase, kKeptCodes, 0, grid.tile_count() * kept_tile_bytes(grid.tile));
+    plan.need(phase, kKeptCodes, 0, grid.tile_count() * (std::uint64_t{grid.tile} * grid.tile + KeptCodes::entry_bytes()));
   assign_flow_plan(plan, "flowdir", "use fewer --threads or a smaller --tile", budget);
 }
 
@@ -121,7 +120,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   plan_flowdir(grid, threads, budget, plan, sink);
   FlowdirPhaseResult result;
   MemoryBudget::Reservation kept_reservation = budget.reserve(kept_codes_cap(plan), "flowdir: kept codes");
-  KeptCodes kept(kept_codes_cap(plan));
+  KeptCodes kept(grid.tile_count(), std::uint64_t{grid.tile} * grid.tile, kept_codes_cap(plan));
   MemoryBudget::Reservation slots_reservation = budget.reserve(threads * FlowdirPhaseResult::slot_bytes(grid.tile), "flowdir tile windows");
   MemoryBudget::Reservation offsets_reservation = budget.reserve(CrossTileFlats::offsets_bytes(grid), "flowdir tile offsets");
   std::vector<Slot> slots(threads, Slot(grid.tile));
@@ -141,12 +140,14 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
       [](Slot*, std::uint32_t, std::uint32_t) {});
 
   // 1. Every tile's directions; the cells of the flats that leave it gathered.
-  result.directions_seconds = run_slot_phase("flowdir: directions", progress, input, pool, slots, direct,
+  result.directions_seconds = run_slot_phase("flowdir: directions", progress, input, pool, slots,
+      [&](std::uint32_t tx, std::uint32_t ty, Slot& slot) {
+        direct(tx, ty, slot);
+        if (kept.keeps(grid.tile_index(tx, ty))) kept.keep(grid.tile_index(tx, ty), slot.tile.code);
+      },
       [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
         crossing.add_tile(tx, ty, slot ? slot->tile : none, budget);
-        if (!slot) return;
-        add_counts(slot->tile, result);
-        kept.keep(grid.tile_index(tx, ty), slot->tile.code.size(), [&] { return slot->tile.code; });
+        if (slot) add_counts(slot->tile, result);
       });
   result.kept_tiles = kept.kept_tiles();
 
