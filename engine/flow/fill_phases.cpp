@@ -59,6 +59,7 @@ void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budge
   plan.need("fill: flood", std::to_string(threads) + " tile floods", floods);
   plan.need("fill: flood", "the tiles' perimeters (their own edges as they come)", perimeters, perimeters + tile_edges);
   plan.need("fill: flood", kKeptFloods, 0, all_kept);
+  plan.need("fill: spill graph", std::to_string(threads) + " tile floods (held between the passes)", floods);
   plan.need("fill: spill graph", "the tiles' perimeters", perimeters, perimeters + tile_edges);
   plan.need("fill: spill graph", "its solve over the edges between tiles (the tiles' own come with the data)",
             SpillGraph::solve_bytes(0, SpillGraph::cross_edges_most(grid)),
@@ -119,8 +120,7 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
       budget.reserve(threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8), "fill tile floods");
   FloodSlots slots(grid.tile, threads);
   SpillGraph graph(grid, options.connectivity, options.nodata_outlets);
-  MemoryBudget::Reservation kept_reservation = budget.reserve(kept_floods_cap(plan), "fill: kept floods");
-  KeptFloods kept(grid.tile_count(), kept_flood_bytes(grid.tile), kept_floods_cap(plan));
+  KeptFloods kept(grid.tile_count(), kept_flood_bytes(grid.tile), kept_floods_cap(plan), budget, "fill: kept floods");
 
   // 1. Every tile flooded from its perimeter; its perimeter and spill edges kept.
   result.flood_seconds = run_tile_phase("fill: flood", progress, grid, input, pool, threads,
@@ -131,15 +131,17 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
           kept.keep(grid.tile_index(tx, ty), KeptFlood{slots.floods[k].level, slots.floods[k].label});
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
-        if (input.tile_present(tx, ty))
+        if (!input.tile_present(tx, ty)) return;
+        kept.or_drop_kept([&] {
           graph.add_tile(tx, ty, TilePerimeter::of(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]),
                          budget);
+        });
       });
   result.kept_tiles = kept.kept_tiles();
 
   // 2. The spill graph solved.
   result.graph_seconds = run_step_phase("fill: spill graph", progress, [&] {
-    graph.solve(budget);
+    kept.or_drop_kept([&] { graph.solve(budget); });
     result.graph_nodes = graph.nodes();
     result.graph_edges = graph.edges();
   });

@@ -97,6 +97,7 @@ void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const M
   const std::string batch = std::to_string(threads) + " tiles' work";
   plan.need("flowacc: tiles", batch, slots);
   plan.need("flowacc: tiles", "the links of the tiles' perimeters", links);
+  plan.need("flowacc: links", batch + " (held between the passes)", slots);
   plan.need("flowacc: links", "the links of the tiles' perimeters", links);
   plan.need("flowacc: links", "their in-degrees",
             FlowLinks::most_perimeter_cells(grid) * FlowLinks::solve_bytes_per_cell());
@@ -167,8 +168,7 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
   MemoryPlan own_plan;
   MemoryPlan& plan = options.plan ? *options.plan : own_plan;
   plan_flowacc(grid, threads, weights != nullptr, budget, plan, sink);
-  const MemoryBudget::Reservation kept_held = budget.reserve(kept_flows_cap(plan), "flowacc: kept tiles");
-  KeptFlows kept(grid.tile_count(), kept_flow_bytes(grid.tile), kept_flows_cap(plan));
+  KeptFlows kept(grid.tile_count(), kept_flow_bytes(grid.tile), kept_flows_cap(plan), budget, "flowacc: kept tiles");
   const MemoryBudget::Reservation slots_held =
       budget.reserve(threads * flowacc_tile_bytes(grid.tile, weights != nullptr), "flowacc tiles' work");
   std::vector<FlowSlot> slots(threads, FlowSlot(grid.tile, weights != nullptr));

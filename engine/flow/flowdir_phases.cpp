@@ -78,6 +78,8 @@ void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& bu
   plan.need("flowdir: directions", "the tiles' border strips", strips);
   plan.need("flowdir: directions", std::to_string(threads) + " tile windows and their directions", slots);
   plan.need("flowdir: directions", "the tile offsets of the flats across tiles (their cells come with the data)", offsets);
+  plan.need("flowdir: flats across tiles", std::to_string(threads) + " tile windows and their directions (held between the passes)", slots);
+  plan.need("flowdir: flats across tiles", "the tiles' border strips (held between the passes)", strips);
   plan.need("flowdir: flats across tiles", "the tile offsets (the flats' cells come with the data)", offsets);
   plan.need("flowdir: write", std::to_string(threads) + " tile windows and their directions", slots);
   plan.need("flowdir: write", "the tile offsets", offsets);
@@ -119,8 +121,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   MemoryPlan& plan = options.plan ? *options.plan : own_plan;
   plan_flowdir(grid, threads, budget, plan, sink);
   FlowdirPhaseResult result;
-  MemoryBudget::Reservation kept_reservation = budget.reserve(kept_codes_cap(plan), "flowdir: kept codes");
-  KeptCodes kept(grid.tile_count(), std::uint64_t{grid.tile} * grid.tile, kept_codes_cap(plan));
+  KeptCodes kept(grid.tile_count(), std::uint64_t{grid.tile} * grid.tile, kept_codes_cap(plan), budget, "flowdir: kept codes");
   MemoryBudget::Reservation slots_reservation = budget.reserve(threads * FlowdirPhaseResult::slot_bytes(grid.tile), "flowdir tile windows");
   MemoryBudget::Reservation offsets_reservation = budget.reserve(CrossTileFlats::offsets_bytes(grid), "flowdir tile offsets");
   std::vector<Slot> slots(threads, Slot(grid.tile));
@@ -146,7 +147,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
         if (kept.keeps(grid.tile_index(tx, ty))) kept.keep(grid.tile_index(tx, ty), slot.tile.code);
       },
       [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
-        crossing.add_tile(tx, ty, slot ? slot->tile : none, budget);
+        kept.or_drop_kept([&] { crossing.add_tile(tx, ty, slot ? slot->tile : none, budget); });
         if (slot) add_counts(slot->tile, result);
       });
   result.kept_tiles = kept.kept_tiles();
@@ -154,7 +155,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   // 2. The flats across tiles, resolved at once.
   result.flats_seconds = run_step_phase("flowdir: flats across tiles", progress, [&] {
     FlatStats cross;
-    crossing.resolve(pool, budget, cross);
+    kept.or_drop_kept([&] { crossing.resolve(pool, budget, cross); });
     result.flats += cross.flats;
     result.undrained_flats += cross.undrained_flats;
     result.undrained_cells += cross.undrained_cells;

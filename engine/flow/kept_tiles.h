@@ -7,6 +7,9 @@
 // depends on the grid and the cap alone, never on threads or timing. keep() and take() may run on
 // several threads at once for different tiles. keep() stores a payload for a tile that is kept (and
 // drops it for another); take() hands it back once and frees it (nullopt for a tile not kept).
+// The kept tiles only save work, so they give way to what a run must hold: or_drop_kept() runs a step
+// that reserves bytes the plan could not foresee (data-sized parts reserved as they come) and, when
+// it is refused, drops every kept tile, gives their bytes back and runs it once more.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -14,13 +17,17 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
+
 namespace terrazo {
 
 template <class Payload>
 class KeptTiles {
  public:
-  KeptTiles(std::uint64_t tiles, std::uint64_t tile_bytes, std::uint64_t cap_bytes)
-      : slots_(std::min(tiles, cap_bytes / (tile_bytes + entry_bytes()))) {}
+  // Reserves `cap_bytes` from `budget` ("what") until drop_all().
+  KeptTiles(std::uint64_t tiles, std::uint64_t tile_bytes, std::uint64_t cap_bytes, MemoryBudget& budget, const char* what)
+      : slots_(std::min(tiles, cap_bytes / (tile_bytes + entry_bytes()))), held_(budget.reserve(cap_bytes, what)) {}
 
   // The bytes of one kept tile beside its payload's arrays: for the plan.
   static constexpr std::uint64_t entry_bytes() { return sizeof(std::optional<Payload>); }
@@ -33,6 +40,25 @@ class KeptTiles {
     return keeps(tile) ? std::exchange(slots_[tile], std::nullopt) : std::nullopt;
   }
 
+  // No tile kept from now on; their bytes given back to the budget.
+  void drop_all() {
+    std::vector<std::optional<Payload>>().swap(slots_);
+    held_.release();
+  }
+
+  // step(); when the budget refuses it (BudgetError) and tiles are kept, drop_all() and step() again.
+  // Call between batches of tiles (no keep() or take() running).
+  template <class Step>
+  void or_drop_kept(Step&& step) {
+    try {
+      step();
+    } catch (const BudgetError&) {
+      if (slots_.empty()) throw;
+      drop_all();
+      step();
+    }
+  }
+
   // The tiles holding a payload now (after the first pass: the tiles that will not be computed again).
   std::uint64_t kept_tiles() const {
     return static_cast<std::uint64_t>(std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return s.has_value(); }));
@@ -40,6 +66,7 @@ class KeptTiles {
 
  private:
   std::vector<std::optional<Payload>> slots_;
+  MemoryBudget::Reservation held_;
 };
 
 }  // namespace terrazo
