@@ -37,13 +37,7 @@ SourcePoint pixel(std::uint64_t x, std::uint64_t y) {
   return parse_source_point(std::to_string(x) + "," + std::to_string(y));
 }
 
-RasterInfo georef(const std::string& crs, double x0, double y0, double dx, double dy) {
-  RasterInfo info;
-  info.has_geotransform = true;
-  info.geotransform = {x0, dx, 0, y0, 0, dy};
-  info.crs_wkt = crs_to_wkt(crs, "test");
-  return info;
-}
+using testing::georef;
 
 // Runs run_sssp and compares the cost (through the fixed point), backlinks and allocation with
 // the oracle on `values` (NaN: nodata or barrier), the same step lengths written out per row.

@@ -176,16 +176,9 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
   std::mt19937_64 rng(777);
   const std::uint64_t w = 60, h = 50;
   std::vector<double> values = testing::random_values(rng, w * h, 0.05, 1, 20);
-  auto georef = [](const std::string& crs, double x0, double y0, double dx, double dy) {
-    RasterInfo info;
-    info.has_geotransform = true;
-    info.geotransform = {x0, dx, 0, y0, 0, dy};
-    info.crs_wkt = crs_to_wkt(crs, "test");
-    return info;
-  };
   const std::string projected = dir.file("utm.tif"), lonlat = dir.file("lonlat.tif");
-  testing::write_raster_values(projected, w, h, values, CellType::Float32, -9999, georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
-  testing::write_raster_values(lonlat, w, h, values, CellType::Float32, -9999, georef("EPSG:4326", -72.0, 70.0, 0.01, -0.005));
+  testing::write_raster_values(projected, w, h, values, CellType::Float32, -9999, testing::georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
+  testing::write_raster_values(lonlat, w, h, values, CellType::Float32, -9999, testing::georef("EPSG:4326", -72.0, 70.0, 0.01, -0.005));
   const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 6);
   OdMatrixOptions o = od_options(projected, WeightModel::Friction, Connectivity::Eight);
   o.sites = points_of(cells, w);

@@ -37,13 +37,7 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kX0 = 10.0, kY0 = 50.0, kCell = 0.01;  // the rasters' lon/lat grid (GeoJSON is WGS 84)
 
-RasterInfo georef() {
-  RasterInfo info;
-  info.has_geotransform = true;
-  info.geotransform = {kX0, kCell, 0, kY0, 0, -kCell};
-  info.crs_wkt = crs_to_wkt("EPSG:4326", "test");
-  return info;
-}
+RasterInfo georef() { return testing::georef("EPSG:4326", kX0, kY0, kCell, -kCell); }
 
 // A source as the oracle sees it. max < 0: none; NaN multiplier or max: the attribute is null.
 struct Src {
@@ -72,6 +66,15 @@ void write_points(const std::string& path, const std::vector<Src>& points) {
   }
   json += "]}";
   std::ofstream(path) << json;
+}
+
+// The points write_points wrote to `path` as the sources of `o`, with their attributes init, max and
+// mult as each group's start, maximum and multiplier.
+void use_points(SsspOptions& o, const std::string& path) {
+  o.sources_file = path;
+  o.source_start = "init";
+  o.source_max_field = "max";
+  o.source_multiplier_field = "mult";
 }
 
 std::vector<double> random_values(std::mt19937_64& rng, std::uint64_t n, double holes) {
@@ -219,10 +222,7 @@ TEST(SourceSettings, RandomSourcesMatchOneDijkstraPerSource) {
     }
     const std::string points = dir.file("points" + std::to_string(seed) + ".geojson");
     write_points(points, file);
-    o.sources_file = points;
-    o.source_start = "init";
-    o.source_max_field = "max";
-    o.source_multiplier_field = "mult";
+    use_points(o, points);
     if (seed % 3 != 2) {
       o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
     } else if (seed % 2 == 0) {
@@ -263,10 +263,7 @@ TEST(SourceSettings, TiesMaximaAndUnreachableCells) {
   o.input = input;
   o.output = dir.file("cost.tif");
   o.allocation = dir.file("alloc.tif");
-  o.sources_file = points;
-  o.source_start = "init";
-  o.source_max_field = "max";
-  o.source_multiplier_field = "mult";
+  use_points(o, points);
   o.tile = 8;
   o.connectivity = Connectivity::Four;
   SsspOptions with_backlinks = o;
@@ -316,10 +313,7 @@ TEST(SourceSettings, SourceRasterBesidePointGroups) {
   RunSettings o_run;
   o.input = input;
   o.output = dir.file("cost.tif");
-  o.sources_file = points;
-  o.source_start = "init";
-  o.source_max_field = "max";
-  o.source_multiplier_field = "mult";
+  use_points(o, points);
   o.source_raster = mask_path;
   o.source_multiplier = 1.5;
   o.source_initial = 2.0;

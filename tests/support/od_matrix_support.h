@@ -49,15 +49,23 @@ inline IndexResult run_index_on_cpu(const IndexOptions& o) {
   return terrazo::testing::run_with(run_index, o, run, budget, Progress::silent());
 }
 
-// `terrazo index` of `input` into `output` on the CPU under 256 MiB.
-inline IndexResult build(const std::string& input, const std::string& output, WeightModel model, Connectivity c,
-                         std::uint32_t tile, std::uint32_t leaf) {
-  IndexOptions o;
+// The cost surface an index and a query read alike (IndexOptions, OdMatrixOptions): `model` and `c`
+// over `input`, tiles of `tile`.
+template <class Options>
+Options surface_options(const std::string& input, WeightModel model, Connectivity c, std::uint32_t tile) {
+  Options o;
   o.input = input;
-  o.output = output;
   o.weight = model;
   o.connectivity = c;
   o.tile = tile;
+  return o;
+}
+
+// `terrazo index` of `input` into `output` on the CPU under 256 MiB.
+inline IndexResult build(const std::string& input, const std::string& output, WeightModel model, Connectivity c,
+                         std::uint32_t tile, std::uint32_t leaf) {
+  IndexOptions o = surface_options<IndexOptions>(input, model, c, tile);
+  o.output = output;
   o.leaf = leaf;
   return run_index_on_cpu(o);
 }
@@ -72,12 +80,7 @@ inline std::unique_ptr<IndexFile> hugo_site_index(const std::string& path, Memor
 // The suites' od-matrix query: `model` and `c` over `input`, without an index, tiles of 16; callers
 // add the sites.
 inline OdMatrixOptions od_options(const std::string& input, WeightModel model, Connectivity c) {
-  OdMatrixOptions o;
-  o.input = input;
-  o.weight = model;
-  o.connectivity = c;
-  o.tile = 16;
-  return o;
+  return surface_options<OdMatrixOptions>(input, model, c, 16);
 }
 
 // `terrazo od-matrix` with `o` on two threads of `device` under 256 MiB.
