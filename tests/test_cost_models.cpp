@@ -127,6 +127,26 @@ TEST(CostBlock, RowTableTilesMatchOracle) {
 
 // ---- --distance map ---------------------------------------------------------------------------
 
+// A case of the --distance suites: `input` (w columns of `values`) in `mode`, geometric or friction
+// weights, 4 or 8 neighbours, tiles of 16, 1 to 3 random sources drawn from `rng`, backlinks and
+// allocation on even seeds.
+SsspOptions distance_case(const testing::TempDir& dir, std::uint64_t seed, DistanceMode mode, const std::string& input,
+                          std::mt19937_64& rng, const std::vector<double>& values, std::uint64_t w) {
+  SsspOptions o;
+  o.input = input;
+  o.output = dir.file("cost" + std::to_string(seed) + ".tif");
+  o.distance = mode;
+  o.weight = seed % 3 == 0 ? WeightModel::Geometric : WeightModel::Friction;
+  o.connectivity = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
+  o.tile = 16;
+  o.sources = random_sources(rng, values, w, 1 + static_cast<int>(seed % 3));
+  if (seed % 2 == 0) {
+    o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
+    o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
+  }
+  return o;
+}
+
 // A projected raster with x and y resolutions that differ: lengths 30, 20 and sqrt(1300).
 TEST(CostPipeline, MapDistanceMatchesOracle) {
   testing::TempDir dir;
@@ -137,19 +157,8 @@ TEST(CostPipeline, MapDistanceMatchesOracle) {
     const std::string input = dir.file("map" + std::to_string(seed) + ".tif");
     testing::write_raster_values(input, w, h, values, CellType::Float32, -9999,
                                  georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
-    SsspOptions o;
+    SsspOptions o = distance_case(dir, seed, DistanceMode::Map, input, rng, values, w);
     RunSettings o_run;
-    o.input = input;
-    o.output = dir.file("cost" + std::to_string(seed) + ".tif");
-    o.distance = DistanceMode::Map;
-    o.weight = seed % 3 == 0 ? WeightModel::Geometric : WeightModel::Friction;
-    o.connectivity = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
-    o.tile = 16;
-    o.sources = random_sources(rng, values, w, 1 + static_cast<int>(seed % 3));
-    if (seed % 2 == 0) {
-      o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
-      o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
-    }
     if (seed % 5 == 0) o.max_cost = 2000.0;
     const SsspResult r = check_run(o, o_run, values, w, h, {}, "map seed " + std::to_string(seed));
     EXPECT_EQ(r.params.steps.ew, 30.0);
@@ -185,20 +194,10 @@ TEST(CostPipeline, GeodesicDistanceMatchesOracle) {
     const double top = seed % 2 ? 70.0 : -20.0;  // northern high latitudes, and across the equator
     testing::write_raster_values(input, w, h, values, CellType::Float32, -9999,
                                  georef("EPSG:4326", -72.0, top, 0.01, -0.005 * static_cast<double>(1 + seed % 3)));
-    SsspOptions o;
+    SsspOptions o = distance_case(dir, seed, DistanceMode::Geodesic, input, rng, values, w);
     RunSettings o_run;
-    o.input = input;
-    o.output = dir.file("cost" + std::to_string(seed) + ".tif");
-    o.distance = DistanceMode::Geodesic;
-    o.weight = seed % 3 == 0 ? WeightModel::Geometric : WeightModel::Friction;
-    o.connectivity = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
-    o.tile = 16;
     o_run.device = DeviceRequest::Cpu;
-    o.sources = random_sources(rng, values, w, 1 + static_cast<int>(seed % 3));
-    if (seed % 2 == 0) {
-      o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
-      o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
-    } else {
+    if (seed % 2 == 1) {  // without backlinks: the resident exchange's CPU twin, or the streamed one
       o.exchange = seed % 4 == 1 ? "resident" : "streamed";
       o.resident_tile = 8;
     }
