@@ -68,9 +68,10 @@ void write_points(const std::string& path, const std::vector<Src>& points) {
   std::ofstream(path) << json;
 }
 
-// The points write_points wrote to `path` as the sources of `o`, with their attributes init, max and
-// mult as each group's start, maximum and multiplier.
-void use_points(SsspOptions& o, const std::string& path) {
+// `points` written to `path` (write_points) as the sources of `o`, their attributes init, max and mult
+// each group's start, maximum and multiplier.
+void use_points(SsspOptions& o, const std::string& path, const std::vector<Src>& points) {
+  write_points(path, points);
   o.sources_file = path;
   o.source_start = "init";
   o.source_max_field = "max";
@@ -220,9 +221,7 @@ TEST(SourceSettings, RandomSourcesMatchOneDijkstraPerSource) {
       file.push_back(s);
       sources.push_back(s);
     }
-    const std::string points = dir.file("points" + std::to_string(seed) + ".geojson");
-    write_points(points, file);
-    use_points(o, points);
+    use_points(o, dir.file("points" + std::to_string(seed) + ".geojson"), file);
     if (seed % 3 != 2) {
       o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
     } else if (seed % 2 == 0) {
@@ -256,14 +255,12 @@ TEST(SourceSettings, TiesMaximaAndUnreachableCells) {
   // cost 10 at (7,5) (2 x 5 and 5 + 5), the lower id takes it; id 2 stops at cost 10, id 1 goes on
   // through id 2's cells; id 3 at (4,1) start 3, maximum 3: its own cell only.
   const std::vector<Src> sources = {{2, 5, 0.0, -1, 2.0}, {12, 5, 5.0, 10.0, 1.0}, {4, 1, 3.0, 3.0, 1.5}};
-  const std::string points = dir.file("points.geojson");
-  write_points(points, sources);
   SsspOptions o;
   RunSettings o_run;
   o.input = input;
   o.output = dir.file("cost.tif");
   o.allocation = dir.file("alloc.tif");
-  use_points(o, points);
+  use_points(o, dir.file("points.geojson"), sources);
   o.tile = 8;
   o.connectivity = Connectivity::Four;
   SsspOptions with_backlinks = o;
@@ -307,13 +304,11 @@ TEST(SourceSettings, SourceRasterBesidePointGroups) {
   const std::string mask_path = dir.file("mask.tif");
   testing::write_raster_values(mask_path, w, h, mask, CellType::Float32, -9999, georef());
   const std::vector<Src> file = {{10, 10, 0.5, 20.0, 0.5}};
-  const std::string points = dir.file("points.geojson");
-  write_points(points, file);
   SsspOptions o;
   RunSettings o_run;
   o.input = input;
   o.output = dir.file("cost.tif");
-  use_points(o, points);
+  use_points(o, dir.file("points.geojson"), file);
   o.source_raster = mask_path;
   o.source_multiplier = 1.5;
   o.source_initial = 2.0;
@@ -328,7 +323,7 @@ TEST(SourceSettings, SourceRasterBesidePointGroups) {
   sources.push_back(Src{25, 20, 2.0, -1, 1.5});
   check_against_oracle(o, r, values, w, h, sources, "mask");
   // A point on nodata is refused.
-  write_points(points, {{3, 3, 0, -1, 2.0}});
+  write_points(o.sources_file, {{3, 3, 0, -1, 2.0}});
   o.source_raster.clear();
   EXPECT_THROW(run(o, o_run), UsageError);
 }
