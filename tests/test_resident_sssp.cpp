@@ -116,12 +116,8 @@ TEST(ResidentSsspCpu, RandomRastersMatchReference) {
     ResidentSsspStats stats;
     const std::vector<PathLength> dist = solve_resident_cpu(c, &stats);
     ASSERT_FALSE(stats.overflow);
-    testing::SsspReferenceProblem p;
-    p.width = c.options.width;
-    p.height = c.options.height;
-    p.values = c.values.data();
-    p.params = c.options.params;
-    p.connectivity = c.options.connectivity;
+    testing::SsspReferenceProblem p = testing::reference_problem(c.options.width, c.options.height, c.values.data(),
+                                                                  c.options.params, c.options.connectivity);
     p.max_cost = c.options.max_cost;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> seeds;
     for (std::uint64_t cell : c.sources) seeds.push_back({cell, 0});
@@ -224,12 +220,8 @@ TEST(ResidentSsspCpu, KnightRandomRastersMatchReference) {
     ResidentSsspStats stats;
     const std::vector<PathLength> dist = solve_resident_cpu(c, &stats);
     ASSERT_FALSE(stats.overflow);
-    testing::SsspReferenceProblem p;
-    p.width = w;
-    p.height = h;
-    p.values = c.values.data();
-    p.params = c.options.params;
-    p.connectivity = Connectivity::Sixteen;
+    testing::SsspReferenceProblem p =
+        testing::reference_problem(w, h, c.values.data(), c.options.params, Connectivity::Sixteen);
     p.max_cost = c.options.max_cost;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> seeds;
     for (std::uint64_t cell : c.sources) seeds.push_back({cell, 0});

@@ -101,13 +101,8 @@ void check_against_oracle(const SsspOptions& o, const SsspResult& r, const std::
       o.max_cost >= 0 ? static_cast<PathLength>(std::floor(o.max_cost * scale)) : kUnreached;
   for (std::size_t k = 0; k < sources.size(); ++k) {
     const Src& s = sources[k];
-    testing::SsspReferenceProblem ref;
-    ref.width = w;
-    ref.height = h;
-    ref.values = values.data();
-    ref.params = r.params;
+    testing::SsspReferenceProblem ref = testing::reference_problem(w, h, values.data(), r.params, o.connectivity);
     ref.params.scale = scale * s.multiplier;
-    ref.connectivity = o.connectivity;
     ref.max_cost = global_max;
     if (s.max >= 0) ref.max_cost = std::min(ref.max_cost, static_cast<PathLength>(std::floor(s.max * scale)));
     ref.dist.assign(n, kUnreached);

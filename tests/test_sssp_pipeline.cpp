@@ -159,12 +159,8 @@ CoreCase random_case(std::uint64_t seed) {
 }
 
 testing::SsspReferenceProblem reference_of(const CoreCase& c) {
-  testing::SsspReferenceProblem p;
-  p.width = c.width;
-  p.height = c.height;
-  p.values = c.values.data();
-  p.params = c.options.params;
-  p.connectivity = c.options.connectivity;
+  testing::SsspReferenceProblem p =
+      testing::reference_problem(c.width, c.height, c.values.data(), c.options.params, c.options.connectivity);
   p.max_cost = c.options.max_cost;
   auto sources = c.sources;
   if (!c.options.track_source)
