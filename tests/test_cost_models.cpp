@@ -462,13 +462,10 @@ TEST(CostPath, N44W072PathLengthInMetres) {
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/N44W072.hgt";
   RasterInfo info;
   const std::vector<double> values = testing::read_raster_values(dem, &info);
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(dem, {pixel(600, 600)}, dir.file("cost.tif"));
   RunSettings o_run;
-  o.input = dem;
-  o.output = dir.file("cost.tif");
   o.backlink = dir.file("back.tif");
   o.distance = DistanceMode::Geodesic;
-  o.sources = {pixel(600, 600)};
   o.tile = 128;
   const std::vector<double> golden = golden_rows(info.height);
   // The oracle takes the engine's table (exact weights need the same doubles; the table itself is

@@ -322,15 +322,12 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   values[3 * w + 4] = 2.0;  // the source
   const std::string in = dir.file("cost_surface.tif");
   testing::write_raster_values(in, w, h, values, CellType::Float64, -9999);
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(in, {pixel(4, 3)}, dir.file("cost.tif"));
   RunSettings o_run;
-  o.input = in;
-  o.output = dir.file("cost.tif");
   o.backlink = dir.file("back.tif");
   o.connectivity = Connectivity::Sixteen;
   o.tile = 8;
   o.scale = 1e6;
-  o.sources = {pixel(4, 3)};
   MemoryBudget budget(256ull << 20);
   const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   // The rasters equal the oracle's.

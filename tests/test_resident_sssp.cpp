@@ -22,6 +22,7 @@
 #include "kernels/sssp/resident_sssp.h"
 #include "kernels/sssp/resident_sssp_steps.h"
 #include "tests/support/random_tiles.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -401,11 +402,9 @@ TEST(ResidentSsspPipeline, GpuMatchesCpu) {
 
 TEST(ResidentSsspPipeline, RefusesLabelsAndBadValues) {
   testing::TempDir dir;
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif",
+                                        {parse_source_point("180,180")}, dir.file("c.tif"));
   RunSettings o_run;
-  o.input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
-  o.sources = {parse_source_point("180,180")};
-  o.output = dir.file("c.tif");
   o.exchange = "resident";
   o.backlink = dir.file("b.tif");
   MemoryBudget budget(1ull << 30);

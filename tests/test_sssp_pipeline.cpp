@@ -421,11 +421,9 @@ TEST(SsspPipeline, RandomRasterFilesMatchReference) {
 // The same input in core (one tile, plenty of memory) and out of core (tiny tiles and cache).
 TEST(SsspPipeline, InCoreAndOutOfCoreAgree) {
   testing::TempDir dir;
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif",
+                                        {pixel(10, 300), pixel(350, 20)}, dir.file("a.tif"));
   RunSettings o_run;
-  o.input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
-  o.sources = {pixel(10, 300), pixel(350, 20)};
-  o.output = dir.file("a.tif");
   o.tile = 512;
   MemoryBudget big(1ull << 30);
   terrazo::testing::run_with(run_sssp, o, o_run, big, Progress::silent());
