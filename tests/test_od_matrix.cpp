@@ -177,8 +177,10 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
   const std::uint64_t w = 60, h = 50;
   std::vector<double> values = testing::random_values(rng, w * h, 0.05, 1, 20);
   const std::string projected = dir.file("utm.tif"), lonlat = dir.file("lonlat.tif");
-  testing::write_raster_values(projected, w, h, values, CellType::Float32, -9999, testing::georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
-  testing::write_raster_values(lonlat, w, h, values, CellType::Float32, -9999, testing::georef("EPSG:4326", -72.0, 70.0, 0.01, -0.005));
+  testing::write_raster_values(projected, w, h, values, CellType::Float32, -9999,
+                               testing::georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
+  testing::write_raster_values(lonlat, w, h, values, CellType::Float32, -9999,
+                               testing::georef("EPSG:4326", -72.0, 70.0, 0.01, -0.005));
   const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 6);
   OdMatrixOptions o = od_options(projected, WeightModel::Friction, Connectivity::Eight);
   o.sites = points_of(cells, w);
