@@ -80,7 +80,7 @@ void CrossTileFlats::resolve(WorkerPool& pool, MemoryBudget& budget, FlatStats& 
     MemoryBudget::Reservation links = budget.reserve(local_.size() * (kResolveBytesPerCell - 1), kWhat);
     link(pool);
     FlatScratch scratch;
-    resolve_flats(cells_, codes_, scratch, stats);
+    resolve_flats(cells_, codes_, scratch, stats, &pool);
     cells_.clear();
     cells_.neighbour.shrink_to_fit();
     cells_.low.shrink_to_fit();

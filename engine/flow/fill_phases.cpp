@@ -163,7 +163,8 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
         raise_to_spill_levels(graph, tx, ty, slots.floods[k], slots.cells[k], counts[k]);
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
-        sink.write_tile(tx, ty, input.tile_present(tx, ty) ? slots.cells[k].data() : nodata_tile.data());
+        // The writer's block cache is reserved at the first tile: the kept tiles give way to it.
+        kept.or_drop_kept([&] { sink.write_tile(tx, ty, input.tile_present(tx, ty) ? slots.cells[k].data() : nodata_tile.data()); });
       });
   for (const FillCounts& c : counts) {
     result.valid_cells += c.valid;

@@ -211,7 +211,8 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         const bool present = directions.tile_present(tx, ty);
-        sink.write_tile(tx, ty, present ? slots[k].cells.data() : nodata_tile.data());
+        // The writer's block cache is reserved at the first tile: the kept tiles give way to it.
+        kept.or_drop_kept([&] { sink.write_tile(tx, ty, present ? slots[k].cells.data() : nodata_tile.data()); });
         if (present && counts[k].valid) {
           if (result.valid_cells == 0 || counts[k].largest > result.largest) result.largest = counts[k].largest;
           result.valid_cells += counts[k].valid;

@@ -174,7 +174,8 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
       },
       [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
         if (slot) crossing.apply(tx, ty, slot->tile.code.data());
-        sink.write_tile(tx, ty, slot ? slot->tile.code.data() : nodata_tile.data());
+        // The writer's block cache is reserved at the first tile: the kept tiles give way to it.
+        kept.or_drop_kept([&] { sink.write_tile(tx, ty, slot ? slot->tile.code.data() : nodata_tile.data()); });
       });
   return result;
 }

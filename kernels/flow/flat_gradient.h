@@ -18,7 +18,7 @@
 // path strictly descends the mask and ends at a draining cell (no cycles). A flat with no `low` cell
 // (an undrained pit: the input was not filled) has no way out: its cells get kD8NoFlow.
 // The result depends only on the flats' cells, never on their order in the set (BFS distances).
-// Cost: O(cells) time; FlatScratch holds 21 bytes a cell at most.
+// Cost: O(cells) time; FlatScratch holds 24 bytes a cell at most.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -49,13 +49,16 @@ struct FlatStats {
 };
 
 struct FlatScratch {
-  std::vector<std::uint32_t> flat, towards, away, queue;  // per cell
-  std::vector<std::uint32_t> flat_max_away;               // per flat
-  std::vector<std::uint8_t> flat_drained;                 // per flat
-  static constexpr std::uint64_t kBytesPerCell = 21;      // at most one flat a cell
+  std::vector<std::uint32_t> flat, towards, away, queue, members;  // per cell
+  std::vector<std::uint32_t> first;                                // per flat (+1)
+  static constexpr std::uint64_t kBytesPerCell = 24;               // at most one flat a cell
 };
 
+class WorkerPool;
+
 // Writes the code of every cell of `cells` to codes[i] (resized to cells.size()); adds to `stats`.
-void resolve_flats(const FlatCells& cells, std::vector<std::uint8_t>& codes, FlatScratch& scratch, FlatStats& stats);
+// With a `pool`, the flats are drained on its threads (the same codes: each flat's are its own).
+void resolve_flats(const FlatCells& cells, std::vector<std::uint8_t>& codes, FlatScratch& scratch, FlatStats& stats,
+                   WorkerPool* pool = nullptr);
 
 }  // namespace terrazo
