@@ -16,6 +16,7 @@
 #include "engine/commands/watershed_command.h"
 #include "engine/commands/watershed_pour_points.h"
 #include "engine/flow/pour_points.h"
+#include "engine/flow/stream_phases.h"
 #include "engine/flow/watershed_phases.h"
 #include "kernels/common/error.h"
 #include "tests/support/flow_reference.h"
@@ -433,6 +434,121 @@ TEST(WatershedPourPointsCommand, UsageErrorsNameTheFlags) {
                           "\"pour_points\":[{\"x\":0,\"y\":2,\"snapped_x\":0,\"snapped_y\":2,\"basin\":2},"
                           "{\"x\":5,\"y\":0,\"snapped_x\":5,\"snapped_y\":0,\"basin\":1}]"})
     EXPECT_TRUE(testing::contains(ok.out, key)) << key << " in " << ok.out;
+}
+
+// ---- stream networks (engine/flow/stream_phases.h) ----------------------------------------------
+
+// The segments a phase run hands over, as the reference holds them.
+class RecordingSegments : public StreamSegmentSink {
+ public:
+  void begin(const StreamSegment& s) override {
+    EXPECT_EQ(s.id, segments.size() + 1) << "segments out of order";
+    testing::ReferenceStreams::Segment r;
+    r.order = s.order;
+    r.downstream = s.downstream;
+    r.junction = s.junction == ~std::uint64_t{0} ? -1 : static_cast<std::int64_t>(s.junction);
+    segments.push_back(r);
+    cells = s.cells;
+  }
+  void cell(std::uint64_t id) override { segments.back().cells.push_back(id); }
+  void end() override { EXPECT_EQ(segments.back().cells.size(), cells); }
+  std::vector<testing::ReferenceStreams::Segment> segments;
+  std::uint64_t cells = 0;
+};
+
+// The stream phases over `codes` (accumulation from the reference) at tile t, checked against
+// reference_streams: the raster cell for cell, the segments one for one; the raster returned.
+std::vector<std::uint8_t> check_streams(const std::vector<double>& codes, std::uint64_t w, std::uint64_t h,
+                                        std::uint32_t t, unsigned threads, std::int64_t threshold,
+                                        const std::string& what, std::uint64_t budget_bytes = 256ull << 20) {
+  const std::vector<std::int64_t> acc = testing::reference_flowacc_linear(codes, w, h);
+  std::vector<double> acc_values(codes.size());
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    acc_values[i] = testing::reference_valid(codes[i]) ? static_cast<double>(acc[i]) : std::nan("");
+  const MemoryTileInput<double> directions(codes, w, h, t), accumulation(acc_values, w, h, t);
+  StreamPhaseOptions o;
+  o.threads = threads;
+  o.threshold = static_cast<double>(threshold);
+  MemoryBudget budget(budget_bytes);
+  testing::MemoryTileSink<std::uint8_t> raster(w, h, t, 77);
+  RecordingSegments segments;
+  const StreamPhaseResult r =
+      run_stream_phases(directions, accumulation, o, budget, Progress::silent(), raster, &segments);
+  EXPECT_EQ(budget.reserved(), 0u) << what;
+  const testing::ReferenceStreams want = testing::reference_streams(codes, w, h, threshold);
+  testing::expect_cells_match(raster.cells, want.orders, w, what,
+                              [&](std::uint64_t i) { return raster.cells[i] == want.orders[i]; });
+  EXPECT_EQ(r.stream_cells, want.stream_cells) << what;
+  EXPECT_EQ(r.max_order, want.max_order) << what;
+  EXPECT_EQ(r.segments, want.segments.size()) << what;
+  EXPECT_EQ(segments.segments.size(), want.segments.size()) << what;
+  for (std::size_t i = 0; i < std::min(segments.segments.size(), want.segments.size()); ++i) {
+    const auto& g = segments.segments[i];
+    const auto& e = want.segments[i];
+    if (g.order == e.order && g.downstream == e.downstream && g.junction == e.junction && g.cells == e.cells) continue;
+    ADD_FAILURE() << what << ": segment " << i + 1 << " differs: order " << int(g.order) << " / " << int(e.order)
+                  << ", downstream " << g.downstream << " / " << e.downstream << ", cells " << g.cells.size() << " / "
+                  << e.cells.size() << ", first " << (g.cells.empty() ? 0 : g.cells[0]) << " / " << e.cells[0];
+    break;
+  }
+  return raster.cells;
+}
+
+TEST(WatershedStreams, RandomDemDirectionsMatchTheWholeRasterReference) {
+  std::uint64_t most_order = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    const testing::DirectionCase d = testing::random_direction_case(seed);
+    const std::int64_t threshold = 1 + static_cast<std::int64_t>(seed % 5) * (seed % 3);
+    const std::vector<std::uint8_t> got = check_streams(d.codes, d.w, d.h, d.t, d.threads, threshold,
+        "seed " + std::to_string(seed) + " " + std::to_string(d.w) + " x " + std::to_string(d.h) + " tile " +
+            std::to_string(d.t) + " threshold " + std::to_string(threshold));
+    for (const std::uint8_t o : got) most_order = std::max<std::uint64_t>(most_order, o == 255 ? 0 : o);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GE(most_order, 4u);  // orders that need junctions of junctions
+}
+
+TEST(WatershedStreams, RandomForestsAndThinRastersMatchTheWholeRasterReference) {
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    std::mt19937_64 rng(seed * 104729);
+    const std::uint32_t tiles[] = {1, 2, 3, 8, 16};
+    const bool thin = seed % 4 == 0;
+    const std::uint64_t w = thin ? 1 : 1 + rng() % 60, h = thin ? 1 + rng() % 90 : 1 + rng() % 60;
+    const std::uint64_t ww = seed % 8 == 0 ? h : w, hh = seed % 8 == 0 ? w : h;  // 1 x N and N x 1
+    const std::uint32_t t = tiles[rng() % 5];
+    const std::vector<double> codes = testing::random_d8_forest(rng, ww, hh, (seed % 4) * 0.05, (seed % 3) * 0.02);
+    check_streams(codes, ww, hh, t, 1 + static_cast<unsigned>(rng() % 3), 1 + static_cast<std::int64_t>(rng() % 4),
+                  "seed " + std::to_string(seed) + " " + std::to_string(ww) + " x " + std::to_string(hh) + " tile " +
+                      std::to_string(t));
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(WatershedStreams, EveryTileSizeAndThreadCountGivesTheSameRaster) {
+  std::mt19937_64 rng(4242);
+  const std::uint64_t w = 123, h = 77;
+  const std::vector<double> codes = testing::reference_d8(testing::random_unit_terrain(rng, w, h, 0.05), w, h);
+  const std::vector<std::uint8_t> first = check_streams(codes, w, h, 8, 1, 3, "tile 8 threads 1");
+  for (std::uint32_t t : {5u, 16u, 41u, 64u, 128u})
+    for (unsigned threads : {1u, 3u}) {
+      const std::string what = "tile " + std::to_string(t) + " threads " + std::to_string(threads);
+      EXPECT_EQ(check_streams(codes, w, h, t, threads, 3, what), first) << what;
+    }
+}
+
+TEST(WatershedStreams, AGatheredNetworkPastItsShareIsRefused) {
+  std::mt19937_64 rng(5);
+  const std::uint64_t w = 300, h = 300;
+  const std::vector<double> codes = testing::random_d8_forest(rng, w, h, 0.0, 0.01);
+  const std::vector<double> acc(codes.size(), 1.0);
+  const MemoryTileInput<double> directions(codes, w, h, 32), accumulation(acc, w, h, 32);
+  StreamPhaseOptions o;
+  o.threads = 1;
+  MemoryBudget budget(3ull << 20);
+  testing::MemoryTileSink<std::uint8_t> raster(w, h, 32, 0);
+  RecordingSegments segments;
+  EXPECT_THROW(run_stream_phases(directions, accumulation, o, budget, Progress::silent(), raster, &segments),
+               BudgetError);
 }
 
 }  // namespace
