@@ -96,6 +96,10 @@ class FlowRun {
   FlowRun(const FlowRunOptions& options, RunContext& context);
   const PipelineInput& input() const { return *input_; }
   const TileGrid& grid() const { return input_->grid(); }
+  // Another output of the run (before write()), published with OUTPUT, all or nothing.
+  AtomicOutput& add_output(const std::string& path, std::vector<std::string> sidecar_suffixes = {}) {
+    return outputs_.add(path, std::move(sidecar_suffixes));
+  }
 
   // OUTPUT written by `phases(sink)` (returning the phases' result) and published; `result` filled,
   // its import seconds those since the FlowRun was made (INPUT, and what the command opened since:
@@ -133,14 +137,17 @@ PhaseOptions flow_phase_options(RunContext& context) {
 }
 
 // run_<command>_command's body: INPUT and `more_inputs` (those given) checked as files to read,
-// OUTPUT as a file to write apart from them (check_run_files), then run_entry_point of `run`.
+// OUTPUT and `more_outputs` (those given) as files to write apart from them (check_run_files), then
+// run_entry_point of `run`.
 template <class CommandResultType, class CommandOptions, class Options, class Result>
 CommandResultType run_flow_command(const CommandOptions& options, const Options& flow, Progress& progress,
                                    Result (*run)(const Options&, RunContext&),
-                                   const std::vector<std::string>& more_inputs = {}) {
-  std::vector<std::string> inputs = {flow.input};
+                                   const std::vector<std::string>& more_inputs = {},
+                                   const std::vector<std::string>& more_outputs = {}) {
+  std::vector<std::string> inputs = {flow.input}, outputs = {flow.output};
   inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
-  check_run_files(inputs, {flow.output});
+  outputs.insert(outputs.end(), more_outputs.begin(), more_outputs.end());
+  check_run_files(inputs, outputs);
   return run_entry_point<CommandResultType>(options, progress, run, flow);
 }
 
