@@ -5,6 +5,8 @@
 // Pour points (--outlet, --outlets-file, --snap) against reference_pour_point_basins and a brute-force
 // snap: nested pour points, the same cases, a small budget through an imported store, the usage errors.
 #include <gtest/gtest.h>
+#include <gdal_priv.h>
+#include <ogrsf_frmts.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +20,7 @@
 #include "engine/flow/pour_points.h"
 #include "engine/flow/stream_phases.h"
 #include "engine/flow/watershed_phases.h"
+#include "io/gdal/gdal_session.h"
 #include "kernels/common/error.h"
 #include "tests/support/flow_reference.h"
 #include "tests/support/flow_test_support.h"
@@ -405,7 +408,7 @@ TEST(WatershedPourPointsCommand, UsageErrorsNameTheFlags) {
   }
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--outlet", "1,1", "--snap", "2"}, "give --accumulation ACC.tif"},
-      {{"--outlet", "1,1", "--accumulation", acc}, "--accumulation ACC.tif is read by --snap N only"},
+      {{"--outlet", "1,1", "--accumulation", acc}, "--accumulation ACC.tif is read by --snap N and --streams THRESHOLD only"},
       {{"--snap", "1", "--accumulation", acc}, "give --outlet X,Y or --outlets-file FILE"},
       {{"--outlet", "6,1"}, "--outlet 6,1 is outside the raster (6 x 3 cells)"},
       {{"--outlet", "1,-1"}, "--outlet 1,-1 is outside the raster"},
@@ -534,6 +537,7 @@ TEST(WatershedStreams, EveryTileSizeAndThreadCountGivesTheSameRaster) {
       const std::string what = "tile " + std::to_string(t) + " threads " + std::to_string(threads);
       EXPECT_EQ(check_streams(codes, w, h, t, threads, 3, what), first) << what;
     }
+  EXPECT_EQ(check_streams(codes, w, h, 16, 2, 3, "tile 16 at 3 MiB", 3ull << 20), first);  // a small budget
 }
 
 TEST(WatershedStreams, AGatheredNetworkPastItsShareIsRefused) {
@@ -549,6 +553,131 @@ TEST(WatershedStreams, AGatheredNetworkPastItsShareIsRefused) {
   RecordingSegments segments;
   EXPECT_THROW(run_stream_phases(directions, accumulation, o, budget, Progress::silent(), raster, &segments),
                BudgetError);
+}
+
+// The segments of a --streams-vector file as the reference holds them: each line's points back to
+// cells through `info`'s geotransform; the last point is the junction when the segment has a
+// downstream one (the repeated point of a one-cell segment dropped).
+std::vector<testing::ReferenceStreams::Segment> read_segments(const std::string& path, const RasterInfo& info) {
+  ensure_gdal();
+  std::unique_ptr<GDALDataset> ds(
+      static_cast<GDALDataset*>(GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
+  EXPECT_TRUE(ds) << "OGR cannot open " << path;
+  if (!ds) return {};
+  double inverse[6];
+  EXPECT_TRUE(GDALInvGeoTransform(const_cast<double*>(info.geotransform.data()), inverse));
+  std::vector<testing::ReferenceStreams::Segment> segments;
+  for (auto& feature : *ds->GetLayer(0)) {
+    testing::ReferenceStreams::Segment s;
+    EXPECT_EQ(feature->GetFieldAsInteger64("segment"), static_cast<GIntBig>(segments.size() + 1));
+    s.order = static_cast<std::uint8_t>(feature->GetFieldAsInteger("order"));
+    const bool has_downstream = feature->IsFieldSetAndNotNull(feature->GetFieldIndex("downstream"));
+    s.downstream = has_downstream ? static_cast<std::uint64_t>(feature->GetFieldAsInteger64("downstream")) : 0;
+    const std::uint64_t count = static_cast<std::uint64_t>(feature->GetFieldAsInteger64("cells"));
+    const OGRLineString* line = feature->GetGeometryRef()->toLineString();
+    for (int i = 0; i < line->getNumPoints(); ++i) {
+      const double px = inverse[0] + line->getX(i) * inverse[1] + line->getY(i) * inverse[2];
+      const double py = inverse[3] + line->getX(i) * inverse[4] + line->getY(i) * inverse[5];
+      s.cells.push_back(static_cast<std::uint64_t>(std::floor(py)) * info.width + static_cast<std::uint64_t>(std::floor(px)));
+    }
+    EXPECT_GE(s.cells.size(), 2u);
+    if (has_downstream) s.junction = static_cast<std::int64_t>(s.cells.back());
+    s.cells.resize(count);
+    segments.push_back(s);
+  }
+  return segments;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A random DEM's directions and accumulation through the program at several tiles, threads and
+// budgets: the Strahler raster and the GeoJSON's segments equal the reference's, the files the same bytes.
+TEST(WatershedStreamsCommand, ProgramMatchesTheReferenceAtEveryTileAndBudget) {
+  testing::TempDir dir;
+  std::mt19937_64 rng(2024);
+  const std::uint64_t w = 301, h = 233;
+  RasterInfo info;
+  info.has_geotransform = true;
+  info.geotransform = {500000.0, 30.0, 0.0, 4100000.0, 0.0, -30.0};
+  info.width = w, info.height = h;
+  std::vector<double> codes = testing::reference_d8(testing::random_unit_terrain(rng, w, h, 0.03), w, h);
+  const std::vector<std::int64_t> acc = testing::reference_flowacc_linear(codes, w, h);
+  const testing::ReferenceStreams want = testing::reference_streams(codes, w, h, 12);
+  std::vector<double> acc_values(codes.size());
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    acc_values[i] = codes[i] == 255 ? std::nan("") : static_cast<double>(acc[i]);
+    if (codes[i] == 255) codes[i] = std::nan("");
+  }
+  const std::string d = dir.file("dir.tif"), a = dir.file("acc.tif");
+  testing::write_raster_values(d, w, h, codes, CellType::UInt8, 255, info);
+  testing::write_raster_values(a, w, h, acc_values, CellType::UInt32, 0, info);
+  std::string first_raster, first_vector;
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--tile", "16", "--threads", "1"}, {"--tile", "64", "--threads", "3"},
+        {"--tile", "32", "--threads", "2", "--memory", "24M"}}) {
+    const std::string what = flags[1] + " " + flags[3];
+    const std::string raster = dir.file("s" + flags[1] + ".tif"), vector = dir.file("s" + flags[1] + ".geojson");
+    std::vector<std::string> args = {"watershed", "-q", "--json", "--streams", "12", "--accumulation", a,
+                                     "--streams-raster", raster, "--streams-vector", vector};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {d, dir.file("b.tif")});
+    const testing::CliRun r = testing::run_terrazo(args);
+    ASSERT_EQ(r.code, 0) << what << ": " << r.err;
+    for (const std::string& key : std::vector<std::string>{"\"streams\":12", "\"stream_cells\":" + std::to_string(want.stream_cells),
+                                  "\"segments\":" + std::to_string(want.segments.size()),
+                                  "\"max_order\":" + std::to_string(want.max_order)})
+      EXPECT_TRUE(testing::contains(r.out, key)) << key << " in " << r.out;
+    const std::vector<double> got = testing::read_raster_values(raster);
+    testing::expect_cells_match(got, want.orders, w, what, [&](std::uint64_t i) {
+      return want.orders[i] == 255 ? std::isnan(got[i]) : got[i] == want.orders[i];
+    });
+    const std::vector<testing::ReferenceStreams::Segment> segments = read_segments(vector, info);
+    ASSERT_EQ(segments.size(), want.segments.size()) << what;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      const auto& g = segments[i];
+      const auto& e = want.segments[i];
+      ASSERT_TRUE(g.order == e.order && g.downstream == e.downstream && g.junction == e.junction && g.cells == e.cells)
+          << what << ": segment " << i + 1 << ": order " << int(g.order) << " / " << int(e.order) << ", downstream "
+          << g.downstream << " / " << e.downstream << ", junction " << g.junction << " / " << e.junction << ", cells "
+          << g.cells.size() << " / " << e.cells.size() << ", first " << g.cells[0] << " / " << e.cells[0];
+    }
+    const std::string raster_bytes = file_bytes(raster), vector_bytes = file_bytes(vector);
+    if (first_raster.empty()) first_raster = raster_bytes, first_vector = vector_bytes;
+    EXPECT_TRUE(raster_bytes == first_raster && vector_bytes == first_vector) << what << ": other bytes";
+  }
+  EXPECT_GE(want.max_order, 3u);
+}
+
+TEST(WatershedStreamsCommand, UsageErrorsNameTheFlags) {
+  testing::TempDir dir;
+  const std::string d = dir.file("d.tif"), a = dir.file("a.tif");
+  testing::write_raster_values(d, 3, 2, {1, 1, 0, 1, 1, 0}, CellType::UInt8, 255);
+  testing::write_raster_values(a, 3, 2, {1, 2, 3, 1, 2, 3}, CellType::UInt32, 0);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--streams", "5", "--streams-raster", dir.file("s.tif")}, "give --accumulation ACC.tif"},
+      {{"--streams", "5", "--accumulation", a}, "--streams THRESHOLD needs an output"},
+      {{"--streams-raster", dir.file("s.tif")}, "give --streams THRESHOLD"},
+      {{"--streams-vector", dir.file("s.geojson")}, "give --streams THRESHOLD"},
+      {{"--streams", "0", "--accumulation", a, "--streams-raster", dir.file("s.tif")}, "invalid --streams 0"},
+      {{"--streams", "2", "--accumulation", a, "--streams-raster", dir.file("b.tif")}, "b.tif"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {"watershed", "-q"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {d, dir.file("b.tif")});
+    const testing::CliRun r = testing::run_terrazo(args);
+    EXPECT_EQ(r.code, 2) << message << ": " << r.err;
+    EXPECT_TRUE(testing::contains(r.err, message)) << message << " in " << r.err;
+  }
+  // Rows flowing east into a code 0 (accumulation 1, 2, 3): at threshold 2 each row's cells 1 and 2, one segment.
+  const testing::CliRun ok = testing::run_terrazo({"watershed", "-q", "--json", "--streams", "2", "--accumulation", a,
+                                                   "--streams-vector", dir.file("s.geojson"), d, dir.file("b.tif")});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  for (const char* key : {"\"stream_cells\":4", "\"segments\":2", "\"max_order\":1"})
+    EXPECT_TRUE(testing::contains(ok.out, key)) << key << " in " << ok.out;
 }
 
 }  // namespace
