@@ -75,13 +75,15 @@ WatershedResult run_watershed(const WatershedOptions& options, RunContext& conte
     streams = std::make_unique<WatershedStreams>(options, run, context);
   }
   WatershedPhaseOptions o = flow_phase_options<WatershedPhaseOptions>(context);
+  if (streams) {
+    o.more_phases = [&](MemoryPlan& plan, unsigned threads) { streams->declare(plan, threads); };
+    run.after_write([&] { result.streams = streams->run(*accumulation); });
+  }
   for (const WatershedPourPoint& p : result.pour_points) o.pour_points.push_back(p.snapped_y * grid.width + p.snapped_x);
   // OUTPUT: UInt32 labels, nodata 0.
   try {
     run.write<std::uint32_t>(result, CellType::UInt32, true, 0.0, [&](WatershedTileSink& sink) {
-      WatershedPhaseResult phases = run_watershed_phases(run.input().cells(), o, context.budget(), context.progress(), sink);
-      if (streams) result.streams = streams->run(*accumulation);
-      return phases;
+      return run_watershed_phases(run.input().cells(), o, context.budget(), context.progress(), sink);
     });
   } catch (const PourPointOnNodata& e) {
     refuse_on_nodata(e, result, grid.width);

@@ -12,7 +12,6 @@
 #include "kernels/common/error.h"
 
 namespace terrazo {
-namespace {
 
 // The segments as a GeoJSON FeatureCollection, written as they come (contract in the header).
 class GeoJsonSegments : public StreamSegmentSink {
@@ -83,6 +82,8 @@ class GeoJsonSegments : public StreamSegmentSink {
   std::uint64_t points_ = 0, last_ = 0;
 };
 
+namespace {
+
 // The raster sink when only the segments are asked for.
 class NoStreamRaster : public StreamTileSink {
  public:
@@ -133,30 +134,36 @@ std::unique_ptr<PipelineInput> open_accumulation(const WatershedOptions& options
 
 WatershedStreams::WatershedStreams(const WatershedOptions& options, FlowRun& run, RunContext& context)
     : options_(options), run_(run), context_(context) {
-  if (!options.streams_raster.empty()) raster_ = &run.add_output(options.streams_raster, geotiff_sidecar_suffixes());
-  if (!options.streams_vector.empty()) vector_ = &run.add_output(options.streams_vector);
+  const RasterInfo& georef = run.input().info();
+  if (!options.streams_raster.empty()) {
+    raster_output_ = &run.add_output(options.streams_raster, geotiff_sidecar_suffixes());
+    raster_ = std::make_unique<GeoTiffTileSink<std::uint8_t>>(*raster_output_, run.grid(), georef, CellType::UInt8,
+                                                              true, double{kStreamNodata}, context.budget(),
+                                                              options.geotiff);
+  } else {
+    raster_ = std::make_unique<NoStreamRaster>();
+  }
+  if (!options.streams_vector.empty()) {
+    vector_output_ = &run.add_output(options.streams_vector);
+    vector_ = std::make_unique<GeoJsonSegments>(vector_output_->partial(), options.streams_vector, georef);
+  }
 }
 
 WatershedStreams::~WatershedStreams() = default;
 
+void WatershedStreams::declare(MemoryPlan& plan, unsigned threads) {
+  plan_stream_phases(run_.grid(), threads, vector_ != nullptr, plan, *raster_);
+}
+
 StreamPhaseResult WatershedStreams::run(const PipelineInput& accumulation) {
   StreamPhaseOptions o = flow_phase_options<StreamPhaseOptions>(context_);
   o.threshold = static_cast<double>(*options_.streams);
-  const RasterInfo& georef = run_.input().info();
-  NoStreamRaster no_raster;
-  std::unique_ptr<GeoTiffTileSink<std::uint8_t>> raster;
-  if (raster_)
-    raster = std::make_unique<GeoTiffTileSink<std::uint8_t>>(*raster_, run_.grid(), georef, CellType::UInt8, true,
-                                                             double{kStreamNodata}, context_.budget(), options_.geotiff);
-  std::unique_ptr<GeoJsonSegments> vector;
-  if (vector_) vector = std::make_unique<GeoJsonSegments>(vector_->partial(), options_.streams_vector, georef);
-  StreamTileSink& raster_sink = raster ? static_cast<StreamTileSink&>(*raster) : no_raster;
   const StreamPhaseResult result = run_stream_phases(run_.input().cells(), accumulation.cells(), o, context_.budget(),
-                                                     context_.progress(), raster_sink, vector.get());
-  if (raster) bytes_written_ += raster->finish();
-  if (vector) {
-    vector->finish();
-    bytes_written_ += std::filesystem::file_size(vector_->partial());
+                                                     context_.progress(), *raster_, vector_.get());
+  if (raster_output_) bytes_written_ += static_cast<GeoTiffTileSink<std::uint8_t>&>(*raster_).finish();
+  if (vector_) {
+    vector_->finish();
+    bytes_written_ += std::filesystem::file_size(vector_output_->partial());
   }
   return result;
 }

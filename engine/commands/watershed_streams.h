@@ -26,12 +26,16 @@ void check_stream_options(const WatershedOptions& options);
 std::unique_ptr<PipelineInput> open_accumulation(const WatershedOptions& options, const TileGrid& grid,
                                                  RunContext& context);
 
-// The stream outputs registered with `run` at construction; run() runs the stream phases into them
-// (inside FlowRun::write's phases, so that they are published with OUTPUT).
+class GeoJsonSegments;
+
+// The stream outputs, registered with `run` and their writers made at construction; declare() puts
+// the stream phases in the run's plan (beside the basins' phases, before any work); run() runs them
+// (after BASINS.tif is written: FlowRun::after_write, so that they are published with it).
 class WatershedStreams {
  public:
   WatershedStreams(const WatershedOptions& options, FlowRun& run, RunContext& context);
   ~WatershedStreams();
+  void declare(MemoryPlan& plan, unsigned threads);
   StreamPhaseResult run(const PipelineInput& accumulation);
   std::uint64_t bytes_written() const { return bytes_written_; }
 
@@ -39,8 +43,10 @@ class WatershedStreams {
   const WatershedOptions& options_;
   FlowRun& run_;
   RunContext& context_;
-  AtomicOutput* raster_ = nullptr;
-  AtomicOutput* vector_ = nullptr;
+  AtomicOutput* raster_output_ = nullptr;
+  AtomicOutput* vector_output_ = nullptr;
+  std::unique_ptr<StreamTileSink> raster_;
+  std::unique_ptr<GeoJsonSegments> vector_;
   std::uint64_t bytes_written_ = 0;
 };
 

@@ -22,8 +22,14 @@ constexpr char kWrite[] = "watershed: streams write";
 constexpr char kVector[] = "watershed: streams vector";
 constexpr char kGathered[] = "the stream network gathered for its segments";
 
-void plan_streams(const TileGrid& grid, unsigned threads, bool vector, const MemoryBudget& budget, MemoryPlan& plan,
-                  StreamTileSink& sink) {
+}  // namespace
+
+std::uint64_t stream_tile_bytes(std::uint32_t t, bool pieces) {
+  const std::uint64_t per_cell = 8 + 8 + 6 + 4 + sizeof(StrahlerChain) + (pieces ? 8 + sizeof(StreamPiece) : 0);
+  return std::uint64_t{t} * t * per_cell + tile_d8_bytes(t);
+}
+
+void plan_stream_phases(const TileGrid& grid, unsigned threads, bool vector, MemoryPlan& plan, StreamTileSink& sink) {
   const std::uint64_t links = StreamLinks::most_slots(grid) * StreamLinks::bytes_per_slot();
   const std::uint64_t slots = threads * stream_tile_bytes(grid.tile, vector);
   const std::string batch = std::to_string(threads) + " tiles' work";
@@ -33,6 +39,9 @@ void plan_streams(const TileGrid& grid, unsigned threads, bool vector, const Mem
   plan.need(kLinks, "their in-degrees", StreamLinks::most_slots(grid) * StreamLinks::solve_bytes_per_slot());
   plan.need(kWrite, batch, slots);
   plan.need(kWrite, "the stream links of the tiles' perimeters", links);
+  // The raster's writer stays open through the vector phase: its cache is a part of both (the
+  // write phase's declared last: its assignment is the one the writer takes).
+  if (vector) sink.declare_bytes(plan, kVector);
   sink.declare_bytes(plan, kWrite);
   if (vector) {
     // At most: every cell a stream cell and a piece (8 + 32 bytes), twice over for the lists' growth.
@@ -40,8 +49,9 @@ void plan_streams(const TileGrid& grid, unsigned threads, bool vector, const Mem
     plan.need(kWrite, kGathered, 1ull << 20, most);
     plan.need(kVector, kGathered, 1ull << 20, most + grid.width * grid.height * StreamNetwork::bytes_per_piece());
   }
-  assign_flow_plan(plan, "watershed", kLinksRemedy, budget);
 }
+
+namespace {
 
 [[noreturn]] void refuse_gathered(std::uint64_t bytes, std::uint64_t assigned) {
   throw BudgetError("the stream network's segments need " + MemoryBudget::format_size(bytes) + ", more than the " +
@@ -50,39 +60,35 @@ void plan_streams(const TileGrid& grid, unsigned threads, bool vector, const Mem
 }
 
 // The gathered network's reservation, grown to its bytes now (BudgetError past `assigned`).
-void hold_gathered(std::uint64_t bytes, std::uint64_t assigned, MemoryBudget& budget, MemoryBudget::Reservation& held,
-                   std::uint64_t& held_bytes) {
-  if (bytes <= held_bytes) return;
-  if (bytes > assigned) refuse_gathered(bytes, assigned);
-  held = MemoryBudget::Reservation();
-  held = budget.reserve(bytes, "the stream network gathered");
-  held_bytes = bytes;
-}
+struct Gathered {
+  MemoryBudget::Reservation held;
+  std::uint64_t bytes = 0;
 
-}  // namespace
+  void hold(std::uint64_t now, std::uint64_t assigned, MemoryBudget& budget) {
+    if (now <= bytes) return;
+    if (now > assigned) refuse_gathered(now, assigned);
+    held = MemoryBudget::Reservation();
+    held = budget.reserve(now, "the stream network gathered");
+    bytes = now;
+  }
+};
 
-std::uint64_t stream_tile_bytes(std::uint32_t t, bool pieces) {
-  const std::uint64_t per_cell = 8 + 8 + 6 + 4 + sizeof(StrahlerChain) + (pieces ? 8 + sizeof(StreamPiece) : 0);
-  return std::uint64_t{t} * t * per_cell + tile_d8_bytes(t);
-}
 
-StreamPhaseResult run_stream_phases(const TileInput& directions, const TileInput& accumulation,
-                                    const StreamPhaseOptions& options, MemoryBudget& budget, Progress& progress,
-                                    StreamTileSink& raster, StreamSegmentSink* segments) {
+
+// Phases 1 to 3: the tiles' keys, their solve, each tile ordered and written, its pieces appended to
+// `network` (with `segments`) within the plan's share. The tiles' work and the links are given back
+// on return.
+void order_and_write(const TileInput& directions, const TileInput& accumulation, const StreamPhaseOptions& options,
+                     WorkerPool& pool, const MemoryPlan& plan, MemoryBudget& budget, Progress& progress,
+                     StreamTileSink& raster, bool segments, StreamNetwork& network, Gathered& gathered,
+                     StreamPhaseResult& result) {
   const TileGrid& grid = directions.grid();
-  if (accumulation.grid().width != grid.width || accumulation.grid().height != grid.height ||
-      accumulation.grid().tile != grid.tile)
-    throw UsageError("the accumulation raster's grid differs from the direction raster's");
-  WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
-  MemoryPlan own_plan;
-  MemoryPlan& plan = options.plan ? *options.plan : own_plan;
-  plan_streams(grid, threads, segments != nullptr, budget, plan, raster);
-  const MemoryBudget::Reservation slots_held = budget.reserve(threads * stream_tile_bytes(grid.tile, segments != nullptr), "stream tiles' work");
+  const MemoryBudget::Reservation slots_held =
+      budget.reserve(threads * stream_tile_bytes(grid.tile, segments), "stream tiles' work");
   std::vector<StreamSlot> slots(threads, StreamSlot(grid.tile));
   StreamLinks links(grid, budget);
   const StreamTiles tiles(directions, accumulation, options.threshold, links);
-  StreamPhaseResult result;
 
   // 1. Each tile's keys and chains, the orders entering it unknown.
   result.tiles_seconds = run_tile_phase(kTiles, progress, grid, directions, pool, threads,
@@ -98,15 +104,12 @@ StreamPhaseResult run_stream_phases(const TileInput& directions, const TileInput
   });
 
   // 3. Each tile ordered with what enters it, written; its pieces gathered.
-  StreamNetwork network;
-  MemoryBudget::Reservation gathered_held;
-  std::uint64_t gathered_bytes = 0;
-  const std::uint64_t gathered_assigned = segments ? plan.assigned(kWrite, kGathered) : 0;
+  const std::uint64_t assigned = segments ? plan.assigned(kWrite, kGathered) : 0;
   const std::vector<std::uint8_t> nodata_tile(std::size_t{grid.tile} * grid.tile, kStreamNodata);
   result.write_seconds = run_tile_phase(kWrite, progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         tiles.load(slots[k], tx, ty);
-        tiles.order(slots[k], tx, ty, segments != nullptr);
+        tiles.order(slots[k], tx, ty, segments);
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         const bool present = directions.tile_present(tx, ty);
@@ -116,15 +119,40 @@ StreamPhaseResult run_stream_phases(const TileInput& directions, const TileInput
         result.segments += slots[k].heads;
         result.max_order = std::max(result.max_order, slots[k].max_order);
         if (!segments) return;
-        network.append(slots[k]);
-        hold_gathered(network.bytes(), gathered_assigned, budget, gathered_held, gathered_bytes);
+        network.append(slots[k], [&](std::uint64_t bytes) { gathered.hold(bytes, assigned, budget); });
+        gathered.hold(network.bytes(), assigned, budget);
       });
+}
+
+}  // namespace
+
+StreamPhaseResult run_stream_phases(const TileInput& directions, const TileInput& accumulation,
+                                    const StreamPhaseOptions& options, MemoryBudget& budget, Progress& progress,
+                                    StreamTileSink& raster, StreamSegmentSink* segments) {
+  const TileGrid& grid = directions.grid();
+  if (accumulation.grid().width != grid.width || accumulation.grid().height != grid.height ||
+      accumulation.grid().tile != grid.tile)
+    throw UsageError("the accumulation raster's grid differs from the direction raster's");
+  WorkerPool pool(options.threads);
+  MemoryPlan own_plan;
+  MemoryPlan& plan = options.plan ? *options.plan : own_plan;
+  const bool planned = std::any_of(plan.phases().begin(), plan.phases().end(),
+                                   [](const MemoryPlan::Phase& p) { return p.name == kTiles; });
+  if (!planned) {
+    plan_stream_phases(grid, pool.threads(), segments != nullptr, plan, raster);
+    assign_flow_plan(plan, "watershed", kLinksRemedy, budget);
+  }
+  StreamPhaseResult result;
+  StreamNetwork network;
+  Gathered gathered;
+  order_and_write(directions, accumulation, options, pool, plan, budget, progress, raster, segments != nullptr, network,
+                  gathered, result);
 
   // 4. The segments, in order of id.
   if (segments) {
     result.vector_seconds = run_step_phase(kVector, progress, [&] {
-      const std::uint64_t bytes = network.bytes() + network.pieces() * StreamNetwork::bytes_per_piece();
-      hold_gathered(bytes, plan.assigned(kVector, kGathered), budget, gathered_held, gathered_bytes);
+      gathered.hold(network.bytes() + network.pieces() * StreamNetwork::bytes_per_piece(),
+                    plan.assigned(kVector, kGathered), budget);
       if (network.write(*segments) != result.segments)
         throw Error("internal: the stream network's segments differ from its heads");
     });

@@ -68,7 +68,12 @@ class StreamSegmentSink {
   virtual void end() = 0;
 };
 
-// `accumulation` on the same grid as `directions`; `segments` null: no segments gathered.
+// Declares the phases' parts in `plan` (run_stream_phases on `threads` threads, with a segment sink
+// when `vector`), `sink`'s in the write phase, for a command that assigns its plan before any work.
+void plan_stream_phases(const TileGrid& grid, unsigned threads, bool vector, MemoryPlan& plan, StreamTileSink& sink);
+
+// `accumulation` on the same grid as `directions`; `segments` null: no segments gathered. Plans its
+// phases (and assigns the plan) unless options.plan holds them already (plan_stream_phases).
 StreamPhaseResult run_stream_phases(const TileInput& directions, const TileInput& accumulation,
                                     const StreamPhaseOptions& options, MemoryBudget& budget, Progress& progress,
                                     StreamTileSink& raster, StreamSegmentSink* segments);

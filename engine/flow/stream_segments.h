@@ -9,6 +9,7 @@
 // Memory: 16 bytes per piece (bytes_per_piece()) beside the pieces: their index sorted by first cell
 // and the heads' cells.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -19,8 +20,20 @@ namespace terrazo {
 
 class StreamNetwork {
  public:
-  // What one tile's slot gathered, appended (tiles in row-major order).
-  void append(const StreamSlot& slot);
+  // What one tile's slot gathered, appended (tiles in row-major order). Before a list grows,
+  // hold(bytes) gets what the lists take while it does (the old and the new buffers): it may throw.
+  template <class Hold>
+  void append(const StreamSlot& slot, Hold&& hold) {
+    const std::uint64_t cells = grown(cells_.capacity(), cells_.size() + slot.piece_cells.size());
+    const std::uint64_t pieces = grown(pieces_.capacity(), pieces_.size() + slot.pieces.size());
+    if (cells != cells_.capacity() || pieces != pieces_.capacity()) {
+      hold(bytes() + (cells != cells_.capacity() ? cells * sizeof(std::uint64_t) : 0) +
+           (pieces != pieces_.capacity() ? pieces * sizeof(StreamPiece) : 0));
+      cells_.reserve(cells);
+      pieces_.reserve(pieces);
+    }
+    append(slot);
+  }
   std::uint64_t bytes() const {
     return pieces_.capacity() * sizeof(StreamPiece) + cells_.capacity() * sizeof(std::uint64_t);
   }
@@ -30,6 +43,10 @@ class StreamNetwork {
   static std::uint64_t bytes_per_piece() { return 16; }
 
  private:
+  static std::uint64_t grown(std::uint64_t capacity, std::uint64_t needed) {
+    return needed <= capacity ? capacity : std::max(needed, 2 * capacity);
+  }
+  void append(const StreamSlot& slot);
   std::vector<StreamPiece> pieces_;
   std::vector<std::uint64_t> cells_;
 };
