@@ -15,6 +15,7 @@
 
 #include "engine/flow/stream_phases.h"
 #include "engine/flow/stream_tiles.h"
+#include "kernels/common/memory_budget.h"
 
 namespace terrazo {
 
@@ -31,6 +32,7 @@ class StreamNetwork {
            (pieces != pieces_.capacity() ? pieces * sizeof(StreamPiece) : 0));
       cells_.reserve(cells);
       pieces_.reserve(pieces);
+      return_freed_memory();  // the old buffers, which glibc would keep resident in its heap
     }
     append(slot);
   }
