@@ -256,9 +256,10 @@ Flags watershed_flags() {
       value("Streams", "--streams-raster", FlagType::Path, "FILE.tif", "",
         "UInt8 GeoTIFF: each stream cell's Strahler order, 0 elsewhere, 255 at nodata"),
       value("Streams", "--streams-vector", FlagType::Path, "FILE.geojson", "",
-        "GeoJSON: a LineString per segment (source or junction to the next junction),\n"
-        "properties segment, order, downstream (null: none) and cells; gathered in\n"
-        "memory (40 bytes per stream cell at most) before it is written"));
+        "GeoJSON: a LineString per segment,\n"
+        "from a source or a junction to the next junction, with properties segment,\n"
+        "order, downstream (null: none) and cells; gathered in memory first (8 bytes\n"
+        "per stream cell, 48 per piece of a segment in one tile)"));
 }
 
 Flags mst_flags() {
