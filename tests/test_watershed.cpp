@@ -19,6 +19,7 @@
 #include "engine/commands/watershed_pour_points.h"
 #include "engine/flow/pour_points.h"
 #include "engine/flow/stream_phases.h"
+#include "engine/flow/strahler.h"
 #include "engine/flow/watershed_phases.h"
 #include "io/gdal/gdal_session.h"
 #include "kernels/common/error.h"
@@ -495,6 +496,25 @@ std::vector<std::uint8_t> check_streams(const std::vector<double>& codes, std::u
     break;
   }
   return raster.cells;
+}
+
+// A chain's function against the chain itself: random chains of cells, each with random known
+// inflows, composed by then() (which throws when a composition leaves its form) and applied to every
+// entering order, equal to the orders computed cell by cell.
+TEST(WatershedStreams, StrahlerChainsComposeExactly) {
+  std::mt19937_64 rng(17);
+  for (int chain = 0; chain < 20000; ++chain) {
+    std::vector<StrahlerInflow> cells(1 + rng() % 8);
+    for (StrahlerInflow& c : cells)
+      for (std::uint64_t k = rng() % 4; k > 0; --k) c.add(static_cast<std::uint8_t>(1 + rng() % 7));
+    StrahlerChain f;
+    for (const StrahlerInflow& c : cells) f = f.then(c);
+    for (std::uint8_t o = 1; o <= 12; ++o) {
+      std::uint8_t want = o;
+      for (StrahlerInflow c : cells) c.add(want), want = c.order();
+      ASSERT_EQ(f.apply(o), want) << "chain " << chain << " entering order " << int(o);
+    }
+  }
 }
 
 TEST(WatershedStreams, RandomDemDirectionsMatchTheWholeRasterReference) {
