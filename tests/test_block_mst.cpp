@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -38,34 +39,39 @@ TEST(BlockMstCpu, MatchesReferenceOnRandomTiles) {
   }
 }
 
+// The CPU block MST of the 2 x 2 tile `values` under the default weights (the max model).
+struct TinyForest {
+  std::array<std::uint8_t, 4> bits{};
+  bool overflow = false;
+};
+
+TinyForest tiny_forest(const std::vector<double>& values, Connectivity connectivity) {
+  TinyForest f;
+  block_mst_cpu(values.data(), 2, WeightParams{}, connectivity, f.bits.data(), &f.overflow);
+  return f;
+}
+
 TEST(BlockMstCpu, HandMadeTile) {
   // 2x2 tile, max model: values 1 2 / 3 4. Edges: E(0-1)=2, SE(0-3)=4, S(0-2)=3, SW(1-2)=3,
   // S(1-3)=4, E(2-3)=4. Kruskal: 0-1 (2), then weight 3: S(0-2) key id 0*4+2 before SW(1-2) 1*4+1?
   // No: (3, min 0, max 2) < (3, min 1, max 2), so S(0-2) joins 2, SW(1-2) closes a cycle; weight 4:
   // SE(0-3) id 0*4+3 = 3 is the smallest key and joins 3.
   const std::vector<double> values = {1, 2, 3, 4};
-  WeightParams p;
-  std::uint8_t bits[4];
-  bool overflow = false;
-  block_mst_cpu(values.data(), 2, p, Connectivity::Eight, bits, &overflow);
-  EXPECT_EQ(bits[0], (1u << kEast) | (1u << kSouth) | (1u << kSouthEast));
-  EXPECT_EQ(bits[1], 0u);
-  EXPECT_EQ(bits[2], 0u);
-  EXPECT_EQ(bits[3], 0u);
+  const TinyForest eight = tiny_forest(values, Connectivity::Eight);
+  EXPECT_EQ(eight.bits[0], (1u << kEast) | (1u << kSouth) | (1u << kSouthEast));
+  EXPECT_EQ(eight.bits[1], 0u);
+  EXPECT_EQ(eight.bits[2], 0u);
+  EXPECT_EQ(eight.bits[3], 0u);
+  EXPECT_FALSE(eight.overflow);
   // 4-connectivity: 0-1 (2), S(0-2) (3), then S(1-3) key (4, 1, 3) < E(2-3) (4, 2, 3).
-  block_mst_cpu(values.data(), 2, p, Connectivity::Four, bits, &overflow);
-  EXPECT_EQ(bits[0], (1u << kEast) | (1u << kSouth));
-  EXPECT_EQ(bits[1], 1u << kSouth);
-  EXPECT_FALSE(overflow);
+  const TinyForest four = tiny_forest(values, Connectivity::Four);
+  EXPECT_EQ(four.bits[0], (1u << kEast) | (1u << kSouth));
+  EXPECT_EQ(four.bits[1], 1u << kSouth);
+  EXPECT_FALSE(four.overflow);
 }
 
 TEST(BlockMstCpu, ReportsOverflow) {
-  const std::vector<double> values = {1e12, 2.0, 3.0, 4.0};
-  WeightParams p;
-  std::uint8_t bits[4];
-  bool overflow = false;
-  block_mst_cpu(values.data(), 2, p, Connectivity::Eight, bits, &overflow);
-  EXPECT_TRUE(overflow);
+  EXPECT_TRUE(tiny_forest({1e12, 2.0, 3.0, 4.0}, Connectivity::Eight).overflow);
 }
 
 

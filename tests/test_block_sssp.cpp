@@ -231,11 +231,8 @@ TEST(Backlink, MatchesReferenceRuleOnRandomWindows) {
     std::mt19937_64 rng(seed);
     RandomTile tile = make_tile(rng, true);
     const std::uint32_t t = tile.t, s = t + 2;
-    testing::SsspReferenceProblem ref;
-    ref.width = ref.height = s;
-    ref.values = tile.values.data();
-    ref.params = tile.params;
-    ref.connectivity = tile.connectivity;
+    testing::SsspReferenceProblem ref =
+        testing::reference_problem(s, s, tile.values.data(), tile.params, tile.connectivity);
     ref.max_cost = tile.max_cost;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
     const int count = 1 + static_cast<int>(rng() % 4);

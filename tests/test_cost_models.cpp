@@ -37,13 +37,7 @@ SourcePoint pixel(std::uint64_t x, std::uint64_t y) {
   return parse_source_point(std::to_string(x) + "," + std::to_string(y));
 }
 
-RasterInfo georef(const std::string& crs, double x0, double y0, double dx, double dy) {
-  RasterInfo info;
-  info.has_geotransform = true;
-  info.geotransform = {x0, dx, 0, y0, 0, dy};
-  info.crs_wkt = crs_to_wkt(crs, "test");
-  return info;
-}
+using testing::georef;
 
 // Runs run_sssp and compares the cost (through the fixed point), backlinks and allocation with
 // the oracle on `values` (NaN: nodata or barrier), the same step lengths written out per row.
@@ -133,31 +127,44 @@ TEST(CostBlock, RowTableTilesMatchOracle) {
 
 // ---- --distance map ---------------------------------------------------------------------------
 
+// A case of the --distance suites: a w x h raster of random values (8% nodata) written with
+// `georef`, run in `mode` with geometric or friction weights, 4 or 8 neighbours, tiles of 16, 1 to 3
+// random sources, backlinks and allocation on even seeds; everything random drawn from `rng`.
+struct DistanceCase {
+  std::vector<double> values;
+  SsspOptions options;
+};
+
+DistanceCase distance_case(const testing::TempDir& dir, std::uint64_t seed, std::mt19937_64& rng, std::uint64_t w,
+                           std::uint64_t h, const RasterInfo& georef, DistanceMode mode) {
+  DistanceCase c;
+  c.values = random_values(rng, w * h, 0.08);
+  SsspOptions& o = c.options;
+  o.input = dir.file("in" + std::to_string(seed) + ".tif");
+  testing::write_raster_values(o.input, w, h, c.values, CellType::Float32, -9999, georef);
+  o.output = dir.file("cost" + std::to_string(seed) + ".tif");
+  o.distance = mode;
+  o.weight = seed % 3 == 0 ? WeightModel::Geometric : WeightModel::Friction;
+  o.connectivity = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
+  o.tile = 16;
+  o.sources = random_sources(rng, c.values, w, 1 + static_cast<int>(seed % 3));
+  if (seed % 2 == 0) {
+    o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
+    o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
+  }
+  return c;
+}
+
 // A projected raster with x and y resolutions that differ: lengths 30, 20 and sqrt(1300).
 TEST(CostPipeline, MapDistanceMatchesOracle) {
   testing::TempDir dir;
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     std::mt19937_64 rng(seed * 7919);
     const std::uint64_t w = 20 + rng() % 60, h = 20 + rng() % 60;
-    const std::vector<double> values = random_values(rng, w * h, 0.08);
-    const std::string input = dir.file("map" + std::to_string(seed) + ".tif");
-    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999,
-                                 georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
-    SsspOptions o;
-    RunSettings o_run;
-    o.input = input;
-    o.output = dir.file("cost" + std::to_string(seed) + ".tif");
-    o.distance = DistanceMode::Map;
-    o.weight = seed % 3 == 0 ? WeightModel::Geometric : WeightModel::Friction;
-    o.connectivity = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
-    o.tile = 16;
-    o.sources = random_sources(rng, values, w, 1 + static_cast<int>(seed % 3));
-    if (seed % 2 == 0) {
-      o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
-      o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
-    }
-    if (seed % 5 == 0) o.max_cost = 2000.0;
-    const SsspResult r = check_run(o, o_run, values, w, h, {}, "map seed " + std::to_string(seed));
+    DistanceCase c = distance_case(dir, seed, rng, w, h, georef("EPSG:32619", 300000, 4900000, 30.0, -20.0),
+                                   DistanceMode::Map);
+    if (seed % 5 == 0) c.options.max_cost = 2000.0;
+    const SsspResult r = check_run(c.options, RunSettings{}, c.values, w, h, {}, "map seed " + std::to_string(seed));
     EXPECT_EQ(r.params.steps.ew, 30.0);
     EXPECT_EQ(r.params.steps.ns, 20.0);
     EXPECT_EQ(r.params.steps.diag, std::sqrt(1300.0));
@@ -186,34 +193,23 @@ TEST(CostPipeline, GeodesicDistanceMatchesOracle) {
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     std::mt19937_64 rng(seed * 15485863);
     const std::uint64_t w = 20 + rng() % 50, h = 30 + rng() % 70;
-    const std::vector<double> values = random_values(rng, w * h, 0.08);
-    const std::string input = dir.file("geo" + std::to_string(seed) + ".tif");
     const double top = seed % 2 ? 70.0 : -20.0;  // northern high latitudes, and across the equator
-    testing::write_raster_values(input, w, h, values, CellType::Float32, -9999,
-                                 georef("EPSG:4326", -72.0, top, 0.01, -0.005 * static_cast<double>(1 + seed % 3)));
-    SsspOptions o;
+    DistanceCase c = distance_case(dir, seed, rng, w, h,
+                                   georef("EPSG:4326", -72.0, top, 0.01, -0.005 * static_cast<double>(1 + seed % 3)),
+                                   DistanceMode::Geodesic);
+    SsspOptions& o = c.options;
     RunSettings o_run;
-    o.input = input;
-    o.output = dir.file("cost" + std::to_string(seed) + ".tif");
-    o.distance = DistanceMode::Geodesic;
-    o.weight = seed % 3 == 0 ? WeightModel::Geometric : WeightModel::Friction;
-    o.connectivity = seed % 4 == 0 ? Connectivity::Four : Connectivity::Eight;
-    o.tile = 16;
     o_run.device = DeviceRequest::Cpu;
-    o.sources = random_sources(rng, values, w, 1 + static_cast<int>(seed % 3));
-    if (seed % 2 == 0) {
-      o.backlink = dir.file("back" + std::to_string(seed) + ".tif");
-      o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
-    } else {
+    if (seed % 2 == 1) {  // without backlinks: the resident exchange's CPU twin, or the streamed one
       o.exchange = seed % 4 == 1 ? "resident" : "streamed";
       o.resident_tile = 8;
     }
     MemoryBudget budget(64ull << 20);
     RasterInfo info;
-    testing::read_raster_values(input, &info);
+    testing::read_raster_values(o.input, &info);
     const StepTable table = make_step_table(DistanceMode::Geodesic, info);
     const std::vector<double> rows(table.rows->begin(), table.rows->end());
-    const SsspResult r = check_run(o, o_run, values, w, h, rows, "geodesic seed " + std::to_string(seed));
+    const SsspResult r = check_run(o, o_run, c.values, w, h, rows, "geodesic seed " + std::to_string(seed));
     EXPECT_EQ(r.length_unit, "metre");
     ASSERT_NE(r.params.steps.rows, nullptr);
     // Lengths shrink towards the pole: east-west steps differ between the first and last row.
@@ -466,13 +462,10 @@ TEST(CostPath, N44W072PathLengthInMetres) {
   const std::string dem = std::string(TERRAZO_DATASETS) + "/real/N44W072.hgt";
   RasterInfo info;
   const std::vector<double> values = testing::read_raster_values(dem, &info);
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(dem, {pixel(600, 600)}, dir.file("cost.tif"));
   RunSettings o_run;
-  o.input = dem;
-  o.output = dir.file("cost.tif");
   o.backlink = dir.file("back.tif");
   o.distance = DistanceMode::Geodesic;
-  o.sources = {pixel(600, 600)};
   o.tile = 128;
   const std::vector<double> golden = golden_rows(info.height);
   // The oracle takes the engine's table (exact weights need the same doubles; the table itself is

@@ -39,6 +39,7 @@
 #include "io/gdal/srtm_hgt_reader.h"
 #include "io/gdal/tiff_block_writer.h"
 #include "io/store/cell_values.h"
+#include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo {
@@ -208,12 +209,7 @@ RasterInfo srtm_georef() {
   return g;
 }
 
-RasterInfo projected_georef() {
-  RasterInfo g;
-  g.has_geotransform = true;
-  g.geotransform = {500000.0, 30.0, 0.0, 4100000.0, 0.0, -30.0};
-  return g;
-}
+RasterInfo projected_georef() { return testing::georef("", 500000.0, 4100000.0, 30.0, -30.0); }
 
 // A raster of `type` written through GeoTiffWriter, its header by libtiff or by GDAL.
 std::string write_raster(const std::string& path, CellType type, std::uint64_t width, std::uint64_t height,

@@ -28,6 +28,7 @@
 #include "io/gdal/geotiff_options.h"
 #include "io/gdal/tiff_block_writer.h"
 #include "io/gdal/zstd_block_codec.h"
+#include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
 namespace terrazo {
@@ -88,12 +89,7 @@ std::vector<double> random_cells(CellType type, std::uint64_t count, std::mt1993
   return cells;
 }
 
-RasterInfo georef() {
-  RasterInfo info;
-  info.has_geotransform = true;
-  info.geotransform = {500000.0, 30.0, 0.0, 4100000.0, 0.0, -30.0};
-  return info;
-}
+RasterInfo georef() { return testing::georef("", 500000.0, 4100000.0, 30.0, -30.0); }
 
 void write(const std::string& path, CellType type, std::uint64_t width, std::uint64_t height,
            const std::vector<double>& cells, const std::vector<Window>& windows, const GeoTiffOptions& options) {

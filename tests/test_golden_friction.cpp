@@ -26,6 +26,7 @@
 
 #include "engine/commands/sssp.h"
 #include "engine/raster_inputs/sssp_sources.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/sssp_reference.h"  // read_raster_values
 #include "tests/support/test_support.h"
 
@@ -109,11 +110,9 @@ std::vector<double> read_float64(const std::string& path, std::uint64_t width, s
 // Friction against scikit-image MCP_Geometric (datasets/make_golden_friction.py), at the default scale.
 TEST(GoldenFriction, MatchesScikitImageMcpGeometric) {
   testing::TempDir dir;
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(std::string(TERRAZO_DATASETS) + "/golden/pysheds_crop.tif",
+                                        {parse_source_point("17,23")}, dir.file("cost.tif"));
   RunSettings o_run;
-  o.input = std::string(TERRAZO_DATASETS) + "/golden/pysheds_crop.tif";
-  o.sources = {parse_source_point("17,23")};
-  o.output = dir.file("cost.tif");
   o.tile = 16;
   MemoryBudget budget(256ull << 20);
   const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());

@@ -464,14 +464,21 @@ TEST(Import, TooSmallBudgetIsAClearErrorUpFront) {
   EXPECT_EQ(budget.reserved(), 0u);
 }
 
+// A progress that records every event in `events` and cancels the run at the first event whose done
+// reaches `cancel_at` (never, by default).
+Progress recording(std::vector<ProgressEvent>& events,
+                   std::uint64_t cancel_at = std::numeric_limits<std::uint64_t>::max()) {
+  return Progress([&events, cancel_at](const ProgressEvent& event) {
+    events.push_back(event);
+    return event.done < cancel_at;
+  });
+}
+
 TEST(Import, CancelledRunPublishesNothing) {
   TempDir dir;
   MemoryBudget budget(32ull << 20);
   std::vector<ProgressEvent> events;
-  Progress progress([&](const ProgressEvent& event) {
-    events.push_back(event);
-    return event.done < 2;
-  });
+  Progress progress = recording(events, 2);
   const ImportOptions options = import_options(kReal + "/N44W072.hgt", dir.file("n.tzs"), 64);
   EXPECT_THROW(run_import(options, budget, progress), Cancelled);
   EXPECT_FALSE(file_exists(options.output));
@@ -486,10 +493,7 @@ TEST(Import, ProgressRunsFromZeroToOne) {
   TempDir dir;
   MemoryBudget budget(32ull << 20);
   std::vector<ProgressEvent> events;
-  Progress progress([&](const ProgressEvent& event) {
-    events.push_back(event);
-    return true;
-  });
+  Progress progress = recording(events);
   const ImportOptions options = import_options(kReal + "/west_bijou_gully.asc", dir.file("w.tzs"), 16);
   run_import(options, budget, progress);
   ASSERT_EQ(events.size(), 1u + (89 + 15) / 16);

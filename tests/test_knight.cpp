@@ -178,11 +178,7 @@ TEST(KnightBlock, CpuSolverMatchesOracleWithLabels) {
           }
         }
       }
-    testing::SsspReferenceProblem ref;
-    ref.width = ref.height = s;
-    ref.values = values.data();
-    ref.params = params;
-    ref.connectivity = Connectivity::Sixteen;
+    testing::SsspReferenceProblem ref = testing::reference_problem(s, s, values.data(), params, Connectivity::Sixteen);
     ref.dist = dist;
     ref.source = source;
     ref.hops = hops;
@@ -326,25 +322,17 @@ TEST(KnightPath, TracesA16ConnectedBacklinkRaster) {
   values[3 * w + 4] = 2.0;  // the source
   const std::string in = dir.file("cost_surface.tif");
   testing::write_raster_values(in, w, h, values, CellType::Float64, -9999);
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(in, {pixel(4, 3)}, dir.file("cost.tif"));
   RunSettings o_run;
-  o.input = in;
-  o.output = dir.file("cost.tif");
   o.backlink = dir.file("back.tif");
   o.connectivity = Connectivity::Sixteen;
   o.tile = 8;
   o.scale = 1e6;
-  o.sources = {pixel(4, 3)};
   MemoryBudget budget(256ull << 20);
   const SsspResult r = terrazo::testing::run_with(run_sssp, o, o_run, budget, Progress::silent());
   // The rasters equal the oracle's.
-  testing::SsspReferenceProblem ref;
-  ref.width = w;
-  ref.height = h;
-  std::vector<double> read = testing::read_raster_values(in);
-  ref.values = read.data();
-  ref.params = r.params;
-  ref.connectivity = Connectivity::Sixteen;
+  const std::vector<double> read = testing::read_raster_values(in);
+  testing::SsspReferenceProblem ref = testing::reference_problem(w, h, read.data(), r.params, Connectivity::Sixteen);
   testing::set_reference_sources(ref, {{3 * w + 4, 0}});
   ASSERT_TRUE(testing::sssp_reference(ref));
   const std::vector<std::uint8_t> expected = testing::backlinks_reference(ref);

@@ -266,11 +266,8 @@ TEST(Network, RegionsAcrossWindowsTakeTheLowestLeastCostCell) {
     MemoryBudget budget(256ull << 20);
     const NetworkResult r = terrazo::testing::run_with(run_network, o, o_run, budget, Progress::silent());
     ASSERT_EQ(r.edges.size(), 1u);
-    testing::SsspReferenceProblem ref;
-    ref.width = k.w;
-    ref.height = k.h;
-    ref.values = values.data();
-    ref.params = r.matrix.params;
+    testing::SsspReferenceProblem ref =
+        testing::reference_problem(k.w, k.h, values.data(), r.matrix.params, Connectivity::Eight);
     std::vector<std::pair<std::uint64_t, std::uint32_t>> sources;
     for (std::uint64_t cell = 0; cell < ids.size(); ++cell)
       if (ids[cell] == 1) sources.push_back({cell, 0});

@@ -60,7 +60,7 @@ TEST(OdMatrix, RandomRastersWithIndexAndWithoutMatchTheOracle) {
     const double max_cost = seed % 5 == 0 ? 60.0 : -1.0;
     // With the index: the sweep (the CPU's auto) on odd seeds, the queue on even ones (a tiny cache on
     // every third): the same matrix.
-    const OdMatrixResult with = query(input, index, points_of(cells, w), model, c, max_cost, seed % 3 == 0 ? 1 : 0, 16, 0.0,
+    const OdMatrixResult with = query(input, index, points_of(cells, w), model, c, max_cost, seed % 3 == 0 ? 1 : 0,
                                       seed % 2 ? "auto" : "queue");
     EXPECT_EQ(with.exchange, seed % 2 ? "sweep" : "queue");
     const OdMatrixResult without = query(input, "", points_of(cells, w), model, c, max_cost);
@@ -86,19 +86,13 @@ TEST(OdMatrix, BatchedExchangeEqualsOneSourceAtATime) {
   const std::string input = dir.file("batch.tif");
   testing::write_raster_values(input, w, h, values, CellType::Float32, -9999);
   const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 9);
-  OdMatrixOptions o;
-  RunSettings o_run;
-  o.input = input;
+  OdMatrixOptions o = od_options(input, WeightModel::Friction, Connectivity::Eight);
   o.sites = points_of(cells, w);
-  o.weight = WeightModel::Friction;
-  o.tile = 16;
-  o_run.threads = 2;
-  MemoryBudget budget(256ull << 20);
-  const OdMatrixResult all = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
+  const OdMatrixResult all = run_query(o);
   EXPECT_EQ(all.batch_sources, cells.size());
   for (std::uint64_t batch : {1u, 2u}) {
     o.max_batch = batch;
-    const OdMatrixResult few = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
+    const OdMatrixResult few = run_query(o);
     EXPECT_EQ(few.batch_sources, batch);
     expect_same(few.costs, all.costs, cells.size(), "batches of " + std::to_string(batch) + " against one batch");
   }
@@ -138,18 +132,11 @@ TEST(OdMatrix, RegionSitesMatchAMultiSourceOracle) {
     const WeightModel model = seed % 2 ? WeightModel::Friction : WeightModel::AbsDiff;
     const std::string index = dir.file("reg" + std::to_string(seed) + ".tzi");
     build(input, index, model, c, 16, 8);
-    OdMatrixOptions o;
-    RunSettings o_run;
-    o.input = input;
+    OdMatrixOptions o = od_options(input, model, c);
     o.sites_raster = zones;
-    o.weight = model;
-    o.connectivity = c;
-    o.tile = 16;
-    o_run.threads = 2;
-    MemoryBudget budget(256ull << 20);
-    const OdMatrixResult without = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
+    const OdMatrixResult without = run_query(o);
     o.index = index;
-    const OdMatrixResult with = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
+    const OdMatrixResult with = run_query(o);
     // The oracle: one multi-source Dijkstra per region from its valid cells.
     std::map<std::uint64_t, std::vector<std::uint64_t>> cells_of;
     for (std::uint64_t cell = 0; cell < w * h; ++cell)
@@ -189,62 +176,49 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
   std::mt19937_64 rng(777);
   const std::uint64_t w = 60, h = 50;
   std::vector<double> values = testing::random_values(rng, w * h, 0.05, 1, 20);
-  auto georef = [](const std::string& crs, double x0, double y0, double dx, double dy) {
-    RasterInfo info;
-    info.has_geotransform = true;
-    info.geotransform = {x0, dx, 0, y0, 0, dy};
-    info.crs_wkt = crs_to_wkt(crs, "test");
-    return info;
-  };
   const std::string projected = dir.file("utm.tif"), lonlat = dir.file("lonlat.tif");
-  testing::write_raster_values(projected, w, h, values, CellType::Float32, -9999, georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
-  testing::write_raster_values(lonlat, w, h, values, CellType::Float32, -9999, georef("EPSG:4326", -72.0, 70.0, 0.01, -0.005));
+  testing::write_raster_values(projected, w, h, values, CellType::Float32, -9999,
+                               testing::georef("EPSG:32619", 300000, 4900000, 30.0, -20.0));
+  testing::write_raster_values(lonlat, w, h, values, CellType::Float32, -9999,
+                               testing::georef("EPSG:4326", -72.0, 70.0, 0.01, -0.005));
   const std::vector<std::uint64_t> cells = pick_sites(values, w, h, rng, 6);
-  OdMatrixOptions o;
-  RunSettings o_run;
-  o.input = projected;
+  OdMatrixOptions o = od_options(projected, WeightModel::Friction, Connectivity::Eight);
   o.sites = points_of(cells, w);
-  o.tile = 16;
-  o_run.threads = 2;
   o.distance = DistanceMode::Map;
-  MemoryBudget budget(256ull << 20);
-  const OdMatrixResult map = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
+  const OdMatrixResult map = run_query(o);
   EXPECT_EQ(map.params.steps.ew, 30.0);
   EXPECT_EQ(map.params.steps.ns, 20.0);
   expect_same(map.costs, reference_matrix(values, w, h, map.params, Connectivity::Eight, kUnreached, cells), cells.size(),
               "map without the index");
   IndexOptions io;
-  RunSettings io_run;
   io.input = projected;
   io.output = dir.file("utm_map.tzi");
   io.tile = 16;
-  io_run.device = DeviceRequest::Cpu;
   io.distance = DistanceMode::Map;
-  terrazo::testing::run_with(run_index, io, io_run, budget, Progress::silent());
+  run_index_on_cpu(io);
   o.index = io.output;
-  const OdMatrixResult map_indexed = terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
+  const OdMatrixResult map_indexed = run_query(o);
   expect_same(map_indexed.costs, map.costs, cells.size(), "map with the index");
   // Mismatches: a map index queried with cell lengths, a cells index queried with map lengths.
   OdMatrixOptions cells_query = o;
-  RunSettings cells_query_run = o_run;
   cells_query.distance = DistanceMode::Cells;
-  EXPECT_THROW(terrazo::testing::run_with(run_od_matrix, cells_query, cells_query_run, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(run_query(cells_query), UsageError);
   io.output = dir.file("utm_cells.tzi");
   io.distance = DistanceMode::Cells;
-  terrazo::testing::run_with(run_index, io, io_run, budget, Progress::silent());
+  run_index_on_cpu(io);
   o.index = io.output;
-  EXPECT_THROW(terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(run_query(o), UsageError);
   // Geodesic: no index; od-matrix equals sssp's cost raster at the sites.
   io.input = lonlat;
   io.output = dir.file("geo.tzi");
   io.distance = DistanceMode::Geodesic;
-  EXPECT_THROW(terrazo::testing::run_with(run_index, io, io_run, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(run_index_on_cpu(io), UsageError);
   OdMatrixOptions g = o;
-  RunSettings g_run = o_run;
   g.input = lonlat;
   g.index = "";
   g.distance = DistanceMode::Geodesic;
-  const OdMatrixResult geo = terrazo::testing::run_with(run_od_matrix, g, g_run, budget, Progress::silent());
+  const OdMatrixResult geo = run_query(g);
+  MemoryBudget budget(256ull << 20);
   ASSERT_NE(geo.params.steps.rows, nullptr);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     SsspOptions so;
@@ -262,7 +236,7 @@ TEST(OdMatrix, DistanceModesMatchSsspAndTheIndexRecordsItsMode) {
       ASSERT_EQ(geo.costs[i * cells.size() + j], dist[cells[j]]) << "geodesic from site " << i + 1 << " to " << j + 1;
   }
   g.index = dir.file("utm_cells.tzi");  // geodesic with an index: refused
-  EXPECT_THROW(terrazo::testing::run_with(run_od_matrix, g, g_run, budget, Progress::silent()), UsageError);
+  EXPECT_THROW(run_query(g), UsageError);
 }
 
 TEST(OdMatrix, RealDemsEqualPlainSsspRuns) {
@@ -276,8 +250,10 @@ TEST(OdMatrix, RealDemsEqualPlainSsspRuns) {
     const std::string index = dir.file(name + ".tzi");
     build(input, index, WeightModel::Friction, Connectivity::Eight, 32, 8);
     const OdMatrixResult with = query(input, index, points_of(cells, info.width), WeightModel::Friction, Connectivity::Eight);
-    const OdMatrixResult without = query(input, "", points_of(cells, info.width), WeightModel::Friction, Connectivity::Eight,
-                                         -1, 0, 64);
+    OdMatrixOptions exchange = od_options(input, WeightModel::Friction, Connectivity::Eight);
+    exchange.sites = points_of(cells, info.width);
+    exchange.tile = 64;
+    const OdMatrixResult without = run_query(exchange);
     expect_same(without.costs, with.costs, cells.size(), name + ": without the index against with it");
     // K plain sssp runs through the api: the cost raster at every site.
     for (std::uint64_t s = 0; s < cells.size(); ++s) {

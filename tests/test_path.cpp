@@ -19,6 +19,7 @@
 #include "kernels/common/tile_geometry.h"
 #include "engine/cost_models/step_lengths.h"
 #include "tests/support/path_support.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -70,11 +71,8 @@ std::vector<Traced> read_paths(const std::string& path, const RasterInfo& info) 
 void check_paths(const std::string& dem, const std::vector<SourcePoint>& sources, const std::vector<SourcePoint>& dests,
                  Connectivity connectivity, WeightModel weight) {
   testing::TempDir dir;
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(dem, sources, dir.file("cost.tif"));
   RunSettings o_run;
-  o.input = dem;
-  o.sources = sources;
-  o.output = dir.file("cost.tif");
   o.backlink = dir.file("back.tif");
   o.connectivity = connectivity;
   o.weight = weight;
@@ -182,11 +180,8 @@ TEST(Path, PathsAroundNodataWithTwoSourcesAndFourConnectivity) {
   std::vector<SourcePoint> dests(valid.begin() + 6, valid.begin() + 16);
   // Only destinations a source reaches (the valley is not one component).
   testing::TempDir dir;
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(dem, sources, dir.file("c.tif"));
   RunSettings o_run;
-  o.input = dem;
-  o.sources = sources;
-  o.output = dir.file("c.tif");
   o.weight = WeightModel::AbsDiff;
   o.connectivity = Connectivity::Four;
   MemoryBudget budget(256ull << 20);

@@ -26,6 +26,7 @@
 #include "kernels/common/error.h"
 #include "io/gdal/decimated_read.h"
 #include "io/gdal/png_writer.h"
+#include "tests/support/random_values.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -54,13 +55,7 @@ RenderCommandResult render(const std::vector<std::string>& args) {
 }
 
 // A projected georeference: origin (x0, y0), square cells of `cell` metres, UTM 11N.
-RasterInfo utm(double x0, double y0, double cell) {
-  RasterInfo g;
-  g.has_geotransform = true;
-  g.geotransform = {x0, cell, 0, y0, 0, -cell};
-  g.crs_wkt = crs_to_wkt("EPSG:32611", "test");
-  return g;
-}
+RasterInfo utm(double x0, double y0, double cell) { return testing::georef("EPSG:32611", x0, y0, cell, -cell); }
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path);
@@ -131,9 +126,8 @@ TEST(Render, CostRampGivesColourMapEntries) {
 TEST(Render, NodataIsTransparent) {
   testing::TempDir dir;
   const std::uint64_t w = 40, h = 30;
-  std::vector<double> v(w * h);
   std::mt19937_64 rng(7);
-  for (auto& x : v) x = rng() % 5 == 0 ? kNaN : static_cast<double>(rng() % 1000);
+  const std::vector<double> v = testing::random_values(rng, w * h, 0.2, 0, 1000);
   const std::string in = dir.file("holes.tif"), out = dir.file("holes.png");
   testing::write_raster_values(in, w, h, v, CellType::Float32, -9999);
   for (const char* kind : {"dem", "cost", "labels"}) {
@@ -243,9 +237,8 @@ TEST(Render, ScaleBarLengthFollowsTheGeotransform) {
 TEST(Render, DecimatedReadEqualsReferenceAverageAndNearest) {
   testing::TempDir dir;
   const std::uint64_t w = 64, h = 48;
-  std::vector<double> v(w * h);
   std::mt19937_64 rng(11);
-  for (auto& x : v) x = rng() % 10 == 0 ? kNaN : static_cast<double>(rng() % 4096);
+  std::vector<double> v = testing::random_values(rng, w * h, 0.1, 0, 4096);
   for (std::uint64_t x = 4; x < 8; ++x)
     for (std::uint64_t y = 8; y < 12; ++y) v[y * w + x] = kNaN;  // one all-nodata box of the 4 x 4 reads
   const std::string in = dir.file("random.tif");

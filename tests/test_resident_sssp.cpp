@@ -22,6 +22,7 @@
 #include "kernels/sssp/resident_sssp.h"
 #include "kernels/sssp/resident_sssp_steps.h"
 #include "tests/support/random_tiles.h"
+#include "tests/support/sssp_output_check.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -116,12 +117,8 @@ TEST(ResidentSsspCpu, RandomRastersMatchReference) {
     ResidentSsspStats stats;
     const std::vector<PathLength> dist = solve_resident_cpu(c, &stats);
     ASSERT_FALSE(stats.overflow);
-    testing::SsspReferenceProblem p;
-    p.width = c.options.width;
-    p.height = c.options.height;
-    p.values = c.values.data();
-    p.params = c.options.params;
-    p.connectivity = c.options.connectivity;
+    testing::SsspReferenceProblem p = testing::reference_problem(c.options.width, c.options.height, c.values.data(),
+                                                                  c.options.params, c.options.connectivity);
     p.max_cost = c.options.max_cost;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> seeds;
     for (std::uint64_t cell : c.sources) seeds.push_back({cell, 0});
@@ -224,12 +221,8 @@ TEST(ResidentSsspCpu, KnightRandomRastersMatchReference) {
     ResidentSsspStats stats;
     const std::vector<PathLength> dist = solve_resident_cpu(c, &stats);
     ASSERT_FALSE(stats.overflow);
-    testing::SsspReferenceProblem p;
-    p.width = w;
-    p.height = h;
-    p.values = c.values.data();
-    p.params = c.options.params;
-    p.connectivity = Connectivity::Sixteen;
+    testing::SsspReferenceProblem p =
+        testing::reference_problem(w, h, c.values.data(), c.options.params, Connectivity::Sixteen);
     p.max_cost = c.options.max_cost;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> seeds;
     for (std::uint64_t cell : c.sources) seeds.push_back({cell, 0});
@@ -409,11 +402,9 @@ TEST(ResidentSsspPipeline, GpuMatchesCpu) {
 
 TEST(ResidentSsspPipeline, RefusesLabelsAndBadValues) {
   testing::TempDir dir;
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif",
+                                        {parse_source_point("180,180")}, dir.file("c.tif"));
   RunSettings o_run;
-  o.input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
-  o.sources = {parse_source_point("180,180")};
-  o.output = dir.file("c.tif");
   o.exchange = "resident";
   o.backlink = dir.file("b.tif");
   MemoryBudget budget(1ull << 30);

@@ -37,13 +37,7 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kX0 = 10.0, kY0 = 50.0, kCell = 0.01;  // the rasters' lon/lat grid (GeoJSON is WGS 84)
 
-RasterInfo georef() {
-  RasterInfo info;
-  info.has_geotransform = true;
-  info.geotransform = {kX0, kCell, 0, kY0, 0, -kCell};
-  info.crs_wkt = crs_to_wkt("EPSG:4326", "test");
-  return info;
-}
+RasterInfo georef() { return testing::georef("EPSG:4326", kX0, kY0, kCell, -kCell); }
 
 // A source as the oracle sees it. max < 0: none; NaN multiplier or max: the attribute is null.
 struct Src {
@@ -74,6 +68,16 @@ void write_points(const std::string& path, const std::vector<Src>& points) {
   std::ofstream(path) << json;
 }
 
+// `points` written to `path` (write_points) as the sources of `o`, their attributes init, max and mult
+// each group's start, maximum and multiplier.
+void use_points(SsspOptions& o, const std::string& path, const std::vector<Src>& points) {
+  write_points(path, points);
+  o.sources_file = path;
+  o.source_start = "init";
+  o.source_max_field = "max";
+  o.source_multiplier_field = "mult";
+}
+
 std::vector<double> random_values(std::mt19937_64& rng, std::uint64_t n, double holes) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<double> values(n);
@@ -97,13 +101,8 @@ void check_against_oracle(const SsspOptions& o, const SsspResult& r, const std::
       o.max_cost >= 0 ? static_cast<PathLength>(std::floor(o.max_cost * scale)) : kUnreached;
   for (std::size_t k = 0; k < sources.size(); ++k) {
     const Src& s = sources[k];
-    testing::SsspReferenceProblem ref;
-    ref.width = w;
-    ref.height = h;
-    ref.values = values.data();
-    ref.params = r.params;
+    testing::SsspReferenceProblem ref = testing::reference_problem(w, h, values.data(), r.params, o.connectivity);
     ref.params.scale = scale * s.multiplier;
-    ref.connectivity = o.connectivity;
     ref.max_cost = global_max;
     if (s.max >= 0) ref.max_cost = std::min(ref.max_cost, static_cast<PathLength>(std::floor(s.max * scale)));
     ref.dist.assign(n, kUnreached);
@@ -217,12 +216,7 @@ TEST(SourceSettings, RandomSourcesMatchOneDijkstraPerSource) {
       file.push_back(s);
       sources.push_back(s);
     }
-    const std::string points = dir.file("points" + std::to_string(seed) + ".geojson");
-    write_points(points, file);
-    o.sources_file = points;
-    o.source_start = "init";
-    o.source_max_field = "max";
-    o.source_multiplier_field = "mult";
+    use_points(o, dir.file("points" + std::to_string(seed) + ".geojson"), file);
     if (seed % 3 != 2) {
       o.allocation = dir.file("alloc" + std::to_string(seed) + ".tif");
     } else if (seed % 2 == 0) {
@@ -256,17 +250,12 @@ TEST(SourceSettings, TiesMaximaAndUnreachableCells) {
   // cost 10 at (7,5) (2 x 5 and 5 + 5), the lower id takes it; id 2 stops at cost 10, id 1 goes on
   // through id 2's cells; id 3 at (4,1) start 3, maximum 3: its own cell only.
   const std::vector<Src> sources = {{2, 5, 0.0, -1, 2.0}, {12, 5, 5.0, 10.0, 1.0}, {4, 1, 3.0, 3.0, 1.5}};
-  const std::string points = dir.file("points.geojson");
-  write_points(points, sources);
   SsspOptions o;
   RunSettings o_run;
   o.input = input;
   o.output = dir.file("cost.tif");
   o.allocation = dir.file("alloc.tif");
-  o.sources_file = points;
-  o.source_start = "init";
-  o.source_max_field = "max";
-  o.source_multiplier_field = "mult";
+  use_points(o, dir.file("points.geojson"), sources);
   o.tile = 8;
   o.connectivity = Connectivity::Four;
   SsspOptions with_backlinks = o;
@@ -310,16 +299,11 @@ TEST(SourceSettings, SourceRasterBesidePointGroups) {
   const std::string mask_path = dir.file("mask.tif");
   testing::write_raster_values(mask_path, w, h, mask, CellType::Float32, -9999, georef());
   const std::vector<Src> file = {{10, 10, 0.5, 20.0, 0.5}};
-  const std::string points = dir.file("points.geojson");
-  write_points(points, file);
   SsspOptions o;
   RunSettings o_run;
   o.input = input;
   o.output = dir.file("cost.tif");
-  o.sources_file = points;
-  o.source_start = "init";
-  o.source_max_field = "max";
-  o.source_multiplier_field = "mult";
+  use_points(o, dir.file("points.geojson"), file);
   o.source_raster = mask_path;
   o.source_multiplier = 1.5;
   o.source_initial = 2.0;
@@ -334,7 +318,7 @@ TEST(SourceSettings, SourceRasterBesidePointGroups) {
   sources.push_back(Src{25, 20, 2.0, -1, 1.5});
   check_against_oracle(o, r, values, w, h, sources, "mask");
   // A point on nodata is refused.
-  write_points(points, {{3, 3, 0, -1, 2.0}});
+  write_points(o.sources_file, {{3, 3, 0, -1, 2.0}});
   o.source_raster.clear();
   EXPECT_THROW(run(o, o_run), UsageError);
 }

@@ -189,12 +189,7 @@ TEST(SsspLarge, CropOfALargeRunEqualsTheReferenceOnRequest) {
   const auto on_ring = [&](std::uint64_t x, std::uint64_t y) {
     return x < ring_width || y < ring_width || x >= side - ring_width || y >= side - ring_width;
   };
-  testing::SsspReferenceProblem p;
-  p.width = side;
-  p.height = side;
-  p.values = values.data();
-  p.params = params;
-  p.connectivity = connectivity;
+  testing::SsspReferenceProblem p = testing::reference_problem(side, side, values.data(), params, connectivity);
   if (max_cost >= 0) p.max_cost = static_cast<PathLength>(std::llround(max_cost * scale));
   testing::set_reference_sources(p, {{s, 0}});
   p.dist[s] = source_cost;

@@ -159,12 +159,8 @@ CoreCase random_case(std::uint64_t seed) {
 }
 
 testing::SsspReferenceProblem reference_of(const CoreCase& c) {
-  testing::SsspReferenceProblem p;
-  p.width = c.width;
-  p.height = c.height;
-  p.values = c.values.data();
-  p.params = c.options.params;
-  p.connectivity = c.options.connectivity;
+  testing::SsspReferenceProblem p =
+      testing::reference_problem(c.width, c.height, c.values.data(), c.options.params, c.options.connectivity);
   p.max_cost = c.options.max_cost;
   auto sources = c.sources;
   if (!c.options.track_source)
@@ -425,11 +421,9 @@ TEST(SsspPipeline, RandomRasterFilesMatchReference) {
 // The same input in core (one tile, plenty of memory) and out of core (tiny tiles and cache).
 TEST(SsspPipeline, InCoreAndOutOfCoreAgree) {
   testing::TempDir dir;
-  SsspOptions o;
+  SsspOptions o = testing::sssp_options(std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif",
+                                        {pixel(10, 300), pixel(350, 20)}, dir.file("a.tif"));
   RunSettings o_run;
-  o.input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
-  o.sources = {pixel(10, 300), pixel(350, 20)};
-  o.output = dir.file("a.tif");
   o.tile = 512;
   MemoryBudget big(1ull << 30);
   terrazo::testing::run_with(run_sssp, o, o_run, big, Progress::silent());

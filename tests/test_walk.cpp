@@ -43,13 +43,7 @@ SourcePoint pixel(std::uint64_t x, std::uint64_t y) {
   return parse_source_point(std::to_string(x) + "," + std::to_string(y));
 }
 
-RasterInfo utm(double dx, double dy) {
-  RasterInfo info;
-  info.has_geotransform = true;
-  info.geotransform = {300000, dx, 0, 4900000, 0, dy};
-  info.crs_wkt = crs_to_wkt("EPSG:32619", "test");
-  return info;
-}
+RasterInfo utm(double dx, double dy) { return testing::georef("EPSG:32619", 300000, 4900000, dx, dy); }
 
 // ---- the formula by hand ----------------------------------------------------------------------
 

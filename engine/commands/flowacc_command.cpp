@@ -30,9 +30,9 @@ const char kUsage[] =
     "Options:\n"
     "{flags Options}\n"
     "\n"
-    "JSON keys: width, height, tile, type, scale, valid_cells, outlets, exits, largest, phases {import,\n"
-    "tiles, links, write}, seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read,\n"
-    "bytes_written.\n"
+    "JSON keys: width, height, tile, type, scale, valid_cells, outlets, exits, largest, kept_tiles (tiles\n"
+    "decoded once: their ordered flow kept for the write), phases {import, tiles, links, write}, seconds,\n"
+    "memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
     "  terrazo flowdir filled.tif dir.tif && terrazo flowacc --memory 2G --json dir.tif acc.tif\n"
@@ -79,7 +79,8 @@ std::string FlowaccCommandResult::to_json() const {
       .add("valid_cells", r.phases.valid_cells)
       .add("outlets", r.phases.outlets)
       .add("exits", r.phases.exits)
-      .add("largest", r.largest);
+      .add("largest", r.largest)
+      .add("kept_tiles", r.phases.kept_tiles);
   return flow_json_tail(summary, *this,
                         {{"tiles", r.phases.tiles_seconds}, {"links", r.phases.links_seconds},
                          {"write", r.phases.write_seconds}});

@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "engine/flow/retained_floods.h"
+#include "engine/flow/kept_tiles.h"
 #include "engine/flow/spill_graph.h"
 #include "engine/flow/tile_batches.h"
 #include "engine/flow/tile_extent.h"
@@ -37,7 +38,15 @@ struct FloodSlots {
   std::vector<TileFlood> floods;
 };
 
-constexpr const char* kRetained = "the first pass's floods kept for the write (what is left)";
+constexpr const char* kKeptFloods = "the first pass's floods kept for the write (what is left)";
+
+// A tile's flood levels and labels, kept from the first pass for the write.
+struct KeptFlood {
+  std::vector<double> level;
+  std::vector<std::uint32_t> label;
+};
+using KeptFloods = KeptTiles<KeptFlood>;
+std::uint64_t kept_flood_bytes(std::uint32_t t) { return std::uint64_t{t} * t * 12; }
 
 // The plan before any work: the floods of a batch beside every tile's perimeter and the graph's
 // solve (at least over the edges between tiles; at most with the tiles' own edges at their most),
@@ -46,27 +55,28 @@ void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budge
   const std::uint64_t perimeters = grid.tile_count() * SpillGraph::perimeter_bytes(grid.tile);
   const std::uint64_t tile_edges = SpillGraph::tile_edges_most(grid) * sizeof(SpillEdge);
   const std::uint64_t floods = threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8);
-  const std::uint64_t all_kept = grid.tile_count() * RetainedFloods::widest_tile_bytes(grid.tile);
+  const std::uint64_t all_kept = grid.tile_count() * (kept_flood_bytes(grid.tile) + KeptFloods::entry_bytes());
   plan.need("fill: flood", std::to_string(threads) + " tile floods", floods);
   plan.need("fill: flood", "the tiles' perimeters (their own edges as they come)", perimeters, perimeters + tile_edges);
-  plan.need("fill: flood", kRetained, 0, all_kept);
+  plan.need("fill: flood", kKeptFloods, 0, all_kept);
+  plan.need("fill: spill graph", std::to_string(threads) + " tile floods (held between the passes)", floods);
   plan.need("fill: spill graph", "the tiles' perimeters", perimeters, perimeters + tile_edges);
   plan.need("fill: spill graph", "its solve over the edges between tiles (the tiles' own come with the data)",
             SpillGraph::solve_bytes(0, SpillGraph::cross_edges_most(grid)),
             SpillGraph::solve_bytes(grid.tile_count() * (4ull * grid.tile + 1),
                                     SpillGraph::tile_edges_most(grid) + SpillGraph::cross_edges_most(grid)));
-  plan.need("fill: spill graph", kRetained, 0, all_kept);
+  plan.need("fill: spill graph", kKeptFloods, 0, all_kept);
   plan.need("fill: write", std::to_string(threads) + " tile floods", floods);
   plan.need("fill: write", "the spill levels", perimeters);
   sink.declare_bytes(plan, "fill: write");
-  plan.need("fill: write", kRetained, 0, all_kept);
+  plan.need("fill: write", kKeptFloods, 0, all_kept);
   assign_flow_plan(plan, "fill", "use fewer --threads or a smaller --tile", budget);
 }
 
 // The bytes the plan leaves to the kept floods: the least over the three phases they live through.
-std::uint64_t retained_cap(const MemoryPlan& plan) {
-  return std::min({plan.assigned("fill: flood", kRetained), plan.assigned("fill: spill graph", kRetained),
-                   plan.assigned("fill: write", kRetained)});
+std::uint64_t kept_floods_cap(const MemoryPlan& plan) {
+  return std::min({plan.assigned("fill: flood", kKeptFloods), plan.assigned("fill: spill graph", kKeptFloods),
+                   plan.assigned("fill: write", kKeptFloods)});
 }
 
 // The cells of one slot's tiles: valid, raised, with no outlet.
@@ -110,27 +120,28 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
       budget.reserve(threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8), "fill tile floods");
   FloodSlots slots(grid.tile, threads);
   SpillGraph graph(grid, options.connectivity, options.nodata_outlets);
-  const std::uint64_t cap = retained_cap(plan);
-  MemoryBudget::Reservation retained_reservation = budget.reserve(cap, "fill: kept floods");
-  RetainedFloods retained(grid.tile, cap);
+  KeptFloods kept(grid.tile_count(), kept_flood_bytes(grid.tile), kept_floods_cap(plan), budget, "fill: kept floods");
 
   // 1. Every tile flooded from its perimeter; its perimeter and spill edges kept.
   result.flood_seconds = run_tile_phase("fill: flood", progress, grid, input, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         input.read_tile(tx, ty, slots.cells[k].data());
         flood_tile(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]);
+        if (kept.keeps(grid.tile_index(tx, ty)))
+          kept.keep(grid.tile_index(tx, ty), KeptFlood{slots.floods[k].level, slots.floods[k].label});
       },
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         if (!input.tile_present(tx, ty)) return;
-        graph.add_tile(tx, ty, TilePerimeter::of(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]),
-                       budget);
-        retained.keep(grid.tile_index(tx, ty), slots.floods[k]);
+        kept.or_drop_kept([&] {
+          graph.add_tile(tx, ty, TilePerimeter::of(flood_input(grid, options, tx, ty, slots.cells[k].data()), slots.floods[k]),
+                         budget);
+        });
       });
-  result.kept_tiles = retained.kept_tiles();
+  result.kept_tiles = kept.kept_tiles();
 
   // 2. The spill graph solved.
   result.graph_seconds = run_step_phase("fill: spill graph", progress, [&] {
-    graph.solve(budget);
+    kept.or_drop_kept([&] { graph.solve(budget); });
     result.graph_nodes = graph.nodes();
     result.graph_edges = graph.edges();
   });
@@ -141,7 +152,10 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
   result.write_seconds = run_tile_phase("fill: write", progress, grid, input, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         input.read_tile(tx, ty, slots.cells[k].data());
-        if (!retained.restore(grid.tile_index(tx, ty), slots.floods[k])) {
+        if (std::optional<KeptFlood> flood = kept.take(grid.tile_index(tx, ty))) {
+          slots.floods[k].level.swap(flood->level);
+          slots.floods[k].label.swap(flood->label);
+        } else {
           TileFloodInput in = flood_input(grid, options, tx, ty, slots.cells[k].data());
           in.want_edges = false;  // the labels and levels only: the graph is solved
           flood_tile(in, slots.floods[k]);

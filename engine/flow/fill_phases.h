@@ -14,7 +14,7 @@
 // spill edges kept), "fill: spill graph" (the graph of the tiles' labels solved), "fill: write"
 // (each tile flooded again, raised to its labels' spill levels, handed to the sink in row-major
 // tile order). The first floods of the tiles that fit what the plan leaves are kept for the write
-// instead (engine/flow/retained_floods.h): in row-major order, as many as fit.
+// instead (engine/flow/kept_tiles.h): the first in row-major order, as many as fit.
 // Memory: the tile floods of `threads` tiles at once (tile_flood_bytes each, a batch twice while the
 // sink writes), every tile's perimeter (SpillGraph::perimeter_bytes), the graph's solve and the
 // sink's bytes in the write phase (TileSink::declare_bytes), planned in `plan` before any work; the

@@ -84,7 +84,7 @@ bool FlowLinks::exit_target(const Cell& cell, Cell& target) const {
   const std::uint8_t code = code_[node(cell)];
   if (code == kD8Nodata || code == kD8NoFlow) return false;
   const TileWindow w = grid_.window(cell.tile);
-  const D8Step& step = kD8Steps[d8_index(code)];
+  const D8Step& step = kD8Steps[kD8IndexOf[code]];
   const std::int64_t lx = std::int64_t{cell.x} + step.dx, ly = std::int64_t{cell.y} + step.dy;
   if (lx >= 0 && ly >= 0 && lx < w.w && ly < w.h) return false;  // inside the tile
   const std::int64_t gx = static_cast<std::int64_t>(w.x0) + lx, gy = static_cast<std::int64_t>(w.y0) + ly;

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/flow/flow_links.h"
+#include "engine/flow/kept_tiles.h"
 #include "engine/flow/tile_batches.h"
 #include "engine/flow/tile_extent.h"
 #include "kernels/common/error.h"
@@ -29,6 +31,15 @@ struct FlowSlot {
   std::vector<std::uint32_t> end;
 };
 
+// A tile's ordered flow (TileD8's code, next and order), kept from the first pass for the write.
+struct KeptFlow {
+  std::vector<std::uint8_t> code;
+  std::vector<std::uint32_t> next, order;
+};
+using KeptFlows = KeptTiles<KeptFlow>;
+std::uint64_t kept_flow_bytes(std::uint32_t t) { return std::uint64_t{t} * t * 9; }
+constexpr const char* kKeptFlows = "the first pass's ordered tiles kept for the write (what is left)";
+
 class TileAccumulator {
  public:
   TileAccumulator(const TileInput& directions, const TileInput* weights, const FlowAccPhaseOptions& options)
@@ -38,9 +49,15 @@ class TileAccumulator {
   void load(FlowSlot& slot, std::uint32_t tx, std::uint32_t ty) const {
     directions_.read_tile(tx, ty, slot.cells.data());
     order_tile_d8(tile_d8_input(grid_, tx, ty, slot.cells.data()), slot.flow);
-    if (weights_) weights_->read_tile(tx, ty, slot.weights.data());
-    for (std::size_t i = 0; i < slot.amount.size(); ++i)
-      slot.amount[i] = slot.flow.code[i] == kD8Nodata ? 0 : weights_ ? fixed_point(slot.weights[i], tx, ty, i) : 1;
+    set_own_amounts(slot, tx, ty);
+  }
+
+  // The same with the tile's ordered flow kept from the first pass.
+  void load_kept(FlowSlot& slot, std::uint32_t tx, std::uint32_t ty, KeptFlow& kept) const {
+    slot.flow.code.swap(kept.code);
+    slot.flow.next.swap(kept.next);
+    slot.flow.order.swap(kept.order);
+    set_own_amounts(slot, tx, ty);
   }
 
   void accumulate(FlowSlot& slot) const {
@@ -49,6 +66,12 @@ class TileAccumulator {
   }
 
  private:
+  void set_own_amounts(FlowSlot& slot, std::uint32_t tx, std::uint32_t ty) const {
+    if (weights_) weights_->read_tile(tx, ty, slot.weights.data());
+    for (std::size_t i = 0; i < slot.amount.size(); ++i)
+      slot.amount[i] = slot.flow.code[i] == kD8Nodata ? 0 : weights_ ? fixed_point(slot.weights[i], tx, ty, i) : 1;
+  }
+
   // llround(w x scale); 0 for nodata; an infinite weight or one past 64 bits is refused.
   std::int64_t fixed_point(double w, std::uint32_t tx, std::uint32_t ty, std::size_t i) const {
     if (std::isnan(w)) return 0;
@@ -74,13 +97,22 @@ void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const M
   const std::string batch = std::to_string(threads) + " tiles' work";
   plan.need("flowacc: tiles", batch, slots);
   plan.need("flowacc: tiles", "the links of the tiles' perimeters", links);
+  plan.need("flowacc: links", batch + " (held between the passes)", slots);
   plan.need("flowacc: links", "the links of the tiles' perimeters", links);
   plan.need("flowacc: links", "their in-degrees",
             FlowLinks::most_perimeter_cells(grid) * FlowLinks::solve_bytes_per_cell());
   plan.need("flowacc: write", batch, slots);
   plan.need("flowacc: write", "the links of the tiles' perimeters", links);
   sink.declare_bytes(plan, "flowacc: write");
+  const std::uint64_t all_kept = grid.tile_count() * (kept_flow_bytes(grid.tile) + KeptFlows::entry_bytes());
+  for (const char* phase : {"flowacc: tiles", "flowacc: links", "flowacc: write"}) plan.need(phase, kKeptFlows, 0, all_kept);
   assign_flow_plan(plan, "flowacc", kLinksRemedy, budget);
+}
+
+// The bytes the plan leaves to the kept tiles: the least over the three phases they live through.
+std::uint64_t kept_flows_cap(const MemoryPlan& plan) {
+  return std::min({plan.assigned("flowacc: tiles", kKeptFlows), plan.assigned("flowacc: links", kKeptFlows),
+                   plan.assigned("flowacc: write", kKeptFlows)});
 }
 
 // What enters tile (tx, ty) from other tiles, added to its valid perimeter cells' amounts.
@@ -134,7 +166,9 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;
-  plan_flowacc(grid, threads, weights != nullptr, budget, options.plan ? *options.plan : own_plan, sink);
+  MemoryPlan& plan = options.plan ? *options.plan : own_plan;
+  plan_flowacc(grid, threads, weights != nullptr, budget, plan, sink);
+  KeptFlows kept(grid.tile_count(), kept_flow_bytes(grid.tile), kept_flows_cap(plan), budget, "flowacc: kept tiles");
   const MemoryBudget::Reservation slots_held =
       budget.reserve(threads * flowacc_tile_bytes(grid.tile, weights != nullptr), "flowacc tiles' work");
   std::vector<FlowSlot> slots(threads, FlowSlot(grid.tile, weights != nullptr));
@@ -150,7 +184,10 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
         accumulator.accumulate(slot);
         tile_d8_path_ends(slot.flow, slot.end.data());
         links.set_tile(tx, ty, slot.flow, slot.end.data(), slot.amount.data());
+        if (kept.keeps(grid.tile_index(tx, ty)))
+          kept.keep(grid.tile_index(tx, ty), KeptFlow{slot.flow.code, slot.flow.next, slot.flow.order});
       });
+  result.kept_tiles = kept.kept_tiles();
 
   // 2. The links solved: every exit's accumulation over the raster.
   result.links_seconds = run_step_phase("flowacc: links", progress, [&] {
@@ -164,7 +201,10 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
   result.write_seconds = run_tile_phase("flowacc: write", progress, grid, directions, pool, threads,
       [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
         FlowSlot& slot = slots[k];
-        accumulator.load(slot, tx, ty);
+        if (std::optional<KeptFlow> flow = kept.take(grid.tile_index(tx, ty)))
+          accumulator.load_kept(slot, tx, ty, *flow);
+        else
+          accumulator.load(slot, tx, ty);
         add_inflows(links, slot, tx, ty, grid, options.overflow_remedy);
         accumulator.accumulate(slot);
         counts[k] = finish_tile(slot, options.scale);

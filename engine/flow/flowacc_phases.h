@@ -34,6 +34,7 @@ struct FlowAccPhaseResult {
   std::uint64_t outlets = 0;       // cells where the flow ends (code 0, off the raster, into nodata)
   std::uint64_t exits = 0;         // perimeter cells whose flow enters another tile: the links' nodes
   std::int64_t largest = 0;        // the largest accumulation, fixed point (0 with no valid cell)
+  std::uint64_t kept_tiles = 0;    // tiles whose ordered flow was kept for the write, not decoded again
   double tiles_seconds = 0, links_seconds = 0, write_seconds = 0;
 };
 

@@ -67,7 +67,6 @@ double run_slot_phase(const char* name, Progress& progress, const TileInput& inp
 
 constexpr const char* kKeptCodes = "the first pass's codes kept for the write (what is left)";
 using KeptCodes = KeptTiles<std::vector<std::uint8_t>>;
-std::uint64_t kept_tile_bytes(std::uint32_t t) { return std::uint64_t{t} * t + KeptCodes::entry_bytes(); }
 
 void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan,
                   FlowdirTileSink& sink) {
@@ -79,13 +78,15 @@ void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& bu
   plan.need("flowdir: directions", "the tiles' border strips", strips);
   plan.need("flowdir: directions", std::to_string(threads) + " tile windows and their directions", slots);
   plan.need("flowdir: directions", "the tile offsets of the flats across tiles (their cells come with the data)", offsets);
+  plan.need("flowdir: flats across tiles", std::to_string(threads) + " tile windows and their directions (held between the passes)", slots);
+  plan.need("flowdir: flats across tiles", "the tiles' border strips (held between the passes)", strips);
   plan.need("flowdir: flats across tiles", "the tile offsets (the flats' cells come with the data)", offsets);
   plan.need("flowdir: write", std::to_string(threads) + " tile windows and their directions", slots);
   plan.need("flowdir: write", "the tile offsets", offsets);
   plan.need("flowdir: write", "the tiles' border strips", strips);
   sink.declare_bytes(plan, "flowdir: write");
   for (const char* phase : {"flowdir: directions", "flowdir: flats across tiles", "flowdir: write"})
-    plan.need(phase, kKeptCodes, 0, grid.tile_count() * kept_tile_bytes(grid.tile));
+    plan.need(phase, kKeptCodes, 0, grid.tile_count() * (std::uint64_t{grid.tile} * grid.tile + KeptCodes::entry_bytes()));
   assign_flow_plan(plan, "flowdir", "use fewer --threads or a smaller --tile", budget);
 }
 
@@ -120,8 +121,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   MemoryPlan& plan = options.plan ? *options.plan : own_plan;
   plan_flowdir(grid, threads, budget, plan, sink);
   FlowdirPhaseResult result;
-  MemoryBudget::Reservation kept_reservation = budget.reserve(kept_codes_cap(plan), "flowdir: kept codes");
-  KeptCodes kept(kept_codes_cap(plan));
+  KeptCodes kept(grid.tile_count(), std::uint64_t{grid.tile} * grid.tile, kept_codes_cap(plan), budget, "flowdir: kept codes");
   MemoryBudget::Reservation slots_reservation = budget.reserve(threads * FlowdirPhaseResult::slot_bytes(grid.tile), "flowdir tile windows");
   MemoryBudget::Reservation offsets_reservation = budget.reserve(CrossTileFlats::offsets_bytes(grid), "flowdir tile offsets");
   std::vector<Slot> slots(threads, Slot(grid.tile));
@@ -141,19 +141,21 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
       [](Slot*, std::uint32_t, std::uint32_t) {});
 
   // 1. Every tile's directions; the cells of the flats that leave it gathered.
-  result.directions_seconds = run_slot_phase("flowdir: directions", progress, input, pool, slots, direct,
+  result.directions_seconds = run_slot_phase("flowdir: directions", progress, input, pool, slots,
+      [&](std::uint32_t tx, std::uint32_t ty, Slot& slot) {
+        direct(tx, ty, slot);
+        if (kept.keeps(grid.tile_index(tx, ty))) kept.keep(grid.tile_index(tx, ty), slot.tile.code);
+      },
       [&](Slot* slot, std::uint32_t tx, std::uint32_t ty) {
-        crossing.add_tile(tx, ty, slot ? slot->tile : none, budget);
-        if (!slot) return;
-        add_counts(slot->tile, result);
-        kept.keep(grid.tile_index(tx, ty), slot->tile.code.size(), [&] { return slot->tile.code; });
+        kept.or_drop_kept([&] { crossing.add_tile(tx, ty, slot ? slot->tile : none, budget); });
+        if (slot) add_counts(slot->tile, result);
       });
   result.kept_tiles = kept.kept_tiles();
 
   // 2. The flats across tiles, resolved at once.
   result.flats_seconds = run_step_phase("flowdir: flats across tiles", progress, [&] {
     FlatStats cross;
-    crossing.resolve(pool, budget, cross);
+    kept.or_drop_kept([&] { crossing.resolve(pool, budget, cross); });
     result.flats += cross.flats;
     result.undrained_flats += cross.undrained_flats;
     result.undrained_cells += cross.undrained_cells;

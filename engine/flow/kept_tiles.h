@@ -2,52 +2,71 @@
 // pass within a byte cap ([Barnes2016]'s "retain" strategy; a tile past the cap is computed again,
 // the "evict" one). The cap is what the memory plan leaves in every phase the results live through.
 //
-// Contract. keep(tile, bytes, make) stores make()'s payload for `tile` when `bytes` (its arrays) and
-// the entry's own bytes (entry_bytes) more fit the cap (make is not called otherwise); take(tile)
-// hands it back once and frees its arrays. Only kept tiles take memory. take() may run on several
-// threads at once for different tiles while no keep() runs (it moves the payload out, leaving the
-// table as it is). Which tiles are kept
-// depends only on the order of keep() calls and their bytes: the caller keeps in row-major tile order
-// on one thread, so the same tiles are kept for any thread count.
+// Contract. The tiles kept are the first ones in row-major order, as many as the cap holds at
+// `tile_bytes` (the payload's arrays at their largest) plus entry_bytes() each: which they are
+// depends on the grid and the cap alone, never on threads or timing. keep() and take() may run on
+// several threads at once for different tiles. keep() stores a payload for a tile that is kept (and
+// drops it for another); take() hands it back once and frees it (nullopt for a tile not kept).
+// The kept tiles only save work, so they give way to what a run must hold: or_drop_kept() runs a step
+// that reserves bytes the plan could not foresee (data-sized parts reserved as they come) and, when
+// it is refused, drops every kept tile, gives their bytes back and runs it once more.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <utility>
+#include <vector>
+
+#include "kernels/common/error.h"
+#include "kernels/common/memory_budget.h"
 
 namespace terrazo {
 
 template <class Payload>
 class KeptTiles {
  public:
-  explicit KeptTiles(std::uint64_t cap_bytes) : cap_(cap_bytes) {}
+  // Reserves `cap_bytes` from `budget` ("what") until drop_all().
+  KeptTiles(std::uint64_t tiles, std::uint64_t tile_bytes, std::uint64_t cap_bytes, MemoryBudget& budget, const char* what)
+      : slots_(std::min(tiles, cap_bytes / (tile_bytes + entry_bytes()))), held_(budget.reserve(cap_bytes, what)) {}
 
-  // A hash-map node with its payload and the table's share: for the cap.
-  static constexpr std::uint64_t entry_bytes() { return sizeof(std::optional<Payload>) + 64; }
+  // The bytes of one kept tile beside its payload's arrays: for the plan.
+  static constexpr std::uint64_t entry_bytes() { return sizeof(std::optional<Payload>); }
 
-  template <class Make>
-  bool keep(std::uint64_t tile, std::uint64_t bytes, Make&& make) {
-    if (used_ + bytes + entry_bytes() > cap_) return false;
-    tiles_.emplace(tile, std::optional<Payload>(make()));
-    used_ += bytes + entry_bytes();
-    ++kept_;
-    return true;
-  }
-  bool has(std::uint64_t tile) const {
-    const auto it = tiles_.find(tile);
-    return it != tiles_.end() && it->second.has_value();
+  bool keeps(std::uint64_t tile) const { return tile < slots_.size(); }
+  void keep(std::uint64_t tile, Payload payload) {
+    if (keeps(tile)) slots_[tile] = std::move(payload);
   }
   std::optional<Payload> take(std::uint64_t tile) {
-    const auto it = tiles_.find(tile);
-    if (it == tiles_.end() || !it->second) return std::nullopt;
-    return std::exchange(it->second, std::nullopt);
+    return keeps(tile) ? std::exchange(slots_[tile], std::nullopt) : std::nullopt;
   }
 
-  std::uint64_t kept_tiles() const { return kept_; }
+  // No tile kept from now on; their bytes given back to the budget.
+  void drop_all() {
+    std::vector<std::optional<Payload>>().swap(slots_);
+    held_.release();
+  }
+
+  // step(); when the budget refuses it (BudgetError) and tiles are kept, drop_all() and step() again.
+  // Call between batches of tiles (no keep() or take() running).
+  template <class Step>
+  void or_drop_kept(Step&& step) {
+    try {
+      step();
+    } catch (const BudgetError&) {
+      if (slots_.empty()) throw;
+      drop_all();
+      step();
+    }
+  }
+
+  // The tiles holding a payload now (after the first pass: the tiles that will not be computed again).
+  std::uint64_t kept_tiles() const {
+    return static_cast<std::uint64_t>(std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return s.has_value(); }));
+  }
 
  private:
-  std::uint64_t cap_, used_ = 0, kept_ = 0;
-  std::unordered_map<std::uint64_t, std::optional<Payload>> tiles_;
+  std::vector<std::optional<Payload>> slots_;
+  MemoryBudget::Reservation held_;
 };
 
 }  // namespace terrazo

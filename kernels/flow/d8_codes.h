@@ -37,4 +37,11 @@ constexpr int d8_index(std::uint8_t code) {
   return -1;
 }
 
+// d8_index of every byte, for per-cell loops (one load, no search).
+constexpr std::array<std::int8_t, 256> kD8IndexOf = [] {
+  std::array<std::int8_t, 256> table{};
+  for (int code = 0; code < 256; ++code) table[code] = static_cast<std::int8_t>(d8_index(static_cast<std::uint8_t>(code)));
+  return table;
+}();
+
 }  // namespace terrazo

@@ -22,9 +22,9 @@ std::string cell_name(const TileD8Input& in, std::uint32_t i) {
 std::uint8_t decode(const TileD8Input& in, std::uint32_t i) {
   const double v = in.codes[i];
   if (std::isnan(v)) return kD8Nodata;
-  if (v >= 0 && v <= 255 && v == std::floor(v)) {
+  if (v >= 0 && v <= 255) {
     const auto code = static_cast<std::uint8_t>(v);
-    if (code == kD8NoFlow || code == kD8Nodata || d8_index(code) >= 0) return code;
+    if (code == v && (code == kD8NoFlow || code == kD8Nodata || kD8IndexOf[code] >= 0)) return code;
   }
   throw UsageError("the direction raster holds " + format_value(v) + " at cell " + cell_name(in, i) +
                    ", which is no D8 code: expected 1, 2, 4, 8, 16, 32, 64, 128 (E, SE, S, SW, W, NW, N, NE), "
@@ -35,7 +35,7 @@ std::uint8_t decode(const TileD8Input& in, std::uint32_t i) {
 std::uint32_t downstream(const TileD8Input& in, const TileD8& out, std::uint32_t x, std::uint32_t y) {
   const std::uint8_t code = out.code[std::size_t{y} * in.t + x];
   if (code == kD8NoFlow) return kFlowEnds;
-  const D8Step& step = kD8Steps[d8_index(code)];
+  const D8Step& step = kD8Steps[kD8IndexOf[code]];
   const std::int64_t nx = std::int64_t{x} + step.dx, ny = std::int64_t{y} + step.dy;
   const bool off_left = nx < 0, off_right = nx >= in.width, off_top = ny < 0, off_bottom = ny >= in.height;
   if ((off_left && in.raster_left) || (off_right && in.raster_right) || (off_top && in.raster_top) ||

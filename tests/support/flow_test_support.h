@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -44,18 +45,47 @@ class MemoryTileSink : public TileSink<Cell> {
 };
 
 // A flow phase run in memory: run(input, budget, sink) over `values` (w x h in tiles of t, a tile with
-// no valid cell absent) under a budget of 256 MiB, all of which it must give back; the phases' result,
-// and in `cells` what the sink gathered (`unwritten` where no tile wrote).
+// no valid cell absent) under a budget of `budget_bytes`, all of which it must give back; the phases'
+// result, and in `cells` what the sink gathered (`unwritten` where no tile wrote).
 template <class Cell, class Run>
 auto run_phases_in_memory(const std::vector<double>& values, std::uint64_t w, std::uint64_t h, std::uint32_t t,
-                          Cell unwritten, std::vector<Cell>& cells, Run run) {
+                          Cell unwritten, std::vector<Cell>& cells, Run run, std::uint64_t budget_bytes = 256ull << 20) {
   const MemoryTileInput<double> input(values, w, h, t);
-  MemoryBudget budget(256ull << 20);
+  MemoryBudget budget(budget_bytes);
   MemoryTileSink<Cell> sink(w, h, t, unwritten);
   const auto result = run(static_cast<const TileInput&>(input), budget, static_cast<TileSink<Cell>&>(sink));
   EXPECT_EQ(budget.reserved(), 0u) << "bytes of the budget still held after the phases";
   cells = std::move(sink.cells);
   return result;
+}
+
+// A flow command's output does not depend on which tiles its first pass kept for the write
+// (engine/flow/kept_tiles.h): run_at(budget_bytes, cells) runs the phases under that budget and
+// returns their kept_tiles. Over the budgets from `from` to `to` in steps of `step` (those the plan
+// refuses skipped), EXPECTs every run's cells to hold `want`'s bytes and the runs to have kept none
+// and all of the raster's `tiles`, and some but not all unless `some` is false.
+template <class Cell, class RunAt>
+void expect_same_bytes_whichever_tiles_are_kept(const std::vector<Cell>& want, std::uint64_t tiles, std::uint64_t from,
+                                                std::uint64_t to, std::uint64_t step, RunAt run_at, const std::string& what,
+                                                bool some_too = true) {
+  bool none = false, some = false, all = false;
+  for (std::uint64_t budget = from; budget <= to; budget += step) {
+    std::vector<Cell> cells;
+    std::uint64_t kept = 0;
+    try {
+      kept = run_at(budget, cells);
+    } catch (const BudgetError&) {
+      continue;
+    }
+    none |= kept == 0;
+    some |= kept > 0 && kept < tiles;
+    all |= kept == tiles;
+    ASSERT_EQ(cells.size(), want.size()) << what;
+    EXPECT_EQ(std::memcmp(cells.data(), want.data(), want.size() * sizeof(Cell)), 0)
+        << what << ": other bytes at a budget of " << budget << " with " << kept << " of " << tiles << " tiles kept";
+  }
+  EXPECT_TRUE(none && (some || !some_too) && all) << what << ": the budgets did not span none, some and all tiles kept ("
+                                   << none << some << all << ")";
 }
 
 // EXPECTs every cell i of `got` (w wide) to match `want` (ok(i)); the message names the first that

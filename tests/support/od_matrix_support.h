@@ -32,12 +32,7 @@ inline std::vector<PathLength> reference_matrix(const std::vector<double>& value
                                                 const std::vector<std::uint64_t>& cells) {
   std::vector<PathLength> out;
   for (std::uint64_t s : cells) {
-    SsspReferenceProblem ref;
-    ref.width = w;
-    ref.height = h;
-    ref.values = values.data();
-    ref.params = params;
-    ref.connectivity = connectivity;
+    SsspReferenceProblem ref = reference_problem(w, h, values.data(), params, connectivity);
     ref.max_cost = max_cost;
     set_reference_sources(ref, {{s, 0}});
     EXPECT_TRUE(sssp_reference(ref));
@@ -46,21 +41,33 @@ inline std::vector<PathLength> reference_matrix(const std::vector<double>& value
   return out;
 }
 
-// `terrazo index` on the CPU under 256 MiB.
-inline IndexResult build(const std::string& input, const std::string& output, WeightModel model, Connectivity c,
-                         std::uint32_t tile, std::uint32_t leaf, double scale = 0.0) {
-  IndexOptions o;
-  RunSettings o_run;
+// `terrazo index` with `o` on the CPU under 256 MiB.
+inline IndexResult run_index_on_cpu(const IndexOptions& o) {
+  RunSettings run;
+  run.device = DeviceRequest::Cpu;
+  MemoryBudget budget(256ull << 20);
+  return terrazo::testing::run_with(run_index, o, run, budget, Progress::silent());
+}
+
+// The cost surface an index and a query read alike (IndexOptions, OdMatrixOptions): `model` and `c`
+// over `input`, tiles of `tile`.
+template <class Options>
+Options surface_options(const std::string& input, WeightModel model, Connectivity c, std::uint32_t tile) {
+  Options o;
   o.input = input;
-  o.output = output;
   o.weight = model;
   o.connectivity = c;
   o.tile = tile;
+  return o;
+}
+
+// `terrazo index` of `input` into `output` on the CPU under 256 MiB.
+inline IndexResult build(const std::string& input, const std::string& output, WeightModel model, Connectivity c,
+                         std::uint32_t tile, std::uint32_t leaf) {
+  IndexOptions o = surface_options<IndexOptions>(input, model, c, tile);
+  o.output = output;
   o.leaf = leaf;
-  o.scale = scale;
-  o_run.device = DeviceRequest::Cpu;
-  MemoryBudget budget(256ull << 20);
-  return terrazo::testing::run_with(run_index, o, o_run, budget, Progress::silent());
+  return run_index_on_cpu(o);
 }
 
 // The index of the shipped hugo_site.asc (friction, 8 neighbours, tiles of 16, leaves of 8) built
@@ -70,25 +77,32 @@ inline std::unique_ptr<IndexFile> hugo_site_index(const std::string& path, Memor
   return IndexFile::open(path, budget);
 }
 
+// The suites' od-matrix query: `model` and `c` over `input`, without an index, tiles of 16; callers
+// add the sites.
+inline OdMatrixOptions od_options(const std::string& input, WeightModel model, Connectivity c) {
+  return surface_options<OdMatrixOptions>(input, model, c, 16);
+}
+
+// `terrazo od-matrix` with `o` on two threads of `device` under 256 MiB.
+inline OdMatrixResult run_query(const OdMatrixOptions& o, DeviceRequest device = DeviceRequest::Auto) {
+  RunSettings run;
+  run.threads = 2;
+  run.device = device;
+  MemoryBudget budget(256ull << 20);
+  return terrazo::testing::run_with(run_od_matrix, o, run, budget, Progress::silent());
+}
+
 // `terrazo od-matrix` of point sites, with the index `index` or without it (""), under 256 MiB.
 inline OdMatrixResult query(const std::string& input, const std::string& index, const std::vector<SourcePoint>& sites,
                             WeightModel model, Connectivity c, double max_cost = -1, std::uint64_t cache_bytes = 0,
-                            std::uint32_t tile = 16, double scale = 0.0, const std::string& exchange = "auto") {
-  OdMatrixOptions o;
-  RunSettings o_run;
-  o.input = input;
+                            const std::string& exchange = "auto") {
+  OdMatrixOptions o = od_options(input, model, c);
   o.index = index;
   o.sites = sites;
-  o.weight = model;
-  o.connectivity = c;
   o.max_cost = max_cost;
   o.cache_bytes = cache_bytes;
-  o.tile = tile;
-  o.scale = scale;
-  o_run.threads = 2;
   o.exchange = exchange;
-  MemoryBudget budget(256ull << 20);
-  return terrazo::testing::run_with(run_od_matrix, o, o_run, budget, Progress::silent());
+  return run_query(o);
 }
 
 // Random valid sites, with some on tile borders and corners (tile 16), two in one tile.
@@ -153,11 +167,14 @@ using testing::build;
 using testing::expect_same;
 using testing::GeneratedTerrain;
 using testing::generated_terrain;
+using testing::od_options;
 using testing::pick_sites;
 using testing::pixel;
 using testing::points_of;
 using testing::query;
 using testing::reference_matrix;
+using testing::run_index_on_cpu;
+using testing::run_query;
 }  // namespace od_matrix_suite
 
 }  // namespace terrazo::testing

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/raster_inputs/sssp_sources.h"
 #include "io/gdal/gdal_raster.h"
 #include "tests/support/sssp_reference.h"
 
@@ -20,6 +21,14 @@ std::vector<double> read_raster_values(const std::string& path, RasterInfo* info
     reader->read_window(0, y, static_cast<std::uint32_t>(i.width), rows, &values[y * i.width]);
   }
   return values;
+}
+
+RasterInfo georef(const std::string& crs, double x0, double y0, double dx, double dy) {
+  RasterInfo info;
+  info.has_geotransform = true;
+  info.geotransform = {x0, dx, 0, y0, 0, dy};
+  if (!crs.empty()) info.crs_wkt = crs_to_wkt(crs, "test");
+  return info;
 }
 
 void write_raster_values(const std::string& path, std::uint64_t width, std::uint64_t height,

@@ -15,6 +15,16 @@
 
 namespace terrazo::testing {
 
+// A cost-distance run's required arguments: INPUT, its --source points and OUTPUT; callers set the rest.
+inline SsspOptions sssp_options(const std::string& input, const std::vector<SourcePoint>& sources,
+                                const std::string& output) {
+  SsspOptions o;
+  o.input = input;
+  o.sources = sources;
+  o.output = output;
+  return o;
+}
+
 // got == want, cell for cell, on a raster `width` cells wide; else a failure naming the first cell
 // (x, y) that differs and both values. Use: ASSERT_TRUE(equal_cells(got, want, w)) << what.
 template <typename T>

@@ -135,13 +135,9 @@ std::vector<std::uint8_t> backlinks_reference(const SsspReferenceProblem& p) {
 
 SsspReferenceProblem block_window_problem(const double* values, std::uint32_t t, const WeightParams& params,
                                           Connectivity connectivity, std::vector<PathLength> dist) {
-  SsspReferenceProblem p;
   const std::uint32_t s = t + 2;
   const std::size_t cells = static_cast<std::size_t>(s) * s;
-  p.width = p.height = s;
-  p.values = values;
-  p.params = params;
-  p.connectivity = connectivity;
+  SsspReferenceProblem p = reference_problem(s, s, values, params, connectivity);
   p.dist = std::move(dist);
   p.source.assign(cells, 0);
   p.hops.assign(cells, 0);

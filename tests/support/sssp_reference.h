@@ -72,6 +72,9 @@ std::vector<std::uint8_t> backlinks_reference(const SsspReferenceProblem& solved
 // Test helpers around the file-based pipeline.
 // Band 1 of any raster RasterReader opens, whole, as doubles (nodata -> NaN).
 std::vector<double> read_raster_values(const std::string& path, RasterInfo* info = nullptr);
+// A north-up georeference: the top-left corner (x0, y0), cells of dx by dy map units (dy < 0), in
+// `crs` (EPSG:n, WKT or PROJ string; "": none).
+RasterInfo georef(const std::string& crs, double x0, double y0, double dx, double dy);
 // Writes `values` (NaN = nodata) as a GeoTIFF of `type` with nodata `nodata`, georeferenced like `georef`.
 void write_raster_values(const std::string& path, std::uint64_t width, std::uint64_t height,
                          const std::vector<double>& values, CellType type, double nodata,

@@ -207,6 +207,20 @@ std::uint64_t tiles_for(const Options& o, std::uint32_t t) {
   return std::max<std::uint64_t>(o.min_tiles, (o.cells + cells - 1) / cells);
 }
 
+// The options both solvers are benchmarked with: tiles of t, `limit` of shared memory per block (0:
+// the device's), and 16 GiB of device memory, so that every tile fits in one batch.
+template <class BatchOptions>
+BatchOptions bench_batch_options(std::uint32_t t, const WeightParams& params, Connectivity connectivity,
+                                 std::size_t limit) {
+  BatchOptions options;
+  options.t = t;
+  options.params = params;
+  options.connectivity = connectivity;
+  options.shared_limit_bytes = limit;
+  options.gpu_memory_bytes = 16ull << 30;
+  return options;
+}
+
 const char* placement_name(std::size_t limit) {
   return limit == 0 ? "auto" : limit == 1 ? "global" : limit <= 48 * 1024 ? "smem48K" : "custom";
 }
@@ -345,14 +359,9 @@ void bench_mst(const Options& o, std::uint32_t t) {
   std::vector<std::size_t> limits{0};
   if (o.placements) limits = {0, 48 * 1024, 1};
   for (const std::size_t limit : limits) {
-    MstBatchOptions options;
-    options.t = t;
-    options.params = params;
-    options.connectivity = connectivity;
+    MstBatchOptions options = bench_batch_options<MstBatchOptions>(t, params, connectivity, limit);
     options.reduce = true;
-    options.shared_limit_bytes = limit;
-    // (a) Kernel throughput: every tile in one batch (up to 8 GiB of device memory), events.
-    options.gpu_memory_bytes = 16ull << 30;
+    // (a) Kernel throughput: every tile in one batch, timed by events.
     const MstKernelPass pass = mst_kernel_pass(o, options, tiles, values, cpu_bits, cpu_summaries);
     // (b) End to end: batches of ~1/8 of the tiles streamed through both slots.
     const double e2e_s = mst_streamed_seconds(o, options, tiles, values);
@@ -496,13 +505,8 @@ void bench_sssp(const Options& o, std::uint32_t t) {
       for (const std::size_t limit : {std::size_t{0}, std::size_t{48 * 1024}, std::size_t{1}}) variants.push_back({limit, sweep});
   }
   for (const auto& [limit, sweep] : variants) {
-    SsspBatchOptions options;
-    options.t = t;
-    options.params = params;
-    options.connectivity = connectivity;
-    options.shared_limit_bytes = limit;
+    SsspBatchOptions options = bench_batch_options<SsspBatchOptions>(t, params, connectivity, limit);
     options.sweep = sweep;
-    options.gpu_memory_bytes = 16ull << 30;
     const SsspKernelPass pass = sssp_kernel_pass(o, options, tiles, values, seeds, cpu_dist, cpu_changed);
     const std::vector<double>& kernel_ms = pass.kernel_ms;
     const std::uint64_t mismatches = pass.mismatches, gpu_total = pass.gpu_total, rounds = pass.rounds;

@@ -94,19 +94,24 @@ struct Run {
   double seconds = 0;
 };
 
-// One whole run of the phases: phase 1 on the GPU when `cuda`, phase 2 as `merge` says;
-// `merge_batch_edges` > 0 sets the level merge's slot (small: batches of one graph, graphs alone).
-Run run(const MemoryTileInput<float>& source, const WeightParams& params, Connectivity connectivity, bool cuda,
-        MstMergeMode merge, unsigned threads, const std::string& scratch, std::uint64_t memory,
-        std::uint64_t merge_batch_edges = 0) {
+// What every run of one raster shares: its weights and neighbours, the threads and the scratch directory.
+MstPhaseOptions raster_options(const WeightParams& params, Connectivity connectivity, unsigned threads,
+                               const std::string& scratch) {
   MstPhaseOptions options;
   options.params = params;
   options.connectivity = connectivity;
+  options.threads = threads;
+  options.scratch_dir = scratch;
+  return options;
+}
+
+// One whole run of the phases with `options`: phase 1 on the GPU when `cuda`, phase 2 as `merge` says;
+// `merge_batch_edges` > 0 sets the level merge's slot (small: batches of one graph, graphs alone).
+Run run(const MemoryTileInput<float>& source, MstPhaseOptions options, bool cuda, MstMergeMode merge,
+        std::uint64_t memory, std::uint64_t merge_batch_edges = 0) {
   options.cuda = cuda;
   options.merge_mode = merge;
   options.merge_batch_edges = merge_batch_edges;
-  options.threads = threads;
-  options.scratch_dir = scratch;
   MemoryBudget budget(memory);
   CaptureSink sink(source.grid().width, source.grid().height);
   const auto start = std::chrono::steady_clock::now();
@@ -167,13 +172,12 @@ void check_random_raster(std::uint64_t seed, unsigned threads, const std::string
   // the file buffers, the record sorter and ~100-edge merge slots.
   const std::uint64_t cells_per_tile = std::uint64_t{t} * t;
   const std::uint64_t small = (3ull << 20) + threads * 80 * cells_per_tile + 2 * (9 * cells_per_tile + 512 * t);
-  const Run gpu = run(source, params, connectivity, true, MstMergeMode::Auto, threads, scratch, memory);
-  const Run gpu_p1 = run(source, params, connectivity, true, MstMergeMode::CpuPostOrder, threads, scratch, memory);
-  const Run cpu = run(source, params, connectivity, false, MstMergeMode::CpuPostOrder, threads, scratch, memory);
-  const Run cuda_small = run(source, params, connectivity, false, MstMergeMode::CudaLevels, threads, scratch,
-                             slot ? memory : small, slot);
-  const Run cpu_small = run(source, params, connectivity, false, MstMergeMode::CpuLevels, threads, scratch,
-                            slot ? memory : small, slot);
+  const MstPhaseOptions options = raster_options(params, connectivity, threads, scratch);
+  const Run gpu = run(source, options, true, MstMergeMode::Auto, memory);
+  const Run gpu_p1 = run(source, options, true, MstMergeMode::CpuPostOrder, memory);
+  const Run cpu = run(source, options, false, MstMergeMode::CpuPostOrder, memory);
+  const Run cuda_small = run(source, options, false, MstMergeMode::CudaLevels, slot ? memory : small, slot);
+  const Run cpu_small = run(source, options, false, MstMergeMode::CpuLevels, slot ? memory : small, slot);
   const std::string what = "seed " + std::to_string(seed) + ": " + std::to_string(w) + "x" + std::to_string(h) +
                            " t " + std::to_string(t) + " " + to_string(params.model) + " " + to_string(connectivity);
   check(gpu.result.merge_mode == MstMergeMode::CudaLevels, what + ": --merge auto with phase 1 on the GPU is cuda");
@@ -208,10 +212,11 @@ std::vector<Run> run_large_raster(std::uint64_t side, std::uint32_t tile, unsign
   params.scale = 10;
   const std::uint64_t memory = 8ull << 30;
   std::vector<Run> runs;
-  runs.push_back(run(big, params, Connectivity::Eight, false, MstMergeMode::CpuPostOrder, threads, scratch, memory));
-  runs.push_back(run(big, params, Connectivity::Eight, true, MstMergeMode::CpuPostOrder, threads, scratch, memory));
-  runs.push_back(run(big, params, Connectivity::Eight, true, MstMergeMode::CudaLevels, threads, scratch, memory));
-  runs.push_back(run(big, params, Connectivity::Eight, false, MstMergeMode::CpuLevels, threads, scratch, memory));
+  const MstPhaseOptions options = raster_options(params, Connectivity::Eight, threads, scratch);
+  runs.push_back(run(big, options, false, MstMergeMode::CpuPostOrder, memory));
+  runs.push_back(run(big, options, true, MstMergeMode::CpuPostOrder, memory));
+  runs.push_back(run(big, options, true, MstMergeMode::CudaLevels, memory));
+  runs.push_back(run(big, options, false, MstMergeMode::CpuLevels, memory));
   for (std::size_t i = 1; i < runs.size(); ++i)
     check(same_forest(runs[i], runs[0]), "large raster: " + runs[i].path + " = " + runs[0].path);
   return runs;

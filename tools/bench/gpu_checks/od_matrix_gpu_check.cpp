@@ -201,12 +201,7 @@ std::vector<PathLength> oracle_matrix(const RandomCase& r, PathLength max_cost) 
   const std::vector<OdSite>& sites = r.sites;
   std::vector<PathLength> oracle(sites.size() * sites.size(), kUnreached);
   for (std::size_t i = 0; i < sites.size(); ++i) {
-    testing::SsspReferenceProblem p;
-    p.width = r.w;
-    p.height = r.h;
-    p.values = r.values.data();
-    p.params = r.params;
-    p.connectivity = r.c;
+    testing::SsspReferenceProblem p = testing::reference_problem(r.w, r.h, r.values.data(), r.params, r.c);
     p.max_cost = max_cost;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> cells;
     for (std::uint64_t cell : sites[i].cells) cells.push_back({cell, 1});

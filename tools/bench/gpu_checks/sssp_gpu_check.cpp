@@ -111,12 +111,7 @@ int check_random(std::uint64_t seed) {
     while (values[c] != values[c]);
     sources.push_back({c, 0});
   }
-  testing::SsspReferenceProblem ref;
-  ref.width = w;
-  ref.height = h;
-  ref.values = values.data();
-  ref.params = o.params;
-  ref.connectivity = o.connectivity;
+  testing::SsspReferenceProblem ref = testing::reference_problem(w, h, values.data(), o.params, o.connectivity);
   ref.max_cost = o.max_cost;
   testing::set_reference_sources(ref, sources);
   testing::sssp_reference(ref);

@@ -183,6 +183,22 @@ def _scratch(options):
 _TEMP_OUTPUT = {"co": {"COMPRESS": "NONE"}}  # temporary outputs: no compression, same cells (co= overrides)
 
 
+def _raster_to_raster(command, values, nodata, what, output, flags, **keywords):
+    """`command` (INPUT OUTPUT) on the array `values`, called `what` in messages, with `keywords` and
+    the other `flags`; its output read back as output = (dtype, value at nodata, name), wrapped like
+    `values`."""
+    dtype, none_value, name = output
+    grid = _Grid(values, nodata, what)
+    options = dict(_TEMP_OUTPUT, **flags)
+    with _scratch(options) as tmp:
+        input_path = os.path.join(tmp, what + ".vrt")
+        output_path = os.path.join(tmp, "output.tif")
+        grid.write(input_path)
+        with _ArrayNames(**{input_path: what + " array"}):
+            command(input_path, output_path, **keywords, **options)
+        return _wrap(grid, _read(output_path, dtype, none_value), name)
+
+
 def cost_distance_array(friction, sources, *, nodata=None, weight=None, scale=None, connectivity=None,
                         max_cost=None, backlink=True, allocation=False, cost_type="Float64", memory=None,
                         device=None,
@@ -252,16 +268,9 @@ def mst_array(elevation, *, nodata=None, weight=None, scale=None, connectivity=N
 
     >>> edges = terrazo.mst_array(dem)
     """
-    grid = _Grid(elevation, nodata, "elevation")
-    options = dict(_TEMP_OUTPUT, **flags)
-    with _scratch(options) as tmp:
-        input_path = os.path.join(tmp, "elevation.vrt")
-        output_path = os.path.join(tmp, "edges.tif")
-        grid.write(input_path)
-        with _ArrayNames(**{input_path: "elevation array"}):
-            _commands.mst(input_path, output_path, weight=weight, scale=scale, connectivity=connectivity,
-                          memory=memory, device=device, progress=progress, **options)
-        return _wrap(grid, _read(output_path, np.uint8, 255), "mst_edges")
+    return _raster_to_raster(_commands.mst, elevation, nodata, "elevation", (np.uint8, 255, "mst_edges"), flags,
+                             weight=weight, scale=scale, connectivity=connectivity, memory=memory, device=device,
+                             progress=progress)
 
 
 def clump_array(values, *, nodata=None, by=None, connectivity=None, memory=None, progress=None, **flags):
@@ -273,13 +282,5 @@ def clump_array(values, *, nodata=None, by=None, connectivity=None, memory=None,
 
     >>> labels = terrazo.clump_array(landcover, by="value")
     """
-    grid = _Grid(values, nodata, "values")
-    options = dict(_TEMP_OUTPUT, **flags)
-    with _scratch(options) as tmp:
-        input_path = os.path.join(tmp, "values.vrt")
-        output_path = os.path.join(tmp, "labels.tif")
-        grid.write(input_path)
-        with _ArrayNames(**{input_path: "values array"}):
-            _commands.clump(input_path, output_path, by=by, connectivity=connectivity, memory=memory,
-                            progress=progress, **options)
-        return _wrap(grid, _read(output_path, np.uint32, 0), "labels")
+    return _raster_to_raster(_commands.clump, values, nodata, "values", (np.uint32, 0, "labels"), flags, by=by,
+                             connectivity=connectivity, memory=memory, progress=progress)
