@@ -35,6 +35,7 @@ void plan_stream_phases(const TileGrid& grid, unsigned threads, bool vector, Mem
   const std::string batch = std::to_string(threads) + " tiles' work";
   plan.need(kTiles, batch, slots);
   plan.need(kTiles, "the stream links of the tiles' perimeters", links);
+  plan.need(kLinks, batch + " (held between the passes)", slots);
   plan.need(kLinks, "the stream links of the tiles' perimeters", links);
   plan.need(kLinks, "their in-degrees", StreamLinks::most_slots(grid) * StreamLinks::solve_bytes_per_slot());
   plan.need(kWrite, batch, slots);

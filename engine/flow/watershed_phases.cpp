@@ -195,6 +195,7 @@ void plan_watershed(const TileGrid& grid, unsigned threads, std::uint64_t pour_p
       plan.need(phase, "the pour points", pour_points * PourPoints::bytes_per_point());
   plan.need("watershed: tiles", batch, slots);
   plan.need("watershed: tiles", "the links of the tiles' perimeters", links);
+  plan.need("watershed: links", batch + " (held between the passes)", slots);
   plan.need("watershed: links", "the links of the tiles' perimeters", links);
   plan.need("watershed: links", "their states and the spanning basins", perimeter * (4 + 20));
   for (const char* phase : {"watershed: firsts", "watershed: ranks", "watershed: write"}) {
