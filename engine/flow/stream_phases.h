@@ -17,11 +17,13 @@
 // head's (the same along it).
 // Phases (Progress names): "watershed: streams tiles", "watershed: streams links", "watershed: streams
 // write", and with a segment sink "watershed: streams vector".
-// Memory: `threads` tiles' work at once (stream_tile_bytes each, their pieces included), the stream links (15 bytes per slot,
-// two slots per perimeter cell of every tile; 4 more during their solve), the raster sink's bytes in
-// the write phase and, with a segment sink, the network gathered for it: 8 bytes per stream cell and
-// 32 per piece (a segment's part inside one tile), at most what the plan gives the part "the stream
-// network gathered" (the rest of the budget): a BudgetError when it holds more.
+// Memory: `threads` tiles' work at once (stream_tile_bytes each, their pieces included) through the
+// first three phases, the stream links (15 bytes per slot, two slots per perimeter cell of every
+// tile; 4 more per slot during their solve), the raster sink's bytes in the write phase and, with a
+// segment sink, in the vector phase too (its writer is still open), and the network gathered for it:
+// 8 bytes per stream cell and 32 per piece (a segment's part inside one tile; 16 more in the vector
+// phase), its lists' growth included, at most what the plan gives the part "the stream network
+// gathered for its segments" (the rest of the budget): a BudgetError when it needs more.
 #pragma once
 #include <cstdint>
 #include <vector>
