@@ -387,7 +387,8 @@ TEST(BudgetPromise, NetworkPhasesShareTheBudget) {
 // flowacc and watershed of the D8 directions of a 4096^2 DEM (the directions 16 MiB of Byte, the
 // counts 64 MiB of UInt32: 4x 16M; with --weight the DEM, 64 MiB of Float32, and Float64 sums of
 // 128 MiB: 8x 16M; the labels 64 MiB at 24M, 2.7x: watershed plans 20 bytes per perimeter cell for
-// the basins that may span tiles, 5 MiB here); watershed again with pour points snapped to the counts.
+// the basins that may span tiles, 5 MiB here); watershed again with pour points snapped to the counts,
+// and with the stream network of the counts >= 100 (its segments gathered in the rest of 32M).
 TEST(BudgetPromise, FlowAccAndWatershedOnARasterLargerThanItsBudget) {
   TempDir dir;
   const std::string dem = dir.file("g.tif"), directions = dir.file("d.tif");
@@ -402,7 +403,9 @@ TEST(BudgetPromise, FlowAccAndWatershedOnARasterLargerThanItsBudget) {
   const std::string counts = dir.file("out0.tif");
   const std::pair<std::string, std::uint64_t> runs[] = {
       {"flowacc ", 16}, {"flowacc --weight " + dem + " ", 16}, {"watershed ", 24},
-      {"watershed --outlet 2000,2000 --outlet 100,3000 --outlet 4095,17 --snap 8 --accumulation " + counts + " ", 24}};
+      {"watershed --outlet 2000,2000 --outlet 100,3000 --outlet 4095,17 --snap 8 --accumulation " + counts + " ", 24},
+      {"watershed --streams 100 --accumulation " + counts + " --streams-raster " + dir.file("strahler.tif") +
+           " --streams-vector " + dir.file("streams.geojson") + " ", 32}};
   int index = 0;
   for (const auto& [command, budget_mib] : runs) {
     const ChildRun r = run_terrazo(dir, command + "-q --json --memory " + std::to_string(budget_mib) + "M --tmpdir " +

@@ -230,7 +230,7 @@ Flags flowacc_flags() {
 Flags watershed_flags() {
   return list(
       shared("Options", "--co", "it applies to BASINS.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
-      shared("Options", "--memory", "--threads tiles' work at once, 13 bytes per perimeter cell of every tile and 4 per tile row"),
+      shared("Options", "--memory", "--threads tiles' work at once, 13 bytes per perimeter cell of every tile and 4 per tile row; with --streams 30 more per perimeter cell"),
       shared("Options", "--band"),
       shared("Options", "--device", "watershed runs on the CPU; cuda is refused"),
       shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"),
@@ -249,7 +249,17 @@ Flags watershed_flags() {
         "nodata passed over), as ArcGIS's Snap Pour Point"),
       value("Pour points", "--accumulation", FlagType::Path, "ACC.tif", "",
         "`terrazo flowacc`'s output on DIRECTIONS, which --snap reads (windows\n"
-        "around the pour points only)"));
+        "around the pour points only) and --streams (every tile)"),
+      value("Streams", "--streams", FlagType::Integer, "THRESHOLD", "",
+        "the stream network: the cells of --accumulation >= THRESHOLD (cells, >= 1),\n"
+        "with Strahler orders; give --streams-raster and/or --streams-vector"),
+      value("Streams", "--streams-raster", FlagType::Path, "FILE.tif", "",
+        "UInt8 GeoTIFF: each stream cell's Strahler order, 0 elsewhere, 255 at nodata"),
+      value("Streams", "--streams-vector", FlagType::Path, "FILE.geojson", "",
+        "GeoJSON: a LineString per segment,\n"
+        "from a source or a junction to the next junction, with properties segment,\n"
+        "order, downstream (null: none) and cells; gathered in memory first (8 bytes\n"
+        "per stream cell, 48 per piece of a segment in one tile)"));
 }
 
 Flags mst_flags() {

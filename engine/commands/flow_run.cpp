@@ -71,6 +71,7 @@ template <class Cell>
 std::uint64_t GeoTiffTileSink<Cell>::finish() {
   if (!writer_) open();
   writer_->finish();
+  cache_.reset();  // the file is closed: the next phases may take the cache's bytes
   return writer_->bytes_written();
 }
 

@@ -10,6 +10,7 @@
 // (engine/commands/command_result.h), its own keys, then flow_json_tail.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -70,7 +71,7 @@ class GeoTiffTileSink : public TileSink<Cell> {
                   double nodata, MemoryBudget& budget, const GeoTiffOptions& options);
   void declare_bytes(MemoryPlan& plan, const std::string& phase) override;
   void write_tile(std::uint32_t tx, std::uint32_t ty, const Cell* cells) override;
-  std::uint64_t finish();  // the file closed; its bytes
+  std::uint64_t finish();  // the file closed and the block cache given back; its bytes
 
  private:
   void open();
@@ -96,10 +97,18 @@ class FlowRun {
   FlowRun(const FlowRunOptions& options, RunContext& context);
   const PipelineInput& input() const { return *input_; }
   const TileGrid& grid() const { return input_->grid(); }
+  // Another output of the run (before write()), published with OUTPUT, all or nothing.
+  AtomicOutput& add_output(const std::string& path, std::vector<std::string> sidecar_suffixes = {}) {
+    return outputs_.add(path, std::move(sidecar_suffixes));
+  }
 
-  // OUTPUT written by `phases(sink)` (returning the phases' result) and published; `result` filled,
-  // its import seconds those since the FlowRun was made (INPUT, and what the command opened since:
-  // flowacc's weights).
+  // Runs after OUTPUT is written and closed, before the outputs are published: the phases of the
+  // run's other outputs (add_output; watershed's streams), which its plan holds already.
+  void after_write(std::function<void()> more) { after_write_ = std::move(more); }
+
+  // OUTPUT written by `phases(sink)` (returning the phases' result), then after_write's, and the
+  // outputs published; `result` filled, its import seconds those since the FlowRun was made (INPUT,
+  // and what the command opened since: flowacc's weights).
   template <class Cell, class Phases, class RunPhases>
   void write(FlowRunResult<Phases>& result, CellType type, bool has_nodata, double nodata, RunPhases phases) {
     result.seconds.import = import_.seconds();
@@ -110,6 +119,7 @@ class FlowRun {
     GeoTiffTileSink<Cell> sink(output_, grid(), input_->info(), type, has_nodata, nodata, context_.budget(), geotiff_);
     result.phases = phases(static_cast<TileSink<Cell>&>(sink));
     result.bytes_written += sink.finish();
+    if (after_write_) after_write_();
     outputs_.publish();
     finish_run_totals(result, *input_, context_.budget(), start_);
   }
@@ -121,6 +131,7 @@ class FlowRun {
   OutputSet outputs_;
   AtomicOutput& output_;
   std::unique_ptr<PipelineInput> input_;
+  std::function<void()> after_write_;
 };
 
 // The threads and plan of `context` in a flow phase's options.
@@ -133,14 +144,17 @@ PhaseOptions flow_phase_options(RunContext& context) {
 }
 
 // run_<command>_command's body: INPUT and `more_inputs` (those given) checked as files to read,
-// OUTPUT as a file to write apart from them (check_run_files), then run_entry_point of `run`.
+// OUTPUT and `more_outputs` (those given) as files to write apart from them (check_run_files), then
+// run_entry_point of `run`.
 template <class CommandResultType, class CommandOptions, class Options, class Result>
 CommandResultType run_flow_command(const CommandOptions& options, const Options& flow, Progress& progress,
                                    Result (*run)(const Options&, RunContext&),
-                                   const std::vector<std::string>& more_inputs = {}) {
-  std::vector<std::string> inputs = {flow.input};
+                                   const std::vector<std::string>& more_inputs = {},
+                                   const std::vector<std::string>& more_outputs = {}) {
+  std::vector<std::string> inputs = {flow.input}, outputs = {flow.output};
   inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
-  check_run_files(inputs, {flow.output});
+  outputs.insert(outputs.end(), more_outputs.begin(), more_outputs.end());
+  check_run_files(inputs, outputs);
   return run_entry_point<CommandResultType>(options, progress, run, flow);
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "engine/commands/watershed_pour_points.h"
+#include "engine/commands/watershed_streams.h"
 #include "engine/flow/pour_points.h"
 #include "engine/flow/tile_batches.h"
 #include "kernels/common/error.h"
@@ -19,12 +20,14 @@ void check_watershed_options(const WatershedOptions& options, const RunContext& 
   if (options.snap && options.accumulation.empty())
     throw UsageError("--snap N moves the pour points to the largest accumulation nearby: give --accumulation ACC.tif "
                      "(terrazo flowacc's output on the same directions)");
-  if (!options.accumulation.empty() && !options.snap)
-    throw UsageError("--accumulation ACC.tif is read by --snap N only: give --snap or drop --accumulation");
+  if (!options.accumulation.empty() && !options.snap && !options.streams)
+    throw UsageError("--accumulation ACC.tif is read by --snap N and --streams THRESHOLD only: give one or drop "
+                     "--accumulation");
   if (options.snap && !pour_points)
     throw UsageError("--snap N moves pour points: give --outlet X,Y or --outlets-file FILE");
   if (options.map_coords && options.outlets.empty())
     throw UsageError("--map-coords applies to --outlet values: give --outlet X,Y or drop --map-coords");
+  check_stream_options(options);
 }
 
 // --snap: each pour point to the largest accumulation nearby, in phase "watershed: snap" of the plan.
@@ -65,7 +68,17 @@ WatershedResult run_watershed(const WatershedOptions& options, RunContext& conte
   for (const WatershedPourPoint& p : result.pour_points) points_bytes += sizeof(p) + p.text.size() + 8;
   const MemoryBudget::Reservation points_held = context.budget().reserve(points_bytes, "watershed pour points as given");
   if (options.snap) snap(options, grid, context, result);
+  std::unique_ptr<PipelineInput> accumulation;
+  std::unique_ptr<WatershedStreams> streams;
+  if (options.streams) {
+    accumulation = open_accumulation(options, grid, context);
+    streams = std::make_unique<WatershedStreams>(options, run, context);
+  }
   WatershedPhaseOptions o = flow_phase_options<WatershedPhaseOptions>(context);
+  if (streams) {
+    o.more_phases = [&](MemoryPlan& plan, unsigned threads) { streams->declare(plan, threads); };
+    run.after_write([&] { result.streams = streams->run(*accumulation); });
+  }
   for (const WatershedPourPoint& p : result.pour_points) o.pour_points.push_back(p.snapped_y * grid.width + p.snapped_x);
   // OUTPUT: UInt32 labels, nodata 0.
   try {
@@ -74,6 +87,10 @@ WatershedResult run_watershed(const WatershedOptions& options, RunContext& conte
     });
   } catch (const PourPointOnNodata& e) {
     refuse_on_nodata(e, result, grid.width);
+  }
+  if (accumulation) {
+    result.bytes_read += accumulation->bytes_read();
+    result.bytes_written += accumulation->bytes_written() + streams->bytes_written();
   }
   const WatershedPhaseResult& phases = result.phases;
   for (WatershedPourPoint& p : result.pour_points) {

@@ -9,10 +9,14 @@
 // reaches one are labelled, in the same order; every other valid cell is 0. `snap` moves each pour
 // point first to the cell of highest `accumulation` within (2 snap + 1)^2 cells around it (ties: the
 // least y * width + x). Bad codes and loops are refused (UsageError naming a cell), and so are a pour
-// point outside the raster or on nodata (naming it). The same bytes for every --tile, --threads and
-// --memory.
+// point outside the raster or on nodata (naming it). With `streams` (a threshold T >= 1, and
+// `accumulation`), the stream network of the cells whose accumulation is at least T
+// (engine/flow/stream_phases.h): `streams_raster` (UInt8: each stream cell's Strahler order, 0 at
+// other valid cells, 255 at nodata) and `streams_vector` (GeoJSON: a LineString per segment through
+// its cells' centres in INPUT's CRS, then the junction it flows into; properties segment, order,
+// downstream, cells), at least one of them. The same bytes for every --tile, --threads and --memory.
 // Phases (Progress names): "import" (a non-store INPUT), "watershed: snap" (with `snap`), then
-// engine/flow/watershed_phases.h's.
+// engine/flow/watershed_phases.h's, then with `streams` engine/flow/stream_phases.h's.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "engine/commands/flow_run.h"
+#include "engine/flow/stream_phases.h"
 #include "engine/flow/watershed_phases.h"
 #include "engine/raster_inputs/sssp_sources.h"
 #include "engine/run/run_context.h"
@@ -31,7 +36,10 @@ struct WatershedOptions : FlowRunOptions {  // INPUT: D8 directions
   bool map_coords = false;           // --map-coords: --outlet values are map coordinates in INPUT's CRS
   std::string outlets_file;          // --outlets-file: OGR points, map coordinates (as sssp --sources-file)
   std::optional<std::uint32_t> snap;  // --snap N: each pour point to the largest accumulation within N cells
-  std::string accumulation;          // --accumulation: `terrazo flowacc`'s output on INPUT, for --snap
+  std::string accumulation;          // --accumulation: `terrazo flowacc`'s output on INPUT, for --snap and --streams
+  std::optional<std::int64_t> streams;  // --streams T: the stream network of the cells of accumulation >= T
+  std::string streams_raster;           // --streams-raster: UInt8 GeoTIFF of Strahler orders
+  std::string streams_vector;           // --streams-vector: GeoJSON of the segments
 };
 
 // A pour point as given and where it went: the cell it lies in, the cell it snapped to (the same
@@ -44,9 +52,11 @@ struct WatershedPourPoint {
 
 // The counts and seconds of the phases (valid_cells, labelled_cells, basins, spanning_basins, exits,
 // ...), the pour points in the order given (--outlet, then --outlets-file) and the snap's seconds.
+// With --streams: the stream phases' counts and seconds in `streams`.
 struct WatershedResult : FlowRunResult<WatershedPhaseResult> {
   std::vector<WatershedPourPoint> pour_points;
   double snap_seconds = 0;
+  StreamPhaseResult streams;
 };
 
 // Runs on `context`'s threads, budget, scratch directory and progress; the CPU only.

@@ -31,19 +31,31 @@ const char kUsage[] =
     "Pour points:\n"
     "{flags Pour points}\n"
     "\n"
+    "Streams:\n"
+    "{flags Streams}\n"
+    "\n"
+    "The stream network: the valid cells whose --accumulation is at least THRESHOLD, following the\n"
+    "codes. Strahler order: 1 at a cell no stream cell flows into; where two or more stream cells of\n"
+    "the highest order k flow in, k + 1; else k. A segment runs from a source or a junction (two or more\n"
+    "stream cells flow in) down to the next junction or the network's end; segments are numbered 1..S\n"
+    "in raster order of their first cell. Pour points do not change the network.\n"
+    "\n"
     "With pour points, each is an outlet (its flow stops there) and only the cells whose flow reaches\n"
     "one are labelled, 1..K in raster order of each basin's first cell; every other valid cell is 0. A\n"
     "pour point upstream of another cuts its basin out of the downstream one's (as ArcGIS Watershed).\n"
     "\n"
     "JSON keys: width, height, tile, valid_cells, labelled_cells, basins, spanning_basins, exits, snap,\n"
-    "pour_points [{x, y, snapped_x, snapped_y, basin}], phases {import, snap, tiles, links, firsts,\n"
-    "ranks, write}, seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read,\n"
-    "bytes_written.\n"
+    "pour_points [{x, y, snapped_x, snapped_y, basin}], streams (THRESHOLD or null), stream_cells,\n"
+    "segments, max_order, phases {import, snap, tiles, links, firsts, ranks, write, streams_tiles,\n"
+    "streams_links, streams_write, streams_vector}, seconds, memory_budget_bytes, memory_plan,\n"
+    "peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
     "  terrazo flowdir filled.tif dir.tif && terrazo watershed --memory 2G --json dir.tif basins.tif\n"
     "  terrazo flowacc dir.tif acc.tif && terrazo watershed --outlet 812,455 --outlet 1290,73 --snap 5 \\\n"
-    "      --accumulation acc.tif --json dir.tif gauged.tif\n";
+    "      --accumulation acc.tif --json dir.tif gauged.tif\n"
+    "  terrazo watershed --streams 1000 --accumulation acc.tif --streams-raster strahler.tif \\\n"
+    "      --streams-vector streams.geojson dir.tif basins.tif\n";
 
 // The pour points' flags: --outlet, --map-coords, --outlets-file, --snap, --accumulation.
 void parse_pour_point_flags(ArgParser& args, WatershedOptions& options) {
@@ -64,18 +76,39 @@ void parse_pour_point_flags(ArgParser& args, WatershedOptions& options) {
   }
 }
 
+// The stream network's flags: --streams, --streams-raster, --streams-vector.
+void parse_stream_flags(ArgParser& args, WatershedOptions& options) {
+  if (auto n = args.int_value("--streams")) {
+    if (*n < 1)
+      throw UsageError("invalid --streams " + std::to_string(*n) +
+                       ": expected the least accumulation of a stream cell, a whole number of cells >= 1");
+    options.streams = *n;
+  }
+  for (const char* flag : {"--streams-raster", "--streams-vector"})
+    if (auto file = args.value(flag)) {
+      if (file->empty()) throw UsageError(std::string(flag) + " needs a file name");
+      (std::string(flag) == "--streams-raster" ? options.streams_raster : options.streams_vector) = *file;
+    }
+}
+
+void parse_watershed_flags(ArgParser& args, WatershedOptions& options) {
+  parse_pour_point_flags(args, options);
+  parse_stream_flags(args, options);
+}
+
 }  // namespace
 
 const char* watershed_usage() { return usage_text("watershed", kUsage); }
 
 WatershedCommandOptions parse_watershed_options(const std::vector<std::string>& arguments) {
   return parse_raster_command("watershed", arguments, &WatershedCommandOptions::watershed, "DIRECTIONS BASINS.tif",
-                            parse_pour_point_flags);
+                            parse_watershed_flags);
 }
 
 WatershedCommandResult run_watershed_command(const WatershedCommandOptions& options, Progress& progress) {
-  return run_flow_command<WatershedCommandResult>(options, options.watershed, progress, run_watershed,
-                                                  {options.watershed.outlets_file, options.watershed.accumulation});
+  const WatershedOptions& o = options.watershed;
+  return run_flow_command<WatershedCommandResult>(options, o, progress, run_watershed, {o.outlets_file, o.accumulation},
+                                                  {o.streams_raster, o.streams_vector});
 }
 
 std::string WatershedCommandResult::summary() const {
@@ -88,6 +121,12 @@ std::string WatershedCommandResult::summary() const {
   return format_line("watershed: %llu basins", static_cast<unsigned long long>(w.basins)) + points +
          format_line(" over %llu valid cells (%llu span tiles)", static_cast<unsigned long long>(w.valid_cells),
                      static_cast<unsigned long long>(w.spanning_basins)) +
+         (options.watershed.streams
+              ? format_line("; streams: %llu cells, %llu segments, highest order %llu",
+                            static_cast<unsigned long long>(result.streams.stream_cells),
+                            static_cast<unsigned long long>(result.streams.segments),
+                            static_cast<unsigned long long>(result.streams.max_order))
+              : std::string()) +
          run_line_tail(result.seconds.total, result.peak_rss_bytes);
 }
 
@@ -111,9 +150,15 @@ std::string WatershedCommandResult::to_json() const {
   if (options.watershed.snap) summary.add("snap", std::uint64_t{*options.watershed.snap});
   else summary.add_null("snap");
   summary.add("pour_points", points);
+  const StreamPhaseResult& st = result.streams;
+  if (options.watershed.streams) summary.add("streams", static_cast<std::uint64_t>(*options.watershed.streams));
+  else summary.add_null("streams");
+  summary.add("stream_cells", st.stream_cells).add("segments", st.segments).add("max_order", st.max_order);
   return flow_json_tail(summary, *this,
                         {{"snap", result.snap_seconds}, {"tiles", p.tiles_seconds}, {"links", p.links_seconds},
-                         {"firsts", p.firsts_seconds}, {"ranks", p.ranks_seconds}, {"write", p.write_seconds}});
+                         {"firsts", p.firsts_seconds}, {"ranks", p.ranks_seconds}, {"write", p.write_seconds},
+                         {"streams_tiles", st.tiles_seconds}, {"streams_links", st.links_seconds},
+                         {"streams_write", st.write_seconds}, {"streams_vector", st.vector_seconds}});
 }
 
 }  // namespace terrazo

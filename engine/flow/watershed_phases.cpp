@@ -181,8 +181,8 @@ void count_spanning_firsts(const TileGrid& grid, Basins& basins) {
     throw Error("the direction raster has " + std::to_string(above) + " basins: more than UInt32 labels hold");
 }
 
-void plan_watershed(const TileGrid& grid, unsigned threads, std::uint64_t pour_points, const MemoryBudget& budget,
-                    MemoryPlan& plan, WatershedTileSink& sink) {
+void plan_watershed(const TileGrid& grid, unsigned threads, std::uint64_t pour_points, const WatershedPhaseOptions& options,
+                    const MemoryBudget& budget, MemoryPlan& plan, WatershedTileSink& sink) {
   const std::uint64_t perimeter = FlowLinks::most_perimeter_cells(grid);
   const std::uint64_t links = perimeter * FlowLinks::bytes_per_cell();
   const std::uint64_t slots = threads * slot_bytes(grid.tile);
@@ -195,6 +195,7 @@ void plan_watershed(const TileGrid& grid, unsigned threads, std::uint64_t pour_p
       plan.need(phase, "the pour points", pour_points * PourPoints::bytes_per_point());
   plan.need("watershed: tiles", batch, slots);
   plan.need("watershed: tiles", "the links of the tiles' perimeters", links);
+  plan.need("watershed: links", batch + " (held between the passes)", slots);
   plan.need("watershed: links", "the links of the tiles' perimeters", links);
   plan.need("watershed: links", "their states and the spanning basins", perimeter * (4 + 20));
   for (const char* phase : {"watershed: firsts", "watershed: ranks", "watershed: write"}) {
@@ -204,6 +205,7 @@ void plan_watershed(const TileGrid& grid, unsigned threads, std::uint64_t pour_p
     plan.need(phase, "the counts of first cells", counts);
   }
   sink.declare_bytes(plan, "watershed: write");
+  if (options.more_phases) options.more_phases(plan, threads);
   assign_flow_plan(plan, "watershed", kLinksRemedy, budget);
 }
 
@@ -238,7 +240,7 @@ WatershedPhaseResult run_watershed_phases(const TileInput& directions, const Wat
   std::vector<std::uint64_t> pour_cells = options.pour_points;
   std::sort(pour_cells.begin(), pour_cells.end());
   pour_cells.erase(std::unique(pour_cells.begin(), pour_cells.end()), pour_cells.end());
-  plan_watershed(grid, threads, pour_cells.size(), budget, options.plan ? *options.plan : own_plan, sink);
+  plan_watershed(grid, threads, pour_cells.size(), options, budget, options.plan ? *options.plan : own_plan, sink);
   const MemoryBudget::Reservation pour_held =
       budget.reserve(pour_cells.size() * PourPoints::bytes_per_point(), "watershed pour points");
   PourPoints pour(grid, std::move(pour_cells));

@@ -19,6 +19,7 @@
 // (TileSink::declare_bytes), planned before any work.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/flow/flow_phase.h"
@@ -32,6 +33,9 @@ struct WatershedPhaseOptions : FlowPhaseOptions {
   // The pour points' raster ids (y * width + x; any order, repeats allowed); empty: every outlet's
   // basin is labelled.
   std::vector<std::uint64_t> pour_points;
+  // Declares the phases the command runs after these (watershed's streams) in the plan, on the same
+  // threads, before it is assigned: the whole run planned before any work.
+  std::function<void(MemoryPlan& plan, unsigned threads)> more_phases;
 };
 
 struct WatershedPhaseResult {

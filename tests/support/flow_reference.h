@@ -5,6 +5,7 @@
 // Codes: ESRI's (1 E, 2 SE, 4 S, 8 SW, 16 W, 32 NW, 64 N, 128 NE), 0 no flow, 255 nodata; rasters
 // are doubles, NaN or 255 nodata, row-major.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -197,6 +198,81 @@ inline std::vector<std::uint32_t> reference_pour_point_basins(const std::vector<
     labels[i] = l;
   }
   return labels;
+}
+
+// The stream network of the cells whose accumulation (reference_flowacc_linear) is at least
+// `threshold`, by its textbook definitions on the whole raster: a stream cell flows into its
+// downstream cell when that one is a stream cell; its Strahler order is 1 without upstream stream
+// cells, else the highest upstream order k, plus 1 when two or more upstream cells have order k
+// (orders: 255 at nodata, 0 at other valid cells). Heads are stream cells with 0 or 2+ upstream stream
+// cells; segment i + 1 starts at the i-th head in raster order and runs down to the cell before the
+// next head (its junction) or to the network's end. The directions must not loop.
+struct ReferenceStreams {
+  struct Segment {
+    std::uint8_t order = 0;
+    std::uint64_t downstream = 0;  // 0: none
+    std::vector<std::uint64_t> cells;
+    std::int64_t junction = -1;
+  };
+  std::vector<std::uint8_t> orders;
+  std::vector<Segment> segments;
+  std::uint64_t stream_cells = 0;
+  std::uint64_t max_order = 0;
+};
+
+inline ReferenceStreams reference_streams(const std::vector<double>& codes, std::uint64_t w, std::uint64_t h,
+                                          std::int64_t threshold) {
+  const std::vector<std::int64_t> acc = reference_flowacc_linear(codes, w, h);
+  const std::uint64_t n = codes.size();
+  std::vector<std::uint8_t> stream(n, 0);
+  for (std::uint64_t i = 0; i < n; ++i) stream[i] = reference_valid(codes[i]) && acc[i] >= threshold;
+  std::vector<std::int64_t> down(n, -1);
+  std::vector<std::vector<std::uint64_t>> up(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (!stream[i]) continue;
+    const std::int64_t d = reference_downstream(codes, w, h, i);
+    if (d >= 0 && stream[std::uint64_t(d)]) down[i] = d, up[std::uint64_t(d)].push_back(i);
+  }
+  ReferenceStreams r;
+  r.orders.assign(n, 0);
+  // Orders by recursion made iterative: a cell is done once all its upstream cells are.
+  std::vector<std::uint64_t> stack;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (!reference_valid(codes[i])) r.orders[i] = 255;
+    if (!stream[i] || r.orders[i] != 0) continue;
+    stack.push_back(i);
+    while (!stack.empty()) {
+      const std::uint64_t c = stack.back();
+      bool ready = true;
+      for (const std::uint64_t u : up[c])
+        if (r.orders[u] == 0) stack.push_back(u), ready = false;
+      if (!ready) continue;
+      stack.pop_back();
+      int top = 0, count = 0;
+      for (const std::uint64_t u : up[c]) top = std::max<int>(top, r.orders[u]);
+      for (const std::uint64_t u : up[c]) count += r.orders[u] == top;
+      r.orders[c] = static_cast<std::uint8_t>(up[c].empty() ? 1 : count >= 2 ? top + 1 : top);
+    }
+  }
+  std::vector<std::uint64_t> id(n, 0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (!stream[i]) continue;
+    ++r.stream_cells;
+    r.max_order = std::max<std::uint64_t>(r.max_order, r.orders[i]);
+    if (up[i].size() != 1) id[i] = r.segments.size() + 1, r.segments.emplace_back();
+  }
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (!stream[i] || up[i].size() == 1) continue;
+    ReferenceStreams::Segment& s = r.segments[id[i] - 1];
+    s.order = r.orders[i];
+    std::int64_t c = std::int64_t(i);
+    do {
+      s.cells.push_back(std::uint64_t(c));
+      c = down[std::uint64_t(c)];
+    } while (c >= 0 && up[std::uint64_t(c)].size() == 1);
+    if (c >= 0) s.junction = c, s.downstream = id[std::uint64_t(c)];
+  }
+  return r;
 }
 
 }  // namespace terrazo::testing

@@ -181,12 +181,16 @@ def watershed(input, output, *, memory=None, progress=None, **flags):
     ...]`` (cells; map coordinates with ``map_coords=True``) and/or ``outlets_file=`` (a point
     layer, as sssp's sources_file): only the cells draining to one are labelled (the others 0);
     ``snap=N`` with ``accumulation=`` (flow_accumulation's output) first moves each to the largest
-    accumulation within N cells. Other flags of ``terrazo watershed --help`` as keywords
+    accumulation within N cells. Streams: ``streams=T`` with ``accumulation=`` writes the stream
+    network of the cells of accumulation >= T to ``streams_raster=`` (UInt8 Strahler orders) and/or
+    ``streams_vector=`` (GeoJSON segments). Other flags of ``terrazo watershed --help`` as keywords
     (``tile=512``). Returns the --json summary (``basins``, ``labelled_cells``, ``pour_points``
-    [{x, y, snapped_x, snapped_y, basin}], ...).
+    [{x, y, snapped_x, snapped_y, basin}], ``stream_cells``, ``segments``, ``max_order``, ...).
 
     >>> terrazo.watershed("dir.tif", "basins.tif", memory="1G")["basins"]
     >>> terrazo.watershed("dir.tif", "gauged.tif", outlets=[(812, 455)], snap=5, accumulation="acc.tif")
+    >>> terrazo.watershed("dir.tif", "basins.tif", streams=1000, accumulation="acc.tif",
+    ...                   streams_raster="strahler.tif", streams_vector="streams.geojson")["max_order"]
     """
     return run("watershed", input, output, progress=progress, memory=memory, **flags)
 

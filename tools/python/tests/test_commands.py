@@ -62,6 +62,14 @@ def test_flow_accumulation_matches_cli(cli, tmp_path):
             tmp_path / "py.tif", directions, tmp_path / "cli_gauged.tif")
     assert [(p["snapped_x"], p["snapped_y"], p["basin"]) for p in gauged["pour_points"]] == [(3, 0, 1), (1, 2, 2)]
     assert (tmp_path / "py_gauged.tif").read_bytes() == (tmp_path / "cli_gauged.tif").read_bytes()
+    # the stream network of accumulation >= 5: the last column (orders 1, 2, 2, 2) and the cells west of it
+    streams = terrazo.watershed(directions, tmp_path / "py_b.tif", streams=5, accumulation=tmp_path / "py.tif",
+                                streams_raster=tmp_path / "py_s.tif", streams_vector=tmp_path / "py_s.geojson", tile=16)
+    cli.run("watershed", "--tile", "16", "--streams", "5", "--accumulation", tmp_path / "py.tif", "--streams-raster",
+            tmp_path / "cli_s.tif", "--streams-vector", tmp_path / "cli_s.geojson", directions, tmp_path / "cli_b.tif")
+    assert (streams["stream_cells"], streams["segments"], streams["max_order"]) == (7, 5, 2)
+    for name in ("s.tif", "s.geojson"):
+        assert (tmp_path / ("py_" + name)).read_bytes() == (tmp_path / ("cli_" + name)).read_bytes()
 
 
 @pytest.mark.parametrize("name,weight,sources", COST_CASES, ids=[os.path.basename(c[0]) for c in COST_CASES])

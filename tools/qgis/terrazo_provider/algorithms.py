@@ -206,16 +206,25 @@ class Watershed(TerrazoAlgorithm):
             "layer and/or a clicked point), only the cells draining to a pour point are labelled (the others 0); "
             "a pour point upstream of another cuts its basin out of the downstream one's. With a flow "
             "accumulation raster (<i>Flow accumulation</i> of the same directions) and a snap distance, each "
-            "pour point first moves to the cell of largest accumulation within that many cells.</p>")
+            "pour point first moves to the cell of largest accumulation within that many cells. With the "
+            "accumulation and a stream threshold, the stream network too: the cells whose accumulation is at least "
+            "the threshold, as a raster of Strahler orders and/or lines, one per segment (from a source or a "
+            "junction to the next junction), with their order and the segment they flow into.</p>")
     PARAMETERS = [
         Common("INPUT", "BAND", INPUT="D8 flow directions"),
         Custom("outlet_flags", _points("OUTLETS", "Pour points (empty: every basin)"),
                _point("OUTLET_POINT", "Pour point (clicked)")),
-        Raster("ACCUMULATION", "accumulation", "Flow accumulation, to snap the pour points to", True),
+        Raster("ACCUMULATION", "accumulation", "Flow accumulation, to snap the pour points to or for the streams",
+               True),
         Number("SNAP", "snap", "Snap the pour points to the largest accumulation within (cells)", integer=True,
                limits=(0,)),
+        Number("STREAMS", "streams", "Stream threshold: the least accumulation of a stream cell (cells)",
+               integer=True, limits=(1,)),
         Common("MEMORY", "EXTRA"),
         Output("OUTPUT", "Basins"),
+        Output("STREAMS_RASTER", "Stream network (Strahler orders)", "streams-raster", optional=True),
+        Output("STREAMS_VECTOR", "Stream segments", "streams-vector", vector=QgsProcessing.TypeVectorLine,
+               optional=True),
     ]
 
     def outlet_flags(self, parameters, context):

@@ -375,6 +375,17 @@ def flowacc(backend):
                                      directions], "gauged.tif")
     if expected["basins"] != 1 or expected["pour_points"][0]["snapped_x"] != 3:
         fail("unexpected pour point basins: %s" % expected)
+    # the stream network of accumulation >= 5: the Strahler raster and the segments equal the program's
+    expected = h.same_raster_as_cli("watershed", {"INPUT": directions, "ACCUMULATION": h.path("c_acc.tif"),
+                                                  "STREAMS": 5, "STREAMS_RASTER": h.path("q_strahler.tif"),
+                                                  "STREAMS_VECTOR": h.path("q_streams.geojson")},
+                                    ["watershed", "--streams=5", "--accumulation=" + h.path("c_acc.tif"),
+                                     "--streams-raster=" + h.path("c_strahler.tif"),
+                                     "--streams-vector=" + h.path("c_streams.geojson"), directions], "streams.tif")
+    if (expected["stream_cells"], expected["segments"], expected["max_order"]) != (7, 5, 2):
+        fail("unexpected stream network: %s" % expected)
+    same_raster(h.path("q_strahler.tif"), h.path("c_strahler.tif"))
+    same_file(h.path("q_streams.geojson"), h.path("c_streams.geojson"))
     h.done()
 
 
