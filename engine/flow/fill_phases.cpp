@@ -137,7 +137,6 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
                          budget);
         });
       });
-  result.kept_tiles = kept.kept_tiles();
 
   // 2. The spill graph solved.
   result.graph_seconds = run_step_phase("fill: spill graph", progress, [&] {
@@ -171,6 +170,7 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
     result.raised_cells += c.raised;
     result.closed_cells += c.closed;
   }
+  result.kept_tiles = kept.reused_tiles();
   return result;
 }
 

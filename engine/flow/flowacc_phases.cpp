@@ -187,7 +187,6 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
         if (kept.keeps(grid.tile_index(tx, ty)))
           kept.keep(grid.tile_index(tx, ty), KeptFlow{slot.flow.code, slot.flow.next, slot.flow.order});
       });
-  result.kept_tiles = kept.kept_tiles();
 
   // 2. The links solved: every exit's accumulation over the raster.
   result.links_seconds = run_step_phase("flowacc: links", progress, [&] {
@@ -220,6 +219,7 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
         }
       });
   result.outlets += links.exits_into_nodata();
+  result.kept_tiles = kept.reused_tiles();
   return result;
 }
 

@@ -150,7 +150,6 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
         kept.or_drop_kept([&] { crossing.add_tile(tx, ty, slot ? slot->tile : none, budget); });
         if (slot) add_counts(slot->tile, result);
       });
-  result.kept_tiles = kept.kept_tiles();
 
   // 2. The flats across tiles, resolved at once.
   result.flats_seconds = run_step_phase("flowdir: flats across tiles", progress, [&] {
@@ -177,6 +176,7 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
         // The writer's block cache is reserved at the first tile: the kept tiles give way to it.
         kept.or_drop_kept([&] { sink.write_tile(tx, ty, slot ? slot->tile.code.data() : nodata_tile.data()); });
       });
+  result.kept_tiles = kept.reused_tiles();
   return result;
 }
 

@@ -9,9 +9,12 @@
 // drops it for another); take() hands it back once and frees it (nullopt for a tile not kept).
 // The kept tiles only save work, so they give way to what a run must hold: or_drop_kept() runs a step
 // that reserves bytes the plan could not foresee (data-sized parts reserved as they come) and, when
-// it is refused, drops every kept tile, gives their bytes back and runs it once more.
+// it is refused, drops every kept tile, gives their bytes back and runs it once more. Where the drop
+// comes depends on the data and the budget; how many tiles a batch had reused before it can depend
+// on the thread count (reused_tiles(), a diagnostic). The outputs never depend on what was kept.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -37,7 +40,9 @@ class KeptTiles {
     if (keeps(tile)) slots_[tile] = std::move(payload);
   }
   std::optional<Payload> take(std::uint64_t tile) {
-    return keeps(tile) ? std::exchange(slots_[tile], std::nullopt) : std::nullopt;
+    std::optional<Payload> payload = keeps(tile) ? std::exchange(slots_[tile], std::nullopt) : std::nullopt;
+    if (payload) ++reused_;
+    return payload;
   }
 
   // No tile kept from now on; their bytes given back to the budget.
@@ -59,14 +64,13 @@ class KeptTiles {
     }
   }
 
-  // The tiles holding a payload now (after the first pass: the tiles that will not be computed again).
-  std::uint64_t kept_tiles() const {
-    return static_cast<std::uint64_t>(std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return s.has_value(); }));
-  }
+  // The tiles whose payload take() handed back: after the write, the tiles not computed twice.
+  std::uint64_t reused_tiles() const { return reused_; }
 
  private:
   std::vector<std::optional<Payload>> slots_;
   MemoryBudget::Reservation held_;
+  std::atomic<std::uint64_t> reused_{0};
 };
 
 }  // namespace terrazo
