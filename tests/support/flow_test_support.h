@@ -60,20 +60,25 @@ auto run_phases_in_memory(const std::vector<double>& values, std::uint64_t w, st
 }
 
 // A flow command's output does not depend on which tiles its first pass kept for the write
-// (engine/flow/kept_tiles.h): run_at(budget_bytes, cells) runs the phases under that budget and
-// returns their kept_tiles. Over the budgets from `from` to `to` in steps of `step` (those the plan
-// refuses skipped), EXPECTs every run's cells to hold `want`'s bytes and the runs to have kept none
-// and all of the raster's `tiles`, and some but not all unless `some` is false.
-template <class Cell, class RunAt>
-void expect_same_bytes_whichever_tiles_are_kept(const std::vector<Cell>& want, std::uint64_t tiles, std::uint64_t from,
-                                                std::uint64_t to, std::uint64_t step, RunAt run_at, const std::string& what,
+// (engine/flow/kept_tiles.h). run(input, budget, sink) runs the phases (as run_phases_in_memory
+// takes them) over `values` (w x h in tiles of t) and returns their result, whose `kept_tiles` counts
+// the tiles reused. Over the budgets from `from` to `to` in steps of `step` (those the plan refuses
+// skipped), EXPECTs every run's cells to hold the bytes of a run at 256 MiB, and the runs to have
+// reused none and all of the raster's tiles, and some but not all unless `some_too` is false.
+template <class Cell, class Run>
+void expect_same_bytes_whichever_tiles_are_kept(const std::vector<double>& values, std::uint64_t w, std::uint64_t h,
+                                                std::uint32_t t, Cell unwritten, Run run, std::uint64_t from,
+                                                std::uint64_t to, std::uint64_t step, const std::string& what,
                                                 bool some_too = true) {
+  const std::uint64_t tiles = ((w + t - 1) / t) * ((h + t - 1) / t);
+  std::vector<Cell> want;
+  run_phases_in_memory(values, w, h, t, unwritten, want, run);
   bool none = false, some = false, all = false;
   for (std::uint64_t budget = from; budget <= to; budget += step) {
     std::vector<Cell> cells;
     std::uint64_t kept = 0;
     try {
-      kept = run_at(budget, cells);
+      kept = run_phases_in_memory(values, w, h, t, unwritten, cells, run, budget).kept_tiles;
     } catch (const BudgetError&) {
       continue;
     }
@@ -85,7 +90,7 @@ void expect_same_bytes_whichever_tiles_are_kept(const std::vector<Cell>& want, s
         << what << ": other bytes at a budget of " << budget << " with " << kept << " of " << tiles << " tiles kept";
   }
   EXPECT_TRUE(none && (some || !some_too) && all) << what << ": the budgets did not span none, some and all tiles kept ("
-                                   << none << some << all << ")";
+                                                  << none << some << all << ")";
 }
 
 // EXPECTs every cell i of `got` (w wide) to match `want` (ok(i)); the message names the first that
