@@ -34,6 +34,18 @@ namespace {
 
 using MemorySink = testing::MemoryTileSink<std::uint32_t>;
 
+// The reference D8 codes of shipped DEM `name` (255 at nodata); its raster info in `info`.
+std::vector<double> shipped_codes(const std::string& name, RasterInfo& info) {
+  const std::vector<double> dem = testing::read_raster_values(std::string(TERRAZO_DATASETS) + "/real/" + name, &info);
+  return testing::reference_d8(dem, info.width, info.height);
+}
+
+// `codes` (255 at nodata) written to `path` as a Byte direction raster on `info`'s grid.
+void write_directions(const std::string& path, std::vector<double> codes, const RasterInfo& info) {
+  for (double& v : codes) v = v == 255 ? std::nan("") : v;
+  testing::write_raster_values(path, info.width, info.height, codes, CellType::UInt8, 255, info);
+}
+
 WatershedPhaseResult check(const std::vector<double>& codes, std::uint64_t w, std::uint64_t h, std::uint32_t t,
                            unsigned threads, const std::string& what) {
   WatershedPhaseOptions o;
@@ -103,15 +115,12 @@ TEST(Watershed, ALoopAcrossTilesIsRefused) {
 // at a small budget.
 TEST(WatershedCommand, ShippedDemsMatchTheWholeRasterReference) {
   testing::TempDir dir;
-  const std::string real = std::string(TERRAZO_DATASETS) + "/real/";
   for (const std::string dem_name : {"N44W072.hgt", "pysheds_dem.tif", "nz_elev.tif"}) {
     RasterInfo info;
-    const std::vector<double> dem = testing::read_raster_values(real + dem_name, &info);
-    std::vector<double> codes = testing::reference_d8(dem, info.width, info.height);
+    const std::vector<double> codes = shipped_codes(dem_name, info);
     const std::vector<std::uint32_t> want = testing::reference_watershed(codes, info.width, info.height);
-    for (double& v : codes) v = v == 255 ? std::nan("") : v;
     const std::string dir_path = dir.file(dem_name + ".dir.tif");
-    testing::write_raster_values(dir_path, info.width, info.height, codes, CellType::UInt8, 255, info);
+    write_directions(dir_path, codes, info);
     testing::run_at_flag_sets(
         dir, dir_path, dem_name + ".basins", testing::kFlowFlagSets, CellType::UInt32,
         [](const std::vector<std::string>& args) {
@@ -315,9 +324,8 @@ TEST(WatershedPourPoints, SnapMatchesTheBruteForce) {
 TEST(WatershedPourPointsCommand, ShippedDemMatchesTheReferenceWithSnap) {
   testing::TempDir dir;
   RasterInfo info;
-  const std::vector<double> dem = testing::read_raster_values(std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif", &info);
+  const std::vector<double> codes = shipped_codes("pysheds_dem.tif", info);
   const std::uint64_t w = info.width, h = info.height;
-  std::vector<double> codes = testing::reference_d8(dem, w, h);
   const std::vector<std::int64_t> acc = testing::reference_flowacc_linear(codes, w, h);
   std::vector<double> acc_cells(acc.begin(), acc.end());
   for (double& v : acc_cells) v = v == 0 ? std::nan("") : v;
@@ -329,9 +337,8 @@ TEST(WatershedPourPointsCommand, ShippedDemMatchesTheReferenceWithSnap) {
   std::vector<std::uint64_t> snapped;
   for (const std::uint64_t c : given) snapped.push_back(brute_snap(acc_cells, w, h, c, n));
   const std::vector<std::uint32_t> want = testing::reference_pour_point_basins(codes, w, h, snapped);
-  for (double& v : codes) v = v == 255 ? std::nan("") : v;
   const std::string dir_path = dir.file("dir.tif"), acc_path = dir.file("acc.tif");
-  testing::write_raster_values(dir_path, w, h, codes, CellType::UInt8, 255, info);
+  write_directions(dir_path, codes, info);
   testing::write_raster_values(acc_path, w, h, acc_cells, CellType::UInt32, 0, info);
   std::vector<std::vector<std::string>> sets = testing::kFlowFlagSets;
   for (std::vector<std::string>& set : sets) {
@@ -363,12 +370,9 @@ TEST(WatershedPourPointsCommand, ShippedDemMatchesTheReferenceWithSnap) {
 TEST(WatershedPourPointsCommand, OutletsFileTakesMapCoordinates) {
   testing::TempDir dir;
   RasterInfo info;
-  const std::vector<double> dem = testing::read_raster_values(std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif", &info);
-  const std::uint64_t w = info.width, h = info.height;
-  std::vector<double> codes = testing::reference_d8(dem, w, h);
-  for (double& v : codes) v = v == 255 ? std::nan("") : v;
+  const std::vector<double> codes = shipped_codes("pysheds_dem.tif", info);
   const std::string dir_path = dir.file("dir.tif");
-  testing::write_raster_values(dir_path, w, h, codes, CellType::UInt8, 255, info);
+  write_directions(dir_path, codes, info);
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> cells = {{200, 150}, {31, 300}};
   {
     std::ofstream csv(dir.file("gauges.csv"));
