@@ -6,8 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <list>
 #include <memory>
@@ -20,6 +18,7 @@
 #include "engine/commands/output_paths.h"
 #include "kernels/common/error.h"
 #include "io/gdal/gdal_raster.h"
+#include "io/gdal/geojson_lines.h"
 #include "io/gdal/gdal_session.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/sssp/knight.h"
@@ -167,70 +166,6 @@ class StepLog {
   PosixFile file_;
 };
 
-// GeoJSON FeatureCollection written as a stream (OGR's GeoJSON driver holds a whole feature, as
-// JSON objects of ~100 bytes per vertex, before it writes it: 10 GiB for a 16.7 M-cell path).
-class GeoJsonStream {
- public:
-  GeoJsonStream(const std::string& path, const std::string& crs_urn) : path_(path) {
-    file_ = std::fopen(path.c_str(), "wb");
-    if (!file_) throw IoError("cannot create '" + path + "': " + std::strerror(errno));
-    std::setvbuf(file_, nullptr, _IOFBF, 1 << 16);
-    text("{\n\"type\": \"FeatureCollection\",\n\"name\": \"paths\",\n");
-    if (!crs_urn.empty()) text("\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + crs_urn + "\" } },\n");
-    text("\"features\": [\n");
-  }
-  ~GeoJsonStream() {
-    if (file_) std::fclose(file_);
-  }
-  void begin_feature(const std::vector<std::pair<const char*, std::string>>& properties) {
-    text(features_++ ? ",\n" : "");
-    text("{ \"type\": \"Feature\", \"properties\": { ");
-    for (std::size_t i = 0; i < properties.size(); ++i)
-      text(std::string(i ? ", " : "") + "\"" + properties[i].first + "\": " + properties[i].second);
-    text(" }, \"geometry\": { \"type\": \"LineString\", \"coordinates\": [ ");
-    points_ = 0;
-  }
-  void point(double x, double y) {
-    char line[80];
-    char* p = line;
-    if (points_++) {
-      *p++ = ',';
-      *p++ = ' ';
-    }
-    *p++ = '[';
-    *p++ = ' ';
-    p = std::to_chars(p, line + sizeof line, x).ptr;
-    *p++ = ',';
-    *p++ = ' ';
-    p = std::to_chars(p, line + sizeof line, y).ptr;
-    *p++ = ' ';
-    *p++ = ']';
-    write(line, static_cast<std::size_t>(p - line));
-  }
-  void end_feature() { text(" ] } }"); }
-  // Closes the collection and the file; throws on any write error.
-  void finish() {
-    text("\n]\n}\n");
-    const bool failed = std::ferror(file_) != 0;
-    const int closed = std::fclose(file_);
-    file_ = nullptr;
-    if (failed || closed != 0) throw IoError("cannot write '" + path_ + "': " + std::strerror(errno));
-  }
-  static std::string number(double v) {
-    char text[32];
-    return std::string(text, std::to_chars(text, text + sizeof text, v).ptr);
-  }
-
- private:
-  void text(const std::string& s) { write(s.data(), s.size()); }
-  void write(const char* data, std::size_t bytes) {
-    if (std::fwrite(data, 1, bytes, file_) != bytes) throw IoError("cannot write '" + path_ + "': " + std::strerror(errno));
-  }
-  std::string path_;
-  std::FILE* file_ = nullptr;
-  std::uint64_t features_ = 0, points_ = 0;
-};
-
 }  // namespace
 
 // "urn:ogc:def:crs:EPSG::<code>" when the CRS has an EPSG code (what OGR's GeoJSON driver writes), else "".
@@ -354,13 +289,13 @@ void measure_walk(const Walker& w, TracedPath& path) {
 
 // The walk as a GeoJSON LineString feature (destination `k` counted from 1), its vertices the
 // cell centres from the source.
-void write_walk_feature(const Walker& w, const TracedPath& path, std::size_t k, GeoJsonStream& json) {
+void write_walk_feature(const Walker& w, const TracedPath& path, std::size_t k, GeoJsonLines& json) {
   json.begin_feature({{"dest_id", std::to_string(k + 1)},
                       {"dest_x", std::to_string(path.x)},
                       {"dest_y", std::to_string(path.y)},
-                      {"cost", GeoJsonStream::number(path.cost)},
-                      {"length", GeoJsonStream::number(path.length)},
-                      {"length_cells", GeoJsonStream::number(path.length_cells)},
+                      {"cost", GeoJsonLines::number(path.cost)},
+                      {"length", GeoJsonLines::number(path.length)},
+                      {"length_cells", GeoJsonLines::number(path.length_cells)},
                       {"cells", std::to_string(path.cells)}});
   double mx = 0, my = 0;
   replay_walk(path, w.steps, [&](std::uint64_t vx, std::uint64_t vy) {
@@ -467,7 +402,7 @@ PathResult run_path(const PathOptions& options, RunContext& context) {
     mask_cells = std::make_unique<ExternalSorter>(run.path() + "/mask-cells", budget, sort_bytes);
   }
 
-  GeoJsonStream json(output.partial(), crs_urn(info.crs_wkt));
+  GeoJsonLines json(output.partial(), output.partial(), "paths", crs_urn(info.crs_wkt));
 
   PathResult result;
   // Lengths: metres on the ellipsoid on a geographic CRS, map units otherwise (engine/cost_models/step_lengths.h).

@@ -2,40 +2,27 @@
 // (engine/commands/watershed_streams.h).
 #include "engine/commands/watershed_streams.h"
 
-#include <cerrno>
-#include <charconv>
-#include <cstdio>
-#include <cstring>
+#include <array>
 #include <filesystem>
 
 #include "engine/commands/path.h"
+#include "io/gdal/geojson_lines.h"
 #include "kernels/common/error.h"
 
 namespace terrazo {
 
-// The segments as a GeoJSON FeatureCollection, written as they come (contract in the header).
+// The segments as a GeoJSON FeatureCollection, written as they come (contract in the header): each
+// segment's cells' centres, then the junction it flows into (a one-cell segment that ends the
+// network repeats its point: a LineString has two).
 class GeoJsonSegments : public StreamSegmentSink {
  public:
   GeoJsonSegments(const std::string& path, const std::string& name, const RasterInfo& georef)
-      : path_(path), name_(name), gt_(georef.geotransform) {
-    file_ = std::fopen(path.c_str(), "wb");
-    if (!file_) throw IoError("cannot create '" + name + "': " + std::strerror(errno));
-    std::setvbuf(file_, nullptr, _IOFBF, 1 << 16);
-    width_ = georef.width;
-    text("{\n\"type\": \"FeatureCollection\",\n\"name\": \"streams\",\n");
-    const std::string urn = crs_urn(georef.crs_wkt);
-    if (!urn.empty()) text("\"crs\": { \"type\": \"name\", \"properties\": { \"name\": \"" + urn + "\" } },\n");
-    text("\"features\": [\n");
-  }
-  ~GeoJsonSegments() override {
-    if (file_) std::fclose(file_);
-  }
+      : json_(path, name, "streams", crs_urn(georef.crs_wkt)), gt_(georef.geotransform), width_(georef.width) {}
   void begin(const StreamSegment& s) override {
-    text(s.id > 1 ? ",\n" : "");
-    text("{ \"type\": \"Feature\", \"properties\": { \"segment\": " + std::to_string(s.id) +
-         ", \"order\": " + std::to_string(s.order) + ", \"downstream\": " +
-         (s.downstream ? std::to_string(s.downstream) : std::string("null")) + ", \"cells\": " +
-         std::to_string(s.cells) + " }, \"geometry\": { \"type\": \"LineString\", \"coordinates\": [ ");
+    json_.begin_feature({{"segment", std::to_string(s.id)},
+                         {"order", std::to_string(s.order)},
+                         {"downstream", s.downstream ? std::to_string(s.downstream) : std::string("null")},
+                         {"cells", std::to_string(s.cells)}});
     segment_ = s;
     points_ = 0;
   }
@@ -46,38 +33,20 @@ class GeoJsonSegments : public StreamSegmentSink {
   void end() override {
     if (segment_.junction != ~std::uint64_t{0}) point(segment_.junction);
     else if (points_ == 1) point(last_);
-    text(" ] } }");
+    json_.end_feature();
   }
-  void finish() {
-    text("\n]\n}\n");
-    const bool failed = std::ferror(file_) != 0;
-    const int closed = std::fclose(file_);
-    file_ = nullptr;
-    if (failed || closed != 0) throw IoError("cannot write '" + name_ + "': " + std::strerror(errno));
-  }
+  void finish() { json_.finish(); }
 
  private:
   void point(std::uint64_t id) {
     const double x = static_cast<double>(id % width_) + 0.5, y = static_cast<double>(id / width_) + 0.5;
-    char line[96];
-    char* p = line;
-    if (points_++) *p++ = ',', *p++ = ' ';
-    *p++ = '[', *p++ = ' ';
-    p = std::to_chars(p, line + sizeof line, gt_[0] + x * gt_[1] + y * gt_[2]).ptr;
-    *p++ = ',', *p++ = ' ';
-    p = std::to_chars(p, line + sizeof line, gt_[3] + x * gt_[4] + y * gt_[5]).ptr;
-    *p++ = ' ', *p++ = ']';
-    write(line, static_cast<std::size_t>(p - line));
-  }
-  void text(const std::string& s) { write(s.data(), s.size()); }
-  void write(const char* data, std::size_t bytes) {
-    if (std::fwrite(data, 1, bytes, file_) != bytes) throw IoError("cannot write '" + name_ + "': " + std::strerror(errno));
+    json_.point(gt_[0] + x * gt_[1] + y * gt_[2], gt_[3] + x * gt_[4] + y * gt_[5]);
+    ++points_;
   }
 
-  std::string path_, name_;
+  GeoJsonLines json_;
   std::array<double, 6> gt_;
   std::uint64_t width_ = 0;
-  std::FILE* file_ = nullptr;
   StreamSegment segment_;
   std::uint64_t points_ = 0, last_ = 0;
 };
