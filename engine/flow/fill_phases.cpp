@@ -39,6 +39,7 @@ struct FloodSlots {
 };
 
 constexpr const char* kKeptFloods = "the first pass's floods kept for the write (what is left)";
+const std::vector<std::string> kKeptFloodPhases = {"fill: flood", "fill: spill graph", "fill: write"};
 
 // A tile's flood levels and labels, kept from the first pass for the write.
 struct KeptFlood {
@@ -55,28 +56,19 @@ void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budge
   const std::uint64_t perimeters = grid.tile_count() * SpillGraph::perimeter_bytes(grid.tile);
   const std::uint64_t tile_edges = SpillGraph::tile_edges_most(grid) * sizeof(SpillEdge);
   const std::uint64_t floods = threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8);
-  const std::uint64_t all_kept = grid.tile_count() * (kept_flood_bytes(grid.tile) + KeptFloods::entry_bytes());
   plan.need("fill: flood", std::to_string(threads) + " tile floods", floods);
   plan.need("fill: flood", "the tiles' perimeters (their own edges as they come)", perimeters, perimeters + tile_edges);
-  plan.need("fill: flood", kKeptFloods, 0, all_kept);
   plan.need("fill: spill graph", std::to_string(threads) + " tile floods (held between the passes)", floods);
   plan.need("fill: spill graph", "the tiles' perimeters", perimeters, perimeters + tile_edges);
   plan.need("fill: spill graph", "its solve over the edges between tiles (the tiles' own come with the data)",
             SpillGraph::solve_bytes(0, SpillGraph::cross_edges_most(grid)),
             SpillGraph::solve_bytes(grid.tile_count() * (4ull * grid.tile + 1),
                                     SpillGraph::tile_edges_most(grid) + SpillGraph::cross_edges_most(grid)));
-  plan.need("fill: spill graph", kKeptFloods, 0, all_kept);
   plan.need("fill: write", std::to_string(threads) + " tile floods", floods);
   plan.need("fill: write", "the spill levels", perimeters);
   sink.declare_bytes(plan, "fill: write");
-  plan.need("fill: write", kKeptFloods, 0, all_kept);
+  KeptFloods::plan(plan, kKeptFloodPhases, kKeptFloods, grid.tile_count(), kept_flood_bytes(grid.tile));
   assign_flow_plan(plan, "fill", "use fewer --threads or a smaller --tile", budget);
-}
-
-// The bytes the plan leaves to the kept floods: the least over the three phases they live through.
-std::uint64_t kept_floods_cap(const MemoryPlan& plan) {
-  return std::min({plan.assigned("fill: flood", kKeptFloods), plan.assigned("fill: spill graph", kKeptFloods),
-                   plan.assigned("fill: write", kKeptFloods)});
 }
 
 // The cells of one slot's tiles: valid, raised, with no outlet.
@@ -120,7 +112,8 @@ FillPhaseResult run_fill_phases(const TileInput& input, const FillPhaseOptions& 
       budget.reserve(threads * (tile_flood_bytes(grid.tile) + std::uint64_t{grid.tile} * grid.tile * 8), "fill tile floods");
   FloodSlots slots(grid.tile, threads);
   SpillGraph graph(grid, options.connectivity, options.nodata_outlets);
-  KeptFloods kept(grid.tile_count(), kept_flood_bytes(grid.tile), kept_floods_cap(plan), budget, "fill: kept floods");
+  KeptFloods kept(grid.tile_count(), kept_flood_bytes(grid.tile), KeptFloods::cap(plan, kKeptFloodPhases, kKeptFloods),
+                  budget, "fill: kept floods");
 
   // 1. Every tile flooded from its perimeter; its perimeter and spill edges kept.
   result.flood_seconds = run_tile_phase("fill: flood", progress, grid, input, pool, threads,

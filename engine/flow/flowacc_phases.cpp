@@ -39,6 +39,7 @@ struct KeptFlow {
 using KeptFlows = KeptTiles<KeptFlow>;
 std::uint64_t kept_flow_bytes(std::uint32_t t) { return std::uint64_t{t} * t * 9; }
 constexpr const char* kKeptFlows = "the first pass's ordered tiles kept for the write (what is left)";
+const std::vector<std::string> kKeptFlowPhases = {"flowacc: tiles", "flowacc: links", "flowacc: write"};
 
 class TileAccumulator {
  public:
@@ -104,15 +105,8 @@ void plan_flowacc(const TileGrid& grid, unsigned threads, bool weighted, const M
   plan.need("flowacc: write", batch, slots);
   plan.need("flowacc: write", "the links of the tiles' perimeters", links);
   sink.declare_bytes(plan, "flowacc: write");
-  const std::uint64_t all_kept = grid.tile_count() * (kept_flow_bytes(grid.tile) + KeptFlows::entry_bytes());
-  for (const char* phase : {"flowacc: tiles", "flowacc: links", "flowacc: write"}) plan.need(phase, kKeptFlows, 0, all_kept);
+  KeptFlows::plan(plan, kKeptFlowPhases, kKeptFlows, grid.tile_count(), kept_flow_bytes(grid.tile));
   assign_flow_plan(plan, "flowacc", kLinksRemedy, budget);
-}
-
-// The bytes the plan leaves to the kept tiles: the least over the three phases they live through.
-std::uint64_t kept_flows_cap(const MemoryPlan& plan) {
-  return std::min({plan.assigned("flowacc: tiles", kKeptFlows), plan.assigned("flowacc: links", kKeptFlows),
-                   plan.assigned("flowacc: write", kKeptFlows)});
 }
 
 // What enters tile (tx, ty) from other tiles, added to its valid perimeter cells' amounts.
@@ -168,7 +162,8 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
   MemoryPlan own_plan;
   MemoryPlan& plan = options.plan ? *options.plan : own_plan;
   plan_flowacc(grid, threads, weights != nullptr, budget, plan, sink);
-  KeptFlows kept(grid.tile_count(), kept_flow_bytes(grid.tile), kept_flows_cap(plan), budget, "flowacc: kept tiles");
+  KeptFlows kept(grid.tile_count(), kept_flow_bytes(grid.tile), KeptFlows::cap(plan, kKeptFlowPhases, kKeptFlows),
+                 budget, "flowacc: kept tiles");
   const MemoryBudget::Reservation slots_held =
       budget.reserve(threads * flowacc_tile_bytes(grid.tile, weights != nullptr), "flowacc tiles' work");
   std::vector<FlowSlot> slots(threads, FlowSlot(grid.tile, weights != nullptr));

@@ -66,6 +66,7 @@ double run_slot_phase(const char* name, Progress& progress, const TileInput& inp
 }
 
 constexpr const char* kKeptCodes = "the first pass's codes kept for the write (what is left)";
+const std::vector<std::string> kKeptCodePhases = {"flowdir: directions", "flowdir: flats across tiles", "flowdir: write"};
 using KeptCodes = KeptTiles<std::vector<std::uint8_t>>;
 
 void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& budget, MemoryPlan& plan,
@@ -85,15 +86,8 @@ void plan_flowdir(const TileGrid& grid, unsigned threads, const MemoryBudget& bu
   plan.need("flowdir: write", "the tile offsets", offsets);
   plan.need("flowdir: write", "the tiles' border strips", strips);
   sink.declare_bytes(plan, "flowdir: write");
-  for (const char* phase : {"flowdir: directions", "flowdir: flats across tiles", "flowdir: write"})
-    plan.need(phase, kKeptCodes, 0, grid.tile_count() * (std::uint64_t{grid.tile} * grid.tile + KeptCodes::entry_bytes()));
+  KeptCodes::plan(plan, kKeptCodePhases, kKeptCodes, grid.tile_count(), std::uint64_t{grid.tile} * grid.tile);
   assign_flow_plan(plan, "flowdir", "use fewer --threads or a smaller --tile", budget);
-}
-
-// The bytes the plan leaves to the kept codes: the least over the three phases they live through.
-std::uint64_t kept_codes_cap(const MemoryPlan& plan) {
-  return std::min({plan.assigned("flowdir: directions", kKeptCodes), plan.assigned("flowdir: flats across tiles", kKeptCodes),
-                   plan.assigned("flowdir: write", kKeptCodes)});
 }
 
 void add_counts(const D8Tile& tile, FlowdirPhaseResult& result) {
@@ -121,7 +115,8 @@ FlowdirPhaseResult run_flowdir_phases(const TileInput& input, const FlowdirPhase
   MemoryPlan& plan = options.plan ? *options.plan : own_plan;
   plan_flowdir(grid, threads, budget, plan, sink);
   FlowdirPhaseResult result;
-  KeptCodes kept(grid.tile_count(), std::uint64_t{grid.tile} * grid.tile, kept_codes_cap(plan), budget, "flowdir: kept codes");
+  KeptCodes kept(grid.tile_count(), std::uint64_t{grid.tile} * grid.tile, KeptCodes::cap(plan, kKeptCodePhases, kKeptCodes),
+                 budget, "flowdir: kept codes");
   MemoryBudget::Reservation slots_reservation = budget.reserve(threads * FlowdirPhaseResult::slot_bytes(grid.tile), "flowdir tile windows");
   MemoryBudget::Reservation offsets_reservation = budget.reserve(CrossTileFlats::offsets_bytes(grid), "flowdir tile offsets");
   std::vector<Slot> slots(threads, Slot(grid.tile));

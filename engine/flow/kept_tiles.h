@@ -17,9 +17,11 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/run/memory_plan.h"
 #include "kernels/common/error.h"
 #include "kernels/common/memory_budget.h"
 
@@ -34,6 +36,20 @@ class KeptTiles {
 
   // The bytes of one kept tile beside its payload's arrays: for the plan.
   static constexpr std::uint64_t entry_bytes() { return sizeof(std::optional<Payload>); }
+
+  // Declares part `what` in each of `phases` (the phases the kept tiles live through): none at
+  // least, all `tiles` at `tile_bytes` at most. Declared after the phases' other parts, it takes
+  // what they leave.
+  static void plan(MemoryPlan& plan, const std::vector<std::string>& phases, const std::string& what, std::uint64_t tiles,
+                   std::uint64_t tile_bytes) {
+    for (const std::string& phase : phases) plan.need(phase, what, 0, tiles * (tile_bytes + entry_bytes()));
+  }
+  // What the assigned plan left part `what`: the least over `phases`.
+  static std::uint64_t cap(const MemoryPlan& plan, const std::vector<std::string>& phases, const std::string& what) {
+    std::uint64_t least = plan.assigned(phases.front(), what);
+    for (const std::string& phase : phases) least = std::min(least, plan.assigned(phase, what));
+    return least;
+  }
 
   bool keeps(std::uint64_t tile) const { return tile < slots_.size(); }
   void keep(std::uint64_t tile, Payload payload) {
