@@ -3,10 +3,16 @@
 // direction rasters from random DEMs (steepest descent, flats drained by a fixed rule) and random
 // forests of directions, nodata holes, absent tiles, 1 x N and odd sizes, tiles of 8 to 64 dividing
 // the raster or not, 1 to 3 threads; weights with nodata; loops and bad codes refused; the plan's
-// refusal before any work; the shipped DEMs by the command's parser and entry point.
+// refusal before any work; the shipped DEMs by the command's parser and entry point. The resident path
+// (engine/flow/flowacc_resident.h) on the CPU twin of its GPU solver (kernels/flow/resident_flowacc.h):
+// the same values and counts as the references and as the tiled phases, its faults (bad codes, bad
+// weights, loops, overflow) found on random codes and refused through the tiled phases' messages.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -14,10 +20,12 @@
 
 #include "engine/commands/flowacc_command.h"
 #include "engine/flow/flowacc_phases.h"
+#include "engine/flow/flowacc_resident.h"
 #include "kernels/common/error.h"
 #include "tests/support/flow_reference.h"
 #include "tests/support/flow_test_support.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/resident_flow_support.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -202,6 +210,173 @@ TEST(FlowAcc, DefaultScaleKeepsEverySumWithin62Bits) {
   EXPECT_LE(3.7 * 16777216 * s, 4611686018427387904.0);
   EXPECT_GT(3.7 * 16777216 * s * 10, 4611686018427387904.0);
   EXPECT_EQ(s, 1e10);
+}
+
+// The resident solver's CPU twin on direction rasters of random DEMs (holes, blank tile rows, 1 x N,
+// odd sizes, windows of 8 to 64, 1 to 4 threads): the reference's values, valid cells, outlets and
+// largest, no fault.
+TEST(ResidentFlowAcc, CpuTwinMatchesTheReferenceOnRandomDemDirections) {
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    testing::DirectionCase d = testing::random_direction_case(seed);
+    if (seed % 10 == 0 || seed % 10 == 5) {  // 1 x N and N x 1
+      (seed % 10 == 0 ? d.h : d.w) = 1;
+      std::mt19937_64 rng(seed);
+      d.codes = testing::reference_d8(testing::random_unit_terrain(rng, d.w, d.h, 0.05), d.w, d.h);
+    }
+    const unsigned threads = 1 + static_cast<unsigned>(seed % 4);
+    const testing::ResidentFlowRun r = testing::run_resident_flowacc(Device::Cpu, d.codes, d.w, d.h, d.t, threads);
+    const testing::ExpectedFlowFaults e = testing::expected_flow_faults(d.codes, d.w, d.h);
+    const std::string what = "seed " + std::to_string(seed) + " " + std::to_string(d.w) + " x " + std::to_string(d.h);
+    ASSERT_TRUE(r.stats.exact()) << what;
+    const std::vector<double> want = testing::expected_flow_values(d.codes, d.w, d.h);
+    EXPECT_TRUE(testing::same_flow_bits(r.values, want)) << what;
+    EXPECT_EQ(r.stats.valid_cells, e.valid) << what;
+    EXPECT_EQ(r.stats.outlets, e.outlets) << what;
+    const std::vector<std::int64_t> acc = testing::reference_flowacc(d.codes, d.w, d.h);
+    EXPECT_EQ(r.stats.largest, e.valid ? *std::max_element(acc.begin(), acc.end()) : 0) << what;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(ResidentFlowAcc, CpuTwinMatchesTheReferenceOnRandomForestsAndWeights) {
+  for (std::uint64_t seed = 1; seed <= 80; ++seed) {
+    std::mt19937_64 rng(seed * 104729);
+    const std::uint64_t w = 1 + rng() % 90, h = 1 + rng() % 90;
+    const std::uint32_t t = 8u << (rng() % 3);
+    const std::vector<double> codes = testing::random_d8_forest(rng, w, h, (seed % 4) * 0.06, (seed % 3) * 0.02);
+    const double scale = seed % 3 == 0 ? 1.0 : 1000.0;
+    std::vector<std::int64_t> amount;
+    const std::vector<double> weights = testing::random_flow_weights(rng, w * h, scale, amount);
+    const bool weighted = seed % 2 == 0;
+    const testing::ResidentFlowRun r = testing::run_resident_flowacc(Device::Cpu, codes, w, h, t, 1 + seed % 3,
+                                                                     weighted ? &weights : nullptr, weighted ? scale : 1);
+    const std::string what = "seed " + std::to_string(seed) + " " + std::to_string(w) + " x " + std::to_string(h);
+    ASSERT_TRUE(r.stats.exact()) << what;
+    const std::vector<double> want = weighted ? testing::expected_flow_values(codes, w, h, amount, scale)
+                                              : testing::expected_flow_values(codes, w, h);
+    EXPECT_TRUE(testing::same_flow_bits(r.values, want)) << what;
+    EXPECT_EQ(r.stats.outlets, testing::expected_flow_faults(codes, w, h).outlets) << what;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Random codes of every kind: the twin reports exactly the values that are no code and the cells on
+// loops (the rasters that have neither: the reference's values).
+TEST(ResidentFlowAcc, CpuTwinFindsBadCodesAndLoops) {
+  std::uint64_t looped = 0, bad = 0, clean = 0;
+  for (std::uint64_t seed = 1; seed <= 150; ++seed) {
+    std::mt19937_64 rng(seed * 7121);
+    const std::uint64_t w = 1 + rng() % 40, h = 1 + rng() % 40;
+    const std::vector<double> codes = testing::random_any_codes(rng, w, h, seed % 3 == 0 ? 0.01 : 0.0);
+    const testing::ResidentFlowRun r = testing::run_resident_flowacc(Device::Cpu, codes, w, h, 16, 1 + seed % 3);
+    const testing::ExpectedFlowFaults e = testing::expected_flow_faults(codes, w, h);
+    const std::string what = "seed " + std::to_string(seed);
+    EXPECT_EQ(r.stats.bad_codes, e.bad) << what;
+    EXPECT_EQ(r.stats.looped, e.looped) << what;
+    EXPECT_EQ(r.stats.valid_cells, e.valid) << what;
+    EXPECT_EQ(r.stats.outlets, e.outlets) << what;
+    looped += e.looped > 0;
+    bad += e.bad > 0;
+    if (r.stats.exact()) {
+      ++clean;
+      EXPECT_TRUE(testing::same_flow_bits(r.values, testing::expected_flow_values(codes, w, h))) << what;
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(looped, 50u);
+  EXPECT_GT(bad, 20u);
+  EXPECT_GT(clean, 5u);
+}
+
+// Weights no fixed point holds, and sums past int64: reported, not wrapped.
+TEST(ResidentFlowAcc, CpuTwinFindsBadWeightsAndOverflow) {
+  const std::uint64_t w = 9, h = 3;
+  const std::vector<double> codes(w * h, 1.0);  // every row east, off the right edge
+  std::vector<double> weights(w * h, 1.0);
+  EXPECT_TRUE(testing::run_resident_flowacc(Device::Cpu, codes, w, h, 4, 2, &weights, 1).stats.exact());
+  weights[13] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(testing::run_resident_flowacc(Device::Cpu, codes, w, h, 4, 2, &weights, 1).stats.bad_weights, 1u);
+  weights[13] = 1e19;
+  EXPECT_EQ(testing::run_resident_flowacc(Device::Cpu, codes, w, h, 4, 2, &weights, 1).stats.bad_weights, 1u);
+  weights[13] = 1;
+  weights[10] = weights[11] = 4e18;  // row 1: 4e18 + 4e18 + 1 fits, + 4e18 at cell 12 does not
+  EXPECT_TRUE(testing::run_resident_flowacc(Device::Cpu, codes, w, h, 4, 2, &weights, 1).stats.exact());
+  weights[12] = 4e18;
+  const ResidentFlowAccStats s = testing::run_resident_flowacc(Device::Cpu, codes, w, h, 4, 2, &weights, 1).stats;
+  EXPECT_TRUE(s.overflow);
+  EXPECT_EQ(s.bad_weights + s.bad_codes + s.looped, 0u);
+}
+
+FlowAccPhaseResult run_resident_case(const std::vector<double>& codes, const Case& c, std::vector<double>& out,
+                                     const std::vector<double>* weights = nullptr, double scale = 1,
+                                     FlowAccDeviceResult* device_result = nullptr) {
+  std::unique_ptr<MemoryTileInput<double>> weight_input;
+  if (weights) weight_input = std::make_unique<MemoryTileInput<double>>(*weights, c.w, c.h, c.t, MemoryTileInput<double>::Absent::Never);
+  FlowAccResidentOptions o;
+  o.threads = c.threads;
+  o.scale = scale;
+  o.device = Device::Cpu;
+  return testing::run_phases_in_memory(codes, c.w, c.h, c.t, -12345.0, out,
+                                       [&](const TileInput& input, MemoryBudget& budget, FlowAccTileSink& sink) {
+                                         FlowAccDeviceResult r = run_flowacc_resident_or_tiles(
+                                             input, weight_input.get(), o, budget, Progress::silent(), sink);
+                                         if (device_result) *device_result = r;
+                                         return r.phases;
+                                       });
+}
+
+// The engine's resident path (on the CPU twin) writes the tiled phases' bytes (absent tiles, tile
+// sizes that do and do not divide the raster, weights) and their counts.
+TEST(ResidentFlowAcc, ResidentPathWritesTheTiledPhasesBytes) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const testing::DirectionCase d = testing::random_direction_case(seed);
+    const Case c{d.w, d.h, d.t, d.threads};
+    std::vector<double> tiled, resident, weights;
+    const bool weighted = seed % 3 == 0;
+    if (weighted) {
+      std::mt19937_64 rng(seed);
+      std::vector<std::int64_t> amount;
+      weights = testing::random_flow_weights(rng, c.w * c.h, 100, amount);
+    }
+    const FlowAccPhaseResult a = run_case(d.codes, c, tiled, weighted ? &weights : nullptr, weighted ? 100 : 1);
+    FlowAccDeviceResult dr;
+    const FlowAccPhaseResult b = run_resident_case(d.codes, c, resident, weighted ? &weights : nullptr,
+                                                   weighted ? 100 : 1, &dr);
+    const std::string what = "seed " + std::to_string(seed) + " " + name(c);
+    EXPECT_TRUE(dr.resident) << what << ": " << dr.fallback;
+    ASSERT_EQ(tiled.size(), resident.size()) << what;
+    EXPECT_EQ(std::memcmp(tiled.data(), resident.data(), tiled.size() * sizeof(double)), 0) << what;
+    EXPECT_EQ(a.valid_cells, b.valid_cells) << what;
+    EXPECT_EQ(a.outlets, b.outlets) << what;
+    EXPECT_EQ(a.largest, b.largest) << what;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+std::string resident_refusal(const std::vector<double>& codes, const Case& c, const std::vector<double>* weights = nullptr) {
+  std::vector<double> got;
+  try {
+    run_resident_case(codes, c, got, weights);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "ran";
+}
+
+// A fault the device finds is refused by the tiled phases, with their message.
+TEST(ResidentFlowAcc, FaultsAreRefusedWithTheTiledPhasesMessages) {
+  const std::uint64_t w = 20, h = 12;
+  std::vector<double> codes(w * h, 1.0);
+  std::vector<double> loop = codes;
+  loop[2 * w + 7] = 1, loop[2 * w + 8] = 16;
+  EXPECT_EQ(resident_refusal(loop, Case{w, h, 8, 2}), refusal(loop, Case{w, h, 8, 2}));
+  EXPECT_TRUE(testing::contains(resident_refusal(loop, Case{w, h, 16, 1}), "loops: the flow of cell 7,2 (column,row)"));
+  std::vector<double> wrong = codes;
+  wrong[7 * w + 11] = 1.5;
+  EXPECT_TRUE(testing::contains(resident_refusal(wrong, Case{w, h, 8, 3}), "at cell 11,7 (column,row), which is no D8 code"));
+  std::vector<double> weights(w * h, 4e18);
+  EXPECT_TRUE(testing::contains(resident_refusal(codes, Case{w, h, 8, 2}, &weights), "overflows 64 bits"));
+  EXPECT_EQ(resident_refusal(codes, Case{w, h, 8, 3}), "ran");
 }
 
 // Direction rasters of the shipped DEMs (the reference's D8), by the command's parser and entry

@@ -223,7 +223,8 @@ Flags flowacc_flags() {
       shared("Options", "--co", "it applies to ACCUMULATION.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
       shared("Options", "--memory", "--threads tiles' work at once and 13 bytes per perimeter cell of every tile"),
       shared("Options", "--band"),
-      shared("Options", "--device", "flowacc runs on the CPU; cuda is refused"),
+      shared("Options", "--device", "cuda: the whole raster on the GPU (13 bytes a cell), the same bytes as the CPU's"),
+      shared("Options", "--gpu-memory", "the GPU's share: a raster it does not hold runs on the CPU, with a warning"),
       shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
 }
 

@@ -5,8 +5,11 @@
 #include <cmath>
 #include <memory>
 
+#include "engine/flow/flowacc_resident.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/error.h"
 #include "kernels/common/named_values.h"
+#include "kernels/common/warnings.h"
 
 namespace terrazo {
 namespace {
@@ -15,7 +18,7 @@ constexpr NamedValue<FlowAccType> kTypeNames[] = {
     {"auto", FlowAccType::Auto}, {"UInt32", FlowAccType::UInt32}, {"Float64", FlowAccType::Float64}};
 
 void check_flowacc_options(const FlowAccOptions& options, const RunContext& context) {
-  check_flow_options("flowacc", options, context, "its GPU twin is not built yet", {{"--weight", options.weight}});
+  check_flow_options("flowacc", options, context, nullptr, {{"--weight", options.weight}});
   if (!options.weight.empty() && options.type == FlowAccType::UInt32)
     throw UsageError("--ot UInt32 with --weight: weighted sums are Float64; drop --ot");
   if (options.weight.empty() && options.scale != 0)
@@ -48,6 +51,20 @@ std::unique_ptr<PipelineInput> open_weights(const FlowAccOptions& options, const
     throw UsageError("--weight '" + options.weight + "' is a tile store of tile " + std::to_string(g.tile) +
                      ", INPUT's tiles are " + std::to_string(grid.tile) + ": give both on one tile size (--tile)");
   return weights;
+}
+
+// The GPU's resident path when the device is CUDA and the raster fits --gpu-memory (default: three
+// quarters of the GPU's memory, as sssp's resident exchange); else "" and the reason in `fallback`.
+bool use_resident(const TileGrid& grid, RunContext& context, std::string& fallback) {
+  if (context.device() != Device::Cuda) return false;
+  const std::uint64_t need = flowacc_resident_device_bytes(grid);
+  const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
+  if (need <= room) return true;
+  fallback = "the raster needs " + MemoryBudget::format_size(need) + " of GPU memory, " +
+             (context.gpu_memory_bytes() ? "--gpu-memory gives " : "three quarters of the GPU's are ") +
+             MemoryBudget::format_size(room);
+  warn("flowacc: " + fallback + ": running the tiled pipeline on the CPU");
+  return false;
 }
 
 }  // namespace
@@ -84,8 +101,17 @@ FlowAccResult run_flowacc(const FlowAccOptions& options, RunContext& context) {
   // Every valid count is >= 1, so 0 is free for nodata; floats take NaN.
   run.write<double>(result, result.type, true, result.type == CellType::UInt32 ? 0.0 : std::nan(""),
                     [&](FlowAccTileSink& sink) {
-                      return run_flowacc_phases(run.input().cells(), weights ? &weights->cells() : nullptr, o,
-                                                context.budget(), context.progress(), sink);
+                      const TileInput* w = weights ? &weights->cells() : nullptr;
+                      if (!use_resident(run.grid(), context, result.fallback))
+                        return run_flowacc_phases(run.input().cells(), w, o, context.budget(), context.progress(), sink);
+                      FlowAccResidentOptions ro;
+                      static_cast<FlowAccPhaseOptions&>(ro) = o;
+                      const FlowAccDeviceResult r = run_flowacc_resident_or_tiles(run.input().cells(), w, ro,
+                                                                                  context.budget(), context.progress(), sink);
+                      result.path = r.resident ? "resident" : "tiles";
+                      result.fallback = r.fallback;
+                      result.kernel_ms = r.kernel_ms;
+                      return r.phases;
                     });
   result.largest = static_cast<double>(result.phases.largest) / o.scale;
   if (weights) {

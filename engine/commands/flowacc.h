@@ -9,7 +9,9 @@
 // (exact to 2^53); nodata is 0 (UInt32) or NaN (Float64). A code pointing off the raster or at a
 // nodata cell ends the flow there, as code 0 does. Bad codes and loops are refused (UsageError
 // naming a cell). The same bytes for every --tile, --threads and --memory.
-// Phases (Progress names): "import" (a non-store INPUT), "flowacc: tiles", "flowacc: links", "flowacc: write".
+// Phases (Progress names): "import" (a non-store INPUT), then on the CPU "flowacc: tiles", "flowacc:
+// links", "flowacc: write"; on the GPU (the resident path, engine/flow/flowacc_resident.h) "flowacc:
+// load", "flowacc: accumulate", "flowacc: write". The same bytes on either device.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -36,9 +38,14 @@ struct FlowAccResult : FlowRunResult<FlowAccPhaseResult> {
   CellType type = CellType::UInt32;
   double scale = 1;    // 1 for counts
   double largest = 0;  // the largest accumulation, in OUTPUT's units
+  std::string path = "tiles";  // "tiles" (the out-of-core pipeline, CPU) or "resident" (the GPU)
+  std::string fallback;        // why a run on the GPU took the tiled pipeline ("" when it did not)
+  double kernel_ms = 0;        // the GPU's accumulation time
 };
 
-// Runs on `context`'s threads, budget, scratch directory and progress; the CPU only.
+// Runs on `context`'s device, threads, budget, scratch directory and progress: the resident path when
+// the device is CUDA and --gpu-memory (default: three quarters of the GPU's memory) holds the raster
+// (flowacc_resident_device_bytes), else the tiled CPU pipeline (with a warning on CUDA).
 FlowAccResult run_flowacc(const FlowAccOptions& options, RunContext& context);
 
 // The default scale of weights whose largest magnitude is `largest` on `cells` valid cells: 1 for an

@@ -17,7 +17,8 @@ const char kUsage[] =
     "less), or with --weight the sum of their weights. The tiles are accumulated alone, the links\n"
     "between their perimeters solved once, and the tiles accumulated again with what enters them\n"
     "(Barnes 2017); the sums are integers, so the output is the same for every --tile, --threads and\n"
-    "--memory.\n"
+    "--memory. On a GPU (--device cuda, or auto with one) the whole raster is held in its memory and\n"
+    "accumulated there, the same bytes again; a raster that --gpu-memory does not hold runs on the CPU.\n"
     "\n"
     "DIRECTIONS        D8 codes as terrazo flowdir writes them (ESRI's): 1 E, 2 SE, 4 S, 8 SW, 16 W,\n"
     "                  32 NW, 64 N, 128 NE; 0 no flow (an outlet); 255 or the raster's nodata: nodata.\n"
@@ -31,8 +32,10 @@ const char kUsage[] =
     "{flags Options}\n"
     "\n"
     "JSON keys: width, height, tile, type, scale, valid_cells, outlets, exits, largest, kept_tiles (tiles\n"
-    "decoded once: their ordered flow kept for the write), phases {import, tiles, links, write}, seconds,\n"
-    "memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
+    "decoded once: their ordered flow kept for the write), path (tiles: the CPU's pipeline; resident: the\n"
+    "GPU's), fallback (why a GPU run took the tiles, or \"\"), kernel_ms, phases {import, tiles, links,\n"
+    "write} (resident: {import, load, accumulate, write}), seconds, memory_budget_bytes, memory_plan,\n"
+    "peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
     "  terrazo flowdir filled.tif dir.tif && terrazo flowacc --memory 2G --json dir.tif acc.tif\n"
@@ -80,7 +83,14 @@ std::string FlowaccCommandResult::to_json() const {
       .add("outlets", r.phases.outlets)
       .add("exits", r.phases.exits)
       .add("largest", r.largest)
-      .add("kept_tiles", r.phases.kept_tiles);
+      .add("kept_tiles", r.phases.kept_tiles)
+      .add("path", r.path)
+      .add("fallback", r.fallback)
+      .add("kernel_ms", r.kernel_ms);
+  if (r.path == "resident")
+    return flow_json_tail(summary, *this,
+                          {{"load", r.phases.load_seconds}, {"accumulate", r.phases.accumulate_seconds},
+                           {"write", r.phases.write_seconds}});
   return flow_json_tail(summary, *this,
                         {{"tiles", r.phases.tiles_seconds}, {"links", r.phases.links_seconds},
                          {"write", r.phases.write_seconds}});

@@ -36,6 +36,7 @@ struct FlowAccPhaseResult {
   std::int64_t largest = 0;        // the largest accumulation, fixed point (0 with no valid cell)
   std::uint64_t kept_tiles = 0;    // tiles whose ordered flow was kept for the write, not decoded again
   double tiles_seconds = 0, links_seconds = 0, write_seconds = 0;
+  double load_seconds = 0, accumulate_seconds = 0;  // the resident path's (engine/flow/flowacc_resident.h)
 };
 
 // Where the accumulated tiles go (engine/flow/flow_phase.h): NaN at nodata and padding.

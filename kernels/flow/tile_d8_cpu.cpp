@@ -3,11 +3,11 @@
 #include "kernels/flow/tile_d8.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "kernels/common/error.h"
 #include "kernels/flow/d8_codes.h"
+#include "kernels/flow/d8_step.h"
 
 namespace terrazo {
 namespace {
@@ -21,11 +21,8 @@ std::string cell_name(const TileD8Input& in, std::uint32_t i) {
 // The code of cell i; UsageError for a value that is no D8 code.
 std::uint8_t decode(const TileD8Input& in, std::uint32_t i) {
   const double v = in.codes[i];
-  if (std::isnan(v)) return kD8Nodata;
-  if (v >= 0 && v <= 255) {
-    const auto code = static_cast<std::uint8_t>(v);
-    if (code == v && (code == kD8NoFlow || code == kD8Nodata || kD8IndexOf[code] >= 0)) return code;
-  }
+  const std::uint8_t code = d8_byte(v);
+  if (d8_is_code(code)) return code;
   throw UsageError("the direction raster holds " + format_value(v) + " at cell " + cell_name(in, i) +
                    ", which is no D8 code: expected 1, 2, 4, 8, 16, 32, 64, 128 (E, SE, S, SW, W, NW, N, NE), "
                    "0 (no flow) or 255 (nodata), as terrazo flowdir writes");
@@ -35,14 +32,12 @@ std::uint8_t decode(const TileD8Input& in, std::uint32_t i) {
 std::uint32_t downstream(const TileD8Input& in, const TileD8& out, std::uint32_t x, std::uint32_t y) {
   const std::uint8_t code = out.code[std::size_t{y} * in.t + x];
   if (code == kD8NoFlow) return kFlowEnds;
-  const D8Step& step = kD8Steps[kD8IndexOf[code]];
-  const std::int64_t nx = std::int64_t{x} + step.dx, ny = std::int64_t{y} + step.dy;
-  const bool off_left = nx < 0, off_right = nx >= in.width, off_top = ny < 0, off_bottom = ny >= in.height;
-  if ((off_left && in.raster_left) || (off_right && in.raster_right) || (off_top && in.raster_top) ||
-      (off_bottom && in.raster_bottom))
+  const D8Landing l = d8_land(code, x, y, in.width, in.height);
+  if ((l.off_left && in.raster_left) || (l.off_right && in.raster_right) || (l.off_top && in.raster_top) ||
+      (l.off_bottom && in.raster_bottom))
     return kFlowEnds;
-  if (off_left || off_right || off_top || off_bottom) return kFlowLeaves;
-  const auto n = static_cast<std::uint32_t>(ny * in.t + nx);
+  if (l.off()) return kFlowLeaves;
+  const auto n = static_cast<std::uint32_t>(l.y * in.t + l.x);
   return out.code[n] == kD8Nodata ? kFlowEnds : n;
 }
 

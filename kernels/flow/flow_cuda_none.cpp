@@ -1,0 +1,14 @@
+// kernels/flow/flow_cuda_none.cpp: the CUDA entry points of the flow kernels in a build without CUDA:
+// they link, and every call says why it cannot run (refuse_without_cuda, kernels/common/cuda_device.h).
+#if !defined(TERRAZO_WITH_CUDA)
+#include "kernels/common/cuda_device.h"
+#include "kernels/flow/resident_flowacc.h"
+
+namespace terrazo {
+
+std::unique_ptr<ResidentFlowAcc> make_resident_flowacc_cuda(const ResidentFlowAccOptions&) {
+  refuse_without_cuda("the resident flow accumulation");
+}
+
+}  // namespace terrazo
+#endif

@@ -1,0 +1,154 @@
+// tests/support/resident_flow_support.h: driving the resident flow accumulation
+// (kernels/flow/resident_flowacc.h) on a whole in-memory raster, and the random direction rasters and
+// expectations its tests share (tests/test_flowacc.cpp: the CPU twin against the references;
+// tests/gpu/test_resident_flowacc_gpu.cpp: CUDA against the twin). GDAL- and engine-free.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/common/worker_pool.h"
+#include "kernels/flow/resident_flowacc.h"
+#include "tests/support/flow_reference.h"
+
+namespace terrazo::testing {
+
+struct ResidentFlowRun {
+  std::vector<double> values;  // w * h row-major, when the stats are exact
+  ResidentFlowAccStats stats;
+};
+
+// The solver on `codes` (w x h, NaN or 255 nodata) and `weights` (null: counts), written in windows
+// of t x t from the last to the first (any order must do), each from a t-pitched buffer whose padding
+// holds garbage; the values read back in windows of t x t when the stats are exact.
+inline ResidentFlowRun run_resident_flowacc(Device device, const std::vector<double>& codes, std::uint64_t w,
+                                            std::uint64_t h, std::uint32_t t, unsigned threads,
+                                            const std::vector<double>* weights = nullptr, double scale = 1) {
+  WorkerPool pool(threads);
+  ResidentFlowAccOptions o;
+  o.width = w;
+  o.height = h;
+  o.tile = t;
+  o.weighted = weights != nullptr;
+  o.scale = scale;
+  const auto solver = make_resident_flowacc(device, o, pool);
+  std::vector<double> buffer(std::size_t{t} * t);
+  const std::uint64_t tiles_x = (w + t - 1) / t, tiles = tiles_x * ((h + t - 1) / t);
+  const auto window = [&](std::uint64_t tile, std::uint64_t* x0, std::uint64_t* y0, std::uint32_t* ww, std::uint32_t* wh) {
+    *x0 = tile % tiles_x * t;
+    *y0 = tile / tiles_x * t;
+    *ww = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, w - *x0));
+    *wh = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, h - *y0));
+  };
+  const auto fill = [&](const std::vector<double>& from, std::uint64_t x0, std::uint64_t y0, std::uint32_t ww, std::uint32_t wh) {
+    std::fill(buffer.begin(), buffer.end(), 77.5);
+    for (std::uint32_t y = 0; y < wh; ++y)
+      for (std::uint32_t x = 0; x < ww; ++x) buffer[std::size_t{y} * t + x] = from[(y0 + y) * w + x0 + x];
+  };
+  for (std::uint64_t k = tiles; k-- > 0;) {
+    std::uint64_t x0, y0;
+    std::uint32_t ww, wh;
+    window(k, &x0, &y0, &ww, &wh);
+    fill(codes, x0, y0, ww, wh);
+    solver->write_codes(x0, y0, ww, wh, t, buffer.data());
+    if (weights) {
+      fill(*weights, x0, y0, ww, wh);
+      solver->write_weights(x0, y0, ww, wh, t, buffer.data());
+    }
+  }
+  ResidentFlowRun run;
+  run.stats = solver->accumulate();
+  if (!run.stats.exact()) return run;
+  run.values.assign(w * h, 0);
+  for (std::uint64_t k = 0; k < tiles; ++k) {
+    std::uint64_t x0, y0;
+    std::uint32_t ww, wh;
+    window(k, &x0, &y0, &ww, &wh);
+    solver->read_values(x0, y0, ww, wh, t, buffer.data());
+    for (std::uint32_t y = 0; y < wh; ++y)
+      for (std::uint32_t x = 0; x < ww; ++x) run.values[(y0 + y) * w + x0 + x] = buffer[std::size_t{y} * t + x];
+  }
+  return run;
+}
+
+// Codes drawn at random from every code, 0 and nodata: loops aplenty; with `bad` of the cells a value
+// that is no code (3, 1.5, -1, 256).
+inline std::vector<double> random_any_codes(std::mt19937_64& rng, std::uint64_t w, std::uint64_t h, double bad) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  const double wrong[] = {3, 1.5, -1, 256};
+  std::vector<double> codes(w * h);
+  for (double& c : codes) {
+    const double u = unit(rng);
+    c = u < bad ? wrong[rng() % 4] : u < bad + 0.05 ? std::nan("") : u < bad + 0.08 ? 0.0 : kRefCodes[rng() % 8];
+  }
+  return codes;
+}
+
+// What the resident solver must report for `codes`: valid cells, outlets, values that are no code,
+// and cells on loops (valid cells Kahn's algorithm never reaches).
+struct ExpectedFlowFaults {
+  std::uint64_t valid = 0, outlets = 0, bad = 0, looped = 0;
+};
+inline ExpectedFlowFaults expected_flow_faults(const std::vector<double>& codes, std::uint64_t w, std::uint64_t h) {
+  ExpectedFlowFaults e;
+  std::vector<std::uint8_t> in_degree(codes.size(), 0);
+  std::vector<std::uint64_t> queue;
+  for (std::uint64_t i = 0; i < codes.size(); ++i) {
+    if (!reference_valid(codes[i])) continue;
+    ++e.valid;
+    e.bad += codes[i] != 0 && reference_code_index(codes[i]) < 0;
+    const std::int64_t d = reference_downstream(codes, w, h, i);
+    if (d < 0)
+      e.outlets += reference_code_index(codes[i]) >= 0 || codes[i] == 0;
+    else
+      ++in_degree[std::uint64_t(d)];
+  }
+  for (std::uint64_t i = 0; i < codes.size(); ++i)
+    if (reference_valid(codes[i]) && in_degree[i] == 0) queue.push_back(i);
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const std::int64_t d = reference_downstream(codes, w, h, queue[head]);
+    if (d >= 0 && --in_degree[std::uint64_t(d)] == 0) queue.push_back(std::uint64_t(d));
+  }
+  e.looped = e.valid - queue.size();
+  return e;
+}
+
+// The accumulation as the solver writes it: reference_flowacc of `amount` (empty: counts) / scale,
+// NaN at nodata.
+inline std::vector<double> expected_flow_values(const std::vector<double>& codes, std::uint64_t w, std::uint64_t h,
+                                                const std::vector<std::int64_t>& amount = {}, double scale = 1) {
+  const std::vector<std::int64_t> acc = reference_flowacc(codes, w, h, amount);
+  std::vector<double> values(codes.size());
+  for (std::uint64_t i = 0; i < codes.size(); ++i)
+    values[i] = !reference_valid(codes[i]) ? std::nan("")
+                : scale == 1               ? static_cast<double>(acc[i])
+                                           : static_cast<double>(acc[i]) / scale;
+  return values;
+}
+
+// Random weights (a ninth NaN, some negative) and their fixed-point amounts llround(w x scale).
+inline std::vector<double> random_flow_weights(std::mt19937_64& rng, std::uint64_t cells, double scale,
+                                               std::vector<std::int64_t>& amount) {
+  std::uniform_real_distribution<double> unit(-0.5, 2);
+  std::vector<double> weights(cells);
+  amount.assign(cells, 0);
+  for (std::uint64_t i = 0; i < cells; ++i) {
+    weights[i] = rng() % 9 == 0 ? std::nan("") : unit(rng);
+    amount[i] = std::isnan(weights[i]) ? 0 : std::llround(weights[i] * scale);
+  }
+  return weights;
+}
+
+// Whether two value rasters hold the same bits (NaN = NaN).
+inline bool same_flow_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+  return true;
+}
+
+}  // namespace terrazo::testing
