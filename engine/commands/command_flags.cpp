@@ -224,7 +224,7 @@ Flags flowacc_flags() {
       shared("Options", "--memory", "--threads tiles' work at once and 13 bytes per perimeter cell of every tile"),
       shared("Options", "--band"),
       shared("Options", "--device", "cuda: the whole raster on the GPU (13 bytes a cell), the same bytes as the CPU's"),
-      shared("Options", "--gpu-memory", "the GPU's share: a raster it does not hold runs on the CPU, with a warning"),
+      shared("Options", "--gpu-memory", "a raster it does not hold runs on the CPU, with a warning", "three quarters of the GPU's memory"),
       shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
 }
 

@@ -166,7 +166,8 @@ def flow_accumulation(input, output, *, weight=None, scale=None, memory=None, pr
     writes them), exactly and out of core (``terrazo flowacc``, docs/flow.md): each cell gets the
     number of cells whose flow passes through it, itself included, or with ``weight`` (a raster on
     the same grid) the sum of their weights (Float64, summed exactly in 64-bit fixed point at
-    ``scale``). Other flags of ``terrazo flowacc --help`` as keywords (``ot="Float64"``, ``tile=512``).
+    ``scale``). ``device="cuda"`` accumulates the whole raster on the GPU (the same bytes). Other flags of
+    ``terrazo flowacc --help`` as keywords (``ot="Float64"``, ``tile=512``).
     Returns the --json summary (``valid_cells``, ``outlets``, ``largest``, ...).
 
     >>> terrazo.flow_accumulation("dir.tif", "acc.tif", memory="1G")["largest"]

@@ -187,11 +187,12 @@ class FlowAccumulation(TerrazoAlgorithm):
             "<i>terrazo flowdir</i> writes them), exactly and out of core (Barnes 2017, docs/flow.md): each cell "
             "gets the number of cells whose flow passes through it, itself included, or with a weight raster the "
             "sum of their weights (Float64). A code pointing off the raster or at nodata ends the flow there; "
-            "directions that loop are refused.</p>")
+            "directions that loop are refused. On a GPU the whole raster is accumulated in its memory, the same "
+            "bytes.</p>")
     PARAMETERS = [
         Common("INPUT", "BAND", INPUT="D8 flow directions"),
         Raster("WEIGHT", "weight", "Weight raster (empty: count cells; a nodata weight counts 0)", True),
-        Common("MEMORY", "EXTRA"),
+        Common("MEMORY", "DEVICE", "EXTRA"),
         Output("OUTPUT", "Flow accumulation"),
     ]
 
