@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -17,10 +18,12 @@
 #include "engine/commands/watershed_pour_points.h"
 #include "engine/flow/pour_points.h"
 #include "engine/flow/watershed_phases.h"
+#include "engine/flow/watershed_resident.h"
 #include "kernels/common/error.h"
 #include "tests/support/flow_reference.h"
 #include "tests/support/flow_test_support.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/resident_flow_support.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -103,6 +106,120 @@ TEST(Watershed, ALoopAcrossTilesIsRefused) {
   } catch (const UsageError& e) {
     EXPECT_TRUE(testing::contains(e.what(), "comes back to it across tiles")) << e.what();
   }
+}
+
+// The resident labelling's CPU twin (kernels/flow/resident_watershed.h) on random DEM directions,
+// random forests with holes, 1 x N and N x 1, windows of 8 to 64, 1 to 4 threads: the reference's labels.
+TEST(ResidentWatershed, CpuTwinMatchesTheReference) {
+  for (std::uint64_t seed = 1; seed <= 160; ++seed) {
+    std::mt19937_64 rng(seed * 977);
+    std::uint64_t w, h;
+    std::uint32_t t;
+    std::vector<double> codes;
+    if (seed % 2) {
+      testing::DirectionCase d = testing::random_direction_case(seed);
+      w = d.w, h = d.h, t = d.t, codes = std::move(d.codes);
+    } else {
+      w = seed % 10 == 0 ? 1 : 1 + rng() % 90;
+      h = seed % 10 == 4 ? 1 : 1 + rng() % 90;
+      t = 8u << (rng() % 3);
+      codes = testing::random_d8_forest(rng, w, h, (seed % 4) * 0.06, (seed % 3) * 0.02);
+    }
+    const testing::ResidentBasinRun r = testing::run_resident_watershed(Device::Cpu, codes, w, h, t, 1 + seed % 4);
+    const std::string what = "seed " + std::to_string(seed) + " " + std::to_string(w) + " x " + std::to_string(h);
+    ASSERT_TRUE(r.stats.exact()) << what;
+    const std::vector<std::uint32_t> want = testing::reference_watershed(codes, w, h);
+    EXPECT_EQ(r.labels, want) << what;
+    EXPECT_EQ(r.stats.basins, want.empty() ? 0 : *std::max_element(want.begin(), want.end())) << what;
+    EXPECT_EQ(r.stats.valid_cells, testing::expected_flow_faults(codes, w, h).valid) << what;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Random codes of every kind: the values that are no code and the cells whose flow never ends, found.
+TEST(ResidentWatershed, CpuTwinFindsBadCodesAndLoops) {
+  std::uint64_t looped = 0, bad = 0, clean = 0;
+  for (std::uint64_t seed = 1; seed <= 150; ++seed) {
+    std::mt19937_64 rng(seed * 6007);
+    const std::uint64_t w = 1 + rng() % 40, h = 1 + rng() % 40;
+    const std::vector<double> codes = testing::random_any_codes(rng, w, h, seed % 3 == 0 ? 0.01 : 0.0);
+    const testing::ResidentBasinRun r = testing::run_resident_watershed(Device::Cpu, codes, w, h, 16, 1 + seed % 3);
+    const std::string what = "seed " + std::to_string(seed);
+    const std::uint64_t want_bad = testing::expected_flow_faults(codes, w, h).bad;
+    EXPECT_EQ(r.stats.bad_codes, want_bad) << what;
+    EXPECT_EQ(r.stats.looped, testing::expected_basin_looped(codes, w, h)) << what;
+    looped += r.stats.looped > 0;
+    bad += want_bad > 0;
+    if (r.stats.exact()) {
+      ++clean;
+      EXPECT_EQ(r.labels, testing::reference_watershed(codes, w, h)) << what;
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(looped, 50u);
+  EXPECT_GT(bad, 20u);
+  EXPECT_GT(clean, 5u);
+}
+
+WatershedPhaseResult run_resident_case(const std::vector<double>& codes, std::uint64_t w, std::uint64_t h,
+                                       std::uint32_t t, unsigned threads, std::vector<std::uint32_t>& out,
+                                       WatershedDeviceResult* device_result = nullptr) {
+  WatershedResidentOptions o;
+  o.threads = threads;
+  o.device = Device::Cpu;
+  return testing::run_phases_in_memory(codes, w, h, t, 0xdeadbeefu, out,
+                                       [&](const TileInput& input, MemoryBudget& budget, WatershedTileSink& sink) {
+                                         WatershedDeviceResult r =
+                                             run_watershed_resident_or_tiles(input, o, budget, Progress::silent(), sink);
+                                         if (device_result) *device_result = r;
+                                         return r.phases;
+                                       });
+}
+
+// The engine's resident path (on the CPU twin) writes the tiled phases' bytes and counts.
+TEST(ResidentWatershed, ResidentPathWritesTheTiledPhasesBytes) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const testing::DirectionCase d = testing::random_direction_case(seed);
+    WatershedPhaseOptions o;
+    o.threads = d.threads;
+    std::vector<std::uint32_t> tiled, resident;
+    const WatershedPhaseResult a = testing::run_phases_in_memory(
+        d.codes, d.w, d.h, d.t, 0xdeadbeefu, tiled, [&](const TileInput& input, MemoryBudget& budget, WatershedTileSink& sink) {
+          return run_watershed_phases(input, o, budget, Progress::silent(), sink);
+        });
+    WatershedDeviceResult dr;
+    const WatershedPhaseResult b = run_resident_case(d.codes, d.w, d.h, d.t, d.threads, resident, &dr);
+    const std::string what = "seed " + std::to_string(seed);
+    EXPECT_TRUE(dr.resident) << what << ": " << dr.fallback;
+    EXPECT_EQ(tiled, resident) << what;
+    EXPECT_EQ(a.valid_cells, b.valid_cells) << what;
+    EXPECT_EQ(a.labelled_cells, b.labelled_cells) << what;
+    EXPECT_EQ(a.basins, b.basins) << what;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// A fault the device finds is refused by the tiled phases, with their message.
+TEST(ResidentWatershed, FaultsAreRefusedWithTheTiledPhasesMessages) {
+  const std::uint64_t w = 20, h = 12;
+  std::vector<double> codes(w * h, 1.0);
+  const auto refusal = [&](const std::vector<double>& c, std::uint32_t t) -> std::string {
+    std::vector<std::uint32_t> out;
+    try {
+      run_resident_case(c, w, h, t, 2, out);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "ran";
+  };
+  std::vector<double> loop = codes;
+  loop[2 * w + 7] = 1, loop[2 * w + 8] = 16;
+  EXPECT_TRUE(testing::contains(refusal(loop, 8), "comes back to it across tiles")) << refusal(loop, 8);
+  EXPECT_TRUE(testing::contains(refusal(loop, 16), "loops: the flow of cell 7,2 (column,row)")) << refusal(loop, 16);
+  std::vector<double> wrong = codes;
+  wrong[7 * w + 11] = 256;
+  EXPECT_TRUE(testing::contains(refusal(wrong, 8), "at cell 11,7 (column,row), which is no D8 code")) << refusal(wrong, 8);
+  EXPECT_EQ(refusal(codes, 8), "ran");
 }
 
 // Direction rasters of the shipped DEMs (the reference's D8), by the command's parser and entry

@@ -233,7 +233,8 @@ Flags watershed_flags() {
       shared("Options", "--co", "it applies to BASINS.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
       shared("Options", "--memory", "--threads tiles' work at once, 13 bytes per perimeter cell of every tile and 4 per tile row; with --streams 30 more per perimeter cell"),
       shared("Options", "--band"),
-      shared("Options", "--device", "watershed runs on the CPU; cuda is refused"),
+      shared("Options", "--device", "cuda: the basins without pour points or streams with the whole raster on the GPU (21 bytes a cell), the same bytes as the CPU's; pour points and streams run on the CPU"),
+      shared("Options", "--gpu-memory", "a raster it does not hold runs on the CPU, with a warning", "three quarters of the GPU's memory"),
       shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"),
       repeated("Pour points", "--outlet", FlagType::Point, "x,y", "outlets",
         "a pour point: column,row (0-based, row 0 at the top); repeatable. Only the\n"

@@ -8,15 +8,21 @@
 #include "engine/commands/watershed_streams.h"
 #include "engine/flow/pour_points.h"
 #include "engine/flow/tile_batches.h"
+#include "engine/flow/watershed_resident.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/error.h"
+#include "kernels/common/warnings.h"
 
 namespace terrazo {
 namespace {
 
 void check_watershed_options(const WatershedOptions& options, const RunContext& context) {
-  check_flow_options("watershed", options, context, "its GPU twin is not built yet",
+  check_flow_options("watershed", options, context, nullptr,
                      {{"--outlets-file", options.outlets_file}, {"--accumulation", options.accumulation}});
   const bool pour_points = !options.outlets.empty() || !options.outlets_file.empty();
+  if (context.device_request() == DeviceRequest::Cuda && (pour_points || options.streams))
+    throw UsageError("watershed --device cuda labels every basin; with pour points (--outlet, --outlets-file) or "
+                     "--streams it runs on the CPU: drop --device cuda");
   if (options.snap && options.accumulation.empty())
     throw UsageError("--snap N moves the pour points to the largest accumulation nearby: give --accumulation ACC.tif "
                      "(terrazo flowacc's output on the same directions)");
@@ -56,6 +62,22 @@ void snap(const WatershedOptions& options, const TileGrid& grid, RunContext& con
   throw UsageError(e.what());
 }
 
+// The GPU's resident path when there are no pour points and no streams, the device is CUDA and the
+// raster fits --gpu-memory (default: three quarters of the GPU's memory); else false, and on CUDA the
+// reason in `fallback`.
+bool use_resident(const WatershedOptions& options, const TileGrid& grid, RunContext& context, std::string& fallback) {
+  if (!options.outlets.empty() || !options.outlets_file.empty() || options.streams) return false;
+  if (context.device() != Device::Cuda) return false;
+  const std::uint64_t need = watershed_resident_device_bytes(grid);
+  const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
+  if (need <= room) return true;
+  fallback = "the raster needs " + MemoryBudget::format_size(need) + " of GPU memory, " +
+             (context.gpu_memory_bytes() ? "--gpu-memory gives " : "three quarters of the GPU's are ") +
+             MemoryBudget::format_size(room);
+  warn("watershed: " + fallback + ": running the tiled pipeline on the CPU");
+  return false;
+}
+
 }  // namespace
 
 WatershedResult run_watershed(const WatershedOptions& options, RunContext& context) {
@@ -83,7 +105,16 @@ WatershedResult run_watershed(const WatershedOptions& options, RunContext& conte
   // OUTPUT: UInt32 labels, nodata 0.
   try {
     run.write<std::uint32_t>(result, CellType::UInt32, true, 0.0, [&](WatershedTileSink& sink) {
-      return run_watershed_phases(run.input().cells(), o, context.budget(), context.progress(), sink);
+      if (!use_resident(options, grid, context, result.fallback))
+        return run_watershed_phases(run.input().cells(), o, context.budget(), context.progress(), sink);
+      WatershedResidentOptions ro;
+      static_cast<FlowPhaseOptions&>(ro) = o;
+      const WatershedDeviceResult r =
+          run_watershed_resident_or_tiles(run.input().cells(), ro, context.budget(), context.progress(), sink);
+      result.path = r.resident ? "resident" : "tiles";
+      result.fallback = r.fallback;
+      result.kernel_ms = r.kernel_ms;
+      return r.phases;
     });
   } catch (const PourPointOnNodata& e) {
     refuse_on_nodata(e, result, grid.width);

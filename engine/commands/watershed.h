@@ -16,7 +16,8 @@
 // its cells' centres in INPUT's CRS, then the junction it flows into; properties segment, order,
 // downstream, cells), at least one of them. The same bytes for every --tile, --threads and --memory.
 // Phases (Progress names): "import" (a non-store INPUT), "watershed: snap" (with `snap`), then
-// engine/flow/watershed_phases.h's, then with `streams` engine/flow/stream_phases.h's.
+// engine/flow/watershed_phases.h's (on the GPU engine/flow/watershed_resident.h's), then with
+// `streams` engine/flow/stream_phases.h's.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -57,9 +58,15 @@ struct WatershedResult : FlowRunResult<WatershedPhaseResult> {
   std::vector<WatershedPourPoint> pour_points;
   double snap_seconds = 0;
   StreamPhaseResult streams;
+  std::string path = "tiles";  // "tiles" (the out-of-core pipeline, CPU) or "resident" (the GPU)
+  std::string fallback;        // why a run on the GPU took the tiled pipeline ("" when it did not)
+  double kernel_ms = 0;        // the GPU's labelling time
 };
 
-// Runs on `context`'s threads, budget, scratch directory and progress; the CPU only.
+// Runs on `context`'s device, threads, budget, scratch directory and progress: without pour points and
+// streams, the resident path (engine/flow/watershed_resident.h) when the device is CUDA and
+// --gpu-memory (default: three quarters of the GPU's memory) holds the raster, else the tiled CPU
+// pipeline (with a warning on CUDA); pour points and streams run on the CPU (--device cuda refused).
 WatershedResult run_watershed(const WatershedOptions& options, RunContext& context);
 
 }  // namespace terrazo

@@ -18,7 +18,9 @@ const char kUsage[] =
     "the same cell (code 0, or a code pointing off the raster or at nodata) form one basin. Basins are\n"
     "numbered 1..K in raster order of their first cell (the topmost, then leftmost), as clump numbers\n"
     "its regions, so the output is the same for every --tile, --threads and --memory. The tiles'\n"
-    "perimeter links of flowacc (Barnes 2017) give each tile's flow its outlet.\n"
+    "perimeter links of flowacc (Barnes 2017) give each tile's flow its outlet. On a GPU (--device\n"
+    "cuda, or auto with one) the basins without pour points or streams are labelled with the whole raster\n"
+    "in its memory, the same bytes; a raster that --gpu-memory does not hold runs on the CPU.\n"
     "\n"
     "DIRECTIONS  D8 codes as terrazo flowdir writes them (ESRI's): 1 E, 2 SE, 4 S, 8 SW, 16 W, 32 NW,\n"
     "            64 N, 128 NE; 0 no flow (an outlet); 255 or the raster's nodata: nodata. Any other\n"
@@ -46,9 +48,10 @@ const char kUsage[] =
     "\n"
     "JSON keys: width, height, tile, valid_cells, labelled_cells, basins, spanning_basins, exits, snap,\n"
     "pour_points [{x, y, snapped_x, snapped_y, basin}], streams (THRESHOLD or null), stream_cells,\n"
-    "segments, max_order, phases {import, snap, tiles, links, firsts, ranks, write, streams_tiles,\n"
-    "streams_links, streams_write, streams_vector}, seconds, memory_budget_bytes, memory_plan,\n"
-    "peak_rss_bytes, bytes_read, bytes_written.\n"
+    "segments, max_order, path (tiles: the CPU's pipeline; resident: the GPU's), fallback (why a GPU run\n"
+    "took the tiles, or \"\"), kernel_ms, phases {import, snap, tiles, links, firsts, ranks, write,\n"
+    "streams_tiles, streams_links, streams_write, streams_vector} (resident: {import, load, label, write}),\n"
+    "seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
     "  terrazo flowdir filled.tif dir.tif && terrazo watershed --memory 2G --json dir.tif basins.tif\n"
@@ -154,6 +157,10 @@ std::string WatershedCommandResult::to_json() const {
   if (options.watershed.streams) summary.add("streams", static_cast<std::uint64_t>(*options.watershed.streams));
   else summary.add_null("streams");
   summary.add("stream_cells", st.stream_cells).add("segments", st.segments).add("max_order", st.max_order);
+  summary.add("path", result.path).add("fallback", result.fallback).add("kernel_ms", result.kernel_ms);
+  if (result.path == "resident")
+    return flow_json_tail(summary, *this,
+                          {{"load", p.load_seconds}, {"label", p.label_seconds}, {"write", p.write_seconds}});
   return flow_json_tail(summary, *this,
                         {{"snap", result.snap_seconds}, {"tiles", p.tiles_seconds}, {"links", p.links_seconds},
                          {"firsts", p.firsts_seconds}, {"ranks", p.ranks_seconds}, {"write", p.write_seconds},

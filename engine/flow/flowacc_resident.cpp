@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/flow/resident_tiles.h"
 #include "engine/flow/tile_batches.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
@@ -30,20 +31,16 @@ std::uint64_t solver_host_bytes(const ResidentFlowAccOptions& o, Device device) 
   return device == Device::Cuda ? std::uint64_t{o.tile} * o.tile * 9 : resident_flowacc_bytes(o);
 }
 
-std::uint64_t load_slot_bytes(std::uint32_t t, bool weighted) { return std::uint64_t{t} * t * 8 * (weighted ? 2 : 1); }
-
-std::uint64_t write_tiles_bytes(std::uint32_t t) { return std::uint64_t{t} * t * 16; }
-
 constexpr const char* kSolverPart = "the resident solver's host memory";
 
 void plan_resident(const TileGrid& grid, unsigned threads, bool weighted, std::uint64_t solver_bytes,
                    const MemoryBudget& budget, MemoryPlan& plan, FlowAccTileSink& sink) {
   plan.need("flowacc: load", kSolverPart, solver_bytes);
   plan.need("flowacc: load", std::to_string(threads) + " tiles of directions" + (weighted ? " and weights" : ""),
-            threads * load_slot_bytes(grid.tile, weighted));
+            resident_load_bytes(grid.tile, threads, weighted));
   plan.need("flowacc: accumulate", kSolverPart, solver_bytes);
   plan.need("flowacc: write", kSolverPart, solver_bytes);
-  plan.need("flowacc: write", "a tile of values and one of nodata", write_tiles_bytes(grid.tile));
+  plan.need("flowacc: write", "a tile of values and one of nodata", resident_write_bytes<double>(grid.tile));
   sink.declare_bytes(plan, "flowacc: write");
   assign_flow_plan(plan, "flowacc", "use fewer --threads or a smaller --tile", budget);
 }
@@ -59,49 +56,6 @@ std::string describe_fault(const ResidentFlowAccStats& s) {
   add(s.looped, "cells on loops");
   if (s.overflow) text += std::string(text.empty() ? "" : ", ") + "a partial sum past 64 bits";
   return text;
-}
-
-// Phase "flowacc: load": every present tile read on the pool, its codes (and weights) sent in order.
-double load_tiles(const TileInput& directions, const TileInput* weights, unsigned threads, WorkerPool& pool,
-                  ResidentFlowAcc& solver, Progress& progress) {
-  const TileGrid& grid = directions.grid();
-  const std::size_t cells = std::size_t{grid.tile} * grid.tile;
-  std::vector<std::vector<double>> codes(threads, std::vector<double>(cells)),
-      amounts(weights ? threads : 0, std::vector<double>(cells));
-  return run_tile_phase("flowacc: load", progress, grid, directions, pool, threads,
-      [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
-        directions.read_tile(tx, ty, codes[k].data());
-        if (weights) weights->read_tile(tx, ty, amounts[k].data());
-      },
-      [&](unsigned k, std::uint32_t tx, std::uint32_t ty) {
-        if (!directions.tile_present(tx, ty)) return;
-        const TileWindow w = grid.window(tx, ty);
-        solver.write_codes(w.x0, w.y0, w.w, w.h, grid.tile, codes[k].data());
-        if (weights) solver.write_weights(w.x0, w.y0, w.w, w.h, grid.tile, amounts[k].data());
-      });
-}
-
-// Phase "flowacc: write": each tile's values read back (nodata for an absent tile), in row-major order.
-double write_tiles(const TileInput& directions, ResidentFlowAcc& solver, Progress& progress, FlowAccTileSink& sink) {
-  const Stopwatch watch;
-  const TileGrid& grid = directions.grid();
-  const std::vector<double> nodata_tile(std::size_t{grid.tile} * grid.tile, std::nan(""));
-  std::vector<double> values(nodata_tile.size());
-  const std::uint64_t tiles = grid.tile_count();
-  progress.update("flowacc: write", 0, tiles);
-  for (std::uint64_t tile = 0; tile < tiles; ++tile) {
-    const auto tx = static_cast<std::uint32_t>(tile % grid.tiles_x()), ty = static_cast<std::uint32_t>(tile / grid.tiles_x());
-    if (directions.tile_present(tx, ty)) {
-      const TileWindow w = grid.window(tx, ty);
-      values = nodata_tile;  // the padding past the raster's edge
-      solver.read_values(w.x0, w.y0, w.w, w.h, grid.tile, values.data());
-      sink.write_tile(tx, ty, values.data());
-    } else {
-      sink.write_tile(tx, ty, nodata_tile.data());
-    }
-    progress.update("flowacc: write", tile + 1, tiles);
-  }
-  return watch.seconds();
 }
 
 }  // namespace
@@ -128,8 +82,13 @@ FlowAccResidentResult run_flowacc_resident(const TileInput& directions, const Ti
   FlowAccResidentResult result;
   {
     const MemoryBudget::Reservation slots_held =
-        budget.reserve(threads * load_slot_bytes(grid.tile, weights != nullptr), "flowacc: tiles being loaded");
-    result.phases.load_seconds = load_tiles(directions, weights, threads, pool, *solver, progress);
+        budget.reserve(resident_load_bytes(grid.tile, threads, weights != nullptr), "flowacc: tiles being loaded");
+    result.phases.load_seconds = load_resident_tiles(
+        "flowacc: load", directions, weights, threads, pool, progress,
+        [&](const TileWindow& w, const double* codes, const double* amounts) {
+          solver->write_codes(w.x0, w.y0, w.w, w.h, grid.tile, codes);
+          if (amounts) solver->write_weights(w.x0, w.y0, w.w, w.h, grid.tile, amounts);
+        });
   }
   ResidentFlowAccStats stats;
   result.phases.accumulate_seconds = run_step_phase("flowacc: accumulate", progress, [&] { stats = solver->accumulate(); });
@@ -140,8 +99,10 @@ FlowAccResidentResult run_flowacc_resident(const TileInput& directions, const Ti
   result.phases.valid_cells = stats.valid_cells;
   result.phases.outlets = stats.outlets;
   result.phases.largest = stats.largest;
-  const MemoryBudget::Reservation tile_held = budget.reserve(write_tiles_bytes(grid.tile), "flowacc: the write's tiles");
-  result.phases.write_seconds = write_tiles(directions, *solver, progress, sink);
+  const MemoryBudget::Reservation tiles_held = budget.reserve(resident_write_bytes<double>(grid.tile), "flowacc: the write's tiles");
+  result.phases.write_seconds = write_resident_tiles<double>(
+      "flowacc: write", directions, std::nan(""), progress, sink,
+      [&](const TileWindow& w, double* values) { solver->read_values(w.x0, w.y0, w.w, w.h, grid.tile, values); });
   return result;
 }
 

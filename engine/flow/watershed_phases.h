@@ -48,6 +48,7 @@ struct WatershedPhaseResult {
   std::vector<std::uint64_t> pour_point_cells;
   std::vector<std::uint32_t> pour_point_basins;
   double tiles_seconds = 0, links_seconds = 0, firsts_seconds = 0, ranks_seconds = 0, write_seconds = 0;
+  double load_seconds = 0, label_seconds = 0;  // the resident path's (engine/flow/watershed_resident.h)
 };
 
 // Where the labelled tiles go (engine/flow/flow_phase.h): 0 at nodata and padding.

@@ -3,11 +3,15 @@
 #if !defined(TERRAZO_WITH_CUDA)
 #include "kernels/common/cuda_device.h"
 #include "kernels/flow/resident_flowacc.h"
+#include "kernels/flow/resident_watershed.h"
 
 namespace terrazo {
 
 std::unique_ptr<ResidentFlowAcc> make_resident_flowacc_cuda(const ResidentFlowAccOptions&) {
   refuse_without_cuda("the resident flow accumulation");
+}
+std::unique_ptr<ResidentWatershed> make_resident_watershed_cuda(const ResidentWatershedOptions&) {
+  refuse_without_cuda("the resident watershed labelling");
 }
 
 }  // namespace terrazo

@@ -66,16 +66,20 @@ TERRAZO_HD void resident_fence() {
 // A valid cell: not nodata and a code (a cell of kD8NotACode is counted bad, never walked).
 TERRAZO_HD bool resident_walkable(std::uint8_t code) { return code != kD8Nodata && d8_is_code(code); }
 
-// Where the flow of cell i goes: kFlowNoNext when its code is 0 (or no code), when it points off the
-// raster or at a nodata cell; else the downstream cell's index.
-TERRAZO_HD std::uint64_t resident_downstream(const ResidentFlowRaster& r, std::uint64_t i) {
-  const std::uint8_t c = r.code[i];
+// Where the flow of cell i of a width x height raster of code bytes goes: kFlowNoNext when its code is
+// 0 (or no code), when it points off the raster or at a nodata cell; else the downstream cell's index.
+TERRAZO_HD std::uint64_t resident_downstream(const std::uint8_t* code, std::uint64_t width, std::uint64_t height,
+                                             std::uint64_t i) {
+  const std::uint8_t c = code[i];
   if (c == kD8NoFlow || !resident_walkable(c)) return kFlowNoNext;
-  const D8Landing l = d8_land(c, static_cast<std::int64_t>(i % r.width), static_cast<std::int64_t>(i / r.width),
-                              static_cast<std::int64_t>(r.width), static_cast<std::int64_t>(r.height));
+  const D8Landing l = d8_land(c, static_cast<std::int64_t>(i % width), static_cast<std::int64_t>(i / width),
+                              static_cast<std::int64_t>(width), static_cast<std::int64_t>(height));
   if (l.off()) return kFlowNoNext;
-  const std::uint64_t n = static_cast<std::uint64_t>(l.y) * r.width + static_cast<std::uint64_t>(l.x);
-  return r.code[n] == kD8Nodata ? kFlowNoNext : n;
+  const std::uint64_t n = static_cast<std::uint64_t>(l.y) * width + static_cast<std::uint64_t>(l.x);
+  return code[n] == kD8Nodata ? kFlowNoNext : n;
+}
+TERRAZO_HD std::uint64_t resident_downstream(const ResidentFlowRaster& r, std::uint64_t i) {
+  return resident_downstream(r.code, r.width, r.height, i);
 }
 
 // What step 1 counts of one cell.

@@ -1,7 +1,8 @@
-// tests/support/resident_flow_support.h: driving the resident flow accumulation
-// (kernels/flow/resident_flowacc.h) on a whole in-memory raster, and the random direction rasters and
-// expectations its tests share (tests/test_flowacc.cpp: the CPU twin against the references;
-// tests/gpu/test_resident_flowacc_gpu.cpp: CUDA against the twin). GDAL- and engine-free.
+// tests/support/resident_flow_support.h: driving the resident flow accumulation and watershed
+// labelling (kernels/flow/resident_flowacc.h, resident_watershed.h) on a whole in-memory raster, and
+// the random direction rasters and expectations their tests share (tests/test_flowacc.cpp and
+// tests/test_watershed.cpp: the CPU twins against the references; tests/gpu/test_resident_*_gpu.cpp:
+// CUDA against the twins). GDAL- and engine-free.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "kernels/common/worker_pool.h"
 #include "kernels/flow/resident_flowacc.h"
+#include "kernels/flow/resident_watershed.h"
 #include "tests/support/flow_reference.h"
 
 namespace terrazo::testing {
@@ -149,6 +151,85 @@ inline bool same_flow_bits(const std::vector<double>& a, const std::vector<doubl
   for (std::size_t i = 0; i < a.size(); ++i)
     if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
   return true;
+}
+
+// The t x t windows of a w x h raster, row-major: window(k, &x0, &y0, &ww, &wh).
+struct RasterWindows {
+  std::uint64_t w, h;
+  std::uint32_t t;
+  std::uint64_t count() const { return ((w + t - 1) / t) * ((h + t - 1) / t); }
+  void window(std::uint64_t k, std::uint64_t* x0, std::uint64_t* y0, std::uint32_t* ww, std::uint32_t* wh) const {
+    const std::uint64_t tiles_x = (w + t - 1) / t;
+    *x0 = k % tiles_x * t;
+    *y0 = k / tiles_x * t;
+    *ww = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, w - *x0));
+    *wh = static_cast<std::uint32_t>(std::min<std::uint64_t>(t, h - *y0));
+  }
+};
+
+struct ResidentBasinRun {
+  std::vector<std::uint32_t> labels;  // w * h row-major, when the stats are exact
+  ResidentWatershedStats stats;
+};
+
+// The watershed solver on `codes` (w x h, NaN or 255 nodata), written in windows of t x t from the
+// last to the first from t-pitched buffers with garbage padding; labels read back when exact.
+inline ResidentBasinRun run_resident_watershed(Device device, const std::vector<double>& codes, std::uint64_t w,
+                                               std::uint64_t h, std::uint32_t t, unsigned threads) {
+  WorkerPool pool(threads);
+  ResidentWatershedOptions o;
+  o.width = w;
+  o.height = h;
+  o.tile = t;
+  const auto solver = make_resident_watershed(device, o, pool);
+  const RasterWindows windows{w, h, t};
+  std::vector<double> buffer(std::size_t{t} * t);
+  for (std::uint64_t k = windows.count(); k-- > 0;) {
+    std::uint64_t x0, y0;
+    std::uint32_t ww, wh;
+    windows.window(k, &x0, &y0, &ww, &wh);
+    std::fill(buffer.begin(), buffer.end(), 77.5);
+    for (std::uint32_t y = 0; y < wh; ++y)
+      for (std::uint32_t x = 0; x < ww; ++x) buffer[std::size_t{y} * t + x] = codes[(y0 + y) * w + x0 + x];
+    solver->write_codes(x0, y0, ww, wh, t, buffer.data());
+  }
+  ResidentBasinRun run;
+  run.stats = solver->label();
+  if (!run.stats.exact()) return run;
+  run.labels.assign(w * h, 0);
+  std::vector<std::uint32_t> labels(std::size_t{t} * t);
+  for (std::uint64_t k = 0; k < windows.count(); ++k) {
+    std::uint64_t x0, y0;
+    std::uint32_t ww, wh;
+    windows.window(k, &x0, &y0, &ww, &wh);
+    solver->read_labels(x0, y0, ww, wh, t, labels.data());
+    for (std::uint32_t y = 0; y < wh; ++y)
+      for (std::uint32_t x = 0; x < ww; ++x) run.labels[(y0 + y) * w + x0 + x] = labels[std::size_t{y} * t + x];
+  }
+  return run;
+}
+
+// The valid cells whose flow never ends (on a loop or draining into one), as the watershed solver
+// reports them: each path followed once, its cells marked as it resolves.
+inline std::uint64_t expected_basin_looped(const std::vector<double>& codes, std::uint64_t w, std::uint64_t h) {
+  enum : std::uint8_t { kUnknown, kWalking, kEnds, kLoops };
+  std::vector<std::uint8_t> state(codes.size(), kUnknown);
+  std::vector<std::uint64_t> path;
+  std::uint64_t looped = 0;
+  for (std::uint64_t i = 0; i < codes.size(); ++i) {
+    if (!reference_valid(codes[i]) || state[i] != kUnknown) continue;
+    path.clear();
+    std::int64_t c = std::int64_t(i);
+    while (c >= 0 && state[std::uint64_t(c)] == kUnknown) {
+      state[std::uint64_t(c)] = kWalking;
+      path.push_back(std::uint64_t(c));
+      c = reference_downstream(codes, w, h, std::uint64_t(c));
+    }
+    const bool loops = c >= 0 && (state[std::uint64_t(c)] == kWalking || state[std::uint64_t(c)] == kLoops);
+    for (const std::uint64_t v : path) state[v] = loops ? kLoops : kEnds;
+    if (loops) looped += path.size();
+  }
+  return looped;
 }
 
 }  // namespace terrazo::testing

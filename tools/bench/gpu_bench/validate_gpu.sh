@@ -5,8 +5,9 @@
 #      from the working tree and runs every GPU test and the four gpu checks (GPU = CPU twin and
 #      oracle, bit for bit);
 #   2. with a CLI bundle of tools/bench/device_bundle.sh: every GPU command of the same binary with
-#      --device cuda and --device cpu on a generated raster (flowacc: on its directions), outputs
-#      compared byte for byte, and the peak RSS of each against the promise (--memory + 64 MiB).
+#      --device cuda and --device cpu on a generated raster (flowacc and watershed: on its
+#      directions), outputs compared byte for byte, and the peak RSS of each against the promise
+#      (--memory + 64 MiB).
 #
 # Usage (from the repository root): tools/bench/gpu_bench/validate_gpu.sh SCRATCH [BUNDLE.tar.xz [SIDE [MEMORY]]]
 set -uo pipefail
@@ -51,11 +52,12 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' \
   run_both mst tif mst --gpu-memory 1G
   run_both clump tif clump --by range:0,500 --gpu-memory 1G
   run_both odm csv od-matrix --transient-index --site 100,100 --site 5000,3000 --site 7000,7000
-  # flowacc reads directions: the generated raster filled and its D8 (on the CPU) first.
+  # flowacc and watershed read directions: the generated raster filled and its D8 (on the CPU) first.
   "$tz" fill -q --device cpu --memory "$memory" "$g" "$scratch/filled.tif" &&
     "$tz" flowdir -q --device cpu --memory "$memory" "$scratch/filled.tif" "$scratch/dir.tif" ||
-    note_failure "fill and flowdir for flowacc"
+    note_failure "fill and flowdir for flowacc and watershed"
   g="$scratch/dir.tif" run_both flowacc tif flowacc
+  g="$scratch/dir.tif" run_both watershed tif watershed
 fi
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
