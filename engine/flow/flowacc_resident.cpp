@@ -28,7 +28,7 @@ ResidentFlowAccOptions solver_options(const TileGrid& grid, bool weighted, doubl
 
 // Host bytes the solver holds: its staging tiles (CUDA), or every cell (the CPU twin).
 std::uint64_t solver_host_bytes(const ResidentFlowAccOptions& o, Device device) {
-  return device == Device::Cuda ? std::uint64_t{o.tile} * o.tile * 9 : resident_flowacc_bytes(o);
+  return device == Device::Cuda ? resident_flowacc_cuda_host_bytes(o) : resident_flowacc_bytes(o);
 }
 
 constexpr const char* kSolverPart = "the resident solver's host memory";

@@ -21,9 +21,9 @@ ResidentWatershedOptions solver_options(const TileGrid& grid) {
   return o;
 }
 
-// Host bytes the solver holds: its staging tiles (CUDA), or every cell (the CPU twin).
+// Host bytes the solver holds: its staging tiles and chunk counts (CUDA), or every cell (the CPU twin).
 std::uint64_t solver_host_bytes(const ResidentWatershedOptions& o, Device device) {
-  return device == Device::Cuda ? std::uint64_t{o.tile} * o.tile * 5 : resident_watershed_bytes(o);
+  return device == Device::Cuda ? resident_watershed_cuda_host_bytes(o) : resident_watershed_bytes(o);
 }
 
 void plan_resident(const TileGrid& grid, unsigned threads, std::uint64_t solver_bytes, const MemoryBudget& budget,

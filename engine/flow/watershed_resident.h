@@ -12,8 +12,8 @@
 // Phases (Progress names): "watershed: load" (each tile read, its codes sent), "watershed: label"
 // (the device's steps), "watershed: write" (each tile's labels read back, to the sink).
 // Memory: host: `threads` tiles of directions in the load, two tiles of labels in the write, the
-// solver's host bytes throughout (CUDA: page-locked t x t staging, 5 bytes a cell; the CPU twin:
-// every cell, resident_watershed_bytes), and the sink's bytes; GPU: watershed_resident_device_bytes.
+// solver's host bytes throughout (CUDA: resident_watershed_cuda_host_bytes; the CPU twin: every cell,
+// resident_watershed_bytes), and the sink's bytes; GPU: watershed_resident_device_bytes.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -78,6 +78,8 @@ class ResidentFlowAcc {
 
 // Bytes the solver holds on its device (GPU memory for Device::Cuda; RAM for the CPU twin).
 std::uint64_t resident_flowacc_bytes(const ResidentFlowAccOptions& options);
+// Host bytes the CUDA solver holds: its page-locked staging tiles (9 bytes a cell of a tile).
+std::uint64_t resident_flowacc_cuda_host_bytes(const ResidentFlowAccOptions& options);
 
 // Device::Cpu: the CPU twin on `pool` (the walks run concurrently, with atomics, as on the GPU).
 // Device::Cuda: make_resident_flowacc_cuda.

@@ -126,6 +126,10 @@ std::uint64_t resident_flowacc_bytes(const ResidentFlowAccOptions& options) {
   return options.width * options.height * 13 + std::uint64_t{options.tile} * options.tile * 8;
 }
 
+std::uint64_t resident_flowacc_cuda_host_bytes(const ResidentFlowAccOptions& options) {
+  return std::uint64_t{options.tile} * options.tile * 9;
+}
+
 std::unique_ptr<ResidentFlowAcc> make_resident_flowacc(Device device, const ResidentFlowAccOptions& options,
                                                        WorkerPool& pool) {
   if (device == Device::Cuda) return make_resident_flowacc_cuda(options);

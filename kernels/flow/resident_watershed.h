@@ -65,6 +65,9 @@ class ResidentWatershed {
 
 // Bytes the solver holds on its device (GPU memory for Device::Cuda; RAM for the CPU twin).
 std::uint64_t resident_watershed_bytes(const ResidentWatershedOptions& options);
+// Host bytes the CUDA solver holds: its page-locked staging tiles (5 bytes a cell of a tile) and the
+// chunks' counts while it ranks (4 per chunk).
+std::uint64_t resident_watershed_cuda_host_bytes(const ResidentWatershedOptions& options);
 
 // Device::Cpu: the CPU twin on `pool`. Device::Cuda: make_resident_watershed_cuda.
 std::unique_ptr<ResidentWatershed> make_resident_watershed(Device device, const ResidentWatershedOptions& options,

@@ -121,6 +121,10 @@ std::uint64_t resident_watershed_bytes(const ResidentWatershedOptions& options) 
   return cells * 21 + (cells / kBasinChunk + 1) * 4 + std::uint64_t{options.tile} * options.tile * 4;
 }
 
+std::uint64_t resident_watershed_cuda_host_bytes(const ResidentWatershedOptions& options) {
+  return (options.width * options.height / kBasinChunk + 1) * 4 + std::uint64_t{options.tile} * options.tile * 5;
+}
+
 std::unique_ptr<ResidentWatershed> make_resident_watershed(Device device, const ResidentWatershedOptions& options,
                                                            WorkerPool& pool) {
   if (device == Device::Cuda) return make_resident_watershed_cuda(options);
