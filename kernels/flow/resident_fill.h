@@ -35,7 +35,8 @@
 // Invariant after each round (as resident_sssp.h's): every violated pair (u, v) of neighbours in
 // different tiles has v's tile pending; a tile's solve leaves its own cells settled against its window.
 // So the result is the one fixpoint, whatever the order and grouping of the solves: the CUDA solver
-// and its CPU twin give the same bits (and so do the rounds' counts: both group and select alike).
+// and its CPU twin give the same bits (and the same rounds and solves when they group alike: the CPU
+// twin's groups are at most 4 tiles per pool thread, the GPU's batch_tiles).
 #pragma once
 #include <cstdint>
 #include <functional>
