@@ -13,6 +13,7 @@
 
 #include "engine/commands/fill_command.h"
 #include "engine/flow/fill_phases.h"
+#include "engine/flow/fill_resident.h"
 #include "kernels/flow/resident_fill.h"
 #include "kernels/common/error.h"
 #include "tests/support/fill_reference.h"
@@ -222,6 +223,44 @@ TEST(ResidentFill, EveryTileSideAndThreadCountGivesTheSameBits) {
       EXPECT_EQ(stats.solves, first.solves) << what;
     }
   }
+}
+
+// The GPU's pipeline (engine/flow/fill_resident.h) with the CPU twin as its solver: the tile
+// pipeline's bits and counts, at store tiles of 8 to 64 and resident tiles that do and do not divide
+// them, absent tiles included.
+TEST(ResidentFill, PipelineMatchesTheTilePipeline) {
+  std::uint64_t rounds = 0;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    std::mt19937_64 rng(seed * 104729);
+    const std::uint32_t tiles[] = {8, 16, 32, 64}, gs[] = {3, 8, 16, 64};
+    const FillCase c{1 + rng() % 120, 1 + rng() % 120, tiles[rng() % 4], 1 + static_cast<unsigned>(rng() % 3),
+                     rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight, rng() % 4 != 0, true};
+    const std::uint32_t g = gs[rng() % 4];
+    std::vector<double> dem = testing::random_terrain(rng, c.w, c.h, 0.05 + 0.1 * (seed % 2));
+    if (seed % 3 == 0) testing::blank_tile_row(dem, c.w, c.h, c.t);
+    const std::string what = "seed " + std::to_string(seed) + " " + std::to_string(c.w) + " x " + std::to_string(c.h) +
+                             " tile " + std::to_string(c.t) + " g " + std::to_string(g);
+    FillPhaseOptions o;
+    o.connectivity = c.connectivity;
+    o.edge_outlets = c.edge;
+    o.nodata_outlets = c.nodata;
+    o.threads = c.threads;
+    std::vector<double> got;
+    const FillPhaseResult r = testing::run_phases_in_memory(
+        dem, c.w, c.h, c.t, -12345.0, got, [&](const TileInput& input, MemoryBudget& budget, FillTileSink& sink) {
+          return run_fill_resident(input, o, Device::Cpu, budget, Progress::silent(), sink, g);
+        });
+    const FillPhaseResult want = check_case(dem, c, what);
+    EXPECT_STREQ(r.path, "resident") << what;
+    EXPECT_EQ(r.valid_cells, want.valid_cells) << what;
+    EXPECT_EQ(r.raised_cells, want.raised_cells) << what;
+    EXPECT_EQ(r.closed_cells, want.closed_cells) << what;
+    rounds += r.resident.rounds;
+    const std::vector<double> oracle = testing::reference_fill(dem, c.w, c.h, c.connectivity == Connectivity::Eight, c.edge, c.nodata);
+    testing::expect_cells_match(got, oracle, c.w, what, [&](std::uint64_t i) { return same_bits(got[i], oracle[i]); });
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(rounds, 24u);
 }
 
 // A budget that cannot hold a batch of tile floods beside the perimeters is refused before any work.

@@ -29,7 +29,7 @@ void check_flow_options(const char* command, const FlowRunOptions& options, cons
   std::vector<NamedPath> inputs = {{"INPUT", options.input}};
   inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
   check_distinct_paths(inputs, {{"OUTPUT", options.output}});
-  if (context.device_request() == DeviceRequest::Cuda)
+  if (gpu_missing && context.device_request() == DeviceRequest::Cuda)
     throw UsageError(std::string(command) + " runs on the CPU (" + gpu_missing + "): drop --device cuda");
 }
 

@@ -56,7 +56,7 @@ struct FlowRunResult {
 };
 
 // UsageError for a missing INPUT or OUTPUT, an OUTPUT that is INPUT or one of `more_inputs`, and
-// --device cuda (`command` runs on the CPU only; `gpu_missing` says why).
+// --device cuda when `command` runs on the CPU only (`gpu_missing` says why; null: it has a GPU path).
 void check_flow_options(const char* command, const FlowRunOptions& options, const RunContext& context,
                         const char* gpu_missing, const std::vector<NamedPath>& more_inputs = {});
 
