@@ -51,6 +51,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' \
   run_both mst tif mst --gpu-memory 1G
   run_both clump tif clump --by range:0,500 --gpu-memory 1G
   run_both odm csv od-matrix --transient-index --site 100,100 --site 5000,3000 --site 7000,7000
+  run_both fill tif fill --gpu-memory 4G
 fi
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
