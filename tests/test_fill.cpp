@@ -38,12 +38,28 @@ struct FillCase {
   bool edge, nodata;
 };
 
-FillPhaseResult check_case(const std::vector<double>& dem, const FillCase& c, const std::string& what) {
+// The cells of `dem` that are valid, raised and closed in the oracle's fill `want`.
+ResidentFillCounts oracle_counts(const std::vector<double>& dem, const std::vector<double>& want) {
+  ResidentFillCounts n;
+  for (std::uint64_t i = 0; i < want.size(); ++i) {
+    n.valid += !std::isnan(dem[i]);
+    n.closed += !std::isnan(dem[i]) && std::isnan(want[i]);
+    n.raised += !std::isnan(want[i]) && want[i] > dem[i];
+  }
+  return n;
+}
+
+FillPhaseOptions phase_options(const FillCase& c) {
   FillPhaseOptions o;
   o.connectivity = c.connectivity;
   o.edge_outlets = c.edge;
   o.nodata_outlets = c.nodata;
   o.threads = c.threads;
+  return o;
+}
+
+FillPhaseResult check_case(const std::vector<double>& dem, const FillCase& c, const std::string& what) {
+  const FillPhaseOptions o = phase_options(c);
   std::vector<double> got;
   const FillPhaseResult r = testing::run_phases_in_memory(
       dem, c.w, c.h, c.t, -12345.0, got, [&](const TileInput& input, MemoryBudget& budget, FillTileSink& sink) {
@@ -52,13 +68,10 @@ FillPhaseResult check_case(const std::vector<double>& dem, const FillCase& c, co
   const std::vector<double> want =
       testing::reference_fill(dem, c.w, c.h, c.connectivity == Connectivity::Eight, c.edge, c.nodata);
   testing::expect_cells_match(got, want, c.w, what, [&](std::uint64_t i) { return same_bits(got[i], want[i]); });
-  std::uint64_t closed = 0, raised = 0;
-  for (std::uint64_t i = 0; i < want.size(); ++i) {
-    closed += !std::isnan(dem[i]) && std::isnan(want[i]);
-    raised += !std::isnan(want[i]) && want[i] > dem[i];
-  }
-  EXPECT_EQ(r.closed_cells, closed) << what;
-  EXPECT_EQ(r.raised_cells, raised) << what;
+  const ResidentFillCounts n = oracle_counts(dem, want);
+  EXPECT_EQ(r.valid_cells, n.valid) << what;
+  EXPECT_EQ(r.closed_cells, n.closed) << what;
+  EXPECT_EQ(r.raised_cells, n.raised) << what;
   return r;
 }
 
@@ -177,15 +190,10 @@ TEST(ResidentFill, CpuTwinMatchesTheWholeRasterPriorityFlood) {
     const std::vector<double> want = testing::reference_fill(dem, o.width, o.height, o.connectivity == Connectivity::Eight,
                                                              o.edge_outlets, o.nodata_outlets);
     testing::expect_cells_match(got, want, o.width, what, [&](std::uint64_t i) { return same_bits(got[i], want[i]); });
-    std::uint64_t valid = 0, want_raised = 0, want_closed = 0;
-    for (std::uint64_t i = 0; i < want.size(); ++i) {
-      valid += !std::isnan(dem[i]);
-      want_closed += !std::isnan(dem[i]) && std::isnan(want[i]);
-      want_raised += !std::isnan(want[i]) && want[i] > dem[i];
-    }
-    EXPECT_EQ(counts.valid, valid) << what;
-    EXPECT_EQ(counts.raised, want_raised) << what;
-    EXPECT_EQ(counts.closed, want_closed) << what;
+    const ResidentFillCounts n = oracle_counts(dem, want);
+    EXPECT_EQ(counts.valid, n.valid) << what;
+    EXPECT_EQ(counts.raised, n.raised) << what;
+    EXPECT_EQ(counts.closed, n.closed) << what;
     EXPECT_LE(stats.tiles_solved, stats.solves) << what;
     raised += counts.raised;
     closed += counts.closed;
@@ -240,11 +248,7 @@ TEST(ResidentFill, PipelineMatchesTheTilePipeline) {
     if (seed % 3 == 0) testing::blank_tile_row(dem, c.w, c.h, c.t);
     const std::string what = "seed " + std::to_string(seed) + " " + std::to_string(c.w) + " x " + std::to_string(c.h) +
                              " tile " + std::to_string(c.t) + " g " + std::to_string(g);
-    FillPhaseOptions o;
-    o.connectivity = c.connectivity;
-    o.edge_outlets = c.edge;
-    o.nodata_outlets = c.nodata;
-    o.threads = c.threads;
+    const FillPhaseOptions o = phase_options(c);
     std::vector<double> got;
     const FillPhaseResult r = testing::run_phases_in_memory(
         dem, c.w, c.h, c.t, -12345.0, got, [&](const TileInput& input, MemoryBudget& budget, FillTileSink& sink) {

@@ -25,6 +25,7 @@
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/common/error.h"
 #include "kernels/common/round_select.cuh"
+#include "kernels/common/staged_upload.cuh"
 #include "kernels/flow/resident_fill.h"
 #include "kernels/flow/resident_fill_steps.h"
 
@@ -198,21 +199,8 @@ class ResidentFillCuda final : public ResidentFillSolver {
   void write_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, const double* values) override {
     const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
     if (n == 0) return;
-    // Two staging slots: the copy and scatter of one window overlap filling the next.
-    Staging& slot = staging_[next_staging_];
-    next_staging_ ^= 1;
-    if (slot.used) slot.done.synchronize();
-    if (slot.host.size() < n) {
-      slot.host.resize(n);
-      slot.device.resize(n);
-    }
-    std::copy(values, values + n, slot.host.get());
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.get(), slot.host.get(), n * sizeof(double), cudaMemcpyHostToDevice,
-                                       stream_.get()));
-    store_elevations<<<blocks_for(n), kThreads, 0, stream_.get()>>>(layout_, x0, y0, w, h, slot.device.get(), elev_.get());
+    store_elevations<<<blocks_for(n), kThreads, 0, stream_.get()>>>(layout_, x0, y0, w, h, upload_.stage(values, n), elev_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
-    slot.done.record(stream_.get());
-    slot.used = true;
   }
 
   ResidentFillStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
@@ -312,14 +300,7 @@ class ResidentFillCuda final : public ResidentFillSolver {
   DeviceBuffer<std::uint8_t> lowered_;     // ... and which of them lowered
   DeviceBuffer<unsigned long long> counters_, counts_;
   PinnedBuffer<unsigned long long> host_counts_;
-  struct Staging {
-    PinnedBuffer<double> host;
-    DeviceBuffer<double> device;
-    CudaEvent done;
-    bool used = false;
-  };
-  Staging staging_[2];
-  int next_staging_ = 0;
+  StagedUpload upload_{stream_.get()};
   DeviceBuffer<double> read_device_;
   PinnedBuffer<double> read_host_;
 };

@@ -64,17 +64,7 @@ class ResidentFillCpu final : public ResidentFillSolver {
     std::vector<std::uint64_t> active;
     NearFarSchedule schedule;
     schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
-    for (;;) {
-      const std::uint64_t min_key = *std::min_element(key_.begin(), key_.end());
-      if (min_key == kNoLevel) break;
-      const std::uint64_t threshold = schedule.threshold(min_key);
-      active.clear();
-      for (std::uint64_t k = 0; k < layout_.tiles(); ++k)
-        if (key_[k] <= threshold) {
-          key_[k] = kNoLevel;
-          active.push_back(k);
-        }
-      schedule.adapt(active.size());
+    while (schedule.select(key_, &active)) {  // kNoLevel is kUnreached: not pending
       ++stats.rounds;
       stats.max_active = std::max<std::uint64_t>(stats.max_active, active.size());
       for (std::uint64_t first = 0; first < active.size(); first += group_) {

@@ -16,9 +16,10 @@ namespace terrazo {
 
 // Levels and elevations as order-preserving keys: x < y as doubles <=> fill_key(x) < fill_key(y)
 // (and -0 before +0). No double maps to 0 or to ~0: kNodataKey is a nodata cell's elevation, kNoLevel
-// an unreached level (above every elevation, +inf's key included) and a tile that is not pending.
+// an unreached level (above every elevation, +inf's key included) and a tile that is not pending
+// (kUnreached, as NearFarSchedule takes it).
 constexpr std::uint64_t kNodataKey = 0;
-constexpr std::uint64_t kNoLevel = ~std::uint64_t{0};
+constexpr std::uint64_t kNoLevel = kUnreached;
 
 TERRAZO_HD std::uint64_t fill_key(double value) {
   if (value != value) return kNodataKey;

@@ -42,6 +42,7 @@
 #include "kernels/sssp/block_sssp_launch.cuh"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/cuda_support.cuh"
+#include "kernels/common/staged_upload.cuh"
 #include "kernels/sssp/resident_sssp.h"
 #include "kernels/sssp/resident_sssp_steps.h"
 #include "kernels/common/tile_pager.h"
@@ -240,21 +241,9 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
       return;
     }
     // Two staging slots: the copy and scatter of one window overlap filling the next.
-    Staging& slot = staging_[next_staging_];
-    next_staging_ ^= 1;
-    if (slot.used) TERRAZO_CUDA_CHECK(cudaEventSynchronize(slot.done.get()));
-    if (slot.host.size() < n) {
-      slot.host.resize(n);
-      slot.device.resize(n);
-    }
-    std::copy(values, values + n, slot.host.get());
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.get(), slot.host.get(), n * sizeof(double), cudaMemcpyHostToDevice,
-                                       stream_.get()));
     write_window_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream_.get()>>>(layout_, x0, y0, w, h,
-                                                                                          slot.device.get(), values_.get());
+                                                                                          upload_.stage(values, n), values_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
-    TERRAZO_CUDA_CHECK(cudaEventRecord(slot.done.get(), stream_.get()));
-    slot.used = true;
   }
 
   void set_source(std::uint64_t x, std::uint64_t y, PathLength start) override {
@@ -613,14 +602,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   std::size_t cub_temp_bytes_ = 0;
   SsspWorkspace workspace_;
   PinnedBuffer<unsigned long long> host_count_;
-  struct Staging {
-    PinnedBuffer<double> host;
-    DeviceBuffer<double> device;
-    CudaEvent done;
-    bool used = false;
-  };
-  Staging staging_[2];
-  int next_staging_ = 0;
+  StagedUpload upload_{stream_.get()};
   PinnedBuffer<PathLength> staging_dist_;
   PathLength* read_target_ = nullptr;  // page-locked by set_read_target
   std::uint64_t read_target_cells_ = 0;

@@ -58,17 +58,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
     std::vector<std::uint64_t> active;
     NearFarSchedule schedule;
     schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
-    for (;;) {
-      const PathLength min_key = *std::min_element(key_.begin(), key_.end());
-      if (min_key == kUnreached) break;
-      const PathLength threshold = schedule.threshold(min_key);
-      active.clear();
-      for (std::uint64_t k = 0; k < layout_.tiles(); ++k)
-        if (key_[k] <= threshold) {
-          key_[k] = kUnreached;
-          active.push_back(k);
-        }
-      schedule.adapt(active.size());
+    while (schedule.select(key_, &active)) {
       ++stats.rounds;
       stats.max_active = std::max<std::uint64_t>(stats.max_active, active.size());
       for (std::uint64_t first = 0; first < active.size(); first += group_) {

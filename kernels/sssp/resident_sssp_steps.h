@@ -2,8 +2,10 @@
 // that the CUDA solver and its CPU twin share, as host/device functions, so both read the same
 // windows and activate the same tiles.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "kernels/common/types.h"
 #include "kernels/common/edge_weight.h"
@@ -179,6 +181,22 @@ struct NearFarSchedule {
   void adapt(std::uint64_t selected) {
     if (selected * 2 < target && delta < (PathLength{1} << 62)) delta *= 2;
     else if (selected > 2 * target && delta > 1) delta /= 2;
+  }
+  // A CPU twin's step 0 over the tiles' keys (kUnreached: not pending): the tiles whose key is at
+  // most the threshold of the smallest, in ascending order into *active, their keys cleared, the
+  // schedule adapted to their count; false when no tile is pending.
+  bool select(std::vector<PathLength>& key, std::vector<std::uint64_t>* active) {
+    active->clear();
+    const PathLength min_key = *std::min_element(key.begin(), key.end());
+    if (min_key == kUnreached) return false;
+    const PathLength limit = threshold(min_key);
+    for (std::uint64_t k = 0; k < key.size(); ++k)
+      if (key[k] <= limit) {
+        key[k] = kUnreached;
+        active->push_back(k);
+      }
+    adapt(active->size());
+    return true;
   }
 };
 

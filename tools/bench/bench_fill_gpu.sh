@@ -13,6 +13,7 @@
 # about 17.6 GB), TZ_FILL_FLAGS (more fill flags, e.g. "--outlets edge").
 # Example (GPU machine): tools/bench/bench_fill_gpu.sh /tmp/tz/terrazo.sh 32768 4711 /tmp/work
 set -euo pipefail
+source "$(dirname "$0")/bench_lib.sh"
 tz=$1
 side=${2:-32768}
 seed=${3:-4711}
@@ -25,9 +26,7 @@ store=$work/g${side}_$seed.tzs
 if [ ! -f "$store" ]; then
   /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
 fi
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-t0=$(date +%s.%N); cat "$store" > /dev/null; t1=$(date +%s.%N)
-echo "{\"run\": \"read floor\", \"bytes\": $(stat -c %s "$store"), \"seconds\": $(elapsed "$t0" "$t1")}"
+bench_read_floor "$store"
 for run in "${runs[@]}"; do
   case $run in
     cuda) flags=(--device cuda --gpu-memory "${TZ_GPU_MEMORY:-40G}") ;;
@@ -37,12 +36,6 @@ for run in "${runs[@]}"; do
   line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_fill_$run.txt" "$tz" fill -q --json --memory "${TZ_MEMORY:-8G}" \
            ${TZ_FILL_FLAGS:-} "${flags[@]}" "$store" "$work/filled_$run.tif" | tail -1)
   echo "${line%\}}, \"run\": \"$run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_fill_$run.txt")}"
-  if [ "$run" != "${runs[0]}" ]; then
-    cmp -s "$work/filled_${runs[0]}.tif" "$work/filled_$run.tif" && echo "{\"cmp\": \"$run = ${runs[0]}\"}" ||
-      echo "{\"cmp\": \"$run DIFFERS from ${runs[0]}\"}"
-  fi
+  [ "$run" = "${runs[0]}" ] || bench_cmp "$work/filled_${runs[0]}.tif" "$work/filled_$run.tif" "$run" "${runs[0]}"
 done
-out=$work/filled_${runs[0]}.tif
-t0=$(date +%s.%N); cp "$out" "$work/copy.tif"; sync "$work/copy.tif"; t1=$(date +%s.%N)
-echo "{\"run\": \"write floor (copy of the filled raster)\", \"bytes\": $(stat -c %s "$out"), \"seconds\": $(elapsed "$t0" "$t1")}"
-rm -f "$work/copy.tif"
+bench_write_floor "$work/filled_${runs[0]}.tif" "the filled raster"
