@@ -121,21 +121,15 @@ __global__ void store_levels(FillCells at, const std::uint64_t* __restrict__ act
 // Step 3: one block per solved tile.
 __global__ void activate_tiles(FillCells at, const std::uint64_t* __restrict__ active, const std::uint8_t* __restrict__ lowered,
                                Connectivity connectivity, std::uint64_t* __restrict__ key) {
-  const ResidentLayout& l = at.l;
   const std::uint64_t tile = active[blockIdx.x];
-  const std::uint32_t g = l.g, border = l.border_count();
-  const std::uint8_t* flags = lowered + blockIdx.x * l.tile_cells();
-  for (std::uint32_t b = threadIdx.x; b < border; b += blockDim.x) {
-    std::uint32_t lx, ly;
-    l.border_cell(b, &lx, &ly);
-    if (!flags[ly * g + lx]) continue;
-    for (int start = 0, dir = 0; start < 8; start = dir + 1) {
-      std::uint64_t candidate = kNoLevel;
-      const std::uint64_t n = fill_improved_neighbour(at, tile, lx, ly, start, &dir, connectivity, &candidate);
-      if (n == ~std::uint64_t{0}) break;
-      atomicMin(reinterpret_cast<unsigned long long*>(&key[n]), static_cast<unsigned long long>(candidate));
-    }
-  }
+  activate_band(
+      at.l, lowered + blockIdx.x * at.l.tile_cells(), threadIdx.x, blockDim.x, 8,
+      [&](std::uint32_t lx, std::uint32_t ly, int start, int* dir, std::uint64_t* candidate) {
+        return fill_improved_neighbour(at, tile, lx, ly, start, dir, connectivity, candidate);
+      },
+      [&](std::uint64_t n, std::uint64_t candidate) {
+        atomicMin(reinterpret_cast<unsigned long long*>(&key[n]), static_cast<unsigned long long>(candidate));
+      });
 }
 
 // The filled values of a w x h window and its counts (valid, raised, closed) added to counts[0..2].

@@ -139,18 +139,12 @@ class ResidentFillCpu final : public ResidentFillSolver {
 
   // Step 3 for one solved tile: its lowered border-band cells activate the neighbouring tiles they lower.
   void activate(std::uint64_t tile, const std::uint8_t* changed) {
-    const std::uint32_t g = layout_.g, border = layout_.border_count();
-    for (std::uint32_t b = 0; b < border; ++b) {
-      std::uint32_t lx, ly;
-      layout_.border_cell(b, &lx, &ly);
-      if (!changed[ly * g + lx]) continue;
-      for (int start = 0, dir = 0; start < 8; start = dir + 1) {
-        std::uint64_t candidate = kNoLevel;
-        const std::uint64_t n = fill_improved_neighbour(cells(), tile, lx, ly, start, &dir, options_.connectivity, &candidate);
-        if (n == ~std::uint64_t{0}) break;
-        key_[n] = std::min(key_[n], candidate);
-      }
-    }
+    activate_band(
+        layout_, changed, 0, 1, 8,
+        [&](std::uint32_t lx, std::uint32_t ly, int start, int* dir, std::uint64_t* candidate) {
+          return fill_improved_neighbour(cells(), tile, lx, ly, start, dir, options_.connectivity, candidate);
+        },
+        [&](std::uint64_t n, std::uint64_t candidate) { key_[n] = std::min(key_[n], candidate); });
   }
 
   ResidentFillOptions options_;

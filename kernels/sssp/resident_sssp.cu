@@ -107,23 +107,16 @@ template <class Cells>
 __global__ void activate_neighbours(Cells at, const std::uint64_t* __restrict__ active,
                                     const std::uint8_t* __restrict__ changed, ResidentEdges edges,
                                     PathLength* __restrict__ key, int* __restrict__ overflow) {
-  const ResidentLayout& l = at.l;
   const std::uint64_t tile = active[blockIdx.x];
-  const std::uint32_t g = l.g, border = l.border_count();
-  const int directions = direction_count(edges.connectivity);
-  const std::uint8_t* ch = changed + blockIdx.x * l.tile_cells();
   bool overflowed = false;
-  for (std::uint32_t b = threadIdx.x; b < border; b += blockDim.x) {
-    std::uint32_t lx, ly;
-    l.border_cell(b, &lx, &ly);
-    if (!ch[ly * g + lx]) continue;
-    for (int start = 0, dir = 0; start < directions; start = dir + 1) {
-      PathLength candidate = kUnreached;
-      const std::uint64_t n = resident_improved_neighbour(at, tile, lx, ly, start, &dir, edges, &candidate, &overflowed);
-      if (n == ~std::uint64_t{0}) break;
-      atomicMin(reinterpret_cast<unsigned long long*>(&key[n]), static_cast<unsigned long long>(candidate));
-    }
-  }
+  activate_band(
+      at.l, changed + blockIdx.x * at.l.tile_cells(), threadIdx.x, blockDim.x, direction_count(edges.connectivity),
+      [&](std::uint32_t lx, std::uint32_t ly, int start, int* dir, PathLength* candidate) {
+        return resident_improved_neighbour(at, tile, lx, ly, start, dir, edges, candidate, &overflowed);
+      },
+      [&](std::uint64_t n, PathLength candidate) {
+        atomicMin(reinterpret_cast<unsigned long long*>(&key[n]), static_cast<unsigned long long>(candidate));
+      });
   if (overflowed) atomicExch(overflow, 1);
 }
 
