@@ -59,8 +59,9 @@ class DeviceRoundSelect {
   }
 
   // The tiles whose key is at most `threshold`, listed in ascending order in active(), their keys
-  // cleared; returns their count (synchronizes the stream).
-  std::uint64_t select(std::uint64_t threshold) {
+  // cleared; returns their count (synchronizes the stream). `done`, when given, is recorded on the
+  // stream after the selection's work (for timing).
+  std::uint64_t select(std::uint64_t threshold, cudaEvent_t done = nullptr) {
     flag_round_tiles<<<static_cast<unsigned>((tiles_ + 255) / 256), 256, 0, stream_>>>(tiles_, threshold, key_.get(),
                                                                                       selected_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
@@ -68,6 +69,7 @@ class DeviceRoundSelect {
     TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.get(), temp, thrust::counting_iterator<std::uint64_t>(0),
                                                   selected_.get(), active_.get(), counters_.get(), tiles_, stream_));
     TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_.get(), counters_.get(), sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream_));
+    if (done) TERRAZO_CUDA_CHECK(cudaEventRecord(done, stream_));
     TERRAZO_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return host_.get()[0];
   }
