@@ -6,6 +6,7 @@
 # Usage (from the repository root, with a CLI bundle made WITHOUT_MPI=1 by tools/bench/device_bundle.sh,
 # so that the machine's own Open MPI serves it):
 #   tools/bench/gpu_bench/ranks_gpu.sh SCRATCH BUNDLE.tar.xz [SIDE [THREADS_PER_RANK [MEMORY_PER_RANK]]]
+# RANKS=N runs up to N ranks (default: one per GPU; more ranks than GPUs share them round-robin).
 set -uo pipefail
 scratch=$1 bundle=$2 side=${3:-16384} threads=${4:-16} memory=${5:-16G}
 out=${OUT:-$scratch/out}
@@ -14,13 +15,14 @@ note_failure() { echo "FAIL: $*"; failures=$((failures + 1)); }
 mkdir -p "$scratch/tz" "$out"
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 gpus=$(nvidia-smi -L | wc -l)
+most_ranks=${RANKS:-$gpus}
 nvidia-smi -L
 nvidia-smi topo -m 2>/dev/null | head -6
 mpirun --version | head -1
 tar -xJf "$bundle" -C "$scratch/tz"
 tz="$scratch/tz/terrazo.sh" g="$scratch/g.tzs"
 "$tz" gen -q --width "$side" --height "$side" --seed 4711 --nodata-holes 0.02 "$g"
-echo "raster: ${side}x${side} ($(du -h "$g" | cut -f1) tile store), $threads threads and --memory $memory per rank, $gpus GPUs"
+echo "raster: ${side}x${side} ($(du -h "$g" | cut -f1) tile store), $threads threads and --memory $memory per rank, $gpus GPUs, up to $most_ranks ranks"
 
 # NAME RANKS DEVICE OUTPUT ARGS...: one run (RANKS 0: no mpirun), its wall seconds and --json kept.
 run_one() {
@@ -47,7 +49,7 @@ run_all() {
     { note_failure "$name reference"; return; }
   run_one "$name" 0 cpu "$output" "$@"
   run_one "$name" 0 cuda "$output" "$@"
-  for ((ranks = 1; ranks <= gpus; ranks *= 2)); do
+  for ((ranks = 1; ranks <= most_ranks; ranks *= 2)); do
     run_one "$name" "$ranks" cuda "$output" "$@"
     run_one "$name" "$ranks" cpu "$output" "$@"
   done
