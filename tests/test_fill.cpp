@@ -267,6 +267,20 @@ TEST(ResidentFill, PipelineMatchesTheTilePipeline) {
   EXPECT_GT(rounds, 24u);
 }
 
+// `fill --device cpu` runs the tiles and says so in --json: device, path, the tiles' keys, no
+// resident rounds (the GPU's run says path resident: tools/bench/gpu_bench/validate_gpu.sh).
+TEST(FillCommand, JsonNamesTheDeviceAndThePath) {
+  testing::TempDir dir;
+  const std::string input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const FillCommandResult r = run_fill_command(
+      parse_fill_options({"-q", "--device", "cpu", "--tmpdir", dir.path(), input, dir.file("filled.tif")}), Progress::silent());
+  const std::string json = r.to_json();
+  EXPECT_NE(json.find("\"device\":\"cpu\",\"path\":\"tiles\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"graph_nodes\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"resident\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"fallback\""), std::string::npos) << json;
+}
+
 // A budget that cannot hold a batch of tile floods beside the perimeters is refused before any work.
 TEST(Fill, TooSmallABudgetIsRefusedBeforeAnyWork) {
   std::mt19937_64 rng(3);
