@@ -255,7 +255,7 @@ TEST(WatershedCommand, ProgramPrintsJson) {
   testing::write_raster_values(dir.file("dir.tif"), w, h, codes, CellType::UInt8, 255);
   const testing::CliRun ok = testing::run_terrazo({"watershed", "--json", "-q", dir.file("dir.tif"), dir.file("b.tif")});
   EXPECT_EQ(ok.code, 0) << ok.err;
-  for (const char* key : {"\"valid_cells\":17", "\"basins\":6", "\"memory_plan\"", "\"path\":", "\"kernel_ms\":"})
+  for (const char* key : {"\"valid_cells\":17", "\"basins\":6", "\"memory_plan\"", "\"path\":", "\"device\":", "\"kernel_ms\":"})
     EXPECT_TRUE(testing::contains(ok.out, key)) << key << " in " << ok.out;
   const std::vector<double> got = testing::read_raster_values(dir.file("b.tif"));
   const std::vector<double> want = {1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, std::nan(""), 6, 6, 6};

@@ -191,7 +191,8 @@ Flags fill_flags() {
       shared("Options", "--co", "it applies to FILLED.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
       shared("Options", "--memory", "the floods of --threads tiles at once and 48 bytes per perimeter cell of every tile"),
       shared("Options", "--band"),
-      shared("Options", "--device", "fill runs on the CPU; cuda is refused until the GPU tile flood lands"),
+      shared("Options", "--device", "a GPU holds the raster (16 bytes a cell) and fills it in rounds of tile solves; the same bits"),
+      shared("Options", "--gpu-memory", "the raster's 16 bytes a cell must fit it, else the tiles run on the CPU"),
       shared_run("Options", "--threads --tile --input-mode --tmpdir --json --quiet"));
 }
 

@@ -97,8 +97,10 @@ const char kFillUsage[] =
     "Fills the depressions of the elevation raster INPUT, exactly and out of core: each cell is raised to\n"
     "the lowest level at which water on it can leave the raster, the least over paths to an outlet of the\n"
     "highest cell on the path (Priority-Flood by tiles and the spill graph of their labels, Barnes 2016).\n"
-    "Cells on no depression keep their value bit for bit; the output is the same for every --tile and\n"
-    "--threads.\n"
+    "Cells on no depression keep their value bit for bit; the output is the same for every --tile,\n"
+    "--threads and --device. On a GPU (--device cuda, or auto with one) the raster is held in GPU memory\n"
+    "and filled by rounds of tile solves (docs/fill.md \"On the GPU\"); a raster too large for it runs\n"
+    "the tiles on the CPU, with a warning.\n"
     "\n"
     "INPUT       any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs)\n"
     "FILLED.tif GeoTIFF of INPUT's cell type, nodata and georeference; a region with no outlet (closed\n"
@@ -107,14 +109,17 @@ const char kFillUsage[] =
     "Options:\n"
     "{flags Options}\n"
     "\n"
-    "JSON keys: width, height, tile, outlets, connectivity, valid_cells, raised_cells, closed_cells,\n"
-    "graph_nodes, graph_edges, kept_tiles (tiles flooded once: their first flood kept for the write),\n"
-    "phases {import, flood, graph, write}, seconds, memory_budget_bytes, memory_plan, peak_rss_bytes,\n"
-    "bytes_read, bytes_written.\n"
+    "JSON keys: width, height, tile, outlets, connectivity, device, path (tiles or resident), fallback\n"
+    "(why a GPU run took the tiles), valid_cells, raised_cells, closed_cells; the tiles: graph_nodes,\n"
+    "graph_edges, kept_tiles (tiles flooded once: their first flood kept for the write), phases {import,\n"
+    "flood, graph, write}; resident: resident {tile, rounds, solves, tiles_solved, max_round_tiles,\n"
+    "cells_lowered, sweeps, gpu_ms}, phases {import, load, solve, write}; then seconds,\n"
+    "memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
     "  terrazo fill --memory 2G --json dem.tif filled.tif\n"
-    "  terrazo fill --outlets edge --connectivity 4 dem.tzs filled.tif\n";
+    "  terrazo fill --outlets edge --connectivity 4 dem.tzs filled.tif\n"
+    "  terrazo fill --device cuda --gpu-memory 40G --json dem.tif filled.tif\n";
 
 // terrazo gen
 const char kGenUsage[] =

@@ -3,8 +3,12 @@
 
 #include <cmath>
 
+#include "engine/flow/fill_resident.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/device_choice.h"
 #include "kernels/common/error.h"
 #include "kernels/common/named_values.h"
+#include "kernels/common/warnings.h"
 
 namespace terrazo {
 namespace {
@@ -13,8 +17,19 @@ constexpr NamedValue<FillOutlets> kOutletNames[] = {
     {"both", FillOutlets::Both}, {"edge", FillOutlets::Edge}, {"nodata", FillOutlets::Nodata}};
 
 void check_fill_options(const FillOptions& options, const RunContext& context) {
-  check_flow_options("fill", options, context, "its GPU tile flood is not built yet");
+  check_flow_options("fill", options, context, nullptr);
   if (options.connectivity == Connectivity::Sixteen) throw UsageError("fill takes --connectivity 8 or 4, not 16");
+}
+
+// On a GPU: empty when the resident fill fits its room (--gpu-memory, else three quarters of its
+// memory), else why not (the run then takes the tile pipeline on the CPU).
+std::string resident_misfit(const TileGrid& grid, const FillPhaseOptions& o, const RunContext& context) {
+  const std::uint64_t need = fill_resident_device_bytes(grid, o, Device::Cuda);
+  const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
+  if (need <= room) return "";
+  return "the resident fill needs " + MemoryBudget::format_size(need) + " of GPU memory (16 bytes a cell) and " +
+         (context.gpu_memory_bytes() ? "--gpu-memory gives " : "the GPU's room is ") + MemoryBudget::format_size(room) +
+         ": the tile pipeline runs on the CPU";
 }
 
 }  // namespace
@@ -31,19 +46,32 @@ void check_outlets_exist(FillOutlets outlets, const std::string& input, const Ra
 
 FillResult run_fill(const FillOptions& options, RunContext& context) {
   check_fill_options(options, context);
+  const Device device = context.device();
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(device, context.budget());
   FlowRun run(options, context);
   const RasterInfo& info = run.input().info();
   check_outlets_exist(options.outlets, options.input, info);
   FillPhaseOptions o = flow_phase_options<FillPhaseOptions>(context);
   o.connectivity = options.connectivity;
   set_outlets(o, options.outlets);
+  // --device cuda (or auto on a GPU): the resident fill when it fits the GPU, else the tiles on the
+  // CPU, said in a warning when the GPU was asked for.
+  const std::string misfit = device == Device::Cuda ? resident_misfit(run.grid(), o, context) : "";
+  if (!misfit.empty() && context.device_request() == DeviceRequest::Cuda) warn("fill --device cuda: " + misfit);
+  const bool resident = device == Device::Cuda && misfit.empty();
   // OUTPUT: INPUT's type and nodata. Without a nodata value, a float raster gets NaN for closed
   // regions; an integer one has none to write (check_outlets_exist refuses the outlets that could
   // close a region then).
   FillResult result;
   run.write<double>(result, info.type, info.has_nodata || !cell_type_is_integer(info.type),
                     info.has_nodata ? info.nodata : std::nan(""), [&](FillTileSink& sink) {
-                      return run_fill_phases(run.input().cells(), o, context.budget(), context.progress(), sink);
+                      FillPhaseResult phases =
+                          resident ? run_fill_resident(run.input().cells(), o, Device::Cuda, context.budget(),
+                                                       context.progress(), sink)
+                                   : run_fill_phases(run.input().cells(), o, context.budget(), context.progress(), sink);
+                      phases.device = device_description(resident ? Device::Cuda : Device::Cpu);
+                      phases.fallback = misfit;
+                      return phases;
                     });
   return result;
 }

@@ -6,7 +6,8 @@
 // the highest cell on the path (engine/flow/fill_phases.h), in INPUT's cell type (only INPUT's values
 // are written, so no rounding), INPUT's nodata, georeference and grid. Outlets: the raster's edge,
 // the cells next to nodata, or both (the default). A region with no outlet is written as nodata.
-// Phases (Progress names): "import" (a non-store INPUT), "fill: flood", "fill: spill graph", "fill: write".
+// Phases (Progress names): "import" (a non-store INPUT), then "fill: flood", "fill: spill graph",
+// "fill: write" (the tiles), or "fill: load", "fill: solve", "fill: write" (resident, on a GPU).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -40,8 +41,10 @@ struct FillOptions : FlowRunOptions {
 // The counts and seconds of the phases: valid_cells, raised_cells, closed_cells, graph_nodes, ...
 using FillResult = FlowRunResult<FillPhaseResult>;
 
-// Runs on `context`'s threads, budget, scratch directory and progress (engine/run/run_context.h); the
-// CPU only (--device cuda is refused until the GPU twin of the tile flood lands).
+// Runs on `context`'s threads, budget, scratch directory and progress (engine/run/run_context.h), on
+// its device: the CPU takes the tile pipeline (engine/flow/fill_phases.h), a GPU the resident fill
+// (engine/flow/fill_resident.h) when the raster fits its memory, else the tile pipeline on the CPU
+// with a warning (when --device cuda was asked for). The same bytes on every path.
 FillResult run_fill(const FillOptions& options, RunContext& context);
 
 }  // namespace terrazo

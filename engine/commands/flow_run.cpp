@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/error.h"
 
 namespace terrazo {
@@ -31,6 +32,14 @@ void check_flow_options(const char* command, const FlowRunOptions& options, cons
   check_distinct_paths(inputs, {{"OUTPUT", options.output}});
   if (gpu_missing && context.device_request() == DeviceRequest::Cuda)
     throw UsageError(std::string(command) + " runs on the CPU (" + gpu_missing + "): drop --device cuda");
+}
+
+std::string resident_misfit(const char* what, std::uint64_t need, const RunContext& context) {
+  const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
+  if (need <= room) return "";
+  return std::string("the resident ") + what + " needs " + MemoryBudget::format_size(need) + " of GPU memory and " +
+         (context.gpu_memory_bytes() ? "--gpu-memory gives " : "the GPU's room is ") + MemoryBudget::format_size(room) +
+         ": the tile pipeline runs on the CPU";
 }
 
 template <class Cell>

@@ -56,9 +56,14 @@ struct FlowRunResult {
 };
 
 // UsageError for a missing INPUT or OUTPUT, an OUTPUT that is INPUT or one of `more_inputs`, and
-// --device cuda when `gpu_missing` is not null (`command` runs on the CPU only; it says why).
+// --device cuda when `command` runs on the CPU only (`gpu_missing` says why; null: it has a GPU path).
 void check_flow_options(const char* command, const FlowRunOptions& options, const RunContext& context,
                         const char* gpu_missing, const std::vector<NamedPath>& more_inputs = {});
+
+// A command's resident path on the GPU (flowacc, watershed): "" when its `need` bytes fit the room
+// (--gpu-memory, else three quarters of the GPU's memory, as sssp's resident exchange), else why not
+// ("the resident <what> needs ..."; the run then takes the tile pipeline on the CPU).
+std::string resident_misfit(const char* what, std::uint64_t need, const RunContext& context);
 
 // OUTPUT: `type`, nodata `nodata` when `has_nodata`, `georef`'s georeference; tiles written as windows
 // in row-major order through a GDAL block cache (block = clamp(t, 256, 1024)) planned in the write

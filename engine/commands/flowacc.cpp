@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "engine/flow/flowacc_resident.h"
-#include "kernels/common/cuda_device.h"
+#include "kernels/common/device_choice.h"
 #include "kernels/common/error.h"
 #include "kernels/common/named_values.h"
 #include "kernels/common/warnings.h"
@@ -53,20 +53,6 @@ std::unique_ptr<PipelineInput> open_weights(const FlowAccOptions& options, const
   return weights;
 }
 
-// The GPU's resident path when the device is CUDA and the raster fits --gpu-memory (default: three
-// quarters of the GPU's memory, as sssp's resident exchange); else "" and the reason in `fallback`.
-bool use_resident(const TileGrid& grid, RunContext& context, std::string& fallback) {
-  if (context.device() != Device::Cuda) return false;
-  const std::uint64_t need = flowacc_resident_device_bytes(grid);
-  const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
-  if (need <= room) return true;
-  fallback = "the raster needs " + MemoryBudget::format_size(need) + " of GPU memory, " +
-             (context.gpu_memory_bytes() ? "--gpu-memory gives " : "three quarters of the GPU's are ") +
-             MemoryBudget::format_size(room);
-  warn("flowacc: " + fallback + ": running the tiled pipeline on the CPU");
-  return false;
-}
-
 }  // namespace
 
 FlowAccType parse_flowacc_type(const std::string& text) { return parse_named_value("--ot", text, kTypeNames, true); }
@@ -84,6 +70,8 @@ double default_flowacc_scale(double largest, std::uint64_t cells, bool integer_t
 
 FlowAccResult run_flowacc(const FlowAccOptions& options, RunContext& context) {
   check_flowacc_options(options, context);
+  const Device device = context.device();
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(device, context.budget());
   FlowRun run(options, context);
   std::unique_ptr<PipelineInput> weights;
   FlowAccPhaseOptions o = flow_phase_options<FlowAccPhaseOptions>(context);
@@ -95,20 +83,29 @@ FlowAccResult run_flowacc(const FlowAccOptions& options, RunContext& context) {
                                                          cell_type_is_integer(w.type));
     o.overflow_remedy = "give a smaller --scale (it is " + format_value(o.scale) + ")";
   }
+  // --device cuda (or auto on a GPU): the resident path when it fits the GPU, else the tiles on the
+  // CPU, said in a warning when the GPU was asked for.
   FlowAccResult result;
+  if (device == Device::Cuda)
+    result.fallback = resident_misfit("flow accumulation", flowacc_resident_device_bytes(run.grid()), context);
+  if (!result.fallback.empty() && context.device_request() == DeviceRequest::Cuda)
+    warn("flowacc --device cuda: " + result.fallback);
+  const bool resident = device == Device::Cuda && result.fallback.empty();
   result.type = output_type(options, run.grid());
   result.scale = o.scale;
   // Every valid count is >= 1, so 0 is free for nodata; floats take NaN.
   run.write<double>(result, result.type, true, result.type == CellType::UInt32 ? 0.0 : std::nan(""),
                     [&](FlowAccTileSink& sink) {
                       const TileInput* w = weights ? &weights->cells() : nullptr;
-                      if (!use_resident(run.grid(), context, result.fallback))
+                      result.device = device_description(Device::Cpu);
+                      if (!resident)
                         return run_flowacc_phases(run.input().cells(), w, o, context.budget(), context.progress(), sink);
                       FlowAccResidentOptions ro;
                       static_cast<FlowAccPhaseOptions&>(ro) = o;
                       const FlowAccDeviceResult r = run_flowacc_resident_or_tiles(run.input().cells(), w, ro,
                                                                                   context.budget(), context.progress(), sink);
                       result.path = r.resident ? "resident" : "tiles";
+                      if (r.resident) result.device = device_description(Device::Cuda);
                       result.fallback = r.fallback;
                       result.kernel_ms = r.kernel_ms;
                       return r.phases;

@@ -38,6 +38,7 @@ struct FlowAccResult : FlowRunResult<FlowAccPhaseResult> {
   CellType type = CellType::UInt32;
   double scale = 1;    // 1 for counts
   double largest = 0;  // the largest accumulation, in OUTPUT's units
+  std::string device = "cpu";  // where the accumulation ran: "cpu" or "cuda (<device name>)"
   std::string path = "tiles";  // "tiles" (the out-of-core pipeline, CPU) or "resident" (the GPU)
   std::string fallback;        // why a run on the GPU took the tiled pipeline ("" when it did not)
   double kernel_ms = 0;        // the GPU's accumulation time
@@ -45,7 +46,8 @@ struct FlowAccResult : FlowRunResult<FlowAccPhaseResult> {
 
 // Runs on `context`'s device, threads, budget, scratch directory and progress: the resident path when
 // the device is CUDA and --gpu-memory (default: three quarters of the GPU's memory) holds the raster
-// (flowacc_resident_device_bytes), else the tiled CPU pipeline (with a warning on CUDA).
+// (flowacc_resident_device_bytes), else the tiled CPU pipeline (with a warning when --device cuda was
+// asked for). The same bytes on every path.
 FlowAccResult run_flowacc(const FlowAccOptions& options, RunContext& context);
 
 // The default scale of weights whose largest magnitude is `largest` on `cells` valid cells: 1 for an

@@ -32,10 +32,10 @@ const char kUsage[] =
     "{flags Options}\n"
     "\n"
     "JSON keys: width, height, tile, type, scale, valid_cells, outlets, exits, largest, kept_tiles (tiles\n"
-    "decoded once: their ordered flow kept for the write), path (tiles: the CPU's pipeline; resident: the\n"
-    "GPU's), fallback (why a GPU run took the tiles, or \"\"), kernel_ms, phases {import, tiles, links,\n"
-    "write} (resident: {import, load, accumulate, write}), seconds, memory_budget_bytes, memory_plan,\n"
-    "peak_rss_bytes, bytes_read, bytes_written.\n"
+    "decoded once: their ordered flow kept for the write), device, path (tiles: the CPU's pipeline;\n"
+    "resident: the GPU's), fallback (when a GPU run took the tiles: why), kernel_ms, phases {import,\n"
+    "tiles, links, write} (resident: {import, load, accumulate, write}), seconds, memory_budget_bytes,\n"
+    "memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
     "  terrazo flowdir filled.tif dir.tif && terrazo flowacc --memory 2G --json dir.tif acc.tif\n"
@@ -84,9 +84,10 @@ std::string FlowaccCommandResult::to_json() const {
       .add("exits", r.phases.exits)
       .add("largest", r.largest)
       .add("kept_tiles", r.phases.kept_tiles)
-      .add("path", r.path)
-      .add("fallback", r.fallback)
-      .add("kernel_ms", r.kernel_ms);
+      .add("device", r.device)
+      .add("path", r.path);
+  if (!r.fallback.empty()) summary.add("fallback", r.fallback);
+  summary.add("kernel_ms", r.kernel_ms);
   if (r.path == "resident")
     return flow_json_tail(summary, *this,
                           {{"load", r.phases.load_seconds}, {"accumulate", r.phases.accumulate_seconds},

@@ -9,7 +9,7 @@
 #include "engine/flow/pour_points.h"
 #include "engine/flow/tile_batches.h"
 #include "engine/flow/watershed_resident.h"
-#include "kernels/common/cuda_device.h"
+#include "kernels/common/device_choice.h"
 #include "kernels/common/error.h"
 #include "kernels/common/warnings.h"
 
@@ -62,29 +62,24 @@ void snap(const WatershedOptions& options, const TileGrid& grid, RunContext& con
   throw UsageError(e.what());
 }
 
-// The GPU's resident path when there are no pour points and no streams, the device is CUDA and the
-// raster fits --gpu-memory (default: three quarters of the GPU's memory); else false, and on CUDA the
-// reason in `fallback`.
-bool use_resident(const WatershedOptions& options, const TileGrid& grid, RunContext& context, std::string& fallback) {
-  if (!options.outlets.empty() || !options.outlets_file.empty() || options.streams) return false;
-  if (context.device() != Device::Cuda) return false;
-  const std::uint64_t need = watershed_resident_device_bytes(grid);
-  const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
-  if (need <= room) return true;
-  fallback = "the raster needs " + MemoryBudget::format_size(need) + " of GPU memory, " +
-             (context.gpu_memory_bytes() ? "--gpu-memory gives " : "three quarters of the GPU's are ") +
-             MemoryBudget::format_size(room);
-  warn("watershed: " + fallback + ": running the tiled pipeline on the CPU");
-  return false;
-}
-
 }  // namespace
 
 WatershedResult run_watershed(const WatershedOptions& options, RunContext& context) {
   check_watershed_options(options, context);
+  // Pour points and streams run on the CPU; the basins of every outlet on the context's device.
+  const bool every_basin = options.outlets.empty() && options.outlets_file.empty() && !options.streams;
+  const Device device = every_basin ? context.device() : Device::Cpu;
+  const MemoryBudget::Reservation device_host = reserve_device_host_memory(device, context.budget());
   FlowRun run(options, context);
   const TileGrid& grid = run.grid();
   WatershedResult result;
+  // On a GPU: the resident path when it fits, else the tiles on the CPU, said in a warning when the
+  // GPU was asked for.
+  if (device == Device::Cuda)
+    result.fallback = resident_misfit("watershed labelling", watershed_resident_device_bytes(grid), context);
+  if (!result.fallback.empty() && context.device_request() == DeviceRequest::Cuda)
+    warn("watershed --device cuda: " + result.fallback);
+  const bool resident = device == Device::Cuda && result.fallback.empty();
   result.pour_points = locate_pour_points(options, run.input().info());
   std::uint64_t points_bytes = 0;  // the list, its texts and the phases' copy of the cells
   for (const WatershedPourPoint& p : result.pour_points) points_bytes += sizeof(p) + p.text.size() + 8;
@@ -105,13 +100,14 @@ WatershedResult run_watershed(const WatershedOptions& options, RunContext& conte
   // OUTPUT: UInt32 labels, nodata 0.
   try {
     run.write<std::uint32_t>(result, CellType::UInt32, true, 0.0, [&](WatershedTileSink& sink) {
-      if (!use_resident(options, grid, context, result.fallback))
-        return run_watershed_phases(run.input().cells(), o, context.budget(), context.progress(), sink);
+      result.device = device_description(Device::Cpu);
+      if (!resident) return run_watershed_phases(run.input().cells(), o, context.budget(), context.progress(), sink);
       WatershedResidentOptions ro;
       static_cast<FlowPhaseOptions&>(ro) = o;
       const WatershedDeviceResult r =
           run_watershed_resident_or_tiles(run.input().cells(), ro, context.budget(), context.progress(), sink);
       result.path = r.resident ? "resident" : "tiles";
+      if (r.resident) result.device = device_description(Device::Cuda);
       result.fallback = r.fallback;
       result.kernel_ms = r.kernel_ms;
       return r.phases;

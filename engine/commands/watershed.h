@@ -58,6 +58,7 @@ struct WatershedResult : FlowRunResult<WatershedPhaseResult> {
   std::vector<WatershedPourPoint> pour_points;
   double snap_seconds = 0;
   StreamPhaseResult streams;
+  std::string device = "cpu";  // where the labelling ran: "cpu" or "cuda (<device name>)"
   std::string path = "tiles";  // "tiles" (the out-of-core pipeline, CPU) or "resident" (the GPU)
   std::string fallback;        // why a run on the GPU took the tiled pipeline ("" when it did not)
   double kernel_ms = 0;        // the GPU's labelling time
@@ -66,7 +67,8 @@ struct WatershedResult : FlowRunResult<WatershedPhaseResult> {
 // Runs on `context`'s device, threads, budget, scratch directory and progress: without pour points and
 // streams, the resident path (engine/flow/watershed_resident.h) when the device is CUDA and
 // --gpu-memory (default: three quarters of the GPU's memory) holds the raster, else the tiled CPU
-// pipeline (with a warning on CUDA); pour points and streams run on the CPU (--device cuda refused).
+// pipeline (with a warning when --device cuda was asked for); pour points and streams run on the CPU
+// (--device cuda refused). The same bytes on every path.
 WatershedResult run_watershed(const WatershedOptions& options, RunContext& context);
 
 }  // namespace terrazo

@@ -48,8 +48,8 @@ const char kUsage[] =
     "\n"
     "JSON keys: width, height, tile, valid_cells, labelled_cells, basins, spanning_basins, exits, snap,\n"
     "pour_points [{x, y, snapped_x, snapped_y, basin}], streams (THRESHOLD or null), stream_cells,\n"
-    "segments, max_order, path (tiles: the CPU's pipeline; resident: the GPU's), fallback (why a GPU run\n"
-    "took the tiles, or \"\"), kernel_ms, phases {import, snap, tiles, links, firsts, ranks, write,\n"
+    "segments, max_order, device, path (tiles: the CPU's pipeline; resident: the GPU's), fallback (when a\n"
+    "GPU run took the tiles: why), kernel_ms, phases {import, snap, tiles, links, firsts, ranks, write,\n"
     "streams_tiles, streams_links, streams_write, streams_vector} (resident: {import, load, label, write}),\n"
     "seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
     "\n"
@@ -157,7 +157,9 @@ std::string WatershedCommandResult::to_json() const {
   if (options.watershed.streams) summary.add("streams", static_cast<std::uint64_t>(*options.watershed.streams));
   else summary.add_null("streams");
   summary.add("stream_cells", st.stream_cells).add("segments", st.segments).add("max_order", st.max_order);
-  summary.add("path", result.path).add("fallback", result.fallback).add("kernel_ms", result.kernel_ms);
+  summary.add("device", result.device).add("path", result.path);
+  if (!result.fallback.empty()) summary.add("fallback", result.fallback);
+  summary.add("kernel_ms", result.kernel_ms);
   if (result.path == "resident")
     return flow_json_tail(summary, *this,
                           {{"load", p.load_seconds}, {"label", p.label_seconds}, {"write", p.write_seconds}});

@@ -41,36 +41,48 @@ void CrossTileFlats::add_tile(std::uint32_t tx, std::uint32_t ty, const D8Tile& 
   offsets_[++tiles_added_] = local_.size();
 }
 
-// Cell `local` of `tile` among the gathered cells in [from, to) (inside the tile's range), or kNoFlatCell.
-std::uint32_t CrossTileFlats::find(std::uint64_t tile, std::uint32_t local, std::uint64_t from, std::uint64_t to) const {
-  const auto first = local_.begin() + static_cast<std::ptrdiff_t>(std::max(from, offsets_[tile]));
-  const auto last = local_.begin() + static_cast<std::ptrdiff_t>(std::min(to, offsets_[tile + 1]));
+// Cell `local` of `tile` among the gathered cells, or kNoFlatCell.
+std::uint32_t CrossTileFlats::find(std::uint64_t tile, std::uint32_t local) const {
+  const auto first = local_.begin() + static_cast<std::ptrdiff_t>(offsets_[tile]);
+  const auto last = local_.begin() + static_cast<std::ptrdiff_t>(offsets_[tile + 1]);
   const auto it = std::lower_bound(first, last, local);
   return it != last && *it == local ? static_cast<std::uint32_t>(it - local_.begin()) : kNoFlatCell;
 }
 
-// Each cell's eight neighbours that are gathered cells (the flat cells next to it), on the pool.
+// Each cell's eight neighbours that are gathered cells (the flat cells next to it), on the pool. A
+// tile's cells are sorted by local index, so for one direction the in-tile neighbours' indices rise
+// with the cell's: one cursor per direction walks the tile's list once. A neighbour in another tile
+// (the cell is on its tile's side) is looked up in that tile's list.
 void CrossTileFlats::link(WorkerPool& pool) {
-  const std::uint32_t t = grid_.tile;
   cells_.neighbour.assign(local_.size() * 8, kNoFlatCell);
-  const std::uint64_t tiles = grid_.tile_count();
-  pool.run(tiles, [&](std::uint64_t tile) {
-    const std::int64_t x0 = static_cast<std::int64_t>(tile % grid_.tiles_x()) * t;
-    const std::int64_t y0 = static_cast<std::int64_t>(tile / grid_.tiles_x()) * t;
-    for (std::uint64_t i = offsets_[tile]; i < offsets_[tile + 1]; ++i) {
-      const std::int64_t gx = x0 + local_[i] % t, gy = y0 + local_[i] / t;
-      for (int d = 0; d < 8; ++d) {
-        const std::int64_t nx = gx + kD8Steps[d].dx, ny = gy + kD8Steps[d].dy;
-        if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(grid_.width) || ny >= static_cast<std::int64_t>(grid_.height))
-          continue;
-        const std::uint64_t ntile = static_cast<std::uint64_t>(ny / t) * grid_.tiles_x() + static_cast<std::uint64_t>(nx / t);
-        // In the same tile the cells are sorted and distinct: the neighbour is at most t + 1 places away.
-        const bool same = ntile == tile;
-        cells_.neighbour[i * 8 + d] = find(ntile, static_cast<std::uint32_t>((ny % t) * t + nx % t),
-                                           same && i > t + 1 ? i - t - 1 : 0, same ? i + t + 2 : local_.size());
+  pool.run(grid_.tile_count(), [&](std::uint64_t tile) { link_tile(tile); });
+}
+
+void CrossTileFlats::link_tile(std::uint64_t tile) {
+  const std::int64_t t = grid_.tile;
+  const std::int64_t x0 = static_cast<std::int64_t>(tile % grid_.tiles_x()) * t;
+  const std::int64_t y0 = static_cast<std::int64_t>(tile / grid_.tiles_x()) * t;
+  const std::int64_t width = static_cast<std::int64_t>(grid_.width), height = static_cast<std::int64_t>(grid_.height);
+  const std::uint64_t begin = offsets_[tile], end = offsets_[tile + 1];
+  std::uint64_t cursor[8];
+  std::fill(cursor, cursor + 8, begin);
+  for (std::uint64_t i = begin; i < end; ++i) {
+    const std::int64_t lx = local_[i] % t, ly = local_[i] / t;
+    for (int d = 0; d < 8; ++d) {
+      const std::int64_t nx = lx + kD8Steps[d].dx, ny = ly + kD8Steps[d].dy;
+      if (x0 + nx < 0 || y0 + ny < 0 || x0 + nx >= width || y0 + ny >= height) continue;
+      if (nx >= 0 && ny >= 0 && nx < t && ny < t) {
+        const std::uint32_t target = static_cast<std::uint32_t>(ny * t + nx);
+        std::uint64_t& c = cursor[d];
+        while (c < end && local_[c] < target) ++c;
+        if (c < end && local_[c] == target) cells_.neighbour[i * 8 + d] = static_cast<std::uint32_t>(c);
+      } else {
+        const std::uint64_t gx = static_cast<std::uint64_t>(x0 + nx), gy = static_cast<std::uint64_t>(y0 + ny);
+        const std::uint64_t ntile = (gy / t) * grid_.tiles_x() + gx / t;
+        cells_.neighbour[i * 8 + d] = find(ntile, static_cast<std::uint32_t>((gy % t) * t + gx % t));
       }
     }
-  });
+  }
 }
 
 void CrossTileFlats::resolve(WorkerPool& pool, MemoryBudget& budget, FlatStats& stats) {

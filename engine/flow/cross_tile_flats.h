@@ -41,7 +41,8 @@ class CrossTileFlats {
  private:
   void grow(std::uint64_t cells, MemoryBudget& budget);
   void link(WorkerPool& pool);
-  std::uint32_t find(std::uint64_t tile, std::uint32_t local, std::uint64_t from, std::uint64_t to) const;
+  void link_tile(std::uint64_t tile);
+  std::uint32_t find(std::uint64_t tile, std::uint32_t local) const;
 
   TileGrid grid_;
   std::vector<std::uint64_t> offsets_;  // by tile: its first cell; tile_count + 1

@@ -21,12 +21,14 @@
 // kept floods take what the three phases leave (the graph planned at its most before them).
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
 #include "kernels/common/types.h"
+#include "kernels/flow/resident_fill.h"
 
 namespace terrazo {
 
@@ -43,6 +45,13 @@ struct FillPhaseResult {
   std::uint64_t graph_nodes = 0, graph_edges = 0;
   std::uint64_t kept_tiles = 0;  // tiles whose first flood was kept for the write, not flooded again
   double flood_seconds = 0, graph_seconds = 0, write_seconds = 0;
+  // The path taken: "tiles" (these phases) or "resident" (engine/flow/fill_resident.h: its rounds'
+  // counts, its load and solve seconds; write_seconds is its write's).
+  const char* path = "tiles";
+  std::string device = "cpu";  // "cpu" or "cuda (<device name>)"
+  std::string fallback;        // why a GPU run took the tile path ("" when it did not)
+  ResidentFillStats resident;
+  double load_seconds = 0, solve_seconds = 0;
 };
 
 // Where the filled tiles go (engine/flow/flow_phase.h): NaN at nodata and padding.

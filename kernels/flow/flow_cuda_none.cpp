@@ -2,11 +2,15 @@
 // they link, and every call says why it cannot run (refuse_without_cuda, kernels/common/cuda_device.h).
 #if !defined(TERRAZO_WITH_CUDA)
 #include "kernels/common/cuda_device.h"
+#include "kernels/flow/resident_fill.h"
 #include "kernels/flow/resident_flowacc.h"
 #include "kernels/flow/resident_watershed.h"
 
 namespace terrazo {
 
+std::unique_ptr<ResidentFillSolver> make_resident_fill_cuda(const ResidentFillOptions&) {
+  refuse_without_cuda("the resident fill solver");
+}
 std::unique_ptr<ResidentFlowAcc> make_resident_flowacc_cuda(const ResidentFlowAccOptions&) {
   refuse_without_cuda("the resident flow accumulation");
 }

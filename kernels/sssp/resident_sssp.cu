@@ -10,9 +10,9 @@
 //   activate_neighbours one block per solved tile: changed border-band cells lower the keys of the
 //                       neighbouring tiles they improve (resident_improved_neighbour, shared with
 //                       the CPU twin; atomicMin);
-//   selection           cub::DeviceReduce::Min gives the smallest key, select_round flags the tiles
-//                       under the near-far threshold (and clears their keys), cub::DeviceSelect::Flagged
-//                       lists them in ascending tile order (deterministic, as the CPU twin).
+//   selection           DeviceRoundSelect (kernels/common/round_select.cuh): the smallest key, then the
+//                       tiles under the near-far threshold listed in ascending tile order (deterministic,
+//                       as the CPU twin), their keys cleared.
 // A round longer than batch_tiles is processed in groups, each group seeing the earlier ones'
 // results (as the CPU twin does). Every CUDA call and launch is checked.
 //
@@ -23,10 +23,6 @@
 // (page_out), slot_of updated (map_slots), the group's missing tiles in (page_in); the copies are
 // kernels reading and writing the mapped host memory, one block per tile. The steps then read cells
 // through PagedCells (resident_sssp_steps.h) instead of ResidentCells; nothing else changes.
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -42,6 +38,8 @@
 #include "kernels/sssp/block_sssp_launch.cuh"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/cuda_support.cuh"
+#include "kernels/common/round_select.cuh"
+#include "kernels/common/staged_upload.cuh"
 #include "kernels/sssp/resident_sssp.h"
 #include "kernels/sssp/resident_sssp_steps.h"
 #include "kernels/common/tile_pager.h"
@@ -93,36 +91,20 @@ __global__ void store_interiors(Cells at, const std::uint64_t* __restrict__ acti
     if (ch[c]) at.store(tile, c, wd[(c / g + h) * s + c % g + h]);
 }
 
-__global__ void select_round(std::uint64_t tiles, PathLength threshold, PathLength* __restrict__ key,
-                             std::uint8_t* __restrict__ selected) {
-  const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
-  if (k >= tiles) return;
-  const bool take = key[k] <= threshold;
-  selected[k] = take ? 1 : 0;
-  if (take) key[k] = kUnreached;
-}
-
 template <class Cells>
 __global__ void activate_neighbours(Cells at, const std::uint64_t* __restrict__ active,
                                     const std::uint8_t* __restrict__ changed, ResidentEdges edges,
                                     PathLength* __restrict__ key, int* __restrict__ overflow) {
-  const ResidentLayout& l = at.l;
   const std::uint64_t tile = active[blockIdx.x];
-  const std::uint32_t g = l.g, border = l.border_count();
-  const int directions = direction_count(edges.connectivity);
-  const std::uint8_t* ch = changed + blockIdx.x * l.tile_cells();
   bool overflowed = false;
-  for (std::uint32_t b = threadIdx.x; b < border; b += blockDim.x) {
-    std::uint32_t lx, ly;
-    l.border_cell(b, &lx, &ly);
-    if (!ch[ly * g + lx]) continue;
-    for (int start = 0, dir = 0; start < directions; start = dir + 1) {
-      PathLength candidate = kUnreached;
-      const std::uint64_t n = resident_improved_neighbour(at, tile, lx, ly, start, &dir, edges, &candidate, &overflowed);
-      if (n == ~std::uint64_t{0}) break;
-      atomicMin(reinterpret_cast<unsigned long long*>(&key[n]), static_cast<unsigned long long>(candidate));
-    }
-  }
+  activate_band(
+      at.l, changed + blockIdx.x * at.l.tile_cells(), threadIdx.x, blockDim.x, direction_count(edges.connectivity),
+      [&](std::uint32_t lx, std::uint32_t ly, int start, int* dir, PathLength* candidate) {
+        return resident_improved_neighbour(at, tile, lx, ly, start, dir, edges, candidate, &overflowed);
+      },
+      [&](std::uint64_t n, PathLength candidate) {
+        atomicMin(reinterpret_cast<unsigned long long*>(&key[n]), static_cast<unsigned long long>(candidate));
+      });
   if (overflowed) atomicExch(overflow, 1);
 }
 
@@ -240,21 +222,9 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
       return;
     }
     // Two staging slots: the copy and scatter of one window overlap filling the next.
-    Staging& slot = staging_[next_staging_];
-    next_staging_ ^= 1;
-    if (slot.used) TERRAZO_CUDA_CHECK(cudaEventSynchronize(slot.done.get()));
-    if (slot.host.size() < n) {
-      slot.host.resize(n);
-      slot.device.resize(n);
-    }
-    std::copy(values, values + n, slot.host.get());
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(slot.device.get(), slot.host.get(), n * sizeof(double), cudaMemcpyHostToDevice,
-                                       stream_.get()));
     write_window_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream_.get()>>>(layout_, x0, y0, w, h,
-                                                                                          slot.device.get(), values_.get());
+                                                                                          upload_.stage(values, n), values_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
-    TERRAZO_CUDA_CHECK(cudaEventRecord(slot.done.get(), stream_.get()));
-    slot.used = true;
   }
 
   void set_source(std::uint64_t x, std::uint64_t y, PathLength start) override {
@@ -273,7 +243,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     } else {
       lower(dist_.get() + layout_.index(x, y));
     }
-    for (const std::uint64_t tile : layout_.source_tiles(x, y)) lower(key_.get() + tile);
+    for (const std::uint64_t tile : layout_.source_tiles(x, y)) lower(select_->keys() + tile);
   }
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
@@ -286,9 +256,9 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     NearFarSchedule schedule;
     schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
     for (;;) {
-      const PathLength min_key = smallest_key();
+      const PathLength min_key = select_->smallest_key();
       if (min_key == kUnreached) break;
-      const std::uint64_t active = select_active(schedule.threshold(min_key), selected);
+      const std::uint64_t active = select_->select(schedule.threshold(min_key), selected.get());
       if (timed_round) select_ms += elapsed_ms(solved, selected);
       schedule.adapt(active);
       ++stats.rounds;
@@ -411,10 +381,8 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   // Keys, flags, lists, windows, the weights' tables and CUB's scratch: the same in both modes.
   void allocate_rounds() {
     const std::uint64_t s = layout_.window_side();
-    key_.resize(layout_.tiles());
-    selected_.resize(layout_.tiles());
+    select_ = std::make_unique<DeviceRoundSelect>(layout_.tiles(), stream_.get());
     ever_.resize(layout_.tiles());
-    active_.resize(layout_.tiles());
     window_values_.resize(batch_ * s * s);
     window_dist_.resize(batch_ * s * s);
     changed_.resize(batch_ * layout_.tile_cells());
@@ -430,21 +398,11 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     device_params_.steps.row0 = 0;
     edges_ = resident_edges(device_params_, options_.connectivity, options_.max_cost);
     workspace_.sweep = options_.frontier_bfs ? SsspSweep::FrontierBfs : SsspSweep::Auto;
-    counters_.resize(5);  // changed cells, first solves, rounds of sweeps, selected count, smallest key
+    counters_.resize(3);  // changed cells, first solves, rounds of sweeps
     overflow_.resize(1);
-    host_count_.resize(2);
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(key_.get(), 0xff, layout_.tiles() * sizeof(PathLength), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(ever_.get(), 0, layout_.tiles(), stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 5 * sizeof(unsigned long long), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 3 * sizeof(unsigned long long), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(overflow_.get(), 0, sizeof(int), stream_.get()));
-    std::size_t select_temp = 0, reduce_temp = 0;
-    TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select_temp, thrust::counting_iterator<std::uint64_t>(0),
-                                                  selected_.get(), active_.get(), counters_.get() + 3, layout_.tiles(),
-                                                  stream_.get()));
-    TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, reduce_temp, key_.get(), counters_.get() + 4, layout_.tiles(),
-                                              stream_.get()));
-    cub_temp_bytes_ = std::max<std::size_t>({select_temp, reduce_temp, 1});
-    cub_temp_.resize(cub_temp_bytes_);
     stream_.synchronize();
   }
 
@@ -459,37 +417,10 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     return ms;
   }
 
-  PathLength smallest_key() {
-    std::size_t temp = cub_temp_bytes_;
-    TERRAZO_CUDA_CHECK(cub::DeviceReduce::Min(cub_temp_.get(), temp, key_.get(), counters_.get() + 4, layout_.tiles(),
-                                              stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get() + 1, counters_.get() + 4, sizeof(unsigned long long),
-                                       cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    return host_count_.get()[1];
-  }
-
-  // The tiles whose key is at most `threshold`, listed in ascending order in active_, keys cleared;
-  // `selected` recorded after the list. Returns their count.
-  std::uint64_t select_active(PathLength threshold, CudaEvent& selected) {
-    select_round<<<static_cast<unsigned>((layout_.tiles() + 255) / 256), 256, 0, stream_.get()>>>(
-        layout_.tiles(), threshold, key_.get(), selected_.get());
-    TERRAZO_CUDA_CHECK_LAUNCH();
-    std::size_t temp = cub_temp_bytes_;
-    TERRAZO_CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), temp, thrust::counting_iterator<std::uint64_t>(0),
-                                                  selected_.get(), active_.get(), counters_.get() + 3, layout_.tiles(),
-                                                  stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_count_.get(), counters_.get() + 3, sizeof(unsigned long long),
-                                       cudaMemcpyDeviceToHost, stream_.get()));
-    TERRAZO_CUDA_CHECK(cudaEventRecord(selected.get(), stream_.get()));
-    stream_.synchronize();
-    return host_count_.get()[0];
-  }
-
   // Steps 1-3 for `count` tiles of the round's list from `first`, on the cells of `at`.
   template <class Cells>
   void solve_group(const Cells& at, std::uint64_t first, std::uint64_t count) {
-    const std::uint64_t* list = active_.get() + first;
+    const std::uint64_t* list = select_->active() + first;
     gather_windows<<<static_cast<unsigned>(count), kThreads, 0, stream_.get()>>>(
         at, list, window_values_.get(), window_dist_.get(), window_row0_.get(), ever_.get(), counters_.get() + 1);
     TERRAZO_CUDA_CHECK_LAUNCH();
@@ -500,7 +431,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
                                                                                   changed_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
     activate_neighbours<<<static_cast<unsigned>(count), kThreads, 0, stream_.get()>>>(at, list, changed_.get(), edges_,
-                                                                                      key_.get(), overflow_.get());
+                                                                                      select_->keys(), overflow_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
   }
 
@@ -522,7 +453,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
 
   // Paged: the round's list on the host, for the pager.
   void copy_active_list(std::uint64_t active) {
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_active_.get(), active_.get(), active * sizeof(std::uint64_t),
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_active_.get(), select_->active(), active * sizeof(std::uint64_t),
                                        cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
   }
@@ -597,9 +528,8 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   CudaStream stream_;
   DeviceBuffer<double> values_;     // every tile's cells, or (paged) the slots' interiors
   DeviceBuffer<PathLength> dist_;
-  DeviceBuffer<PathLength> key_;  // pending tiles: the smallest distance pushed in; kUnreached: not pending
-  DeviceBuffer<std::uint8_t> selected_, ever_;
-  DeviceBuffer<std::uint64_t> active_;
+  std::unique_ptr<DeviceRoundSelect> select_;  // pending tiles' keys (the smallest distance pushed in), rounds' lists
+  DeviceBuffer<std::uint8_t> ever_;
   DeviceBuffer<double> window_values_;
   DeviceBuffer<PathLength> window_dist_;
   DeviceBuffer<std::uint8_t> changed_;
@@ -609,18 +539,8 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   ResidentEdges edges_;                     // device_params_, the neighbourhood and the knight's lengths
   DeviceBuffer<unsigned long long> counters_;
   DeviceBuffer<int> overflow_;
-  DeviceBuffer<unsigned char> cub_temp_;
-  std::size_t cub_temp_bytes_ = 0;
   SsspWorkspace workspace_;
-  PinnedBuffer<unsigned long long> host_count_;
-  struct Staging {
-    PinnedBuffer<double> host;
-    DeviceBuffer<double> device;
-    CudaEvent done;
-    bool used = false;
-  };
-  Staging staging_[2];
-  int next_staging_ = 0;
+  StagedUpload upload_{stream_.get()};
   PinnedBuffer<PathLength> staging_dist_;
   PathLength* read_target_ = nullptr;  // page-locked by set_read_target
   std::uint64_t read_target_cells_ = 0;

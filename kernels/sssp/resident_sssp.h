@@ -125,17 +125,17 @@ std::unique_ptr<ResidentSsspSolver> make_resident_sssp_solver(Device device, con
 // kernels/sssp/sssp_cuda_none.cpp without CUDA).
 std::unique_ptr<ResidentSsspSolver> make_resident_sssp_cuda(const ResidentSsspOptions& options);
 
-// Shared by both twins (and passed to the CUDA kernels): the resident tile grid and where each
-// cell lives in the resident arrays.
+// Shared by both twins (and passed to the CUDA kernels), and by the resident fill
+// (kernels/flow/resident_fill.h): the resident tile grid and where each cell lives in the resident arrays.
 struct ResidentLayout {
   std::uint64_t width = 0, height = 0;
   std::uint64_t tiles_x = 0, tiles_y = 0;
   std::uint32_t g = 0;
   std::uint32_t halo = 1;  // the windows' halo: 2 with knight's moves (kernels/sssp/knight.h), else 1
   ResidentLayout() = default;
-  explicit ResidentLayout(const ResidentSsspOptions& o)
-      : width(o.width), height(o.height), tiles_x((o.width + o.g - 1) / o.g), tiles_y((o.height + o.g - 1) / o.g), g(o.g),
-        halo(halo_width(o.connectivity)) {}
+  ResidentLayout(std::uint64_t w, std::uint64_t h, std::uint32_t side, std::uint32_t halo_cells)
+      : width(w), height(h), tiles_x((w + side - 1) / side), tiles_y((h + side - 1) / side), g(side), halo(halo_cells) {}
+  explicit ResidentLayout(const ResidentSsspOptions& o) : ResidentLayout(o.width, o.height, o.g, halo_width(o.connectivity)) {}
   TERRAZO_HD std::uint64_t tiles() const { return tiles_x * tiles_y; }
   TERRAZO_HD std::uint64_t tile_cells() const { return static_cast<std::uint64_t>(g) * g; }
   // Side of a tile's window: the tile and its halo on every side.

@@ -58,17 +58,7 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
     std::vector<std::uint64_t> active;
     NearFarSchedule schedule;
     schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
-    for (;;) {
-      const PathLength min_key = *std::min_element(key_.begin(), key_.end());
-      if (min_key == kUnreached) break;
-      const PathLength threshold = schedule.threshold(min_key);
-      active.clear();
-      for (std::uint64_t k = 0; k < layout_.tiles(); ++k)
-        if (key_[k] <= threshold) {
-          key_[k] = kUnreached;
-          active.push_back(k);
-        }
-      schedule.adapt(active.size());
+    while (schedule.select(key_, &active)) {
       ++stats.rounds;
       stats.max_active = std::max<std::uint64_t>(stats.max_active, active.size());
       for (std::uint64_t first = 0; first < active.size(); first += group_) {
@@ -127,19 +117,12 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
 
   // Step 3 for one solved tile: its changed border-band cells activate the neighbouring tiles they improve.
   void activate(std::uint64_t tile, const std::uint8_t* changed, bool* overflow) {
-    const std::uint32_t g = layout_.g, border = layout_.border_count();
-    const int directions = direction_count(options_.connectivity);
-    for (std::uint32_t b = 0; b < border; ++b) {
-      std::uint32_t lx, ly;
-      layout_.border_cell(b, &lx, &ly);
-      if (!changed[ly * g + lx]) continue;
-      for (int start = 0, dir = 0; start < directions; start = dir + 1) {
-        PathLength candidate = kUnreached;
-        const std::uint64_t n = resident_improved_neighbour(cells(), tile, lx, ly, start, &dir, edges_, &candidate, overflow);
-        if (n == ~std::uint64_t{0}) break;
-        key_[n] = std::min(key_[n], candidate);
-      }
-    }
+    activate_band(
+        layout_, changed, 0, 1, direction_count(options_.connectivity),
+        [&](std::uint32_t lx, std::uint32_t ly, int start, int* dir, PathLength* candidate) {
+          return resident_improved_neighbour(cells(), tile, lx, ly, start, dir, edges_, candidate, overflow);
+        },
+        [&](std::uint64_t n, PathLength candidate) { key_[n] = std::min(key_[n], candidate); });
   }
 
   ResidentSsspOptions options_;

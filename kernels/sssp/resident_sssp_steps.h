@@ -2,8 +2,10 @@
 // that the CUDA solver and its CPU twin share, as host/device functions, so both read the same
 // windows and activate the same tiles.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "kernels/common/types.h"
 #include "kernels/common/edge_weight.h"
@@ -163,6 +165,27 @@ TERRAZO_HD std::uint64_t resident_improved_neighbour(const Cells& cells, std::ui
   return ~std::uint64_t{0};
 }
 
+// Step 3's walk over a solved tile's changed border band, for the resident solvers' twins (this
+// file's and kernels/flow/resident_fill_steps.h's): the band positions first, first + stride, ...
+// (a block's threads stride it on the GPU) whose cell changed, and for each the neighbouring tiles
+// next(lx, ly, start, &dir, &candidate) names one at a time from direction `start` on (~0: none
+// left), each handed to lower(tile, candidate).
+template <class Next, class Lower>
+TERRAZO_HD void activate_band(const ResidentLayout& l, const std::uint8_t* changed, std::uint32_t first,
+                              std::uint32_t stride, int directions, Next next, Lower lower) {
+  for (std::uint32_t b = first; b < l.border_count(); b += stride) {
+    std::uint32_t lx, ly;
+    l.border_cell(b, &lx, &ly);
+    if (!changed[ly * l.g + lx]) continue;
+    for (int start = 0, dir = 0; start < directions; start = dir + 1) {
+      PathLength candidate = kUnreached;
+      const std::uint64_t n = next(lx, ly, start, &dir, &candidate);
+      if (n == ~std::uint64_t{0}) break;
+      lower(n, candidate);
+    }
+  }
+}
+
 // Which pending tiles a round solves (near-far at tile granularity, [Davidson2014]-style): those
 // whose key (the smallest distance pushed into them since their last solve) is at most
 // min key + delta. delta adapts so that a round holds about `target` tiles: doubled while rounds
@@ -179,6 +202,22 @@ struct NearFarSchedule {
   void adapt(std::uint64_t selected) {
     if (selected * 2 < target && delta < (PathLength{1} << 62)) delta *= 2;
     else if (selected > 2 * target && delta > 1) delta /= 2;
+  }
+  // A CPU twin's step 0 over the tiles' keys (kUnreached: not pending): the tiles whose key is at
+  // most the threshold of the smallest, in ascending order into *active, their keys cleared, the
+  // schedule adapted to their count; false when no tile is pending.
+  bool select(std::vector<PathLength>& key, std::vector<std::uint64_t>* active) {
+    active->clear();
+    const PathLength min_key = *std::min_element(key.begin(), key.end());
+    if (min_key == kUnreached) return false;
+    const PathLength limit = threshold(min_key);
+    for (std::uint64_t k = 0; k < key.size(); ++k)
+      if (key[k] <= limit) {
+        key[k] = kUnreached;
+        active->push_back(k);
+      }
+    adapt(active->size());
+    return true;
   }
 };
 

@@ -7,6 +7,12 @@
 #   bench_run NAME COMMAND...           one timed run (/usr/bin/time): appends "NAME wall cpu rss_kib"
 #                                       to $times and prints it; a failed run prints its stderr, exit 1
 #   bench_load WHEN                     prints the load average ("load before: ...")
+# and what the GPU-against-CPU benchmarks (bench_sssp_gpu.sh, bench_fill_gpu.sh) share, JSON lines:
+#   bench_read_floor FILE               FILE read once: {"run": "read floor", "bytes", "seconds"}
+#   bench_write_floor FILE WHAT         FILE copied beside itself and synced: {"run": "write floor (copy
+#                                       of WHAT)", "bytes", "seconds"}
+#   bench_cmp FIRST FILE RUN FIRST_RUN  {"cmp": "RUN = FIRST_RUN"} when the files are the same bytes,
+#                                       else {"cmp": "RUN DIFFERS from FIRST_RUN"}
 terrazo=$(dirname "$0")/../../build/terrazo
 threads=2
 bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -44,4 +50,25 @@ bench_run() {
 
 bench_load() {
   echo "load $1: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+bench_seconds_since() {
+  awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'
+}
+
+bench_read_floor() {
+  local t0
+  t0=$(date +%s.%N); cat "$1" > /dev/null
+  echo "{\"run\": \"read floor\", \"bytes\": $(stat -c %s "$1"), \"seconds\": $(bench_seconds_since "$t0")}"
+}
+
+bench_write_floor() {
+  local t0 copy="$1.copy"
+  t0=$(date +%s.%N); cp "$1" "$copy"; sync "$copy"
+  echo "{\"run\": \"write floor (copy of $2)\", \"bytes\": $(stat -c %s "$1"), \"seconds\": $(bench_seconds_since "$t0")}"
+  rm -f "$copy"
+}
+
+bench_cmp() {
+  cmp -s "$1" "$2" && echo "{\"cmp\": \"$3 = $4\"}" || echo "{\"cmp\": \"$3 DIFFERS from $4\"}"
 }

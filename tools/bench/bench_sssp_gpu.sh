@@ -14,6 +14,7 @@
 # Every run's output is compared with the first run's (cmp).
 # Example (GPU machine): tools/bench/bench_sssp_gpu.sh /tmp/tz/terrazo.sh 32768 11 /tmp/work
 set -euo pipefail
+source "$(dirname "$0")/bench_lib.sh"
 tz=$1
 side=$2
 seed=${3:-11}
@@ -26,14 +27,12 @@ store=$work/g$side.tzs
 if [ ! -f "$store" ]; then
   /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
 fi
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 # The source: the first valid cell from the centre along the diagonal (--max-cost 0 finds out fast).
 for k in $(seq 0 99); do
   src="$((side / 2 + k)),$((side / 2 + k))"
   if "$tz" sssp -q --json --device cpu --exchange streamed --max-cost 0 --source "$src" "$store" - >/dev/null 2>&1; then break; fi
 done
-t0=$(date +%s.%N); cat "$store" > /dev/null; t1=$(date +%s.%N)
-echo "{\"run\": \"read floor\", \"bytes\": $(stat -c %s "$store"), \"seconds\": $(elapsed "$t0" "$t1")}"
+bench_read_floor "$store"
 for run in "${runs[@]}"; do
   case $run in
     resident) flags=(--device cuda --exchange resident) ;;
@@ -45,12 +44,6 @@ for run in "${runs[@]}"; do
   line=$(TERRAZO_GEOTIFF_TRACE=1 /usr/bin/time -f "peak_rss_kib %M" -o "$work/time_$run.txt" "$tz" sssp -q --json --memory "${TZ_MEMORY:-8G}" \
            ${TZ_SSSP_FLAGS:-} "${flags[@]}" --source "$src" "$store" "$work/cost_$run.tif" | tail -1)
   echo "${line%\}}, \"run\": \"$run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_$run.txt")}"
-  if [ "$run" != "${runs[0]}" ]; then
-    cmp -s "$work/cost_${runs[0]}.tif" "$work/cost_$run.tif" && echo "{\"cmp\": \"$run = ${runs[0]}\"}" ||
-      echo "{\"cmp\": \"$run DIFFERS from ${runs[0]}\"}"
-  fi
+  [ "$run" = "${runs[0]}" ] || bench_cmp "$work/cost_${runs[0]}.tif" "$work/cost_$run.tif" "$run" "${runs[0]}"
 done
-out=$work/cost_${runs[0]}.tif
-t0=$(date +%s.%N); cp "$out" "$work/copy.tif"; sync "$work/copy.tif"; t1=$(date +%s.%N)
-echo "{\"run\": \"write floor (copy of the cost raster)\", \"bytes\": $(stat -c %s "$out"), \"seconds\": $(elapsed "$t0" "$t1")}"
-rm -f "$work/copy.tif"
+bench_write_floor "$work/cost_${runs[0]}.tif" "the cost raster"

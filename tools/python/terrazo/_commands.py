@@ -135,16 +135,18 @@ def mst(input, output=None, *, edge_list=None, weight=None, scale=None, connecti
                weight=weight, scale=scale, connectivity=connectivity, memory=memory, device=device, **flags)
 
 
-def fill(input, output, *, outlets=None, connectivity=None, memory=None, progress=None, **flags):
+def fill(input, output, *, outlets=None, connectivity=None, memory=None, device=None, progress=None, **flags):
     """Fills the depressions of the elevation raster ``input``, exactly and out of core
     (``terrazo fill``, docs/fill.md): each cell raised to the least level at which its water leaves
-    the raster. outlets: "both" (default), "edge" or "nodata". Other flags of ``terrazo fill --help``
-    as keywords (``tile=128``, ``threads=4``). Returns the --json summary (``raised_cells``, ...).
+    the raster. outlets: "both" (default), "edge" or "nodata". device: "auto", "cpu" or "cuda" (the
+    raster held in GPU memory; the same bits). Other flags of ``terrazo fill --help`` as keywords
+    (``tile=128``, ``threads=4``, ``gpu_memory="40G"``). Returns the --json summary (``raised_cells``,
+    ``path``, ...).
 
     >>> terrazo.fill("dem.tif", "filled.tif", memory="1G")["raised_cells"]
     """
     return run("fill", input, output, progress=progress, outlets=outlets, connectivity=connectivity, memory=memory,
-               **flags)
+               device=device, **flags)
 
 
 def flow_direction(input, output, *, outlets=None, memory=None, progress=None, **flags):

@@ -150,13 +150,14 @@ class FillDepressions(TerrazoAlgorithm):
     NAME = "fill"
     TITLE = "Fill depressions"
     HELP = ("<p>Fills the depressions of an elevation raster, exactly and out of core: each cell is raised to "
-            "the lowest level at which its water leaves the raster (Priority-Flood by tiles, docs/fill.md). "
+            "the lowest level at which its water leaves the raster (Priority-Flood by tiles on the CPU, rounds of "
+            "tile solves with the raster in GPU memory on a GPU; docs/fill.md). "
             "Cells on no depression keep their value; the output has the input's cell type.</p>")
     PARAMETERS = [
         Common("INPUT", "BAND", INPUT="Elevation raster"),
         Choice("OUTLETS", "outlets", "Where water leaves: the raster's edge, cells next to nodata, or both",
                ["both", "edge", "nodata"]),
-        Common("CONNECTIVITY", "MEMORY", "EXTRA"),
+        Common("CONNECTIVITY", "MEMORY", "DEVICE", "EXTRA"),
         Output("OUTPUT", "Filled elevation"),
     ]
 

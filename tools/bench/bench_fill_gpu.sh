@@ -1,0 +1,41 @@
+#!/bin/bash
+# tools/bench/bench_fill_gpu.sh: fill on a generated raster with the same terrazo binary, in one call:
+# --device cuda (the resident fill, docs/fill.md "On the GPU") and --device cpu on every core (the
+# tile pipeline), plus the read floor (the store read once) and the write floor (the filled raster
+# copied once). Prints one JSON summary per run (terrazo's --json line with "run" added), the floors,
+# and whether the outputs are the same bytes (cmp).
+#
+# Usage: tools/bench/bench_fill_gpu.sh TERRAZO [SIDE] [SEED] [WORKDIR] [RUNS...]
+#   TERRAZO  the terrazo command (e.g. DIR/terrazo.sh from tools/bench/device_bundle.sh)
+#   SIDE     raster side (SIDE x SIDE cells, `terrazo gen --nodata-holes 0.02`), default 32768
+#   RUNS     any of cuda cpu (default: cuda cpu)
+# Environment: TZ_MEMORY (--memory, 8G), TZ_GPU_MEMORY (--gpu-memory, 40G: a 32768^2 raster takes
+# about 17.6 GB), TZ_FILL_FLAGS (more fill flags, e.g. "--outlets edge").
+# Example (GPU machine): tools/bench/bench_fill_gpu.sh /tmp/tz/terrazo.sh 32768 4711 /tmp/work
+set -euo pipefail
+source "$(dirname "$0")/bench_lib.sh"
+tz=$1
+side=${2:-32768}
+seed=${3:-4711}
+work=${4:-/tmp/terrazo-bench}
+shift $(( $# < 4 ? $# : 4 ))
+runs=("$@")
+[ ${#runs[@]} -eq 0 ] && runs=(cuda cpu)
+mkdir -p "$work"
+store=$work/g${side}_$seed.tzs
+if [ ! -f "$store" ]; then
+  /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
+fi
+bench_read_floor "$store"
+for run in "${runs[@]}"; do
+  case $run in
+    cuda) flags=(--device cuda --gpu-memory "${TZ_GPU_MEMORY:-40G}") ;;
+    cpu) flags=(--device cpu) ;;
+    *) echo "unknown run '$run'" >&2; exit 2 ;;
+  esac
+  line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_fill_$run.txt" "$tz" fill -q --json --memory "${TZ_MEMORY:-8G}" \
+           ${TZ_FILL_FLAGS:-} "${flags[@]}" "$store" "$work/filled_$run.tif" | tail -1)
+  echo "${line%\}}, \"run\": \"$run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_fill_$run.txt")}"
+  [ "$run" = "${runs[0]}" ] || bench_cmp "$work/filled_${runs[0]}.tif" "$work/filled_$run.tif" "$run" "${runs[0]}"
+done
+bench_write_floor "$work/filled_${runs[0]}.tif" "the filled raster"
