@@ -1,49 +1,50 @@
 #!/bin/bash
 # tools/bench/bench_flowacc_gpu.sh: flowacc (and watershed) on a generated raster's D8 directions with
 # the same terrazo binary, in one call: --device cuda (the resident paths, docs/flow.md "On the GPU")
-# and --device cpu (the tiled pipelines on every core), plus the read floor (the directions read once)
-# and the write floor (the accumulation copied once). Prints one JSON summary per run (terrazo's
-# --json line with "run" added), the floors, and whether each command's two outputs are the same bytes.
+# and --device cpu on every core (the tile pipelines), plus the read floor (the directions read once)
+# and the write floor (the first output copied once). Prints one JSON summary per run (terrazo's
+# --json line with "run" added), the floors, and whether each command's outputs are the same bytes.
 #
-# Usage: tools/bench/bench_flowacc_gpu.sh TERRAZO [SIDE [SEED [WORKDIR]]]
+# Usage: tools/bench/bench_flowacc_gpu.sh TERRAZO [SIDE] [SEED] [WORKDIR]
 #   TERRAZO  the terrazo command (e.g. DIR/terrazo.sh from tools/bench/device_bundle.sh)
-#   SIDE     raster side (SIDE x SIDE cells, `terrazo gen`; default 32768: 1.07 G cells)
-#   SEED     gen's seed (default 4711)
-# Environment: TZ_MEMORY (--memory, 8G), TZ_FLOWACC_FLAGS (more flowacc flags, e.g. "--ot Float64"),
-# TZ_COMMANDS (the commands run, "flowacc watershed").
-# The directions (gen, then fill and flowdir on the CPU) are made once per SIDE and SEED in WORKDIR.
+#   SIDE     raster side (SIDE x SIDE cells, `terrazo gen --nodata-holes 0.02`, as bench_fill_gpu.sh's,
+#            whose store it reuses in the same WORKDIR), default 32768
+# Environment: TZ_MEMORY (--memory, 8G), TZ_GPU_MEMORY (--gpu-memory, 40G: 32768^2 cells take 14 GB for
+# flowacc, 22.5 GB for watershed), TZ_FLOWACC_FLAGS (more flowacc flags, e.g. "--ot Float64"),
+# TZ_COMMANDS (the commands timed, default "flowacc watershed").
+# The directions (fill, then flowdir, on the CPU) are made once per SIDE and SEED in WORKDIR.
 # Example (GPU machine): tools/bench/bench_flowacc_gpu.sh /tmp/tz/terrazo.sh 32768 4711 /tmp/work
 set -euo pipefail
+source "$(dirname "$0")/bench_lib.sh"
 tz=$1
 side=${2:-32768}
 seed=${3:-4711}
 work=${4:-/tmp/terrazo-bench}
 memory=${TZ_MEMORY:-8G}
 mkdir -p "$work"
-dem=$work/g${side}_$seed.tzs dir=$work/dir${side}_$seed.tif
-if [ ! -f "$dir" ]; then
-  /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" "$dem"
-  /usr/bin/time -f "fill: %e s" "$tz" fill -q --device cpu --memory "$memory" "$dem" "$work/filled.tif"
-  /usr/bin/time -f "flowdir: %e s" "$tz" flowdir -q --device cpu --memory "$memory" "$work/filled.tif" "$dir.part"
-  mv "$dir.part" "$dir"
-  rm -f "$work/filled.tif"
+store=$work/g${side}_$seed.tzs dir=$work/dir${side}_$seed.tif
+if [ ! -f "$store" ]; then
+  /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
 fi
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-t0=$(date +%s.%N); cat "$dir" > /dev/null; t1=$(date +%s.%N)
-echo "{\"run\": \"read floor\", \"bytes\": $(stat -c %s "$dir"), \"seconds\": $(elapsed "$t0" "$t1")}"
+if [ ! -f "$dir" ]; then
+  /usr/bin/time -f "fill: %e s" "$tz" fill -q --device cpu --memory "$memory" "$store" "$work/filled_for_dir.tif"
+  /usr/bin/time -f "flowdir: %e s" "$tz" flowdir -q --device cpu --memory "$memory" "$work/filled_for_dir.tif" "$dir.part"
+  mv "$dir.part" "$dir"
+  rm -f "$work/filled_for_dir.tif"
+fi
+bench_read_floor "$dir"
+first=""
 for command in ${TZ_COMMANDS:-flowacc watershed}; do
   flags=()
   [ "$command" = flowacc ] && flags=(${TZ_FLOWACC_FLAGS:-})
-  for device in cuda cpu; do
-    line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_$device.txt" "$tz" "$command" -q --json --memory "$memory" \
-             "${flags[@]}" --device "$device" "$dir" "$work/${command}_$device.tif" | tail -1)
-    echo "${line%\}}, \"run\": \"$command $device\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_$device.txt")}"
+  for run in cuda cpu; do
+    device=(--device cpu)
+    [ "$run" = cuda ] && device=(--device cuda --gpu-memory "${TZ_GPU_MEMORY:-40G}")
+    line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_${command}_$run.txt" "$tz" "$command" -q --json \
+             --memory "$memory" "${flags[@]}" "${device[@]}" "$dir" "$work/${command}_$run.tif" | tail -1)
+    echo "${line%\}}, \"run\": \"$command $run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_${command}_$run.txt")}"
   done
-  cmp -s "$work/${command}_cuda.tif" "$work/${command}_cpu.tif" && echo "{\"cmp\": \"$command: cuda = cpu\"}" ||
-    echo "{\"cmp\": \"$command: cuda DIFFERS from cpu\"}"
+  bench_cmp "$work/${command}_cuda.tif" "$work/${command}_cpu.tif" "$command cpu" "$command cuda"
+  [ -n "$first" ] || first=$command
 done
-out=$work/flowacc_cuda.tif
-[ -f "$out" ] || out=$work/watershed_cuda.tif
-t0=$(date +%s.%N); cp "$out" "$work/copy.tif"; sync "$work/copy.tif"; t1=$(date +%s.%N)
-echo "{\"run\": \"write floor (copy of the accumulation)\", \"bytes\": $(stat -c %s "$out"), \"seconds\": $(elapsed "$t0" "$t1")}"
-rm -f "$work/copy.tif"
+bench_write_floor "$work/${first}_cuda.tif" "the $first output"

@@ -7,7 +7,8 @@
 #   bench_run NAME COMMAND...           one timed run (/usr/bin/time): appends "NAME wall cpu rss_kib"
 #                                       to $times and prints it; a failed run prints its stderr, exit 1
 #   bench_load WHEN                     prints the load average ("load before: ...")
-# and what the GPU-against-CPU benchmarks (bench_sssp_gpu.sh, bench_fill_gpu.sh) share, JSON lines:
+# and what the GPU-against-CPU benchmarks (bench_sssp_gpu.sh, bench_fill_gpu.sh, bench_flowacc_gpu.sh)
+# share, JSON lines:
 #   bench_read_floor FILE               FILE read once: {"run": "read floor", "bytes", "seconds"}
 #   bench_write_floor FILE WHAT         FILE copied beside itself and synced: {"run": "write floor (copy
 #                                       of WHAT)", "bytes", "seconds"}
