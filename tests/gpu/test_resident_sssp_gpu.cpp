@@ -188,6 +188,7 @@ TEST(GpuResidentSssp, PagedMatchesResidentAndCpuTwin) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t seed = gpu_testing::run_seed();
   std::mt19937_64 rng(seed ^ 0x9a9edull);
+  int paged_cases = 0;
   for (int k = 0; k < 6; ++k) {
     const std::uint32_t side = 600 + static_cast<std::uint32_t>(rng() % 300);
     gpu_testing::TileSpec spec = gpu_testing::random_spec(side, rng);
@@ -213,9 +214,15 @@ TEST(GpuResidentSssp, PagedMatchesResidentAndCpuTwin) {
     ASSERT_EQ(resident, cpu) << what;
     ASSERT_EQ(paged, cpu) << what;
     EXPECT_EQ(resident_stats.pages_in, 0u) << what;
-    EXPECT_GT(paged_stats.pages_in, o.device_slots) << what;
-    EXPECT_GT(paged_stats.pages_out, 0u) << what;
+    // Tiles are paged only when the search reaches more tiles than there are slots (the random
+    // sources may all fall on nodata, or in a small region that nodata closes).
+    if (cpu_stats.tiles_solved > o.device_slots) {
+      ++paged_cases;
+      EXPECT_GT(paged_stats.pages_in, o.device_slots) << what;
+      EXPECT_GT(paged_stats.pages_out, 0u) << what;
+    }
   }
+  EXPECT_GE(paged_cases, 3) << "seed " << seed << ": too few cases reached more tiles than the slots";
 }
 
 }  // namespace
