@@ -12,6 +12,9 @@ namespace terrazo {
 namespace {
 
 constexpr std::uint32_t kTop = 0, kBottom = 1, kLeft = 2, kRight = 3;
+// The graph has at most 4t + 1 nodes a tile, about 4 x cells / t over the raster: it shrinks with a
+// larger tile, unlike the tiles' own work.
+constexpr const char* kGraphRemedy = "raise --memory or --tile (the spill graph has about 4 nodes per cell of a tile's side)";
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
 }  // namespace
@@ -41,7 +44,7 @@ SpillGraph::SpillGraph(const TileGrid& grid, Connectivity connectivity, bool nod
     : grid_(grid), connectivity_(connectivity), nodata_outlets_(nodata_outlets), tiles_(grid.tile_count()) {}
 
 void SpillGraph::add_tile(std::uint32_t tx, std::uint32_t ty, TilePerimeter perimeter, MemoryBudget& budget) {
-  reservations_.push_back(budget.reserve(perimeter.bytes(), "fill spill graph: tile perimeters"));
+  reservations_.push_back(budget.reserve(perimeter.bytes(), "fill spill graph: tile perimeters", kGraphRemedy));
   tiles_[static_cast<std::uint64_t>(ty) * grid_.tiles_x() + tx] = std::move(perimeter);
 }
 
@@ -116,7 +119,7 @@ void SpillGraph::solve(MemoryBudget& budget) {
     tile_edges += tiles_[i].edges.size();
   }
   MemoryBudget::Reservation held =
-      budget.reserve(solve_bytes(nodes_, tile_edges + cross_edges_most(grid_)), "fill spill graph: solve");
+      budget.reserve(solve_bytes(nodes_, tile_edges + cross_edges_most(grid_)), "fill spill graph: solve", kGraphRemedy);
   std::vector<Edge> edges;
   edges.reserve(tile_edges);
   for (std::size_t i = 0; i < tiles_.size(); ++i)

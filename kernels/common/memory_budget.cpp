@@ -42,11 +42,15 @@ void MemoryBudget::Reservation::release() {
 }
 
 MemoryBudget::Reservation MemoryBudget::reserve(std::uint64_t bytes, std::string_view what) {
+  return reserve(bytes, what, remedy_);
+}
+
+MemoryBudget::Reservation MemoryBudget::reserve(std::uint64_t bytes, std::string_view what, std::string_view remedy) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (bytes > total_ - reserved_) {
     throw BudgetError("memory budget too small: " + std::string(what) + " needs " + format_size(bytes) +
                 " but only " + format_size(total_ - reserved_) + " of --memory " + format_size(total_) +
-                " is left; " + remedy_);
+                " is left; " + std::string(remedy));
   }
   reserved_ += bytes;
   if (reserved_ > peak_) peak_ = reserved_;

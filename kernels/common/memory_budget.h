@@ -52,8 +52,10 @@ class MemoryBudget {
     std::uint64_t bytes_ = 0;
   };
 
-  // Throws terrazo::Error if `bytes` does not fit in what is left.
+  // Throws BudgetError if `bytes` does not fit in what is left; its message ends with the budget's
+  // remedy, or with `remedy` where a part shrinks otherwise (a graph of tile perimeters: larger tiles).
   Reservation reserve(std::uint64_t bytes, std::string_view what);
+  Reservation reserve(std::uint64_t bytes, std::string_view what, std::string_view remedy);
   // Takes min(bytes, available()) but at least `minimum` (throws if even that does not fit).
   Reservation reserve_up_to(std::uint64_t bytes, std::uint64_t minimum, std::string_view what);
 
