@@ -55,7 +55,7 @@ run_all() {
   done
 }
 
-run_all sssp tif sssp --source 100,100 --source 9000,7000 --ot Float32 --exchange streamed
+run_all sssp tif sssp --source 100,100 --source $((side * 5 / 9)),$((side * 3 / 7)) --ot Float32 --exchange streamed
 run_all mst tif mst --merge cpu
 run_all clump tif clump --by range:0,500
 echo "$failures failure(s)"
