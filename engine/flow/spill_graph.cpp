@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <queue>
+#include <numeric>
 
 #include "kernels/common/error.h"
+#include "kernels/common/union_find.h"
 
 namespace terrazo {
 namespace {
@@ -16,6 +17,7 @@ constexpr std::uint32_t kTop = 0, kBottom = 1, kLeft = 2, kRight = 3;
 // larger tile, unlike the tiles' own work.
 constexpr const char* kGraphRemedy = "raise --memory or --tile (the spill graph has about 4 nodes per cell of a tile's side)";
 constexpr double kNever = std::numeric_limits<double>::infinity();
+constexpr std::uint32_t kNoNode = 0xffffffffu;
 
 }  // namespace
 
@@ -53,9 +55,9 @@ std::uint64_t SpillGraph::node(std::uint64_t tile, std::uint32_t label) const {
 }
 
 std::uint64_t SpillGraph::solve_bytes(std::uint64_t nodes, std::uint64_t edges) {
-  // The edge list (24 bytes an edge), both directions in CSR (16 each), offsets and levels (16 a
-  // node), the queue (16 an entry, at most one per edge direction, doubling).
-  return edges * (24 + 32 + 64) + nodes * 16 + 4096;
+  // The edge list (16 bytes an edge, reserved once at its most), a node's parent, list link and list
+  // tail (12 bytes) and its spill level (8).
+  return edges * sizeof(Edge) + nodes * 20 + 4096;
 }
 
 // The edge between side cell i_a of tile a and side cell i_b of tile b (neighbours across their
@@ -70,11 +72,11 @@ void SpillGraph::add_pair(std::vector<Edge>& edges, std::uint64_t tile_a, std::u
   const double vb = b.side_values.empty() ? std::nan("") : b.side_values[side_b * t + i_b];
   const bool valid_a = !std::isnan(va), valid_b = !std::isnan(vb);
   if (valid_a && valid_b) {
-    edges.push_back(Edge{node(tile_a, a.side_labels[side_a * t + i_a]), node(tile_b, b.side_labels[side_b * t + i_b]),
-                         std::max(va, vb)});
+    edges.push_back(Edge{static_cast<std::uint32_t>(node(tile_a, a.side_labels[side_a * t + i_a])),
+                         static_cast<std::uint32_t>(node(tile_b, b.side_labels[side_b * t + i_b])), std::max(va, vb)});
   } else if (nodata_outlets_ && valid_a != valid_b) {
-    edges.push_back(valid_a ? Edge{node(tile_a, a.side_labels[side_a * t + i_a]), 0, va}
-                            : Edge{node(tile_b, b.side_labels[side_b * t + i_b]), 0, vb});
+    edges.push_back(valid_a ? Edge{static_cast<std::uint32_t>(node(tile_a, a.side_labels[side_a * t + i_a])), 0, va}
+                            : Edge{static_cast<std::uint32_t>(node(tile_b, b.side_labels[side_b * t + i_b])), 0, vb});
   }
 }
 
@@ -118,42 +120,44 @@ void SpillGraph::solve(MemoryBudget& budget) {
     if (tiles_[i].labels > 2) nodes_ += tiles_[i].labels - 2;
     tile_edges += tiles_[i].edges.size();
   }
-  MemoryBudget::Reservation held =
-      budget.reserve(solve_bytes(nodes_, tile_edges + cross_edges_most(grid_)), "fill spill graph: solve", kGraphRemedy);
+  if (nodes_ >= kNoNode)
+    throw Error("fill: the spill graph has " + std::to_string(nodes_) + " nodes, more than 4 G; give a larger --tile");
+  const std::uint64_t most_edges = tile_edges + cross_edges_most(grid_);
+  MemoryBudget::Reservation held = budget.reserve(solve_bytes(nodes_, most_edges), "fill spill graph: solve", kGraphRemedy);
   std::vector<Edge> edges;
-  edges.reserve(tile_edges);
+  edges.reserve(most_edges);
   for (std::size_t i = 0; i < tiles_.size(); ++i)
-    for (const SpillEdge& e : tiles_[i].edges) edges.push_back(Edge{node(i, e.a), node(i, e.b), e.level});
+    for (const SpillEdge& e : tiles_[i].edges)
+      edges.push_back(Edge{static_cast<std::uint32_t>(node(i, e.a)), static_cast<std::uint32_t>(node(i, e.b)), e.level});
   add_cross_edges(edges);
   edge_count_ = edges.size();
-  // Both directions in compressed rows.
-  std::vector<std::uint64_t> start(nodes_ + 1, 0);
-  for (const Edge& e : edges) ++start[e.a + 1], ++start[e.b + 1];
-  for (std::uint64_t n = 0; n < nodes_; ++n) start[n + 1] += start[n];
-  std::vector<std::uint64_t> to(start.back());
-  std::vector<double> level(start.back());
-  std::vector<std::uint64_t> fill = start;
-  for (const Edge& e : edges) {
-    to[fill[e.a]] = e.b, level[fill[e.a]++] = e.level;
-    to[fill[e.b]] = e.a, level[fill[e.b]++] = e.level;
-  }
-  edges = {};
-  // Minimax Dijkstra from the ocean: a node's spill level is the least highest edge to the ocean.
+  join_in_level_order(edges);
+}
+
+// A node's spill level is the least, over paths to the ocean, of the highest edge on the path: the
+// level of the edge at which Kruskal's algorithm, taking the edges by rising level, first joins the
+// node's component to the ocean's ([Barnes2016]'s spill graph solved as a minimum spanning forest).
+// Each component keeps the list of its nodes (linked through `next`, its last in `tail` at its root),
+// so that the nodes of a component that joins the ocean take that edge's level once each.
+void SpillGraph::join_in_level_order(std::vector<Edge>& edges) {
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.level < y.level; });
+  const std::uint32_t n = static_cast<std::uint32_t>(nodes_);
+  std::vector<std::uint32_t> parent(n), next(n, kNoNode), tail(n);
+  std::iota(parent.begin(), parent.end(), 0u);
+  std::iota(tail.begin(), tail.end(), 0u);
   spill_.assign(nodes_, kNever);
   spill_[0] = -kNever;
-  using Entry = std::pair<double, std::uint64_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
-  queue.push({-kNever, 0});
-  while (!queue.empty()) {
-    const auto [at, n] = queue.top();
-    queue.pop();
-    if (at > spill_[n]) continue;
-    for (std::uint64_t k = start[n]; k < start[n + 1]; ++k) {
-      const double via = std::max(at, level[k]);
-      if (via < spill_[to[k]]) {
-        spill_[to[k]] = via;
-        queue.push({via, to[k]});
-      }
+  for (const Edge& e : edges) {
+    std::uint32_t a = union_find_root(parent.data(), e.a), b = union_find_root(parent.data(), e.b);
+    if (a == b) continue;
+    if (b == 0) std::swap(a, b);  // the ocean's root is always node 0: nothing is linked above it
+    if (a == 0) {
+      for (std::uint32_t v = b; v != kNoNode; v = next[v]) spill_[v] = e.level;
+      parent[b] = 0;
+    } else {
+      parent[b] = a;
+      next[tail[a]] = b;
+      tail[a] = tail[b];
     }
   }
 }

@@ -45,7 +45,7 @@ class SpillGraph {
   double spill_level(std::uint32_t tx, std::uint32_t ty, std::uint32_t label) const;
   std::uint64_t nodes() const { return nodes_; }
   std::uint64_t edges() const { return edge_count_; }
-  // What solve() holds beside the perimeters: the edge list, the edges both ways, the levels, its queue.
+  // What solve() holds beside the perimeters: the edge list, the forest and the member lists.
   static std::uint64_t solve_bytes(std::uint64_t nodes, std::uint64_t edges);
   // The most edges between neighbouring tiles' cells: three per perimeter cell.
   static std::uint64_t cross_edges_most(const TileGrid& grid) { return grid.tile_count() * 4ull * grid.tile * 3; }
@@ -58,11 +58,12 @@ class SpillGraph {
 
  private:
   struct Edge {
-    std::uint64_t a, b;
+    std::uint32_t a, b;  // nodes (solve() refuses a graph of 2^32 nodes or more)
     double level;
   };
   std::uint64_t node(std::uint64_t tile, std::uint32_t label) const;
   void add_cross_edges(std::vector<Edge>& edges) const;
+  void join_in_level_order(std::vector<Edge>& edges);
   void add_pair(std::vector<Edge>& edges, std::uint64_t tile_a, std::uint32_t side_a, std::uint32_t i_a,
                 std::uint64_t tile_b, std::uint32_t side_b, std::uint32_t i_b) const;
 
