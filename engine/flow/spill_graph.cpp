@@ -135,8 +135,8 @@ void SpillGraph::solve(MemoryBudget& budget) {
 }
 
 // A node's spill level is the least, over paths to the ocean, of the highest edge on the path: the
-// level of the edge at which Kruskal's algorithm, taking the edges by rising level, first joins the
-// node's component to the ocean's ([Barnes2016]'s spill graph solved as a minimum spanning forest).
+// level of the edge at which Kruskal's algorithm [Kruskal1956], taking the edges by rising level,
+// first joins the node's component to the ocean's ([Barnes2016]'s graph as a minimum spanning forest).
 // Each component keeps the list of its nodes (linked through `next`, its last in `tail` at its root),
 // so that the nodes of a component that joins the ocean take that edge's level once each.
 void SpillGraph::join_in_level_order(std::vector<Edge>& edges) {
