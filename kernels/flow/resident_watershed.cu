@@ -14,13 +14,12 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
-#include <algorithm>
-#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/common/error.h"
+#include "kernels/flow/resident_cuda.cuh"
 #include "kernels/flow/resident_watershed.h"
 #include "kernels/flow/resident_watershed_steps.h"
 
@@ -28,15 +27,10 @@ namespace terrazo {
 namespace cuda {
 namespace {
 
-constexpr unsigned kThreads = 256;
-
 struct BasinCounters {
   unsigned long long valid, bad, looped;
   unsigned int changed;
 };
-
-__device__ __forceinline__ std::uint64_t first_cell() { return blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; }
-__device__ __forceinline__ std::uint64_t cell_stride() { return static_cast<std::uint64_t>(gridDim.x) * blockDim.x; }
 
 static __global__ void start_cells(ResidentBasinRaster r, BasinCounters* __restrict__ counters) {
   ResidentBasinCount count;
@@ -99,11 +93,6 @@ static __global__ void read_window(ResidentBasinRaster r, std::uint64_t x0, std:
   for (std::uint64_t k = first_cell(); k < n; k += cell_stride()) staged[k] = r.label[(y0 + k / w) * r.width + x0 + k % w];
 }
 
-unsigned blocks_for(std::uint64_t items) {
-  const std::uint64_t blocks = (items + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, 0x7fffffffu)));
-}
-
 class ResidentWatershedCuda final : public ResidentWatershed {
  public:
   explicit ResidentWatershedCuda(const ResidentWatershedOptions& options)
@@ -126,12 +115,7 @@ class ResidentWatershedCuda final : public ResidentWatershed {
   void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    const double* values) override {
     check_window(x0, y0, w, h);
-    std::uint8_t* host = host_codes_.get();
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x) host[std::size_t{y} * w + x] = d8_byte(values[std::size_t{y} * pitch + x]);
-    TERRAZO_CUDA_CHECK(cudaMemcpy2DAsync(code_.get() + y0 * options_.width + x0, options_.width, host, w, w, h,
-                                         cudaMemcpyHostToDevice, stream_.get()));
-    stream_.synchronize();  // the host tile is reused by the next window
+    upload_code_window(values, pitch, x0, y0, w, h, host_codes_.get(), code_.get(), options_.width, stream_);
   }
 
   ResidentWatershedStats label() override {
@@ -169,11 +153,7 @@ class ResidentWatershedCuda final : public ResidentWatershed {
     const std::uint64_t n = std::uint64_t{w} * h;
     read_window<<<blocks_for(n), kThreads, 0, stream_.get()>>>(raster_, x0, y0, w, h, staged_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_labels_.get(), staged_.get(), n * sizeof(std::uint32_t),
-                                       cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    for (std::uint32_t y = 0; y < h; ++y)
-      std::memcpy(out + std::size_t{y} * pitch, host_labels_.get() + std::size_t{y} * w, w * sizeof(std::uint32_t));
+    download_window(staged_.get(), host_labels_.get(), w, h, out, pitch, stream_);
   }
 
  private:
@@ -181,8 +161,7 @@ class ResidentWatershedCuda final : public ResidentWatershed {
   std::uint64_t chunks() const { return (cells() + kBasinChunk - 1) / kBasinChunk; }
 
   void check_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
-    if (x0 + w > options_.width || y0 + h > options_.height || w > options_.tile || h > options_.tile)
-      throw Error("resident watershed: window outside the raster or larger than a tile");
+    resident_check_window("resident watershed", options_.width, options_.height, options_.tile, x0, y0, w, h);
   }
 
   BasinCounters counters() {

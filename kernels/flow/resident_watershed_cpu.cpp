@@ -9,6 +9,7 @@
 #include "kernels/common/error.h"
 #include "kernels/flow/resident_watershed.h"
 #include "kernels/flow/resident_watershed_steps.h"
+#include "kernels/flow/resident_window.h"
 
 namespace terrazo {
 namespace {
@@ -31,9 +32,7 @@ class ResidentWatershedCpu final : public ResidentWatershed {
   void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    const double* values) override {
     check_window(x0, y0, w, h);
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x)
-        code_[(y0 + y) * options_.width + x0 + x] = d8_byte(values[std::size_t{y} * pitch + x]);
+    resident_code_window(values, pitch, w, h, code_.data() + y0 * options_.width + x0, options_.width);
   }
 
   ResidentWatershedStats label() override {
@@ -72,8 +71,7 @@ class ResidentWatershedCpu final : public ResidentWatershed {
 
  private:
   void check_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
-    if (x0 + w > options_.width || y0 + h > options_.height || w > options_.tile || h > options_.tile)
-      throw Error("resident watershed: window outside the raster or larger than a tile");
+    resident_check_window("resident watershed", options_.width, options_.height, options_.tile, x0, y0, w, h);
   }
 
   std::uint64_t chunks() const { return (raster_.cells() + kBasinChunk - 1) / kBasinChunk; }
