@@ -5,9 +5,9 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "kernels/common/edge_weight.h"  // TERRAZO_HD
+#include "kernels/common/resident_nodata.h"
 #include "kernels/flow/d8_step.h"
 
 namespace terrazo {
@@ -176,17 +176,9 @@ TERRAZO_HD bool resident_looped(const ResidentFlowRaster& r, std::uint64_t i) {
   return resident_walkable(r.code[i]) && d != 0 && d != kFlowSource;
 }
 
-TERRAZO_HD double resident_flow_nodata() {
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(0x7ff8000000000000LL);
-#else
-  return std::numeric_limits<double>::quiet_NaN();
-#endif
-}
-
 // The written value of cell i: sum / scale (the double of the sum when scale is 1), NaN at nodata.
 TERRAZO_HD double resident_value(const ResidentFlowRaster& r, std::uint64_t i, double scale) {
-  if (r.code[i] == kD8Nodata) return resident_flow_nodata();
+  if (r.code[i] == kD8Nodata) return resident_nodata();
   const double v = static_cast<double>(static_cast<std::int64_t>(r.sum[i]));
   return scale == 1 ? v : v / scale;
 }
