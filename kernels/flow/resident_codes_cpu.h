@@ -18,18 +18,17 @@ class ResidentCodesCpu {
   // `what` names the solver in errors; windows are at most tile x tile; `chunk` cells per pool iteration.
   ResidentCodesCpu(const char* what, std::uint64_t width, std::uint64_t height, std::uint32_t tile, WorkerPool& pool,
                    std::uint64_t chunk)
-      : what_(what), width_(width), height_(height), tile_(tile), chunk_(chunk), pool_(pool),
-        code_(width * height, kD8Nodata) {}
+      : windows_{what, width, height, tile}, chunk_(chunk), pool_(pool), code_(width * height, kD8Nodata) {}
 
   // A window of raster values as code bytes (resident_flowacc.h's write_codes).
   void write_code_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                          const double* values) {
     check_window(x0, y0, w, h);
-    resident_code_window(values, pitch, w, h, code_.data() + y0 * width_ + x0, width_);
+    resident_code_window(values, pitch, w, h, code_.data() + y0 * windows_.width + x0, windows_.width);
   }
 
   void check_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
-    resident_check_window(what_, width_, height_, tile_, x0, y0, w, h);
+    windows_.check(x0, y0, w, h);
   }
 
   std::uint64_t cells() const { return code_.size(); }
@@ -48,9 +47,7 @@ class ResidentCodesCpu {
   std::uint8_t* codes() { return code_.data(); }
 
  private:
-  const char* what_;
-  std::uint64_t width_, height_;
-  std::uint32_t tile_;
+  ResidentWindows windows_;
   std::uint64_t chunk_;
   WorkerPool& pool_;
   std::vector<std::uint8_t> code_;

@@ -1,13 +1,14 @@
 // kernels/flow/resident_cuda.cuh: what the CUDA resident flow accumulation and watershed labelling
 // (kernels/flow/resident_flowacc.cu, resident_watershed.cu) share: grid-stride loops over 64-bit
-// cell indices, their launch sizes, and the windows' trips across the bus through page-locked t x t
-// staging tiles. Included by those .cu files only.
+// cell indices, their launch sizes, the code raster, and the windows' trips across the bus through
+// page-locked t x t staging tiles. Included by those .cu files only.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "kernels/common/cuda_support.cuh"
+#include "kernels/flow/d8_codes.h"
 #include "kernels/flow/resident_window.h"
 
 namespace terrazo::cuda {
@@ -24,16 +25,43 @@ inline unsigned blocks_for(std::uint64_t items) {
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, 0x7fffffffu)));
 }
 
-// A w x h window of values (row stride `pitch`) as code bytes into the device raster `d_code` of
-// `width` columns at (x0, y0), through the page-locked tile `host`; returns once `host` is free again.
-inline void upload_code_window(const double* values, std::uint32_t pitch, std::uint64_t x0, std::uint64_t y0,
-                               std::uint32_t w, std::uint32_t h, std::uint8_t* host, std::uint8_t* d_code,
-                               std::uint64_t width, const CudaStream& stream) {
-  resident_code_window(values, pitch, w, h, host, w);
-  TERRAZO_CUDA_CHECK(cudaMemcpy2DAsync(d_code + y0 * width + x0, width, host, w, w, h, cudaMemcpyHostToDevice,
-                                       stream.get()));
-  stream.synchronize();  // the host tile is reused by the next window
-}
+// The CUDA solvers' code raster: the whole raster's code bytes in device memory (kD8Nodata until
+// written, set on `stream`), written in checked t x t windows through one page-locked tile. `stream`
+// outlives this object (the solver's member declared before it).
+class ResidentCodesCuda {
+ public:
+  // `what` names the solver in errors; windows are at most tile x tile.
+  ResidentCodesCuda(const char* what, std::uint64_t width, std::uint64_t height, std::uint32_t tile,
+                    const CudaStream& stream)
+      : windows_{what, width, height, tile}, stream_(stream), code_(width * height),
+        host_codes_(std::uint64_t{tile} * tile) {
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(code_.get(), kD8Nodata, code_.bytes(), stream_.get()));
+  }
+
+  // A window of raster values as code bytes; returns once the page-locked tile is free again.
+  void write_code_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
+                         const double* values) {
+    check_window(x0, y0, w, h);
+    std::uint8_t* host = host_codes_.get();
+    resident_code_window(values, pitch, w, h, host, w);
+    const std::uint64_t width = windows_.width;
+    TERRAZO_CUDA_CHECK(cudaMemcpy2DAsync(code_.get() + y0 * width + x0, width, host, w, w, h, cudaMemcpyHostToDevice,
+                                         stream_.get()));
+    stream_.synchronize();  // the host tile is reused by the next window
+  }
+
+  void check_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
+    windows_.check(x0, y0, w, h);
+  }
+
+  std::uint8_t* codes() { return code_.get(); }
+
+ private:
+  ResidentWindows windows_;
+  const CudaStream& stream_;
+  DeviceBuffer<std::uint8_t> code_;
+  PinnedBuffer<std::uint8_t> host_codes_;
+};
 
 // The w x h window staged on the device (`d_staged`, row stride w) into `out` (row stride `pitch`),
 // through the page-locked tile `host`.

@@ -98,15 +98,14 @@ unsigned counting_blocks(std::uint64_t items) {
 class ResidentFlowAccCuda final : public ResidentFlowAcc {
  public:
   explicit ResidentFlowAccCuda(const ResidentFlowAccOptions& options)
-      : options_(options), code_(cells()), in_degree_(cells()), sum_(cells()), counters_(1),
-        staged_(std::uint64_t{options.tile} * options.tile), host_codes_(staged_.size()),
+      : options_(options), in_degree_(cells()), sum_(cells()), counters_(1),
+        staged_(std::uint64_t{options.tile} * options.tile),
         host_values_(staged_.size()) {
     raster_.width = options.width;
     raster_.height = options.height;
-    raster_.code = code_.get();
+    raster_.code = codes_.codes();
     raster_.in_degree = in_degree_.get();
     raster_.sum = sum_.get();
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(code_.get(), kD8Nodata, code_.bytes(), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(in_degree_.get(), 0, in_degree_.bytes(), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(sum_.get(), 0, sum_.bytes(), stream_.get()));
     FlowCounters zero{};
@@ -119,13 +118,12 @@ class ResidentFlowAccCuda final : public ResidentFlowAcc {
 
   void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    const double* values) override {
-    check_window(x0, y0, w, h);
-    upload_code_window(values, pitch, x0, y0, w, h, host_codes_.get(), code_.get(), options_.width, stream_);
+    codes_.write_code_window(x0, y0, w, h, pitch, values);
   }
 
   void write_weights(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                      const double* weights) override {
-    check_window(x0, y0, w, h);
+    codes_.check_window(x0, y0, w, h);
     double* host = host_values_.get();
     for (std::uint32_t y = 0; y < h; ++y) std::memcpy(host + std::size_t{y} * w, weights + std::size_t{y} * pitch, w * sizeof(double));
     const std::uint64_t n = std::uint64_t{w} * h;
@@ -166,7 +164,7 @@ class ResidentFlowAccCuda final : public ResidentFlowAcc {
 
   void read_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    double* out) override {
-    check_window(x0, y0, w, h);
+    codes_.check_window(x0, y0, w, h);
     const std::uint64_t n = std::uint64_t{w} * h;
     read_window<<<blocks_for(n), kThreads, 0, stream_.get()>>>(raster_, x0, y0, w, h, options_.scale, staged_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
@@ -176,18 +174,13 @@ class ResidentFlowAccCuda final : public ResidentFlowAcc {
  private:
   std::uint64_t cells() const { return options_.width * options_.height; }
 
-  void check_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
-    resident_check_window("resident flowacc", options_.width, options_.height, options_.tile, x0, y0, w, h);
-  }
-
   ResidentFlowAccOptions options_;
   CudaStream stream_;
-  DeviceBuffer<std::uint8_t> code_;
+  ResidentCodesCuda codes_{"resident flowacc", options_.width, options_.height, options_.tile, stream_};
   DeviceBuffer<std::uint32_t> in_degree_;
   DeviceBuffer<unsigned long long> sum_;
   DeviceBuffer<FlowCounters> counters_;
   DeviceBuffer<double> staged_;
-  PinnedBuffer<std::uint8_t> host_codes_;
   PinnedBuffer<double> host_values_;
   ResidentFlowRaster raster_;
 };

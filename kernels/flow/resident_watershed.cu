@@ -96,17 +96,16 @@ static __global__ void read_window(ResidentBasinRaster r, std::uint64_t x0, std:
 class ResidentWatershedCuda final : public ResidentWatershed {
  public:
   explicit ResidentWatershedCuda(const ResidentWatershedOptions& options)
-      : options_(options), code_(cells()), outlet_(cells()), first_(cells()), label_(cells()), counts_(chunks()),
-        counters_(1), staged_(std::uint64_t{options.tile} * options.tile), host_codes_(staged_.size()),
+      : options_(options), outlet_(cells()), first_(cells()), label_(cells()), counts_(chunks()),
+        counters_(1), staged_(std::uint64_t{options.tile} * options.tile),
         host_labels_(staged_.size()) {
     if (chunks() > 0x7fffffffu) throw Error("resident watershed: the raster has too many cells for one launch of chunks");
     raster_.width = options.width;
     raster_.height = options.height;
-    raster_.code = code_.get();
+    raster_.code = codes_.codes();
     raster_.outlet = outlet_.get();
     raster_.first = first_.get();
     raster_.label = label_.get();
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(code_.get(), kD8Nodata, code_.bytes(), stream_.get()));
     stream_.synchronize();
   }
 
@@ -114,8 +113,7 @@ class ResidentWatershedCuda final : public ResidentWatershed {
 
   void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    const double* values) override {
-    check_window(x0, y0, w, h);
-    upload_code_window(values, pitch, x0, y0, w, h, host_codes_.get(), code_.get(), options_.width, stream_);
+    codes_.write_code_window(x0, y0, w, h, pitch, values);
   }
 
   ResidentWatershedStats label() override {
@@ -149,7 +147,7 @@ class ResidentWatershedCuda final : public ResidentWatershed {
 
   void read_labels(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    std::uint32_t* out) override {
-    check_window(x0, y0, w, h);
+    codes_.check_window(x0, y0, w, h);
     const std::uint64_t n = std::uint64_t{w} * h;
     read_window<<<blocks_for(n), kThreads, 0, stream_.get()>>>(raster_, x0, y0, w, h, staged_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
@@ -159,10 +157,6 @@ class ResidentWatershedCuda final : public ResidentWatershed {
  private:
   std::uint64_t cells() const { return options_.width * options_.height; }
   std::uint64_t chunks() const { return (cells() + kBasinChunk - 1) / kBasinChunk; }
-
-  void check_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
-    resident_check_window("resident watershed", options_.width, options_.height, options_.tile, x0, y0, w, h);
-  }
 
   BasinCounters counters() {
     BasinCounters c{};
@@ -211,12 +205,11 @@ class ResidentWatershedCuda final : public ResidentWatershed {
 
   ResidentWatershedOptions options_;
   CudaStream stream_;
-  DeviceBuffer<std::uint8_t> code_;
+  ResidentCodesCuda codes_{"resident watershed", options_.width, options_.height, options_.tile, stream_};
   DeviceBuffer<std::uint64_t> outlet_, first_;
   DeviceBuffer<std::uint32_t> label_, counts_;
   DeviceBuffer<BasinCounters> counters_;
   DeviceBuffer<std::uint32_t> staged_;
-  PinnedBuffer<std::uint8_t> host_codes_;
   PinnedBuffer<std::uint32_t> host_labels_;
   ResidentBasinRaster raster_;
 };

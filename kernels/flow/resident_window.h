@@ -12,13 +12,19 @@
 
 namespace terrazo {
 
-// terrazo::Error naming the solver (`what`) unless the w x h window at (x0, y0) lies inside the
-// width x height raster and within a tile x tile window.
-inline void resident_check_window(const char* what, std::uint64_t width, std::uint64_t height, std::uint32_t tile,
-                                  std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) {
-  if (x0 + w > width || y0 + h > height || w > tile || h > tile)
-    throw Error(std::string(what) + ": window outside the raster or larger than a tile");
-}
+// The windows of a width x height raster that a solver (`what`, named in errors) takes: at most
+// tile x tile.
+struct ResidentWindows {
+  const char* what = "";
+  std::uint64_t width = 0, height = 0;
+  std::uint32_t tile = 0;
+
+  // terrazo::Error unless the w x h window at (x0, y0) lies inside the raster and within a tile.
+  void check(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
+    if (x0 + w > width || y0 + h > height || w > tile || h > tile)
+      throw Error(std::string(what) + ": window outside the raster or larger than a tile");
+  }
+};
 
 // The code bytes of a w x h window of values (row stride `pitch`) into `out` (row stride `out_pitch`).
 inline void resident_code_window(const double* values, std::uint32_t pitch, std::uint32_t w, std::uint32_t h,
