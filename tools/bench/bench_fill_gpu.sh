@@ -21,11 +21,7 @@ work=${4:-/tmp/terrazo-bench}
 shift $(( $# < 4 ? $# : 4 ))
 runs=("$@")
 [ ${#runs[@]} -eq 0 ] && runs=(cuda cpu)
-mkdir -p "$work"
-store=$work/g${side}_$seed.tzs
-if [ ! -f "$store" ]; then
-  /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
-fi
+store=$(bench_gen_store "$tz" "$side" "$seed" "$work")
 bench_read_floor "$store"
 for run in "${runs[@]}"; do
   case $run in

@@ -21,11 +21,8 @@ side=${2:-32768}
 seed=${3:-4711}
 work=${4:-/tmp/terrazo-bench}
 memory=${TZ_MEMORY:-8G}
-mkdir -p "$work"
-store=$work/g${side}_$seed.tzs dir=$work/dir${side}_$seed.tif
-if [ ! -f "$store" ]; then
-  /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
-fi
+store=$(bench_gen_store "$tz" "$side" "$seed" "$work")
+dir=$work/dir${side}_$seed.tif
 if [ ! -f "$dir" ]; then
   /usr/bin/time -f "fill: %e s" "$tz" fill -q --device cpu --memory "$memory" "$store" "$work/filled_for_dir.tif"
   /usr/bin/time -f "flowdir: %e s" "$tz" flowdir -q --device cpu --memory "$memory" "$work/filled_for_dir.tif" "$dir.part"

@@ -14,6 +14,9 @@
 #                                       of WHAT)", "bytes", "seconds"}
 #   bench_cmp FIRST FILE RUN FIRST_RUN  {"cmp": "RUN = FIRST_RUN"} when the files are the same bytes,
 #                                       else {"cmp": "RUN DIFFERS from FIRST_RUN"}
+#   bench_gen_store TZ SIDE SEED WORK   prints WORK/gSIDE_SEED.tzs, made first when absent (`TZ gen
+#                                       --nodata-holes 0.02`, SIDE x SIDE cells): bench_fill_gpu.sh's
+#                                       and bench_flowacc_gpu.sh's one store per WORKDIR
 terrazo=$(dirname "$0")/../../build/terrazo
 threads=2
 bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -72,4 +75,13 @@ bench_write_floor() {
 
 bench_cmp() {
   cmp -s "$1" "$2" && echo "{\"cmp\": \"$3 = $4\"}" || echo "{\"cmp\": \"$3 DIFFERS from $4\"}"
+}
+
+bench_gen_store() {
+  local store="$4/g$2_$3.tzs"
+  mkdir -p "$4"
+  if [ ! -f "$store" ]; then
+    /usr/bin/time -f "gen: %e s" "$1" gen -q --width "$2" --height "$2" --seed "$3" --nodata-holes 0.02 "$store" >&2
+  fi
+  echo "$store"
 }
