@@ -9,6 +9,7 @@
 
 #include "kernels/common/worker_pool.h"
 #include "kernels/flow/d8_codes.h"
+#include "kernels/flow/resident_flowacc_steps.h"  // ResidentCodeRaster
 #include "kernels/flow/resident_window.h"
 
 namespace terrazo {
@@ -44,7 +45,8 @@ class ResidentCodesCpu {
     });
   }
 
-  std::uint8_t* codes() { return code_.data(); }
+  // The codes as the steps see them (resident_flowacc_steps.h).
+  ResidentCodeRaster raster() { return ResidentCodeRaster{windows_.width, windows_.height, code_.data()}; }
 
  private:
   ResidentWindows windows_;

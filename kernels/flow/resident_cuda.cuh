@@ -9,6 +9,7 @@
 
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/flow/d8_codes.h"
+#include "kernels/flow/resident_flowacc_steps.h"  // ResidentCodeRaster
 #include "kernels/flow/resident_window.h"
 
 namespace terrazo::cuda {
@@ -54,7 +55,8 @@ class ResidentCodesCuda {
     windows_.check(x0, y0, w, h);
   }
 
-  std::uint8_t* codes() { return code_.get(); }
+  // The codes as the steps see them (resident_flowacc_steps.h).
+  ResidentCodeRaster raster() { return ResidentCodeRaster{windows_.width, windows_.height, code_.get()}; }
 
  private:
   ResidentWindows windows_;

@@ -100,12 +100,8 @@ class ResidentFlowAccCuda final : public ResidentFlowAcc {
   explicit ResidentFlowAccCuda(const ResidentFlowAccOptions& options)
       : options_(options), in_degree_(cells()), sum_(cells()), counters_(1),
         staged_(std::uint64_t{options.tile} * options.tile),
-        host_values_(staged_.size()) {
-    raster_.width = options.width;
-    raster_.height = options.height;
-    raster_.code = codes_.codes();
-    raster_.in_degree = in_degree_.get();
-    raster_.sum = sum_.get();
+        host_values_(staged_.size()),
+        raster_{codes_.raster(), in_degree_.get(), sum_.get()} {
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(in_degree_.get(), 0, in_degree_.bytes(), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(sum_.get(), 0, sum_.bytes(), stream_.get()));
     FlowCounters zero{};

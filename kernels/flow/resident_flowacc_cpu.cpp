@@ -17,13 +17,8 @@ class ResidentFlowAccCpu final : public ResidentFlowAcc {
  public:
   ResidentFlowAccCpu(const ResidentFlowAccOptions& options, WorkerPool& pool)
       : options_(options), codes_("resident flowacc", options.width, options.height, options.tile, pool, kChunkCells),
-        in_degree_(codes_.cells(), 0), sum_(codes_.cells(), 0) {
-    raster_.width = options.width;
-    raster_.height = options.height;
-    raster_.code = codes_.codes();
-    raster_.in_degree = in_degree_.data();
-    raster_.sum = sum_.data();
-  }
+        in_degree_(codes_.cells(), 0), sum_(codes_.cells(), 0),
+        raster_{codes_.raster(), in_degree_.data(), sum_.data()} {}
 
   Device device() const override { return Device::Cpu; }
 

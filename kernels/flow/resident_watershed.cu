@@ -98,14 +98,9 @@ class ResidentWatershedCuda final : public ResidentWatershed {
   explicit ResidentWatershedCuda(const ResidentWatershedOptions& options)
       : options_(options), outlet_(cells()), first_(cells()), label_(cells()), counts_(chunks()),
         counters_(1), staged_(std::uint64_t{options.tile} * options.tile),
-        host_labels_(staged_.size()) {
+        host_labels_(staged_.size()),
+        raster_{codes_.raster(), outlet_.get(), first_.get(), label_.get()} {
     if (chunks() > 0x7fffffffu) throw Error("resident watershed: the raster has too many cells for one launch of chunks");
-    raster_.width = options.width;
-    raster_.height = options.height;
-    raster_.code = codes_.codes();
-    raster_.outlet = outlet_.get();
-    raster_.first = first_.get();
-    raster_.label = label_.get();
     stream_.synchronize();
   }
 

@@ -16,14 +16,8 @@ class ResidentWatershedCpu final : public ResidentWatershed {
  public:
   ResidentWatershedCpu(const ResidentWatershedOptions& options, WorkerPool& pool)
       : options_(options), codes_("resident watershed", options.width, options.height, options.tile, pool, kBasinChunk),
-        outlet_(codes_.cells()), first_(codes_.cells()), label_(codes_.cells()) {
-    raster_.width = options.width;
-    raster_.height = options.height;
-    raster_.code = codes_.codes();
-    raster_.outlet = outlet_.data();
-    raster_.first = first_.data();
-    raster_.label = label_.data();
-  }
+        outlet_(codes_.cells()), first_(codes_.cells()), label_(codes_.cells()),
+        raster_{codes_.raster(), outlet_.data(), first_.data(), label_.data()} {}
 
   Device device() const override { return Device::Cpu; }
 
