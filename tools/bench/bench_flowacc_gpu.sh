@@ -16,12 +16,8 @@
 # Example (GPU machine): tools/bench/bench_flowacc_gpu.sh /tmp/tz/terrazo.sh 32768 4711 /tmp/work
 set -euo pipefail
 source "$(dirname "$0")/bench_lib.sh"
-tz=$1
-side=${2:-32768}
-seed=${3:-4711}
-work=${4:-/tmp/terrazo-bench}
+bench_gen_args "$@"
 memory=${TZ_MEMORY:-8G}
-store=$(bench_gen_store "$tz" "$side" "$seed" "$work")
 dir=$work/dir${side}_$seed.tif
 if [ ! -f "$dir" ]; then
   /usr/bin/time -f "fill: %e s" "$tz" fill -q --device cpu --memory "$memory" "$store" "$work/filled_for_dir.tif"
