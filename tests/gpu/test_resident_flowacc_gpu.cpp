@@ -81,24 +81,20 @@ TEST(GpuResidentFlowAcc, BadCodesAndLoopsAreFoundAsTheTwinFindsThem) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t seed = gpu_testing::run_seed();
   std::mt19937_64 rng(seed ^ 0xf10aull);
-  std::uint64_t looped = 0, bad = 0;
-  for (int k = 0; k < 80; ++k) {
-    const std::uint64_t w = 1 + rng() % 200, h = 1 + rng() % 200;
-    const std::vector<double> codes = testing::random_any_codes(rng, w, h, k % 3 == 0 ? 0.002 : 0.0);
-    const std::string what = "seed " + std::to_string(seed) + " case " + std::to_string(k);
-    const testing::ResidentFlowRun gpu = testing::run_resident_flowacc(Device::Cuda, codes, w, h, 64, 1);
-    const testing::ResidentFlowRun cpu = testing::run_resident_flowacc(Device::Cpu, codes, w, h, 64, 2);
-    const testing::ExpectedFlowFaults e = testing::expected_flow_faults(codes, w, h);
-    expect_same_stats(gpu.stats, cpu.stats, what);
-    EXPECT_EQ(gpu.stats.looped, e.looped) << what;
-    EXPECT_EQ(gpu.stats.bad_codes, e.bad) << what;
-    if (gpu.stats.exact() && cpu.stats.exact()) expect_same_bits(gpu.values, cpu.values, what);
-    looped += e.looped > 0;
-    bad += e.bad > 0;
-    if (::testing::Test::HasFailure()) return;
-  }
-  EXPECT_GT(looped, 20u);
-  EXPECT_GT(bad, 10u);
+  const testing::FaultTotals found = testing::check_gpu_any_codes(
+      rng, seed, [](const std::vector<double>& codes, std::uint64_t w, std::uint64_t h, const std::string& what) {
+        const testing::ResidentFlowRun gpu = testing::run_resident_flowacc(Device::Cuda, codes, w, h, 64, 1);
+        const testing::ResidentFlowRun cpu = testing::run_resident_flowacc(Device::Cpu, codes, w, h, 64, 2);
+        const testing::ExpectedFlowFaults e = testing::expected_flow_faults(codes, w, h);
+        expect_same_stats(gpu.stats, cpu.stats, what);
+        EXPECT_EQ(gpu.stats.looped, e.looped) << what;
+        EXPECT_EQ(gpu.stats.bad_codes, e.bad) << what;
+        if (gpu.stats.exact() && cpu.stats.exact()) expect_same_bits(gpu.values, cpu.values, what);
+        return testing::FoundFaults{e.looped > 0, e.bad > 0, false};
+      });
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_GT(found.looped, 20u);
+  EXPECT_GT(found.bad, 10u);
 }
 
 // Weights no fixed point holds and sums past int64: found on the GPU as on the twin.

@@ -49,23 +49,20 @@ TEST(GpuResidentWatershed, BadCodesAndLoopsAreFoundAsTheTwinFindsThem) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t seed = gpu_testing::run_seed();
   std::mt19937_64 rng(seed ^ 0x100b5ull);
-  std::uint64_t looped = 0;
-  for (int k = 0; k < 80; ++k) {
-    const std::uint64_t w = 1 + rng() % 200, h = 1 + rng() % 200;
-    const std::vector<double> codes = testing::random_any_codes(rng, w, h, k % 3 == 0 ? 0.002 : 0.0);
-    const std::string what = "seed " + std::to_string(seed) + " case " + std::to_string(k);
-    const testing::ResidentBasinRun gpu = testing::run_resident_watershed(Device::Cuda, codes, w, h, 64, 1);
-    const testing::ResidentBasinRun cpu = testing::run_resident_watershed(Device::Cpu, codes, w, h, 64, 2);
-    EXPECT_EQ(gpu.stats.bad_codes, cpu.stats.bad_codes) << what;
-    EXPECT_EQ(gpu.stats.looped, cpu.stats.looped) << what;
-    EXPECT_EQ(gpu.stats.looped, testing::expected_basin_looped(codes, w, h)) << what;
-    if (gpu.stats.exact() && cpu.stats.exact()) {
-      EXPECT_EQ(gpu.labels, cpu.labels) << what;
-    }
-    looped += gpu.stats.looped > 0;
-    if (::testing::Test::HasFailure()) return;
-  }
-  EXPECT_GT(looped, 20u);
+  const testing::FaultTotals found = testing::check_gpu_any_codes(
+      rng, seed, [](const std::vector<double>& codes, std::uint64_t w, std::uint64_t h, const std::string& what) {
+        const testing::ResidentBasinRun gpu = testing::run_resident_watershed(Device::Cuda, codes, w, h, 64, 1);
+        const testing::ResidentBasinRun cpu = testing::run_resident_watershed(Device::Cpu, codes, w, h, 64, 2);
+        EXPECT_EQ(gpu.stats.bad_codes, cpu.stats.bad_codes) << what;
+        EXPECT_EQ(gpu.stats.looped, cpu.stats.looped) << what;
+        EXPECT_EQ(gpu.stats.looped, testing::expected_basin_looped(codes, w, h)) << what;
+        if (gpu.stats.exact() && cpu.stats.exact()) {
+          EXPECT_EQ(gpu.labels, cpu.labels) << what;
+        }
+        return testing::FoundFaults{gpu.stats.looped > 0, gpu.stats.bad_codes > 0, false};
+      });
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_GT(found.looped, 20u);
 }
 
 }  // namespace

@@ -153,6 +153,26 @@ void check_random_any_codes(std::uint64_t seed_factor, Check&& check) {
   EXPECT_GT(clean, 5u);
 }
 
+// The GPU tests' fault cases: 80 rasters of random_any_codes from `rng` (sides 1..200, 0.2% of the
+// cells no code in every third), each given to check(codes, w, h, what) -> FoundFaults (`what` names
+// `seed` and the case); how many had loops and how many values that are no code (the caller's floors).
+struct FaultTotals {
+  std::uint64_t looped = 0, bad = 0;
+};
+template <class Check>
+FaultTotals check_gpu_any_codes(std::mt19937_64& rng, std::uint64_t seed, Check&& check) {
+  FaultTotals totals;
+  for (int k = 0; k < 80; ++k) {
+    const std::uint64_t w = 1 + rng() % 200, h = 1 + rng() % 200;
+    const std::vector<double> codes = random_any_codes(rng, w, h, k % 3 == 0 ? 0.002 : 0.0);
+    const FoundFaults found = check(codes, w, h, "seed " + std::to_string(seed) + " case " + std::to_string(k));
+    totals.looped += found.looped;
+    totals.bad += found.bad;
+    if (::testing::Test::HasFailure()) break;
+  }
+  return totals;
+}
+
 // What the resident solver must report for `codes`: valid cells, outlets, values that are no code,
 // and cells on loops (valid cells Kahn's algorithm never reaches).
 struct ExpectedFlowFaults {
