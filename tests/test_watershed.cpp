@@ -514,7 +514,7 @@ TEST(WatershedPourPointsCommand, UsageErrorsNameTheFlags) {
     std::ofstream empty(dir.file("none.csv"));
     empty << "x,y\n";
   }
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+  const testing::UsageErrorCases cases = {
       {{"--outlet", "1,1", "--snap", "2"}, "give --accumulation ACC.tif"},
       {{"--outlet", "1,1", "--accumulation", acc}, "--accumulation ACC.tif is read by --snap N and --streams THRESHOLD only"},
       {{"--snap", "1", "--accumulation", acc}, "give --outlet X,Y or --outlets-file FILE"},
@@ -529,14 +529,7 @@ TEST(WatershedPourPointsCommand, UsageErrorsNameTheFlags) {
       {{"--outlets-file", dir.file("none.csv")}, "--outlets-file"},
       {{"--map-coords"}, "--map-coords applies to --outlet values"},
   };
-  for (const auto& [flags, message] : cases) {
-    std::vector<std::string> args = {"watershed", "-q"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {d, dir.file("b.tif")});
-    const testing::CliRun r = testing::run_terrazo(args);
-    EXPECT_EQ(r.code, 2) << message << ": " << r.err;
-    EXPECT_TRUE(testing::contains(r.err, message)) << r.err;
-  }
+  testing::expect_usage_errors("watershed", cases, d, dir.file("b.tif"));
   // Two pour points: basin 1 is row 0's cells 3..5 draining east to 5,0 (first cell 3,0), basin 2 is 0,2 and 1,2.
   const testing::CliRun ok = testing::run_terrazo(
       {"watershed", "-q", "--json", "--outlet", "0,2", "--outlet", "5,0", d, dir.file("b.tif")});
