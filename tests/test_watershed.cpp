@@ -138,27 +138,18 @@ TEST(ResidentWatershed, CpuTwinMatchesTheReference) {
 
 // Random codes of every kind: the values that are no code and the cells whose flow never ends, found.
 TEST(ResidentWatershed, CpuTwinFindsBadCodesAndLoops) {
-  std::uint64_t looped = 0, bad = 0, clean = 0;
-  for (std::uint64_t seed = 1; seed <= 150; ++seed) {
-    std::mt19937_64 rng(seed * 6007);
-    const std::uint64_t w = 1 + rng() % 40, h = 1 + rng() % 40;
-    const std::vector<double> codes = testing::random_any_codes(rng, w, h, seed % 3 == 0 ? 0.01 : 0.0);
+  testing::check_random_any_codes(6007, [](const std::vector<double>& codes, std::uint64_t w, std::uint64_t h,
+                                           std::uint64_t seed) {
     const testing::ResidentBasinRun r = testing::run_resident_watershed(Device::Cpu, codes, w, h, 16, 1 + seed % 3);
     const std::string what = "seed " + std::to_string(seed);
     const std::uint64_t want_bad = testing::expected_flow_faults(codes, w, h).bad;
     EXPECT_EQ(r.stats.bad_codes, want_bad) << what;
     EXPECT_EQ(r.stats.looped, testing::expected_basin_looped(codes, w, h)) << what;
-    looped += r.stats.looped > 0;
-    bad += want_bad > 0;
     if (r.stats.exact()) {
-      ++clean;
       EXPECT_EQ(r.labels, testing::reference_watershed(codes, w, h)) << what;
     }
-    if (::testing::Test::HasFailure()) return;
-  }
-  EXPECT_GT(looped, 50u);
-  EXPECT_GT(bad, 20u);
-  EXPECT_GT(clean, 5u);
+    return testing::FoundFaults{r.stats.looped > 0, want_bad > 0, r.stats.exact()};
+  });
 }
 
 WatershedPhaseResult run_resident_case(const std::vector<double>& codes, std::uint64_t w, std::uint64_t h,
@@ -523,7 +514,7 @@ TEST(WatershedPourPointsCommand, UsageErrorsNameTheFlags) {
     std::ofstream empty(dir.file("none.csv"));
     empty << "x,y\n";
   }
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+  const testing::UsageErrorCases cases = {
       {{"--outlet", "1,1", "--snap", "2"}, "give --accumulation ACC.tif"},
       {{"--outlet", "1,1", "--accumulation", acc}, "--accumulation ACC.tif is read by --snap N and --streams THRESHOLD only"},
       {{"--snap", "1", "--accumulation", acc}, "give --outlet X,Y or --outlets-file FILE"},
@@ -538,14 +529,7 @@ TEST(WatershedPourPointsCommand, UsageErrorsNameTheFlags) {
       {{"--outlets-file", dir.file("none.csv")}, "--outlets-file"},
       {{"--map-coords"}, "--map-coords applies to --outlet values"},
   };
-  for (const auto& [flags, message] : cases) {
-    std::vector<std::string> args = {"watershed", "-q"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {d, dir.file("b.tif")});
-    const testing::CliRun r = testing::run_terrazo(args);
-    EXPECT_EQ(r.code, 2) << message << ": " << r.err;
-    EXPECT_TRUE(testing::contains(r.err, message)) << r.err;
-  }
+  testing::expect_usage_errors("watershed", cases, d, dir.file("b.tif"));
   // Two pour points: basin 1 is row 0's cells 3..5 draining east to 5,0 (first cell 3,0), basin 2 is 0,2 and 1,2.
   const testing::CliRun ok = testing::run_terrazo(
       {"watershed", "-q", "--json", "--outlet", "0,2", "--outlet", "5,0", d, dir.file("b.tif")});

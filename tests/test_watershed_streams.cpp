@@ -263,7 +263,7 @@ TEST(WatershedStreamsCommand, UsageErrorsNameTheFlags) {
   const std::string d = dir.file("d.tif"), a = dir.file("a.tif");
   testing::write_raster_values(d, 3, 2, {1, 1, 0, 1, 1, 0}, CellType::UInt8, 255);
   testing::write_raster_values(a, 3, 2, {1, 2, 3, 1, 2, 3}, CellType::UInt32, 0);
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+  const testing::UsageErrorCases cases = {
       {{"--streams", "5", "--streams-raster", dir.file("s.tif")}, "give --accumulation ACC.tif"},
       {{"--streams", "5", "--accumulation", a}, "--streams THRESHOLD needs an output"},
       {{"--streams-raster", dir.file("s.tif")}, "give --streams THRESHOLD"},
@@ -271,14 +271,7 @@ TEST(WatershedStreamsCommand, UsageErrorsNameTheFlags) {
       {{"--streams", "0", "--accumulation", a, "--streams-raster", dir.file("s.tif")}, "invalid --streams 0"},
       {{"--streams", "2", "--accumulation", a, "--streams-raster", dir.file("b.tif")}, "b.tif"},
   };
-  for (const auto& [flags, message] : cases) {
-    std::vector<std::string> args = {"watershed", "-q"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {d, dir.file("b.tif")});
-    const testing::CliRun r = testing::run_terrazo(args);
-    EXPECT_EQ(r.code, 2) << message << ": " << r.err;
-    EXPECT_TRUE(testing::contains(r.err, message)) << message << " in " << r.err;
-  }
+  testing::expect_usage_errors("watershed", cases, d, dir.file("b.tif"));
   // Rows flowing east into a code 0 (accumulation 1, 2, 3): at threshold 2 each row's cells 1 and 2, one segment.
   const testing::CliRun ok = testing::run_terrazo({"watershed", "-q", "--json", "--streams", "2", "--accumulation", a,
                                                    "--streams-vector", dir.file("s.geojson"), d, dir.file("b.tif")});

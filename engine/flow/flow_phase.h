@@ -11,6 +11,8 @@
 #include <string>
 
 #include "engine/run/memory_plan.h"
+#include "engine/tile_inputs/tile_input.h"
+#include "kernels/common/error.h"
 #include "kernels/common/memory_budget.h"
 
 namespace terrazo {
@@ -36,6 +38,14 @@ inline void assign_flow_plan(MemoryPlan& plan, const std::string& command, const
   for (const MemoryPlan::Phase& phase : plan.phases())
     if (phase.name.rfind(command + ": ", 0) == 0) plan.other_remedy(phase.name, remedy);
   plan.assign(budget);
+}
+
+// UsageError unless the `what` raster (a flow phase's second input) has the direction raster's size
+// and tile.
+inline void require_direction_grid(const TileInput& directions, const TileInput& other, const std::string& what) {
+  const TileGrid& grid = directions.grid();
+  if (other.grid().width != grid.width || other.grid().height != grid.height || other.grid().tile != grid.tile)
+    throw UsageError("the " + what + " raster's grid differs from the direction raster's");
 }
 
 }  // namespace terrazo

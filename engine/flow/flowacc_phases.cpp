@@ -154,9 +154,7 @@ FlowAccPhaseResult run_flowacc_phases(const TileInput& directions, const TileInp
                                       const FlowAccPhaseOptions& options, MemoryBudget& budget, Progress& progress,
                                       FlowAccTileSink& sink) {
   const TileGrid& grid = directions.grid();
-  if (weights && (weights->grid().width != grid.width || weights->grid().height != grid.height ||
-                  weights->grid().tile != grid.tile))
-    throw UsageError("the weight raster's grid differs from the direction raster's");
+  if (weights) require_direction_grid(directions, *weights, "weight");
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   MemoryPlan own_plan;

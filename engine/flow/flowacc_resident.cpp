@@ -68,9 +68,7 @@ FlowAccResidentResult run_flowacc_resident(const TileInput& directions, const Ti
                                            const FlowAccResidentOptions& options, MemoryBudget& budget,
                                            Progress& progress, FlowAccTileSink& sink) {
   const TileGrid& grid = directions.grid();
-  if (weights && (weights->grid().width != grid.width || weights->grid().height != grid.height ||
-                  weights->grid().tile != grid.tile))
-    throw UsageError("the weight raster's grid differs from the direction raster's");
+  if (weights) require_direction_grid(directions, *weights, "weight");
   WorkerPool pool(options.threads);
   const unsigned threads = pool.threads();
   const ResidentFlowAccOptions so = solver_options(grid, weights != nullptr, options.scale);

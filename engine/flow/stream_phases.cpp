@@ -131,9 +131,7 @@ StreamPhaseResult run_stream_phases(const TileInput& directions, const TileInput
                                     const StreamPhaseOptions& options, MemoryBudget& budget, Progress& progress,
                                     StreamTileSink& raster, StreamSegmentSink* segments) {
   const TileGrid& grid = directions.grid();
-  if (accumulation.grid().width != grid.width || accumulation.grid().height != grid.height ||
-      accumulation.grid().tile != grid.tile)
-    throw UsageError("the accumulation raster's grid differs from the direction raster's");
+  require_direction_grid(directions, accumulation, "accumulation");
   WorkerPool pool(options.threads);
   MemoryPlan own_plan;
   MemoryPlan& plan = options.plan ? *options.plan : own_plan;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/common/edge_weight.h"
+#include "kernels/common/resident_nodata.h"
 #include "kernels/common/types.h"
 #include "kernels/flow/resident_fill.h"
 #include "kernels/sssp/knight.h"

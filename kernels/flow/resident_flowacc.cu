@@ -21,6 +21,7 @@
 
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/common/error.h"
+#include "kernels/flow/resident_cuda.cuh"
 #include "kernels/flow/resident_flowacc.h"
 #include "kernels/flow/resident_flowacc_steps.h"
 
@@ -28,17 +29,12 @@ namespace terrazo {
 namespace cuda {
 namespace {
 
-constexpr unsigned kThreads = 256;
-
 // The device's counters of one accumulation.
 struct FlowCounters {
   unsigned long long valid, outlets, bad_codes, bad_weights, looped, overflow;
   long long largest;
   unsigned long long any_valid;
 };
-
-__device__ __forceinline__ std::uint64_t first_cell() { return blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; }
-__device__ __forceinline__ std::uint64_t cell_stride() { return static_cast<std::uint64_t>(gridDim.x) * blockDim.x; }
 
 static __global__ void count_cells(ResidentFlowRaster r, FlowCounters* __restrict__ counters) {
   ResidentCellCount count;
@@ -93,12 +89,6 @@ static __global__ void read_window(ResidentFlowRaster r, std::uint64_t x0, std::
     staged[k] = resident_value(r, (y0 + k / w) * r.width + x0 + k % w, scale);
 }
 
-// Blocks of kThreads for `items` grid-stride items: one item per thread up to the grid's limit.
-unsigned blocks_for(std::uint64_t items) {
-  const std::uint64_t blocks = (items + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, 0x7fffffffu)));
-}
-
 // Blocks for a counting step: enough to fill the device, few enough that each thread's counters are
 // added once.
 unsigned counting_blocks(std::uint64_t items) {
@@ -108,15 +98,10 @@ unsigned counting_blocks(std::uint64_t items) {
 class ResidentFlowAccCuda final : public ResidentFlowAcc {
  public:
   explicit ResidentFlowAccCuda(const ResidentFlowAccOptions& options)
-      : options_(options), code_(cells()), in_degree_(cells()), sum_(cells()), counters_(1),
-        staged_(std::uint64_t{options.tile} * options.tile), host_codes_(staged_.size()),
-        host_values_(staged_.size()) {
-    raster_.width = options.width;
-    raster_.height = options.height;
-    raster_.code = code_.get();
-    raster_.in_degree = in_degree_.get();
-    raster_.sum = sum_.get();
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(code_.get(), kD8Nodata, code_.bytes(), stream_.get()));
+      : options_(options), in_degree_(cells()), sum_(cells()), counters_(1),
+        staged_(std::uint64_t{options.tile} * options.tile),
+        host_values_(staged_.size()),
+        raster_{codes_.raster(), in_degree_.get(), sum_.get()} {
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(in_degree_.get(), 0, in_degree_.bytes(), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(sum_.get(), 0, sum_.bytes(), stream_.get()));
     FlowCounters zero{};
@@ -129,18 +114,12 @@ class ResidentFlowAccCuda final : public ResidentFlowAcc {
 
   void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    const double* values) override {
-    check_window(x0, y0, w, h);
-    std::uint8_t* host = host_codes_.get();
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x) host[std::size_t{y} * w + x] = d8_byte(values[std::size_t{y} * pitch + x]);
-    TERRAZO_CUDA_CHECK(cudaMemcpy2DAsync(code_.get() + y0 * options_.width + x0, options_.width, host, w, w, h,
-                                         cudaMemcpyHostToDevice, stream_.get()));
-    stream_.synchronize();  // the host tile is reused by the next window
+    codes_.write_code_window(x0, y0, w, h, pitch, values);
   }
 
   void write_weights(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                      const double* weights) override {
-    check_window(x0, y0, w, h);
+    codes_.check_window(x0, y0, w, h);
     double* host = host_values_.get();
     for (std::uint32_t y = 0; y < h; ++y) std::memcpy(host + std::size_t{y} * w, weights + std::size_t{y} * pitch, w * sizeof(double));
     const std::uint64_t n = std::uint64_t{w} * h;
@@ -181,33 +160,23 @@ class ResidentFlowAccCuda final : public ResidentFlowAcc {
 
   void read_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    double* out) override {
-    check_window(x0, y0, w, h);
+    codes_.check_window(x0, y0, w, h);
     const std::uint64_t n = std::uint64_t{w} * h;
     read_window<<<blocks_for(n), kThreads, 0, stream_.get()>>>(raster_, x0, y0, w, h, options_.scale, staged_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_values_.get(), staged_.get(), n * sizeof(double), cudaMemcpyDeviceToHost,
-                                       stream_.get()));
-    stream_.synchronize();
-    for (std::uint32_t y = 0; y < h; ++y)
-      std::memcpy(out + std::size_t{y} * pitch, host_values_.get() + std::size_t{y} * w, w * sizeof(double));
+    download_window(staged_.get(), host_values_.get(), w, h, out, pitch, stream_);
   }
 
  private:
   std::uint64_t cells() const { return options_.width * options_.height; }
 
-  void check_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
-    if (x0 + w > options_.width || y0 + h > options_.height || w > options_.tile || h > options_.tile)
-      throw Error("resident flowacc: window outside the raster or larger than a tile");
-  }
-
   ResidentFlowAccOptions options_;
   CudaStream stream_;
-  DeviceBuffer<std::uint8_t> code_;
+  ResidentCodesCuda codes_{"resident flowacc", options_.width, options_.height, options_.tile, stream_};
   DeviceBuffer<std::uint32_t> in_degree_;
   DeviceBuffer<unsigned long long> sum_;
   DeviceBuffer<FlowCounters> counters_;
   DeviceBuffer<double> staged_;
-  PinnedBuffer<std::uint8_t> host_codes_;
   PinnedBuffer<double> host_values_;
   ResidentFlowRaster raster_;
 };

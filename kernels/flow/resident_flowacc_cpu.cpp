@@ -1,11 +1,10 @@
 // kernels/flow/resident_flowacc_cpu.cpp: the CPU twin of the resident flow accumulation
 // (kernels/flow/resident_flowacc.h): the steps of resident_flowacc_steps.h over chunks of cells on a
 // worker pool, the walks of step 3 concurrent with atomics as on the GPU; and make_resident_flowacc.
-#include <algorithm>
 #include <atomic>
 #include <vector>
 
-#include "kernels/common/error.h"
+#include "kernels/flow/resident_codes_cpu.h"
 #include "kernels/flow/resident_flowacc.h"
 #include "kernels/flow/resident_flowacc_steps.h"
 
@@ -17,28 +16,20 @@ constexpr std::uint64_t kChunkCells = 1ull << 16;
 class ResidentFlowAccCpu final : public ResidentFlowAcc {
  public:
   ResidentFlowAccCpu(const ResidentFlowAccOptions& options, WorkerPool& pool)
-      : options_(options), pool_(pool), code_(options.width * options.height, kD8Nodata),
-        in_degree_(code_.size(), 0), sum_(code_.size(), 0) {
-    raster_.width = options.width;
-    raster_.height = options.height;
-    raster_.code = code_.data();
-    raster_.in_degree = in_degree_.data();
-    raster_.sum = sum_.data();
-  }
+      : options_(options), codes_("resident flowacc", options.width, options.height, options.tile, pool, kChunkCells),
+        in_degree_(codes_.cells(), 0), sum_(codes_.cells(), 0),
+        raster_{codes_.raster(), in_degree_.data(), sum_.data()} {}
 
   Device device() const override { return Device::Cpu; }
 
   void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    const double* values) override {
-    check_window(x0, y0, w, h);
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x)
-        code_[(y0 + y) * options_.width + x0 + x] = d8_byte(values[std::size_t{y} * pitch + x]);
+    codes_.write_code_window(x0, y0, w, h, pitch, values);
   }
 
   void write_weights(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                      const double* weights) override {
-    check_window(x0, y0, w, h);
+    codes_.check_window(x0, y0, w, h);
     for (std::uint32_t y = 0; y < h; ++y)
       for (std::uint32_t x = 0; x < w; ++x)
         bad_weights_ += !resident_set_weight(raster_, (y0 + y) * options_.width + x0 + x,
@@ -52,9 +43,9 @@ class ResidentFlowAccCpu final : public ResidentFlowAcc {
     stats.outlets = counts.outlets;
     stats.bad_codes = counts.bad;
     stats.bad_weights = bad_weights_;
-    for_chunks([&](std::uint64_t i) { resident_prepare_cell(raster_, i, options_.weighted); });
+    codes_.for_chunks([&](std::uint64_t, std::uint64_t i) { resident_prepare_cell(raster_, i, options_.weighted); });
     std::atomic<bool> overflow{false};
-    for_chunks([&](std::uint64_t i) {
+    codes_.for_chunks([&](std::uint64_t, std::uint64_t i) {
       if (resident_is_source(raster_, i) && resident_walk(raster_, i)) overflow = true;
     });
     stats.overflow = overflow;
@@ -64,36 +55,17 @@ class ResidentFlowAccCpu final : public ResidentFlowAcc {
 
   void read_values(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    double* out) override {
-    check_window(x0, y0, w, h);
+    codes_.check_window(x0, y0, w, h);
     for (std::uint32_t y = 0; y < h; ++y)
       for (std::uint32_t x = 0; x < w; ++x)
         out[std::size_t{y} * pitch + x] = resident_value(raster_, (y0 + y) * options_.width + x0 + x, options_.scale);
   }
 
  private:
-  void check_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
-    if (x0 + w > options_.width || y0 + h > options_.height || w > options_.tile || h > options_.tile)
-      throw Error("resident flowacc: window outside the raster or larger than a tile");
-  }
-
-  // body(i) for every cell, chunks of cells on the pool's threads.
-  template <class Body>
-  void for_chunks(Body&& body) {
-    const std::uint64_t cells = raster_.cells();
-    pool_.run((cells + kChunkCells - 1) / kChunkCells, [&](std::uint64_t chunk) {
-      const std::uint64_t end = std::min(cells, (chunk + 1) * kChunkCells);
-      for (std::uint64_t i = chunk * kChunkCells; i < end; ++i) body(i);
-    });
-  }
-
   // Step 1, its counts summed per chunk.
   ResidentCellCount count_cells() {
-    const std::uint64_t cells = raster_.cells(), chunks = (cells + kChunkCells - 1) / kChunkCells;
-    std::vector<ResidentCellCount> counts(chunks);
-    pool_.run(chunks, [&](std::uint64_t chunk) {
-      const std::uint64_t end = std::min(cells, (chunk + 1) * kChunkCells);
-      for (std::uint64_t i = chunk * kChunkCells; i < end; ++i) counts[chunk].add(resident_count_cell(raster_, i));
-    });
+    std::vector<ResidentCellCount> counts(codes_.chunks());
+    codes_.for_chunks([&](std::uint64_t chunk, std::uint64_t i) { counts[chunk].add(resident_count_cell(raster_, i)); });
     ResidentCellCount total;
     for (const ResidentCellCount& c : counts) total.add(c);
     return total;
@@ -104,7 +76,7 @@ class ResidentFlowAccCpu final : public ResidentFlowAcc {
     bool any = false;
     for (std::uint64_t i = 0; i < raster_.cells(); ++i) {
       stats.looped += resident_looped(raster_, i);
-      if (!resident_walkable(code_[i])) continue;
+      if (!resident_walkable(raster_.code[i])) continue;
       const auto v = static_cast<std::int64_t>(sum_[i]);
       if (!any || v > stats.largest) stats.largest = v;
       any = true;
@@ -112,8 +84,7 @@ class ResidentFlowAccCpu final : public ResidentFlowAcc {
   }
 
   ResidentFlowAccOptions options_;
-  WorkerPool& pool_;
-  std::vector<std::uint8_t> code_;
+  ResidentCodesCpu codes_;
   std::vector<std::uint32_t> in_degree_;
   std::vector<unsigned long long> sum_;
   ResidentFlowRaster raster_;

@@ -5,20 +5,26 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "kernels/common/edge_weight.h"  // TERRAZO_HD
+#include "kernels/common/resident_nodata.h"
 #include "kernels/flow/d8_step.h"
 
 namespace terrazo {
 
-// The whole raster, row-major (cell i = y * width + x), in the solver's memory.
-struct ResidentFlowRaster {
+// The whole raster's code bytes, row-major (cell i = y * width + x), in the solver's memory: what
+// the resident flow accumulation and the resident watershed labelling (resident_watershed_steps.h)
+// both follow downstream.
+struct ResidentCodeRaster {
   std::uint64_t width = 0, height = 0;
-  std::uint8_t* code = nullptr;          // d8_byte of each cell; kD8Nodata where never written
+  std::uint8_t* code = nullptr;  // d8_byte of each cell; kD8Nodata where never written
+  TERRAZO_HD std::uint64_t cells() const { return width * height; }
+};
+
+// The accumulation's raster: the codes and, per cell, its in-degree and sum.
+struct ResidentFlowRaster : ResidentCodeRaster {
   std::uint32_t* in_degree = nullptr;    // cells flowing in (step 1), kFlowSource at sources (step 2)
   unsigned long long* sum = nullptr;     // the amounts, then the sums (int64 bits)
-  TERRAZO_HD std::uint64_t cells() const { return width * height; }
 };
 
 constexpr std::uint64_t kFlowNoNext = ~0ull;       // the flow ends at the cell
@@ -66,20 +72,16 @@ TERRAZO_HD void resident_fence() {
 // A valid cell: not nodata and a code (a cell of kD8NotACode is counted bad, never walked).
 TERRAZO_HD bool resident_walkable(std::uint8_t code) { return code != kD8Nodata && d8_is_code(code); }
 
-// Where the flow of cell i of a width x height raster of code bytes goes: kFlowNoNext when its code is
-// 0 (or no code), when it points off the raster or at a nodata cell; else the downstream cell's index.
-TERRAZO_HD std::uint64_t resident_downstream(const std::uint8_t* code, std::uint64_t width, std::uint64_t height,
-                                             std::uint64_t i) {
-  const std::uint8_t c = code[i];
+// Where the flow of cell i goes: kFlowNoNext when its code is 0 (or no code), when it points off the
+// raster or at a nodata cell; else the downstream cell's index.
+TERRAZO_HD std::uint64_t resident_downstream(const ResidentCodeRaster& r, std::uint64_t i) {
+  const std::uint8_t c = r.code[i];
   if (c == kD8NoFlow || !resident_walkable(c)) return kFlowNoNext;
-  const D8Landing l = d8_land(c, static_cast<std::int64_t>(i % width), static_cast<std::int64_t>(i / width),
-                              static_cast<std::int64_t>(width), static_cast<std::int64_t>(height));
+  const D8Landing l = d8_land(c, static_cast<std::int64_t>(i % r.width), static_cast<std::int64_t>(i / r.width),
+                              static_cast<std::int64_t>(r.width), static_cast<std::int64_t>(r.height));
   if (l.off()) return kFlowNoNext;
-  const std::uint64_t n = static_cast<std::uint64_t>(l.y) * width + static_cast<std::uint64_t>(l.x);
-  return code[n] == kD8Nodata ? kFlowNoNext : n;
-}
-TERRAZO_HD std::uint64_t resident_downstream(const ResidentFlowRaster& r, std::uint64_t i) {
-  return resident_downstream(r.code, r.width, r.height, i);
+  const std::uint64_t n = static_cast<std::uint64_t>(l.y) * r.width + static_cast<std::uint64_t>(l.x);
+  return r.code[n] == kD8Nodata ? kFlowNoNext : n;
 }
 
 // What step 1 counts of one cell.
@@ -176,17 +178,9 @@ TERRAZO_HD bool resident_looped(const ResidentFlowRaster& r, std::uint64_t i) {
   return resident_walkable(r.code[i]) && d != 0 && d != kFlowSource;
 }
 
-TERRAZO_HD double resident_flow_nodata() {
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(0x7ff8000000000000LL);
-#else
-  return std::numeric_limits<double>::quiet_NaN();
-#endif
-}
-
 // The written value of cell i: sum / scale (the double of the sum when scale is 1), NaN at nodata.
 TERRAZO_HD double resident_value(const ResidentFlowRaster& r, std::uint64_t i, double scale) {
-  if (r.code[i] == kD8Nodata) return resident_flow_nodata();
+  if (r.code[i] == kD8Nodata) return resident_nodata();
   const double v = static_cast<double>(static_cast<std::int64_t>(r.sum[i]));
   return scale == 1 ? v : v / scale;
 }

@@ -14,13 +14,12 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
-#include <algorithm>
-#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/common/error.h"
+#include "kernels/flow/resident_cuda.cuh"
 #include "kernels/flow/resident_watershed.h"
 #include "kernels/flow/resident_watershed_steps.h"
 
@@ -28,15 +27,10 @@ namespace terrazo {
 namespace cuda {
 namespace {
 
-constexpr unsigned kThreads = 256;
-
 struct BasinCounters {
   unsigned long long valid, bad, looped;
   unsigned int changed;
 };
-
-__device__ __forceinline__ std::uint64_t first_cell() { return blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; }
-__device__ __forceinline__ std::uint64_t cell_stride() { return static_cast<std::uint64_t>(gridDim.x) * blockDim.x; }
 
 static __global__ void start_cells(ResidentBasinRaster r, BasinCounters* __restrict__ counters) {
   ResidentBasinCount count;
@@ -99,25 +93,14 @@ static __global__ void read_window(ResidentBasinRaster r, std::uint64_t x0, std:
   for (std::uint64_t k = first_cell(); k < n; k += cell_stride()) staged[k] = r.label[(y0 + k / w) * r.width + x0 + k % w];
 }
 
-unsigned blocks_for(std::uint64_t items) {
-  const std::uint64_t blocks = (items + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, 0x7fffffffu)));
-}
-
 class ResidentWatershedCuda final : public ResidentWatershed {
  public:
   explicit ResidentWatershedCuda(const ResidentWatershedOptions& options)
-      : options_(options), code_(cells()), outlet_(cells()), first_(cells()), label_(cells()), counts_(chunks()),
-        counters_(1), staged_(std::uint64_t{options.tile} * options.tile), host_codes_(staged_.size()),
-        host_labels_(staged_.size()) {
+      : options_(options), outlet_(cells()), first_(cells()), label_(cells()), counts_(chunks()),
+        counters_(1), staged_(std::uint64_t{options.tile} * options.tile),
+        host_labels_(staged_.size()),
+        raster_{codes_.raster(), outlet_.get(), first_.get(), label_.get()} {
     if (chunks() > 0x7fffffffu) throw Error("resident watershed: the raster has too many cells for one launch of chunks");
-    raster_.width = options.width;
-    raster_.height = options.height;
-    raster_.code = code_.get();
-    raster_.outlet = outlet_.get();
-    raster_.first = first_.get();
-    raster_.label = label_.get();
-    TERRAZO_CUDA_CHECK(cudaMemsetAsync(code_.get(), kD8Nodata, code_.bytes(), stream_.get()));
     stream_.synchronize();
   }
 
@@ -125,13 +108,7 @@ class ResidentWatershedCuda final : public ResidentWatershed {
 
   void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    const double* values) override {
-    check_window(x0, y0, w, h);
-    std::uint8_t* host = host_codes_.get();
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x) host[std::size_t{y} * w + x] = d8_byte(values[std::size_t{y} * pitch + x]);
-    TERRAZO_CUDA_CHECK(cudaMemcpy2DAsync(code_.get() + y0 * options_.width + x0, options_.width, host, w, w, h,
-                                         cudaMemcpyHostToDevice, stream_.get()));
-    stream_.synchronize();  // the host tile is reused by the next window
+    codes_.write_code_window(x0, y0, w, h, pitch, values);
   }
 
   ResidentWatershedStats label() override {
@@ -165,25 +142,16 @@ class ResidentWatershedCuda final : public ResidentWatershed {
 
   void read_labels(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                    std::uint32_t* out) override {
-    check_window(x0, y0, w, h);
+    codes_.check_window(x0, y0, w, h);
     const std::uint64_t n = std::uint64_t{w} * h;
     read_window<<<blocks_for(n), kThreads, 0, stream_.get()>>>(raster_, x0, y0, w, h, staged_.get());
     TERRAZO_CUDA_CHECK_LAUNCH();
-    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(host_labels_.get(), staged_.get(), n * sizeof(std::uint32_t),
-                                       cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    for (std::uint32_t y = 0; y < h; ++y)
-      std::memcpy(out + std::size_t{y} * pitch, host_labels_.get() + std::size_t{y} * w, w * sizeof(std::uint32_t));
+    download_window(staged_.get(), host_labels_.get(), w, h, out, pitch, stream_);
   }
 
  private:
   std::uint64_t cells() const { return options_.width * options_.height; }
   std::uint64_t chunks() const { return (cells() + kBasinChunk - 1) / kBasinChunk; }
-
-  void check_window(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h) const {
-    if (x0 + w > options_.width || y0 + h > options_.height || w > options_.tile || h > options_.tile)
-      throw Error("resident watershed: window outside the raster or larger than a tile");
-  }
 
   BasinCounters counters() {
     BasinCounters c{};
@@ -232,12 +200,11 @@ class ResidentWatershedCuda final : public ResidentWatershed {
 
   ResidentWatershedOptions options_;
   CudaStream stream_;
-  DeviceBuffer<std::uint8_t> code_;
+  ResidentCodesCuda codes_{"resident watershed", options_.width, options_.height, options_.tile, stream_};
   DeviceBuffer<std::uint64_t> outlet_, first_;
   DeviceBuffer<std::uint32_t> label_, counts_;
   DeviceBuffer<BasinCounters> counters_;
   DeviceBuffer<std::uint32_t> staged_;
-  PinnedBuffer<std::uint8_t> host_codes_;
   PinnedBuffer<std::uint32_t> host_labels_;
   ResidentBasinRaster raster_;
 };

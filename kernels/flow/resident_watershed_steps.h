@@ -5,18 +5,15 @@
 #include <cstdint>
 
 #include "kernels/common/edge_weight.h"  // TERRAZO_HD
-#include "kernels/flow/resident_flowacc_steps.h"  // resident_downstream, resident_walkable
+#include "kernels/flow/resident_flowacc_steps.h"  // ResidentCodeRaster, resident_downstream, resident_walkable
 
 namespace terrazo {
 
-// The whole raster, row-major (cell i = y * width + x), in the solver's memory.
-struct ResidentBasinRaster {
-  std::uint64_t width = 0, height = 0;
-  std::uint8_t* code = nullptr;     // d8_byte of each cell; kD8Nodata where never written
+// The labelling's raster: the codes and, per cell, its pointer, its basin's first cell and its label.
+struct ResidentBasinRaster : ResidentCodeRaster {
   std::uint64_t* outlet = nullptr;  // each valid cell's pointer down its path (step 1), then its end
   std::uint64_t* first = nullptr;   // at an end cell: the least cell of its basin (step 4)
   std::uint32_t* label = nullptr;   // the labels (steps 5-6), 0 at nodata
-  TERRAZO_HD std::uint64_t cells() const { return width * height; }
 };
 
 constexpr std::uint64_t kNoBasinCell = ~0ull;    // outlet of nodata; first of a cell no basin ends at
@@ -70,7 +67,7 @@ TERRAZO_HD ResidentBasinCount resident_basin_start(const ResidentBasinRaster& r,
   }
   count.valid = 1;
   count.bad = !d8_is_code(c);
-  const std::uint64_t n = resident_downstream(r.code, r.width, r.height, i);  // a bad code ends: kFlowNoNext
+  const std::uint64_t n = resident_downstream(r, i);  // a bad code ends: kFlowNoNext
   r.outlet[i] = n == kFlowNoNext ? i : n;
   return count;
 }
@@ -88,7 +85,7 @@ TERRAZO_HD bool resident_jump(const ResidentBasinRaster& r, std::uint64_t i) {
 // Step 3 at cell i: whether it is valid and its pointer is no end (its flow never ends).
 TERRAZO_HD bool resident_basin_looped(const ResidentBasinRaster& r, std::uint64_t i) {
   const std::uint64_t o = r.outlet[i];
-  return o != kNoBasinCell && resident_downstream(r.code, r.width, r.height, o) != kFlowNoNext;
+  return o != kNoBasinCell && resident_downstream(r, o) != kFlowNoNext;
 }
 
 // Step 4 at cell i: its basin's first cell lowered to i.

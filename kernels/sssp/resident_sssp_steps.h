@@ -4,25 +4,17 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "kernels/common/types.h"
 #include "kernels/common/edge_weight.h"
+#include "kernels/common/resident_nodata.h"
 #include "kernels/common/tile_geometry.h"
 #include "kernels/common/tile_pager.h"
 #include "kernels/sssp/knight.h"
 #include "kernels/sssp/resident_sssp.h"
 
 namespace terrazo {
-
-TERRAZO_HD double resident_nodata() {
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(0x7ff8000000000000LL);
-#else
-  return std::numeric_limits<double>::quiet_NaN();
-#endif
-}
 
 // The edges the rounds weigh across tile borders: the run's weights, neighbourhood and cost bound,
 // and the two knight's move lengths (from the host's knight_length, so both twins and the block

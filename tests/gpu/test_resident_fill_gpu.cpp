@@ -72,13 +72,8 @@ TEST(GpuResidentFill, RandomRastersMatchCpuTwinAndOracle) {
       ASSERT_TRUE(same_bits(gpu[i], want[i])) << what << " cell " << i % o.width << "," << i / o.width << ": "
                                               << gpu[i] << ", want " << want[i];
     }
-    EXPECT_EQ(gpu_counts.valid, cpu_counts.valid) << what;
-    EXPECT_EQ(gpu_counts.raised, cpu_counts.raised) << what;
-    EXPECT_EQ(gpu_counts.closed, cpu_counts.closed) << what;
-    EXPECT_EQ(gpu_stats.rounds, cpu_stats.rounds) << what;
-    EXPECT_EQ(gpu_stats.solves, cpu_stats.solves) << what;
-    EXPECT_EQ(gpu_stats.cells_lowered, cpu_stats.cells_lowered) << what;
-    EXPECT_EQ(gpu_stats.tiles_solved, cpu_stats.tiles_solved) << what;
+    testing::expect_same_counts(gpu_counts, cpu_counts, what);
+    testing::expect_same_schedule(gpu_stats, cpu_stats, what);
     raised += gpu_counts.raised;
     rounds += gpu_stats.rounds;
     if (::testing::Test::HasFailure()) return;

@@ -38,22 +38,19 @@ TEST(GpuResidentFlowAcc, RandomForestsMatchTheCpuTwinAndTheReference) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t seed = gpu_testing::run_seed();
   std::mt19937_64 rng(seed);
-  const std::uint32_t tiles[] = {8, 16, 64, 256};
   for (int k = 0; k < 60; ++k) {
-    const std::uint64_t w = k % 10 == 0 ? 1 : 1 + rng() % (k < 50 ? 300 : 1500);
-    const std::uint64_t h = k % 10 == 1 ? 1 : 1 + rng() % (k < 50 ? 300 : 1500);
-    const std::uint32_t t = tiles[rng() % 4];
-    const std::vector<double> codes = testing::random_d8_forest(rng, w, h, (k % 4) * 0.05, (k % 3) * 0.01);
+    const testing::ForestCase c = testing::random_forest_case(rng, seed, k, 50);
+    const std::uint64_t w = c.w, h = c.h;
+    const std::vector<double>& codes = c.codes;
     const bool weighted = k % 2 == 1;
     const double scale = k % 3 == 0 ? 1.0 : 1000.0;
     std::vector<std::int64_t> amount;
     const std::vector<double> weights = testing::random_flow_weights(rng, w * h, scale, amount);
     const std::vector<double>* wp = weighted ? &weights : nullptr;
     const double s = weighted ? scale : 1;
-    const std::string what = "seed " + std::to_string(seed) + " case " + std::to_string(k) + ": " + std::to_string(w) +
-                             " x " + std::to_string(h) + " t " + std::to_string(t) + (weighted ? " weighted" : "");
-    const testing::ResidentFlowRun gpu = testing::run_resident_flowacc(Device::Cuda, codes, w, h, t, 1, wp, s);
-    const testing::ResidentFlowRun cpu = testing::run_resident_flowacc(Device::Cpu, codes, w, h, t, 3, wp, s);
+    const std::string what = c.what + (weighted ? " weighted" : "");
+    const testing::ResidentFlowRun gpu = testing::run_resident_flowacc(Device::Cuda, codes, w, h, c.t, 1, wp, s);
+    const testing::ResidentFlowRun cpu = testing::run_resident_flowacc(Device::Cpu, codes, w, h, c.t, 3, wp, s);
     ASSERT_TRUE(gpu.stats.exact()) << what;
     expect_same_stats(gpu.stats, cpu.stats, what);
     expect_same_bits(gpu.values, cpu.values, what);
@@ -68,13 +65,7 @@ TEST(GpuResidentFlowAcc, RandomForestsMatchTheCpuTwinAndTheReference) {
 TEST(GpuResidentFlowAcc, ASerpentineIsOneWalk) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t w = 1000, h = 1000;
-  std::vector<double> codes(w * h);
-  for (std::uint64_t y = 0; y < h; ++y)
-    for (std::uint64_t x = 0; x < w; ++x) {
-      const bool east = y % 2 == 0;
-      const bool turn = east ? x + 1 == w : x == 0;
-      codes[y * w + x] = turn ? 4 : east ? 1 : 16;  // down at the row's end
-    }
+  const std::vector<double> codes = testing::serpentine_codes(w, h);
   const testing::ResidentFlowRun gpu = testing::run_resident_flowacc(Device::Cuda, codes, w, h, 256, 1);
   ASSERT_TRUE(gpu.stats.exact());
   EXPECT_EQ(gpu.stats.largest, static_cast<std::int64_t>(w * h));
@@ -90,24 +81,20 @@ TEST(GpuResidentFlowAcc, BadCodesAndLoopsAreFoundAsTheTwinFindsThem) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t seed = gpu_testing::run_seed();
   std::mt19937_64 rng(seed ^ 0xf10aull);
-  std::uint64_t looped = 0, bad = 0;
-  for (int k = 0; k < 80; ++k) {
-    const std::uint64_t w = 1 + rng() % 200, h = 1 + rng() % 200;
-    const std::vector<double> codes = testing::random_any_codes(rng, w, h, k % 3 == 0 ? 0.002 : 0.0);
-    const std::string what = "seed " + std::to_string(seed) + " case " + std::to_string(k);
-    const testing::ResidentFlowRun gpu = testing::run_resident_flowacc(Device::Cuda, codes, w, h, 64, 1);
-    const testing::ResidentFlowRun cpu = testing::run_resident_flowacc(Device::Cpu, codes, w, h, 64, 2);
-    const testing::ExpectedFlowFaults e = testing::expected_flow_faults(codes, w, h);
-    expect_same_stats(gpu.stats, cpu.stats, what);
-    EXPECT_EQ(gpu.stats.looped, e.looped) << what;
-    EXPECT_EQ(gpu.stats.bad_codes, e.bad) << what;
-    if (gpu.stats.exact() && cpu.stats.exact()) expect_same_bits(gpu.values, cpu.values, what);
-    looped += e.looped > 0;
-    bad += e.bad > 0;
-    if (::testing::Test::HasFailure()) return;
-  }
-  EXPECT_GT(looped, 20u);
-  EXPECT_GT(bad, 10u);
+  const testing::FaultTotals found = testing::check_gpu_any_codes(
+      rng, seed, [](const std::vector<double>& codes, std::uint64_t w, std::uint64_t h, const std::string& what) {
+        const testing::ResidentFlowRun gpu = testing::run_resident_flowacc(Device::Cuda, codes, w, h, 64, 1);
+        const testing::ResidentFlowRun cpu = testing::run_resident_flowacc(Device::Cpu, codes, w, h, 64, 2);
+        const testing::ExpectedFlowFaults e = testing::expected_flow_faults(codes, w, h);
+        expect_same_stats(gpu.stats, cpu.stats, what);
+        EXPECT_EQ(gpu.stats.looped, e.looped) << what;
+        EXPECT_EQ(gpu.stats.bad_codes, e.bad) << what;
+        if (gpu.stats.exact() && cpu.stats.exact()) expect_same_bits(gpu.values, cpu.values, what);
+        return testing::FoundFaults{e.looped > 0, e.bad > 0, false};
+      });
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_GT(found.looped, 20u);
+  EXPECT_GT(found.bad, 10u);
 }
 
 // Weights no fixed point holds and sums past int64: found on the GPU as on the twin.

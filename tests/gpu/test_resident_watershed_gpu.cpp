@@ -20,21 +20,15 @@ TEST(GpuResidentWatershed, RandomForestsMatchTheCpuTwinAndTheReference) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t seed = gpu_testing::run_seed();
   std::mt19937_64 rng(seed ^ 0xba5177ull);
-  const std::uint32_t tiles[] = {8, 16, 64, 256};
   for (int k = 0; k < 50; ++k) {
-    const std::uint64_t w = k % 10 == 0 ? 1 : 1 + rng() % (k < 40 ? 300 : 1500);
-    const std::uint64_t h = k % 10 == 1 ? 1 : 1 + rng() % (k < 40 ? 300 : 1500);
-    const std::uint32_t t = tiles[rng() % 4];
-    const std::vector<double> codes = testing::random_d8_forest(rng, w, h, (k % 4) * 0.05, (k % 3) * 0.01);
-    const std::string what = "seed " + std::to_string(seed) + " case " + std::to_string(k) + ": " + std::to_string(w) +
-                             " x " + std::to_string(h) + " t " + std::to_string(t);
-    const testing::ResidentBasinRun gpu = testing::run_resident_watershed(Device::Cuda, codes, w, h, t, 1);
-    const testing::ResidentBasinRun cpu = testing::run_resident_watershed(Device::Cpu, codes, w, h, t, 3);
-    ASSERT_TRUE(gpu.stats.exact()) << what;
-    EXPECT_EQ(gpu.stats.valid_cells, cpu.stats.valid_cells) << what;
-    EXPECT_EQ(gpu.stats.basins, cpu.stats.basins) << what;
-    EXPECT_EQ(gpu.labels, cpu.labels) << what;
-    EXPECT_EQ(gpu.labels, testing::reference_watershed(codes, w, h)) << what;
+    const testing::ForestCase c = testing::random_forest_case(rng, seed, k, 40);
+    const testing::ResidentBasinRun gpu = testing::run_resident_watershed(Device::Cuda, c.codes, c.w, c.h, c.t, 1);
+    const testing::ResidentBasinRun cpu = testing::run_resident_watershed(Device::Cpu, c.codes, c.w, c.h, c.t, 3);
+    ASSERT_TRUE(gpu.stats.exact()) << c.what;
+    EXPECT_EQ(gpu.stats.valid_cells, cpu.stats.valid_cells) << c.what;
+    EXPECT_EQ(gpu.stats.basins, cpu.stats.basins) << c.what;
+    EXPECT_EQ(gpu.labels, cpu.labels) << c.what;
+    EXPECT_EQ(gpu.labels, testing::reference_watershed(c.codes, c.w, c.h)) << c.what;
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -44,12 +38,7 @@ TEST(GpuResidentWatershed, RandomForestsMatchTheCpuTwinAndTheReference) {
 TEST(GpuResidentWatershed, ASerpentineIsOneBasin) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t w = 1000, h = 1000;
-  std::vector<double> codes(w * h);
-  for (std::uint64_t y = 0; y < h; ++y)
-    for (std::uint64_t x = 0; x < w; ++x) {
-      const bool east = y % 2 == 0;
-      codes[y * w + x] = (east ? x + 1 == w : x == 0) ? 4 : east ? 1 : 16;
-    }
+  const std::vector<double> codes = testing::serpentine_codes(w, h);
   const testing::ResidentBasinRun gpu = testing::run_resident_watershed(Device::Cuda, codes, w, h, 256, 1);
   ASSERT_TRUE(gpu.stats.exact());
   EXPECT_EQ(gpu.stats.basins, 1u);
@@ -60,23 +49,20 @@ TEST(GpuResidentWatershed, BadCodesAndLoopsAreFoundAsTheTwinFindsThem) {
   TERRAZO_REQUIRE_GPU();
   const std::uint64_t seed = gpu_testing::run_seed();
   std::mt19937_64 rng(seed ^ 0x100b5ull);
-  std::uint64_t looped = 0;
-  for (int k = 0; k < 80; ++k) {
-    const std::uint64_t w = 1 + rng() % 200, h = 1 + rng() % 200;
-    const std::vector<double> codes = testing::random_any_codes(rng, w, h, k % 3 == 0 ? 0.002 : 0.0);
-    const std::string what = "seed " + std::to_string(seed) + " case " + std::to_string(k);
-    const testing::ResidentBasinRun gpu = testing::run_resident_watershed(Device::Cuda, codes, w, h, 64, 1);
-    const testing::ResidentBasinRun cpu = testing::run_resident_watershed(Device::Cpu, codes, w, h, 64, 2);
-    EXPECT_EQ(gpu.stats.bad_codes, cpu.stats.bad_codes) << what;
-    EXPECT_EQ(gpu.stats.looped, cpu.stats.looped) << what;
-    EXPECT_EQ(gpu.stats.looped, testing::expected_basin_looped(codes, w, h)) << what;
-    if (gpu.stats.exact() && cpu.stats.exact()) {
-      EXPECT_EQ(gpu.labels, cpu.labels) << what;
-    }
-    looped += gpu.stats.looped > 0;
-    if (::testing::Test::HasFailure()) return;
-  }
-  EXPECT_GT(looped, 20u);
+  const testing::FaultTotals found = testing::check_gpu_any_codes(
+      rng, seed, [](const std::vector<double>& codes, std::uint64_t w, std::uint64_t h, const std::string& what) {
+        const testing::ResidentBasinRun gpu = testing::run_resident_watershed(Device::Cuda, codes, w, h, 64, 1);
+        const testing::ResidentBasinRun cpu = testing::run_resident_watershed(Device::Cpu, codes, w, h, 64, 2);
+        EXPECT_EQ(gpu.stats.bad_codes, cpu.stats.bad_codes) << what;
+        EXPECT_EQ(gpu.stats.looped, cpu.stats.looped) << what;
+        EXPECT_EQ(gpu.stats.looped, testing::expected_basin_looped(codes, w, h)) << what;
+        if (gpu.stats.exact() && cpu.stats.exact()) {
+          EXPECT_EQ(gpu.labels, cpu.labels) << what;
+        }
+        return testing::FoundFaults{gpu.stats.looped > 0, gpu.stats.bad_codes > 0, false};
+      });
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_GT(found.looped, 20u);
 }
 
 }  // namespace

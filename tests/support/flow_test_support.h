@@ -1,7 +1,7 @@
 // tests/support/flow_test_support.h: what the flow suites share (test_fill.cpp, test_flowdir.cpp,
 // test_flowacc.cpp, test_watershed.cpp): a sink gathering the phases' tiles, random terrain with
-// pits, plateaus and nodata, the plan's refusal before any work, and a command run on one input at
-// several flag sets.
+// pits, plateaus and nodata, the plan's refusal before any work, a command run on one input at
+// several flag sets, and a table of usage errors.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -217,5 +217,22 @@ void run_at_flag_sets(const TempDir& dir, const std::string& input, const std::s
     else EXPECT_TRUE(slurp(output) == first_bytes) << what << " wrote another file";
   }
 }
+
+// A usage-error table: each case's flags, given as `command` -q FLAGS INPUT OUTPUT, must exit 2 with
+// an error that contains its message.
+using UsageErrorCases = std::vector<std::pair<std::vector<std::string>, std::string>>;
+#ifdef TERRAZO_BINARY
+inline void expect_usage_errors(const std::string& command, const UsageErrorCases& cases, const std::string& input,
+                                const std::string& output) {
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {command, "-q"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {input, output});
+    const CliRun r = run_terrazo(args);
+    EXPECT_EQ(r.code, 2) << message << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, message)) << message << " in " << r.err;
+  }
+}
+#endif
 
 }  // namespace terrazo::testing

@@ -3,8 +3,11 @@
 // (so windows cross the solver's tiles), solved, read back in windows of up to 29 x 41. GDAL-free:
 // the CPU suites and the GPU tests share it.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kernels/common/worker_pool.h"
@@ -39,6 +42,22 @@ inline std::vector<double> run_resident_fill(Device device, const ResidentFillOp
       for (std::uint32_t x = 0; x < cw; ++x) filled[(y0 + y) * w + x0 + x] = window[std::size_t{y} * cw + x];
   });
   return filled;
+}
+
+// The cells read back of each kind, as `want` counts them.
+inline void expect_same_counts(const ResidentFillCounts& got, const ResidentFillCounts& want, const std::string& what) {
+  EXPECT_EQ(got.valid, want.valid) << what;
+  EXPECT_EQ(got.raised, want.raised) << what;
+  EXPECT_EQ(got.closed, want.closed) << what;
+}
+
+// The schedule's counts (rounds, solves, cells lowered, tiles solved), as `want`'s: the CUDA solver's
+// against its CPU twin's on one raster.
+inline void expect_same_schedule(const ResidentFillStats& got, const ResidentFillStats& want, const std::string& what) {
+  EXPECT_EQ(got.rounds, want.rounds) << what;
+  EXPECT_EQ(got.solves, want.solves) << what;
+  EXPECT_EQ(got.cells_lowered, want.cells_lowered) << what;
+  EXPECT_EQ(got.tiles_solved, want.tiles_solved) << what;
 }
 
 }  // namespace terrazo::testing

@@ -4,6 +4,8 @@
 // tests/test_watershed.cpp: the CPU twins against the references; tests/gpu/test_resident_*_gpu.cpp:
 // CUDA against the twins). GDAL- and engine-free.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -88,6 +90,87 @@ inline std::vector<double> random_any_codes(std::mt19937_64& rng, std::uint64_t 
     c = u < bad ? wrong[rng() % 4] : u < bad + 0.05 ? std::nan("") : u < bad + 0.08 ? 0.0 : kRefCodes[rng() % 8];
   }
   return codes;
+}
+
+// Case k of the GPU tests' random forests (random_d8_forest, holes and off-raster flow growing with
+// k): 1 x N every tenth case, N x 1 the next, sides up to 300 (up to 1500 from case `large_from`),
+// windows of 8 to 256; `what` names the seed, the case, the size and the window.
+struct ForestCase {
+  std::uint64_t w = 0, h = 0;
+  std::uint32_t t = 0;
+  std::vector<double> codes;
+  std::string what;
+};
+inline ForestCase random_forest_case(std::mt19937_64& rng, std::uint64_t seed, int k, int large_from) {
+  static const std::uint32_t tiles[] = {8, 16, 64, 256};
+  ForestCase c;
+  c.w = k % 10 == 0 ? 1 : 1 + rng() % (k < large_from ? 300 : 1500);
+  c.h = k % 10 == 1 ? 1 : 1 + rng() % (k < large_from ? 300 : 1500);
+  c.t = tiles[rng() % 4];
+  c.codes = random_d8_forest(rng, c.w, c.h, (k % 4) * 0.05, (k % 3) * 0.01);
+  c.what = "seed " + std::to_string(seed) + " case " + std::to_string(k) + ": " + std::to_string(c.w) + " x " +
+           std::to_string(c.h) + " t " + std::to_string(c.t);
+  return c;
+}
+
+// One path through every cell of a w x h raster (a serpentine: rows alternately east and west, down at
+// each row's end): the longest walk, and one basin.
+inline std::vector<double> serpentine_codes(std::uint64_t w, std::uint64_t h) {
+  std::vector<double> codes(w * h);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      const bool east = y % 2 == 0;
+      const bool turn = east ? x + 1 == w : x == 0;
+      codes[y * w + x] = turn ? 4 : east ? 1 : 16;
+    }
+  return codes;
+}
+
+// What a fault test's check found in one raster: loops, values that are no code, neither.
+struct FoundFaults {
+  bool looped = false, bad = false, clean = false;
+};
+
+// The CPU twins' fault tests: 150 rasters of random_any_codes (sides 1..40, a hundredth of the cells
+// no code in every third), drawn from the seeds seed x `seed_factor`, each given to
+// check(codes, w, h, seed) -> FoundFaults; then enough rasters with loops (> 50), with values that are
+// no code (> 20) and with neither (> 5) that the checks could fail.
+template <class Check>
+void check_random_any_codes(std::uint64_t seed_factor, Check&& check) {
+  std::uint64_t looped = 0, bad = 0, clean = 0;
+  for (std::uint64_t seed = 1; seed <= 150; ++seed) {
+    std::mt19937_64 rng(seed * seed_factor);
+    const std::uint64_t w = 1 + rng() % 40, h = 1 + rng() % 40;
+    const std::vector<double> codes = random_any_codes(rng, w, h, seed % 3 == 0 ? 0.01 : 0.0);
+    const FoundFaults found = check(codes, w, h, seed);
+    looped += found.looped;
+    bad += found.bad;
+    clean += found.clean;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(looped, 50u);
+  EXPECT_GT(bad, 20u);
+  EXPECT_GT(clean, 5u);
+}
+
+// The GPU tests' fault cases: 80 rasters of random_any_codes from `rng` (sides 1..200, 0.2% of the
+// cells no code in every third), each given to check(codes, w, h, what) -> FoundFaults (`what` names
+// `seed` and the case); how many had loops and how many values that are no code (the caller's floors).
+struct FaultTotals {
+  std::uint64_t looped = 0, bad = 0;
+};
+template <class Check>
+FaultTotals check_gpu_any_codes(std::mt19937_64& rng, std::uint64_t seed, Check&& check) {
+  FaultTotals totals;
+  for (int k = 0; k < 80; ++k) {
+    const std::uint64_t w = 1 + rng() % 200, h = 1 + rng() % 200;
+    const std::vector<double> codes = random_any_codes(rng, w, h, k % 3 == 0 ? 0.002 : 0.0);
+    const FoundFaults found = check(codes, w, h, "seed " + std::to_string(seed) + " case " + std::to_string(k));
+    totals.looped += found.looped;
+    totals.bad += found.bad;
+    if (::testing::Test::HasFailure()) break;
+  }
+  return totals;
 }
 
 // What the resident solver must report for `codes`: valid cells, outlets, values that are no code,

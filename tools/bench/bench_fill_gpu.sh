@@ -14,18 +14,10 @@
 # Example (GPU machine): tools/bench/bench_fill_gpu.sh /tmp/tz/terrazo.sh 32768 4711 /tmp/work
 set -euo pipefail
 source "$(dirname "$0")/bench_lib.sh"
-tz=$1
-side=${2:-32768}
-seed=${3:-4711}
-work=${4:-/tmp/terrazo-bench}
+bench_gen_args "$@"
 shift $(( $# < 4 ? $# : 4 ))
 runs=("$@")
 [ ${#runs[@]} -eq 0 ] && runs=(cuda cpu)
-mkdir -p "$work"
-store=$work/g${side}_$seed.tzs
-if [ ! -f "$store" ]; then
-  /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
-fi
 bench_read_floor "$store"
 for run in "${runs[@]}"; do
   case $run in

@@ -16,16 +16,9 @@
 # Example (GPU machine): tools/bench/bench_flowacc_gpu.sh /tmp/tz/terrazo.sh 32768 4711 /tmp/work
 set -euo pipefail
 source "$(dirname "$0")/bench_lib.sh"
-tz=$1
-side=${2:-32768}
-seed=${3:-4711}
-work=${4:-/tmp/terrazo-bench}
+bench_gen_args "$@"
 memory=${TZ_MEMORY:-8G}
-mkdir -p "$work"
-store=$work/g${side}_$seed.tzs dir=$work/dir${side}_$seed.tif
-if [ ! -f "$store" ]; then
-  /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
-fi
+dir=$work/dir${side}_$seed.tif
 if [ ! -f "$dir" ]; then
   /usr/bin/time -f "fill: %e s" "$tz" fill -q --device cpu --memory "$memory" "$store" "$work/filled_for_dir.tif"
   /usr/bin/time -f "flowdir: %e s" "$tz" flowdir -q --device cpu --memory "$memory" "$work/filled_for_dir.tif" "$dir.part"

@@ -14,6 +14,11 @@
 #                                       of WHAT)", "bytes", "seconds"}
 #   bench_cmp FIRST FILE RUN FIRST_RUN  {"cmp": "RUN = FIRST_RUN"} when the files are the same bytes,
 #                                       else {"cmp": "RUN DIFFERS from FIRST_RUN"}
+#   bench_gen_args TERRAZO [SIDE] [SEED] [WORKDIR]
+#                                       bench_fill_gpu.sh's and bench_flowacc_gpu.sh's arguments: sets
+#                                       tz, side (32768), seed (4711), work (/tmp/terrazo-bench) and
+#                                       store: WORKDIR/gSIDE_SEED.tzs (`TERRAZO gen --nodata-holes
+#                                       0.02`, SIDE x SIDE cells), made when absent, one per WORKDIR
 terrazo=$(dirname "$0")/../../build/terrazo
 threads=2
 bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -72,4 +77,16 @@ bench_write_floor() {
 
 bench_cmp() {
   cmp -s "$1" "$2" && echo "{\"cmp\": \"$3 = $4\"}" || echo "{\"cmp\": \"$3 DIFFERS from $4\"}"
+}
+
+bench_gen_args() {
+  tz=$1
+  side=${2:-32768}
+  seed=${3:-4711}
+  work=${4:-/tmp/terrazo-bench}
+  store=$work/g${side}_$seed.tzs
+  mkdir -p "$work"
+  if [ ! -f "$store" ]; then
+    /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
+  fi
 }
