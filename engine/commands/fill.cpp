@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "engine/flow/fill_resident.h"
-#include "kernels/common/cuda_device.h"
 #include "kernels/common/device_choice.h"
 #include "kernels/common/error.h"
 #include "kernels/common/named_values.h"
@@ -19,17 +18,6 @@ constexpr NamedValue<FillOutlets> kOutletNames[] = {
 void check_fill_options(const FillOptions& options, const RunContext& context) {
   check_flow_options("fill", options, context, nullptr);
   if (options.connectivity == Connectivity::Sixteen) throw UsageError("fill takes --connectivity 8 or 4, not 16");
-}
-
-// On a GPU: empty when the resident fill fits its room (--gpu-memory, else three quarters of its
-// memory), else why not (the run then takes the tile pipeline on the CPU).
-std::string resident_misfit(const TileGrid& grid, const FillPhaseOptions& o, const RunContext& context) {
-  const std::uint64_t need = fill_resident_device_bytes(grid, o, Device::Cuda);
-  const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
-  if (need <= room) return "";
-  return "the resident fill needs " + MemoryBudget::format_size(need) + " of GPU memory (16 bytes a cell) and " +
-         (context.gpu_memory_bytes() ? "--gpu-memory gives " : "the GPU's room is ") + MemoryBudget::format_size(room) +
-         ": the tile pipeline runs on the CPU";
 }
 
 }  // namespace
@@ -56,7 +44,10 @@ FillResult run_fill(const FillOptions& options, RunContext& context) {
   set_outlets(o, options.outlets);
   // --device cuda (or auto on a GPU): the resident fill when it fits the GPU, else the tiles on the
   // CPU, said in a warning when the GPU was asked for.
-  const std::string misfit = device == Device::Cuda ? resident_misfit(run.grid(), o, context) : "";
+  const std::string misfit =
+      device == Device::Cuda
+          ? resident_misfit("fill (16 bytes a cell)", fill_resident_device_bytes(run.grid(), o, Device::Cuda), context)
+          : "";
   if (!misfit.empty() && context.device_request() == DeviceRequest::Cuda) warn("fill --device cuda: " + misfit);
   const bool resident = device == Device::Cuda && misfit.empty();
   // OUTPUT: INPUT's type and nodata. Without a nodata value, a float raster gets NaN for closed

@@ -60,7 +60,7 @@ struct FlowRunResult {
 void check_flow_options(const char* command, const FlowRunOptions& options, const RunContext& context,
                         const char* gpu_missing, const std::vector<NamedPath>& more_inputs = {});
 
-// A command's resident path on the GPU (flowacc, watershed): "" when its `need` bytes fit the room
+// A command's resident path on the GPU (fill, flowacc, watershed): "" when its `need` bytes fit the room
 // (--gpu-memory, else three quarters of the GPU's memory, as sssp's resident exchange), else why not
 // ("the resident <what> needs ..."; the run then takes the tile pipeline on the CPU).
 std::string resident_misfit(const char* what, std::uint64_t need, const RunContext& context);
