@@ -27,15 +27,11 @@ echo "raster: ${side}x${side} ($(du -h "$g" | cut -f1) tile store), $threads thr
 # NAME RANKS DEVICE OUTPUT ARGS...: one run (RANKS 0: no mpirun), its wall seconds and --json kept.
 run_one() {
   local name=$1 ranks=$2 device=$3 output=$4; shift 4
-  local tag="${name}_np${ranks}_${device}" start end
+  local tag="${name}_np${ranks}_${device}" start end launch=()
+  [ "$ranks" = 0 ] || launch=(mpirun -np "$ranks" --bind-to none)
   start=$(date +%s.%N)
-  if [ "$ranks" = 0 ]; then
-    "$tz" "$@" --device "$device" --threads "$threads" --memory "$memory" --json -q "$g" "$scratch/$tag.$output" \
-      > "$out/$tag.json" 2> "$scratch/$tag.err" || { tail -5 "$scratch/$tag.err"; note_failure "$tag"; return; }
-  else
-    mpirun -np "$ranks" --bind-to none "$tz" "$@" --device "$device" --threads "$threads" --memory "$memory" --json -q \
-      "$g" "$scratch/$tag.$output" > "$out/$tag.json" 2> "$scratch/$tag.err" || { tail -5 "$scratch/$tag.err"; note_failure "$tag"; return; }
-  fi
+  "${launch[@]}" "$tz" "$@" --device "$device" --threads "$threads" --memory "$memory" --json -q "$g" "$scratch/$tag.$output" \
+    > "$out/$tag.json" 2> "$scratch/$tag.err" || { tail -5 "$scratch/$tag.err"; note_failure "$tag"; return; }
   end=$(date +%s.%N)
   printf "%-28s %8.2f s\n" "$tag" "$(python3 -c "print($end - $start)")"
   cmp -s "$scratch/$tag.$output" "$scratch/${name}_reference.$output" || note_failure "$tag differs from ${name}'s one-process CPU output"
