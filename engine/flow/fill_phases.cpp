@@ -68,8 +68,7 @@ void plan_fill(const TileGrid& grid, unsigned threads, const MemoryBudget& budge
   plan.need("fill: write", "the spill levels", perimeters);
   sink.declare_bytes(plan, "fill: write");
   KeptFloods::plan(plan, kKeptFloodPhases, kKeptFloods, grid.tile_count(), kept_flood_bytes(grid.tile));
-  plan.other_remedy("fill: flood", "use fewer --threads or a smaller --tile");
-  plan.other_remedy("fill: write", "use fewer --threads or a smaller --tile");
+  for (const char* phase : {"fill: flood", "fill: write"}) plan.other_remedy(phase, "use fewer --threads or a smaller --tile");
   // The graph has about 4 x cells / t nodes: a larger tile shrinks it (and grows the floods).
   plan.other_remedy("fill: spill graph", "use a larger --tile (the spill graph shrinks) or fewer --threads");
   plan.assign(budget);
