@@ -4,7 +4,8 @@
 // pits), nodata holes and absent tiles, 1 x N, every outlet mode, tiles of 4 to 64 that do and do
 // not divide the raster (flats across many tiles), 1 to 3 threads; the flow paths (strict descent,
 // flats drained without cycles); the shipped DEMs through `terrazo fill` and `terrazo flowdir`; the
-// plan's refusals.
+// plan's refusals. The resident solver's CPU twin (kernels/flow/resident_flowdir.h, `ResidentFlowdir*`)
+// against the tile pipeline and the oracle, byte for byte with the same counts.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,6 +21,7 @@
 #include "tests/support/flow_test_support.h"
 #include "tests/support/flowdir_reference.h"
 #include "tests/support/memory_tile_input.h"
+#include "tests/support/resident_flowdir_run.h"
 #include "tests/support/sssp_reference.h"
 #include "tests/support/test_support.h"
 
@@ -254,6 +256,167 @@ TEST(Flowdir, TooSmallABudgetIsRefused) {
   } catch (const BudgetError& e) {
     EXPECT_NE(std::string(e.what()).find("flats that cross tile borders"), std::string::npos) << e.what();
   }
+}
+
+
+// ---- The resident solver's CPU twin (kernels/flow/resident_flowdir.h) --------------------------
+
+// The twin's codes and counts on `dem` against the tile pipeline's (tiles of `pipeline_tile`) and the
+// oracle's; the twin's stats.
+ResidentFlowdirStats check_resident(const std::vector<double>& dem, std::uint64_t w, std::uint64_t h,
+                                    const testing::ResidentFlowdirCase& rc, std::uint32_t pipeline_tile,
+                                    const std::string& what) {
+  FlowdirPhaseResult tiles;
+  const std::vector<std::uint8_t> want = run_case(dem, FlowCase{w, h, pipeline_tile, rc.threads, rc.edge, rc.nodata}, tiles);
+  const testing::ReferenceFlowdir oracle = testing::reference_flowdir(dem, w, h, rc.edge, rc.nodata);
+  const testing::ResidentFlowdirRun got = testing::run_resident_flowdir(Device::Cpu, dem, w, h, rc);
+  const std::string full = what + " (resident g " + std::to_string(rc.g) + " t " + std::to_string(rc.t) + " group " +
+                           std::to_string(rc.group_tiles) + ")";
+  testing::expect_cells_match(got.codes, want, w, full, [&](std::uint64_t i) { return got.codes[i] == want[i]; });
+  testing::expect_cells_match(got.codes, oracle.codes, w, full + " against the oracle",
+                              [&](std::uint64_t i) { return got.codes[i] == oracle.codes[i]; });
+  EXPECT_EQ(got.stats.valid_cells, tiles.valid_cells) << full;
+  EXPECT_EQ(got.stats.flat_cells, tiles.flat_cells) << full;
+  EXPECT_EQ(got.stats.outlet_cells, tiles.outlet_cells) << full;
+  EXPECT_EQ(got.stats.flats, tiles.flats) << full;
+  EXPECT_EQ(got.stats.undrained_flats, tiles.undrained_flats) << full;
+  EXPECT_EQ(got.stats.undrained_cells, tiles.undrained_cells) << full;
+  EXPECT_EQ(got.stats.flats, oracle.flats) << full;
+  return got.stats;
+}
+
+// Random rasters of both generators (plateaus of random_terrain; quantised waves with terraces,
+// -0, +0, infinities), filled or left with pits, nodata holes and blank tile rows, 1 x N and N x 1,
+// every outlet mode, BFS tiles of 2 to 64, windows of 4 to 256, groups of 1 tile to 4 a thread.
+TEST(ResidentFlowdir, RandomRastersMatchTheTilePipelineAndTheOracle) {
+  std::uint64_t flat = 0, undrained = 0, rounds = 0, many_rounds = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937_64 rng(seed * 7919);
+    const std::uint32_t gs[] = {2, 3, 5, 8, 16, 31, 64}, ts[] = {4, 8, 16, 32, 64, 256}, pipeline[] = {4, 16, 64};
+    std::uint64_t w = 1 + rng() % 120, h = 1 + rng() % 120;
+    if (seed % 11 == 0) h = 1;
+    if (seed % 13 == 0) w = 1;
+    testing::ResidentFlowdirCase rc;
+    rc.g = gs[rng() % 7];
+    rc.t = ts[rng() % 6];
+    rc.threads = 1 + static_cast<unsigned>(rng() % 3);
+    const int outlets = static_cast<int>(rng() % 4);  // both (twice), edge, nodata
+    rc.edge = outlets != 3;
+    rc.nodata = outlets != 2;
+    const std::uint64_t groups[] = {0, 1, 3};
+    rc.group_tiles = groups[rng() % 3];
+    const bool filled = seed % 4 != 0, waves = seed % 2 == 0;
+    const double holes = seed % 3 == 0 ? 0.0 : 0.04;
+    std::vector<double> dem = waves ? testing::random_flat_terrain(rng, w, h, holes, 3 + static_cast<int>(rng() % 8))
+                                    : testing::random_terrain(rng, w, h, holes, testing::TerrainShape{0.02, 1, 12, 0.4, 100});
+    if (filled) dem = testing::reference_fill(dem, w, h, true, rc.edge, rc.nodata);
+    if (seed % 7 == 0) testing::blank_tile_row(dem, w, h, rc.t);
+    const ResidentFlowdirStats s =
+        check_resident(dem, w, h, rc, pipeline[rng() % 3],
+                       "seed " + std::to_string(seed) + (filled ? " filled " : " unfilled ") + (waves ? "waves " : "terrain ") +
+                           std::to_string(w) + " x " + std::to_string(h) + (rc.edge ? " edge" : "") + (rc.nodata ? " nodata" : ""));
+    flat += s.flat_cells;
+    undrained += s.undrained_cells;
+    rounds += s.rounds;
+    many_rounds += s.rounds > 5;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(flat, 100000u);     // the cases have flats
+  EXPECT_GT(undrained, 1000u);  // undrained pits on the unfilled ones
+  EXPECT_GT(many_rounds, 20u);  // flats across many BFS tiles
+  EXPECT_GT(rounds, 500u);
+}
+
+// One big filled lake: the same codes at every BFS tile, group and thread count, and the tile pipeline's.
+TEST(ResidentFlowdir, ALakeAcrossManyTilesGivesTheSameBytesAtEveryTileAndThreadCount) {
+  std::mt19937_64 rng(99);
+  const std::uint64_t w = 131, h = 97;
+  std::vector<double> dem = random_dem(rng, w, h, 0.0, false, true, true);
+  for (std::uint64_t y = 20; y < 80; ++y)
+    for (std::uint64_t x = 20; x < 110; ++x)
+      if (!std::isnan(dem[y * w + x])) dem[y * w + x] = -500 + std::abs(static_cast<double>(x) - 65);
+  dem = testing::reference_fill(dem, w, h, true, true, true);
+  for (std::uint32_t g : {2u, 4u, 7u, 16u, 64u})
+    for (unsigned threads : {1u, 3u}) {
+      testing::ResidentFlowdirCase rc;
+      rc.g = g;
+      rc.t = 32;
+      rc.threads = threads;
+      rc.group_tiles = threads == 1 ? 1 : 0;
+      const ResidentFlowdirStats s = check_resident(dem, w, h, rc, 16, "lake, threads " + std::to_string(threads));
+      EXPECT_GT(s.flat_cells, 4000u);
+      if (g <= 4) {
+        EXPECT_GT(s.rounds, 10u) << "g " << g;
+      }
+    }
+}
+
+// A flat corridor winding through the raster (a BFS as long as the raster's cells): many rounds.
+TEST(ResidentFlowdir, ASerpentineFlatMatches) {
+  for (const auto& [w, h] : {std::pair<std::uint64_t, std::uint64_t>{61, 41}, {40, 70}, {1, 30}, {30, 1}, {9, 8}}) {
+    const std::vector<double> dem = testing::serpentine_flat(w, h);
+    for (std::uint32_t g : {2u, 8u, 64u}) {
+      testing::ResidentFlowdirCase rc;
+      rc.g = g;
+      rc.t = 16;
+      rc.edge = false;
+      const ResidentFlowdirStats s =
+          check_resident(dem, w, h, rc, 8, "serpentine " + std::to_string(w) + " x " + std::to_string(h));
+      if (w == 61 && g == 8) {
+        EXPECT_GT(s.rounds, 20u);
+      }
+    }
+  }
+}
+
+// Whole-raster flats: drained by the edge, undrained without outlets, 1 x 1, all nodata, infinities.
+TEST(ResidentFlowdir, WholeRasterFlatsAndDegenerateRasters) {
+  const double inf = INFINITY, n = std::nan("");
+  struct Case {
+    std::uint64_t w, h;
+    std::vector<double> dem;
+    bool edge, nodata;
+  };
+  const std::vector<Case> cases = {
+      {70, 50, std::vector<double>(70 * 50, 3.0), true, true},     // every edge cell an outlet
+      {70, 50, std::vector<double>(70 * 50, 3.0), false, true},    // no outlet: one undrained flat
+      {1, 1, {5.0}, true, true},
+      {1, 1, {5.0}, false, true},
+      {3, 3, std::vector<double>(9, n), true, true},
+      {5, 1, {inf, inf, 2, -inf, -inf}, false, true},
+      {4, 4, {inf, inf, inf, inf, inf, -0.0, 0.0, inf, inf, 0.0, -0.0, inf, inf, inf, inf, inf}, false, true},
+      {4, 4, {1, 1, 1, 1, 1, n, n, 1, 1, n, n, 1, 1, 1, 1, 1}, false, true},
+  };
+  for (std::size_t k = 0; k < cases.size(); ++k)
+    for (std::uint32_t g : {2u, 64u}) {
+      testing::ResidentFlowdirCase rc;
+      rc.g = g;
+      rc.t = 8;
+      rc.edge = cases[k].edge;
+      rc.nodata = cases[k].nodata;
+      check_resident(cases[k].dem, cases[k].w, cases[k].h, rc, 4, "case " + std::to_string(k));
+    }
+  testing::ResidentFlowdirCase rc;
+  rc.edge = false;
+  const testing::ResidentFlowdirRun closed = testing::run_resident_flowdir(Device::Cpu, cases[1].dem, 70, 50, rc);
+  EXPECT_EQ(closed.stats.undrained_flats, 1u);
+  EXPECT_EQ(closed.stats.undrained_cells, 3500u);
+}
+
+// The shipped DEMs filled by the oracle: the twin against the tile pipeline.
+TEST(ResidentFlowdir, ShippedDemsMatchTheTilePipeline) {
+  const std::string real = std::string(TERRAZO_DATASETS) + "/real/";
+  std::uint64_t flats = 0;
+  for (const std::string name : {"N44W072.hgt", "Mega_divide.bil", "pysheds_dem.tif", "rhine_elv0.tif", "nz_elev.tif"}) {
+    RasterInfo info;
+    const std::vector<double> raw = testing::read_raster_values(real + name, &info);  // before info is read
+    const std::vector<double> dem = testing::reference_fill(raw, info.width, info.height, true, true, true);
+    testing::ResidentFlowdirCase rc;
+    rc.threads = 2;
+    flats += check_resident(dem, info.width, info.height, rc, 256, name).flats;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(flats, 40000u);
 }
 
 }  // namespace

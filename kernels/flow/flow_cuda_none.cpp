@@ -4,6 +4,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/flow/resident_fill.h"
 #include "kernels/flow/resident_flowacc.h"
+#include "kernels/flow/resident_flowdir.h"
 #include "kernels/flow/resident_watershed.h"
 
 namespace terrazo {
@@ -13,6 +14,9 @@ std::unique_ptr<ResidentFillSolver> make_resident_fill_cuda(const ResidentFillOp
 }
 std::unique_ptr<ResidentFlowAcc> make_resident_flowacc_cuda(const ResidentFlowAccOptions&) {
   refuse_without_cuda("the resident flow accumulation");
+}
+std::unique_ptr<ResidentFlowdir> make_resident_flowdir_cuda(const ResidentFlowdirOptions&) {
+  refuse_without_cuda("the resident flow directions");
 }
 std::unique_ptr<ResidentWatershed> make_resident_watershed_cuda(const ResidentWatershedOptions&) {
   refuse_without_cuda("the resident watershed labelling");
