@@ -16,6 +16,7 @@
 #include "engine/commands/fill_command.h"
 #include "engine/commands/flowdir_command.h"
 #include "engine/flow/flowdir_phases.h"
+#include "engine/flow/flowdir_resident.h"
 #include "kernels/common/error.h"
 #include "tests/support/fill_reference.h"
 #include "tests/support/flow_test_support.h"
@@ -401,6 +402,61 @@ TEST(ResidentFlowdir, WholeRasterFlatsAndDegenerateRasters) {
   const testing::ResidentFlowdirRun closed = testing::run_resident_flowdir(Device::Cpu, cases[1].dem, 70, 50, rc);
   EXPECT_EQ(closed.stats.undrained_flats, 1u);
   EXPECT_EQ(closed.stats.undrained_cells, 3500u);
+}
+
+// The GPU's pipeline (engine/flow/flowdir_resident.h) with the CPU twin as its solver: the tile
+// pipeline's bytes and counts, at store tiles of 4 to 64 and BFS tiles that do and do not divide
+// them, absent tiles included, every outlet mode.
+TEST(ResidentFlowdir, PipelineMatchesTheTilePipeline) {
+  std::uint64_t rounds = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    std::mt19937_64 rng(seed * 104729);
+    const std::uint32_t tiles[] = {4, 8, 16, 32, 64}, gs[] = {3, 8, 16, 64};
+    FlowCase c{1 + rng() % 120, 1 + rng() % 120, tiles[rng() % 5], 1 + static_cast<unsigned>(rng() % 3), rng() % 4 != 0,
+               rng() % 4 != 1};
+    if (!c.edge && !c.nodata) c.edge = true;
+    FlowdirResidentOptions o;
+    o.device = Device::Cpu;
+    o.g = gs[rng() % 4];
+    o.threads = c.threads;
+    o.edge_outlets = c.edge;
+    o.nodata_outlets = c.nodata;
+    std::vector<double> dem = random_dem(rng, c.w, c.h, seed % 3 == 0 ? 0.0 : 0.05, seed % 4 != 0, c.edge, c.nodata);
+    if (seed % 5 == 0) testing::blank_tile_row(dem, c.w, c.h, c.t);
+    const std::string what = "seed " + std::to_string(seed) + " " + describe(c) + " g " + std::to_string(o.g);
+    std::vector<std::uint8_t> got;
+    const FlowdirPhaseResult r = testing::run_phases_in_memory(
+        dem, c.w, c.h, c.t, std::uint8_t{77}, got, [&](const TileInput& input, MemoryBudget& budget, FlowdirTileSink& sink) {
+          return run_flowdir_resident(input, o, budget, Progress::silent(), sink);
+        });
+    FlowdirPhaseResult want;
+    const std::vector<std::uint8_t> tiles_codes = run_case(dem, c, want);
+    EXPECT_STREQ(r.path, "resident") << what;
+    testing::expect_cells_match(got, tiles_codes, c.w, what, [&](std::uint64_t i) { return got[i] == tiles_codes[i]; });
+    EXPECT_EQ(r.valid_cells, want.valid_cells) << what;
+    EXPECT_EQ(r.flat_cells, want.flat_cells) << what;
+    EXPECT_EQ(r.outlet_cells, want.outlet_cells) << what;
+    EXPECT_EQ(r.flats, want.flats) << what;
+    EXPECT_EQ(r.undrained_flats, want.undrained_flats) << what;
+    EXPECT_EQ(r.undrained_cells, want.undrained_cells) << what;
+    rounds += r.resident.rounds;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(rounds, 30u);
+}
+
+// `flowdir --device cpu` runs the tiles and says so in --json: device, path, the tiles' keys, no
+// resident rounds (the GPU's run says path resident: tools/bench/gpu_bench/validate_gpu.sh).
+TEST(FlowdirCommand, JsonNamesTheDeviceAndThePath) {
+  testing::TempDir dir;
+  const std::string input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  const FlowdirCommandResult r = run_flowdir_command(
+      parse_flowdir_options({"-q", "--device", "cpu", "--tmpdir", dir.path(), input, dir.file("dir.tif")}), Progress::silent());
+  const std::string json = r.to_json();
+  EXPECT_NE(json.find("\"device\":\"cpu\",\"path\":\"tiles\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"halos\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"resident\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"fallback\""), std::string::npos) << json;
 }
 
 // The shipped DEMs filled by the oracle: the twin against the tile pipeline.

@@ -204,7 +204,8 @@ Flags flowdir_flags() {
       shared("Options", "--co", "it applies to FLOWDIR.tif; defaults: tiled, COMPRESS=ZSTD, ZSTD_LEVEL=1, BIGTIFF=IF_SAFER"),
       shared("Options", "--memory", "--threads tile windows (about 85 bytes a cell of a tile each) and 60 bytes per cell of the flats that cross tile borders"),
       shared("Options", "--band"),
-      shared("Options", "--device", "flowdir runs on the CPU; cuda is refused until its GPU twin lands"),
+      shared("Options", "--device", "cuda: the whole raster on the GPU (31 bytes a cell), the same bytes as the CPU's"),
+      shared("Options", "--gpu-memory", "a raster it does not hold runs on the CPU, with a warning", "three quarters of the GPU's memory"),
       shared("Options", "--threads"),
       shared("Options", "--tile", "a larger tile keeps more flats inside one tile"),
       shared_run("Options", "--input-mode --tmpdir --json --quiet"));

@@ -4,6 +4,7 @@
 
 #include "engine/commands/flag_table.h"
 #include "engine/commands/flow_run.h"
+#include "engine/flow/flowdir_resident.h"
 
 namespace terrazo {
 namespace {
@@ -15,8 +16,9 @@ const char kUsage[] =
     "core: each cell flows to its steepest lower neighbour (a diagonal drop counts 1/sqrt 2); the cells\n"
     "of a flat, which has no lower neighbour, flow towards the flat's outlets and away from the higher\n"
     "terrain around it (Barnes, Lehman and Mulla 2014), so every path reaches an outlet. Run\n"
-    "`terrazo fill` first: a depression left unfilled is a pit whose cells get 0. The output is the\n"
-    "same for every --tile and --threads.\n"
+    "`terrazo fill` first: a depression left unfilled is a pit whose cells get 0. On a GPU (--device\n"
+    "cuda, or auto with one) the whole raster is held in its memory (31 bytes a cell). The output is\n"
+    "the same for every --tile, --threads and --device.\n"
     "\n"
     "FILLED       any GDAL raster (GeoTIFF, .hgt, .bil, .asc, .asc.gz) or a terrazo tile store (.tzs),\n"
     "             usually the output of `terrazo fill` with the same --outlets\n"
@@ -30,10 +32,13 @@ const char kUsage[] =
     "Options:\n"
     "{flags Options}\n"
     "\n"
-    "JSON keys: width, height, tile, outlets, valid_cells, flat_cells, outlet_cells, flats,\n"
-    "undrained_flats, undrained_cells, cross_tile_flat_cells, kept_tiles (tiles whose codes were\n"
-    "kept for the write, not computed twice), phases {import, halos, directions, flats, write},\n"
-    "seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read, bytes_written.\n"
+    "JSON keys: width, height, tile, outlets, device, path (tiles: the CPU's pipeline; resident: the\n"
+    "GPU's), fallback (when a GPU run took the tiles: why), valid_cells, flat_cells, outlet_cells,\n"
+    "flats, undrained_flats, undrained_cells, cross_tile_flat_cells, kept_tiles (tiles whose codes\n"
+    "were kept for the write, not computed twice), resident {tile, rounds, solves, sweeps, gpu_ms}\n"
+    "(resident only), phases {import, halos, directions, flats, write} (resident: {import, load,\n"
+    "solve, write}), seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read,\n"
+    "bytes_written.\n"
     "\n"
     "Example:\n"
     "  terrazo fill --memory 2G dem.tif filled.tif\n"
@@ -64,12 +69,31 @@ std::string FlowdirCommandResult::summary() const {
          run_line_tail(result.seconds.total, result.peak_rss_bytes);
 }
 
+namespace {
+
+// The resident directions' BFS rounds (engine/flow/flowdir_resident.h).
+JsonObject resident_json(const ResidentFlowdirStats& r) {
+  JsonObject resident;
+  resident.add("tile", kResidentFlowdirTile)
+      .add("rounds", r.rounds)
+      .add("solves", r.solves)
+      .add("sweeps", r.sweeps)
+      .add("gpu_ms", r.kernel_ms);
+  return resident;
+}
+
+}  // namespace
+
 std::string FlowdirCommandResult::to_json() const {
   const FlowdirPhaseResult& p = result.phases;
+  const bool resident = std::string(p.path) == "resident";
   JsonObject summary = json_head("flowdir", options.flowdir.input, options.flowdir.output);
   add_raster_keys(summary, result)
       .add("outlets", to_string(options.flowdir.outlets))
-      .add("valid_cells", p.valid_cells)
+      .add("device", p.device)
+      .add("path", p.path);
+  if (!p.fallback.empty()) summary.add("fallback", p.fallback);
+  summary.add("valid_cells", p.valid_cells)
       .add("flat_cells", p.flat_cells)
       .add("outlet_cells", p.outlet_cells)
       .add("flats", p.flats)
@@ -77,6 +101,10 @@ std::string FlowdirCommandResult::to_json() const {
       .add("undrained_cells", p.undrained_cells)
       .add("cross_tile_flat_cells", p.cross_tile_flat_cells)
       .add("kept_tiles", p.kept_tiles);
+  if (resident) {
+    summary.add("resident", resident_json(p.resident));
+    return flow_json_tail(summary, *this, {{"load", p.load_seconds}, {"solve", p.solve_seconds}, {"write", p.write_seconds}});
+  }
   return flow_json_tail(summary, *this,
                         {{"halos", p.halos_seconds}, {"directions", p.directions_seconds}, {"flats", p.flats_seconds},
                          {"write", p.write_seconds}});

@@ -19,11 +19,13 @@
 // (TileSink::declare_bytes), planned in `plan` before any work.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "engine/flow/flow_phase.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/progress.h"
+#include "kernels/flow/resident_flowdir.h"
 
 namespace terrazo {
 
@@ -41,6 +43,14 @@ struct FlowdirPhaseResult {
   std::uint64_t cross_tile_flat_cells = 0;  // the cells of the flats that cross tile borders
   std::uint64_t kept_tiles = 0;  // tiles whose codes were kept for the write, not computed again
   double halos_seconds = 0, directions_seconds = 0, flats_seconds = 0, write_seconds = 0;
+  // The path taken: "tiles" (these phases) or "resident" (engine/flow/flowdir_resident.h: its rounds'
+  // counts, its load and solve seconds; write_seconds is its write's; cross_tile_flat_cells and
+  // kept_tiles 0).
+  const char* path = "tiles";
+  std::string device = "cpu";  // "cpu" or "cuda (<device name>)"
+  std::string fallback;        // why a GPU run took the tile path ("" when it did not)
+  ResidentFlowdirStats resident;
+  double load_seconds = 0, solve_seconds = 0;
   // The bytes of one tile's slot: its window, a neighbour's tile, its directions.
   static std::uint64_t slot_bytes(std::uint32_t t);
 };

@@ -5,8 +5,8 @@
 #      from the working tree and runs every GPU test and the four gpu checks (GPU = CPU twin and
 #      oracle, bit for bit);
 #   2. with a CLI bundle of tools/bench/device_bundle.sh: every GPU command of the same binary with
-#      --device cuda and --device cpu on a generated raster (flowacc and watershed: on its
-#      directions), outputs compared byte for byte, and the peak RSS of each against the promise
+#      --device cuda and --device cpu on a generated raster (flowdir: on its fill; flowacc and
+#      watershed: on its directions), outputs compared byte for byte, and the peak RSS of each against the promise
 #      (--memory + 64 MiB).
 #
 # Usage (from the repository root): tools/bench/gpu_bench/validate_gpu.sh SCRATCH [BUNDLE.tar.xz [SIDE [MEMORY]]]
@@ -60,9 +60,14 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' \
   run_both odm csv od-matrix --transient-index --site 100,100 --site 5000,3000 --site 7000,7000
   # The CPU tile pipeline's spill graph at 8192^2 with 256-cell tiles needs about 650 MiB.
   RUN_MEMORY=2G run_both fill tif fill --gpu-memory 4G
+  # flowdir reads the filled raster (the fill above, on the CPU); its tile pipeline holds the flats
+  # that cross tile borders in memory (about 1 GiB at 8192^2, filled).
+  if wanted flowdir || wanted flowacc || wanted watershed; then
+    [ -f "$scratch/fill_cpu.tif" ] || "$tz" fill -q --device cpu --memory 2G "$g" "$scratch/fill_cpu.tif"
+  fi
+  RUN_MEMORY=2G g="$scratch/fill_cpu.tif" run_both flowdir tif flowdir --gpu-memory 8G
   # flowacc and watershed read directions: the D8 (on the CPU) of the fill above.
   if wanted flowacc || wanted watershed; then
-    [ -f "$scratch/fill_cpu.tif" ] || "$tz" fill -q --device cpu --memory 2G "$g" "$scratch/fill_cpu.tif"
     "$tz" flowdir -q --device cpu --memory 2G "$scratch/fill_cpu.tif" "$scratch/dir.tif" ||
       note_failure "flowdir for flowacc and watershed"
   fi

@@ -170,12 +170,12 @@ class FlowDirection(TerrazoAlgorithm):
             "cell flows to its steepest lower neighbour; flats drain towards their outlets and away from "
             "higher terrain (Barnes, Lehman and Mulla 2014). Byte codes as ESRI's: 1 E, 2 SE, 4 S, 8 SW, 16 W, "
             "32 NW, 64 N, 128 NE; 0 no flow (an outlet, or an undrained pit); 255 nodata. Fill the "
-            "depressions first.</p>")
+            "depressions first. On a GPU the whole raster is held in its memory, the same bytes.</p>")
     PARAMETERS = [
         Common("INPUT", "BAND", INPUT="Filled elevation raster"),
         Choice("OUTLETS", "outlets", "Where water leaves: the raster's edge, cells next to nodata, or both (as in the fill)",
                ["both", "edge", "nodata"]),
-        Common("MEMORY", "EXTRA"),
+        Common("MEMORY", "DEVICE", "EXTRA"),
         Output("OUTPUT", "Flow directions"),
     ]
 
