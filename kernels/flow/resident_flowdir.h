@@ -1,6 +1,6 @@
 // kernels/flow/resident_flowdir.h: D8 flow directions of a whole elevation raster held in one memory
 // (GPU memory for the CUDA solver, RAM for its CPU twin): `terrazo flowdir --device cuda`
-// (engine/flow/flowdir_resident.h; docs/flow.md "flowdir on the GPU").
+// (engine/flow/flowdir_resident.h; docs/flow.md "flowdir", "On the GPU").
 //
 // Source: [Barnes2014b] for the flats; the tile rounds of kernels/flow/resident_fill.h for the BFS
 // distances; a lock-free union-find (hooking the larger root under the smaller by compare-and-swap, as
