@@ -8,7 +8,8 @@
 //   compress_cells   step 3b: every parent its root;
 //   list_flat_tiles  step 4's first list: every tile with a flat cell, once (a flag per tile);
 //   solve_tiles      step 4's rounds: one block per listed tile, its (g+2)^2 window of flat flags and
-//                    distances in shared memory, swept in place until no cell lowers (a block vote),
+//                    distances in shared memory, swept in place (alternately forwards and backwards)
+//                    until no cell lowers (a block vote),
 //                    its lowered cells stored back, the tiles its lowered border cells face listed for
 //                    the next round (flag exchange, list slot by atomic add); the host reads the next
 //                    list's length once a round;
@@ -106,9 +107,12 @@ static __global__ void solve_tiles(FlowdirCells c, FlowdirTiles t, const std::ui
   if (threadIdx.x == 0) leaving = 0;
   __syncthreads();
   unsigned long long sweeps = 0;
-  for (bool lowered = true; lowered; ++sweeps) {
+  for (bool lowered = true; lowered; ++sweeps) {  // alternately forwards and backwards, as the CPU twin
     bool mine = false;
-    for (std::uint32_t k = threadIdx.x; k < n; k += blockDim.x) mine |= flowdir_relax(flat, towards, away, s, t.window_index(k % g, k / g));
+    for (std::uint32_t k = threadIdx.x; k < n; k += blockDim.x) {
+      const std::uint32_t c = sweeps % 2 ? n - 1 - k : k;
+      mine |= flowdir_relax(flat, towards, away, s, t.window_index(c % g, c / g));
+    }
     lowered = __syncthreads_or(mine) != 0;
   }
   unsigned faces = 0;

@@ -153,9 +153,10 @@ def flow_direction(input, output, *, outlets=None, memory=None, progress=None, *
     """D8 flow directions of the (filled) elevation raster ``input``, exactly and out of core
     (``terrazo flowdir``, docs/flow.md): a Byte GeoTIFF of ESRI's codes (1 E, 2 SE, 4 S, 8 SW, 16 W,
     32 NW, 64 N, 128 NE; 0 no flow, 255 nodata), flats drained as Barnes, Lehman and Mulla (2014).
-    outlets: "both" (default), "edge" or "nodata", as ``fill``'s. Other flags of
-    ``terrazo flowdir --help`` as keywords (``tile=512``, ``threads=4``). Returns the --json summary
-    (``flat_cells``, ``flats``, ``undrained_cells``, ...).
+    outlets: "both" (default), "edge" or "nodata", as ``fill``'s. ``device="cuda"`` computes them with
+    the whole raster on the GPU (the same bytes). Other flags of ``terrazo flowdir --help`` as keywords
+    (``tile=512``, ``threads=4``). Returns the --json summary (``flat_cells``, ``flats``,
+    ``undrained_cells``, ``path``, ...).
 
     >>> terrazo.fill("dem.tif", "filled.tif")
     >>> terrazo.flow_direction("filled.tif", "flowdir.tif", memory="1G")["flats"]
