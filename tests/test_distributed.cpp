@@ -435,6 +435,9 @@ void expect_sssp_ranks_match_one_process(const std::string& input, const std::st
       EXPECT_TRUE(same_file(dir.file("one_a.tif"), dir.file(tag + "_a.tif"))) << "the allocations differ from one process's";
     }
     expect_rank_0_summary(r, ranks);
+    if (flags.find("--exchange resident") != std::string::npos) {
+      EXPECT_NE(r.out.find("\"exchange\":\"resident\""), std::string::npos) << r.out;
+    }
   }
 }
 
@@ -456,6 +459,43 @@ TEST_F(MpiSssp, ShippedDemMatchesOneProcessAndTheOracleForOneToFourRanks) {
   // Tiles that are the GeoTIFF's blocks (the block writer), compressed.
   expect_sssp_ranks_match_one_process(dem, "--tile 256 --co COMPRESS=DEFLATE", false, {{200, 150}}, dir,
                                       Connectivity::Eight);
+}
+
+// The resident exchange on ranks (its CPU twin; engine/sssp/resident_ranks.cpp): each rank's
+// window, the shared cells traded every round. Tiles that do and do not divide the raster, so the
+// windows start at odd rows and columns; 4, 8 and 16 neighbours; several sources.
+TEST_F(MpiSssp, ResidentExchangeMatchesOneProcessAndTheOracleForOneToFourRanks) {
+  const std::string a = dir.file("a.tif"), b = dir.file("b.tif");
+  ASSERT_EQ(run_cli("gen -q --nodata-holes 0.05 --width 301 --height 157 --seed 13 " + a, dir).code, 0);
+  ASSERT_EQ(run_cli("gen -q --nodata-holes 0.2 --width 97 --height 211 --seed 18 " + b, dir).code, 0);
+  expect_sssp_ranks_match_one_process(a, "--exchange resident --tile 16 --resident-tile 8", false, {{10, 10}, {250, 140}},
+                                      dir, Connectivity::Eight);
+  expect_sssp_ranks_match_one_process(a, "--exchange resident --tile 32 --connectivity 4", false, {{150, 80}}, dir,
+                                      Connectivity::Four);
+  expect_sssp_ranks_match_one_process(a, "--exchange resident --tile 16 --connectivity 16 --resident-tile 16", false,
+                                      {{5, 150}, {290, 3}, {150, 70}}, dir, Connectivity::Sixteen);
+  expect_sssp_ranks_match_one_process(b, "--exchange resident --tile 16 --resident-tile 8", false,
+                                      {{50, 100}, {3, 3}, {90, 200}}, dir, Connectivity::Eight);
+  const std::string dem = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
+  expect_sssp_ranks_match_one_process(dem, "--exchange resident --tile 32", false, {{17, 23}, {300, 200}}, dir,
+                                      Connectivity::Eight);
+}
+
+// Models whose weights depend on the row (geodesic step lengths: each rank's window counts rows
+// from its own top) or on the direction of travel (walk), against one process.
+TEST_F(MpiSssp, ResidentExchangeOnRanksKeepsRowAndDirectionDependentWeights) {
+  const std::string a = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";  // 367 x 359, WGS 84
+  for (const std::string flags : {"--distance geodesic", "--model walk", "--model tobler --connectivity 4"}) {
+    const std::string base = "sssp -q --threads 1 --exchange resident --tile 32 --source 130,150 --source 300,10 " + flags +
+                             " --tmpdir " + dir.path() + " " + a + " ";
+    ASSERT_EQ(run_cli(base + dir.file("one.tif"), dir).code, 0) << flags;
+    for (int ranks = 2; ranks <= 4; ++ranks) {
+      SCOPED_TRACE(flags + ", " + std::to_string(ranks) + " ranks");
+      const CliRun r = run_mpi(ranks, base + dir.file("r.tif"), dir);
+      ASSERT_EQ(r.code, 0) << r.err;
+      EXPECT_TRUE(same_file(dir.file("one.tif"), dir.file("r.tif"))) << "the costs differ from one process's";
+    }
+  }
 }
 
 TEST_F(MpiSssp, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
@@ -501,8 +541,9 @@ TEST_F(MpiSssp, BadInputIsRefusedByEveryRankBeforeWork) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_TRUE(said_once_by_rank_0(r, "sssp")) << r.err;
   // What does not run on several ranks yet is refused, not run differently.
-  r = run_mpi(2, "sssp -q --exchange resident --source 1,1 " + a + out, dir);
+  r = run_mpi(2, "sssp -q --source-multiplier 2 --source 1,1 " + a + out, dir);
   EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("do not run on several ranks yet"), std::string::npos) << r.err;
   EXPECT_NE(::access(dir.file("out.tif").c_str(), F_OK), 0);
 }
 

@@ -194,19 +194,30 @@ struct ResidentChoice {
   std::uint64_t device_slots = 0;
 };
 
-ResidentChoice choose_resident(const SsspOptions& options, const TileGrid& grid, bool use_cuda, bool indexed,
-                               std::uint64_t write_phase_bytes, RunContext& context) {
+// Distributed: each rank's GPU holds its window (engine/sssp/rank_window.h), never paged; a window
+// that does not fit is an error when resident was asked for, the streamed exchange on auto (the
+// ranks then agree: agree_exchange).
+ResidentChoice choose_resident(const SsspOptions& options, const TileInput& input, const SsspExchangeOptions& xo,
+                               bool use_cuda, bool indexed, std::uint64_t write_phase_bytes, RunContext& context) {
   constexpr std::uint64_t kAutoPagedSlots = 512;
   ResidentChoice choice;
-  // A distributed run exchanges borders between ranks in the streamed exchange only (for now).
-  if (indexed || options.exchange == "streamed" || context.comm().distributed()) return choice;
+  if (indexed || options.exchange == "streamed") return choice;
   choice.resident = options.exchange == "resident";
   if (!use_cuda) return choice;
   const std::uint32_t g = options.resident_tile;
-  const std::uint64_t need = ResidentSsspExchange::device_bytes(grid.width, grid.height, g, Device::Cuda, 1,
+  const TileGrid& grid = input.grid();
+  const RankWindow window = ResidentSsspExchange::window_of(input, xo);
+  const std::uint64_t need = ResidentSsspExchange::device_bytes(window.width, window.height, g, Device::Cuda, 1,
                                                                 options.connectivity);
   const std::uint64_t room = context.gpu_memory_bytes() ? context.gpu_memory_bytes() : cuda_device().global_memory / 4 * 3;
   if (need <= room) return ResidentChoice{true, 0};
+  if (context.comm().distributed()) {
+    if (choice.resident)
+      throw Error("--exchange resident: rank " + std::to_string(context.comm().rank()) + "'s part of the raster needs " +
+                  MemoryBudget::format_size(need) + " of GPU memory, more than its " + MemoryBudget::format_size(room) +
+                  "; give more ranks, a larger --gpu-memory or --exchange streamed");
+    return ResidentChoice{};
+  }
   const std::uint64_t slots = ResidentSsspExchange::paged_slots(grid.width, grid.height, g, options.connectivity, room);
   const std::uint64_t host = ResidentSsspExchange::paged_host_bytes(grid.width, grid.height, g, options.connectivity);
   const bool host_fits = host + write_phase_bytes <= context.budget().available();
@@ -406,9 +417,6 @@ void check_distributed_flags(const SsspOptions& options, const PassRanks& ranks)
   if (!ranks.distributed()) return;
   if (!options.index.empty())
     throw UsageError("--index does not run on several ranks yet (docs/distributed.md); drop --index or run one process");
-  if (options.exchange == "resident")
-    throw UsageError("--exchange resident does not run on several ranks yet (docs/distributed.md); give --exchange "
-                     "streamed (or auto) or run one process");
 }
 
 // Stage "sssp: opening the input": the flags, the device, INPUT (or the index), the step lengths
@@ -462,20 +470,29 @@ void open_pass(const SsspOptions& options, const SsspPass& pass, RunContext& con
 void choose_exchange(const SsspOptions& options, const SsspPass& pass, RunContext& context, PassState& s) {
   PassExchange& x = s.x;
   SsspResult& result = s.result;
-  const TileGrid& grid = s.input->grid;
   x.encoder_bytes = s.write_plan.encoders;
   x.xo = exchange_options(options, pass, s.weights, s.use_cuda, context);
   if (s.ranks.distributed()) x.xo.comm = s.ranks.comm, x.xo.ownership = s.ranks.ownership.get();
   result.block_solver = options.weight == WeightModel::Unit && x.xo.frontier_bfs && !s.labelled ? "bfs" : "sweep";
   // The source mask is read while the exchange holds its cache: open it first, keep its room free.
   if (!options.source_raster.empty() && pass.mask) x.mask = RasterReader::open(options.source_raster);
-  const ResidentChoice resident =
-      choose_resident(options, grid, s.use_cuda, s.input->index != nullptr, s.write_plan.bytes, context);
+  const ResidentChoice resident = choose_resident(options, s.cells.solved(*s.input), x.xo, s.use_cuda,
+                                                  s.input->index != nullptr, s.write_plan.bytes, context);
   x.resident = resident.resident;
   x.device_slots = resident.device_slots;
   result.resident_slots = resident.device_slots;
   result.exchange = s.input->index ? "index" : x.resident ? "resident" : "streamed";
   x.outputs_from_device = x.resident && s.use_cuda;
+}
+
+// Distributed, --exchange auto on GPUs: the resident exchange only when every rank's window fits
+// its GPU (each rank chose alone in choose_exchange), else the streamed one on every rank.
+void agree_exchange(Communicator& comm, PassState& s) {
+  PassExchange& x = s.x;
+  if (comm.all_reduce(std::uint64_t{x.resident}, ReduceOp::Min) == std::uint64_t{x.resident}) return;
+  x.resident = false;
+  x.outputs_from_device = false;
+  s.result.exchange = "streamed";
 }
 
 // A distributed pass's totals over the ranks (every rank's result alike) and, at rank 0, every
@@ -511,6 +528,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunCo
     open_pass(options, pass, context, s);
     choose_exchange(options, pass, context, s);
   });
+  if (s.ranks.distributed()) agree_exchange(comm, s);
   PassInput& input = *s.input;
   const TileInput& solved = s.cells.solved(input);
   const TileGrid& grid = input.grid;

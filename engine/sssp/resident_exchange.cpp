@@ -27,7 +27,32 @@ ResidentSsspOptions resident_options(const TileGrid& grid, const SsspExchangeOpt
   return ro;
 }
 
+// The options of a solver covering `window`: its size, and the per-row step lengths from its first
+// row (the solvers count rows from the window's top; edge_weight.h).
+ResidentSsspOptions window_options(const TileGrid& grid, const RankWindow& window, const SsspExchangeOptions& options,
+                                   std::uint32_t g) {
+  ResidentSsspOptions ro = resident_options(grid, options, g);
+  ro.width = window.width;
+  ro.height = window.height;
+  StepLengths& steps = ro.params.steps;
+  if (steps.rows && window.y0) {
+    steps.rows += 3 * window.y0;
+    steps.row_count -= static_cast<std::int64_t>(window.y0);
+  }
+  return ro;
+}
+
 }  // namespace
+
+RankWindow ResidentSsspExchange::window_of(const TileInput& input, const SsspExchangeOptions& options) {
+  const TileGrid& grid = input.grid();
+  const bool ranks = options.comm && options.comm->distributed();
+  return rank_window(grid, ranks ? options.ownership : nullptr, ranks ? options.comm->rank() : 0,
+                     halo_width(options.connectivity), [&](std::uint64_t tile) {
+                       return input.tile_present(static_cast<std::uint32_t>(tile % grid.tiles_x()),
+                                                 static_cast<std::uint32_t>(tile / grid.tiles_x()));
+                     });
+}
 
 std::uint64_t ResidentSsspExchange::device_bytes(std::uint64_t width, std::uint64_t height, std::uint32_t g,
                                                  Device device, unsigned threads, Connectivity connectivity) {
@@ -70,56 +95,85 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
                                            const SsspExchangeOptions& options, std::uint32_t g,
                                            std::uint64_t round_tiles, std::uint64_t device_slots,
                                            MemoryBudget& budget, Progress& progress)
-    : input_(input), store_(store), options_(options), grid_(input.grid()) {
+    : input_(input), store_(store), options_(options), grid_(input.grid()), window_(window_of(input, options)) {
   if (options.track_source || options.track_hops)
     throw Error("internal: the resident SSSP exchange computes distances only (no backlinks or allocation)");
+  if (device_slots && window_.neighbours.size())
+    throw Error("internal: the paged resident SSSP solver does not run on several ranks");
   const std::uint32_t t = grid_.tile;
   const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
   const unsigned threads = std::max(1u, options.threads);
-  ResidentSsspOptions ro = resident_options(grid_, options, g);
+  ResidentSsspOptions ro = window_options(grid_, window_, options, g);
   if (round_tiles) ro.round_tiles = round_tiles;
-  if (options.device == Device::Cpu)
+  const bool solving = window_.width > 0;
+  if (options.device == Device::Cpu && solving)
     reservations_.push_back(budget.reserve(resident_sssp_bytes(ro, Device::Cpu, threads), "sssp resident arrays"));
   if (options.device == Device::Cuda && device_slots) {
     ro.device_slots = device_slots;
     reservations_.push_back(budget.reserve(resident_sssp_paged_host_bytes(ro), "sssp paged resident host cells"));
   }
+  // Distributed: the shared cells' list, this rank's copies and the other ranks' (8 bytes each).
+  if (window_.shared_cells())
+    reservations_.push_back(budget.reserve(window_.shared_cells() * 24, "sssp resident cells shared with other ranks"));
   // Loading reads 2 tiles per thread at once: 2 x threads tiles of doubles, plus the solver's
   // staging (two windows of values, pinned on a GPU) and this object's tile buffers.
-  const std::uint64_t group = 2ull * threads;
-  reservations_.push_back(budget.reserve(tile_cells * 8 * (group + 4), "sssp resident staging"));
+  reservations_.push_back(budget.reserve(tile_cells * 8 * (2ull * threads + 4), "sssp resident staging"));
   pool_ = std::make_unique<WorkerPool>(threads);
-  solver_ = make_resident_sssp_solver(options.device, ro, *pool_);
+  if (solving) solver_ = make_resident_sssp_solver(options.device, ro, *pool_);
   for (const auto& r : reservations_) stats_.memory_bytes += r.bytes();
-
-  // Every present tile of the input crosses to the device once: read by the pool, a group at a
-  // time, each tile handed to the solver as a window of its cells inside the raster.
   values_.resize(tile_cells);
   dist_.resize(tile_cells);
-  std::vector<std::uint64_t> present;
-  for (std::uint64_t tile = 0; tile < grid_.tile_count(); ++tile)
-    if (input.tile_present(static_cast<std::uint32_t>(tile % grid_.tiles_x()), static_cast<std::uint32_t>(tile / grid_.tiles_x())))
-      present.push_back(tile);
+  load_tiles(progress);
+  load_halo_strips();
+}
+
+// Every own present tile of the input crosses to the device once: read by the pool, a group at a
+// time, each tile handed to the solver as a window of its cells inside the raster.
+void ResidentSsspExchange::load_tiles(Progress& progress) {
+  if (!solver_) return;
+  const std::uint32_t t = grid_.tile;
+  const std::uint64_t tile_cells = static_cast<std::uint64_t>(t) * t;
+  const std::uint64_t group = 2ull * pool_->threads();
+  const std::vector<std::uint64_t>& tiles = window_.own_tiles;
   std::vector<double> windows(group * tile_cells);
   const std::string phase = "sssp: load";
-  for (std::uint64_t first = 0; first < present.size(); first += group) {
-    const std::uint64_t count = std::min<std::uint64_t>(group, present.size() - first);
-    const bool concurrent = solver_->concurrent_writes();
+  const bool concurrent = solver_->concurrent_writes();
+  auto hand_over = [&](std::uint64_t tile, const double* window) {
+    const TileWindow in = grid_.window(tile);
+    solver_->write_values(in.x0 - window_.x0, in.y0 - window_.y0, in.w, in.h, window);
+  };
+  for (std::uint64_t first = 0; first < tiles.size(); first += group) {
+    const std::uint64_t count = std::min<std::uint64_t>(group, tiles.size() - first);
     pool_->run(count, [&](std::uint64_t i) {
-      const std::uint64_t tile = present[first + i];
+      const std::uint64_t tile = tiles[first + i];
       double* window = &windows[i * tile_cells];
-      input.read_tile(static_cast<std::uint32_t>(tile % grid_.tiles_x()), static_cast<std::uint32_t>(tile / grid_.tiles_x()),
-                      window);
+      input_.read_tile(static_cast<std::uint32_t>(tile % grid_.tiles_x()), static_cast<std::uint32_t>(tile / grid_.tiles_x()),
+                       window);
       const TileWindow in = grid_.window(tile);
       for (std::uint32_t y = 1; y < in.h && in.w < t; ++y)  // rows of w cells, packed in place
         std::copy_n(&window[static_cast<std::size_t>(y) * t], in.w, &window[static_cast<std::size_t>(y) * in.w]);
-      if (concurrent) solver_->write_values(in.x0, in.y0, in.w, in.h, window);
+      if (concurrent) hand_over(tile, window);
     });
-    for (std::uint64_t i = 0; i < count && !concurrent; ++i) {
-      const TileWindow in = grid_.window(present[first + i]);
-      solver_->write_values(in.x0, in.y0, in.w, in.h, &windows[i * tile_cells]);
+    for (std::uint64_t i = 0; i < count && !concurrent; ++i) hand_over(tiles[first + i], &windows[i * tile_cells]);
+    progress.update(phase, first + count, tiles.size());
+  }
+}
+
+// Distributed: the values of other ranks' cells within the halo of this rank's tiles, each of
+// their tiles read once.
+void ResidentSsspExchange::load_halo_strips() {
+  if (!solver_) return;
+  std::vector<double> strip;
+  for (const auto& [tile, rects] : window_.halo_strips) {
+    const TileWindow in = grid_.window(tile);
+    input_.read_tile(static_cast<std::uint32_t>(tile % grid_.tiles_x()), static_cast<std::uint32_t>(tile / grid_.tiles_x()),
+                     values_.data());
+    for (const TileWindow& r : rects) {
+      strip.resize(static_cast<std::size_t>(r.w) * r.h);
+      for (std::uint32_t y = 0; y < r.h; ++y)
+        std::copy_n(&values_[(r.y0 - in.y0 + y) * grid_.tile + (r.x0 - in.x0)], r.w, &strip[static_cast<std::size_t>(y) * r.w]);
+      solver_->write_values(r.x0 - window_.x0, r.y0 - window_.y0, r.w, r.h, strip.data());
     }
-    progress.update(phase, first + count, present.size());
   }
 }
 
@@ -131,19 +185,22 @@ std::vector<std::uint32_t> ResidentSsspExchange::add_sources(std::uint32_t tx, s
   const std::uint32_t t = grid_.tile;
   const bool present = input_.tile_present(tx, ty);
   if (present) input_.read_tile(tx, ty, values_.data());
+  // Distributed: a tile of another rank is only checked; its owner sets its sources.
+  const bool own = interior_present(grid_.tile_index(tx, ty)) && solver_;
   for (const TileSource& source : sources) {
     if (!present || values_[source.local] != values_[source.local]) {
       on_nodata.push_back(source.local);
       continue;
     }
-    if (source.start > options_.max_cost) continue;  // beyond --max-cost from the start: reaches nothing
-    solver_->set_source(static_cast<std::uint64_t>(tx) * t + source.local % t,
-                        static_cast<std::uint64_t>(ty) * t + source.local / t, source.start);
+    if (source.start > options_.max_cost || !own) continue;  // beyond --max-cost from the start: reaches nothing
+    solver_->set_source(static_cast<std::uint64_t>(tx) * t + source.local % t - window_.x0,
+                        static_cast<std::uint64_t>(ty) * t + source.local / t - window_.y0, source.start);
   }
   return on_nodata;
 }
 
 void ResidentSsspExchange::run(Progress& progress) {
+  if (options_.comm && options_.comm->distributed()) return run_rank_rounds(progress);
   const std::string phase = "sssp: exchange";
   progress.update(phase, 0, 0);
   resident_stats_ = solver_->solve([&](std::uint64_t, std::uint64_t solves) { progress.update(phase, solves, 0); });
@@ -161,14 +218,18 @@ void ResidentSsspExchange::read_interior(std::uint64_t tile, PathLength* dist, s
   const std::uint32_t t = grid_.tile;
   const TileWindow in = grid_.window(tile);
   const std::uint32_t w = in.w, h = in.h;
-  solver_->read_distances(in.x0, in.y0, w, h, dist);
-  // Rows of w cells to rows of t, from the last row back (in place), padding unreached.
-  for (std::uint32_t y = h; y-- > 0;) {
-    std::copy_backward(dist + static_cast<std::size_t>(y) * w, dist + static_cast<std::size_t>(y) * w + w,
-                       dist + static_cast<std::size_t>(y) * t + w);
-    std::fill(dist + static_cast<std::size_t>(y) * t + w, dist + static_cast<std::size_t>(y + 1) * t, kUnreached);
+  if (interior_present(tile) && solver_) {
+    solver_->read_distances(in.x0 - window_.x0, in.y0 - window_.y0, w, h, dist);
+    // Rows of w cells to rows of t, from the last row back (in place), padding unreached.
+    for (std::uint32_t y = h; y-- > 0;) {
+      std::copy_backward(dist + static_cast<std::size_t>(y) * w, dist + static_cast<std::size_t>(y) * w + w,
+                         dist + static_cast<std::size_t>(y) * t + w);
+      std::fill(dist + static_cast<std::size_t>(y) * t + w, dist + static_cast<std::size_t>(y + 1) * t, kUnreached);
+    }
+    std::fill(dist + static_cast<std::size_t>(h) * t, dist + static_cast<std::size_t>(t) * t, kUnreached);
+  } else {
+    std::fill(dist, dist + static_cast<std::size_t>(t) * t, kUnreached);
   }
-  std::fill(dist + static_cast<std::size_t>(h) * t, dist + static_cast<std::size_t>(t) * t, kUnreached);
   if (source) std::fill(source, source + static_cast<std::size_t>(t) * t, 0u);
   if (hops) std::fill(hops, hops + static_cast<std::size_t>(t) * t, 0u);
 }
@@ -178,8 +239,7 @@ void ResidentSsspExchange::read_ring(std::uint64_t, std::uint32_t, std::uint32_t
 }
 
 void ResidentSsspExchange::flush() {
-  const std::uint64_t tiles = grid_.tile_count();
-  for (std::uint64_t tile = 0; tile < tiles; ++tile) {
+  for (const std::uint64_t tile : window_.own_tiles) {
     read_interior(tile, dist_.data(), nullptr, nullptr);
     const bool any = std::any_of(dist_.begin(), dist_.end(), [](PathLength d) { return d != kUnreached; });
     if (any) store_.write_interior(tile, dist_.data(), nullptr, nullptr);

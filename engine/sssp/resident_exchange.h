@@ -8,15 +8,21 @@
 // GPU holds every tile's border band and enough tile interiors to page them (the paged solver,
 // `device_slots` > 0: docs/sssp.md "Paged resident exchange"); the streamed exchange
 // (engine/sssp/exchange.h) serves every other run. All give the same distances bit for bit.
+// Distributed (options.comm with several ranks): each rank's solver holds its window of the raster
+// (engine/sssp/rank_window.h: its own tiles and the cells of others' within the halo), the rounds'
+// threshold and end are agreed by all-reduce, and the ranks trade their copies of the shared cells
+// each round (run_rank_rounds, engine/sssp/resident_ranks.cpp; never paged). One process: the
+// window is the whole raster.
 // Memory (host, reserved from the budget): CUDA: two tiles of staging (t*t x 16 bytes) and the
 // solver's pinned windows (t*t x 16), and when paged every cell (resident_sssp_paged_host_bytes);
-// CPU twin: the resident arrays (resident_sssp_bytes).
+// CPU twin: the resident arrays (resident_sssp_bytes); distributed: 24 bytes per shared cell.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "engine/sssp/exchange.h"
+#include "engine/sssp/rank_window.h"
 #include "kernels/sssp/resident_sssp.h"
 
 namespace terrazo {
@@ -39,7 +45,8 @@ class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSourc
   // (no flush: each tile crosses the bus once more, and never touches the disk).
   const TileGrid& grid() const override { return grid_; }
   bool labelled() const override { return false; }
-  bool interior_present(std::uint64_t) const override { return true; }
+  // Tiles outside this rank's window (another rank's, or absent ones) read as unreached.
+  bool interior_present(std::uint64_t tile) const override { return window_.contains(grid_.window(tile)); }
   void read_interior(std::uint64_t tile, PathLength* dist, std::uint32_t* source, std::uint32_t* hops) override;
   void read_ring(std::uint64_t tile, std::uint32_t first, std::uint32_t count, RingCell* out) override;
   void set_read_target(PathLength* dist, std::uint64_t cells) override {
@@ -59,12 +66,20 @@ class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSourc
                                    std::uint64_t room);
   static std::uint64_t paged_host_bytes(std::uint64_t width, std::uint64_t height, std::uint32_t g,
                                         Connectivity connectivity);
+  // The window of `rank` (options.ownership's) or, one process, the whole raster.
+  static RankWindow window_of(const TileInput& input, const SsspExchangeOptions& options);
 
  private:
+  void load_tiles(Progress& progress);
+  void load_halo_strips();
+  void run_rank_rounds(Progress& progress);
+  void trade_shared_cells(std::vector<PathLength>& mine, std::vector<PathLength>& theirs);
+
   const TileInput& input_;
   DistanceStore& store_;
   SsspExchangeOptions options_;
   TileGrid grid_;
+  RankWindow window_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<ResidentSsspSolver> solver_;
   std::vector<MemoryBudget::Reservation> reservations_;

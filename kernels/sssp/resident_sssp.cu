@@ -62,6 +62,30 @@ __global__ void read_window_kernel(ResidentLayout l, std::uint64_t x0, std::uint
   out[i] = dist[l.index(x0 + i % w, y0 + i / w)];
 }
 
+// The distances of the exchange's cells (layout indices `where`) out, in list order.
+__global__ void gather_cells(const std::uint64_t* __restrict__ where, std::uint64_t n, const PathLength* __restrict__ dist,
+                             PathLength* __restrict__ out) {
+  const std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = dist[where[i]];
+}
+
+// Each listed cell lowered to min(current, in[i]) (atomically: a cell may be listed twice); a
+// lowered cell makes its tile and the tiles around it pending with at most that key (set_source).
+__global__ void lower_cells_kernel(ResidentLayout l, const std::uint64_t* __restrict__ where, std::uint64_t n,
+                                   const PathLength* __restrict__ in, PathLength* dist, std::uint64_t* keys,
+                                   unsigned long long* lowered) {
+  const std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const PathLength v = in[i];
+  const PathLength old = atomicMin(reinterpret_cast<unsigned long long*>(dist + where[i]), static_cast<unsigned long long>(v));
+  if (v >= old) return;
+  atomicAdd(lowered, 1ull);
+  const std::uint64_t tile = where[i] / l.tile_cells(), tx = tile % l.tiles_x, ty = tile / l.tiles_x;
+  for (std::uint64_t ny = ty == 0 ? 0 : ty - 1; ny <= ty + 1 && ny < l.tiles_y; ++ny)
+    for (std::uint64_t nx = tx == 0 ? 0 : tx - 1; nx <= tx + 1 && nx < l.tiles_x; ++nx)
+      atomicMin(reinterpret_cast<unsigned long long*>(keys + ny * l.tiles_x + nx), static_cast<unsigned long long>(v));
+}
+
 template <class Cells>
 __global__ void gather_windows(Cells at, const std::uint64_t* __restrict__ active, double* __restrict__ window_values,
                                PathLength* __restrict__ window_dist, std::int64_t* __restrict__ window_row0,
@@ -291,6 +315,67 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     return stats;
   }
 
+  PathLength smallest_key() override {
+    require_unpaged("smallest_key");
+    return select_->smallest_key();
+  }
+
+  std::uint64_t solve_round(PathLength threshold, ResidentSsspStats& stats) override {
+    require_unpaged("solve_round");
+    const std::uint64_t active = select_->select(threshold);
+    if (active == 0) return 0;
+    ++stats.rounds;
+    stats.max_active = std::max(stats.max_active, active);
+    for (std::uint64_t first = 0; first < active; first += batch_) {
+      const std::uint64_t count = std::min(batch_, active - first);
+      solve_group(resident_cells(), first, count);
+      stats.solves += count;
+    }
+    stream_.synchronize();
+    return active;
+  }
+
+  void set_exchange_cells(const std::vector<std::uint64_t>& cells) override {
+    require_unpaged("set_exchange_cells");
+    exchange_count_ = cells.size();
+    if (exchange_count_ == 0) return;
+    exchange_host_.resize(exchange_count_);
+    exchange_values_.resize(exchange_count_);
+    exchange_where_.resize(exchange_count_);
+    std::vector<std::uint64_t> where(exchange_count_);
+    for (std::uint64_t i = 0; i < exchange_count_; ++i)
+      where[i] = layout_.index(cells[i] % options_.width, cells[i] / options_.width);
+    TERRAZO_CUDA_CHECK(cudaMemcpy(exchange_where_.get(), where.data(), exchange_count_ * sizeof(std::uint64_t),
+                                  cudaMemcpyHostToDevice));
+  }
+
+  void read_cells(PathLength* out) override {
+    if (exchange_count_ == 0) return;
+    gather_cells<<<static_cast<unsigned>((exchange_count_ + 255) / 256), 256, 0, stream_.get()>>>(
+        exchange_where_.get(), exchange_count_, dist_.get(), exchange_values_.get());
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(exchange_host_.get(), exchange_values_.get(), exchange_count_ * sizeof(PathLength),
+                                       cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    std::copy(exchange_host_.get(), exchange_host_.get() + exchange_count_, out);
+  }
+
+  std::uint64_t lower_cells(const PathLength* in) override {
+    if (exchange_count_ == 0) return 0;
+    std::copy(in, in + exchange_count_, exchange_host_.get());
+    TERRAZO_CUDA_CHECK(cudaMemsetAsync(counters_.get() + 3, 0, sizeof(unsigned long long), stream_.get()));
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(exchange_values_.get(), exchange_host_.get(), exchange_count_ * sizeof(PathLength),
+                                       cudaMemcpyHostToDevice, stream_.get()));
+    lower_cells_kernel<<<static_cast<unsigned>((exchange_count_ + 255) / 256), 256, 0, stream_.get()>>>(
+        layout_, exchange_where_.get(), exchange_count_, exchange_values_.get(), dist_.get(), select_->keys(),
+        counters_.get() + 3);
+    TERRAZO_CUDA_CHECK_LAUNCH();
+    unsigned long long lowered = 0;
+    TERRAZO_CUDA_CHECK(cudaMemcpyAsync(&lowered, counters_.get() + 3, sizeof(lowered), cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    return lowered;
+  }
+
   void read_distances(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, PathLength* dist) override {
     const std::uint64_t n = static_cast<std::uint64_t>(w) * h;
     if (n == 0) return;
@@ -329,6 +414,10 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
 
  private:
   static constexpr unsigned kThreads = 256;
+
+  void require_unpaged(const char* what) const {
+    if (paged_) throw Error(std::string("internal: the paged resident SSSP solver has no ") + what);
+  }
 
   void release_read_target() {
     if (read_target_) cudaHostUnregister(read_target_);
@@ -398,7 +487,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     device_params_.steps.row0 = 0;
     edges_ = resident_edges(device_params_, options_.connectivity, options_.max_cost);
     workspace_.sweep = options_.frontier_bfs ? SsspSweep::FrontierBfs : SsspSweep::Auto;
-    counters_.resize(3);  // changed cells, first solves, rounds of sweeps
+    counters_.resize(4);  // changed cells, first solves, rounds of sweeps; lower_cells' count
     overflow_.resize(1);
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(ever_.get(), 0, layout_.tiles(), stream_.get()));
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 3 * sizeof(unsigned long long), stream_.get()));
@@ -435,7 +524,7 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
     TERRAZO_CUDA_CHECK_LAUNCH();
   }
 
-  void read_counters(ResidentSsspStats& stats) {
+  void read_counters(ResidentSsspStats& stats) override {
     unsigned long long counters[3] = {0, 0, 0};
     int overflow = 0;
     TERRAZO_CUDA_CHECK(cudaMemcpy(counters, counters_.get(), sizeof(counters), cudaMemcpyDeviceToHost));
@@ -545,6 +634,10 @@ class ResidentSsspCuda final : public ResidentSsspSolver {
   PathLength* read_target_ = nullptr;  // page-locked by set_read_target
   std::uint64_t read_target_cells_ = 0;
   DeviceBuffer<PathLength> device_dist_window_;
+  std::uint64_t exchange_count_ = 0;          // set_exchange_cells' list: layout indices, values both ways
+  DeviceBuffer<std::uint64_t> exchange_where_;
+  DeviceBuffer<PathLength> exchange_values_;
+  PinnedBuffer<PathLength> exchange_host_;
   // Paged mode only.
   MappedHostArray<double> host_values_;       // every cell, ResidentLayout::index order
   MappedHostArray<PathLength> host_dist_;

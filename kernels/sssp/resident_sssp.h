@@ -98,6 +98,23 @@ class ResidentSsspSolver {
   // Row-major window of distances (kUnreached: not reached).
   virtual void read_distances(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h,
                               PathLength* dist) = 0;
+  // The rounds one at a time, for a distributed exchange that agrees each round's threshold with
+  // the other ranks (engine/sssp/resident_exchange.h; docs/distributed.md "sssp"). smallest_key():
+  // the least key of the pending tiles (kUnreached: none). solve_round(threshold): every pending
+  // tile whose key is at most `threshold` solved once (steps 1-3 of a round); returns their number,
+  // `stats` accumulates (rounds, solves, max_active; the device's counters at read_counters()).
+  // Not on the paged solver. solve() is these rounds under the near-far schedule.
+  virtual PathLength smallest_key() = 0;
+  virtual std::uint64_t solve_round(PathLength threshold, ResidentSsspStats& stats) = 0;
+  // Counters the device keeps (tiles_solved, cells_improved, overflow, sweeps) into `stats`.
+  virtual void read_counters(ResidentSsspStats& stats) = 0;
+  // The cells a distributed exchange shares with other ranks: a fixed list of raster cells, each
+  // y * width + x, given once; read_cells() copies their distances out in list order; lower_cells()
+  // lowers each to min(current, in[i]), and every cell it lowers makes its tile and the tile's
+  // neighbours pending with at most that key (as set_source). Returns the number of cells lowered.
+  virtual void set_exchange_cells(const std::vector<std::uint64_t>& cells) = 0;
+  virtual void read_cells(PathLength* out) = 0;
+  virtual std::uint64_t lower_cells(const PathLength* in) = 0;
   // Host memory [host, host + cells) that read_distances will fill many times (the write phase's
   // slots): a device solver page-locks it and copies windows straight into it, not through its
   // staging. Until set_read_target(nullptr, 0) or the solver's end; the memory must outlive that.

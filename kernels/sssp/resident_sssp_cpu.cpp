@@ -53,58 +53,56 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
 
   ResidentSsspStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
     ResidentSsspStats stats;
-    const std::uint32_t g = layout_.g, s = layout_.window_side(), h = layout_.halo;
-    const std::uint64_t window = static_cast<std::uint64_t>(s) * s, tile_cells = layout_.tile_cells();
-    std::vector<std::uint64_t> active;
     NearFarSchedule schedule;
     schedule.target = std::max<std::uint64_t>(1, options_.round_tiles);
-    while (schedule.select(key_, &active)) {
-      ++stats.rounds;
-      stats.max_active = std::max<std::uint64_t>(stats.max_active, active.size());
-      for (std::uint64_t first = 0; first < active.size(); first += group_) {
-        const std::uint64_t count = std::min<std::uint64_t>(group_, active.size() - first);
-        // 1. Gather and solve the group's windows.
-        pool_.run(count, [&](std::uint64_t i) {
-          const std::uint64_t tile = active[first + i];
-          double* wv = &window_values_[i * window];
-          PathLength* wd = &window_dist_[i * window];
-          for (std::uint32_t c = 0; c < window; ++c)
-            resident_window_cell(cells(), tile, c, &wv[c], &wd[c]);
-          bool overflow = false;
-          WeightParams params = options_.params;  // per-row step lengths: the window's first global row
-          params.steps.row0 = static_cast<std::int64_t>((tile / layout_.tiles_x) * g) - h;
-          if (bfs_)
-            block_bfs_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells]);
-          else
-            block_sssp_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells],
-                           &overflow);
-          overflow_[i] = overflow ? 1 : 0;
-        });
-        // 2. Interiors back; 3. activations.
-        for (std::uint64_t i = 0; i < count; ++i) {
-          const std::uint64_t tile = active[first + i];
-          if (overflow_[i]) stats.overflow = true;
-          if (!ever_[tile]) {
-            ever_[tile] = 1;
-            ++stats.tiles_solved;
-          }
-          const PathLength* wd = &window_dist_[i * window];
-          PathLength* out = &dist_[tile * tile_cells];
-          const std::uint8_t* changed = &changed_[i * tile_cells];
-          for (std::uint32_t y = 0; y < g; ++y)
-            for (std::uint32_t x = 0; x < g; ++x) {
-              const std::uint32_t l = y * g + x;
-              if (!changed[l]) continue;
-              out[l] = wd[(y + h) * s + x + h];
-              ++stats.cells_improved;
-            }
-        }
-        for (std::uint64_t i = 0; i < count; ++i) activate(active[first + i], &changed_[i * tile_cells], &stats.overflow);
-        stats.solves += count;
-      }
+    for (PathLength least = smallest_key(); least != kUnreached; least = smallest_key()) {
+      schedule.adapt(solve_round(schedule.threshold(least), stats));
       round_done(stats.rounds, stats.solves);
     }
     return stats;
+  }
+
+  PathLength smallest_key() override { return *std::min_element(key_.begin(), key_.end()); }
+
+  std::uint64_t solve_round(PathLength threshold, ResidentSsspStats& stats) override {
+    active_.clear();
+    for (std::uint64_t k = 0; k < key_.size(); ++k)
+      if (key_[k] <= threshold) {
+        key_[k] = kUnreached;
+        active_.push_back(k);
+      }
+    if (active_.empty()) return 0;
+    ++stats.rounds;
+    stats.max_active = std::max<std::uint64_t>(stats.max_active, active_.size());
+    for (std::uint64_t first = 0; first < active_.size(); first += group_) {
+      const std::uint64_t count = std::min<std::uint64_t>(group_, active_.size() - first);
+      solve_group(first, count);
+      store_group(first, count, stats);
+      for (std::uint64_t i = 0; i < count; ++i) activate(active_[first + i], &changed_[i * layout_.tile_cells()], &stats.overflow);
+      stats.solves += count;
+    }
+    return active_.size();
+  }
+
+  void read_counters(ResidentSsspStats&) override {}  // solve_round counts as it goes
+
+  void set_exchange_cells(const std::vector<std::uint64_t>& cells) override {
+    exchange_.clear();
+    for (const std::uint64_t c : cells) exchange_.push_back(ExchangeCell{c % options_.width, c / options_.width});
+  }
+
+  void read_cells(PathLength* out) override {
+    for (std::size_t i = 0; i < exchange_.size(); ++i) out[i] = dist_[layout_.index(exchange_[i].x, exchange_[i].y)];
+  }
+
+  std::uint64_t lower_cells(const PathLength* in) override {
+    std::uint64_t lowered = 0;
+    for (std::size_t i = 0; i < exchange_.size(); ++i) {
+      if (in[i] >= dist_[layout_.index(exchange_[i].x, exchange_[i].y)]) continue;
+      set_source(exchange_[i].x, exchange_[i].y, in[i]);
+      ++lowered;
+    }
+    return lowered;
   }
 
   void read_distances(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, PathLength* dist) override {
@@ -114,6 +112,50 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
 
  private:
   ResidentCells cells() { return ResidentCells{layout_, values_.data(), dist_.data()}; }
+
+  // Step 1 for the round's tiles [first, first + count): their windows gathered and solved on the pool.
+  void solve_group(std::uint64_t first, std::uint64_t count) {
+    const std::uint32_t g = layout_.g, s = layout_.window_side(), h = layout_.halo;
+    const std::uint64_t window = static_cast<std::uint64_t>(s) * s, tile_cells = layout_.tile_cells();
+    pool_.run(count, [&](std::uint64_t i) {
+      const std::uint64_t tile = active_[first + i];
+      double* wv = &window_values_[i * window];
+      PathLength* wd = &window_dist_[i * window];
+      for (std::uint32_t c = 0; c < window; ++c) resident_window_cell(cells(), tile, c, &wv[c], &wd[c]);
+      bool overflow = false;
+      WeightParams params = options_.params;  // per-row step lengths: the window's first global row
+      params.steps.row0 = static_cast<std::int64_t>((tile / layout_.tiles_x) * g) - h;
+      if (bfs_)
+        block_bfs_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells]);
+      else
+        block_sssp_cpu(wv, g, params, options_.connectivity, options_.max_cost, wd, &changed_[i * tile_cells], &overflow);
+      overflow_[i] = overflow ? 1 : 0;
+    });
+  }
+
+  // Step 2 for the same tiles: the changed interior cells stored back.
+  void store_group(std::uint64_t first, std::uint64_t count, ResidentSsspStats& stats) {
+    const std::uint32_t g = layout_.g, s = layout_.window_side(), h = layout_.halo;
+    const std::uint64_t window = static_cast<std::uint64_t>(s) * s, tile_cells = layout_.tile_cells();
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::uint64_t tile = active_[first + i];
+      if (overflow_[i]) stats.overflow = true;
+      if (!ever_[tile]) {
+        ever_[tile] = 1;
+        ++stats.tiles_solved;
+      }
+      const PathLength* wd = &window_dist_[i * window];
+      PathLength* out = &dist_[tile * tile_cells];
+      const std::uint8_t* changed = &changed_[i * tile_cells];
+      for (std::uint32_t y = 0; y < g; ++y)
+        for (std::uint32_t x = 0; x < g; ++x) {
+          const std::uint32_t l = y * g + x;
+          if (!changed[l]) continue;
+          out[l] = wd[(y + h) * s + x + h];
+          ++stats.cells_improved;
+        }
+    }
+  }
 
   // Step 3 for one solved tile: its changed border-band cells activate the neighbouring tiles they improve.
   void activate(std::uint64_t tile, const std::uint8_t* changed, bool* overflow) {
@@ -138,6 +180,11 @@ class ResidentSsspCpu final : public ResidentSsspSolver {
   std::vector<PathLength> window_dist_;
   std::vector<std::uint8_t> changed_, overflow_;
   bool bfs_ = false;  // the unit model's frontier BFS twin (kernels/sssp/block_bfs.h)
+  std::vector<std::uint64_t> active_;  // the round's tiles, ascending
+  struct ExchangeCell {
+    std::uint64_t x, y;
+  };
+  std::vector<ExchangeCell> exchange_;  // set_exchange_cells
 };
 
 }  // namespace

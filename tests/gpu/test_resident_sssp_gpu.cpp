@@ -15,6 +15,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/sssp/block_sssp.h"
 #include "kernels/sssp/resident_sssp.h"
+#include "kernels/sssp/resident_sssp_steps.h"
 #include "tests/support/gpu_test_support.h"
 
 namespace terrazo {
@@ -223,6 +224,91 @@ TEST(GpuResidentSssp, PagedMatchesResidentAndCpuTwin) {
     }
   }
   EXPECT_GE(paged_cases, 3) << "seed " << seed << ": too few cases reached more tiles than the slots";
+}
+
+// The round-at-a-time interface a distributed exchange drives (smallest_key, solve_round and the
+// shared cells: engine/sssp/resident_ranks.cpp): the raster cut into a top and a bottom window that
+// overlap by 2 halo rows, each on its own solver (CUDA or the CPU twin), the rounds agreed and the
+// shared rows traded as two ranks do; the rows each owns must be the whole-raster CPU twin's, bit
+// for bit, whatever the devices.
+std::vector<PathLength> solve_split(Device top_device, Device bottom_device, const ResidentSsspOptions& whole,
+                                    const std::vector<double>& values, const std::vector<std::uint64_t>& sources,
+                                    std::uint64_t cut) {
+  WorkerPool pool(2);
+  const std::uint64_t w = whole.width, h = whole.height, halo = halo_width(whole.connectivity);
+  const std::uint64_t top_rows = cut + halo, bottom_y0 = cut - halo;
+  ResidentSsspOptions top = whole, bottom = whole;
+  top.height = top_rows;
+  bottom.height = h - bottom_y0;
+  auto top_solver = make_resident_sssp_solver(top_device, top, pool);
+  auto bottom_solver = make_resident_sssp_solver(bottom_device, bottom, pool);
+  top_solver->write_values(0, 0, static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(top_rows), values.data());
+  bottom_solver->write_values(0, 0, static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(bottom.height),
+                              values.data() + bottom_y0 * w);
+  for (std::uint64_t cell : sources) {
+    if (cell / w < cut) top_solver->set_source(cell % w, cell / w);
+    else bottom_solver->set_source(cell % w, cell / w - bottom_y0);
+  }
+  std::vector<std::uint64_t> top_cells, bottom_cells;  // rows cut - halo .. cut + halo - 1, in each window
+  for (std::uint64_t y = bottom_y0; y < top_rows; ++y)
+    for (std::uint64_t x = 0; x < w; ++x) {
+      top_cells.push_back(y * w + x);
+      bottom_cells.push_back((y - bottom_y0) * w + x);
+    }
+  top_solver->set_exchange_cells(top_cells);
+  bottom_solver->set_exchange_cells(bottom_cells);
+  std::vector<PathLength> from_top(top_cells.size()), from_bottom(top_cells.size());
+  NearFarSchedule schedule;
+  schedule.target = 2 * whole.round_tiles;
+  ResidentSsspStats top_stats, bottom_stats;
+  for (;;) {
+    top_solver->read_cells(from_top.data());
+    bottom_solver->read_cells(from_bottom.data());
+    top_solver->lower_cells(from_bottom.data());
+    bottom_solver->lower_cells(from_top.data());
+    const PathLength least = std::min(top_solver->smallest_key(), bottom_solver->smallest_key());
+    if (least == kUnreached) break;
+    const PathLength threshold = schedule.threshold(least);
+    schedule.adapt(top_solver->solve_round(threshold, top_stats) + bottom_solver->solve_round(threshold, bottom_stats));
+  }
+  std::vector<PathLength> dist(w * h);
+  top_solver->read_distances(0, 0, static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(cut), dist.data());
+  bottom_solver->read_distances(0, halo, static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(h - cut),
+                                dist.data() + cut * w);
+  return dist;
+}
+
+TEST(GpuResidentSssp, RoundsWithSharedCellsMatchCpuTwinOnTheWholeRaster) {
+  TERRAZO_REQUIRE_GPU();
+  const std::uint64_t seed = gpu_testing::run_seed();
+  std::mt19937_64 rng(seed ^ 0x5a1dull);
+  const std::uint32_t sides[] = {9, 40, 100, 257, 400};
+  for (int k = 0; k < 30; ++k) {
+    const std::uint32_t side = sides[rng() % 5];
+    gpu_testing::TileSpec spec = gpu_testing::random_spec(side, rng);
+    const std::vector<double> values = gpu_testing::random_values(spec, rng);
+    ResidentSsspOptions o;
+    o.width = side;
+    o.height = side;
+    o.g = 8u << (rng() % 4);
+    o.params = gpu_testing::random_params(rng, false);
+    o.params.steps.rows = nullptr;  // uniform step lengths: both windows count rows alike
+    const int c = static_cast<int>(rng() % 3);
+    o.connectivity = c == 0 ? Connectivity::Four : c == 1 ? Connectivity::Eight : Connectivity::Sixteen;
+    if (o.connectivity == Connectivity::Sixteen && o.params.model != WeightModel::Friction) o.params.model = WeightModel::Geometric;
+    o.round_tiles = rng() % 2 ? 2 : 256;
+    if (rng() % 4 == 0) o.max_cost = rng() % 100000;
+    const std::vector<std::uint64_t> sources = random_sources(values, side, 3, rng);
+    const std::uint64_t halo = halo_width(o.connectivity);
+    const std::uint64_t cut = halo + rng() % (side - 2 * halo + 1);  // both windows hold at least the halo
+    const std::string what = case_name(seed, "split case ", k, side, o, spec) + " cut " + std::to_string(cut);
+    ResidentSsspStats stats;
+    const auto whole = run_solver(Device::Cpu, o, values, sources, &stats);
+    if (stats.overflow) continue;
+    ASSERT_EQ(solve_split(Device::Cuda, Device::Cuda, o, values, sources, cut), whole) << what << " cuda/cuda";
+    ASSERT_EQ(solve_split(Device::Cpu, Device::Cuda, o, values, sources, cut), whole) << what << " cpu/cuda";
+    ASSERT_EQ(solve_split(Device::Cpu, Device::Cpu, o, values, sources, cut), whole) << what << " cpu/cpu";
+  }
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+#!/bin/bash
+# tools/bench/gpu_bench/ranks_resident.sh: sssp's resident exchange on one GPU and on one rank per GPU
+# (docs/distributed.md "sssp: the resident exchange on ranks"), in one call on a machine with
+# several GPUs: weak scaling (SIDE^2 cells per GPU) and strong scaling (the GPUs' raster on one GPU
+# and on all), every output compared with `cmp`, and at 8192^2 against --device cpu.
+#
+# Usage (from the repository root, with a CLI bundle made WITHOUT_MPI=1 by tools/bench/device_bundle.sh):
+#   tools/bench/gpu_bench/ranks_resident.sh SCRATCH BUNDLE.tar.xz [SIDE [THREADS_PER_RANK [MEMORY_PER_RANK]]]
+# GPU_TESTS=1 also builds the GDAL-free GPU tests and runs GpuResidentSssp.* (in the background).
+set -uo pipefail
+scratch=$1 bundle=$2 side=${3:-32768} threads=${4:-16} memory=${5:-32G}
+out=${OUT:-$scratch/out}
+failures=0
+note_failure() { echo "FAIL: $*"; failures=$((failures + 1)); }
+mkdir -p "$scratch/tz" "$out"
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+gpus=$(nvidia-smi -L | wc -l)
+nvidia-smi -L
+tar -xJf "$bundle" -C "$scratch/tz"
+tz="$scratch/tz/terrazo.sh"
+if [ "${GPU_TESTS:-0}" = 1 ]; then
+  (cmake -S . -B "$scratch/build" -G Ninja -DTERRAZO_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release > "$scratch/cmake.log" 2>&1 &&
+     cmake --build "$scratch/build" -j8 --target terrazo_gpu_tests > "$scratch/build.log" 2>&1 &&
+     "$scratch/build/terrazo_gpu_tests" --gtest_filter='GpuResidentSssp.*' --gtest_brief=1 > "$out/gpu_tests.log" 2>&1
+   echo "gpu tests exit $?" >> "$out/gpu_tests.log") &
+  tests_pid=$!
+fi
+
+# NAME RANKS DEVICE INPUT SOURCE: one run (RANKS 0: no mpirun); its wall time and phases (each
+# rank's exchange) printed, its --json kept.
+run_one() {
+  local name=$1 ranks=$2 device=$3 input=$4 source=$5 launch=() start end
+  [ "$ranks" = 0 ] || launch=(mpirun -np "$ranks" --bind-to none)
+  start=$(date +%s.%N)
+  "${launch[@]}" "$tz" sssp --exchange resident --device "$device" --threads "$threads" --memory "$memory" --ot Float32 \
+    --source "$source" --json -q "$input" "$scratch/$name.tif" > "$out/$name.json" 2> "$scratch/$name.err" ||
+    { tail -5 "$scratch/$name.err"; note_failure "$name"; return; }
+  end=$(date +%s.%N)
+  python3 - "$out/$name.json" "$name" "$(python3 -c "print($end - $start)")" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+p, r = d["phases"], d.get("ranks")
+ex = r["phases"]["exchange"] if r else [p["exchange"]]
+print(f'{sys.argv[2]:<22} wall {float(sys.argv[3]):7.2f} s  load {p["load"]:6.2f}  exchange {max(ex):6.2f} '
+      f'(per rank {", ".join(f"{x:.2f}" for x in ex)})  write {p["write"]:6.2f}  rounds {d["rounds"]}  solves {d["solves"]}  '
+      f'exchange={d["exchange"]} device={d["device"]}')
+PY
+}
+same() { cmp -s "$scratch/$1.tif" "$scratch/$2.tif" && echo "same bytes: $1 = $2" || note_failure "$1 differs from $2"; }
+
+# Against the CPU, small.
+small="$scratch/small.tzs"
+"$tz" gen -q --width 8192 --height 8192 --seed 4711 --nodata-holes 0.02 "$small"
+run_one small_cpu 0 cpu "$small" 4096,4096
+run_one small_np${gpus}_cuda "$gpus" cuda "$small" 4096,4096
+run_one small_np${gpus}_cpu "$gpus" cpu "$small" 4096,4096
+same small_cpu small_np${gpus}_cuda
+same small_cpu small_np${gpus}_cpu
+
+# Weak: SIDE^2 on one GPU; SIDE x (GPUS x SIDE) on all of them. Strong: the latter on one GPU.
+one="$scratch/one.tzs" all="$scratch/all.tzs"
+"$tz" gen -q --width "$side" --height "$side" --seed 4711 --nodata-holes 0.02 "$one"
+"$tz" gen -q --width "$side" --height $((side * gpus)) --seed 4711 --nodata-holes 0.02 "$all"
+echo "rasters: ${side}x${side} and ${side}x$((side * gpus)), $threads threads and --memory $memory per rank"
+run_one weak_1gpu 0 cuda "$one" $((side / 2)),$((side / 2))
+rm -f "$scratch/weak_1gpu.tif"
+run_one strong_1gpu 0 cuda "$all" $((side / 2)),$((side * gpus / 2))
+run_one strong_np${gpus}_cuda "$gpus" cuda "$all" $((side / 2)),$((side * gpus / 2))
+same strong_1gpu strong_np${gpus}_cuda
+if [ -n "${tests_pid:-}" ]; then wait "$tests_pid"; tail -4 "$out/gpu_tests.log"; grep -q "exit 0" "$out/gpu_tests.log" || note_failure "gpu tests"; fi
+rm -f "$scratch"/*.tif "$one" "$all" "$small"
+echo "$failures failure(s)"
+[ "$failures" = 0 ]
