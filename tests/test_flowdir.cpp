@@ -445,6 +445,20 @@ TEST(ResidentFlowdir, PipelineMatchesTheTilePipeline) {
   EXPECT_GT(rounds, 30u);
 }
 
+// The resident path's plan refuses a budget that cannot hold its solver (here the CPU twin's arrays,
+// 31 bytes a cell) before any work, naming the phase.
+TEST(ResidentFlowdir, TooSmallABudgetIsRefusedBeforeAnyWork) {
+  const std::vector<double> dem(300 * 200, 7.0);
+  MemoryTileInput<double> input(dem, 300, 200, 64);
+  FlowdirResidentOptions o;
+  o.device = Device::Cpu;
+  o.threads = 2;
+  MemoryBudget budget(1ull << 20);
+  MemorySink sink(300, 200, 64, 77);
+  testing::expect_refused_before_any_work([&](Progress& progress) { run_flowdir_resident(input, o, budget, progress, sink); },
+                                          "memory budget too small for flowdir: ");
+}
+
 // `flowdir --device cpu` runs the tiles and says so in --json: device, path, the tiles' keys, no
 // resident rounds (the GPU's run says path resident: tools/bench/gpu_bench/validate_gpu.sh).
 TEST(FlowdirCommand, JsonNamesTheDeviceAndThePath) {
