@@ -8,7 +8,6 @@
 
 #include "kernels/common/edge_weight.h"  // TERRAZO_HD
 #include "kernels/flow/d8_step.h"
-#include "kernels/flow/resident_watershed_steps.h"  // resident_load, resident_store
 
 namespace terrazo {
 
@@ -60,7 +59,24 @@ struct FlowdirCount {
   }
 };
 
-// Host/device atomics on the union-find and the flats' maxima (relaxed on the host).
+// Host/device atomics on the union-find and the flats' maxima (relaxed on the host). The union-find's
+// loads and stores while other threads hook and halve: any parent seen is an ancestor, so their order
+// does not matter, but each load must read memory (volatile on the device: a retried hook sees the
+// parent that foiled it).
+TERRAZO_HD std::uint64_t flowdir_load(const std::uint64_t* p) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const volatile std::uint64_t*>(p);
+#else
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+TERRAZO_HD void flowdir_store(std::uint64_t* p, std::uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  *static_cast<volatile std::uint64_t*>(p) = v;
+#else
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+#endif
+}
 TERRAZO_HD bool flowdir_cas(std::uint64_t* p, std::uint64_t expected, std::uint64_t desired) {
 #if defined(__CUDA_ARCH__)
   return atomicCAS(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(expected),
@@ -160,10 +176,10 @@ TERRAZO_HD void flowdir_seed(const FlowdirCells& c, std::uint64_t i) {
 
 // The root of cell i's tree, halving the path on the way (any parent seen is an ancestor).
 TERRAZO_HD std::uint64_t flowdir_find(const FlowdirCells& c, std::uint64_t i) {
-  std::uint64_t p = resident_load(&c.parent[i]);
+  std::uint64_t p = flowdir_load(&c.parent[i]);
   while (p != i) {
-    const std::uint64_t pp = resident_load(&c.parent[p]);
-    if (pp != p) resident_store(&c.parent[i], pp);
+    const std::uint64_t pp = flowdir_load(&c.parent[p]);
+    if (pp != p) flowdir_store(&c.parent[i], pp);
     i = p;
     p = pp;
   }
@@ -195,7 +211,7 @@ TERRAZO_HD void flowdir_unite(const FlowdirCells& c, std::uint64_t i) {
 
 // Step 3b at cell i: its parent is its root.
 TERRAZO_HD void flowdir_compress(const FlowdirCells& c, std::uint64_t i) {
-  if (c.kind[i] & kDirFlat) resident_store(&c.parent[i], flowdir_find(c, i));
+  if (c.kind[i] & kDirFlat) flowdir_store(&c.parent[i], flowdir_find(c, i));
 }
 
 // Step 4's tiles: g x g cells, tiles_x per row of tiles.
