@@ -459,6 +459,16 @@ TEST(ResidentFlowdir, TooSmallABudgetIsRefusedBeforeAnyWork) {
                                           "memory budget too small for flowdir: ");
 }
 
+// BFS tiles of 2 to 64 cells a side only (the GPU's window lives in one block's shared memory).
+TEST(ResidentFlowdir, TileSidesOutsideTwoToSixtyFourAreRefused) {
+  const std::vector<double> dem(40, 1.0);
+  for (std::uint32_t g : {0u, 1u, 65u}) {
+    testing::ResidentFlowdirCase rc;
+    rc.g = g;
+    EXPECT_THROW(testing::run_resident_flowdir(Device::Cpu, dem, 8, 5, rc), Error) << "g " << g;
+  }
+}
+
 // `flowdir --device cpu` runs the tiles and says so in --json: device, path, the tiles' keys, no
 // resident rounds (the GPU's run says path resident: tools/bench/gpu_bench/validate_gpu.sh).
 TEST(FlowdirCommand, JsonNamesTheDeviceAndThePath) {

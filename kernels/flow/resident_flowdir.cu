@@ -110,8 +110,8 @@ static __global__ void solve_tiles(FlowdirCells c, FlowdirTiles t, const std::ui
   for (bool lowered = true; lowered; ++sweeps) {  // alternately forwards and backwards, as the CPU twin
     bool mine = false;
     for (std::uint32_t k = threadIdx.x; k < n; k += blockDim.x) {
-      const std::uint32_t c = sweeps % 2 ? n - 1 - k : k;
-      mine |= flowdir_relax(flat, towards, away, s, t.window_index(c % g, c / g));
+      const std::uint32_t j = sweeps % 2 ? n - 1 - k : k;
+      mine |= flowdir_relax(flat, towards, away, s, t.window_index(j % g, j / g));
     }
     lowered = __syncthreads_or(mine) != 0;
   }
@@ -133,16 +133,22 @@ static __global__ void solve_tiles(FlowdirCells c, FlowdirTiles t, const std::ui
   if (threadIdx.x == 0) atomicAdd(&counters->sweeps, sweeps);
 }
 
+// The BFS tiles of `options`, checked before any buffer is sized by them.
+FlowdirTiles checked_tiles(const ResidentFlowdirOptions& options) {
+  if (options.g < 2 || options.g > kMaxG) throw Error("resident flowdir: tile side " + std::to_string(options.g) + " is not 2 to 64");
+  const FlowdirTiles tiles{options.width, options.height, options.g};
+  if (tiles.tiles() > 0x7fffffffull) throw Error("resident flowdir: the raster has too many tiles for one launch");
+  return tiles;
+}
+
 class ResidentFlowdirCuda final : public ResidentFlowdir {
  public:
   explicit ResidentFlowdirCuda(const ResidentFlowdirOptions& options)
       : options_(options), windows_{"resident flowdir", options.width, options.height, options.tile},
-        tiles_{options.width, options.height, options.g}, elev_(cells()), code_(cells()), kind_(cells()),
+        tiles_(checked_tiles(options)), elev_(cells()), code_(cells()), kind_(cells()),
         low_(cells()), towards_(cells()), away_(cells()), top_(cells()), parent_(cells()), listed_(tiles_.tiles()),
         list_(tiles_.tiles()), next_(tiles_.tiles()), counters_(1),
         host_values_(std::uint64_t{options.tile} * options.tile), host_codes_(std::uint64_t{options.tile} * options.tile) {
-    if (options.g < 2 || options.g > kMaxG) throw Error("resident flowdir: tile side " + std::to_string(options.g) + " is not 2 to 64");
-    if (tiles_.tiles() > 0x7fffffffull) throw Error("resident flowdir: the raster has too many tiles for one launch");
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(elev_.get(), 0xff, elev_.bytes(), stream_.get()));  // all ones: NaN, nodata
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(code_.get(), kD8Nodata, code_.bytes(), stream_.get()));
     stream_.synchronize();
