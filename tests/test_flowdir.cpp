@@ -459,6 +459,24 @@ TEST(ResidentFlowdir, TooSmallABudgetIsRefusedBeforeAnyWork) {
                                           "memory budget too small for flowdir: ");
 }
 
+// A resident run's --json: the device, the path, the rounds and the resident phases; the tiles' phases
+// not (their seconds would be 0).
+TEST(FlowdirCommand, ResidentJsonHasItsRoundsAndPhases) {
+  FlowdirCommandResult r;
+  r.result.phases.path = "resident";
+  r.result.phases.device = "cuda (test)";
+  r.result.phases.resident.rounds = 17;
+  r.result.phases.resident.max_active = 5;
+  r.result.phases.load_seconds = 1.5;
+  const std::string json = r.to_json();
+  EXPECT_NE(json.find("\"device\":\"cuda (test)\",\"path\":\"resident\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"rounds\":17"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"max_round_tiles\":5"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"load\":1.5"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"halos\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"cross_tile_flat_cells\":0"), std::string::npos) << json;
+}
+
 // BFS tiles of 2 to 64 cells a side only (the GPU's window lives in one block's shared memory).
 TEST(ResidentFlowdir, TileSidesOutsideTwoToSixtyFourAreRefused) {
   const std::vector<double> dem(40, 1.0);

@@ -35,10 +35,10 @@ const char kUsage[] =
     "JSON keys: width, height, tile, outlets, device, path (tiles: the CPU's pipeline; resident: the\n"
     "GPU's), fallback (when a GPU run took the tiles: why), valid_cells, flat_cells, outlet_cells,\n"
     "flats, undrained_flats, undrained_cells, cross_tile_flat_cells, kept_tiles (tiles whose codes\n"
-    "were kept for the write, not computed twice), resident {tile, rounds, solves, sweeps, gpu_ms}\n"
-    "(resident only), phases {import, halos, directions, flats, write} (resident: {import, load,\n"
-    "solve, write}), seconds, memory_budget_bytes, memory_plan, peak_rss_bytes, bytes_read,\n"
-    "bytes_written.\n"
+    "were kept for the write, not computed twice), resident {tile, rounds, solves, max_round_tiles,\n"
+    "sweeps, gpu_ms} (resident only), phases {import, halos, directions, flats, write} (resident:\n"
+    "{import, load, solve, write}), seconds, memory_budget_bytes, memory_plan, peak_rss_bytes,\n"
+    "bytes_read, bytes_written.\n"
     "\n"
     "Example:\n"
     "  terrazo fill --memory 2G dem.tif filled.tif\n"
@@ -77,6 +77,7 @@ JsonObject resident_json(const ResidentFlowdirStats& r) {
   resident.add("tile", kResidentFlowdirTile)
       .add("rounds", r.rounds)
       .add("solves", r.solves)
+      .add("max_round_tiles", r.max_active)
       .add("sweeps", r.sweeps)
       .add("gpu_ms", r.kernel_ms);
   return resident;

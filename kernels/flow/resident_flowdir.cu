@@ -246,6 +246,7 @@ class ResidentFlowdirCuda final : public ResidentFlowdir {
       std::swap(list_, next_);
       ++stats.rounds;
       stats.solves += count;
+      stats.max_active = std::max<std::uint64_t>(stats.max_active, count);
       round_done(stats.rounds, stats.solves);
     }
   }

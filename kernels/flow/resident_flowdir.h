@@ -57,6 +57,7 @@ struct ResidentFlowdirStats {
   std::uint64_t undrained_flats = 0, undrained_cells = 0;
   std::uint64_t rounds = 0;        // BFS tile rounds
   std::uint64_t solves = 0;        // tile solves, all rounds
+  std::uint64_t max_active = 0;    // tiles of the largest round
   std::uint64_t sweeps = 0;        // sweeps of the windows, all solves (CUDA: of the blocks)
   double kernel_ms = 0;            // CUDA: the solve's GPU time
 };

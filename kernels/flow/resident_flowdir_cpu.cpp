@@ -115,6 +115,7 @@ class ResidentFlowdirCpu final : public ResidentFlowdir {
       }
     std::sort(list.begin(), list.end());
     while (!list.empty()) {
+      stats.max_active = std::max<std::uint64_t>(stats.max_active, list.size());
       std::fill(listed.begin(), listed.end(), 0);
       std::vector<std::uint64_t> next;
       for (std::uint64_t first = 0; first < list.size(); first += group_)
