@@ -114,7 +114,7 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
   }
   // Distributed: the shared cells' list, this rank's copies and the other ranks' (8 bytes each).
   if (window_.shared_cells())
-    reservations_.push_back(budget.reserve(window_.shared_cells() * 24, "sssp resident cells shared with other ranks"));
+    reservations_.push_back(budget.reserve(window_.shared_cells() * 96, "sssp resident cells shared with other ranks"));
   // Loading reads 2 tiles per thread at once: 2 x threads tiles of doubles, plus the solver's
   // staging (two windows of values, pinned on a GPU) and this object's tile buffers.
   reservations_.push_back(budget.reserve(tile_cells * 8 * (2ull * threads + 4), "sssp resident staging"));
