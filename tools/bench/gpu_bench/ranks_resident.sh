@@ -41,9 +41,10 @@ import json, sys
 d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 p, r = d["phases"], d.get("ranks")
 ex = r["phases"]["exchange"] if r else [p["exchange"]]
+per_rank = lambda key: ", ".join(f"{x:.2f}" for x in r["phases"][key]) if r else "-"
 print(f'{sys.argv[2]:<22} wall {float(sys.argv[3]):7.2f} s  load {p["load"]:6.2f}  exchange {max(ex):6.2f} '
-      f'(per rank {", ".join(f"{x:.2f}" for x in ex)})  write {p["write"]:6.2f}  rounds {d["rounds"]}  solves {d["solves"]}  '
-      f'exchange={d["exchange"]} device={d["device"]}')
+      f'(per rank {", ".join(f"{x:.2f}" for x in ex)}; trade {per_rank("exchange_trade")}; agree {per_rank("exchange_agree")})  '
+      f'write {p["write"]:6.2f}  rounds {d["rounds"]}  solves {d["solves"]}  exchange={d["exchange"]} device={d["device"]}')
 PY
 }
 same() { cmp -s "$scratch/$1.tif" "$scratch/$2.tif" && echo "same bytes: $1 = $2" || note_failure "$1 differs from $2"; }
