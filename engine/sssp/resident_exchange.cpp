@@ -105,6 +105,7 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
   const unsigned threads = std::max(1u, options.threads);
   ResidentSsspOptions ro = window_options(grid_, window_, options, g);
   if (round_tiles) ro.round_tiles = round_tiles;
+  round_tiles_ = ro.round_tiles;
   const bool solving = window_.width > 0;
   if (options.device == Device::Cpu && solving)
     reservations_.push_back(budget.reserve(resident_sssp_bytes(ro, Device::Cpu, threads), "sssp resident arrays"));

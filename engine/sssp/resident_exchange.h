@@ -85,6 +85,7 @@ class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSourc
   SsspExchangeOptions options_;
   TileGrid grid_;
   RankWindow window_;
+  std::uint64_t round_tiles_ = 1;  // the width of a round the schedule aims at (per rank)
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<ResidentSsspSolver> solver_;
   std::vector<MemoryBudget::Reservation> reservations_;

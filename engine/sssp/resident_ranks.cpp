@@ -97,7 +97,7 @@ void ResidentSsspExchange::run_rank_rounds(Progress& progress) {
 
   const auto ranks = static_cast<std::uint64_t>(comm.size());
   NearFarSchedule schedule;
-  schedule.target = std::max<std::uint64_t>(1, options_.device == Device::Cuda ? 256 : 4ull * std::max(1u, options_.threads)) * ranks;
+  schedule.target = round_tiles_ * ranks;
   ResidentSsspStats& rs = resident_stats_;
   std::vector<std::uint64_t> agreed(1 + ranks);
   std::uint64_t round = 0, solved = 0;

@@ -26,14 +26,15 @@ if [ "${GPU_TESTS:-0}" = 1 ]; then
   tests_pid=$!
 fi
 
-# NAME RANKS DEVICE INPUT SOURCE: one run (RANKS 0: no mpirun); its wall time and phases (each
-# rank's exchange) printed, its --json kept.
+# NAME RANKS DEVICE INPUT SOURCE [FLAGS...]: one run (RANKS 0: no mpirun); its wall time and phases
+# (each rank's exchange) printed, its --json kept.
 run_one() {
   local name=$1 ranks=$2 device=$3 input=$4 source=$5 launch=() start end
+  shift 5
   [ "$ranks" = 0 ] || launch=(mpirun -np "$ranks" --bind-to none)
   start=$(date +%s.%N)
   "${launch[@]}" "$tz" sssp --exchange resident --device "$device" --threads "$threads" --memory "$memory" --ot Float32 \
-    --source "$source" --json -q "$input" "$scratch/$name.tif" > "$out/$name.json" 2> "$scratch/$name.err" ||
+    --source "$source" "$@" --json -q "$input" "$scratch/$name.tif" > "$out/$name.json" 2> "$scratch/$name.err" ||
     { tail -5 "$scratch/$name.err"; note_failure "$name"; return; }
   end=$(date +%s.%N)
   python3 - "$out/$name.json" "$name" "$(python3 -c "print($end - $start)")" <<'PY'
@@ -68,6 +69,13 @@ rm -f "$scratch/weak_1gpu.tif"
 run_one strong_1gpu 0 cuda "$all" $((side / 2)),$((side * gpus / 2))
 run_one strong_np${gpus}_cuda "$gpus" cuda "$all" $((side / 2)),$((side * gpus / 2))
 same strong_1gpu strong_np${gpus}_cuda
+# ROUNDS="512 1024": the strong runs again with wider rounds (--resident-round: tiles a round aims at, per rank).
+for width in ${ROUNDS:-}; do
+  run_one strong_1gpu_r$width 0 cuda "$all" $((side / 2)),$((side * gpus / 2)) --resident-round "$width"
+  run_one strong_np${gpus}_cuda_r$width "$gpus" cuda "$all" $((side / 2)),$((side * gpus / 2)) --resident-round "$width"
+  same strong_1gpu strong_np${gpus}_cuda_r$width
+  rm -f "$scratch"/strong_*_r$width.tif
+done
 if [ -n "${tests_pid:-}" ]; then wait "$tests_pid"; tail -4 "$out/gpu_tests.log"; grep -q "exit 0" "$out/gpu_tests.log" || note_failure "gpu tests"; fi
 rm -f "$scratch"/*.tif "$one" "$all" "$small"
 echo "$failures failure(s)"
