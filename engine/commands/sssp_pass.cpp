@@ -510,7 +510,8 @@ void gather_pass_totals(PassState& s, const SsspExchangeStats& stats) {
       comm, rank_report(*s.ranks.ownership, comm.rank(), stats.bytes_sent + s.ranks.bytes_sent,
                         stats.bytes_received + s.ranks.bytes_received,
                         {{"import", r.seconds.import}, {"load", r.seconds.load}, {"sources", r.seconds.sources},
-                         {"exchange", r.seconds.exchange}, {"flush", r.seconds.flush}, {"write", r.seconds.write}}));
+                         {"exchange", r.seconds.exchange}, {"exchange_trade", stats.trade_seconds},
+                         {"exchange_agree", stats.agree_seconds}, {"flush", r.seconds.flush}, {"write", r.seconds.write}}));
 }
 
 }  // namespace

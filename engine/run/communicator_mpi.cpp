@@ -33,17 +33,23 @@ void check(int status, const char* what) {
   throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(length)));
 }
 
-// Polls `test` (true when done) until it is, asking the interrupt check between tries.
+// Polls `test` (true when done) until it is, asking the interrupt check between tries. The first
+// 200 us only yield between tries: a round of a GPU exchange waits about that long for its peers,
+// and a sleep's wake-up (50 us or more) would add to every round. Then 50 us sleeps, and after
+// 20 ms 1 ms sleeps, so that a rank waiting long leaves the cores to others.
 template <class Test>
 void poll(const Communicator& comm, Test test) {
-  for (unsigned tries = 0;; ++tries) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  for (;;) {
     {
       std::lock_guard<std::mutex> lock(mpi_mutex());
       if (test()) return;
     }
     comm.check_interrupt();
-    if (tries < 64) continue;
-    std::this_thread::sleep_for(std::chrono::microseconds(tries < 1024 ? 50 : 1000));
+    const auto waited = Clock::now() - start;
+    if (waited < std::chrono::microseconds(200)) std::this_thread::yield();
+    else std::this_thread::sleep_for(std::chrono::microseconds(waited < std::chrono::milliseconds(20) ? 50 : 1000));
   }
 }
 

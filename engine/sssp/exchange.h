@@ -104,6 +104,9 @@ struct SsspExchangeStats {
   // Distributed: this rank's border mail (engine/sssp/border_mail.h).
   std::uint64_t bytes_sent = 0, bytes_received = 0, pushes_sent = 0;
   std::uint32_t neighbour_ranks = 0;
+  // Distributed: seconds this rank spent trading borders with its neighbours, and in the rounds'
+  // agreements (all-reduces, waiting for the slowest rank among them).
+  double trade_seconds = 0, agree_seconds = 0;
 };
 
 // The error of a solve whose edge weight overflowed (both exchanges).

@@ -27,6 +27,7 @@
 
 #include "engine/sssp/exchange.h"
 #include "kernels/common/error.h"
+#include "kernels/common/timer.h"
 
 namespace terrazo {
 
@@ -45,15 +46,21 @@ void SsspExchange::run_rounds(Progress& progress) {
   PathLength delta = 0;
   const std::uint64_t target = static_cast<std::uint64_t>(comm.size()) * options_.batch;
   for (std::uint64_t round = 0;; ++round) {
+    Stopwatch clock;
     mail_->round(apply);
+    stats_.trade_seconds += clock.seconds();
+    clock.restart();
     std::uint64_t least = queue_.empty() ? kUnreached : queue_.begin()->first;
     comm.all_reduce(&least, 1, ReduceOp::Min);
+    stats_.agree_seconds += clock.seconds();
     if (least == kUnreached) break;
     if (round == 1) fault_point(comm, "sssp: exchange");
     const PathLength bound = least + delta < least ? kUnreached - 1 : least + delta;
     std::uint64_t within = 0;
     for (auto it = queue_.begin(); it != queue_.end() && within < options_.batch && it->first <= bound; ++it) ++within;
+    clock.restart();
     comm.all_reduce(&within, 1, ReduceOp::Sum);
+    stats_.agree_seconds += clock.seconds();
     solve_round(bound);
     if (within < target) delta = delta == 0 ? 1 : delta > kUnreached / 4 ? delta : 2 * delta;
     else delta /= 2;

@@ -105,6 +105,7 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
   const unsigned threads = std::max(1u, options.threads);
   ResidentSsspOptions ro = window_options(grid_, window_, options, g);
   if (round_tiles) ro.round_tiles = round_tiles;
+  round_tiles_ = ro.round_tiles;
   const bool solving = window_.width > 0;
   if (options.device == Device::Cpu && solving)
     reservations_.push_back(budget.reserve(resident_sssp_bytes(ro, Device::Cpu, threads), "sssp resident arrays"));
@@ -114,7 +115,7 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
   }
   // Distributed: the shared cells' list, this rank's copies and the other ranks' (8 bytes each).
   if (window_.shared_cells())
-    reservations_.push_back(budget.reserve(window_.shared_cells() * 24, "sssp resident cells shared with other ranks"));
+    reservations_.push_back(budget.reserve(window_.shared_cells() * 96, "sssp resident cells shared with other ranks"));
   // Loading reads 2 tiles per thread at once: 2 x threads tiles of doubles, plus the solver's
   // staging (two windows of values, pinned on a GPU) and this object's tile buffers.
   reservations_.push_back(budget.reserve(tile_cells * 8 * (2ull * threads + 4), "sssp resident staging"));

@@ -15,7 +15,7 @@
 // window is the whole raster.
 // Memory (host, reserved from the budget): CUDA: two tiles of staging (t*t x 16 bytes) and the
 // solver's pinned windows (t*t x 16), and when paged every cell (resident_sssp_paged_host_bytes);
-// CPU twin: the resident arrays (resident_sssp_bytes); distributed: 24 bytes per shared cell.
+// CPU twin: the resident arrays (resident_sssp_bytes); distributed: 96 bytes per shared cell (the list, three copies, a round's messages both ways).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -73,13 +73,19 @@ class ResidentSsspExchange final : public SsspExchangeRun, public SsspLabelSourc
   void load_tiles(Progress& progress);
   void load_halo_strips();
   void run_rank_rounds(Progress& progress);
-  void trade_shared_cells(std::vector<PathLength>& mine, std::vector<PathLength>& theirs);
+  // This rank's copies of the cells it shares with its neighbour ranks, those it last sent, and
+  // theirs as last received (engine/sssp/resident_ranks.cpp).
+  struct SharedCopies {
+    std::vector<PathLength> mine, sent, theirs;
+  };
+  void trade_shared_cells(SharedCopies& copies);
 
   const TileInput& input_;
   DistanceStore& store_;
   SsspExchangeOptions options_;
   TileGrid grid_;
   RankWindow window_;
+  std::uint64_t round_tiles_ = 1;  // the width of a round the schedule aims at (per rank)
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<ResidentSsspSolver> solver_;
   std::vector<MemoryBudget::Reservation> reservations_;

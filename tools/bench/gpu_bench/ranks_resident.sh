@@ -26,14 +26,15 @@ if [ "${GPU_TESTS:-0}" = 1 ]; then
   tests_pid=$!
 fi
 
-# NAME RANKS DEVICE INPUT SOURCE: one run (RANKS 0: no mpirun); its wall time and phases (each
-# rank's exchange) printed, its --json kept.
+# NAME RANKS DEVICE INPUT SOURCE [FLAGS...]: one run (RANKS 0: no mpirun); its wall time and phases
+# (each rank's exchange) printed, its --json kept.
 run_one() {
   local name=$1 ranks=$2 device=$3 input=$4 source=$5 launch=() start end
+  shift 5
   [ "$ranks" = 0 ] || launch=(mpirun -np "$ranks" --bind-to none)
   start=$(date +%s.%N)
   "${launch[@]}" "$tz" sssp --exchange resident --device "$device" --threads "$threads" --memory "$memory" --ot Float32 \
-    --source "$source" --json -q "$input" "$scratch/$name.tif" > "$out/$name.json" 2> "$scratch/$name.err" ||
+    --source "$source" "$@" --json -q "$input" "$scratch/$name.tif" > "$out/$name.json" 2> "$scratch/$name.err" ||
     { tail -5 "$scratch/$name.err"; note_failure "$name"; return; }
   end=$(date +%s.%N)
   python3 - "$out/$name.json" "$name" "$(python3 -c "print($end - $start)")" <<'PY'
@@ -41,9 +42,10 @@ import json, sys
 d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 p, r = d["phases"], d.get("ranks")
 ex = r["phases"]["exchange"] if r else [p["exchange"]]
+per_rank = lambda key: ", ".join(f"{x:.2f}" for x in r["phases"][key]) if r else "-"
 print(f'{sys.argv[2]:<22} wall {float(sys.argv[3]):7.2f} s  load {p["load"]:6.2f}  exchange {max(ex):6.2f} '
-      f'(per rank {", ".join(f"{x:.2f}" for x in ex)})  write {p["write"]:6.2f}  rounds {d["rounds"]}  solves {d["solves"]}  '
-      f'exchange={d["exchange"]} device={d["device"]}')
+      f'(per rank {", ".join(f"{x:.2f}" for x in ex)}; trade {per_rank("exchange_trade")}; agree {per_rank("exchange_agree")})  '
+      f'write {p["write"]:6.2f}  rounds {d["rounds"]}  solves {d["solves"]}  exchange={d["exchange"]} device={d["device"]}')
 PY
 }
 same() { cmp -s "$scratch/$1.tif" "$scratch/$2.tif" && echo "same bytes: $1 = $2" || note_failure "$1 differs from $2"; }
@@ -67,6 +69,13 @@ rm -f "$scratch/weak_1gpu.tif"
 run_one strong_1gpu 0 cuda "$all" $((side / 2)),$((side * gpus / 2))
 run_one strong_np${gpus}_cuda "$gpus" cuda "$all" $((side / 2)),$((side * gpus / 2))
 same strong_1gpu strong_np${gpus}_cuda
+# ROUNDS="512 1024": the strong runs again with wider rounds (--resident-round: tiles a round aims at, per rank).
+for width in ${ROUNDS:-}; do
+  run_one strong_1gpu_r$width 0 cuda "$all" $((side / 2)),$((side * gpus / 2)) --resident-round "$width"
+  run_one strong_np${gpus}_cuda_r$width "$gpus" cuda "$all" $((side / 2)),$((side * gpus / 2)) --resident-round "$width"
+  same strong_1gpu strong_np${gpus}_cuda_r$width
+  rm -f "$scratch"/strong_*_r$width.tif
+done
 if [ -n "${tests_pid:-}" ]; then wait "$tests_pid"; tail -4 "$out/gpu_tests.log"; grep -q "exit 0" "$out/gpu_tests.log" || note_failure "gpu tests"; fi
 rm -f "$scratch"/*.tif "$one" "$all" "$small"
 echo "$failures failure(s)"
