@@ -286,12 +286,12 @@ ResidentFlowdirStats check_resident(const std::vector<double>& dem, std::uint64_
   return got.stats;
 }
 
-// Random rasters of both generators (plateaus of random_terrain; quantised waves with terraces,
+// 140 random rasters of both generators (plateaus of random_terrain; quantised waves with terraces,
 // -0, +0, infinities), filled or left with pits, nodata holes and blank tile rows, 1 x N and N x 1,
 // every outlet mode, BFS tiles of 2 to 64, windows of 4 to 256, groups of 1 tile to 4 a thread.
 TEST(ResidentFlowdir, RandomRastersMatchTheTilePipelineAndTheOracle) {
   std::uint64_t flat = 0, undrained = 0, rounds = 0, many_rounds = 0;
-  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 140; ++seed) {
     std::mt19937_64 rng(seed * 7919);
     const std::uint32_t gs[] = {2, 3, 5, 8, 16, 31, 64}, ts[] = {4, 8, 16, 32, 64, 256}, pipeline[] = {4, 16, 64};
     std::uint64_t w = 1 + rng() % 120, h = 1 + rng() % 120;
@@ -322,10 +322,10 @@ TEST(ResidentFlowdir, RandomRastersMatchTheTilePipelineAndTheOracle) {
     many_rounds += s.rounds > 5;
     if (::testing::Test::HasFailure()) return;
   }
-  EXPECT_GT(flat, 100000u);     // the cases have flats
+  EXPECT_GT(flat, 150000u);     // the cases have flats
   EXPECT_GT(undrained, 1000u);  // undrained pits on the unfilled ones
-  EXPECT_GT(many_rounds, 20u);  // flats across many BFS tiles
-  EXPECT_GT(rounds, 500u);
+  EXPECT_GT(many_rounds, 25u);  // flats across many BFS tiles
+  EXPECT_GT(rounds, 450u);
 }
 
 // One big filled lake: the same codes at every BFS tile, group and thread count, and the tile pipeline's.
