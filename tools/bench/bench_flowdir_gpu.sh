@@ -13,7 +13,7 @@
 # Environment: TZ_MEMORY (--memory, 32G: the tile pipeline holds the flats that cross tile borders,
 # about 26 GiB at 32768^2), TZ_GPU_MEMORY (--gpu-memory, 60G: 32768^2 cells take 33.3 GB),
 # TZ_FLOWDIR_FLAGS (more flowdir flags, e.g. "--outlets edge").
-# The filled raster (fill on the CPU) is made once per SIDE and SEED in WORKDIR.
+# The filled raster (fill on the CPU, or TZ_FILL_DEVICE) is made once per SIDE and SEED in WORKDIR.
 # Example (GPU machine): tools/bench/bench_flowdir_gpu.sh /tmp/tz/terrazo.sh 32768 4711 /tmp/work
 set -euo pipefail
 source "$(dirname "$0")/bench_lib.sh"
@@ -24,7 +24,7 @@ runs=("$@")
 memory=${TZ_MEMORY:-32G}
 filled=$work/filled${side}_$seed.tif
 if [ ! -f "$filled" ]; then
-  /usr/bin/time -f "fill: %e s" "$tz" fill -q --device cpu --memory "$memory" "$store" "$filled.part"
+  /usr/bin/time -f "fill: %e s" "$tz" fill -q --device "${TZ_FILL_DEVICE:-cpu}" --memory "$memory" "$store" "$filled.part"
   mv "$filled.part" "$filled"
 fi
 bench_read_floor "$filled"
