@@ -26,6 +26,7 @@
 #include "kernels/clump/label_tile.h"
 #include "kernels/clump/label_tile_solver.h"
 #include "kernels/common/cuda_device.h"
+#include "tests/support/clump_reference.h"
 #include "tests/support/gpu_test_support.h"
 
 namespace terrazo {
@@ -68,24 +69,11 @@ std::vector<double> make_tile(std::mt19937_64& rng, std::uint32_t t, Shape shape
     case Shape::Checkerboard:
       for (std::uint64_t i = 0; i < n; ++i) k[i] = static_cast<double>((i % t + i / t) % 2);
       break;
-    case Shape::Spiral: {  // a one-cell-wide wall spiralling in: one long corridor region
-      std::fill(k.begin(), k.end(), 0.0);
-      std::int64_t x0 = 0, y0 = 0, x1 = t - 1, y1 = t - 1;
-      while (x0 <= x1 && y0 <= y1) {
-        for (std::int64_t x = x0; x <= x1; ++x) k[y0 * t + x] = 1;
-        for (std::int64_t y = y0; y <= y1; ++y) k[y * t + x1] = 1;
-        if (y1 > y0) for (std::int64_t x = x0; x <= x1; ++x) k[y1 * t + x] = 1;
-        if (x1 > x0) for (std::int64_t y = y0 + 2; y <= y1; ++y) k[y * t + x0] = 1;
-        x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
-      }
+    case Shape::Spiral:  // a one-cell-wide wall spiralling in: one long corridor region
+      k = testing::spiral_wall(t, t);
       break;
-    }
     case Shape::Snake:  // rows joined alternately at the right and left ends, walls between
-      for (std::uint32_t y = 0; y < t; ++y)
-        for (std::uint32_t x = 0; x < t; ++x) {
-          const bool wall = y % 2 == 1 && !((y / 2) % 2 == 0 ? x == t - 1 : x == 0);
-          k[y * t + x] = wall ? kNaN : 5.0;
-        }
+      k = testing::snake_corridor(t, t, 5.0);
       break;
     case Shape::Singles:
       for (std::uint64_t i = 0; i < n; ++i) k[i] = static_cast<double>(i);
