@@ -34,9 +34,14 @@ struct FillCase {
   std::uint64_t w, h;
   std::uint32_t t;
   unsigned threads;
-  Connectivity connectivity;
-  bool edge, nodata;
+  FillRules rules;
 };
+
+// The whole-raster oracle's fill of `dem` under the case's rules.
+std::vector<double> oracle_fill(const std::vector<double>& dem, const FillCase& c) {
+  return testing::reference_fill(dem, c.w, c.h, c.rules.connectivity == Connectivity::Eight, c.rules.edge_outlets,
+                                 c.rules.nodata_outlets);
+}
 
 // The cells of `dem` that are valid, raised and closed in the oracle's fill `want`.
 ResidentFillCounts oracle_counts(const std::vector<double>& dem, const std::vector<double>& want) {
@@ -51,9 +56,7 @@ ResidentFillCounts oracle_counts(const std::vector<double>& dem, const std::vect
 
 FillPhaseOptions phase_options(const FillCase& c) {
   FillPhaseOptions o;
-  o.connectivity = c.connectivity;
-  o.edge_outlets = c.edge;
-  o.nodata_outlets = c.nodata;
+  static_cast<FillRules&>(o) = c.rules;
   o.threads = c.threads;
   return o;
 }
@@ -65,8 +68,7 @@ FillPhaseResult check_case(const std::vector<double>& dem, const FillCase& c, co
       dem, c.w, c.h, c.t, -12345.0, got, [&](const TileInput& input, MemoryBudget& budget, FillTileSink& sink) {
         return run_fill_phases(input, o, budget, Progress::silent(), sink);
       });
-  const std::vector<double> want =
-      testing::reference_fill(dem, c.w, c.h, c.connectivity == Connectivity::Eight, c.edge, c.nodata);
+  const std::vector<double> want = oracle_fill(dem, c);
   testing::expect_cells_match(got, want, c.w, what, [&](std::uint64_t i) { return same_bits(got[i], want[i]); });
   const ResidentFillCounts n = oracle_counts(dem, want);
   EXPECT_EQ(r.valid_cells, n.valid) << what;
@@ -81,16 +83,16 @@ TEST(Fill, RandomRastersMatchTheWholeRasterPriorityFlood) {
     std::mt19937_64 rng(seed);
     const std::uint32_t tiles[] = {8, 16, 32, 64};
     FillCase c{20 + rng() % 90, 20 + rng() % 90, tiles[rng() % 4], 1 + static_cast<unsigned>(rng() % 3),
-               rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight, rng() % 4 != 0, rng() % 4 != 1};
-    if (!c.edge && !c.nodata) c.edge = true;
+               {rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight, rng() % 4 != 0, rng() % 4 != 1}};
+    if (!c.rules.edge_outlets && !c.rules.nodata_outlets) c.rules.edge_outlets = true;
     std::vector<double> dem = testing::random_terrain(rng, c.w, c.h, seed % 3 == 0 ? 0.0 : 0.05 + 0.1 * (seed % 2));
     if (seed % 7 == 0) testing::blank_tile_row(dem, c.w, c.h, c.t);
     const FillPhaseResult r = check_case(dem, c,
                                          "seed " + std::to_string(seed) + " " + std::to_string(c.w) + " x " +
                                              std::to_string(c.h) + " tile " + std::to_string(c.t) + " threads " +
-                                             std::to_string(c.threads) + (c.edge ? " edge" : "") +
-                                             (c.nodata ? " nodata" : "") + " outlets, " +
-                                             std::to_string(static_cast<int>(c.connectivity)) + " neighbours");
+                                             std::to_string(c.threads) + (c.rules.edge_outlets ? " edge" : "") +
+                                             (c.rules.nodata_outlets ? " nodata" : "") + " outlets, " +
+                                             std::to_string(static_cast<int>(c.rules.connectivity)) + " neighbours");
     raised += r.raised_cells;
     closed += r.closed_cells;
     if (::testing::Test::HasFailure()) return;
@@ -120,7 +122,7 @@ TEST(Fill, EveryTileSizeAndThreadCountGivesTheSameBits) {
   const std::vector<double> dem = testing::random_terrain(rng, w, h, 0.08);
   for (std::uint32_t t : {8u, 16u, 32u, 64u, 128u})
     for (unsigned threads : {1u, 2u, 4u})
-      check_case(dem, FillCase{w, h, t, threads, Connectivity::Eight, true, true},
+      check_case(dem, FillCase{w, h, t, threads, {Connectivity::Eight, true, true}},
                  "tile " + std::to_string(t) + " threads " + std::to_string(threads));
 }
 
@@ -239,7 +241,7 @@ TEST(ResidentFill, PipelineMatchesTheTilePipeline) {
     std::mt19937_64 rng(seed * 104729);
     const std::uint32_t tiles[] = {8, 16, 32, 64}, gs[] = {3, 8, 16, 64};
     const FillCase c{1 + rng() % 120, 1 + rng() % 120, tiles[rng() % 4], 1 + static_cast<unsigned>(rng() % 3),
-                     rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight, rng() % 4 != 0, true};
+                     {rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight, rng() % 4 != 0, true}};
     const std::uint32_t g = gs[rng() % 4];
     std::vector<double> dem = testing::random_terrain(rng, c.w, c.h, 0.05 + 0.1 * (seed % 2));
     if (seed % 3 == 0) testing::blank_tile_row(dem, c.w, c.h, c.t);
@@ -257,7 +259,7 @@ TEST(ResidentFill, PipelineMatchesTheTilePipeline) {
     EXPECT_EQ(r.raised_cells, want.raised_cells) << what;
     EXPECT_EQ(r.closed_cells, want.closed_cells) << what;
     rounds += r.resident.rounds;
-    const std::vector<double> oracle = testing::reference_fill(dem, c.w, c.h, c.connectivity == Connectivity::Eight, c.edge, c.nodata);
+    const std::vector<double> oracle = oracle_fill(dem, c);
     testing::expect_cells_match(got, oracle, c.w, what, [&](std::uint64_t i) { return same_bits(got[i], oracle[i]); });
     if (::testing::Test::HasFailure()) return;
   }

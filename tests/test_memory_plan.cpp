@@ -8,6 +8,7 @@
 #include "engine/run/memory_plan.h"
 #include "engine/run/run_context.h"
 #include "kernels/common/error.h"
+#include "tests/support/expect_message.h"
 
 namespace terrazo {
 namespace {
@@ -51,10 +52,8 @@ TEST(MemoryPlan, RefusesAPhaseBelowItsMinimumsWithTheNumbers) {
     FAIL() << "60 MiB planned in 56 MiB";
   } catch (const BudgetError& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("memory budget too small for od-matrix: query: it needs at least 60.0 MiB"), std::string::npos) << m;
-    EXPECT_NE(m.find("the labels of one source 40.0 MiB"), std::string::npos) << m;
-    EXPECT_NE(m.find("index table"), std::string::npos) << m;
-    EXPECT_NE(m.find("give --memory 68M at least"), std::string::npos) << m;
+    testing::expect_mentions(m, {"memory budget too small for od-matrix: query: it needs at least 60.0 MiB",
+                                 "the labels of one source 40.0 MiB", "index table", "give --memory 68M at least"});
   }
   EXPECT_THROW(plan.assigned("od-matrix: query", "the tile cache's least"), Error);  // never planned
 }

@@ -95,6 +95,20 @@ TEST(AtomicOutput, PublishRenamesWithSidecarsAndUnpublishedIsRemoved) {
   EXPECT_EQ(slurp(path), "raster");  // the published file is untouched
 }
 
+// Two writers of one path: `a` (all its cells written) finishes and publishes `first`; then `b`,
+// given the rest of its cells by `write_rest_of_b`, finishes and publishes `second`. Each publishes
+// a complete raster of its own and no partial file is left.
+template <class Writer, class WriteRest>
+void expect_each_publishes_its_own(const std::string& path, Writer& a, Writer& b, const std::vector<double>& first,
+                                   const std::vector<double>& second, WriteRest write_rest_of_b) {
+  a.finish();
+  EXPECT_EQ(read_all(path), first);
+  write_rest_of_b();
+  ASSERT_NO_THROW(b.finish());
+  EXPECT_EQ(read_all(path), second);
+  EXPECT_TRUE(partial_files_of(path).empty());
+}
+
 // Reproducer: two runs writing out/c.tif at once; the first exited 0 with the second's half-written
 // file, the second exited 1 ("cannot rename 'out/c.tif.partial'") yet published. Now each writer
 // has its own partial file and each publishes a complete raster of its own.
@@ -107,12 +121,7 @@ TEST(AtomicOutput, TwoGeoTiffWritersOnOnePathEachPublishTheirOwn) {
   GeoTiffWriter b(path, 64, 64, CellType::Float32, georef, false, 0.0, 16);
   a.write_window(0, 0, 64, 64, first.data());
   b.write_window(0, 0, 32, 64, second.data());
-  a.finish();
-  EXPECT_EQ(read_all(path), first);
-  b.write_window(32, 0, 32, 64, second.data());
-  ASSERT_NO_THROW(b.finish());
-  EXPECT_EQ(read_all(path), second);
-  EXPECT_TRUE(partial_files_of(path).empty());
+  expect_each_publishes_its_own(path, a, b, first, second, [&] { b.write_window(32, 0, 32, 64, second.data()); });
 }
 
 TEST(AtomicOutput, TwoTileStoreWritersOnOnePathEachPublishTheirOwn) {
@@ -125,12 +134,7 @@ TEST(AtomicOutput, TwoTileStoreWritersOnOnePathEachPublishTheirOwn) {
   TileStoreWriter a(path, info, 16);
   TileStoreWriter b(path, info, 16);
   a.write_tile(0, 0, first.data());
-  a.finish();
-  EXPECT_EQ(read_all(path), first);
-  b.write_tile(0, 0, second.data());
-  ASSERT_NO_THROW(b.finish());
-  EXPECT_EQ(read_all(path), second);
-  EXPECT_TRUE(partial_files_of(path).empty());
+  expect_each_publishes_its_own(path, a, b, first, second, [&] { b.write_tile(0, 0, second.data()); });
 }
 
 TEST(AtomicOutput, EdgeListIsPublished) {

@@ -198,11 +198,7 @@ bool ArgParser::help_requested() const {
 
 RunSettings run_settings(const CommonOptions& common, const std::string& budget_remedy) {
   RunSettings settings;
-  settings.memory_bytes = common.memory_bytes;
-  settings.gpu_memory_bytes = common.gpu_memory_bytes;
-  settings.device = common.device;
-  settings.threads = common.threads;
-  settings.tmpdir = common.tmpdir;
+  static_cast<RunResources&>(settings) = common;
   settings.budget_remedy = budget_remedy;
   return settings;
 }

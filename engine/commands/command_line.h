@@ -50,14 +50,10 @@ class ArgParser {
   std::vector<bool> used_;
 };
 
-// The common flags (flag_table.cpp's shared ones); a command takes those its table lists.
-struct CommonOptions {
-  std::uint64_t memory_bytes = 1ull << 30;       // --memory (default 1G)
-  std::uint64_t gpu_memory_bytes = 0;            // --gpu-memory (0: a share of the device's memory)
-  DeviceRequest device = DeviceRequest::Auto;    // --device auto|cpu|cuda
-  unsigned threads = 0;                          // --threads (0: all cores)
+// The common flags (flag_table.cpp's shared ones); a command takes those its table lists: the run's
+// resources (--memory, --gpu-memory, --device, --threads, --tmpdir) and these.
+struct CommonOptions : RunResources {
   std::uint32_t tile = 0;                        // --tile (0: engine default), power of two 16..4096
-  std::string tmpdir;                            // --tmpdir (default $TMPDIR or /tmp)
   bool json = false;                             // --json
   bool quiet = false;                            // -q / --quiet
 };

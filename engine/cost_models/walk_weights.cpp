@@ -14,6 +14,7 @@
 #include "kernels/common/memory_budget.h"
 #include "kernels/common/worker_pool.h"
 #include "kernels/common/tile_geometry.h"
+#include "kernels/common/walk_tile.h"
 
 namespace terrazo {
 void check_walk_params(const WalkParams& w) {
@@ -46,41 +47,33 @@ struct Scan {
 // UsageError on a friction that is negative or not finite, or a step without a finite weight.
 void scan_walk_tile(const WeightParams& p, WeightModel model, const StepLengths& steps, const std::vector<double>& v,
                     std::uint32_t t, std::uint32_t tx, std::uint32_t ty, std::uint64_t i, Scan& scan) {
-  for (std::uint32_t y = 0; y < t; ++y)
-    for (std::uint32_t x = 0; x < t; ++x) {
-      const double a = v[static_cast<std::size_t>(y) * t + x];
-      if (a != a) continue;
-      double ha, fa;
-      unpack_walk_cell(a, &ha, &fa);
-      const std::uint64_t gx = static_cast<std::uint64_t>(tx) * t + x, gy = static_cast<std::uint64_t>(ty) * t + y;
-      if (!(fa >= 0) || !std::isfinite(fa))
-        throw UsageError("--friction has the value " + format_value(fa) + " at cell " + std::to_string(gx) + "," +
-                         std::to_string(gy) + " (column,row); friction must be finite and >= 0 (or nodata)");
-      for (int d = 0; d < 4; ++d) {  // E, SE, S, SW inside the tile
-        const std::int64_t nx = static_cast<std::int64_t>(x) + kDirDx[d], ny = static_cast<std::int64_t>(y) + kDirDy[d];
-        if (nx < 0 || ny < 0 || nx >= static_cast<std::int64_t>(t) || ny >= static_cast<std::int64_t>(t)) continue;
-        const double b = v[static_cast<std::size_t>(ny) * t + static_cast<std::size_t>(nx)];
-        if (b != b) continue;
-        double hb, fb;
-        unpack_walk_cell(b, &hb, &fb);
-        const double length = step_length(steps, d, static_cast<std::int64_t>(gy));
-        for (const double w : {walk_step_cost(p, ha, fa, hb, fb, length), walk_step_cost(p, hb, fb, ha, fa, length)}) {
-          if (!(w < std::numeric_limits<double>::infinity()))
-            throw UsageError("--model " + std::string(to_string(model)) + ": the step from cell " +
-                             std::to_string(gx) + "," + std::to_string(gy) +
-                             " (column,row) has no finite weight (elevation " + format_value(ha) + " to " +
-                             format_value(hb) + " over a step of " + format_value(length) +
-                             "); set such cells as nodata");
-          if (w > scan.largest) {
-            scan.largest = w;
-            scan.largest_tile = i;
-            scan.lx = gx;
-            scan.ly = gy;
-          }
-          if (w > 0 && w < scan.smallest) scan.smallest = w;
-        }
+  const auto global_x = [&](std::uint32_t x) { return static_cast<std::uint64_t>(tx) * t + x; };
+  const auto global_y = [&](std::uint32_t y) { return static_cast<std::uint64_t>(ty) * t + y; };
+  const auto check_friction = [&](std::uint32_t x, std::uint32_t y, double, double fa) {
+    if (!(fa >= 0) || !std::isfinite(fa))
+      throw UsageError("--friction has the value " + format_value(fa) + " at cell " + std::to_string(global_x(x)) + "," +
+                       std::to_string(global_y(y)) + " (column,row); friction must be finite and >= 0 (or nodata)");
+  };
+  const auto weigh_step = [&](std::uint32_t x, std::uint32_t y, int d, double ha, double fa, double hb, double fb) {
+    const std::uint64_t gx = global_x(x), gy = global_y(y);
+    const double length = step_length(steps, d, static_cast<std::int64_t>(gy));
+    for (const double w : {walk_step_cost(p, ha, fa, hb, fb, length), walk_step_cost(p, hb, fb, ha, fa, length)}) {
+      if (!(w < std::numeric_limits<double>::infinity()))
+        throw UsageError("--model " + std::string(to_string(model)) + ": the step from cell " + std::to_string(gx) + "," +
+                         std::to_string(gy) + " (column,row) has no finite weight (elevation " + format_value(ha) +
+                         " to " + format_value(hb) + " over a step of " + format_value(length) +
+                         "); set such cells as nodata");
+      if (w > scan.largest) {
+        scan.largest = w;
+        scan.largest_tile = i;
+        scan.lx = gx;
+        scan.ly = gy;
       }
+      if (w > 0 && w < scan.smallest) scan.smallest = w;
     }
+    return true;
+  };
+  scan_walk_tile_pairs(v.data(), t, check_friction, weigh_step);
 }
 
 // Each worker scans the tiles it takes from a shared counter, in increasing order. The reduction

@@ -23,11 +23,9 @@ namespace {
 TileFloodInput flood_input(const TileGrid& grid, const FillPhaseOptions& options, std::uint32_t tx, std::uint32_t ty,
                            const double* cells) {
   TileFloodInput in;
+  static_cast<FillRules&>(in) = options;
   in.cells = cells;
   set_tile_extent(in, grid, tx, ty);
-  in.connectivity = options.connectivity;
-  in.edge_outlets = options.edge_outlets;
-  in.nodata_outlets = options.nodata_outlets;
   return in;
 }
 

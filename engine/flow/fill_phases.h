@@ -32,11 +32,8 @@
 
 namespace terrazo {
 
-struct FillPhaseOptions : FlowPhaseOptions {
-  Connectivity connectivity = Connectivity::Eight;
-  bool edge_outlets = true;
-  bool nodata_outlets = true;
-};
+// The phases' threads and plan, and the fill's rules (connectivity, edge and nodata outlets).
+struct FillPhaseOptions : FlowPhaseOptions, FillRules {};
 
 struct FillPhaseResult {
   std::uint64_t valid_cells = 0;

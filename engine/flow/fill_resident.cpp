@@ -17,12 +17,10 @@ namespace {
 ResidentFillOptions resident_options(const TileGrid& grid, const FillPhaseOptions& options, Device device,
                                      std::uint32_t g) {
   ResidentFillOptions ro;
+  static_cast<FillRules&>(ro) = options;
   ro.width = grid.width;
   ro.height = grid.height;
   ro.g = g;
-  ro.connectivity = options.connectivity;
-  ro.edge_outlets = options.edge_outlets;
-  ro.nodata_outlets = options.nodata_outlets;
   // Rounds a few waves of the device wide: on a GPU ~512 tiles (an H200 holds 132 SMs x 3 blocks
   // of 66^2 windows at once), on the CPU a few tiles per thread; groups as wide as the device takes.
   ro.batch_tiles = device == Device::Cuda ? 8192 : 64;

@@ -110,14 +110,6 @@ std::uint64_t distinct_tiles(const std::vector<SitePart>& parts) {
   return n;
 }
 
-GPrimeExchangeOptions exchange_options(const OdQueryOptions& options) {
-  GPrimeExchangeOptions xo;
-  xo.params = options.params;
-  xo.connectivity = options.connectivity;
-  xo.max_cost = options.max_cost;
-  return xo;
-}
-
 void clamp_to_max_cost(std::vector<PathLength>& result, PathLength max_cost) {
   for (PathLength& d : result)
     if (d > max_cost) d = kUnreached;
@@ -231,7 +223,7 @@ void sweep_sources(const TileInput& input, const IndexInMemory& memory, const st
   const unsigned threads = std::max(1u, options.threads);
   MemoryBudget::Reservation sweep_reservation =
       budget.reserve(GPrimeSweep::bytes(t, memory.present_tiles(), threads), "od-matrix sweep: edge weights and label blocks");
-  const GPrimeSweep sweep(memory, exchange_options(options), threads);
+  const GPrimeSweep sweep(memory, options, threads);
   std::vector<std::vector<SweepSeed>> sources(k);
   std::unordered_map<std::uint64_t, std::vector<SweepTarget>> targets;
   for (std::uint64_t a = 0; a < sv.parts.size(); ++a) {
@@ -373,7 +365,7 @@ void open_index_tiles(const GPrimeRequest& q, const ExchangePlan& plan, std::uin
   source.cache_reservation = budget.reserve(cache_bytes, "od-matrix index tile cache");
   source.cache = std::make_unique<IndexTileCache>(index, cache_bytes / entry_bytes);
   st.cache_tiles = source.cache->capacity();
-  const GPrimeExchangeOptions xo = exchange_options(options);
+  const GPrimeExchangeOptions& xo = options;
   if (plan.rounds) {
     source.resident = std::make_unique<GPrimeRounds>(index, *source.cache, xo, plan.cuda ? Device::Cuda : Device::Cpu,
                                                      plan.batch, std::max(1u, options.threads), options.round_window);
@@ -408,7 +400,7 @@ void open_block_tiles(const GPrimeRequest& q, std::uint64_t cache_bytes, MemoryB
   cache_tiles = std::max<std::uint64_t>(2, std::min(cache_tiles, q.input.grid().tile_count()));
   source.cache_reservation = budget.reserve(block_solve_tiles_bytes(t, cache_tiles, threads), "od-matrix tile cache");
   st.cache_tiles = cache_tiles;
-  auto g = std::make_unique<BlockSolveTiles>(q.input, exchange_options(q.options), cache_tiles, threads);
+  auto g = std::make_unique<BlockSolveTiles>(q.input, q.options, cache_tiles, threads);
   source.block = g.get();
   source.gtiles = std::move(g);
 }
@@ -422,7 +414,7 @@ void open_gprime_source(const GPrimeRequest& q, const ExchangePlan& plan, Memory
   if (q.build_on_gpu && plan.rounds) {
     GPrimeBuildStats build;
     Stopwatch build_watch;
-    source.resident = std::make_unique<GPrimeRounds>(q.input, exchange_options(q.options), kDefaultIndexLeaf, plan.batch,
+    source.resident = std::make_unique<GPrimeRounds>(q.input, q.options, kDefaultIndexLeaf, plan.batch,
                                                      std::max(1u, q.options.threads), q.options.round_window, progress, &build);
     st.seconds_index = build_watch.seconds();
     st.index_kernel_ms = build.kernel_ms;
@@ -461,7 +453,7 @@ void reach_targets(const GPrimeLabels& labels, const std::map<std::uint64_t, std
 void query_sources(const GPrimeRequest& q, const ExchangePlan& plan, GPrimeSource& source, std::uint64_t k,
                    Progress& progress, SiteVectors& sv, OdQueryStats& st) {
   const std::uint32_t b = ring_size(q.input.grid().tile);
-  const GPrimeExchangeOptions xo = exchange_options(q.options);
+  const GPrimeExchangeOptions& xo = q.options;
   const std::vector<SitePart>& parts = sv.parts;
   std::map<std::uint64_t, std::vector<std::uint64_t>> parts_in_tile;
   for (std::uint64_t a = 0; a < parts.size(); ++a) parts_in_tile[parts[a].tile].push_back(a);

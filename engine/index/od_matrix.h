@@ -37,6 +37,7 @@
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/batch_solver.h"
 #include "kernels/common/edge_weight.h"
+#include "engine/index/gprime_exchange.h"
 #include "engine/index/index_in_memory.h"
 #include "engine/run/memory_plan.h"
 #include "io/store/index_file.h"
@@ -58,10 +59,8 @@ struct OdSite {
 // once its targets are settled (engine/index/gprime_sweep.h).
 enum class OdExchange { Auto, Queue, Rounds, Sweep };
 
-struct OdQueryOptions {
-  WeightParams params;
-  Connectivity connectivity = Connectivity::Eight;
-  PathLength max_cost = kUnreached;
+// The exchange's own options (params, connectivity, max_cost: GPrimeExchangeOptions), and the query's.
+struct OdQueryOptions : GPrimeExchangeOptions {
   std::uint64_t cache_bytes = 0;  // index matrix cache; 0: what the budget leaves (1 MiB kept free)
   Device device = Device::Cpu;    // with the index: the min-plus products on the CPU or the GPU
   unsigned threads = 1;           // CPU threads: the products of a round of this many tiles (index), the in-tile solves (without)

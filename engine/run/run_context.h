@@ -20,13 +20,19 @@
 
 namespace terrazo {
 
-// The common flags of a run (README "Commands"), as given.
-struct RunSettings {
-  std::uint64_t memory_bytes = 1ull << 30;     // --memory: the host budget
+// What a run may use, as the common flags give it (README "Commands"): host and GPU memory, the
+// device, the CPU threads and where its scratch files go. The parsed flags (CommonOptions,
+// engine/commands/command_line.h) and the run's settings both hold it.
+struct RunResources {
+  std::uint64_t memory_bytes = 1ull << 30;     // --memory: the host budget (default 1G)
   std::uint64_t gpu_memory_bytes = 0;          // --gpu-memory: 0 is each GPU phase's default share
-  DeviceRequest device = DeviceRequest::Auto;  // --device
+  DeviceRequest device = DeviceRequest::Auto;  // --device auto|cpu|cuda
   unsigned threads = 0;                        // --threads: 0 is every core
   std::string tmpdir;                          // --tmpdir: parent of the run directory; empty is $TMPDIR or /tmp
+};
+
+// The settings of a run: its resources as given, and how its budget errors end.
+struct RunSettings : RunResources {
   // The end of every budget error: the flags that command has to give it more room.
   std::string budget_remedy = MemoryBudget::kRaiseMemoryOrLowerTile;
   // The run's ranks: null is the process's world() (one rank unless started by mpirun). --memory

@@ -1,8 +1,8 @@
 // kernels/common/block_solvers.cuh: what the CUDA tile solvers of both pipelines share (included by
-// kernels/*.cu only): direction steps usable in device code, where a solver's per-tile scratch lives,
-// and the host helpers of the streamed batch solvers (kernels/common/block_batch.h). Each pipeline's
-// device-pointer entry points are in kernels/mst/block_mst_launch.cuh and
-// kernels/sssp/block_sssp_launch.cuh.
+// kernels/*.cu only): where a solver's per-tile scratch lives and the host helpers of the streamed
+// batch solvers (kernels/common/block_batch.h); the direction steps usable in device code are
+// step_dx/step_dy of kernels/common/tile_geometry.h. Each pipeline's device-pointer entry points are
+// in kernels/mst/block_mst_launch.cuh and kernels/sssp/block_sssp_launch.cuh.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -13,19 +13,6 @@
 #include "kernels/common/tile_geometry.h"
 
 namespace terrazo::cuda {
-
-// kDirDx / kDirDy (kernels/common/tile_geometry.h) as arithmetic, usable in device code: dx + 1 packed in
-// two bits per direction; dy(d) = dx(d + 6 mod 8).
-__host__ __device__ constexpr int step_dx(int dir) { return static_cast<int>((0x901Au >> (2 * dir)) & 3u) - 1; }
-__host__ __device__ constexpr int step_dy(int dir) { return step_dx((dir + 6) & 7); }
-static_assert(step_dx(0) == kDirDx[0] && step_dx(1) == kDirDx[1] && step_dx(2) == kDirDx[2] && step_dx(3) == kDirDx[3] &&
-                  step_dx(4) == kDirDx[4] && step_dx(5) == kDirDx[5] && step_dx(6) == kDirDx[6] &&
-                  step_dx(7) == kDirDx[7],
-              "step_dx must equal kDirDx");
-static_assert(step_dy(0) == kDirDy[0] && step_dy(1) == kDirDy[1] && step_dy(2) == kDirDy[2] && step_dy(3) == kDirDy[3] &&
-                  step_dy(4) == kDirDy[4] && step_dy(5) == kDirDy[5] && step_dy(6) == kDirDy[6] &&
-                  step_dy(7) == kDirDy[7],
-              "step_dy must equal kDirDy");
 
 // Where a solver keeps its per-tile working arrays.
 enum class ScratchPlacement : int { Global = 0, Shared = 1, SharedDistance = 2 };

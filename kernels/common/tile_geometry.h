@@ -21,6 +21,18 @@ enum Direction : std::uint8_t { kEast = 0, kSouthEast = 1, kSouth = 2, kSouthWes
 
 constexpr int kDirDx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 constexpr int kDirDy[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+// kDirDx / kDirDy as arithmetic, usable in device code: dx + 1 packed in two bits per direction;
+// dy(d) = dx(d + 6 mod 8).
+TERRAZO_HD constexpr int step_dx(int dir) { return static_cast<int>((0x901Au >> (2 * dir)) & 3u) - 1; }
+TERRAZO_HD constexpr int step_dy(int dir) { return step_dx((dir + 6) & 7); }
+static_assert(step_dx(0) == kDirDx[0] && step_dx(1) == kDirDx[1] && step_dx(2) == kDirDx[2] && step_dx(3) == kDirDx[3] &&
+                  step_dx(4) == kDirDx[4] && step_dx(5) == kDirDx[5] && step_dx(6) == kDirDx[6] &&
+                  step_dx(7) == kDirDx[7],
+              "step_dx must equal kDirDx");
+static_assert(step_dy(0) == kDirDy[0] && step_dy(1) == kDirDy[1] && step_dy(2) == kDirDy[2] && step_dy(3) == kDirDy[3] &&
+                  step_dy(4) == kDirDy[4] && step_dy(5) == kDirDy[5] && step_dy(6) == kDirDy[6] &&
+                  step_dy(7) == kDirDy[7],
+              "step_dy must equal kDirDy");
 
 TERRAZO_HD bool is_diagonal(int dir) { return (dir & 1) != 0; }
 TERRAZO_HD int opposite(int dir) { return (dir + 4) & 7; }

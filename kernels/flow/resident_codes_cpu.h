@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/common/batch_solver.h"  // Device
 #include "kernels/common/worker_pool.h"
 #include "kernels/flow/d8_codes.h"
 #include "kernels/flow/resident_flowacc_steps.h"  // ResidentCodeRaster
@@ -16,6 +17,8 @@ namespace terrazo {
 
 class ResidentCodesCpu {
  public:
+  static constexpr Device kDevice = Device::Cpu;
+
   // `what` names the solver in errors; windows are at most tile x tile; `chunk` cells per pool iteration.
   ResidentCodesCpu(const char* what, std::uint64_t width, std::uint64_t height, std::uint32_t tile, WorkerPool& pool,
                    std::uint64_t chunk)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/common/batch_solver.h"  // Device
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/flow/d8_codes.h"
 #include "kernels/flow/resident_flowacc_steps.h"  // ResidentCodeRaster
@@ -27,15 +28,15 @@ inline unsigned blocks_for(std::uint64_t items) {
 }
 
 // The CUDA solvers' code raster: the whole raster's code bytes in device memory (kD8Nodata until
-// written, set on `stream`), written in checked t x t windows through one page-locked tile. `stream`
-// outlives this object (the solver's member declared before it).
+// written), written in checked t x t windows through one page-locked tile, on its stream, which the
+// solver's kernels run on too (stream()).
 class ResidentCodesCuda {
  public:
+  static constexpr Device kDevice = Device::Cuda;
+
   // `what` names the solver in errors; windows are at most tile x tile.
-  ResidentCodesCuda(const char* what, std::uint64_t width, std::uint64_t height, std::uint32_t tile,
-                    const CudaStream& stream)
-      : windows_{what, width, height, tile}, stream_(stream), code_(width * height),
-        host_codes_(std::uint64_t{tile} * tile) {
+  ResidentCodesCuda(const char* what, std::uint64_t width, std::uint64_t height, std::uint32_t tile)
+      : windows_{what, width, height, tile}, code_(width * height), host_codes_(std::uint64_t{tile} * tile) {
     TERRAZO_CUDA_CHECK(cudaMemsetAsync(code_.get(), kD8Nodata, code_.bytes(), stream_.get()));
   }
 
@@ -58,9 +59,11 @@ class ResidentCodesCuda {
   // The codes as the steps see them (resident_flowacc_steps.h).
   ResidentCodeRaster raster() { return ResidentCodeRaster{windows_.width, windows_.height, code_.get()}; }
 
+  const CudaStream& stream() const { return stream_; }
+
  private:
   ResidentWindows windows_;
-  const CudaStream& stream_;
+  CudaStream stream_;  // before the buffers: destroyed after them
   DeviceBuffer<std::uint8_t> code_;
   PinnedBuffer<std::uint8_t> host_codes_;
 };

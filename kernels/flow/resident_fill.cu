@@ -162,7 +162,7 @@ class ResidentFillCuda final : public ResidentFillSolver {
  public:
   explicit ResidentFillCuda(const ResidentFillOptions& options)
       : options_(options), layout_(options.width, options.height, options.g, 1),
-        rules_{options.connectivity, options.edge_outlets, options.nodata_outlets} {
+        rules_(options) {
     if (!cuda_device().available) throw Error("resident fill on CUDA: " + cuda_device().reason);
     const std::uint32_t most = resident_fill_max_g(max_shared_bytes_per_block());
     if (options.g < 2 || options.g > most)

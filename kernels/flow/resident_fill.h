@@ -45,15 +45,14 @@
 #include "kernels/common/batch_solver.h"
 #include "kernels/common/types.h"
 #include "kernels/common/worker_pool.h"
+#include "kernels/flow/fill_rules.h"
 
 namespace terrazo {
 
-struct ResidentFillOptions {
+// The rules (connectivity, edge and nodata outlets) and the resident layout.
+struct ResidentFillOptions : FillRules {
   std::uint64_t width = 0, height = 0;
   std::uint32_t g = 64;  // resident tile side: 2 and up (CUDA: its window's 16 bytes a cell in shared memory)
-  Connectivity connectivity = Connectivity::Eight;  // Eight or Four
-  bool edge_outlets = true;
-  bool nodata_outlets = true;
   std::uint64_t batch_tiles = 4096;  // tiles solved per launch (CPU: per pool loop) at most
   std::uint64_t round_tiles = 2048;  // tiles per round the near-far schedule aims at
 };

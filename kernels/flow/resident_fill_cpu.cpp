@@ -36,7 +36,7 @@ class ResidentFillCpu final : public ResidentFillSolver {
  public:
   ResidentFillCpu(const ResidentFillOptions& options, WorkerPool& pool)
       : options_(options), layout_(options.width, options.height, options.g, 1), pool_(pool),
-        rules_{options.connectivity, options.edge_outlets, options.nodata_outlets} {
+        rules_(options) {
     if (options.g < 2) throw Error("resident fill: tile side " + std::to_string(options.g) + " is below 2");
     const std::uint64_t cells = layout_.tiles() * layout_.tile_cells();
     elev_.assign(cells, kNodataKey);

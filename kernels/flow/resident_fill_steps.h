@@ -56,12 +56,6 @@ struct FillCells {
   TERRAZO_HD std::uint64_t level_at(std::uint64_t x, std::uint64_t y) const { return level[l.index(x, y)]; }
 };
 
-// The outlets of a run and its neighbourhood.
-struct FillRules {
-  Connectivity connectivity = Connectivity::Eight;
-  bool edge_outlets = true, nodata_outlets = true;
-};
-
 // Padded cell k (tile k / g^2, local cell k % g^2) as global (x, y); false past the raster's edge.
 TERRAZO_HD bool fill_cell_xy(const ResidentLayout& l, std::uint64_t k, std::uint64_t* x, std::uint64_t* y) {
   const std::uint64_t tile = k / l.tile_cells(), c = k % l.tile_cells();

@@ -21,6 +21,7 @@
 
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/common/error.h"
+#include "kernels/flow/resident_code_solver.h"
 #include "kernels/flow/resident_cuda.cuh"
 #include "kernels/flow/resident_flowacc.h"
 #include "kernels/flow/resident_flowacc_steps.h"
@@ -95,10 +96,11 @@ unsigned counting_blocks(std::uint64_t items) {
   return std::min(blocks_for(items), static_cast<unsigned>(multiprocessor_count()) * 16u);
 }
 
-class ResidentFlowAccCuda final : public ResidentFlowAcc {
+class ResidentFlowAccCuda final : public ResidentCodeSolver<ResidentFlowAcc, ResidentCodesCuda> {
  public:
   explicit ResidentFlowAccCuda(const ResidentFlowAccOptions& options)
-      : options_(options), in_degree_(cells()), sum_(cells()), counters_(1),
+      : ResidentCodeSolver("resident flowacc", options.width, options.height, options.tile), options_(options),
+        in_degree_(cells()), sum_(cells()), counters_(1),
         staged_(std::uint64_t{options.tile} * options.tile),
         host_values_(staged_.size()),
         raster_{codes_.raster(), in_degree_.get(), sum_.get()} {
@@ -108,13 +110,6 @@ class ResidentFlowAccCuda final : public ResidentFlowAcc {
     zero.largest = std::numeric_limits<long long>::min();
     TERRAZO_CUDA_CHECK(cudaMemcpyAsync(counters_.get(), &zero, sizeof zero, cudaMemcpyHostToDevice, stream_.get()));
     stream_.synchronize();
-  }
-
-  Device device() const override { return Device::Cuda; }
-
-  void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
-                   const double* values) override {
-    codes_.write_code_window(x0, y0, w, h, pitch, values);
   }
 
   void write_weights(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
@@ -171,8 +166,7 @@ class ResidentFlowAccCuda final : public ResidentFlowAcc {
   std::uint64_t cells() const { return options_.width * options_.height; }
 
   ResidentFlowAccOptions options_;
-  CudaStream stream_;
-  ResidentCodesCuda codes_{"resident flowacc", options_.width, options_.height, options_.tile, stream_};
+  const CudaStream& stream_ = codes_.stream();
   DeviceBuffer<std::uint32_t> in_degree_;
   DeviceBuffer<unsigned long long> sum_;
   DeviceBuffer<FlowCounters> counters_;

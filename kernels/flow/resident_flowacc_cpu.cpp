@@ -4,6 +4,7 @@
 #include <atomic>
 #include <vector>
 
+#include "kernels/flow/resident_code_solver.h"
 #include "kernels/flow/resident_codes_cpu.h"
 #include "kernels/flow/resident_flowacc.h"
 #include "kernels/flow/resident_flowacc_steps.h"
@@ -13,19 +14,12 @@ namespace {
 
 constexpr std::uint64_t kChunkCells = 1ull << 16;
 
-class ResidentFlowAccCpu final : public ResidentFlowAcc {
+class ResidentFlowAccCpu final : public ResidentCodeSolver<ResidentFlowAcc, ResidentCodesCpu> {
  public:
   ResidentFlowAccCpu(const ResidentFlowAccOptions& options, WorkerPool& pool)
-      : options_(options), codes_("resident flowacc", options.width, options.height, options.tile, pool, kChunkCells),
-        in_degree_(codes_.cells(), 0), sum_(codes_.cells(), 0),
+      : ResidentCodeSolver("resident flowacc", options.width, options.height, options.tile, pool, kChunkCells),
+        options_(options), in_degree_(codes_.cells(), 0), sum_(codes_.cells(), 0),
         raster_{codes_.raster(), in_degree_.data(), sum_.data()} {}
-
-  Device device() const override { return Device::Cpu; }
-
-  void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
-                   const double* values) override {
-    codes_.write_code_window(x0, y0, w, h, pitch, values);
-  }
 
   void write_weights(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
                      const double* weights) override {
@@ -84,7 +78,6 @@ class ResidentFlowAccCpu final : public ResidentFlowAcc {
   }
 
   ResidentFlowAccOptions options_;
-  ResidentCodesCpu codes_;
   std::vector<std::uint32_t> in_degree_;
   std::vector<unsigned long long> sum_;
   ResidentFlowRaster raster_;

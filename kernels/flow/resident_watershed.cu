@@ -19,6 +19,7 @@
 
 #include "kernels/common/cuda_support.cuh"
 #include "kernels/common/error.h"
+#include "kernels/flow/resident_code_solver.h"
 #include "kernels/flow/resident_cuda.cuh"
 #include "kernels/flow/resident_watershed.h"
 #include "kernels/flow/resident_watershed_steps.h"
@@ -93,22 +94,16 @@ static __global__ void read_window(ResidentBasinRaster r, std::uint64_t x0, std:
   for (std::uint64_t k = first_cell(); k < n; k += cell_stride()) staged[k] = r.label[(y0 + k / w) * r.width + x0 + k % w];
 }
 
-class ResidentWatershedCuda final : public ResidentWatershed {
+class ResidentWatershedCuda final : public ResidentCodeSolver<ResidentWatershed, ResidentCodesCuda> {
  public:
   explicit ResidentWatershedCuda(const ResidentWatershedOptions& options)
-      : options_(options), outlet_(cells()), first_(cells()), label_(cells()), counts_(chunks()),
+      : ResidentCodeSolver("resident watershed", options.width, options.height, options.tile), options_(options),
+        outlet_(cells()), first_(cells()), label_(cells()), counts_(chunks()),
         counters_(1), staged_(std::uint64_t{options.tile} * options.tile),
         host_labels_(staged_.size()),
         raster_{codes_.raster(), outlet_.get(), first_.get(), label_.get()} {
     if (chunks() > 0x7fffffffu) throw Error("resident watershed: the raster has too many cells for one launch of chunks");
     stream_.synchronize();
-  }
-
-  Device device() const override { return Device::Cuda; }
-
-  void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
-                   const double* values) override {
-    codes_.write_code_window(x0, y0, w, h, pitch, values);
   }
 
   ResidentWatershedStats label() override {
@@ -199,8 +194,7 @@ class ResidentWatershedCuda final : public ResidentWatershed {
   }
 
   ResidentWatershedOptions options_;
-  CudaStream stream_;
-  ResidentCodesCuda codes_{"resident watershed", options_.width, options_.height, options_.tile, stream_};
+  const CudaStream& stream_ = codes_.stream();
   DeviceBuffer<std::uint64_t> outlet_, first_;
   DeviceBuffer<std::uint32_t> label_, counts_;
   DeviceBuffer<BasinCounters> counters_;

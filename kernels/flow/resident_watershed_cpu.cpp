@@ -5,6 +5,7 @@
 #include <atomic>
 #include <vector>
 
+#include "kernels/flow/resident_code_solver.h"
 #include "kernels/flow/resident_codes_cpu.h"
 #include "kernels/flow/resident_watershed.h"
 #include "kernels/flow/resident_watershed_steps.h"
@@ -12,19 +13,12 @@
 namespace terrazo {
 namespace {
 
-class ResidentWatershedCpu final : public ResidentWatershed {
+class ResidentWatershedCpu final : public ResidentCodeSolver<ResidentWatershed, ResidentCodesCpu> {
  public:
   ResidentWatershedCpu(const ResidentWatershedOptions& options, WorkerPool& pool)
-      : options_(options), codes_("resident watershed", options.width, options.height, options.tile, pool, kBasinChunk),
-        outlet_(codes_.cells()), first_(codes_.cells()), label_(codes_.cells()),
+      : ResidentCodeSolver("resident watershed", options.width, options.height, options.tile, pool, kBasinChunk),
+        options_(options), outlet_(codes_.cells()), first_(codes_.cells()), label_(codes_.cells()),
         raster_{codes_.raster(), outlet_.data(), first_.data(), label_.data()} {}
-
-  Device device() const override { return Device::Cpu; }
-
-  void write_codes(std::uint64_t x0, std::uint64_t y0, std::uint32_t w, std::uint32_t h, std::uint32_t pitch,
-                   const double* values) override {
-    codes_.write_code_window(x0, y0, w, h, pitch, values);
-  }
 
   ResidentWatershedStats label() override {
     ResidentWatershedStats stats;
@@ -80,7 +74,6 @@ class ResidentWatershedCpu final : public ResidentWatershed {
   }
 
   ResidentWatershedOptions options_;
-  ResidentCodesCpu codes_;
   std::vector<std::uint64_t> outlet_, first_;
   std::vector<std::uint32_t> label_;
   ResidentBasinRaster raster_;

@@ -22,19 +22,18 @@
 
 #include "kernels/common/radix_heap.h"
 #include "kernels/common/types.h"
+#include "kernels/flow/fill_rules.h"
 
 namespace terrazo {
 
 constexpr std::uint32_t kNoLabel = 0;
 constexpr std::uint32_t kOceanLabel = 1;
 
-struct TileFloodInput {
+// A tile's cells under the fill's rules (connectivity, edge and nodata outlets).
+struct TileFloodInput : FillRules {
   const double* cells = nullptr;  // t * t, row-major; NaN: nodata (and padding outside the extent)
   std::uint32_t t = 0;  // a power of two, at most 16384 (io/store/tile_store_format.h kMaxTile)
   std::uint32_t width = 0, height = 0;  // the valid extent (a tile on the raster's right or bottom edge is cut)
-  Connectivity connectivity = Connectivity::Eight;
-  bool nodata_outlets = true;
-  bool edge_outlets = true;
   // Which sides of the tile are the raster's edge: top, bottom, left, right.
   bool raster_top = false, raster_bottom = false, raster_left = false, raster_right = false;
   // False: no spill edges (`edges` left empty; a pass that needs only levels and labels).

@@ -41,33 +41,14 @@ __device__ void fill_union(PathLength* d, std::uint32_t entries) {
   for (std::uint32_t e = threadIdx.x; e < entries; e += blockDim.x) d[e] = kUnreached;
 }
 
-// Edges between cells of different children; each (cell, direction) is one thread's, so each entry is
-// written once.
+// Edges between cells of different children, a ring cell of a child per thread.
 __device__ void add_cross_edges(const double* __restrict__ values, std::uint32_t t, std::uint32_t s,
                                 const WeightParams& params, Connectivity connectivity,
                                 const std::uint32_t* __restrict__ d_order, std::uint32_t u, PathLength* d,
                                 bool* overflow) {
   const std::uint32_t b = ring_size(s);
-  for (std::uint32_t e = threadIdx.x; e < 4 * b; e += blockDim.x) {
-    const std::uint32_t c = e / b, p = e % b;
-    std::uint32_t x, y;
-    ring_cell_of(s, p, &x, &y);
-    const std::uint32_t gx = (c & 1u) * s + x, gy = (c >> 1) * s + y;
-    const double a = values[static_cast<std::uint64_t>(gy) * t + gx];
-    if (a != a) continue;
-    for (int dir = 0; dir < 8; ++dir) {
-      if (!direction_used(dir, connectivity)) continue;
-      const int nx = static_cast<int>(gx) + step_dx(dir), ny = static_cast<int>(gy) + step_dy(dir);
-      if (nx < 0 || ny < 0 || nx >= static_cast<int>(2 * s) || ny >= static_cast<int>(2 * s)) continue;
-      const std::uint32_t c2 = (static_cast<std::uint32_t>(nx) >= s ? 1u : 0u) + (static_cast<std::uint32_t>(ny) >= s ? 2u : 0u);
-      if (c2 == c) continue;
-      const Weight w = step_weight(params, a, values[static_cast<std::uint64_t>(ny) * t + nx], dir, 0, overflow);
-      if (w == kNoEdge) continue;
-      const std::int32_t q = ring_position(s, static_cast<std::uint32_t>(nx) - (c2 & 1u) * s,
-                                           static_cast<std::uint32_t>(ny) - (c2 >> 1) * s);
-      d[d_order[c * b + p] * u + d_order[c2 * b + static_cast<std::uint32_t>(q)]] = w;
-    }
-  }
+  for (std::uint32_t e = threadIdx.x; e < 4 * b; e += blockDim.x)
+    add_cross_child_edges(values, t, s, params, connectivity, d_order, u, e / b, e % b, d, overflow);
 }
 
 // The union matrix of every merge: kUnreached, the children's matrices, the edges between children.

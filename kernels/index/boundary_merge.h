@@ -31,6 +31,7 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/common/tile_geometry.h"
 #include "kernels/index/boundary_ring.h"
 
 namespace terrazo {
@@ -44,6 +45,33 @@ inline std::uint64_t merge_workspace_entries(std::uint32_t s) {
 // The order of U: for child c and ring position p, order[c * ring_size(s) + p] = its vertex number
 // (parent ring position when on the parent's ring, else ring_size(2s) + rank among the others).
 void merge_union_order(std::uint32_t s, std::uint32_t* order);
+
+// The edges from ring cell p of child c to the cells of the other children beside it, into the union
+// matrix d (u x u, the vertex numbers of merge_union_order in `order`); values: the parent block,
+// values[y * stride + x]. Each (cell, direction) has its own entry, written once; both twins call it.
+TERRAZO_HD void add_cross_child_edges(const double* values, std::uint64_t stride, std::uint32_t s,
+                                      const WeightParams& params, Connectivity connectivity,
+                                      const std::uint32_t* order, std::uint32_t u, std::uint32_t c, std::uint32_t p,
+                                      PathLength* d, bool* overflow) {
+  const std::uint32_t b = ring_size(s);
+  std::uint32_t x, y;
+  ring_cell_of(s, p, &x, &y);
+  const std::uint32_t gx = (c & 1u) * s + x, gy = (c >> 1) * s + y;
+  const double a = values[gy * stride + gx];
+  if (a != a) return;
+  for (int dir = 0; dir < 8; ++dir) {
+    if (!direction_used(dir, connectivity)) continue;
+    const int nx = static_cast<int>(gx) + step_dx(dir), ny = static_cast<int>(gy) + step_dy(dir);
+    if (nx < 0 || ny < 0 || nx >= static_cast<int>(2 * s) || ny >= static_cast<int>(2 * s)) continue;
+    const std::uint32_t c2 = (static_cast<std::uint32_t>(nx) >= s ? 1u : 0u) + (static_cast<std::uint32_t>(ny) >= s ? 2u : 0u);
+    if (c2 == c) continue;
+    const Weight w = step_weight(params, a, values[static_cast<std::uint64_t>(ny) * stride + nx], dir, 0, overflow);
+    if (w == kNoEdge) continue;
+    const std::int32_t q = ring_position(s, static_cast<std::uint32_t>(nx) - (c2 & 1u) * s,
+                                         static_cast<std::uint32_t>(ny) - (c2 >> 1) * s);
+    d[static_cast<std::uint64_t>(order[c * b + p]) * u + order[c2 * b + static_cast<std::uint32_t>(q)]] = w;
+  }
+}
 
 void boundary_merge_cpu(const double* values, std::uint64_t stride, std::uint32_t s, const WeightParams& params,
                         Connectivity connectivity, const PathLength* children, PathLength* workspace,

@@ -42,29 +42,9 @@ void boundary_merge_cpu(const double* values, std::uint64_t stride, std::uint32_
     }
   }
   // The edges between cells of different children (both ends on their children's rings).
-  for (std::uint32_t c = 0; c < 4; ++c) {
-    const std::uint32_t ox = (c & 1u) * s, oy = (c >> 1) * s;
-    for (std::uint32_t p = 0; p < b; ++p) {
-      std::uint32_t x, y;
-      ring_cell_of(s, p, &x, &y);
-      const std::uint32_t gx = ox + x, gy = oy + y;
-      const double a = values[gy * stride + gx];
-      if (a != a) continue;
-      for (int dir = 0; dir < 8; ++dir) {
-        if (!direction_used(dir, connectivity)) continue;
-        const int nx = static_cast<int>(gx) + kDirDx[dir], ny = static_cast<int>(gy) + kDirDy[dir];
-        if (nx < 0 || ny < 0 || nx >= static_cast<int>(2 * s) || ny >= static_cast<int>(2 * s)) continue;
-        const std::uint32_t c2 = (static_cast<std::uint32_t>(nx) >= s ? 1u : 0u) + (static_cast<std::uint32_t>(ny) >= s ? 2u : 0u);
-        if (c2 == c) continue;
-        const Weight w = step_weight(params, a, values[static_cast<std::uint64_t>(ny) * stride + nx], dir, 0, overflow);
-        if (w == kNoEdge) continue;
-        const std::int32_t q = ring_position(s, static_cast<std::uint32_t>(nx) - (c2 & 1u) * s,
-                                             static_cast<std::uint32_t>(ny) - (c2 >> 1) * s);
-        PathLength& entry = d[static_cast<std::size_t>(order[c * b + p]) * u + order[c2 * b + static_cast<std::uint32_t>(q)]];
-        entry = std::min<PathLength>(entry, w);
-      }
-    }
-  }
+  for (std::uint32_t c = 0; c < 4; ++c)
+    for (std::uint32_t p = 0; p < b; ++p)
+      add_cross_child_edges(values, stride, s, params, connectivity, order.data(), u, c, p, d, overflow);
   // Eliminate S (vertices parent_b .. u-1) in blocks of pivots, last block first: each block's Schur
   // complement onto the vertices below it.
   // The matrix is symmetric (symmetric weights, the only ones an index holds): the eliminations and

@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/common/walk_tile.h"
 #include "kernels/sssp/block_sssp_cpu_solve.h"
 
 namespace terrazo {
@@ -125,28 +126,14 @@ bool directed_bucket_shape(const double* values, std::uint32_t side, const Weigh
                            std::uint64_t* buckets) {
   double rise = 0;
   MinMax friction;
-  auto elevation = [](double cell) {
-    double h, f;
-    unpack_walk_cell(cell, &h, &f);
-    return h;
-  };
-  for (std::uint32_t y = 0; y < side; ++y)
-    for (std::uint32_t x = 0; x < side; ++x) {
-      const double v = values[static_cast<std::size_t>(y) * side + x];
-      if (v != v) continue;
-      double h, f;
-      unpack_walk_cell(v, &h, &f);
-      friction.add(f);
-      for (int d = 0; d < 4; ++d) {  // E, SE, S, SW: every neighbour pair once
-        const std::int64_t nx = static_cast<std::int64_t>(x) + kDirDx[d], ny = static_cast<std::int64_t>(y) + kDirDy[d];
-        if (nx < 0 || nx >= static_cast<std::int64_t>(side) || ny >= static_cast<std::int64_t>(side)) continue;
-        const double n = values[static_cast<std::size_t>(ny) * side + static_cast<std::size_t>(nx)];
-        if (n != n) continue;
-        const double r = std::fabs(elevation(n) - h);
+  const bool finite_rises = scan_walk_tile_pairs(
+      values, side, [&](std::uint32_t, std::uint32_t, double, double f) { friction.add(f); },
+      [&](std::uint32_t, std::uint32_t, int, double h, double, double hn, double) {
+        const double r = std::fabs(hn - h);
         rise = r > rise ? r : rise;  // NaN (an infinite elevation) leaves rise: caught below
-        if (r != r) return false;
-      }
-    }
+        return r == r;
+      });
+  if (!finite_rises) return false;
   const double f_lo = friction.lo, f_hi = friction.hi;
   if (!friction.any || !std::isfinite(rise) || !(f_lo >= 0) || !std::isfinite(f_hi)) return false;
   const WalkParams& w = params.walk;

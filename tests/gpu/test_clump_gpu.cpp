@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -26,6 +27,7 @@
 #include "kernels/clump/label_tile.h"
 #include "kernels/clump/label_tile_solver.h"
 #include "kernels/common/cuda_device.h"
+#include "tests/support/clump_reference.h"
 #include "tests/support/gpu_test_support.h"
 
 namespace terrazo {
@@ -68,24 +70,11 @@ std::vector<double> make_tile(std::mt19937_64& rng, std::uint32_t t, Shape shape
     case Shape::Checkerboard:
       for (std::uint64_t i = 0; i < n; ++i) k[i] = static_cast<double>((i % t + i / t) % 2);
       break;
-    case Shape::Spiral: {  // a one-cell-wide wall spiralling in: one long corridor region
-      std::fill(k.begin(), k.end(), 0.0);
-      std::int64_t x0 = 0, y0 = 0, x1 = t - 1, y1 = t - 1;
-      while (x0 <= x1 && y0 <= y1) {
-        for (std::int64_t x = x0; x <= x1; ++x) k[y0 * t + x] = 1;
-        for (std::int64_t y = y0; y <= y1; ++y) k[y * t + x1] = 1;
-        if (y1 > y0) for (std::int64_t x = x0; x <= x1; ++x) k[y1 * t + x] = 1;
-        if (x1 > x0) for (std::int64_t y = y0 + 2; y <= y1; ++y) k[y * t + x0] = 1;
-        x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
-      }
+    case Shape::Spiral:  // a one-cell-wide wall spiralling in: one long corridor region
+      k = testing::spiral_wall(t, t);
       break;
-    }
     case Shape::Snake:  // rows joined alternately at the right and left ends, walls between
-      for (std::uint32_t y = 0; y < t; ++y)
-        for (std::uint32_t x = 0; x < t; ++x) {
-          const bool wall = y % 2 == 1 && !((y / 2) % 2 == 0 ? x == t - 1 : x == 0);
-          k[y * t + x] = wall ? kNaN : 5.0;
-        }
+      k = testing::snake_corridor(t, t, 5.0);
       break;
     case Shape::Singles:
       for (std::uint64_t i = 0; i < n; ++i) k[i] = static_cast<double>(i);
@@ -151,6 +140,25 @@ Batch random_batch(std::mt19937_64& rng, std::uint32_t t, std::uint64_t tiles) {
   return b;
 }
 
+// The side and count of a batch's tiles.
+struct BatchSize {
+  std::uint32_t t;
+  std::uint64_t tiles;
+};
+
+// A random batch of each size, checked by `check(batch, connectivity)` under 8- and then
+// 4-connectivity (a fresh batch each time); stops at the first failure.
+template <class Check>
+void for_random_batches(std::mt19937_64& rng, std::initializer_list<BatchSize> sizes, Check check) {
+  for (const BatchSize size : sizes)
+    for (const Connectivity c : {Connectivity::Eight, Connectivity::Four}) {
+      check(random_batch(rng, size.t, size.tiles), c);
+      if (::testing::Test::HasFailure()) return;
+    }
+}
+
+const char* connectivity_name(Connectivity c) { return c == Connectivity::Eight ? "8-connectivity" : "4-connectivity"; }
+
 // CPU twin and oracle for every tile of `b`, then the GPU's labels and counts compared bit for bit.
 void expect_gpu_equals_cpu(const Batch& b, Connectivity c, const std::vector<std::uint32_t>& gpu_labels,
                            const std::vector<std::uint32_t>& gpu_regions, const std::string& what) {
@@ -174,24 +182,18 @@ void expect_gpu_equals_cpu(const Batch& b, Connectivity c, const std::vector<std
   }
 }
 
+// label_tiles_cuda on `b` against the CPU twin and the flood fill.
+void expect_one_shot_labels(const Batch& b, Connectivity c) {
+  const std::uint64_t tiles = b.names.size(), cells = static_cast<std::uint64_t>(b.t) * b.t;
+  std::vector<std::uint32_t> labels(tiles * cells, kPoison), regions(tiles, kPoison);
+  label_tiles_cuda(b.keys.data(), tiles, b.t, c, labels.data(), regions.data());
+  expect_gpu_equals_cpu(b, c, labels, regions, "t " + std::to_string(b.t) + ", " + connectivity_name(c));
+}
+
 TEST(ClumpGpu, OneShotEqualsCpuTwinOnHundredsOfRandomTiles) {
   TERRAZO_REQUIRE_GPU();
   std::mt19937_64 rng(gpu_testing::run_seed());
-  struct Size {
-    std::uint32_t t;
-    std::uint64_t tiles;
-  };
-  for (const Size size : {Size{16, 160}, Size{32, 120}, Size{64, 80}, Size{128, 40}, Size{256, 16}, Size{512, 4}}) {
-    for (const Connectivity c : {Connectivity::Eight, Connectivity::Four}) {
-      const Batch b = random_batch(rng, size.t, size.tiles);
-      const std::uint64_t cells = static_cast<std::uint64_t>(size.t) * size.t;
-      std::vector<std::uint32_t> labels(size.tiles * cells, kPoison), regions(size.tiles, kPoison);
-      label_tiles_cuda(b.keys.data(), size.tiles, size.t, c, labels.data(), regions.data());
-      expect_gpu_equals_cpu(b, c, labels, regions,
-                            "t " + std::to_string(size.t) + ", " + (c == Connectivity::Eight ? "8" : "4") + "-connectivity");
-      if (HasFatalFailure()) return;
-    }
-  }
+  for_random_batches(rng, {{16, 160}, {32, 120}, {64, 80}, {128, 40}, {256, 16}, {512, 4}}, expect_one_shot_labels);
 }
 
 // The keys coded as the pipeline sends them (kernels/clump/clump_key_code.h): 2-byte codes of
@@ -200,11 +202,8 @@ TEST(ClumpGpu, OneShotEqualsCpuTwinOnHundredsOfRandomTiles) {
 TEST(ClumpGpu, CodedKeysGiveTheDoublesLabels) {
   TERRAZO_REQUIRE_GPU();
   std::mt19937_64 rng(gpu_testing::run_seed() + 3);
-  struct Size {
-    std::uint32_t t;
-    std::uint64_t tiles;
-  };
-  for (const Size size : {Size{16, 120}, Size{64, 60}, Size{128, 24}, Size{256, 12}, Size{512, 4}}) {
+  for (const BatchSize size : {BatchSize{16, 120}, BatchSize{64, 60}, BatchSize{128, 24}, BatchSize{256, 12},
+                               BatchSize{512, 4}}) {
     for (const ClumpKeyCode code : {ClumpKeyCode::UInt16, ClumpKeyCode::UInt32}) {
       if (code == ClumpKeyCode::UInt16 && size.t > 128) continue;  // the single-cell tiles' keys reach t^2 - 1
       for (const bool shifted : {false, true}) {
@@ -224,7 +223,7 @@ TEST(ClumpGpu, CodedKeysGiveTheDoublesLabels) {
           label_tiles_cuda(coded.data(), code, size.tiles, size.t, c, labels.data(), regions.data());
           expect_gpu_equals_cpu(b, c, labels, regions,
                                 std::string(to_string(code)) + (shifted ? " k/2-3" : "") + ", t " + std::to_string(size.t) +
-                                    ", " + (c == Connectivity::Eight ? "8" : "4") + "-connectivity");
+                                    ", " + connectivity_name(c));
           if (HasFatalFailure()) return;
         }
       }
@@ -245,37 +244,33 @@ void expect_same_border(const TileBorder& gpu, const TileBorder& cpu, const std:
   EXPECT_EQ(gpu.labelled, cpu.labelled) << what;
 }
 
-// The border summaries made on the GPU (phase 1's batches) against summarize_tile_border of the
-// CPU twin's labels, field by field, on hundreds of random tiles of every shape and size.
+// The border summaries of `b` made on the GPU (phase 1's batches) against summarize_tile_border of
+// the CPU twin's labels, field by field.
+void expect_border_summaries(const Batch& b, Connectivity c) {
+  const std::uint64_t tiles = b.names.size(), cells = static_cast<std::uint64_t>(b.t) * b.t;
+  const std::uint64_t words = ClumpSummaryLayout{b.t}.words();
+  std::vector<std::uint32_t> labels(tiles * cells, kPoison), regions(tiles, kPoison);
+  std::vector<std::uint32_t> summaries(tiles * words, kPoison);
+  label_tiles_cuda(b.keys.data(), ClumpKeyCode::Float64, tiles, b.t, c, labels.data(), regions.data(),
+                   summaries.data());
+  UnionFind scratch;
+  std::vector<std::uint32_t> cpu(cells);
+  for (std::uint64_t i = 0; i < tiles; ++i) {
+    const std::uint32_t n = label_tile_cpu(b.keys.data() + i * cells, b.t, c, cpu.data(), scratch);
+    TileBorder expected, got;
+    summarize_tile_border(cpu.data(), n, b.t, &expected);
+    unpack_tile_border(summaries.data() + i * words, b.t, &got);
+    expect_same_border(got, expected, b.names[i] + ", t " + std::to_string(b.t) + " (seed " +
+                                          std::to_string(gpu_testing::run_seed()) + ")");
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// The border summaries on hundreds of random tiles of every shape and size.
 TEST(ClumpGpu, BorderSummariesEqualTheCpuTwins) {
   TERRAZO_REQUIRE_GPU();
   std::mt19937_64 rng(gpu_testing::run_seed() + 4);
-  struct Size {
-    std::uint32_t t;
-    std::uint64_t tiles;
-  };
-  for (const Size size : {Size{16, 160}, Size{32, 100}, Size{64, 60}, Size{128, 30}, Size{256, 12}, Size{512, 4}}) {
-    for (const Connectivity c : {Connectivity::Eight, Connectivity::Four}) {
-      const Batch b = random_batch(rng, size.t, size.tiles);
-      const std::uint64_t cells = static_cast<std::uint64_t>(size.t) * size.t;
-      const std::uint64_t words = ClumpSummaryLayout{size.t}.words();
-      std::vector<std::uint32_t> labels(size.tiles * cells, kPoison), regions(size.tiles, kPoison);
-      std::vector<std::uint32_t> summaries(size.tiles * words, kPoison);
-      label_tiles_cuda(b.keys.data(), ClumpKeyCode::Float64, size.tiles, size.t, c, labels.data(), regions.data(),
-                       summaries.data());
-      UnionFind scratch;
-      std::vector<std::uint32_t> cpu(cells);
-      for (std::uint64_t i = 0; i < size.tiles; ++i) {
-        const std::uint32_t n = label_tile_cpu(b.keys.data() + i * cells, size.t, c, cpu.data(), scratch);
-        TileBorder expected, got;
-        summarize_tile_border(cpu.data(), n, size.t, &expected);
-        unpack_tile_border(summaries.data() + i * words, size.t, &got);
-        expect_same_border(got, expected, b.names[i] + ", t " + std::to_string(size.t) + " (seed " +
-                                              std::to_string(gpu_testing::run_seed()) + ")");
-        if (HasFailure()) return;
-      }
-    }
-  }
+  for_random_batches(rng, {{16, 160}, {32, 100}, {64, 60}, {128, 30}, {256, 12}, {512, 4}}, expect_border_summaries);
 }
 
 TEST(ClumpGpu, LargeTileOfOneSpiralEqualsCpuTwin) {

@@ -76,12 +76,8 @@ TEST(GpuCostModels, BatchSolverWithRowTableMatchesCpuTwin) {
       dist_in.insert(dist_in.end(), d.begin(), d.end());
       row0[k] = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(rows + 4)) - 2;  // edges clamp
     }
-    SsspBatchOptions options;
-    options.t = t;
-    options.params = params;
-    options.connectivity = connectivity;
-    options.max_batch_tiles = 4;
-    gpu_testing::expect_streamed_sssp_matches_cpu(options, kUnreached, values, dist_in, row0);
+    gpu_testing::expect_streamed_sssp_matches_cpu(gpu_testing::four_tile_batches(t, params, connectivity), kUnreached,
+                                                  values, dist_in, row0);
   }
 }
 

@@ -69,13 +69,9 @@ TEST(GpuWalk, BatchSolverMatchesCpuTwin) {
       const auto d = gpu_testing::random_seeds(t, rng, 500000);
       dist_in.insert(dist_in.end(), d.begin(), d.end());
     }
-    SsspBatchOptions options;
-    options.t = t;
-    options.params = params;
-    options.connectivity = connectivity;
-    options.max_batch_tiles = 4;
     const std::vector<std::int64_t> row0(count, 0);
-    gpu_testing::expect_streamed_sssp_matches_cpu(options, kUnreached, values, dist_in, row0);
+    gpu_testing::expect_streamed_sssp_matches_cpu(gpu_testing::four_tile_batches(t, params, connectivity), kUnreached,
+                                                  values, dist_in, row0);
   }
 }
 

@@ -1,7 +1,8 @@
 // tests/support/clump_reference.h: the in-memory oracles of `terrazo clump` (tests and the GPU check
 // only): the regions, their statistics (--stats) and the sieve (--min-size), each by its plain
-// formula over the whole raster (docs/clump.md). Used by tests/test_clump.cpp,
-// tests/test_clump_sieve.cpp and tools/bench/gpu_checks/clump_gpu_check.cpp.
+// formula over the whole raster (docs/clump.md), and the rasters they are checked on. Used by
+// tests/test_clump.cpp, tests/test_clump_sieve.cpp, tests/gpu/test_clump_gpu.cpp and
+// tools/bench/gpu_checks/clump_gpu_check.cpp.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -42,6 +43,33 @@ inline std::vector<double> random_classes(std::mt19937_64& rng, std::uint64_t n,
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<double> v(n);
   for (double& x : v) x = u(rng) < holes ? std::numeric_limits<double>::quiet_NaN() : value(rng);
+  return v;
+}
+
+// The w x h raster of 0 with a one-cell-wide wall of 1 spiralling in from its edge: one long corridor
+// region (the GPU clump tests and check).
+inline std::vector<double> spiral_wall(std::uint64_t w, std::uint64_t h) {
+  std::vector<double> v(w * h, 0.0);
+  std::int64_t x0 = 0, y0 = 0, x1 = static_cast<std::int64_t>(w) - 1, y1 = static_cast<std::int64_t>(h) - 1;
+  const auto iw = static_cast<std::int64_t>(w);
+  while (x0 <= x1 && y0 <= y1) {
+    for (std::int64_t x = x0; x <= x1; ++x) v[y0 * iw + x] = 1;
+    for (std::int64_t y = y0; y <= y1; ++y) v[y * iw + x1] = 1;
+    if (y1 > y0) for (std::int64_t x = x0; x <= x1; ++x) v[y1 * iw + x] = 1;
+    if (x1 > x0) for (std::int64_t y = y0 + 2; y <= y1; ++y) v[y * iw + x0] = 1;
+    x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
+  }
+  return v;
+}
+
+// The w x h raster of `value` rows joined alternately at the right and left ends, nodata walls
+// between: one region snaking through every row (the GPU clump tests and check).
+inline std::vector<double> snake_corridor(std::uint64_t w, std::uint64_t h, double value) {
+  std::vector<double> v(w * h);
+  for (std::uint64_t y = 0; y < h; ++y)
+    for (std::uint64_t x = 0; x < w; ++x)
+      v[y * w + x] = (y % 2 == 1 && !((y / 2) % 2 == 0 ? x == w - 1 : x == 0)) ? std::numeric_limits<double>::quiet_NaN()
+                                                                                  : value;
   return v;
 }
 

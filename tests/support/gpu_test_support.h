@@ -218,6 +218,18 @@ inline std::vector<PathLength> random_seeds(std::uint32_t t, std::mt19937_64& rn
   return dist;
 }
 
+// The streamed solver's options for tiles of side t under `params` and `connectivity`, in batches
+// of four tiles: the weight-model suites stream nine windows, so both slots and a short last batch
+// are exercised.
+inline SsspBatchOptions four_tile_batches(std::uint32_t t, const WeightParams& params, Connectivity connectivity) {
+  SsspBatchOptions options;
+  options.t = t;
+  options.params = params;
+  options.connectivity = connectivity;
+  options.max_batch_tiles = 4;
+  return options;
+}
+
 // Halo windows streamed through the two-slot CudaSsspBatchSolver made of `options` and `max_cost`,
 // each checked bit for bit against block_sssp_cpu: distances, changed flags, the batch's changed
 // count; neither reports an overflow, and every tile ends with a round that changes nothing.

@@ -16,25 +16,20 @@
 # Usage: tools/bench/bench_flowacc.sh [--terrazo BIN] [--memory SIZE] [--threads N] [--repeat N] [--size N]
 #   --size N  the generated raster's edge (default 4096: 16.8 M cells)
 set -euo pipefail
+source "$(dirname "$0")/grass_session.sh"
 
-terrazo=$(realpath "$(dirname "$0")/../../build/terrazo")
-memory=1G
+bench_defaults
 threads=2
-repeat=3
 size=4096
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --terrazo) terrazo=$(realpath "$2"); shift 2 ;;
-    --memory) memory=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --repeat) repeat=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
-    *) echo "bench_flowacc.sh: unknown option $1" >&2; exit 2 ;;
+    *) bench_option "$1" "${2-}" || { echo "bench_flowacc.sh: unknown option $1" >&2; exit 2; }; shift 2 ;;
   esac
 done
+terrazo=$(realpath "$terrazo")
 command -v grass > /dev/null || { echo "bench_flowacc.sh: GRASS GIS (grass) is not installed" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+bench_workdir bench_flowacc
 
 "$terrazo" gen -q --width "$size" --height "$size" --seed 5 "$work/g.tif"
 "$terrazo" fill -q --memory "$memory" --threads "$threads" "$work/g.tif" "$work/filled.tif"

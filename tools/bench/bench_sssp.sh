@@ -20,21 +20,14 @@
 set -euo pipefail
 source "$(dirname "$0")/grass_session.sh"
 
-terrazo=$(dirname "$0")/../../build/terrazo
-memory=1G
-threads=0
-repeat=3
+bench_defaults
 skip_grass=0
 skip_skimage=0
 while [[ $# -gt 2 ]]; do
   case "$1" in
-    --terrazo) terrazo=$2; shift 2 ;;
-    --memory) memory=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --repeat) repeat=$2; shift 2 ;;
     --skip-grass) skip_grass=1; shift ;;
     --skip-skimage) skip_skimage=1; shift ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    *) bench_option "$1" "$2" || { echo "unknown option $1" >&2; exit 2; }; shift 2 ;;
   esac
 done
 if [[ $# -ne 2 ]]; then sed -n '6,19p' "$0" >&2; exit 2; fi

@@ -1,8 +1,14 @@
 # tools/bench/grass_session.sh: the scaffolding of the benchmarks that time terrazo against GRASS GIS,
-# sourced (not run) by tools/bench/bench_knight.sh, bench_walk.sh, bench_cost_models.sh and bench_sssp.sh:
-#   bench_options ARGS...        --terrazo BIN, --memory SIZE, --threads N, --repeat N before the
-#                                last three arguments; sets terrazo, memory, threads, repeat and the
-#                                array bench_args (the rest)
+# sourced (not run) by tools/bench/bench_knight.sh, bench_walk.sh, bench_cost_models.sh, bench_sssp.sh
+# and bench_flowacc.sh:
+#   bench_defaults               the shared options' defaults: terrazo (this checkout's build/terrazo),
+#                                memory 1G, threads 0 (all cores), repeat 3
+#   bench_option OPTION VALUE    one of the options the benchmarks share: --terrazo BIN, --memory SIZE,
+#                                --threads N or --repeat N sets terrazo, memory, threads or repeat;
+#                                status 1 (nothing set) for any other OPTION
+#   bench_options ARGS...        bench_defaults, then bench_option for each OPTION VALUE before the
+#                                last three arguments; sets the array bench_args (the rest); exit 2
+#                                on another option
 #   bench_workdir NAME           a scratch directory $work (under $TMPDIR), removed on exit
 #   best CMD...                  "WALL CPU": the best wall seconds of $repeat runs of CMD and that
 #                                run's CPU seconds (user + sys); CMD's stdout in $work/out
@@ -16,19 +22,28 @@
 #                                EXPORT (Float64; not when EXPORT is empty)
 #   grass_command_seconds TIMES  the shortest END - START in TIMES, in seconds (%.2f)
 
-bench_options() {
-  terrazo=build/terrazo
+bench_defaults() {
+  terrazo=$(dirname "${BASH_SOURCE[0]}")/../../build/terrazo
   memory=1G
   threads=0
   repeat=3
+}
+
+bench_option() {
+  case "$1" in
+    --terrazo) terrazo=$2 ;;
+    --memory) memory=$2 ;;
+    --threads) threads=$2 ;;
+    --repeat) repeat=$2 ;;
+    *) return 1 ;;
+  esac
+}
+
+bench_options() {
+  bench_defaults
   while [[ $# -gt 3 ]]; do
-    case "$1" in
-      --terrazo) terrazo=$2; shift 2 ;;
-      --memory) memory=$2; shift 2 ;;
-      --threads) threads=$2; shift 2 ;;
-      --repeat) repeat=$2; shift 2 ;;
-      *) echo "unknown option $1" >&2; exit 2 ;;
-    esac
+    bench_option "$1" "$2" || { echo "unknown option $1" >&2; exit 2; }
+    shift 2
   done
   bench_args=("$@")
 }

@@ -74,22 +74,11 @@ std::vector<double> make_raster(std::mt19937_64& rng, std::uint64_t w, std::uint
       for (std::uint64_t i = 0; i < w * h; ++i) v[i] = static_cast<double>((i % w + i / w) % 2);
       break;
     case 2:  // snake: rows joined alternately at the ends, one region crossing every tile
-      for (std::uint64_t y = 0; y < h; ++y)
-        for (std::uint64_t x = 0; x < w; ++x)
-          v[y * w + x] = (y % 2 == 1 && !((y / 2) % 2 == 0 ? x == w - 1 : x == 0)) ? kNaN : 3.0;
+      v = testing::snake_corridor(w, h, 3.0);
       break;
-    case 3: {  // spiral wall
-      std::fill(v.begin(), v.end(), 0.0);
-      std::int64_t x0 = 0, y0 = 0, x1 = static_cast<std::int64_t>(w) - 1, y1 = static_cast<std::int64_t>(h) - 1;
-      while (x0 <= x1 && y0 <= y1) {
-        for (std::int64_t x = x0; x <= x1; ++x) v[y0 * w + x] = 1;
-        for (std::int64_t y = y0; y <= y1; ++y) v[y * w + x1] = 1;
-        if (y1 > y0) for (std::int64_t x = x0; x <= x1; ++x) v[y1 * w + x] = 1;
-        if (x1 > x0) for (std::int64_t y = y0 + 2; y <= y1; ++y) v[y * w + x0] = 1;
-        x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
-      }
+    case 3:  // spiral wall
+      v = testing::spiral_wall(w, h);
       break;
-    }
     case 4:  // one region, a few holes
       for (double& x : v) x = u(rng) < 0.02 ? kNaN : 7.0;
       break;
