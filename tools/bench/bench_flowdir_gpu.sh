@@ -29,14 +29,8 @@ if [ ! -f "$filled" ]; then
 fi
 bench_read_floor "$filled"
 for run in "${runs[@]}"; do
-  case $run in
-    cuda) flags=(--device cuda --gpu-memory "${TZ_GPU_MEMORY:-60G}") ;;
-    cpu) flags=(--device cpu) ;;
-    *) echo "unknown run '$run'" >&2; exit 2 ;;
-  esac
-  line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_flowdir_$run.txt" "$tz" flowdir -q --json --memory "$memory" \
-           ${TZ_FLOWDIR_FLAGS:-} "${flags[@]}" "$filled" "$work/flowdir_$run.tif" | tail -1)
-  echo "${line%\}}, \"run\": \"$run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_flowdir_$run.txt")}"
+  bench_device_run "$run" "$run" "${TZ_GPU_MEMORY:-60G}" flowdir --memory "$memory" ${TZ_FLOWDIR_FLAGS:-} \
+                   "$filled" "$work/flowdir_$run.tif"
   [ "$run" = "${runs[0]}" ] || bench_cmp "$work/flowdir_${runs[0]}.tif" "$work/flowdir_$run.tif" "$run" "${runs[0]}"
 done
 bench_write_floor "$work/flowdir_${runs[0]}.tif" "the directions"

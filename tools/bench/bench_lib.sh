@@ -7,13 +7,19 @@
 #   bench_run NAME COMMAND...           one timed run (/usr/bin/time): appends "NAME wall cpu rss_kib"
 #                                       to $times and prints it; a failed run prints its stderr, exit 1
 #   bench_load WHEN                     prints the load average ("load before: ...")
-# and what the GPU-against-CPU benchmarks (bench_sssp_gpu.sh, bench_fill_gpu.sh, bench_flowacc_gpu.sh)
+# and what the GPU-against-CPU benchmarks (bench_sssp_gpu.sh, bench_fill_gpu.sh, bench_flowdir_gpu.sh,
+# bench_flowacc_gpu.sh)
 # share, JSON lines:
 #   bench_read_floor FILE               FILE read once: {"run": "read floor", "bytes", "seconds"}
 #   bench_write_floor FILE WHAT         FILE copied beside itself and synced: {"run": "write floor (copy
 #                                       of WHAT)", "bytes", "seconds"}
 #   bench_cmp FIRST FILE RUN FIRST_RUN  {"cmp": "RUN = FIRST_RUN"} when the files are the same bytes,
 #                                       else {"cmp": "RUN DIFFERS from FIRST_RUN"}
+#   bench_device_run LABEL RUN GPU_MEMORY COMMAND ARGS...
+#                                       `$tz COMMAND -q --json` on RUN's device (cuda, with --gpu-memory
+#                                       GPU_MEMORY, or cpu; else exit 2), peak RSS timed into
+#                                       $work/time_COMMAND_RUN.txt: prints terrazo's JSON line with
+#                                       "run": LABEL and "time_peak_rss_kib" added
 #   bench_gen_args TERRAZO [SIDE] [SEED] [WORKDIR]
 #                                       bench_fill_gpu.sh's and bench_flowacc_gpu.sh's arguments: sets
 #                                       tz, side (32768), seed (4711), work (/tmp/terrazo-bench) and
@@ -77,6 +83,19 @@ bench_write_floor() {
 
 bench_cmp() {
   cmp -s "$1" "$2" && echo "{\"cmp\": \"$3 = $4\"}" || echo "{\"cmp\": \"$3 DIFFERS from $4\"}"
+}
+
+bench_device_run() {
+  local label=$1 run=$2 gpu_memory=$3 command=$4 device line
+  shift 4
+  case $run in
+    cuda) device=(--device cuda --gpu-memory "$gpu_memory") ;;
+    cpu) device=(--device cpu) ;;
+    *) echo "unknown run '$run'" >&2; exit 2 ;;
+  esac
+  local times=$work/time_${command}_$run.txt
+  line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$times" "$tz" "$command" -q --json "${device[@]}" "$@" | tail -1)
+  echo "${line%\}}, \"run\": \"$label\", \"time_peak_rss_kib\": $(awk '{print $2}' "$times")}"
 }
 
 bench_gen_args() {
