@@ -15,13 +15,6 @@
 set -euo pipefail
 source "$(dirname "$0")/bench_lib.sh"
 bench_gen_args "$@"
-shift $(( $# < 4 ? $# : 4 ))
-runs=("$@")
-[ ${#runs[@]} -eq 0 ] && runs=(cuda cpu)
 bench_read_floor "$store"
-for run in "${runs[@]}"; do
-  bench_device_run "$run" "$run" "${TZ_GPU_MEMORY:-40G}" fill --memory "${TZ_MEMORY:-8G}" ${TZ_FILL_FLAGS:-} \
-                   "$store" "$work/filled_$run.tif"
-  [ "$run" = "${runs[0]}" ] || bench_cmp "$work/filled_${runs[0]}.tif" "$work/filled_$run.tif" "$run" "${runs[0]}"
-done
+bench_device_runs fill "${TZ_GPU_MEMORY:-40G}" "$store" "$work/filled" --memory "${TZ_MEMORY:-8G}" ${TZ_FILL_FLAGS:-}
 bench_write_floor "$work/filled_${runs[0]}.tif" "the filled raster"

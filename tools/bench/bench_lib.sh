@@ -20,11 +20,16 @@
 #                                       GPU_MEMORY, or cpu; else exit 2), peak RSS timed into
 #                                       $work/time_COMMAND_RUN.txt: prints terrazo's JSON line with
 #                                       "run": LABEL and "time_peak_rss_kib" added
-#   bench_gen_args TERRAZO [SIDE] [SEED] [WORKDIR]
-#                                       bench_fill_gpu.sh's and bench_flowacc_gpu.sh's arguments: sets
+#   bench_device_runs COMMAND GPU_MEMORY INPUT OUTPUT FLAGS...
+#                                       bench_device_run of `COMMAND FLAGS... INPUT OUTPUT_RUN.tif` for
+#                                       each RUN of $runs, each output after the first compared with
+#                                       the first's (bench_cmp)
+#   bench_gen_args TERRAZO [SIDE] [SEED] [WORKDIR] [RUNS...]
+#                                       the GPU benchmarks' arguments: sets
 #                                       tz, side (32768), seed (4711), work (/tmp/terrazo-bench) and
 #                                       store: WORKDIR/gSIDE_SEED.tzs (`TERRAZO gen --nodata-holes
-#                                       0.02`, SIDE x SIDE cells), made when absent, one per WORKDIR
+#                                       0.02`, SIDE x SIDE cells), made when absent, one per WORKDIR;
+#                                       runs: RUNS (default: cuda cpu)
 terrazo=$(dirname "$0")/../../build/terrazo
 threads=2
 bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -98,6 +103,15 @@ bench_device_run() {
   echo "${line%\}}, \"run\": \"$label\", \"time_peak_rss_kib\": $(awk '{print $2}' "$times")}"
 }
 
+bench_device_runs() {
+  local command=$1 gpu_memory=$2 input=$3 output=$4 run
+  shift 4
+  for run in "${runs[@]}"; do
+    bench_device_run "$run" "$run" "$gpu_memory" "$command" "$@" "$input" "${output}_$run.tif"
+    [ "$run" = "${runs[0]}" ] || bench_cmp "${output}_${runs[0]}.tif" "${output}_$run.tif" "$run" "${runs[0]}"
+  done
+}
+
 bench_gen_args() {
   tz=$1
   side=${2:-32768}
@@ -108,4 +122,7 @@ bench_gen_args() {
   if [ ! -f "$store" ]; then
     /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
   fi
+  shift $(( $# < 4 ? $# : 4 ))
+  runs=("$@")
+  if [ ${#runs[@]} -eq 0 ]; then runs=(cuda cpu); fi
 }
