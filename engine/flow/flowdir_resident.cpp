@@ -64,12 +64,7 @@ FlowdirPhaseResult run_flowdir_resident(const TileInput& input, const FlowdirRes
   progress.update(phase, stats.solves, stats.solves);
   result.solve_seconds = solve.seconds();
   result.resident = stats;
-  result.valid_cells = stats.valid_cells;
-  result.flat_cells = stats.flat_cells;
-  result.outlet_cells = stats.outlet_cells;
-  result.flats = stats.flats;
-  result.undrained_flats = stats.undrained_flats;
-  result.undrained_cells = stats.undrained_cells;
+  static_cast<FlowdirCounts&>(result) = stats;
   const MemoryBudget::Reservation tiles_held =
       budget.reserve(resident_write_bytes<std::uint8_t>(grid.tile), "flowdir: the write's tiles");
   result.write_seconds = write_resident_tiles<std::uint8_t>(

@@ -23,9 +23,8 @@ struct ResidentFlowdirRun {
 };
 
 // The counts the resident solver and the tile pipeline both give (ResidentFlowdirStats,
-// FlowdirPhaseResult): valid, flat and outlet cells, flats, undrained flats and cells, `got` against `want`.
-template <class Got, class Want>
-void expect_same_flowdir_counts(const Got& got, const Want& want, const std::string& what) {
+// FlowdirPhaseResult), `got` against `want`.
+inline void expect_same_flowdir_counts(const FlowdirCounts& got, const FlowdirCounts& want, const std::string& what) {
   EXPECT_EQ(got.valid_cells, want.valid_cells) << what;
   EXPECT_EQ(got.flat_cells, want.flat_cells) << what;
   EXPECT_EQ(got.outlet_cells, want.outlet_cells) << what;
