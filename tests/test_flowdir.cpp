@@ -276,12 +276,7 @@ ResidentFlowdirStats check_resident(const std::vector<double>& dem, std::uint64_
   testing::expect_cells_match(got.codes, want, w, full, [&](std::uint64_t i) { return got.codes[i] == want[i]; });
   testing::expect_cells_match(got.codes, oracle.codes, w, full + " against the oracle",
                               [&](std::uint64_t i) { return got.codes[i] == oracle.codes[i]; });
-  EXPECT_EQ(got.stats.valid_cells, tiles.valid_cells) << full;
-  EXPECT_EQ(got.stats.flat_cells, tiles.flat_cells) << full;
-  EXPECT_EQ(got.stats.outlet_cells, tiles.outlet_cells) << full;
-  EXPECT_EQ(got.stats.flats, tiles.flats) << full;
-  EXPECT_EQ(got.stats.undrained_flats, tiles.undrained_flats) << full;
-  EXPECT_EQ(got.stats.undrained_cells, tiles.undrained_cells) << full;
+  testing::expect_same_flowdir_counts(got.stats, tiles, full);
   EXPECT_EQ(got.stats.flats, oracle.flats) << full;
   return got.stats;
 }
@@ -433,12 +428,7 @@ TEST(ResidentFlowdir, PipelineMatchesTheTilePipeline) {
     const std::vector<std::uint8_t> tiles_codes = run_case(dem, c, want);
     EXPECT_STREQ(r.path, "resident") << what;
     testing::expect_cells_match(got, tiles_codes, c.w, what, [&](std::uint64_t i) { return got[i] == tiles_codes[i]; });
-    EXPECT_EQ(r.valid_cells, want.valid_cells) << what;
-    EXPECT_EQ(r.flat_cells, want.flat_cells) << what;
-    EXPECT_EQ(r.outlet_cells, want.outlet_cells) << what;
-    EXPECT_EQ(r.flats, want.flats) << what;
-    EXPECT_EQ(r.undrained_flats, want.undrained_flats) << what;
-    EXPECT_EQ(r.undrained_cells, want.undrained_cells) << what;
+    testing::expect_same_flowdir_counts(r, want, what);
     rounds += r.resident.rounds;
     if (::testing::Test::HasFailure()) return;
   }
@@ -494,11 +484,7 @@ TEST(FlowdirCommand, JsonNamesTheDeviceAndThePath) {
   const std::string input = std::string(TERRAZO_DATASETS) + "/real/pysheds_dem.tif";
   const FlowdirCommandResult r = run_flowdir_command(
       parse_flowdir_options({"-q", "--device", "cpu", "--tmpdir", dir.path(), input, dir.file("dir.tif")}), Progress::silent());
-  const std::string json = r.to_json();
-  EXPECT_NE(json.find("\"device\":\"cpu\",\"path\":\"tiles\""), std::string::npos) << json;
-  EXPECT_NE(json.find("\"halos\""), std::string::npos) << json;
-  EXPECT_EQ(json.find("\"resident\""), std::string::npos) << json;
-  EXPECT_EQ(json.find("\"fallback\""), std::string::npos) << json;
+  testing::expect_tile_path_json(r.to_json(), "halos");
 }
 
 // The shipped DEMs filled by the oracle: the twin against the tile pipeline.

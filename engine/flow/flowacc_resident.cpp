@@ -31,20 +31,6 @@ std::uint64_t solver_host_bytes(const ResidentFlowAccOptions& o, Device device) 
   return device == Device::Cuda ? resident_flowacc_cuda_host_bytes(o) : resident_flowacc_bytes(o);
 }
 
-constexpr const char* kSolverPart = "the resident solver's host memory";
-
-void plan_resident(const TileGrid& grid, unsigned threads, bool weighted, std::uint64_t solver_bytes,
-                   const MemoryBudget& budget, MemoryPlan& plan, FlowAccTileSink& sink) {
-  plan.need("flowacc: load", kSolverPart, solver_bytes);
-  plan.need("flowacc: load", std::to_string(threads) + " tiles of directions" + (weighted ? " and weights" : ""),
-            resident_load_bytes(grid.tile, threads, weighted));
-  plan.need("flowacc: accumulate", kSolverPart, solver_bytes);
-  plan.need("flowacc: write", kSolverPart, solver_bytes);
-  plan.need("flowacc: write", "a tile of values and one of nodata", resident_write_bytes<double>(grid.tile));
-  sink.declare_bytes(plan, "flowacc: write");
-  assign_flow_plan(plan, "flowacc", "use fewer --threads or a smaller --tile", budget);
-}
-
 // What the device found wrong, for the fallback's note; "" when nothing.
 std::string describe_fault(const ResidentFlowAccStats& s) {
   std::string text;
@@ -74,7 +60,8 @@ FlowAccResidentResult run_flowacc_resident(const TileInput& directions, const Ti
   const ResidentFlowAccOptions so = solver_options(grid, weights != nullptr, options.scale);
   const std::uint64_t solver_bytes = solver_host_bytes(so, options.device);
   MemoryPlan own_plan;
-  plan_resident(grid, threads, weights != nullptr, solver_bytes, budget, options.plan ? *options.plan : own_plan, sink);
+  plan_resident_phases<double>("flowacc", "accumulate", weights ? "directions and weights" : "directions", weights != nullptr,
+                               "values", grid, threads, solver_bytes, budget, options.plan ? *options.plan : own_plan, sink);
   const MemoryBudget::Reservation solver_held = budget.reserve(solver_bytes, "flowacc: the resident solver");
   std::unique_ptr<ResidentFlowAcc> solver = make_resident_flowacc(options.device, so, pool);
   FlowAccResidentResult result;

@@ -34,12 +34,7 @@ struct FlowdirPhaseOptions : FlowPhaseOptions {
   bool nodata_outlets = true;
 };
 
-struct FlowdirPhaseResult {
-  std::uint64_t valid_cells = 0;
-  std::uint64_t flat_cells = 0;       // with no strictly lower neighbour, not outlets
-  std::uint64_t outlet_cells = 0;     // outlets with no lower neighbour: kD8NoFlow
-  std::uint64_t flats = 0;            // connected flats
-  std::uint64_t undrained_flats = 0, undrained_cells = 0;  // flats with no draining cell beside them
+struct FlowdirPhaseResult : FlowdirCounts {  // the codes' counts (kernels/flow/resident_flowdir.h)
   std::uint64_t cross_tile_flat_cells = 0;  // the cells of the flats that cross tile borders
   std::uint64_t kept_tiles = 0;  // tiles whose codes were kept for the write, not computed again
   double halos_seconds = 0, directions_seconds = 0, flats_seconds = 0, write_seconds = 0;

@@ -28,19 +28,6 @@ std::uint64_t solver_host_bytes(const ResidentFlowdirOptions& o, Device device, 
   return device == Device::Cuda ? resident_flowdir_cuda_host_bytes(o) : resident_flowdir_bytes(o, Device::Cpu, threads);
 }
 
-constexpr const char* kSolverPart = "the resident solver's host memory";
-
-void plan_resident(const TileGrid& grid, unsigned threads, std::uint64_t solver_bytes, const MemoryBudget& budget,
-                   MemoryPlan& plan, FlowdirTileSink& sink) {
-  plan.need("flowdir: load", kSolverPart, solver_bytes);
-  plan.need("flowdir: load", std::to_string(threads) + " tiles of elevations", resident_load_bytes(grid.tile, threads, false));
-  plan.need("flowdir: solve", kSolverPart, solver_bytes);
-  plan.need("flowdir: write", kSolverPart, solver_bytes);
-  plan.need("flowdir: write", "a tile of codes and one of nodata", resident_write_bytes<std::uint8_t>(grid.tile));
-  sink.declare_bytes(plan, "flowdir: write");
-  assign_flow_plan(plan, "flowdir", "use fewer --threads or a smaller --tile", budget);
-}
-
 }  // namespace
 
 std::uint64_t flowdir_resident_device_bytes(const TileGrid& grid) {
@@ -56,7 +43,8 @@ FlowdirPhaseResult run_flowdir_resident(const TileInput& input, const FlowdirRes
   const ResidentFlowdirOptions so = solver_options(grid, options);
   const std::uint64_t solver_bytes = solver_host_bytes(so, options.device, threads);
   MemoryPlan own_plan;
-  plan_resident(grid, threads, solver_bytes, budget, options.plan ? *options.plan : own_plan, sink);
+  plan_resident_phases<std::uint8_t>("flowdir", "solve", "elevations", false, "codes", grid, threads, solver_bytes, budget,
+                                     options.plan ? *options.plan : own_plan, sink);
   const MemoryBudget::Reservation solver_held = budget.reserve(solver_bytes, "flowdir: the resident solver");
   std::unique_ptr<ResidentFlowdir> solver = make_resident_flowdir(options.device, so, pool);
   FlowdirPhaseResult result;
@@ -76,12 +64,7 @@ FlowdirPhaseResult run_flowdir_resident(const TileInput& input, const FlowdirRes
   progress.update(phase, stats.solves, stats.solves);
   result.solve_seconds = solve.seconds();
   result.resident = stats;
-  result.valid_cells = stats.valid_cells;
-  result.flat_cells = stats.flat_cells;
-  result.outlet_cells = stats.outlet_cells;
-  result.flats = stats.flats;
-  result.undrained_flats = stats.undrained_flats;
-  result.undrained_cells = stats.undrained_cells;
+  static_cast<FlowdirCounts&>(result) = stats;
   const MemoryBudget::Reservation tiles_held =
       budget.reserve(resident_write_bytes<std::uint8_t>(grid.tile), "flowdir: the write's tiles");
   result.write_seconds = write_resident_tiles<std::uint8_t>(

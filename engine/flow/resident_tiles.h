@@ -3,6 +3,7 @@
 // device: every tile sent to it once, every tile read back from it once, in row-major tile order.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/flow/flow_phase.h"
@@ -44,6 +45,25 @@ double load_resident_tiles(const char* name, const TileInput& directions, const 
 template <class Cell>
 std::uint64_t resident_write_bytes(std::uint32_t t) {
   return std::uint64_t{t} * t * sizeof(Cell) * 2;
+}
+
+// The memory plan of a resident path whose phases are "COMMAND: load", "COMMAND: SOLVE" and "COMMAND:
+// write": the solver's host bytes through all three, load_resident_tiles' `threads` tiles of `loaded`
+// (two each when weighted), write_resident_tiles' tile of `written` and one of nodata, and the sink's
+// bytes; assigned (assign_flow_plan), so that a too small budget is refused before any work.
+template <class Cell>
+void plan_resident_phases(const std::string& command, const std::string& solve, const std::string& loaded, bool weighted,
+                          const std::string& written, const TileGrid& grid, unsigned threads, std::uint64_t solver_bytes,
+                          const MemoryBudget& budget, MemoryPlan& plan, TileSink<Cell>& sink) {
+  const std::string load = command + ": load", write = command + ": write";
+  const char* const solver = "the resident solver's host memory";
+  plan.need(load, solver, solver_bytes);
+  plan.need(load, std::to_string(threads) + " tiles of " + loaded, resident_load_bytes(grid.tile, threads, weighted));
+  plan.need(command + ": " + solve, solver, solver_bytes);
+  plan.need(write, solver, solver_bytes);
+  plan.need(write, "a tile of " + written + " and one of nodata", resident_write_bytes<Cell>(grid.tile));
+  sink.declare_bytes(plan, write);
+  assign_flow_plan(plan, command, "use fewer --threads or a smaller --tile", budget);
 }
 
 // Phase `name`: each tile in row-major order to the sink: a present one read(window, cells) into a

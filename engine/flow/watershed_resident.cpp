@@ -11,8 +11,6 @@
 namespace terrazo {
 namespace {
 
-constexpr const char* kSolverPart = "the resident solver's host memory";
-
 ResidentWatershedOptions solver_options(const TileGrid& grid) {
   ResidentWatershedOptions o;
   o.width = grid.width;
@@ -24,17 +22,6 @@ ResidentWatershedOptions solver_options(const TileGrid& grid) {
 // Host bytes the solver holds: its staging tiles and chunk counts (CUDA), or every cell (the CPU twin).
 std::uint64_t solver_host_bytes(const ResidentWatershedOptions& o, Device device) {
   return device == Device::Cuda ? resident_watershed_cuda_host_bytes(o) : resident_watershed_bytes(o);
-}
-
-void plan_resident(const TileGrid& grid, unsigned threads, std::uint64_t solver_bytes, const MemoryBudget& budget,
-                   MemoryPlan& plan, WatershedTileSink& sink) {
-  plan.need("watershed: load", kSolverPart, solver_bytes);
-  plan.need("watershed: load", std::to_string(threads) + " tiles of directions", resident_load_bytes(grid.tile, threads, false));
-  plan.need("watershed: label", kSolverPart, solver_bytes);
-  plan.need("watershed: write", kSolverPart, solver_bytes);
-  plan.need("watershed: write", "a tile of labels and one of nodata", resident_write_bytes<std::uint32_t>(grid.tile));
-  sink.declare_bytes(plan, "watershed: write");
-  assign_flow_plan(plan, "watershed", "use fewer --threads or a smaller --tile", budget);
 }
 
 std::string describe_fault(const ResidentWatershedStats& s) {
@@ -57,7 +44,8 @@ bool run_resident(const TileInput& directions, const WatershedResidentOptions& o
   const ResidentWatershedOptions so = solver_options(grid);
   const std::uint64_t solver_bytes = solver_host_bytes(so, options.device);
   MemoryPlan own_plan;
-  plan_resident(grid, threads, solver_bytes, budget, options.plan ? *options.plan : own_plan, sink);
+  plan_resident_phases<std::uint32_t>("watershed", "label", "directions", false, "labels", grid, threads, solver_bytes,
+                                      budget, options.plan ? *options.plan : own_plan, sink);
   const MemoryBudget::Reservation solver_held = budget.reserve(solver_bytes, "watershed: the resident solver");
   std::unique_ptr<ResidentWatershed> solver = make_resident_watershed(options.device, so, pool);
   {

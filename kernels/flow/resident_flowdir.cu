@@ -192,13 +192,8 @@ class ResidentFlowdirCuda final : public ResidentFlowdir {
     stop.synchronize();
     stats.kernel_ms = stop.elapsed_since(start);
     const FlowdirCounters c = counters();
-    if (c.defects) throw Error("resident flowdir: a drained flat cell with no lower mask (a defect)");
-    stats.valid_cells = c.valid;
-    stats.flat_cells = c.flat;
-    stats.outlet_cells = c.outlet;
-    stats.flats = c.flats;
-    stats.undrained_flats = c.undrained_flats;
-    stats.undrained_cells = c.undrained_cells;
+    flowdir_record_counts(FlowdirCount{c.valid, c.flat, c.outlet, c.flats, c.undrained_flats, c.undrained_cells, c.defects},
+                          stats);
     stats.sweeps = c.sweeps;
     return stats;
   }

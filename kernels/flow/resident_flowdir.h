@@ -49,12 +49,17 @@ struct ResidentFlowdirOptions {
   std::uint64_t group_tiles = 0;  // CPU twin: tiles gathered and solved at once (0: 4 per pool thread)
 };
 
-struct ResidentFlowdirStats {
+// The counts of the flow directions that this solver and the tile pipeline (engine/flow/flowdir_phases.h)
+// both give, the same for any tile size, thread count and device.
+struct FlowdirCounts {
   std::uint64_t valid_cells = 0;
   std::uint64_t flat_cells = 0;    // with no strictly lower neighbour, not outlets
   std::uint64_t outlet_cells = 0;  // outlets with no lower neighbour: kD8NoFlow
   std::uint64_t flats = 0;         // connected flats
-  std::uint64_t undrained_flats = 0, undrained_cells = 0;
+  std::uint64_t undrained_flats = 0, undrained_cells = 0;  // flats with no draining cell beside them
+};
+
+struct ResidentFlowdirStats : FlowdirCounts {
   std::uint64_t rounds = 0;        // BFS tile rounds
   std::uint64_t solves = 0;        // tile solves, all rounds
   std::uint64_t max_active = 0;    // tiles of the largest round

@@ -57,20 +57,14 @@ class ResidentFlowdirCpu final : public ResidentFlowdir {
   ResidentFlowdirStats solve(const std::function<void(std::uint64_t, std::uint64_t)>& round_done) override {
     ResidentFlowdirStats stats;
     const FlowdirRules rules{options_.edge_outlets, options_.nodata_outlets};
-    const FlowdirCount classified = count_cells([&](std::uint64_t i) { return flowdir_classify(cells_, rules, i); });
+    FlowdirCount counts = count_cells([&](std::uint64_t i) { return flowdir_classify(cells_, rules, i); });
     for_cells([&](std::uint64_t i) { flowdir_seed(cells_, i); });
     for_cells([&](std::uint64_t i) { flowdir_unite(cells_, i); });
     for_cells([&](std::uint64_t i) { flowdir_compress(cells_, i); });
     relax_rounds(stats, round_done);
     for_cells([&](std::uint64_t i) { flowdir_raise_top(cells_, i); });
-    const FlowdirCount coded = count_cells([&](std::uint64_t i) { return flowdir_flat_code(cells_, i); });
-    if (coded.defects) throw Error("resident flowdir: a drained flat cell with no lower mask (a defect)");
-    stats.valid_cells = classified.valid;
-    stats.flat_cells = classified.flat;
-    stats.outlet_cells = classified.outlet;
-    stats.flats = coded.flats;
-    stats.undrained_flats = coded.undrained_flats;
-    stats.undrained_cells = coded.undrained_cells;
+    counts.add(count_cells([&](std::uint64_t i) { return flowdir_flat_code(cells_, i); }));
+    flowdir_record_counts(counts, stats);
     return stats;
   }
 

@@ -7,7 +7,9 @@
 #include <cstdint>
 
 #include "kernels/common/edge_weight.h"  // TERRAZO_HD
+#include "kernels/common/error.h"
 #include "kernels/flow/d8_step.h"
+#include "kernels/flow/resident_flowdir.h"
 
 namespace terrazo {
 
@@ -58,6 +60,18 @@ struct FlowdirCount {
     defects += o.defects;
   }
 };
+
+// Where both twins' solve ends: the summed counts of steps 1 and 6 into `stats`; a drained flat cell
+// with no lower mask throws (a defect).
+inline void flowdir_record_counts(const FlowdirCount& c, ResidentFlowdirStats& stats) {
+  if (c.defects) throw Error("resident flowdir: a drained flat cell with no lower mask (a defect)");
+  stats.valid_cells = c.valid;
+  stats.flat_cells = c.flat;
+  stats.outlet_cells = c.outlet;
+  stats.flats = c.flats;
+  stats.undrained_flats = c.undrained_flats;
+  stats.undrained_cells = c.undrained_cells;
+}
 
 // Host/device atomics on the union-find and the flats' maxima (relaxed on the host). The union-find's
 // loads and stores while other threads hook and halve: any parent seen is an ancestor, so their order

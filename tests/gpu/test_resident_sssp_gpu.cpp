@@ -86,6 +86,15 @@ void expect_matches_cpu_twin_and_oracle(const ResidentSsspOptions& o, const std:
   *rounds += gpu_stats.rounds;
 }
 
+// The random cases' rounds: batches of 3 or 4096 tiles, rounds of 2 or 2048, a max cost in one case
+// of four and, in one of two, 2..8 device slots (paged on the GPU when the raster has more tiles).
+void random_rounds(ResidentSsspOptions& o, std::mt19937_64& rng) {
+  o.batch_tiles = rng() % 2 ? 3 : 4096;
+  o.round_tiles = rng() % 2 ? 2 : 2048;
+  if (rng() % 4 == 0) o.max_cost = rng() % 100000;
+  if (rng() % 2 == 0) o.device_slots = 2 + rng() % 7;
+}
+
 std::string case_name(std::uint64_t seed, const char* kind, int k, std::uint32_t side, const ResidentSsspOptions& o,
                       const gpu_testing::TileSpec& spec) {
   return "seed " + std::to_string(seed) + " " + kind + std::to_string(k) + ": side " + std::to_string(side) + " g " +
@@ -111,10 +120,7 @@ TEST(GpuResidentSssp, RandomRastersMatchCpuTwinAndOracle) {
     o.params = gpu_testing::random_params(rng, spec.negative);
     if (o.params.model == WeightModel::Friction && spec.negative) o.params.model = WeightModel::AbsDiff;
     o.connectivity = rng() % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
-    o.batch_tiles = rng() % 2 ? 3 : 4096;
-    o.round_tiles = rng() % 2 ? 2 : 2048;
-    if (rng() % 4 == 0) o.max_cost = rng() % 100000;
-    if (rng() % 2 == 0) o.device_slots = 2 + rng() % 7;  // paged on the GPU when the raster has more tiles
+    random_rounds(o, rng);
     const std::vector<std::uint64_t> sources = random_sources(values, side, 3, rng);
     const std::string what = case_name(seed, "case ", k, side, o, spec) + " slots " + std::to_string(o.device_slots);
     // The oracle: the raster as one tile whose halo is nodata.
@@ -160,10 +166,7 @@ TEST(GpuResidentSssp, KnightRandomRastersMatchCpuTwinAndOracle) {
       o.params.steps.min_length = 20;
       o.params.steps.max_length = std::sqrt(1300.0);
     }
-    o.batch_tiles = rng() % 2 ? 3 : 4096;
-    o.round_tiles = rng() % 2 ? 2 : 2048;
-    if (rng() % 4 == 0) o.max_cost = rng() % 100000;
-    if (rng() % 2 == 0) o.device_slots = 2 + rng() % 7;
+    random_rounds(o, rng);
     const std::vector<std::uint64_t> sources = random_sources(values, side, 4, rng);
     const std::string what = case_name(seed, "knight case ", k, side, o, spec) + " slots " + std::to_string(o.device_slots);
     // The oracle: the raster as one tile whose two-cell halo is nodata.

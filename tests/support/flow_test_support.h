@@ -1,7 +1,7 @@
 // tests/support/flow_test_support.h: what the flow suites share (test_fill.cpp, test_flowdir.cpp,
 // test_flowacc.cpp, test_watershed.cpp): a sink gathering the phases' tiles, random terrain with
 // pits, plateaus and nodata, the plan's refusal before any work, a command run on one input at
-// several flag sets, and a table of usage errors.
+// several flag sets, a table of usage errors, and the --json of a run on the tile path.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -234,5 +234,14 @@ inline void expect_usage_errors(const std::string& command, const UsageErrorCase
   }
 }
 #endif
+
+// The --json of a `--device cpu` run (fill, flowdir): device cpu on the tile path, that path's key
+// `tiles_key`, no resident rounds and no fallback.
+inline void expect_tile_path_json(const std::string& json, const std::string& tiles_key) {
+  EXPECT_NE(json.find("\"device\":\"cpu\",\"path\":\"tiles\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"" + tiles_key + "\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"resident\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"fallback\""), std::string::npos) << json;
+}
 
 }  // namespace terrazo::testing

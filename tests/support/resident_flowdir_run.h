@@ -3,6 +3,8 @@
 // tests share (tests/test_flowdir.cpp: the CPU twin against the tile pipeline and the oracle;
 // tests/gpu/test_resident_flowdir_gpu.cpp: CUDA against the twin). GDAL- and engine-free.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +21,17 @@ struct ResidentFlowdirRun {
   std::vector<std::uint8_t> codes;  // w * h row-major
   ResidentFlowdirStats stats;
 };
+
+// The counts the resident solver and the tile pipeline both give (ResidentFlowdirStats,
+// FlowdirPhaseResult), `got` against `want`.
+inline void expect_same_flowdir_counts(const FlowdirCounts& got, const FlowdirCounts& want, const std::string& what) {
+  EXPECT_EQ(got.valid_cells, want.valid_cells) << what;
+  EXPECT_EQ(got.flat_cells, want.flat_cells) << what;
+  EXPECT_EQ(got.outlet_cells, want.outlet_cells) << what;
+  EXPECT_EQ(got.flats, want.flats) << what;
+  EXPECT_EQ(got.undrained_flats, want.undrained_flats) << what;
+  EXPECT_EQ(got.undrained_cells, want.undrained_cells) << what;
+}
 
 struct ResidentFlowdirCase {
   std::uint32_t t = 64;   // the windows written and read

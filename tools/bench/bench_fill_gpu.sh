@@ -15,19 +15,6 @@
 set -euo pipefail
 source "$(dirname "$0")/bench_lib.sh"
 bench_gen_args "$@"
-shift $(( $# < 4 ? $# : 4 ))
-runs=("$@")
-[ ${#runs[@]} -eq 0 ] && runs=(cuda cpu)
 bench_read_floor "$store"
-for run in "${runs[@]}"; do
-  case $run in
-    cuda) flags=(--device cuda --gpu-memory "${TZ_GPU_MEMORY:-40G}") ;;
-    cpu) flags=(--device cpu) ;;
-    *) echo "unknown run '$run'" >&2; exit 2 ;;
-  esac
-  line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_fill_$run.txt" "$tz" fill -q --json --memory "${TZ_MEMORY:-8G}" \
-           ${TZ_FILL_FLAGS:-} "${flags[@]}" "$store" "$work/filled_$run.tif" | tail -1)
-  echo "${line%\}}, \"run\": \"$run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_fill_$run.txt")}"
-  [ "$run" = "${runs[0]}" ] || bench_cmp "$work/filled_${runs[0]}.tif" "$work/filled_$run.tif" "$run" "${runs[0]}"
-done
+bench_device_runs fill "${TZ_GPU_MEMORY:-40G}" "$store" "$work/filled" --memory "${TZ_MEMORY:-8G}" ${TZ_FILL_FLAGS:-}
 bench_write_floor "$work/filled_${runs[0]}.tif" "the filled raster"

@@ -31,11 +31,8 @@ for command in ${TZ_COMMANDS:-flowacc watershed}; do
   flags=()
   [ "$command" = flowacc ] && flags=(${TZ_FLOWACC_FLAGS:-})
   for run in cuda cpu; do
-    device=(--device cpu)
-    [ "$run" = cuda ] && device=(--device cuda --gpu-memory "${TZ_GPU_MEMORY:-40G}")
-    line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_${command}_$run.txt" "$tz" "$command" -q --json \
-             --memory "$memory" "${flags[@]}" "${device[@]}" "$dir" "$work/${command}_$run.tif" | tail -1)
-    echo "${line%\}}, \"run\": \"$command $run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_${command}_$run.txt")}"
+    bench_device_run "$command $run" "$run" "${TZ_GPU_MEMORY:-40G}" "$command" --memory "$memory" "${flags[@]}" \
+                     "$dir" "$work/${command}_$run.tif"
   done
   bench_cmp "$work/${command}_cuda.tif" "$work/${command}_cpu.tif" "$command cpu" "$command cuda"
   [ -n "$first" ] || first=$command

@@ -18,9 +18,6 @@
 set -euo pipefail
 source "$(dirname "$0")/bench_lib.sh"
 bench_gen_args "$@"
-shift $(( $# < 4 ? $# : 4 ))
-runs=("$@")
-[ ${#runs[@]} -eq 0 ] && runs=(cuda cpu)
 memory=${TZ_MEMORY:-32G}
 filled=$work/filled${side}_$seed.tif
 if [ ! -f "$filled" ]; then
@@ -28,15 +25,5 @@ if [ ! -f "$filled" ]; then
   mv "$filled.part" "$filled"
 fi
 bench_read_floor "$filled"
-for run in "${runs[@]}"; do
-  case $run in
-    cuda) flags=(--device cuda --gpu-memory "${TZ_GPU_MEMORY:-60G}") ;;
-    cpu) flags=(--device cpu) ;;
-    *) echo "unknown run '$run'" >&2; exit 2 ;;
-  esac
-  line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$work/time_flowdir_$run.txt" "$tz" flowdir -q --json --memory "$memory" \
-           ${TZ_FLOWDIR_FLAGS:-} "${flags[@]}" "$filled" "$work/flowdir_$run.tif" | tail -1)
-  echo "${line%\}}, \"run\": \"$run\", \"time_peak_rss_kib\": $(awk '{print $2}' "$work/time_flowdir_$run.txt")}"
-  [ "$run" = "${runs[0]}" ] || bench_cmp "$work/flowdir_${runs[0]}.tif" "$work/flowdir_$run.tif" "$run" "${runs[0]}"
-done
+bench_device_runs flowdir "${TZ_GPU_MEMORY:-60G}" "$filled" "$work/flowdir" --memory "$memory" ${TZ_FLOWDIR_FLAGS:-}
 bench_write_floor "$work/flowdir_${runs[0]}.tif" "the directions"

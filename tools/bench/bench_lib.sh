@@ -7,18 +7,29 @@
 #   bench_run NAME COMMAND...           one timed run (/usr/bin/time): appends "NAME wall cpu rss_kib"
 #                                       to $times and prints it; a failed run prints its stderr, exit 1
 #   bench_load WHEN                     prints the load average ("load before: ...")
-# and what the GPU-against-CPU benchmarks (bench_sssp_gpu.sh, bench_fill_gpu.sh, bench_flowacc_gpu.sh)
+# and what the GPU-against-CPU benchmarks (bench_sssp_gpu.sh, bench_fill_gpu.sh, bench_flowdir_gpu.sh,
+# bench_flowacc_gpu.sh)
 # share, JSON lines:
 #   bench_read_floor FILE               FILE read once: {"run": "read floor", "bytes", "seconds"}
 #   bench_write_floor FILE WHAT         FILE copied beside itself and synced: {"run": "write floor (copy
 #                                       of WHAT)", "bytes", "seconds"}
 #   bench_cmp FIRST FILE RUN FIRST_RUN  {"cmp": "RUN = FIRST_RUN"} when the files are the same bytes,
 #                                       else {"cmp": "RUN DIFFERS from FIRST_RUN"}
-#   bench_gen_args TERRAZO [SIDE] [SEED] [WORKDIR]
-#                                       bench_fill_gpu.sh's and bench_flowacc_gpu.sh's arguments: sets
+#   bench_device_run LABEL RUN GPU_MEMORY COMMAND ARGS...
+#                                       `$tz COMMAND -q --json` on RUN's device (cuda, with --gpu-memory
+#                                       GPU_MEMORY, or cpu; else exit 2), peak RSS timed into
+#                                       $work/time_COMMAND_RUN.txt: prints terrazo's JSON line with
+#                                       "run": LABEL and "time_peak_rss_kib" added
+#   bench_device_runs COMMAND GPU_MEMORY INPUT OUTPUT FLAGS...
+#                                       bench_device_run of `COMMAND FLAGS... INPUT OUTPUT_RUN.tif` for
+#                                       each RUN of $runs, each output after the first compared with
+#                                       the first's (bench_cmp)
+#   bench_gen_args TERRAZO [SIDE] [SEED] [WORKDIR] [RUNS...]
+#                                       the GPU benchmarks' arguments: sets
 #                                       tz, side (32768), seed (4711), work (/tmp/terrazo-bench) and
 #                                       store: WORKDIR/gSIDE_SEED.tzs (`TERRAZO gen --nodata-holes
-#                                       0.02`, SIDE x SIDE cells), made when absent, one per WORKDIR
+#                                       0.02`, SIDE x SIDE cells), made when absent, one per WORKDIR;
+#                                       runs: RUNS (default: cuda cpu)
 terrazo=$(dirname "$0")/../../build/terrazo
 threads=2
 bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -79,6 +90,28 @@ bench_cmp() {
   cmp -s "$1" "$2" && echo "{\"cmp\": \"$3 = $4\"}" || echo "{\"cmp\": \"$3 DIFFERS from $4\"}"
 }
 
+bench_device_run() {
+  local label=$1 run=$2 gpu_memory=$3 command=$4 device line
+  shift 4
+  case $run in
+    cuda) device=(--device cuda --gpu-memory "$gpu_memory") ;;
+    cpu) device=(--device cpu) ;;
+    *) echo "unknown run '$run'" >&2; exit 2 ;;
+  esac
+  local times=$work/time_${command}_$run.txt
+  line=$(/usr/bin/time -f "peak_rss_kib %M" -o "$times" "$tz" "$command" -q --json "${device[@]}" "$@" | tail -1)
+  echo "${line%\}}, \"run\": \"$label\", \"time_peak_rss_kib\": $(awk '{print $2}' "$times")}"
+}
+
+bench_device_runs() {
+  local command=$1 gpu_memory=$2 input=$3 output=$4 run
+  shift 4
+  for run in "${runs[@]}"; do
+    bench_device_run "$run" "$run" "$gpu_memory" "$command" "$@" "$input" "${output}_$run.tif"
+    [ "$run" = "${runs[0]}" ] || bench_cmp "${output}_${runs[0]}.tif" "${output}_$run.tif" "$run" "${runs[0]}"
+  done
+}
+
 bench_gen_args() {
   tz=$1
   side=${2:-32768}
@@ -89,4 +122,7 @@ bench_gen_args() {
   if [ ! -f "$store" ]; then
     /usr/bin/time -f "gen: %e s" "$tz" gen -q --width "$side" --height "$side" --seed "$seed" --nodata-holes 0.02 "$store"
   fi
+  shift $(( $# < 4 ? $# : 4 ))
+  runs=("$@")
+  if [ ${#runs[@]} -eq 0 ]; then runs=(cuda cpu); fi
 }

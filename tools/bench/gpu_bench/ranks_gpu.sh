@@ -9,18 +9,11 @@
 # RANKS=N runs up to N ranks (default: one per GPU; more ranks than GPUs share them round-robin).
 set -uo pipefail
 scratch=$1 bundle=$2 side=${3:-16384} threads=${4:-16} memory=${5:-16G}
-out=${OUT:-$scratch/out}
-failures=0
-note_failure() { echo "FAIL: $*"; failures=$((failures + 1)); }
-mkdir -p "$scratch/tz" "$out"
-export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-gpus=$(nvidia-smi -L | wc -l)
+source "$(dirname "$0")/ranks_prologue.sh"
 most_ranks=${RANKS:-$gpus}
-nvidia-smi -L
 nvidia-smi topo -m 2>/dev/null | head -6
 mpirun --version | head -1
-tar -xJf "$bundle" -C "$scratch/tz"
-tz="$scratch/tz/terrazo.sh" g="$scratch/g.tzs"
+g="$scratch/g.tzs"
 "$tz" gen -q --width "$side" --height "$side" --seed 4711 --nodata-holes 0.02 "$g"
 echo "raster: ${side}x${side} ($(du -h "$g" | cut -f1) tile store), $threads threads and --memory $memory per rank, $gpus GPUs, up to $most_ranks ranks"
 

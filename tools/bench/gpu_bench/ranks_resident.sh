@@ -9,15 +9,7 @@
 # GPU_TESTS=1 also builds the GDAL-free GPU tests and runs GpuResidentSssp.* (in the background).
 set -uo pipefail
 scratch=$1 bundle=$2 side=${3:-32768} threads=${4:-16} memory=${5:-32G}
-out=${OUT:-$scratch/out}
-failures=0
-note_failure() { echo "FAIL: $*"; failures=$((failures + 1)); }
-mkdir -p "$scratch/tz" "$out"
-export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-gpus=$(nvidia-smi -L | wc -l)
-nvidia-smi -L
-tar -xJf "$bundle" -C "$scratch/tz"
-tz="$scratch/tz/terrazo.sh"
+source "$(dirname "$0")/ranks_prologue.sh"
 if [ "${GPU_TESTS:-0}" = 1 ]; then
   (cmake -S . -B "$scratch/build" -G Ninja -DTERRAZO_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release > "$scratch/cmake.log" 2>&1 &&
      cmake --build "$scratch/build" -j8 --target terrazo_gpu_tests > "$scratch/build.log" 2>&1 &&
