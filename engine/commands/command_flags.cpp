@@ -548,7 +548,8 @@ Flags sssp_flags() {
         "the solver's device (16 bytes per cell; distances only; 4, 8 or 16\n"
         "neighbours) and solves all pending tiles near the front per round;\n"
         "auto takes resident on a GPU that holds the raster when neither\n"
-        "--backlink nor --allocation is given"),
+        "--backlink nor --allocation is given. Under mpirun each rank holds its\n"
+        "part (its tiles and a one- or two-cell ring) on its own GPU or CPU"),
       value("Options", "--resident-tile", FlagType::Integer, "N", "64",
         "tile side of the resident exchange, 8..256"),
       value("Options", "--block-solver", FlagType::Choice, "auto|bfs|sweep", "",
