@@ -113,7 +113,8 @@ ResidentSsspExchange::ResidentSsspExchange(const TileInput& input, DistanceStore
     ro.device_slots = device_slots;
     reservations_.push_back(budget.reserve(resident_sssp_paged_host_bytes(ro), "sssp paged resident host cells"));
   }
-  // Distributed: the shared cells' list, this rank's copies and the other ranks' (8 bytes each).
+  // Distributed: the shared cells' list, this rank's three copies (current, last sent, last
+  // received) and a round's messages both ways (resident_ranks.cpp): 96 bytes a cell at most.
   if (window_.shared_cells())
     reservations_.push_back(budget.reserve(window_.shared_cells() * 96, "sssp resident cells shared with other ranks"));
   // Loading reads 2 tiles per thread at once: 2 x threads tiles of doubles, plus the solver's

@@ -65,11 +65,12 @@ void ResidentSsspExchange::trade_shared_cells(SharedCopies& copies) {
   first = 0;
   for (const RankWindow::Neighbour& n : window_.neighbours) {
     const std::vector<std::uint8_t> message = comm.recv(n.rank, kSharedCellsTag);
+    const auto malformed = [&] { return Error("internal: rank " + std::to_string(n.rank) + " sent a malformed trade of shared cells"); };
+    if (message.size() % sizeof(SharedCell)) throw malformed();  // also when it holds less than one cell
     std::vector<SharedCell> changed(message.size() / sizeof(SharedCell));
-    if (!changed.empty()) std::memcpy(changed.data(), message.data(), changed.size() * sizeof(SharedCell));
+    if (!changed.empty()) std::memcpy(changed.data(), message.data(), message.size());
     for (const SharedCell& c : changed) {
-      if (message.size() % sizeof(SharedCell) || c.place >= n.cells.size())
-        throw Error("internal: rank " + std::to_string(n.rank) + " sent a malformed trade of shared cells");
+      if (c.place >= n.cells.size()) throw malformed();
       copies.theirs[first + c.place] = c.dist;
     }
     received = received || !changed.empty();

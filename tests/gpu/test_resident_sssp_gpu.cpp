@@ -295,7 +295,8 @@ TEST(GpuResidentSssp, RoundsWithSharedCellsMatchCpuTwinOnTheWholeRaster) {
     o.height = side;
     o.g = 8u << (rng() % 4);
     o.params = gpu_testing::random_params(rng, false);
-    o.params.steps.rows = nullptr;  // uniform step lengths: both windows count rows alike
+    // Uniform step lengths: solve_split counts both windows' rows alike (no per-row table to offset).
+    ASSERT_EQ(o.params.steps.rows, nullptr);
     const int c = static_cast<int>(rng() % 3);
     o.connectivity = c == 0 ? Connectivity::Four : c == 1 ? Connectivity::Eight : Connectivity::Sixteen;
     if (o.connectivity == Connectivity::Sixteen && o.params.model != WeightModel::Friction) o.params.model = WeightModel::Geometric;
