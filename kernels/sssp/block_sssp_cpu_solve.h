@@ -146,6 +146,12 @@ struct KnightStencil {
     }
   }
   std::int64_t row_of(std::uint32_t) const { return 0; }
+  // A call, not inlined (noinline holds under solve()'s flatten): the model is read at run time,
+  // and its switch inlined into every unrolled direction of solve's two loops cost GCC 135 s on
+  // this stencil's file (470 s with the loops unrolled 16 times); as a call, 8 s and no slower to run.
+#if defined(__GNUC__)
+  __attribute__((noinline))
+#endif
   Weight weight(std::uint32_t u, double value, std::uint32_t v, int d, std::int64_t, bool* overflowed) const {
     if (d < 8) return step_weight(p, value, values[v], d, 0, overflowed);
     return knight_weight(p, value, values[u + cross_a[d]], values[u + cross_b[d]], values[v], length[d], overflowed);
@@ -189,7 +195,9 @@ void seed_window(const Stencil& stencil, PathLength max_cost, const Labels<kLabe
     if (value != value) return;
     const bool halo = !interior[u];
     const std::int64_t urow = stencil.row_of(u);
-#pragma GCC unroll 16
+// 8: the 4- and 8-neighbour stencils unroll whole; the knight's 16 directions unrolled whole took
+// GCC minutes (the weight's call is the same either way).
+#pragma GCC unroll 8
     for (int k = 0; k < kDirections; ++k) {
       const std::int64_t v64 = static_cast<std::int64_t>(u) + stencil.offset[k];
       // A halo cell's step that wraps around a row lands in the opposite halo columns.
@@ -289,7 +297,7 @@ std::uint64_t solve(const Stencil& stencil, PathLength max_cost, const Labels<kL
     const double value = values[u];
     const PathLength du = dist[u];
     const std::int64_t urow = stencil.row_of(u);
-#pragma GCC unroll 16
+#pragma GCC unroll 8
     for (int k = 0; k < kDirections; ++k) {
       const auto v = static_cast<std::uint32_t>(static_cast<std::int64_t>(u) + stencil.offset[k]);
       // A neighbour already at u's distance or below cannot improve through u (weights are >= 0;
