@@ -147,8 +147,8 @@ struct KnightStencil {
   }
   std::int64_t row_of(std::uint32_t) const { return 0; }
   // A call, not inlined (noinline holds under solve()'s flatten): the model is read at run time,
-  // and its switch inlined into every unrolled direction of solve's two loops cost GCC 135 s on
-  // this stencil's file (470 s with the loops unrolled 16 times); as a call, 8 s and no slower to run.
+  // and its switch inlined into every unrolled direction of solve's two loops cost GCC 46 s on this
+  // stencil's file (470 s with the loops unrolled 16 times); as a call, 8 s and no slower to run.
 #if defined(__GNUC__)
   __attribute__((noinline))
 #endif
@@ -196,7 +196,7 @@ void seed_window(const Stencil& stencil, PathLength max_cost, const Labels<kLabe
     const bool halo = !interior[u];
     const std::int64_t urow = stencil.row_of(u);
 // 8: the 4- and 8-neighbour stencils unroll whole; the knight's 16 directions unrolled whole took
-// GCC minutes (the weight's call is the same either way).
+// GCC 135 s on its file even with its weight a call (8 s at 8).
 #pragma GCC unroll 8
     for (int k = 0; k < kDirections; ++k) {
       const std::int64_t v64 = static_cast<std::int64_t>(u) + stencil.offset[k];

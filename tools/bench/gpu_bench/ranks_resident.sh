@@ -1,8 +1,8 @@
 #!/bin/bash
 # tools/bench/gpu_bench/ranks_resident.sh: sssp's resident exchange on one GPU and on one rank per GPU
 # (docs/distributed.md "sssp: the resident exchange on ranks"), in one call on a machine with
-# several GPUs: weak scaling (SIDE^2 cells per GPU) and strong scaling (the GPUs' raster on one GPU
-# and on all), every output compared with `cmp`, and at 8192^2 against --device cpu.
+# several GPUs: weak scaling (SIDE^2 cells per GPU on 1, 2, 4, ... GPUs) and strong scaling (the
+# largest raster on one GPU and on each rank count), every output compared with `cmp`, and at 8192^2 against --device cpu.
 #
 # Usage (from the repository root, with a CLI bundle made WITHOUT_MPI=1 by tools/bench/device_bundle.sh):
 #   tools/bench/gpu_bench/ranks_resident.sh SCRATCH BUNDLE.tar.xz [SIDE [THREADS_PER_RANK [MEMORY_PER_RANK]]]
@@ -51,16 +51,24 @@ run_one small_np${gpus}_cpu "$gpus" cpu "$small" 4096,4096
 same small_cpu small_np${gpus}_cuda
 same small_cpu small_np${gpus}_cpu
 
-# Weak: SIDE^2 on one GPU; SIDE x (GPUS x SIDE) on all of them. Strong: the latter on one GPU.
-one="$scratch/one.tzs" all="$scratch/all.tzs"
-"$tz" gen -q --width "$side" --height "$side" --seed 4711 --nodata-holes 0.02 "$one"
+# Weak: SIDE x (N x SIDE) on N GPUs for N = 1, 2, 4, ... up to GPUS. Strong: SIDE x (GPUS x SIDE) on
+# one GPU and on each of those rank counts.
+all="$scratch/all.tzs"
 "$tz" gen -q --width "$side" --height $((side * gpus)) --seed 4711 --nodata-holes 0.02 "$all"
-echo "rasters: ${side}x${side} and ${side}x$((side * gpus)), $threads threads and --memory $memory per rank"
-run_one weak_1gpu 0 cuda "$one" $((side / 2)),$((side / 2))
-rm -f "$scratch/weak_1gpu.tif"
+echo "rasters: ${side} wide, ${side} to $((side * gpus)) high, $threads threads and --memory $memory per rank"
+for ((n = 1; n < gpus; n *= 2)); do
+  part="$scratch/weak_$n.tzs"
+  "$tz" gen -q --width "$side" --height $((side * n)) --seed 4711 --nodata-holes 0.02 "$part"
+  if [ "$n" = 1 ]; then run_one weak_1gpu 0 cuda "$part" $((side / 2)),$((side / 2))
+  else run_one weak_np${n}_cuda "$n" cuda "$part" $((side / 2)),$((side * n / 2)); fi
+  rm -f "$scratch"/weak_*.tif "$part"
+done
 run_one strong_1gpu 0 cuda "$all" $((side / 2)),$((side * gpus / 2))
-run_one strong_np${gpus}_cuda "$gpus" cuda "$all" $((side / 2)),$((side * gpus / 2))
-same strong_1gpu strong_np${gpus}_cuda
+for ((n = 2; n <= gpus; n *= 2)); do
+  run_one strong_np${n}_cuda "$n" cuda "$all" $((side / 2)),$((side * gpus / 2))
+  same strong_1gpu strong_np${n}_cuda
+  rm -f "$scratch/strong_np${n}_cuda.tif"
+done
 # ROUNDS="512 1024": the strong runs again with wider rounds (--resident-round: tiles a round aims at, per rank).
 for width in ${ROUNDS:-}; do
   run_one strong_1gpu_r$width 0 cuda "$all" $((side / 2)),$((side * gpus / 2)) --resident-round "$width"
@@ -69,6 +77,6 @@ for width in ${ROUNDS:-}; do
   rm -f "$scratch"/strong_*_r$width.tif
 done
 if [ -n "${tests_pid:-}" ]; then wait "$tests_pid"; tail -4 "$out/gpu_tests.log"; grep -q "exit 0" "$out/gpu_tests.log" || note_failure "gpu tests"; fi
-rm -f "$scratch"/*.tif "$one" "$all" "$small"
+rm -f "$scratch"/*.tif "$all" "$small"
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
