@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <thread>
 
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
@@ -16,23 +15,6 @@
 
 namespace terrazo {
 namespace {
-
-// Runs work(i) for i < n on up to `threads` threads (interleaved, so each thread's share is balanced).
-template <typename Work>
-void parallel_for(std::uint64_t n, unsigned threads, Work work) {
-  const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, threads), n));
-  if (workers <= 1) {
-    for (std::uint64_t i = 0; i < n; ++i) work(i);
-    return;
-  }
-  auto run = [&](unsigned w) {
-    for (std::uint64_t i = w; i < n; i += workers) work(i);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(run, w);
-  run(0);
-  for (std::thread& th : pool) th.join();
-}
 
 // The rounds' label window: `window` tile crossings, a crossing being the largest finite in-tile
 // distance of one tile's matrix (b x b).
@@ -151,13 +133,12 @@ GPrimeRounds::GPrimeRounds(const TileInput& input, const GPrimeExchangeOptions& 
     // of 64: 520 MB page-locked that no budget held, never written).
     TileBoundaryCuda matrices(t, leaf, std::min(batch, n), PinnedHost::Values);
     double* values = matrices.host_values();
-    WorkerPool pool(threads_);
     std::int64_t first_ring = -1;  // the first tile with a valid ring cell: the window's tile, as with the index
     progress.update("od-matrix: index on the GPU", 0, n);
     for (std::uint64_t first = 0; first < n; first += batch) {
       const std::uint64_t count = std::min<std::uint64_t>(batch, n - first);
       Stopwatch watch;
-      pool.run(count, [&](std::uint64_t i) {
+      pool_.run(count, [&](std::uint64_t i) {
         const std::uint64_t tile = tile_of_[first + i];
         double* v = values + i * cells;
         input.read_tile(static_cast<std::uint32_t>(tile % grid.tiles_x()), static_cast<std::uint32_t>(tile / grid.tiles_x()), v);
@@ -217,7 +198,7 @@ void GPrimeRounds::link_rings(const TileGrid& grid, const std::vector<double>& r
   // Tiles on `threads_` threads (each writes its own tiles' slots).
   edges_.assign(n * b_ * kGPrimeInEdges, GPrimeInEdge{});
   std::atomic<int> broken{0};  // 1: an edge from an interior cell, 2: too many in-edges (neither can happen)
-  parallel_for(n, threads_, [&](std::uint64_t d) {
+  pool_.run(n, [&](std::uint64_t d) {
     const std::int64_t ty = static_cast<std::int64_t>(tile_of_[d] / tiles_x);
     const double* here = rings.data() + d * b_;
     for (std::uint32_t q = 0; q < b_; ++q) {
@@ -383,7 +364,7 @@ void GPrimeRounds::run_cpu_rounds(std::uint64_t kb, const std::vector<std::int64
     max_active_ = std::max<std::uint64_t>(max_active_, list.size());
     solve_active(list, block, kb32, threshold);
     // Pushes into every tile (those with no active neighbour return at once).
-    parallel_for(n, threads_, [&](std::uint64_t d) {
+    pool_.run(n, [&](std::uint64_t d) {
       key_[d] = std::min(key_[d], gprime_round_push_cpu(d, b_, kb32, max_cost, edges_.data() + d * b_ * kGPrimeInEdges,
                                                         neighbours_.data() + d * 9, active_.data(), out_.data(), label_.data(),
                                                         pending_.data()));
@@ -399,7 +380,7 @@ void GPrimeRounds::solve_active(const std::vector<std::uint64_t>& list, std::uin
     const std::uint64_t c1 = std::min<std::uint64_t>(list.size(), c0 + chunk);
     matrix.resize(c1 - c0);
     for (std::uint64_t i = c0; i < c1; ++i) matrix[i - c0] = cache_->get(tile_of_[list[i]]).matrix.data();
-    parallel_for(c1 - c0, threads_, [&](std::uint64_t i) {
+    pool_.run(c1 - c0, [&](std::uint64_t i) {
       const std::uint64_t d = list[c0 + i];
       key_[d] = gprime_round_solve_cpu(matrix[i], b_, kb32, options_.max_cost, threshold, label_.data() + d * block,
                                        pending_.data() + d * block, out_.data() + d * block);

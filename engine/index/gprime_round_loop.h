@@ -23,6 +23,7 @@
 #include "engine/index/gprime_exchange.h"
 #include "engine/tile_inputs/tile_input.h"
 #include "kernels/common/batch_solver.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/index/gprime_rounds.h"
 
 namespace terrazo {
@@ -96,6 +97,7 @@ class GPrimeRounds {
   IndexTileCache* cache_ = nullptr;  // CPU rounds: the matrices
   GPrimeExchangeOptions options_;
   unsigned threads_ = 1;
+  WorkerPool pool_{threads_};  // the CPU rounds' and the set-up's threads, kept for every round
   std::uint32_t b_ = 0;
   std::vector<std::int64_t> dense_;       // per grid tile its dense id, -1 when absent
   std::vector<std::uint64_t> tile_of_;    // per dense id its grid tile

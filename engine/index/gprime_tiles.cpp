@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
-#include <thread>
+#include <atomic>
 
 #include "kernels/common/error.h"
 #include "kernels/index/boundary_ring.h"
@@ -28,20 +28,10 @@ void IndexMatrixTiles::relax(const std::uint64_t* tiles, std::uint64_t n, const 
     runs.push_back(Run{e, end - e, cache_.get(tiles[e]).matrix.data()});
     e = end;
   }
-  auto work = [&](unsigned w, unsigned workers) {
-    for (std::size_t r = w; r < runs.size(); r += workers)
-      min_plus_product_cpu(runs[r].matrix, b, x + runs[r].first * b, static_cast<std::uint32_t>(runs[r].count),
-                           y + runs[r].first * b);
-  };
-  const unsigned workers = static_cast<unsigned>(std::min<std::size_t>(threads_, runs.size()));
-  if (workers <= 1) {
-    work(0, 1);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w, workers);
-  work(0, workers);
-  for (std::thread& th : pool) th.join();
+  pool_.run(runs.size(), [&](std::uint64_t r) {
+    min_plus_product_cpu(runs[r].matrix, b, x + runs[r].first * b, static_cast<std::uint32_t>(runs[r].count),
+                         y + runs[r].first * b);
+  });
 }
 
 IndexMatrixTilesCuda::IndexMatrixTilesCuda(const IndexFile& index, IndexTileCache& cache, std::uint64_t slots,
@@ -93,7 +83,7 @@ std::uint64_t block_solve_tiles_bytes(std::uint32_t t, std::uint64_t cache_tiles
 
 BlockSolveTiles::BlockSolveTiles(const TileInput& input, const GPrimeExchangeOptions& options, std::uint64_t cache_tiles,
                                  unsigned threads)
-    : input_(input), options_(options), cache_(cache_tiles), threads_(std::max(1u, threads)) {}
+    : input_(input), options_(options), cache_(cache_tiles), threads_(std::max(1u, threads)), pool_(threads_) {}
 
 bool BlockSolveTiles::present(std::uint64_t tile) {
   const std::uint32_t tiles_x = input_.grid().tiles_x();
@@ -136,33 +126,24 @@ void BlockSolveTiles::relax(const std::uint64_t* tiles, std::uint64_t n, const P
     // Step lengths by global row (--distance geodesic): the tile's local row 0 is its halo row.
     WeightParams params = options_.params;
     params.steps.row0 = static_cast<std::int64_t>(tiles[e0] / input_.grid().tiles_x()) * t - 1;
-    // One in-tile solve per vector, the vectors of the tile split over the threads.
-    const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(threads_, e1 - e0));
-    std::vector<char> overflow(workers, 0);
-    auto work = [&](unsigned w) {
-      std::vector<PathLength> dist(halo);
-      std::vector<std::uint8_t> changed(static_cast<std::uint64_t>(t) * t);
-      for (std::uint64_t e = e0 + w; e < e1; e += workers) {
-        std::fill(dist.begin(), dist.end(), kUnreached);
-        const PathLength* xe = x + e * b;
-        for (std::uint32_t p = 0; p < b; ++p) dist[ring_at[p]] = std::min(dist[ring_at[p]], xe[p]);
-        bool over = false;
-        block_sssp_cpu(values, t, params, options_.connectivity, options_.max_cost, dist.data(), changed.data(), &over);
-        if (over) overflow[w] = 1;
-        PathLength* ye = y + e * b;
-        for (std::uint32_t p = 0; p < b; ++p) ye[p] = std::min(ye[p], dist[ring_at[p]]);
-      }
-    };
-    if (workers <= 1) {
-      work(0);
-    } else {
-      std::vector<std::thread> pool;
-      for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
-      work(0);
-      for (std::thread& th : pool) th.join();
-    }
-    for (char o : overflow)
-      if (o) throw UsageError("an edge weight overflows at --scale " + std::to_string(options_.params.scale));
+    // One in-tile solve per vector, the vectors of the tile split over the pool's threads (each
+    // with its own window, block_solve_tiles_bytes' per-thread scratch).
+    std::atomic<bool> overflow{false};
+    pool_.run(e1 - e0, [&](std::uint64_t i) {
+      thread_local std::vector<PathLength> dist;
+      thread_local std::vector<std::uint8_t> changed;
+      dist.assign(halo, kUnreached);
+      changed.resize(static_cast<std::uint64_t>(t) * t);
+      const std::uint64_t e = e0 + i;
+      const PathLength* xe = x + e * b;
+      for (std::uint32_t p = 0; p < b; ++p) dist[ring_at[p]] = std::min(dist[ring_at[p]], xe[p]);
+      bool over = false;
+      block_sssp_cpu(values, t, params, options_.connectivity, options_.max_cost, dist.data(), changed.data(), &over);
+      if (over) overflow = true;
+      PathLength* ye = y + e * b;
+      for (std::uint32_t p = 0; p < b; ++p) ye[p] = std::min(ye[p], dist[ring_at[p]]);
+    });
+    if (overflow) throw UsageError("an edge weight overflows at --scale " + std::to_string(options_.params.scale));
     solves_ += e1 - e0;
     e0 = e1;
   }

@@ -24,6 +24,7 @@
 #include "engine/index/gprime_exchange.h"
 #include "engine/index/lru_tile_cache.h"
 #include "engine/tile_inputs/tile_input.h"
+#include "kernels/common/worker_pool.h"
 #include "kernels/index/min_plus.h"
 
 namespace terrazo {
@@ -34,7 +35,8 @@ class IndexMatrixTiles : public GPrimeTiles {
   // many threads; 1: one tile a round.
   IndexMatrixTiles(const IndexFile& index, IndexTileCache& cache, unsigned threads = 1)
       : index_(index), cache_(cache),
-        threads_(static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, cache.capacity())))) {}
+        threads_(static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, cache.capacity())))),
+        pool_(threads_) {}
   bool present(std::uint64_t tile) override { return index_.entry(tile).offset != 0; }
   void ring_values(std::uint64_t tile, std::vector<double>* out) override { *out = cache_.get(tile).ring; }
   void relax(const std::uint64_t* tiles, std::uint64_t n, const PathLength* x, PathLength* y) override;
@@ -44,6 +46,7 @@ class IndexMatrixTiles : public GPrimeTiles {
   const IndexFile& index_;
   IndexTileCache& cache_;
   unsigned threads_ = 1;
+  WorkerPool pool_;  // the products' threads, kept for every round (a thread started per round cost more than its work)
 };
 
 class IndexMatrixTilesCuda : public IndexMatrixTiles {
@@ -90,6 +93,7 @@ class BlockSolveTiles : public GPrimeTiles {
   GPrimeExchangeOptions options_;
   LruTileCache<Entry> cache_;
   unsigned threads_;
+  WorkerPool pool_;  // the solves' threads, kept for every tile's vectors
   std::vector<double> read_buffer_;
   std::uint64_t solves_ = 0;
 };
