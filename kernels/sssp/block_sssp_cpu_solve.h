@@ -16,6 +16,18 @@
 #include "kernels/sssp/knight.h"
 #include "kernels/common/radix_heap.h"
 
+// The direction loops unroll 8 (the 4- and 8-neighbour stencils whole; the knight's 16 directions
+// unrolled whole took GCC 135 s on its file even with its weight a call, 8 s at 8), and solve()
+// inlines what it calls (flatten). Not in sanitized builds: instrumented, the unrolled and
+// flattened loops took GCC 55-160 s a file there, and the sanitized suite checks the logic, not the speed.
+#if defined(__SANITIZE_ADDRESS__) || !defined(__GNUC__)
+#define TERRAZO_UNROLL_DIRECTIONS
+#define TERRAZO_SOLVE_FLATTEN
+#else
+#define TERRAZO_UNROLL_DIRECTIONS _Pragma("GCC unroll 8")
+#define TERRAZO_SOLVE_FLATTEN __attribute__((flatten))
+#endif
+
 namespace terrazo {
 namespace block_sssp_cpu_detail {
 
@@ -195,9 +207,7 @@ void seed_window(const Stencil& stencil, PathLength max_cost, const Labels<kLabe
     if (value != value) return;
     const bool halo = !interior[u];
     const std::int64_t urow = stencil.row_of(u);
-// 8: the 4- and 8-neighbour stencils unroll whole; the knight's 16 directions unrolled whole took
-// GCC 135 s on its file even with its weight a call (8 s at 8).
-#pragma GCC unroll 8
+TERRAZO_UNROLL_DIRECTIONS
     for (int k = 0; k < kDirections; ++k) {
       const std::int64_t v64 = static_cast<std::int64_t>(u) + stencil.offset[k];
       // A halo cell's step that wraps around a row lands in the opposite halo columns.
@@ -238,9 +248,7 @@ inline void copy_changed_flags(const std::uint8_t* state, std::uint32_t t, std::
 // flatten: the stencil's weight, the queue's push and the seeding inline into the loops (GCC
 // otherwise keeps them calls).
 template <class Stencil, bool kLabelled, class Queue>
-#if defined(__GNUC__)
-__attribute__((flatten))
-#endif
+TERRAZO_SOLVE_FLATTEN
 std::uint64_t solve(const Stencil& stencil, PathLength max_cost, const Labels<kLabelled>& labels,
                     bool interior_consistent, std::uint8_t* changed, bool* overflow, Queue& heap) {
   using Key = typename Labels<kLabelled>::Key;
@@ -297,7 +305,7 @@ std::uint64_t solve(const Stencil& stencil, PathLength max_cost, const Labels<kL
     const double value = values[u];
     const PathLength du = dist[u];
     const std::int64_t urow = stencil.row_of(u);
-#pragma GCC unroll 8
+TERRAZO_UNROLL_DIRECTIONS
     for (int k = 0; k < kDirections; ++k) {
       const auto v = static_cast<std::uint32_t>(static_cast<std::int64_t>(u) + stencil.offset[k]);
       // A neighbour already at u's distance or below cannot improve through u (weights are >= 0;
