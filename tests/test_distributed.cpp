@@ -29,6 +29,7 @@
 #include "support/clump_reference.h"
 #include "support/mst_reference.h"
 #include "support/sssp_reference.h"
+#include "support/store_patch.h"
 #include "support/test_support.h"
 
 namespace terrazo {
@@ -517,6 +518,44 @@ TEST_F(MpiSssp, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
   const CliRun r = run_mpi(3, flags + dir.file("killed.tif"), dir, "TERRAZO_FAULT='1:sssp: exchange:kill'");
   expect_killed_cleanly(r, dir, dir.file("killed.tif"), scratch);
   EXPECT_NE(::access(dir.file("b.tif").c_str(), F_OK), 0);
+}
+
+// A tile store's header statistics set the weight scale; on ranks each rank reads only its own
+// tiles (and halos), so no rank sees every tile: the ranks' shares are merged and checked before
+// any output (engine/raster_inputs/statistics_check.h). A store whose bound is looser than its data
+// (checksums valid) is refused on every rank count as in one process; an exact one runs and gives
+// the one-process bytes.
+TEST_F(MpiSssp, HeaderStatisticsAreCheckedAcrossTheRanksOfEveryCommand) {
+  const std::string exact = dir.file("exact.tzs"), loose = dir.file("loose.tzs");
+  for (const std::string& store : {exact, loose})
+    ASSERT_EQ(run_cli("gen -q --type Float64 --tile 16 --nodata-holes 0.05 --width 150 --height 110 --seed 9 " + store, dir).code, 0);
+  RasterInfo info;
+  const std::vector<double> values = read_raster_values(exact, &info);
+  double highest = 0;
+  for (double v : values)
+    if (!std::isnan(v)) highest = std::max(highest, v);
+  testing::patch_header(loose, testing::kMaxOffset, testing::double_bytes(highest + 1000));
+  const std::vector<std::string> commands = {"mst -q --threads 1", "clump -q --threads 1 --by range:0,50",
+                                             "sssp -q --threads 1 --source 3,3 --max-cost 40",
+                                             "sssp -q --threads 1 --source 3,3 --exchange resident"};
+  for (const std::string& command : commands) {
+    SCOPED_TRACE(command);
+    const std::string one = dir.file("one.tif");
+    ASSERT_EQ(run_cli(command + " " + exact + " " + one, dir).code, 0);
+    EXPECT_EQ(run_cli(command + " " + loose + " " + dir.file("lied.tif"), dir).code, 1);
+    for (int ranks : {2, 3}) {
+      SCOPED_TRACE(ranks);
+      const std::string out = dir.file("ranks.tif");
+      CliRun r = run_mpi(ranks, command + " " + exact + " " + out, dir);
+      ASSERT_EQ(r.code, 0) << r.err;
+      EXPECT_EQ(testing::slurp(out), testing::slurp(one));
+      r = run_mpi(ranks, command + " " + loose + " " + dir.file("lied.tif"), dir);
+      EXPECT_EQ(r.code, 1) << r.err;
+      EXPECT_NE(r.err.find("are not its tiles'"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("loose.tzs"), std::string::npos) << r.err;
+      EXPECT_NE(::access(dir.file("lied.tif").c_str(), F_OK), 0);
+    }
+  }
 }
 
 TEST_F(MpiSssp, BadInputIsRefusedByEveryRankBeforeWork) {

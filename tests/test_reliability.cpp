@@ -31,6 +31,7 @@
 #include "io/store/run_directory.h"
 #include "io/store/tile_store.h"
 #include "tests/support/sssp_reference.h"
+#include "tests/support/store_patch.h"
 #include "tests/support/test_support.h"
 
 namespace {
@@ -322,23 +323,6 @@ TEST(StrictReaders, AsciiGridCountsHeaderAndCellSize) {
 }
 
 // ---- 4. stored statistics and CRS checked ------------------------------------------------------
-
-// Rewrites the header field at `offset` of store `path` with `bytes` and recomputes the header
-// checksum, as a damaged-but-consistent file would be (docs/tile_store_format.md).
-void patch_header(const std::string& path, std::size_t offset, const std::string& bytes) {
-  std::string file = slurp(path);
-  std::uint32_t header_bytes;
-  std::memcpy(&header_bytes, file.data() + 12, 4);
-  file.replace(offset, bytes.size(), bytes);
-  const auto crc = static_cast<std::uint32_t>(
-      crc32(0, reinterpret_cast<const Bytef*>(file.data()), static_cast<uInt>(16 + header_bytes)));
-  std::memcpy(&file[16 + header_bytes], &crc, 4);
-  spit(path, file);
-}
-
-std::string double_bytes(double value) { return std::string(reinterpret_cast<const char*>(&value), 8); }
-
-constexpr std::size_t kMinOffset = 104, kMaxOffset = 112;  // header fields (io/store/tile_store.cpp)
 
 std::string make_store(const TempDir& dir, const std::string& name, CellType type, const std::string& crs = "") {
   RasterInfo info;

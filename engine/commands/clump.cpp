@@ -16,6 +16,7 @@
 
 #include "engine/clump/distributed_sinks.h"
 #include "engine/raster_inputs/geotiff_tile_input.h"
+#include "engine/raster_inputs/statistics_check.h"
 #include "engine/run/tile_ownership.h"
 #include "engine/commands/output_paths.h"
 #include "engine/commands/run_totals.h"
@@ -376,6 +377,8 @@ ClumpResult run_clump(const ClumpOptions& options, RunContext& context) {
   const ClumpPhaseResult phases = run_clump_phases(input->cells(), phase_options, budget, progress, sinks.windows, sinks.stats);
   if (sinks.merger) sinks.merger->finish();
   if (sinks.stats_sender) sinks.stats_sender->finish();
+  // One process read every tile (the check ran as they were read); ranks each read their own.
+  check_input_statistics(*input, comm, comm.distributed() ? ownership.get() : nullptr, budget, "clump");
   ClumpSieveResult sieve;
   agreed_stage(comm, "clump: writing the outputs", [&] {
     if (!comm.root()) return;

@@ -14,6 +14,7 @@
 #include "engine/commands/output_paths.h"
 #include "engine/commands/run_totals.h"
 #include "engine/raster_inputs/pipeline_input.h"
+#include "engine/raster_inputs/statistics_check.h"
 #include "kernels/common/error.h"
 #include "kernels/common/timer.h"
 #include "engine/tile_inputs/tile_store_input.h"
@@ -186,6 +187,8 @@ MstResult run_mst(const MstOptions& options, RunContext& context) {
     if (edges_output) raster = std::make_unique<EdgeRasterWriter>(*edges_output, grid, info, budget, options.geotiff);
   });
   const MstPhaseResult phases = run_mst_phases(input->cells(), phase_options, budget, progress, raster.get());
+  // One process read every tile (the check ran as they were read); ranks each read their own.
+  check_input_statistics(*input, comm, comm.distributed() ? ownership.get() : nullptr, budget, "mst");
   agreed_stage(comm, "mst: writing the outputs", [&] {
     if (raster) result.bytes_written += raster->finish();
   });

@@ -18,6 +18,7 @@
 #include "engine/index/index_sssp.h"
 #include "engine/raster_inputs/pipeline_input.h"
 #include "engine/raster_inputs/raster_io.h"
+#include "engine/raster_inputs/statistics_check.h"
 #include "engine/run/tile_ownership.h"
 #include "engine/sssp/border_mail.h"
 #include "engine/sssp/distance_store.h"
@@ -551,7 +552,7 @@ SsspResult run_sssp_pass(const SsspOptions& options, const SsspPass& pass, RunCo
   // The header's statistics set the weight scale: every stored tile is checked against them
   // (exactly: io/store/tile_store.h) before any output is published, also the tiles this run did not
   // need (--max-cost, regions no source reaches), which are read now.
-  agreed_stage(comm, "sssp: checking the input", [&] { input.source->check_unseen_tiles(budget); });
+  check_input_statistics(*input.source, comm, s.ranks.ownership.get(), budget, "sssp");
 
   result.scratch_bytes = s.distances->bytes_on_disk();
   s.phase.restart();

@@ -48,7 +48,8 @@ struct TileStore::Impl {
   // The index in memory (docs/tile_store_format.md "In memory"): which tiles are stored (a bit per
   // tile of the grid, row-major), the stored tiles before each 64-bit word of it, and the CRC of
   // each stored tile (in row-major order); offsets follow from the Z-order slot. 2 bits per tile
-  // plus 4 bytes per stored tile, and one more bit per stored tile when statistics are checked.
+  // plus 4 bytes per stored tile, and when statistics are checked one more bit and 4 bytes (its
+  // valid cells, for a distributed run's share: statistics_share) per stored tile.
   std::vector<std::uint64_t> present_bits, present_before;
   std::vector<std::uint32_t> crcs;
   MemoryBudget::Reservation index_reservation;
@@ -63,6 +64,14 @@ struct TileStore::Impl {
   mutable std::vector<std::uint64_t> seen;  // a bit per stored tile (its rank): read at least once
   mutable std::uint64_t seen_count = 0;
   mutable CellStats seen_stats;
+  mutable std::vector<std::uint32_t> seen_valid;  // per stored tile (its rank): valid cells, once read
+  // The check of every tile's statistics against the header's (min, max, valid cells).
+  void check_all_tiles(const CellStats& tiles) const {
+    if (tiles.min != stored_min || tiles.max != stored_max || tiles.valid != info.valid_cells)
+      corrupt("its header's statistics (min " + number_text(info.min) + ", max " + number_text(info.max) + ", " +
+              std::to_string(info.valid_cells) + " valid cells) are not its tiles' (min " + number_text(tiles.min) +
+              ", max " + number_text(tiles.max) + ", " + std::to_string(tiles.valid) + ")");
+  }
 
   bool is_present(std::uint64_t i) const { return (present_bits[i / 64] >> (i % 64)) & 1; }
   // Stored tiles before tile i (row-major): its position in `crcs`.
@@ -201,7 +210,7 @@ void TileStore::Impl::check_layout(const HeaderFields& fields, std::uint64_t fil
 // compact form, whose bytes are reserved first.
 void TileStore::Impl::read_index(std::uint64_t present_tiles, MemoryBudget* budget) {
   const std::uint64_t words = (layout.tile_count + 63) / 64;
-  const std::uint64_t seen_bytes = info.has_stats ? (present_tiles + 63) / 64 * 8 : 0;
+  const std::uint64_t seen_bytes = info.has_stats ? (present_tiles + 63) / 64 * 8 + present_tiles * 4 : 0;
   const std::uint64_t index_memory = words * 16 + present_tiles * 4 + seen_bytes;
   const std::uint64_t index_bytes = layout.tile_count * kIndexEntryBytes;
   const std::uint64_t chunk_bytes = std::min(kIndexChunkBytes, index_bytes);
@@ -270,6 +279,7 @@ void TileStore::Impl::check_statistics(std::uint64_t present_tiles) {
   stored_min = lo;
   stored_max = hi;
   seen.assign((present_tiles + 63) / 64, 0);
+  seen_valid.assign(present_tiles, 0);
 }
 
 TileStore::TileStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -353,15 +363,11 @@ void TileStore::check_statistics(std::uint32_t tx, std::uint32_t ty, const void*
   if (word & bit) return;
   word |= bit;
   s.seen_stats.merge(tile);
-  if (++s.seen_count != s.present) return;
-  if (s.seen_stats.min != s.stored_min || s.seen_stats.max != s.stored_max || s.seen_stats.valid != s.info.valid_cells)
-    s.corrupt("its header's statistics (min " + number_text(s.info.min) + ", max " + number_text(s.info.max) + ", " +
-              std::to_string(s.info.valid_cells) + " valid cells) are not its tiles' (min " +
-              number_text(s.seen_stats.min) + ", max " + number_text(s.seen_stats.max) + ", " +
-              std::to_string(s.seen_stats.valid) + ")");
+  s.seen_valid[rank] = static_cast<std::uint32_t>(tile.valid);
+  if (++s.seen_count == s.present) s.check_all_tiles(s.seen_stats);
 }
 
-std::uint64_t TileStore::read_unseen_tiles(MemoryBudget* budget) const {
+std::uint64_t TileStore::read_unseen_tiles(MemoryBudget* budget, const std::function<bool(std::uint64_t)>& mine) const {
   const Impl& s = *impl_;
   if (!s.info.has_stats) return 0;
   {
@@ -376,7 +382,7 @@ std::uint64_t TileStore::read_unseen_tiles(MemoryBudget* budget) const {
   for (std::uint32_t ty = 0; ty < s.grid.tiles_y(); ++ty)
     for (std::uint32_t tx = 0; tx < s.grid.tiles_x(); ++tx) {
       const std::uint64_t i = static_cast<std::uint64_t>(ty) * s.grid.tiles_x() + tx;
-      if (!s.is_present(i)) continue;
+      if (!s.is_present(i) || (mine && !mine(i))) continue;
       {
         std::lock_guard<std::mutex> lock(s.seen_mutex);
         const std::uint64_t rank = s.rank(i);
@@ -386,6 +392,22 @@ std::uint64_t TileStore::read_unseen_tiles(MemoryBudget* budget) const {
       ++read;
     }
   return read;
+}
+
+CellStats TileStore::statistics_share(const std::function<bool(std::uint64_t)>& mine, MemoryBudget* budget) const {
+  const Impl& s = *impl_;
+  CellStats share;
+  if (!s.info.has_stats) return share;
+  read_unseen_tiles(budget, mine);
+  std::lock_guard<std::mutex> lock(s.seen_mutex);
+  for (std::uint64_t i = 0; i < s.grid.tile_count(); ++i)
+    if (s.is_present(i) && mine(i)) share.valid += s.seen_valid[s.rank(i)];
+  if (share.valid > 0) share.min = s.seen_stats.min, share.max = s.seen_stats.max;
+  return share;
+}
+
+void TileStore::check_merged_statistics(const CellStats& tiles) const {
+  if (impl_->info.has_stats) impl_->check_all_tiles(tiles);
 }
 
 void TileStore::read_tile(std::uint32_t tx, std::uint32_t ty, double* out) const {

@@ -11,11 +11,13 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/common/memory_budget.h"
+#include "io/store/cell_values.h"
 #include "io/store/raster_info.h"
 
 namespace terrazo {
@@ -92,7 +94,17 @@ class TileStore {
   // every tile before it publishes results computed at a scale set by them (docs/reliability.md
   // "Stored statistics"). One raw tile of scratch, reserved from `budget` when given. No-op without
   // statistics or once every stored tile was read; returns how many tiles it read.
-  std::uint64_t read_unseen_tiles(MemoryBudget* budget = nullptr) const;
+  // With `mine`, only the stored tiles (row-major index) it selects.
+  std::uint64_t read_unseen_tiles(MemoryBudget* budget = nullptr,
+                                  const std::function<bool(std::uint64_t)>& mine = {}) const;
+  // A distributed run's share of that check, whose ranks each read only some tiles: the tiles
+  // `mine` selects are read unless they were (read_unseen_tiles), and the result holds their valid
+  // cells and the extremes of every tile read. Merged over ranks whose `mine` cover every stored
+  // tile (CellStats::merge), the shares are the tiles' own statistics, for
+  // check_merged_statistics, which is an Error (the store damaged) unless they are the header's.
+  // Both no-ops without statistics.
+  CellStats statistics_share(const std::function<bool(std::uint64_t)>& mine, MemoryBudget* budget) const;
+  void check_merged_statistics(const CellStats& tiles) const;
   // Raw cells in the store's type (t*t*cell size bytes); absent tiles are filled with nodata (or NaN).
   void read_tile_raw(std::uint32_t tx, std::uint32_t ty, void* out) const;
 
