@@ -528,7 +528,8 @@ TEST_F(MpiSssp, ARankThatFailsOrIsKilledEndsTheJobWithNoOutput) {
 TEST_F(MpiSssp, HeaderStatisticsAreCheckedAcrossTheRanksOfEveryCommand) {
   const std::string exact = dir.file("exact.tzs"), loose = dir.file("loose.tzs");
   for (const std::string& store : {exact, loose})
-    ASSERT_EQ(run_cli("gen -q --type Float64 --tile 16 --nodata-holes 0.05 --width 150 --height 110 --seed 9 " + store, dir).code, 0);
+    ASSERT_EQ(run_cli("gen -q --type Float64 --tile 16 --nodata-holes 0.05 --width 150 --height 110 --seed 9 " + store, dir).code,
+              0);
   RasterInfo info;
   const std::vector<double> values = read_raster_values(exact, &info);
   double highest = 0;

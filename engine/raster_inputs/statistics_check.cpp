@@ -23,7 +23,8 @@ std::vector<std::uint8_t> share_bytes(const CellStats& share) {
 CellStats merged_shares(const std::vector<std::vector<std::uint8_t>>& shares) {
   CellStats merged;
   for (const std::vector<std::uint8_t>& bytes : shares) {
-    if (bytes.size() != kShareBytes) throw Error("internal: a rank's statistics share of " + std::to_string(bytes.size()) + " bytes");
+    if (bytes.size() != kShareBytes)
+      throw Error("internal: a rank's statistics share of " + std::to_string(bytes.size()) + " bytes");
     CellStats share;
     std::memcpy(&share.valid, bytes.data(), 8);
     std::memcpy(&share.min, bytes.data() + 8, 8);
@@ -47,7 +48,8 @@ void check_input_statistics(const PipelineInput& input, Communicator& comm, cons
   const int rank = comm.rank();
   CellStats share;
   agreed_stage(comm, command + ": checking the input", [&] {
-    if (store) share = store->statistics_share([&](std::uint64_t tile) { return ownership->owner(tile) == rank; }, &budget);
+    auto mine = [&](std::uint64_t tile) { return ownership->owner(tile) == rank; };
+    if (store) share = store->statistics_share(mine, &budget);
   });
   const std::vector<std::vector<std::uint8_t>> shares = comm.gather(share_bytes(share), 0);
   agreed_stage(comm, command + ": checking the input's statistics", [&] {

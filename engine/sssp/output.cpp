@@ -249,7 +249,8 @@ SsspOutputStats write_sssp_results(const TileInput& input, SsspLabelSource& stor
   // even out the stragglers (docs/benchmarks.md "sssp's write phase per codec").
   const std::uint64_t tiles_per_thread = std::max<std::uint64_t>(1, kOutputCellsPerThread / cells);
   // No more slots than tiles to write (tiny tiles would otherwise ask for a million slots).
-  const std::uint64_t wanted = std::min<std::uint64_t>(2ull * threads * tiles_per_thread, std::max<std::size_t>(order.size(), 1));
+  const std::uint64_t wanted =
+      std::min<std::uint64_t>(2ull * threads * tiles_per_thread, std::max<std::size_t>(order.size(), 1));
   const auto slots = static_cast<unsigned>(std::min<std::uint64_t>(wanted, affordable));
   const MemoryBudget::Reservation more_tiles =
       budget.reserve((slots - 1) * tile_bytes, "sssp output tiles in flight");
