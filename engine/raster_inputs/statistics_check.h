@@ -14,7 +14,7 @@ namespace terrazo {
 
 // One process (or no ownership): the stored tiles the run did not read are read now
 // (PipelineInput::check_unseen_tiles). Several ranks: each reads the tiles it owns that it did not
-// read, on its threads' share of the store, and rank 0 merges the ranks' shares
+// read (one tile of scratch from `budget`), and rank 0 merges the ranks' shares
 // (TileStore::statistics_share) and checks them against the header; when they disagree, or a tile
 // is damaged, every rank throws. Every rank calls it: two agreed stages, "COMMAND: checking the
 // input" and "COMMAND: checking the input's statistics". No-op for inputs that are not a tile store
