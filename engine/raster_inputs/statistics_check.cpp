@@ -48,7 +48,7 @@ void check_input_statistics(const PipelineInput& input, Communicator& comm, cons
   const int rank = comm.rank();
   CellStats share;
   agreed_stage(comm, command + ": checking the input", [&] {
-    auto mine = [&](std::uint64_t tile) { return ownership->owner(tile) == rank; };
+    auto mine = [&](std::uint64_t tile) { return ownership->owns(rank, tile); };
     if (store) share = store->statistics_share(mine, &budget);
   });
   const std::vector<std::vector<std::uint8_t>> shares = comm.gather(share_bytes(share), 0);
